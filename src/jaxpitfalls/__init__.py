@@ -1,0 +1,1 @@
+"""Reproducible measurements of JAX/Equinox performance pitfalls, driven by a Snakemake workflow."""

@@ -1,0 +1,1 @@
+"""The measurement protocol every study shares: compile guard, interleaved timing, statistics, provenance."""

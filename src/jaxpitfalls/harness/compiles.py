@@ -1,0 +1,70 @@
+"""Count XLA compilations, so a timed region that compiled is caught instead of silently reported.
+
+JAX reports each backend compilation as the duration event below; one process-wide listener feeds
+whichever counters are open. Eager ops (`jnp.ones`) compile too: make inputs before opening a counter.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import jax
+
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+_lock = threading.Lock()
+_open: list["CompileCount"] = []
+_registered = False
+
+
+@dataclass
+class CompileCount:
+    """Compilations seen while the counter was open, and the seconds they took."""
+
+    count: int = 0
+    seconds: float = 0.0
+    durations: list[float] = field(default_factory=list)
+
+
+def _listener(event: str, duration_secs: float, **_: object) -> None:
+    if event != COMPILE_EVENT:
+        return
+    with _lock:
+        for counter in _open:
+            counter.count += 1
+            counter.seconds += duration_secs
+            counter.durations.append(duration_secs)
+
+
+@contextmanager
+def count_compiles():
+    """`with count_compiles() as c: ...` then `c.count` is the compilations inside the block."""
+    global _registered
+    with _lock:
+        if not _registered:
+            jax.monitoring.register_event_duration_secs_listener(_listener)
+            _registered = True
+        counter = CompileCount()
+        _open.append(counter)
+    try:
+        yield counter
+    finally:
+        with _lock:
+            _open.remove(counter)
+
+
+class CompiledInTimedRegion(RuntimeError):
+    """A timed region compiled: its time includes compilation, so the measurement is invalid."""
+
+
+def require_no_compiles(counts: dict[str, int], where: str) -> None:
+    """Fail loudly, naming the variants, when any timed region compiled."""
+    bad = {name: n for name, n in counts.items() if n}
+    if bad:
+        detail = ", ".join(f"{name}: {n}" for name, n in sorted(bad.items()))
+        raise CompiledInTimedRegion(
+            f"{where}: compilations inside the timed region ({detail}). The warmup did not use the "
+            "timed shapes and settings, so these timings include compile time and are discarded."
+        )

@@ -1,0 +1,71 @@
+"""The provenance every result carries: versions, hardware, flags, code revision."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+PACKAGES = ("jax", "jaxlib", "equinox", "optax", "transformers", "torch", "numpy", "snakemake")
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name from /proc/cpuinfo, or what `platform` knows elsewhere."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_state(repo: str | os.PathLike = ".") -> dict[str, object]:
+    """Commit and dirty flag of the checkout the code runs from (None outside git)."""
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
+
+
+def config_hash(config: dict) -> str:
+    """A stable short hash of a configuration (key order does not matter)."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def describe(config: dict, repo: str | os.PathLike = ".") -> dict[str, object]:
+    """Everything needed to tell whether two results are comparable."""
+    import jax
+
+    devices = jax.devices()
+    return {
+        "python": platform.python_version(),
+        "packages": {p: _version(p) for p in PACKAGES},
+        "backend": jax.default_backend(),
+        "device_kind": devices[0].device_kind,
+        "device_count": len(devices),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "xla_flags": os.environ.get("XLA_FLAGS", ""),
+        "git": git_state(repo),
+        "config_hash": config_hash(config),
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }

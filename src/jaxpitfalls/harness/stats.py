@@ -1,0 +1,59 @@
+"""Summaries of raw samples and paired ratios with bootstrap intervals.
+
+Variants are timed interleaved, so sample i of every variant shares the machine's state at that moment:
+ratios and differences are formed pair by pair, then summarised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+def summarize(samples: Sequence[float]) -> dict[str, float]:
+    """Median, mean, std, IQR, min, max and count of raw samples."""
+    x = np.asarray(samples, dtype=float)
+    if x.size == 0:
+        raise ValueError("no samples to summarize")
+    q1, median, q3 = np.percentile(x, [25, 50, 75])
+    return {
+        "n": int(x.size),
+        "median": float(median),
+        "mean": float(x.mean()),
+        "std": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+        "iqr": float(q3 - q1),
+        "min": float(x.min()),
+        "max": float(x.max()),
+    }
+
+
+def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median (fixed seed: the same samples give the same interval)."""
+    x = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    medians = np.median(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(medians, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def paired_comparison(variant: Sequence[float], baseline: Sequence[float]) -> dict[str, float]:
+    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval."""
+    a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
+    ratio, diff = a / b, a - b
+    r_low, r_high = bootstrap_median_ci(ratio)
+    d_low, d_high = bootstrap_median_ci(diff)
+    return {
+        "ratio": float(np.median(ratio)),
+        "ratio_ci_low": r_low,
+        "ratio_ci_high": r_high,
+        "diff": float(np.median(diff)),
+        "diff_ci_low": d_low,
+        "diff_ci_high": d_high,
+    }

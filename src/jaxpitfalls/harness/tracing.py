@@ -1,0 +1,50 @@
+"""The traced pass: a few blocked steps per variant under the JAX profiler, each step annotated.
+
+Kept apart from the timed pass because the Python tracer inflates Python time 1.7-3x: a trace gives
+fractions of a step, the timed pass gives wall times.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import jax
+
+from .protocol import Runner
+
+STEP_EVENT = "benchmark_step"
+
+
+def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike) -> Path:
+    """Trace `steps` steps of every (already warm) variant into a fresh directory, moved into place whole.
+
+    Returns the path of the `.xplane.pb` file. A fresh directory per capture: two traces written into one
+    directory within the same second would overwrite each other.
+    """
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}."))
+    try:
+        with jax.profiler.trace(str(tmp)):
+            for name, runner in runners.items():
+                for i in range(steps):
+                    with jax.profiler.TraceAnnotation(STEP_EVENT, variant=name, step=i):
+                        jax.block_until_ready(runner.step())
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return find_xplane(out_dir)
+
+
+def find_xplane(trace_dir: str | os.PathLike) -> Path:
+    """The one `.xplane.pb` under a trace directory (`plugins/profile/<stamp>/<host>.xplane.pb`)."""
+    found = sorted(Path(trace_dir).glob("plugins/profile/*/*.xplane.pb"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"expected one .xplane.pb under {trace_dir}, found {len(found)}")
+    return found[0]

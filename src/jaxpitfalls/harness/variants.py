@@ -1,0 +1,60 @@
+"""Variants prove they are themselves: a signature of the code path that actually ran, and equal outputs.
+
+A comparison whose two variants silently ran the same code once reported 1.00x. Here the study declares
+which variants must differ and whose outputs must agree, and both are checked on what was recorded at run
+time, never on what the code claims.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from itertools import combinations
+
+import numpy as np
+
+
+class VariantsIndistinguishable(RuntimeError):
+    """Two variants that must be different code paths recorded the same signature."""
+
+
+class VariantOutputsDisagree(RuntimeError):
+    """Two variants that must compute the same thing gave different outputs."""
+
+
+def fingerprint(text: str) -> str:
+    """Short sha256 of a program text or tree description."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def require_distinct(
+    signatures: Mapping[str, Mapping[str, object]], pairs: Iterable[tuple[str, str]] | None = None
+) -> None:
+    """Fail unless every pair (all pairs by default) recorded different signatures."""
+    names = sorted(signatures)
+    for a, b in pairs if pairs is not None else combinations(names, 2):
+        if dict(signatures[a]) == dict(signatures[b]):
+            raise VariantsIndistinguishable(
+                f"variants {a!r} and {b!r} recorded the same signature {dict(signatures[a])}: they ran the "
+                "same code path, so comparing them would report a meaningless ratio"
+            )
+
+
+def require_agree(
+    outputs: Mapping[str, np.ndarray], reference: str, exact: bool, rtol: float = 1e-5, atol: float = 1e-6
+) -> dict[str, float]:
+    """Every variant's output equals the reference's (bitwise if `exact`); returns max abs differences."""
+    ref = np.asarray(outputs[reference])
+    differences = {}
+    for name, out in outputs.items():
+        out = np.asarray(out)
+        if out.shape != ref.shape:
+            raise VariantOutputsDisagree(f"{name!r} output shape {out.shape} != {reference!r} {ref.shape}")
+        differences[name] = float(np.max(np.abs(out - ref))) if out.size else 0.0
+        same = np.array_equal(out, ref) if exact else np.allclose(out, ref, rtol=rtol, atol=atol)
+        if not same:
+            how = "bitwise" if exact else f"within rtol={rtol}, atol={atol}"
+            raise VariantOutputsDisagree(
+                f"{name!r} and {reference!r} outputs differ {how}: max |diff| = {differences[name]:.3g}"
+            )
+    return differences

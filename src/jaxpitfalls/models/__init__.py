@@ -1,0 +1,1 @@
+"""Equinox models converted from random-init (or local) Hugging Face checkpoints."""

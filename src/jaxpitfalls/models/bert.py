@@ -1,0 +1,121 @@
+"""A BERT masked-LM in Equinox, laid out like `transformers.BertForMaskedLM`.
+
+Modules act on one sequence; callers `jax.vmap` over the batch. Every linear layer is its own
+`eqx.nn.Linear`, so the pytree has as many leaves as the PyTorch state dict: the `dispatch` study
+measures exactly that structure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float, Int, PRNGKeyArray
+
+
+def _split(key: PRNGKeyArray | None, n: int) -> list[PRNGKeyArray | None]:
+    """Split a key into n, or give n Nones when dropout is off (inference)."""
+    return [None] * n if key is None else list(jax.random.split(key, n))
+
+
+def _dense(layer: eqx.nn.Linear, x: Float[Array, "seq d"]) -> Float[Array, "seq e"]:
+    return jax.vmap(layer)(x)
+
+
+def _norm(layer: eqx.nn.LayerNorm, x: Float[Array, "seq d"]) -> Float[Array, "seq d"]:
+    return jax.vmap(layer)(x)
+
+
+def _gelu(x: Array) -> Array:
+    """BERT's `hidden_act="gelu"` is the exact erf form, not the tanh approximation."""
+    return jax.nn.gelu(x, approximate=False)
+
+
+class Embeddings(eqx.Module):
+    word: eqx.nn.Embedding
+    position: eqx.nn.Embedding
+    token_type: eqx.nn.Embedding
+    norm: eqx.nn.LayerNorm
+    dropout: eqx.nn.Dropout
+
+    def __call__(self, ids: Int[Array, " seq"], key: PRNGKeyArray | None) -> Float[Array, "seq d"]:
+        positions = jnp.arange(ids.shape[0])
+        x = self.word.weight[ids] + self.position.weight[positions] + self.token_type.weight[0]
+        return self.dropout(_norm(self.norm, x), key=key, inference=key is None)
+
+
+class SelfAttention(eqx.Module):
+    query: eqx.nn.Linear
+    key: eqx.nn.Linear
+    value: eqx.nn.Linear
+    output: eqx.nn.Linear
+    norm: eqx.nn.LayerNorm
+    probs_dropout: eqx.nn.Dropout
+    output_dropout: eqx.nn.Dropout
+    num_heads: int = eqx.field(static=True)
+
+    def __call__(
+        self, x: Float[Array, "seq d"], mask: Int[Array, " seq"], key: PRNGKeyArray | None
+    ) -> Float[Array, "seq d"]:
+        seq, dim = x.shape
+        head_dim = dim // self.num_heads
+
+        def heads(layer: eqx.nn.Linear) -> Float[Array, "seq heads hd"]:
+            return _dense(layer, x).reshape(seq, self.num_heads, head_dim)
+
+        q, k, v = heads(self.query), heads(self.key), heads(self.value)
+        scores = jnp.einsum("qhd,khd->hqk", q, k) / math.sqrt(head_dim)
+        scores = jnp.where(mask[None, None, :] > 0, scores, jnp.finfo(scores.dtype).min)
+        probs = jax.nn.softmax(scores, axis=-1)
+        k_probs, k_out = _split(key, 2)
+        probs = self.probs_dropout(probs, key=k_probs, inference=k_probs is None)
+        context = jnp.einsum("hqk,khd->qhd", probs, v).reshape(seq, dim)
+        out = self.output_dropout(_dense(self.output, context), key=k_out, inference=k_out is None)
+        return _norm(self.norm, x + out)
+
+
+class Layer(eqx.Module):
+    attention: SelfAttention
+    intermediate: eqx.nn.Linear
+    output: eqx.nn.Linear
+    norm: eqx.nn.LayerNorm
+    dropout: eqx.nn.Dropout
+
+    def __call__(
+        self, x: Float[Array, "seq d"], mask: Int[Array, " seq"], key: PRNGKeyArray | None
+    ) -> Float[Array, "seq d"]:
+        k_attn, k_out = _split(key, 2)
+        x = self.attention(x, mask, k_attn)
+        h = _dense(self.output, _gelu(_dense(self.intermediate, x)))
+        h = self.dropout(h, key=k_out, inference=k_out is None)
+        return _norm(self.norm, x + h)
+
+
+class MaskedLMHead(eqx.Module):
+    """Transform + decoder; the decoder weight is tied to the word embeddings, as in BERT."""
+
+    transform: eqx.nn.Linear
+    norm: eqx.nn.LayerNorm
+    bias: Float[Array, " vocab"]
+
+    def __call__(self, x: Float[Array, "seq d"], word: Float[Array, "vocab d"]) -> Float[Array, "seq vocab"]:
+        h = _norm(self.norm, _gelu(_dense(self.transform, x)))
+        return h @ word.T + self.bias
+
+
+class BertForMaskedLM(eqx.Module):
+    embeddings: Embeddings
+    layers: tuple[Layer, ...]
+    head: MaskedLMHead
+
+    def __call__(
+        self, ids: Int[Array, " seq"], mask: Int[Array, " seq"], key: PRNGKeyArray | None = None
+    ) -> Float[Array, "seq vocab"]:
+        """Logits for one sequence; `key=None` switches dropout off (inference)."""
+        keys = _split(key, len(self.layers) + 1)
+        x = self.embeddings(ids, keys[0])
+        for layer, k in zip(self.layers, keys[1:]):
+            x = layer(x, mask, k)
+        return self.head(x, self.embeddings.word.weight)

@@ -1,0 +1,105 @@
+"""Create and read Hugging Face checkpoint directories (config.json + safetensors), offline.
+
+`prepare_model` writes a random-init PyTorch model with a fixed seed; `load_model` reads that directory or
+any local Hugging Face directory of a supported family. No hub is contacted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
+
+FAMILIES = ("bert",)
+
+
+def hf_config(family: str, spec: dict):
+    """The `transformers` config for a model spec from config.yaml (family + size + seed)."""
+    import transformers
+
+    if family != "bert":
+        raise ValueError(f"unknown model family {family!r}; known: {', '.join(FAMILIES)}")
+    hidden = spec["hidden"]
+    if hidden % spec["head_dim"]:
+        raise ValueError(f"hidden={hidden} is not a multiple of head_dim={spec['head_dim']}")
+    return transformers.BertConfig(
+        vocab_size=spec["vocab_size"],
+        hidden_size=hidden,
+        num_hidden_layers=spec["layers"],
+        num_attention_heads=hidden // spec["head_dim"],
+        intermediate_size=spec["intermediate_ratio"] * hidden,
+        max_position_embeddings=spec["max_positions"],
+        attn_implementation="eager",
+    )
+
+
+def save_random_init(family: str, spec: dict, out_dir: str | os.PathLike) -> None:
+    """Write a random-init PyTorch model (seeded) as config.json + model.safetensors, atomically."""
+    import torch
+    import transformers
+
+    config = hf_config(family, spec)
+    torch.manual_seed(spec["seed"])
+    model = transformers.BertForMaskedLM(config).eval()
+    _write_dir_atomically(out_dir, model.save_pretrained)
+
+
+def copy_local(source: str | os.PathLike, out_dir: str | os.PathLike) -> None:
+    """Take a local Hugging Face directory (config.json + safetensors) in place of a random init."""
+    source = Path(source)
+    if not (source / "config.json").is_file():
+        raise FileNotFoundError(f"{source} has no config.json: not a Hugging Face model directory")
+
+    def copy(tmp: str) -> None:
+        for f in source.iterdir():
+            if f.name == "config.json" or f.name.endswith((".safetensors", ".safetensors.index.json")):
+                shutil.copy2(f, tmp)
+
+    _write_dir_atomically(out_dir, copy)
+
+
+def _write_dir_atomically(out_dir: str | os.PathLike, fill) -> None:
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.")
+    try:
+        fill(tmp)
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def read_state_dict(model_dir: str | os.PathLike) -> dict[str, np.ndarray]:
+    """All tensors of a single-file or sharded safetensors checkpoint, as numpy arrays."""
+    model_dir = Path(model_dir)
+    index = model_dir / "model.safetensors.index.json"
+    if index.is_file():
+        shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+    else:
+        shards = [p.name for p in sorted(model_dir.glob("*.safetensors"))]
+    if not shards:
+        raise FileNotFoundError(f"{model_dir} holds no .safetensors checkpoint")
+    state: dict[str, np.ndarray] = {}
+    for shard in shards:
+        state.update(load_file(model_dir / shard))
+    return state
+
+
+def load_model(model_dir: str | os.PathLike, dropout: float | None = None):
+    """The Equinox model of a checkpoint directory and its `transformers` config."""
+    import transformers
+
+    from .convert_bert import bert_from_state_dict
+
+    config = transformers.AutoConfig.from_pretrained(model_dir, local_files_only=True)
+    if config.model_type != "bert":
+        raise ValueError(f"{model_dir}: model_type {config.model_type!r} is not supported (known: bert)")
+    return bert_from_state_dict(read_state_dict(model_dir), config, dropout), config

@@ -1,0 +1,87 @@
+"""Build the Equinox BERT from a `transformers` BERT state dict (names as `BertForMaskedLM` saves them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from transformers import BertConfig
+
+from .bert import BertForMaskedLM, Embeddings, Layer, MaskedLMHead, SelfAttention
+
+StateDict = Mapping[str, np.ndarray]
+
+
+def _filled(make, values: tuple[np.ndarray, ...], get):
+    """Build a module's shape only (no random init), then put the checkpoint's arrays in."""
+    skeleton = eqx.filter_eval_shape(make)
+    return eqx.tree_at(get, skeleton, tuple(jnp.asarray(v) for v in values))
+
+
+def _linear(sd: StateDict, prefix: str) -> eqx.nn.Linear:
+    weight, bias = sd[f"{prefix}.weight"], sd[f"{prefix}.bias"]
+    out_features, in_features = weight.shape
+    return _filled(
+        lambda: eqx.nn.Linear(in_features, out_features, key=jax.random.key(0)),
+        (weight, bias),
+        lambda m: (m.weight, m.bias),
+    )
+
+
+def _layer_norm(sd: StateDict, prefix: str, eps: float) -> eqx.nn.LayerNorm:
+    weight, bias = sd[f"{prefix}.weight"], sd[f"{prefix}.bias"]
+    return _filled(
+        lambda: eqx.nn.LayerNorm(weight.shape, eps=eps), (weight, bias), lambda m: (m.weight, m.bias)
+    )
+
+
+def _embedding(sd: StateDict, name: str) -> eqx.nn.Embedding:
+    return eqx.nn.Embedding(weight=jnp.asarray(sd[name]))
+
+
+def _layer(sd: StateDict, prefix: str, config: BertConfig, dropout: float) -> Layer:
+    eps = config.layer_norm_eps
+    attention = SelfAttention(
+        query=_linear(sd, f"{prefix}.attention.self.query"),
+        key=_linear(sd, f"{prefix}.attention.self.key"),
+        value=_linear(sd, f"{prefix}.attention.self.value"),
+        output=_linear(sd, f"{prefix}.attention.output.dense"),
+        norm=_layer_norm(sd, f"{prefix}.attention.output.LayerNorm", eps),
+        probs_dropout=eqx.nn.Dropout(dropout),
+        output_dropout=eqx.nn.Dropout(dropout),
+        num_heads=config.num_attention_heads,
+    )
+    return Layer(
+        attention=attention,
+        intermediate=_linear(sd, f"{prefix}.intermediate.dense"),
+        output=_linear(sd, f"{prefix}.output.dense"),
+        norm=_layer_norm(sd, f"{prefix}.output.LayerNorm", eps),
+        dropout=eqx.nn.Dropout(dropout),
+    )
+
+
+def bert_from_state_dict(sd: StateDict, config: BertConfig, dropout: float | None = None) -> BertForMaskedLM:
+    """Convert; `dropout` overrides the config's dropout probabilities (the studies sweep it)."""
+    if config.hidden_act != "gelu":
+        raise ValueError(f"only hidden_act='gelu' is implemented, the checkpoint uses {config.hidden_act!r}")
+    p = config.hidden_dropout_prob if dropout is None else dropout
+    eps = config.layer_norm_eps
+    embeddings = Embeddings(
+        word=_embedding(sd, "bert.embeddings.word_embeddings.weight"),
+        position=_embedding(sd, "bert.embeddings.position_embeddings.weight"),
+        token_type=_embedding(sd, "bert.embeddings.token_type_embeddings.weight"),
+        norm=_layer_norm(sd, "bert.embeddings.LayerNorm", eps),
+        dropout=eqx.nn.Dropout(p),
+    )
+    layers = tuple(
+        _layer(sd, f"bert.encoder.layer.{i}", config, p) for i in range(config.num_hidden_layers)
+    )
+    head = MaskedLMHead(
+        transform=_linear(sd, "cls.predictions.transform.dense"),
+        norm=_layer_norm(sd, "cls.predictions.transform.LayerNorm", eps),
+        bias=jnp.asarray(sd["cls.predictions.bias"]),
+    )
+    return BertForMaskedLM(embeddings=embeddings, layers=layers, head=head)

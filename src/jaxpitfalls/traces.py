@@ -1,0 +1,172 @@
+"""Turn a profiler trace into a per-variant breakdown of the step: where the time of one call goes.
+
+Python events are named `$<file>:<line> <function>`; they are matched on file and function, never on the
+line number, which changes between library versions. Each instant of a step is given to the innermost
+matching component (so `combine` inside `_postprocess` counts as `combine`), and whatever matches nothing
+is `rest`: the parts partition the step and must add up to it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .harness.tracing import STEP_EVENT
+
+TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Component:
+    """A named part of a step and the events that belong to it."""
+
+    name: str
+    files_functions: tuple[tuple[str, str], ...] = ()
+    prefixes: tuple[str, ...] = ()
+    description: str = ""
+
+    def matches(self, file: str | None, function: str, raw: str) -> bool:
+        if file is not None and (file, function) in self.files_functions:
+            return True
+        if file is not None and any(file.startswith(p) for p in self.prefixes):
+            return True
+        return any(raw.startswith(p) for p in self.prefixes)
+
+
+COMPONENTS = (
+    Component("_preprocess", (("_jit.py", "_preprocess"),), description="filter_jit: split arguments"),
+    Component("hashable_partition", (("_compile_utils.py", "hashable_partition"),),
+              description="filter_jit: arrays vs hashable static parts"),
+    Component("_bind", (("_jit.py", "_bind"),), description="filter_jit: bind call signature"),
+    Component("_postprocess", (("_jit.py", "_postprocess"),), description="filter_jit: rebuild outputs"),
+    Component("combine", (("_filters.py", "combine"),), description="eqx.combine outside the program"),
+    Component("tree_flatten",
+              (("tree_util.py", "tree_flatten"), ("tree_util.py", "tree_unflatten"),
+               ("tree_util.py", "tree_leaves")),
+              prefixes=("<generated_flatten_", "<generated_unflatten_"),
+              description="pytree flattening in Python (incl. modules' flatten callbacks)"),
+    Component("static_hash", (("_module.py", "__hash__"),), description="hashing a static argument"),
+    Component("executable", prefixes=("PjitFunction(",),
+              description="C++ dispatch and the compiled program (PjitFunction)"),
+    Component("wait", (("api.py", "block_until_ready"), ("array.py", "block_until_ready"),
+                       ("_jit.py", "_call")),
+              description="waiting for outputs: block_until_ready, or filter_jit's own block inside _call"),
+)
+REST = "rest"
+
+_PY_EVENT = re.compile(r"^\$(?P<file>[^:]+):\d+ (?P<function>.+)$")
+
+
+def classify(name: str) -> str | None:
+    """The component an event belongs to, or None."""
+    m = _PY_EVENT.match(name)
+    file, function = (m["file"], m["function"]) if m else (None, name)
+    for component in COMPONENTS:
+        if component.matches(file, function, name):
+            return component.name
+    return None
+
+
+@dataclass
+class _Event:
+    name: str
+    start: float
+    end: float
+    stats: dict
+
+
+def _python_line_events(xplane: str | os.PathLike) -> list[_Event]:
+    from jax.profiler import ProfileData
+
+    data = ProfileData.from_file(str(xplane))
+    events = []
+    for plane in data.planes:
+        for line in plane.lines:
+            if line.name != "python":
+                continue
+            for e in line.events:
+                events.append(_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)))
+    if not events:
+        raise ValueError(f"{xplane}: no Python-thread events (was the Python tracer off?)")
+    return events
+
+
+def _breakdown(step: _Event, events: list[_Event]) -> dict[str, object]:
+    """Exclusive and inclusive nanoseconds per component inside one step.
+
+    One pass over the events in start order with a stack of the open ones: an event's time goes to its
+    component and is taken from its nearest matching ancestor's, so nested matches are not counted twice.
+    """
+    inside = sorted(
+        (e for e in events if e.start >= step.start and e.end <= step.end and e is not step),
+        key=lambda e: (e.start, -e.end),
+    )
+    exclusive: dict[str, float] = defaultdict(float)
+    inclusive: dict[str, float] = defaultdict(float)
+    covered = 0.0
+    stack: list[tuple[_Event, str | None]] = []
+    for event in inside:
+        while stack and stack[-1][0].end <= event.start:
+            stack.pop()
+        if stack and event.end > stack[-1][0].end:
+            continue  # overlaps its parent without nesting: not a call of this thread's stack
+        comp = classify(event.name)
+        if comp is not None:
+            duration = event.end - event.start
+            ancestors = [c for _, c in stack if c is not None]
+            exclusive[comp] += duration
+            if ancestors:
+                exclusive[ancestors[-1]] -= duration
+            else:
+                covered += duration
+            if comp not in ancestors:
+                inclusive[comp] += duration
+        stack.append((event, comp))
+    duration = step.end - step.start
+    exclusive[REST] = duration - covered
+    return {"exclusive": dict(exclusive), "inclusive": dict(inclusive), "step": duration}
+
+
+def parse(xplane: str | os.PathLike) -> list[dict[str, object]]:
+    """Rows (variant, component, inclusive_ms, exclusive_ms, share) averaged over each variant's traced steps.
+
+    Raises if a variant's parts do not add up to its traced step within 5%.
+    """
+    events = _python_line_events(xplane)
+    steps = [e for e in events if e.name == STEP_EVENT]
+    if not steps:
+        raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
+    totals: dict[str, dict[str, dict[str, float]]] = {}
+    step_ns: dict[str, float] = defaultdict(float)
+    n_steps: dict[str, int] = defaultdict(int)
+    for step in steps:
+        variant = str(step.stats["variant"])
+        parts = _breakdown(step, events)
+        acc = totals.setdefault(variant, {"exclusive": defaultdict(float), "inclusive": defaultdict(float)})
+        for kind in ("exclusive", "inclusive"):
+            for comp, ns in parts[kind].items():
+                acc[kind][comp] += ns
+        step_ns[variant] += parts["step"]
+        n_steps[variant] += 1
+    rows = []
+    for variant, acc in totals.items():
+        added = sum(acc["exclusive"].values())
+        if abs(added - step_ns[variant]) > TOLERANCE * step_ns[variant]:
+            raise ValueError(
+                f"{xplane}: {variant}: the parts add up to {added / 1e6:.3f} ms but the traced step is "
+                f"{step_ns[variant] / 1e6:.3f} ms (more than {TOLERANCE:.0%} apart)"
+            )
+        for comp in [c.name for c in COMPONENTS] + [REST]:
+            n = n_steps[variant]
+            rows.append({
+                "variant": variant,
+                "component": comp,
+                "traced_steps": n,
+                "traced_step_ms": step_ns[variant] / n / 1e6,
+                "inclusive_ms": acc["inclusive"].get(comp, acc["exclusive"].get(comp, 0.0) if comp == REST else 0.0) / n / 1e6,
+                "exclusive_ms": acc["exclusive"].get(comp, 0.0) / n / 1e6,
+                "share": acc["exclusive"].get(comp, 0.0) / step_ns[variant],
+            })
+    return rows
