@@ -77,20 +77,18 @@ class _Event:
     stats: dict
 
 
-def _python_line_events(xplane: str | os.PathLike) -> list[_Event]:
+def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
+    """Events of the thread that ran the annotated steps (its line is named after the thread, which
+    differs between `python`, `python3` and embedding processes, so it is found by its annotations)."""
     from jax.profiler import ProfileData
 
     data = ProfileData.from_file(str(xplane))
-    events = []
     for plane in data.planes:
         for line in plane.lines:
-            if line.name != "python":
-                continue
-            for e in line.events:
-                events.append(_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)))
-    if not events:
-        raise ValueError(f"{xplane}: no Python-thread events (was the Python tracer off?)")
-    return events
+            events = [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in line.events]
+            if any(e.name == STEP_EVENT for e in events):
+                return events
+    raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
 
 
 def _breakdown(step: _Event, events: list[_Event]) -> dict[str, object]:
@@ -134,10 +132,10 @@ def parse(xplane: str | os.PathLike) -> list[dict[str, object]]:
 
     Raises if a variant's parts do not add up to its traced step within 5%.
     """
-    events = _python_line_events(xplane)
+    events = _step_thread_events(xplane)
     steps = [e for e in events if e.name == STEP_EVENT]
-    if not steps:
-        raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
+    if not any(e.name.startswith("$") for e in events):
+        raise ValueError(f"{xplane}: no Python events on the step thread (was the Python tracer off?)")
     totals: dict[str, dict[str, dict[str, float]]] = {}
     step_ns: dict[str, float] = defaultdict(float)
     n_steps: dict[str, int] = defaultdict(int)

@@ -68,9 +68,15 @@ def warm_up(
 
 
 def measure(
-    runners: dict[str, Runner], floor: str, repeats: int, pipeline_steps: int, label: str
+    runners: dict[str, Runner],
+    floor: str,
+    repeats: int,
+    pipeline_steps: int,
+    label: str,
+    extra_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
-    """Time every variant in both modes against `floor`; raise if any timed region compiled.
+    """Time every variant in both modes against `floor` (and `extra_pairs`); raise if any timed region
+    compiled.
 
     Peak memory is per mode, not per variant: the variants run interleaved in one process.
     """
@@ -91,10 +97,11 @@ def measure(
                 "summary": stats.summarize(xs),
                 "compiles_in_timed_region": compiles[name],
             }
-            if name != floor:
-                comparisons.append(
-                    {"variant": name, "baseline": floor, "mode": mode}
-                    | stats.paired_comparison(xs, samples[floor])
-                )
+        pairs = [(name, floor) for name in runners if name != floor] + list(extra_pairs)
+        for name, baseline in pairs:
+            comparisons.append(
+                {"variant": name, "baseline": baseline, "mode": mode}
+                | stats.paired_comparison(samples[name], samples[baseline])
+            )
         peaks[mode] = memory.peak_memory()
     return {"variants": variants, "comparisons": comparisons, "memory": peaks}

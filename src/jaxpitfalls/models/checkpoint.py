@@ -94,12 +94,13 @@ def read_state_dict(model_dir: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def load_model(model_dir: str | os.PathLike, dropout: float | None = None):
-    """The Equinox model of a checkpoint directory and its `transformers` config."""
-    import transformers
+    """The Equinox model of a checkpoint directory and its config (as the converter reads it)."""
+    from .convert_bert import BertConfig, bert_from_state_dict
 
-    from .convert_bert import bert_from_state_dict
-
-    config = transformers.AutoConfig.from_pretrained(model_dir, local_files_only=True)
-    if config.model_type != "bert":
-        raise ValueError(f"{model_dir}: model_type {config.model_type!r} is not supported (known: bert)")
+    values = json.loads((Path(model_dir) / "config.json").read_text())
+    if values.get("model_type") != "bert":
+        raise ValueError(
+            f"{model_dir}: model_type {values.get('model_type')!r} is not supported (known: {', '.join(FAMILIES)})"
+        )
+    config = BertConfig.from_json(values)
     return bert_from_state_dict(read_state_dict(model_dir), config, dropout), config

@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from transformers import BertConfig
 
 from .bert import BertForMaskedLM, Embeddings, Layer, MaskedLMHead, SelfAttention
 
 StateDict = Mapping[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class BertConfig:
+    """The fields of a BERT config.json the conversion needs, with `transformers.BertConfig`'s defaults.
+
+    Read from JSON rather than through `transformers`, whose import alone costs seconds per job.
+    """
+
+    num_hidden_layers: int = 12
+    num_attention_heads: int = 12
+    vocab_size: int = 30522
+    hidden_act: str = "gelu"
+    hidden_dropout_prob: float = 0.1
+    layer_norm_eps: float = 1e-12
+
+    @classmethod
+    def from_json(cls, values: Mapping[str, Any]) -> "BertConfig":
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
 def _filled(make, values: tuple[np.ndarray, ...], get):

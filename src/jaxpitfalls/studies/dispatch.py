@@ -25,30 +25,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+import pandas as pd
 
+from ..harness import tracing
 from ..harness.protocol import Runner, measure, warm_up
 from ..harness.variants import fingerprint, require_agree, require_distinct
 
 NAME = "dispatch"
 VARIANTS = ("filter_jit", "jit_partition", "jit_flat", "jit_static_arg")
 FLOOR = "jit_flat"
-AXES = ("layers", "hidden", "batch", "seq", "dropout")
+# Besides each variant against the floor: the write-up's own comparison.
+EXTRA_PAIRS = (("filter_jit", "jit_partition"),)
 MASK_RATE = 0.15
-
-
-def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
-    """The base configuration plus one-axis-at-a-time sweeps, deduplicated, in a stable order."""
-    base = study["base"]
-    confs: dict[str, dict[str, Any]] = {}
-    for axis in AXES:
-        for value in [base[axis], *study["sweep"].get(axis, [])]:
-            conf = dict(base) | {axis: value}
-            conf_id = "-".join(f"{a}{conf[a]:g}" for a in AXES)
-            axes = confs.get(conf_id, {}).get("axes", [])
-            confs[conf_id] = conf | {"id": conf_id, "axes": sorted({*axes, axis})}
-    for conf in confs.values():
-        conf["model"] = f"bert-L{conf['layers']}-H{conf['hidden']}"
-    return list(confs.values())
 
 
 def make_batch(vocab_size: int, batch: int, seq: int, seed: int) -> dict[str, np.ndarray]:
@@ -182,13 +170,16 @@ def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
 
 def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[str, Any]:
     """One configuration: verify the variants, then time them interleaved in both modes."""
-    runners = build_runners(*prepare(conf, model_dir))
+    model, batch, keys = prepare(conf, model_dir)
+    runners = build_runners(model, batch, keys)
     compiles, losses = warm_up(runners, settings["warmup_steps"], settings["pipeline_steps"])
     exact = jax.default_backend() == "cpu"
     differences = require_agree(losses, FLOOR, exact=exact)
     signatures = {name: r.signature() for name, r in runners.items()}
     require_distinct(signatures)
-    measured = measure(runners, FLOOR, settings["repeats"], settings["pipeline_steps"], conf["id"])
+    measured = measure(
+        runners, FLOOR, settings["repeats"], settings["pipeline_steps"], conf["id"], EXTRA_PAIRS
+    )
     for name, r in runners.items():
         measured["variants"][name] |= {
             "signature": signatures[name],
@@ -206,4 +197,165 @@ def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[
             "compiles_in_timed_region": 0,
         },
         "trajectory": {name: losses[name].tolist() for name in losses},
+        "structure": {
+            "model_leaves": len(jax.tree_util.tree_leaves(model)),
+            "array_leaves": len(jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
+            "parameters": sum(x.size for x in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
+        },
     }
+
+
+def trace(conf: dict[str, Any], model_dir: str, settings: dict[str, Any], out_dir: str) -> str:
+    """The traced pass: warm every variant, then trace a few blocked steps of each."""
+    runners = build_runners(*prepare(conf, model_dir))
+    warm_up(runners, settings["warmup_steps"], settings["pipeline_steps"])
+    return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+
+
+# ---- what the report shows: figures and the write-up's claims against the measurements ----------
+
+FIGURES = {
+    "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
+                          "(layers sweep), with 95% bootstrap intervals.",
+    "step_vs_compute": "Median step time per variant vs each compute setting, at fixed structure.",
+    "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting: flat lines "
+                           "mean the overhead does not depend on computation.",
+}
+STRUCTURE_AXES = ("layers",)
+COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")
+
+
+def _on_axis(table, axis: str):
+    rows = table[table["axes"].str.split(",").apply(lambda axes: axis in axes)].copy()
+    return rows.assign(axis=axis, value=rows[axis])
+
+
+def figures(tables: dict[str, Any]) -> dict[str, Any]:
+    from ..report.plots import facet_lines
+
+    comparisons = tables["comparisons"]
+    vs_floor = comparisons[comparisons["baseline"] == FLOOR]
+    structure = _on_axis(vs_floor, "layers")
+    compute_steps = pd.concat([_on_axis(tables["steps"], a) for a in COMPUTE_AXES])
+    compute_overhead = pd.concat([_on_axis(vs_floor, a) for a in COMPUTE_AXES])
+    return {
+        "overhead_vs_leaves": facet_lines(
+            structure, x="structure_model_leaves", y="diff_ms", low="diff_ci_low_ms",
+            high="diff_ci_high_ms", hue="variant", col="mode", xlabel="pytree leaves of the model",
+            ylabel=f"overhead vs {FLOOR} (ms/step)", title="Overhead grows with structure"),
+        "step_vs_compute": facet_lines(
+            compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", hue="variant",
+            col="axis", sharex=False, ylabel="median step, blocked (ms)", title="Step time vs compute"),
+        "overhead_vs_compute": facet_lines(
+            compute_overhead[compute_overhead["mode"] == "blocked"], x="value", y="diff_ms",
+            low="diff_ci_low_ms", high="diff_ci_high_ms", hue="variant", col="axis", sharex=False,
+            ylabel=f"overhead vs {FLOOR}, blocked (ms/step)", title="Overhead vs compute"),
+    }
+
+
+def _verdict(ok: bool | None) -> str:
+    return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
+
+
+def _above_one(row) -> bool | None:
+    """True/False when the ratio's interval lies wholly above/below 1, None when it straddles 1."""
+    if row["ratio_ci_low"] > 1:
+        return True
+    return False if row["ratio_ci_high"] < 1 else None
+
+
+def _interval(row) -> str:
+    return f"{row['ratio']:.3f}x [{row['ratio_ci_low']:.3f}, {row['ratio_ci_high']:.3f}]"
+
+
+def _ms(row) -> str:
+    return f"{row['diff_ms']:.3f} ms [{row['diff_ci_low_ms']:.3f}, {row['diff_ci_high_ms']:.3f}]"
+
+
+def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
+    """The write-up's claims, each against what this run measured, with a verdict and its rule."""
+    comp, steps, overhead = tables["comparisons"], tables["steps"], tables["overhead"]
+    n_axes = comp["axes"].str.split(",").apply(len)
+    base_id = comp.loc[n_axes.idxmax(), "config_id"]
+
+    def pair(variant, baseline, mode="blocked", config_id=base_id):
+        sel = comp[(comp.variant == variant) & (comp.baseline == baseline) & (comp["mode"] == mode)
+                   & (comp.config_id == config_id)]
+        return sel.iloc[0]
+
+    rows = []
+    fj = pair("filter_jit", "jit_partition")
+    slower = comp[(comp.variant == "filter_jit") & (comp.baseline == "jit_partition") & (comp["mode"] == "blocked")]
+    n_slower = int((slower.ratio_ci_low > 1).sum())
+    rows.append({
+        "claim": "filter_jit is slower per training step than jax.jit + partition/combine",
+        "write_up": "1.23-1.27x (BERT-base, batch 64, seq 512, GPU)",
+        "measured": f"{_interval(fj)} at {base_id}; significantly slower in {n_slower}/{len(slower)} configurations",
+        "verdict": _verdict(_above_one(fj)),
+        "rule": "95% interval of the paired ratio above 1",
+    })
+
+    fo = overhead[(overhead.variant == "filter_jit") & (overhead.config_id == base_id)].set_index("component")
+    pre, post = fo.loc["_preprocess", "inclusive_ms"], fo.loc["_postprocess", "inclusive_ms"]
+    post_share = post / (pre + post) if pre + post > 0 else float("nan")
+    rows.append({
+        "claim": "the overhead is pre/postprocessing outside the compiled program, mostly _postprocess + combine",
+        "write_up": "_preprocess + hashable_partition 26%, _postprocess + combine 74%",
+        "measured": f"_preprocess {1 - post_share:.0%}, _postprocess {post_share:.0%} "
+                    f"(traced: {pre:.3f} ms + {post:.3f} ms per step at {base_id})",
+        "verdict": _verdict(bool(post_share > 0.5)),
+        "rule": "_postprocess (with combine) takes more than half of the two",
+    })
+
+    def overhead_on(axis):
+        on = _on_axis(comp[(comp.variant == "filter_jit") & (comp.baseline == FLOOR) & (comp["mode"] == "blocked")], axis)
+        leaves = steps.drop_duplicates("config_id").set_index("config_id")["structure_model_leaves"]
+        return on.assign(leaves=on.config_id.map(leaves)).sort_values("value")
+
+    layers = overhead_on("layers")
+    if len(layers) >= 2:
+        lo, hi = layers.iloc[0], layers.iloc[-1]
+        slope = np.polyfit(layers.leaves, layers.diff_ms, 1)[0] * 1e3
+        grows = hi.diff_ci_low_ms > lo.diff_ci_high_ms
+        rows.append({
+            "claim": "the overhead depends on the model's structure (number of pytree leaves)",
+            "write_up": "~47 ms per step for BERT-base's tree",
+            "measured": f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves "
+                        f"(~{slope:.2f} us per leaf)",
+            "verdict": _verdict(bool(grows)),
+            "rule": "overhead at the most leaves above the fewest, intervals disjoint",
+        })
+
+    compute = pd.concat([overhead_on(a) for a in COMPUTE_AXES], ignore_index=True)
+    if len(compute) >= 2:
+        base_overhead = compute[compute.config_id == base_id].diff_ms.iloc[0]
+        spread = (compute.diff_ms.max() - compute.diff_ms.min()) / base_overhead
+        rows.append({
+            "claim": "the overhead does not depend on the computation (dropout, sizes)",
+            "write_up": "47.2 ms without dropout vs 46.9 ms with dropout",
+            "measured": f"{compute.diff_ms.min():.3f}-{compute.diff_ms.max():.3f} ms over "
+                        f"{compute.config_id.nunique()} compute settings (spread {spread:.0%} of base)",
+            "verdict": _verdict(bool(spread <= 0.5)),
+            "rule": "max - min overhead within 50% of the base configuration's",
+        })
+
+    part = pair("jit_partition", FLOOR)
+    rows.append({
+        "claim": "partition once + combine inside jax.jit leaves ~0 ms of per-call overhead",
+        "write_up": "~0 ms (combine happens inside the program)",
+        "measured": f"{_ms(part)} vs the flat-leaves floor ({_interval(part)})",
+        "verdict": _verdict(bool(part.ratio_ci_low <= 1.02)),
+        "rule": "ratio to jit_flat within 2% (interval reaches 1.02 or below)",
+    })
+
+    med = steps[(steps.config_id == base_id)].set_index(["variant", "mode"])["median_ms"]
+    fj_gain = med[("filter_jit", "blocked")] / med[("filter_jit", "pipelined")]
+    flat_gain = med[(FLOOR, "blocked")] / med[(FLOOR, "pipelined")]
+    rows.append({
+        "claim": "(beyond the write-up) filter_jit blocks on every call, so pipelining steps gains it nothing",
+        "write_up": "equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously",
+        "measured": f"blocked/pipelined median: filter_jit {fj_gain:.2f}x, {FLOOR} {flat_gain:.2f}x",
+        "verdict": _verdict(bool(fj_gain < 1.05)),
+        "rule": "filter_jit pipelined no more than 5% faster than blocked",
+    })
+    return rows

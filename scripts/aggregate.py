@@ -1,0 +1,11 @@
+"""Rule aggregate: one study's result JSONs + overhead tables -> CSV tables."""
+
+from jaxpitfalls import results, runtime
+from jaxpitfalls.report.aggregate import aggregate
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = runtime.start(sm.log[0])
+tables = aggregate(list(sm.input.runs), list(sm.input.overhead))
+for name, table in tables.items():
+    results.write_atomically(sm.output[name], lambda tmp, t=table: t.to_csv(tmp, index=False))
+    log.info("%s: %d rows -> %s", name, len(table), sm.output[name])

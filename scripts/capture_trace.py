@@ -1,0 +1,8 @@
+"""Rule capture_trace: the separate profiler pass of one configuration, into its own directory."""
+
+from jaxpitfalls import runtime, studies
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = runtime.start(sm.log[0], sm.params.jax_cache_dir)
+xplane = studies.load(sm.wildcards.study).trace(sm.params.conf, sm.input.model, sm.params.settings, sm.output[0])
+log.info("trace written: %s", xplane)

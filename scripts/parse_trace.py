@@ -1,0 +1,13 @@
+"""Rule parse_trace: a trace directory -> per-variant overhead breakdown table (CSV)."""
+
+import pandas as pd
+
+from jaxpitfalls import results, runtime, traces
+from jaxpitfalls.harness.tracing import find_xplane
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = runtime.start(sm.log[0])
+rows = traces.parse(find_xplane(sm.input.trace))
+table = pd.DataFrame(rows).assign(study=sm.wildcards.study, config_id=sm.wildcards.config)
+results.write_atomically(sm.output[0], lambda tmp: table.to_csv(tmp, index=False))
+log.info("%d rows -> %s", len(table), sm.output[0])

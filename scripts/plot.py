@@ -1,0 +1,16 @@
+"""Rule plot: one study's figures from its tables."""
+
+from pathlib import Path
+
+from jaxpitfalls import runtime, studies
+from jaxpitfalls.plan import TABLES
+from jaxpitfalls.report.aggregate import read_tables
+from jaxpitfalls.report.plots import save
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = runtime.start(sm.log[0])
+out = Path(sm.output[0])
+out.mkdir(parents=True, exist_ok=True)
+for name, fig in studies.load(sm.wildcards.study).figures(read_tables({t: sm.input[t] for t in TABLES})).items():
+    save(fig, str(out / f"{name}.png"))
+    log.info("figure %s", out / f"{name}.png")

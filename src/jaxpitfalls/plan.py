@@ -1,0 +1,81 @@
+"""What the workflow will run, from the validated config alone: studies, configurations, models.
+
+Imported by the Snakefile, so it must stay light (no JAX): `snakemake -n` answers in about a second.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STUDIES = ("dispatch",)
+# The CSV tables `aggregate` writes per study (results/tables/{study}/{table}.csv).
+TABLES = ("steps", "comparisons", "checks", "overhead", "environment")
+
+
+def enabled_studies(config: dict[str, Any]) -> list[str]:
+    return [name for name in STUDIES if config["studies"].get(name, {}).get("enabled", False)]
+
+
+def _label(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
+    """The base configuration plus one-axis-at-a-time sweeps (deduplicated, in config order).
+
+    Each configuration records the sweep axes it belongs to, an id made of every axis value, and the
+    name of the model it needs (`<family>-L<layers>-H<hidden>`).
+    """
+    base = study["base"]
+    axes = list(base)
+    unknown = set(study.get("sweep", {})) - set(axes)
+    if unknown:
+        raise ValueError(f"sweep axes {sorted(unknown)} are not keys of the study's base {axes}")
+    confs: dict[str, dict[str, Any]] = {}
+    for axis in axes:
+        for value in [base[axis], *study.get("sweep", {}).get(axis, [])]:
+            conf = dict(base) | {axis: value}
+            conf_id = "-".join(f"{a}{_label(conf[a])}" for a in axes)
+            previous = confs.get(conf_id, {}).get("axes", [])
+            confs[conf_id] = conf | {"id": conf_id, "axes": [*previous, axis]}
+    for conf in confs.values():
+        conf["model"] = model_name(study["model_family"], conf["layers"], conf["hidden"])
+    return list(confs.values())
+
+
+def model_name(family: str, layers: int, hidden: int) -> str:
+    return f"{family}-L{layers}-H{hidden}"
+
+
+def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """The family defaults plus the size encoded in a model name, e.g. `bert-L4-H64`."""
+    family, layers, hidden = name.rsplit("-", 2)
+    if not (layers.startswith("L") and hidden.startswith("H")):
+        raise ValueError(f"model name {name!r} is not <family>-L<layers>-H<hidden>")
+    if family not in config["models"]:
+        raise ValueError(f"model family {family!r} has no block under 'models' in the config")
+    return dict(config["models"][family]) | {
+        "family": family, "layers": int(layers[1:]), "hidden": int(hidden[1:])
+    }
+
+
+def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
+    for conf in configurations(config["studies"][study]):
+        if conf["id"] == conf_id:
+            return conf
+    raise KeyError(f"study {study!r} has no configuration {conf_id!r}")
+
+
+def all_runs(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """(study, configuration id) of every job the config asks for."""
+    return [(s, c["id"]) for s in enabled_studies(config) for c in configurations(config["studies"][s])]
+
+
+def all_models(config: dict[str, Any]) -> list[str]:
+    return sorted({
+        c["model"] for s in enabled_studies(config) for c in configurations(config["studies"][s])
+    })
+
+
+def table_paths(study: str) -> dict[str, str]:
+    return {t: f"results/tables/{study}/{t}.csv" for t in TABLES}

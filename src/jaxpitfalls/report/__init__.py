@@ -1,0 +1,1 @@
+"""From result JSONs to tables, figures and the markdown report."""

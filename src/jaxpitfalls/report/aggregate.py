@@ -1,0 +1,135 @@
+"""Flatten a study's result JSONs and trace tables into CSV tables the figures and the report read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import results
+from ..plan import TABLES
+
+CONFIG_COLUMNS = ("config_id", "model", "axes")
+
+
+def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
+    conf = {k: v for k, v in doc["config"].items() if k not in ("id", "axes", "model")}
+    return {"config_id": doc["config_id"], "model": doc["config"]["model"],
+            "axes": ",".join(doc["config"]["axes"])} | conf | {
+        f"structure_{k}": v for k, v in doc.get("structure", {}).items()
+    }
+
+
+def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per configuration, variant and mode: summary statistics in milliseconds."""
+    rows = []
+    for doc in docs:
+        for variant, v in doc["variants"].items():
+            for mode, m in v["modes"].items():
+                rows.append(_config_columns(doc) | {
+                    "variant": variant, "mode": mode,
+                    **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
+                    "n": m["summary"]["n"],
+                    "leaves_in": v["signature"].get("leaves_in"),
+                    "leaves_out": v["signature"].get("leaves_out"),
+                    "compiles_in_warmup": v["compiles_in_warmup"],
+                    "compiles_in_timed_region": m["compiles_in_timed_region"],
+                })
+    return pd.DataFrame(rows)
+
+
+def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per configuration and compared pair: median ratio and difference (ms) with 95% intervals."""
+    rows = []
+    for doc in docs:
+        for c in doc["comparisons"]:
+            rows.append(_config_columns(doc) | {
+                "variant": c["variant"], "baseline": c["baseline"], "mode": c["mode"],
+                "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
+                "diff_ms": c["diff"] * 1e3, "diff_ci_low_ms": c["diff_ci_low"] * 1e3,
+                "diff_ci_high_ms": c["diff_ci_high"] * 1e3,
+            })
+    return pd.DataFrame(rows)
+
+
+def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per configuration: what was verified and the environment's headline."""
+    rows = []
+    for doc in docs:
+        checks, env = doc["checks"], doc["environment"]
+        rows.append(_config_columns(doc) | {
+            "outputs_agree": checks["outputs_agree"],
+            "outputs_exact": checks.get("outputs_exact"),
+            "outputs_compared": checks.get("outputs_compared"),
+            "max_abs_difference": max(checks.get("max_abs_difference", {0: 0.0}).values()),
+            "signatures_distinct": checks["signatures_distinct"],
+            "distinct_signatures": len({str(v["signature"]) for v in doc["variants"].values()}),
+            "compiles_in_timed_region": checks["compiles_in_timed_region"],
+            "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
+            "job_seconds": doc.get("job_seconds"),
+            "backend": env["backend"], "device_kind": env["device_kind"],
+        })
+    return pd.DataFrame(rows)
+
+
+def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd.DataFrame:
+    """Trace breakdowns with an untraced estimate: share of the traced step x untraced blocked median.
+
+    The Python tracer inflates Python time, so absolute traced milliseconds overstate the overhead;
+    shares applied to the untraced step time are the better estimate.
+    """
+    table = pd.concat(list(overheads), ignore_index=True)
+    blocked = steps[steps["mode"] == "blocked"][["config_id", "variant", "median_ms"]]
+    table = table.merge(blocked.rename(columns={"median_ms": "untraced_step_ms"}),
+                        on=["config_id", "variant"], how="left")
+    table["untraced_estimate_ms"] = table["share"] * table["untraced_step_ms"]
+    return table
+
+
+def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.DataFrame]:
+    docs = [results.read_result(p) for p in run_paths]
+    steps = steps_table(docs)
+    return {
+        "steps": steps,
+        "comparisons": comparisons_table(docs),
+        "checks": checks_table(docs),
+        "overhead": overhead_table((pd.read_csv(p) for p in overhead_paths), steps),
+        "environment": pd.DataFrame([_flat_environment(docs[0]["environment"])]),
+    }
+
+
+def _flat_environment(env: dict[str, Any]) -> dict[str, Any]:
+    flat = {k: v for k, v in env.items() if not isinstance(v, dict)}
+    flat |= {f"{p}": v for p, v in env["packages"].items()}
+    flat |= {f"git_{k}": v for k, v in env["git"].items()}
+    return flat
+
+
+def read_tables(paths: Mapping[str, str]) -> dict[str, pd.DataFrame]:
+    """A study's tables as written by `aggregate`, by name."""
+    return {name: pd.read_csv(paths[name]) for name in TABLES}
+
+
+def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:
+    """Every job's wall time from Snakemake's `benchmark:` files, with its end (the file's mtime)."""
+    rows = []
+    for path in benchmark_paths:
+        p = Path(path)
+        bench = pd.read_csv(p, sep="\t")
+        at = p.parts.index("benchmarks")
+        rows.append({"rule": p.parts[at + 1], "job": "/".join(p.parts[at + 2:]).removesuffix(".tsv"),
+                     "seconds": float(bench["s"].iloc[0]), "max_rss_mb": bench["max_rss"].iloc[0],
+                     "end": p.stat().st_mtime})
+    return pd.DataFrame(rows)
+
+
+def span_seconds(summary: pd.DataFrame) -> float | None:
+    """First job start to last job end: the run's wall time, the scheduler's own overhead aside.
+
+    Only meaningful when every job ran in the same invocation; a partial rerun spans back to older jobs.
+    """
+    if summary.empty:
+        return None
+    return float(summary["end"].max() - (summary["end"] - summary["seconds"]).min())

@@ -1,0 +1,34 @@
+"""Assemble reports/report.md from every study's tables, its claims and figures, and the run summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import results, studies
+from ..plan import table_paths
+from . import markdown
+from .aggregate import read_tables, run_summary, span_seconds
+
+
+def build_report(
+    study_names: list[str], config: dict[str, Any], benchmark_paths: list[str], out_md: str, out_summary: str
+) -> str:
+    summary = run_summary(benchmark_paths)
+    results.write_atomically(out_summary, lambda tmp: summary.to_csv(tmp, index=False))
+    claims, sections, environment = {}, [], None
+    for name in study_names:
+        module = studies.load(name)
+        tables = read_tables(table_paths(name))
+        claims[name] = module.claims(tables)
+        figures = sorted(p.stem for p in Path(f"reports/figures/{name}").glob("*.png"))
+        sections.append(markdown.study_section(name, module, tables, config, figures))
+        environment = tables["environment"] if environment is None else environment
+    text = markdown.render([
+        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"] or None),
+        markdown.scorecard_section(claims),
+        *sections,
+        markdown.environment_section(environment),
+    ])
+    results.write_text(out_md, text)
+    return text

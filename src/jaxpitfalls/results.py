@@ -1,0 +1,61 @@
+"""Reading and writing results: atomically (a failed job never leaves half a file), schema-checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "result.schema.json"
+
+
+class InvalidResult(ValueError):
+    """A result document does not follow workflow/schemas/result.schema.json."""
+
+
+def write_atomically(path: str | os.PathLike, write) -> None:
+    """Call `write(tmp_path)`, then move the finished file into place in one rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    write_atomically(path, lambda tmp: Path(tmp).write_text(text))
+
+
+@cache
+def _validator(schema_path: Path):
+    import jsonschema
+
+    schema = json.loads(schema_path.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate(doc: dict[str, Any], where: str = "result", schema: Path = SCHEMA) -> None:
+    errors = sorted(_validator(schema).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        at = "/".join(str(p) for p in first.absolute_path) or "(top)"
+        raise InvalidResult(f"{where}: {len(errors)} schema error(s); first at {at}: {first.message}")
+
+
+def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> None:
+    validate(doc, str(path))
+    write_text(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def read_result(path: str | os.PathLike) -> dict[str, Any]:
+    doc = json.loads(Path(path).read_text())
+    validate(doc, str(path))
+    return doc

@@ -1,0 +1,29 @@
+"""Set-up shared by the rule scripts: logging into the rule's `log:` file, JAX's compilation cache."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+
+def start(log_path: str | None, jax_cache_dir: str | None = None) -> logging.Logger:
+    """Log to the rule's log file and stderr; point JAX at the shared persistent compilation cache."""
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_path:
+        handlers.append(logging.FileHandler(log_path, mode="w"))
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers,
+        force=True,
+    )
+    log = logging.getLogger("jaxpitfalls")
+
+    def log_uncaught(kind, value, tb):
+        log.critical("failed: %s: %s", kind.__name__, value, exc_info=(kind, value, tb))
+
+    sys.excepthook = log_uncaught  # the traceback lands in the rule's log file, not only on stderr
+    if jax_cache_dir:
+        import jax
+
+        jax.config.update("jax_compilation_cache_dir", jax_cache_dir)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    return log

@@ -1,0 +1,68 @@
+"""The package's source files a module really depends on, so a rule reruns when exactly those change.
+
+Snakemake tracks a `script:` file but not the modules it imports; each rule lists these files as inputs.
+Found by reading import statements (no import is executed, so the Snakefile stays fast).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "jaxpitfalls"
+ROOT = Path(__file__).resolve().parent
+
+
+def _module_file(module: str) -> Path | None:
+    rel = Path(*module.split(".")[1:])
+    for candidate in (ROOT / rel / "__init__.py", (ROOT / rel).with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join((PACKAGE, *parts))
+
+
+def _imports(path: Path) -> set[str]:
+    """Package modules imported by a file, absolute or relative, at any depth (lazy imports count)."""
+    this = _module_name(path)
+    package = this if path.name == "__init__.py" else this.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{base}.{node.module}" if node.module else base
+            elif node.module and node.module.split(".")[0] == PACKAGE:
+                base = node.module
+            else:
+                continue
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return found
+
+
+@cache
+def files_of(*modules: str) -> tuple[str, ...]:
+    """Sorted source files of the given modules and everything in the package they import."""
+    seen: set[Path] = set()
+    todo = [f"{PACKAGE}.{m}" if not m.startswith(PACKAGE) else m for m in modules]
+    while todo:
+        path = _module_file(todo.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        todo.extend(_imports(path))
+        parent = path.parent
+        while parent != ROOT.parent and (parent / "__init__.py").is_file():
+            seen.add(parent / "__init__.py")  # importing a module runs its packages' __init__
+            parent = parent.parent
+    return tuple(sorted(str(p) for p in seen))

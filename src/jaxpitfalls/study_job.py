@@ -1,0 +1,38 @@
+"""One `run_study` job: run a configuration's variants, attach provenance, validate, write atomically."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from . import results, studies
+from .harness import environment
+
+log = logging.getLogger(__name__)
+
+
+def run_configuration(
+    study: str,
+    conf: dict[str, Any],
+    settings: dict[str, Any],
+    model_dir: str,
+    out_path: str,
+    workflow_config: dict[str, Any],
+) -> dict[str, Any]:
+    """Measure one configuration; the JSON is written only if every check passed."""
+    log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
+    start = time.perf_counter()
+    doc = studies.load(study).run(conf, model_dir, settings)
+    doc |= {
+        "study": study,
+        "config_id": conf["id"],
+        "config": conf,
+        "settings": settings,
+        "job_seconds": time.perf_counter() - start,
+        "environment": environment.describe(workflow_config, Path(__file__).resolve().parents[2]),
+    }
+    results.write_result(out_path, doc)
+    log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)
+    return doc

@@ -1,0 +1,57 @@
+rule aggregate:
+    """A study's result JSONs and trace tables -> CSV tables (validated against the result schema)."""
+    input:
+        runs=lambda w: runs_of(w.study),
+        overhead=lambda w: overheads_of(w.study),
+        sources=sources.files_of("report.aggregate", "runtime"),
+    output:
+        **{t: report(p, caption=f"../report/table_{t}.rst", category="{study}", subcategory="tables")
+           for t, p in plan.table_paths("{study}").items()},
+    log:
+        "results/logs/aggregate/{study}.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/aggregate.py"
+
+
+rule plot:
+    """A study's figures (seaborn), one PNG each."""
+    input:
+        **plan.table_paths("{study}"),
+        sources=lambda w: sources.files_of(f"studies.{w.study}", "report.plots", "runtime"),
+    output:
+        report(
+            directory("reports/figures/{study}"),
+            patterns=["{figure}.png"],
+            caption="../report/figure.rst",
+            category="{study}",
+            subcategory="figures",
+        ),
+    log:
+        "results/logs/plot/{study}.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/plot.py"
+
+
+rule render_report:
+    """reports/report.md: scorecard, per-study results, breakdowns, checks, figures, environment."""
+    input:
+        tables=[p for s in STUDIES for p in plan.table_paths(s).values()],
+        figures=expand("reports/figures/{study}", study=STUDIES),
+        benchmarks=benchmarks(),
+        sources=sources.files_of("report.markdown", "report.aggregate", "studies", "runtime"),
+    output:
+        report=report("reports/report.md", caption="../report/report.rst", category="Report"),
+        summary="results/tables/run_summary.csv",
+    params:
+        studies=STUDIES,
+        config=config,
+    log:
+        "results/logs/render_report.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/render_report.py"

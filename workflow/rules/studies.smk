@@ -1,0 +1,22 @@
+rule run_study:
+    """One configuration, every variant inside: timed interleaved, verified, written as one JSON."""
+    input:
+        model=model_of,
+        sources=study_sources,
+    output:
+        "results/runs/{study}/{config}.json",
+    params:
+        conf=conf_of,
+        settings=lambda w: config["studies"][w.study]["measure"],
+        jax_cache_dir=config["jax_cache_dir"],
+        config=config,
+    resources:
+        timing=1,  # the default profile allows one timing job at a time
+    log:
+        "results/logs/run_study/{study}/{config}.log",
+    benchmark:
+        "results/benchmarks/run_study/{study}/{config}.tsv"
+    conda:
+        ENV
+    script:
+        "../../scripts/run_study.py"
