@@ -10,8 +10,9 @@ STAMP := $(VENV)/.installed
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
 
+# pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 
 venv: $(STAMP)
 

@@ -5,6 +5,7 @@ Imported by the Snakefile, so it must stay light (no JAX): `snakemake -n` answer
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 STUDIES = ("dispatch",)
@@ -37,10 +38,14 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
             conf = dict(base) | {axis: value}
             conf_id = "-".join(f"{a}{_label(conf[a])}" for a in axes)
             previous = confs.get(conf_id, {}).get("axes", [])
-            confs[conf_id] = conf | {"id": conf_id, "axes": [*previous, axis]}
+            axes_of = previous if axis in previous else [*previous, axis]
+            confs[conf_id] = conf | {"id": conf_id, "axes": axes_of}
     for conf in confs.values():
         conf["model"] = model_name(study["model_family"], conf["layers"], conf["hidden"])
     return list(confs.values())
+
+
+_MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
 
 
 def model_name(family: str, layers: int, hidden: int) -> str:
@@ -49,13 +54,14 @@ def model_name(family: str, layers: int, hidden: int) -> str:
 
 def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
     """The family defaults plus the size encoded in a model name, e.g. `bert-L4-H64`."""
-    family, layers, hidden = name.rsplit("-", 2)
-    if not (layers.startswith("L") and hidden.startswith("H")):
+    match = _MODEL_NAME.fullmatch(name)
+    if match is None:
         raise ValueError(f"model name {name!r} is not <family>-L<layers>-H<hidden>")
+    family = match["family"]
     if family not in config["models"]:
         raise ValueError(f"model family {family!r} has no block under 'models' in the config")
     return dict(config["models"][family]) | {
-        "family": family, "layers": int(layers[1:]), "hidden": int(hidden[1:])
+        "family": family, "layers": int(match["layers"]), "hidden": int(match["hidden"])
     }
 
 

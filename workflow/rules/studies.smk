@@ -10,8 +10,9 @@ rule run_study:
         settings=lambda w: config["studies"][w.study]["measure"],
         jax_cache_dir=config["jax_cache_dir"],
         config=config,
+    threads: workflow.cores  # the machine to itself: no other job steals cycles from the timed steps
     resources:
-        timing=1,  # the default profile allows one timing job at a time
+        timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
     log:
         "results/logs/run_study/{study}/{config}.log",
     benchmark:

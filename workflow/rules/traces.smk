@@ -9,6 +9,7 @@ rule capture_trace:
         conf=conf_of,
         settings=lambda w: config["studies"][w.study]["measure"],
         jax_cache_dir=config["jax_cache_dir"],
+    threads: workflow.cores
     resources:
         timing=1,
     log:

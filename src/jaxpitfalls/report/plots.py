@@ -23,16 +23,25 @@ def facet_lines(
     ylabel: str = "",
     title: str = "",
     sharex: bool = True,
-    logx: bool = False,
+    hue_order: tuple[str, ...] = (),
+    wrap: int = 2,
 ):
-    """One panel per `col` value, one line per `hue` value, error bars from precomputed interval columns."""
+    """One panel per `col` value, one line per `hue` value, error bars from precomputed interval columns.
+
+    `hue_order` fixes each hue's colour, so a variant has the same colour in every figure of a study.
+    """
     sns.set_theme(style="whitegrid", context="notebook")
     panels = list(dict.fromkeys(data[col]))
-    hues = sorted(data[hue].unique())
-    palette = dict(zip(hues, sns.color_palette("colorblind", len(hues))))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), sharex=sharex,
-                             squeeze=False)
-    for ax, panel in zip(axes[0], panels):
+    order = list(hue_order) or sorted(data[hue].unique())
+    palette = dict(zip(order, sns.color_palette("colorblind", len(order))))
+    hues = [h for h in order if h in set(data[hue])]
+    ncols = min(wrap, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), sharex=sharex, squeeze=False)
+    flat_axes = axes.ravel()
+    for ax in flat_axes[len(panels):]:
+        ax.set_visible(False)
+    for i, (ax, panel) in enumerate(zip(flat_axes, panels)):
         part = data[data[col] == panel]
         for h in hues:
             line = part[part[hue] == h].sort_values(x)
@@ -42,12 +51,10 @@ def facet_lines(
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
             ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h])
-        ax.set_title(f"{col} = {panel}" if col else str(panel))
-        ax.set_xlabel(xlabel or x)
-        if logx:
-            ax.set_xscale("log", base=2)
-    axes[0][0].set_ylabel(ylabel or y)
-    axes[0][-1].legend(title=hue, fontsize="small")
+        ax.set_title(f"{col} = {panel}")
+        ax.set_xlabel(xlabel or (panel if x == "value" else x))
+        ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")
+    flat_axes[0].legend(title=hue, fontsize="small")
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -1,0 +1,25 @@
+"""Shared fixtures: tiny checkpoints made once per session (random init, fixed seed, like prepare_model)."""
+
+from __future__ import annotations
+
+import pytest
+
+TINY_BERT = dict(seed=0, vocab_size=64, hidden=16, head_dim=8, layers=1, intermediate_ratio=2, max_positions=32)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory):
+    from jaxpitfalls.models import checkpoint
+
+    path = tmp_path_factory.mktemp("models") / "bert-L1-H16"
+    checkpoint.save_random_init("bert", TINY_BERT, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_runners(tiny_bert_dir):
+    """The dispatch study's four variants on the tiny BERT, built once (their programs compile once)."""
+    from jaxpitfalls.studies import dispatch
+
+    conf = dict(layers=1, hidden=16, batch=2, seq=16, dropout=0.1, id="t")
+    return dispatch.build_runners(*dispatch.prepare(conf, str(tiny_bert_dir)))

@@ -1,0 +1,66 @@
+"""The Equinox BERT computes what the PyTorch BertForMaskedLM computes, from the same checkpoint."""
+
+from __future__ import annotations
+
+import shutil
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import torch
+import transformers
+
+from jaxpitfalls.models import checkpoint
+
+
+def _inputs(vocab: int):
+    rng = np.random.default_rng(1)
+    ids = rng.integers(0, vocab, (3, 12))
+    mask = np.ones_like(ids)
+    mask[1, 7:] = 0  # a padded row: masked keys must not leak into the real positions
+    return ids, mask
+
+
+def _pytorch_logits(model_dir, ids, mask):
+    model = transformers.BertForMaskedLM.from_pretrained(model_dir, attn_implementation="eager").eval()
+    with torch.no_grad():
+        return model(input_ids=torch.tensor(ids), attention_mask=torch.tensor(mask)).logits.numpy()
+
+
+def test_equinox_forward_matches_pytorch_logits(tiny_bert_dir):
+    model, config = checkpoint.load_model(tiny_bert_dir)
+    ids, mask = _inputs(config.vocab_size)
+    expected = _pytorch_logits(tiny_bert_dir, ids, mask)
+    got = np.asarray(jax.vmap(model)(jnp.asarray(ids), jnp.asarray(mask)))
+    real = mask.astype(bool)
+    np.testing.assert_allclose(got[real], expected[real], rtol=1e-5, atol=1e-5)
+    assert np.abs(expected).max() > 0.1  # not a vacuous comparison of zeros
+
+
+def test_dropout_is_off_without_a_key_and_on_with_one(tiny_bert_dir):
+    model, config = checkpoint.load_model(tiny_bert_dir, dropout=0.5)
+    ids, mask = (jnp.asarray(a[0]) for a in _inputs(config.vocab_size))
+    plain = checkpoint.load_model(tiny_bert_dir, dropout=0.0)[0](ids, mask)
+    np.testing.assert_array_equal(model(ids, mask), plain)
+    assert not np.allclose(model(ids, mask, jax.random.key(0)), plain)
+
+
+def test_loader_accepts_a_local_hugging_face_directory(tiny_bert_dir, tmp_path):
+    local = tmp_path / "downloaded-bert"
+    shutil.copytree(tiny_bert_dir, local)
+    (local / "README.md").write_text("a model card the loader must ignore")
+    out = tmp_path / "results" / "models" / "bert-local"
+    checkpoint.copy_local(local, out)
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors"]
+    a, _ = checkpoint.load_model(out)
+    b, _ = checkpoint.load_model(tiny_bert_dir)
+    assert jax.tree_util.tree_all(jax.tree_util.tree_map(lambda x, y: bool(jnp.all(x == y)), a, b))
+
+
+def test_loader_refuses_a_directory_without_a_checkpoint(tmp_path):
+    with pytest.raises(FileNotFoundError, match="config.json"):
+        checkpoint.copy_local(tmp_path, tmp_path / "out")
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
+    with pytest.raises(ValueError, match="gpt2"):
+        checkpoint.load_model(tmp_path)

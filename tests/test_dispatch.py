@@ -1,0 +1,68 @@
+"""The dispatch study's variants: the same training trajectory, four different dispatch paths."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import numpy as np
+import pytest
+
+from jaxpitfalls.harness import protocol
+from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
+from jaxpitfalls.studies import dispatch
+
+
+@pytest.fixture(scope="module")
+def warmed(tiny_runners):
+    compiles, losses = protocol.warm_up(tiny_runners, steps=3, pipeline_steps=2)
+    return compiles, losses
+
+
+def test_all_variants_follow_the_same_loss_trajectory_bitwise(warmed):
+    _, losses = warmed
+    assert set(losses) == set(dispatch.VARIANTS)
+    require_agree(losses, dispatch.FLOOR, exact=True)
+    assert np.all(np.isfinite(losses[dispatch.FLOOR])) and len(set(losses[dispatch.FLOOR])) == 3  # it trains
+
+
+def test_each_variant_compiled_once_and_records_a_distinct_signature(tiny_runners, warmed):
+    compiles, _ = warmed
+    assert all(n >= 1 for n in compiles.values())
+    signatures = {name: r.signature() for name, r in tiny_runners.items()}
+    require_distinct(signatures)
+    assert signatures["filter_jit"]["callable"].startswith("equinox.")
+    assert signatures["jit_static_arg"]["static_argnums"] == [4]
+    # the floor passes one flat list: as many leaves as the others, but no module nodes to flatten
+    assert signatures["jit_flat"]["leaves_in"] == signatures["jit_partition"]["leaves_in"]
+    assert signatures["jit_flat"]["argument_tree"] != signatures["jit_partition"]["argument_tree"]
+
+
+def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners, warmed):
+    """The negative control of seeds/003: 'jit_partition' silently running the floor's code path."""
+    impostor = dataclasses.replace(tiny_runners[dispatch.FLOOR], name="jit_partition")
+    runners = dict(tiny_runners) | {"jit_partition": impostor}
+    signatures = {name: r.signature() for name, r in runners.items()}
+    with pytest.raises(VariantsIndistinguishable, match="jit_flat"):
+        require_distinct(signatures)
+
+
+def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
+    measured = protocol.measure(tiny_runners, dispatch.FLOOR, repeats=3, pipeline_steps=2, label="t",
+                                extra_pairs=dispatch.EXTRA_PAIRS)
+    for variant in measured["variants"].values():
+        for mode in protocol.MODES:
+            assert len(variant["modes"][mode]["samples_s"]) == 3
+            assert variant["modes"][mode]["compiles_in_timed_region"] == 0
+    pairs = {(c["variant"], c["baseline"], c["mode"]) for c in measured["comparisons"]}
+    assert ("filter_jit", "jit_partition", "blocked") in pairs
+    assert ("jit_static_arg", dispatch.FLOOR, "pipelined") in pairs
+    assert all(c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"] for c in measured["comparisons"])
+
+
+def test_batches_are_deterministic_and_always_have_a_target():
+    a = dispatch.make_batch(50, 3, 8, seed=0)
+    b = dispatch.make_batch(50, 3, 8, seed=0)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert ((a["labels"] >= 0).sum(axis=1) >= 1).all()
+    assert jax.numpy.asarray(a["input_ids"]).dtype == np.int32

@@ -1,0 +1,69 @@
+"""The protocol's guards: compilation in a timed region, variants that are not different, outputs that
+disagree. Each must fail loudly rather than produce a number."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxpitfalls.harness import protocol
+from jaxpitfalls.harness.compiles import CompiledInTimedRegion, count_compiles
+from jaxpitfalls.harness.variants import (
+    VariantOutputsDisagree,
+    VariantsIndistinguishable,
+    require_agree,
+    require_distinct,
+)
+
+
+def test_compile_counter_sees_a_new_program_and_not_a_cached_one():
+    f = jax.jit(lambda x: x * 2 + 1)
+    x = jnp.ones(3)
+    with count_compiles() as first:
+        f(x).block_until_ready()
+    with count_compiles() as second:
+        f(x).block_until_ready()
+    assert first.count >= 1 and second.count == 0
+
+
+def _runner(name, fn):
+    state = {"n": 0}
+
+    def step():
+        state["n"] += 1
+        return fn(state["n"])
+
+    return protocol.Runner(name=name, step=step, signature=lambda: {"name": name})
+
+
+def test_measure_fails_when_a_timed_region_compiles():
+    steady = jax.jit(lambda x: x + 1)
+    x = jnp.ones(4)
+    runners = {
+        "steady": _runner("steady", lambda n: steady(x)),
+        # a new shape every call: the insufficient-warmup pitfall, compiling inside the timed region
+        "growing": _runner("growing", lambda n: jax.jit(lambda y: y * 2)(jnp.ones(n + 100))),
+    }
+    protocol.warm_up(runners, steps=1, pipeline_steps=1)
+    with pytest.raises(CompiledInTimedRegion, match="growing"):
+        protocol.measure(runners, floor="steady", repeats=2, pipeline_steps=1, label="guard")
+
+
+def test_variants_that_ran_the_same_code_are_refused():
+    same = {"callable": "PjitFunction", "leaves_in": 10}
+    with pytest.raises(VariantsIndistinguishable, match="'a' and 'b'"):
+        require_distinct({"a": same, "b": dict(same), "c": {"callable": "other"}})
+    require_distinct({"a": same, "c": {"callable": "other"}})
+
+
+def test_outputs_must_agree_bitwise_or_within_tolerance():
+    ref = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    close = ref + np.float32(1e-7)
+    assert require_agree({"a": ref, "b": ref.copy()}, "a", exact=True)["b"] == 0.0
+    with pytest.raises(VariantOutputsDisagree):
+        require_agree({"a": ref, "b": close}, "a", exact=True)
+    require_agree({"a": ref, "b": close}, "a", exact=False)
+    with pytest.raises(VariantOutputsDisagree):
+        require_agree({"a": ref, "b": ref * 1.1}, "a", exact=False)

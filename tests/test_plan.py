@@ -1,0 +1,86 @@
+"""What the workflow plans from the config, and how bad config is refused."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from jaxpitfalls import plan, sources
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def _config(name="config.yaml"):
+    config = yaml.safe_load((ROOT / name).read_text())
+    validate(config, SCHEMA)
+    return config
+
+
+def test_one_axis_at_a_time_sweep_with_the_base_once():
+    study = {"model_family": "bert", "base": {"layers": 2, "hidden": 8, "dropout": 0.0},
+             "sweep": {"layers": [1, 2, 4], "dropout": [0.1]}}
+    confs = plan.configurations(study)
+    ids = [c["id"] for c in confs]
+    assert ids == ["layers2-hidden8-dropout0", "layers1-hidden8-dropout0", "layers4-hidden8-dropout0",
+                   "layers2-hidden8-dropout0.1"]
+    base = confs[0]
+    assert base["axes"] == ["layers", "hidden", "dropout"] and base["model"] == "bert-L2-H8"
+    assert confs[3]["axes"] == ["dropout"]
+
+
+def test_default_config_validates_with_defaults_and_plans_models():
+    config = _config()
+    assert config["studies"]["dispatch"]["measure"]["repeats"] >= 2
+    models = plan.all_models(config)
+    assert "bert-L2-H64" in models
+    spec = plan.model_spec(config, "bert-L4-H64")
+    assert spec["layers"] == 4 and spec["hidden"] == 64 and spec["seed"] == 0
+
+
+@pytest.mark.parametrize("preset", ["presets/smoke.yaml", "presets/paper.yaml"])
+def test_presets_validate(preset):
+    config = _config()
+    overlay = yaml.safe_load((ROOT / preset).read_text())
+    from snakemake.utils import update_config
+
+    update_config(config, overlay)
+    validate(config, SCHEMA)
+    assert plan.all_runs(config)
+
+
+@pytest.mark.parametrize("path, value, key", [
+    (("studies", "dispatch", "base", "layers"), 0, "layers"),
+    (("studies", "dispatch", "measure", "repeats"), "many", "repeats"),
+    (("studies", "dispatch", "sweep", "width"), [1], "width"),
+    (("jax_cache"), "x", "jax_cache"),
+])
+def test_invalid_config_fails_naming_the_key(path, value, key):
+    config = copy.deepcopy(_config())
+    if isinstance(path, str):
+        config[path] = value
+    else:
+        node = config
+        for p in path[:-1]:
+            node = node[p]
+        node[path[-1]] = value
+    with pytest.raises(WorkflowError, match=key):
+        validate(config, SCHEMA)
+
+
+def test_model_names_must_follow_the_pattern():
+    with pytest.raises(ValueError, match="L<layers>"):
+        plan.model_spec(_config(), "bert-large")
+
+
+def test_rule_sources_are_the_modules_a_rule_imports():
+    study = {Path(p).relative_to(ROOT / "src" / "jaxpitfalls").as_posix() for p in sources.files_of("studies.dispatch")}
+    assert {"studies/dispatch.py", "models/bert.py", "harness/protocol.py", "__init__.py"} <= study
+    assert "traces.py" not in study and "report/markdown.py" not in study
+    parse = {Path(p).name for p in sources.files_of("traces")}
+    assert "tracing.py" in parse and "bert.py" not in parse

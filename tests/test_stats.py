@@ -1,0 +1,33 @@
+"""Summaries and paired comparisons: the numbers every table and scorecard row is built from."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jaxpitfalls.harness import stats
+
+
+def test_summary_of_known_samples():
+    s = stats.summarize([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert s["median"] == 3.0 and s["n"] == 5 and s["min"] == 1.0 and s["max"] == 100.0
+    assert s["iqr"] == 2.0
+    with pytest.raises(ValueError):
+        stats.summarize([])
+
+
+def test_paired_ratio_recovers_the_true_ratio_despite_drift_and_is_deterministic():
+    rng = np.random.default_rng(0)
+    drift = rng.uniform(1.0, 3.0, 200)  # a drifting machine slows both variants alike
+    floor = drift * 10e-3
+    variant = drift * 12e-3 * rng.normal(1.0, 0.01, 200)
+    c = stats.paired_comparison(variant, floor)
+    assert c["ratio"] == pytest.approx(1.2, abs=0.005)
+    assert c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"]
+    assert c["ratio_ci_high"] - c["ratio_ci_low"] < 0.01  # pairing removes the drift
+    assert c == stats.paired_comparison(variant, floor)
+
+
+def test_paired_comparison_refuses_unpaired_samples():
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.paired_comparison([1.0, 2.0], [1.0])

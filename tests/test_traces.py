@@ -1,0 +1,51 @@
+"""The trace parser on a real trace captured here: the parts add up and name the right components."""
+
+from __future__ import annotations
+
+import pytest
+
+from jaxpitfalls import traces
+from jaxpitfalls.harness import protocol, tracing
+
+
+@pytest.fixture(scope="module")
+def breakdown(tiny_runners, tmp_path_factory):
+    protocol.warm_up(tiny_runners, steps=1, pipeline_steps=1)
+    xplane = tracing.capture(tiny_runners, steps=2, out_dir=tmp_path_factory.mktemp("t") / "trace")
+    rows = traces.parse(xplane)
+    return {(r["variant"], r["component"]): r for r in rows}, xplane
+
+
+def test_parts_add_up_to_the_traced_step(breakdown):
+    rows, _ = breakdown
+    for variant in {v for v, _ in rows}:
+        parts = [r for (v, _), r in rows.items() if v == variant]
+        assert sum(r["share"] for r in parts) == pytest.approx(1.0, abs=traces.TOLERANCE)
+        assert all(r["exclusive_ms"] >= -1e-6 for r in parts)
+        assert parts[0]["traced_steps"] == 2
+
+
+def test_filter_jit_pays_pre_and_postprocessing_that_the_floor_does_not(breakdown):
+    rows, _ = breakdown
+    for component in ("_preprocess", "hashable_partition", "_postprocess", "combine"):
+        assert rows[("filter_jit", component)]["inclusive_ms"] > 0
+        assert rows[("jit_flat", component)]["inclusive_ms"] == 0
+    assert rows[("jit_static_arg", "static_hash")]["inclusive_ms"] > 0
+    assert rows[("jit_partition", "static_hash")]["inclusive_ms"] == 0
+    assert rows[("jit_flat", "executable")]["share"] > 0.1
+
+
+def test_events_are_matched_by_file_and_function_not_line():
+    assert traces.classify("$_jit.py:106 _postprocess") == "_postprocess"
+    assert traces.classify("$_jit.py:9999 _postprocess") == "_postprocess"
+    assert traces.classify("$other.py:106 _postprocess") is None
+    assert traces.classify("PjitFunction(train_step)") == "executable"
+    assert traces.classify("$<generated_flatten_Linear>:2 flatten") == "tree_flatten"
+
+
+def test_a_fresh_directory_per_capture(breakdown, tiny_runners, tmp_path):
+    _, first = breakdown
+    second = tracing.capture(tiny_runners, steps=1, out_dir=tmp_path / "again")
+    assert first != second and first.exists() and second.exists()
+    with pytest.raises(FileNotFoundError):
+        tracing.find_xplane(tmp_path)

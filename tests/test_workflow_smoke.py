@@ -1,0 +1,115 @@
+"""A smoke run of the real Snakefile (presets/smoke.yaml) in a temporary copy of the repository.
+
+The copy includes src/, imported through PYTHONPATH, so the test can edit a package file and check that
+exactly the jobs using it would rerun, without touching the checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from jaxpitfalls import results
+
+ROOT = Path(__file__).resolve().parents[1]
+COPY = ("Snakefile", "config.yaml", "presets", "profiles", "scripts", "src", "workflow", "envs",
+        "requirements.txt")
+
+
+def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "--configfile", "presets/smoke.yaml", *args]
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    for name in COPY:
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, workdir / name,
+                                                            **({"ignore": shutil.ignore_patterns("__pycache__")} if src.is_dir() else {}))
+    _snakemake(workdir, "--cores", "all")
+    return workdir
+
+
+def test_every_result_is_written_and_valid(run):
+    runs = sorted((run / "results" / "runs" / "dispatch").glob("*.json"))
+    assert len(runs) == 2
+    for path in runs:
+        doc = results.read_result(path)
+        assert doc["checks"]["compiles_in_timed_region"] == 0
+        assert doc["environment"]["backend"] and doc["environment"]["git"]["commit"] is None or True
+        assert set(doc["variants"]) == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
+
+
+def test_tables_figures_and_report(run):
+    tables = run / "results" / "tables" / "dispatch"
+    steps = pd.read_csv(tables / "steps.csv")
+    assert len(steps) == 2 * 4 * 2 and (steps.median_ms > 0).all()
+    overhead = pd.read_csv(tables / "overhead.csv")
+    assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
+    for (_, _), part in overhead.groupby(["config_id", "variant"]):
+        assert part.share.sum() == pytest.approx(1.0, abs=0.05)
+    figures = sorted(p.name for p in (run / "reports" / "figures" / "dispatch").glob("*.png"))
+    assert figures == ["overhead_vs_compute.png", "overhead_vs_leaves.png", "step_vs_compute.png"]
+    assert all((run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
+    report = (run / "reports" / "report.md").read_text()
+    for heading in ("## Run summary", "## Reproduction scorecard", "## Study `dispatch`", "### Overhead breakdown",
+                    "### Validity checks", "## Environment"):
+        assert heading in report
+    assert report.index("## Reproduction scorecard") < report.index("## Study `dispatch`")
+    assert "figures/dispatch/overhead_vs_leaves.png" in report
+
+
+def test_up_to_date_tree_has_nothing_to_do(run):
+    start = time.perf_counter()
+    proc = _snakemake(run, "-n")
+    elapsed = time.perf_counter() - start
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+    print(f"snakemake -n on the up-to-date tree: {elapsed:.2f} s")
+
+
+def _planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
+    text = proc.stdout + proc.stderr
+    rules = set()
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
+            rules.add(parts[0])
+    return rules
+
+
+def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run):
+    traces_py = run / "src" / "jaxpitfalls" / "traces.py"
+    original = traces_py.read_text()
+    try:
+        traces_py.write_text(original + "\n# an edit\n")
+        rules = _planned_rules(_snakemake(run, "-n"))
+        assert "parse_trace" in rules and "render_report" in rules
+        assert not rules & {"run_study", "capture_trace", "prepare_model"}
+    finally:
+        traces_py.write_text(original)
+    rules = _planned_rules(_snakemake(run, "-n", "-R", "run_study"))
+    assert {"run_study", "aggregate", "render_report"} <= rules and "prepare_model" not in rules
+
+
+def test_an_invalid_config_fails_naming_the_key_and_keeps_results(run, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(json.dumps({"studies": {"dispatch": {"base": {"layers": 0, "hidden": 16, "batch": 2,
+                                                                 "seq": 16, "dropout": 0.0}}}}))
+    before = sorted(p.name for p in (run / "results" / "runs" / "dispatch").iterdir())
+    proc = _snakemake(run, "-n", "--configfile", str(bad), check=False)
+    assert proc.returncode != 0 and "layers" in proc.stdout + proc.stderr
+    assert sorted(p.name for p in (run / "results" / "runs" / "dispatch").iterdir()) == before
