@@ -15,7 +15,7 @@ from jaxpitfalls.studies import dispatch
 
 @pytest.fixture(scope="module")
 def warmed(tiny_runners):
-    compiles, losses = protocol.warm_up(tiny_runners, steps=3, pipeline_steps=2)
+    compiles, losses = protocol.warm_up(tiny_runners, steps=3, steps_per_sample=2)
     return compiles, losses
 
 
@@ -48,7 +48,7 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
 
 
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
-    measured = protocol.measure(tiny_runners, dispatch.FLOOR, repeats=3, pipeline_steps=2, label="t",
+    measured = protocol.measure(tiny_runners, dispatch.FLOOR, repeats=3, steps_per_sample=2, label="t",
                                 extra_pairs=dispatch.EXTRA_PAIRS)
     for variant in measured["variants"].values():
         for mode in protocol.MODES:

@@ -46,9 +46,9 @@ def test_measure_fails_when_a_timed_region_compiles():
         # a new shape every call: the insufficient-warmup pitfall, compiling inside the timed region
         "growing": _runner("growing", lambda n: jax.jit(lambda y: y * 2)(jnp.ones(n + 100))),
     }
-    protocol.warm_up(runners, steps=1, pipeline_steps=1)
+    protocol.warm_up(runners, steps=1, steps_per_sample=1)
     with pytest.raises(CompiledInTimedRegion, match="growing"):
-        protocol.measure(runners, floor="steady", repeats=2, pipeline_steps=1, label="guard")
+        protocol.measure(runners, floor="steady", repeats=2, steps_per_sample=1, label="guard")
 
 
 def test_variants_that_ran_the_same_code_are_refused():

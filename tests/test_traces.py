@@ -10,7 +10,7 @@ from jaxpitfalls.harness import protocol, tracing
 
 @pytest.fixture(scope="module")
 def breakdown(tiny_runners, tmp_path_factory):
-    protocol.warm_up(tiny_runners, steps=1, pipeline_steps=1)
+    protocol.warm_up(tiny_runners, steps=1, steps_per_sample=1)
     xplane = tracing.capture(tiny_runners, steps=2, out_dir=tmp_path_factory.mktemp("t") / "trace")
     rows = traces.parse(xplane)
     return {(r["variant"], r["component"]): r for r in rows}, xplane

@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "result.schema.json"
 
 
@@ -24,6 +26,7 @@ def write_atomically(path: str | os.PathLike, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are for sharing
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

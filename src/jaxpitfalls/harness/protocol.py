@@ -34,12 +34,18 @@ class Runner:
     calls: list[int] = field(default_factory=lambda: [0])
 
 
-def _blocked(runner: Runner) -> Callable[[], float]:
-    return lambda: timed(lambda: jax.block_until_ready(runner.step()))
+def _blocked(runner: Runner, steps: int) -> Callable[[], float]:
+    """N steps, each waited for: seconds per step (averaging N steps damps the OS's jitter)."""
+
+    def run() -> None:
+        for _ in range(steps):
+            jax.block_until_ready(runner.step())
+
+    return lambda: timed(run) / steps
 
 
 def _pipelined(runner: Runner, steps: int) -> Callable[[], float]:
-    """N steps dispatched back to back, one block at the end (steps chain through state)."""
+    """N steps dispatched back to back, one wait at the end (steps chain through state): seconds per step."""
 
     def run() -> None:
         out = None
@@ -51,7 +57,7 @@ def _pipelined(runner: Runner, steps: int) -> Callable[[], float]:
 
 
 def warm_up(
-    runners: dict[str, Runner], steps: int, pipeline_steps: int
+    runners: dict[str, Runner], steps: int, steps_per_sample: int
 ) -> tuple[dict[str, int], dict[str, np.ndarray]]:
     """Run every variant in both modes with the timed shapes, from the same starting state.
 
@@ -62,7 +68,7 @@ def warm_up(
     for name, runner in runners.items():
         with count_compiles() as counter:
             outputs[name] = np.array([np.asarray(jax.block_until_ready(runner.step())) for _ in range(steps)])
-            _pipelined(runner, pipeline_steps)()
+            _pipelined(runner, steps_per_sample)()
         compiles[name] = counter.count
     return compiles, outputs
 
@@ -71,7 +77,7 @@ def measure(
     runners: dict[str, Runner],
     floor: str,
     repeats: int,
-    pipeline_steps: int,
+    steps_per_sample: int,
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
@@ -85,7 +91,7 @@ def measure(
     peaks = {}
     for mode in MODES:
         samplers = {
-            name: _blocked(r) if mode == "blocked" else _pipelined(r, pipeline_steps)
+            name: (_blocked if mode == "blocked" else _pipelined)(r, steps_per_sample)
             for name, r in runners.items()
         }
         memory.reset_host_peak()

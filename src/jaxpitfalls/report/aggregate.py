@@ -109,7 +109,7 @@ def _flat_environment(env: dict[str, Any]) -> dict[str, Any]:
 
 def read_tables(paths: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     """A study's tables as written by `aggregate`, by name."""
-    return {name: pd.read_csv(paths[name]) for name in TABLES}
+    return {name: pd.read_csv(paths[name], keep_default_na=name != "environment") for name in TABLES}
 
 
 def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:

@@ -172,13 +172,13 @@ def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[
     """One configuration: verify the variants, then time them interleaved in both modes."""
     model, batch, keys = prepare(conf, model_dir)
     runners = build_runners(model, batch, keys)
-    compiles, losses = warm_up(runners, settings["warmup_steps"], settings["pipeline_steps"])
+    compiles, losses = warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
     exact = jax.default_backend() == "cpu"
     differences = require_agree(losses, FLOOR, exact=exact)
     signatures = {name: r.signature() for name, r in runners.items()}
     require_distinct(signatures)
     measured = measure(
-        runners, FLOOR, settings["repeats"], settings["pipeline_steps"], conf["id"], EXTRA_PAIRS
+        runners, FLOOR, settings["repeats"], settings["steps_per_sample"], conf["id"], EXTRA_PAIRS
     )
     for name, r in runners.items():
         measured["variants"][name] |= {
@@ -208,7 +208,7 @@ def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[
 def trace(conf: dict[str, Any], model_dir: str, settings: dict[str, Any], out_dir: str) -> str:
     """The traced pass: warm every variant, then trace a few blocked steps of each."""
     runners = build_runners(*prepare(conf, model_dir))
-    warm_up(runners, settings["warmup_steps"], settings["pipeline_steps"])
+    warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
     return str(tracing.capture(runners, settings["trace_steps"], out_dir))
 
 
@@ -364,10 +364,10 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     fj_gain = med[("filter_jit", "blocked")] / med[("filter_jit", "pipelined")]
     flat_gain = med[(FLOOR, "blocked")] / med[(FLOOR, "pipelined")]
     rows.append({
-        "claim": "(beyond the write-up) filter_jit blocks on every call, so pipelining steps gains it nothing",
+        "claim": "(beyond the write-up) filter_jit blocks on every call, so pipelining gains it less than jax.jit",
         "write_up": "equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously",
-        "measured": f"blocked/pipelined median: filter_jit {fj_gain:.2f}x, {FLOOR} {flat_gain:.2f}x",
-        "verdict": _verdict(bool(fj_gain < 1.05)),
-        "rule": "filter_jit pipelined no more than 5% faster than blocked",
+        "measured": f"blocked/pipelined median step: filter_jit {fj_gain:.2f}x, {FLOOR} {flat_gain:.2f}x",
+        "verdict": _verdict(bool(fj_gain < flat_gain)),
+        "rule": f"filter_jit's gain from pipelining below {FLOOR}'s",
     })
     return rows
