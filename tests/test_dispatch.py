@@ -36,6 +36,9 @@ def test_each_variant_compiled_once_and_records_a_distinct_signature(tiny_runner
     # the floor passes one flat list: as many leaves as the others, but no module nodes to flatten
     assert signatures["jit_flat"]["leaves_in"] == signatures["jit_partition"]["leaves_in"]
     assert signatures["jit_flat"]["argument_tree"] != signatures["jit_partition"]["argument_tree"]
+    # a static argument changes how Python reaches the program, not the program itself
+    assert signatures["jit_static_arg"]["program"] == signatures["jit_partition"]["program"]
+    assert signatures["filter_jit"]["program"] != signatures["jit_partition"]["program"]
 
 
 def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners, warmed):

@@ -29,7 +29,8 @@ def _module_name(path: Path) -> str:
     return ".".join((PACKAGE, *parts))
 
 
-def _imports(path: Path) -> set[str]:
+@cache
+def _imports(path: Path) -> frozenset[str]:
     """Package modules imported by a file, absolute or relative, at any depth (lazy imports count)."""
     this = _module_name(path)
     package = this if path.name == "__init__.py" else this.rpartition(".")[0]
@@ -47,7 +48,7 @@ def _imports(path: Path) -> set[str]:
                 continue
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)
-    return found
+    return frozenset(found)
 
 
 @cache

@@ -158,12 +158,13 @@ def parse(xplane: str | os.PathLike) -> list[dict[str, object]]:
             )
         for comp in [c.name for c in COMPONENTS] + [REST]:
             n = n_steps[variant]
+            inclusive = acc["inclusive"].get(comp, 0.0) if comp != REST else acc["exclusive"].get(REST, 0.0)
             rows.append({
                 "variant": variant,
                 "component": comp,
                 "traced_steps": n,
                 "traced_step_ms": step_ns[variant] / n / 1e6,
-                "inclusive_ms": acc["inclusive"].get(comp, acc["exclusive"].get(comp, 0.0) if comp == REST else 0.0) / n / 1e6,
+                "inclusive_ms": inclusive / n / 1e6,
                 "exclusive_ms": acc["exclusive"].get(comp, 0.0) / n / 1e6,
                 "share": acc["exclusive"].get(comp, 0.0) / step_ns[variant],
             })

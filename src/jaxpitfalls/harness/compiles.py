@@ -15,7 +15,7 @@ import jax
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
 _lock = threading.Lock()
-_open: list["CompileCount"] = []
+_open: list[CompileCount] = []
 _registered = False
 
 

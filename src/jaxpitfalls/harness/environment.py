@@ -67,5 +67,5 @@ def describe(config: dict, repo: str | os.PathLike = ".") -> dict[str, object]:
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
         "git": git_state(repo),
         "config_hash": config_hash(config),
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }

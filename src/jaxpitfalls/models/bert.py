@@ -120,6 +120,6 @@ class BertForMaskedLM(eqx.Module):
         """Logits for one sequence; `key=None` switches dropout off (inference)."""
         keys = _split(key, len(self.layers) + 1)
         x = self.embeddings(ids, keys[0])
-        for layer, k in zip(self.layers, keys[1:]):
+        for layer, k in zip(self.layers, keys[1:], strict=False):
             x = layer(x, mask, k)
         return self.head(x, self.embeddings.word.weight)

@@ -31,7 +31,7 @@ class BertConfig:
     layer_norm_eps: float = 1e-12
 
     @classmethod
-    def from_json(cls, values: Mapping[str, Any]) -> "BertConfig":
+    def from_json(cls, values: Mapping[str, Any]) -> BertConfig:
         return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 

@@ -25,8 +25,8 @@ def build_report(
         sections.append(markdown.study_section(name, module, tables, config, figures))
         environment = tables["environment"] if environment is None else environment
     text = markdown.render([
-        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"] or None),
         markdown.scorecard_section(claims),
+        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"] or None),
         *sections,
         markdown.environment_section(environment),
     ])

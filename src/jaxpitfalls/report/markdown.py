@@ -95,7 +95,8 @@ def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame]
 
 def environment_section(env: pd.DataFrame) -> str:
     row = env.iloc[0].to_dict()
-    return "\n".join(["## Environment", "", _table(pd.DataFrame({"key": list(row), "value": [str(v) for v in row.values()]})), ""])
+    table = pd.DataFrame({"key": list(row), "value": [str(v) for v in row.values()]})
+    return "\n".join(["## Environment", "", _table(table), ""])
 
 
 def render(sections: list[str], title: str = "JAX performance pitfalls: reproduction report") -> str:

@@ -33,7 +33,7 @@ def facet_lines(
     sns.set_theme(style="whitegrid", context="notebook")
     panels = list(dict.fromkeys(data[col]))
     order = list(hue_order) or sorted(data[hue].unique())
-    palette = dict(zip(order, sns.color_palette("colorblind", len(order))))
+    palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=False))
     hues = [h for h in order if h in set(data[hue])]
     ncols = min(wrap, len(panels))
     nrows = -(-len(panels) // ncols)
@@ -41,7 +41,7 @@ def facet_lines(
     flat_axes = axes.ravel()
     for ax in flat_axes[len(panels):]:
         ax.set_visible(False)
-    for i, (ax, panel) in enumerate(zip(flat_axes, panels)):
+    for i, (ax, panel) in enumerate(zip(flat_axes, panels, strict=False)):
         part = data[data[col] == panel]
         for h in hues:
             line = part[part[hue] == h].sort_values(x)

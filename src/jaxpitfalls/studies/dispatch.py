@@ -68,16 +68,20 @@ def _update(optimizer, params, grads, opt_state):
 
 
 def _call_signature(fn, args: tuple, out: Any, static_argnums: tuple[int, ...] = ()) -> dict[str, Any]:
-    """What the Python side of one call handled: the callable's type, argument tree, leaves in and out."""
+    """What one call ran: the callable's type, argument tree, leaves in and out, and the program.
+
+    The program fingerprint is of the lowered StableHLO (lowering is cached after the first call): two
+    variants may share a program and still differ in how Python reaches it, which is this study's point.
+    """
     dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
-    treedef = jax.tree_util.tree_structure(dynamic)
     kind = type(fn)
     return {
         "callable": f"{kind.__module__}.{kind.__qualname__}",
         "static_argnums": list(static_argnums),
-        "argument_tree": fingerprint(str(treedef)),
+        "argument_tree": fingerprint(str(jax.tree_util.tree_structure(dynamic))),
         "leaves_in": len(jax.tree_util.tree_leaves(args)),
         "leaves_out": len(jax.tree_util.tree_leaves(out)),
+        "program": fingerprint(fn.lower(*args).as_text()),
     }
 
 
@@ -246,7 +250,8 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
             ylabel=f"overhead vs {FLOOR} (ms/step)", title="Overhead grows with structure"),
         "step_vs_compute": facet_lines(
             compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", hue="variant",
-            col="axis", sharex=False, hue_order=VARIANTS, ylabel="median step, blocked (ms)", title="Step time vs compute"),
+            col="axis", sharex=False, hue_order=VARIANTS, ylabel="median step, blocked (ms)",
+            title="Step time vs compute"),
         "overhead_vs_compute": facet_lines(
             compute_overhead[compute_overhead["mode"] == "blocked"], x="value", y="diff_ms",
             low="diff_ci_low_ms", high="diff_ci_high_ms", hue="variant", col="axis", sharex=False,
@@ -310,7 +315,8 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     })
 
     def overhead_on(axis):
-        on = _on_axis(comp[(comp.variant == "filter_jit") & (comp.baseline == FLOOR) & (comp["mode"] == "blocked")], axis)
+        blocked = comp[(comp.variant == "filter_jit") & (comp.baseline == FLOOR) & (comp["mode"] == "blocked")]
+        on = _on_axis(blocked, axis)
         leaves = steps.drop_duplicates("config_id").set_index("config_id")["structure_model_leaves"]
         return on.assign(leaves=on.config_id.map(leaves)).sort_values("value")
 
