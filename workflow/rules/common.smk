@@ -2,7 +2,7 @@
 from jaxpitfalls import plan, sources
 
 STUDIES = plan.enabled_studies(config)
-ENV = "../../envs/cpu.yaml"
+ENV = f"{workflow.basedir}/{config['conda_env']}"  # used with --software-deployment-method conda
 
 
 def conf_of(wildcards):

@@ -20,6 +20,17 @@ def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str 
     return df.apply(lambda r: f"{r[value]:.3f}{unit} [{r[low]:.3f}, {r[high]:.3f}]", axis=1)
 
 
+def _leaves(steps: pd.DataFrame) -> pd.DataFrame:
+    per_call = steps.drop_duplicates(["config_id", "variant"]).assign(
+        leaves=lambda d: d.leaves_in.astype(str) + " / " + d.leaves_out.astype(str))
+    table = per_call.pivot_table(index="config_id", columns="variant", values="leaves", aggfunc="first", sort=False)
+    model = per_call.drop_duplicates("config_id").set_index("config_id")
+    columns = {"structure_model_leaves": "model leaves", "structure_array_leaves": "of them arrays",
+               "structure_parameters": "parameters"}
+    columns = {k: v for k, v in columns.items() if k in model}  # studies that record the model's structure
+    return model[list(columns)].rename(columns=columns).join(table).reset_index()
+
+
 def run_summary_section(summary: pd.DataFrame, span_s: float | None, target_s: float | None) -> str:
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
                                            slowest_s=("seconds", "max")).reset_index()
@@ -72,6 +83,10 @@ def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame]
         f"Model family `{study_cfg['model_family']}`: `{json.dumps(config['models'][study_cfg['model_family']])}`. "
         "Variants run interleaved in one job per configuration, after a warmup with the timed shapes; "
         "`blocked` waits for every step, `pipelined` dispatches several steps and waits once.", "",
+        "### Pytree leaves per call (in / out)", "",
+        "What each variant's call hands to and gets back from JAX, per configuration: the Python-side work "
+        "the write-up blames scales with these.", "",
+        _table(_leaves(steps)), "",
         "### Median step time (ms)", "", medians.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
         "### Ratios and differences (median of paired samples, bootstrap 95% interval)", "",
         _table(comparisons), "",

@@ -163,13 +163,11 @@ def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
     """Model, device-resident batch and pre-made keys: all made before any timer starts."""
     from ..models.checkpoint import load_model
 
-    model, hf_config = load_model(model_dir, dropout=conf["dropout"])
-    batch = make_batch(hf_config.vocab_size, conf["batch"], conf["seq"], seed=0)
+    model, config = load_model(model_dir, dropout=conf["dropout"])
+    batch = make_batch(config.vocab_size, conf["batch"], conf["seq"], seed=0)
     batch = jax.device_put({k: jnp.asarray(v) for k, v in batch.items()})
     keys = list(jax.random.split(jax.random.key(0), n_keys))
     return model, batch, keys
-
-
 
 
 def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[str, Any]:
