@@ -5,5 +5,5 @@ from jaxpitfalls.study_job import run_configuration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], sm.params.jax_cache_dir)
-run_configuration(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.input.model, sm.output[0],
-                  sm.params.config)
+run_configuration(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.params.model_spec, sm.input.model,
+                  sm.output[0])

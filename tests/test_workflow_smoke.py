@@ -25,9 +25,11 @@ COPY = ("Snakefile", "config.yaml", "presets", "profiles", "scripts", "src", "wo
         "requirements.txt")
 
 
-def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def _snakemake(workdir: Path, *args: str, overlay: Path | None = None, check: bool = True):
+    """Snakemake on the smoke preset (plus an overlay config) in `workdir`, importing the package copy."""
     env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "--configfile", "presets/smoke.yaml", *args]
+    configfiles = ["presets/smoke.yaml", *([str(overlay)] if overlay else [])]
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "--configfile", *configfiles, *args]
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
@@ -118,6 +120,22 @@ def test_an_invalid_config_fails_naming_the_key_and_keeps_results(run, tmp_path)
     bad.write_text(json.dumps({"studies": {"dispatch": {"base": {"layers": 0, "hidden": 16, "batch": 2,
                                                                  "seq": 16, "dropout": 0.0}}}}))
     before = sorted(p.name for p in (run / "results" / "runs" / "dispatch").iterdir())
-    proc = _snakemake(run, "-n", "--configfile", str(bad), check=False)
+    proc = _snakemake(run, "-n", overlay=bad, check=False)
     assert proc.returncode != 0 and "layers" in proc.stdout + proc.stderr
     assert sorted(p.name for p in (run / "results" / "runs" / "dispatch").iterdir()) == before
+
+
+def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
+    """A model that cannot be prepared fails its own jobs; finished results are kept, untouched."""
+    overlay = tmp_path / "broken.yaml"
+    overlay.write_text(json.dumps({
+        "models": {"bert": {"local_dirs": {"bert-L3-H16": str(tmp_path / "no-such-model")}}},
+        "studies": {"dispatch": {"sweep": {"layers": [2, 3]}}},
+    }))
+    runs = run / "results" / "runs" / "dispatch"
+    before = {p.name: p.stat().st_mtime_ns for p in runs.iterdir()}
+    proc = _snakemake(run, "--cores", "all", overlay=overlay, check=False)
+    assert proc.returncode != 0
+    assert "no-such-model" in proc.stdout + proc.stderr
+    assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
+    assert not list((run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))

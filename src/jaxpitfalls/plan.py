@@ -60,8 +60,11 @@ def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
     family = match["family"]
     if family not in config["models"]:
         raise ValueError(f"model family {family!r} has no block under 'models' in the config")
-    return dict(config["models"][family]) | {
-        "family": family, "layers": int(match["layers"]), "hidden": int(match["hidden"])
+    defaults = {k: v for k, v in config["models"][family].items() if k != "local_dirs"}
+    return defaults | {
+        "family": family, "layers": int(match["layers"]), "hidden": int(match["hidden"]),
+        # only this model's directory: adding another model's must not change this model's jobs
+        "local_dir": config["models"][family].get("local_dirs", {}).get(name),
     }
 
 

@@ -17,11 +17,15 @@ def run_configuration(
     study: str,
     conf: dict[str, Any],
     settings: dict[str, Any],
+    model_spec: dict[str, Any],
     model_dir: str,
     out_path: str,
-    workflow_config: dict[str, Any],
 ) -> dict[str, Any]:
-    """Measure one configuration; the JSON is written only if every check passed."""
+    """Measure one configuration; the JSON is written only if every check passed.
+
+    Its config hash covers what determines this result (configuration, measurement settings, model spec),
+    not the whole config file: adding a sweep point changes no existing result.
+    """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
     doc = studies.load(study).run(conf, model_dir, settings)
@@ -31,7 +35,10 @@ def run_configuration(
         "config": conf,
         "settings": settings,
         "job_seconds": time.perf_counter() - start,
-        "environment": environment.describe(workflow_config, Path(__file__).resolve().parents[2]),
+        "model_spec": model_spec,
+        "environment": environment.describe(
+            {"config": conf, "settings": settings, "model": model_spec}, Path(__file__).resolve().parents[2]
+        ),
     }
     results.write_result(out_path, doc)
     log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)

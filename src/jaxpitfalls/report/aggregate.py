@@ -69,9 +69,19 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_in_timed_region": checks["compiles_in_timed_region"],
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
             "job_seconds": doc.get("job_seconds"),
+            **_peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
         })
     return pd.DataFrame(rows)
+
+
+def _peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:
+    """The highest peak over the timed modes: the device's allocator (GPU/TPU) and the process (VmHWM)."""
+    def peak(key: str) -> float | None:
+        values = [m[key] for m in memory.values() if m.get(key) is not None]
+        return max(values) / 2**20 if values else None
+
+    return {"device_peak_mb": peak("device_peak_bytes"), "host_peak_mb": peak("host_peak_bytes")}
 
 
 def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd.DataFrame:

@@ -99,7 +99,7 @@ def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame]
         "### Validity checks", "",
         _table(checks[["config_id", "outputs_agree", "outputs_exact", "max_abs_difference",
                        "distinct_signatures", "compiles_in_warmup", "compiles_in_timed_region",
-                       "job_seconds"]], ".3g"), "",
+                       "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
         "### Figures", "",
     ]
     for fig in figures:
