@@ -83,6 +83,14 @@ def test_tables_figures_and_report(run):
     assert "figures/dispatch/overhead_vs_leaves.png" in report
 
 
+def test_html_report_has_figures_tables_and_captions(run):
+    _snakemake(run, "--report", "reports/report.html")
+    html = (run / "reports" / "report.html").read_text()
+    for name in ("overhead_vs_leaves.png", "step_vs_compute.png", "comparisons.csv", "overhead.csv", "report.md"):
+        assert name in html
+    assert "bootstrap 95%" in html  # the figure caption, rendered from workflow/report/figure.rst
+
+
 def test_up_to_date_tree_has_nothing_to_do(run):
     start = time.perf_counter()
     proc = _snakemake(run, "-n")

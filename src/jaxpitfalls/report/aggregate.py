@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from .. import results
+from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES
 
 CONFIG_COLUMNS = ("config_id", "model", "axes")
@@ -98,8 +99,38 @@ def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd
     return table
 
 
+COMPARABLE = ("python", "packages", "backend", "device_kind", "device_count", "cpu_model", "xla_flags")
+
+
+class IncomparableResults(ValueError):
+    """Results measured in different environments would be mixed in one table."""
+
+
+def require_comparable(docs: list[dict[str, Any]], paths: list[str]) -> None:
+    """Every result of a study was measured in the same environment (versions, backend, device, CPU, flags)."""
+    reference = {k: docs[0]["environment"][k] for k in COMPARABLE}
+    for doc, path in zip(docs[1:], paths[1:], strict=True):
+        differs = [k for k in COMPARABLE if doc["environment"][k] != reference[k]]
+        if differs:
+            raise IncomparableResults(
+                f"{path} was measured in another environment than {paths[0]} ({', '.join(differs)} differ); "
+                "rerun the study (snakemake -R run_study) so its results can be compared"
+            )
+
+
 def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.DataFrame]:
+    """The study's tables, after re-checking what must hold across its results.
+
+    Each job already refused variants with equal signatures; checking again here means a result edited or
+    produced elsewhere cannot slip an indistinguishable comparison into the report.
+    """
     docs = [results.read_result(p) for p in run_paths]
+    require_comparable(docs, run_paths)
+    for doc, path in zip(docs, run_paths, strict=True):
+        try:
+            require_distinct({name: v["signature"] for name, v in doc["variants"].items()})
+        except VariantsIndistinguishable as e:
+            raise VariantsIndistinguishable(f"{path}: {e}") from None
     steps = steps_table(docs)
     return {
         "steps": steps,
