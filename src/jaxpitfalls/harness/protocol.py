@@ -4,7 +4,6 @@ guard against compilation in the timed region, and compare each variant with the
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,8 +14,6 @@ import numpy as np
 from . import memory, stats
 from .compiles import count_compiles, require_no_compiles
 from .timing import interleaved, timed
-
-log = logging.getLogger(__name__)
 
 MODES = ("blocked", "pipelined")
 
