@@ -51,7 +51,7 @@ def run(tmp_path_factory):
 
 def test_every_result_is_written_and_valid(run):
     runs = sorted((run / "results" / "runs" / "dispatch").glob("*.json"))
-    assert len(runs) == 2
+    assert len(runs) == 1
     for path in runs:
         doc = results.read_result(path)
         assert doc["checks"]["compiles_in_timed_region"] == 0
@@ -66,7 +66,7 @@ def test_every_result_is_written_and_valid(run):
 def test_tables_figures_and_report(run):
     tables = run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
-    assert len(steps) == 2 * 4 * 2 and (steps.median_ms > 0).all()
+    assert len(steps) == 1 * 4 * 2 and (steps.median_ms > 0).all()
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
     for (_, _), part in overhead.groupby(["config_id", "variant"]):
@@ -138,7 +138,7 @@ def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
     overlay = tmp_path / "broken.yaml"
     overlay.write_text(json.dumps({
         "models": {"bert": {"local_dirs": {"bert-L3-H16": str(tmp_path / "no-such-model")}}},
-        "studies": {"dispatch": {"sweep": {"layers": [2, 3]}}},
+        "studies": {"dispatch": {"sweep": {"layers": [3]}}},
     }))
     runs = run / "results" / "runs" / "dispatch"
     before = {p.name: p.stat().st_mtime_ns for p in runs.iterdir()}
