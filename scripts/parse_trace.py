@@ -2,12 +2,12 @@
 
 import pandas as pd
 
-from jaxpitfalls import results, runtime, traces
+from jaxpitfalls import results, runtime, studies, traces
 from jaxpitfalls.harness.tracing import find_xplane
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
-rows = traces.parse(find_xplane(sm.input.trace))
+rows = traces.parse(find_xplane(sm.input.trace), studies.load(sm.wildcards.study).TRACE_COMPONENTS)
 table = pd.DataFrame(rows).assign(study=sm.wildcards.study, config_id=sm.wildcards.config)
 results.write_atomically(sm.output[0], lambda tmp: table.to_csv(tmp, index=False))
 log.info("%d rows -> %s", len(table), sm.output[0])

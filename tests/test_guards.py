@@ -67,3 +67,11 @@ def test_outputs_must_agree_bitwise_or_within_tolerance():
     require_agree({"a": ref, "b": close}, "a", exact=False)
     with pytest.raises(VariantOutputsDisagree):
         require_agree({"a": ref, "b": ref * 1.1}, "a", exact=False)
+
+
+def test_xla_flags_are_refused_once_jax_has_started():
+    from jaxpitfalls import runtime
+
+    runtime.set_xla_flags("")  # nothing to set: fine at any time
+    with pytest.raises(RuntimeError, match="before JAX is imported"):
+        runtime.set_xla_flags("--xla_force_host_platform_device_count=2")

@@ -6,13 +6,16 @@ import pytest
 
 from jaxpitfalls import traces
 from jaxpitfalls.harness import protocol, tracing
+from jaxpitfalls.studies import dispatch
+
+COMPONENTS = dispatch.TRACE_COMPONENTS
 
 
 @pytest.fixture(scope="module")
 def breakdown(tiny_runners, tmp_path_factory):
     protocol.warm_up(tiny_runners, steps=1, steps_per_sample=1)
     xplane = tracing.capture(tiny_runners, steps=2, out_dir=tmp_path_factory.mktemp("t") / "trace")
-    rows = traces.parse(xplane)
+    rows = traces.parse(xplane, dispatch.TRACE_COMPONENTS)
     return {(r["variant"], r["component"]): r for r in rows}, xplane
 
 
@@ -36,11 +39,11 @@ def test_filter_jit_pays_pre_and_postprocessing_that_the_floor_does_not(breakdow
 
 
 def test_events_are_matched_by_file_and_function_not_line():
-    assert traces.classify("$_jit.py:106 _postprocess") == "_postprocess"
-    assert traces.classify("$_jit.py:9999 _postprocess") == "_postprocess"
-    assert traces.classify("$other.py:106 _postprocess") is None
-    assert traces.classify("PjitFunction(train_step)") == "executable"
-    assert traces.classify("$<generated_flatten_Linear>:2 flatten") == "tree_flatten"
+    assert traces.classify("$_jit.py:106 _postprocess", COMPONENTS) == "_postprocess"
+    assert traces.classify("$_jit.py:9999 _postprocess", COMPONENTS) == "_postprocess"
+    assert traces.classify("$other.py:106 _postprocess", COMPONENTS) is None
+    assert traces.classify("PjitFunction(train_step)", COMPONENTS) == "executable"
+    assert traces.classify("$<generated_flatten_Linear>:2 flatten", COMPONENTS) == "tree_flatten"
 
 
 def test_a_fresh_directory_per_capture(breakdown, tiny_runners, tmp_path):

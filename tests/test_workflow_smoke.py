@@ -104,7 +104,7 @@ def _planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
     rules = set()
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
+        if len(parts) == 2 and parts[1].isdigit() and parts[0].isidentifier() and parts[0] not in ("job", "total"):
             rules.add(parts[0])
     return rules
 

@@ -1,13 +1,24 @@
-"""Set-up shared by the rule scripts: logging into the rule's `log:` file, JAX's compilation cache."""
+"""Set-up shared by the rule scripts: logging into the rule's `log:` file, XLA flags, JAX's compilation cache."""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 
-def start(log_path: str | None, jax_cache_dir: str | None = None) -> logging.Logger:
-    """Log to the rule's log file and stderr; point JAX at the shared persistent compilation cache."""
+def set_xla_flags(flags: str) -> None:
+    """Add the config's XLA flags to XLA_FLAGS; XLA reads them once, when JAX starts, so that must be later."""
+    if not flags:
+        return
+    if "jax" in sys.modules:
+        raise RuntimeError(f"XLA flags {flags!r} must be set before JAX is imported, and it already was")
+    os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS", ""), flags]))
+
+
+def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "") -> logging.Logger:
+    """Log to the rule's log file and stderr; set XLA flags; point JAX at the shared compilation cache."""
+    set_xla_flags(xla_flags)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:
         handlers.append(logging.FileHandler(log_path, mode="w"))

@@ -1,5 +1,7 @@
 """Turn a profiler trace into a per-variant breakdown of the step: where the time of one call goes.
 
+Each study names its components (`TRACE_COMPONENTS` in its module); this module only does the matching.
+
 Python events are named `$<file>:<line> <function>`; they are matched on file and function, never on the
 line number, which changes between library versions. Each instant of a step is given to the innermost
 matching component (so `combine` inside `_postprocess` counts as `combine`), and whatever matches nothing
@@ -11,59 +13,24 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .harness.tracing import STEP_EVENT
+from .harness.tracing import STEP_EVENT, Component
 
 TOLERANCE = 0.05
 
 
-@dataclass(frozen=True)
-class Component:
-    """A named part of a step and the events that belong to it."""
-
-    name: str
-    files_functions: tuple[tuple[str, str], ...] = ()
-    prefixes: tuple[str, ...] = ()
-    description: str = ""
-
-    def matches(self, file: str | None, function: str, raw: str) -> bool:
-        if file is not None and (file, function) in self.files_functions:
-            return True
-        if file is not None and any(file.startswith(p) for p in self.prefixes):
-            return True
-        return any(raw.startswith(p) for p in self.prefixes)
-
-
-COMPONENTS = (
-    Component("_preprocess", (("_jit.py", "_preprocess"),), description="filter_jit: split arguments"),
-    Component("hashable_partition", (("_compile_utils.py", "hashable_partition"),),
-              description="filter_jit: arrays vs hashable static parts"),
-    Component("_bind", (("_jit.py", "_bind"),), description="filter_jit: bind call signature"),
-    Component("_postprocess", (("_jit.py", "_postprocess"),), description="filter_jit: rebuild outputs"),
-    Component("combine", (("_filters.py", "combine"),), description="eqx.combine outside the program"),
-    Component("tree_flatten",
-              (("tree_util.py", "tree_flatten"), ("tree_util.py", "tree_unflatten"),
-               ("tree_util.py", "tree_leaves")),
-              prefixes=("<generated_flatten_", "<generated_unflatten_"),
-              description="pytree flattening in Python (incl. modules' flatten callbacks)"),
-    Component("static_hash", (("_module.py", "__hash__"),), description="hashing a static argument"),
-    Component("executable", prefixes=("PjitFunction(",),
-              description="C++ dispatch and the compiled program (PjitFunction)"),
-    Component("wait", (("api.py", "block_until_ready"), ("array.py", "block_until_ready"),
-                       ("_jit.py", "_call")),
-              description="waiting for outputs: block_until_ready, or filter_jit's own block inside _call"),
-)
 REST = "rest"
 
 _PY_EVENT = re.compile(r"^\$(?P<file>[^:]+):\d+ (?P<function>.+)$")
 
 
-def classify(name: str) -> str | None:
-    """The component an event belongs to, or None."""
+def classify(name: str, components: Sequence[Component]) -> str | None:
+    """The component an event belongs to (the first that matches), or None."""
     m = _PY_EVENT.match(name)
     file, function = (m["file"], m["function"]) if m else (None, name)
-    for component in COMPONENTS:
+    for component in components:
         if component.matches(file, function, name):
             return component.name
     return None
@@ -91,7 +58,7 @@ def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
     raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
 
 
-def _breakdown(step: _Event, events: list[_Event]) -> dict[str, object]:
+def _breakdown(step: _Event, events: list[_Event], components: Sequence[Component]) -> dict[str, object]:
     """Exclusive and inclusive nanoseconds per component inside one step.
 
     One pass over the events in start order with a stack of the open ones: an event's time goes to its
@@ -110,7 +77,7 @@ def _breakdown(step: _Event, events: list[_Event]) -> dict[str, object]:
             stack.pop()
         if stack and event.end > stack[-1][0].end:
             continue  # overlaps its parent without nesting: not a call of this thread's stack
-        comp = classify(event.name)
+        comp = classify(event.name, components)
         if comp is not None:
             duration = event.end - event.start
             ancestors = [c for _, c in stack if c is not None]
@@ -127,7 +94,7 @@ def _breakdown(step: _Event, events: list[_Event]) -> dict[str, object]:
     return {"exclusive": dict(exclusive), "inclusive": dict(inclusive), "step": duration}
 
 
-def parse(xplane: str | os.PathLike) -> list[dict[str, object]]:
+def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[dict[str, object]]:
     """Rows (variant, component, inclusive_ms, exclusive_ms, share) averaged over each variant's traced steps.
 
     Raises if a variant's parts do not add up to its traced step within 5%.
@@ -141,7 +108,7 @@ def parse(xplane: str | os.PathLike) -> list[dict[str, object]]:
     n_steps: dict[str, int] = defaultdict(int)
     for step in steps:
         variant = str(step.stats["variant"])
-        parts = _breakdown(step, events)
+        parts = _breakdown(step, events, components)
         acc = totals.setdefault(variant, {"exclusive": defaultdict(float), "inclusive": defaultdict(float)})
         for kind in ("exclusive", "inclusive"):
             for comp, ns in parts[kind].items():
@@ -156,7 +123,7 @@ def parse(xplane: str | os.PathLike) -> list[dict[str, object]]:
                 f"{xplane}: {variant}: the parts add up to {added / 1e6:.3f} ms but the traced step is "
                 f"{step_ns[variant] / 1e6:.3f} ms (more than {TOLERANCE:.0%} apart)"
             )
-        for comp in [c.name for c in COMPONENTS] + [REST]:
+        for comp in [c.name for c in components] + [REST]:
             n = n_steps[variant]
             inclusive = acc["inclusive"].get(comp, 0.0) if comp != REST else acc["exclusive"].get(REST, 0.0)
             rows.append({

@@ -9,6 +9,7 @@ rule capture_trace:
         conf=conf_of,
         settings=lambda w: config["studies"][w.study]["measure"],
         jax_cache_dir=config["jax_cache_dir"],
+        xla_flags=config["xla_flags"],
     threads: workflow.cores
     resources:
         timing=1,
@@ -26,7 +27,7 @@ rule parse_trace:
     """Trace -> per-variant breakdown of the step (inclusive/exclusive time, share)."""
     input:
         trace="results/traces/{study}/{config}",
-        sources=sources.files_of("traces", "results", "runtime"),
+        sources=lambda w: sources.files_of("traces", f"studies.{w.study}", "results", "runtime"),
     output:
         "results/tables/overhead/{study}/{config}.csv",
     log:

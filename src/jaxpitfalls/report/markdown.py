@@ -74,6 +74,8 @@ def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
     breakdown_text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({v:.3f} ms)")
+    described = {c.name: c.description for c in module.TRACE_COMPONENTS} | {"rest": "everything else in the step"}
+    breakdown_text.insert(0, "what", [described.get(c, "") for c in breakdown_text.index])
     study_cfg = config["studies"][name]
     lines = [
         f"## Study `{name}`", "", doc, "",

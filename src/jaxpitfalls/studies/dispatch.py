@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..harness import tracing
 from ..harness.protocol import Runner, measure, warm_up
+from ..harness.tracing import Component
 from ..harness.variants import fingerprint, require_agree, require_distinct
 
 NAME = "dispatch"
@@ -37,6 +38,27 @@ FLOOR = "jit_flat"
 # Besides each variant against the floor: the write-up's own comparison.
 EXTRA_PAIRS = (("filter_jit", "jit_partition"),)
 MASK_RATE = 0.15
+
+# The parts of a step the trace breakdown reports (innermost match wins; the first listed wins a tie).
+TRACE_COMPONENTS = (
+    Component("_preprocess", (("_jit.py", "_preprocess"),), description="filter_jit: split arguments"),
+    Component("hashable_partition", (("_compile_utils.py", "hashable_partition"),),
+              description="filter_jit: arrays vs hashable static parts"),
+    Component("_bind", (("_jit.py", "_bind"),), description="filter_jit: bind call signature"),
+    Component("_postprocess", (("_jit.py", "_postprocess"),), description="filter_jit: rebuild outputs"),
+    Component("combine", (("_filters.py", "combine"),), description="eqx.combine outside the program"),
+    Component("tree_flatten",
+              (("tree_util.py", "tree_flatten"), ("tree_util.py", "tree_unflatten"),
+               ("tree_util.py", "tree_leaves")),
+              prefixes=("<generated_flatten_", "<generated_unflatten_"),
+              description="pytree flattening in Python (incl. modules' flatten callbacks)"),
+    Component("static_hash", (("_module.py", "__hash__"),), description="hashing a static argument"),
+    Component("executable", prefixes=("PjitFunction(",),
+              description="C++ dispatch and the compiled program (PjitFunction)"),
+    Component("wait", (("api.py", "block_until_ready"), ("array.py", "block_until_ready"),
+                       ("_jit.py", "_call")),
+              description="waiting for outputs: block_until_ready, or filter_jit's own block inside _call"),
+)
 
 
 def make_batch(vocab_size: int, batch: int, seq: int, seed: int) -> dict[str, np.ndarray]:
