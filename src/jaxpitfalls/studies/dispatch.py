@@ -267,7 +267,7 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
             structure, x="structure_model_leaves", y="diff_ms", low="diff_ci_low_ms",
             high="diff_ci_high_ms", hue="variant", col="mode", hue_order=VARIANTS,
             xlabel="pytree leaves of the model",
-            ylabel=f"overhead vs {FLOOR} (ms/step)", title="Overhead grows with structure"),
+            ylabel=f"overhead vs {FLOOR} (ms/step)", title="Overhead vs structure (layers sweep)"),
         "step_vs_compute": facet_lines(
             compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", hue="variant",
             col="axis", sharex=False, hue_order=VARIANTS, ylabel="median step, blocked (ms)",
