@@ -7,7 +7,7 @@ from jaxpitfalls.harness.tracing import find_xplane
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
-rows = traces.parse(find_xplane(sm.input.trace), studies.load(sm.wildcards.study).TRACE_COMPONENTS)
+rows = traces.parse(find_xplane(sm.input.trace), studies.load(sm.wildcards.study, "report").TRACE_COMPONENTS)
 table = pd.DataFrame(rows).assign(study=sm.wildcards.study, config_id=sm.wildcards.config)
 results.write_atomically(sm.output[0], lambda tmp: table.to_csv(tmp, index=False))
 log.info("%d rows -> %s", len(table), sm.output[0])

@@ -11,6 +11,7 @@ sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 out = Path(sm.output[0])
 out.mkdir(parents=True, exist_ok=True)
-for name, fig in studies.load(sm.wildcards.study).figures(read_tables({t: sm.input[t] for t in TABLES})).items():
+tables = read_tables({t: sm.input[t] for t in TABLES})
+for name, fig in studies.load(sm.wildcards.study, "report").figures(tables).items():
     save(fig, str(out / f"{name}.png"))
     log.info("figure %s", out / f"{name}.png")

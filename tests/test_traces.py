@@ -6,16 +6,16 @@ import pytest
 
 from jaxpitfalls import traces
 from jaxpitfalls.harness import protocol, tracing
-from jaxpitfalls.studies import dispatch
+from jaxpitfalls.studies.dispatch import report
 
-COMPONENTS = dispatch.TRACE_COMPONENTS
+COMPONENTS = report.TRACE_COMPONENTS
 
 
 @pytest.fixture(scope="module")
 def breakdown(tiny_runners, tmp_path_factory):
     protocol.warm_up(tiny_runners, steps=1, steps_per_sample=1)
     xplane = tracing.capture(tiny_runners, steps=2, out_dir=tmp_path_factory.mktemp("t") / "trace")
-    rows = traces.parse(xplane, dispatch.TRACE_COMPONENTS)
+    rows = traces.parse(xplane, COMPONENTS)
     return {(r["variant"], r["component"]): r for r in rows}, xplane
 
 

@@ -109,16 +109,23 @@ def _planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
     return rules
 
 
-def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run):
-    traces_py = run / "src" / "jaxpitfalls" / "traces.py"
-    original = traces_py.read_text()
+@pytest.mark.parametrize("edited, reruns", [
+    ("traces.py", {"parse_trace", "render_report"}),
+    ("studies/dispatch/report.py", {"plot", "render_report"}),  # a figure or claim: no re-measuring
+])
+def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run, edited, reruns):
+    path = run / "src" / "jaxpitfalls" / edited
+    original = path.read_text()
     try:
-        traces_py.write_text(original + "\n# an edit\n")
+        path.write_text(original + "\n# an edit\n")
         rules = _planned_rules(_snakemake(run, "-n"))
-        assert "parse_trace" in rules and "render_report" in rules
+        assert reruns <= rules
         assert not rules & {"run_study", "capture_trace", "prepare_model"}
     finally:
-        traces_py.write_text(original)
+        path.write_text(original)
+
+
+def test_rerunning_one_rule_reruns_what_follows(run):
     rules = _planned_rules(_snakemake(run, "-n", "-R", "run_study"))
     assert {"run_study", "aggregate", "render_report"} <= rules and "prepare_model" not in rules
 

@@ -19,7 +19,7 @@ rule plot:
     """A study's figures (seaborn), one PNG each."""
     input:
         **plan.table_paths("{study}"),
-        sources=lambda w: sources.files_of(f"studies.{w.study}", "report.plots", "runtime"),
+        sources=lambda w: sources.files_of(f"studies.{w.study}.report", "report.plots", "runtime"),
     output:
         report(
             directory("reports/figures/{study}"),
@@ -42,7 +42,9 @@ rule render_report:
         tables=[p for s in STUDIES for p in plan.table_paths(s).values()],
         figures=expand("reports/figures/{study}", study=STUDIES),
         benchmarks=benchmarks(),
-        sources=sources.files_of("report.markdown", "report.aggregate", "studies", "runtime"),
+        sources=sources.files_of(
+            "report.build", *[f"studies.{s}.report" for s in STUDIES], "runtime"
+        ),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
         summary="results/tables/run_summary.csv",

@@ -27,7 +27,7 @@ rule parse_trace:
     """Trace -> per-variant breakdown of the step (inclusive/exclusive time, share)."""
     input:
         trace="results/traces/{study}/{config}",
-        sources=lambda w: sources.files_of("traces", f"studies.{w.study}", "results", "runtime"),
+        sources=lambda w: sources.files_of("traces", f"studies.{w.study}.report", "results", "runtime"),
     output:
         "results/tables/overhead/{study}/{config}.csv",
     log:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,12 @@ def build_report(
     results.write_atomically(out_summary, lambda tmp: summary.to_csv(tmp, index=False))
     claims, sections, environment = {}, [], None
     for name in study_names:
-        module = studies.load(name)
+        report = studies.load(name, "report")
         tables = read_tables(table_paths(name))
-        claims[name] = module.claims(tables)
+        claims[name] = report.claims(tables)
         figures = sorted(p.stem for p in Path(f"reports/figures/{name}").glob("*.png"))
-        sections.append(markdown.study_section(name, module, tables, config, figures))
+        description = inspect.getdoc(studies.load(name)) or ""
+        sections.append(markdown.study_section(name, description, report, tables, config, figures))
         environment = tables["environment"] if environment is None else environment
     text = markdown.render([
         markdown.scorecard_section(claims),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 from types import ModuleType
 from typing import Any
@@ -57,9 +56,9 @@ def scorecard_section(claims: dict[str, list[dict[str, str]]]) -> str:
                       _table(pd.DataFrame(rows)), ""])
 
 
-def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame], config: dict[str, Any],
+def study_section(name: str, description: str, report: ModuleType, tables: dict[str, pd.DataFrame],
+                  config: dict[str, Any],
                   figures: list[str]) -> str:
-    doc = inspect.getdoc(module) or ""
     steps, comp, overhead, checks = (tables[k] for k in ("steps", "comparisons", "overhead", "checks"))
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
                                 sort=False)
@@ -74,11 +73,11 @@ def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
     breakdown_text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({v:.3f} ms)")
-    described = {c.name: c.description for c in module.TRACE_COMPONENTS} | {"rest": "everything else in the step"}
+    described = {c.name: c.description for c in report.TRACE_COMPONENTS} | {"rest": "everything else in the step"}
     breakdown_text.insert(0, "what", [described.get(c, "") for c in breakdown_text.index])
     study_cfg = config["studies"][name]
     lines = [
-        f"## Study `{name}`", "", doc, "",
+        f"## Study `{name}`", "", description, "",
         "### Setup", "",
         f"Base configuration `{json.dumps(study_cfg['base'])}`; sweeps (one axis at a time) "
         f"`{json.dumps(study_cfg.get('sweep', {}))}`; measurement `{json.dumps(study_cfg['measure'])}`. "
@@ -105,7 +104,7 @@ def study_section(name: str, module: ModuleType, tables: dict[str, pd.DataFrame]
         "### Figures", "",
     ]
     for fig in figures:
-        caption = module.FIGURES.get(fig, fig)
+        caption = report.FIGURES.get(fig, fig)
         lines += [f"![{caption}](figures/{name}/{fig}.png)", "", f"*{caption}*", ""]
     return "\n".join(lines)
 

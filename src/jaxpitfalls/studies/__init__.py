@@ -1,4 +1,5 @@
-"""One module per study: its variants, what must hold between them, its claims. See `plan.STUDIES`."""
+"""One package per study: its measurement (`__init__`: variants, what must hold between them) and its
+report (`report`: trace components, figures, claims). See `plan.STUDIES`."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import importlib
 from types import ModuleType
 
 
-def load(name: str) -> ModuleType:
-    """The study module of that name (imported lazily: studies pull in JAX)."""
+def load(name: str, part: str = "") -> ModuleType:
+    """The study of that name, or one part of it (`report`); imported lazily: studies pull in JAX."""
     from ..plan import STUDIES
 
     if name not in STUDIES:
         raise KeyError(f"unknown study {name!r}; known: {', '.join(STUDIES)}")
-    return importlib.import_module(f"{__name__}.{name}")
+    return importlib.import_module(".".join(filter(None, [__name__, name, part])))
