@@ -78,10 +78,20 @@ def test_model_names_must_follow_the_pattern():
         plan.model_spec(_config(), "bert-large")
 
 
+def _sources(module: str) -> set[str]:
+    return {Path(p).relative_to(ROOT / "src" / "jaxpitfalls").as_posix() for p in sources.files_of(module)}
+
+
 def test_rule_sources_are_the_modules_a_rule_imports():
-    study = {Path(p).relative_to(ROOT / "src" / "jaxpitfalls").as_posix() for p in sources.files_of("studies.dispatch")}
+    study = _sources("studies.dispatch")
     assert {"studies/dispatch/__init__.py", "models/bert.py", "harness/protocol.py", "__init__.py"} <= study
     # figures and claims live apart: editing them must not rerun the timed jobs
     assert "studies/dispatch/report.py" not in study and "report/markdown.py" not in study
-    parse = {Path(p).name for p in sources.files_of("traces")}
-    assert "tracing.py" in parse and "bert.py" not in parse and "report.py" not in parse
+    parse = _sources("traces")
+    assert "harness/tracing.py" in parse and "models/bert.py" not in parse and "studies/dispatch/report.py" not in parse
+
+
+def test_a_module_depends_on_what_its_packages_import():
+    report = _sources("studies.dispatch.report")
+    # report.py sits in the study's package: importing it runs the package's __init__ and its imports
+    assert {"studies/dispatch/__init__.py", "models/bert.py", "harness/variants.py"} <= report

@@ -62,8 +62,8 @@ def files_of(*modules: str) -> tuple[str, ...]:
             continue
         seen.add(path)
         todo.extend(_imports(path))
-        parent = path.parent
-        while parent != ROOT.parent and (parent / "__init__.py").is_file():
-            seen.add(parent / "__init__.py")  # importing a module runs its packages' __init__
-            parent = parent.parent
+        module = _module_name(path)
+        while "." in module:  # importing a module runs its packages' __init__ (and what those import)
+            module = module.rpartition(".")[0]
+            todo.append(module)
     return tuple(sorted(str(p) for p in seen))
