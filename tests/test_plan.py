@@ -38,7 +38,7 @@ def test_default_config_validates_with_defaults_and_plans_models():
     config = _config()
     assert config["studies"]["dispatch"]["measure"]["repeats"] >= 2
     models = plan.all_models(config)
-    assert "bert-L2-H64" in models
+    assert "bert-L4-H64" in models
     spec = plan.model_spec(config, "bert-L4-H64")
     assert spec["layers"] == 4 and spec["hidden"] == 64 and spec["seed"] == 0
 
