@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import jax
 
@@ -25,7 +25,6 @@ class CompileCount:
 
     count: int = 0
     seconds: float = 0.0
-    durations: list[float] = field(default_factory=list)
 
 
 def _listener(event: str, duration_secs: float, **_: object) -> None:
@@ -35,7 +34,6 @@ def _listener(event: str, duration_secs: float, **_: object) -> None:
         for counter in _open:
             counter.count += 1
             counter.seconds += duration_secs
-            counter.durations.append(duration_secs)
 
 
 @contextmanager

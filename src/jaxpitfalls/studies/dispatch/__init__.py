@@ -30,7 +30,6 @@ from ...harness import tracing
 from ...harness.protocol import Runner, measure, warm_up
 from ...harness.variants import fingerprint, require_agree, require_distinct
 
-NAME = "dispatch"
 VARIANTS = ("filter_jit", "jit_partition", "jit_flat", "jit_static_arg")
 FLOOR = "jit_flat"
 # Besides each variant against the floor: the write-up's own comparison.

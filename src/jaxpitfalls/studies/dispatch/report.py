@@ -43,7 +43,6 @@ FIGURES = {
     "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting: flat lines "
                            "mean the overhead does not depend on computation.",
 }
-STRUCTURE_AXES = ("layers",)
 COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")
 
 
