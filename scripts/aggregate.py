@@ -7,5 +7,5 @@ sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 tables = aggregate(list(sm.input.runs), list(sm.input.overhead))
 for name, table in tables.items():
-    results.write_atomically(sm.output[name], lambda tmp, t=table: t.to_csv(tmp, index=False))
+    results.write_csv(sm.output[name], table)
     log.info("%s: %d rows -> %s", name, len(table), sm.output[name])

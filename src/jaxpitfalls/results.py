@@ -37,6 +37,11 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     write_atomically(path, lambda tmp: Path(tmp).write_text(text))
 
 
+def write_csv(path: str | os.PathLike, table) -> None:
+    """A pandas table as CSV, without its index, atomically."""
+    write_atomically(path, lambda tmp: table.to_csv(tmp, index=False))
+
+
 @cache
 def _validator(schema_path: Path):
     import jsonschema

@@ -12,8 +12,6 @@ from .. import results
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES
 
-CONFIG_COLUMNS = ("config_id", "model", "axes")
-
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
     conf = {k: v for k, v in doc["config"].items() if k not in ("id", "axes", "model")}
@@ -21,6 +19,12 @@ def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
             "axes": ",".join(doc["config"]["axes"])} | conf | {
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
     }
+
+
+def base_config_id(table: pd.DataFrame) -> str:
+    """The base configuration: the one that lies on every sweep axis."""
+    n_axes = table["axes"].str.split(",").apply(len)
+    return table.loc[n_axes.idxmax(), "config_id"]
 
 
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -143,7 +147,7 @@ def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.D
 
 def _flat_environment(env: dict[str, Any]) -> dict[str, Any]:
     flat = {k: v for k, v in env.items() if not isinstance(v, dict)}
-    flat |= {f"{p}": v for p, v in env["packages"].items()}
+    flat |= env["packages"]
     flat |= {f"git_{k}": v for k, v in env["git"].items()}
     return flat
 

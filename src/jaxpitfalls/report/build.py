@@ -16,7 +16,7 @@ def build_report(
     study_names: list[str], config: dict[str, Any], benchmark_paths: list[str], out_md: str, out_summary: str
 ) -> str:
     summary = run_summary(benchmark_paths)
-    results.write_atomically(out_summary, lambda tmp: summary.to_csv(tmp, index=False))
+    results.write_csv(out_summary, summary)
     claims, sections, environment = {}, [], None
     for name in study_names:
         report = studies.load(name, "report")

@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from .aggregate import base_config_id
+
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive"}
 
 
@@ -15,8 +17,13 @@ def _table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
     return df.to_markdown(index=False, floatfmt=floatfmt) if len(df) else "_(no rows)_"
 
 
+def interval(value: float, low: float, high: float, unit: str = "") -> str:
+    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them."""
+    return f"{value:.3f}{unit} [{low:.3f}, {high:.3f}]"
+
+
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
-    return df.apply(lambda r: f"{r[value]:.3f}{unit} [{r[low]:.3f}, {r[high]:.3f}]", axis=1)
+    return df.apply(lambda r: interval(r[value], r[low], r[high], unit), axis=1)
 
 
 def _leaves(steps: pd.DataFrame) -> pd.DataFrame:
@@ -67,8 +74,7 @@ def study_section(name: str, description: str, report: ModuleType, tables: dict[
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
     )[["config_id", "mode", "variant", "baseline", "ratio", "difference"]]
-    n_axes = checks["axes"].str.split(",").apply(len)
-    base_id = checks.loc[n_axes.idxmax(), "config_id"]
+    base_id = base_config_id(checks)
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)

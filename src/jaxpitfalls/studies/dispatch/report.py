@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ...harness.tracing import Component
+from ...report.aggregate import base_config_id
+from ...report.markdown import interval
 from . import FLOOR, VARIANTS
 
 # The parts of a step the trace breakdown reports (innermost match wins; the first listed wins a tie).
@@ -89,18 +91,17 @@ def _above_one(row) -> bool | None:
 
 
 def _interval(row) -> str:
-    return f"{row['ratio']:.3f}x [{row['ratio_ci_low']:.3f}, {row['ratio_ci_high']:.3f}]"
+    return interval(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], "x")
 
 
 def _ms(row) -> str:
-    return f"{row['diff_ms']:.3f} ms [{row['diff_ci_low_ms']:.3f}, {row['diff_ci_high_ms']:.3f}]"
+    return interval(row["diff_ms"], row["diff_ci_low_ms"], row["diff_ci_high_ms"], " ms")
 
 
 def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     """The write-up's claims, each against what this run measured, with a verdict and its rule."""
     comp, steps, overhead = tables["comparisons"], tables["steps"], tables["overhead"]
-    n_axes = comp["axes"].str.split(",").apply(len)
-    base_id = comp.loc[n_axes.idxmax(), "config_id"]
+    base_id = base_config_id(comp)
 
     def pair(variant, baseline, mode="blocked", config_id=base_id):
         sel = comp[(comp.variant == variant) & (comp.baseline == baseline) & (comp["mode"] == mode)
