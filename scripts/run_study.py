@@ -4,6 +4,6 @@ from jaxpitfalls import runtime
 from jaxpitfalls.study_job import run_configuration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
-runtime.start(sm.log[0], sm.params.jax_cache_dir, sm.params.xla_flags)
+runtime.start(sm.log[0], **sm.params.runtime)
 run_configuration(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.params.model_spec, sm.input.model,
                   sm.output[0])

@@ -52,3 +52,13 @@ def test_results_from_different_environments_are_not_mixed(tmp_path):
     other["environment"]["packages"] = {"jax": "0.9.0"}
     with pytest.raises(IncomparableResults, match="packages"):
         aggregate(_write(tmp_path, [_doc("c0"), other]), [])
+
+
+def test_run_span_counts_the_latest_invocation_only():
+    import pandas as pd
+
+    from jaxpitfalls.report.aggregate import span_seconds
+
+    jobs = pd.DataFrame({"seconds": [10.0, 20.0, 30.0, 5.0], "end": [100.0, 1000.0, 1025.0, 1030.0]})
+    assert span_seconds(jobs) == (50.0, 1)  # the job that ended at 100 s is from an earlier run
+    assert span_seconds(jobs.iloc[1:]) == (50.0, 0)

@@ -51,7 +51,19 @@ def test_presets_validate(preset):
 
     update_config(config, overlay)
     validate(config, SCHEMA)
-    assert plan.all_runs(config)
+    assert all(plan.configurations(config["studies"][s]) for s in plan.enabled_studies(config))
+
+
+def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
+    config = _config()
+    tree_at, dispatch = plan.job_runtime(config, "tree_at"), plan.job_runtime(config, "dispatch")
+    assert "--xla_force_host_platform_device_count=2" in tree_at["xla_flags"] and not dispatch["xla_flags"]
+    assert tree_at["jax_cache_dir"] == "" and dispatch["jax_cache_dir"] == config["jax_cache_dir"]
+    traced = plan.traced_configurations(config, "tree_at")
+    assert [c["layers"] for c in traced] == [config["studies"]["tree_at"]["base"]["layers"]]
+    assert plan.traced_configurations(config, "dispatch") == plan.configurations(config["studies"]["dispatch"])
+    own = plan.own_models(config, "tree_at")  # bert-L4-H64 serves both studies, the deeper ones only tree_at
+    assert "bert-L4-H64" not in own and "bert-L48-H64" in own
 
 
 @pytest.mark.parametrize("path, value, key", [
@@ -59,6 +71,8 @@ def test_presets_validate(preset):
     (("studies", "dispatch", "measure", "repeats"), "many", "repeats"),
     (("studies", "dispatch", "sweep", "width"), [1], "width"),
     (("jax_cache"), "x", "jax_cache"),
+    (("studies", "tree_at", "compilation_cache"), True, "compilation_cache"),
+    (("studies", "tree_at", "measure", "budget_s"), 0, "budget_s"),
 ])
 def test_invalid_config_fails_naming_the_key(path, value, key):
     config = copy.deepcopy(_config())

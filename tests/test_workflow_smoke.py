@@ -56,11 +56,27 @@ def test_every_result_is_written_and_valid(run):
         doc = results.read_result(path)
         assert doc["checks"]["compiles_in_timed_region"] == 0
         env = doc["environment"]
-        assert env["backend"] == jax.default_backend() and env["device_count"] == jax.device_count()
+        assert env["backend"] == jax.default_backend() and env["device_count"] >= 1
         assert set(env["git"]) == {"commit", "dirty"} and env["packages"]["equinox"]
         for variant in doc["variants"].values():
             assert variant["calls"] > doc["settings"]["repeats"] and variant["compiles_in_warmup"] >= 1
         assert set(doc["variants"]) == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
+
+
+def test_tree_at_results_prove_their_variants_and_sharding(run):
+    (path,) = sorted((run / "results" / "runs" / "tree_at").glob("*.json"))
+    doc = results.read_result(path)
+    assert "--xla_force_host_platform_device_count=2" in doc["environment"]["xla_flags"]
+    assert doc["structure"]["devices"] == doc["environment"]["device_count"]
+    if doc["structure"]["devices"] > 1:
+        assert doc["structure"]["sharded_leaves"] > 0
+    calls = {name: v["signature"]["tree_at_calls_per_application"] for name, v in doc["variants"].items()}
+    assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
+    for variant in doc["variants"].values():
+        assert variant["modes"]["first_run"]["measures_compilation"]
+    figures = sorted(p.name for p in (run / "reports" / "figures" / "tree_at").glob("*.png"))
+    assert figures == ["speedup_vs_transforms.png", "time_vs_transforms.png"]
+    assert len(list((run / "results" / "traces" / "tree_at").iterdir())) == 1  # `trace: base`
 
 
 def test_tables_figures_and_report(run):
@@ -75,18 +91,22 @@ def test_tables_figures_and_report(run):
     assert figures == ["overhead_vs_compute.png", "overhead_vs_leaves.png", "step_vs_compute.png"]
     assert all((run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
     report = (run / "reports" / "report.md").read_text()
-    headings = ["## Reproduction scorecard", "## Run summary", "## Study `dispatch`", "### Median step time",
-                "### Ratios and differences", "### Overhead breakdown", "### Validity checks", "### Figures",
-                "## Environment"]
-    positions = [report.index(h) for h in headings]  # each present, in this order
-    assert positions == sorted(positions)
-    assert "figures/dispatch/overhead_vs_leaves.png" in report
+    headings = ["## Reproduction scorecard", "## Run summary", "## Study `dispatch`", "### Pytree leaves",
+                "### Median time per sample", "### Ratios and differences", "### Trace breakdown",
+                "### Validity checks", "### Figures", "## Study `tree_at`", "### Transforms and tree_at calls",
+                "### Trace breakdown", "## Environment"]
+    at = 0
+    for heading in headings:  # each present, in this order
+        at = report.index(heading, at) + len(heading)
+    assert "figures/dispatch/overhead_vs_leaves.png" in report and "figures/tree_at/time_vs_transforms.png" in report
+    assert "study `tree_at`:" in report  # its part of the run, against its target
 
 
 def test_html_report_has_figures_tables_and_captions(run):
     _snakemake(run, "--report", "reports/report.html")
     html = (run / "reports" / "report.html").read_text()
-    for name in ("overhead_vs_leaves.png", "step_vs_compute.png", "comparisons.csv", "overhead.csv", "report.md"):
+    for name in ("overhead_vs_leaves.png", "step_vs_compute.png", "time_vs_transforms.png", "comparisons.csv",
+                 "overhead.csv", "report.md"):
         assert name in html
     assert "bootstrap 95%" in html  # the figure caption, rendered from workflow/report/figure.rst
 
@@ -112,6 +132,7 @@ def _planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
 @pytest.mark.parametrize("edited, reruns", [
     ("traces.py", {"parse_trace", "render_report"}),
     ("studies/dispatch/report.py", {"plot", "render_report"}),  # a figure or claim: no re-measuring
+    ("studies/tree_at/report.py", {"plot", "render_report"}),
 ])
 def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run, edited, reruns):
     path = run / "src" / "jaxpitfalls" / edited

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-STUDIES = ("dispatch",)
+STUDIES = ("dispatch", "tree_at")
 # The CSV tables `aggregate` writes per study (results/tables/{study}/{table}.csv).
 TABLES = ("steps", "comparisons", "checks", "overhead", "environment")
 
@@ -75,15 +75,35 @@ def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str,
     raise KeyError(f"study {study!r} has no configuration {conf_id!r}")
 
 
-def all_runs(config: dict[str, Any]) -> list[tuple[str, str]]:
-    """(study, configuration id) of every job the config asks for."""
-    return [(s, c["id"]) for s in enabled_studies(config) for c in configurations(config["studies"][s])]
+def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, Any]]:
+    """The configurations that get a profiler pass: all, or the base only (`trace: base`), for studies
+    whose large configurations take minutes under the Python tracer."""
+    confs = configurations(config["studies"][study])
+    return confs if config["studies"][study]["trace"] == "all" else confs[:1]
+
+
+def job_runtime(config: dict[str, Any], study: str) -> dict[str, str]:
+    """What a measuring job of the study sets before JAX starts: XLA flags (the config's, then the
+    study's) and the persistent compilation cache directory ("" where the study turns it off)."""
+    block = config["studies"][study]
+    return {
+        "xla_flags": " ".join(filter(None, [config["xla_flags"], block["xla_flags"]])),
+        "jax_cache_dir": config["jax_cache_dir"] if block["compilation_cache"] else "",
+    }
+
+
+def study_models(config: dict[str, Any], study: str) -> list[str]:
+    return sorted({c["model"] for c in configurations(config["studies"][study])})
+
+
+def own_models(config: dict[str, Any], study: str) -> list[str]:
+    """The models only this study uses (of the enabled ones): their preparation is part of its cost."""
+    others = {m for s in enabled_studies(config) if s != study for m in study_models(config, s)}
+    return [m for m in study_models(config, study) if m not in others]
 
 
 def all_models(config: dict[str, Any]) -> list[str]:
-    return sorted({
-        c["model"] for s in enabled_studies(config) for c in configurations(config["studies"][s])
-    })
+    return sorted({m for s in enabled_studies(config) for m in study_models(config, s)})
 
 
 def table_paths(study: str) -> dict[str, str]:

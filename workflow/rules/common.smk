@@ -26,12 +26,23 @@ def runs_of(study):
 
 
 def overheads_of(study):
-    return [p.replace("results/runs/", "results/tables/overhead/").replace(".json", ".csv") for p in runs_of(study)]
+    return expand(
+        "results/tables/overhead/{study}/{config}.csv",
+        study=study,
+        config=[c["id"] for c in plan.traced_configurations(config, study)],
+    )
+
+
+def runtime_of(wildcards):
+    """XLA flags and compilation cache of a measuring job (see plan.job_runtime)."""
+    return plan.job_runtime(config, wildcards.study)
 
 
 def benchmarks():
     """Every measurement job's benchmark file: the report's run summary is made from them."""
     jobs = [f"prepare_model/{m}" for m in plan.all_models(config)]
-    for study, conf_id in plan.all_runs(config):
-        jobs += [f"{rule}/{study}/{conf_id}" for rule in ("run_study", "capture_trace", "parse_trace")]
+    for study in STUDIES:
+        jobs += [f"run_study/{study}/{c['id']}" for c in plan.configurations(config["studies"][study])]
+        jobs += [f"{rule}/{study}/{c['id']}" for c in plan.traced_configurations(config, study)
+                 for rule in ("capture_trace", "parse_trace")]
     return [f"results/benchmarks/{job}.tsv" for job in jobs]

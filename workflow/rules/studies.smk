@@ -9,8 +9,7 @@ rule run_study:
         conf=conf_of,
         settings=lambda w: config["studies"][w.study]["measure"],
         model_spec=lambda w: plan.model_spec(config, conf_of(w)["model"]),
-        jax_cache_dir=config["jax_cache_dir"],
-        xla_flags=config["xla_flags"],
+        runtime=runtime_of,
     threads: workflow.cores  # the machine to itself: no other job steals cycles from the timed steps
     resources:
         timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)

@@ -8,8 +8,7 @@ rule capture_trace:
     params:
         conf=conf_of,
         settings=lambda w: config["studies"][w.study]["measure"],
-        jax_cache_dir=config["jax_cache_dir"],
-        xla_flags=config["xla_flags"],
+        runtime=runtime_of,
     threads: workflow.cores
     resources:
         timing=1,

@@ -1,7 +1,8 @@
 """Count XLA compilations, so a timed region that compiled is caught instead of silently reported.
 
-JAX reports each backend compilation as the duration event below; one process-wide listener feeds
-whichever counters are open. Eager ops (`jnp.ones`) compile too: make inputs before opening a counter.
+JAX reports each backend compilation as the duration event below (also when the executable comes from
+the persistent cache, which it reports as a separate hit event); one process-wide listener feeds whichever
+counters are open. Eager ops (`jnp.ones`) compile too: make inputs before opening a counter.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import jax
 
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
 
 _lock = threading.Lock()
 _open: list[CompileCount] = []
@@ -21,10 +23,12 @@ _registered = False
 
 @dataclass
 class CompileCount:
-    """Compilations seen while the counter was open, and the seconds they took."""
+    """Compilations seen while the counter was open, the seconds they took, and how many of them were
+    loaded from the persistent compilation cache instead of compiled."""
 
     count: int = 0
     seconds: float = 0.0
+    cache_hits: int = 0
 
 
 def _listener(event: str, duration_secs: float, **_: object) -> None:
@@ -36,6 +40,14 @@ def _listener(event: str, duration_secs: float, **_: object) -> None:
             counter.seconds += duration_secs
 
 
+def _hit_listener(event: str, **_: object) -> None:
+    if event != CACHE_HIT_EVENT:
+        return
+    with _lock:
+        for counter in _open:
+            counter.cache_hits += 1
+
+
 @contextmanager
 def count_compiles():
     """`with count_compiles() as c: ...` then `c.count` is the compilations inside the block."""
@@ -43,6 +55,7 @@ def count_compiles():
     with _lock:
         if not _registered:
             jax.monitoring.register_event_duration_secs_listener(_listener)
+            jax.monitoring.register_event_listener(_hit_listener)
             _registered = True
         counter = CompileCount()
         _open.append(counter)
@@ -66,3 +79,18 @@ def require_no_compiles(counts: dict[str, int], where: str) -> None:
             f"{where}: compilations inside the timed region ({detail}). The warmup did not use the "
             "timed shapes and settings, so these timings include compile time and are discarded."
         )
+
+
+class NotAFirstRun(RuntimeError):
+    """A sample labelled as measuring compilation did not compile (or loaded the program from a cache)."""
+
+
+def require_compiled(samples: dict[str, list[CompileCount]], where: str) -> None:
+    """Every sample of a compile-measuring mode compiled, and none came from the persistent cache."""
+    for name, counts in samples.items():
+        for i, c in enumerate(counts):
+            if c.count == 0 or c.cache_hits:
+                raise NotAFirstRun(
+                    f"{where}: sample {i} of {name!r} compiled {c.count} program(s), {c.cache_hits} from the "
+                    "persistent cache: it did not measure a first run (turn the study's compilation cache off)"
+                )

@@ -1,5 +1,5 @@
-"""The measurement every study follows: warm up, time variants interleaved in both dispatch modes,
-guard against compilation in the timed region, and compare each variant with the floor pair by pair.
+"""The measurement every study follows: warm up, time variants interleaved (per mode), guard against
+compilation in the timed region, and compare each variant with the floor pair by pair.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import jax
 import numpy as np
 
 from . import memory, stats
-from .compiles import count_compiles, require_no_compiles
-from .timing import interleaved, timed
+from .compiles import count_compiles, require_compiled, require_no_compiles
+from .timing import Sampler, interleaved, timed
 
 MODES = ("blocked", "pipelined")
 
@@ -70,6 +70,48 @@ def warm_up(
     return compiles, outputs
 
 
+def measure_mode(
+    samplers: dict[str, Sampler],
+    mode: str,
+    floor: str,
+    repeats: int,
+    label: str,
+    extra_pairs: tuple[tuple[str, str], ...] = (),
+    budget_s: float | None = None,
+    measures_compilation: bool = False,
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int | None]]:
+    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`).
+
+    A timed region that compiled fails the job, unless the mode measures compilation on purpose
+    (`measures_compilation`, recorded in the result): then every sample must have compiled, none from the
+    persistent cache. Returns per-variant entries, the comparisons, and the mode's peak memory (per mode,
+    not per variant: the variants run interleaved in one process).
+    """
+    memory.reset_host_peak()
+    samples, compiles = interleaved(samplers, repeats, f"{label} {mode}", budget_s)
+    where = f"{label} ({mode})"
+    if measures_compilation:
+        require_compiled(compiles, where)
+    else:
+        require_no_compiles({name: sum(c.count for c in cs) for name, cs in compiles.items()}, where)
+    entries = {
+        name: {
+            "samples_s": xs,
+            "summary": stats.summarize(xs),
+            "compiles_in_timed_region": sum(c.count for c in compiles[name]),
+        } | ({"measures_compilation": True, "compile_seconds": [c.seconds for c in compiles[name]]}
+             if measures_compilation else {})
+        for name, xs in samples.items()
+    }
+    pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)
+    comparisons = [
+        {"variant": name, "baseline": baseline, "mode": mode}
+        | stats.paired_comparison(samples[name], samples[baseline])
+        for name, baseline in pairs
+    ]
+    return entries, comparisons, memory.peak_memory()
+
+
 def measure(
     runners: dict[str, Runner],
     floor: str,
@@ -78,33 +120,14 @@ def measure(
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
-    """Time every variant in both modes against `floor` (and `extra_pairs`); raise if any timed region
-    compiled.
-
-    Peak memory is per mode, not per variant: the variants run interleaved in one process.
-    """
+    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`)."""
     variants: dict[str, dict[str, Any]] = {name: {"modes": {}} for name in runners}
-    comparisons = []
-    peaks = {}
+    comparisons, peaks = [], {}
     for mode in MODES:
-        samplers = {
-            name: (_blocked if mode == "blocked" else _pipelined)(r, steps_per_sample)
-            for name, r in runners.items()
-        }
-        memory.reset_host_peak()
-        samples, compiles = interleaved(samplers, repeats, f"{label} {mode}")
-        require_no_compiles(compiles, f"{label} ({mode})")
-        for name, xs in samples.items():
-            variants[name]["modes"][mode] = {
-                "samples_s": xs,
-                "summary": stats.summarize(xs),
-                "compiles_in_timed_region": compiles[name],
-            }
-        pairs = [(name, floor) for name in runners if name != floor] + list(extra_pairs)
-        for name, baseline in pairs:
-            comparisons.append(
-                {"variant": name, "baseline": baseline, "mode": mode}
-                | stats.paired_comparison(samples[name], samples[baseline])
-            )
-        peaks[mode] = memory.peak_memory()
+        sampler = _blocked if mode == "blocked" else _pipelined
+        samplers = {name: sampler(r, steps_per_sample) for name, r in runners.items()}
+        entries, compared, peaks[mode] = measure_mode(samplers, mode, floor, repeats, label, extra_pairs)
+        for name, entry in entries.items():
+            variants[name]["modes"][mode] = entry
+        comparisons += compared
     return {"variants": variants, "comparisons": comparisons, "memory": peaks}

@@ -57,3 +57,17 @@ def paired_comparison(variant: Sequence[float], baseline: Sequence[float]) -> di
         "diff_ci_low": d_low,
         "diff_ci_high": d_high,
     }
+
+
+def power_law_exponent(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> dict[str, float]:
+    """The exponent b of y ~ a * x^b (least squares on log-log) with its t-interval; NaN interval with
+    fewer than 3 points (no degrees of freedom left to estimate the error)."""
+    from scipy import stats as scipy_stats
+
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if lx.size < 2 or np.ptp(lx) == 0:
+        raise ValueError("a scaling exponent needs at least two distinct sizes")
+    fit = scipy_stats.linregress(lx, ly)
+    half = (scipy_stats.t.ppf(0.5 + level / 2, lx.size - 2) * fit.stderr) if lx.size > 2 else float("nan")
+    return {"exponent": float(fit.slope), "exponent_ci_low": float(fit.slope - half),
+            "exponent_ci_high": float(fit.slope + half), "points": int(lx.size)}

@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from .compiles import count_compiles
+from .compiles import CompileCount, count_compiles
 
 log = logging.getLogger(__name__)
 
@@ -21,20 +21,31 @@ def timed(fn: Callable[[], object]) -> float:
 
 
 def interleaved(
-    samplers: dict[str, Sampler], repeats: int, label: str = ""
-) -> tuple[dict[str, list[float]], dict[str, int]]:
-    """Run every sampler `repeats` times in turn (forward, then reversed order, alternately).
+    samplers: dict[str, Sampler],
+    repeats: int,
+    label: str = "",
+    budget_s: float | None = None,
+    min_repeats: int = 2,
+) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]]]:
+    """Run every sampler up to `repeats` times in turn (forward, then reversed order, alternately).
 
-    Returns the raw samples per variant and the compilations counted inside each variant's samples.
+    With `budget_s`, no new round starts once the rounds so far took that long and `min_repeats` are done:
+    samples that cost seconds each (a 48-layer unbatched tree_at) stay affordable, cheap ones get all
+    `repeats`. Returns the raw samples per variant and the compilations counted inside each sample.
     """
     names = list(samplers)
     samples: dict[str, list[float]] = {name: [] for name in names}
-    compiles = dict.fromkeys(names, 0)
+    compiles: dict[str, list[CompileCount]] = {name: [] for name in names}
+    start = time.perf_counter()
     for rep in range(repeats):
         for name in names if rep % 2 == 0 else reversed(names):
             with count_compiles() as counter:
                 samples[name].append(samplers[name]())
-            compiles[name] += counter.count
-        if (rep + 1) % max(1, repeats // 5) == 0 or rep + 1 == repeats:
-            log.info("%s: repetition %d/%d", label, rep + 1, repeats)
+            compiles[name].append(counter)
+        done = rep + 1
+        out_of_budget = budget_s is not None and done >= min_repeats and time.perf_counter() - start >= budget_s
+        if done % max(1, repeats // 5) == 0 or done == repeats or out_of_budget:
+            log.info("%s: repetition %d/%d (%.1f s)", label, done, repeats, time.perf_counter() - start)
+        if out_of_budget:
+            break
     return samples, compiles

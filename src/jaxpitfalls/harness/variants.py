@@ -58,3 +58,23 @@ def require_agree(
                 f"{name!r} and {reference!r} outputs differ {how}: max |diff| = {differences[name]:.3g}"
             )
     return differences
+
+
+def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str, float]:
+    """Every variant's pytree equals the reference's: same structure (static fields included), bitwise
+    equal leaves, and the same sharding on every array leaf. Returns max abs differences (0 when equal)."""
+    import jax
+
+    ref_leaves, ref_def = jax.tree_util.tree_flatten(trees[reference])
+    for name, tree in trees.items():
+        leaves, treedef = jax.tree_util.tree_flatten(tree)
+        if treedef != ref_def:
+            raise VariantOutputsDisagree(f"{name!r} and {reference!r} built trees of different structure")
+        for i, (a, b) in enumerate(zip(leaves, ref_leaves, strict=True)):
+            if not np.array_equal(np.asarray(a), np.asarray(b)):
+                raise VariantOutputsDisagree(f"{name!r} and {reference!r} differ in the values of leaf {i}")
+            if getattr(a, "sharding", None) != getattr(b, "sharding", None):
+                raise VariantOutputsDisagree(
+                    f"{name!r} and {reference!r} shard leaf {i} differently: {a.sharding} vs {b.sharding}"
+                )
+    return dict.fromkeys(trees, 0.0)

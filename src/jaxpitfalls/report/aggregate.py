@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import results
@@ -28,7 +29,8 @@ def base_config_id(table: pd.DataFrame) -> str:
 
 
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, variant and mode: summary statistics in milliseconds."""
+    """One row per configuration, variant and mode: summary statistics in milliseconds, the counts of the
+    variant's signature (`signature_*`), whether the mode measures compilation on purpose."""
     rows = []
     for doc in docs:
         for variant, v in doc["variants"].items():
@@ -37,10 +39,12 @@ def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     "variant": variant, "mode": mode,
                     **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
                     "n": m["summary"]["n"],
-                    "leaves_in": v["signature"].get("leaves_in"),
-                    "leaves_out": v["signature"].get("leaves_out"),
+                    **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
                     "compiles_in_warmup": v["compiles_in_warmup"],
                     "compiles_in_timed_region": m["compiles_in_timed_region"],
+                    "measures_compilation": m.get("measures_compilation", False),
+                    "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3
+                                          if "compile_seconds" in m else None),
                 })
     return pd.DataFrame(rows)
 
@@ -72,6 +76,8 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "signatures_distinct": checks["signatures_distinct"],
             "distinct_signatures": len({str(v["signature"]) for v in doc["variants"].values()}),
             "compiles_in_timed_region": checks["compiles_in_timed_region"],
+            "compiles_measured_on_purpose": sum(m["compiles_in_timed_region"] for v in doc["variants"].values()
+                                                for m in v["modes"].values() if m.get("measures_compilation")),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
             "job_seconds": doc.get("job_seconds"),
             **_peak_memory_mb(doc["memory"]),
@@ -90,15 +96,15 @@ def _peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float
 
 
 def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd.DataFrame:
-    """Trace breakdowns with an untraced estimate: share of the traced step x untraced blocked median.
+    """Trace breakdowns with an untraced estimate: share of the traced step x untraced median of the mode
+    that was traced.
 
     The Python tracer inflates Python time, so absolute traced milliseconds overstate the overhead;
     shares applied to the untraced step time are the better estimate.
     """
     table = pd.concat(list(overheads), ignore_index=True)
-    blocked = steps[steps["mode"] == "blocked"][["config_id", "variant", "median_ms"]]
-    table = table.merge(blocked.rename(columns={"median_ms": "untraced_step_ms"}),
-                        on=["config_id", "variant"], how="left")
+    untraced = steps[["config_id", "variant", "mode", "median_ms"]].rename(columns={"median_ms": "untraced_step_ms"})
+    table = table.merge(untraced, on=["config_id", "variant", "mode"], how="left")
     table["untraced_estimate_ms"] = table["share"] * table["untraced_step_ms"]
     return table
 
@@ -170,11 +176,31 @@ def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def span_seconds(summary: pd.DataFrame) -> float | None:
-    """First job start to last job end: the run's wall time, the scheduler's own overhead aside.
+IDLE_GAP_S = 60.0
 
-    Only meaningful when every job ran in the same invocation; a partial rerun spans back to older jobs.
+
+def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
+    """The latest invocation's wall time (first job start to last job end) and how many jobs predate it.
+
+    A partial rerun keeps older jobs' benchmark files; a stretch of more than a minute with no job running
+    separates invocations, so the span starts after the last such gap and the older jobs are counted apart.
     """
     if summary.empty:
-        return None
-    return float(summary["end"].max() - (summary["end"] - summary["seconds"]).min())
+        return None, 0
+    jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
+    first, running_until = 0, None
+    for i, (start, end) in enumerate(zip(jobs["start"], jobs["end"], strict=True)):
+        if running_until is not None and start - running_until > IDLE_GAP_S:
+            first = i
+        running_until = end if running_until is None else max(running_until, end)
+    latest = jobs.iloc[first:]
+    return float(latest["end"].max() - latest["start"].min()), first
+
+
+def study_seconds(summary: pd.DataFrame, study: str, own_models: list[str]) -> float:
+    """A study's part of the run: its jobs' times plus preparing the models only it uses (timing jobs run
+    one at a time, so this is close to the wall time the study adds)."""
+    if summary.empty:
+        return 0.0
+    mine = summary.job.str.startswith(f"{study}/") | (summary.rule.eq("prepare_model") & summary.job.isin(own_models))
+    return float(summary.loc[mine, "seconds"].sum())

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import results, studies
-from ..plan import table_paths
+from ..plan import own_models, table_paths
 from . import markdown
-from .aggregate import read_tables, run_summary, span_seconds
+from .aggregate import read_tables, run_summary, span_seconds, study_seconds
 
 
 def build_report(
@@ -17,7 +17,7 @@ def build_report(
 ) -> str:
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
-    claims, sections, environment = {}, [], None
+    claims, sections, environments = {}, [], {}
     for name in study_names:
         report = studies.load(name, "report")
         tables = read_tables(table_paths(name))
@@ -25,12 +25,14 @@ def build_report(
         figures = sorted(p.stem for p in Path(f"reports/figures/{name}").glob("*.png"))
         description = inspect.getdoc(studies.load(name)) or ""
         sections.append(markdown.study_section(name, description, report, tables, config, figures))
-        environment = tables["environment"] if environment is None else environment
+        environments[name] = tables["environment"]
+    parts = {name: (study_seconds(summary, name, own_models(config, name)), config["studies"][name]["target_s"])
+             for name in study_names}
     text = markdown.render([
         markdown.scorecard_section(claims),
-        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"] or None),
+        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"], parts),
         *sections,
-        markdown.environment_section(environment),
+        markdown.environment_section(environments),
     ])
     results.write_text(out_md, text)
     return text

@@ -25,10 +25,12 @@ def facet_lines(
     sharex: bool = True,
     hue_order: tuple[str, ...] = (),
     wrap: int = 2,
+    log: bool = False,
 ):
     """One panel per `col` value, one line per `hue` value, error bars from precomputed interval columns.
 
-    `hue_order` fixes each hue's colour, so a variant has the same colour in every figure of a study.
+    `hue_order` fixes each hue's colour, so a variant has the same colour in every figure of a study;
+    `log` draws both axes on log scales (power laws become straight lines).
     """
     sns.set_theme(style="whitegrid", context="notebook")
     panels = list(dict.fromkeys(data[col]))
@@ -51,6 +53,9 @@ def facet_lines(
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
             ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h])
+        if log:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
         ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")

@@ -1,0 +1,125 @@
+"""The tree_at study: the plan's matching, both code paths giving one tree, the negative control, the
+first-run guard, and its report (scaling fit, claims, figures) on two real tiny measurements."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+import pytest
+from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
+
+from jaxpitfalls.harness.compiles import NotAFirstRun
+from jaxpitfalls.harness.protocol import measure_mode
+from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
+from jaxpitfalls.report import aggregate
+from jaxpitfalls.studies import tree_at
+from jaxpitfalls.studies.tree_at import report
+from jaxpitfalls.studies.tree_at import tensor_parallel as tp
+
+SETTINGS = {"repeats": 3, "budget_s": 0.5}
+
+
+@pytest.fixture(scope="module")
+def model_and_mesh(tiny_bert_dir):
+    return tree_at.prepare(str(tiny_bert_dir))
+
+
+def _deeper(model, layers: int):
+    """The tiny BERT with its layer repeated: more transforms, same leaves per layer."""
+    return eqx.tree_at(lambda m: m.layers, model, tuple(model.layers) * layers)
+
+
+def test_patterns_match_one_path_segment_per_star():
+    assert tp.path_matches(("layers", 3, "output"), "layers.*.output")
+    assert not tp.path_matches(("layers", 3, "attention", "output"), "layers.*.output")
+    assert tp.path_matches(("layers", 0, "attention", "output"), "layers.*.attention.output")
+
+
+def test_both_code_paths_build_the_same_tree_with_n_versus_one_tree_at_calls(model_and_mesh):
+    model, mesh = model_and_mesh
+    model = _deeper(model, 2)
+    trees, calls = {}, {}
+    for name, apply in tp.APPLY.items():
+        counter = tp.TreeAtCalls()
+        trees[name] = apply(model, tp.BERT_PLAN, counter)
+        calls[name] = counter.count
+    assert calls == {"unbatched": 12, "batched": 1}  # 6 transforms per layer
+    require_same_trees(trees, "batched")
+    layer = trees["batched"].layers[1]
+    assert isinstance(layer.attention.query, tp.TPLinear) and layer.attention.query.split == "out"
+    assert layer.attention.output.split == "in" and layer.output.split == "in"
+    assert isinstance(trees["batched"].head.transform, eqx.nn.Linear)  # not in the plan: untouched
+    ids = jnp.arange(8) % 7
+    mask = jnp.ones(8, dtype=jnp.int32)
+    np.testing.assert_array_equal(trees["unbatched"](ids, mask), model(ids, mask))  # the model still runs
+    specs = tp.shardings(trees["batched"], mesh)
+    assert specs.layers[0].attention.query.weight.spec == PartitionSpec("tp", None)
+    assert specs.layers[0].output.weight.spec == PartitionSpec(None, "tp")
+    assert specs.embeddings.word.weight.spec == PartitionSpec()
+
+
+def test_a_sharding_difference_is_a_different_tree():
+    x = jnp.arange(4.0)
+    device = jax.devices()[0]
+    named = jax.device_put(x, NamedSharding(Mesh(np.array([device]), ("tp",)), PartitionSpec()))
+    single = jax.device_put(x, SingleDeviceSharding(device))
+    with pytest.raises(VariantOutputsDisagree, match="shard leaf 0"):
+        require_same_trees({"a": [named], "b": [single]}, "b")
+
+
+def test_variants_that_silently_run_the_same_code_fail_loudly(model_and_mesh):
+    """The write-up's failed comparison: both 'variants' ran the batched code and reported 1.00x."""
+    same = {"unbatched": tp.apply_batched, "batched": tp.apply_batched}
+    with pytest.raises(VariantsIndistinguishable, match="'batched' and 'unbatched'"):
+        tree_at.run_variants(tree_at.build_variants(*model_and_mesh, apply=same), SETTINGS, "negative")
+
+
+def test_a_first_run_that_did_not_compile_is_refused():
+    f = jax.jit(lambda x: x + 1)
+    x = jnp.ones(3)
+    f(x).block_until_ready()
+    cached = {"a": lambda: float(f(x).block_until_ready()[0]), "b": lambda: 1.0}
+    with pytest.raises(NotAFirstRun, match="did not measure a first run"):
+        measure_mode(cached, "first_run", "b", 2, "guard", measures_compilation=True)
+
+
+@pytest.fixture(scope="module")
+def tables(model_and_mesh):
+    """Two real measurements (1 and 2 layers) flattened like `aggregate` does."""
+    model, mesh = model_and_mesh
+    docs = []
+    for layers in (1, 2):
+        doc = tree_at.run_variants(tree_at.build_variants(_deeper(model, layers), mesh), SETTINGS, f"L{layers}")
+        conf_id = f"layers{layers}-hidden16"
+        docs.append(doc | {"config_id": conf_id, "config": {
+            "id": conf_id, "model": f"bert-L{layers}-H16", "layers": layers, "hidden": 16,
+            "axes": ["layers", "hidden"] if layers == 1 else ["layers"]},
+            "environment": {"backend": "cpu", "device_kind": "cpu"}})
+    return {"steps": aggregate.steps_table(docs), "comparisons": aggregate.comparisons_table(docs),
+            "checks": aggregate.checks_table(docs), "docs": docs}
+
+
+def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
+    for doc in tables["docs"]:
+        for variant in doc["variants"].values():
+            modes = variant["modes"]
+            assert set(modes) == {"direct", "first_run", "steady"}
+            assert modes["first_run"]["measures_compilation"] and modes["first_run"]["compiles_in_timed_region"] >= 2
+            assert modes["direct"]["compiles_in_timed_region"] == modes["steady"]["compiles_in_timed_region"] == 0
+        calls = {name: v["signature"]["tree_at_calls_per_first_run"] for name, v in doc["variants"].items()}
+        assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
+
+
+def test_scaling_claims_and_figures(tables):
+    fits = report.scaling(tables["steps"])
+    assert len(fits) == 6 and (fits.points == 2).all() and fits.exponent.notna().all()
+    claims = report.claims(tables)
+    assert len(claims) == 6
+    assert all(c["verdict"] in ("reproduced", "not reproduced", "inconclusive") for c in claims)
+    assert "x [" in claims[0]["measured"] and "2 sizes: no interval" in claims[1]["measured"]
+    titles = [title for title, _, table in report.tables(tables) if isinstance(table, pd.DataFrame)]
+    assert titles == ["Transforms and tree_at calls per application", "Scaling with the number of transforms"]
+    assert set(report.figures(tables)) == set(report.FIGURES)
