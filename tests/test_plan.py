@@ -109,3 +109,12 @@ def test_a_module_depends_on_what_its_packages_import():
     report = _sources("studies.dispatch.report")
     # report.py sits in the study's package: importing it runs the package's __init__ and its imports
     assert {"studies/dispatch/__init__.py", "models/bert.py", "harness/variants.py"} <= report
+
+
+def test_explicit_points_add_configurations_on_no_axis():
+    study = {"model_family": "bert", "base": {"layers": 4, "hidden": 768}, "sweep": {"layers": [12]},
+             "points": [{"layers": 24, "hidden": 2048}, {"layers": 4}]}
+    confs = plan.configurations(study)
+    assert [c["id"] for c in confs] == ["layers4-hidden768", "layers12-hidden768", "layers24-hidden2048"]
+    assert confs[2]["axes"] == ["points"] and confs[2]["model"] == "bert-L24-H2048"
+    assert "points" in confs[0]["axes"]  # a point equal to the base is the base

@@ -22,24 +22,30 @@ def _label(value: Any) -> str:
 
 
 def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
-    """The base configuration plus one-axis-at-a-time sweeps (deduplicated, in config order).
+    """The base configuration, one-axis-at-a-time sweeps, then explicit `points` (deduplicated, in order).
 
-    Each configuration records the sweep axes it belongs to, an id made of every axis value, and the
-    name of the model it needs (`<family>-L<layers>-H<hidden>`).
+    Each configuration records the sweep axes it belongs to (`points` for an explicit point that lies on
+    no axis), an id made of every key's value, and the name of the model it needs
+    (`<family>-L<layers>-H<hidden>`).
     """
     base = study["base"]
-    axes = list(base)
-    unknown = set(study.get("sweep", {})) - set(axes)
+    keys = list(base)
+    unknown = set(study.get("sweep", {})) - set(keys)
     if unknown:
-        raise ValueError(f"sweep axes {sorted(unknown)} are not keys of the study's base {axes}")
+        raise ValueError(f"sweep axes {sorted(unknown)} are not keys of the study's base {keys}")
     confs: dict[str, dict[str, Any]] = {}
-    for axis in axes:
+
+    def add(conf: dict[str, Any], axis: str) -> None:
+        conf_id = "-".join(f"{k}{_label(conf[k])}" for k in keys)
+        previous = confs.get(conf_id, {}).get("axes", [])
+        axes_of = previous if axis in previous else [*previous, axis]
+        confs[conf_id] = conf | {"id": conf_id, "axes": axes_of}
+
+    for axis in keys:
         for value in [base[axis], *study.get("sweep", {}).get(axis, [])]:
-            conf = dict(base) | {axis: value}
-            conf_id = "-".join(f"{a}{_label(conf[a])}" for a in axes)
-            previous = confs.get(conf_id, {}).get("axes", [])
-            axes_of = previous if axis in previous else [*previous, axis]
-            confs[conf_id] = conf | {"id": conf_id, "axes": axes_of}
+            add(dict(base) | {axis: value}, axis)
+    for point in study.get("points", []):
+        add(dict(base) | point, "points")
     for conf in confs.values():
         conf["model"] = model_name(study["model_family"], conf["layers"], conf["hidden"])
     return list(confs.values())

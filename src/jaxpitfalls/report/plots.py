@@ -25,12 +25,14 @@ def facet_lines(
     sharex: bool = True,
     hue_order: tuple[str, ...] = (),
     wrap: int = 2,
-    log: bool = False,
+    log: str = "",
+    reference: float | None = None,
 ):
     """One panel per `col` value, one line per `hue` value, error bars from precomputed interval columns.
 
     `hue_order` fixes each hue's colour, so a variant has the same colour in every figure of a study;
-    `log` draws both axes on log scales (power laws become straight lines).
+    `log` names the axes drawn on log scales ("xy": power laws become straight lines; ticks at the data's
+    x values); `reference` draws a dashed horizontal line (e.g. 1 for ratios).
     """
     sns.set_theme(style="whitegrid", context="notebook")
     panels = list(dict.fromkeys(data[col]))
@@ -53,9 +55,15 @@ def facet_lines(
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
             ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h])
-        if log:
+        if "x" in log:
             ax.set_xscale("log")
+            ticks = sorted(set(part[x]))
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            ax.minorticks_off()
+        if "y" in log:
             ax.set_yscale("log")
+        if reference is not None:
+            ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
         ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")
