@@ -4,5 +4,6 @@ from jaxpitfalls import runtime, studies
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0], **sm.params.runtime)
-xplane = studies.load(sm.wildcards.study).trace(sm.params.conf, sm.input.model, sm.params.settings, sm.output[0])
+study = studies.load(sm.wildcards.study)
+xplane = study.trace(sm.params.conf, studies.inputs(sm.input), sm.params.settings, sm.output[0])
 log.info("trace written: %s", xplane)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 TINY_BERT = dict(seed=0, vocab_size=64, hidden=16, head_dim=8, layers=1, intermediate_ratio=2, max_positions=32)
+TINY_GPT2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, layers=2, max_positions=64)
 
 
 @pytest.fixture(scope="session")
@@ -13,6 +14,15 @@ def tiny_bert_dir(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("models") / "bert-L1-H16"
     checkpoint.save_random_init("bert", TINY_BERT, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_dir(tmp_path_factory):
+    from jaxpitfalls.models import checkpoint
+
+    path = tmp_path_factory.mktemp("models") / "gpt2-L2-H32"
+    checkpoint.save_random_init("gpt2", TINY_GPT2, path)
     return path
 
 

@@ -61,6 +61,9 @@ def test_loader_accepts_a_local_hugging_face_directory(tiny_bert_dir, tmp_path):
 def test_loader_refuses_a_directory_without_a_checkpoint(tmp_path):
     with pytest.raises(FileNotFoundError, match="config.json"):
         checkpoint.copy_local(tmp_path, tmp_path / "out")
+    (tmp_path / "config.json").write_text('{"model_type": "llama"}')
+    with pytest.raises(ValueError, match="llama"):
+        checkpoint.load_model(tmp_path)
     (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
-    with pytest.raises(ValueError, match="gpt2"):
+    with pytest.raises(FileNotFoundError, match="no .safetensors"):
         checkpoint.load_model(tmp_path)

@@ -75,3 +75,12 @@ def test_xla_flags_are_refused_once_jax_has_started():
     runtime.set_xla_flags("")  # nothing to set: fine at any time
     with pytest.raises(RuntimeError, match="before JAX is imported"):
         runtime.set_xla_flags("--xla_force_host_platform_device_count=2")
+
+
+def test_nested_compile_counters_each_see_their_own_block():
+    f = jax.jit(lambda x: x - 3)
+    with count_compiles() as outer:
+        with count_compiles() as inner:
+            pass  # equal fields, distinct counters: closing this one must not close the outer one
+        f(jnp.ones(5)).block_until_ready()
+    assert inner.count == 0 and outer.count >= 1

@@ -62,8 +62,9 @@ def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
     traced = plan.traced_configurations(config, "tree_at")
     assert [c["layers"] for c in traced] == [config["studies"]["tree_at"]["base"]["layers"]]
     assert plan.traced_configurations(config, "dispatch") == plan.configurations(config["studies"]["dispatch"])
-    own = plan.own_models(config, "tree_at")  # bert-L4-H64 serves both studies, the deeper ones only tree_at
-    assert "bert-L4-H64" not in own and "bert-L48-H64" in own
+    own = plan.own_preparations(config, "tree_at")  # bert-L4-H64 serves both studies, the deeper ones tree_at
+    assert "prepare_model/bert-L4-H64" not in own and "prepare_model/bert-L48-H64" in own
+    assert "prepare_data/corpus" in plan.own_preparations(config, "generation")
 
 
 @pytest.mark.parametrize("path, value, key", [

@@ -79,6 +79,19 @@ def test_tree_at_results_prove_their_variants_and_sharding(run):
     assert len(list((run / "results" / "traces" / "tree_at").iterdir())) == 1  # `trace: base`
 
 
+def test_generation_labels_its_warmup_demonstration_and_the_guard_catches_it(run):
+    docs = {p.stem: results.read_result(p) for p in (run / "results" / "runs" / "generation").glob("*.json")}
+    demos = [d for d in docs.values() if "demonstration" in d]
+    proper = [d for d in docs.values() if "demonstration" not in d]
+    assert len(demos) == 1 and len(proper) == 1
+    assert all(n > 0 for n in demos[0]["checks"]["compile_guard_caught"].values())
+    assert demos[0]["tokens"] == proper[0]["tokens"]  # the pitfall changes the time, not the output
+    report = (run / "reports" / "report.md").read_text()
+    section = report[report.index("## Study `generation`"):]
+    assert "### The warmup pitfall (demonstration)" in section and "are left out of this table" in section
+    assert "figures/generation/warmup_pitfall.png" in section
+
+
 def test_tables_figures_and_report(run):
     tables = run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")

@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-STUDIES = ("dispatch", "tree_at")
+STUDIES = ("dispatch", "tree_at", "generation")
+# Studies that read the text corpus (results/data/corpus, made by `prepare_data`).
+DATA_STUDIES = ("generation",)
+CORPUS = "results/data/corpus"
 # The CSV tables `aggregate` writes per study (results/tables/{study}/{table}.csv).
 TABLES = ("steps", "comparisons", "checks", "overhead", "environment")
 
@@ -102,10 +105,21 @@ def study_models(config: dict[str, Any], study: str) -> list[str]:
     return sorted({c["model"] for c in configurations(config["studies"][study])})
 
 
-def own_models(config: dict[str, Any], study: str) -> list[str]:
-    """The models only this study uses (of the enabled ones): their preparation is part of its cost."""
-    others = {m for s in enabled_studies(config) if s != study for m in study_models(config, s)}
-    return [m for m in study_models(config, study) if m not in others]
+def own_preparations(config: dict[str, Any], study: str) -> list[str]:
+    """The preparation jobs (`<rule>/<name>`) only this study needs of the enabled ones: their time is part
+    of its cost."""
+    def needs(name: str) -> set[str]:
+        return {f"prepare_model/{m}" for m in study_models(config, name)} | (
+            {"prepare_data/corpus"} if name in DATA_STUDIES else set())
+
+    others = {job for s in enabled_studies(config) if s != study for job in needs(s)}
+    return sorted(needs(study) - others)
+
+
+def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
+    """A measuring job's input directories by name: its model, and the corpus where the study reads it."""
+    return {"model": f"results/models/{configuration(config, study, conf_id)['model']}"} | (
+        {"data": CORPUS} if study in DATA_STUDIES else {})
 
 
 def all_models(config: dict[str, Any]) -> list[str]:

@@ -18,17 +18,18 @@ def run_configuration(
     conf: dict[str, Any],
     settings: dict[str, Any],
     model_spec: dict[str, Any],
-    model_dir: str,
+    inputs: dict[str, str],
     out_path: str,
 ) -> dict[str, Any]:
     """Measure one configuration; the JSON is written only if every check passed.
 
     Its config hash covers what determines this result (configuration, measurement settings, model spec),
-    not the whole config file: adding a sweep point changes no existing result.
+    not the whole config file: adding a sweep point changes no existing result. `inputs` are the job's
+    input directories by name (`model`, and `data` for studies that read the corpus).
     """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
-    doc = studies.load(study).run(conf, model_dir, settings)
+    doc = studies.load(study).run(conf, inputs, settings)
     doc |= {
         "study": study,
         "config_id": conf["id"],

@@ -9,8 +9,9 @@ def conf_of(wildcards):
     return plan.configuration(config, wildcards.study, wildcards.config)
 
 
-def model_of(wildcards):
-    return f"results/models/{conf_of(wildcards)['model']}"
+def inputs_of(wildcards):
+    """Named input directories of a measuring job: `model`, and `data` for studies that read the corpus."""
+    return plan.job_inputs(config, wildcards.study, wildcards.config)
 
 
 def study_sources(wildcards):
@@ -41,6 +42,7 @@ def runtime_of(wildcards):
 def benchmarks():
     """Every measurement job's benchmark file: the report's run summary is made from them."""
     jobs = [f"prepare_model/{m}" for m in plan.all_models(config)]
+    jobs += ["prepare_data/corpus"] if set(STUDIES) & set(plan.DATA_STUDIES) else []
     for study in STUDIES:
         jobs += [f"run_study/{study}/{c['id']}" for c in plan.configurations(config["studies"][study])]
         jobs += [f"{rule}/{study}/{c['id']}" for c in plan.traced_configurations(config, study)

@@ -14,3 +14,21 @@ rule prepare_model:
         ENV
     script:
         "../../scripts/prepare_model.py"
+
+
+rule prepare_data:
+    """The text corpus (installed packages' documentation), a byte-level BPE tokenizer and its tokens."""
+    input:
+        sources.files_of("data", "runtime"),
+    output:
+        directory(plan.CORPUS),
+    params:
+        data=config["data"],
+    log:
+        "results/logs/prepare_data/corpus.log",
+    benchmark:
+        "results/benchmarks/prepare_data/corpus.tsv"
+    conda:
+        ENV
+    script:
+        "../../scripts/prepare_data.py"

@@ -1,7 +1,7 @@
 rule capture_trace:
     """The profiler pass of one configuration (separate: the Python tracer inflates Python time)."""
     input:
-        model=model_of,
+        unpack(inputs_of),
         sources=lambda w: sources.files_of(f"studies.{w.study}", "harness.tracing", "runtime"),
     output:
         directory("results/traces/{study}/{config}"),

@@ -21,7 +21,7 @@ _open: list[CompileCount] = []
 _registered = False
 
 
-@dataclass
+@dataclass(eq=False)  # identity, not field equality: open counters are removed from a list by identity
 class CompileCount:
     """Compilations seen while the counter was open, the seconds they took, and how many of them were
     loaded from the persistent compilation cache instead of compiled."""

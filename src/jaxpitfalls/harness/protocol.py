@@ -78,29 +78,33 @@ def measure_mode(
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
     budget_s: float | None = None,
-    measures_compilation: bool = False,
+    compiles: str = "forbidden",
 ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int | None]]:
     """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`).
 
-    A timed region that compiled fails the job, unless the mode measures compilation on purpose
-    (`measures_compilation`, recorded in the result): then every sample must have compiled, none from the
-    persistent cache. Returns per-variant entries, the comparisons, and the mode's peak memory (per mode,
-    not per variant: the variants run interleaved in one process).
+    `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
+    `required` labels a mode that measures compilation on purpose (a first run): every sample must have
+    compiled, none from the persistent cache; `recorded` labels a deliberate demonstration of a pitfall:
+    compilations are counted and kept, not judged. Returns per-variant entries, the comparisons, and the
+    mode's peak memory (per mode, not per variant: the variants run interleaved in one process).
     """
     memory.reset_host_peak()
-    samples, compiles = interleaved(samplers, repeats, f"{label} {mode}", budget_s)
+    samples, counts = interleaved(samplers, repeats, f"{label} {mode}", budget_s)
     where = f"{label} ({mode})"
-    if measures_compilation:
-        require_compiled(compiles, where)
-    else:
-        require_no_compiles({name: sum(c.count for c in cs) for name, cs in compiles.items()}, where)
+    if compiles == "required":
+        require_compiled(counts, where)
+    elif compiles == "forbidden":
+        require_no_compiles({name: sum(c.count for c in cs) for name, cs in counts.items()}, where)
+    elif compiles != "recorded":
+        raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
+    label_of = {"required": {"measures_compilation": True}, "recorded": {"demonstration": True}}
     entries = {
         name: {
             "samples_s": xs,
             "summary": stats.summarize(xs),
-            "compiles_in_timed_region": sum(c.count for c in compiles[name]),
-        } | ({"measures_compilation": True, "compile_seconds": [c.seconds for c in compiles[name]]}
-             if measures_compilation else {})
+            "compiles_in_timed_region": sum(c.count for c in counts[name]),
+        } | ({"compile_seconds": [c.seconds for c in counts[name]]} | label_of[compiles]
+             if compiles in label_of else {})
         for name, xs in samples.items()
     }
     pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)

@@ -31,7 +31,9 @@ def interleaved(
 
     With `budget_s`, no new round starts once the rounds so far took that long and `min_repeats` are done:
     samples that cost seconds each (a 48-layer unbatched tree_at) stay affordable, cheap ones get all
-    `repeats`. Returns the raw samples per variant and the compilations counted inside each sample.
+    `repeats`. A sampler with a `setup()` method has it called before each of its samples, outside the timer
+    and the compile counter. Returns the raw samples per variant and the compilations counted inside each
+    sample.
     """
     names = list(samplers)
     samples: dict[str, list[float]] = {name: [] for name in names}
@@ -39,6 +41,9 @@ def interleaved(
     start = time.perf_counter()
     for rep in range(repeats):
         for name in names if rep % 2 == 0 else reversed(names):
+            setup = getattr(samplers[name], "setup", None)
+            if setup is not None:
+                setup()  # untimed and uncounted preparation of this sample (e.g. a deliberately short warmup)
             with count_compiles() as counter:
                 samples[name].append(samplers[name]())
             compiles[name].append(counter)

@@ -15,18 +15,25 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file
 
-FAMILIES = ("bert",)
+FAMILIES = ("bert", "gpt2")
 
 
 def hf_config(family: str, spec: dict):
     """The `transformers` config for a model spec from config.yaml (family + size + seed)."""
     import transformers
 
-    if family != "bert":
+    if family not in FAMILIES:
         raise ValueError(f"unknown model family {family!r}; known: {', '.join(FAMILIES)}")
     hidden = spec["hidden"]
     if hidden % spec["head_dim"]:
         raise ValueError(f"hidden={hidden} is not a multiple of head_dim={spec['head_dim']}")
+    if family == "gpt2":
+        return transformers.GPT2Config(
+            vocab_size=spec["vocab_size"], n_positions=spec["max_positions"], n_embd=hidden,
+            n_layer=spec["layers"], n_head=hidden // spec["head_dim"], attn_implementation="eager",
+            # GPT-2's own ids (50256) lie outside a small vocabulary; nothing here uses them
+            bos_token_id=spec["vocab_size"] - 1, eos_token_id=spec["vocab_size"] - 1,
+        )
     return transformers.BertConfig(
         vocab_size=spec["vocab_size"],
         hidden_size=hidden,
@@ -45,7 +52,8 @@ def save_random_init(family: str, spec: dict, out_dir: str | os.PathLike) -> Non
 
     config = hf_config(family, spec)
     torch.manual_seed(spec["seed"])
-    model = transformers.BertForMaskedLM(config).eval()
+    model_class = transformers.GPT2LMHeadModel if family == "gpt2" else transformers.BertForMaskedLM
+    model = model_class(config).eval()
     _write_dir_atomically(out_dir, model.save_pretrained)
 
 
@@ -94,13 +102,18 @@ def read_state_dict(model_dir: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def load_model(model_dir: str | os.PathLike, dropout: float | None = None):
-    """The Equinox model of a checkpoint directory and its config (as the converter reads it)."""
-    from .convert_bert import BertConfig, bert_from_state_dict
-
+    """The Equinox model of a checkpoint directory and its config (as the converter reads it); `dropout`
+    overrides a BERT's dropout probabilities."""
     values = json.loads((Path(model_dir) / "config.json").read_text())
-    if values.get("model_type") != "bert":
-        raise ValueError(
-            f"{model_dir}: model_type {values.get('model_type')!r} is not supported (known: {', '.join(FAMILIES)})"
-        )
-    config = BertConfig.from_json(values)
-    return bert_from_state_dict(read_state_dict(model_dir), config, dropout), config
+    model_type = values.get("model_type")
+    if model_type == "bert":
+        from .convert_bert import BertConfig, bert_from_state_dict
+
+        config = BertConfig.from_json(values)
+        return bert_from_state_dict(read_state_dict(model_dir), config, dropout), config
+    if model_type == "gpt2":
+        from .convert_gpt2 import GPT2Config, gpt2_from_state_dict
+
+        config = GPT2Config.from_json(values)
+        return gpt2_from_state_dict(read_state_dict(model_dir), config), config
+    raise ValueError(f"{model_dir}: model_type {model_type!r} is not supported (known: {', '.join(FAMILIES)})")

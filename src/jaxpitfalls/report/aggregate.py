@@ -17,9 +17,14 @@ from ..plan import TABLES
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
     conf = {k: v for k, v in doc["config"].items() if k not in ("id", "axes", "model")}
     return {"config_id": doc["config_id"], "model": doc["config"]["model"],
-            "axes": ",".join(doc["config"]["axes"])} | conf | {
+            "axes": ",".join(doc["config"]["axes"]), "demonstration": doc.get("demonstration", "")} | conf | {
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
     }
+
+
+def measured(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of proper measurements: without the configurations that demonstrate a pitfall on purpose."""
+    return table[table["demonstration"].fillna("") == ""]
 
 
 def base_config_id(table: pd.DataFrame) -> str:
@@ -45,6 +50,7 @@ def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     "measures_compilation": m.get("measures_compilation", False),
                     "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3
                                           if "compile_seconds" in m else None),
+                    **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
                 })
     return pd.DataFrame(rows)
 
@@ -197,10 +203,10 @@ def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
     return float(latest["end"].max() - latest["start"].min()), first
 
 
-def study_seconds(summary: pd.DataFrame, study: str, own_models: list[str]) -> float:
-    """A study's part of the run: its jobs' times plus preparing the models only it uses (timing jobs run
-    one at a time, so this is close to the wall time the study adds)."""
+def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]) -> float:
+    """A study's part of the run: its jobs' times plus the preparations only it needs (timing jobs run one
+    at a time, so this is close to the wall time the study adds)."""
     if summary.empty:
         return 0.0
-    mine = summary.job.str.startswith(f"{study}/") | (summary.rule.eq("prepare_model") & summary.job.isin(own_models))
+    mine = summary.job.str.startswith(f"{study}/") | (summary.rule + "/" + summary.job).isin(own_preparations)
     return float(summary.loc[mine, "seconds"].sum())

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import results, studies
-from ..plan import own_models, table_paths
+from ..plan import own_preparations, table_paths
 from . import markdown
 from .aggregate import read_tables, run_summary, span_seconds, study_seconds
 
@@ -26,8 +26,8 @@ def build_report(
         description = inspect.getdoc(studies.load(name)) or ""
         sections.append(markdown.study_section(name, description, report, tables, config, figures))
         environments[name] = tables["environment"]
-    parts = {name: (study_seconds(summary, name, own_models(config, name)), config["studies"][name]["target_s"])
-             for name in study_names}
+    parts = {name: (study_seconds(summary, name, own_preparations(config, name)),
+                    config["studies"][name]["target_s"]) for name in study_names}
     text = markdown.render([
         markdown.scorecard_section(claims),
         markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"], parts),

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from .aggregate import base_config_id
+from .aggregate import base_config_id, measured
 
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive"}
 
@@ -51,7 +51,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                   "included).", ""]
     for study, (seconds, study_target) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
-                     "(its measuring jobs and the models only it uses)")
+                     "(its measuring jobs and the preparations only it needs)")
     lines += ["", table(per_rule, ".1f"), ""]
     return "\n".join(lines)
 
@@ -70,7 +70,7 @@ def scorecard_section(claims: dict[str, list[dict[str, str]]]) -> str:
 def study_section(name: str, description: str, report: ModuleType, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[str]) -> str:
     """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures."""
-    steps, comp, checks = (tables[k] for k in ("steps", "comparisons", "checks"))
+    steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
                                 sort=False)
     medians.columns = [f"{v} ({m})" for m, v in medians.columns]
@@ -90,13 +90,17 @@ def study_section(name: str, description: str, report: ModuleType, tables: dict[
     ]
     for title, intro, df in report.tables(tables):
         lines += [f"### {title}", "", intro, "", table(df), ""]
+    demos = sorted(set(tables["checks"].config_id) - set(checks.config_id))
     lines += [
-        "### Median time per sample (ms)", "", medians.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
+        "### Median time per sample (ms)", "",
+        *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
+           "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
+        medians.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
         "### Ratios and differences (median of paired samples, bootstrap 95% interval)", "",
         table(comparisons), "",
         *_breakdown_lines(name, report, tables["overhead"], base_config_id(checks)),
         "### Validity checks", "",
-        table(checks[["config_id", "outputs_agree", "outputs_exact", "max_abs_difference",
+        table(tables["checks"][["config_id", "outputs_agree", "outputs_exact", "max_abs_difference",
                       "distinct_signatures", "compiles_in_warmup", "compiles_in_timed_region",
                       "compiles_measured_on_purpose", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
         "### Figures", "",

@@ -74,6 +74,22 @@ def facet_lines(
     return fig
 
 
+def bars(data: pd.DataFrame, x: str, y: str, hue: str, hue_order: tuple[str, ...] = (), xlabel: str = "",
+         ylabel: str = "", title: str = "", log: bool = False):
+    """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall."""
+    sns.set_theme(style="whitegrid", context="notebook")
+    fig, ax = plt.subplots(figsize=(7.5, 4.0))
+    sns.barplot(data=data, x=x, y=y, hue=hue, hue_order=list(hue_order) or None, palette="colorblind", ax=ax)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def save(fig, path: str) -> None:
     """PNG at a resolution that reads well in the HTML report."""
     from ..results import write_atomically

@@ -169,9 +169,9 @@ def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
     return model, batch, keys
 
 
-def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[str, Any]:
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
     """One configuration: verify the variants, then time them interleaved in both modes."""
-    model, batch, keys = prepare(conf, model_dir)
+    model, batch, keys = prepare(conf, inputs["model"])
     runners = build_runners(model, batch, keys)
     compiles, losses = warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
     exact = jax.default_backend() == "cpu"
@@ -206,8 +206,8 @@ def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[
     }
 
 
-def trace(conf: dict[str, Any], model_dir: str, settings: dict[str, Any], out_dir: str) -> str:
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
     """The traced pass: warm every variant, then trace a few blocked steps of each."""
-    runners = build_runners(*prepare(conf, model_dir))
+    runners = build_runners(*prepare(conf, inputs["model"]))
     warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
     return str(tracing.capture(runners, settings["trace_steps"], out_dir))

@@ -133,7 +133,7 @@ def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label:
                   for name, v in variants.items()}
     require_distinct(signatures)
     differences = require_same_trees({name: v.applied for name, v in variants.items()}, FLOOR)
-    results["first_run"] = mode("first_run", measures_compilation=True)
+    results["first_run"] = mode("first_run", compiles="required")
     require_same_trees({name: v.started for name, v in variants.items()}, FLOOR)
     for name, v in variants.items():
         signatures[name]["tree_at_calls_per_first_run"] = v.first_run_calls
@@ -174,13 +174,13 @@ def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label:
     }
 
 
-def run(conf: dict[str, Any], model_dir: str, settings: dict[str, Any]) -> dict[str, Any]:
-    return run_variants(build_variants(*prepare(model_dir)), settings, conf["id"])
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"])
 
 
-def trace(conf: dict[str, Any], model_dir: str, settings: dict[str, Any], out_dir: str) -> str:
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
     """The traced pass: the plan applied directly, a few times per variant (after one untraced application)."""
-    variants = build_variants(*prepare(model_dir))
+    variants = build_variants(*prepare(inputs["model"]))
     runners = {name: Runner(name=name, step=v.direct, signature=dict) for name, v in variants.items()}
     for v in variants.values():
         v.direct()

@@ -1,0 +1,66 @@
+"""The generation study: every decoding variant gives PyTorch's greedy tokens, a proper run measures with
+no compilation in the timed region, and a variant that silently runs another's code is refused. (The
+warmup demonstration runs in the workflow smoke test: presets/smoke.yaml has one.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+from jaxpitfalls import data, results
+from jaxpitfalls.harness.variants import VariantsIndistinguishable
+from jaxpitfalls.models import checkpoint
+from jaxpitfalls.studies import generation
+from jaxpitfalls.studies.generation import decoding
+
+SETTINGS = {"repeats": 2, "budget_s": 0.1}
+CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0}
+
+
+@pytest.fixture(scope="module")
+def inputs(tiny_gpt2_dir, tmp_path_factory):
+    corpus = tmp_path_factory.mktemp("data") / "corpus"
+    data.prepare(["jax"], 300, corpus)  # within the tiny model's vocabulary
+    return {"model": str(tiny_gpt2_dir), "data": str(corpus)}
+
+
+def test_every_variant_generates_pytorchs_greedy_tokens(inputs):
+    model, _ = checkpoint.load_model(inputs["model"])
+    prompt = generation.prompt_tokens(inputs["data"], 6)
+    torch_model = transformers.GPT2LMHeadModel.from_pretrained(inputs["model"], attn_implementation="eager").eval()
+    with torch.no_grad():
+        out = torch_model.generate(torch.tensor(prompt[None].astype(np.int64)), max_new_tokens=5, do_sample=False,
+                                   pad_token_id=0, eos_token_id=None)
+    expected = out[0, 6:].numpy()
+    for name, cls in decoding.DECODERS.items():
+        np.testing.assert_array_equal(cls(model).generate(prompt, 5), expected, err_msg=name)
+
+
+def _valid(doc: dict) -> dict:
+    doc = doc | {"study": "generation", "config_id": doc.get("config_id", "g"), "config": CONF | {"model": "m",
+                 "axes": ["layers"]}, "settings": SETTINGS, "environment": {
+                 "python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu", "device_count": 1,
+                 "cpu_model": "x", "xla_flags": "", "git": {"commit": None, "dirty": None}, "config_hash": "h",
+                 "timestamp": "t"}}
+    results.validate(doc)
+    return doc
+
+
+def test_a_proper_run_compiles_only_in_its_first_generation(inputs):
+    doc = _valid(generation.run(CONF, inputs, SETTINGS))
+    signatures = {name: v["signature"] for name, v in doc["variants"].items()}
+    assert signatures["uncached"]["compiles_first_generation"] == 4  # one program per length
+    assert signatures["uncached_padded"]["compiles_first_generation"] == 1
+    assert signatures["kv_cache_scan"]["jit_calls_per_generation"] == 1
+    for variant in doc["variants"].values():
+        assert variant["modes"]["generate"]["compiles_in_timed_region"] == 0
+        assert variant["first_run"]["compile_seconds"] > 0
+    assert "demonstration" not in doc and len(doc["tokens"]) == 4
+
+
+def test_a_variant_that_silently_runs_another_variants_code_is_refused(inputs, monkeypatch):
+    monkeypatch.setitem(generation.DECODERS, "uncached_padded", decoding.Uncached)
+    with pytest.raises(VariantsIndistinguishable, match="'uncached' and 'uncached_padded'"):
+        generation.run(CONF, inputs, SETTINGS)
