@@ -74,12 +74,14 @@ def facet_lines(
     return fig
 
 
-def bars(data: pd.DataFrame, x: str, y: str, hue: str, hue_order: tuple[str, ...] = (), xlabel: str = "",
-         ylabel: str = "", title: str = "", log: bool = False):
+def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = (), hue_order: tuple[str, ...] = (),
+         xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False):
     """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall."""
     sns.set_theme(style="whitegrid", context="notebook")
-    fig, ax = plt.subplots(figsize=(7.5, 4.0))
-    sns.barplot(data=data, x=x, y=y, hue=hue, hue_order=list(hue_order) or None, palette="colorblind", ax=ax)
+    fig, ax = plt.subplots(figsize=(8.5, 4.0))
+    sns.barplot(data=data, x=x, y=y, hue=hue, order=[o for o in order if o in set(data[x])] or None,
+                hue_order=list(hue_order) or None, palette="colorblind", ax=ax)
+    sns.move_legend(ax, "upper left", bbox_to_anchor=(1, 1), title=hue)
     if log:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel or x)

@@ -93,7 +93,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
         "tokens_per_s": facet_lines(on_axes, x="value", y="tokens_per_s", hue="variant", col="axis",
                                     sharex=False, hue_order=VARIANTS, log="y", ylabel="tokens per second",
                                     title="Generation speed"),
-        "warmup_pitfall": bars(long, x="variant", y="ms", hue="warmup", hue_order=("proper", "insufficient"),
+        "warmup_pitfall": bars(long, x="variant", y="ms", hue="warmup", order=VARIANTS,
+                               hue_order=("proper", "insufficient"),
                                log=True, ylabel="median generation (ms)",
                                title="Insufficient warmup: compilation inside the timed region"),
     }
