@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 TINY_BERT = dict(seed=0, vocab_size=64, hidden=16, head_dim=8, layers=1, intermediate_ratio=2, max_positions=32)
+TINY_QWEN2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, kv_groups=2, layers=2, intermediate_ratio=2,
+                  max_positions=64)
 TINY_GPT2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, layers=2, max_positions=64)
 
 
@@ -23,6 +25,15 @@ def tiny_gpt2_dir(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("models") / "gpt2-L2-H32"
     checkpoint.save_random_init("gpt2", TINY_GPT2, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2_dir(tmp_path_factory):
+    from jaxpitfalls.models import checkpoint
+
+    path = tmp_path_factory.mktemp("models") / "qwen2-L2-H32"
+    checkpoint.save_random_init("qwen2", TINY_QWEN2, path)
     return path
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file
 
-FAMILIES = ("bert", "gpt2")
+# family -> the transformers class prepare_model instantiates
+FAMILIES = {"bert": "BertForMaskedLM", "gpt2": "GPT2LMHeadModel", "qwen2": "Qwen2ForCausalLM"}
 
 
 def hf_config(family: str, spec: dict):
@@ -27,6 +28,17 @@ def hf_config(family: str, spec: dict):
     hidden = spec["hidden"]
     if hidden % spec["head_dim"]:
         raise ValueError(f"hidden={hidden} is not a multiple of head_dim={spec['head_dim']}")
+    if family == "qwen2":
+        heads = hidden // spec["head_dim"]
+        if heads % spec["kv_groups"]:
+            raise ValueError(f"{heads} attention heads do not split into kv_groups={spec['kv_groups']}")
+        return transformers.Qwen2Config(
+            vocab_size=spec["vocab_size"], hidden_size=hidden, num_hidden_layers=spec["layers"],
+            intermediate_size=spec["intermediate_ratio"] * hidden, num_attention_heads=heads,
+            num_key_value_heads=heads // spec["kv_groups"], max_position_embeddings=spec["max_positions"],
+            tie_word_embeddings=False, attn_implementation="eager",
+            bos_token_id=spec["vocab_size"] - 1, eos_token_id=spec["vocab_size"] - 1,
+        )
     if family == "gpt2":
         return transformers.GPT2Config(
             vocab_size=spec["vocab_size"], n_positions=spec["max_positions"], n_embd=hidden,
@@ -52,8 +64,7 @@ def save_random_init(family: str, spec: dict, out_dir: str | os.PathLike) -> Non
 
     config = hf_config(family, spec)
     torch.manual_seed(spec["seed"])
-    model_class = transformers.GPT2LMHeadModel if family == "gpt2" else transformers.BertForMaskedLM
-    model = model_class(config).eval()
+    model = getattr(transformers, FAMILIES[family])(config).eval()
     _write_dir_atomically(out_dir, model.save_pretrained)
 
 
@@ -116,4 +127,9 @@ def load_model(model_dir: str | os.PathLike, dropout: float | None = None):
 
         config = GPT2Config.from_json(values)
         return gpt2_from_state_dict(read_state_dict(model_dir), config), config
+    if model_type == "qwen2":
+        from .convert_qwen2 import Qwen2Config, qwen2_from_state_dict
+
+        config = Qwen2Config.from_json(values)
+        return qwen2_from_state_dict(read_state_dict(model_dir), config), config
     raise ValueError(f"{model_dir}: model_type {model_type!r} is not supported (known: {', '.join(FAMILIES)})")
