@@ -23,4 +23,5 @@ include: "workflow/rules/report.smk"
 rule all:
     input:
         "reports/report.md",
+        compare_targets(),
     default_target: True

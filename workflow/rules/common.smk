@@ -1,4 +1,6 @@
 # Helpers the rules share: what to run (from the config alone) and which package files each rule uses.
+from pathlib import Path
+
 from jaxpitfalls import plan, sources
 
 STUDIES = plan.enabled_studies(config)
@@ -48,3 +50,16 @@ def benchmarks():
         jobs += [f"{rule}/{study}/{c['id']}" for c in plan.traced_configurations(config, study)
                  for rule in ("capture_trace", "parse_trace")]
     return [f"results/benchmarks/{job}.tsv" for job in jobs]
+
+
+def baseline_runs():
+    """The baseline's result JSONs (config `compare.baseline`), so a changed baseline reruns `compare`."""
+    root = config["compare"]["baseline"]
+    return sorted(str(p) for p in Path(root).glob("**/runs/*/*.json")) if root else []
+
+
+def compare_targets():
+    """What `all` adds when a baseline is configured: the comparison, and its gate if asked for."""
+    if not config["compare"]["baseline"]:
+        return []
+    return ["reports/compare.md"] + (["results/tables/compare.passed"] if config["compare"]["fail_on_regression"] else [])

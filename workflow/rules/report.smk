@@ -57,3 +57,39 @@ rule render_report:
         ENV
     script:
         "../../scripts/render_report.py"
+
+
+rule compare:
+    """This run's results against a baseline run's (config `compare.baseline`): medians, ratio with a bootstrap
+    interval, Mann-Whitney U, verdict per row; configurations on one side only listed."""
+    input:
+        runs=[p for s in STUDIES for p in runs_of(s)],
+        baseline=baseline_runs(),
+        sources=sources.files_of("report.compare", "runtime"),
+    output:
+        report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
+        table="results/tables/compare.csv",
+        one_sided="results/tables/compare_one_sided.csv",
+    params:
+        compare=config["compare"],
+    log:
+        "results/logs/compare.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/compare.py"
+
+
+rule compare_gate:
+    """Fails, naming the worst rows, if any row regressed (with `compare.fail_on_regression`: for CI)."""
+    input:
+        table="results/tables/compare.csv",
+        sources=sources.files_of("report.compare", "runtime"),
+    output:
+        "results/tables/compare.passed",
+    log:
+        "results/logs/compare_gate.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/compare_gate.py"

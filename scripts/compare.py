@@ -1,0 +1,17 @@
+"""Rule compare: this run's results against a baseline run's -> reports/compare.md and CSV tables."""
+
+from jaxpitfalls import results, runtime
+from jaxpitfalls.report import compare
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = runtime.start(sm.log[0])
+settings = sm.params.compare
+current = {(doc["study"], doc["config_id"]): doc for doc in map(results.read_result, sm.input.runs)}
+table, one_sided = compare.compare(compare.load_runs(settings["baseline"]), current, settings["threshold"],
+                                   settings["alpha"])
+results.write_csv(sm.output.table, table)
+results.write_csv(sm.output.one_sided, one_sided)
+results.write_text(sm.output.report, compare.markdown(table, one_sided, settings["baseline"], settings["threshold"],
+                                                      settings["alpha"]))
+log.info("%d rows (%s), %d configurations on one side only", len(table),
+         table.verdict.value_counts().to_dict() if len(table) else {}, len(one_sided))

@@ -1,0 +1,132 @@
+"""Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine
+make an idiom cheaper or dearer?
+
+Every (study, configuration, variant, mode) present on both sides is compared on its raw samples: ratio of
+medians (current / baseline) with a bootstrap 95% interval (the sides are independent runs, so each is
+resampled on its own), a two-sided Mann-Whitney U test, and a verdict at a threshold. What differs in the
+environments is named per row; configurations on one side only are listed, never dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import results
+from ..harness.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from .aggregate import COMPARABLE
+
+Key = tuple[str, str]
+
+
+class Regressions(RuntimeError):
+    """The current run is slower than the baseline beyond the threshold, significantly."""
+
+
+def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
+    """Every result JSON under `root` (a workflow directory, its results/, or results/runs/), validated."""
+    paths = sorted(Path(root).glob("**/runs/*/*.json")) or sorted(Path(root).glob("*/*.json"))
+    if not paths:
+        raise FileNotFoundError(f"{root}: no result JSONs (runs/<study>/<configuration>.json) found")
+    docs = {}
+    for path in paths:
+        doc = results.read_result(path)
+        docs[(doc["study"], doc["config_id"])] = doc
+    return docs
+
+
+def ratio_interval(current: np.ndarray, baseline: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Bootstrap interval of median(current) / median(baseline), each side resampled independently."""
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    c = np.median(current[rng.integers(0, current.size, (BOOTSTRAP_RESAMPLES, current.size))], axis=1)
+    b = np.median(baseline[rng.integers(0, baseline.size, (BOOTSTRAP_RESAMPLES, baseline.size))], axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(c / b, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def verdict(ratio: float, p_value: float, threshold: float, alpha: float) -> str:
+    """regressed / improved when the change passes the threshold and the test; unchanged otherwise."""
+    if p_value < alpha and ratio > 1 + threshold:
+        return "regressed"
+    if p_value < alpha and ratio < 1 - threshold:
+        return "improved"
+    return "unchanged"
+
+
+def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
+    """What differs between two results' environments, e.g. `equinox 0.11.7 -> 0.13.8; device_kind ...`."""
+    changes = []
+    for key in COMPARABLE:
+        before, after = baseline.get(key), current.get(key)
+        if key == "packages":
+            changes += [f"{name} {before.get(name)} -> {after.get(name)}" for name in sorted(set(before) | set(after))
+                        if before.get(name) != after.get(name)]
+        elif before != after:
+            changes.append(f"{key} {before} -> {after}")
+    return "; ".join(changes)
+
+
+def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
+            alpha: float = 0.01) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side."""
+    from scipy.stats import mannwhitneyu
+
+    rows = []
+    for key in sorted(set(baseline) & set(current)):
+        before, after = baseline[key], current[key]
+        changed = environment_changes(before["environment"], after["environment"])
+        for variant in sorted(set(before["variants"]) | set(after["variants"])):
+            modes_before = before["variants"].get(variant, {}).get("modes", {})
+            modes_after = after["variants"].get(variant, {}).get("modes", {})
+            for mode in sorted(set(modes_before) | set(modes_after)):
+                row = {"study": key[0], "config_id": key[1], "variant": variant, "mode": mode,
+                       "metric": "seconds per sample", "environment_changes": changed}
+                if mode not in modes_before or mode not in modes_after:
+                    rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
+                    continue
+                b = np.asarray(modes_before[mode]["samples_s"], dtype=float)
+                c = np.asarray(modes_after[mode]["samples_s"], dtype=float)
+                ratio = float(np.median(c) / np.median(b))
+                low, high = ratio_interval(c, b)
+                p_value = float(mannwhitneyu(c, b, alternative="two-sided").pvalue)
+                rows.append(row | {
+                    "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
+                    "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "p_value": p_value,
+                    "n_baseline": b.size, "n_current": c.size,
+                    "verdict": verdict(ratio, p_value, threshold, alpha),
+                })
+    one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
+    one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
+    return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
+
+
+def require_no_regressions(table: pd.DataFrame, worst: int = 5) -> None:
+    """Raise naming the worst regressions (largest ratio first)."""
+    regressed = table[table.verdict == "regressed"].sort_values("ratio", ascending=False)
+    if len(regressed):
+        lines = [f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.ratio:.3f}x "
+                 f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}], p={r.p_value:.2g}"
+                 for r in regressed.head(worst).itertuples()]
+        raise Regressions(f"{len(regressed)} regression(s) against the baseline; the worst:\n  " + "\n  ".join(lines))
+
+
+def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, baseline: str, threshold: float, alpha: float) -> str:
+    counts = table.verdict.value_counts().to_dict() if len(table) else {}
+    shown = table.drop(columns=["metric"]) if len(table) else table
+    lines = [
+        "# Comparison with a baseline run", "",
+        f"Baseline: `{baseline}`. Each row compares the raw samples of one study, configuration, variant and "
+        f"mode: ratio of medians current / baseline with a bootstrap 95% interval, two-sided Mann-Whitney U. "
+        f"Verdict: regressed (improved) when the ratio is above 1 + {threshold:g} (below 1 - {threshold:g}) and "
+        f"p < {alpha:g}; unchanged otherwise.", "",
+        "Verdicts: " + (", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "none"), "",
+        shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
+        "## Configurations on one side only", "",
+        one_sided.to_markdown(index=False) if len(one_sided) else "_(none: both runs have the same configurations)_",
+        "",
+    ]
+    return "\n".join(lines)

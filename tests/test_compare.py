@@ -1,0 +1,52 @@
+"""Comparing runs: a slowdown is called a regression with its statistics, noise is not, environments'
+differences are named, configurations on one side only are listed, and the gate names the worst rows."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from jaxpitfalls.report import compare
+
+
+def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8") -> dict:
+    mode = {"samples_s": seconds.tolist()}
+    return {"study": "dispatch", "config_id": config_id,
+            "variants": {"filter_jit": {"modes": {"blocked": mode}}},
+            "environment": {"python": "3.11", "packages": {"jax": "0.10.2", "equinox": equinox}, "backend": "cpu",
+                            "device_kind": "cpu", "device_count": 1, "cpu_model": "x", "xla_flags": ""}}
+
+
+def _samples(center: float, seed: int, n: int = 20) -> np.ndarray:
+    return center * (1 + 0.02 * np.random.default_rng(seed).standard_normal(n))
+
+
+def test_a_slowdown_is_a_regression_and_noise_is_not():
+    baseline = {("dispatch", "a"): _doc("a", _samples(0.010, 0)), ("dispatch", "b"): _doc("b", _samples(0.010, 1)),
+                ("dispatch", "gone"): _doc("gone", _samples(0.010, 2))}
+    current = {("dispatch", "a"): _doc("a", _samples(0.012, 3), equinox="0.11.7"),
+               ("dispatch", "b"): _doc("b", _samples(0.010, 4)), ("dispatch", "new"): _doc("new", _samples(0.01, 5))}
+    table, one_sided = compare.compare(baseline, current)
+    rows = table.set_index("config_id")
+    assert rows.loc["a", "verdict"] == "regressed" and rows.loc["b", "verdict"] == "unchanged"
+    assert rows.loc["a", "ratio_ci_low"] > 1.1 and rows.loc["a", "p_value"] < 0.01
+    assert rows.loc["a", "environment_changes"] == "equinox 0.13.8 -> 0.11.7"
+    assert rows.loc["b", "environment_changes"] == ""
+    assert sorted(map(tuple, one_sided[["config_id", "only_in"]].values)) == [("gone", "baseline"), ("new", "current")]
+    with pytest.raises(compare.Regressions, match=r"(?s)1 regression.*dispatch a filter_jit \(blocked\): 1\.(19|2)"):
+        compare.require_no_regressions(table)
+    text = compare.markdown(table, one_sided, "baseline-dir", 0.05, 0.01)
+    assert "regressed 1" in text and "| gone" in text
+
+
+def test_a_speedup_is_an_improvement_and_a_missing_mode_is_listed():
+    base = _doc("a", _samples(0.010, 0))
+    faster = _doc("a", _samples(0.008, 1))
+    modes = faster["variants"]["filter_jit"]["modes"]
+    modes["pipelined"] = copy.deepcopy(modes["blocked"])
+    table, _ = compare.compare({("dispatch", "a"): base}, {("dispatch", "a"): faster})
+    verdicts = dict(zip(table["mode"], table.verdict, strict=True))
+    assert verdicts == {"blocked": "improved", "pipelined": "only in current"}
+    compare.require_no_regressions(table)
