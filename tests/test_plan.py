@@ -64,6 +64,8 @@ def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
     assert plan.traced_configurations(config, "dispatch") == plan.configurations(config["studies"]["dispatch"])
     own = plan.own_preparations(config, "tree_at")  # bert-L4-H64 serves both studies, the deeper ones tree_at
     assert "prepare_model/bert-L4-H64" not in own and "prepare_model/bert-L48-H64" in own
+    assert "prepare_data/corpus" not in plan.own_preparations(config, "generation")  # extraction reads it too
+    config["studies"]["extraction"]["enabled"] = False
     assert "prepare_data/corpus" in plan.own_preparations(config, "generation")
 
 

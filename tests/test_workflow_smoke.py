@@ -92,6 +92,22 @@ def test_generation_labels_its_warmup_demonstration_and_the_guard_catches_it(run
     assert "figures/generation/warmup_pitfall.png" in section
 
 
+def test_extraction_stores_agreeing_activations_and_reports_its_phases(run):
+    (path,) = sorted((run / "results" / "runs" / "extraction").glob("*.json"))
+    doc = results.read_result(path)
+    assert doc["structure"]["last_batch"] < doc["config"]["batch"]  # ragged
+    assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == set(extraction_variants())
+    assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
+    section = (run / "reports" / "report.md").read_text().split("## Study `extraction`")[1]
+    assert "### Gains phase by phase" in section and "figures/extraction/time_split.png" in section
+
+
+def extraction_variants():
+    from jaxpitfalls.studies import extraction
+
+    return extraction.VARIANTS
+
+
 def test_tables_figures_and_report(run):
     tables = run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")

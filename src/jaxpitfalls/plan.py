@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-STUDIES = ("dispatch", "tree_at", "generation")
+STUDIES = ("dispatch", "tree_at", "extraction", "generation")
 # Studies that read the text corpus (results/data/corpus, made by `prepare_data`).
-DATA_STUDIES = ("generation",)
+DATA_STUDIES = ("extraction", "generation")
 CORPUS = "results/data/corpus"
 # The CSV tables `aggregate` writes per study (results/tables/{study}/{table}.csv).
 TABLES = ("steps", "comparisons", "checks", "overhead", "environment")

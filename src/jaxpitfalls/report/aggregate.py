@@ -51,6 +51,7 @@ def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3
                                           if "compile_seconds" in m else None),
                     **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
+                    **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
                 })
     return pd.DataFrame(rows)
 

@@ -92,6 +92,20 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
     return fig
 
 
+def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
+    """One stacked bar per row of `table` (index: the bars, columns: the parts)."""
+    sns.set_theme(style="whitegrid", context="notebook")
+    fig, ax = plt.subplots(figsize=(8.5, 4.0))
+    table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel("")
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def save(fig, path: str) -> None:
     """PNG at a resolution that reads well in the HTML report."""
     from ..results import write_atomically

@@ -1,0 +1,161 @@
+"""extraction: activation extraction from a Qwen2-style decoder, measured phase by phase.
+
+The write-up (seeds/001) only estimated what fixing its extraction loop would gain: JIT 5-10x, fixed-shape
+padding 2x (no recompiling on the ragged last batch), async batched copies 2-3x, pipelining 1.5-2x, 4-7x
+overall. Five real code paths (`extractors`: eager, jit, jit_padded, jit_padded_async, pipelined) extract
+every hidden state (embeddings and each layer) of a dataset of real-text sequences of varying length whose
+last batch is ragged, and store the real tokens' rows on disk.
+
+One sample is one whole pass over the dataset, storage included; the first pass of each variant is its
+warmup and is reported apart (it holds the compilations: per batch shape for `jit`, per length bucket for
+the padded variants, per operation and shape for `eager`).
+
+What must hold: every variant stores the same activations (bitwise where the arithmetic is the same,
+within float tolerance across padding and eager/jit), and no two record the same signature.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...harness import tracing
+from ...harness.compiles import count_compiles
+from ...harness.protocol import Runner, measure_mode
+from ...harness.variants import require_agree, require_distinct
+from .extractors import EXTRACTORS, Extractor, batches
+
+VARIANTS = tuple(EXTRACTORS)
+FLOOR = "pipelined"
+MODES = ("extract",)
+# Each phase against the one before it (the write-up's cumulative gains); each is also compared with the floor.
+PHASES = (("eager", "jit"), ("jit", "jit_padded"), ("jit_padded", "jit_padded_async"))
+
+
+def dataset(data_dir: str, conf: dict[str, Any]) -> list[np.ndarray]:
+    """`sequences` consecutive slices of the corpus, lengths drawn (seeded) in [min_len, max_len]."""
+    from ...data import load_tokens
+
+    if conf["sequences"] % conf["batch"] == 0:
+        raise ValueError(f"{conf['id']}: sequences={conf['sequences']} is a multiple of batch={conf['batch']}: "
+                         "the last batch would not be ragged, and the study measures what a ragged one costs")
+    tokens = np.concatenate(list(load_tokens(data_dir).values()))
+    lengths = np.random.default_rng(0).integers(conf["min_len"], conf["max_len"] + 1, conf["sequences"])
+    if lengths.sum() > tokens.size:
+        raise ValueError(f"the corpus has {tokens.size} tokens, fewer than the {lengths.sum()} the dataset needs")
+    ends = np.cumsum(lengths)
+    return [tokens[end - n:end] for n, end in zip(lengths, ends, strict=True)]
+
+
+def buckets(conf: dict[str, Any]) -> tuple[int, ...]:
+    """The padded variants' sequence lengths: half the longest (rounded up) and the longest."""
+    return tuple(sorted({math.ceil(conf["max_len"] / 2), conf["max_len"]}))
+
+
+class _Pass:
+    """A sampler: one whole pass of a variant over the dataset into a fresh directory."""
+
+    def __init__(self, name: str, extractor: Extractor, data: list, scratch: Path) -> None:
+        self.extractor, self.data, self.root = extractor, data, scratch / name
+        self.passes = 0
+
+    def out_dir(self) -> Path:
+        path = self.root / f"pass{self.passes}"
+        path.mkdir(parents=True)
+        return path
+
+    def setup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)  # keep one pass on disk
+
+    def __call__(self) -> float:
+        out = self.out_dir()
+        start = time.perf_counter()
+        self.extractor.run(self.data, out)
+        self.passes += 1
+        return time.perf_counter() - start
+
+
+def stored(directory: Path) -> np.ndarray:
+    """Everything a pass stored, in file order, as one flat array (for comparing variants)."""
+    return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
+
+
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    from ...models.checkpoint import load_model
+
+    model, config = load_model(inputs["model"])
+    sequences = dataset(inputs["data"], conf)
+    layers = tuple(range(config.num_hidden_layers + 1))
+    data = {False: batches(sequences, conf["batch"], None), True: batches(sequences, conf["batch"], buckets(conf))}
+    scratch = Path(tempfile.mkdtemp(prefix="extraction-"))
+    try:
+        samplers = {name: _Pass(name, cls(model, layers), data[cls.padded], scratch)
+                    for name, cls in EXTRACTORS.items()}
+        first, outputs = {}, {}
+        for name, sampler in samplers.items():
+            with count_compiles() as counter:
+                seconds = sampler()
+            first[name] = {"seconds": seconds, "compiles": counter.count, "compile_seconds": counter.seconds}
+            outputs[name] = stored(scratch / name / "pass0")
+        exact = {name: bool(np.array_equal(out, outputs[FLOOR])) for name, out in outputs.items()}
+        differences = require_agree(outputs, FLOOR, exact=False, rtol=1e-4, atol=1e-5)
+        signatures = {name: {"compiles_first_pass": first[name]["compiles"]}
+                      | {f"{k}_per_pass": v for k, v in s.extractor.counts.items()}
+                      for name, s in samplers.items()}
+        require_distinct(signatures)
+        for s in samplers.values():
+            s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
+        entries, comparisons, peak = measure_mode(samplers, "extract", FLOOR, settings["repeats"], conf["id"],
+                                                  PHASES, budget_s=settings["budget_s"])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    n_tokens = int(sum(len(s) for s in sequences))
+    return {
+        "floor": FLOOR,
+        "variants": {name: {"modes": {"extract": entries[name]}, "signature": signatures[name],
+                            "calls": s.passes, "compiles_in_warmup": first[name]["compiles"],
+                            "first_run": first[name],
+                            "phase_seconds_per_pass": {k: v / len(entries[name]["samples_s"])
+                                                       for k, v in s.extractor.seconds.items()}}
+                     for name, s in samplers.items()},
+        "comparisons": comparisons,
+        "memory": {"extract": peak},
+        "checks": {
+            "outputs_agree": True,
+            "outputs_compared": "every stored activation (real tokens, every layer), rtol 1e-4 / atol 1e-5",
+            "outputs_exact": all(exact.values()),
+            "outputs_bitwise_equal_to_floor": exact,
+            "max_abs_difference": differences,
+            "signatures_distinct": True,
+            "compiles_in_timed_region": 0,
+        },
+        "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
+                      "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
+                      "buckets": list(buckets(conf)), "hidden": int(model.embed_tokens.shape[1])},
+    }
+
+
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+    """The traced pass: a few whole passes per (warm) variant."""
+    from ...models.checkpoint import load_model
+
+    model, config = load_model(inputs["model"])
+    sequences = dataset(inputs["data"], conf)
+    layers = tuple(range(config.num_hidden_layers + 1))
+    scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))
+    try:
+        runners = {}
+        for name, cls in EXTRACTORS.items():
+            sampler = _Pass(name, cls(model, layers),
+                            batches(sequences, conf["batch"], buckets(conf) if cls.padded else None), scratch)
+            sampler()
+            runners[name] = Runner(name=name, step=lambda s=sampler: (s.setup(), s()), signature=dict)
+        return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,149 @@
+"""Five ways to extract a decoder's activations for a dataset, cumulative as the write-up's phases (seeds/001).
+
+Every variant runs the same loop: batches of sequences -> forward -> activations of the requested layers
+-> the real (unpadded) tokens' rows stored, one `.npy` file per layer and batch (a layer shard). They differ
+in how:
+
+- `eager`: the forward op by op (no `jax.jit`); one blocking copy per sample and layer;
+- `jit`: a jitted forward (layer indices static); each batch padded only to its own longest sequence and
+  the last batch as ragged as it comes, so every new shape compiles; copies as `eager`;
+- `jit_padded`: every batch padded to one fixed shape (batch size x the smallest length bucket that fits),
+  with a mask: one program per bucket; copies as `eager`;
+- `jit_padded_async`: as `jit_padded`, but one batched device-to-host copy per batch, started
+  asynchronously, instead of a blocking copy per sample and layer;
+- `pipelined`: as `jit_padded_async`, with batch i+1 dispatched before batch i is stored.
+
+Each records what it did per pass (host copies, batches in flight, forward calls) and its time split into
+forward, transfer and storage.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Batch = tuple[np.ndarray, np.ndarray, list[int]]  # ids (b, s), mask (b, s), real lengths
+
+
+def _forward(model, ids, mask, layers: tuple[int, ...]):
+    """The requested layers' hidden states of a batch, stacked: (layers, batch, seq, hidden)."""
+    _, hidden = jax.vmap(model)(ids, mask)
+    return jnp.stack([hidden[i] for i in layers])
+
+
+def batches(sequences: list[np.ndarray], batch_size: int, buckets: tuple[int, ...] | None) -> list[Batch]:
+    """Consecutive batches, right-padded with zeros and masked. With `buckets`, every batch has `batch_size`
+    rows (empty rows masked out) and the smallest bucket length that fits; without, as they come."""
+    out = []
+    for start in range(0, len(sequences), batch_size):
+        chunk = sequences[start:start + batch_size]
+        longest = max(len(s) for s in chunk)
+        length = longest if buckets is None else min(b for b in buckets if b >= longest)
+        rows = len(chunk) if buckets is None else batch_size
+        ids = np.zeros((rows, length), dtype=np.int32)
+        mask = np.zeros((rows, length), dtype=np.int32)
+        for i, s in enumerate(chunk):
+            ids[i, :len(s)] = s
+            mask[i, :len(s)] = 1
+        out.append((ids, mask, [len(s) for s in chunk]))
+    return out
+
+
+class Extractor:
+    """One variant: `run(batches, out_dir)` extracts and stores a whole dataset, timing its phases."""
+
+    name = ""
+    padded = True  # batches with the fixed (bucketed) shape
+
+    def __init__(self, model, layers: tuple[int, ...]) -> None:
+        self.model, self.layers = model, layers
+        self.forward = self._compiled()
+        self.seconds = {"forward": 0.0, "transfer": 0.0, "storage": 0.0}
+        self.counts = {"forward_calls": 0, "host_copies": 0, "max_in_flight": 0}
+
+    def _compiled(self) -> Callable:
+        return jax.jit(lambda model, ids, mask: _forward(model, ids, mask, self.layers))
+
+    def _timed(self, phase: str, fn: Callable):
+        start = time.perf_counter()
+        out = fn()
+        self.seconds[phase] += time.perf_counter() - start
+        return out
+
+    def dispatch(self, batch: Batch):
+        self.counts["forward_calls"] += 1
+        return self.forward(self.model, jnp.asarray(batch[0]), jnp.asarray(batch[1]))
+
+    def to_host(self, acts) -> list[list[np.ndarray]]:
+        """Per sample and layer, a blocking copy: [layer][sample] arrays of (seq, hidden)."""
+        self.counts["host_copies"] += acts.shape[0] * acts.shape[1]
+        return [[np.asarray(acts[j, i]) for i in range(acts.shape[1])] for j in range(acts.shape[0])]
+
+    def store(self, host, lengths: list[int], index: int, out_dir: Path) -> None:
+        for j, layer in enumerate(self.layers):
+            rows = np.concatenate([host[j][i][:n] for i, n in enumerate(lengths)])
+            np.save(out_dir / f"layer{layer}_batch{index:04d}.npy", rows)
+
+    def run(self, data: list[Batch], out_dir: Path) -> None:
+        self.counts["max_in_flight"] = max(self.counts["max_in_flight"], 1)
+        for index, (ids, mask, lengths) in enumerate(data):
+            acts = self._timed("forward", lambda b=(ids, mask, lengths): jax.block_until_ready(self.dispatch(b)))
+            host = self._timed("transfer", lambda a=acts: self.to_host(a))
+            self._timed("storage", lambda h=host, n=lengths, i=index: self.store(h, n, i, out_dir))
+
+
+class Eager(Extractor):
+    name = "eager"
+    padded = False
+
+    def _compiled(self) -> Callable:
+        return lambda model, ids, mask: _forward(model, ids, mask, self.layers)
+
+
+class Jit(Extractor):
+    name = "jit"
+    padded = False
+
+
+class JitPadded(Extractor):
+    name = "jit_padded"
+
+
+class JitPaddedAsync(Extractor):
+    name = "jit_padded_async"
+
+    def to_host(self, acts) -> np.ndarray:
+        """One batched copy (started asynchronously when dispatched), read once: (layers, batch, seq, hd)."""
+        self.counts["host_copies"] += 1
+        return np.asarray(acts)
+
+    def dispatch(self, batch: Batch):
+        acts = super().dispatch(batch)
+        acts.copy_to_host_async()
+        return acts
+
+    def store(self, host, lengths: list[int], index: int, out_dir: Path) -> None:
+        super().store([[host[j, i] for i in range(host.shape[1])] for j in range(host.shape[0])], lengths, index,
+                      out_dir)
+
+
+class Pipelined(JitPaddedAsync):
+    name = "pipelined"
+
+    def run(self, data: list[Batch], out_dir: Path) -> None:
+        self.counts["max_in_flight"] = 2 if len(data) > 1 else 1
+        pending = self._timed("forward", lambda: self.dispatch(data[0]))
+        for index in range(len(data)):
+            current = pending
+            if index + 1 < len(data):  # batch i+1 goes to the device before batch i is stored
+                pending = self._timed("forward", lambda i=index: self.dispatch(data[i + 1]))
+            host = self._timed("transfer", lambda a=current: self.to_host(a))
+            self._timed("storage", lambda h=host, i=index: self.store(h, data[i][2], i, out_dir))
+
+
+EXTRACTORS = {e.name: e for e in (Eager, Jit, JitPadded, JitPaddedAsync, Pipelined)}

@@ -1,0 +1,63 @@
+"""The extraction study: ragged and fixed-shape batching, every variant storing what the model computes for
+the real tokens, signatures that tell the variants apart, and the negative control."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxpitfalls import data
+from jaxpitfalls.harness.variants import VariantsIndistinguishable
+from jaxpitfalls.models import checkpoint
+from jaxpitfalls.studies import extraction
+from jaxpitfalls.studies.extraction import extractors
+
+CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
+SETTINGS = {"repeats": 2, "budget_s": 0.1}
+
+
+@pytest.fixture(scope="module")
+def inputs(tiny_qwen2_dir, tmp_path_factory):
+    corpus = tmp_path_factory.mktemp("data") / "corpus"
+    data.prepare(["jax"], 300, corpus)  # within the tiny model's vocabulary
+    return {"model": str(tiny_qwen2_dir), "data": str(corpus)}
+
+
+def test_the_dataset_must_end_in_a_ragged_batch(inputs):
+    with pytest.raises(ValueError, match="not be ragged"):
+        extraction.dataset(inputs["data"], CONF | {"sequences": 4})
+
+
+def test_batches_are_ragged_as_they_come_or_padded_to_fixed_buckets(inputs):
+    sequences = extraction.dataset(inputs["data"], CONF)
+    ragged = extractors.batches(sequences, 2, None)
+    fixed = extractors.batches(sequences, 2, extraction.buckets(CONF))
+    assert [b[0].shape[0] for b in ragged] == [2, 1]
+    assert {b[0].shape for b in fixed} <= {(2, 4), (2, 8)} and fixed[-1][1][1].sum() == 0  # empty row masked
+    for (_, mask, lengths), seqs in zip(ragged, (sequences[:2], sequences[2:]), strict=True):
+        assert lengths == [len(s) for s in seqs] and mask.sum() == sum(lengths)
+
+
+def test_every_variant_stores_what_the_model_computes_for_the_real_tokens(inputs, tmp_path):
+    model, config = checkpoint.load_model(inputs["model"])
+    sequences = extraction.dataset(inputs["data"], CONF)
+    layers = tuple(range(config.num_hidden_layers + 1))
+    _, hidden = model(jnp.asarray(sequences[0]))
+    for name, cls in extractors.EXTRACTORS.items():
+        out = tmp_path / name
+        out.mkdir()
+        extractor = cls(model, layers)
+        extractor.run(extractors.batches(sequences, 2, extraction.buckets(CONF) if cls.padded else None), out)
+        first_batch = np.load(out / "layer2_batch0000.npy")
+        assert first_batch.shape == (len(sequences[0]) + len(sequences[1]), 32)
+        np.testing.assert_allclose(first_batch[:len(sequences[0])], hidden[2], rtol=1e-4, atol=1e-5, err_msg=name)
+        assert len(list(out.glob("*.npy"))) == len(layers) * 2  # a file per layer and batch
+    assert extractor.counts == {"forward_calls": 2, "host_copies": 2, "max_in_flight": 2}  # pipelined
+
+
+def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):
+    monkeypatch.setattr(extraction, "EXTRACTORS", {"jit_padded_async": extractors.JitPaddedAsync,
+                                                   "pipelined": extractors.JitPaddedAsync})
+    with pytest.raises(VariantsIndistinguishable, match="'jit_padded_async' and 'pipelined'"):
+        extraction.run(CONF, inputs, SETTINGS)
