@@ -38,6 +38,16 @@ def tiny_qwen2_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def tiny_corpus_dir(tmp_path_factory):
+    """prepare_data's output on one package's README, within the tiny models' vocabulary (300)."""
+    from jaxpitfalls import data
+
+    path = tmp_path_factory.mktemp("data") / "corpus"
+    data.prepare(["jax"], 300, path)
+    return path
+
+
+@pytest.fixture(scope="session")
 def tiny_runners(tiny_bert_dir):
     """The dispatch study's four variants on the tiny BERT, built once (their programs compile once)."""
     from jaxpitfalls.studies import dispatch

@@ -7,7 +7,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxpitfalls import data
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies import extraction
@@ -18,10 +17,8 @@ SETTINGS = {"repeats": 2, "budget_s": 0.1}
 
 
 @pytest.fixture(scope="module")
-def inputs(tiny_qwen2_dir, tmp_path_factory):
-    corpus = tmp_path_factory.mktemp("data") / "corpus"
-    data.prepare(["jax"], 300, corpus)  # within the tiny model's vocabulary
-    return {"model": str(tiny_qwen2_dir), "data": str(corpus)}
+def inputs(tiny_qwen2_dir, tiny_corpus_dir):
+    return {"model": str(tiny_qwen2_dir), "data": str(tiny_corpus_dir)}
 
 
 def test_the_dataset_must_end_in_a_ragged_batch(inputs):

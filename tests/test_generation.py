@@ -9,7 +9,7 @@ import pytest
 import torch
 import transformers
 
-from jaxpitfalls import data, results
+from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies import generation
@@ -20,10 +20,8 @@ CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "war
 
 
 @pytest.fixture(scope="module")
-def inputs(tiny_gpt2_dir, tmp_path_factory):
-    corpus = tmp_path_factory.mktemp("data") / "corpus"
-    data.prepare(["jax"], 300, corpus)  # within the tiny model's vocabulary
-    return {"model": str(tiny_gpt2_dir), "data": str(corpus)}
+def inputs(tiny_gpt2_dir, tiny_corpus_dir):
+    return {"model": str(tiny_gpt2_dir), "data": str(tiny_corpus_dir)}
 
 
 def test_every_variant_generates_pytorchs_greedy_tokens(inputs):
