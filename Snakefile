@@ -23,5 +23,6 @@ include: "workflow/rules/report.smk"
 rule all:
     input:
         "reports/report.md",
+        "reports/bundle.tar.gz",
         compare_targets(),
     default_target: True

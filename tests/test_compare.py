@@ -4,6 +4,8 @@ differences are named, configurations on one side only are listed, and the gate 
 from __future__ import annotations
 
 import copy
+import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,3 +52,34 @@ def test_a_speedup_is_an_improvement_and_a_missing_mode_is_listed():
     verdicts = dict(zip(table["mode"], table.verdict, strict=True))
     assert verdicts == {"blocked": "improved", "pipelined": "only in current"}
     compare.require_no_regressions(table)
+
+
+def test_a_bundle_is_a_baseline_and_a_tampered_one_is_refused(tmp_path, monkeypatch):
+    import tarfile
+
+    from jaxpitfalls.report import bundle
+
+    monkeypatch.chdir(tmp_path)
+    for name, text in (("results/runs/s/a.json", "{}"), ("reports/report.md", "# r")):
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(text)
+    files = ["results/runs/s/a.json", "reports/report.md"]
+    manifest = bundle.make(files, "b.tar.gz", {"k": 1}, {"git": {"commit": "c"}})
+    assert set(manifest["files"]) == set(files) and manifest["git"] == {"commit": "c"}
+    bundle.extract("b.tar.gz", tmp_path / "out")
+    assert (tmp_path / "out" / "reports" / "report.md").read_text() == "# r"
+    with tarfile.open("b.tar.gz") as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers()]
+    for tampered, change in (("edited", lambda n, d: d + b" " if n.endswith(".md") else d),
+                             ("incomplete", lambda n, d: None if n.endswith(".md") else d)):
+        with tarfile.open(f"{tampered}.tar.gz", "w:gz") as tar:
+            for member, data in members:
+                new = change(member.name, data)
+                if new is not None:
+                    member.size = len(new)
+                    tar.addfile(member, io.BytesIO(new))
+        with pytest.raises(bundle.InvalidBundle, match="reports/report.md"):
+            compare.load_runs(f"{tampered}.tar.gz")
+    Path("junk.tar.gz").write_bytes(b"not an archive")
+    with pytest.raises(bundle.InvalidBundle, match="not a readable bundle"):
+        compare.load_runs("junk.tar.gz")

@@ -140,9 +140,11 @@ def test_html_report_has_figures_tables_and_captions(run):
     assert "bootstrap 95%" in html  # the figure caption, rendered from workflow/report/figure.rst
 
 
-def test_comparing_a_run_with_itself_finds_nothing_changed(run, tmp_path):
+def test_comparing_a_run_with_its_own_bundle_finds_nothing_changed(run, tmp_path):
+    shutil.copy(run / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
     overlay = tmp_path / "compare.yaml"
-    overlay.write_text(json.dumps({"compare": {"baseline": str(run / "results"), "fail_on_regression": True}}))
+    overlay.write_text(json.dumps({"compare": {"baseline": str(tmp_path / "baseline.tar.gz"),
+                                               "fail_on_regression": True}}))
     _snakemake(run, "--cores", "all", "compare_gate", overlay=overlay)
     table = pd.read_csv(run / "results" / "tables" / "compare.csv")
     assert len(table) and set(table.verdict) == {"unchanged"} and (table.ratio == 1).all()

@@ -53,9 +53,11 @@ def benchmarks():
 
 
 def baseline_runs():
-    """The baseline's result JSONs (config `compare.baseline`), so a changed baseline reruns `compare`."""
+    """The baseline's result JSONs or bundle (config `compare.baseline`): a changed baseline reruns `compare`."""
     root = config["compare"]["baseline"]
-    return sorted(str(p) for p in Path(root).glob("**/runs/*/*.json")) if root else []
+    if not root:
+        return []
+    return [root] if Path(root).is_file() else sorted(str(p) for p in Path(root).glob("**/runs/*/*.json"))
 
 
 def compare_targets():

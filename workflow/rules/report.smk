@@ -93,3 +93,25 @@ rule compare_gate:
         ENV
     script:
         "../../scripts/compare_gate.py"
+
+
+rule bundle:
+    """reports/bundle.tar.gz: every result JSON, table, figure and the report, with a manifest (sha256 of each
+    file, environment, config, git commit); another machine can compare against it (compare.baseline)."""
+    input:
+        runs=[p for s in STUDIES for p in runs_of(s)],
+        tables=[p for s in STUDIES for p in plan.table_paths(s).values()],
+        figures=expand("reports/figures/{study}", study=STUDIES),
+        report="reports/report.md",
+        summary="results/tables/run_summary.csv",
+        sources=sources.files_of("report.bundle", "runtime"),
+    output:
+        "reports/bundle.tar.gz",
+    params:
+        config=config,
+    log:
+        "results/logs/bundle.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/bundle.py"

@@ -9,6 +9,7 @@ environments is named per row; configurations on one side only are listed, never
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pandas as pd
 
 from .. import results
 from ..harness.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from . import bundle
 from .aggregate import COMPARABLE
 
 Key = tuple[str, str]
@@ -27,8 +29,14 @@ class Regressions(RuntimeError):
 
 
 def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
-    """Every result JSON under `root` (a workflow directory, its results/, or results/runs/), validated."""
-    paths = sorted(Path(root).glob("**/runs/*/*.json")) or sorted(Path(root).glob("*/*.json"))
+    """Every result JSON of a run: a results bundle (.tar.gz, checked against its manifest first), or a
+    directory (a workflow directory, its results/, or results/runs/); each result validated."""
+    root = Path(root)
+    if root.is_file():
+        with tempfile.TemporaryDirectory() as tmp:
+            bundle.extract(root, tmp)
+            return load_runs(tmp)
+    paths = sorted(root.glob("**/runs/*/*.json")) or sorted(root.glob("*/*.json"))
     if not paths:
         raise FileNotFoundError(f"{root}: no result JSONs (runs/<study>/<configuration>.json) found")
     docs = {}
