@@ -10,31 +10,27 @@ TINY_QWEN2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, kv_groups=2, la
 TINY_GPT2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, layers=2, max_positions=64)
 
 
-@pytest.fixture(scope="session")
-def tiny_bert_dir(tmp_path_factory):
+def _checkpoint(tmp_path_factory, family: str, spec: dict, name: str):
     from jaxpitfalls.models import checkpoint
 
-    path = tmp_path_factory.mktemp("models") / "bert-L1-H16"
-    checkpoint.save_random_init("bert", TINY_BERT, path)
+    path = tmp_path_factory.mktemp("models") / name
+    checkpoint.save_random_init(family, spec, path)
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory):
+    return _checkpoint(tmp_path_factory, "bert", TINY_BERT, "bert-L1-H16")
 
 
 @pytest.fixture(scope="session")
 def tiny_gpt2_dir(tmp_path_factory):
-    from jaxpitfalls.models import checkpoint
-
-    path = tmp_path_factory.mktemp("models") / "gpt2-L2-H32"
-    checkpoint.save_random_init("gpt2", TINY_GPT2, path)
-    return path
+    return _checkpoint(tmp_path_factory, "gpt2", TINY_GPT2, "gpt2-L2-H32")
 
 
 @pytest.fixture(scope="session")
 def tiny_qwen2_dir(tmp_path_factory):
-    from jaxpitfalls.models import checkpoint
-
-    path = tmp_path_factory.mktemp("models") / "qwen2-L2-H32"
-    checkpoint.save_random_init("qwen2", TINY_QWEN2, path)
-    return path
+    return _checkpoint(tmp_path_factory, "qwen2", TINY_QWEN2, "qwen2-L2-H32")
 
 
 @pytest.fixture(scope="session")

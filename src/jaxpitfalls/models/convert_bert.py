@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 import equinox as eqx
 import jax
@@ -12,12 +11,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .bert import BertForMaskedLM, Embeddings, Layer, MaskedLMHead, SelfAttention
+from .hf_config import FromJson
 
 StateDict = Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
-class BertConfig:
+class BertConfig(FromJson):
     """The fields of a BERT config.json the conversion needs, with `transformers.BertConfig`'s defaults.
 
     Read from JSON rather than through `transformers`, whose import alone costs seconds per job.
@@ -29,10 +29,6 @@ class BertConfig:
     hidden_act: str = "gelu"
     hidden_dropout_prob: float = 0.1
     layer_norm_eps: float = 1e-12
-
-    @classmethod
-    def from_json(cls, values: Mapping[str, Any]) -> BertConfig:
-        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
 def _filled(make, values: tuple[np.ndarray, ...], get):

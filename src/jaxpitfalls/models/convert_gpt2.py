@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
 from .gpt2 import Block, Conv1D, GPT2LMHeadModel
+from .hf_config import FromJson
 
 StateDict = Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
-class GPT2Config:
+class GPT2Config(FromJson):
     """The fields of a GPT-2 config.json the conversion needs, with `transformers.GPT2Config`'s defaults."""
 
     n_layer: int = 12
@@ -26,10 +26,6 @@ class GPT2Config:
     vocab_size: int = 50257
     activation_function: str = "gelu_new"
     layer_norm_epsilon: float = 1e-5
-
-    @classmethod
-    def from_json(cls, values: Mapping[str, Any]) -> GPT2Config:
-        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
 def _conv(sd: StateDict, prefix: str) -> Conv1D:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
+from .hf_config import FromJson
 from .qwen2 import DecoderLayer, Linear, Qwen2ForCausalLM, RMSNorm
 
 StateDict = Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
-class Qwen2Config:
+class Qwen2Config(FromJson):
     """The fields of a Qwen2 config.json the conversion needs, with `transformers.Qwen2Config`'s defaults."""
 
     num_hidden_layers: int = 24
@@ -29,9 +30,9 @@ class Qwen2Config:
 
     @classmethod
     def from_json(cls, values: Mapping[str, Any]) -> Qwen2Config:
-        known = {f.name: values[f.name] for f in fields(cls) if f.name in values}
+        """transformers v5 keeps rope_theta inside `rope_parameters`."""
         rope = values.get("rope_parameters") or {}
-        return cls(**known | ({"rope_theta": rope["rope_theta"]} if "rope_theta" in rope else {}))
+        return super().from_json(values | ({"rope_theta": rope["rope_theta"]} if "rope_theta" in rope else {}))
 
 
 def _linear(sd: StateDict, prefix: str) -> Linear:
