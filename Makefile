@@ -5,23 +5,50 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all test venv clean
+.PHONY: all test venv clean compare-equinox
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
 
+# The HTML report test opens the report in Debian's chromium (tests/report_browser.py).
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+BROWSER := /usr/bin/chromium /usr/bin/chromedriver
+$(BROWSER):
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver
+
 # pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
-test: $(STAMP)
+test: $(STAMP) $(BROWSER)
 	@$(BIN)/python -m pytest || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt envs/common.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# Another environment from an envs/ spec: `make .venv-equinox-0.11.7/.installed` <- envs/equinox-0.11.7.txt.
+.venv-%/.installed: $(wildcard envs/*.txt) pyproject.toml
+	test -x .venv-$*/bin/python || $(PY) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-$*/bin/python -m pip install --quiet -r envs/$*.txt
+	.venv-$*/bin/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+# The dispatch study under equinox 0.11.7 (filter_jit does not block per call) and 0.11.8 (it does), on the
+# same JAX, each in its own directory; the second compares its measurements with the first's:
+# runs/equinox-0.11.8/reports/compare.md. JAX 0.4.34 cannot read profiler traces (no jax.profiler.ProfileData),
+# so both runs stop at the measurements (`--until run_study`), which is what a comparison reads.
+EQX_OLD := equinox-0.11.7
+EQX_NEW := equinox-0.11.8
+compare-equinox: .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installed
+	.venv-$(EQX_OLD)/bin/snakemake --directory runs/$(EQX_OLD) --configfile presets/dispatch_only.yaml \
+		--until run_study
+	.venv-$(EQX_NEW)/bin/snakemake --directory runs/$(EQX_NEW) --configfile presets/dispatch_only.yaml \
+		--config 'compare={baseline: ../$(EQX_OLD)/results}' --until run_study compare
 
 clean:
 	rm -rf results reports .snakemake

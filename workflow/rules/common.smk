@@ -2,6 +2,7 @@
 from pathlib import Path
 
 from jaxpitfalls import plan, sources
+from jaxpitfalls.report.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
 ENV = f"{workflow.basedir}/{config['conda_env']}"  # used with --software-deployment-method conda
@@ -39,6 +40,11 @@ def overheads_of(study):
 def runtime_of(wildcards):
     """XLA flags and compilation cache of a measuring job (see plan.job_runtime)."""
     return plan.job_runtime(config, wildcards.study)
+
+
+def caption_of(wildcards):
+    """The study's configuration and environment, described in the HTML report's captions (see StudyCaption)."""
+    return StudyCaption(config["studies"][wildcards.study], plan.table_paths(wildcards.study)["environment"])
 
 
 def benchmarks():

@@ -7,6 +7,8 @@ rule aggregate:
     output:
         **{t: report(p, caption=f"../report/table_{t}.rst", category="{study}", subcategory="tables")
            for t, p in plan.table_paths("{study}").items()},
+    params:
+        caption=caption_of,
     log:
         "results/logs/aggregate/{study}.log",
     conda:
@@ -28,6 +30,8 @@ rule plot:
             category="{study}",
             subcategory="figures",
         ),
+    params:
+        caption=caption_of,
     log:
         "results/logs/plot/{study}.log",
     conda:

@@ -62,7 +62,8 @@ def mlm_loss(model, batch: dict[str, jax.Array], key: jax.Array) -> jax.Array:
 
 
 def _update(optimizer, params, grads, opt_state):
-    updates, opt_state = optimizer.update(grads, opt_state, params)
+    """Equinox's idiom: the optimizer sees only the arrays (older optax rejects a model's other leaves)."""
+    updates, opt_state = optimizer.update(grads, opt_state, eqx.filter(params, eqx.is_array))
     return eqx.apply_updates(params, updates), opt_state
 
 

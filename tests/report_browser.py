@@ -1,0 +1,93 @@
+"""Drives Snakemake's HTML report in headless Chromium as a reader would: a category, then a file's view.
+
+The report is a JavaScript page (its content is in a script, rendered in the browser), so reading the file
+as text says nothing about what a person sees. Chromium and ChromeDriver are Debian's packages
+(chromium, chromium-driver), which `make test` installs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+
+# Headless as root on a machine without a network: no sandbox, no background connections.
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+
+def _installed(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise RuntimeError(f"{name} is not installed: `make test` installs Debian's chromium and chromium-driver")
+    return path
+
+
+class ReportPage:
+    """One open report; every lookup waits up to `timeout_s` for the page's scripts to render it."""
+
+    def __init__(self, html: Path, timeout_s: float = 10.0):
+        options = webdriver.ChromeOptions()
+        options.binary_location = _installed("chromium")
+        for flag in FLAGS:
+            options.add_argument(flag)
+        self.driver = webdriver.Chrome(service=Service(_installed("chromedriver")), options=options)
+        self.driver.set_window_size(1400, 900)
+        self.timeout_s = timeout_s
+        self.url = html.resolve().as_uri()
+        self.home()
+
+    def close(self) -> None:
+        self.driver.quit()
+
+    def home(self) -> None:
+        self.driver.get(self.url)
+
+    def _find(self, xpath: str, within: WebElement | None = None) -> list[WebElement]:
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            found = (within or self.driver).find_elements(By.XPATH, xpath)
+            if found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
+
+    def _one(self, xpath: str) -> WebElement:
+        found = self._find(xpath)
+        if not found:
+            raise AssertionError(f"the report shows no {xpath}")
+        return found[0]
+
+    def text(self) -> str:
+        return self.driver.find_element(By.TAG_NAME, "body").text
+
+    def open(self, *labels: str) -> None:
+        """Click through the navigation: a category, then a subcategory."""
+        for label in labels:  # the last match: the page's title also reads "Report"
+            matches = f"//*[self::span or self::a or self::button][normalize-space(text())='{label}']"
+            self._one(f"({matches})[last()]").click()
+
+    def files(self) -> list[str]:
+        """The file names listed in the open (sub)category."""
+        self._one("//tr/td[1]")
+        return [td.text for td in self._find("//tr/td[1]")]
+
+    def _row_button(self, path: str, icon: str) -> WebElement:
+        return self._one(f"//tr[td[1][normalize-space(text())='{path}']]//a[@iconname='{icon}']")
+
+    def view_image(self, path: str) -> int:
+        """Show a figure; its natural width in pixels (0 if the image did not decode)."""
+        self._row_button(path, "eye").click()
+        name = Path(path).name
+        img = self._one(f"//img[starts-with(@src, 'data:image/png') and contains(@src, 'filename={name}')]")
+        return self.driver.execute_script("return arguments[0].naturalWidth", img)
+
+    def details(self, path: str) -> str:
+        """The page's text after opening a file's details (its caption among them)."""
+        self._row_button(path, "information-circle").click()
+        self._one("//*[normalize-space(text())='DESCRIPTION' or normalize-space(text())='Description']")
+        return self.text()
