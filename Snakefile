@@ -4,7 +4,8 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# Beside the Snakefile, so that `--directory elsewhere` (a run kept apart) still starts from the defaults.
+configfile: f"{workflow.basedir}/config.yaml"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")
