@@ -13,10 +13,12 @@ import pytest
 from jaxpitfalls.report import compare
 
 
-def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8") -> dict:
+def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3) -> dict:
     mode = {"samples_s": seconds.tolist()}
     return {"study": "dispatch", "config_id": config_id,
             "variants": {"filter_jit": {"modes": {"blocked": mode}}},
+            "comparisons": [{"variant": "filter_jit", "baseline": "jit_flat", "mode": "blocked", "ratio": ratio,
+                             "ratio_ci_low": ratio * 0.97, "ratio_ci_high": ratio * 1.03}],
             "environment": {"python": "3.11", "packages": {"jax": "0.10.2", "equinox": equinox}, "backend": "cpu",
                             "device_kind": "cpu", "device_count": 1, "cpu_model": "x", "xla_flags": ""}}
 
@@ -39,8 +41,21 @@ def test_a_slowdown_is_a_regression_and_noise_is_not():
     assert sorted(map(tuple, one_sided[["config_id", "only_in"]].values)) == [("gone", "baseline"), ("new", "current")]
     with pytest.raises(compare.Regressions, match=r"(?s)1 regression.*dispatch a filter_jit \(blocked\): 1\.(19|2)"):
         compare.require_no_regressions(table)
-    text = compare.markdown(table, one_sided, "baseline-dir", 0.05, 0.01)
-    assert "regressed 1" in text and "| gone" in text
+    text = compare.markdown(table, one_sided, compare.paired_ratios(baseline, current), "baseline-dir", 0.05, 0.01)
+    assert "regressed 1" in text and "| gone" in text and "agree on 2 of 2 within ±0.05" in text
+
+
+def test_runs_agree_on_a_paired_ratio_within_the_threshold_or_say_they_do_not():
+    samples = _samples(0.010, 0)
+    baseline = {("dispatch", c): _doc(c, samples, ratio=1.30) for c in ("same", "close", "apart")}
+    current = {("dispatch", "same"): _doc("same", samples, ratio=1.30),
+               ("dispatch", "close"): _doc("close", samples, ratio=1.30 * 1.04),
+               ("dispatch", "apart"): _doc("apart", samples, ratio=1.30 * 1.10)}
+    ratios = compare.paired_ratios(baseline, current, threshold=0.05).set_index("config_id")
+    assert ratios.loc["close", "change"] == pytest.approx(1.04)
+    assert ratios.agree.to_dict() == {"apart": False, "close": True, "same": True}
+    assert ratios.intervals_overlap.to_dict() == {"apart": False, "close": True, "same": True}
+    assert set(ratios.against) == {"jit_flat"}
 
 
 def test_a_speedup_is_an_improvement_and_a_missing_mode_is_listed():

@@ -74,6 +74,7 @@ rule compare:
         report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
         table="results/tables/compare.csv",
         one_sided="results/tables/compare_one_sided.csv",
+        ratios="results/tables/compare_ratios.csv",
     params:
         compare=config["compare"],
     log:

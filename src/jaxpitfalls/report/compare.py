@@ -5,6 +5,10 @@ Every (study, configuration, variant, mode) present on both sides is compared on
 medians (current / baseline) with a bootstrap 95% interval (the sides are independent runs, so each is
 resampled on its own), a two-sided Mann-Whitney U test, and a verdict at a threshold. What differs in the
 environments is named per row; configurations on one side only are listed, never dropped.
+
+The paired ratios each run measured (a variant against its baseline variant, e.g. against the floor) are
+set side by side too: whether two runs agree on them within the threshold is how reproducible a study's
+conclusions are, whatever the machine's speed did between the runs.
 """
 
 from __future__ import annotations
@@ -112,6 +116,28 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
 
 
+def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]}
+
+
+def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
+    """Each paired ratio measured on both sides: the two ratios, current / baseline, and whether they agree
+    within the threshold (and whether their 95% intervals overlap)."""
+    rows = []
+    for key in sorted(set(baseline) & set(current)):
+        before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])
+        for variant, against, mode in sorted(set(before) & set(after)):
+            b, c = before[(variant, against, mode)], after[(variant, against, mode)]
+            change = c["ratio"] / b["ratio"]
+            rows.append({"study": key[0], "config_id": key[1], "variant": variant, "against": against, "mode": mode,
+                         "baseline_ratio": b["ratio"], "current_ratio": c["ratio"], "change": change,
+                         "agree": abs(change - 1) <= threshold,
+                         "intervals_overlap": max(b["ratio_ci_low"], c["ratio_ci_low"])
+                         <= min(b["ratio_ci_high"], c["ratio_ci_high"])})
+    return pd.DataFrame(rows, columns=["study", "config_id", "variant", "against", "mode", "baseline_ratio",
+                                       "current_ratio", "change", "agree", "intervals_overlap"])
+
+
 def require_no_regressions(table: pd.DataFrame, worst: int = 5) -> None:
     """Raise naming the worst regressions (largest ratio first)."""
     regressed = table[table.verdict == "regressed"].sort_values("ratio", ascending=False)
@@ -122,7 +148,20 @@ def require_no_regressions(table: pd.DataFrame, worst: int = 5) -> None:
         raise Regressions(f"{len(regressed)} regression(s) against the baseline; the worst:\n  " + "\n  ".join(lines))
 
 
-def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, baseline: str, threshold: float, alpha: float) -> str:
+def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
+    if not len(ratios):
+        return ["_(no paired ratio measured on both sides)_", ""]
+    per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
+    return [
+        f"Each variant's paired ratio against its baseline variant, as each run measured it. The runs agree on "
+        f"{ratios.agree.sum()} of {len(ratios)} within ±{threshold:g} ({per_study}); their 95% intervals "
+        f"overlap for {ratios.intervals_overlap.sum()} of {len(ratios)}.", "",
+        ratios.to_markdown(index=False, floatfmt=".4g"), "",
+    ]
+
+
+def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
+             alpha: float) -> str:
     counts = table.verdict.value_counts().to_dict() if len(table) else {}
     shown = table.drop(columns=["metric"]) if len(table) else table
     lines = [
@@ -133,6 +172,8 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, baseline: str, thresh
         f"p < {alpha:g}; unchanged otherwise.", "",
         "Verdicts: " + (", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "none"), "",
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
+        "## Paired ratios: do the runs reach the same conclusions?", "",
+        *_ratios_section(ratios, threshold),
         "## Configurations on one side only", "",
         one_sided.to_markdown(index=False) if len(one_sided) else "_(none: both runs have the same configurations)_",
         "",
