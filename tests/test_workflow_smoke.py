@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from report_browser import ReportPage
 
-from jaxpitfalls import plan, results
+from jaxpitfalls import plan, results, studies
 
 ROOT = Path(__file__).resolve().parents[1]
 COPY = ("Snakefile", "config.yaml", "presets", "profiles", "scripts", "src", "workflow", "envs",
@@ -146,7 +146,8 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
             for figure in figures:
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
             caption = page.details(figures[0])
-            assert f"of study {study}" in caption and "bootstrap 95%" in caption
+            described = studies.load(study, "report").FIGURES[Path(figures[0]).stem]
+            assert f"of study {study}: {described[:40]}" in caption and "bootstrap 95%" in caption
             assert "Configuration: base " in caption and f"Environment: JAX {jax.__version__}" in caption
             page.home()
             page.open(study, "tables")

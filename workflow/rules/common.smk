@@ -44,7 +44,8 @@ def runtime_of(wildcards):
 
 def caption_of(wildcards):
     """The study's configuration and environment, described in the HTML report's captions (see StudyCaption)."""
-    return StudyCaption(config["studies"][wildcards.study], plan.table_paths(wildcards.study)["environment"])
+    study = wildcards.study
+    return StudyCaption(study, config["studies"][study], plan.table_paths(study)["environment"])
 
 
 def benchmarks():

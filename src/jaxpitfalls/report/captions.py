@@ -39,13 +39,20 @@ def describe_environment(env: pd.Series) -> str:
 
 @dataclass(frozen=True, repr=False)
 class StudyCaption:
-    """A study's configuration and its `environment.csv`, described when the caption is rendered."""
+    """A study's figures, configuration and `environment.csv`, described when the caption is rendered."""
 
+    name: str
     study: dict[str, Any]
     environment_table: str
 
     def __repr__(self) -> str:
         return f"StudyCaption({self.environment_table})"
+
+    def figure(self, figure: str) -> str:
+        """What the figure shows, as the study's report module says (imported only when rendering)."""
+        from .. import studies
+
+        return studies.load(self.name, "report").FIGURES.get(figure, "")
 
     @property
     def configuration(self) -> str:
