@@ -9,9 +9,10 @@ it never makes a job rerun, and its repr (what logs show) reads nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _assignments(values: dict[str, Any]) -> str:
@@ -60,4 +61,6 @@ class StudyCaption:
 
     @property
     def environment(self) -> str:
+        import pandas as pd  # here, not at the top: the Snakefile imports this module on every invocation
+
         return describe_environment(pd.read_csv(self.environment_table, keep_default_na=False).iloc[0])
