@@ -154,7 +154,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
             assert sorted(page.files()) == sorted(plan.table_paths(study).values())
         page.home()
         page.open("Report")
-        assert page.files() == ["reports/report.md"]
+        assert sorted(page.files()) == ["reports/report.md", "results/tables/run_summary.csv"]
     finally:
         page.close()
 
@@ -162,7 +162,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
 def test_zip_report_holds_every_figure_and_table(run):
     _snakemake(run, "--report", "reports/report.zip")
     names = zipfile.ZipFile(run / "reports" / "report.zip").namelist()
-    expected = ["report.md", *(p.name for p in (run / "reports" / "figures").glob("*/*.png")),
+    expected = ["report.md", "run_summary.csv", *(p.name for p in (run / "reports" / "figures").glob("*/*.png")),
                 *(Path(p).name for study in plan.STUDIES for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)

@@ -51,7 +51,7 @@ rule render_report:
         ),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
-        summary="results/tables/run_summary.csv",
+        summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),
     params:
         studies=STUDIES,
         config=config,
@@ -72,9 +72,11 @@ rule compare:
         sources=sources.files_of("report.compare", "runtime"),
     output:
         report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
-        table="results/tables/compare.csv",
-        one_sided="results/tables/compare_one_sided.csv",
-        ratios="results/tables/compare_ratios.csv",
+        table=report("results/tables/compare.csv", caption="../report/compare.rst", category="Comparison"),
+        one_sided=report("results/tables/compare_one_sided.csv", caption="../report/compare.rst",
+                         category="Comparison"),
+        ratios=report("results/tables/compare_ratios.csv", caption="../report/compare_ratios.rst",
+                      category="Comparison"),
     params:
         compare=config["compare"],
     log:
