@@ -39,7 +39,8 @@ def test_a_slowdown_is_a_regression_and_noise_is_not():
     assert rows.loc["a", "environment_changes"] == "equinox 0.13.8 -> 0.11.7"
     assert rows.loc["b", "environment_changes"] == ""
     assert sorted(map(tuple, one_sided[["config_id", "only_in"]].values)) == [("gone", "baseline"), ("new", "current")]
-    with pytest.raises(compare.Regressions, match=r"(?s)1 regression.*dispatch a filter_jit \(blocked\): 1\.(19|2)"):
+    with pytest.raises(compare.Regressions,
+                       match=r"(?s)1 regression.*\(medians\).*dispatch a filter_jit \(blocked\): 1\.(19|2)"):
         compare.require_no_regressions(table)
     text = compare.markdown(table, one_sided, compare.paired_ratios(baseline, current), "baseline-dir", 0.05, 0.01)
     assert "regressed 1" in text and "| gone" in text and "agree on 2 of 2 within ±0.05" in text
@@ -55,7 +56,24 @@ def test_runs_agree_on_a_paired_ratio_within_the_threshold_or_say_they_do_not():
     assert ratios.loc["close", "change"] == pytest.approx(1.04)
     assert ratios.agree.to_dict() == {"apart": False, "close": True, "same": True}
     assert ratios.intervals_overlap.to_dict() == {"apart": False, "close": True, "same": True}
+    assert ratios.verdict.to_dict() == {"apart": "regressed", "close": "unchanged", "same": "unchanged"}
     assert set(ratios.against) == {"jit_flat"}
+
+
+def test_the_gate_judges_the_table_it_is_told_to():
+    """Same samples on both sides (medians unchanged), but one run measured filter_jit 10% dearer against the
+    floor: the medians gate passes, the ratios gate names that row."""
+    samples = _samples(0.010, 0)
+    baseline = {("dispatch", c): _doc(c, samples, ratio=1.30) for c in ("steady", "dearer")}
+    current = {("dispatch", "steady"): _doc("steady", samples, ratio=1.30),
+               ("dispatch", "dearer"): _doc("dearer", samples, ratio=1.30 * 1.10)}
+    table, one_sided = compare.compare(baseline, current)
+    compare.require_no_regressions(table, "medians")
+    ratios = compare.paired_ratios(baseline, current)
+    with pytest.raises(compare.Regressions, match=r"(?s)1 regression.*\(ratios\).*dispatch dearer filter_jit / "
+                       r"jit_flat \(blocked\): 1\.300x -> 1\.430x"):
+        compare.require_no_regressions(ratios, "ratios")
+    assert "Verdicts: regressed 1, unchanged 1" in compare.markdown(table, one_sided, ratios, "b", 0.05, 0.01)
 
 
 def test_a_speedup_is_an_improvement_and_a_missing_mode_is_listed():

@@ -171,11 +171,15 @@ def test_zip_report_holds_every_figure_and_table(run):
 def test_comparing_a_run_with_its_own_bundle_finds_nothing_changed(run, tmp_path):
     shutil.copy(run / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
     overlay = tmp_path / "compare.yaml"
-    overlay.write_text(json.dumps({"compare": {"baseline": str(tmp_path / "baseline.tar.gz"),
-                                               "fail_on_regression": True}}))
-    _snakemake(run, "--cores", "all", "compare_gate", overlay=overlay)
+    for gate_on in ("medians", "ratios"):
+        overlay.write_text(json.dumps({"compare": {"baseline": str(tmp_path / "baseline.tar.gz"),
+                                                   "fail_on_regression": True, "gate_on": gate_on}}))
+        _snakemake(run, "--cores", "all", "compare_gate", overlay=overlay)
+        assert f"({gate_on})" in (run / "results" / "tables" / "compare.passed").read_text()
     table = pd.read_csv(run / "results" / "tables" / "compare.csv")
     assert len(table) and set(table.verdict) == {"unchanged"} and (table.ratio == 1).all()
+    ratios = pd.read_csv(run / "results" / "tables" / "compare_ratios.csv")
+    assert len(ratios) and set(ratios.verdict) == {"unchanged"} and (ratios.change == 1).all()
     assert "Verdicts: unchanged" in (run / "reports" / "compare.md").read_text()
 
 

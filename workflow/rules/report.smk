@@ -72,11 +72,10 @@ rule compare:
         sources=sources.files_of("report.compare", "runtime"),
     output:
         report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
-        table=report("results/tables/compare.csv", caption="../report/compare.rst", category="Comparison"),
+        table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
         one_sided=report("results/tables/compare_one_sided.csv", caption="../report/compare.rst",
                          category="Comparison"),
-        ratios=report("results/tables/compare_ratios.csv", caption="../report/compare_ratios.rst",
-                      category="Comparison"),
+        ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
     params:
         compare=config["compare"],
     log:
@@ -88,12 +87,15 @@ rule compare:
 
 
 rule compare_gate:
-    """Fails, naming the worst rows, if any row regressed (with `compare.fail_on_regression`: for CI)."""
+    """Fails, naming the worst rows, if any row of the judged table (`compare.gate_on`) regressed (with
+    `compare.fail_on_regression`: for CI)."""
     input:
-        table="results/tables/compare.csv",
+        table=COMPARE_TABLES[config["compare"]["gate_on"]],
         sources=sources.files_of("report.compare", "runtime"),
     output:
         "results/tables/compare.passed",
+    params:
+        gate_on=config["compare"]["gate_on"],
     log:
         "results/logs/compare_gate.log",
     conda:

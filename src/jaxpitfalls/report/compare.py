@@ -8,7 +8,9 @@ environments is named per row; configurations on one side only are listed, never
 
 The paired ratios each run measured (a variant against its baseline variant, e.g. against the floor) are
 set side by side too: whether two runs agree on them within the threshold is how reproducible a study's
-conclusions are, whatever the machine's speed did between the runs.
+conclusions are, whatever the machine's speed did between the runs. A shared machine's speed drifts between
+runs, which the medians' verdicts see and the paired ratios (timed interleaved within each run) do not: the
+gate can judge either (`GATES`).
 """
 
 from __future__ import annotations
@@ -60,11 +62,11 @@ def ratio_interval(current: np.ndarray, baseline: np.ndarray, level: float = 0.9
     return float(low), float(high)
 
 
-def verdict(ratio: float, p_value: float, threshold: float, alpha: float) -> str:
-    """regressed / improved when the change passes the threshold and the test; unchanged otherwise."""
-    if p_value < alpha and ratio > 1 + threshold:
+def verdict(ratio: float, significant: bool, threshold: float) -> str:
+    """regressed / improved when the change passes the threshold and is significant; unchanged otherwise."""
+    if significant and ratio > 1 + threshold:
         return "regressed"
-    if p_value < alpha and ratio < 1 - threshold:
+    if significant and ratio < 1 - threshold:
         return "improved"
     return "unchanged"
 
@@ -109,7 +111,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                     "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
                     "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "p_value": p_value,
                     "n_baseline": b.size, "n_current": c.size,
-                    "verdict": verdict(ratio, p_value, threshold, alpha),
+                    "verdict": verdict(ratio, p_value < alpha, threshold),
                 })
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
@@ -121,31 +123,51 @@ def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, 
 
 
 def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
-    """Each paired ratio measured on both sides: the two ratios, current / baseline, and whether they agree
-    within the threshold (and whether their 95% intervals overlap)."""
+    """Each paired ratio measured on both sides: the two ratios, current / baseline, whether they agree within
+    the threshold and whether their 95% intervals overlap; the verdict needs both a change beyond the
+    threshold and intervals apart."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])
         for variant, against, mode in sorted(set(before) & set(after)):
             b, c = before[(variant, against, mode)], after[(variant, against, mode)]
             change = c["ratio"] / b["ratio"]
+            overlap = max(b["ratio_ci_low"], c["ratio_ci_low"]) <= min(b["ratio_ci_high"], c["ratio_ci_high"])
             rows.append({"study": key[0], "config_id": key[1], "variant": variant, "against": against, "mode": mode,
                          "baseline_ratio": b["ratio"], "current_ratio": c["ratio"], "change": change,
-                         "agree": abs(change - 1) <= threshold,
-                         "intervals_overlap": max(b["ratio_ci_low"], c["ratio_ci_low"])
-                         <= min(b["ratio_ci_high"], c["ratio_ci_high"])})
+                         "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
+                         "verdict": verdict(change, not overlap, threshold)})
     return pd.DataFrame(rows, columns=["study", "config_id", "variant", "against", "mode", "baseline_ratio",
-                                       "current_ratio", "change", "agree", "intervals_overlap"])
+                                       "current_ratio", "change", "agree", "intervals_overlap", "verdict"])
 
 
-def require_no_regressions(table: pd.DataFrame, worst: int = 5) -> None:
-    """Raise naming the worst regressions (largest ratio first)."""
-    regressed = table[table.verdict == "regressed"].sort_values("ratio", ascending=False)
+def _median_row(r) -> str:
+    return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, "
+            f"{r.ratio_ci_high:.3f}], p={r.p_value:.2g}")
+
+
+def _ratio_row(r) -> str:
+    return (f"{r.study} {r.config_id} {r.variant} / {r.against} ({r.mode}): {r.baseline_ratio:.3f}x -> "
+            f"{r.current_ratio:.3f}x ({r.change:.3f}x, intervals apart)")
+
+
+# How the gate ranks and names the regressed rows of the table `compare.gate_on` picks (COMPARE_TABLES in the rules).
+GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row)}
+
+
+def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", worst: int = 5) -> None:
+    """Raise naming the worst regressions (largest change first) of the table the gate judges."""
+    rank, describe = GATES[gate_on]
+    regressed = table[table.verdict == "regressed"].sort_values(rank, ascending=False)
     if len(regressed):
-        lines = [f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.ratio:.3f}x "
-                 f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}], p={r.p_value:.2g}"
-                 for r in regressed.head(worst).itertuples()]
-        raise Regressions(f"{len(regressed)} regression(s) against the baseline; the worst:\n  " + "\n  ".join(lines))
+        lines = [describe(r) for r in regressed.head(worst).itertuples()]
+        raise Regressions(f"{len(regressed)} regression(s) against the baseline ({gate_on}); the worst:\n  "
+                          + "\n  ".join(lines))
+
+
+def _counts(table: pd.DataFrame) -> str:
+    counts = table.verdict.value_counts().to_dict() if len(table) else {}
+    return ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "none"
 
 
 def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
@@ -155,14 +177,15 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
     return [
         f"Each variant's paired ratio against its baseline variant, as each run measured it. The runs agree on "
         f"{ratios.agree.sum()} of {len(ratios)} within ±{threshold:g} ({per_study}); their 95% intervals "
-        f"overlap for {ratios.intervals_overlap.sum()} of {len(ratios)}.", "",
+        f"overlap for {ratios.intervals_overlap.sum()} of {len(ratios)}. Verdict: regressed (improved) when the "
+        f"change is above 1 + {threshold:g} (below 1 - {threshold:g}) and the intervals are apart.", "",
+        "Verdicts: " + _counts(ratios), "",
         ratios.to_markdown(index=False, floatfmt=".4g"), "",
     ]
 
 
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
              alpha: float) -> str:
-    counts = table.verdict.value_counts().to_dict() if len(table) else {}
     shown = table.drop(columns=["metric"]) if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
@@ -170,7 +193,7 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         f"mode: ratio of medians current / baseline with a bootstrap 95% interval, two-sided Mann-Whitney U. "
         f"Verdict: regressed (improved) when the ratio is above 1 + {threshold:g} (below 1 - {threshold:g}) and "
         f"p < {alpha:g}; unchanged otherwise.", "",
-        "Verdicts: " + (", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "none"), "",
+        "Verdicts: " + _counts(table), "",
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
         "## Paired ratios: do the runs reach the same conclusions?", "",
         *_ratios_section(ratios, threshold),
