@@ -38,6 +38,11 @@ def test_a_slowdown_is_a_regression_and_noise_is_not():
     assert rows.loc["a", "ratio_ci_low"] > 1.1 and rows.loc["a", "p_value"] < 0.01
     assert rows.loc["a", "environment_changes"] == "equinox 0.13.8 -> 0.11.7"
     assert rows.loc["b", "environment_changes"] == ""
+    env = _doc("c", _samples(0.01, 6))["environment"]
+    edited = env | {"git": {"commit": "c711829024b2", "dirty": True}}
+    committed = env | {"git": {"commit": "f09a14f321ec", "dirty": False}}
+    assert compare.environment_changes(edited, committed) == "code c711829+dirty -> f09a14f"
+    assert compare.environment_changes(env, committed) == "code unknown -> f09a14f"
     assert sorted(map(tuple, one_sided[["config_id", "only_in"]].values)) == [("gone", "baseline"), ("new", "current")]
     with pytest.raises(compare.Regressions,
                        match=r"(?s)1 regression.*\(medians\).*dispatch a filter_jit \(blocked\): 1\.(19|2)"):

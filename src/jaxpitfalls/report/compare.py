@@ -72,7 +72,8 @@ def verdict(ratio: float, significant: bool, threshold: float) -> str:
 
 
 def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
-    """What differs between two results' environments, e.g. `equinox 0.11.7 -> 0.13.8; device_kind ...`."""
+    """What differs between two results' environments, e.g. `equinox 0.11.7 -> 0.13.8; code c711829+dirty ->
+    f09a14f`: library versions, machine, flags, and the workflow's own commit."""
     changes = []
     for key in COMPARABLE:
         before, after = baseline.get(key), current.get(key)
@@ -81,7 +82,18 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
                         if before.get(name) != after.get(name)]
         elif before != after:
             changes.append(f"{key} {before} -> {after}")
+    code_before, code_after = _code_version(baseline), _code_version(current)
+    if code_before != code_after:
+        changes.append(f"code {code_before} -> {code_after}")
     return "; ".join(changes)
+
+
+def _code_version(environment: dict[str, Any]) -> str:
+    """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits."""
+    git = environment.get("git") or {}
+    if not git.get("commit"):
+        return "unknown"
+    return git["commit"][:7] + ("+dirty" if git.get("dirty") else "")
 
 
 def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
