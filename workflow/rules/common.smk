@@ -6,9 +6,7 @@ from jaxpitfalls.report.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
 ENV = f"{workflow.basedir}/{config['conda_env']}"  # used with --software-deployment-method conda
-# The comparison's tables the gate can judge (config `compare.gate_on`): `medians` compares absolute step
-# times (it sees every slowdown, a shared machine's drift between runs included); `ratios` compares each
-# variant against its baseline variant timed interleaved within each run (blind to a uniform slowdown).
+# The comparison's table that `compare_gate` judges, by `compare.gate_on` (what each means: the config schema).
 COMPARE_TABLES = {"medians": "results/tables/compare.csv", "ratios": "results/tables/compare_ratios.csv"}
 
 
