@@ -14,12 +14,20 @@ from jaxpitfalls.report.aggregate import IncomparableResults, aggregate
 
 def _doc(config_id: str) -> dict:
     summary = {"n": 2, "median": 0.01, "mean": 0.01, "std": 0.0, "iqr": 0.0, "min": 0.01, "max": 0.01}
-    mode = {"samples_s": [0.01, 0.01], "summary": summary, "compiles_in_timed_region": 0}
+    mode = {"samples_s": [0.01, 0.01], "summary": summary, "compiles_in_timed_region": 0,
+            "contended": [False, False], "calls_per_sample": 1}
+    window = {"wall_s": 0.3, "own_cpu_s": 0.3, "others_share": 0.02, "steal_share": 0.01, "rounds": 2,
+              "contended": False, "kept": True}
+    machine = {"measurable": True, "rounds_kept": 2, "rounds_retried": 0, "rounds_contended_kept": 0,
+               "others_share_median": 0.02, "others_share_max": 0.02, "steal_share_max": 0.01,
+               "own_cpu_per_wall": 1.0, "load_average": [0.4, 0.5], "cpu_mhz": [], "gc_disabled_in_samples": True,
+               "policy": {"on_contention": "retry", "max_busy_share": 0.2, "max_retries": 5}, "windows": [window]}
     variant = {"modes": {"blocked": mode}, "calls": 5, "compiles_in_warmup": 1}
     return {
         "study": "dispatch", "config_id": config_id,
         "config": {"id": config_id, "model": "bert-L1-H8", "axes": ["layers"], "layers": 1},
         "settings": {}, "floor": "b", "memory": {"blocked": {"host_peak_bytes": 1, "device_peak_bytes": None}},
+        "machine": {"blocked": machine},
         "variants": {"a": variant | {"signature": {"callable": "x"}}, "b": variant | {"signature": {"callable": "y"}}},
         "comparisons": [{"variant": "a", "baseline": "b", "mode": "blocked", "ratio": 1.0, "ratio_ci_low": 1.0,
                          "ratio_ci_high": 1.0, "diff": 0.0, "diff_ci_low": 0.0, "diff_ci_high": 0.0}],
@@ -62,3 +70,39 @@ def test_run_span_counts_the_latest_invocation_only():
     jobs = pd.DataFrame({"seconds": [10.0, 20.0, 30.0, 5.0], "end": [100.0, 1000.0, 1025.0, 1030.0]})
     assert span_seconds(jobs) == (50.0, 1)  # the job that ended at 100 s is from an earlier run
     assert span_seconds(jobs.iloc[1:]) == (50.0, 0)
+
+
+def test_several_processes_give_pooled_and_per_process_rows_and_claims_that_differ_are_unstable(tmp_path):
+    from jaxpitfalls import plan
+    from jaxpitfalls.harness.processes import merge
+    from jaxpitfalls.report.aggregate import processes_of, read_tables
+    from jaxpitfalls.report.build import judged_per_process
+
+    docs = [_doc("c0"), _doc("c0")]
+    docs[1]["comparisons"][0] |= {"ratio": 1.3, "ratio_ci_low": 1.2, "ratio_ci_high": 1.4}
+    merged = merge(docs) | {k: docs[0][k] for k in ("study", "config_id", "config", "settings", "environment")}
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    tables = aggregate(_write(tmp_path, [merged]), [str(overhead)])
+    assert len(tables["overhead"]) == 1  # joined with the pooled step only
+    assert sorted(set(tables["steps"].process)) == ["0", "1", "all"] and len(tables["steps"]) == 2 * 3
+    checks = tables["checks"].iloc[0]
+    assert checks.processes == 2 and checks.rounds_kept == 4 and checks.others_share_max == 0.02
+    paths = plan.table_paths("dispatch")
+    paths = {name: str(tmp_path / f"{name}.csv") for name in paths}
+    for name, table in tables.items():
+        table.to_csv(paths[name], index=False)
+    pooled, second = read_tables(paths), read_tables(paths, "1")
+    assert processes_of(pooled) == ["0", "1"]
+    assert (pooled["comparisons"].process.astype(str) == "all").all()
+    assert pooled["comparisons"].process_ratio_max[0] == 1.3
+    assert second["comparisons"].ratio.tolist() == [1.3]
+
+    def claim(verdict):
+        return {"claim": "a is slower", "measured": "1.1x", "verdict": verdict}
+
+    assert judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("reproduced")]])[0]["verdict"] \
+        == "reproduced"
+    unstable = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("inconclusive")]])[0]
+    assert unstable["verdict"] == "unstable" and "process 1: inconclusive" in unstable["measured"]
+    assert judged_per_process([claim("inconclusive")], [])[0]["verdict"] == "inconclusive"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from jaxpitfalls.harness import protocol
+from jaxpitfalls.harness.timing import Sampling
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies import dispatch
 
@@ -51,7 +52,7 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
 
 
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
-    measured = protocol.measure(tiny_runners, dispatch.FLOOR, repeats=3, steps_per_sample=2, label="t",
+    measured = protocol.measure(tiny_runners, dispatch.FLOOR, Sampling(repeats=3), steps_per_sample=2, label="t",
                                 extra_pairs=dispatch.EXTRA_PAIRS)
     for variant in measured["variants"].values():
         for mode in protocol.MODES:

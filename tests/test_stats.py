@@ -31,3 +31,18 @@ def test_paired_ratio_recovers_the_true_ratio_despite_drift_and_is_deterministic
 def test_paired_comparison_refuses_unpaired_samples():
     with pytest.raises(ValueError, match="differ in length"):
         stats.paired_comparison([1.0, 2.0], [1.0])
+
+
+def test_intervals_over_several_processes_carry_the_spread_between_them():
+    """Two processes that disagree (ratio 1.0 vs 1.2, each tight): pooled as one process the interval is
+    narrow and excludes both; resampling processes first, it spans them."""
+    rng = np.random.default_rng(1)
+    floor = [rng.uniform(9e-3, 11e-3, 30) for _ in range(2)]
+    variant = [f * level * rng.normal(1.0, 0.005, 30) for f, level in zip(floor, (1.0, 1.2), strict=True)]
+    two = stats.paired_comparison(variant, floor)
+    one = stats.paired_comparison(np.concatenate(variant), np.concatenate(floor))
+    assert two["ratio"] == pytest.approx(one["ratio"])
+    assert two["ratio_ci_low"] <= 1.01 and two["ratio_ci_high"] >= 1.19
+    assert one["ratio_ci_high"] - one["ratio_ci_low"] < two["ratio_ci_high"] - two["ratio_ci_low"]
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.paired_comparison(variant, [floor[0]])

@@ -13,6 +13,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceShardin
 
 from jaxpitfalls.harness.compiles import NotAFirstRun
 from jaxpitfalls.harness.protocol import measure_mode
+from jaxpitfalls.harness.timing import Sampling
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
 from jaxpitfalls.studies import tree_at
@@ -83,7 +84,7 @@ def test_a_first_run_that_did_not_compile_is_refused():
     f(x).block_until_ready()
     cached = {"a": lambda: float(f(x).block_until_ready()[0]), "b": lambda: 1.0}
     with pytest.raises(NotAFirstRun, match="did not measure a first run"):
-        measure_mode(cached, "first_run", "b", 2, "guard", compiles="required")
+        measure_mode(cached, "first_run", "b", Sampling(repeats=2), "guard", compiles="required")
 
 
 @pytest.fixture(scope="module")

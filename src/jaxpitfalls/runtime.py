@@ -16,12 +16,17 @@ def set_xla_flags(flags: str) -> None:
     os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS", ""), flags]))
 
 
-def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "") -> logging.Logger:
-    """Log to the rule's log file and stderr; set XLA flags; point JAX at the shared compilation cache."""
+def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "",
+          append: bool = False) -> logging.Logger:
+    """Log to the rule's log file and stderr; set XLA flags; point JAX at the shared compilation cache.
+    `append`: a worker process of a job adds to the job's log instead of starting it anew."""
     set_xla_flags(xla_flags)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:
-        handlers.append(logging.FileHandler(log_path, mode="w"))
+        if not append:
+            open(log_path, "w").close()
+        # always appending (O_APPEND): the job's and its workers' lines land at the end, none overwrites another
+        handlers.append(logging.FileHandler(log_path, mode="a"))
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers,
         force=True,

@@ -1,16 +1,51 @@
-"""One `run_study` job: run a configuration's variants, attach provenance, validate, write atomically."""
+"""One `run_study` job: run a configuration's variants (in one or several fresh processes), attach
+provenance, validate, write atomically."""
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from . import results, studies
 from .harness import environment
+from .harness.processes import merge
 
 log = logging.getLogger(__name__)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def measure_here(request: dict[str, Any]) -> dict[str, Any]:
+    """Measure in this process: the study's result and the environment it was measured in."""
+    doc = studies.load(request["study"]).run(request["conf"], request["inputs"], request["settings"])
+    hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
+    return {"doc": doc, "environment": environment.describe(hashed, REPO)}
+
+
+def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None,
+                       jax_cache_dir: str) -> list[dict[str, Any]]:
+    """Each worker a fresh Python process (`python -m jaxpitfalls.study_worker`), one after the other (they
+    must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to the job's log."""
+    measured = []
+    with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
+        request_path = Path(tmp) / "request.json"
+        request_path.write_text(json.dumps(request))
+        for i in range(processes):
+            out = Path(tmp) / f"process{i}.json"
+            log.info("%s %s: process %d of %d", request["study"], request["conf"]["id"], i + 1, processes)
+            cmd = [sys.executable, "-m", "jaxpitfalls.study_worker", str(request_path), str(out),
+                   log_path or "", jax_cache_dir]
+            proc = subprocess.run(cmd, cwd=Path.cwd())
+            if proc.returncode != 0:
+                raise RuntimeError(f"worker process {i + 1} of {processes} failed (exit {proc.returncode}); its "
+                                   "error is logged above")
+            measured.append(json.loads(out.read_text()))
+    return measured
 
 
 def run_configuration(
@@ -20,16 +55,24 @@ def run_configuration(
     model_spec: dict[str, Any],
     inputs: dict[str, str],
     out_path: str,
+    log_path: str | None = None,
+    jax_cache_dir: str = "",
 ) -> dict[str, Any]:
     """Measure one configuration; the JSON is written only if every check passed.
 
     Its config hash covers what determines this result (configuration, measurement settings, model spec),
     not the whole config file: adding a sweep point changes no existing result. `inputs` are the job's
-    input directories by name (`model`, and `data` for studies that read the corpus).
+    input directories by name (`model`, and `data` for studies that read the corpus). With
+    `settings["processes"]` above 1, each process is a fresh worker and their results are merged
+    (`harness.processes`); one process measures here, in the job's own fresh process.
     """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
-    doc = studies.load(study).run(conf, inputs, settings)
+    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
+    processes = settings.get("processes", 1)
+    measured = ([measure_here(request)] if processes == 1
+                else measure_in_workers(request, processes, log_path, jax_cache_dir))
+    doc = merge([m["doc"] for m in measured])
     doc |= {
         "study": study,
         "config_id": conf["id"],
@@ -37,9 +80,7 @@ def run_configuration(
         "settings": settings,
         "job_seconds": time.perf_counter() - start,
         "model_spec": model_spec,
-        "environment": environment.describe(
-            {"config": conf, "settings": settings, "model": model_spec}, Path(__file__).resolve().parents[2]
-        ),
+        "environment": measured[0]["environment"],
     }
     results.write_result(out_path, doc)
     log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)

@@ -20,7 +20,7 @@ def inputs_of(wildcards):
 
 
 def study_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}", "study_job", "runtime")
+    return sources.files_of(f"studies.{wildcards.study}", "study_job", "study_worker", "runtime")
 
 
 def runs_of(study):

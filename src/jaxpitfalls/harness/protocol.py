@@ -4,6 +4,7 @@ compilation in the timed region, and compare each variant with the floor pair by
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +14,7 @@ import numpy as np
 
 from . import memory, stats
 from .compiles import count_compiles, require_compiled, require_no_compiles
-from .timing import Sampler, interleaved, timed
+from .timing import Sampler, Sampling, gc_paused, interleaved, timed
 
 MODES = ("blocked", "pipelined")
 
@@ -70,39 +71,75 @@ def warm_up(
     return compiles, outputs
 
 
+class Repeated:
+    """A sampler called `n` times per sample, its result averaged: a sample lasts at least
+    `measure.min_sample_s`, so the machine's jitter of about a millisecond per call stops dominating calls of
+    a few milliseconds. `setup()`, where the sampler has one, still runs once before each sample, untimed."""
+
+    def __init__(self, sampler: Sampler, n: int) -> None:
+        self.sampler, self.n = sampler, n
+        if hasattr(sampler, "setup"):
+            self.setup = sampler.setup
+
+    def __call__(self) -> float:
+        return sum(self.sampler() for _ in range(self.n)) / self.n
+
+
+MAX_CALLS_PER_SAMPLE = 10_000
+
+
+def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str) -> tuple[dict[str, Sampler], int]:
+    """Calls per sample so that the fastest variant's sample lasts at least `min_sample_s` (pyperf's
+    calibration; one count for every variant, so their samples stay pairs). The calibrating calls are warm
+    calls like the timed ones: a compilation there means the warmup missed a shape, and fails the job."""
+    if min_sample_s <= 0:
+        return samplers, 1
+    with count_compiles() as counter, gc_paused():
+        fastest = min(timed(sampler) for sampler in samplers.values())
+    require_no_compiles({"calibration": counter.count}, where)
+    n = min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(fastest, 1e-9))))
+    return ({name: Repeated(s, n) for name, s in samplers.items()} if n > 1 else samplers), n
+
+
 def measure_mode(
     samplers: dict[str, Sampler],
     mode: str,
     floor: str,
-    repeats: int,
+    sampling: Sampling,
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
-    budget_s: float | None = None,
     compiles: str = "forbidden",
-) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int | None]]:
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int | None], dict[str, Any]]:
     """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`).
 
     `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
     `required` labels a mode that measures compilation on purpose (a first run): every sample must have
     compiled, none from the persistent cache; `recorded` labels a deliberate demonstration of a pitfall:
-    compilations are counted and kept, not judged. Returns per-variant entries, the comparisons, and the
-    mode's peak memory (per mode, not per variant: the variants run interleaved in one process).
+    compilations are counted and kept, not judged. Only `forbidden` modes are calibrated to
+    `sampling.min_sample_s` (a sample of the others is one first run or one demonstration, on purpose).
+    Returns per-variant entries, the comparisons, the mode's peak memory (per mode, not per variant: the
+    variants run interleaved in one process), and the machine's record of the mode.
     """
-    memory.reset_host_peak()
-    samples, counts = interleaved(samplers, repeats, f"{label} {mode}", budget_s)
+    if compiles not in ("forbidden", "required", "recorded"):
+        raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     where = f"{label} ({mode})"
+    calls_per_sample = 1
+    if compiles == "forbidden":
+        samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
+    memory.reset_host_peak()
+    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}")
     if compiles == "required":
         require_compiled(counts, where)
     elif compiles == "forbidden":
         require_no_compiles({name: sum(c.count for c in cs) for name, cs in counts.items()}, where)
-    elif compiles != "recorded":
-        raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     label_of = {"required": {"measures_compilation": True}, "recorded": {"demonstration": True}}
     entries = {
         name: {
             "samples_s": xs,
             "summary": stats.summarize(xs),
             "compiles_in_timed_region": sum(c.count for c in counts[name]),
+            "contended": contended[name],
+            "calls_per_sample": calls_per_sample,
         } | ({"compile_seconds": [c.seconds for c in counts[name]]} | label_of[compiles]
              if compiles in label_of else {})
         for name, xs in samples.items()
@@ -113,25 +150,26 @@ def measure_mode(
         | stats.paired_comparison(samples[name], samples[baseline])
         for name, baseline in pairs
     ]
-    return entries, comparisons, memory.peak_memory()
+    return entries, comparisons, memory.peak_memory(), machine
 
 
 def measure(
     runners: dict[str, Runner],
     floor: str,
-    repeats: int,
+    sampling: Sampling,
     steps_per_sample: int,
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
     """Time every variant in both dispatch modes against `floor` (and `extra_pairs`)."""
     variants: dict[str, dict[str, Any]] = {name: {"modes": {}} for name in runners}
-    comparisons, peaks = [], {}
+    comparisons, peaks, machine = [], {}, {}
     for mode in MODES:
         sampler = _blocked if mode == "blocked" else _pipelined
         samplers = {name: sampler(r, steps_per_sample) for name, r in runners.items()}
-        entries, compared, peaks[mode] = measure_mode(samplers, mode, floor, repeats, label, extra_pairs)
+        entries, compared, peaks[mode], machine[mode] = measure_mode(samplers, mode, floor, sampling, label,
+                                                                     extra_pairs)
         for name, entry in entries.items():
             variants[name]["modes"][mode] = entry
         comparisons += compared
-    return {"variants": variants, "comparisons": comparisons, "memory": peaks}
+    return {"variants": variants, "comparisons": comparisons, "memory": peaks, "machine": machine}

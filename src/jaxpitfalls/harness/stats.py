@@ -31,29 +31,57 @@ def summarize(samples: Sequence[float]) -> dict[str, float]:
     }
 
 
-def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median (fixed seed: the same samples give the same interval)."""
-    x = np.asarray(values, dtype=float)
+Samples = Sequence[float] | Sequence[Sequence[float]]  # one process's, or several processes' (one list each)
+
+
+def _as_groups(values: Samples) -> list[np.ndarray]:
+    """One process's samples (a flat sequence) or several processes' (a sequence of sequences)."""
+    if len(values) and np.ndim(values[0]) == 1:
+        return [np.asarray(g, dtype=float) for g in values]
+    return [np.asarray(values, dtype=float)]
+
+
+def bootstrap_median_ci(values: Samples, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median (fixed seed: the same samples give the same interval).
+
+    Samples from several processes are resampled on both levels (processes, then each chosen process's
+    samples): a process-wide shift, such as a fresh process landing on a slower core or a different memory
+    layout, widens the interval instead of hiding in a pool of correlated samples.
+    """
+    groups = _as_groups(values)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    medians = np.median(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
+    if len(groups) == 1:
+        x = groups[0]
+        medians = np.median(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
+    else:
+        medians = np.empty(BOOTSTRAP_RESAMPLES)
+        for b in range(BOOTSTRAP_RESAMPLES):
+            chosen = [groups[i] for i in rng.integers(0, len(groups), len(groups))]
+            medians[b] = np.median(np.concatenate([g[rng.integers(0, g.size, g.size)] for g in chosen]))
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(medians, [tail, 100 - tail])
     return float(low), float(high)
 
 
-def paired_comparison(variant: Sequence[float], baseline: Sequence[float]) -> dict[str, float]:
-    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval."""
-    a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
-    ratio, diff = a / b, a - b
-    r_low, r_high = bootstrap_median_ci(ratio)
-    d_low, d_high = bootstrap_median_ci(diff)
+def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float]:
+    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval.
+
+    Pairs are formed within a process (sample i of both was taken in the same round); with several
+    processes' samples the interval resamples processes, then pairs (`bootstrap_median_ci`).
+    """
+    a_groups, b_groups = _as_groups(variant), _as_groups(baseline)
+    if len(a_groups) != len(b_groups) or any(a.shape != b.shape for a, b in zip(a_groups, b_groups, strict=True)):
+        raise ValueError(f"paired samples differ in length: {[a.size for a in a_groups]} vs "
+                         f"{[b.size for b in b_groups]}")
+    ratios = [a / b for a, b in zip(a_groups, b_groups, strict=True)]
+    diffs = [a - b for a, b in zip(a_groups, b_groups, strict=True)]
+    r_low, r_high = bootstrap_median_ci(ratios)
+    d_low, d_high = bootstrap_median_ci(diffs)
     return {
-        "ratio": float(np.median(ratio)),
+        "ratio": float(np.median(np.concatenate(ratios))),
         "ratio_ci_low": r_low,
         "ratio_ci_high": r_high,
-        "diff": float(np.median(diff)),
+        "diff": float(np.median(np.concatenate(diffs))),
         "diff_ci_low": d_low,
         "diff_ci_high": d_high,
     }

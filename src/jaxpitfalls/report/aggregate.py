@@ -33,40 +33,62 @@ def base_config_id(table: pd.DataFrame) -> str:
     return table.loc[n_axes.idxmax(), "config_id"]
 
 
+POOLED = "all"
+
+
+def _per_process(pooled: dict[str, Any], processes: list[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
+    """(process, entry) pairs: the pooled entry as process `all`, then each worker process's (if several)."""
+    return [(POOLED, pooled), *((str(i), p) for i, p in enumerate(processes or []))]
+
+
+def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, Any], process: str,
+              m: dict[str, Any]) -> dict[str, Any]:
+    v = doc["variants"][variant]
+    return _config_columns(doc) | {
+        "variant": variant, "mode": mode, "process": process,
+        **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
+        "n": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
+        "contended_samples": sum(pooled["contended"]) if process == POOLED else None,
+        **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
+        "compiles_in_warmup": v["compiles_in_warmup"],
+        "compiles_in_timed_region": pooled["compiles_in_timed_region"],
+        "measures_compilation": pooled.get("measures_compilation", False),
+        "compile_median_ms": (float(np.median(pooled["compile_seconds"])) * 1e3
+                              if "compile_seconds" in pooled else None),
+        **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
+        **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
+    }
+
+
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, variant and mode: summary statistics in milliseconds, the counts of the
-    variant's signature (`signature_*`), whether the mode measures compilation on purpose."""
-    rows = []
-    for doc in docs:
-        for variant, v in doc["variants"].items():
-            for mode, m in v["modes"].items():
-                rows.append(_config_columns(doc) | {
-                    "variant": variant, "mode": mode,
-                    **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
-                    "n": m["summary"]["n"],
-                    **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
-                    "compiles_in_warmup": v["compiles_in_warmup"],
-                    "compiles_in_timed_region": m["compiles_in_timed_region"],
-                    "measures_compilation": m.get("measures_compilation", False),
-                    "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3
-                                          if "compile_seconds" in m else None),
-                    **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
-                    **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
-                })
-    return pd.DataFrame(rows)
+    """One row per configuration, variant, mode and process (`all`: every process's samples pooled; `0`,
+    `1`, ...: each worker process's own, when there were several): summary statistics in milliseconds, the
+    counts of the variant's signature (`signature_*`), whether the mode measures compilation on purpose."""
+    return pd.DataFrame([
+        _step_row(doc, variant, mode, pooled, process, m)
+        for doc in docs for variant, v in doc["variants"].items() for mode, pooled in v["modes"].items()
+        for process, m in _per_process(pooled, pooled.get("processes"))
+    ])
 
 
 def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration and compared pair: median ratio and difference (ms) with 95% intervals."""
+    """One row per configuration, compared pair and process (as in `steps_table`): median ratio and
+    difference (ms) with 95% intervals; pooled rows name the lowest and highest ratio of a single process."""
     rows = []
     for doc in docs:
-        for c in doc["comparisons"]:
-            rows.append(_config_columns(doc) | {
-                "variant": c["variant"], "baseline": c["baseline"], "mode": c["mode"],
-                "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
-                "diff_ms": c["diff"] * 1e3, "diff_ci_low_ms": c["diff_ci_low"] * 1e3,
-                "diff_ci_high_ms": c["diff_ci_high"] * 1e3,
-            })
+        by_process = [(POOLED, doc["comparisons"])] + [
+            (str(i), cs) for i, cs in enumerate(doc.get("comparisons_by_process", []))]
+        for process, comparisons in by_process:
+            for c in comparisons:
+                spread = c.get("process_ratios", [])
+                rows.append(_config_columns(doc) | {
+                    "variant": c["variant"], "baseline": c["baseline"], "mode": c["mode"], "process": process,
+                    "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
+                    "diff_ms": c["diff"] * 1e3, "diff_ci_low_ms": c["diff_ci_low"] * 1e3,
+                    "diff_ci_high_ms": c["diff_ci_high"] * 1e3,
+                    "process_ratio_min": min(spread) if spread else None,
+                    "process_ratio_max": max(spread) if spread else None,
+                })
     return pd.DataFrame(rows)
 
 
@@ -87,10 +109,33 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                                                 for m in v["modes"].values() if m.get("measures_compilation")),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
             "job_seconds": doc.get("job_seconds"),
+            "processes": doc.get("processes", 1),
+            **quietness(doc["machine"]),
             **_peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
         })
     return pd.DataFrame(rows)
+
+
+def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """How quiet the machine was while a configuration was timed, over its modes: rounds kept, re-timed and
+    kept though contended (`on_contention: warn`), other processes' and steal's largest share of the cores,
+    the highest load average, and the policy."""
+    def worst(key: str) -> float | None:
+        values = [m[key] for m in machine.values() if m[key] is not None]
+        return max(values) if values else None
+
+    modes = list(machine.values())
+    return {
+        "rounds_kept": sum(m["rounds_kept"] for m in modes),
+        "rounds_retried": sum(m["rounds_retried"] for m in modes),
+        "rounds_contended_kept": sum(m["rounds_contended_kept"] for m in modes),
+        "others_share_max": worst("others_share_max"),
+        "steal_share_max": worst("steal_share_max"),
+        "load_average_max": max((x for m in modes for x in m["load_average"]), default=None),
+        "on_contention": modes[0]["policy"]["on_contention"],
+        "machine_measurable": all(m["measurable"] for m in modes),
+    }
 
 
 def _peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:
@@ -153,7 +198,7 @@ def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.D
         "steps": steps,
         "comparisons": comparisons_table(docs),
         "checks": checks_table(docs),
-        "overhead": overhead_table((pd.read_csv(p) for p in overhead_paths), steps),
+        "overhead": overhead_table((pd.read_csv(p) for p in overhead_paths), steps[steps.process == POOLED]),
         "environment": pd.DataFrame([_flat_environment(docs[0]["environment"])]),
     }
 
@@ -165,9 +210,24 @@ def _flat_environment(env: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def read_tables(paths: Mapping[str, str]) -> dict[str, pd.DataFrame]:
-    """A study's tables as written by `aggregate`, by name."""
-    return {name: pd.read_csv(paths[name], keep_default_na=name != "environment") for name in TABLES}
+PER_PROCESS = ("steps", "comparisons")
+
+
+def read_tables(paths: Mapping[str, str], process: str = POOLED) -> dict[str, pd.DataFrame]:
+    """A study's tables as written by `aggregate`, by name, as one process saw them: `all` (every process's
+    samples pooled; what figures and tables show) or a worker process's own rows (`0`, `1`, ...)."""
+    tables = {name: pd.read_csv(paths[name], keep_default_na=name != "environment") for name in TABLES}
+    for name in PER_PROCESS:
+        table = tables[name]
+        tables[name] = table[table.process.astype(str) == process].reset_index(drop=True)
+    return tables
+
+
+def processes_of(tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    """The worker processes a study's results have their own rows for (none when each configuration ran in
+    one process)."""
+    n = int(tables["checks"]["processes"].max())
+    return [str(i) for i in range(n)] if n > 1 else []
 
 
 def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:

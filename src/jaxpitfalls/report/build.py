@@ -9,7 +9,21 @@ from typing import Any
 from .. import results, studies
 from ..plan import own_preparations, table_paths
 from . import markdown
-from .aggregate import read_tables, run_summary, span_seconds, study_seconds
+from .aggregate import processes_of, read_tables, run_summary, span_seconds, study_seconds
+
+
+def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
+    """Each claim as judged on every process's samples pooled, unless the worker processes' own samples
+    reach different verdicts: then it is `unstable`, with each process's verdict, never a yes or a no that
+    another fresh process would not have given."""
+    judged = []
+    for claim in pooled:
+        verdicts = [next(c["verdict"] for c in claims if c["claim"] == claim["claim"]) for claims in per_process]
+        if len(set(verdicts)) > 1:
+            listed = ", ".join(f"process {i}: {v}" for i, v in enumerate(verdicts))
+            claim = claim | {"verdict": "unstable", "measured": f"{claim['measured']} (per process: {listed})"}
+        judged.append(claim)
+    return judged
 
 
 def build_report(
@@ -21,16 +35,18 @@ def build_report(
     for name in study_names:
         report = studies.load(name, "report")
         tables = read_tables(table_paths(name))
-        claims[name] = report.claims(tables)
+        per_process = [report.claims(read_tables(table_paths(name), p)) for p in processes_of(tables)]
+        claims[name] = judged_per_process(report.claims(tables), per_process)
         figures = sorted(p.stem for p in Path(f"reports/figures/{name}").glob("*.png"))
         description = inspect.getdoc(studies.load(name)) or ""
         sections.append(markdown.study_section(name, description, report, tables, config, figures))
         environments[name] = tables["environment"]
     parts = {name: (study_seconds(summary, name, own_preparations(config, name)),
                     config["studies"][name]["target_s"]) for name in study_names}
+    quiet = {name: markdown.quietness_line(read_tables(table_paths(name))["checks"]) for name in study_names}
     text = markdown.render([
         markdown.scorecard_section(claims),
-        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"], parts),
+        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"], parts, quiet),
         *sections,
         markdown.environment_section(environments),
     ])

@@ -10,7 +10,8 @@ import pandas as pd
 
 from .aggregate import base_config_id, measured
 
-VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive"}
+VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
+                "unstable": "unstable"}
 
 
 def verdict(ok: bool | None) -> str:
@@ -35,9 +36,21 @@ def _against(seconds: float, target_s: float | None) -> str:
     return "" if not target_s else f" (target {target_s:.0f} s: {'met' if seconds <= target_s else '**missed**'})"
 
 
+def quietness_line(checks: pd.DataFrame) -> str:
+    """How quiet the machine was while a study was timed, from its checks table."""
+    if not checks["machine_measurable"].all():
+        return "machine activity not measurable here (no /proc/stat)"
+    kept, retried, marked = (int(checks[k].sum()) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept"))
+    contended = f"**{marked} kept although contended**" if marked else "none kept contended"
+    return (f"{kept} rounds kept, {retried} re-timed (contended), {contended}; other processes up to "
+            f"{checks.others_share_max.max():.0%} of the cores, steal up to {checks.steal_share_max.max():.0%}, "
+            f"load average up to {checks.load_average_max.max():.2f}")
+
+
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], target_s: float | None,
-                        parts: dict[str, tuple[float, float | None]]) -> str:
-    """Wall time of the run and of each study's part, against their targets, and time per rule."""
+                        parts: dict[str, tuple[float, float | None]], quiet: dict[str, str]) -> str:
+    """Wall time of the run and of each study's part, against their targets, time per rule, and how quiet
+    the machine was while each study was timed."""
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
                                            slowest_s=("seconds", "max")).reset_index()
     span_s, older = span
@@ -52,6 +65,9 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     for study, (seconds, study_target) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)")
+    lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
+              "than `measure.max_busy_share` of the cores):", ""]
+    lines += [f"- study `{study}`: {text}" for study, text in quiet.items()]
     lines += ["", table(per_rule, ".1f"), ""]
     return "\n".join(lines)
 
@@ -63,7 +79,9 @@ def scorecard_section(claims: dict[str, list[dict[str, str]]]) -> str:
     return "\n".join(["## Reproduction scorecard", "",
                       "Each claim of the source write-ups, what this run measured, and whether it holds here "
                       "(by the stated rule). Write-up numbers come from other hardware and sizes: the effect "
-                      "and its direction are what reproduce, not the magnitude.", "",
+                      "and its direction are what reproduce, not the magnitude. `unstable`: the fresh worker "
+                      "processes a configuration was timed in (`measure.processes`) reached different verdicts "
+                      "(each is listed); another run could say either, so neither is reported.", "",
                       table(pd.DataFrame(rows)), ""])
 
 
@@ -77,7 +95,8 @@ def study_section(name: str, description: str, report: ModuleType, tables: dict[
     comparisons = comp.assign(
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
-    )[["config_id", "mode", "variant", "baseline", "ratio", "difference"]]
+        between_processes=_process_spread(comp),
+    )[["config_id", "mode", "variant", "baseline", "ratio", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
     modes = "; ".join(f"`{mode}`: {text}" for mode, text in report.MODES.items())
     lines = [
@@ -97,18 +116,33 @@ def study_section(name: str, description: str, report: ModuleType, tables: dict[
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
         medians.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
         "### Ratios and differences (median of paired samples, bootstrap 95% interval)", "",
+        "Where a configuration ran in several fresh processes (`measure.processes`), the interval resamples "
+        "processes, then pairs, and `between_processes` gives the lowest and highest ratio a single process "
+        "measured.", "",
         table(comparisons), "",
         *_breakdown_lines(name, report, tables["overhead"], base_config_id(checks)),
         "### Validity checks", "",
         table(tables["checks"][["config_id", "outputs_agree", "outputs_exact", "max_abs_difference",
                       "distinct_signatures", "compiles_in_warmup", "compiles_in_timed_region",
                       "compiles_measured_on_purpose", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
+        "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
+        "because other processes or steal used more than `measure.max_busy_share` of the cores, rounds kept "
+        "although contended (`on_contention: warn`: their samples are marked in the JSON), and the largest "
+        "shares seen.", "",
+        table(tables["checks"][["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried",
+                                "rounds_contended_kept", "others_share_max", "steal_share_max",
+                                "load_average_max"]], ".3g"), "",
         "### Figures", "",
     ]
     for fig in figures:
         caption = report.FIGURES.get(fig, fig)
         lines += [f"![{caption}](figures/{name}/{fig}.png)", "", f"*{caption}*", ""]
     return "\n".join(lines)
+
+
+def _process_spread(comp: pd.DataFrame) -> pd.Series:
+    return comp.apply(lambda r: "" if pd.isna(r.get("process_ratio_min")) else
+                      f"{r['process_ratio_min']:.3f}-{r['process_ratio_max']:.3f}x", axis=1)
 
 
 def _breakdown_lines(name: str, report: ModuleType, overhead: pd.DataFrame, base_id: str) -> list[str]:

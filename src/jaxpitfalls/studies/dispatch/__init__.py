@@ -28,6 +28,7 @@ import optax
 
 from ...harness import tracing
 from ...harness.protocol import Runner, measure, warm_up
+from ...harness.timing import Sampling
 from ...harness.variants import fingerprint, require_agree, require_distinct
 
 VARIANTS = ("filter_jit", "jit_partition", "jit_flat", "jit_static_arg")
@@ -179,9 +180,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     differences = require_agree(losses, FLOOR, exact=exact)
     signatures = {name: r.signature() for name, r in runners.items()}
     require_distinct(signatures)
-    measured = measure(
-        runners, FLOOR, settings["repeats"], settings["steps_per_sample"], conf["id"], EXTRA_PAIRS
-    )
+    measured = measure(runners, FLOOR, Sampling.of(settings), settings["steps_per_sample"], conf["id"], EXTRA_PAIRS)
     for name, r in runners.items():
         measured["variants"][name] |= {
             "signature": signatures[name],

@@ -28,6 +28,7 @@ import numpy as np
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
+from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
 from .extractors import EXTRACTORS, Extractor, batches
 
@@ -111,8 +112,10 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         require_distinct(signatures)
         for s in samplers.values():
             s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
-        entries, comparisons, peak = measure_mode(samplers, "extract", FLOOR, settings["repeats"], conf["id"],
-                                                  PHASES, budget_s=settings["budget_s"])
+        warm_passes = {name: s.passes for name, s in samplers.items()}
+        entries, comparisons, peak, machine = measure_mode(samplers, "extract", FLOOR, Sampling.of(settings),
+                                                           conf["id"], PHASES)
+        timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     n_tokens = int(sum(len(s) for s in sequences))
@@ -121,11 +124,12 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         "variants": {name: {"modes": {"extract": entries[name]}, "signature": signatures[name],
                             "calls": s.passes, "compiles_in_warmup": first[name]["compiles"],
                             "first_run": first[name],
-                            "phase_seconds_per_pass": {k: v / len(entries[name]["samples_s"])
+                            "phase_seconds_per_pass": {k: v / timed_passes[name]
                                                        for k, v in s.extractor.seconds.items()}}
                      for name, s in samplers.items()},
         "comparisons": comparisons,
         "memory": {"extract": peak},
+        "machine": {"extract": machine},
         "checks": {
             "outputs_agree": True,
             "outputs_compared": "every stored activation (real tokens, every layer), rtol 1e-4 / atol 1e-5",

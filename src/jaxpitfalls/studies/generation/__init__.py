@@ -26,6 +26,7 @@ import numpy as np
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
+from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
 from .decoding import DECODERS, Decoder
 
@@ -126,9 +127,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         signatures = {name: _signature(d, samplers[name], {"compiles_first_generation": first[name]["compiles"]})
                       for name, d in decoders.items()}
         require_distinct(signatures)
-    entries, comparisons, peak = measure_mode(samplers, "generate", FLOOR, settings["repeats"], conf["id"],
-                                              budget_s=settings["budget_s"],
-                                              compiles="forbidden" if short is None else "recorded")
+    entries, comparisons, peak, machine = measure_mode(
+        samplers, "generate", FLOOR, Sampling.of(settings), conf["id"],
+        compiles="forbidden" if short is None else "recorded")
     caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
     if short is not None:
         if not all(caught.values()):
@@ -150,6 +151,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
                      for name in decoders},
         "comparisons": comparisons,
         "memory": {"generate": peak},
+        "machine": {"generate": machine},
         "checks": {
             "outputs_agree": True,
             "outputs_compared": "greedy tokens of a whole generation",

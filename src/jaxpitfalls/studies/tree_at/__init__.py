@@ -31,7 +31,7 @@ from jax.sharding import Mesh
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
-from ...harness.timing import timed
+from ...harness.timing import Sampling, timed
 from ...harness.variants import require_distinct, require_same_trees
 from . import tensor_parallel as tp
 
@@ -125,8 +125,7 @@ def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label:
     warmup_compiles = warm_up(variants, model)
 
     def mode(name: str, **kwargs):
-        return measure_mode(_samplers(variants, name), name, FLOOR, settings["repeats"], label,
-                            budget_s=settings["budget_s"], **kwargs)
+        return measure_mode(_samplers(variants, name), name, FLOOR, Sampling.of(settings), label, **kwargs)
 
     results = {"direct": mode("direct")}
     signatures = {name: {"tree_at_calls_per_application": v.direct_calls, "transforms_applied": transforms}
@@ -140,7 +139,7 @@ def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label:
         v.steady()  # the warmup of the steady mode: the program is the one the last first run compiled
     results["steady"] = mode("steady")
 
-    out: dict[str, Any] = {"variants": {}, "comparisons": [], "memory": {}}
+    out: dict[str, Any] = {"variants": {}, "comparisons": [], "memory": {}, "machine": {}}
     for name, v in variants.items():
         out["variants"][name] = {
             "modes": {m: results[m][0][name] for m in MODES},
@@ -150,7 +149,7 @@ def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label:
         }
     for m in MODES:
         out["comparisons"] += results[m][1]
-        out["memory"][m] = results[m][2]
+        out["memory"][m], out["machine"][m] = results[m][2], results[m][3]
     array_leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
     return out | {
         "floor": FLOOR,

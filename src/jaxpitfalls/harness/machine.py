@@ -1,0 +1,110 @@
+"""What else the machine did while a sample was timed: the difference between a real effect and a neighbour.
+
+A timing on a shared machine is only as good as the quiet around it. Over any interval, the kernel's
+counters (/proc/stat: every CPU's busy and steal time) minus this process's own CPU time (every thread,
+`time.process_time`) give the CPU time other processes used; steal is time the hypervisor gave to other
+guests. Both are shares of the cores' capacity over the interval (wall time x cores). The kernel counts in
+ticks (10 ms), so a share is judged over a whole round of samples, not over one short sample.
+
+Where /proc is missing (not Linux) nothing is measured: the readings say so (None), and no sample is marked.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+# /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice (guest is in user).
+_BUSY_FIELDS = (0, 1, 2, 5, 6)
+_STEAL_FIELD = 7
+
+
+def _cpu_counters() -> tuple[float, float, int] | None:
+    """Seconds all CPUs spent busy and stolen since boot, and how many CPUs there are."""
+    try:
+        lines = Path("/proc/stat").read_text().splitlines()
+    except OSError:
+        return None
+    fields = [int(x) for x in lines[0].split()[1:]]
+    cores = sum(1 for line in lines[1:] if line.startswith("cpu"))
+    busy = sum(fields[i] for i in _BUSY_FIELDS if i < len(fields))
+    steal = fields[_STEAL_FIELD] if len(fields) > _STEAL_FIELD else 0
+    return busy * _TICK_S, steal * _TICK_S, cores
+
+
+def cpu_mhz() -> float | None:
+    """The current clock of CPU 0 (cpufreq where the kernel exposes it, else /proc/cpuinfo), None elsewhere."""
+    try:
+        return int(Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq").read_text()) / 1e3
+    except (OSError, ValueError):
+        pass
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("cpu MHz"):
+                return float(line.split(":", 1)[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (it includes this process's own running threads)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The counters at one moment."""
+
+    wall: float
+    own_cpu: float
+    counters: tuple[float, float, int] | None
+
+    @classmethod
+    def now(cls) -> Reading:
+        return cls(time.perf_counter(), time.process_time(), _cpu_counters())
+
+
+@dataclass(frozen=True)
+class Activity:
+    """The machine between two readings: this process's CPU time, other processes' and the hypervisor's
+    (steal), as shares of the cores' capacity; None where the kernel's counters could not be read."""
+
+    wall_s: float
+    own_cpu_s: float
+    others_share: float | None
+    steal_share: float | None
+
+    @classmethod
+    def between(cls, start: Reading, end: Reading) -> Activity:
+        wall, own = end.wall - start.wall, end.own_cpu - start.own_cpu
+        if start.counters is None or end.counters is None or wall <= 0:
+            return cls(wall, own, None, None)
+        busy = end.counters[0] - start.counters[0]
+        steal = end.counters[1] - start.counters[1]
+        capacity = wall * end.counters[2]
+        others = max(0.0, busy - steal - own)  # busy counts steal; own CPU is this process's, all threads
+        return cls(wall, own, min(1.0, others / capacity), min(1.0, steal / capacity))
+
+    @property
+    def busy_share(self) -> float | None:
+        """What the machine did for anyone but this process: other processes plus steal."""
+        if self.others_share is None or self.steal_share is None:
+            return None
+        return self.others_share + self.steal_share
+
+    def contended(self, limit: float) -> bool:
+        share = self.busy_share
+        return share is not None and share > limit
+
+    def describe(self) -> str:
+        if self.others_share is None:
+            return "machine activity not measurable here"
+        return (f"other processes used {self.others_share:.0%} of the cores, steal {self.steal_share:.0%} "
+                f"(over {self.wall_s:.2f} s)")

@@ -1,0 +1,117 @@
+"""One configuration measured in several fresh processes (`measure.processes`), merged into one result.
+
+Medians of the same callable differ by tens of percent between fresh processes (allocation, code layout,
+which core, the machine's mood at the time); a single process's interval cannot see that. Each worker
+times every variant interleaved, as a single process would; the merged result keeps each process's samples
+and comparisons, pools the samples, and recomputes every paired ratio with a two-level bootstrap
+(processes, then pairs within a process), so the interval carries the spread between processes.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from . import stats
+
+
+class ProcessesDisagree(RuntimeError):
+    """Two worker processes of one configuration ran different code paths (different signatures)."""
+
+
+def _mean_leaves(values: list[Any]) -> Any:
+    """Numbers averaged, dicts merged key by key; anything else is taken from the first process."""
+    first = values[0]
+    if isinstance(first, dict):
+        return {k: _mean_leaves([v[k] for v in values]) for k in first}
+    if isinstance(first, int | float) and not isinstance(first, bool):
+        return float(np.mean(values))
+    return first
+
+
+def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    merged = dict(entries[0])
+    merged["samples_s"] = [x for e in entries for x in e["samples_s"]]
+    merged["contended"] = [x for e in entries for x in e["contended"]]
+    merged["summary"] = stats.summarize(merged["samples_s"])
+    merged["compiles_in_timed_region"] = sum(e["compiles_in_timed_region"] for e in entries)
+    if "compile_seconds" in merged:
+        merged["compile_seconds"] = [x for e in entries for x in e["compile_seconds"]]
+    merged["processes"] = [{"samples_s": e["samples_s"], "summary": e["summary"],
+                            "calls_per_sample": e["calls_per_sample"]} for e in entries]
+    return merged
+
+
+def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
+    def worst(key: str) -> float | None:
+        values = [r[key] for r in records if r[key] is not None]
+        return max(values) if values else None
+
+    windows = [w for rec in records for w in rec["windows"]]
+    kept = [w for w in windows if w["kept"]]
+    shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
+    return records[0] | {
+        "measurable": all(r["measurable"] for r in records),
+        **{k: sum(r[k] for r in records) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept")},
+        "others_share_median": shares[len(shares) // 2] if shares else None,
+        "others_share_max": worst("others_share_max"),
+        "steal_share_max": worst("steal_share_max"),
+        "own_cpu_per_wall": (sum(w["own_cpu_s"] for w in kept) / sum(w["wall_s"] for w in kept)) if kept else None,
+        "load_average": [x for r in records for x in r["load_average"]],
+        "cpu_mhz": [x for r in records for x in r["cpu_mhz"]],
+        "windows": windows,
+    }
+
+
+def _samples(doc: dict[str, Any], variant: str, mode: str) -> list[float]:
+    return doc["variants"][variant]["modes"][mode]["samples_s"]
+
+
+def _ratio_of(doc: dict[str, Any], pair: dict[str, Any]) -> float:
+    """The paired ratio one process measured for the pair (variant, baseline, mode)."""
+    key = ("variant", "baseline", "mode")
+    return next(c["ratio"] for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
+
+
+def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The workers' results of one configuration as one result (see the module's docstring)."""
+    first = docs[0]
+    if len(docs) == 1:
+        return first
+    for i, doc in enumerate(docs[1:], start=1):
+        for name, variant in first["variants"].items():
+            if doc["variants"][name]["signature"] != variant["signature"]:
+                raise ProcessesDisagree(
+                    f"process {i} ran another code path for {name!r} than process 0: "
+                    f"{doc['variants'][name]['signature']} vs {variant['signature']}")
+    merged = copy.deepcopy(first)
+    for name, variant in merged["variants"].items():
+        per = [doc["variants"][name] for doc in docs]
+        for key in variant:
+            if key == "modes":
+                variant["modes"] = {mode: _merge_mode([p["modes"][mode] for p in per]) for mode in variant["modes"]}
+            elif key in ("calls", "compiles_in_warmup"):
+                variant[key] = sum(p[key] for p in per)
+            elif key != "signature":
+                variant[key] = _mean_leaves([p[key] for p in per])
+    merged["comparisons"] = [
+        c | stats.paired_comparison([_samples(d, c["variant"], c["mode"]) for d in docs],
+                                    [_samples(d, c["baseline"], c["mode"]) for d in docs])
+        | {"process_ratios": [_ratio_of(d, c) for d in docs]}
+        for c in first["comparisons"]
+    ]
+    merged["comparisons_by_process"] = [d["comparisons"] for d in docs]
+    merged["memory"] = {mode: {k: max((d["memory"][mode][k] for d in docs if d["memory"][mode][k] is not None),
+                                      default=None) for k in peaks}
+                        for mode, peaks in first["memory"].items()}
+    merged["machine"] = {mode: _merge_machine([d["machine"][mode] for d in docs]) for mode in first["machine"]}
+    if "max_abs_difference" in first["checks"]:
+        merged["checks"]["max_abs_difference"] = _max_leaves([d["checks"]["max_abs_difference"] for d in docs])
+    merged["processes"] = len(docs)
+    return merged
+
+
+def _max_leaves(values: list[dict[str, float]]) -> dict[str, float]:
+    return {k: max(v[k] for v in values) for k in values[0]}

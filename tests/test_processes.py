@@ -1,0 +1,63 @@
+"""Several fresh processes of one configuration merged into one result: samples kept per process, pooled
+summaries, intervals over processes, and a refusal when the processes ran different code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jaxpitfalls.harness import stats
+from jaxpitfalls.harness.processes import ProcessesDisagree, merge
+
+
+def _doc(level: float, seed: int, signature: str = "s") -> dict:
+    """A minimal per-process result: floor 'f' and variant 'v' = level x floor, one mode."""
+    rng = np.random.default_rng(seed)
+    floor = list(rng.uniform(9e-3, 11e-3, 8))
+    variant = [x * level for x in floor]
+
+    def entry(xs):
+        return {"samples_s": xs, "summary": stats.summarize(xs), "compiles_in_timed_region": 0,
+                "contended": [False] * len(xs), "calls_per_sample": 3}
+
+    window = {"wall_s": 0.3, "own_cpu_s": 0.3, "others_share": 0.01, "steal_share": 0.0, "rounds": 8,
+              "contended": False, "kept": True}
+    return {
+        "variants": {name: {"modes": {"m": entry(xs)}, "signature": {"code": signature + name}, "calls": 10,
+                            "compiles_in_warmup": 1, "first_run": {"seconds": level}}
+                     for name, xs in (("f", floor), ("v", variant))},
+        "comparisons": [{"variant": "v", "baseline": "f", "mode": "m"} | stats.paired_comparison(variant, floor)],
+        "memory": {"m": {"host_peak_bytes": int(100 * level), "device_peak_bytes": None}},
+        "machine": {"m": {"measurable": True, "rounds_kept": 8, "rounds_retried": 1, "rounds_contended_kept": 0,
+                          "others_share_median": 0.01, "others_share_max": 0.02, "steal_share_max": 0.0,
+                          "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
+                          "gc_disabled_in_samples": True, "policy": {}, "windows": [window]}},
+        "checks": {"max_abs_difference": {"f": 0.0, "v": level - 1}},
+        "structure": {"leaves": 5},
+    }
+
+
+def test_merged_result_keeps_each_process_and_resamples_processes():
+    docs = [_doc(1.0, 0), _doc(1.2, 1)]
+    merged = merge(docs)
+    v = merged["variants"]["v"]
+    assert merged["processes"] == 2 and v["calls"] == 20 and v["compiles_in_warmup"] == 2
+    mode = v["modes"]["m"]
+    assert len(mode["samples_s"]) == 16 and [len(p["samples_s"]) for p in mode["processes"]] == [8, 8]
+    assert mode["summary"]["n"] == 16 and v["first_run"]["seconds"] == pytest.approx(1.1)
+    (c,) = merged["comparisons"]
+    assert c["process_ratios"] == pytest.approx([1.0, 1.2])
+    assert c["ratio_ci_low"] <= 1.0 + 1e-9 and c["ratio_ci_high"] >= 1.2 - 1e-9
+    assert merged["comparisons_by_process"] == [d["comparisons"] for d in docs]
+    assert merged["machine"]["m"]["rounds_kept"] == 16 and merged["machine"]["m"]["rounds_retried"] == 2
+    assert merged["memory"]["m"]["host_peak_bytes"] == 120 and merged["structure"] == {"leaves": 5}
+
+
+def test_one_process_is_its_own_result():
+    doc = _doc(1.0, 0)
+    assert merge([doc]) is doc
+
+
+def test_processes_that_ran_different_code_are_refused():
+    with pytest.raises(ProcessesDisagree, match="process 1 ran another code path"):
+        merge([_doc(1.0, 0), _doc(1.0, 1, signature="other")])
