@@ -1,4 +1,5 @@
-"""Rule compare_gate: fail, naming the worst rows, when the comparison found a regression."""
+"""Rule compare_gate: fail, naming the worst rows, when the comparison found a regression (or, with
+compare.fail_on_inconclusive, a row it could not decide)."""
 
 import pandas as pd
 
@@ -7,6 +8,7 @@ from jaxpitfalls.report.compare import require_no_regressions
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
-require_no_regressions(pd.read_csv(sm.input.table), sm.params.gate_on)
-results.write_text(sm.output[0], f"no regressions against the baseline ({sm.params.gate_on})\n")
-log.info("no regressions against the baseline (%s)", sm.params.gate_on)
+require_no_regressions(pd.read_csv(sm.input.table), sm.params.gate_on, sm.params.fail_on_inconclusive)
+passed = "no regressions" + (", no inconclusive rows" if sm.params.fail_on_inconclusive else "")
+results.write_text(sm.output[0], f"{passed} against the baseline ({sm.params.gate_on})\n")
+log.info("%s against the baseline (%s)", passed, sm.params.gate_on)

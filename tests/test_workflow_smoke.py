@@ -62,7 +62,13 @@ def test_every_result_is_written_and_valid(run):
         assert set(env["git"]) == {"commit", "dirty"} and env["packages"]["equinox"]
         for variant in doc["variants"].values():
             assert variant["calls"] > doc["settings"]["repeats"] and variant["compiles_in_warmup"] >= 1
+            for mode in variant["modes"].values():  # the smoke preset times dispatch in 2 fresh processes
+                assert [p["summary"]["n"] for p in mode["processes"]] == [doc["settings"]["repeats"]] * 2
+                assert not any(mode["contended"]) and mode["calls_per_sample"] >= 1
         assert set(doc["variants"]) == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
+        assert doc["processes"] == 2 and len(doc["comparisons_by_process"]) == 2
+        for machine in doc["machine"].values():
+            assert machine["gc_disabled_in_samples"] and machine["rounds_kept"] == 2 * doc["settings"]["repeats"]
 
 
 def test_tree_at_results_prove_their_variants_and_sharding(run):
@@ -168,7 +174,7 @@ def test_zip_report_holds_every_figure_and_table(run):
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)
 
 
-def test_comparing_a_run_with_its_own_bundle_finds_nothing_changed(run, tmp_path):
+def test_comparing_a_run_with_its_own_bundle_finds_no_change_and_says_where_it_cannot_tell(run, tmp_path):
     shutil.copy(run / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
     overlay = tmp_path / "compare.yaml"
     for gate_on in ("medians", "ratios"):
@@ -177,10 +183,13 @@ def test_comparing_a_run_with_its_own_bundle_finds_nothing_changed(run, tmp_path
         _snakemake(run, "--cores", "all", "compare_gate", overlay=overlay)
         assert f"({gate_on})" in (run / "results" / "tables" / "compare.passed").read_text()
     table = pd.read_csv(run / "results" / "tables" / "compare.csv")
-    assert len(table) and set(table.verdict) == {"unchanged"} and (table.ratio == 1).all()
     ratios = pd.read_csv(run / "results" / "tables" / "compare_ratios.csv")
-    assert len(ratios) and set(ratios.verdict) == {"unchanged"} and (ratios.change == 1).all()
-    assert "Verdicts: unchanged" in (run / "reports" / "compare.md").read_text()
+    for rows, value in ((table, "ratio"), (ratios, "change")):
+        # the same samples: no change; unchanged only where the interval proves it within 5%, else inconclusive
+        assert len(rows) and (rows[value] == 1).all() and set(rows.verdict) <= {"unchanged", "inconclusive"}
+        within = (rows[f"{value}_ci_low"] >= 0.95) & (rows[f"{value}_ci_high"] <= 1.05)
+        assert (rows.verdict == within.map({True: "unchanged", False: "inconclusive"})).all()
+    assert "Verdicts: " in (run / "reports" / "compare.md").read_text()
 
 
 def test_up_to_date_tree_has_nothing_to_do(run):
@@ -247,3 +256,37 @@ def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
     assert "no-such-model" in proc.stdout + proc.stderr
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
     assert not list((run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
+
+
+def _busy_neighbours() -> list[subprocess.Popen]:
+    """CPU-bound processes, one per core (two on the 2-core VM the issue was measured on)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 2))]
+
+
+def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(run, tmp_path):
+    work = tmp_path / "busy"
+    shutil.copytree(run, work, symlinks=True)
+    (target,) = [str(p.relative_to(work)) for p in (work / "results" / "runs" / "dispatch").glob("*.json")]
+    overlay = tmp_path / "busy.yaml"
+    measure = {"processes": 1, "max_retries": 1}
+    overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure}}}))
+    neighbours = _busy_neighbours()
+    try:
+        refused = _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay, check=False)
+        assert refused.returncode != 0
+        assert "the machine was busy after re-timing 1 window" in refused.stdout + refused.stderr
+        assert "other processes used" in (work / "results/logs/run_study" / target.split("/", 2)[2]).with_suffix(
+            ".log").read_text()
+        overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure | {"on_contention": "warn"}}}}))
+        _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay)
+    finally:
+        for p in neighbours:
+            p.kill()
+    doc = results.read_result(work / target)
+    for variant in doc["variants"].values():
+        for mode in variant["modes"].values():
+            assert any(mode["contended"])
+    assert all(m["rounds_contended_kept"] > 0 and m["others_share_max"] > 0.2 for m in doc["machine"].values())
+    _snakemake(work, "--cores", "all", "reports/report.md", overlay=overlay)
+    summary = (work / "reports" / "report.md").read_text().split("## Study")[0]
+    assert "study `dispatch`:" in summary and "kept although contended**" in summary

@@ -73,4 +73,5 @@ def compare_targets():
     """What `all` adds when a baseline is configured: the comparison, and its gate if asked for."""
     if not config["compare"]["baseline"]:
         return []
-    return ["reports/compare.md"] + (["results/tables/compare.passed"] if config["compare"]["fail_on_regression"] else [])
+    gated = config["compare"]["fail_on_regression"] or config["compare"]["fail_on_inconclusive"]
+    return ["reports/compare.md"] + (["results/tables/compare.passed"] if gated else [])

@@ -88,7 +88,7 @@ rule compare:
 
 rule compare_gate:
     """Fails, naming the worst rows, if any row of the judged table (`compare.gate_on`) regressed (with
-    `compare.fail_on_regression`: for CI)."""
+    `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
     input:
         table=COMPARE_TABLES[config["compare"]["gate_on"]],
         sources=sources.files_of("report.compare", "runtime"),
@@ -96,6 +96,7 @@ rule compare_gate:
         "results/tables/compare.passed",
     params:
         gate_on=config["compare"]["gate_on"],
+        fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
     log:
         "results/logs/compare_gate.log",
     conda:

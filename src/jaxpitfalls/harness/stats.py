@@ -41,26 +41,41 @@ def _as_groups(values: Samples) -> list[np.ndarray]:
     return [np.asarray(values, dtype=float)]
 
 
-def bootstrap_median_ci(values: Samples, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median (fixed seed: the same samples give the same interval).
+def bootstrap_medians(values: Samples, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """The median of each bootstrap resample (fixed seed: the same samples give the same distribution).
 
     Samples from several processes are resampled on both levels (processes, then each chosen process's
     samples): a process-wide shift, such as a fresh process landing on a slower core or a different memory
-    layout, widens the interval instead of hiding in a pool of correlated samples.
+    layout, widens the distribution instead of hiding in a pool of correlated samples.
     """
     groups = _as_groups(values)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    rng = np.random.default_rng(seed)
     if len(groups) == 1:
         x = groups[0]
-        medians = np.median(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
-    else:
-        medians = np.empty(BOOTSTRAP_RESAMPLES)
-        for b in range(BOOTSTRAP_RESAMPLES):
-            chosen = [groups[i] for i in rng.integers(0, len(groups), len(groups))]
-            medians[b] = np.median(np.concatenate([g[rng.integers(0, g.size, g.size)] for g in chosen]))
+        return np.median(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
+    medians = np.empty(BOOTSTRAP_RESAMPLES)
+    for b in range(BOOTSTRAP_RESAMPLES):
+        chosen = [groups[i] for i in rng.integers(0, len(groups), len(groups))]
+        medians[b] = np.median(np.concatenate([g[rng.integers(0, g.size, g.size)] for g in chosen]))
+    return medians
+
+
+def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     tail = (1 - level) / 2 * 100
-    low, high = np.percentile(medians, [tail, 100 - tail])
+    low, high = np.percentile(distribution, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def bootstrap_median_ci(values: Samples, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median (see `bootstrap_medians`)."""
+    return percentile_interval(bootstrap_medians(values), level)
+
+
+def ratio_of_medians_ci(current: Samples, baseline: Samples, level: float = 0.95) -> tuple[float, float]:
+    """Bootstrap interval of median(current) / median(baseline) for two independent runs: each side is
+    resampled on its own (its own seed, so equal-sized sides do not share their draws)."""
+    return percentile_interval(bootstrap_medians(current, BOOTSTRAP_SEED)
+                               / bootstrap_medians(baseline, BOOTSTRAP_SEED + 1), level)
 
 
 def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float]:

@@ -3,8 +3,12 @@ make an idiom cheaper or dearer?
 
 Every (study, configuration, variant, mode) present on both sides is compared on its raw samples: ratio of
 medians (current / baseline) with a bootstrap 95% interval (the sides are independent runs, so each is
-resampled on its own), a two-sided Mann-Whitney U test, and a verdict at a threshold. What differs in the
-environments is named per row; configurations on one side only are listed, never dropped.
+resampled on its own), a two-sided Mann-Whitney U test, and a three-way verdict at a threshold: a change
+(regressed / improved) only with evidence, `unchanged` only when the whole interval lies within the
+threshold (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could have
+detected and how many more samples would detect the threshold. A run that cannot tell never reads
+"unchanged". What differs in the environments is named per row; configurations on one side only are
+listed, never dropped.
 
 The paired ratios each run measured (a variant against its baseline variant, e.g. against the floor) are
 set side by side too: whether two runs agree on them within the threshold is how reproducible a study's
@@ -15,6 +19,7 @@ gate can judge either (`GATES`).
 
 from __future__ import annotations
 
+import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -23,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results
-from ..harness.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from ..harness.stats import ratio_of_medians_ci
 from . import bundle
 from .aggregate import COMPARABLE
 
@@ -31,7 +36,8 @@ Key = tuple[str, str]
 
 
 class Regressions(RuntimeError):
-    """The current run is slower than the baseline beyond the threshold, significantly."""
+    """The current run is slower than the baseline beyond the threshold, significantly (or, where the gate
+    asks for a definite answer, could not tell)."""
 
 
 def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
@@ -52,23 +58,38 @@ def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
     return docs
 
 
-def ratio_interval(current: np.ndarray, baseline: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Bootstrap interval of median(current) / median(baseline), each side resampled independently."""
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    c = np.median(current[rng.integers(0, current.size, (BOOTSTRAP_RESAMPLES, current.size))], axis=1)
-    b = np.median(baseline[rng.integers(0, baseline.size, (BOOTSTRAP_RESAMPLES, baseline.size))], axis=1)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(c / b, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def verdict(ratio: float, significant: bool, threshold: float) -> str:
-    """regressed / improved when the change passes the threshold and is significant; unchanged otherwise."""
-    if significant and ratio > 1 + threshold:
+def verdict(change: float, low: float, high: float, significant: bool, threshold: float) -> str:
+    """regressed / improved when the change passes the threshold and the evidence says so; unchanged only when
+    the whole 95% interval of the change lies within 1 +- threshold (equivalence: two one-sided tests at
+    2.5% each); inconclusive otherwise: this pair of runs could not tell."""
+    if significant and change > 1 + threshold:
         return "regressed"
-    if significant and ratio < 1 - threshold:
+    if significant and change < 1 - threshold:
         return "improved"
-    return "unchanged"
+    if 1 - threshold <= low and high <= 1 + threshold:
+        return "unchanged"
+    return "inconclusive"
+
+
+Z_95, Z_POWER_80 = 1.96, 0.84
+
+
+def detectability(low: float, high: float, threshold: float, repeats: int) -> dict[str, float]:
+    """What this pair of runs could have told, from the width of the change's 95% interval (log scale).
+
+    `detectable_change`: the smallest relative change detected with 80% power at the 95% level;
+    `samples_factor`: how many times the samples per run that would detect the threshold (an interval's
+    width shrinks as 1/sqrt(n)); `repeats_needed`: `measure.repeats` that many times over (or as many times the
+    processes, where the spread is between processes).
+    """
+    se = (math.log(high) - math.log(low)) / (2 * Z_95) if low > 0 and high > 0 else float("inf")
+    detectable = math.exp((Z_95 + Z_POWER_80) * se) - 1
+    factor = max(1.0, ((Z_95 + Z_POWER_80) * se / math.log(1 + threshold)) ** 2)
+    return {"detectable_change": detectable, "samples_factor": factor,
+            "repeats_needed": math.ceil(repeats * factor) if math.isfinite(factor) else None}
+
+
+VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 
 
 def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
@@ -117,40 +138,61 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                 b = np.asarray(modes_before[mode]["samples_s"], dtype=float)
                 c = np.asarray(modes_after[mode]["samples_s"], dtype=float)
                 ratio = float(np.median(c) / np.median(b))
-                low, high = ratio_interval(c, b)
+                low, high = ratio_of_medians_ci(_groups(modes_after[mode]), _groups(modes_before[mode]))
                 p_value = float(mannwhitneyu(c, b, alternative="two-sided").pvalue)
                 rows.append(row | {
                     "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
                     "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "p_value": p_value,
                     "n_baseline": b.size, "n_current": c.size,
-                    "verdict": verdict(ratio, p_value < alpha, threshold),
-                })
+                    "verdict": verdict(ratio, low, high, p_value < alpha, threshold),
+                } | detectability(low, high, threshold, after["settings"]["repeats"]))
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
+
+
+def _groups(entry: dict[str, Any]) -> list[list[float]]:
+    """A mode's samples per process (one group where the configuration ran in one process)."""
+    return [p["samples_s"] for p in entry["processes"]] if "processes" in entry else [entry["samples_s"]]
+
+
+def _ratio_groups(doc: dict[str, Any], variant: str, against: str, mode: str) -> list[np.ndarray]:
+    """The paired ratios variant / against that one run measured, per process (pairs never cross processes)."""
+    modes = doc["variants"]
+    return [np.asarray(a) / np.asarray(b) for a, b in zip(_groups(modes[variant]["modes"][mode]),
+                                                        _groups(modes[against]["modes"][mode]), strict=True)]
 
 
 def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
     return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]}
 
 
+RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",
+                 "change_ci_low", "change_ci_high", "agree", "intervals_overlap", "verdict", "detectable_change",
+                 "samples_factor", "repeats_needed"]
+
+
 def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
-    """Each paired ratio measured on both sides: the two ratios, current / baseline, whether they agree within
-    the threshold and whether their 95% intervals overlap; the verdict needs both a change beyond the
-    threshold and intervals apart."""
+    """Each paired ratio measured on both sides: the two ratios, current / baseline with a bootstrap 95%
+    interval (each run's pairs resampled on their own), whether they agree within the threshold and whether
+    their 95% intervals overlap; a change needs both a change beyond the threshold and intervals apart,
+    `unchanged` the change's whole interval within the threshold (`verdict`)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])
         for variant, against, mode in sorted(set(before) & set(after)):
             b, c = before[(variant, against, mode)], after[(variant, against, mode)]
             change = c["ratio"] / b["ratio"]
+            low, high = ratio_of_medians_ci(_ratio_groups(current[key], variant, against, mode),
+                                            _ratio_groups(baseline[key], variant, against, mode))
             overlap = max(b["ratio_ci_low"], c["ratio_ci_low"]) <= min(b["ratio_ci_high"], c["ratio_ci_high"])
             rows.append({"study": key[0], "config_id": key[1], "variant": variant, "against": against, "mode": mode,
                          "baseline_ratio": b["ratio"], "current_ratio": c["ratio"], "change": change,
+                         "change_ci_low": low, "change_ci_high": high,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
-                         "verdict": verdict(change, not overlap, threshold)})
-    return pd.DataFrame(rows, columns=["study", "config_id", "variant", "against", "mode", "baseline_ratio",
-                                       "current_ratio", "change", "agree", "intervals_overlap", "verdict"])
+                         "verdict": verdict(change, low, high, not overlap, threshold)}
+                        | detectability(low, high, threshold, current[key]["settings"]["repeats"]))
+    return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
 
 def _median_row(r) -> str:
@@ -163,23 +205,60 @@ def _ratio_row(r) -> str:
             f"{r.current_ratio:.3f}x ({r.change:.3f}x, intervals apart)")
 
 
-# How the gate ranks and names the regressed rows of the table `compare.gate_on` picks (COMPARE_TABLES in the rules).
+# How the gate ranks and names the regressed rows of the table `compare.gate_on` picks (COMPARE_TABLES in the
+# rules): by the change (with its `<column>_ci_low/high` interval).
 GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row)}
 
 
-def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", worst: int = 5) -> None:
-    """Raise naming the worst regressions (largest change first) of the table the gate judges."""
+def _inconclusive_row(r, value: str) -> str:
+    low, high = getattr(r, f"{value}_ci_low"), getattr(r, f"{value}_ci_high")
+    return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {value} {getattr(r, value):.3f}x [{low:.3f}, "
+            f"{high:.3f}], detectable change {r.detectable_change:.0%}, about {r.repeats_needed} repeats would tell")
+
+
+def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
+                           worst: int = 5) -> None:
+    """Raise naming the worst regressions (largest change first) of the table the gate judges; with
+    `fail_on_inconclusive`, also the rows this pair of runs could not decide (widest detectable change first)."""
     rank, describe = GATES[gate_on]
     regressed = table[table.verdict == "regressed"].sort_values(rank, ascending=False)
+    undecided = table[table.verdict == "inconclusive"].sort_values("detectable_change", ascending=False)
+    problems = []
     if len(regressed):
-        lines = [describe(r) for r in regressed.head(worst).itertuples()]
-        raise Regressions(f"{len(regressed)} regression(s) against the baseline ({gate_on}); the worst:\n  "
-                          + "\n  ".join(lines))
+        problems.append(f"{len(regressed)} regression(s) against the baseline ({gate_on}); the worst:\n  "
+                        + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
+    if fail_on_inconclusive and len(undecided):
+        rows = [_inconclusive_row(r, rank) for r in undecided.head(worst).itertuples()]
+        problems.append(f"{len(undecided)} row(s) inconclusive ({gate_on}: compare.fail_on_inconclusive); the least "
+                        "decided:\n  " + "\n  ".join(rows))
+    if problems:
+        raise Regressions("\n".join(problems))
 
 
 def _counts(table: pd.DataFrame) -> str:
     counts = table.verdict.value_counts().to_dict() if len(table) else {}
-    return ", ".join(f"{v} {n}" for v, n in sorted(counts.items())) or "none"
+    known = [v for v in VERDICTS if v in counts] + sorted(set(counts) - set(VERDICTS))
+    return ", ".join(f"{v} {counts[v]}" for v in known) or "none"
+
+
+def _could_tell(table: pd.DataFrame, threshold: float) -> list[str]:
+    """What an inconclusive row could have detected, summarised: say what the runs cannot tell."""
+    undecided = table[table.verdict == "inconclusive"] if len(table) else table
+    if not len(undecided):
+        return []
+    detectable = undecided.detectable_change
+    return [f"The {len(undecided)} inconclusive rows could detect changes of {detectable.min():.0%}-"
+            f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
+            f"about {undecided.samples_factor.median():.1f}x the samples per run would tell (median; "
+            "`repeats_needed` per row: more `measure.repeats`, or more `measure.processes` where processes "
+            "disagree), or a quieter machine.", ""]
+
+
+def _verdict_rule(threshold: float, evidence: str) -> str:
+    return (f"Verdict: regressed (improved) when the change is above 1 + {threshold:g} (below 1 - {threshold:g}) "
+            f"and {evidence}; unchanged only when its whole 95% interval lies within 1 ± {threshold:g} "
+            "(equivalence); inconclusive otherwise — this pair of runs could not tell, and `detectable_change` is "
+            "the smallest change it could have detected (80% power, 95% level).")
 
 
 def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
@@ -187,11 +266,12 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
         return ["_(no paired ratio measured on both sides)_", ""]
     per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
     return [
-        f"Each variant's paired ratio against its baseline variant, as each run measured it. The runs agree on "
-        f"{ratios.agree.sum()} of {len(ratios)} within ±{threshold:g} ({per_study}); their 95% intervals "
-        f"overlap for {ratios.intervals_overlap.sum()} of {len(ratios)}. Verdict: regressed (improved) when the "
-        f"change is above 1 + {threshold:g} (below 1 - {threshold:g}) and the intervals are apart.", "",
+        f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
+        f"(current / baseline, bootstrap 95% interval). The runs agree on {ratios.agree.sum()} of {len(ratios)} "
+        f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
+        f"of {len(ratios)}. " + _verdict_rule(threshold, "the two runs' intervals are apart"), "",
         "Verdicts: " + _counts(ratios), "",
+        *_could_tell(ratios, threshold),
         ratios.to_markdown(index=False, floatfmt=".4g"), "",
     ]
 
@@ -203,9 +283,9 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "# Comparison with a baseline run", "",
         f"Baseline: `{baseline}`. Each row compares the raw samples of one study, configuration, variant and "
         f"mode: ratio of medians current / baseline with a bootstrap 95% interval, two-sided Mann-Whitney U. "
-        f"Verdict: regressed (improved) when the ratio is above 1 + {threshold:g} (below 1 - {threshold:g}) and "
-        f"p < {alpha:g}; unchanged otherwise.", "",
+        + _verdict_rule(threshold, f"p < {alpha:g}"), "",
         "Verdicts: " + _counts(table), "",
+        *_could_tell(table, threshold),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
         "## Paired ratios: do the runs reach the same conclusions?", "",
         *_ratios_section(ratios, threshold),
