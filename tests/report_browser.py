@@ -13,6 +13,7 @@ from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import ElementClickInterceptedException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
@@ -62,6 +63,18 @@ class ReportPage:
             raise AssertionError(f"the report shows no {xpath}")
         return found[0]
 
+    def _click(self, xpath: str) -> None:
+        """Click the element once nothing covers it (the page's scripts may still be rendering a panel)."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                self._one(xpath).click()
+                return
+            except ElementClickInterceptedException:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
     def text(self) -> str:
         return self.driver.find_element(By.TAG_NAME, "body").text
 
@@ -69,25 +82,26 @@ class ReportPage:
         """Click through the navigation: a category, then a subcategory."""
         for label in labels:  # the last match: the page's title also reads "Report"
             matches = f"//*[self::span or self::a or self::button][normalize-space(text())='{label}']"
-            self._one(f"({matches})[last()]").click()
+            self._click(f"({matches})[last()]")
 
     def files(self) -> list[str]:
         """The file names listed in the open (sub)category."""
         self._one("//tr/td[1]")
         return [td.text for td in self._find("//tr/td[1]")]
 
-    def _row_button(self, path: str, icon: str) -> WebElement:
-        return self._one(f"//tr[td[1][normalize-space(text())='{path}']]//a[@iconname='{icon}']")
+    @staticmethod
+    def _row_button(path: str, icon: str) -> str:
+        return f"//tr[td[1][normalize-space(text())='{path}']]//a[@iconname='{icon}']"
 
     def view_image(self, path: str) -> int:
         """Show a figure; its natural width in pixels (0 if the image did not decode)."""
-        self._row_button(path, "eye").click()
+        self._click(self._row_button(path, "eye"))
         name = Path(path).name
         img = self._one(f"//img[starts-with(@src, 'data:image/png') and contains(@src, 'filename={name}')]")
         return self.driver.execute_script("return arguments[0].naturalWidth", img)
 
     def details(self, path: str) -> str:
         """The page's text after opening a file's details (its caption among them)."""
-        self._row_button(path, "information-circle").click()
+        self._click(self._row_button(path, "information-circle"))
         self._one("//*[normalize-space(text())='DESCRIPTION' or normalize-space(text())='Description']")
         return self.text()

@@ -119,7 +119,9 @@ def extraction_variants():
 def test_tables_figures_and_report(run):
     tables = run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
-    assert len(steps) == 1 * 4 * 2 and (steps.median_ms > 0).all()
+    pooled = steps[steps.process.astype(str) == "all"]
+    assert len(pooled) == 1 * 4 * 2 and (steps.median_ms > 0).all()
+    assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
     for (_, _), part in overhead.groupby(["config_id", "variant"]):
