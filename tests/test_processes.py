@@ -31,7 +31,8 @@ def _doc(level: float, seed: int, signature: str = "s") -> dict:
         "machine": {"m": {"measurable": True, "rounds_kept": 8, "rounds_retried": 1, "rounds_contended_kept": 0,
                           "others_share_median": 0.01, "others_share_max": 0.02, "steal_share_max": 0.0,
                           "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
-                          "gc_disabled_in_samples": True, "policy": {}, "windows": [window]}},
+                          "gc_disabled_in_samples": True, "policy": {},
+                          "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
         "checks": {"max_abs_difference": {"f": 0.0, "v": level - 1}},
         "structure": {"leaves": 5},
     }

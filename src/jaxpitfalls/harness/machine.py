@@ -15,6 +15,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 # /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice (guest is in user).
@@ -108,3 +109,27 @@ class Activity:
             return "machine activity not measurable here"
         return (f"other processes used {self.others_share:.0%} of the cores, steal {self.steal_share:.0%} "
                 f"(over {self.wall_s:.2f} s)")
+
+
+def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list) -> dict[str, Any]:
+    """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
+    processes' and steal shares per window, load average and CPU clock at the start and end, and the policy
+    that judged it. Several processes' records merge by summarising all their windows together."""
+    kept = [w for w in windows if w["kept"]]
+    shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
+    steals = [w["steal_share"] for w in windows if w["steal_share"] is not None]
+    return {
+        "measurable": bool(shares),
+        "rounds_kept": sum(w["rounds"] for w in kept),
+        "rounds_retried": sum(w["rounds"] for w in windows if not w["kept"]),
+        "rounds_contended_kept": sum(w["rounds"] for w in kept if w["contended"]),
+        "others_share_median": shares[len(shares) // 2] if shares else None,
+        "others_share_max": shares[-1] if shares else None,
+        "steal_share_max": max(steals) if steals else None,
+        "own_cpu_per_wall": (sum(w["own_cpu_s"] for w in kept) / sum(w["wall_s"] for w in kept)) if kept else None,
+        "load_average": [x for x in loads if x is not None],
+        "cpu_mhz": [x for x in clocks if x is not None],
+        "gc_disabled_in_samples": True,
+        "policy": policy,
+        "windows": windows,
+    }

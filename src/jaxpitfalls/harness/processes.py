@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import stats
+from .machine import machine_summary
 
 
 class ProcessesDisagree(RuntimeError):
@@ -45,24 +46,9 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
-    def worst(key: str) -> float | None:
-        values = [r[key] for r in records if r[key] is not None]
-        return max(values) if values else None
-
-    windows = [w for rec in records for w in rec["windows"]]
-    kept = [w for w in windows if w["kept"]]
-    shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
-    return records[0] | {
-        "measurable": all(r["measurable"] for r in records),
-        **{k: sum(r[k] for r in records) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept")},
-        "others_share_median": shares[len(shares) // 2] if shares else None,
-        "others_share_max": worst("others_share_max"),
-        "steal_share_max": worst("steal_share_max"),
-        "own_cpu_per_wall": (sum(w["own_cpu_s"] for w in kept) / sum(w["wall_s"] for w in kept)) if kept else None,
-        "load_average": [x for r in records for x in r["load_average"]],
-        "cpu_mhz": [x for r in records for x in r["cpu_mhz"]],
-        "windows": windows,
-    }
+    """One mode's machine record over every process: their windows, loads and clocks summarised together."""
+    return machine_summary([w for r in records for w in r["windows"]], records[0]["policy"],
+                           [x for r in records for x in r["load_average"]], [x for r in records for x in r["cpu_mhz"]])
 
 
 def _samples(doc: dict[str, Any], variant: str, mode: str) -> list[float]:

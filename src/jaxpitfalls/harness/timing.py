@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .compiles import CompileCount, count_compiles
-from .machine import Activity, Reading, cpu_mhz, load_average
+from .machine import Activity, Reading, cpu_mhz, load_average, machine_summary
 
 log = logging.getLogger(__name__)
 
@@ -155,29 +155,6 @@ def interleaved(
         window_start = Reading.now()
     loads.append(load_average())
     clocks.append(cpu_mhz())
-    return samples, compiles, marked, machine_summary(windows, sampling, loads, clocks)
-
-
-def machine_summary(windows: list[dict[str, Any]], sampling: Sampling, loads: list, clocks: list) -> dict[str, Any]:
-    """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
-    processes' and steal shares per window, load average and CPU clock at the start and end, and the policy
-    that judged it."""
-    kept = [w for w in windows if w["kept"]]
-    shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
-    steals = [w["steal_share"] for w in windows if w["steal_share"] is not None]
-    return {
-        "measurable": bool(shares),
-        "rounds_kept": sum(w["rounds"] for w in kept),
-        "rounds_retried": sum(w["rounds"] for w in windows if not w["kept"]),
-        "rounds_contended_kept": sum(w["rounds"] for w in kept if w["contended"]),
-        "others_share_median": shares[len(shares) // 2] if shares else None,
-        "others_share_max": shares[-1] if shares else None,
-        "steal_share_max": max(steals) if steals else None,
-        "own_cpu_per_wall": (sum(w["own_cpu_s"] for w in kept) / sum(w["wall_s"] for w in kept)) if kept else None,
-        "load_average": [x for x in loads if x is not None],
-        "cpu_mhz": [x for x in clocks if x is not None],
-        "gc_disabled_in_samples": True,
-        "policy": {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
-                   "max_retries": sampling.max_retries},
-        "windows": windows,
-    }
+    policy = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
+              "max_retries": sampling.max_retries}
+    return samples, compiles, marked, machine_summary(windows, policy, loads, clocks)
