@@ -85,3 +85,13 @@ def test_nested_compile_counters_each_see_their_own_block():
             pass  # equal fields, distinct counters: closing this one must not close the outer one
         f(jnp.ones(5)).block_until_ready()
     assert inner.count == 0 and outer.count >= 1
+
+
+def test_a_measuring_job_sets_its_xla_flags_before_anything_imports_jax():
+    """scripts/run_study.py imports the job's code, then sets the study's XLA flags: that import must not
+    start JAX (a study's flags, e.g. two host devices for tree_at, would be refused)."""
+    import subprocess
+    import sys
+
+    check = "import sys, jaxpitfalls.study_job, jaxpitfalls.runtime; assert 'jax' not in sys.modules"
+    assert subprocess.run([sys.executable, "-c", check]).returncode == 0
