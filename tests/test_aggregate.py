@@ -72,7 +72,7 @@ def test_run_span_counts_the_latest_invocation_only():
     assert span_seconds(jobs.iloc[1:]) == (50.0, 0)
 
 
-def test_several_processes_give_pooled_and_per_process_rows_and_claims_that_differ_are_unstable(tmp_path):
+def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_are_unstable(tmp_path):
     from jaxpitfalls import plan
     from jaxpitfalls.harness.processes import merge
     from jaxpitfalls.report.aggregate import processes_of, read_tables
@@ -103,6 +103,18 @@ def test_several_processes_give_pooled_and_per_process_rows_and_claims_that_diff
 
     assert judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("reproduced")]])[0]["verdict"] \
         == "reproduced"
-    unstable = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("inconclusive")]])[0]
-    assert unstable["verdict"] == "unstable" and "process 1: inconclusive" in unstable["measured"]
+    unstable = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("not reproduced")]])[0]
+    assert unstable["verdict"] == "unstable" and "process 1: not reproduced" in unstable["measured"]
+    # A process that alone cannot tell contradicts nothing: the pooled verdict stands, the split is shown.
+    weaker = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("inconclusive")]])[0]
+    assert weaker["verdict"] == "reproduced" and "process 1: inconclusive" in weaker["measured"]
     assert judged_per_process([claim("inconclusive")], [])[0]["verdict"] == "inconclusive"
+
+
+def test_interval_rules_have_a_band_where_the_run_cannot_tell():
+    from jaxpitfalls.report.markdown import above, within
+
+    assert above(1.01, 1.2, 1) is True and above(0.8, 0.99, 1) is False and above(0.95, 1.05, 1) is None
+    assert within(0.95, 1.05, 0.9, 1.1) is True
+    assert within(1.11, 1.3, 0.9, 1.1) is False and within(0.7, 0.89, 0.9, 1.1) is False
+    assert within(1.05, 1.15, 0.9, 1.1) is None and within(0.8, 1.2, 0.9, 1.1) is None

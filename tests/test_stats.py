@@ -46,3 +46,27 @@ def test_intervals_over_several_processes_carry_the_spread_between_them():
     assert one["ratio_ci_high"] - one["ratio_ci_low"] < two["ratio_ci_high"] - two["ratio_ci_low"]
     with pytest.raises(ValueError, match="differ in length"):
         stats.paired_comparison(variant, [floor[0]])
+
+
+def test_difference_of_two_estimates_can_be_significant_though_their_intervals_overlap():
+    """2.0 [1.5, 2.5] vs 1.15 [0.65, 1.65]: the intervals share [1.5, 1.65], yet the difference's interval
+    (half-widths added in quadrature, not end to end) excludes 0."""
+    diff, low, high = stats.difference_of_estimates(2.0, (1.5, 2.5), 1.15, (0.65, 1.65))
+    assert diff == pytest.approx(0.85)
+    assert low == pytest.approx(0.85 - 0.5 * np.sqrt(2)) and low > 0
+    assert high == pytest.approx(0.85 + 0.5 * np.sqrt(2))
+    assert stats.difference_of_estimates(2.0, (1.5, 2.5), 1.5, (1.0, 2.0))[1] < 0  # 0.5 apart: cannot tell
+
+
+def test_ratio_of_estimates_works_on_the_log_scale():
+    ratio, low, high = stats.ratio_of_estimates(2.0, (1.0, 4.0), 1.0, (1.0, 1.0))
+    assert ratio == pytest.approx(2.0) and (low, high) == pytest.approx((1.0, 4.0))
+    ratio, low, high = stats.ratio_of_estimates(1.2, (1.1, 1.3), 1.2, (1.1, 1.3))
+    assert ratio == pytest.approx(1.0) and low < 1 < high
+
+
+def test_geometric_mean_of_ratios_is_narrower_than_each_and_centred_on_the_log_mean():
+    ratio, low, high = stats.geometric_mean_ratio([1.0] * 4, [1 / 1.2] * 4, [1.2] * 4)
+    assert ratio == pytest.approx(1.0)
+    assert (low, high) == pytest.approx((1.2 ** -0.5, 1.2 ** 0.5))  # four independent: half the log width
+    assert stats.geometric_mean_ratio([2.0, 0.5], [1.9, 0.45], [2.1, 0.55])[0] == pytest.approx(1.0)

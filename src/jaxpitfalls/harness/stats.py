@@ -114,3 +114,36 @@ def power_law_exponent(x: Sequence[float], y: Sequence[float], level: float = 0.
     half = (scipy_stats.t.ppf(0.5 + level / 2, lx.size - 2) * fit.stderr) if lx.size > 2 else float("nan")
     return {"exponent": float(fit.slope), "exponent_ci_low": float(fit.slope - half),
             "exponent_ci_high": float(fit.slope + half), "points": int(lx.size)}
+
+
+Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
+
+
+def difference_of_estimates(a: float, a_interval: tuple[float, float], b: float,
+                            b_interval: tuple[float, float]) -> tuple[float, float, float]:
+    """a - b with a 95% interval, for two independent estimates each known only by its own 95% interval
+    (two configurations, two modes): a normal approximation, half-widths read as 1.96 standard errors and
+    added in quadrature. Comparing the two intervals for overlap instead would call a real difference
+    "none" far too often."""
+    se = np.hypot(*((high - low) / (2 * Z_95) for low, high in (a_interval, b_interval)))
+    diff = a - b
+    return float(diff), float(diff - Z_95 * se), float(diff + Z_95 * se)
+
+
+def ratio_of_estimates(a: float, a_interval: tuple[float, float], b: float,
+                       b_interval: tuple[float, float]) -> tuple[float, float, float]:
+    """a / b with a 95% interval for two independent positive estimates (ratios, times):
+    `difference_of_estimates` on the log scale, where their intervals are near symmetric."""
+    logs = difference_of_estimates(np.log(a), tuple(np.log(a_interval)), np.log(b), tuple(np.log(b_interval)))
+    return tuple(float(np.exp(x)) for x in logs)
+
+
+def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
+                         highs: Sequence[float]) -> tuple[float, float, float]:
+    """Several independently measured ratios (one per size) read as one: their geometric mean with a 95%
+    interval from each ratio's own interval on the log scale (normal approximation, independent errors).
+    A claim about all sizes then rests on all the evidence, not on whichever size drew the widest interval."""
+    logs = np.log(np.asarray(ratios, dtype=float))
+    se = (np.log(np.asarray(highs, dtype=float)) - np.log(np.asarray(lows, dtype=float))) / (2 * Z_95)
+    mean, mean_se = logs.mean(), np.sqrt(np.sum(se ** 2)) / logs.size
+    return float(np.exp(mean)), float(np.exp(mean - Z_95 * mean_se)), float(np.exp(mean + Z_95 * mean_se))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results
+from ..harness.stats import paired_comparison
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES
 
@@ -71,9 +72,28 @@ def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     ])
 
 
+def _compile_seconds(mode: dict[str, Any], process: str) -> list[float] | list[list[float]]:
+    """A mode's compile time per sample: one list per worker process for the pooled row (cut at each
+    process's sample count, the order they were merged in), or the one process's own."""
+    seconds, counts = mode["compile_seconds"], [len(p["samples_s"]) for p in mode.get("processes", [])]
+    groups = [seconds[sum(counts[:i]):sum(counts[:i + 1])] for i in range(len(counts))] or [seconds]
+    return groups if process == POOLED else groups[int(process)]
+
+
+def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict[str, float]:
+    """In modes that compile on purpose: XLA compile time variant / baseline, paired per round like the
+    timings (median with its 95% interval), so a claim about compilation has an interval to be judged on."""
+    modes = [doc["variants"][name]["modes"][c["mode"]] for name in (c["variant"], c["baseline"])]
+    if not all("compile_seconds" in m for m in modes):
+        return {}
+    compared = paired_comparison(*(_compile_seconds(m, process) for m in modes))
+    return {f"compile_{k}": compared[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")}
+
+
 def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per configuration, compared pair and process (as in `steps_table`): median ratio and
-    difference (ms) with 95% intervals; pooled rows name the lowest and highest ratio of a single process."""
+    difference (ms) with 95% intervals (and of XLA compile time, in modes that compile on purpose); pooled
+    rows name the lowest and highest ratio of a single process."""
     rows = []
     for doc in docs:
         by_process = [(POOLED, doc["comparisons"])] + [
@@ -88,7 +108,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     "diff_ci_high_ms": c["diff_ci_high"] * 1e3,
                     "process_ratio_min": min(spread) if spread else None,
                     "process_ratio_max": max(spread) if spread else None,
-                })
+                } | _compile_ratio(doc, c, process))
     return pd.DataFrame(rows)
 
 

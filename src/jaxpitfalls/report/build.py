@@ -11,17 +11,23 @@ from ..plan import own_preparations, table_paths
 from . import markdown
 from .aggregate import processes_of, read_tables, run_summary, span_seconds, study_seconds
 
+DECIDED = ("reproduced", "not reproduced")
+
 
 def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
-    """Each claim as judged on every process's samples pooled, unless the worker processes' own samples
-    reach different verdicts: then it is `unstable`, with each process's verdict, never a yes or a no that
-    another fresh process would not have given."""
+    """Each claim as judged on every process's samples pooled, unless two worker processes' own samples
+    reach opposite verdicts (one reproduced, another not): then it is `unstable`, never a yes or a no that
+    another fresh process would have contradicted. A process that alone cannot tell (inconclusive, on a
+    K-th of the samples) contradicts nothing; where the processes differ at all, each one's verdict is
+    listed beside the measurement."""
     judged = []
     for claim in pooled:
         verdicts = [next(c["verdict"] for c in claims if c["claim"] == claim["claim"]) for claims in per_process]
         if len(set(verdicts)) > 1:
             listed = ", ".join(f"process {i}: {v}" for i, v in enumerate(verdicts))
-            claim = claim | {"verdict": "unstable", "measured": f"{claim['measured']} (per process: {listed})"}
+            claim = claim | {"measured": f"{claim['measured']} (per process: {listed})"}
+            if set(DECIDED) <= set(verdicts):
+                claim |= {"verdict": "unstable"}
         judged.append(claim)
     return judged
 

@@ -19,6 +19,21 @@ def verdict(ok: bool | None) -> str:
     return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
 
 
+def above(low: float, high: float, threshold: float) -> bool | None:
+    """Whether an interval lies wholly above a threshold (True), wholly below it (False), or straddles it:
+    the rule's middle band, where the run cannot tell (None, inconclusive)."""
+    if low > threshold:
+        return True
+    return False if high < threshold else None
+
+
+def within(low: float, high: float, lower: float, upper: float) -> bool | None:
+    """Whether an interval lies inside a band (True), wholly outside it (False), or across an edge (None)."""
+    if lower <= low and high <= upper:
+        return True
+    return False if high < lower or low > upper else None
+
+
 def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
     return df.to_markdown(index=False, floatfmt=floatfmt) if len(df) else "_(no rows)_"
 
