@@ -95,3 +95,21 @@ def test_a_measuring_job_sets_its_xla_flags_before_anything_imports_jax():
 
     check = "import sys, jaxpitfalls.study_job, jaxpitfalls.runtime; assert 'jax' not in sys.modules"
     assert subprocess.run([sys.executable, "-c", check]).returncode == 0
+
+
+def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
+    """An unknown XLA flag aborts the process from C++, past Python's exception handling: the reason must
+    still reach the rule's log file (runtime.start points standard error there), and the console."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "job.log"
+    job = (f"from jaxpitfalls import runtime; runtime.start({str(log)!r}, xla_flags='--xla_no_such_flag=1')\n"
+           "import logging; logging.getLogger('jaxpitfalls').info('starting JAX')\n"
+           "import jax; jax.devices()")
+    proc = subprocess.run([sys.executable, "-c", job], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    text = log.read_text()
+    assert "starting JAX" in text and "xla_no_such_flag" in text
+    assert "starting JAX" in proc.stderr  # Python's log lines still show on the console
+    assert text.count("starting JAX") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TextIO
 
 
 def set_xla_flags(flags: str) -> None:
@@ -16,9 +17,27 @@ def set_xla_flags(flags: str) -> None:
     os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS", ""), flags]))
 
 
+def stderr_into(log_path: str) -> TextIO | None:
+    """Point this process's standard error (file descriptor 2) at the log, appending, so that what native
+    code writes there reaches the rule's log file and not only the console: XLA aborting on an unknown flag
+    in XLA_FLAGS, a fatal CHECK, a segfault's last words. Returns the console it replaced, for the log lines
+    to go on showing there; None where standard error already is the log (a worker of the job)."""
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if os.path.sameopenfile(log_fd, 2):
+            return None
+        console = os.fdopen(os.dup(2), "w", buffering=1)
+        sys.stderr.flush()
+        os.dup2(log_fd, 2)
+        return console
+    finally:
+        os.close(log_fd)
+
+
 def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "",
           append: bool = False) -> logging.Logger:
-    """Log to the rule's log file and stderr; set XLA flags; point JAX at the shared compilation cache.
+    """Log to the rule's log file (with everything else written to standard error, native code's included)
+    and to the console; set XLA flags; point JAX at the shared compilation cache.
     `append`: a worker process of a job adds to the job's log instead of starting it anew."""
     set_xla_flags(xla_flags)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
@@ -26,7 +45,9 @@ def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str
         if not append:
             open(log_path, "w").close()
         # always appending (O_APPEND): the job's and its workers' lines land at the end, none overwrites another
-        handlers.append(logging.FileHandler(log_path, mode="a"))
+        console = stderr_into(log_path)
+        if console is not None:
+            handlers.append(logging.StreamHandler(console))
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers,
         force=True,
