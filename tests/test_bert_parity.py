@@ -12,6 +12,7 @@ import torch
 import transformers
 
 from jaxpitfalls.models import checkpoint
+from jaxpitfalls.models.bounds import OutsideTable
 
 
 def _inputs(vocab: int):
@@ -67,3 +68,20 @@ def test_loader_refuses_a_directory_without_a_checkpoint(tmp_path):
     (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
     with pytest.raises(FileNotFoundError, match="no .safetensors"):
         checkpoint.load_model(tmp_path)
+
+
+def test_exactly_max_positions_matches_pytorch_and_one_more_is_refused(tiny_bert_dir):
+    """JAX's gather would clamp position max_positions to the last row: the model refuses while tracing."""
+    model, config = checkpoint.load_model(tiny_bert_dir)
+    n = model.embeddings.position.weight.shape[0]  # max_positions of the checkpoint
+    ids = np.random.default_rng(2).integers(0, config.vocab_size, (2, n))
+    ids[0, -1] = config.vocab_size - 1  # the last token id is in the table too
+    mask = np.ones_like(ids)
+    got = np.asarray(jax.vmap(model)(jnp.asarray(ids), jnp.asarray(mask)))
+    np.testing.assert_allclose(got, _pytorch_logits(tiny_bert_dir, ids, mask), rtol=1e-5, atol=1e-5)
+    longer = jnp.zeros((2, n + 1), dtype=jnp.int32)
+    with pytest.raises(OutsideTable, match=f"{n + 1} positions asked for, but its position table has {n}"):
+        jax.jit(jax.vmap(model))(longer, jnp.ones_like(longer))  # refused while tracing
+    model.require_ids(ids)
+    with pytest.raises(OutsideTable, match=f"its vocabulary has {config.vocab_size}"):
+        model.require_ids(np.array([0, config.vocab_size]))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 import torch
 import transformers
 
 from jaxpitfalls.models import checkpoint
+from jaxpitfalls.models.bounds import OutsideTable
 
 
 def _pytorch(model_dir):
@@ -34,3 +36,24 @@ def test_cached_decoding_matches_the_whole_sequence(tiny_gpt2_dir):
     for position in range(6, 9):
         logits, cache = model.decode(ids[position], jnp.int32(position), cache)
         np.testing.assert_allclose(logits, whole[position], rtol=1e-4, atol=1e-5)
+
+
+def test_exactly_max_positions_matches_pytorch_and_one_more_is_refused(tiny_gpt2_dir):
+    """Whole sequence, prefill's cache and decoding: max positions work, one more is refused, never clamped."""
+    model, config = checkpoint.load_model(tiny_gpt2_dir)
+    n = config.n_positions
+    ids = np.random.default_rng(3).integers(0, config.vocab_size, n)
+    ids[-1] = config.vocab_size - 1
+    with torch.no_grad():
+        expected = _pytorch(tiny_gpt2_dir)(torch.tensor(ids[None])).logits[0].numpy()
+    np.testing.assert_allclose(model.logits(jnp.asarray(ids)), expected, rtol=1e-4, atol=1e-5)
+    last, cache = model.prefill(jnp.asarray(ids[: n - 1]), max_len=n)
+    logits, _ = model.decode(jnp.asarray(ids[-1]), jnp.int32(n - 1), cache)  # the last position there is
+    np.testing.assert_allclose(logits, expected[-1], rtol=1e-4, atol=1e-5)
+    with pytest.raises(OutsideTable, match=f"{n + 1} positions"):
+        model.logits(jnp.zeros(n + 1, dtype=jnp.int32))
+    with pytest.raises(OutsideTable, match=f"{n + 1} positions"):
+        model.prefill(jnp.asarray(ids[:4]), max_len=n + 1)
+    model.require_ids(ids)
+    with pytest.raises(OutsideTable, match="vocabulary"):
+        model.require_ids([config.vocab_size])

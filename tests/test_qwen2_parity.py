@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 import torch
 import transformers
 
 from jaxpitfalls.models import checkpoint
+from jaxpitfalls.models.bounds import OutsideTable
 
 
 def test_logits_and_every_hidden_state_match_pytorch(tiny_qwen2_dir):
@@ -33,3 +35,17 @@ def test_right_padding_leaves_the_real_tokens_unchanged(tiny_qwen2_dir):
     _, masked = model(padded, mask.astype(jnp.int32))
     for a, b in zip(plain, masked, strict=True):
         np.testing.assert_allclose(b[:7], a, rtol=1e-5, atol=1e-5)
+
+
+def test_the_last_token_id_matches_pytorch_and_one_past_the_vocabulary_is_refused(tiny_qwen2_dir):
+    """Qwen2's positions are rotary (no table to clamp; the config check holds sequences to max_positions);
+    its token table is refused past its end instead of clamped."""
+    model, config = checkpoint.load_model(tiny_qwen2_dir)
+    ids = np.full(5, config.vocab_size - 1)
+    torch_model = transformers.Qwen2ForCausalLM.from_pretrained(tiny_qwen2_dir, attn_implementation="eager").eval()
+    with torch.no_grad():
+        expected = torch_model(torch.tensor(ids[None])).logits[0].numpy()
+    np.testing.assert_allclose(model(jnp.asarray(ids))[0], expected, rtol=1e-4, atol=1e-4)
+    model.require_ids(ids)
+    with pytest.raises(OutsideTable, match=f"token ids 0..{config.vocab_size}, but its vocabulary has"):
+        model.require_ids(np.array([0, config.vocab_size]))

@@ -57,6 +57,12 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
 
 
+def warmup_tokens(conf: dict[str, Any]) -> int:
+    """The tokens a generation configuration warms up with: `warmup_fraction` of `new_tokens`, rounded,
+    at least 1 (below all of them is the warmup pitfall, demonstrated on purpose)."""
+    return max(1, round(conf["warmup_fraction"] * conf["new_tokens"]))
+
+
 def model_name(family: str, layers: int, hidden: int) -> str:
     return f"{family}-L{layers}-H{hidden}"
 

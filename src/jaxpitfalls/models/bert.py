@@ -14,6 +14,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float, Int, PRNGKeyArray
 
+from .bounds import require_ids, require_positions
+
 
 def _split(key: PRNGKeyArray | None, n: int) -> list[PRNGKeyArray | None]:
     """Split a key into n, or give n Nones when dropout is off (inference)."""
@@ -45,6 +47,7 @@ class Embeddings(eqx.Module):
     dropout: eqx.nn.Dropout
 
     def __call__(self, ids: Int[Array, " seq"], key: PRNGKeyArray | None) -> Float[Array, "seq d"]:
+        require_positions(ids.shape[0], self.position.weight, "BERT")
         positions = jnp.arange(ids.shape[0])
         x = self.word.weight[ids] + self.position.weight[positions] + self.token_type.weight[0]
         return self.dropout(_norm(self.norm, x), key=key, inference=key is None)
@@ -113,6 +116,10 @@ class BertForMaskedLM(eqx.Module):
     embeddings: Embeddings
     layers: tuple[Layer, ...]
     head: MaskedLMHead
+
+    def require_ids(self, ids) -> None:
+        """Refuse concrete token ids outside the vocabulary (before timing: see bounds.py)."""
+        require_ids(ids, self.embeddings.word.weight, "BERT")
 
     def __call__(
         self, ids: Int[Array, " seq"], mask: Int[Array, " seq"], key: PRNGKeyArray | None = None

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .bert import BertForMaskedLM, Embeddings, Layer, MaskedLMHead, SelfAttention
-from .hf_config import FromJson
+from .hf_config import FromJson, unsupported_activation
 
 StateDict = Mapping[str, np.ndarray]
 
@@ -81,8 +81,8 @@ def _layer(sd: StateDict, prefix: str, config: BertConfig, dropout: float) -> La
 
 def bert_from_state_dict(sd: StateDict, config: BertConfig, dropout: float | None = None) -> BertForMaskedLM:
     """Convert; `dropout` overrides the config's dropout probabilities (the studies sweep it)."""
-    if config.hidden_act != "gelu":
-        raise ValueError(f"only hidden_act='gelu' is implemented, the checkpoint uses {config.hidden_act!r}")
+    if problem := unsupported_activation("bert", vars(config)):
+        raise ValueError(problem)
     p = config.hidden_dropout_prob if dropout is None else dropout
     eps = config.layer_norm_eps
     embeddings = Embeddings(

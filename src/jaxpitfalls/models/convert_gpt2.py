@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .gpt2 import Block, Conv1D, GPT2LMHeadModel
-from .hf_config import FromJson
+from .hf_config import FromJson, unsupported_activation
 
 StateDict = Mapping[str, np.ndarray]
 
@@ -39,8 +39,8 @@ def _layer_norm(sd: StateDict, prefix: str, eps: float) -> eqx.nn.LayerNorm:
 
 
 def gpt2_from_state_dict(sd: StateDict, config: GPT2Config) -> GPT2LMHeadModel:
-    if config.activation_function != "gelu_new":
-        raise ValueError(f"only activation_function='gelu_new' is implemented, not {config.activation_function!r}")
+    if problem := unsupported_activation("gpt2", vars(config)):
+        raise ValueError(problem)
     eps = config.layer_norm_epsilon
     blocks = tuple(
         Block(

@@ -9,7 +9,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from .hf_config import FromJson
+from .hf_config import FromJson, unsupported_activation
 from .qwen2 import DecoderLayer, Linear, Qwen2ForCausalLM, RMSNorm
 
 StateDict = Mapping[str, np.ndarray]
@@ -45,8 +45,8 @@ def _norm(sd: StateDict, name: str, eps: float) -> RMSNorm:
 
 
 def qwen2_from_state_dict(sd: StateDict, config: Qwen2Config) -> Qwen2ForCausalLM:
-    if config.hidden_act != "silu":
-        raise ValueError(f"only hidden_act='silu' is implemented, the checkpoint uses {config.hidden_act!r}")
+    if problem := unsupported_activation("qwen2", vars(config)):
+        raise ValueError(problem)
     eps = config.rms_norm_eps
     layers = tuple(
         DecoderLayer(

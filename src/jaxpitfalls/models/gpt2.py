@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float, Int
 
+from .bounds import require_ids, require_positions
+
 # Per layer: (keys, values), each (max_len, heads, head_dim).
 Cache = tuple[tuple[Float[Array, "max heads hd"], Float[Array, "max heads hd"]], ...]
 
@@ -65,12 +67,17 @@ class GPT2LMHeadModel(eqx.Module):
     blocks: tuple[Block, ...]
     ln_f: eqx.nn.LayerNorm
 
+    def require_ids(self, ids) -> None:
+        """Refuse concrete token ids outside the vocabulary (before timing: see bounds.py)."""
+        require_ids(ids, self.wte, "GPT-2")
+
     def _head(self, x: Float[Array, "seq d"]) -> Float[Array, "seq vocab"]:
         return _norm(self.ln_f, x) @ self.wte.T  # the output embedding is tied to the input one
 
     def logits(self, ids: Int[Array, " seq"], length: Int[Array, ""] | None = None) -> Float[Array, "seq vocab"]:
         """Every position's next-token logits; with `length`, positions from `length` on are padding."""
         seq = ids.shape[0]
+        require_positions(seq, self.wpe, "GPT-2")
         positions = jnp.arange(seq)
         mask = positions[None, :] <= positions[:, None]
         if length is not None:
@@ -84,6 +91,9 @@ class GPT2LMHeadModel(eqx.Module):
     def prefill(self, ids: Int[Array, " prompt"], max_len: int) -> tuple[Float[Array, " vocab"], Cache]:
         """The prompt's last logits and a cache of `max_len` positions holding the prompt's keys/values."""
         seq = ids.shape[0]
+        if seq > max_len:
+            raise ValueError(f"GPT-2 prefill: a prompt of {seq} tokens does not fit a cache of {max_len}")
+        require_positions(max_len, self.wpe, "GPT-2")  # every position the cache will hold
         positions = jnp.arange(seq)
         mask = positions[None, :] <= positions[:, None]
         x = self.wte[ids] + self.wpe[positions]
@@ -99,6 +109,7 @@ class GPT2LMHeadModel(eqx.Module):
             Float[Array, " vocab"], Cache]:
         """One token at `position`: its logits, and the cache with its keys/values written in."""
         max_len = cache[0][0].shape[0]
+        require_positions(max_len, self.wpe, "GPT-2")  # `position` (traced) lies in the cache: callers keep it so
         mask = (jnp.arange(max_len) <= position)[None, :]
         x = (self.wte[token] + self.wpe[position])[None, :]
         updated = []

@@ -14,6 +14,8 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Bool, Float, Int
 
+from .bounds import require_ids
+
 
 class Linear(eqx.Module):
     """`y = x W^T (+ b)`, weight stored (out, in) as PyTorch stores it."""
@@ -85,6 +87,11 @@ class Qwen2ForCausalLM(eqx.Module):
     layers: tuple[DecoderLayer, ...]
     norm: RMSNorm
     lm_head: Float[Array, "vocab d"]
+
+    def require_ids(self, ids) -> None:
+        """Refuse concrete token ids outside the vocabulary (before timing: see bounds.py). Positions have
+        no table here (rotary embeddings): the config check holds sequences to max_positions."""
+        require_ids(ids, self.embed_tokens, "Qwen2")
 
     def __call__(self, ids: Int[Array, " seq"], attention_mask: Int[Array, " seq"] | None = None
                  ) -> tuple[Float[Array, "seq vocab"], tuple[Float[Array, "seq d"], ...]]:

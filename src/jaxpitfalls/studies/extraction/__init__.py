@@ -54,6 +54,17 @@ def dataset(data_dir: str, conf: dict[str, Any]) -> list[np.ndarray]:
     return [tokens[end - n:end] for n, end in zip(lengths, ends, strict=True)]
 
 
+def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[Any, Any, list[np.ndarray]]:
+    """The model, its config and the dataset, whose token ids are checked against the model's vocabulary
+    before any timing (models/bounds.py: JAX would clamp them)."""
+    from ...models.checkpoint import load_model
+
+    model, config = load_model(inputs["model"])
+    sequences = dataset(inputs["data"], conf)
+    model.require_ids(np.concatenate(sequences))
+    return model, config, sequences
+
+
 def buckets(conf: dict[str, Any]) -> tuple[int, ...]:
     """The padded variants' sequence lengths: half the longest (rounded up) and the longest."""
     return tuple(sorted({math.ceil(conf["max_len"] / 2), conf["max_len"]}))
@@ -88,10 +99,7 @@ def stored(directory: Path) -> np.ndarray:
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
-    from ...models.checkpoint import load_model
-
-    model, config = load_model(inputs["model"])
-    sequences = dataset(inputs["data"], conf)
+    model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     data = {False: batches(sequences, conf["batch"], None), True: batches(sequences, conf["batch"], buckets(conf))}
     scratch = Path(tempfile.mkdtemp(prefix="extraction-"))
@@ -147,10 +155,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
     """The traced pass: a few whole passes per (warm) variant."""
-    from ...models.checkpoint import load_model
-
-    model, config = load_model(inputs["model"])
-    sequences = dataset(inputs["data"], conf)
+    model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))
     try:

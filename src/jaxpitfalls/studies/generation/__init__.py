@@ -23,6 +23,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from ... import plan
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
@@ -47,21 +48,14 @@ def prompt_tokens(data_dir: str, length: int) -> np.ndarray:
 
 def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[dict[str, Decoder], np.ndarray]:
     """Every variant's decoder on the model, and the prompt (checked against the model's vocabulary)."""
+    from ...models.bounds import require_positions
     from ...models.checkpoint import load_model
 
-    model, config = load_model(inputs["model"])
+    model, _ = load_model(inputs["model"])
     prompt = prompt_tokens(inputs["data"], conf["prompt"])
-    if prompt.max() >= config.vocab_size or conf["prompt"] + conf["new_tokens"] > config.n_positions:
-        raise ValueError(
-            f"{conf['id']}: the model (vocab {config.vocab_size}, {config.n_positions} positions) cannot take "
-            f"this prompt (largest token id {prompt.max()}) plus {conf['new_tokens']} new tokens: set "
-            "models.gpt2.vocab_size to data.vocab_size or more, and max_positions above prompt + new_tokens"
-        )
+    model.require_ids(prompt)
+    require_positions(conf["prompt"] + conf["new_tokens"], model.wpe, f"GPT-2 for {conf['id']}")
     return {name: cls(model) for name, cls in DECODERS.items()}, prompt
-
-
-def warmup_tokens(conf: dict[str, Any]) -> int:
-    return max(1, round(conf["warmup_fraction"] * conf["new_tokens"]))
 
 
 def _first_runs(decoders: dict[str, Decoder], prompt: np.ndarray, new: int) -> tuple[dict, dict]:
@@ -117,7 +111,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     pitfall instead (every sample: fresh programs, short warmup, timed generation that compiles)."""
     decoders, prompt = prepare(conf, inputs)
     new = conf["new_tokens"]
-    short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
+    short = plan.warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
     samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
     if short is None:
         tokens, first = _first_runs(decoders, prompt, new)
