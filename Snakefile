@@ -1,5 +1,7 @@
 # Measures what JAX/Equinox idioms cost; see README.md. Wiring only: the logic lives in src/jaxpitfalls.
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
+
+from jaxpitfalls.configcheck import require_valid
 
 min_version("9.0")
 
@@ -8,7 +10,8 @@ min_version("9.0")
 configfile: f"{workflow.basedir}/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+# Every problem at once, before any job starts; fills in the schema's defaults.
+require_valid(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
 
 
 report: "workflow/report/workflow.rst"

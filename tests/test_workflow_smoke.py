@@ -245,17 +245,25 @@ def test_an_invalid_config_fails_naming_the_key_and_keeps_results(run, tmp_path)
 
 
 def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
-    """A model that cannot be prepared fails its own jobs; finished results are kept, untouched."""
+    """A model whose weights cannot be read (a config that passes every check, a dangling weights file)
+    fails its own jobs; finished results are kept, untouched."""
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "config.json").write_text(json.dumps({
+        "model_type": "bert", "num_hidden_layers": 3, "hidden_size": 16, "num_attention_heads": 1,
+        "max_position_embeddings": 32, "vocab_size": 128}))
+    (broken / "model.safetensors").symlink_to(tmp_path / "no-such-weights")
     overlay = tmp_path / "broken.yaml"
     overlay.write_text(json.dumps({
-        "models": {"bert": {"local_dirs": {"bert-L3-H16": str(tmp_path / "no-such-model")}}},
+        "models": {"bert": {"local_dirs": {"bert-L3-H16": str(broken)}}},
         "studies": {"dispatch": {"sweep": {"layers": [3]}}},
     }))
     runs = run / "results" / "runs" / "dispatch"
     before = {p.name: p.stat().st_mtime_ns for p in runs.iterdir()}
     proc = _snakemake(run, "--cores", "all", overlay=overlay, check=False)
     assert proc.returncode != 0
-    assert "no-such-model" in proc.stdout + proc.stderr
+    assert "Error in rule prepare_model" in proc.stdout + proc.stderr
+    assert "no-such-weights" in (run / "results/logs/prepare_model/bert-L3-H16.log").read_text()
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
     assert not list((run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
 

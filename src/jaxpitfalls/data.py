@@ -18,12 +18,17 @@ import numpy as np
 from .results import write_atomically, write_text
 
 
+def long_description(name: str) -> str:
+    """An installed package's long description (its README, as the package index shows it); "" if none."""
+    meta = importlib.metadata.metadata(name)
+    return (meta.get_payload() or meta.get("Description") or "").strip()
+
+
 def corpus(packages: list[str]) -> dict[str, str]:
     """Each package's long description, by package name, in the given order."""
     texts = {}
     for name in packages:
-        meta = importlib.metadata.metadata(name)
-        text = (meta.get_payload() or meta.get("Description") or "").strip()
+        text = long_description(name)
         if not text:
             raise ValueError(f"package {name!r} ships no long description to use as text")
         texts[name] = text

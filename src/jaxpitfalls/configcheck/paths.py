@@ -1,0 +1,79 @@
+"""What the config names outside itself: local model directories, the comparison's baseline, the packages
+whose READMEs make the corpus, XLA flags. Each checked before any job starts."""
+
+from __future__ import annotations
+
+import tarfile
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .. import plan
+from ..data import long_description
+from ..models.hf_config import unsupported_activation
+from .sizes import read_local
+
+
+def _local_dirs(config: dict[str, Any]) -> Iterator[str]:
+    used = set(plan.all_models(config))
+    for family, block in config["models"].items():
+        for name, directory in block.get("local_dirs", {}).items():
+            where = f"config models.{family}.local_dirs.{name} = {directory!r}"
+            if name not in used:
+                yield (f"{where}: no enabled study uses a model named {name} (they use "
+                       f"{', '.join(sorted(m for m in used if m.startswith(family + '-'))) or 'none of this family'})")
+                continue
+            try:
+                local = read_local(directory)
+            except OSError as e:
+                yield f"{where}: not a readable Hugging Face model directory ({e.strerror}: config.json)"
+                continue
+            except ValueError as e:
+                yield f"{where}: its config.json is not JSON ({e})"
+                continue
+            if local.get("model_type") != family:
+                yield f"{where}: its config.json says model_type {local.get('model_type')!r}, not {family!r}"
+            elif problem := unsupported_activation(family, local):
+                yield f"{where}: {problem}"
+
+
+def _baseline(config: dict[str, Any]) -> Iterator[str]:
+    root = config["compare"]["baseline"]
+    if not root:
+        return
+    where, path = f"config compare.baseline = {root!r}", Path(root)
+    if not path.exists():
+        yield f"{where}: no such file or directory (relative paths start at the run's directory, {Path.cwd()})"
+    elif path.is_file() and not tarfile.is_tarfile(path):
+        yield f"{where}: a file, but not a results bundle (reports/bundle.tar.gz of another run)"
+    elif path.is_dir() and not (any(path.glob("**/runs/*/*.json")) or any(path.glob("*/*.json"))):
+        yield f"{where}: holds no result JSONs (runs/<study>/<configuration>.json): not a run's directory or results/"
+
+
+def _packages(config: dict[str, Any]) -> Iterator[str]:
+    if not set(plan.enabled_studies(config)) & set(plan.DATA_STUDIES):
+        return
+    for i, name in enumerate(config["data"]["packages"]):
+        try:
+            text = long_description(name)
+        except metadata.PackageNotFoundError:
+            yield f"config data.packages[{i}] = {name!r}: not an installed package, so it has no README for the corpus"
+            continue
+        if not text:
+            yield f"config data.packages[{i}] = {name!r}: ships no long description (README) to use as text"
+
+
+def _xla_flags(config: dict[str, Any]) -> Iterator[str]:
+    settings = [("xla_flags", config["xla_flags"])] + [
+        (f"studies.{s}.xla_flags", config["studies"][s]["xla_flags"]) for s in plan.enabled_studies(config)]
+    for key, flags in settings:
+        for flag in flags.split():
+            if not flag.startswith("--"):
+                yield f"config {key} = {flags!r}: {flag!r} is not a flag (XLA's start with --)"
+
+
+def path_problems(config: dict[str, Any]) -> list[str]:
+    if not plan.enabled_studies(config):
+        return ["config studies: no study is enabled; set enabled: true on at least one"]
+    return [*_local_dirs(config), *_baseline(config), *_packages(config), *_xla_flags(config)]

@@ -1,0 +1,191 @@
+"""What each study's configurations ask of their model: every size a job would only find wrong once it
+starts, or never (JAX's gather clamps an index past a table's end: a sequence longer than the position
+table would be measured on a model that reuses its last position)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .. import plan
+
+# A local Hugging Face directory's config.json names for each family's sizes.
+HF_KEYS = {
+    "bert": {"layers": "num_hidden_layers", "hidden": "hidden_size", "heads": "num_attention_heads",
+             "max_positions": "max_position_embeddings", "vocab_size": "vocab_size"},
+    "gpt2": {"layers": "n_layer", "hidden": "n_embd", "heads": "n_head", "max_positions": "n_positions",
+             "vocab_size": "vocab_size"},
+    "qwen2": {"layers": "num_hidden_layers", "hidden": "hidden_size", "heads": "num_attention_heads",
+              "kv_heads": "num_key_value_heads", "max_positions": "max_position_embeddings",
+              "vocab_size": "vocab_size"},
+}
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model's sizes, and where the config sets each (the family's block, or a local directory's
+    config.json), so that a problem names the key to change."""
+
+    name: str
+    values: dict[str, int]
+    keys: dict[str, str]
+    missing: tuple[str, ...] = ()  # sizes a local config.json does not give
+
+    def __getitem__(self, size: str) -> int:
+        return self.values[size]
+
+    def label(self, size: str) -> str:
+        return f"{self.keys[size]} ({self.values[size]})"
+
+
+def read_local(directory: str) -> dict[str, Any]:
+    """A local model directory's config.json (raises OSError or ValueError where there is none to read)."""
+    return json.loads((Path(directory) / "config.json").read_text())
+
+
+def model(config: dict[str, Any], name: str) -> Model:
+    """The sizes of model `name` as its job will build it: from config.json where the family names a local
+    directory for it (checked for being readable in paths.py), else from the family's block."""
+    spec = plan.model_spec(config, name)
+    family, block = spec["family"], f"models.{spec['family']}"
+    if spec["local_dir"]:
+        try:
+            local = read_local(spec["local_dir"])
+        except (OSError, ValueError):
+            local = None
+        if local is not None:
+            where = f"{spec['local_dir']}/config.json"
+            present = {size: key for size, key in HF_KEYS[family].items() if key in local}
+            missing = tuple(key for key in HF_KEYS[family].values() if key not in local)
+            values = {size: int(local[key]) for size, key in present.items()}
+            if "heads" in values:
+                values["head_dim"] = values["hidden"] // values["heads"]
+            if "kv_heads" in values:
+                values["kv_groups"] = values["heads"] // values["kv_heads"]
+            return Model(name, values, {size: f"{where} {key}" for size, key in present.items()} | {
+                "head_dim": f"{where} hidden / heads", "kv_groups": f"{where} heads / kv heads"}, missing)
+    values = {k: v for k, v in spec.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return Model(name, values, {k: f"{block}.{k}" for k in values})
+
+
+def source(study: str, block: dict[str, Any], conf: dict[str, Any], key: str) -> str:
+    """The config key that sets a configuration's `key`: the base, the key's sweep, or an extra point."""
+    if conf[key] == block["base"][key]:
+        return f"studies.{study}.base.{key}"
+    return f"studies.{study}.sweep.{key}" if key in conf["axes"] else f"studies.{study}.points"
+
+
+def _setting(study: str, block: dict[str, Any], conf: dict[str, Any], key: str) -> str:
+    """`config studies.dispatch.sweep.seq = 64`: how a problem names the setting to change."""
+    return f"config {source(study, block, conf, key)} = {conf[key]}"
+
+
+def forced_devices(xla_flags: str) -> int | None:
+    """The CPU device count XLA is told to create, where the flags say (GPUs and TPUs count their own)."""
+    found = re.findall(r"--xla_force_host_platform_device_count=(\d+)", xla_flags)
+    return int(found[-1]) if found else None
+
+
+Check = Callable[[Callable[[str], str], dict[str, Any], Model, dict[str, Any]], Iterator[str]]
+
+
+def _any_family(at, conf, m, config) -> Iterator[str]:
+    if conf["hidden"] != m["hidden"]:
+        yield f"{at('hidden')}: the model's {m.label('hidden')} differs; point local_dirs at a model of this size"
+    if "layers" in m.values and conf["layers"] != m["layers"]:
+        yield f"{at('layers')}: the model's {m.label('layers')} differs; point local_dirs at a model of this size"
+    if conf["hidden"] % m["head_dim"]:
+        yield (f"{at('hidden')}: not a multiple of {m.label('head_dim')} (attention heads = hidden / head_dim); "
+               f"use a multiple of {m['head_dim']} or change head_dim")
+    elif "kv_groups" in m.values and (conf["hidden"] // m["head_dim"]) % m["kv_groups"]:
+        yield (f"{at('hidden')}: {conf['hidden'] // m['head_dim']} attention heads are not a multiple of "
+               f"{m.label('kv_groups')} (query heads per key/value head); change hidden or kv_groups")
+
+
+def _dispatch(at, conf, m, config) -> Iterator[str]:
+    if conf["seq"] > m["max_positions"]:
+        yield f"{at('seq')}: longer than {m.label('max_positions')}; raise max_positions or lower seq"
+
+
+def _tree_at(at, conf, m, config) -> Iterator[str]:
+    flags = " ".join([config["xla_flags"], config["studies"]["tree_at"]["xla_flags"]])
+    devices = forced_devices(flags)
+    if devices and conf["hidden"] % devices:
+        yield (f"{at('hidden')}: not divisible by the {devices} CPU devices its xla_flags create "
+               "(--xla_force_host_platform_device_count), across which the tensor-parallel plan splits it; "
+               f"use a multiple of {devices}")
+
+
+def _extraction(at, conf, m, config) -> Iterator[str]:
+    if conf["min_len"] > conf["max_len"]:
+        yield f"{at('min_len')}: above max_len ({conf['max_len']}); lower min_len or raise max_len"
+    if conf["max_len"] > m["max_positions"]:
+        yield f"{at('max_len')}: longer than {m.label('max_positions')}; raise max_positions or lower max_len"
+    key = "batch" if conf["batch"] != config["studies"]["extraction"]["base"]["batch"] else "sequences"
+    if conf["sequences"] <= conf["batch"]:
+        yield (f"{at(key)}: sequences ({conf['sequences']}) not more than batch ({conf['batch']}): the dataset "
+               "must fill a batch and leave a ragged one; raise sequences or lower batch")
+    elif conf["sequences"] % conf["batch"] == 0:
+        yield (f"{at(key)}: sequences ({conf['sequences']}) a multiple of batch ({conf['batch']}): the last "
+               "batch would not be ragged, and the study measures what a ragged one costs; change either")
+
+
+def _generation(at, conf, m, config) -> Iterator[str]:
+    yield from _generation_warmup(at, conf, m, config)
+    length = conf["prompt"] + conf["new_tokens"]
+    if length > m["max_positions"]:
+        key = "prompt" if conf["prompt"] != config["studies"]["generation"]["base"]["prompt"] else "new_tokens"
+        yield (f"{at(key)}: prompt ({conf['prompt']}) + new_tokens ({conf['new_tokens']}) = {length} positions, "
+               f"more than {m.label('max_positions')}; raise max_positions or lower prompt or new_tokens")
+
+
+def _generation_warmup(at, conf, m, config) -> Iterator[str]:
+    """The pitfall's demonstration warms up with fewer tokens than it generates (as the study rounds)."""
+    warmup = plan.warmup_tokens(conf)
+    if conf["warmup_fraction"] < 1 and warmup >= conf["new_tokens"]:
+        yield (f"{at('warmup_fraction')}: warms up with {warmup} of {conf['new_tokens']} new tokens (rounded), "
+               "every length the timed generation reaches, so the pitfall it demonstrates would not happen; "
+               "lower warmup_fraction or raise new_tokens")
+
+
+CHECKS: dict[str, Check] = {"dispatch": _dispatch, "tree_at": _tree_at, "extraction": _extraction,
+                            "generation": _generation}
+
+
+def _family_problems(config: dict[str, Any], studies: list[str]) -> Iterator[str]:
+    for study in studies:
+        if study not in plan.DATA_STUDIES:
+            continue
+        family = config["studies"][study]["model_family"]
+        for name in plan.study_models(config, study):
+            m = model(config, name)
+            if m["vocab_size"] < config["data"]["vocab_size"]:
+                yield (f"config {m.keys['vocab_size']} = {m['vocab_size']}: smaller than data.vocab_size "
+                       f"({config['data']['vocab_size']}), so the corpus' token ids would index past "
+                       f"{name}'s embedding table; raise it to at least {config['data']['vocab_size']}")
+        if family == "qwen2" and config["models"]["qwen2"]["head_dim"] % 2:
+            yield (f"config models.qwen2.head_dim = {config['models']['qwen2']['head_dim']}: odd, and the rotary "
+                   "embedding rotates pairs of dimensions; use an even head_dim")
+
+
+def size_problems(config: dict[str, Any]) -> list[str]:
+    """One line per problem, each naming the key to change and how; duplicates (a base value every
+    configuration shares) once."""
+    studies = plan.enabled_studies(config)
+    lines: list[str] = list(_family_problems(config, studies))
+    for study in studies:
+        block = config["studies"][study]
+        for conf in plan.configurations(block):
+            at = partial(_setting, study, block, conf)
+            m = model(config, conf["model"])
+            if m.missing:
+                lines.append(f"config models.{block['model_family']}.local_dirs.{m.name}: its config.json lacks "
+                             f"{', '.join(m.missing)}, which the study's sizes are checked against")
+                continue
+            lines += [*_any_family(at, conf, m, config), *CHECKS[study](at, conf, m, config)]
+    return list(dict.fromkeys(lines))

@@ -1,0 +1,134 @@
+"""Bad input is refused before anything runs: `snakemake -n` on a malformed config (the smoke preset plus
+an overlay) exits non-zero at parse time, naming the key, and no job starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}
+
+
+def _local_model(tmp_path: Path, **config) -> str:
+    directory = tmp_path / "local-model"
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps(config))
+    return str(directory)
+
+
+def _empty_dir(tmp_path: Path) -> str:
+    (tmp_path / "empty").mkdir()
+    return str(tmp_path / "empty")
+
+
+# (what is wrong, overlay on presets/smoke.yaml (a function of tmp_path where it needs a file), what the
+# message must say: the key, as the user writes it)
+MALFORMED = [
+    ("below a schema minimum", {"studies": {"dispatch": {"base": {"layers": 0}}}},
+     "config studies.dispatch.base.layers = 0"),
+    ("a misspelt key", {"studies": {"dispatch": {"measure": {"repeat": 5}}}},
+     "config studies.dispatch.measure: unknown key 'repeat'"),
+    ("a string for a list", {"studies": {"tree_at": {"sweep": {"layers": "12"}}}},
+     "config studies.tree_at.sweep.layers = '12'"),
+    ("a value outside an enum", {"compare": {"gate_on": "median"}}, "config compare.gate_on = 'median'"),
+    ("BERT: a sequence past the position table", {"studies": {"dispatch": {"base": {"seq": 33}}}},
+     "config studies.dispatch.base.seq = 33: longer than models.bert.max_positions (32)"),
+    ("BERT: a swept sequence past the position table", {"studies": {"dispatch": {"sweep": {"seq": [48]}}}},
+     "config studies.dispatch.sweep.seq = 48: longer than models.bert.max_positions (32)"),
+    ("hidden not a multiple of head_dim", {"studies": {"dispatch": {"sweep": {"hidden": [24]}}}},
+     "config studies.dispatch.sweep.hidden = 24: not a multiple of models.bert.head_dim (16)"),
+    ("query heads not a multiple of kv_groups", {"models": {"qwen2": {"kv_groups": 2}}},
+     "config studies.extraction.base.hidden = 16: 1 attention heads are not a multiple of models.qwen2.kv_groups"),
+    ("min above max", {"studies": {"extraction": {"base": {"min_len": 9}}}},
+     "config studies.extraction.base.min_len = 9: above max_len (8)"),
+    ("Qwen2: sequences past max_positions", {"studies": {"extraction": {"base": {"max_len": 40}}}},
+     "config studies.extraction.base.max_len = 40: longer than models.qwen2.max_positions (32)"),
+    ("a dataset that is a multiple of the batch", {"studies": {"extraction": {"base": {"sequences": 4}}}},
+     "config studies.extraction.base.sequences = 4: sequences (4) a multiple of batch (2)"),
+    ("a batch as large as the dataset", {"studies": {"extraction": {"sweep": {"batch": [3]}}}},
+     "config studies.extraction.sweep.batch = 3: sequences (3) not more than batch (3)"),
+    ("GPT-2: prompt + new tokens past the position table",
+     {"studies": {"generation": {"sweep": {"new_tokens": [30]}}}},
+     "config studies.generation.sweep.new_tokens = 30: prompt (8) + new_tokens (30) = 38 positions, more than "
+     "models.gpt2.max_positions (32)"),
+    ("a warmup pitfall that rounds to no pitfall",
+     {"studies": {"generation": {"sweep": {"warmup_fraction": [0.9]}}}},
+     "config studies.generation.sweep.warmup_fraction = 0.9: warms up with 4 of 4 new tokens"),
+    ("a vocabulary smaller than the corpus'", {"models": {"gpt2": {"vocab_size": 300}}},
+     "config models.gpt2.vocab_size = 300: smaller than data.vocab_size (512)"),
+    ("an odd rotary head_dim", {"models": {"qwen2": {"head_dim": 1}}}, "config models.qwen2.head_dim = 1: odd"),
+    ("hidden not divisible by the CPU devices",
+     {"studies": {"tree_at": {"xla_flags": "--xla_force_host_platform_device_count=3"}}},
+     "config studies.tree_at.base.hidden = 16: not divisible by the 3 CPU devices"),
+    ("a local model directory that is not there",
+     {"models": {"bert": {"local_dirs": {"bert-L1-H16": "/no/such/model"}}}},
+     "config models.bert.local_dirs.bert-L1-H16 = '/no/such/model': not a readable Hugging Face model directory"),
+    ("a local model of another family",
+     lambda tmp: {"models": {"bert": {"local_dirs": {"bert-L1-H16": _local_model(tmp, model_type="gpt2")}}}},
+     "config models.bert.local_dirs.bert-L1-H16 = "),
+    ("a local model of another size",
+     lambda tmp: {"models": {"bert": {"local_dirs": {"bert-L1-H16": _local_model(
+         tmp, model_type="bert", num_hidden_layers=1, hidden_size=32, num_attention_heads=2,
+         max_position_embeddings=32, vocab_size=128)}}}},
+     "config studies.dispatch.base.hidden = 16: the model's "),
+    ("a local model with an activation the converter lacks",
+     lambda tmp: {"models": {"bert": {"local_dirs": {"bert-L1-H16": _local_model(
+         tmp, model_type="bert", hidden_act="relu", num_hidden_layers=1, hidden_size=16, num_attention_heads=1,
+         max_position_embeddings=32, vocab_size=128)}}}},
+     "only hidden_act='gelu' is implemented, the checkpoint uses 'relu'"),
+    ("a local directory for a model no study uses",
+     {"models": {"bert": {"local_dirs": {"bert-L9-H16": "/anywhere"}}}},
+     "config models.bert.local_dirs.bert-L9-H16 = '/anywhere': no enabled study uses a model named bert-L9-H16"),
+    ("a baseline that is not there", {"compare": {"baseline": "/no/such/run"}},
+     "config compare.baseline = '/no/such/run': no such file or directory"),
+    ("a baseline with no results", lambda tmp: {"compare": {"baseline": _empty_dir(tmp)}},
+     "holds no result JSONs"),
+    ("a corpus package that is not installed", {"data": {"packages": ["jax", "no-such-package"]}},
+     "config data.packages[1] = 'no-such-package': not an installed package"),
+    ("XLA flags that are not flags", {"xla_flags": "xla_cpu_fast_math"},
+     "config xla_flags = 'xla_cpu_fast_math': 'xla_cpu_fast_math' is not a flag"),
+    ("no study enabled", {"studies": ALL_OFF}, "config studies: no study is enabled"),
+]
+
+
+def dry_run(tmp_path: Path, overlay: dict) -> subprocess.CompletedProcess:
+    """`snakemake -n` on the smoke preset plus `overlay`, in a directory of its own, importing this checkout."""
+    path = tmp_path / "overlay.yaml"
+    path.write_text(json.dumps(overlay))
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "--directory",
+           str(tmp_path), "--configfile", str(ROOT / "presets" / "smoke.yaml"), str(path), "-n"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("what", "overlay", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_a_malformed_config_is_refused_before_any_job(tmp_path, what, overlay, message):
+    proc = dry_run(tmp_path, overlay(tmp_path) if callable(overlay) else overlay)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"{what}: snakemake -n accepted it:\n{output[-2000:]}"
+    assert message in output, output[-3000:]
+    assert "Job stats" not in output and "rule " not in proc.stdout  # refused while parsing: no job planned
+    assert not (tmp_path / "results" / "runs").exists()
+
+
+def test_every_problem_is_listed_at_once_and_the_schema_detail_is_kept(tmp_path):
+    proc = dry_run(tmp_path, {"studies": {"dispatch": {"base": {"layers": 0, "batch": "2"}},
+                                          "tree_at": {"measure": {"budget": 1}}}})
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "3 problems in the config" in output
+    for key in ("studies.dispatch.base.layers = 0", "studies.dispatch.base.batch = '2'",
+                "studies.tree_at.measure: unknown key 'budget'"):
+        assert f"config {key}" in output
+    assert "Failed validating" in (tmp_path / "results" / "logs" / "config.log").read_text()
+
+
+def test_a_valid_config_passes_with_its_defaults_filled_in(tmp_path):
+    proc = dry_run(tmp_path, {})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "Job stats" in proc.stdout
