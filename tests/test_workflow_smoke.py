@@ -71,6 +71,14 @@ def test_every_result_is_written_and_valid(run):
             assert machine["gc_disabled_in_samples"] and machine["rounds_kept"] == 2 * doc["settings"]["repeats"]
 
 
+def test_a_job_in_several_processes_logs_each_line_once(run):
+    """The job and its worker processes share the rule's log (standard error included): no line twice."""
+    (log,) = (run / "results" / "logs" / "run_study" / "dispatch").glob("*.log")
+    lines = [line for line in log.read_text().splitlines() if line.strip()]
+    assert any("process 2 of 2" in line for line in lines) and any("round" in line for line in lines)
+    assert len(lines) == len(set(lines))
+
+
 def test_tree_at_results_prove_their_variants_and_sharding(run):
     (path,) = sorted((run / "results" / "runs" / "tree_at").glob("*.json"))
     doc = results.read_result(path)
@@ -263,7 +271,7 @@ def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
     proc = _snakemake(run, "--cores", "all", overlay=overlay, check=False)
     assert proc.returncode != 0
     assert "Error in rule prepare_model" in proc.stdout + proc.stderr
-    assert "no-such-weights" in (run / "results/logs/prepare_model/bert-L3-H16.log").read_text()
+    assert "No such file or directory" in (run / "results/logs/prepare_model/bert-L3-H16.log").read_text()
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
     assert not list((run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
 
