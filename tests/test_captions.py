@@ -1,6 +1,16 @@
-import pandas as pd
+"""The HTML report's captions: the configuration, the environment, and what each figure shows, as rendered."""
 
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import pandas as pd
+import pytest
+
+from jaxpitfalls import plan, studies
 from jaxpitfalls.report.captions import StudyCaption
+
+ROOT = Path(__file__).resolve().parents[1]
 
 STUDY = {"base": {"layers": 4, "hidden": 64}, "sweep": {"layers": [12, 24], "hidden": []},
          "points": [{"layers": 12, "hidden": 1024}], "measure": {"repeats": 6, "budget_s": 20}}
@@ -25,8 +35,20 @@ def test_the_caption_reads_the_environment_only_when_rendered(tmp_path):
     assert "XLA flags none" in text and "git commit 0123456789 with uncommitted changes." in text
 
 
-def test_the_caption_says_what_a_figure_shows():
-    from jaxpitfalls.studies.dispatch import report
-
-    caption = StudyCaption("dispatch", STUDY, "unused.csv")
-    assert caption.figure("overhead_vs_leaves") == report.FIGURES["overhead_vs_leaves"]
+@pytest.mark.parametrize("study", plan.STUDIES)
+def test_every_figure_caption_says_what_it_shows_in_the_rendered_template(study, tmp_path):
+    """workflow/report/figure.rst as Snakemake renders it (jinja2), for every figure a study draws."""
+    template = jinja2.Environment().from_string((ROOT / "workflow" / "report" / "figure.rst").read_text())
+    table = tmp_path / "environment.csv"
+    pd.DataFrame([ENVIRONMENT]).to_csv(table, index=False)
+    caption = StudyCaption(study, STUDY, str(table))
+    figures = studies.load(study, "report").FIGURES
+    assert figures
+    for figure, description in figures.items():
+        text = template.render(snakemake=SimpleNamespace(
+            wildcards=SimpleNamespace(study=study, figure=figure), params=SimpleNamespace(caption=caption)))
+        assert f"Figure ``{figure}`` of study ``{study}``:\n{description} Error bars" in text
+        assert len(description.split()) >= 5
+        assert "**Configuration**: base layers=4, hidden=64" in text and "backend gpu on 2 × H100" in text
+    with pytest.raises(KeyError, match="describes no figure 'no_such_figure'"):
+        caption.figure("no_such_figure")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from jaxpitfalls import traces
@@ -46,9 +48,15 @@ def test_events_are_matched_by_file_and_function_not_line():
     assert traces.classify("$<generated_flatten_Linear>:2 flatten", COMPONENTS) == "tree_flatten"
 
 
-def test_a_fresh_directory_per_capture(breakdown, tiny_runners, tmp_path):
-    _, first = breakdown
-    second = tracing.capture(tiny_runners, steps=1, out_dir=tmp_path / "again")
-    assert first != second and first.exists() and second.exists()
+def test_a_second_capture_into_one_directory_replaces_the_first_whole(breakdown, tiny_runners, tmp_path):
+    """The profiler names its output by the second it starts: captured straight into one directory, a
+    rerun a second later would leave two traces there (and within the same second overwrite the first in
+    place). Each capture goes to a fresh directory moved into place whole: one trace, the newest."""
+    out = tmp_path / "trace"
+    first = tracing.capture(tiny_runners, steps=1, out_dir=out)
+    time.sleep(1.1)  # a different second: a different profile/<stamp> directory
+    second = tracing.capture(tiny_runners, steps=1, out_dir=out)
+    assert tracing.find_xplane(out) == second != first and not first.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["trace"]  # no temporary directory left beside it
     with pytest.raises(FileNotFoundError):
         tracing.find_xplane(tmp_path)

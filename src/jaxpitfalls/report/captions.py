@@ -50,10 +50,14 @@ class StudyCaption:
         return f"StudyCaption({self.environment_table})"
 
     def figure(self, figure: str) -> str:
-        """What the figure shows, as the study's report module says (imported only when rendering)."""
+        """What the figure shows, as the study's report module says (imported only when rendering); a
+        figure the study does not describe is an error, not an empty caption."""
         from .. import studies
 
-        return studies.load(self.name, "report").FIGURES.get(figure, "")
+        described = studies.load(self.name, "report").FIGURES
+        if figure not in described:
+            raise KeyError(f"study {self.name!r} describes no figure {figure!r} (it has {', '.join(described)})")
+        return described[figure]
 
     @property
     def configuration(self) -> str:
