@@ -17,8 +17,11 @@ $(BROWSER):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver
 
-# pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
+# Snakemake's own best-practice checks and snakefmt's formatting first (each fails on a finding); then the
+# tests. pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
 test: $(STAMP) $(BROWSER)
+	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(BIN)/python -m pytest || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 
 venv: $(STAMP)

@@ -25,8 +25,8 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         "reports/report.md",
         "reports/bundle.tar.gz",
         compare_targets(),
-    default_target: True

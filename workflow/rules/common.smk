@@ -23,6 +23,40 @@ def study_sources(wildcards):
     return sources.files_of(f"studies.{wildcards.study}", "study_job", "study_worker", "runtime")
 
 
+def capture_sources(wildcards):
+    return sources.files_of(f"studies.{wildcards.study}", "harness.tracing", "runtime")
+
+
+def parse_sources(wildcards):
+    return sources.files_of("traces", f"studies.{wildcards.study}.report", "results", "runtime")
+
+
+def plot_sources(wildcards):
+    return sources.files_of(f"studies.{wildcards.study}.report", "report.plots", "runtime")
+
+
+def measure_settings(wildcards):
+    """The study's `measure` block: a change reruns its measuring jobs (params are tracked)."""
+    return config["studies"][wildcards.study]["measure"]
+
+
+def model_spec_of(wildcards):
+    return plan.model_spec(config, wildcards.model)
+
+
+def job_model_spec(wildcards):
+    """The spec of the model a measuring job's configuration uses (recorded in its result)."""
+    return plan.model_spec(config, conf_of(wildcards)["model"])
+
+
+def study_runs(wildcards):
+    return runs_of(wildcards.study)
+
+
+def study_overheads(wildcards):
+    return overheads_of(wildcards.study)
+
+
 def runs_of(study):
     return expand(
         "results/runs/{study}/{config}.json",
@@ -56,8 +90,11 @@ def benchmarks():
     jobs += ["prepare_data/corpus"] if set(STUDIES) & set(plan.DATA_STUDIES) else []
     for study in STUDIES:
         jobs += [f"run_study/{study}/{c['id']}" for c in plan.configurations(config["studies"][study])]
-        jobs += [f"{rule}/{study}/{c['id']}" for c in plan.traced_configurations(config, study)
-                 for rule in ("capture_trace", "parse_trace")]
+        jobs += [
+            f"{rule}/{study}/{c['id']}"
+            for c in plan.traced_configurations(config, study)
+            for rule in ("capture_trace", "parse_trace")
+        ]
     return [f"results/benchmarks/{job}.tsv" for job in jobs]
 
 

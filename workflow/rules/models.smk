@@ -4,14 +4,14 @@ rule prepare_model:
         sources.files_of("models.checkpoint", "runtime"),
     output:
         directory("results/models/{model}"),
-    params:
-        spec=lambda w: plan.model_spec(config, w.model),
     log:
         "results/logs/prepare_model/{model}.log",
     benchmark:
         "results/benchmarks/prepare_model/{model}.tsv"
     conda:
         ENV
+    params:
+        spec=model_spec_of,
     script:
         "../../scripts/prepare_model.py"
 
@@ -22,13 +22,13 @@ rule prepare_data:
         sources.files_of("data", "runtime"),
     output:
         directory(plan.CORPUS),
-    params:
-        data=config["data"],
     log:
         "results/logs/prepare_data/corpus.log",
     benchmark:
         "results/benchmarks/prepare_data/corpus.tsv"
     conda:
         ENV
+    params:
+        data=config["data"],
     script:
         "../../scripts/prepare_data.py"

@@ -1,18 +1,20 @@
 rule aggregate:
     """A study's result JSONs and trace tables -> CSV tables (validated against the result schema)."""
     input:
-        runs=lambda w: runs_of(w.study),
-        overhead=lambda w: overheads_of(w.study),
+        runs=study_runs,
+        overhead=study_overheads,
         sources=sources.files_of("report.aggregate", "runtime"),
     output:
-        **{t: report(p, caption=f"../report/table_{t}.rst", category="{study}", subcategory="tables")
-           for t, p in plan.table_paths("{study}").items()},
-    params:
-        caption=caption_of,
+        **{
+            t: report(p, caption=f"../report/table_{t}.rst", category="{study}", subcategory="tables")
+            for t, p in plan.table_paths("{study}").items()
+        },
     log:
         "results/logs/aggregate/{study}.log",
     conda:
         ENV
+    params:
+        caption=caption_of,
     script:
         "../../scripts/aggregate.py"
 
@@ -21,7 +23,7 @@ rule plot:
     """A study's figures (seaborn), one PNG each."""
     input:
         **plan.table_paths("{study}"),
-        sources=lambda w: sources.files_of(f"studies.{w.study}.report", "report.plots", "runtime"),
+        sources=plot_sources,
     output:
         report(
             directory("reports/figures/{study}"),
@@ -30,12 +32,12 @@ rule plot:
             category="{study}",
             subcategory="figures",
         ),
-    params:
-        caption=caption_of,
     log:
         "results/logs/plot/{study}.log",
     conda:
         ENV
+    params:
+        caption=caption_of,
     script:
         "../../scripts/plot.py"
 
@@ -46,19 +48,17 @@ rule render_report:
         tables=[p for s in STUDIES for p in plan.table_paths(s).values()],
         figures=expand("reports/figures/{study}", study=STUDIES),
         benchmarks=benchmarks(),
-        sources=sources.files_of(
-            "report.build", *[f"studies.{s}.report" for s in STUDIES], "runtime"
-        ),
+        sources=sources.files_of("report.build", *[f"studies.{s}.report" for s in STUDIES], "runtime"),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
         summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),
-    params:
-        studies=STUDIES,
-        config=config,
     log:
         "results/logs/render_report.log",
     conda:
         ENV
+    params:
+        studies=STUDIES,
+        config=config,
     script:
         "../../scripts/render_report.py"
 
@@ -73,15 +73,14 @@ rule compare:
     output:
         report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
         table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
-        one_sided=report("results/tables/compare_one_sided.csv", caption="../report/compare.rst",
-                         category="Comparison"),
+        one_sided=report("results/tables/compare_one_sided.csv", caption="../report/compare.rst", category="Comparison"),
         ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
-    params:
-        compare=config["compare"],
     log:
         "results/logs/compare.log",
     conda:
         ENV
+    params:
+        compare=config["compare"],
     script:
         "../../scripts/compare.py"
 
@@ -94,13 +93,13 @@ rule compare_gate:
         sources=sources.files_of("report.compare", "runtime"),
     output:
         "results/tables/compare.passed",
-    params:
-        gate_on=config["compare"]["gate_on"],
-        fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
     log:
         "results/logs/compare_gate.log",
     conda:
         ENV
+    params:
+        gate_on=config["compare"]["gate_on"],
+        fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
     script:
         "../../scripts/compare_gate.py"
 
@@ -117,11 +116,11 @@ rule bundle:
         sources=sources.files_of("report.bundle", "runtime"),
     output:
         "reports/bundle.tar.gz",
-    params:
-        config=config,
     log:
         "results/logs/bundle.log",
     conda:
         ENV
+    params:
+        config=config,
     script:
         "../../scripts/bundle.py"

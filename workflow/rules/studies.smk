@@ -5,19 +5,19 @@ rule run_study:
         sources=study_sources,
     output:
         "results/runs/{study}/{config}.json",
-    params:
-        conf=conf_of,
-        settings=lambda w: config["studies"][w.study]["measure"],
-        model_spec=lambda w: plan.model_spec(config, conf_of(w)["model"]),
-        runtime=runtime_of,
-    threads: workflow.cores  # the machine to itself: no other job steals cycles from the timed steps
-    resources:
-        timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
     log:
         "results/logs/run_study/{study}/{config}.log",
     benchmark:
         "results/benchmarks/run_study/{study}/{config}.tsv"
     conda:
         ENV
+    threads: workflow.cores  # the machine to itself: no other job steals cycles from the timed steps
+    resources:
+        timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
+    params:
+        conf=conf_of,
+        settings=measure_settings,
+        model_spec=job_model_spec,
+        runtime=runtime_of,
     script:
         "../../scripts/run_study.py"

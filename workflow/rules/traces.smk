@@ -2,22 +2,22 @@ rule capture_trace:
     """The profiler pass of one configuration (separate: the Python tracer inflates Python time)."""
     input:
         unpack(inputs_of),
-        sources=lambda w: sources.files_of(f"studies.{w.study}", "harness.tracing", "runtime"),
+        sources=capture_sources,
     output:
         directory("results/traces/{study}/{config}"),
-    params:
-        conf=conf_of,
-        settings=lambda w: config["studies"][w.study]["measure"],
-        runtime=runtime_of,
-    threads: workflow.cores
-    resources:
-        timing=1,
     log:
         "results/logs/capture_trace/{study}/{config}.log",
     benchmark:
         "results/benchmarks/capture_trace/{study}/{config}.tsv"
     conda:
         ENV
+    threads: workflow.cores
+    resources:
+        timing=1,
+    params:
+        conf=conf_of,
+        settings=measure_settings,
+        runtime=runtime_of,
     script:
         "../../scripts/capture_trace.py"
 
@@ -26,7 +26,7 @@ rule parse_trace:
     """Trace -> per-variant breakdown of the step (inclusive/exclusive time, share)."""
     input:
         trace="results/traces/{study}/{config}",
-        sources=lambda w: sources.files_of("traces", f"studies.{w.study}.report", "results", "runtime"),
+        sources=parse_sources,
     output:
         "results/tables/overhead/{study}/{config}.csv",
     log:
