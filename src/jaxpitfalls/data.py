@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .results import write_atomically, write_text
+from .results import write_dir_atomically
 
 
 def long_description(name: str) -> str:
@@ -49,14 +49,11 @@ def train_tokenizer(texts: list[str], vocab_size: int):
 
 
 def prepare(packages: list[str], vocab_size: int, out_dir: str | os.PathLike) -> dict:
-    """Write tokenizer.json, tokens.npz (one int32 array per document) and manifest.json into `out_dir`."""
+    """Write tokenizer.json, tokens.npz (one int32 array per document) and manifest.json into `out_dir`,
+    the directory put in place whole."""
     texts = corpus(packages)
     tokenizer = train_tokenizer(list(texts.values()), vocab_size)
     tokens = {name: np.asarray(tokenizer.encode(text).ids, dtype=np.int32) for name, text in texts.items()}
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomically(out / "tokenizer.json", tokenizer.save)
-    write_atomically(out / "tokens.npz", lambda tmp: _save_npz(tmp, tokens))
     manifest = {
         "vocab_size": tokenizer.get_vocab_size(),
         "documents": {name: {"version": importlib.metadata.version(name), "characters": len(text),
@@ -64,7 +61,13 @@ def prepare(packages: list[str], vocab_size: int, out_dir: str | os.PathLike) ->
                              "sha256": hashlib.sha256(text.encode()).hexdigest()}
                       for name, text in texts.items()},
     }
-    write_text(out / "manifest.json", json.dumps(manifest, indent=1))
+
+    def fill(tmp: str) -> None:
+        tokenizer.save(str(Path(tmp) / "tokenizer.json"))
+        _save_npz(str(Path(tmp) / "tokens.npz"), tokens)
+        (Path(tmp) / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+    write_dir_atomically(out_dir, fill)
     return manifest
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -30,6 +31,23 @@ def write_atomically(path: str | os.PathLike, write) -> None:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_dir_atomically(path: str | os.PathLike, fill) -> None:
+    """Call `fill(tmp_dir)` on a fresh directory beside `path`, then put it in place of `path` whole: a
+    failed job leaves neither half a directory nor a mix of two runs' files (models, traces)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        fill(tmp)
+        os.chmod(tmp, 0o777 & ~_UMASK)  # mkdtemp makes 0700; results are for sharing
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 

@@ -7,13 +7,12 @@ fractions of a step, the timed pass gives wall times.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import jax
 
+from ..results import write_dir_atomically
 from .protocol import Runner
 
 STEP_EVENT = "benchmark_step"
@@ -42,21 +41,14 @@ def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike) 
     Returns the path of the `.xplane.pb` file. A fresh directory per capture: two traces written into one
     directory within the same second would overwrite each other.
     """
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}."))
-    try:
-        with jax.profiler.trace(str(tmp)):
+    def trace(tmp: str) -> None:
+        with jax.profiler.trace(tmp):
             for name, runner in runners.items():
                 for i in range(steps):
                     with jax.profiler.TraceAnnotation(STEP_EVENT, variant=name, step=i):
                         jax.block_until_ready(runner.step())
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+    write_dir_atomically(out_dir, trace)
     return find_xplane(out_dir)
 
 

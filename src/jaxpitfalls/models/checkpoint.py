@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from safetensors.numpy import load_file
+
+from ..results import write_dir_atomically
 
 # family -> the transformers class prepare_model instantiates
 FAMILIES = {"bert": "BertForMaskedLM", "gpt2": "GPT2LMHeadModel", "qwen2": "Qwen2ForCausalLM"}
@@ -65,7 +66,7 @@ def save_random_init(family: str, spec: dict, out_dir: str | os.PathLike) -> Non
     config = hf_config(family, spec)
     torch.manual_seed(spec["seed"])
     model = getattr(transformers, FAMILIES[family])(config).eval()
-    _write_dir_atomically(out_dir, model.save_pretrained)
+    write_dir_atomically(out_dir, model.save_pretrained)
 
 
 def copy_local(source: str | os.PathLike, out_dir: str | os.PathLike) -> None:
@@ -79,21 +80,7 @@ def copy_local(source: str | os.PathLike, out_dir: str | os.PathLike) -> None:
             if f.name == "config.json" or f.name.endswith((".safetensors", ".safetensors.index.json")):
                 shutil.copy2(f, tmp)
 
-    _write_dir_atomically(out_dir, copy)
-
-
-def _write_dir_atomically(out_dir: str | os.PathLike, fill) -> None:
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.")
-    try:
-        fill(tmp)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    write_dir_atomically(out_dir, copy)
 
 
 def read_state_dict(model_dir: str | os.PathLike) -> dict[str, np.ndarray]:
