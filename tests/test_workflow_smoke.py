@@ -240,6 +240,16 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run, edited,
         path.write_text(original)
 
 
+@pytest.mark.parametrize("edit, reruns", [
+    ({"compare": {"threshold": 0.2}}, {"bundle", "all"}),  # used by no job here; the bundle records the config
+    ({"studies": {"dispatch": {"target_s": 61}}}, {"render_report", "bundle", "all"}),  # shown by the report only
+])
+def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(run, tmp_path, edit, reruns):
+    overlay = tmp_path / "edit.yaml"
+    overlay.write_text(json.dumps(edit))
+    assert _planned_rules(_snakemake(run, "-n", overlay=overlay)) == reruns
+
+
 def test_rerunning_one_rule_reruns_what_follows(run):
     rules = _planned_rules(_snakemake(run, "-n", "-R", "run_study"))
     assert {"run_study", "aggregate", "render_report"} <= rules and "prepare_model" not in rules

@@ -84,6 +84,22 @@ def caption_of(wildcards):
     return StudyCaption(study, config["studies"][study], plan.table_paths(study)["environment"])
 
 
+def report_tables_and_figures():
+    """render_report's inputs by name: `<study>_<table>` (each CSV) and `<study>_figures` (the PNG directory)."""
+    named = {f"{s}_{t}": path for s in STUDIES for t, path in plan.table_paths(s).items()}
+    return named | {f"{s}_figures": f"reports/figures/{s}" for s in STUDIES}
+
+
+def report_settings():
+    """The config keys the report shows, and only those: editing another key does not rerun render_report."""
+    return {
+        "run_target_s": config["run_target_s"],
+        "studies": {s: config["studies"][s] for s in STUDIES},
+        "models": {f: config["models"][f] for f in sorted({config["studies"][s]["model_family"] for s in STUDIES})},
+        "preparations": {s: plan.own_preparations(config, s) for s in STUDIES},
+    }
+
+
 def benchmarks():
     """Every measurement job's benchmark file: the report's run summary is made from them."""
     jobs = [f"prepare_model/{m}" for m in plan.all_models(config)]

@@ -45,8 +45,7 @@ rule plot:
 rule render_report:
     """reports/report.md: scorecard, per-study results, breakdowns, checks, figures, environment."""
     input:
-        tables=[p for s in STUDIES for p in plan.table_paths(s).values()],
-        figures=expand("reports/figures/{study}", study=STUDIES),
+        **report_tables_and_figures(),
         benchmarks=benchmarks(),
         sources=sources.files_of("report.build", *[f"studies.{s}.report" for s in STUDIES], "runtime"),
     output:
@@ -57,8 +56,7 @@ rule render_report:
     conda:
         ENV
     params:
-        studies=STUDIES,
-        config=config,
+        settings=report_settings(),
     script:
         "../../scripts/render_report.py"
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import os
 from pathlib import Path
 from typing import Any
 
 from .. import results, studies
-from ..plan import own_preparations, table_paths
 from . import markdown
 from .aggregate import processes_of, read_tables, run_summary, span_seconds, study_seconds
 
@@ -33,26 +33,31 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
 
 
 def build_report(
-    study_names: list[str], config: dict[str, Any], benchmark_paths: list[str], out_md: str, out_summary: str
+    study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], benchmark_paths: list[str], out_md: str,
+    out_summary: str,
 ) -> str:
+    """The report from the files the rule declares: per study `tables` (name -> CSV path) and `figures` (a
+    directory of PNGs); `settings` are the config keys the report shows (`run_target_s`, the studies'
+    blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it."""
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
-    claims, sections, environments = {}, [], {}
-    for name in study_names:
+    claims, sections, environments, quiet, parts = {}, [], {}, {}, {}
+    for name, inputs in study_inputs.items():
         report = studies.load(name, "report")
-        tables = read_tables(table_paths(name))
-        per_process = [report.claims(read_tables(table_paths(name), p)) for p in processes_of(tables)]
+        tables = read_tables(inputs["tables"])
+        per_process = [report.claims(read_tables(inputs["tables"], p)) for p in processes_of(tables)]
         claims[name] = judged_per_process(report.claims(tables), per_process)
-        figures = sorted(p.stem for p in Path(f"reports/figures/{name}").glob("*.png"))
+        figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
+                   for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         description = inspect.getdoc(studies.load(name)) or ""
-        sections.append(markdown.study_section(name, description, report, tables, config, figures))
+        sections.append(markdown.study_section(name, description, report, tables, settings, figures))
         environments[name] = tables["environment"]
-    parts = {name: (study_seconds(summary, name, own_preparations(config, name)),
-                    config["studies"][name]["target_s"]) for name in study_names}
-    quiet = {name: markdown.quietness_line(read_tables(table_paths(name))["checks"]) for name in study_names}
+        quiet[name] = markdown.quietness_line(tables["checks"])
+        parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
+                       settings["studies"][name]["target_s"])
     text = markdown.render([
         markdown.scorecard_section(claims),
-        markdown.run_summary_section(summary, span_seconds(summary), config["run_target_s"], parts, quiet),
+        markdown.run_summary_section(summary, span_seconds(summary), settings["run_target_s"], parts, quiet),
         *sections,
         markdown.environment_section(environments),
     ])

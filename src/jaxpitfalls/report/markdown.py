@@ -101,8 +101,9 @@ def scorecard_section(claims: dict[str, list[dict[str, str]]]) -> str:
 
 
 def study_section(name: str, description: str, report: ModuleType, tables: dict[str, pd.DataFrame],
-                  config: dict[str, Any], figures: list[str]) -> str:
-    """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures."""
+                  config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
+    """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures (name, path
+    relative to the report); `config` needs the study's block under `studies` and its family's under `models`."""
     steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
                                 sort=False)
@@ -149,9 +150,9 @@ def study_section(name: str, description: str, report: ModuleType, tables: dict[
                                 "load_average_max"]], ".3g"), "",
         "### Figures", "",
     ]
-    for fig in figures:
+    for fig, path in figures:
         caption = report.FIGURES.get(fig, fig)
-        lines += [f"![{caption}](figures/{name}/{fig}.png)", "", f"*{caption}*", ""]
+        lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
     return "\n".join(lines)
 
 
