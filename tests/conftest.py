@@ -46,7 +46,7 @@ def tiny_corpus_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_runners(tiny_bert_dir):
     """The dispatch study's four variants on the tiny BERT, built once (their programs compile once)."""
-    from jaxpitfalls.studies import dispatch
+    from jaxpitfalls.studies.dispatch import measure as dispatch
 
     conf = dict(layers=1, hidden=16, batch=2, seq=16, dropout=0.1, id="t")
     return dispatch.build_runners(*dispatch.prepare(conf, str(tiny_bert_dir)))

@@ -9,8 +9,8 @@ import pytest
 
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
-from jaxpitfalls.studies import extraction
 from jaxpitfalls.studies.extraction import extractors
+from jaxpitfalls.studies.extraction import measure as extraction
 
 CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
 SETTINGS = {"repeats": 2, "budget_s": 0.1}

@@ -12,8 +12,8 @@ import transformers
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
-from jaxpitfalls.studies import generation
 from jaxpitfalls.studies.generation import decoding
+from jaxpitfalls.studies.generation import measure as generation
 
 SETTINGS = {"repeats": 2, "budget_s": 0.1}
 CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0}

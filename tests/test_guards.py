@@ -114,3 +114,21 @@ def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
     assert "starting JAX" in text and "xla_no_such_flag" in text
     assert "starting JAX" in proc.stderr  # Python's log lines still show on the console
     assert text.count("starting JAX") == 1
+
+
+def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
+    """aggregate, plot, render_report, bundle and compare read results: they start without JAX, Equinox or
+    optax, and a study's report reaches its spec, never its measure module."""
+    import subprocess
+    import sys
+
+    from jaxpitfalls import plan
+
+    modules = ["report.aggregate", "report.plots", "report.build", "report.bundle", "report.compare",
+               *(f"studies.{s}.{part}" for s in plan.STUDIES for part in ("spec", "report"))]
+    check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
+             "heavy = sorted({'jax', 'equinox', 'optax', 'torch'} & set(sys.modules)); "
+             "measuring = sorted(m for m in sys.modules if m.endswith('.measure')); "
+             "assert not heavy and not measuring, (heavy, measuring)")
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]

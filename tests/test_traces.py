@@ -8,9 +8,9 @@ import pytest
 
 from jaxpitfalls import traces
 from jaxpitfalls.harness import protocol, tracing
-from jaxpitfalls.studies.dispatch import report
+from jaxpitfalls.studies.dispatch import spec
 
-COMPONENTS = report.TRACE_COMPONENTS
+COMPONENTS = spec.TRACE_COMPONENTS
 
 
 @pytest.fixture(scope="module")

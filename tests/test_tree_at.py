@@ -16,7 +16,7 @@ from jaxpitfalls.harness.protocol import measure_mode
 from jaxpitfalls.harness.timing import Sampling
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
-from jaxpitfalls.studies import tree_at
+from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
 

@@ -119,9 +119,9 @@ def test_extraction_stores_agreeing_activations_and_reports_its_phases(run):
 
 
 def extraction_variants():
-    from jaxpitfalls.studies import extraction
+    from jaxpitfalls.studies.extraction import spec
 
-    return extraction.VARIANTS
+    return spec.VARIANTS
 
 
 def test_tables_figures_and_report(run):
@@ -226,9 +226,9 @@ DOWNSTREAM = {"aggregate", "plot", "render_report", "bundle", "all"}
 
 @pytest.mark.parametrize("edited, reruns", [
     ("traces.py", {"parse_trace"} | DOWNSTREAM),
-    # a figure or claim: no re-measuring; parse_trace too, as report.py also names the trace's components
-    ("studies/dispatch/report.py", {"parse_trace"} | DOWNSTREAM),
-    ("studies/tree_at/report.py", {"parse_trace"} | DOWNSTREAM),
+    ("studies/dispatch/report.py", {"plot", "render_report", "bundle", "all"}),  # a figure or claim
+    ("studies/tree_at/report.py", {"plot", "render_report", "bundle", "all"}),
+    ("studies/dispatch/spec.py", {"run_study", "capture_trace", "parse_trace"} | DOWNSTREAM),  # what it is
 ])
 def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run, edited, reruns):
     path = run / "src" / "jaxpitfalls" / edited

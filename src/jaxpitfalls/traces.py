@@ -1,6 +1,6 @@
 """Turn a profiler trace into a per-variant breakdown of the step: where the time of one call goes.
 
-Each study names its components (`TRACE_COMPONENTS` in its module); this module only does the matching.
+Each study names its components (`TRACE_COMPONENTS` in its spec); this module only does the matching.
 
 Python events are named `$<file>:<line> <function>`; they are matched on file and function, never on the
 line number, which changes between library versions. Each instant of a step is given to the innermost
@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .harness.tracing import STEP_EVENT, Component
+from .breakdown import STEP_EVENT, Component
 
 TOLERANCE = 0.05
 

@@ -20,15 +20,15 @@ def inputs_of(wildcards):
 
 
 def study_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}", "study_job", "study_worker", "runtime")
+    return sources.files_of(f"studies.{wildcards.study}.measure", "study_job", "study_worker", "runtime")
 
 
 def capture_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}", "harness.tracing", "runtime")
+    return sources.files_of(f"studies.{wildcards.study}.measure", "harness.tracing", "runtime")
 
 
 def parse_sources(wildcards):
-    return sources.files_of("traces", f"studies.{wildcards.study}.report", "results", "runtime")
+    return sources.files_of("traces", "harness.tracing", f"studies.{wildcards.study}.spec", "results", "runtime")
 
 
 def plot_sources(wildcards):

@@ -7,32 +7,13 @@ fractions of a step, the timed pass gives wall times.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import jax
 
+from ..breakdown import STEP_EVENT
 from ..results import write_dir_atomically
 from .protocol import Runner
-
-STEP_EVENT = "benchmark_step"
-
-
-@dataclass(frozen=True)
-class Component:
-    """A named part of a step and the events that belong to it."""
-
-    name: str
-    files_functions: tuple[tuple[str, str], ...] = ()
-    prefixes: tuple[str, ...] = ()
-    description: str = ""
-
-    def matches(self, file: str | None, function: str, raw: str) -> bool:
-        if file is not None and (file, function) in self.files_functions:
-            return True
-        if file is not None and any(file.startswith(p) for p in self.prefixes):
-            return True
-        return any(raw.startswith(p) for p in self.prefixes)
 
 
 def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike) -> Path:

@@ -50,7 +50,8 @@ def build_report(
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         description = inspect.getdoc(studies.load(name)) or ""
-        sections.append(markdown.study_section(name, description, report, tables, settings, figures))
+        sections.append(markdown.study_section(name, description, studies.load(name, "spec"), report, tables,
+                                               settings, figures))
         environments[name] = tables["environment"]
         quiet[name] = markdown.quietness_line(tables["checks"])
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),

@@ -1,5 +1,6 @@
-"""One package per study: its measurement (`__init__`: variants, what must hold between them) and its
-report (`report`: trace components, figures, claims). See `plan.STUDIES`."""
+"""One package per study: what it is (`spec`: variants, floor, modes, trace components; JAX-free), its
+measurement (`measure`: `run` and `trace`, what must hold between the variants) and its report (`report`:
+tables, figures, claims; JAX-free). The package's own docstring describes the study. See `plan.STUDIES`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 
 
 def load(name: str, part: str = "") -> ModuleType:
-    """The study of that name, or one part of it (`report`); imported lazily: studies pull in JAX."""
+    """The study's package (its description), or one part of it (`spec`, `measure`, `report`); imported
+    lazily: `measure` pulls in JAX."""
     from ..plan import STUDIES
 
     if name not in STUDIES:

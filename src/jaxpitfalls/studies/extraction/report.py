@@ -9,21 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...harness.tracing import Component
 from ...report.aggregate import base_config_id, measured
 from ...report.markdown import interval, verdict
-from . import FLOOR, VARIANTS
-
-TRACED_MODE = "extract"
-TRACE_COMPONENTS = (
-    Component("store", (("extractors.py", "store"),), description="writing the real tokens' rows (np.save)"),
-    Component("to_host", (("extractors.py", "to_host"),), description="device-to-host copies (and waiting)"),
-    Component("executable", prefixes=("PjitFunction(",),
-              description="C++ dispatch and the compiled program (PjitFunction)"),
-    Component("dispatch", (("extractors.py", "dispatch"),), description="preparing and dispatching a batch"),
-)
-
-MODES = {"extract": "one whole pass over the dataset: every batch forward, copied to the host, stored"}
+from .spec import FLOOR, VARIANTS
 
 FIGURES = {
     "throughput": "Tokens per second of one pass per variant and configuration (log scale).",

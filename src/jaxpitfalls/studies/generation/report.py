@@ -10,23 +10,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import ratio_of_estimates
-from ...harness.tracing import Component
 from ...report.aggregate import base_config_id, measured
 from ...report.markdown import interval, verdict, within
-from . import FLOOR, VARIANTS
-
-TRACED_MODE = "generate"
-TRACE_COMPONENTS = (
-    Component("python_loop", (("decoding.py", "generate"), ("decoding.py", "__call__")),
-              description="the decoding loop in Python (between jitted calls)"),
-    Component("executable", prefixes=("PjitFunction(",),
-              description="C++ dispatch and the compiled program (PjitFunction)"),
-    Component("to_host", (("array.py", "__int__"), ("array.py", "_value"), ("api.py", "device_get"),
-                          ("array.py", "__array__")),
-              description="waiting for a token and copying it to the host"),
-)
-
-MODES = {"generate": "one whole greedy generation of `new_tokens` tokens after the prompt, tokens on the host"}
+from .spec import FLOOR, VARIANTS
 
 FIGURES = {
     "tokens_per_s": "Tokens per second per variant vs each swept setting (log scale), proper warmup only.",

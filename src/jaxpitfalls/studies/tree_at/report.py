@@ -10,37 +10,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import geometric_mean_ratio, power_law_exponent
-from ...harness.tracing import Component
 from ...report.aggregate import base_config_id
 from ...report.markdown import above, interval, verdict, within
-from . import FLOOR, VARIANTS
-from . import MODES as MODE_NAMES
-
-TRACED_MODE = "direct"
-# The parts of one direct application the trace breakdown reports (innermost match wins).
-TRACE_COMPONENTS = (
-    Component("find_matches",
-              (("tensor_parallel.py", "find_matches"), ("tensor_parallel.py", "iter_modules"),
-               ("tensor_parallel.py", "path_matches")),
-              description="walking the modules and matching the plan's patterns"),
-    Component("transform", (("tensor_parallel.py", "shard_output"), ("tensor_parallel.py", "shard_input")),
-              description="building the replacement modules"),
-    Component("tree_at", (("_tree.py", "tree_at"),), description="eqx.tree_at outside pytree flattening"),
-    Component("tree_flatten",
-              (("tree_util.py", "tree_flatten"), ("tree_util.py", "tree_unflatten"),
-               ("tree_util.py", "tree_leaves"), ("tree_util.py", "tree_map"),
-               ("tree_util.py", "tree_structure")),
-              prefixes=("<generated_flatten_", "<generated_unflatten_"),
-              description="pytree flattening and rebuilding (mostly inside tree_at)"),
-)
-
-MODES = {
-    "direct": "the plan applied outside JIT, once per sample",
-    "first_run": "a fresh `eqx.filter_jit(make_module_opt)` called once: trace (applying the plan) + compile "
-                 "+ execute, persistent cache off; measures compilation on purpose (labelled, every sample "
-                 "must compile)",
-    "steady": "the compiled `make_module_opt` called again (reshard the model, create the optimizer state)",
-}
+from .spec import FLOOR, MODES, VARIANTS
 
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
@@ -102,7 +74,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
             title="Applying a tensor-parallel plan: time vs transforms"),
         "speedup_vs_transforms": facet_lines(
             comp, x="transforms", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="mode",
-            col="variant", hue_order=MODE_NAMES, xlabel="transforms in the plan", log="xy", reference=1.0,
+            col="variant", hue_order=list(MODES), xlabel="transforms in the plan", log="xy", reference=1.0,
             ylabel=f"unbatched / {FLOOR} time", title="Speedup of batching, per mode (1 = no difference)"),
     }
 

@@ -1,0 +1,193 @@
+"""The measuring side of the `dispatch` study (what it measures and why: the package docstring):
+timed and traced runs of its variants, and what must hold between them."""
+from __future__ import annotations
+
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from ...harness import tracing
+from ...harness.protocol import Runner, measure, warm_up
+from ...harness.timing import Sampling
+from ...harness.variants import fingerprint, require_agree, require_distinct
+from .spec import EXTRA_PAIRS, FLOOR
+
+MASK_RATE = 0.15
+
+
+def make_batch(vocab_size: int, batch: int, seq: int, seed: int) -> dict[str, np.ndarray]:
+    """A deterministic masked-LM batch: random tokens, ~15% of positions to predict (labels -1 elsewhere)."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, vocab_size, (batch, seq), dtype=np.int32)
+    predict = rng.random((batch, seq)) < MASK_RATE
+    predict[:, 0] = True  # every row has a target, so the loss is never 0/0
+    return {
+        "input_ids": ids,
+        "attention_mask": np.ones((batch, seq), dtype=np.int32),
+        "labels": np.where(predict, ids, -1).astype(np.int32),
+    }
+
+
+def mlm_loss(model, batch: dict[str, jax.Array], key: jax.Array) -> jax.Array:
+    """Mean cross-entropy over the positions to predict; dropout is driven by `key`."""
+    keys = jax.random.split(key, batch["input_ids"].shape[0])
+    logits = jax.vmap(model)(batch["input_ids"], batch["attention_mask"], keys)
+    labels = batch["labels"]
+    ce = optax.softmax_cross_entropy_with_integer_labels(logits, jnp.maximum(labels, 0))
+    weight = (labels >= 0).astype(ce.dtype)
+    return jnp.sum(ce * weight) / jnp.sum(weight)
+
+
+def _update(optimizer, params, grads, opt_state):
+    """Equinox's idiom: the optimizer sees only the arrays (older optax rejects a model's other leaves)."""
+    updates, opt_state = optimizer.update(grads, opt_state, eqx.filter(params, eqx.is_array))
+    return eqx.apply_updates(params, updates), opt_state
+
+
+def _call_signature(fn, args: tuple, out: Any, static_argnums: tuple[int, ...] = ()) -> dict[str, Any]:
+    """What one call ran: the callable's type, argument tree, leaves in and out, and the program.
+
+    The program fingerprint is of the lowered StableHLO (lowering is cached after the first call): two
+    variants may share a program and still differ in how Python reaches it, which is this study's point.
+    """
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    kind = type(fn)
+    return {
+        "callable": f"{kind.__module__}.{kind.__qualname__}",
+        "static_argnums": list(static_argnums),
+        "argument_tree": fingerprint(str(jax.tree_util.tree_structure(dynamic))),
+        "leaves_in": len(jax.tree_util.tree_leaves(args)),
+        "leaves_out": len(jax.tree_util.tree_leaves(out)),
+        "program": fingerprint(fn.lower(*args).as_text()),
+    }
+
+
+class _Stepper:
+    """Holds one variant's state and calls its compiled step on the next pre-made key."""
+
+    def __init__(self, fn, state: tuple, batch, keys: list[jax.Array], static_argnums=(), extra=()):
+        self.fn, self.state, self.batch, self.keys = fn, state, batch, keys
+        self.static_argnums, self.extra = static_argnums, extra
+        self.calls = [0]
+        self.last: dict[str, Any] = {}
+
+    def args(self) -> tuple:
+        return (*self.state, self.batch, self.keys[self.calls[0] % len(self.keys)], *self.extra)
+
+    def step(self) -> jax.Array:
+        args = self.args()
+        *state, loss = self.fn(*args)
+        self.state = tuple(state)
+        self.calls[0] += 1
+        self.last = {"args": args, "out": (*state, loss)}
+        return loss
+
+    def signature(self) -> dict[str, Any]:
+        return _call_signature(self.fn, self.last["args"], self.last["out"], self.static_argnums)
+
+    def runner(self, name: str) -> Runner:
+        return Runner(name=name, step=self.step, signature=self.signature, calls=self.calls)
+
+
+def _as_train_step(fn):
+    """One program name for every variant, so identical programs share the persistent compilation cache."""
+    fn.__name__ = fn.__qualname__ = "train_step"
+    return fn
+
+
+def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array], lr: float = 1e-4) -> dict[str, Runner]:
+    """The four variants, each from the same model, optimizer state, batch and keys."""
+    optimizer = optax.adamw(lr)
+    params, static = eqx.partition(model, eqx.is_array)
+    opt_state = optimizer.init(params)
+
+    def model_step(model, opt_state, batch, key):
+        loss, grads = eqx.filter_value_and_grad(mlm_loss)(model, batch, key)
+        model, opt_state = _update(optimizer, model, grads, opt_state)
+        return model, opt_state, loss
+
+    def params_step(params, opt_state, batch, key, static):
+        loss, grads = jax.value_and_grad(lambda p: mlm_loss(eqx.combine(p, static), batch, key))(params)
+        params, opt_state = _update(optimizer, params, grads, opt_state)
+        return params, opt_state, loss
+
+    def closure_step(params, opt_state, batch, key):
+        return params_step(params, opt_state, batch, key, static)
+
+    flat, treedef = jax.tree_util.tree_flatten((params, opt_state))
+
+    def flat_step(flat, batch, key):
+        params, opt_state = jax.tree_util.tree_unflatten(treedef, flat)
+        params, opt_state, loss = params_step(params, opt_state, batch, key, static)
+        return jax.tree_util.tree_leaves((params, opt_state)), loss
+
+    filter_jit_step = eqx.filter_jit(_as_train_step(model_step))
+    jit_partition_step = jax.jit(_as_train_step(closure_step))
+    jit_static_arg_step = jax.jit(_as_train_step(params_step), static_argnums=4)
+    jit_flat_step = jax.jit(_as_train_step(flat_step))
+
+    steppers = {
+        "filter_jit": _Stepper(filter_jit_step, (model, opt_state), batch, keys),
+        "jit_partition": _Stepper(jit_partition_step, (params, opt_state), batch, keys),
+        "jit_flat": _Stepper(jit_flat_step, (flat,), batch, keys),
+        "jit_static_arg": _Stepper(jit_static_arg_step, (params, opt_state), batch, keys,
+                                   static_argnums=(4,), extra=(static,)),
+    }
+    return {name: s.runner(name) for name, s in steppers.items()}
+
+
+def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
+    """Model, device-resident batch and pre-made keys: all made before any timer starts."""
+    from ...models.checkpoint import load_model
+
+    model, config = load_model(model_dir, dropout=conf["dropout"])
+    batch = make_batch(config.vocab_size, conf["batch"], conf["seq"], seed=0)
+    batch = jax.device_put({k: jnp.asarray(v) for k, v in batch.items()})
+    keys = list(jax.random.split(jax.random.key(0), n_keys))
+    return model, batch, keys
+
+
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    """One configuration: verify the variants, then time them interleaved in both modes."""
+    model, batch, keys = prepare(conf, inputs["model"])
+    runners = build_runners(model, batch, keys)
+    compiles, losses = warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
+    exact = jax.default_backend() == "cpu"
+    differences = require_agree(losses, FLOOR, exact=exact)
+    signatures = {name: r.signature() for name, r in runners.items()}
+    require_distinct(signatures)
+    measured = measure(runners, FLOOR, Sampling.of(settings), settings["steps_per_sample"], conf["id"], EXTRA_PAIRS)
+    for name, r in runners.items():
+        measured["variants"][name] |= {
+            "signature": signatures[name],
+            "calls": r.calls[0],
+            "compiles_in_warmup": compiles[name],
+        }
+    return measured | {
+        "floor": FLOOR,
+        "checks": {
+            "outputs_agree": True,
+            "outputs_compared": "loss trajectory over the warmup steps",
+            "outputs_exact": exact,
+            "max_abs_difference": differences,
+            "signatures_distinct": True,
+            "compiles_in_timed_region": 0,
+        },
+        "trajectory": {name: losses[name].tolist() for name in losses},
+        "structure": {
+            "model_leaves": len(jax.tree_util.tree_leaves(model)),
+            "array_leaves": len(jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
+            "parameters": sum(x.size for x in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
+        },
+    }
+
+
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+    """The traced pass: warm every variant, then trace a few blocked steps of each."""
+    runners = build_runners(*prepare(conf, inputs["model"]))
+    warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
+    return str(tracing.capture(runners, settings["trace_steps"], out_dir))

@@ -1,0 +1,154 @@
+"""The measuring side of the `extraction` study (what it measures and why: the package docstring):
+timed and traced runs of its variants, and what must hold between them."""
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...harness import tracing
+from ...harness.compiles import count_compiles
+from ...harness.protocol import Runner, measure_mode
+from ...harness.timing import Sampling
+from ...harness.variants import require_agree, require_distinct
+from .extractors import EXTRACTORS, Extractor, batches
+from .spec import FLOOR, PHASES, VARIANTS
+
+if tuple(EXTRACTORS) != VARIANTS:  # the spec names them for the plan and the report
+    raise RuntimeError(f"spec.VARIANTS {VARIANTS} differ from the extractors {tuple(EXTRACTORS)}")
+
+
+def dataset(data_dir: str, conf: dict[str, Any]) -> list[np.ndarray]:
+    """`sequences` consecutive slices of the corpus, lengths drawn (seeded) in [min_len, max_len]."""
+    from ...data import load_tokens
+
+    if conf["sequences"] % conf["batch"] == 0:
+        raise ValueError(f"{conf['id']}: sequences={conf['sequences']} is a multiple of batch={conf['batch']}: "
+                         "the last batch would not be ragged, and the study measures what a ragged one costs")
+    tokens = np.concatenate(list(load_tokens(data_dir).values()))
+    lengths = np.random.default_rng(0).integers(conf["min_len"], conf["max_len"] + 1, conf["sequences"])
+    if lengths.sum() > tokens.size:
+        raise ValueError(f"the corpus has {tokens.size} tokens, fewer than the {lengths.sum()} the dataset needs")
+    ends = np.cumsum(lengths)
+    return [tokens[end - n:end] for n, end in zip(lengths, ends, strict=True)]
+
+
+def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[Any, Any, list[np.ndarray]]:
+    """The model, its config and the dataset, whose token ids are checked against the model's vocabulary
+    before any timing (models/bounds.py: JAX would clamp them)."""
+    from ...models.checkpoint import load_model
+
+    model, config = load_model(inputs["model"])
+    sequences = dataset(inputs["data"], conf)
+    model.require_ids(np.concatenate(sequences))
+    return model, config, sequences
+
+
+def buckets(conf: dict[str, Any]) -> tuple[int, ...]:
+    """The padded variants' sequence lengths: half the longest (rounded up) and the longest."""
+    return tuple(sorted({math.ceil(conf["max_len"] / 2), conf["max_len"]}))
+
+
+class _Pass:
+    """A sampler: one whole pass of a variant over the dataset into a fresh directory."""
+
+    def __init__(self, name: str, extractor: Extractor, data: list, scratch: Path) -> None:
+        self.extractor, self.data, self.root = extractor, data, scratch / name
+        self.passes = 0
+
+    def out_dir(self) -> Path:
+        path = self.root / f"pass{self.passes}"
+        path.mkdir(parents=True)
+        return path
+
+    def setup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)  # keep one pass on disk
+
+    def __call__(self) -> float:
+        out = self.out_dir()
+        start = time.perf_counter()
+        self.extractor.run(self.data, out)
+        self.passes += 1
+        return time.perf_counter() - start
+
+
+def stored(directory: Path) -> np.ndarray:
+    """Everything a pass stored, in file order, as one flat array (for comparing variants)."""
+    return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
+
+
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    model, config, sequences = prepare(conf, inputs)
+    layers = tuple(range(config.num_hidden_layers + 1))
+    data = {False: batches(sequences, conf["batch"], None), True: batches(sequences, conf["batch"], buckets(conf))}
+    scratch = Path(tempfile.mkdtemp(prefix="extraction-"))
+    try:
+        samplers = {name: _Pass(name, cls(model, layers), data[cls.padded], scratch)
+                    for name, cls in EXTRACTORS.items()}
+        first, outputs = {}, {}
+        for name, sampler in samplers.items():
+            with count_compiles() as counter:
+                seconds = sampler()
+            first[name] = {"seconds": seconds, "compiles": counter.count, "compile_seconds": counter.seconds}
+            outputs[name] = stored(scratch / name / "pass0")
+        exact = {name: bool(np.array_equal(out, outputs[FLOOR])) for name, out in outputs.items()}
+        differences = require_agree(outputs, FLOOR, exact=False, rtol=1e-4, atol=1e-5)
+        signatures = {name: {"compiles_first_pass": first[name]["compiles"]}
+                      | {f"{k}_per_pass": v for k, v in s.extractor.counts.items()}
+                      for name, s in samplers.items()}
+        require_distinct(signatures)
+        for s in samplers.values():
+            s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
+        warm_passes = {name: s.passes for name, s in samplers.items()}
+        entries, comparisons, peak, machine = measure_mode(samplers, "extract", FLOOR, Sampling.of(settings),
+                                                           conf["id"], PHASES)
+        timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    n_tokens = int(sum(len(s) for s in sequences))
+    return {
+        "floor": FLOOR,
+        "variants": {name: {"modes": {"extract": entries[name]}, "signature": signatures[name],
+                            "calls": s.passes, "compiles_in_warmup": first[name]["compiles"],
+                            "first_run": first[name],
+                            "phase_seconds_per_pass": {k: v / timed_passes[name]
+                                                       for k, v in s.extractor.seconds.items()}}
+                     for name, s in samplers.items()},
+        "comparisons": comparisons,
+        "memory": {"extract": peak},
+        "machine": {"extract": machine},
+        "checks": {
+            "outputs_agree": True,
+            "outputs_compared": "every stored activation (real tokens, every layer), rtol 1e-4 / atol 1e-5",
+            "outputs_exact": all(exact.values()),
+            "outputs_bitwise_equal_to_floor": exact,
+            "max_abs_difference": differences,
+            "signatures_distinct": True,
+            "compiles_in_timed_region": 0,
+        },
+        "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
+                      "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
+                      "buckets": list(buckets(conf)), "hidden": int(model.embed_tokens.shape[1])},
+    }
+
+
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+    """The traced pass: a few whole passes per (warm) variant."""
+    model, config, sequences = prepare(conf, inputs)
+    layers = tuple(range(config.num_hidden_layers + 1))
+    scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))
+    try:
+        runners = {}
+        for name, cls in EXTRACTORS.items():
+            sampler = _Pass(name, cls(model, layers),
+                            batches(sequences, conf["batch"], buckets(conf) if cls.padded else None), scratch)
+            sampler()
+            runners[name] = Runner(name=name, step=lambda s=sampler: (s.setup(), s()), signature=dict)
+        return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,159 @@
+"""The measuring side of the `generation` study (what it measures and why: the package docstring):
+timed and traced runs of its variants, and what must hold between them."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import jax
+import numpy as np
+
+from ... import plan
+from ...harness import tracing
+from ...harness.compiles import count_compiles
+from ...harness.protocol import Runner, measure_mode
+from ...harness.timing import Sampling
+from ...harness.variants import require_agree, require_distinct
+from .decoding import DECODERS, Decoder
+from .spec import FLOOR, VARIANTS
+
+if tuple(DECODERS) != VARIANTS:  # the spec names them for the plan and the report
+    raise RuntimeError(f"spec.VARIANTS {VARIANTS} differ from the decoders {tuple(DECODERS)}")
+
+
+def prompt_tokens(data_dir: str, length: int) -> np.ndarray:
+    """The first `length` tokens of the corpus (its documents in order)."""
+    from ...data import load_tokens
+
+    tokens = np.concatenate(list(load_tokens(data_dir).values()))
+    if tokens.size < length:
+        raise ValueError(f"the corpus has {tokens.size} tokens, fewer than a prompt of {length}")
+    return tokens[:length]
+
+
+def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[dict[str, Decoder], np.ndarray]:
+    """Every variant's decoder on the model, and the prompt (checked against the model's vocabulary)."""
+    from ...models.bounds import require_positions
+    from ...models.checkpoint import load_model
+
+    model, _ = load_model(inputs["model"])
+    prompt = prompt_tokens(inputs["data"], conf["prompt"])
+    model.require_ids(prompt)
+    require_positions(conf["prompt"] + conf["new_tokens"], model.wpe, f"GPT-2 for {conf['id']}")
+    return {name: cls(model) for name, cls in DECODERS.items()}, prompt
+
+
+def _first_runs(decoders: dict[str, Decoder], prompt: np.ndarray, new: int) -> tuple[dict, dict]:
+    """Each variant's first generation (its warmup): the tokens, and its time and compilations."""
+    tokens, first = {}, {}
+    for name, d in decoders.items():
+        with count_compiles() as counter:
+            start = time.perf_counter()
+            tokens[name] = d.generate(prompt, new)
+            seconds = time.perf_counter() - start
+        first[name] = {"seconds": seconds, "compiles": counter.count, "compile_seconds": counter.seconds}
+    return tokens, first
+
+
+class _Timed:
+    """Times one generation per call and keeps what the last one produced and ran (tokens, jitted calls).
+
+    With `short`, each call first builds fresh programs and warms them up with `short` tokens, untimed: the
+    write-up's insufficient warmup, repeated so that every sample meets it.
+    """
+
+    def __init__(self, decoder: Decoder, prompt: np.ndarray, new: int, short: int | None = None) -> None:
+        self.decoder, self.prompt, self.new, self.short = decoder, prompt, new, short
+        self.tokens: np.ndarray | None = None
+        self.calls = 0
+        self.warmup_compiles = 0
+
+    def setup(self) -> None:
+        """Before each sample (untimed, uncounted by the guard): fresh programs and the short warmup."""
+        if self.short is not None:
+            self.decoder.build()
+            with count_compiles() as counter:
+                self.decoder.generate(self.prompt, self.short)
+            self.warmup_compiles += counter.count
+
+    def __call__(self) -> float:
+        before = self.decoder.calls
+        start = time.perf_counter()
+        self.tokens = self.decoder.generate(self.prompt, self.new)
+        seconds = time.perf_counter() - start
+        self.calls = self.decoder.calls - before
+        return seconds
+
+
+def _signature(decoder: Decoder, sample: _Timed, compiles: dict[str, int]) -> dict[str, int]:
+    """What one generation ran: jitted functions, jitted calls (counted) and compilations (counted: in the
+    first generation, or, in a demonstration, per timed generation)."""
+    return {"jitted_functions": len(decoder.functions), "jit_calls_per_generation": sample.calls} | compiles
+
+
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    """Time every variant's generation; a configuration with `warmup_fraction` below 1 demonstrates the
+    pitfall instead (every sample: fresh programs, short warmup, timed generation that compiles)."""
+    decoders, prompt = prepare(conf, inputs)
+    new = conf["new_tokens"]
+    short = plan.warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
+    samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
+    if short is None:
+        tokens, first = _first_runs(decoders, prompt, new)
+        differences = require_agree(tokens, FLOOR, exact=True)
+        for sampler in samplers.values():
+            sampler()  # the jitted calls of a warm generation, for the signature
+        signatures = {name: _signature(d, samplers[name], {"compiles_first_generation": first[name]["compiles"]})
+                      for name, d in decoders.items()}
+        require_distinct(signatures)
+    entries, comparisons, peak, machine = measure_mode(
+        samplers, "generate", FLOOR, Sampling.of(settings), conf["id"],
+        compiles="forbidden" if short is None else "recorded")
+    caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
+    if short is not None:
+        if not all(caught.values()):
+            raise RuntimeError(f"{conf['id']}: a warmup of {short} of {new} tokens left nothing to compile for "
+                               f"{[n for n, c in caught.items() if not c]}: the demonstration did not happen")
+        tokens = {name: sampler.tokens for name, sampler in samplers.items()}
+        differences = require_agree(tokens, FLOOR, exact=True)
+        per_sample = {name: caught[name] // len(entries[name]["samples_s"]) for name in decoders}
+        signatures = {name: _signature(d, samplers[name], {"compiles_per_timed_generation": per_sample[name]})
+                      for name, d in decoders.items()}
+        require_distinct(signatures)
+    doc = {
+        "floor": FLOOR,
+        "variants": {name: {"modes": {"generate": entries[name]}, "signature": signatures[name],
+                            "calls": decoders[name].calls,
+                            "compiles_in_warmup": first[name]["compiles"] if short is None
+                            else samplers[name].warmup_compiles}
+                     | ({"first_run": first[name]} if short is None else {})
+                     for name in decoders},
+        "comparisons": comparisons,
+        "memory": {"generate": peak},
+        "machine": {"generate": machine},
+        "checks": {
+            "outputs_agree": True,
+            "outputs_compared": "greedy tokens of a whole generation",
+            "outputs_exact": True,
+            "max_abs_difference": differences,
+            "signatures_distinct": True,
+            "compiles_in_timed_region": 0,  # where forbidden; a demonstration's are in compile_guard_caught
+        } | ({"compile_guard_caught": caught} if short is not None else {}),
+        "tokens": tokens[FLOOR].tolist(),
+        "structure": {"prompt_tokens": int(prompt.size), "new_tokens": new,
+                      "parameters": sum(x.size for x in jax.tree_util.tree_leaves(decoders[FLOOR].model))},
+    }
+    if short is not None:
+        doc["demonstration"] = (f"insufficient warmup: {short} of {new} tokens, on fresh programs before "
+                                "each sample; compilations inside the timed region counted, not refused")
+    return doc
+
+
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+    """The traced pass: a few warm generations per variant."""
+    decoders, prompt = prepare(conf, inputs)
+    runners = {name: Runner(name=name, step=lambda d=d: d.generate(prompt, conf["new_tokens"]), signature=dict)
+               for name, d in decoders.items()}
+    for runner in runners.values():
+        runner.step()
+    return str(tracing.capture(runners, settings["trace_steps"], out_dir))

@@ -1,0 +1,166 @@
+"""The measuring side of the `tree_at` study (what it measures and why: the package docstring):
+timed and traced runs of its variants, and what must hold between them."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import equinox as eqx
+import jax
+import numpy as np
+import optax
+from jax.sharding import Mesh
+
+from ...harness import tracing
+from ...harness.compiles import count_compiles
+from ...harness.protocol import Runner, measure_mode
+from ...harness.timing import Sampling, timed
+from ...harness.variants import require_distinct, require_same_trees
+from . import tensor_parallel as tp
+from .spec import FLOOR, MODES, VARIANTS
+
+
+class _Variant:
+    """One way of applying the plan: its `tree_at` counter, its compiled start-up, its last outputs and
+    how many `tree_at` calls its last application and its last first run made (its signature)."""
+
+    def __init__(self, name: str, apply: Callable, model: eqx.Module, mesh: Mesh) -> None:
+        self.name, self.apply, self.model, self.mesh = name, apply, model, mesh
+        self.optimizer = optax.adamw(1e-4)
+        self.calls = tp.TreeAtCalls()
+        self.applied: eqx.Module | None = None
+        self.started: Any = None
+        self.start_up: Callable | None = None
+        self.direct_calls = self.first_run_calls = 0
+
+    def direct(self, model: eqx.Module | None = None) -> eqx.Module:
+        """Apply the plan outside JIT. No device work is dispatched: the transforms reuse the arrays."""
+        before = self.calls.count
+        self.applied = self.apply(self.model if model is None else model, tp.BERT_PLAN, self.calls)
+        self.direct_calls = self.calls.count - before
+        return self.applied
+
+    def first_run(self, model: eqx.Module | None = None) -> Any:
+        """A fresh `eqx.filter_jit` of the start-up, called once: it traces (applying the plan) and compiles."""
+
+        def make_module_opt(model):
+            return tp.make_module_opt(model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, self.calls)
+
+        self.start_up = eqx.filter_jit(make_module_opt)
+        before = self.calls.count
+        self.started = jax.block_until_ready(self.start_up(self.model if model is None else model))
+        self.first_run_calls = self.calls.count - before
+        return self.started
+
+    def steady(self) -> Any:
+        """The compiled start-up called again: dispatch, reshard the model, create the optimizer state."""
+        self.started = jax.block_until_ready(self.start_up(self.model))
+        return self.started
+
+
+def build_variants(model: eqx.Module, mesh: Mesh, apply: dict[str, Callable] | None = None) -> dict[str, _Variant]:
+    """The two variants on the same model and mesh (`apply` replaces the code paths, for the tests)."""
+    apply = tp.APPLY if apply is None else apply
+    return {name: _Variant(name, apply[name], model, mesh) for name in VARIANTS}
+
+
+def prepare(model_dir: str) -> tuple[eqx.Module, Mesh]:
+    """The model from `prepare_model` and a one-axis mesh over every device (`tp`)."""
+    from ...models.checkpoint import load_model
+
+    model, _ = load_model(model_dir)
+    return model, Mesh(np.array(jax.devices()), (tp.AXIS,))
+
+
+def _samplers(variants: dict[str, _Variant], method: str) -> dict[str, Callable[[], float]]:
+    return {name: (lambda v=v: timed(getattr(v, method))) for name, v in variants.items()}
+
+
+def _sharded_leaves(tree: Any) -> int:
+    return sum(not leaf.sharding.is_fully_replicated for leaf in jax.tree_util.tree_leaves(tree)
+               if isinstance(leaf, jax.Array))
+
+
+def warm_up(variants: dict[str, _Variant], model: eqx.Module) -> dict[str, int]:
+    """Run every code path once on a one-layer slice of the model; returns the compilations it made.
+
+    Applying the plan involves no compiled program, and a first run must not find its program compiled:
+    the slice warms the machinery (imports, tracing, sharding, optimizer init) without warming what is
+    timed, and costs little where one unbatched application of 48 layers takes seconds.
+    """
+    one_layer = eqx.tree_at(lambda m: m.layers, model, model.layers[:1])
+    compiles = {}
+    for name, v in variants.items():
+        with count_compiles() as counter:
+            v.direct(one_layer)
+            v.first_run(one_layer)
+        compiles[name] = counter.count
+    return compiles
+
+
+def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label: str) -> dict[str, Any]:
+    """Time the two code paths interleaved in the three modes, checking after each what it produced."""
+    model = next(iter(variants.values())).model
+    transforms = len(tp.find_matches(model, tp.BERT_PLAN))
+    warmup_compiles = warm_up(variants, model)
+
+    def mode(name: str, **kwargs):
+        return measure_mode(_samplers(variants, name), name, FLOOR, Sampling.of(settings), label, **kwargs)
+
+    results = {"direct": mode("direct")}
+    signatures = {name: {"tree_at_calls_per_application": v.direct_calls, "transforms_applied": transforms}
+                  for name, v in variants.items()}
+    require_distinct(signatures)
+    differences = require_same_trees({name: v.applied for name, v in variants.items()}, FLOOR)
+    results["first_run"] = mode("first_run", compiles="required")
+    require_same_trees({name: v.started for name, v in variants.items()}, FLOOR)
+    for name, v in variants.items():
+        signatures[name]["tree_at_calls_per_first_run"] = v.first_run_calls
+        v.steady()  # the warmup of the steady mode: the program is the one the last first run compiled
+    results["steady"] = mode("steady")
+
+    out: dict[str, Any] = {"variants": {}, "comparisons": [], "memory": {}, "machine": {}}
+    for name, v in variants.items():
+        out["variants"][name] = {
+            "modes": {m: results[m][0][name] for m in MODES},
+            "signature": signatures[name],
+            "calls": v.calls.count,  # tree_at calls, warmup and timed
+            "compiles_in_warmup": warmup_compiles[name],
+        }
+    for m in MODES:
+        out["comparisons"] += results[m][1]
+        out["memory"][m], out["machine"][m] = results[m][2], results[m][3]
+    array_leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
+    return out | {
+        "floor": FLOOR,
+        "checks": {
+            "outputs_agree": True,
+            "outputs_compared": "trees after direct application and after make_module_opt (model and "
+                                "optimizer state): structure, values, sharding of every leaf",
+            "outputs_exact": True,
+            "max_abs_difference": differences,
+            "signatures_distinct": True,
+            "compiles_in_timed_region": 0,
+        },
+        "structure": {
+            "model_leaves": len(jax.tree_util.tree_leaves(model)),
+            "array_leaves": len(array_leaves),
+            "parameters": sum(x.size for x in array_leaves),
+            "transforms": transforms,
+            "sharded_leaves": _sharded_leaves(variants[FLOOR].started[0]),
+            "devices": len(variants[FLOOR].mesh.devices.flat),
+        },
+    }
+
+
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"])
+
+
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+    """The traced pass: the plan applied directly, a few times per variant (after one untraced application)."""
+    variants = build_variants(*prepare(inputs["model"]))
+    runners = {name: Runner(name=name, step=v.direct, signature=dict) for name, v in variants.items()}
+    for v in variants.values():
+        v.direct()
+    return str(tracing.capture(runners, settings["trace_steps"], out_dir))
