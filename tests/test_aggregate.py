@@ -9,7 +9,8 @@ import pytest
 
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
-from jaxpitfalls.report.aggregate import IncomparableResults, aggregate
+from jaxpitfalls.report.aggregate import aggregate
+from jaxpitfalls.report.environments import IncomparableResults
 
 
 def _doc(config_id: str) -> dict:
@@ -65,7 +66,7 @@ def test_results_from_different_environments_are_not_mixed(tmp_path):
 def test_run_span_counts_the_latest_invocation_only():
     import pandas as pd
 
-    from jaxpitfalls.report.aggregate import span_seconds
+    from jaxpitfalls.report.run_summary import span_seconds
 
     jobs = pd.DataFrame({"seconds": [10.0, 20.0, 30.0, 5.0], "end": [100.0, 1000.0, 1025.0, 1030.0]})
     assert span_seconds(jobs) == (50.0, 1)  # the job that ended at 100 s is from an earlier run

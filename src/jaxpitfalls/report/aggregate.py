@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from .. import results
 from ..harness.stats import paired_comparison
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES
+from .environments import flat_environment, require_comparable
 
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
@@ -181,25 +181,6 @@ def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd
     return table
 
 
-COMPARABLE = ("python", "packages", "backend", "device_kind", "device_count", "cpu_model", "xla_flags")
-
-
-class IncomparableResults(ValueError):
-    """Results measured in different environments would be mixed in one table."""
-
-
-def require_comparable(docs: list[dict[str, Any]], paths: list[str]) -> None:
-    """Every result of a study was measured in the same environment (versions, backend, device, CPU, flags)."""
-    reference = {k: docs[0]["environment"][k] for k in COMPARABLE}
-    for doc, path in zip(docs[1:], paths[1:], strict=True):
-        differs = [k for k in COMPARABLE if doc["environment"][k] != reference[k]]
-        if differs:
-            raise IncomparableResults(
-                f"{path} was measured in another environment than {paths[0]} ({', '.join(differs)} differ); "
-                "rerun the study (snakemake -R run_study) so its results can be compared"
-            )
-
-
 def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.DataFrame]:
     """The study's tables, after re-checking what must hold across its results.
 
@@ -219,15 +200,8 @@ def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.D
         "comparisons": comparisons_table(docs),
         "checks": checks_table(docs),
         "overhead": overhead_table((pd.read_csv(p) for p in overhead_paths), steps[steps.process == POOLED]),
-        "environment": pd.DataFrame([_flat_environment(docs[0]["environment"])]),
+        "environment": pd.DataFrame([flat_environment(docs[0]["environment"])]),
     }
-
-
-def _flat_environment(env: dict[str, Any]) -> dict[str, Any]:
-    flat = {k: v for k, v in env.items() if not isinstance(v, dict)}
-    flat |= env["packages"]
-    flat |= {f"git_{k}": v for k, v in env["git"].items()}
-    return flat
 
 
 PER_PROCESS = ("steps", "comparisons")
@@ -248,46 +222,3 @@ def processes_of(tables: Mapping[str, pd.DataFrame]) -> list[str]:
     one process)."""
     n = int(tables["checks"]["processes"].max())
     return [str(i) for i in range(n)] if n > 1 else []
-
-
-def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:
-    """Every job's wall time from Snakemake's `benchmark:` files, with its end (the file's mtime)."""
-    rows = []
-    for path in benchmark_paths:
-        p = Path(path)
-        bench = pd.read_csv(p, sep="\t")
-        at = p.parts.index("benchmarks")
-        rows.append({"rule": p.parts[at + 1], "job": "/".join(p.parts[at + 2:]).removesuffix(".tsv"),
-                     "seconds": float(bench["s"].iloc[0]), "max_rss_mb": bench["max_rss"].iloc[0],
-                     "end": p.stat().st_mtime})
-    return pd.DataFrame(rows)
-
-
-IDLE_GAP_S = 60.0
-
-
-def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
-    """The latest invocation's wall time (first job start to last job end) and how many jobs predate it.
-
-    A partial rerun keeps older jobs' benchmark files; a stretch of more than a minute with no job running
-    separates invocations, so the span starts after the last such gap and the older jobs are counted apart.
-    """
-    if summary.empty:
-        return None, 0
-    jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
-    first, running_until = 0, None
-    for i, (start, end) in enumerate(zip(jobs["start"], jobs["end"], strict=True)):
-        if running_until is not None and start - running_until > IDLE_GAP_S:
-            first = i
-        running_until = end if running_until is None else max(running_until, end)
-    latest = jobs.iloc[first:]
-    return float(latest["end"].max() - latest["start"].min()), first
-
-
-def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]) -> float:
-    """A study's part of the run: its jobs' times plus the preparations only it needs (timing jobs run one
-    at a time, so this is close to the wall time the study adds)."""
-    if summary.empty:
-        return 0.0
-    mine = summary.job.str.startswith(f"{study}/") | (summary.rule + "/" + summary.job).isin(own_preparations)
-    return float(summary.loc[mine, "seconds"].sum())

@@ -9,7 +9,8 @@ from typing import Any
 
 from .. import results, studies
 from . import markdown
-from .aggregate import processes_of, read_tables, run_summary, span_seconds, study_seconds
+from .aggregate import processes_of, read_tables
+from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = ("reproduced", "not reproduced")
 

@@ -30,7 +30,7 @@ import pandas as pd
 from .. import results
 from ..harness.stats import ratio_of_medians_ci
 from . import bundle
-from .aggregate import COMPARABLE
+from .environments import COMPARABLE
 
 Key = tuple[str, str]
 

@@ -1,0 +1,32 @@
+"""Which differences between two results' environments matter: results measured under other library
+versions, another backend, device, CPU or XLA flags are not mixed in one table, and a comparison names them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+COMPARABLE = ("python", "packages", "backend", "device_kind", "device_count", "cpu_model", "xla_flags")
+
+
+class IncomparableResults(ValueError):
+    """Results measured in different environments would be mixed in one table."""
+
+
+def require_comparable(docs: list[dict[str, Any]], paths: list[str]) -> None:
+    """Every result of a study was measured in the same environment (versions, backend, device, CPU, flags)."""
+    reference = {k: docs[0]["environment"][k] for k in COMPARABLE}
+    for doc, path in zip(docs[1:], paths[1:], strict=True):
+        differs = [k for k in COMPARABLE if doc["environment"][k] != reference[k]]
+        if differs:
+            raise IncomparableResults(
+                f"{path} was measured in another environment than {paths[0]} ({', '.join(differs)} differ); "
+                "rerun the study (snakemake -R run_study) so its results can be compared"
+            )
+
+
+def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
+    """One flat row of the environment (packages and git state as columns), as environment.csv holds it."""
+    flat = {k: v for k, v in env.items() if not isinstance(v, dict)}
+    flat |= env["packages"]
+    flat |= {f"git_{k}": v for k, v in env["git"].items()}
+    return flat

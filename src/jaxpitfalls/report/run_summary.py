@@ -1,0 +1,52 @@
+"""The run summary: every job's wall time from Snakemake's `benchmark:` files, the latest invocation's span,
+and each study's part of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+
+def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:
+    """Every job's wall time from Snakemake's `benchmark:` files, with its end (the file's mtime)."""
+    rows = []
+    for path in benchmark_paths:
+        p = Path(path)
+        bench = pd.read_csv(p, sep="\t")
+        at = p.parts.index("benchmarks")
+        rows.append({"rule": p.parts[at + 1], "job": "/".join(p.parts[at + 2:]).removesuffix(".tsv"),
+                     "seconds": float(bench["s"].iloc[0]), "max_rss_mb": bench["max_rss"].iloc[0],
+                     "end": p.stat().st_mtime})
+    return pd.DataFrame(rows)
+
+
+IDLE_GAP_S = 60.0
+
+
+def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
+    """The latest invocation's wall time (first job start to last job end) and how many jobs predate it.
+
+    A partial rerun keeps older jobs' benchmark files; a stretch of more than a minute with no job running
+    separates invocations, so the span starts after the last such gap and the older jobs are counted apart.
+    """
+    if summary.empty:
+        return None, 0
+    jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
+    first, running_until = 0, None
+    for i, (start, end) in enumerate(zip(jobs["start"], jobs["end"], strict=True)):
+        if running_until is not None and start - running_until > IDLE_GAP_S:
+            first = i
+        running_until = end if running_until is None else max(running_until, end)
+    latest = jobs.iloc[first:]
+    return float(latest["end"].max() - latest["start"].min()), first
+
+
+def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]) -> float:
+    """A study's part of the run: its jobs' times plus the preparations only it needs (timing jobs run one
+    at a time, so this is close to the wall time the study adds)."""
+    if summary.empty:
+        return 0.0
+    mine = summary.job.str.startswith(f"{study}/") | (summary.rule + "/" + summary.job).isin(own_preparations)
+    return float(summary.loc[mine, "seconds"].sum())
