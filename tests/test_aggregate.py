@@ -113,9 +113,10 @@ def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_
 
 
 def test_interval_rules_have_a_band_where_the_run_cannot_tell():
-    from jaxpitfalls.report.markdown import above, within
+    from jaxpitfalls.report.markdown import above, opposite, within
 
     assert above(1.01, 1.2, 1) is True and above(0.8, 0.99, 1) is False and above(0.95, 1.05, 1) is None
     assert within(0.95, 1.05, 0.9, 1.1) is True
     assert within(1.11, 1.3, 0.9, 1.1) is False and within(0.7, 0.89, 0.9, 1.1) is False
     assert within(1.05, 1.15, 0.9, 1.1) is None and within(0.8, 1.2, 0.9, 1.1) is None
+    assert opposite(above(0.8, 0.99, 1)) is True and opposite(above(0.95, 1.05, 1)) is None  # "below 1"

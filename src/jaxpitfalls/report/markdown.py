@@ -27,6 +27,12 @@ def above(low: float, high: float, threshold: float) -> bool | None:
     return False if high < threshold else None
 
 
+def opposite(outcome: bool | None) -> bool | None:
+    """A rule's outcome turned around, for claims that hold on the other side of the threshold or outside
+    the band (e.g. "below 1.05"); the band where the run cannot tell stays None."""
+    return None if outcome is None else not outcome
+
+
 def within(low: float, high: float, lower: float, upper: float) -> bool | None:
     """Whether an interval lies inside a band (True), wholly outside it (False), or across an edge (None)."""
     if lower <= low and high <= upper:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.markdown import interval, verdict
+from ...report.markdown import above, interval, verdict
 from .spec import FLOOR, VARIANTS
 
 FIGURES = {
@@ -94,7 +94,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
             "write_up": f"{expected} (estimated, not measured)",
             "measured": f"{interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 'x')} at {base_id}; first pass "
                         f"{first[(base_id, slow)] / first[(base_id, fast)]:.2f}x",
-            "verdict": verdict(True if r.ratio_ci_low > 1 else (False if r.ratio_ci_high < 1 else None)),
+            "verdict": verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1)),
             "rule": f"{slow} / {fast} time, 95% interval above 1 (below 1: not reproduced)",
         })
     return rows
