@@ -12,6 +12,6 @@ log = runtime.start(sm.log[0])
 out = Path(sm.output[0])
 out.mkdir(parents=True, exist_ok=True)
 tables = read_tables({t: sm.input[t] for t in TABLES})
-for name, fig in studies.load(sm.wildcards.study, "report").figures(tables).items():
+for name, fig in studies.report(sm.wildcards.study).figures(tables).items():
     save(fig, str(out / f"{name}.png"))
     log.info("figure %s", out / f"{name}.png")

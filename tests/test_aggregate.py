@@ -32,7 +32,10 @@ def _doc(config_id: str) -> dict:
         "variants": {"a": variant | {"signature": {"callable": "x"}}, "b": variant | {"signature": {"callable": "y"}}},
         "comparisons": [{"variant": "a", "baseline": "b", "mode": "blocked", "ratio": 1.0, "ratio_ci_low": 1.0,
                          "ratio_ci_high": 1.0, "diff": 0.0, "diff_ci_low": 0.0, "diff_ci_high": 0.0}],
-        "checks": {"outputs_agree": True, "signatures_distinct": True, "compiles_in_timed_region": 0},
+        "checks": {"outputs_agree": {"reference": "b", "compared": "bitwise", "values": 1, "outputs": "o",
+                                     "max_abs_difference": {"a": 0.0, "b": 0.0},
+                                     "bitwise_equal": {"a": True, "b": True}},
+                   "signatures_distinct": {"variants": 2, "pairs_compared": 1, "distinct_signatures": 2}},
         "environment": {"python": "3.11", "packages": {"jax": "0.10.2"}, "backend": "cpu", "device_kind": "cpu",
                         "device_count": 1, "cpu_model": "x", "xla_flags": "", "git": {"commit": None, "dirty": None},
                         "config_hash": "h", "timestamp": "t"},
@@ -120,3 +123,28 @@ def test_interval_rules_have_a_band_where_the_run_cannot_tell():
     assert within(1.11, 1.3, 0.9, 1.1) is False and within(0.7, 0.89, 0.9, 1.1) is False
     assert within(1.05, 1.15, 0.9, 1.1) is None and within(0.8, 1.2, 0.9, 1.1) is None
     assert opposite(above(0.8, 0.99, 1)) is True and opposite(above(0.95, 1.05, 1)) is None  # "below 1"
+
+
+def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_results(tmp_path):
+    import numpy as np
+
+    from jaxpitfalls.harness.variants import require_agree, require_distinct
+
+    older, recorded = _doc("c0"), _doc("c1")
+    older["checks"] = {"outputs_agree": True, "signatures_distinct": True, "compiles_in_timed_region": 0}
+    outputs = {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 2.0, 3.0 + 1e-7])}
+    recorded["checks"] = {"outputs_agree": require_agree(outputs, "b", exact=False) | {"outputs": "losses"},
+                          "signatures_distinct": require_distinct({n: v["signature"]
+                                                                   for n, v in recorded["variants"].items()})}
+    demonstrated = recorded["variants"]["a"]["modes"]["blocked"] | {"demonstration": True,
+                                                                    "compiles_in_timed_region": 2}
+    recorded["variants"]["a"]["modes"] = {"blocked": demonstrated}  # a's own (the fixture's variants share one)
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"].set_index("config_id")
+    older, new = checks.loc["c0"], checks.loc["c1"]
+    assert older.outputs_agree.startswith("yes (recorded as true") and older.signatures_distinct.startswith("yes")
+    assert new.outputs_agree == "2 variants vs b: within rtol=1e-05, atol=1e-06 (3 values each)"
+    assert new.outputs_compared == "losses" and not new.outputs_exact and 0 < new.max_abs_difference < 1e-6
+    assert new.signatures_distinct == "2 of 2 (1 pairs compared)"
+    assert (new.compiles_in_timed_region, new.compiles_demonstrated) == (0, 2)  # counted from the modes

@@ -12,7 +12,7 @@ from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.timing import Sampling
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
-from jaxpitfalls.studies.dispatch import spec
+from jaxpitfalls.studies.dispatch.spec import SPEC
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +23,9 @@ def warmed(tiny_runners):
 
 def test_all_variants_follow_the_same_loss_trajectory_bitwise(warmed):
     _, losses = warmed
-    assert set(losses) == set(spec.VARIANTS)
-    require_agree(losses, spec.FLOOR, exact=True)
-    assert np.all(np.isfinite(losses[spec.FLOOR])) and len(set(losses[spec.FLOOR])) == 3  # it trains
+    assert set(losses) == set(SPEC.variants)
+    require_agree(losses, SPEC.floor, exact=True)
+    assert np.all(np.isfinite(losses[SPEC.floor])) and len(set(losses[SPEC.floor])) == 3  # it trains
 
 
 def test_each_variant_compiled_once_and_records_a_distinct_signature(tiny_runners, warmed):
@@ -45,7 +45,7 @@ def test_each_variant_compiled_once_and_records_a_distinct_signature(tiny_runner
 
 def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners, warmed):
     """The negative control of seeds/003: 'jit_partition' silently running the floor's code path."""
-    impostor = dataclasses.replace(tiny_runners[spec.FLOOR], name="jit_partition")
+    impostor = dataclasses.replace(tiny_runners[SPEC.floor], name="jit_partition")
     runners = dict(tiny_runners) | {"jit_partition": impostor}
     signatures = {name: r.signature() for name, r in runners.items()}
     with pytest.raises(VariantsIndistinguishable, match="jit_flat"):
@@ -53,15 +53,15 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
 
 
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
-    measured = protocol.measure(tiny_runners, spec.FLOOR, Sampling(repeats=3), steps_per_sample=2, label="t",
-                                extra_pairs=spec.EXTRA_PAIRS)
+    measured = protocol.measure(tiny_runners, SPEC.floor, Sampling(repeats=3), steps_per_sample=2, label="t",
+                                extra_pairs=SPEC.extra_pairs)
     for variant in measured["variants"].values():
         for mode in protocol.MODES:
             assert len(variant["modes"][mode]["samples_s"]) == 3
             assert variant["modes"][mode]["compiles_in_timed_region"] == 0
     pairs = {(c["variant"], c["baseline"], c["mode"]) for c in measured["comparisons"]}
     assert ("filter_jit", "jit_partition", "blocked") in pairs
-    assert ("jit_static_arg", spec.FLOOR, "pipelined") in pairs
+    assert ("jit_static_arg", SPEC.floor, "pipelined") in pairs
     assert all(c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"] for c in measured["comparisons"])
 
 

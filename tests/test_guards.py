@@ -56,16 +56,21 @@ def test_variants_that_ran_the_same_code_are_refused():
     same = {"callable": "PjitFunction", "leaves_in": 10}
     with pytest.raises(VariantsIndistinguishable, match="'a' and 'b'"):
         require_distinct({"a": same, "b": dict(same), "c": {"callable": "other"}})
-    require_distinct({"a": same, "c": {"callable": "other"}})
+    assert require_distinct({"a": same, "c": {"callable": "other"}, "d": {"callable": "third"}}, [("a", "c")]) == {
+        "variants": 3, "pairs_compared": 1, "distinct_signatures": 3}  # what it compared and found
 
 
 def test_outputs_must_agree_bitwise_or_within_tolerance():
     ref = np.array([1.0, 2.0, 3.0], dtype=np.float32)
     close = ref + np.float32(1e-7)
-    assert require_agree({"a": ref, "b": ref.copy()}, "a", exact=True)["b"] == 0.0
+    assert require_agree({"a": ref, "b": ref.copy()}, "a", exact=True) == {
+        "reference": "a", "compared": "bitwise", "values": 3, "max_abs_difference": {"a": 0.0, "b": 0.0},
+        "bitwise_equal": {"a": True, "b": True}}
     with pytest.raises(VariantOutputsDisagree):
         require_agree({"a": ref, "b": close}, "a", exact=True)
-    require_agree({"a": ref, "b": close}, "a", exact=False)
+    found = require_agree({"a": ref, "b": close}, "a", exact=False)
+    assert found["compared"] == "within rtol=1e-05, atol=1e-06" and found["bitwise_equal"] == {"a": True, "b": False}
+    assert 0 < found["max_abs_difference"]["b"] < 1e-6
     with pytest.raises(VariantOutputsDisagree):
         require_agree({"a": ref, "b": ref * 1.1}, "a", exact=False)
 
@@ -122,10 +127,10 @@ def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
     import subprocess
     import sys
 
-    from jaxpitfalls import plan
+    from jaxpitfalls import studies
 
     modules = ["report.aggregate", "report.plots", "report.build", "report.bundle", "report.compare",
-               *(f"studies.{s}.{part}" for s in plan.STUDIES for part in ("spec", "report"))]
+               *(f"studies.{s}.{part}" for s in studies.names() for part in ("spec", "report"))]
     check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
              "heavy = sorted({'jax', 'equinox', 'optax', 'torch'} & set(sys.modules)); "
              "measuring = sorted(m for m in sys.modules if m.endswith('.measure')); "

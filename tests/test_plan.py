@@ -7,18 +7,23 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
-from jaxpitfalls import plan, sources
+from jaxpitfalls import plan, sources, studies
+from jaxpitfalls.configcheck.schema import fill_defaults, load, schema_problems
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+SCHEMA = load(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def validate(config):
+    """The schema's part of the Snakefile's check: no violation, then the defaults filled in."""
+    assert schema_problems(config, SCHEMA)[0] == []
+    fill_defaults(config, SCHEMA)
 
 
 def _config(name="config.yaml"):
     config = yaml.safe_load((ROOT / name).read_text())
-    validate(config, SCHEMA)
+    validate(config)
     return config
 
 
@@ -50,7 +55,7 @@ def test_presets_validate(preset):
     from snakemake.utils import update_config
 
     update_config(config, overlay)
-    validate(config, SCHEMA)
+    validate(config)
     assert all(plan.configurations(config["studies"][s]) for s in plan.enabled_studies(config))
 
 
@@ -86,8 +91,8 @@ def test_invalid_config_fails_naming_the_key(path, value, key):
         for p in path[:-1]:
             node = node[p]
         node[path[-1]] = value
-    with pytest.raises(WorkflowError, match=key):
-        validate(config, SCHEMA)
+    problems, _ = schema_problems(config, SCHEMA)
+    assert len(problems) == 1 and key in problems[0], problems
 
 
 def test_model_names_must_follow_the_pattern():
@@ -124,3 +129,20 @@ def test_explicit_points_add_configurations_on_no_axis():
     assert [c["id"] for c in confs] == ["layers4-hidden768", "layers12-hidden768", "layers24-hidden2048"]
     assert confs[2]["axes"] == ["points"] and confs[2]["model"] == "bert-L24-H2048"
     assert "points" in confs[0]["axes"]  # a point equal to the base is the base
+
+
+def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
+    config = {"studies": {"tree_at": {"base": {"layers": 2, "hidden": 8}},
+                          "dispatch": {"base": {"layers": 1, "hidden": 8, "batch": 2, "seq": 4, "dropout": 0.0}}}}
+    validate(config)
+    tree_at, dispatch = config["studies"]["tree_at"], config["studies"]["dispatch"]
+    assert tree_at["measure"]["budget_s"] == 6 and tree_at["measure"]["processes"] == 1  # its own, the common
+    assert tree_at["trace"] == "base" and tree_at["compilation_cache"] is False and tree_at["model_family"] == "bert"
+    assert dispatch["measure"]["repeats"] == 20 and "budget_s" not in dispatch["measure"]
+    assert dispatch["trace"] == "all" and dispatch["measure"]["warmup_steps"] == 3
+    dispatch["measure"]["budget_s"] = 5  # another study's key: dispatch times exactly `repeats`
+    problems, _ = schema_problems(config, SCHEMA)
+    assert problems == ["config studies.dispatch.measure: unknown key 'budget_s' (known: max_busy_share, "
+                        "max_retries, min_sample_s, on_contention, processes, repeats, steps_per_sample, "
+                        "trace_steps, warmup_steps)"]
+    assert list(SCHEMA["properties"]["studies"]["properties"]) == list(studies.names())

@@ -8,9 +8,9 @@ import pytest
 
 from jaxpitfalls import traces
 from jaxpitfalls.harness import protocol, tracing
-from jaxpitfalls.studies.dispatch import spec
+from jaxpitfalls.studies.dispatch.spec import SPEC
 
-COMPONENTS = spec.TRACE_COMPONENTS
+COMPONENTS = SPEC.trace_components
 
 
 @pytest.fixture(scope="module")

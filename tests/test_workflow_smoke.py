@@ -1,7 +1,6 @@
-"""A smoke run of the real Snakefile (presets/smoke.yaml) in a temporary copy of the repository.
-
-The copy includes src/, imported through PYTHONPATH, so the test can edit a package file and check that
-exactly the jobs using it would rerun, without touching the checkout.
+"""A smoke run of the real Snakefile (presets/smoke.yaml) in a temporary copy of the repository
+(workflow_copy.py): the tests edit package files of the copy and check that exactly the jobs using them
+would rerun, without touching the checkout.
 """
 
 from __future__ import annotations
@@ -19,34 +18,15 @@ import jax
 import pandas as pd
 import pytest
 from report_browser import ReportPage
+from workflow_copy import copy_workflow
+from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, results, studies
-
-ROOT = Path(__file__).resolve().parents[1]
-COPY = ("Snakefile", "config.yaml", "presets", "profiles", "scripts", "src", "workflow", "envs",
-        "requirements.txt")
-
-
-def _snakemake(workdir: Path, *args: str, overlay: Path | None = None, check: bool = True):
-    """Snakemake on the smoke preset (plus an overlay config) in `workdir`, importing the package copy."""
-    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
-    configfiles = ["presets/smoke.yaml", *([str(overlay)] if overlay else [])]
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "--configfile", *configfiles, *args]
-    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return proc
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("workflow")
-    for name in COPY:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, workdir / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, workdir / name)
+    workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
     _snakemake(workdir, "--cores", "all")
     return workdir
 
@@ -56,7 +36,9 @@ def test_every_result_is_written_and_valid(run):
     assert len(runs) == 1
     for path in runs:
         doc = results.read_result(path)
-        assert doc["checks"]["compiles_in_timed_region"] == 0
+        agreement, distinct = doc["checks"]["outputs_agree"], doc["checks"]["signatures_distinct"]
+        assert agreement["reference"] == doc["floor"] and set(agreement["bitwise_equal"]) == set(doc["variants"])
+        assert distinct["distinct_signatures"] == distinct["variants"] == len(doc["variants"]) == 4
         env = doc["environment"]
         assert env["backend"] == jax.default_backend() and env["device_count"] >= 1
         assert set(env["git"]) == {"commit", "dirty"} and env["packages"]["equinox"]
@@ -119,9 +101,7 @@ def test_extraction_stores_agreeing_activations_and_reports_its_phases(run):
 
 
 def extraction_variants():
-    from jaxpitfalls.studies.extraction import spec
-
-    return spec.VARIANTS
+    return studies.spec("extraction").variants
 
 
 def test_tables_figures_and_report(run):
@@ -154,7 +134,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
     _snakemake(run, "--report", "reports/report.html")
     page = ReportPage(run / "reports" / "report.html")
     try:
-        for study in plan.STUDIES:
+        for study in studies.names():
             page.home()
             page.open(study, "figures")
             figures = sorted(str(p.relative_to(run)) for p in (run / "reports/figures" / study).glob("*.png"))
@@ -162,7 +142,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
             for figure in figures:
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
             caption = page.details(figures[0])
-            described = studies.load(study, "report").FIGURES[Path(figures[0]).stem]
+            described = studies.report(study).FIGURES[Path(figures[0]).stem]
             assert f"of study {study}: {described[:40]}" in caption and "bootstrap 95%" in caption
             assert "Configuration: base " in caption and f"Environment: JAX {jax.__version__}" in caption
             page.home()
@@ -179,7 +159,7 @@ def test_zip_report_holds_every_figure_and_table(run):
     _snakemake(run, "--report", "reports/report.zip")
     names = zipfile.ZipFile(run / "reports" / "report.zip").namelist()
     expected = ["report.md", "run_summary.csv", *(p.name for p in (run / "reports" / "figures").glob("*/*.png")),
-                *(Path(p).name for study in plan.STUDIES for p in plan.table_paths(study).values())]
+                *(Path(p).name for study in studies.names() for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)
 

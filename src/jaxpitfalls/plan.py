@@ -8,16 +8,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
-STUDIES = ("dispatch", "tree_at", "extraction", "generation")
-# Studies that read the text corpus (results/data/corpus, made by `prepare_data`).
-DATA_STUDIES = ("extraction", "generation")
+from . import studies
+
+# The text corpus (made by `prepare_data`) of the studies whose spec `reads_corpus`.
 CORPUS = "results/data/corpus"
 # The CSV tables `aggregate` writes per study (results/tables/{study}/{table}.csv).
 TABLES = ("steps", "comparisons", "checks", "overhead", "environment")
 
 
 def enabled_studies(config: dict[str, Any]) -> list[str]:
-    return [name for name in STUDIES if config["studies"].get(name, {}).get("enabled", False)]
+    """The studies the config enables, in its order (the report's); every key of `studies` is a study's
+    folder (the schema refuses others)."""
+    return [name for name, block in config["studies"].items() if block.get("enabled", False)]
+
+
+def reads_corpus(study: str) -> bool:
+    return studies.spec(study).reads_corpus
 
 
 def _label(value: Any) -> str:
@@ -55,12 +61,6 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
-
-
-def warmup_tokens(conf: dict[str, Any]) -> int:
-    """The tokens a generation configuration warms up with: `warmup_fraction` of `new_tokens`, rounded,
-    at least 1 (below all of them is the warmup pitfall, demonstrated on purpose)."""
-    return max(1, round(conf["warmup_fraction"] * conf["new_tokens"]))
 
 
 def model_name(family: str, layers: int, hidden: int) -> str:
@@ -116,7 +116,7 @@ def own_preparations(config: dict[str, Any], study: str) -> list[str]:
     of its cost."""
     def needs(name: str) -> set[str]:
         return {f"prepare_model/{m}" for m in study_models(config, name)} | (
-            {"prepare_data/corpus"} if name in DATA_STUDIES else set())
+            {"prepare_data/corpus"} if reads_corpus(name) else set())
 
     others = {job for s in enabled_studies(config) if s != study for job in needs(s)}
     return sorted(needs(study) - others)
@@ -125,7 +125,7 @@ def own_preparations(config: dict[str, Any], study: str) -> list[str]:
 def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
     """A measuring job's input directories by name: its model, and the corpus where the study reads it."""
     return {"model": f"results/models/{configuration(config, study, conf_id)['model']}"} | (
-        {"data": CORPUS} if study in DATA_STUDIES else {})
+        {"data": CORPUS} if reads_corpus(study) else {})
 
 
 def all_models(config: dict[str, Any]) -> list[str]:

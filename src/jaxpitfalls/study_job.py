@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     """Measure in this process: the study's result and the environment it was measured in."""
-    doc = studies.load(request["study"], "measure").run(request["conf"], request["inputs"], request["settings"])
+    doc = studies.measure(request["study"]).run(request["conf"], request["inputs"], request["settings"])
     hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
     return {"doc": doc, "environment": environment.describe(hashed, REPO)}
 

@@ -1,6 +1,6 @@
 """Turn a profiler trace into a per-variant breakdown of the step: where the time of one call goes.
 
-Each study names its components (`TRACE_COMPONENTS` in its spec); this module only does the matching.
+Each study names its components (`trace_components` of its spec); this module only does the matching.
 
 Python events are named `$<file>:<line> <function>`; they are matched on file and function, never on the
 line number, which changes between library versions. Each instant of a step is given to the innermost

@@ -103,7 +103,7 @@ def report_settings():
 def benchmarks():
     """Every measurement job's benchmark file: the report's run summary is made from them."""
     jobs = [f"prepare_model/{m}" for m in plan.all_models(config)]
-    jobs += ["prepare_data/corpus"] if set(STUDIES) & set(plan.DATA_STUDIES) else []
+    jobs += ["prepare_data/corpus"] if any(map(plan.reads_corpus, STUDIES)) else []
     for study in STUDIES:
         jobs += [f"run_study/{study}/{c['id']}" for c in plan.configurations(config["studies"][study])]
         jobs += [

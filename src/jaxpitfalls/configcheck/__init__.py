@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import results
 from .paths import path_problems
-from .schema import load, schema_problems
+from .schema import fill_defaults, load, schema_problems
 from .sizes import size_problems
 
 DETAIL_LOG = "results/logs/config.log"
@@ -22,15 +22,14 @@ class InvalidConfig(ValueError):
 
 
 def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
-    """Validate the config and fill in the schema's defaults (Snakemake's `validate`), or raise
+    """Validate the config against the assembled schema (schema.load) and fill in its defaults, or raise
     InvalidConfig. Schema violations come first (their full jsonschema detail goes to DETAIL_LOG); only a
     config that fits the schema, defaults filled in, is checked for what its studies ask of the models,
     files and flags it names."""
-    problems, detail = schema_problems(config, load(schema_path))
+    schema = load(schema_path)
+    problems, detail = schema_problems(config, schema)
     if not problems:
-        from snakemake.utils import validate
-
-        validate(config, str(schema_path))
+        fill_defaults(config, schema)
         problems = size_problems(config) + path_problems(config)
     if not problems:
         return

@@ -52,7 +52,7 @@ def _baseline(config: dict[str, Any]) -> Iterator[str]:
 
 
 def _packages(config: dict[str, Any]) -> Iterator[str]:
-    if not set(plan.enabled_studies(config)) & set(plan.DATA_STUDIES):
+    if not any(map(plan.reads_corpus, plan.enabled_studies(config))):
         return
     for i, name in enumerate(config["data"]["packages"]):
         try:

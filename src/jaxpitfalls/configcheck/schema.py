@@ -1,13 +1,20 @@
-"""The config against its JSON schema: every violation at once, one line each, naming the key."""
+"""The config against its JSON schema: every violation at once, one line each, naming the key.
+
+The schema is assembled: workflow/schemas/config.schema.yaml holds the top-level keys and `$defs/study`,
+the keys every study's block has; each study's folder adds its own fragment (`StudySpec.schema`), merged
+over `$defs/study` into `studies.<name>`. Defaults are filled in as Snakemake's `validate` does."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
+
+from .. import studies
 
 
 def key_path(parts) -> str:
@@ -35,9 +42,48 @@ def _line(error: ValidationError) -> str:
     return f"{where} = {_shown(error.instance)}: {error.message}"
 
 
-def load(schema_path: str | Path) -> dict[str, Any]:
-    with open(schema_path) as f:
+def _read(path: str | Path) -> dict[str, Any]:
+    with open(path) as f:
         return yaml.safe_load(f)
+
+
+def merged(common: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """`own` over `common`, mappings merged key by key at every depth (a study narrows or adds keys)."""
+    out = copy.deepcopy(common)
+    for key, value in own.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = merged(out[key], value) if both else copy.deepcopy(value)
+    return out
+
+
+def load(schema_path: str | Path) -> dict[str, Any]:
+    """The whole schema: the workflow's, with every study's block (its fragment over `$defs/study`)."""
+    schema = _read(schema_path)
+    schema["properties"]["studies"]["properties"] = {
+        name: merged(schema["$defs"]["study"], _read(studies.spec(name).schema)) for name in studies.names()}
+    return schema
+
+
+def _filling_defaults(properties_check):
+    """jsonschema's FAQ recipe, as Snakemake's `validate` uses it: a missing key gets its default (a fresh
+    copy), and the default is validated (and filled in turn) like a given value."""
+    def fill(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for key, sub in properties.items():
+                if "default" in sub:
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
+        yield from properties_check(validator, properties, instance, schema)
+
+    return fill
+
+
+DefaultFilling = validators.extend(
+    Draft202012Validator, {"properties": _filling_defaults(Draft202012Validator.VALIDATORS["properties"])})
+
+
+def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Fill in the schema's defaults, in place (the config has passed `schema_problems`)."""
+    DefaultFilling(schema).validate(config)
 
 
 def schema_problems(config: dict[str, Any], schema: dict[str, Any]) -> tuple[list[str], list[str]]:

@@ -1,18 +1,18 @@
 """What each study's configurations ask of their model: every size a job would only find wrong once it
 starts, or never (JAX's gather clamps an index past a table's end: a sequence longer than the position
-table would be measured on a model that reuses its last position)."""
+table would be measured on a model that reuses its last position). The checks every study shares are here;
+a study's own are its spec's `check_sizes`."""
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .. import plan
+from .. import plan, studies
 
 # A local Hugging Face directory's config.json names for each family's sizes.
 HF_KEYS = {
@@ -85,15 +85,6 @@ def _setting(study: str, block: dict[str, Any], conf: dict[str, Any], key: str) 
     return f"config {source(study, block, conf, key)} = {conf[key]}"
 
 
-def forced_devices(xla_flags: str) -> int | None:
-    """The CPU device count XLA is told to create, where the flags say (GPUs and TPUs count their own)."""
-    found = re.findall(r"--xla_force_host_platform_device_count=(\d+)", xla_flags)
-    return int(found[-1]) if found else None
-
-
-Check = Callable[[Callable[[str], str], dict[str, Any], Model, dict[str, Any]], Iterator[str]]
-
-
 def _any_family(at, conf, m, config) -> Iterator[str]:
     if conf["hidden"] != m["hidden"]:
         yield f"{at('hidden')}: the model's {m.label('hidden')} differs; point local_dirs at a model of this size"
@@ -107,59 +98,9 @@ def _any_family(at, conf, m, config) -> Iterator[str]:
                f"{m.label('kv_groups')} (query heads per key/value head); change hidden or kv_groups")
 
 
-def _dispatch(at, conf, m, config) -> Iterator[str]:
-    if conf["seq"] > m["max_positions"]:
-        yield f"{at('seq')}: longer than {m.label('max_positions')}; raise max_positions or lower seq"
-
-
-def _tree_at(at, conf, m, config) -> Iterator[str]:
-    flags = " ".join([config["xla_flags"], config["studies"]["tree_at"]["xla_flags"]])
-    devices = forced_devices(flags)
-    if devices and conf["hidden"] % devices:
-        yield (f"{at('hidden')}: not divisible by the {devices} CPU devices its xla_flags create "
-               "(--xla_force_host_platform_device_count), across which the tensor-parallel plan splits it; "
-               f"use a multiple of {devices}")
-
-
-def _extraction(at, conf, m, config) -> Iterator[str]:
-    if conf["min_len"] > conf["max_len"]:
-        yield f"{at('min_len')}: above max_len ({conf['max_len']}); lower min_len or raise max_len"
-    if conf["max_len"] > m["max_positions"]:
-        yield f"{at('max_len')}: longer than {m.label('max_positions')}; raise max_positions or lower max_len"
-    key = "batch" if conf["batch"] != config["studies"]["extraction"]["base"]["batch"] else "sequences"
-    if conf["sequences"] <= conf["batch"]:
-        yield (f"{at(key)}: sequences ({conf['sequences']}) not more than batch ({conf['batch']}): the dataset "
-               "must fill a batch and leave a ragged one; raise sequences or lower batch")
-    elif conf["sequences"] % conf["batch"] == 0:
-        yield (f"{at(key)}: sequences ({conf['sequences']}) a multiple of batch ({conf['batch']}): the last "
-               "batch would not be ragged, and the study measures what a ragged one costs; change either")
-
-
-def _generation(at, conf, m, config) -> Iterator[str]:
-    yield from _generation_warmup(at, conf, m, config)
-    length = conf["prompt"] + conf["new_tokens"]
-    if length > m["max_positions"]:
-        key = "prompt" if conf["prompt"] != config["studies"]["generation"]["base"]["prompt"] else "new_tokens"
-        yield (f"{at(key)}: prompt ({conf['prompt']}) + new_tokens ({conf['new_tokens']}) = {length} positions, "
-               f"more than {m.label('max_positions')}; raise max_positions or lower prompt or new_tokens")
-
-
-def _generation_warmup(at, conf, m, config) -> Iterator[str]:
-    """The pitfall's demonstration warms up with fewer tokens than it generates (as the study rounds)."""
-    warmup = plan.warmup_tokens(conf)
-    if conf["warmup_fraction"] < 1 and warmup >= conf["new_tokens"]:
-        yield (f"{at('warmup_fraction')}: warms up with {warmup} of {conf['new_tokens']} new tokens (rounded), "
-               "every length the timed generation reaches, so the pitfall it demonstrates would not happen; "
-               "lower warmup_fraction or raise new_tokens")
-
-
-CHECKS: dict[str, Check] = {"dispatch": _dispatch, "tree_at": _tree_at, "extraction": _extraction,
-                            "generation": _generation}
-
-
-def _family_problems(config: dict[str, Any], studies: list[str]) -> Iterator[str]:
-    for study in studies:
-        if study not in plan.DATA_STUDIES:
+def _family_problems(config: dict[str, Any], enabled: list[str]) -> Iterator[str]:
+    for study in enabled:
+        if not plan.reads_corpus(study):
             continue
         family = config["studies"][study]["model_family"]
         for name in plan.study_models(config, study):
@@ -176,10 +117,10 @@ def _family_problems(config: dict[str, Any], studies: list[str]) -> Iterator[str
 def size_problems(config: dict[str, Any]) -> list[str]:
     """One line per problem, each naming the key to change and how; duplicates (a base value every
     configuration shares) once."""
-    studies = plan.enabled_studies(config)
-    lines: list[str] = list(_family_problems(config, studies))
-    for study in studies:
-        block = config["studies"][study]
+    enabled = plan.enabled_studies(config)
+    lines: list[str] = list(_family_problems(config, enabled))
+    for study in enabled:
+        block, check = config["studies"][study], studies.spec(study).check_sizes
         for conf in plan.configurations(block):
             at = partial(_setting, study, block, conf)
             m = model(config, conf["model"])
@@ -187,5 +128,5 @@ def size_problems(config: dict[str, Any]) -> list[str]:
                 lines.append(f"config models.{block['model_family']}.local_dirs.{m.name}: its config.json lacks "
                              f"{', '.join(m.missing)}, which the study's sizes are checked against")
                 continue
-            lines += [*_any_family(at, conf, m, config), *CHECKS[study](at, conf, m, config)]
+            lines += [*_any_family(at, conf, m, config), *(check(at, conf, m, config) if check else ())]
     return list(dict.fromkeys(lines))

@@ -93,11 +93,14 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                                       default=None) for k in peaks}
                         for mode, peaks in first["memory"].items()}
     merged["machine"] = {mode: _merge_machine([d["machine"][mode] for d in docs]) for mode in first["machine"]}
-    if "max_abs_difference" in first["checks"]:
-        merged["checks"]["max_abs_difference"] = _max_leaves([d["checks"]["max_abs_difference"] for d in docs])
+    merged["checks"]["outputs_agree"] = _merge_agreement([d["checks"]["outputs_agree"] for d in docs])
     merged["processes"] = len(docs)
     return merged
 
 
-def _max_leaves(values: list[dict[str, float]]) -> dict[str, float]:
-    return {k: max(v[k] for v in values) for k in values[0]}
+def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every process's outputs check as one: the largest difference any process found, and bitwise
+    equality only where every process found it."""
+    names = records[0]["max_abs_difference"]
+    return records[0] | {"max_abs_difference": {k: max(r["max_abs_difference"][k] for r in records) for k in names},
+                         "bitwise_equal": {k: all(r["bitwise_equal"][k] for r in records) for k in names}}

@@ -2,7 +2,8 @@
 
 A comparison whose two variants silently ran the same code once reported 1.00x. Here the study declares
 which variants must differ and whose outputs must agree, and both are checked on what was recorded at run
-time, never on what the code claims.
+time, never on what the code claims. Each guard raises when its check fails and otherwise returns the record
+of what it compared and found, which the study stores as the result's `checks` (never a literal `True`).
 """
 
 from __future__ import annotations
@@ -29,40 +30,47 @@ def fingerprint(text: str) -> str:
 
 def require_distinct(
     signatures: Mapping[str, Mapping[str, object]], pairs: Iterable[tuple[str, str]] | None = None
-) -> None:
-    """Fail unless every pair (all pairs by default) recorded different signatures."""
-    names = sorted(signatures)
-    for a, b in pairs if pairs is not None else combinations(names, 2):
+) -> dict[str, int]:
+    """Fail unless every pair (all pairs by default) recorded different signatures; returns how many
+    variants and pairs were compared and how many distinct signatures they recorded."""
+    pairs = list(pairs if pairs is not None else combinations(sorted(signatures), 2))
+    for a, b in pairs:
         if dict(signatures[a]) == dict(signatures[b]):
             raise VariantsIndistinguishable(
                 f"variants {a!r} and {b!r} recorded the same signature {dict(signatures[a])}: they ran the "
                 "same code path, so comparing them would report a meaningless ratio"
             )
+    distinct = {repr(sorted(dict(s).items())) for s in signatures.values()}
+    return {"variants": len(signatures), "pairs_compared": len(pairs), "distinct_signatures": len(distinct)}
 
 
 def require_agree(
     outputs: Mapping[str, np.ndarray], reference: str, exact: bool, rtol: float = 1e-5, atol: float = 1e-6
-) -> dict[str, float]:
-    """Every variant's output equals the reference's (bitwise if `exact`); returns max abs differences."""
+) -> dict[str, object]:
+    """Every variant's output equals the reference's (bitwise if `exact`); returns the reference, how they
+    were compared, the values compared per variant, and per variant the max abs difference and whether
+    it was bitwise equal."""
     ref = np.asarray(outputs[reference])
-    differences = {}
+    how = "bitwise" if exact else f"within rtol={rtol}, atol={atol}"
+    differences, bitwise = {}, {}
     for name, out in outputs.items():
         out = np.asarray(out)
         if out.shape != ref.shape:
             raise VariantOutputsDisagree(f"{name!r} output shape {out.shape} != {reference!r} {ref.shape}")
         differences[name] = float(np.max(np.abs(out - ref))) if out.size else 0.0
-        same = np.array_equal(out, ref) if exact else np.allclose(out, ref, rtol=rtol, atol=atol)
-        if not same:
-            how = "bitwise" if exact else f"within rtol={rtol}, atol={atol}"
+        bitwise[name] = bool(np.array_equal(out, ref))
+        if not (bitwise[name] if exact else np.allclose(out, ref, rtol=rtol, atol=atol)):
             raise VariantOutputsDisagree(
                 f"{name!r} and {reference!r} outputs differ {how}: max |diff| = {differences[name]:.3g}"
             )
-    return differences
+    return {"reference": reference, "compared": how, "values": int(ref.size), "max_abs_difference": differences,
+            "bitwise_equal": bitwise}
 
 
-def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str, float]:
+def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str, object]:
     """Every variant's pytree equals the reference's: same structure (static fields included), bitwise
-    equal leaves, and the same sharding on every array leaf. Returns max abs differences (0 when equal)."""
+    equal leaves, and the same sharding on every array leaf. Returns the record require_agree returns
+    (`values`: the leaves compared per variant)."""
     import jax
 
     ref_leaves, ref_def = jax.tree_util.tree_flatten(trees[reference])
@@ -77,4 +85,6 @@ def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str,
                 raise VariantOutputsDisagree(
                     f"{name!r} and {reference!r} shard leaf {i} differently: {a.sharding} vs {b.sharding}"
                 )
-    return dict.fromkeys(trees, 0.0)
+    return {"reference": reference, "compared": "structure, bitwise values and sharding of every leaf",
+            "values": len(ref_leaves), "max_abs_difference": dict.fromkeys(trees, 0.0),
+            "bitwise_equal": dict.fromkeys(trees, True)}

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import Any
 
 from .. import results, studies
+from ..studies.interface import StudySpec
 from . import markdown
 from .aggregate import processes_of, read_tables
 from .run_summary import run_summary, span_seconds, study_seconds
@@ -33,6 +33,16 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
     return judged
 
 
+def declared(spec: StudySpec, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The report's claim rows, keyed as the spec declares them, with the spec's text and write-up number;
+    every declared claim exactly once (a claim a report forgot would otherwise vanish from the scorecard)."""
+    keys = [row["claim"] for row in rows]
+    if sorted(keys) != sorted(spec.claims):
+        raise ValueError(f"study {spec.name}: report.claims() returned {keys}, the spec declares {list(spec.claims)}")
+    return [row | {"claim": spec.claims[row["claim"]].text, "write_up": spec.claims[row["claim"]].write_up}
+            for row in rows]
+
+
 def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], benchmark_paths: list[str], out_md: str,
     out_summary: str,
@@ -44,15 +54,14 @@ def build_report(
     results.write_csv(out_summary, summary)
     claims, sections, environments, quiet, parts = {}, [], {}, {}, {}
     for name, inputs in study_inputs.items():
-        report = studies.load(name, "report")
+        spec, report = studies.spec(name), studies.report(name)
         tables = read_tables(inputs["tables"])
         per_process = [report.claims(read_tables(inputs["tables"], p)) for p in processes_of(tables)]
-        claims[name] = judged_per_process(report.claims(tables), per_process)
+        claims[name] = declared(spec, judged_per_process(report.claims(tables), per_process))
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
-        description = inspect.getdoc(studies.load(name)) or ""
-        sections.append(markdown.study_section(name, description, studies.load(name, "spec"), report, tables,
-                                               settings, figures))
+        sections.append(markdown.study_section(name, studies.description(name), spec, report, tables, settings,
+                                               figures))
         environments[name] = tables["environment"]
         quiet[name] = markdown.quietness_line(tables["checks"])
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),

@@ -54,7 +54,7 @@ class StudyCaption:
         figure the study does not describe is an error, not an empty caption."""
         from .. import studies
 
-        described = studies.load(self.name, "report").FIGURES
+        described = studies.report(self.name).FIGURES
         if figure not in described:
             raise KeyError(f"study {self.name!r} describes no figure {figure!r} (it has {', '.join(described)})")
         return described[figure]

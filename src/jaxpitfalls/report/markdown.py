@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
+from ..studies.interface import Report, StudySpec
 from .aggregate import base_config_id, measured
 
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
@@ -106,7 +106,7 @@ def scorecard_section(claims: dict[str, list[dict[str, str]]]) -> str:
                       table(pd.DataFrame(rows)), ""])
 
 
-def study_section(name: str, description: str, spec: ModuleType, report: ModuleType, tables: dict[str, pd.DataFrame],
+def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
     """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures (name, path
     relative to the report); `config` needs the study's block under `studies` and its family's under `models`."""
@@ -120,7 +120,7 @@ def study_section(name: str, description: str, spec: ModuleType, report: ModuleT
         between_processes=_process_spread(comp),
     )[["config_id", "mode", "variant", "baseline", "ratio", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
-    modes = "; ".join(f"`{mode}`: {text}" for mode, text in spec.MODES.items())
+    modes = "; ".join(f"`{mode}`: {text}" for mode, text in spec.modes.items())
     lines = [
         f"## Study `{name}`", "", description, "",
         "### Setup", "",
@@ -144,9 +144,13 @@ def study_section(name: str, description: str, spec: ModuleType, report: ModuleT
         table(comparisons), "",
         *_breakdown_lines(name, spec, tables["overhead"], base_config_id(checks)),
         "### Validity checks", "",
-        table(tables["checks"][["config_id", "outputs_agree", "outputs_exact", "max_abs_difference",
-                      "distinct_signatures", "compiles_in_warmup", "compiles_in_timed_region",
-                      "compiles_measured_on_purpose", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
+        "What the guards compared and found before any timing counted (a failed check fails the job): the "
+        "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
+        "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
+        table(tables["checks"][["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
+                                "signatures_distinct", "compiles_in_warmup", "compiles_in_timed_region",
+                                "compiles_measured_on_purpose", "compiles_demonstrated"]], ".3g"), "",
+        table(tables["checks"][["config_id", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
         "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
         "because other processes or steal used more than `measure.max_busy_share` of the cores, rounds kept "
         "although contended (`on_contention: warn`: their samples are marked in the JSON), and the largest "
@@ -167,18 +171,18 @@ def _process_spread(comp: pd.DataFrame) -> pd.Series:
                       f"{r['process_ratio_min']:.3f}-{r['process_ratio_max']:.3f}x", axis=1)
 
 
-def _breakdown_lines(name: str, spec: ModuleType, overhead: pd.DataFrame, base_id: str) -> list[str]:
+def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id: str) -> list[str]:
     """The traced breakdown of the base configuration: share per component, and its untraced estimate."""
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
     text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({v:.3f} ms)")
-    described = {c.name: c.description for c in spec.TRACE_COMPONENTS} | {"rest": "everything else"}
+    described = {c.name: c.description for c in spec.trace_components} | {"rest": "everything else"}
     text.insert(0, "what", [described.get(c, "") for c in text.index])
     return [
-        f"### Trace breakdown (configuration `{base_id}`, mode `{spec.TRACED_MODE}`)", "",
+        f"### Trace breakdown (configuration `{base_id}`, mode `{spec.traced_mode}`)", "",
         "Share of the traced sample per component (innermost match wins, so the shares add up to the sample); "
-        f"in brackets the share applied to the untraced `{spec.TRACED_MODE}` median, which corrects for the "
+        f"in brackets the share applied to the untraced `{spec.traced_mode}` median, which corrects for the "
         f"tracer's inflation of Python time. Per-configuration tables: `results/tables/{name}/overhead.csv`.", "",
         text.reset_index().to_markdown(index=False), "",
     ]

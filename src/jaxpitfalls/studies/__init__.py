@@ -1,28 +1,69 @@
-"""One package per study: what it is (`spec`: variants, floor, modes, trace components; JAX-free), its
-measurement (`measure`: `run` and `trace`, what must hold between the variants) and its report (`report`:
-tables, figures, claims; JAX-free). The package's own docstring describes the study. See `plan.STUDIES`."""
+"""The studies: every package in this folder with a `spec.py` is one (see interface.py for its parts).
+Adding a folder adds a study; nothing else lists them."""
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
-from typing import Any
+import inspect
+import pkgutil
+from functools import cache
+from pathlib import Path
+
+from .interface import Measure, Report, StudySpec
+
+FOLDER = Path(__file__).parent
 
 
-def load(name: str, part: str = "") -> ModuleType:
-    """The study's package (its description), or one part of it (`spec`, `measure`, `report`); imported
-    lazily: `measure` pulls in JAX."""
-    from ..plan import STUDIES
+@cache
+def names() -> tuple[str, ...]:
+    """Every study, by folder name, sorted (a config runs and reports them in its own order)."""
+    return tuple(sorted(m.name for m in pkgutil.iter_modules([str(FOLDER)])
+                        if m.ispkg and (FOLDER / m.name / "spec.py").is_file()))
 
-    if name not in STUDIES:
-        raise KeyError(f"unknown study {name!r}; known: {', '.join(STUDIES)}")
+
+def _part(name: str, part: str):
+    if name not in names():
+        raise KeyError(f"unknown study {name!r}; known: {', '.join(names())}")
     return importlib.import_module(".".join(filter(None, [__name__, name, part])))
+
+
+def spec(name: str) -> StudySpec:
+    """The study's JAX-free spec (`SPEC` in its spec.py)."""
+    found = getattr(_part(name, "spec"), "SPEC", None)
+    if not isinstance(found, StudySpec) or found.name != name:
+        raise TypeError(f"studies/{name}/spec.py must define SPEC = StudySpec(name={name!r}, ...)")
+    return found
+
+
+def _implementing(name: str, part: str, protocol: type):
+    module = _part(name, part)
+    if not isinstance(module, protocol):
+        members = [*protocol.__annotations__, *(k for k, v in vars(protocol).items()
+                                                 if callable(v) and not k.startswith("_"))]
+        missing = [m for m in members if not hasattr(module, m)]
+        raise TypeError(f"studies/{name}/{part}.py does not implement {protocol.__name__}: lacks {missing}")
+    return module
+
+
+def measure(name: str) -> Measure:
+    """The study's measuring code (imports JAX)."""
+    return _implementing(name, "measure", Measure)
+
+
+def report(name: str) -> Report:
+    """The study's report code (JAX-free)."""
+    return _implementing(name, "report", Report)
+
+
+def description(name: str) -> str:
+    """The study's package docstring: what the report says it measures and what must hold."""
+    return inspect.getdoc(_part(name, "")) or ""
 
 
 INPUTS = ("model", "data")
 
 
-def inputs(named: Any) -> dict[str, str]:
+def inputs(named) -> dict[str, str]:
     """A measuring job's input directories by name (`model`; `data` where the study reads the corpus),
     from Snakemake's named input list."""
     return {name: str(path) for name, path in named.items() if name in INPUTS}

@@ -14,7 +14,7 @@ import pandas as pd
 from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...report.aggregate import base_config_id
 from ...report.markdown import above, interval, opposite, verdict
-from .spec import FLOOR, VARIANTS
+from .spec import SPEC
 
 FIGURES = {
     "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
@@ -35,25 +35,25 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
     from ...report.plots import facet_lines
 
     comparisons = tables["comparisons"]
-    vs_floor = comparisons[comparisons["baseline"] == FLOOR]
+    vs_floor = comparisons[comparisons["baseline"] == SPEC.floor]
     structure = _on_axis(vs_floor, "layers")
     compute_steps = pd.concat([_on_axis(tables["steps"], a) for a in COMPUTE_AXES])
     compute_overhead = pd.concat([_on_axis(vs_floor, a) for a in COMPUTE_AXES])
     return {
         "overhead_vs_leaves": facet_lines(
             structure, x="structure_model_leaves", y="diff_ms", low="diff_ci_low_ms",
-            high="diff_ci_high_ms", hue="variant", col="mode", hue_order=VARIANTS,
+            high="diff_ci_high_ms", hue="variant", col="mode", hue_order=SPEC.variants,
             xlabel="pytree leaves of the model",
-            ylabel=f"overhead vs {FLOOR} (ms/step)", title="Overhead vs structure (layers sweep)"),
+            ylabel=f"overhead vs {SPEC.floor} (ms/step)", title="Overhead vs structure (layers sweep)"),
         "step_vs_compute": facet_lines(
             compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", hue="variant",
-            col="axis", sharex=False, hue_order=VARIANTS, ylabel="median step, blocked (ms)",
+            col="axis", sharex=False, hue_order=SPEC.variants, ylabel="median step, blocked (ms)",
             title="Step time vs compute"),
         "overhead_vs_compute": facet_lines(
             compute_overhead[compute_overhead["mode"] == "blocked"], x="value", y="diff_ms",
             low="diff_ci_low_ms", high="diff_ci_high_ms", hue="variant", col="axis", sharex=False,
-            hue_order=VARIANTS,
-            ylabel=f"overhead vs {FLOOR}, blocked (ms/step)", title="Overhead vs compute"),
+            hue_order=SPEC.variants,
+            ylabel=f"overhead vs {SPEC.floor}, blocked (ms/step)", title="Overhead vs compute"),
     }
 
 
@@ -97,8 +97,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     slower = comp[(comp.variant == "filter_jit") & (comp.baseline == "jit_partition") & (comp["mode"] == "blocked")]
     n_slower = int((slower.ratio_ci_low > 1).sum())
     rows.append({
-        "claim": "filter_jit is slower per training step than jax.jit + partition/combine",
-        "write_up": "1.23-1.27x (BERT-base, batch 64, seq 512, GPU)",
+        "claim": "slower",
         "measured": f"{_interval(fj)} at {base_id}; significantly slower in {n_slower}/{len(slower)} configurations",
         "verdict": verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1)),
         "rule": "95% interval of the paired ratio above 1",
@@ -108,8 +107,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     pre, post = fo.loc["_preprocess", "inclusive_ms"], fo.loc["_postprocess", "inclusive_ms"]
     post_share = post / (pre + post) if pre + post > 0 else float("nan")
     rows.append({
-        "claim": "the overhead is pre/postprocessing outside the compiled program, mostly _postprocess + combine",
-        "write_up": "_preprocess + hashable_partition 26%, _postprocess + combine 74%",
+        "claim": "where",
         "measured": f"_preprocess {1 - post_share:.0%}, _postprocess {post_share:.0%} "
                     f"(traced: {pre:.3f} ms + {post:.3f} ms per step at {base_id})",
         "verdict": verdict(bool(post_share > 0.5)),
@@ -117,15 +115,14 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     })
 
     def overhead_on(axis):
-        blocked = comp[(comp.variant == "filter_jit") & (comp.baseline == FLOOR) & (comp["mode"] == "blocked")]
+        blocked = comp[(comp.variant == "filter_jit") & (comp.baseline == SPEC.floor) & (comp["mode"] == "blocked")]
         on = _on_axis(blocked, axis)
         leaves = steps.drop_duplicates("config_id").set_index("config_id")["structure_model_leaves"]
         return on.assign(leaves=on.config_id.map(leaves)).sort_values("value")
 
     layers = overhead_on("layers")
     structure_row = {
-        "claim": "the overhead depends on the model's structure (number of pytree leaves)",
-        "write_up": "~47 ms per step for BERT-base's tree",
+        "claim": "structure",
         "measured": "not measured: the config sweeps fewer than 2 layer counts",
         "verdict": verdict(None),
         "rule": "overhead at the most leaves minus at the fewest (95% interval of the difference): above 0 "
@@ -145,8 +142,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
 
     compute = pd.concat([overhead_on(a) for a in COMPUTE_AXES], ignore_index=True).drop_duplicates("config_id")
     compute_row = {
-        "claim": "the overhead does not depend on the computation (dropout, sizes)",
-        "write_up": "47.2 ms without dropout vs 46.9 ms with dropout",
+        "claim": "not_compute",
         "measured": "not measured: the config sweeps fewer than 2 compute settings besides the base",
         "verdict": verdict(None),
         "rule": "max - min overhead within 50% of the base configuration's",
@@ -161,26 +157,24 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
         }
     rows.append(compute_row)
 
-    part = pair("jit_partition", FLOOR)
+    part = pair("jit_partition", SPEC.floor)
     rows.append({
-        "claim": "partition once + combine inside jax.jit leaves ~0 ms of per-call overhead",
-        "write_up": "~0 ms (combine happens inside the program)",
+        "claim": "partition_free",
         "measured": f"{_ms(part)} vs the flat-leaves floor ({_interval(part)})",
         "verdict": verdict(opposite(above(part.ratio_ci_low, part.ratio_ci_high, 1.05))),
         "rule": "ratio to jit_flat at most 1.05 (whole interval); above 1.05 (whole interval): not reproduced",
     })
 
-    blocked, pipelined = pair("filter_jit", FLOOR), pair("filter_jit", FLOOR, "pipelined")
+    blocked, pipelined = pair("filter_jit", SPEC.floor), pair("filter_jit", SPEC.floor, "pipelined")
     # filter_jit gains less from pipelining than the floor <=> its ratio to the floor rises when pipelined.
     rise = ratio_of_estimates(pipelined.ratio, (pipelined.ratio_ci_low, pipelined.ratio_ci_high),
                               blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
     rows.append({
-        "claim": "(beyond the write-up) filter_jit blocks on every call, so pipelining gains it less than jax.jit",
-        "write_up": "equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously",
-        "measured": f"filter_jit / {FLOOR}: blocked {_interval(blocked)}, pipelined {_interval(pipelined)}; "
+        "claim": "pipelining",
+        "measured": f"filter_jit / {SPEC.floor}: blocked {_interval(blocked)}, pipelined {_interval(pipelined)}; "
                     f"pipelined / blocked {interval(*rise, 'x')}",
         "verdict": verdict(above(rise[1], rise[2], 1)),
-        "rule": f"filter_jit's ratio to {FLOOR} higher pipelined than blocked (95% interval of the quotient "
+        "rule": f"filter_jit's ratio to {SPEC.floor} higher pipelined than blocked (95% interval of the quotient "
                 "above 1; below 1: not reproduced)",
     })
     return rows

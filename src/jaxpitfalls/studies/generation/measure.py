@@ -8,17 +8,16 @@ from typing import Any
 import jax
 import numpy as np
 
-from ... import plan
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
 from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
 from .decoding import DECODERS, Decoder
-from .spec import FLOOR, VARIANTS
+from .spec import SPEC, warmup_tokens
 
-if tuple(DECODERS) != VARIANTS:  # the spec names them for the plan and the report
-    raise RuntimeError(f"spec.VARIANTS {VARIANTS} differ from the decoders {tuple(DECODERS)}")
+if tuple(DECODERS) != SPEC.variants:  # the spec names them for the plan and the report
+    raise RuntimeError(f"SPEC.variants {SPEC.variants} differ from the decoders {tuple(DECODERS)}")
 
 
 def prompt_tokens(data_dir: str, length: int) -> np.ndarray:
@@ -96,18 +95,18 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     pitfall instead (every sample: fresh programs, short warmup, timed generation that compiles)."""
     decoders, prompt = prepare(conf, inputs)
     new = conf["new_tokens"]
-    short = plan.warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
+    short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
     samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
     if short is None:
         tokens, first = _first_runs(decoders, prompt, new)
-        differences = require_agree(tokens, FLOOR, exact=True)
+        agreement = require_agree(tokens, SPEC.floor, exact=True)
         for sampler in samplers.values():
             sampler()  # the jitted calls of a warm generation, for the signature
         signatures = {name: _signature(d, samplers[name], {"compiles_first_generation": first[name]["compiles"]})
                       for name, d in decoders.items()}
-        require_distinct(signatures)
+        distinct = require_distinct(signatures)
     entries, comparisons, peak, machine = measure_mode(
-        samplers, "generate", FLOOR, Sampling.of(settings), conf["id"],
+        samplers, "generate", SPEC.floor, Sampling.of(settings), conf["id"],
         compiles="forbidden" if short is None else "recorded")
     caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
     if short is not None:
@@ -115,13 +114,13 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
             raise RuntimeError(f"{conf['id']}: a warmup of {short} of {new} tokens left nothing to compile for "
                                f"{[n for n, c in caught.items() if not c]}: the demonstration did not happen")
         tokens = {name: sampler.tokens for name, sampler in samplers.items()}
-        differences = require_agree(tokens, FLOOR, exact=True)
+        agreement = require_agree(tokens, SPEC.floor, exact=True)
         per_sample = {name: caught[name] // len(entries[name]["samples_s"]) for name in decoders}
         signatures = {name: _signature(d, samplers[name], {"compiles_per_timed_generation": per_sample[name]})
                       for name, d in decoders.items()}
-        require_distinct(signatures)
+        distinct = require_distinct(signatures)
     doc = {
-        "floor": FLOOR,
+        "floor": SPEC.floor,
         "variants": {name: {"modes": {"generate": entries[name]}, "signature": signatures[name],
                             "calls": decoders[name].calls,
                             "compiles_in_warmup": first[name]["compiles"] if short is None
@@ -131,17 +130,11 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         "comparisons": comparisons,
         "memory": {"generate": peak},
         "machine": {"generate": machine},
-        "checks": {
-            "outputs_agree": True,
-            "outputs_compared": "greedy tokens of a whole generation",
-            "outputs_exact": True,
-            "max_abs_difference": differences,
-            "signatures_distinct": True,
-            "compiles_in_timed_region": 0,  # where forbidden; a demonstration's are in compile_guard_caught
-        } | ({"compile_guard_caught": caught} if short is not None else {}),
-        "tokens": tokens[FLOOR].tolist(),
+        "checks": {"outputs_agree": agreement | {"outputs": "greedy tokens of a whole generation"},
+                   "signatures_distinct": distinct} | ({"compile_guard_caught": caught} if short is not None else {}),
+        "tokens": tokens[SPEC.floor].tolist(),
         "structure": {"prompt_tokens": int(prompt.size), "new_tokens": new,
-                      "parameters": sum(x.size for x in jax.tree_util.tree_leaves(decoders[FLOOR].model))},
+                      "parameters": sum(x.size for x in jax.tree_util.tree_leaves(decoders[SPEC.floor].model))},
     }
     if short is not None:
         doc["demonstration"] = (f"insufficient warmup: {short} of {new} tokens, on fresh programs before "

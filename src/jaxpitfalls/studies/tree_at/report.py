@@ -12,7 +12,7 @@ import pandas as pd
 from ...harness.stats import geometric_mean_ratio, power_law_exponent
 from ...report.aggregate import base_config_id
 from ...report.markdown import above, interval, verdict, within
-from .spec import FLOOR, MODES, VARIANTS
+from .spec import SPEC
 
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
@@ -66,16 +66,16 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
 
     steps, comp = tables["steps"], tables["comparisons"]
     transforms = steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
-    comp = comp[comp.baseline == FLOOR].assign(transforms=lambda d: d.config_id.map(transforms))
+    comp = comp[comp.baseline == SPEC.floor].assign(transforms=lambda d: d.config_id.map(transforms))
     return {
         "time_vs_transforms": facet_lines(
-            steps, x="structure_transforms", y="median_ms", hue="variant", col="mode", hue_order=VARIANTS,
+            steps, x="structure_transforms", y="median_ms", hue="variant", col="mode", hue_order=SPEC.variants,
             wrap=3, sharex=True, log="xy", xlabel="transforms in the plan", ylabel="median time (ms)",
             title="Applying a tensor-parallel plan: time vs transforms"),
         "speedup_vs_transforms": facet_lines(
             comp, x="transforms", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="mode",
-            col="variant", hue_order=list(MODES), xlabel="transforms in the plan", log="xy", reference=1.0,
-            ylabel=f"unbatched / {FLOOR} time", title="Speedup of batching, per mode (1 = no difference)"),
+            col="variant", hue_order=list(SPEC.modes), xlabel="transforms in the plan", log="xy", reference=1.0,
+            ylabel=f"unbatched / {SPEC.floor} time", title="Speedup of batching, per mode (1 = no difference)"),
     }
 
 
@@ -95,7 +95,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     steps, comp = tables["steps"], tables["comparisons"]
     base_id = base_config_id(tables["checks"])
     transforms = steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
-    comp = comp[comp.baseline == FLOOR].assign(transforms=lambda d: d.config_id.map(transforms))
+    comp = comp[comp.baseline == SPEC.floor].assign(transforms=lambda d: d.config_id.map(transforms))
 
     def ratios(mode: str) -> pd.DataFrame:
         return comp[comp["mode"] == mode].sort_values("transforms")
@@ -108,27 +108,25 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     base = direct[direct.config_id == base_id].iloc[0]
     n_base = int(base.transforms)
     rows = [{
-        "claim": "one batched tree_at applies a tensor-parallel plan faster than one tree_at per match",
-        "write_up": "7.6x (130 ms -> 17 ms; BERT-4L-768H, 24 transforms)",
+        "claim": "faster",
         "measured": f"{_ratio(base)} ({median(base_id, 'unbatched', 'direct'):.1f} ms -> "
-                    f"{median(base_id, FLOOR, 'direct'):.1f} ms; {n_base} transforms)",
+                    f"{median(base_id, SPEC.floor, 'direct'):.1f} ms; {n_base} transforms)",
         "verdict": verdict(bool(base.ratio_ci_low > 1)),
         "rule": "95% interval of the paired ratio above 1",
     }]
 
     fits = scaling(steps).set_index(["mode", "variant"])
     per_transform = (f"{median(base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
-                     f"{median(base_id, FLOOR, 'direct') / n_base:.2f} ms batched per transform at {n_base}")
+                     f"{median(base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at {n_base}")
     cost_row = {
-        "claim": "per-transform cost: unbatched is O(transforms x tree size), batched O(tree size)",
-        "write_up": "5.4 ms vs 0.7 ms per transform at 24 transforms; O(N*L) -> O(L)",
+        "claim": "per_transform",
         "measured": f"{per_transform}; not measured: fewer than 2 depths",
         "verdict": verdict(None),
         "rule": "fitted exponent (transforms grow with tree size, so O(N*L) is ~2, O(L) ~1): unbatched's "
                 "interval above 1.5, batched's below 1.5",
     }
     if ("direct", "unbatched") in fits.index:
-        u, b = fits.loc[("direct", "unbatched")], fits.loc[("direct", FLOOR)]
+        u, b = fits.loc[("direct", "unbatched")], fits.loc[("direct", SPEC.floor)]
         ok = bool(u.exponent_ci_low > 1.5 and b.exponent_ci_high < 1.5)
         bad = bool(u.exponent_ci_high < 1.5 or b.exponent_ci_low > 1.5)
         cost_row |= {
@@ -139,8 +137,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
 
     largest = direct.iloc[-1]
     rows.append({
-        "claim": "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
-        "write_up": "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
+        "claim": "same_with_depth",
         "measured": ", ".join(f"{_ratio(r)} at {int(r.transforms)}" for r in direct.itertuples()),
         "verdict": verdict(None if len(direct) < 2 else bool(
             largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
@@ -148,14 +145,13 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     })
 
     first_row = {
-        "claim": "the first run of make_module_opt scales near-linearly with the number of transforms",
-        "write_up": "~90 ms per transform; 1.24 s at 24 -> 32.4 s at 360 transforms (TPU v4)",
+        "claim": "first_run_linear",
         "measured": "not measured: fewer than 2 depths",
         "verdict": verdict(None),
         "rule": "batched (the write-up's code) exponent interval within 0.75-1.25 (outside: not reproduced)",
     }
-    if ("first_run", FLOOR) in fits.index:
-        f = fits.loc[("first_run", FLOOR)]
+    if ("first_run", SPEC.floor) in fits.index:
+        f = fits.loc[("first_run", SPEC.floor)]
         first_row |= {
             "measured": f"exponent {_exponent(f)}; "
                         f"{f.ms_per_transform_first:.1f} ms per transform at {f.transforms.split('-')[0]}, "
@@ -167,8 +163,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     steady = ratios("steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
     rows.append({
-        "claim": "under JIT (compiled make_module_opt) batching makes a negligible difference",
-        "write_up": "~35 ms per call either way once compiled",
+        "claim": "jit_negligible",
         "measured": f"{interval(*overall, 'x')} over all depths ("
                     + ", ".join(f"{_ratio(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")",
         "verdict": verdict(within(overall[1], overall[2], 0.9, 1.1)),
@@ -181,8 +176,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
                                          first.compile_ratio_ci_high)
     rows.append({
-        "claim": "batching reduces the JIT's work: less compilation overhead",
-        "write_up": "expected, not measured directly",
+        "claim": "less_compilation",
         "measured": f"first run {_ratio(top)} at {int(top.transforms)} transforms; XLA compile time unbatched / "
                     f"batched {interval(*compile_ratio, 'x')} over all depths ("
                     + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())

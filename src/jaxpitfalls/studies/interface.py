@@ -1,0 +1,86 @@
+"""What a study is, as the rest of the workflow reads it, and what its two code parts must provide.
+
+A study is one package under `studies/`: `spec.py` holds `SPEC`, a `StudySpec` (JAX-free: the plan, the
+config check, the trace parser and the report read it without importing measuring code); `measure.py`
+implements `Measure` (it imports JAX); `report.py` implements `Report` (JAX-free, reading only the spec and
+the result tables); `config.schema.yaml` is its block of the config schema; the package's docstring
+describes it in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..breakdown import Component
+
+# A configuration's size check: (names the config key of a configuration's size, for the message; the
+# configuration; its model's sizes, `model["max_positions"]` and `model.label("max_positions")`; the whole
+# config) -> one line per problem.
+SizeCheck = Callable[[Callable[[str], str], dict[str, Any], Any, dict[str, Any]], Iterable[str]]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim of the study's write-up: what it says, and the number (or finding) it gives for it."""
+
+    text: str
+    write_up: str
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """The study's name, its variants and the floor each is compared with (plus `extra_pairs`), its modes
+    with what each measures, the mode and components of its trace breakdown, its write-up's claims, whether
+    it reads the text corpus, its config schema fragment and its size checks."""
+
+    name: str
+    variants: tuple[str, ...]
+    floor: str
+    modes: Mapping[str, str]
+    traced_mode: str
+    trace_components: tuple[Component, ...]
+    claims: Mapping[str, Claim]
+    schema: Path
+    reads_corpus: bool = False
+    extra_pairs: tuple[tuple[str, str], ...] = ()
+    check_sizes: SizeCheck | None = None
+
+    def __post_init__(self) -> None:
+        named = {self.floor, *(v for pair in self.extra_pairs for v in pair)}
+        if not named <= set(self.variants):
+            raise ValueError(f"study {self.name}: {sorted(named - set(self.variants))} are not among its "
+                             f"variants {self.variants}")
+        if self.traced_mode not in self.modes:
+            raise ValueError(f"study {self.name}: traced mode {self.traced_mode!r} is not one of {list(self.modes)}")
+
+
+@runtime_checkable
+class Measure(Protocol):
+    """A study's measuring code (`measure.py`): one job per configuration."""
+
+    def run(self, conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+        """Time every variant of `conf` (inputs: named directories, `model` and `data` where the study reads
+        the corpus); the result document that result.schema.json describes."""
+
+    def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+        """A profiler pass of the traced mode into `out_dir`; returns the directory written."""
+
+
+@runtime_checkable
+class Report(Protocol):
+    """A study's report code (`report.py`), reading the result tables by name (steps, comparisons, checks,
+    overhead, environment)."""
+
+    FIGURES: Mapping[str, str]  # figure name -> caption
+
+    def tables(self, tables: dict[str, Any]) -> list[tuple[str, str, Any]]:
+        """The study's own tables: (title, one-paragraph introduction, data frame)."""
+
+    def figures(self, tables: dict[str, Any]) -> dict[str, Any]:
+        """Figures by name (each named in FIGURES)."""
+
+    def claims(self, tables: dict[str, Any]) -> list[dict[str, str]]:
+        """One row per claim of the spec, by key: `claim` (the key), `measured`, `verdict`, `rule`."""
