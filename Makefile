@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all test venv clean compare-equinox
+.PHONY: all test venv clean compare-equinox slurm-packages
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
@@ -17,9 +17,17 @@ $(BROWSER):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver
 
+# The test cluster (scripts/slurm_cluster.sh, tests/test_slurm.py): Debian's Slurm with accounting.
+SLURM := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin/munged /usr/sbin/mariadbd
+$(SLURM) &:
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq slurmctld slurmd slurm-client slurmdbd munge \
+		mariadb-server
+slurm-packages: $(SLURM)
+
 # Snakemake's own best-practice checks and snakefmt's formatting first (each fails on a finding); then the
 # tests. pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
-test: $(STAMP) $(BROWSER)
+test: $(STAMP) $(BROWSER) $(SLURM)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(BIN)/python -m pytest || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }

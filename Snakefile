@@ -17,6 +17,17 @@ require_valid(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
 report: "workflow/report/workflow.rst"
 
 
+# Cheap jobs that only read results run where Snakemake runs, never queued on a cluster (profiles/slurm).
+localrules:
+    all,
+    aggregate,
+    plot,
+    render_report,
+    compare,
+    compare_gate,
+    bundle,
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/studies.smk"

@@ -51,6 +51,21 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def placement() -> dict[str, object]:
+    """Where the job ran: this host, and under Slurm its job id, node and the CPUs (and GPUs) allocated to
+    it, read from the job's environment, so each result of a cluster run names its allocation."""
+    env = os.environ
+    slurm = "SLURM_JOB_ID" in env
+    return {
+        "host": platform.node(),
+        "scheduler": "slurm" if slurm else "local",
+        "slurm_job_id": env.get("SLURM_JOB_ID"),
+        "slurm_node": env.get("SLURMD_NODENAME") if slurm else None,
+        "slurm_cpus": int(env["SLURM_CPUS_ON_NODE"]) if slurm and "SLURM_CPUS_ON_NODE" in env else None,
+        "slurm_gpus": (env.get("SLURM_GPUS_ON_NODE") or env.get("SLURM_JOB_GPUS")) if slurm else None,
+    }
+
+
 def describe(config: dict, repo: str | os.PathLike = ".") -> dict[str, object]:
     """Everything needed to tell whether two results are comparable."""
     import jax
@@ -66,6 +81,7 @@ def describe(config: dict, repo: str | os.PathLike = ".") -> dict[str, object]:
         "cpu_count": os.cpu_count(),
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
         "git": git_state(repo),
+        "placement": placement(),
         "config_hash": config_hash(config),
         "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }

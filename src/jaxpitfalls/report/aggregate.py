@@ -141,6 +141,17 @@ def _timed_compiles(doc: dict[str, Any], label: str | None) -> int:
                if (m.get(label) if label else not any(m.get(x) for x in labels)))
 
 
+def ran_on(env: dict[str, Any]) -> str:
+    """`slurm job 12 on node7 (64 CPUs, GPUs 0)` or `local on vm`: where one result was measured."""
+    where = env.get("placement")
+    if where is None:
+        return "not recorded (an older result)"
+    if where["scheduler"] != "slurm":
+        return f"local on {where['host']}"
+    gpus = f", GPUs {where['slurm_gpus']}" if where["slurm_gpus"] else ""
+    return f"slurm job {where['slurm_job_id']} on {where['slurm_node']} ({where['slurm_cpus']} CPUs{gpus})"
+
+
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per configuration: what the guards compared and found, and the environment's headline."""
     rows = []
@@ -154,6 +165,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_demonstrated": _timed_compiles(doc, "demonstration"),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
             "job_seconds": doc.get("job_seconds"),
+            "ran_on": ran_on(env),
             "processes": doc.get("processes", 1),
             **quietness(doc["machine"]),
             **_peak_memory_mb(doc["memory"]),

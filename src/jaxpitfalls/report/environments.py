@@ -29,4 +29,5 @@ def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
     flat = {k: v for k, v in env.items() if not isinstance(v, dict)}
     flat |= env["packages"]
     flat |= {f"git_{k}": v for k, v in env["git"].items()}
+    flat |= {k: v for k, v in env.get("placement", {}).items() if k != "host"}  # older results have none
     return flat

@@ -150,7 +150,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         table(tables["checks"][["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
                                 "signatures_distinct", "compiles_in_warmup", "compiles_in_timed_region",
                                 "compiles_measured_on_purpose", "compiles_demonstrated"]], ".3g"), "",
-        table(tables["checks"][["config_id", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
+        table(tables["checks"][["config_id", "ran_on", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
         "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
         "because other processes or steal used more than `measure.max_busy_share` of the cores, rounds kept "
         "although contended (`on_contention: warn`: their samples are marked in the JSON), and the largest "

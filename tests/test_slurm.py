@@ -1,0 +1,110 @@
+"""The smoke preset on a real single-node Slurm cluster with accounting (scripts/slurm_cluster.sh), through
+profiles/slurm and snakemake-executor-plugin-slurm: a measuring job cancelled mid-run (`scancel`) is
+reported and a rerun completes; every measuring job ran as a Slurm job (its id in the result), alone on
+the node; the outputs are the local run's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from workflow_copy import ROOT, copy_workflow
+
+from jaxpitfalls import results
+
+SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
+TIMING_RULES = ("run_study", "capture_trace")
+
+
+def _cluster(action: str, directory: Path) -> None:
+    proc = subprocess.run([*SUDO, str(ROOT / "scripts" / "slurm_cluster.sh"), action, str(directory)],
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, f"slurm_cluster.sh {action} failed:\n{proc.stdout}\n{proc.stderr}"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("slurm") / "cluster"
+    try:
+        _cluster("up", directory)
+        yield dict(os.environ, SLURM_CONF=str(directory / "slurm.conf"))
+    finally:
+        _cluster("down", directory)
+
+
+def _snakemake(work: Path, env: dict[str, str], *args: str) -> subprocess.Popen:
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "--workflow-profile", "profiles/slurm",
+           "--configfile", "presets/smoke.yaml", "--slurm-init-seconds-before-status-checks", "1", *args]
+    return subprocess.Popen(cmd, cwd=work, env=env | {"PYTHONPATH": str(work / "src")}, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def _finish(proc: subprocess.Popen, timeout_s: float = 600) -> str:
+    """The run's output once it ends; killed (and the test failed) if it does not end in time."""
+    try:
+        return proc.communicate(timeout=timeout_s)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"snakemake did not end within {timeout_s} s:\n{proc.communicate()[0][-3000:]}") from None
+
+
+def _slurm(env: dict[str, str], *cmd: str) -> str:
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, timeout=30).stdout
+
+
+def _running_timing_job(env: dict[str, str], proc: subprocess.Popen, timeout_s: float = 120) -> str:
+    """The id of the first measuring job seen running (squeue: id, comment = rule and wildcards, state)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        for line in _slurm(env, "squeue", "-h", "-o", "%i|%k|%T").splitlines():
+            job, comment, state = line.split("|")
+            if comment.startswith("rule_run_study") and state == "RUNNING":
+                return job
+        time.sleep(0.5)
+    raise AssertionError("no run_study job was seen running")
+
+
+def _accounted(env: dict[str, str]) -> list[dict[str, str]]:
+    out = _slurm(env, "sacct", "-X", "-n", "-P", "-a", "-S", "now-1days",
+                 "-o", "JobID,Comment,State,Start,End,NodeList")
+    keys = ("job", "comment", "state", "start", "end", "node")
+    return [dict(zip(keys, line.split("|"), strict=True)) for line in out.splitlines()]
+
+
+def test_the_smoke_preset_on_slurm_survives_a_cancelled_job_and_times_each_job_alone(cluster, tmp_path):
+    work = copy_workflow(tmp_path)
+    first = _snakemake(work, cluster)
+    cancelled = _running_timing_job(cluster, first)
+    _slurm(cluster, "scancel", cancelled)
+    out = _finish(first)
+    assert first.returncode != 0, out[-3000:]
+    assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in out, out[-3000:]
+
+    rerun = _snakemake(work, cluster)
+    out = _finish(rerun)
+    assert rerun.returncode == 0, out[-3000:]
+    assert out.count("rule run_study:") == 1  # the cancelled configuration again, none of the finished ones
+    local = subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-n", "--configfile",
+                            "presets/smoke.yaml"], cwd=work, env=cluster | {"PYTHONPATH": str(work / "src")},
+                           capture_output=True, text=True, timeout=120)
+    assert local.returncode == 0 and "Nothing to be done" in local.stdout + local.stderr  # the local run's files
+
+    jobs = {j["job"]: j for j in _accounted(cluster)}
+    assert jobs[cancelled]["state"].startswith("CANCELLED")
+    for path in sorted((work / "results" / "runs").glob("*/*.json")):
+        where = results.read_result(path)["environment"]["placement"]  # validated against the schema
+        assert where["scheduler"] == "slurm" and where["slurm_cpus"] >= 1, (path, where)
+        job = jobs[where["slurm_job_id"]]
+        assert job["state"] == "COMPLETED" and job["comment"].startswith("rule_run_study") and \
+            job["node"] == where["slurm_node"]
+    timed = sorted((datetime.fromisoformat(j["start"]), datetime.fromisoformat(j["end"]), j["job"])
+                   for j in jobs.values() if j["comment"].startswith(tuple(f"rule_{r}" for r in TIMING_RULES))
+                   and j["state"] == "COMPLETED")
+    assert len(timed) >= 9
+    for (_, end, a), (start, _, b) in zip(timed, timed[1:], strict=False):
+        assert end <= start, f"timing jobs {a} and {b} overlapped on the node"
