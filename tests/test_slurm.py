@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from workflow_copy import ROOT, copy_workflow
+from workflow_copy import ROOT, command, copy_workflow, environment, snakemake
 
 from jaxpitfalls import results
 
@@ -37,11 +36,11 @@ def cluster(tmp_path_factory):
         _cluster("down", directory)
 
 
-def _snakemake(work: Path, env: dict[str, str], *args: str) -> subprocess.Popen:
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "--workflow-profile", "profiles/slurm",
-           "--configfile", "presets/smoke.yaml", "--slurm-init-seconds-before-status-checks", "1", *args]
-    return subprocess.Popen(cmd, cwd=work, env=env | {"PYTHONPATH": str(work / "src")}, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+def _on_slurm(work: Path, env: dict[str, str]) -> subprocess.Popen:
+    """The smoke preset through profiles/slurm, started (its output read by _finish)."""
+    cmd = command("--workflow-profile", "profiles/slurm", "--slurm-init-seconds-before-status-checks", "1")
+    return subprocess.Popen(cmd, cwd=work, env=environment(work, env), text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
 
 
 def _finish(proc: subprocess.Popen, timeout_s: float = 600) -> str:
@@ -78,21 +77,19 @@ def _accounted(env: dict[str, str]) -> list[dict[str, str]]:
 
 def test_the_smoke_preset_on_slurm_survives_a_cancelled_job_and_times_each_job_alone(cluster, tmp_path):
     work = copy_workflow(tmp_path)
-    first = _snakemake(work, cluster)
+    first = _on_slurm(work, cluster)
     cancelled = _running_timing_job(cluster, first)
     _slurm(cluster, "scancel", cancelled)
     out = _finish(first)
     assert first.returncode != 0, out[-3000:]
     assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in out, out[-3000:]
 
-    rerun = _snakemake(work, cluster)
+    rerun = _on_slurm(work, cluster)
     out = _finish(rerun)
     assert rerun.returncode == 0, out[-3000:]
     assert out.count("rule run_study:") == 1  # the cancelled configuration again, none of the finished ones
-    local = subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-n", "--configfile",
-                            "presets/smoke.yaml"], cwd=work, env=cluster | {"PYTHONPATH": str(work / "src")},
-                           capture_output=True, text=True, timeout=120)
-    assert local.returncode == 0 and "Nothing to be done" in local.stdout + local.stderr  # the local run's files
+    local = snakemake(work, "-n")  # the default (local) profile
+    assert "Nothing to be done" in local.stdout + local.stderr  # the cluster made the local run's files
 
     jobs = {j["job"]: j for j in _accounted(cluster)}
     assert jobs[cancelled]["state"].startswith("CANCELLED")

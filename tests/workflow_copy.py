@@ -27,12 +27,21 @@ def copy_workflow(workdir: Path) -> Path:
     return workdir
 
 
+def command(*args: str, overlay: Path | None = None) -> list[str]:
+    """The venv's snakemake on the smoke preset (plus an overlay config)."""
+    configfiles = ["presets/smoke.yaml", *([str(overlay)] if overlay else [])]
+    return [str(Path(sys.executable).parent / "snakemake"), "--configfile", *configfiles, *args]
+
+
+def environment(workdir: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """`base` (this process's environment by default) importing the copy's package."""
+    return dict(os.environ if base is None else base, PYTHONPATH=str(workdir / "src"))
+
+
 def snakemake(workdir: Path, *args: str, overlay: Path | None = None, check: bool = True):
     """Snakemake on the smoke preset (plus an overlay config) in `workdir`, importing the package copy."""
-    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
-    configfiles = ["presets/smoke.yaml", *([str(overlay)] if overlay else [])]
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "--configfile", *configfiles, *args]
-    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
+    cmd = command(*args, overlay=overlay)
+    proc = subprocess.run(cmd, cwd=workdir, env=environment(workdir), capture_output=True, text=True, timeout=900)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
