@@ -94,6 +94,7 @@ def report_settings():
     """The config keys the report shows, and only those: editing another key does not rerun render_report."""
     return {
         "run_target_s": config["run_target_s"],
+        "memory_target_gib": config["memory_target_gib"],
         "studies": {s: config["studies"][s] for s in STUDIES},
         "models": {f: config["models"][f] for f in sorted({config["studies"][s]["model_family"] for s in STUDIES})},
         "preparations": {s: plan.own_preparations(config, s) for s in STUDIES},

@@ -39,8 +39,8 @@ def declared(spec: StudySpec, rows: list[dict[str, str]]) -> list[dict[str, str]
     keys = [row["claim"] for row in rows]
     if sorted(keys) != sorted(spec.claims):
         raise ValueError(f"study {spec.name}: report.claims() returned {keys}, the spec declares {list(spec.claims)}")
-    return [row | {"claim": spec.claims[row["claim"]].text, "write_up": spec.claims[row["claim"]].write_up}
-            for row in rows]
+    return [row | {"claim": spec.claims[row["claim"]].text, "write_up": spec.claims[row["claim"]].write_up,
+                   "number": spec.claims[row["claim"]].number} for row in rows]
 
 
 def build_report(
@@ -48,7 +48,7 @@ def build_report(
     out_summary: str,
 ) -> str:
     """The report from the files the rule declares: per study `tables` (name -> CSV path) and `figures` (a
-    directory of PNGs); `settings` are the config keys the report shows (`run_target_s`, the studies'
+    directory of PNGs); `settings` are the config keys the report shows (the run's targets, the studies'
     blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it."""
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
@@ -68,7 +68,7 @@ def build_report(
                        settings["studies"][name]["target_s"])
     text = markdown.render([
         markdown.scorecard_section(claims),
-        markdown.run_summary_section(summary, span_seconds(summary), settings["run_target_s"], parts, quiet),
+        markdown.run_summary_section(summary, span_seconds(summary), settings, parts, quiet),
         *sections,
         markdown.environment_section(environments),
     ])

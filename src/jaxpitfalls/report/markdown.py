@@ -9,6 +9,8 @@ import pandas as pd
 
 from ..studies.interface import Report, StudySpec
 from .aggregate import base_config_id, measured
+from .magnitude import RULE as MAGNITUDE_RULE
+from .magnitude import magnitude
 
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
                 "unstable": "unstable"}
@@ -57,6 +59,11 @@ def _against(seconds: float, target_s: float | None) -> str:
     return "" if not target_s else f" (target {target_s:.0f} s: {'met' if seconds <= target_s else '**missed**'})"
 
 
+def _memory_against(gib: float, target_gib: float) -> str:
+    met = "met" if gib < target_gib else "**missed**"
+    return "" if not target_gib else f" (target under {target_gib:g} GiB: {met})"
+
+
 def quietness_line(checks: pd.DataFrame) -> str:
     """How quiet the machine was while a study was timed, from its checks table."""
     if not checks["machine_measurable"].all():
@@ -68,12 +75,15 @@ def quietness_line(checks: pd.DataFrame) -> str:
             f"load average up to {checks.load_average_max.max():.2f}")
 
 
-def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], target_s: float | None,
+def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
                         parts: dict[str, tuple[float, float | None]], quiet: dict[str, str]) -> str:
-    """Wall time of the run and of each study's part, against their targets, time per rule, and how quiet
-    the machine was while each study was timed."""
+    """Wall time of the run and of each study's part, and the largest job's peak memory, against their
+    targets (`targets`: run_target_s, memory_target_gib), time per rule, and how quiet the machine was while
+    each study was timed."""
+    target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
-                                           slowest_s=("seconds", "max")).reset_index()
+                                           slowest_s=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max")
+                                           ).reset_index()
     span_s, older = span
     lines = ["## Run summary", ""]
     if span_s is not None:
@@ -83,6 +93,11 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                   f"**{span_s:.0f} s**{whole}. Sum of all job times {summary.seconds.sum():.0f} s over "
                   f"{len(summary)} jobs (from Snakemake's `benchmark:` files; the report's own jobs are not "
                   "included).", ""]
+    if len(summary):
+        peak = summary.loc[summary.max_rss_mb.idxmax()]
+        lines += [f"Peak memory: **{peak.max_rss_mb / 1024:.1f} GiB** resident, the largest job "
+                  f"(`{peak.rule}/{peak.job}`){_memory_against(peak.max_rss_mb / 1024, targets['memory_target_gib'])}; "
+                  "(per job, from the benchmark files: jobs that ran side by side add up).", ""]
     for study, (seconds, study_target) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)")
@@ -93,16 +108,21 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     return "\n".join(lines)
 
 
-def scorecard_section(claims: dict[str, list[dict[str, str]]]) -> str:
-    rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "measured here": c["measured"],
-             "reproduced": VERDICT_MARK[c["verdict"]], "rule": c["rule"]}
-            for s, cs in claims.items() for c in cs]
+def scorecard_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    rows = []
+    for s, cs in claims.items():
+        for c in cs:
+            numbers, size = magnitude(c.get("number"), c.get("ours"))
+            rows.append({"study": s, "claim": c["claim"], "write-up": c["write_up"], "measured here": c["measured"],
+                         "reproduced": VERDICT_MARK[c["verdict"]], "rule": c["rule"],
+                         "write-up vs ours": numbers, "magnitude": size})
     return "\n".join(["## Reproduction scorecard", "",
                       "Each claim of the source write-ups, what this run measured, and whether it holds here "
-                      "(by the stated rule). Write-up numbers come from other hardware and sizes: the effect "
-                      "and its direction are what reproduce, not the magnitude. `unstable`: the fresh worker "
-                      "processes a configuration was timed in (`measure.processes`) reached different verdicts "
-                      "(each is listed); another run could say either, so neither is reported.", "",
+                      "(by the stated rule): `reproduced` judges the effect and its direction. `unstable`: the "
+                      "fresh worker processes a configuration was timed in (`measure.processes`) reached "
+                      "different verdicts (each is listed); another run could say either, so neither is "
+                      "reported. Where the write-up gives a number, `write-up vs ours` puts the two side by side "
+                      f"in one unit and `magnitude` judges the size: {MAGNITUDE_RULE}.", "",
                       table(pd.DataFrame(rows)), ""])
 
 
@@ -128,6 +148,8 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         f"`{json.dumps(study_cfg.get('sweep', {}))}`; measurement `{json.dumps(study_cfg['measure'])}`. "
         f"Model family `{study_cfg['model_family']}`: `{json.dumps(config['models'][study_cfg['model_family']])}`. "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
+        *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],
+        *([""] if study_cfg.get("left_out") else []),
     ]
     for title, intro, df in report.tables(tables):
         lines += [f"### {title}", "", intro, "", table(df), ""]

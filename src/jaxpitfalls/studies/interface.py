@@ -10,7 +10,7 @@ describes it in the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,11 +23,32 @@ SizeCheck = Callable[[Callable[[str], str], dict[str, Any], Any, dict[str, Any]]
 
 
 @dataclass(frozen=True)
+class Number:
+    """A number the write-up gives for a claim (a range where it gives one), in the unit the report measures
+    it in, and the base configuration keys (`at`: the model's structure) it was measured at. `structural`:
+    set by the model's structure and the host's Python-side work, which this machine repeats at the same
+    structure, so its size is judged here; otherwise set by the write-up's accelerator and sizes, so only
+    the factor between the two is shown."""
+
+    low: float
+    high: float
+    unit: str
+    structural: bool
+    at: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.low <= self.high:
+            raise ValueError(f"write-up number: need 0 < low <= high, got {self.low}..{self.high} {self.unit}")
+
+
+@dataclass(frozen=True)
 class Claim:
-    """A claim of the study's write-up: what it says, and the number (or finding) it gives for it."""
+    """A claim of the study's write-up: what it says, the number (or finding) it gives for it, and that
+    number in a measurable unit where it has one (the report's claim row then gives `ours` in that unit)."""
 
     text: str
     write_up: str
+    number: Number | None = None
 
 
 @dataclass(frozen=True)
