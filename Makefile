@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all test venv clean compare-equinox slurm-packages
+.PHONY: all test venv clean compare-equinox slurm-packages reference
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
@@ -40,6 +40,16 @@ $(STAMP): requirements.txt envs/common.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# The published reference: presets/seeds-cpu.yaml (the write-ups' model structures; ~45 minutes on 2 cores)
+# in a fresh directory of its own, then a dated snapshot of its report, figures, run summary and environment
+# in docs/reference/ (checked against the run's bundle; commit it). A reference is one whole run: the
+# publisher refuses a directory holding an earlier invocation's jobs.
+REFERENCE_PRESET := presets/seeds-cpu.yaml
+REFERENCE_RUN := runs/reference-$(shell date -u +%Y%m%dT%H%M%S)
+reference: $(STAMP)
+	$(BIN)/snakemake --cores all --configfile $(REFERENCE_PRESET) --directory $(REFERENCE_RUN)
+	$(BIN)/python -m jaxpitfalls.report.reference $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
 
 # Another environment from an envs/ spec: `make .venv-equinox-0.11.7/.installed` <- envs/equinox-0.11.7.txt.
 .venv-%/.installed: $(wildcard envs/*.txt) pyproject.toml

@@ -119,7 +119,8 @@ def test_tables_figures_and_report(run):
     assert all((run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
     report = (run / "reports" / "report.md").read_text()
     headings = ["## Reproduction scorecard", "## Run summary", "## Study `dispatch`", "### Pytree leaves",
-                "### Median time per sample", "### Ratios and differences", "### Trace breakdown",
+                "### Where filter_jit's extra time per step goes", "### Median time per sample",
+                "### Ratios and differences", "### Trace breakdown",
                 "### Validity checks", "### Figures", "## Study `tree_at`", "### Transforms and tree_at calls",
                 "### Trace breakdown", "## Environment"]
     at = 0
@@ -127,6 +128,11 @@ def test_tables_figures_and_report(run):
         at = report.index(heading, at) + len(heading)
     assert "figures/dispatch/overhead_vs_leaves.png" in report and "figures/tree_at/time_vs_transforms.png" in report
     assert "study `tree_at`:" in report  # its part of the run, against its target
+    assert "Peak memory: **" in report
+    # the write-ups' numbers beside ours: the smoke sizes are not the write-ups' structures, so never judged
+    assert "| write-up vs ours" in report and "1.23-1.27x vs not measured" in report
+    assert "not measured at the write-up's structure (layers 12, hidden 768)" in report
+    assert "| same size" not in report and "x smaller** |" not in report and "x larger** |" not in report
 
 
 def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):

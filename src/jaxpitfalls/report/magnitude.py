@@ -19,7 +19,8 @@ from .aggregate import base_config_id
 FACTOR = 2.0  # tolerance for structure-bound numbers: hosts' single-thread speed and library versions
 
 RULE = ("ours is measured at the write-up's structure (the configuration with its layers and hidden size); "
-        f"structure-bound numbers: **same size** where our 95% interval reaches within a factor {FACTOR:g} of "
+        "structure-bound numbers: **same size** where our 95% interval (for a median: its samples' range) "
+        f"reaches within a factor {FACTOR:g} of "
         "the write-up's number or range, else larger/smaller by the factor shown; hardware-bound numbers (set by "
         "the write-up's accelerator and sizes): the factor only, no verdict")
 
@@ -49,7 +50,8 @@ def magnitude(number: Number | None, ours: tuple[float, float, float] | None) ->
         return f"{theirs} vs not measured", f"not measured at the write-up's structure ({where})" if where else (
             "not measured")
     value, low, high = ours
-    side_by_side = f"{theirs} vs {value:.3g}{number.unit} [{low:.3g}, {high:.3g}]"
+    spread = "" if low == high == value else f" [{low:.3g}, {high:.3g}]"
+    side_by_side = f"{theirs} vs {value:.3g}{number.unit}{spread}"
     if value <= 0:
         return side_by_side, "opposite sign" if number.structural else "hardware-bound"
     factor = value / number.high if value > number.high else value / number.low if value < number.low else 1.0

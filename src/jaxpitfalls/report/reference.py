@@ -1,0 +1,140 @@
+"""A published reference: a dated snapshot of one whole run (report, PNG figures, run summary, environment),
+small enough to commit, so that a user reads real results before running anything.
+
+The snapshot's files are copied unchanged from the run, and its `manifest.json` ties each to the run's
+results bundle: its sha256, and the bundle path it came from, whose sha256 in the bundle's own manifest must
+be the same. `check` verifies a snapshot against its manifest (no file missing, added or changed).
+
+    python -m jaxpitfalls.report.reference RUN_DIR docs/reference
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import shutil
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..results import write_dir_atomically, write_text
+from .bundle import MANIFEST as BUNDLE_MANIFEST
+from .run_summary import run_summary, span_seconds
+
+MANIFEST = "manifest.json"
+INDEX = "README.md"
+
+
+class InvalidReference(ValueError):
+    """A snapshot whose files do not match its manifest, or a run that cannot be published."""
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _sources(run: Path) -> dict[str, str]:
+    """Snapshot path -> the run's path (as the bundle names it) for every file a reference keeps."""
+    figures = sorted(p.relative_to(run / "reports").as_posix() for p in (run / "reports/figures").rglob("*.png"))
+    environments = sorted((run / "results/tables").glob("*/environment.csv"))
+    return ({"report.md": "reports/report.md", "run_summary.csv": "results/tables/run_summary.csv"}
+            | {f: f"reports/{f}" for f in figures}
+            | {f"environment/{p.parent.name}.csv": p.relative_to(run).as_posix() for p in environments})
+
+
+def _bundle_manifest(run: Path) -> dict[str, Any]:
+    with tarfile.open(run / "reports/bundle.tar.gz", "r:gz") as tar:
+        return json.loads(tar.extractfile(BUNDLE_MANIFEST).read())
+
+
+def _whole_run(run: Path) -> float:
+    """The run's wall time; refuses a run whose jobs come from several invocations (a partial rerun's
+    times do not add up to the preset's)."""
+    span, older = span_seconds(run_summary(sorted((run / "results/benchmarks").rglob("*.tsv"))))
+    if span is None or older:
+        raise InvalidReference(f"{run}: {older} jobs come from earlier invocations: a reference is one whole "
+                               "run (start it in an empty directory)")
+    return span
+
+
+def _free(out_root: Path, date: str) -> Path:
+    """`out_root/<date>`, or `<date>-2`, `-3`, ... where that day already has a snapshot (kept, not replaced)."""
+    out, n = out_root / date, 1
+    while out.exists():
+        n += 1
+        out = out_root / f"{date}-{n}"
+    return out
+
+
+def publish(run: str | Path, out_root: str | Path, preset: str) -> Path:
+    """Copy a finished run's report, figures, run summary and environments into `out_root/<date>/` with a
+    manifest, and list it in `out_root/README.md`; returns the snapshot's directory."""
+    run = Path(run)
+    bundle = _bundle_manifest(run)
+    wall_s = _whole_run(run)
+    sources = _sources(run)
+    for source in sources.values():
+        if bundle["files"].get(source) != _sha256(run / source):
+            raise InvalidReference(f"{run / source}: not the file the run's bundle holds (rerun the bundle rule)")
+    date = datetime.date.fromtimestamp((run / "reports/report.md").stat().st_mtime).isoformat()
+    out = _free(Path(out_root), date)
+    manifest = {"date": out.name, "preset": preset, "wall_seconds": round(wall_s), "git": bundle.get("git"),
+                "files": {snap: {"sha256": bundle["files"][src], "bundle_path": src} for snap, src in sources.items()}}
+
+    def write(tmp: str) -> None:
+        for snap, source in sources.items():
+            target = Path(tmp) / snap
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(run / source, target)
+        (Path(tmp) / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+    write_dir_atomically(out, write)
+    check(out)
+    write_index(Path(out_root))
+    return out
+
+
+def check(snapshot: str | Path) -> dict[str, Any]:
+    """The snapshot's manifest, after checking that its files are exactly the manifest's, unchanged."""
+    snapshot = Path(snapshot)
+    manifest = json.loads((snapshot / MANIFEST).read_text())
+    present = {p.relative_to(snapshot).as_posix() for p in snapshot.rglob("*") if p.is_file()} - {MANIFEST}
+    listed = set(manifest["files"])
+    changed = sorted(f for f in present & listed if _sha256(snapshot / f) != manifest["files"][f]["sha256"])
+    for problem, names in (("missing", sorted(listed - present)), ("not in the manifest", sorted(present - listed)),
+                           ("changed (sha256)", changed)):
+        if names:
+            raise InvalidReference(f"{snapshot}: {problem}: {', '.join(names[:5])}")
+    return manifest
+
+
+def write_index(out_root: Path) -> None:
+    """out_root/README.md: every snapshot, newest first, with its preset, commit and wall time."""
+    rows = []
+    for path in sorted(out_root.glob(f"*/{MANIFEST}"), reverse=True):
+        m = json.loads(path.read_text())
+        commit = (m.get("git") or {}).get("commit", "unknown")
+        rows.append({"snapshot": f"[{m['date']}]({m['date']}/report.md)", "preset": f"`{m['preset']}`",
+                     "commit": f"`{str(commit)[:10]}`", "wall time": f"{m['wall_seconds'] / 60:.0f} min"})
+    write_text(out_root / INDEX, "\n".join([
+        "# Reference results", "",
+        "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary and the "
+        "environment, each file checked against the run's results bundle (`manifest.json`; "
+        "tests/test_reference.py).", "", pd.DataFrame(rows).to_markdown(index=False), ""]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="the run's directory (snakemake --directory)")
+    parser.add_argument("out_root", help="where dated snapshots go (docs/reference)")
+    parser.add_argument("--preset", required=True, help="the preset the run used, as the index shows it")
+    args = parser.parse_args()
+    print(publish(args.run, args.out_root, args.preset))
+
+
+if __name__ == "__main__":
+    main()

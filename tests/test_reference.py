@@ -1,0 +1,105 @@
+"""The published reference (docs/reference/): every committed snapshot matches its manifest and the README
+links one; publishing copies a run's files unchanged and refuses what it cannot vouch for."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxpitfalls.report import bundle, reference
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOTS = sorted((ROOT / "docs/reference").glob(f"*/{reference.MANIFEST}"))
+
+
+def test_a_reference_is_committed_and_linked_from_the_readme():
+    assert SNAPSHOTS, "no snapshot under docs/reference/ (make reference)"
+    readme = (ROOT / "README.md").read_text()
+    linked = re.findall(r"\((docs/reference/[^)]+/report\.md)\)", readme)
+    assert linked, "README.md links no reference report"
+    assert all((ROOT / link).is_file() for link in linked), linked
+
+
+@pytest.mark.parametrize("manifest", SNAPSHOTS, ids=lambda p: p.parent.name)
+def test_committed_snapshot_matches_its_manifest(manifest):
+    m = reference.check(manifest.parent)
+    assert "report.md" in m["files"] and any(f.endswith(".png") for f in m["files"])
+    report = (manifest.parent / "report.md").read_text()
+    for figure in re.findall(r"\]\((figures/[^)]+\.png)\)", report):
+        assert figure in m["files"], f"the report shows {figure}, which the snapshot lacks"
+
+
+def _run(tmp_path: Path, monkeypatch, *, earlier_job: bool = False) -> Path:
+    """A finished run in miniature: report, a figure, tables, benchmark files and its bundle."""
+    run = tmp_path / "run"
+    files = {
+        "reports/report.md": "# report\n\n![fig](figures/toy/speed.png)\n",
+        "reports/figures/toy/speed.png": "png",
+        "results/tables/run_summary.csv": "rule,job,seconds\n",
+        "results/tables/toy/environment.csv": "jax\n0.10.2\n",
+        "results/runs/toy/base.json": "{}",
+    }
+    for name, text in files.items():
+        (run / name).parent.mkdir(parents=True, exist_ok=True)
+        (run / name).write_text(text)
+    bench = run / "results/benchmarks/run_study/toy/base.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\tmax_rss\n12.5\t0:00:12\t100.0\n")
+    if earlier_job:
+        old = run / "results/benchmarks/run_study/toy/old.tsv"
+        old.write_text("s\th:m:s\tmax_rss\n1.0\t0:00:01\t100.0\n")
+        os.utime(old, (0, 0))
+    monkeypatch.chdir(run)
+    bundle.make(list(files), "reports/bundle.tar.gz", {"studies": {}}, {"git": {"commit": "abc123", "dirty": False}})
+    return run
+
+
+def test_publish_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
+    run = _run(tmp_path, monkeypatch)
+    snap = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+    m = reference.check(snap)
+    assert set(m["files"]) == {"report.md", "figures/toy/speed.png", "run_summary.csv", "environment/toy.csv"}
+    assert m["files"]["report.md"]["bundle_path"] == "reports/report.md"
+    assert (snap / "report.md").read_bytes() == (run / "reports/report.md").read_bytes()
+    assert m["git"]["commit"] == "abc123" and m["wall_seconds"] == 12
+    assert f"({snap.name}/report.md)" in (tmp_path / "reference/README.md").read_text()
+    again = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+    assert again.name == f"{snap.name}-2" and reference.check(snap)  # the day's first snapshot is kept
+
+    (snap / "figures/toy/speed.png").write_text("edited")
+    with pytest.raises(reference.InvalidReference, match="changed.*speed.png"):
+        reference.check(snap)
+    (snap / "figures/toy/speed.png").write_text("png")
+    (snap / "extra.csv").write_text("x")
+    with pytest.raises(reference.InvalidReference, match="not in the manifest: extra.csv"):
+        reference.check(snap)
+    (snap / "extra.csv").unlink()
+    (snap / "report.md").unlink()
+    with pytest.raises(reference.InvalidReference, match="missing: report.md"):
+        reference.check(snap)
+
+
+def test_publish_refuses_a_report_newer_than_the_bundle(tmp_path, monkeypatch):
+    run = _run(tmp_path, monkeypatch)
+    (run / "reports/report.md").write_text("# edited after the bundle\n")
+    with pytest.raises(reference.InvalidReference, match="not the file the run's bundle holds"):
+        reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+    assert not (tmp_path / "reference").exists()
+
+
+def test_publish_refuses_a_partial_rerun(tmp_path, monkeypatch):
+    run = _run(tmp_path, monkeypatch, earlier_job=True)
+    with pytest.raises(reference.InvalidReference, match="1 jobs come from earlier invocations"):
+        reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+
+
+def test_the_index_lists_every_snapshot():
+    if not SNAPSHOTS:
+        pytest.fail("no snapshot under docs/reference/")
+    index = (ROOT / "docs/reference" / reference.INDEX).read_text()
+    for manifest in SNAPSHOTS:
+        assert json.loads(manifest.read_text())["date"] in index
