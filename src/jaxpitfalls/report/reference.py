@@ -119,7 +119,7 @@ def write_index(out_root: Path) -> None:
         m = json.loads(path.read_text())
         commit = (m.get("git") or {}).get("commit", "unknown")
         rows.append({"snapshot": f"[{m['date']}]({m['date']}/report.md)", "preset": f"`{m['preset']}`",
-                     "commit": f"`{str(commit)[:10]}`", "wall time": f"{m['wall_seconds'] / 60:.0f} min"})
+                     "measured at commit": f"`{str(commit)[:10]}`", "wall time": f"{m['wall_seconds'] / 60:.0f} min"})
     write_text(out_root / INDEX, "\n".join([
         "# Reference results", "",
         "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary and the "
