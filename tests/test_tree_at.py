@@ -131,11 +131,12 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
-                "structure_transforms": n}
+                "layers": layers, "hidden": 64, "structure_transforms": n}
         times = {("direct", "unbatched"): 0.01 * n ** 2, ("direct", "batched"): 0.1 * n,
                  ("first_run", "unbatched"): 30.0 * n, ("first_run", "batched"): 10.0 * n,
                  ("steady", "unbatched"): 35.0, ("steady", "batched"): 35.0}
-        steps += [conf | {"mode": mode, "variant": variant, "median_ms": ms} for (mode, variant), ms in times.items()]
+        steps += [conf | {"mode": mode, "variant": variant, "median_ms": ms, "min_ms": 0.9 * ms, "max_ms": 1.1 * ms}
+                  for (mode, variant), ms in times.items()]
         ratios = {"direct": (0.1 * n, 0.09 * n, 0.11 * n), "first_run": (3.0, 2.8, 3.2), "steady": steady}
         comparisons += [conf | {"mode": mode, "variant": "unbatched", "baseline": "batched", "ratio": r[0],
                                 "ratio_ci_low": r[1], "ratio_ci_high": r[2]}
