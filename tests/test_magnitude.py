@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from jaxpitfalls import studies
+from jaxpitfalls.report.build import declared
 from jaxpitfalls.report.magnitude import at_write_up_structure, magnitude
 from jaxpitfalls.studies.interface import Number
 
@@ -37,10 +38,9 @@ def test_hardware_bound_numbers_show_the_factor_without_a_verdict():
     assert magnitude(SPEEDUP, (1.25, 1.2, 1.3))[1] == "hardware-bound (same size)"
 
 
-def test_not_measured_names_the_structure_and_no_number_says_nothing():
+def test_not_measured_names_the_write_ups_structure():
     assert magnitude(SPEEDUP, None) == ("1.23-1.27x vs not measured",
                                         "not measured at the write-up's structure (layers 12, hidden 768)")
-    assert magnitude(None, (1.0, 1.0, 1.0)) == ("", "")
 
 
 def test_the_write_ups_structure_prefers_the_base_configuration():
@@ -64,5 +64,16 @@ def test_every_numbered_claim_names_keys_its_configurations_have(name):
     spec = studies.spec(name)
     base_keys = set(yaml.safe_load(spec.schema.read_text())["properties"]["base"]["required"])
     for claim in spec.claims.values():
-        if claim.number is not None:
-            assert set(claim.number.at) <= base_keys, (name, claim.text)
+        for number in claim.numbers:
+            assert set(number.at) <= base_keys, (name, claim.text)
+
+
+def test_a_report_must_measure_each_of_the_write_ups_numbers():
+    spec = studies.spec("dispatch")
+    rows = [{"claim": key, "measured": "", "verdict": "inconclusive", "rule": "",
+             "ours": (None,) * len(claim.numbers)} for key, claim in spec.claims.items()]
+    assert [row["numbers"] for row in declared(spec, rows)] == [c.numbers for c in spec.claims.values()]
+    rows[0] = rows[0] | {"ours": ()}
+    with pytest.raises(ValueError, match="claim 'slower': report.claims\\(\\) measured 0 numbers, the spec's write-up "
+                                         "gives 3"):
+        declared(spec, rows)

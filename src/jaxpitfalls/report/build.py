@@ -39,8 +39,13 @@ def declared(spec: StudySpec, rows: list[dict[str, str]]) -> list[dict[str, str]
     keys = [row["claim"] for row in rows]
     if sorted(keys) != sorted(spec.claims):
         raise ValueError(f"study {spec.name}: report.claims() returned {keys}, the spec declares {list(spec.claims)}")
+    for row in rows:
+        wanted, given = len(spec.claims[row["claim"]].numbers), len(row.get("ours", ()))
+        if given != wanted:
+            raise ValueError(f"study {spec.name}: claim {row['claim']!r}: report.claims() measured {given} numbers, "
+                             f"the spec's write-up gives {wanted}")
     return [row | {"claim": spec.claims[row["claim"]].text, "write_up": spec.claims[row["claim"]].write_up,
-                   "number": spec.claims[row["claim"]].number} for row in rows]
+                   "numbers": spec.claims[row["claim"]].numbers} for row in rows]
 
 
 def build_report(

@@ -38,12 +38,10 @@ def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
     return None if rows.empty else base_config_id(rows)
 
 
-def magnitude(number: Number | None, ours: tuple[float, float, float] | None) -> tuple[str, str]:
+def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[str, str]:
     """(the two numbers side by side, the magnitude verdict) for one claim; `ours` is (estimate, 95% low, high)
     in the number's unit at the write-up's structure (at_write_up_structure), None where this run did not
     measure it there."""
-    if number is None:
-        return "", ""
     theirs = _number(number.low, number.high, number.unit)
     if ours is None:
         where = ", ".join(f"{k} {v}" for k, v in number.at.items())

@@ -112,10 +112,11 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     rows = []
     for s, cs in claims.items():
         for c in cs:
-            numbers, size = magnitude(c.get("number"), c.get("ours"))
+            sizes = [magnitude(n, o) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
             rows.append({"study": s, "claim": c["claim"], "write-up": c["write_up"], "measured here": c["measured"],
                          "reproduced": VERDICT_MARK[c["verdict"]], "rule": c["rule"],
-                         "write-up vs ours": numbers, "magnitude": size})
+                         "write-up vs ours": "; ".join(n for n, _ in sizes),
+                         "magnitude": "; ".join(v for _, v in sizes)})
     return "\n".join(["## Reproduction scorecard", "",
                       "Each claim of the source write-ups, what this run measured, and whether it holds here "
                       "(by the stated rule): `reproduced` judges the effect and its direction. `unstable`: the "

@@ -43,12 +43,13 @@ class Number:
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim of the study's write-up: what it says, the number (or finding) it gives for it, and that
-    number in a measurable unit where it has one (the report's claim row then gives `ours` in that unit)."""
+    """A claim of the study's write-up: what it says, the number (or finding) it gives for it, and those
+    numbers in measurable units where it has them (the report's claim row then gives `ours`: per number,
+    ours in its unit as (estimate, low, high), or None where this run did not measure it)."""
 
     text: str
     write_up: str
-    number: Number | None = None
+    numbers: tuple[Number, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -136,12 +136,20 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
 
     def gap_at_write_up_structure(key, ratio: bool):
         """filter_jit vs jit_partition (estimate, low, high) where the claim's write-up number was measured."""
-        config_id = at_write_up_structure(comp, SPEC.claims[key].number)
+        config_id = at_write_up_structure(comp, SPEC.claims[key].numbers[0])
         if config_id is None:
             return None
         row = pair("filter_jit", "jit_partition", config_id=config_id)
         return ((row.ratio, row.ratio_ci_low, row.ratio_ci_high) if ratio
                 else (row.diff_ms, row.diff_ci_low_ms, row.diff_ci_high_ms))
+
+    def step_ms(variant, number):
+        """A variant's blocked median step (and the samples' range) where the write-up measured `number`."""
+        config_id = at_write_up_structure(comp, number)
+        if config_id is None:
+            return None
+        row = steps[(steps.config_id == config_id) & (steps.variant == variant) & (steps["mode"] == "blocked")]
+        return tuple(row.iloc[0][["median_ms", "min_ms", "max_ms"]])
 
     rows = []
     fj = pair("filter_jit", "jit_partition")
@@ -152,7 +160,9 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
         "measured": f"{_interval(fj)} at {base_id}; significantly slower in {n_slower}/{len(slower)} configurations",
         "verdict": verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1)),
         "rule": "95% interval of the paired ratio above 1",
-        "ours": gap_at_write_up_structure("slower", ratio=True),
+        "ours": (gap_at_write_up_structure("slower", ratio=True),
+                 *(step_ms(variant, number) for variant, number in zip(
+                     ("filter_jit", "jit_partition"), SPEC.claims["slower"].numbers[1:], strict=True))),
     })
 
     def postprocess_share(config_id):
@@ -161,7 +171,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
         return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
 
     pre, post, post_share = postprocess_share(base_id)
-    tree_id = at_write_up_structure(comp, SPEC.claims["where"].number)
+    tree_id = at_write_up_structure(comp, SPEC.claims["where"].numbers[0])
     ours_share = (postprocess_share(tree_id)[2] * 100 if tree_id in set(overhead.config_id) else None)
     rows.append({
         "claim": "where",
@@ -169,7 +179,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
                     f"(traced: {pre:.3f} ms + {post:.3f} ms per step at {base_id})",
         "verdict": verdict(bool(post_share > 0.5)),
         "rule": "_postprocess (with combine) takes more than half of the two",
-        "ours": None if ours_share is None else (ours_share, ours_share, ours_share),
+        "ours": (None if ours_share is None else (ours_share, ours_share, ours_share),),
     })
 
     def overhead_on(axis):
@@ -196,7 +206,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
                         f"(~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us per leaf)",
             "verdict": verdict(above(growth[1], growth[2], 0)),
         }
-    rows.append(structure_row | {"ours": gap_at_write_up_structure("structure", ratio=False)})
+    rows.append(structure_row | {"ours": (gap_at_write_up_structure("structure", ratio=False),)})
 
     compute = pd.concat([overhead_on(a) for a in COMPUTE_AXES], ignore_index=True).drop_duplicates("config_id")
     compute_row = {

@@ -43,7 +43,7 @@ def estimate(low: float, high: float) -> str:
 
 
 CLAIMS = {f"{slow}/{fast}": Claim(f"{what} speeds up extraction", f"{estimate(*gain)} (estimated, not measured)",
-                                  Number(*gain, "x", structural=False, at=QWEN2_05B))
+                                  numbers=(Number(*gain, "x", structural=False, at=QWEN2_05B),))
           for (slow, fast), (what, gain) in FIXES.items()}
 
 
