@@ -39,7 +39,7 @@ def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
 
 
 def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[str, str]:
-    """(the two numbers side by side, the magnitude verdict) for one claim; `ours` is (estimate, 95% low, high)
+    """(the two numbers side by side, the magnitude verdict) for one number; `ours` is (estimate, 95% low, high)
     in the number's unit at the write-up's structure (at_write_up_structure), None where this run did not
     measure it there."""
     theirs = _number(number.low, number.high, number.unit)
