@@ -38,6 +38,13 @@ def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
     return None if rows.empty else base_config_id(rows)
 
 
+def median_with_range(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:
+    """A variant's median time in one mode (ms) with its samples' range: `ours` for a number the write-up
+    gives as a single time."""
+    row = steps[(steps.config_id == config_id) & (steps.variant == variant) & (steps["mode"] == mode)].iloc[0]
+    return row.median_ms, row.min_ms, row.max_ms
+
+
 def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[str, str]:
     """(the two numbers side by side, the magnitude verdict) for one number; `ours` is (estimate, 95% low, high)
     in the number's unit at the write-up's structure (at_write_up_structure), None where this run did not

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...report.aggregate import base_config_id
-from ...report.magnitude import at_write_up_structure
+from ...report.magnitude import at_write_up_structure, median_with_range
 from ...report.markdown import above, interval, opposite, verdict
 from .spec import SPEC
 
@@ -146,10 +146,7 @@ def claims(tables: dict[str, Any]) -> list[dict[str, str]]:
     def step_ms(variant, number):
         """A variant's blocked median step (and the samples' range) where the write-up measured `number`."""
         config_id = at_write_up_structure(comp, number)
-        if config_id is None:
-            return None
-        row = steps[(steps.config_id == config_id) & (steps.variant == variant) & (steps["mode"] == "blocked")]
-        return tuple(row.iloc[0][["median_ms", "min_ms", "max_ms"]])
+        return None if config_id is None else median_with_range(steps, config_id, variant, "blocked")
 
     rows = []
     fj = pair("filter_jit", "jit_partition")

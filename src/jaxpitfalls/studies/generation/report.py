@@ -116,7 +116,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
             tuple(pair("uncached", gpt2)[["ratio", "ratio_ci_low", "ratio_ci_high"]]), tokens_per_s(gpt2)),
     }]
 
-    first = measured(steps)[measured(steps).config_id == base_id].set_index("variant")
+    first = proper[proper.config_id == base_id].set_index("variant")
     new = int(first.new_tokens.iloc[0])
     compiles = {v: int(first.loc[v, "first_run_compiles"]) for v in SPEC.variants}
     per_program = first.loc["uncached", "first_run_compile_seconds"] / max(compiles["uncached"], 1)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...harness.stats import geometric_mean_ratio, power_law_exponent
 from ...report.aggregate import base_config_id
-from ...report.magnitude import at_write_up_structure
+from ...report.magnitude import at_write_up_structure, median_with_range
 from ...report.markdown import above, interval, verdict, within
 from .spec import SPEC
 
@@ -110,9 +110,8 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
         config_id = at_write_up_structure(comp, SPEC.claims[key].numbers[0])
         if config_id is None:
             return None
-        row = steps[(steps.config_id == config_id) & (steps.variant == variant) & (steps["mode"] == mode)].iloc[0]
         n = transforms[config_id] if per_transform else 1
-        return row.median_ms / n, row.min_ms / n, row.max_ms / n
+        return tuple(ms / n for ms in median_with_range(steps, config_id, variant, mode))
 
     direct = ratios("direct")
     base = direct[direct.config_id == base_id].iloc[0]
@@ -172,10 +171,8 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
                         f"{f.ms_per_transform_last:.1f} ms at {f.transforms.split('-')[1]}",
             "verdict": verdict(within(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25)),
         }
-    largest_id = str(direct.iloc[-1].config_id)
-    first_run = steps[(steps.config_id == largest_id) & (steps.variant == SPEC.floor) & (steps["mode"] == "first_run")]
-    n_largest = transforms[largest_id]
-    first_row["ours"] = (tuple(first_run.iloc[0][["median_ms", "min_ms", "max_ms"]] / n_largest),)
+    first_row["ours"] = (tuple(ms / largest.transforms for ms in median_with_range(
+        steps, largest.config_id, SPEC.floor, "first_run")),)
     rows.append(first_row)
 
     steady = ratios("steady")
