@@ -20,9 +20,10 @@ def _doc(config_id: str) -> dict:
     window = {"wall_s": 0.3, "own_cpu_s": 0.3, "others_share": 0.02, "steal_share": 0.01, "rounds": 2,
               "contended": False, "kept": True}
     machine = {"measurable": True, "rounds_kept": 2, "rounds_retried": 0, "rounds_contended_kept": 0,
-               "others_share_median": 0.02, "others_share_max": 0.02, "steal_share_max": 0.01,
-               "own_cpu_per_wall": 1.0, "load_average": [0.4, 0.5], "cpu_mhz": [], "gc_disabled_in_samples": True,
-               "policy": {"on_contention": "retry", "max_busy_share": 0.2, "max_retries": 5}, "windows": [window]}
+               "others_share_median": 0.02, "others_share_max": 0.02, "steal_share_median": 0.01,
+               "steal_share_max": 0.01, "waited_s": 0.0, "waits": [], "own_cpu_per_wall": 1.0,
+               "load_average": [0.4, 0.5], "cpu_mhz": [], "gc_disabled_in_samples": True,
+               "policy": {"on_contention": "retry", "max_busy_share": 0.2, "max_wait_s": 300}, "windows": [window]}
     variant = {"modes": {"blocked": mode}, "calls": 5, "compiles_in_warmup": 1}
     return {
         "study": "dispatch", "config_id": config_id,

@@ -53,8 +53,8 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
 
 
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
-    measured = protocol.measure(tiny_runners, SPEC.floor, Sampling(repeats=3), steps_per_sample=2, label="t",
-                                extra_pairs=SPEC.extra_pairs)
+    measured = protocol.measure(tiny_runners, SPEC.floor, Sampling(repeats=3, on_contention="warn"),
+                                steps_per_sample=2, label="t", extra_pairs=SPEC.extra_pairs)
     for variant in measured["variants"].values():
         for mode in protocol.MODES:
             assert len(variant["modes"][mode]["samples_s"]) == 3

@@ -49,7 +49,8 @@ def test_measure_fails_when_a_timed_region_compiles():
     }
     protocol.warm_up(runners, steps=1, steps_per_sample=1)
     with pytest.raises(CompiledInTimedRegion, match="growing"):
-        protocol.measure(runners, floor="steady", sampling=Sampling(repeats=2), steps_per_sample=1, label="guard")
+        protocol.measure(runners, floor="steady", sampling=Sampling(repeats=2, on_contention="warn"),
+                         steps_per_sample=1, label="guard")
 
 
 def test_variants_that_ran_the_same_code_are_refused():

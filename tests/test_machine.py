@@ -1,5 +1,6 @@
 """A busy machine is measured, never silently accepted: other processes' CPU share around the samples, and
-what `measure.on_contention` does with a contended window; samples calibrated, gc paused while timed."""
+what `measure.on_contention` does with a contended window (a scripted machine with its own clock: no test
+depends on this machine being quiet, nor waits for real); samples calibrated, gc paused while timed."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import time
 
 import pytest
 
-from jaxpitfalls.harness import machine, protocol, timing
+from jaxpitfalls.harness import contention, machine, protocol, timing
 from jaxpitfalls.harness.compiles import CompiledInTimedRegion
-from jaxpitfalls.harness.timing import MachineBusy, Sampling, interleaved
+from jaxpitfalls.harness.contention import MachineBusy
+from jaxpitfalls.harness.timing import Sampling, interleaved
 
 
 def _spin(seconds: float) -> float:
@@ -28,82 +30,143 @@ def _busy_neighbours():
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 2))]
 
 
-def test_other_processes_cpu_share_is_seen_and_a_quiet_machine_reads_quiet():
-    quiet_start = machine.Reading.now()
-    _spin(0.3)
-    quiet = machine.Activity.between(quiet_start, machine.Reading.now())
+def _spinning_activity(seconds: float) -> machine.Activity:
+    start = machine.Reading.now()
+    _spin(seconds)
+    return machine.Activity.between(start, machine.Reading.now())
+
+
+def test_processes_it_starts_are_seen_as_others_and_its_own_cpu_is_not():
+    """The real counters, read relative to what the machine did before: whatever else runs beside the test
+    (another busy process included), starting as many CPU-bound processes as cores raises the others' share."""
+    before = _spinning_activity(0.5)
+    if before.others_share is None:
+        pytest.skip("no /proc/stat: machine activity is not measurable on this system")
     neighbours = _busy_neighbours()
     try:
         time.sleep(0.2)
-        busy_start = machine.Reading.now()
-        _spin(0.5)
-        busy = machine.Activity.between(busy_start, machine.Reading.now())
+        busy = _spinning_activity(0.5)
     finally:
         for p in neighbours:
             p.kill()
-    if quiet.others_share is None:
-        pytest.skip("no /proc/stat: machine activity is not measurable on this system")
-    assert quiet.own_cpu_s > 0.2 and not quiet.contended(0.2)
-    assert busy.contended(0.2) and busy.others_share > 0.3, busy.describe()
-    assert "other processes used" in busy.describe()
+    assert before.own_cpu_s > 0.1 and busy.own_cpu_s > 0.05
+    assert busy.others_share > before.others_share + 0.15, (before.describe(), busy.describe())
+    assert "other processes used" in busy.describe() and "steal" in busy.describe()
 
 
-def _fake_machine(monkeypatch, shares: list[float]):
-    """Windows judged busy or quiet in the given order (other processes' share of each window)."""
-    shares = iter(shares)
+class ScriptedMachine(machine.Watch):
+    """A machine with a clock of its own: it moves only when the job sleeps or a sampler says a sample took
+    so long, so no test waits for real. Neighbours are (start, end, share) periods of other processes'
+    CPU; the hypervisor steals `steal_while_running` of the cores whenever the job runs (not while it
+    sleeps, as a real hypervisor steals from vCPUs that want to run), plus `steal` periods."""
 
-    def between(start, end):
-        return machine.Activity(end.wall - start.wall, 0.0, next(shares), 0.0)
+    def __init__(self, others=(), steal=(), steal_while_running=0.0):
+        self.clock, self.ran = 0.0, 0.0
+        self.others, self.steal, self.steal_while_running = list(others), list(steal), steal_while_running
+        self.slept: list[float] = []
 
-    monkeypatch.setattr(timing.Activity, "between", staticmethod(between))
+    def sample(self, seconds: float):
+        """A sampler whose samples take `seconds` of this machine's time."""
+        def run() -> float:
+            self.clock += seconds
+            self.ran += seconds
+            return seconds
+        return run
+
+    def now(self):
+        return machine.Reading(self.clock, self.ran, None)
+
+    def between(self, start, end):
+        wall = end.wall - start.wall
+
+        def share(periods):
+            return sum(level * max(0.0, min(end.wall, b) - max(start.wall, a)) for a, b, level in periods) / wall
+
+        running = (end.own_cpu - start.own_cpu) / wall
+        return machine.Activity(wall, end.own_cpu - start.own_cpu, share(self.others),
+                                share(self.steal) + self.steal_while_running * running)
+
+    def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.clock += seconds
 
 
-SAMPLERS = {"a": lambda: _spin(0.001), "b": lambda: _spin(0.002)}
+def _samplers(scripted: ScriptedMachine, seconds: float = 0.125):
+    """Two variants whose rounds take 0.25 s of the scripted clock (exact in binary): 8 rounds a window."""
+    return {"a": scripted.sample(seconds), "b": scripted.sample(seconds)}
 
 
-def test_retry_retimes_a_contended_window_and_keeps_the_quiet_one(monkeypatch):
-    monkeypatch.setattr(timing, "WINDOW_S", 0.0)  # one round per window
-    _fake_machine(monkeypatch, [0.0, 0.9, 0.0])
-    samples, _, contended, record = interleaved(SAMPLERS, Sampling(repeats=2, on_contention="retry"))
-    assert len(samples["a"]) == 2 and contended["a"] == [False, False]
-    assert record["rounds_retried"] == 1 and record["rounds_kept"] == 2 and record["rounds_contended_kept"] == 0
-    assert [w["kept"] for w in record["windows"]] == [True, False, True]
+def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed():
+    scripted = ScriptedMachine(others=[(0.0, 20.0, 0.5)])
+    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(repeats=32), "c1 blocked",
+                                                watch=scripted)
+    assert len(samples["a"]) == 32 and not any(contended["a"])
+    (wait,) = record["waits"]  # from the first window's end (2 s) until 1 s of quiet after the neighbour stops
+    assert wait["quiet"] and wait["quiet_s"] == 1.0 and wait["others_share_max"] == 0.5
+    assert record["waited_s"] == wait["seconds"] == 21.0 - 2.0
+    assert record["rounds_retried"] == 8 and record["rounds_kept"] == 32
+    assert [w["kept"] for w in record["windows"]] == [False, True, True, True, True]
+    assert record["others_share_max"] == 0.5 and record["steal_share_max"] == 0.0
 
 
-def test_retry_gives_up_after_max_retries_naming_the_busy_machine(monkeypatch):
-    monkeypatch.setattr(timing, "WINDOW_S", 0.0)
-    _fake_machine(monkeypatch, [0.7] * 10)
-    busy = r"busy after re-timing 3 window.*other processes used 70%.*on_contention: warn"
+def test_a_burst_of_steal_shorter_than_a_window_does_not_count():
+    """The failure of the issue: 23-33% steal over 0.3-0.4 s. Within a 2 s window it is ~7%: kept, unmarked;
+    a burst in a mode's short last window is judged over the rounds before it too."""
+    scripted = ScriptedMachine(steal=[(0.5, 0.9, 0.33), (2.1, 2.5, 0.33)])
+    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(repeats=11), watch=scripted)
+    assert len(samples["a"]) == 11 and not any(contended["a"]) and record["rounds_retried"] == 0
+    assert [w["wall_s"] for w in record["windows"]] == pytest.approx([2.0, 2.0])  # the last judged over 2 s
+    assert 0.05 < record["steal_share_max"] < 0.1 and record["waits"] == []
+
+
+def test_waits_back_off_and_fail_after_max_wait_s_naming_the_steal():
+    scripted = ScriptedMachine(steal_while_running=0.3)
+    busy = (r"c1 blocked: the machine was busy.*steal 30%.*mostly the hypervisor.*re-timed 6 window\(s\) and "
+            r"waited 31 s in 5 wait\(s\), 43 s in all.*max_wait_s=45.*measure.on_contention: warn")
     with pytest.raises(MachineBusy, match=busy):
-        interleaved(SAMPLERS, Sampling(repeats=2, on_contention="retry", max_retries=3), "dispatch c1 blocked")
+        interleaved(_samplers(scripted), Sampling(repeats=30, max_wait_s=45), "c1 blocked", watch=scripted)
+    # each wait asks for twice the quiet of the last: 1 + 2 + 4 + 8 + 16 s of probes after 2 s windows; after
+    # the sixth window 2 s are left, less than the 30 s of quiet the next wait would ask for: it fails at once
+    assert len(scripted.slept) == (1 + 2 + 4 + 8 + 16) / contention.PROBE_S and scripted.clock == 43
 
 
-def test_fail_refuses_the_first_contended_window(monkeypatch):
-    monkeypatch.setattr(timing, "WINDOW_S", 0.0)
-    _fake_machine(monkeypatch, [0.0, 0.5])
-    with pytest.raises(MachineBusy, match="the machine was busy while"):
-        interleaved(SAMPLERS, Sampling(repeats=3, on_contention="fail"))
+def test_a_neighbour_that_never_stops_fails_the_mode_after_max_wait_s_naming_it():
+    scripted = ScriptedMachine(others=[(0.0, 1e9, 0.5)])
+    busy = (r"other processes used 50%.*mostly another process.*waited 58 s in 1 wait.*while it waited other "
+            "processes used median 50%")
+    with pytest.raises(MachineBusy, match=busy):
+        interleaved(_samplers(scripted), Sampling(repeats=30, max_wait_s=60), "c1", watch=scripted)
+    assert scripted.clock == 60
 
 
-def test_warn_keeps_contended_samples_marked(monkeypatch):
-    monkeypatch.setattr(timing, "WINDOW_S", 0.0)
-    _fake_machine(monkeypatch, [0.0, 0.6, 0.1])
-    samples, _, contended, record = interleaved(SAMPLERS, Sampling(repeats=3, on_contention="warn"))
-    assert contended == {"a": [False, True, False], "b": [False, True, False]}
-    assert record["rounds_contended_kept"] == 1 and record["rounds_retried"] == 0
-    assert record["others_share_max"] == 0.6 and record["policy"]["on_contention"] == "warn"
+def test_fail_refuses_the_first_contended_window():
+    scripted = ScriptedMachine(others=[(2.0, 1e9, 0.5)])
+    with pytest.raises(MachineBusy, match="on_contention is fail"):
+        interleaved(_samplers(scripted), Sampling(repeats=30, on_contention="fail"), watch=scripted)
+    assert scripted.slept == []
+
+
+def test_warn_keeps_contended_samples_marked():
+    scripted = ScriptedMachine(others=[(2.0, 4.0, 0.6)])
+    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(repeats=40, on_contention="warn"),
+                                                watch=scripted)
+    assert contended["a"] == contended["b"] == [False] * 8 + [True] * 8 + [False] * 24
+    assert record["rounds_contended_kept"] == 8 and record["rounds_retried"] == 0 and record["waits"] == []
+    assert record["others_share_max"] == pytest.approx(0.6) and record["policy"]["on_contention"] == "warn"
 
 
 def test_short_rounds_are_judged_together_over_a_window():
-    samples, _, _, record = interleaved(SAMPLERS, Sampling(repeats=40))
-    assert len(samples["a"]) == 40
-    assert all(w["wall_s"] >= timing.WINDOW_S or w is record["windows"][-1] for w in record["windows"])
-    assert sum(w["rounds"] for w in record["windows"]) == 40 and len(record["windows"]) < 40
+    scripted = ScriptedMachine()
+    samples, _, _, record = interleaved(_samplers(scripted, 0.0625), Sampling(repeats=64), watch=scripted)
+    assert len(samples["a"]) == 64
+    assert [w["wall_s"] for w in record["windows"]] == [timing.WINDOW_S] * 4
+    assert [w["rounds"] for w in record["windows"]] == [16] * 4
 
 
 def test_garbage_collection_is_off_inside_a_sample_and_back_on_after():
     seen = []
-    interleaved({"a": lambda: seen.append(gc.isenabled()) or 0.001, "b": lambda: 0.001}, Sampling(repeats=2))
+    interleaved({"a": lambda: seen.append(gc.isenabled()) or 0.001, "b": lambda: 0.001},
+                Sampling(repeats=2, on_contention="warn"))
     assert seen == [False, False] and gc.isenabled()
 
 
@@ -120,7 +183,7 @@ def test_calibration_repeats_calls_until_a_sample_lasts_min_sample_s():
     assert 8 <= n <= 11  # 0.02 s / ~0.002 s for the fastest; one count for every variant
     calls.update(a=0, b=0)
     assert calibrated["a"]() == pytest.approx(0.002, rel=0.5) and calls["a"] == n
-    assert protocol.calibrate(SAMPLERS, 0.0, "t")[1] == 1
+    assert protocol.calibrate({"a": lambda: _spin(0.001)}, 0.0, "t")[1] == 1
 
 
 def test_calibration_that_compiles_fails_like_a_timed_region():

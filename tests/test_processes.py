@@ -29,7 +29,9 @@ def _doc(level: float, seed: int, signature: str = "s") -> dict:
         "comparisons": [{"variant": "v", "baseline": "f", "mode": "m"} | stats.paired_comparison(variant, floor)],
         "memory": {"m": {"host_peak_bytes": int(100 * level), "device_peak_bytes": None}},
         "machine": {"m": {"measurable": True, "rounds_kept": 8, "rounds_retried": 1, "rounds_contended_kept": 0,
-                          "others_share_median": 0.01, "others_share_max": 0.02, "steal_share_max": 0.0,
+                          "others_share_median": 0.01, "others_share_max": 0.02, "steal_share_median": 0.0,
+                          "steal_share_max": 0.0, "waited_s": 1.5 * level,
+                          "waits": [{"seconds": 1.5 * level, "quiet_s": 1.0, "quiet": True, "probes": 3}],
                           "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
                           "gc_disabled_in_samples": True, "policy": {},
                           "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
@@ -56,6 +58,7 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
     assert c["ratio_ci_low"] <= 1.0 + 1e-9 and c["ratio_ci_high"] >= 1.2 - 1e-9
     assert merged["comparisons_by_process"] == [d["comparisons"] for d in docs]
     assert merged["machine"]["m"]["rounds_kept"] == 16 and merged["machine"]["m"]["rounds_retried"] == 2
+    assert merged["machine"]["m"]["waited_s"] == pytest.approx(1.5 + 1.8) and len(merged["machine"]["m"]["waits"]) == 2
     assert merged["memory"]["m"]["host_peak_bytes"] == 120 and merged["structure"] == {"leaves": 5}
 
 

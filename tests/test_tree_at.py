@@ -84,7 +84,7 @@ def test_a_first_run_that_did_not_compile_is_refused():
     f(x).block_until_ready()
     cached = {"a": lambda: float(f(x).block_until_ready()[0]), "b": lambda: 1.0}
     with pytest.raises(NotAFirstRun, match="did not measure a first run"):
-        measure_mode(cached, "first_run", "b", Sampling(repeats=2), "guard", compiles="required")
+        measure_mode(cached, "first_run", "b", Sampling(repeats=2, on_contention="warn"), "guard", compiles="required")
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ guests. Both are shares of the cores' capacity over the interval (wall time x co
 ticks (10 ms), so a share is judged over a whole round of samples, not over one short sample.
 
 Where /proc is missing (not Linux) nothing is measured: the readings say so (None), and no sample is marked.
+Readings, activity and sleeping go through one `Watch`, so a test can script the machine and its clock.
 """
 
 from __future__ import annotations
@@ -111,13 +112,32 @@ class Activity:
                 f"(over {self.wall_s:.2f} s)")
 
 
-def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list) -> dict[str, Any]:
+class Watch:
+    """The machine as the timing loop sees it: readings, the activity between two of them, and a way to pass
+    time. This one reads the real machine; a test passes its own (a scripted neighbour, a fake clock)."""
+
+    def now(self) -> Reading:
+        return Reading.now()
+
+    def between(self, start: Reading, end: Reading) -> Activity:
+        return Activity.between(start, end)
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+REAL = Watch()
+
+
+def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
+                    waiting: dict[str, Any]) -> dict[str, Any]:
     """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
-    processes' and steal shares per window, load average and CPU clock at the start and end, and the policy
-    that judged it. Several processes' records merge by summarising all their windows together."""
+    processes' and steal's shares per window (each apart: a neighbour the user can see, or the hypervisor),
+    the waits for quiet, load average and CPU clock at the start and end, and the policy that judged it.
+    Several processes' records merge by summarising all their windows and waits together."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
-    steals = [w["steal_share"] for w in windows if w["steal_share"] is not None]
+    steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)
     return {
         "measurable": bool(shares),
         "rounds_kept": sum(w["rounds"] for w in kept),
@@ -125,7 +145,10 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "rounds_contended_kept": sum(w["rounds"] for w in kept if w["contended"]),
         "others_share_median": shares[len(shares) // 2] if shares else None,
         "others_share_max": shares[-1] if shares else None,
-        "steal_share_max": max(steals) if steals else None,
+        "steal_share_median": steals[len(steals) // 2] if steals else None,
+        "steal_share_max": steals[-1] if steals else None,
+        "waited_s": waiting["waited_s"],
+        "waits": waiting["waits"],
         "own_cpu_per_wall": (sum(w["own_cpu_s"] for w in kept) / sum(w["wall_s"] for w in kept)) if kept else None,
         "load_average": [x for x in loads if x is not None],
         "cpu_mhz": [x for x in clocks if x is not None],

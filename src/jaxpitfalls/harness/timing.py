@@ -1,5 +1,6 @@
-"""Interleaved timing: variants take turns, so a drifting machine affects all of them alike; each round is
-watched for other processes, so a busy neighbour is re-timed, refused or marked, never silently accepted."""
+"""Interleaved timing: variants take turns, so a drifting machine affects all of them alike; each window of
+rounds is watched for other processes and steal, so a busy neighbour is waited out and re-timed, refused or
+marked, never silently accepted."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .compiles import CompileCount, count_compiles
-from .machine import Activity, Reading, cpu_mhz, load_average, machine_summary
+from .contention import Contention
+from .machine import REAL, Activity, Reading, Watch, cpu_mhz, load_average, machine_summary
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,7 @@ class Sampling:
     min_sample_s: float = 0.0
     on_contention: str = "retry"
     max_busy_share: float = 0.2
-    max_retries: int = 5
+    max_wait_s: float = 300.0
 
     def __post_init__(self) -> None:
         if self.on_contention not in ON_CONTENTION:
@@ -40,10 +42,6 @@ class Sampling:
     @classmethod
     def of(cls, settings: dict[str, Any]) -> Sampling:
         return cls(**{f.name: settings[f.name] for f in dataclasses.fields(cls) if f.name in settings})
-
-
-class MachineBusy(RuntimeError):
-    """Other processes (or the hypervisor) used the machine while samples were timed, past the policy."""
 
 
 @contextmanager
@@ -66,9 +64,10 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-# The kernel counts CPU time in ticks (10 ms): rounds are judged together over a window at least this long,
-# so that a stray tick or two cannot make a short round look busy (2 ticks in 0.25 s of 2 cores: 4%).
-WINDOW_S = 0.25
+# The kernel counts CPU time in ticks (10 ms) and a cloud VM's hypervisor steals in bursts of a few tenths of a
+# second: rounds are judged together over windows at least this long (a shorter last window is judged over the
+# rounds before it too), so that neither a stray tick nor a burst shorter than a window makes rounds look busy.
+WINDOW_S = 2.0
 
 
 def _window_record(activity: Activity, rounds: int, contended: bool, kept: bool) -> dict[str, Any]:
@@ -76,13 +75,12 @@ def _window_record(activity: Activity, rounds: int, contended: bool, kept: bool)
             "steal_share": activity.steal_share, "rounds": rounds, "contended": contended, "kept": kept}
 
 
-def _busy_message(label: str, activity: Activity, sampling: Sampling, retried: int) -> str:
-    tried = f"after re-timing {retried} window(s) of rounds " if retried else ""
-    return (f"{label}: the machine was busy {tried}while samples were timed: {activity.describe()}, more than "
-            f"measure.max_busy_share={sampling.max_busy_share:g} of the cores. Timings taken beside a busy "
-            "neighbour are not comparable. Rerun when the machine is quiet (`snakemake --cores all` reruns only "
-            "what is missing; finished results are kept), raise measure.max_retries to wait longer, or set "
-            "measure.on_contention: warn to keep the samples, marked as contended")
+def _judged_from(readings: list[Reading], window_start: Reading, now: Reading) -> Reading:
+    """Where a window's activity is measured from: its start, or for a window shorter than `WINDOW_S` (the
+    last of a mode) the latest round boundary at least `WINDOW_S` before `now` (the earliest there is)."""
+    if now.wall - window_start.wall >= WINDOW_S:
+        return window_start
+    return next((r for r in reversed(readings) if now.wall - r.wall >= WINDOW_S), readings[0])
 
 
 def interleaved(
@@ -90,18 +88,18 @@ def interleaved(
     sampling: Sampling,
     label: str = "",
     min_repeats: int = 2,
+    watch: Watch = REAL,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
     """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately).
 
     With a budget, no new round starts once the rounds so far took that long and `min_repeats` are kept:
     samples that cost seconds each stay affordable, cheap ones get every round. A sampler with a `setup()`
     method has it called before each of its samples, outside the timer and the compile counter. The machine
-    is watched over windows of rounds (`WINDOW_S`, `machine.Activity`); the rounds of a contended window are
-    re-timed (`retry`, up to `max_retries` windows per mode, then `MachineBusy`), refused (`fail`), or kept
-    and marked (`warn`).
+    is watched (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means is
+    `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
 
     Returns the raw samples per variant, the compilations counted inside each sample, whether each sample
-    was taken in a contended window, and the machine's record of the mode (per window, and a summary).
+    was taken in a contended window, and the machine's record of the mode (per window, waits, a summary).
     """
     names = list(samplers)
     samples: dict[str, list[float]] = {name: [] for name in names}
@@ -109,10 +107,11 @@ def interleaved(
     marked: dict[str, list[bool]] = {name: [] for name in names}
     windows: list[dict[str, Any]] = []
     pending: list[dict[str, tuple[float, CompileCount]]] = []
-    retried = 0
+    policy = Contention(sampling, label, watch)
     loads, clocks = [load_average()], [cpu_mhz()]
     start = time.perf_counter()
-    window_start = Reading.now()
+    readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
+    window_start = readings[0]
     while len(samples[names[0]]) < sampling.repeats:
         kept = len(samples[names[0]])
         order = names if (kept + len(pending)) % 2 == 0 else list(reversed(names))
@@ -125,36 +124,34 @@ def interleaved(
                 seconds = samplers[name]()
             taken[name] = (seconds, counter)
         pending.append(taken)
-        now = Reading.now()
+        now = watch.now()
+        readings.append(now)
         done = kept + len(pending)
         elapsed = time.perf_counter() - start
         out_of_budget = sampling.budget_s is not None and done >= min_repeats and elapsed >= sampling.budget_s
         if now.wall - window_start.wall < WINDOW_S and done < sampling.repeats and not out_of_budget:
             continue
-        activity = Activity.between(window_start, now)
+        activity = watch.between(_judged_from(readings, window_start, now), now)
         contended = activity.contended(sampling.max_busy_share)
-        if contended and (sampling.on_contention == "fail" or retried >= sampling.max_retries):
-            raise MachineBusy(_busy_message(label, activity, sampling, retried))
-        if contended and sampling.on_contention == "retry":
-            retried += 1
-            windows.append(_window_record(activity, len(pending), True, False))
-            log.warning("%s: %d round(s) re-timed: %s", label, len(pending), activity.describe())
-        else:
-            windows.append(_window_record(activity, len(pending), contended, True))
+        keep = policy.keep(activity)
+        windows.append(_window_record(activity, len(pending), contended, keep))
+        if keep:
             for rnd in pending:
                 for name, (seconds, counter) in rnd.items():
                     samples[name].append(seconds)
                     compiles[name].append(counter)
                     marked[name].append(contended)
             if done % max(1, sampling.repeats // 5) == 0 or done == sampling.repeats or out_of_budget:
-                log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed)", label, done, sampling.repeats, elapsed,
-                     retried)
+                log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)", label, done,
+                         sampling.repeats, elapsed, policy.retimed, policy.waited_s)
             if out_of_budget:
                 break
+        else:
+            readings = [watch.now()]  # after a wait: judge nothing across it
         pending = []
-        window_start = Reading.now()
+        window_start = readings[-1]
     loads.append(load_average())
     clocks.append(cpu_mhz())
-    policy = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
-              "max_retries": sampling.max_retries}
-    return samples, compiles, marked, machine_summary(windows, policy, loads, clocks)
+    settings = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
+                "max_wait_s": sampling.max_wait_s}
+    return samples, compiles, marked, machine_summary(windows, settings, loads, clocks, policy.record())

@@ -176,8 +176,9 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """How quiet the machine was while a configuration was timed, over its modes: rounds kept, re-timed and
-    kept though contended (`on_contention: warn`), other processes' and steal's largest share of the cores,
-    the highest load average, and the policy."""
+    kept though contended (`on_contention: warn`), seconds spent waiting for quiet, other processes' and
+    steal's largest share of the cores (apart: a neighbour the user can see, or the hypervisor), the highest
+    load average, and the policy."""
     def worst(key: str) -> float | None:
         values = [m[key] for m in machine.values() if m[key] is not None]
         return max(values) if values else None
@@ -187,6 +188,7 @@ def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "rounds_kept": sum(m["rounds_kept"] for m in modes),
         "rounds_retried": sum(m["rounds_retried"] for m in modes),
         "rounds_contended_kept": sum(m["rounds_contended_kept"] for m in modes),
+        "waited_s": sum(m.get("waited_s", 0.0) for m in modes),  # results from before waiting have none
         "others_share_max": worst("others_share_max"),
         "steal_share_max": worst("steal_share_max"),
         "load_average_max": max((x for m in modes for x in m["load_average"]), default=None),

@@ -70,9 +70,10 @@ def quietness_line(checks: pd.DataFrame) -> str:
         return "machine activity not measurable here (no /proc/stat)"
     kept, retried, marked = (int(checks[k].sum()) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept"))
     contended = f"**{marked} kept although contended**" if marked else "none kept contended"
-    return (f"{kept} rounds kept, {retried} re-timed (contended), {contended}; other processes up to "
-            f"{checks.others_share_max.max():.0%} of the cores, steal up to {checks.steal_share_max.max():.0%}, "
-            f"load average up to {checks.load_average_max.max():.2f}")
+    return (f"{kept} rounds kept, {retried} re-timed (contended) after waiting {checks.waited_s.sum():.0f} s in all "
+            f"for a quiet machine, {contended}; other processes up to {checks.others_share_max.max():.0%} of the "
+            f"cores, steal (the hypervisor's) up to {checks.steal_share_max.max():.0%}, load average up to "
+            f"{checks.load_average_max.max():.2f}")
 
 
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
@@ -175,11 +176,12 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
                                 "compiles_measured_on_purpose", "compiles_demonstrated"]], ".3g"), "",
         table(tables["checks"][["config_id", "ran_on", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
         "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
-        "because other processes or steal used more than `measure.max_busy_share` of the cores, rounds kept "
-        "although contended (`on_contention: warn`: their samples are marked in the JSON), and the largest "
-        "shares seen.", "",
+        "because other processes or steal used more than `measure.max_busy_share` of the cores, seconds spent "
+        "waiting for a quiet machine before re-timing, rounds kept although contended (`on_contention: warn`: "
+        "their samples are marked in the JSON), and the largest shares seen: other processes' (a neighbour "
+        "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM).", "",
         table(tables["checks"][["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried",
-                                "rounds_contended_kept", "others_share_max", "steal_share_max",
+                                "waited_s", "rounds_contended_kept", "others_share_max", "steal_share_max",
                                 "load_average_max"]], ".3g"), "",
         "### Figures", "",
     ]
