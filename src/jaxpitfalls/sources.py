@@ -51,9 +51,13 @@ def _imports(path: Path) -> frozenset[str]:
     return frozenset(found)
 
 
-@cache
 def files_of(*modules: str) -> tuple[str, ...]:
-    """Sorted source files of the given modules and everything in the package they import."""
+    """Sorted source files of the given modules and everything in the package they import, as rule inputs."""
+    return tuple(sorted(_as_input(p) for p in _files_of(modules)))
+
+
+@cache
+def _files_of(modules: tuple[str, ...]) -> frozenset[Path]:
     seen: set[Path] = set()
     todo = [f"{PACKAGE}.{m}" if not m.startswith(PACKAGE) else m for m in modules]
     while todo:
@@ -66,4 +70,13 @@ def files_of(*modules: str) -> tuple[str, ...]:
         while "." in module:  # importing a module runs its packages' __init__ (and what those import)
             module = module.rpartition(".")[0]
             todo.append(module)
-    return tuple(sorted(str(p) for p in seen))
+    return frozenset(seen)
+
+
+def _as_input(path: Path) -> str:
+    """A path relative to the working directory where the package lies inside it: Snakemake keys what it
+    recorded of an input (its checksum) by path, so a copied or moved workflow directory stays up to date."""
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
