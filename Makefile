@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all test venv clean compare-equinox slurm-packages reference
+.PHONY: all test test-fast venv clean compare-equinox slurm-packages reference
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
@@ -31,6 +31,11 @@ test: $(STAMP) $(BROWSER) $(SLURM)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(BIN)/python -m pytest || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
+
+# The edit loop (about a minute): unit tests and the parse-time config checks (`snakemake -n`), no workflow
+# run, no browser, no cluster; `make test` runs everything.
+test-fast: $(STAMP)
+	@$(BIN)/python -m pytest -m "not workflow" || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 
 venv: $(STAMP)
 

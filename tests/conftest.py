@@ -1,8 +1,10 @@
-"""Shared fixtures: tiny checkpoints made once per session (random init, fixed seed, like prepare_model)."""
+"""Shared fixtures: tiny checkpoints made once per session (random init, fixed seed, like prepare_model), and
+one smoke run of the real workflow that every test reading it shares."""
 
 from __future__ import annotations
 
 import pytest
+from workflow_copy import copy_workflow, snakemake
 
 TINY_BERT = dict(seed=0, vocab_size=64, hidden=16, head_dim=8, layers=1, intermediate_ratio=2, max_positions=32)
 TINY_QWEN2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, kv_groups=2, layers=2, intermediate_ratio=2,
@@ -50,3 +52,13 @@ def tiny_runners(tiny_bert_dir):
 
     conf = dict(layers=1, hidden=16, batch=2, seq=16, dropout=0.1, id="t")
     return dispatch.build_runners(*dispatch.prepare(conf, str(tiny_bert_dir)))
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """presets/smoke.yaml run once, in a copy of the workflow (workflow_copy.py). Tests read it or check what
+    would rerun; a test that runs jobs on other settings copies it first (shutil.copytree keeps it up to date:
+    the rules' inputs are paths relative to the workflow's directory)."""
+    workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
+    snakemake(workdir, "--cores", "all")
+    return workdir

@@ -1,8 +1,11 @@
-"""Bad input is refused before anything runs: `snakemake -n` on a malformed config (the smoke preset plus
-an overlay) exits non-zero at parse time, naming the key, and no job starts."""
+"""Bad input is refused before anything runs: the check the Snakefile runs while parsing
+(`configcheck.require_valid`, on config.yaml, the smoke preset and an overlay, merged as Snakemake merges
+them) names the key of every malformed config; `snakemake -n` itself exits non-zero at parse time on a
+few of them, and no job starts."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -10,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}
@@ -97,6 +101,24 @@ MALFORMED = [
 ]
 
 
+def checked(tmp_path: Path, monkeypatch, overlay: dict) -> str:
+    """What the Snakefile's config check says of the smoke preset plus `overlay`, run in this process from a
+    directory of its own (as `snakemake --directory` runs it): the problems, or "" when it passes."""
+    from snakemake.utils import update_config
+
+    from jaxpitfalls.configcheck import InvalidConfig, require_valid
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for layer in (yaml.safe_load((ROOT / "presets" / "smoke.yaml").read_text()), overlay):
+        update_config(config, copy.deepcopy(layer))
+    monkeypatch.chdir(tmp_path)
+    try:
+        require_valid(config, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    except InvalidConfig as e:
+        return str(e)
+    return ""
+
+
 def dry_run(tmp_path: Path, overlay: dict) -> subprocess.CompletedProcess:
     """`snakemake -n` on the smoke preset plus `overlay`, in a directory of its own, importing this checkout."""
     path = tmp_path / "overlay.yaml"
@@ -108,8 +130,19 @@ def dry_run(tmp_path: Path, overlay: dict) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(("what", "overlay", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
-def test_a_malformed_config_is_refused_before_any_job(tmp_path, what, overlay, message):
-    proc = dry_run(tmp_path, overlay(tmp_path) if callable(overlay) else overlay)
+def test_a_malformed_config_is_refused_naming_the_key(tmp_path, monkeypatch, what, overlay, message):
+    problems = checked(tmp_path, monkeypatch, overlay(tmp_path) if callable(overlay) else overlay)
+    assert message in problems, f"{what}: {problems or 'accepted'}"
+
+
+# One of each kind through Snakemake itself: a schema violation, a size, a path.
+END_TO_END = [m for m in MALFORMED if m[0] in ("below a schema minimum", "BERT: a swept sequence past the "
+                                              "position table", "a baseline that is not there")]
+
+
+@pytest.mark.parametrize(("what", "overlay", "message"), END_TO_END, ids=[m[0] for m in END_TO_END])
+def test_snakemake_refuses_a_malformed_config_before_any_job(tmp_path, what, overlay, message):
+    proc = dry_run(tmp_path, overlay)
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0, f"{what}: snakemake -n accepted it:\n{output[-2000:]}"
     assert message in output, output[-3000:]

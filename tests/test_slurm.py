@@ -1,20 +1,27 @@
-"""The smoke preset on a real single-node Slurm cluster with accounting (scripts/slurm_cluster.sh), through
-profiles/slurm and snakemake-executor-plugin-slurm: a measuring job cancelled mid-run (`scancel`) is
-reported and a rerun completes; every measuring job ran as a Slurm job (its id in the result), alone on
-the node; the outputs are the local run's."""
+"""The smoke preset's measuring jobs on a real single-node Slurm cluster with accounting
+(scripts/slurm_cluster.sh), through profiles/slurm and snakemake-executor-plugin-slurm: a measuring job
+cancelled mid-run (`scancel`) is reported and a rerun completes only it; every measuring job ran as a Slurm
+job (its id in the result), alone on the node; the outputs are the local run's.
+
+It starts from a copy of the shared smoke run and reruns two studies' measuring jobs there (dispatch's, in
+two worker processes, and tree_at's, on two XLA devices; their traces are the local run's): the plugin polls
+with a growing interval, so each job on the cluster costs seconds more than it runs."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from workflow_copy import ROOT, command, copy_workflow, environment, snakemake
+from workflow_copy import ROOT, command, environment, snakemake
 
 from jaxpitfalls import results
+
+pytestmark = pytest.mark.workflow
 
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 TIMING_RULES = ("run_study", "capture_trace")
@@ -36,9 +43,9 @@ def cluster(tmp_path_factory):
         _cluster("down", directory)
 
 
-def _on_slurm(work: Path, env: dict[str, str]) -> subprocess.Popen:
+def _on_slurm(work: Path, env: dict[str, str], *args: str) -> subprocess.Popen:
     """The smoke preset through profiles/slurm, started (its output read by _finish)."""
-    cmd = command("--workflow-profile", "profiles/slurm", "--slurm-init-seconds-before-status-checks", "1")
+    cmd = command("--workflow-profile", "profiles/slurm", "--slurm-init-seconds-before-status-checks", "1", *args)
     return subprocess.Popen(cmd, cwd=work, env=environment(work, env), text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
 
@@ -75,9 +82,15 @@ def _accounted(env: dict[str, str]) -> list[dict[str, str]]:
     return [dict(zip(keys, line.split("|"), strict=True)) for line in out.splitlines()]
 
 
-def test_the_smoke_preset_on_slurm_survives_a_cancelled_job_and_times_each_job_alone(cluster, tmp_path):
-    work = copy_workflow(tmp_path)
-    first = _on_slurm(work, cluster)
+def test_measuring_jobs_on_slurm_survive_a_cancelled_job_and_are_timed_each_alone(cluster, smoke_run, tmp_path):
+    work = tmp_path / "work"
+    shutil.copytree(smoke_run, work, symlinks=True)
+    copied = snakemake(work, "-n")
+    assert "Nothing to be done" in copied.stdout + copied.stderr
+    forced = sorted(str(p.relative_to(work)) for study in ("dispatch", "tree_at")
+                    for p in (work / "results" / "runs" / study).glob("*.json"))
+    assert len(forced) == 2
+    first = _on_slurm(work, cluster, "--forcerun", *forced)
     cancelled = _running_timing_job(cluster, first)
     _slurm(cluster, "scancel", cancelled)
     out = _finish(first)
@@ -93,8 +106,8 @@ def test_the_smoke_preset_on_slurm_survives_a_cancelled_job_and_times_each_job_a
 
     jobs = {j["job"]: j for j in _accounted(cluster)}
     assert jobs[cancelled]["state"].startswith("CANCELLED")
-    for path in sorted((work / "results" / "runs").glob("*/*.json")):
-        where = results.read_result(path)["environment"]["placement"]  # validated against the schema
+    for path in forced:
+        where = results.read_result(work / path)["environment"]["placement"]  # validated against the schema
         assert where["scheduler"] == "slurm" and where["slurm_cpus"] >= 1, (path, where)
         job = jobs[where["slurm_job_id"]]
         assert job["state"] == "COMPLETED" and job["comment"].startswith("rule_run_study") and \
@@ -102,6 +115,6 @@ def test_the_smoke_preset_on_slurm_survives_a_cancelled_job_and_times_each_job_a
     timed = sorted((datetime.fromisoformat(j["start"]), datetime.fromisoformat(j["end"]), j["job"])
                    for j in jobs.values() if j["comment"].startswith(tuple(f"rule_{r}" for r in TIMING_RULES))
                    and j["state"] == "COMPLETED")
-    assert len(timed) >= 9
+    assert len(timed) == len(forced)
     for (_, end, a), (start, _, b) in zip(timed, timed[1:], strict=False):
         assert end <= start, f"timing jobs {a} and {b} overlapped on the node"

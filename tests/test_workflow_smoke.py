@@ -1,6 +1,7 @@
 """A smoke run of the real Snakefile (presets/smoke.yaml) in a temporary copy of the repository
-(workflow_copy.py): the tests edit package files of the copy and check that exactly the jobs using them
-would rerun, without touching the checkout.
+(workflow_copy.py; the `smoke_run` fixture of conftest.py, made once per session and shared): the tests
+edit package files of the copy and check that exactly the jobs using them would rerun, without touching
+the checkout.
 """
 
 from __future__ import annotations
@@ -18,21 +19,15 @@ import jax
 import pandas as pd
 import pytest
 from report_browser import ReportPage
-from workflow_copy import copy_workflow
 from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, results, studies
 
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
-    _snakemake(workdir, "--cores", "all")
-    return workdir
+pytestmark = pytest.mark.workflow
 
 
-def test_every_result_is_written_and_valid(run):
-    runs = sorted((run / "results" / "runs" / "dispatch").glob("*.json"))
+def test_every_result_is_written_and_valid(smoke_run):
+    runs = sorted((smoke_run / "results" / "runs" / "dispatch").glob("*.json"))
     assert len(runs) == 1
     for path in runs:
         doc = results.read_result(path)
@@ -46,23 +41,24 @@ def test_every_result_is_written_and_valid(run):
             assert variant["calls"] > doc["settings"]["repeats"] and variant["compiles_in_warmup"] >= 1
             for mode in variant["modes"].values():  # the smoke preset times dispatch in 2 fresh processes
                 assert [p["summary"]["n"] for p in mode["processes"]] == [doc["settings"]["repeats"]] * 2
-                assert not any(mode["contended"]) and mode["calls_per_sample"] >= 1
+                assert len(mode["contended"]) == len(mode["samples_s"]) and mode["calls_per_sample"] >= 1
         assert set(doc["variants"]) == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
         assert doc["processes"] == 2 and len(doc["comparisons_by_process"]) == 2
-        for machine in doc["machine"].values():
+        for machine in doc["machine"].values():  # the smoke preset keeps contended rounds (marked): none re-timed
             assert machine["gc_disabled_in_samples"] and machine["rounds_kept"] == 2 * doc["settings"]["repeats"]
+            assert machine["policy"]["on_contention"] == "warn" and machine["waits"] == []
 
 
-def test_a_job_in_several_processes_logs_each_line_once(run):
+def test_a_job_in_several_processes_logs_each_line_once(smoke_run):
     """The job and its worker processes share the rule's log (standard error included): no line twice."""
-    (log,) = (run / "results" / "logs" / "run_study" / "dispatch").glob("*.log")
+    (log,) = (smoke_run / "results" / "logs" / "run_study" / "dispatch").glob("*.log")
     lines = [line for line in log.read_text().splitlines() if line.strip()]
     assert any("process 2 of 2" in line for line in lines) and any("round" in line for line in lines)
     assert len(lines) == len(set(lines))
 
 
-def test_tree_at_results_prove_their_variants_and_sharding(run):
-    (path,) = sorted((run / "results" / "runs" / "tree_at").glob("*.json"))
+def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):
+    (path,) = sorted((smoke_run / "results" / "runs" / "tree_at").glob("*.json"))
     doc = results.read_result(path)
     assert "--xla_force_host_platform_device_count=2" in doc["environment"]["xla_flags"]
     assert doc["structure"]["devices"] == doc["environment"]["device_count"]
@@ -72,31 +68,31 @@ def test_tree_at_results_prove_their_variants_and_sharding(run):
     assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
     for variant in doc["variants"].values():
         assert variant["modes"]["first_run"]["measures_compilation"]
-    figures = sorted(p.name for p in (run / "reports" / "figures" / "tree_at").glob("*.png"))
+    figures = sorted(p.name for p in (smoke_run / "reports" / "figures" / "tree_at").glob("*.png"))
     assert figures == ["speedup_vs_transforms.png", "time_vs_transforms.png"]
-    assert len(list((run / "results" / "traces" / "tree_at").iterdir())) == 1  # `trace: base`
+    assert len(list((smoke_run / "results" / "traces" / "tree_at").iterdir())) == 1  # `trace: base`
 
 
-def test_generation_labels_its_warmup_demonstration_and_the_guard_catches_it(run):
-    docs = {p.stem: results.read_result(p) for p in (run / "results" / "runs" / "generation").glob("*.json")}
+def test_generation_labels_its_warmup_demonstration_and_the_guard_catches_it(smoke_run):
+    docs = {p.stem: results.read_result(p) for p in (smoke_run / "results" / "runs" / "generation").glob("*.json")}
     demos = [d for d in docs.values() if "demonstration" in d]
     proper = [d for d in docs.values() if "demonstration" not in d]
     assert len(demos) == 1 and len(proper) == 1
     assert all(n > 0 for n in demos[0]["checks"]["compile_guard_caught"].values())
     assert demos[0]["tokens"] == proper[0]["tokens"]  # the pitfall changes the time, not the output
-    report = (run / "reports" / "report.md").read_text()
+    report = (smoke_run / "reports" / "report.md").read_text()
     section = report[report.index("## Study `generation`"):]
     assert "### The warmup pitfall (demonstration)" in section and "are left out of this table" in section
     assert "figures/generation/warmup_pitfall.png" in section
 
 
-def test_extraction_stores_agreeing_activations_and_reports_its_phases(run):
-    (path,) = sorted((run / "results" / "runs" / "extraction").glob("*.json"))
+def test_extraction_stores_agreeing_activations_and_reports_its_phases(smoke_run):
+    (path,) = sorted((smoke_run / "results" / "runs" / "extraction").glob("*.json"))
     doc = results.read_result(path)
     assert doc["structure"]["last_batch"] < doc["config"]["batch"]  # ragged
     assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == set(extraction_variants())
     assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
-    section = (run / "reports" / "report.md").read_text().split("## Study `extraction`")[1]
+    section = (smoke_run / "reports" / "report.md").read_text().split("## Study `extraction`")[1]
     assert "### Gains phase by phase" in section and "figures/extraction/time_split.png" in section
 
 
@@ -104,8 +100,8 @@ def extraction_variants():
     return studies.spec("extraction").variants
 
 
-def test_tables_figures_and_report(run):
-    tables = run / "results" / "tables" / "dispatch"
+def test_tables_figures_and_report(smoke_run):
+    tables = smoke_run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
     pooled = steps[steps.process.astype(str) == "all"]
     assert len(pooled) == 1 * 4 * 2 and (steps.median_ms > 0).all()
@@ -114,10 +110,10 @@ def test_tables_figures_and_report(run):
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
     for (_, _), part in overhead.groupby(["config_id", "variant"]):
         assert part.share.sum() == pytest.approx(1.0, abs=0.05)
-    figures = sorted(p.name for p in (run / "reports" / "figures" / "dispatch").glob("*.png"))
+    figures = sorted(p.name for p in (smoke_run / "reports" / "figures" / "dispatch").glob("*.png"))
     assert figures == ["overhead_vs_compute.png", "overhead_vs_leaves.png", "step_vs_compute.png"]
-    assert all((run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
-    report = (run / "reports" / "report.md").read_text()
+    assert all((smoke_run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
+    report = (smoke_run / "reports" / "report.md").read_text()
     headings = ["## Reproduction scorecard", "## Run summary", "## Study `dispatch`", "### Pytree leaves",
                 "### Where filter_jit's extra time per step goes", "### Median time per sample",
                 "### Ratios and differences", "### Trace breakdown",
@@ -127,7 +123,7 @@ def test_tables_figures_and_report(run):
     for heading in headings:  # each present, in this order
         at = report.index(heading, at) + len(heading)
     assert "figures/dispatch/overhead_vs_leaves.png" in report and "figures/tree_at/time_vs_transforms.png" in report
-    assert "study `tree_at`:" in report  # its part of the run, against its target
+    assert "study `tree_at`:" in report  # its part of the smoke_run, against its target
     assert "Peak memory: **" in report
     # the write-ups' numbers beside ours: the smoke sizes are not the write-ups' structures, so never judged
     assert "| write-up vs ours" in report and "1.23-1.27x vs not measured" in report
@@ -135,15 +131,16 @@ def test_tables_figures_and_report(run):
     assert "| same size" not in report and "x smaller** |" not in report and "x larger** |" not in report
 
 
-def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
+def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke_run):
     """Opened in headless Chromium: the report is rendered by its scripts, so only a browser shows it."""
-    _snakemake(run, "--report", "reports/report.html")
-    page = ReportPage(run / "reports" / "report.html")
+    _snakemake(smoke_run, "--report", "reports/report.html")
+    page = ReportPage(smoke_run / "reports" / "report.html")
     try:
         for study in studies.names():
             page.home()
             page.open(study, "figures")
-            figures = sorted(str(p.relative_to(run)) for p in (run / "reports/figures" / study).glob("*.png"))
+            figures = sorted(str(p.relative_to(smoke_run))
+                             for p in (smoke_run / "reports/figures" / study).glob("*.png"))
             assert figures and sorted(page.files()) == figures
             for figure in figures:
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
@@ -161,36 +158,36 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(run):
         page.close()
 
 
-def test_zip_report_holds_every_figure_and_table(run):
-    _snakemake(run, "--report", "reports/report.zip")
-    names = zipfile.ZipFile(run / "reports" / "report.zip").namelist()
-    expected = ["report.md", "run_summary.csv", *(p.name for p in (run / "reports" / "figures").glob("*/*.png")),
+def test_zip_report_holds_every_figure_and_table(smoke_run):
+    _snakemake(smoke_run, "--report", "reports/report.zip")
+    names = zipfile.ZipFile(smoke_run / "reports" / "report.zip").namelist()
+    expected = ["report.md", "run_summary.csv", *(p.name for p in (smoke_run / "reports" / "figures").glob("*/*.png")),
                 *(Path(p).name for study in studies.names() for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)
 
 
-def test_comparing_a_run_with_its_own_bundle_finds_no_change_and_says_where_it_cannot_tell(run, tmp_path):
-    shutil.copy(run / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
+def test_comparing_a_run_with_its_own_bundle_finds_no_change_and_says_where_it_cannot_tell(smoke_run, tmp_path):
+    shutil.copy(smoke_run / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
     overlay = tmp_path / "compare.yaml"
     for gate_on in ("medians", "ratios"):
         overlay.write_text(json.dumps({"compare": {"baseline": str(tmp_path / "baseline.tar.gz"),
                                                    "fail_on_regression": True, "gate_on": gate_on}}))
-        _snakemake(run, "--cores", "all", "compare_gate", overlay=overlay)
-        assert f"({gate_on})" in (run / "results" / "tables" / "compare.passed").read_text()
-    table = pd.read_csv(run / "results" / "tables" / "compare.csv")
-    ratios = pd.read_csv(run / "results" / "tables" / "compare_ratios.csv")
+        _snakemake(smoke_run, "--cores", "all", "compare_gate", overlay=overlay)
+        assert f"({gate_on})" in (smoke_run / "results" / "tables" / "compare.passed").read_text()
+    table = pd.read_csv(smoke_run / "results" / "tables" / "compare.csv")
+    ratios = pd.read_csv(smoke_run / "results" / "tables" / "compare_ratios.csv")
     for rows, value in ((table, "ratio"), (ratios, "change")):
         # the same samples: no change; unchanged only where the interval proves it within 5%, else inconclusive
         assert len(rows) and (rows[value] == 1).all() and set(rows.verdict) <= {"unchanged", "inconclusive"}
         within = (rows[f"{value}_ci_low"] >= 0.95) & (rows[f"{value}_ci_high"] <= 1.05)
         assert (rows.verdict == within.map({True: "unchanged", False: "inconclusive"})).all()
-    assert "Verdicts: " in (run / "reports" / "compare.md").read_text()
+    assert "Verdicts: " in (smoke_run / "reports" / "compare.md").read_text()
 
 
-def test_up_to_date_tree_has_nothing_to_do(run):
+def test_up_to_date_tree_has_nothing_to_do(smoke_run):
     start = time.perf_counter()
-    proc = _snakemake(run, "-n")
+    proc = _snakemake(smoke_run, "-n")
     elapsed = time.perf_counter() - start
     assert "Nothing to be done" in proc.stdout + proc.stderr
     print(f"snakemake -n on the up-to-date tree: {elapsed:.2f} s")
@@ -216,12 +213,12 @@ DOWNSTREAM = {"aggregate", "plot", "render_report", "bundle", "all"}
     ("studies/tree_at/report.py", {"plot", "render_report", "bundle", "all"}),
     ("studies/dispatch/spec.py", {"run_study", "capture_trace", "parse_trace"} | DOWNSTREAM),  # what it is
 ])
-def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run, edited, reruns):
-    path = run / "src" / "jaxpitfalls" / edited
+def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(smoke_run, edited, reruns):
+    path = smoke_run / "src" / "jaxpitfalls" / edited
     original = path.read_text()
     try:
         path.write_text(original + "\n# an edit\n")
-        assert _planned_rules(_snakemake(run, "-n")) == reruns
+        assert _planned_rules(_snakemake(smoke_run, "-n")) == reruns
     finally:
         path.write_text(original)
 
@@ -230,28 +227,28 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(run, edited,
     ({"compare": {"threshold": 0.2}}, {"bundle", "all"}),  # used by no job here; the bundle records the config
     ({"studies": {"dispatch": {"target_s": 61}}}, {"render_report", "bundle", "all"}),  # shown by the report only
 ])
-def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(run, tmp_path, edit, reruns):
+def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(smoke_run, tmp_path, edit, reruns):
     overlay = tmp_path / "edit.yaml"
     overlay.write_text(json.dumps(edit))
-    assert _planned_rules(_snakemake(run, "-n", overlay=overlay)) == reruns
+    assert _planned_rules(_snakemake(smoke_run, "-n", overlay=overlay)) == reruns
 
 
-def test_rerunning_one_rule_reruns_what_follows(run):
-    rules = _planned_rules(_snakemake(run, "-n", "-R", "run_study"))
+def test_rerunning_one_rule_reruns_what_follows(smoke_run):
+    rules = _planned_rules(_snakemake(smoke_run, "-n", "-R", "run_study"))
     assert {"run_study", "aggregate", "render_report"} <= rules and "prepare_model" not in rules
 
 
-def test_an_invalid_config_fails_naming_the_key_and_keeps_results(run, tmp_path):
+def test_an_invalid_config_fails_naming_the_key_and_keeps_results(smoke_run, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(json.dumps({"studies": {"dispatch": {"base": {"layers": 0, "hidden": 16, "batch": 2,
                                                                  "seq": 16, "dropout": 0.0}}}}))
-    before = sorted(p.name for p in (run / "results" / "runs" / "dispatch").iterdir())
-    proc = _snakemake(run, "-n", overlay=bad, check=False)
+    before = sorted(p.name for p in (smoke_run / "results" / "runs" / "dispatch").iterdir())
+    proc = _snakemake(smoke_run, "-n", overlay=bad, check=False)
     assert proc.returncode != 0 and "layers" in proc.stdout + proc.stderr
-    assert sorted(p.name for p in (run / "results" / "runs" / "dispatch").iterdir()) == before
+    assert sorted(p.name for p in (smoke_run / "results" / "runs" / "dispatch").iterdir()) == before
 
 
-def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
+def test_a_failing_job_leaves_every_other_result_intact(smoke_run, tmp_path):
     """A model whose weights cannot be read (a config that passes every check, a dangling weights file)
     fails its own jobs; finished results are kept, untouched."""
     broken = tmp_path / "broken-model"
@@ -265,14 +262,14 @@ def test_a_failing_job_leaves_every_other_result_intact(run, tmp_path):
         "models": {"bert": {"local_dirs": {"bert-L3-H16": str(broken)}}},
         "studies": {"dispatch": {"sweep": {"layers": [3]}}},
     }))
-    runs = run / "results" / "runs" / "dispatch"
+    runs = smoke_run / "results" / "runs" / "dispatch"
     before = {p.name: p.stat().st_mtime_ns for p in runs.iterdir()}
-    proc = _snakemake(run, "--cores", "all", overlay=overlay, check=False)
+    proc = _snakemake(smoke_run, "--cores", "all", overlay=overlay, check=False)
     assert proc.returncode != 0
     assert "Error in rule prepare_model" in proc.stdout + proc.stderr
-    assert "No such file or directory" in (run / "results/logs/prepare_model/bert-L3-H16.log").read_text()
+    assert "No such file or directory" in (smoke_run / "results/logs/prepare_model/bert-L3-H16.log").read_text()
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
-    assert not list((run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
+    assert not list((smoke_run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
 
 
 def _busy_neighbours() -> list[subprocess.Popen]:
@@ -280,18 +277,19 @@ def _busy_neighbours() -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 2))]
 
 
-def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(run, tmp_path):
+def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):
     work = tmp_path / "busy"
-    shutil.copytree(run, work, symlinks=True)
+    shutil.copytree(smoke_run, work, symlinks=True)
     (target,) = [str(p.relative_to(work)) for p in (work / "results" / "runs" / "dispatch").glob("*.json")]
     overlay = tmp_path / "busy.yaml"
-    measure = {"processes": 1, "max_retries": 1}
+    measure = {"processes": 1, "on_contention": "retry", "max_wait_s": 3}
     overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure}}}))
     neighbours = _busy_neighbours()
     try:
         refused = _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay, check=False)
         assert refused.returncode != 0
-        assert "the machine was busy after re-timing 1 window" in refused.stdout + refused.stderr
+        assert "the machine was busy while samples were timed" in refused.stdout + refused.stderr
+        assert "reaching measure.max_wait_s=3" in refused.stdout + refused.stderr
         assert "other processes used" in (work / "results/logs/run_study" / target.split("/", 2)[2]).with_suffix(
             ".log").read_text()
         overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure | {"on_contention": "warn"}}}}))
