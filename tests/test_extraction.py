@@ -13,7 +13,7 @@ from jaxpitfalls.studies.extraction import extractors
 from jaxpitfalls.studies.extraction import measure as extraction
 
 CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
-SETTINGS = {"repeats": 2, "budget_s": 0.1}
+SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies.generation import decoding
 from jaxpitfalls.studies.generation import measure as generation
 
-SETTINGS = {"repeats": 2, "budget_s": 0.1}
+SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
 CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0}
 
 

@@ -155,6 +155,15 @@ def test_warn_keeps_contended_samples_marked():
     assert record["others_share_max"] == pytest.approx(0.6) and record["policy"]["on_contention"] == "warn"
 
 
+def test_a_few_ticks_in_a_short_mode_are_not_contention():
+    """A mode whose rounds last 0.04 s in all: two ticks of another process are 25% of 2 cores, and prove
+    nothing; a neighbour busy the whole time does (the kernel's resolution, `machine.TICKS_ALLOWED`)."""
+    tick = machine._TICK_S
+    assert not machine.Activity(0.04, 0.04, 2 * tick / 0.08, 0.0, cores=2).contended(0.2)
+    assert machine.Activity(0.04, 0.04, 0.5, 0.0, cores=2).contended(0.2)
+    assert machine.Activity(2.0, 2.0, 0.21, 0.0, cores=2).contended(0.2)  # a long window: 1% over is 4 ticks
+
+
 def test_short_rounds_are_judged_together_over_a_window():
     scripted = ScriptedMachine()
     samples, _, _, record = interleaved(_samplers(scripted, 0.0625), Sampling(repeats=64), watch=scripted)

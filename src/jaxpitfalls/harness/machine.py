@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+TICKS_ALLOWED = 2  # CPU time counted in whole ticks: two of them over a window can be rounding, not a neighbour
 # /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice (guest is in user).
 _BUSY_FIELDS = (0, 1, 2, 5, 6)
 _STEAL_FIELD = 7
@@ -82,6 +83,7 @@ class Activity:
     own_cpu_s: float
     others_share: float | None
     steal_share: float | None
+    cores: int = 1
 
     @classmethod
     def between(cls, start: Reading, end: Reading) -> Activity:
@@ -92,7 +94,7 @@ class Activity:
         steal = end.counters[1] - start.counters[1]
         capacity = wall * end.counters[2]
         others = max(0.0, busy - steal - own)  # busy counts steal; own CPU is this process's, all threads
-        return cls(wall, own, min(1.0, others / capacity), min(1.0, steal / capacity))
+        return cls(wall, own, min(1.0, others / capacity), min(1.0, steal / capacity), end.counters[2])
 
     @property
     def busy_share(self) -> float | None:
@@ -102,8 +104,10 @@ class Activity:
         return self.others_share + self.steal_share
 
     def contended(self, limit: float) -> bool:
+        """Others and steal above `limit` of the cores by more than the kernel's resolution (`TICKS_ALLOWED`
+        ticks of CPU time): in a short window one tick is a large share, and it proves nothing."""
         share = self.busy_share
-        return share is not None and share > limit
+        return share is not None and (share - limit) * self.wall_s * self.cores > TICKS_ALLOWED * _TICK_S
 
     def describe(self) -> str:
         if self.others_share is None:
