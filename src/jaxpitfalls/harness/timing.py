@@ -109,9 +109,8 @@ def interleaved(
     pending: list[dict[str, tuple[float, CompileCount]]] = []
     policy = Contention(sampling, label, watch)
     loads, clocks = [load_average()], [cpu_mhz()]
-    start = time.perf_counter()
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
-    window_start = readings[0]
+    start = window_start = readings[0]
     while len(samples[names[0]]) < sampling.repeats:
         kept = len(samples[names[0]])
         order = names if (kept + len(pending)) % 2 == 0 else list(reversed(names))
@@ -127,7 +126,7 @@ def interleaved(
         now = watch.now()
         readings.append(now)
         done = kept + len(pending)
-        elapsed = time.perf_counter() - start
+        elapsed = now.wall - start.wall - policy.spent_s  # re-timed windows and waits spend none of the budget
         out_of_budget = sampling.budget_s is not None and done >= min_repeats and elapsed >= sampling.budget_s
         if now.wall - window_start.wall < WINDOW_S and done < sampling.repeats and not out_of_budget:
             continue
