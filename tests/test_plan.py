@@ -48,25 +48,26 @@ def test_default_config_validates_with_defaults_and_plans_models():
     assert spec["layers"] == 4 and spec["hidden"] == 64 and spec["seed"] == 0
 
 
-@pytest.mark.parametrize("preset", ["presets/smoke.yaml", "presets/paper.yaml"])
-def test_presets_validate(preset):
-    config = _config()
-    overlay = yaml.safe_load((ROOT / preset).read_text())
+def _with_preset(preset: str) -> dict:
+    """config.yaml with a preset merged over it key by key (as `--configfile` does), validated."""
     from snakemake.utils import update_config
 
-    update_config(config, overlay)
+    config = _config()
+    update_config(config, yaml.safe_load((ROOT / preset).read_text()))
     validate(config)
+    return config
+
+
+@pytest.mark.parametrize("preset", ["presets/smoke.yaml", "presets/paper.yaml"])
+def test_presets_validate(preset):
+    config = _with_preset(preset)
     assert all(plan.configurations(config["studies"][s]) for s in plan.enabled_studies(config))
 
 
 def test_the_tests_workflow_runs_record_contention_and_never_fail_on_it():
     """The smoke preset, which every workflow run of the tests uses, keeps a contended round (marked) instead
     of waiting or failing: the suite passes beside a busy process (tests/test_machine.py injects contention)."""
-    config = _config()
-    from snakemake.utils import update_config
-
-    update_config(config, yaml.safe_load((ROOT / "presets/smoke.yaml").read_text()))
-    validate(config)
+    config = _with_preset("presets/smoke.yaml")
     assert {s: config["studies"][s]["measure"]["on_contention"] for s in plan.enabled_studies(config)} == {
         s: "warn" for s in studies.names()}
 

@@ -107,9 +107,9 @@ class Contention:
     def waited_s(self) -> float:
         return sum(w.seconds for w in self.waits)
 
-    def record(self) -> dict[str, Any]:
+    def records(self) -> list[dict[str, Any]]:
         """The mode's waits for the machine record (harness/machine.py `machine_summary`)."""
-        return {"waits": [w.record() for w in self.waits], "waited_s": self.waited_s}
+        return [w.record() for w in self.waits]
 
     def _spent(self) -> str:
         probes = [p for w in self.waits for p in w.probes]

@@ -134,7 +134,7 @@ REAL = Watch()
 
 
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
-                    waiting: dict[str, Any]) -> dict[str, Any]:
+                    waits: list[dict[str, Any]]) -> dict[str, Any]:
     """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
     processes' and steal's shares per window (each apart: a neighbour the user can see, or the hypervisor),
     the waits for quiet, load average and CPU clock at the start and end, and the policy that judged it.
@@ -151,8 +151,8 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "others_share_max": shares[-1] if shares else None,
         "steal_share_median": steals[len(steals) // 2] if steals else None,
         "steal_share_max": steals[-1] if steals else None,
-        "waited_s": waiting["waited_s"],
-        "waits": waiting["waits"],
+        "waited_s": sum(w["seconds"] for w in waits),
+        "waits": waits,
         "own_cpu_per_wall": (sum(w["own_cpu_s"] for w in kept) / sum(w["wall_s"] for w in kept)) if kept else None,
         "load_average": [x for x in loads if x is not None],
         "cpu_mhz": [x for x in clocks if x is not None],

@@ -47,10 +47,9 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
     """One mode's machine record over every process: their windows, loads and clocks summarised together."""
-    waits = [w for r in records for w in r["waits"]]
     return machine_summary([w for r in records for w in r["windows"]], records[0]["policy"],
                            [x for r in records for x in r["load_average"]], [x for r in records for x in r["cpu_mhz"]],
-                           {"waits": waits, "waited_s": sum(w["seconds"] for w in waits)})
+                           [w for r in records for w in r["waits"]])
 
 
 def _samples(doc: dict[str, Any], variant: str, mode: str) -> list[float]:

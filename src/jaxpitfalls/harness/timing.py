@@ -153,4 +153,4 @@ def interleaved(
     clocks.append(cpu_mhz())
     settings = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
                 "max_wait_s": sampling.max_wait_s}
-    return samples, compiles, marked, machine_summary(windows, settings, loads, clocks, policy.record())
+    return samples, compiles, marked, machine_summary(windows, settings, loads, clocks, policy.records())
