@@ -6,10 +6,26 @@ from __future__ import annotations
 import pytest
 from workflow_copy import copy_workflow, snakemake
 
+from jaxpitfalls.runtime import set_xla_flags
+
+# The tests check what the code computes, never how fast it runs: XLA's backend optimizations off cut their
+# compiles about 3x (a tiny BERT's train step with dropout: 6.6 -> 2.2 s). Set before JAX starts, here and in
+# every process the tests start (workflow runs record it in their results' environment).
+set_xla_flags("--xla_backend_optimization_level=0")
+
 TINY_BERT = dict(seed=0, vocab_size=64, hidden=16, head_dim=8, layers=1, intermediate_ratio=2, max_positions=32)
 TINY_QWEN2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, kv_groups=2, layers=2, intermediate_ratio=2,
                   max_positions=64)
 TINY_GPT2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, layers=2, max_positions=64)
+
+
+def pytest_collection_modifyitems(items):
+    """For pytest-xdist's `--dist loadgroup` (the Makefile's): the tests that run the workflow share one worker,
+    so the smoke run they share is made once and never beside another workflow run; the others go by file,
+    so a module's fixtures compile once."""
+    for item in items:
+        group = "workflow" if item.get_closest_marker("workflow") else item.path.name
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _checkpoint(tmp_path_factory, family: str, spec: dict, name: str):
