@@ -117,7 +117,7 @@ def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_
 
 
 def test_interval_rules_have_a_band_where_the_run_cannot_tell():
-    from jaxpitfalls.report.markdown import above, opposite, within
+    from jaxpitfalls.report.claims import above, opposite, within
 
     assert above(1.01, 1.2, 1) is True and above(0.8, 0.99, 1) is False and above(0.95, 1.05, 1) is None
     assert within(0.95, 1.05, 0.9, 1.1) is True

@@ -1,5 +1,5 @@
 """The scorecard's magnitude verdicts: the write-up's number beside ours, judged only where the structure
-sets it and only at the write-up's structure."""
+sets a dimensionless number, on our 95% interval, and only at the write-up's structure."""
 
 from __future__ import annotations
 
@@ -9,33 +9,55 @@ import yaml
 
 from jaxpitfalls import studies
 from jaxpitfalls.report.build import declared
-from jaxpitfalls.report.magnitude import at_write_up_structure, magnitude
+from jaxpitfalls.report.claims import at_write_up_structure
+from jaxpitfalls.report.magnitude import magnitude
 from jaxpitfalls.studies.interface import Number
 
-OVERHEAD = Number(46.8, 47.2, " ms", structural=True, at={"layers": 12})
-SPEEDUP = Number(1.23, 1.27, "x", structural=False, at={"layers": 12, "hidden": 768})
+BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
+SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
+SPEEDUP = Number(1.23, 1.27, "x", structural=False, at={"layers": 12, "hidden": 768}, differs="GPU vs CPU")
+OVERHEAD = Number(46.8, 47.2, " ms", structural=False, at={"layers": 12}, differs="the host's Python")
 
 
 @pytest.mark.parametrize("ours, verdict", [
-    ((47.0, 45.0, 49.0), "same size"),
-    ((30.0, 25.0, 35.0), "same size"),          # within the factor 2 of the hosts
-    ((13.0, 11.0, 15.0), "**3.6x smaller**"),   # the interval stays below 47 / 2
-    ((120.0, 100.0, 140.0), "**2.5x larger**"),
+    ((7.0, 6.5, 7.5), "same size"),
+    ((4.0, 3.5, 4.5), "same size"),          # within the factor 2 of the hosts
+    ((2.0, 1.8, 3.0), "**3.8x smaller**"),   # the interval stays below 7.6 / 2
+    ((20.0, 16.0, 24.0), "**2.6x larger**"),
     ((-2.0, -4.0, 0.5), "opposite sign"),
 ])
-def test_structural_numbers_are_judged_within_a_factor(ours, verdict):
-    side_by_side, size = magnitude(OVERHEAD, ours)
+def test_structural_ratios_are_judged_within_a_factor_on_the_interval(ours, verdict):
+    side_by_side, size = magnitude(BATCHING, ours)
     assert size == verdict
-    assert side_by_side.startswith("46.8-47.2 ms vs ")
+    assert side_by_side.startswith("7.6x vs ")
+
+
+@pytest.mark.parametrize("ours, verdict", [
+    ((71.0, 65.0, 77.0), "same size"),
+    ((60.0, 58.0, 62.0), "same size"),             # 11 points below the write-up's low end
+    ((37.0, 35.0, 40.0), "**33 points less**"),    # a factor 2 would have called this the same size
+    ((100.0, 100.0, 100.0), "**26 points more**"),
+])
+def test_shares_are_judged_in_percentage_points(ours, verdict):
+    assert magnitude(SHARE, ours)[1] == verdict
 
 
 def test_a_single_number_is_shown_without_an_interval():
-    assert magnitude(OVERHEAD, (47.0, 47.0, 47.0))[0] == "46.8-47.2 ms vs 47 ms"
+    assert magnitude(BATCHING, (7.0, 7.0, 7.0))[0] == "7.6x vs 7x"
 
 
-def test_hardware_bound_numbers_show_the_factor_without_a_verdict():
-    assert magnitude(SPEEDUP, (1.02, 0.9, 1.2))[1] == "hardware-bound (1.2x smaller)"
-    assert magnitude(SPEEDUP, (1.25, 1.2, 1.3))[1] == "hardware-bound (same size)"
+def test_numbers_the_structure_does_not_set_show_the_factor_and_what_differs():
+    assert magnitude(SPEEDUP, (1.02, 0.9, 1.2))[1] == "1.2x smaller; differs: GPU vs CPU"
+    assert magnitude(SPEEDUP, (1.25, 1.2, 1.3))[1] == "same size; differs: GPU vs CPU"
+    assert magnitude(OVERHEAD, (13.0, 11.0, 15.0))[1] == "3.6x smaller; differs: the host's Python"
+
+
+def test_only_a_dimensionless_number_can_be_set_by_the_structure():
+    with pytest.raises(ValueError, match="only a dimensionless number"):
+        Number(46.8, 47.2, " ms", structural=True)
+    with pytest.raises(ValueError, match="say what differs"):
+        Number(1.2, 1.3, "x", structural=False)
+    assert Number(2, 2, "exponent", structural=True).dimensionless and SHARE.is_share
 
 
 def test_not_measured_names_the_write_ups_structure():
@@ -49,9 +71,9 @@ def test_the_write_ups_structure_prefers_the_base_configuration():
         {"config_id": "l12-h64", "axes": "base,layers,hidden,dropout", "layers": 12, "hidden": 64},
         {"config_id": "l24-h64", "axes": "layers", "layers": 24, "hidden": 64},
     ])
-    assert at_write_up_structure(table, OVERHEAD) == "l12-h64"
     assert at_write_up_structure(table, SPEEDUP) == "l12-h768"
     assert at_write_up_structure(table, Number(1, 1, "x", True, at={"layers": 4})) is None
+    assert at_write_up_structure(table, BATCHING) == "l12-h64"
 
 
 def test_write_up_numbers_need_a_positive_range():
@@ -71,7 +93,7 @@ def test_every_numbered_claim_names_keys_its_configurations_have(name):
 def test_a_report_must_measure_each_of_the_write_ups_numbers():
     spec = studies.spec("dispatch")
     rows = [{"claim": key, "measured": "", "verdict": "inconclusive", "rule": "",
-             "ours": (None,) * len(claim.numbers)} for key, claim in spec.claims.items()]
+             "ours": (None,) * len(claim.numbers)} for key, claim in spec.claims.items() if claim.judged]
     assert [row["numbers"] for row in declared(spec, rows)] == [c.numbers for c in spec.claims.values()]
     rows[0] = rows[0] | {"ours": ()}
     with pytest.raises(ValueError, match="claim 'slower': report.claims\\(\\) measured 0 numbers, the spec's write-up "

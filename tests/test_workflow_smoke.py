@@ -114,21 +114,38 @@ def test_tables_figures_and_report(smoke_run):
     assert figures == ["overhead_vs_compute.png", "overhead_vs_leaves.png", "step_vs_compute.png"]
     assert all((smoke_run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
     report = (smoke_run / "reports" / "report.md").read_text()
-    headings = ["## Reproduction scorecard", "## Run summary", "## Study `dispatch`", "### Pytree leaves",
-                "### Where filter_jit's extra time per step goes", "### Median time per sample",
-                "### Ratios and differences", "### Trace breakdown",
-                "### Validity checks", "### Figures", "## Study `tree_at`", "### Transforms and tree_at calls",
-                "### Trace breakdown", "## Environment"]
+    headings = ["## What to do", "## Reproduction scorecard", "## How each claim was judged", "## Study `dispatch`",
+                "### Pytree leaves", "### Where filter_jit's extra time per step goes",
+                "### Median time per timed call", "### Ratios and differences", "### Trace breakdown",
+                "### Figures", "## Study `tree_at`", "### Transforms and tree_at calls", "### Trace breakdown",
+                "## Audit", "### Run summary", "### Study `dispatch`: checks", "## Environment"]
     at = 0
     for heading in headings:  # each present, in this order
         at = report.index(heading, at) + len(heading)
     assert "figures/dispatch/overhead_vs_leaves.png" in report and "figures/tree_at/time_vs_transforms.png" in report
+    assert "scorecard.png" in report and (smoke_run / "reports" / "scorecard.png").stat().st_size > 5_000
     assert "study `tree_at`:" in report  # its part of the smoke_run, against its target
     assert "Peak memory: **" in report
     # the write-ups' numbers beside ours: the smoke sizes are not the write-ups' structures, so never judged
     assert "| write-up vs ours" in report and "1.23-1.27x vs not measured" in report
     assert "not measured at the write-up's structure (layers 12, hidden 768)" in report
     assert "| same size" not in report and "x smaller** |" not in report and "x larger** |" not in report
+
+
+def test_every_claim_of_every_write_up_is_in_the_scorecard_judged_or_with_why_not(smoke_run):
+    report = (smoke_run / "reports" / "report.md").read_text()
+    scorecard = report[report.index("## Reproduction scorecard"):report.index("## How each claim was judged")]
+    judging = report[report.index("## How each claim was judged"):report.index("## Study `")]
+    for name in studies.names():
+        for key, claim in studies.spec(name).claims.items():
+            assert f"| {name} " in scorecard and claim.text in scorecard, (name, key)
+            assert f"| {key} " in judging, (name, key)
+            if claim.checked:
+                assert f"checked in every job: {claim.checked}" in judging, (name, key)
+            elif claim.not_measured:
+                assert f"not measured: {claim.not_measured}" in judging, (name, key)
+    findings = report[report.index("## What to do"):report.index("## Reproduction scorecard")]
+    assert all(f"- **{name}**: " in findings for name in studies.names())
 
 
 def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke_run):
@@ -153,7 +170,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke
             assert sorted(page.files()) == sorted(plan.table_paths(study).values())
         page.home()
         page.open("Report")
-        assert sorted(page.files()) == ["reports/report.md", "results/tables/run_summary.csv"]
+        assert sorted(page.files()) == ["reports/report.md", "reports/scorecard.png", "results/tables/run_summary.csv"]
     finally:
         page.close()
 
@@ -161,7 +178,8 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke
 def test_zip_report_holds_every_figure_and_table(smoke_run):
     _snakemake(smoke_run, "--report", "reports/report.zip")
     names = zipfile.ZipFile(smoke_run / "reports" / "report.zip").namelist()
-    expected = ["report.md", "run_summary.csv", *(p.name for p in (smoke_run / "reports" / "figures").glob("*/*.png")),
+    expected = ["report.md", "run_summary.csv", "scorecard.png",
+                *(p.name for p in (smoke_run / "reports" / "figures").glob("*/*.png")),
                 *(Path(p).name for study in studies.names() for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)
@@ -303,5 +321,5 @@ def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_ac
             assert any(mode["contended"])
     assert all(m["rounds_contended_kept"] > 0 and m["others_share_max"] > 0.2 for m in doc["machine"].values())
     _snakemake(work, "--cores", "all", "reports/report.md", overlay=overlay)
-    summary = (work / "reports" / "report.md").read_text().split("## Study")[0]
+    summary = (work / "reports" / "report.md").read_text().split("## Audit")[1]
     assert "study `dispatch`:" in summary and "kept although contended**" in summary

@@ -43,7 +43,8 @@ rule plot:
 
 
 rule render_report:
-    """reports/report.md: scorecard, per-study results, breakdowns, checks, figures, environment."""
+    """reports/report.md: findings, the scorecard and its figure, per-study results, breakdowns and figures, then
+    the audit: run summary, checks, machine, environment."""
     input:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
@@ -51,6 +52,7 @@ rule render_report:
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
         summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),
+        figure=report("reports/scorecard.png", caption="../report/scorecard.rst", category="Report"),
     log:
         "results/logs/render_report.log",
     conda:
@@ -111,6 +113,7 @@ rule bundle:
         figures=expand("reports/figures/{study}", study=STUDIES),
         report="reports/report.md",
         summary="results/tables/run_summary.csv",
+        scorecard="reports/scorecard.png",
         sources=sources.files_of("report.bundle", "runtime"),
     output:
         "reports/bundle.tar.gz",

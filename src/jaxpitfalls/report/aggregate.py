@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results
-from ..harness.stats import paired_comparison
+from ..harness.stats import bootstrap_median_ci, paired_comparison
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES
 from .environments import flat_environment, require_comparable
@@ -48,6 +48,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
     return _config_columns(doc) | {
         "variant": variant, "mode": mode, "process": process,
         **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
+        **dict(zip(("median_ci_low_ms", "median_ci_high_ms"), _median_interval_ms(m), strict=True)),
         "n": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
         "contended_samples": sum(pooled["contended"]) if process == POOLED else None,
         **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
@@ -59,6 +60,14 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
         **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
     }
+
+
+def _median_interval_ms(m: dict[str, Any]) -> tuple[float, float]:
+    """The 95% bootstrap interval of a mode's median (ms), resampling processes first where there were
+    several: what a claim about an absolute time is judged on, never the samples' range."""
+    samples = [p["samples_s"] for p in m["processes"]] if m.get("processes") else m["samples_s"]
+    low, high = bootstrap_median_ci(samples)
+    return low * 1e3, high * 1e3
 
 
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:

@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from .. import results, studies
-from ..studies.interface import StudySpec
+from ..studies.interface import Claim, StudySpec
 from . import markdown
 from .aggregate import processes_of, read_tables
 from .run_summary import run_summary, span_seconds, study_seconds
@@ -33,31 +35,60 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
     return judged
 
 
-def declared(spec: StudySpec, rows: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The report's claim rows, keyed as the spec declares them, with the spec's text and write-up number;
-    every declared claim exactly once (a claim a report forgot would otherwise vanish from the scorecard)."""
+NOT_MEASURED, CHECKED = "not measured", "checked"
+
+
+def _unjudged(claim: Claim) -> dict[str, Any]:
+    """The row of a claim no report judges: checked by every job, or not measured, with the reason."""
+    if claim.checked:
+        return {"measured": f"checked in every job: {claim.checked}", "verdict": CHECKED, "rule": ""}
+    return {"measured": f"not measured: {claim.not_measured}", "verdict": NOT_MEASURED, "rule": ""}
+
+
+def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The report's claim rows in the spec's order, with the spec's text, write-up number and advice: every
+    judged claim exactly once (a claim a report forgot would otherwise vanish from the scorecard), and each
+    claim no run judges with its reason."""
+    judged = [key for key, claim in spec.claims.items() if claim.judged]
     keys = [row["claim"] for row in rows]
-    if sorted(keys) != sorted(spec.claims):
-        raise ValueError(f"study {spec.name}: report.claims() returned {keys}, the spec declares {list(spec.claims)}")
-    for row in rows:
-        wanted, given = len(spec.claims[row["claim"]].numbers), len(row.get("ours", ()))
+    if sorted(keys) != sorted(judged):
+        raise ValueError(f"study {spec.name}: report.claims() returned {keys}, the spec declares {judged} judged")
+    by_key = {row["claim"]: row for row in rows}
+    for key, row in by_key.items():
+        wanted, given = len(spec.claims[key].numbers), len(row.get("ours", ()))
         if given != wanted:
-            raise ValueError(f"study {spec.name}: claim {row['claim']!r}: report.claims() measured {given} numbers, "
+            raise ValueError(f"study {spec.name}: claim {key!r}: report.claims() measured {given} numbers, "
                              f"the spec's write-up gives {wanted}")
-    return [row | {"claim": spec.claims[row["claim"]].text, "write_up": spec.claims[row["claim"]].write_up,
-                   "numbers": spec.claims[row["claim"]].numbers} for row in rows]
+    return [{"ours": (None,) * len(claim.numbers)}
+            | by_key.get(key, _unjudged(claim))
+            | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
+               "advice": claim.advice}
+            for key, claim in spec.claims.items()]
+
+
+def ratio_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
+    """The scorecard figure's rows: every write-up ratio (unit `x`) this run measured at its structure."""
+    rows = [{"label": f"{study}: {c['key']}", "theirs_low": n.low, "theirs_high": n.high, "ours": o[0],
+             "ours_low": o[1], "ours_high": o[2], "verdict": c["verdict"]}
+            for study, cs in claims.items() for c in cs for n, o in zip(c["numbers"], c["ours"], strict=True)
+            if o is not None and n.unit.strip().startswith("x") and min(o) > 0]
+    return pd.DataFrame(rows, columns=["label", "theirs_low", "theirs_high", "ours", "ours_low", "ours_high",
+                                       "verdict"])
 
 
 def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], benchmark_paths: list[str], out_md: str,
-    out_summary: str,
+    out_summary: str, out_figure: str,
 ) -> str:
     """The report from the files the rule declares: per study `tables` (name -> CSV path) and `figures` (a
     directory of PNGs); `settings` are the config keys the report shows (the run's targets, the studies'
-    blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it."""
+    blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it.
+    Findings and the scorecard (with its figure, `out_figure`) open it; the audit closes it."""
+    from .plots import claims_figure, save
+
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
-    claims, sections, environments, quiet, parts = {}, [], {}, {}, {}
+    claims, sections, audits, environments, quiet, parts = {}, [], [], {}, {}, {}
     for name, inputs in study_inputs.items():
         spec, report = studies.spec(name), studies.report(name)
         tables = read_tables(inputs["tables"])
@@ -67,14 +98,20 @@ def build_report(
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, studies.description(name), spec, report, tables, settings,
                                                figures))
+        audits.append(markdown.audit_section(name, tables["checks"]))
         environments[name] = tables["environment"]
         quiet[name] = markdown.quietness_line(tables["checks"])
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
                        settings["studies"][name]["target_s"])
+    save(claims_figure(ratio_points(claims)), out_figure)
     text = markdown.render([
-        markdown.scorecard_section(claims),
-        markdown.run_summary_section(summary, span_seconds(summary), settings, parts, quiet),
+        markdown.findings_section(claims),
+        markdown.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
+        markdown.judging_section(claims),
         *sections,
+        "## Audit\n",
+        markdown.run_summary_section(summary, span_seconds(summary), settings, parts, quiet),
+        *audits,
         markdown.environment_section(environments),
     ])
     results.write_text(out_md, text)

@@ -11,38 +11,20 @@ hosts' single-thread speed and the library versions.
 
 from __future__ import annotations
 
-import pandas as pd
-
 from ..studies.interface import Number
-from .aggregate import base_config_id
 
-FACTOR = 2.0  # tolerance for structure-bound numbers: hosts' single-thread speed and library versions
+FACTOR = 2.0  # ratios, exponents, counts the structure sets: hosts' single-thread speed and library versions
+POINTS = 15.0  # shares the structure sets: percentage points either way
 
-RULE = ("ours is measured at the write-up's structure (the configuration with its layers and hidden size); "
-        "structure-bound numbers: **same size** where our 95% interval (for a median: its samples' range) "
-        f"reaches within a factor {FACTOR:g} of "
-        "the write-up's number or range, else larger/smaller by the factor shown; hardware-bound numbers (set by "
-        "the write-up's accelerator and sizes): the factor only, no verdict")
+RULE = ("ours is measured at the write-up's structure (the configuration with its layers and hidden size), as a "
+        "95% interval; dimensionless numbers the structure sets: **same size** where our interval reaches within "
+        f"a factor {FACTOR:g} of the write-up's number or range (shares: within {POINTS:g} percentage points), "
+        "else larger/smaller by the factor shown; absolute times and rates, and numbers the write-up's "
+        "accelerator sets: the factor only, with what differs between the two measurements, no verdict")
 
 
 def _number(low: float, high: float, unit: str) -> str:
     return f"{low:.3g}{unit}" if low == high else f"{low:.3g}-{high:.3g}{unit}"
-
-
-def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
-    """The configuration (id) of a result table at the structure the write-up measured its number at
-    (`number.at`), the base configuration first; None where this run has none."""
-    rows = table
-    for key, value in number.at.items():
-        rows = rows[rows[key] == value]
-    return None if rows.empty else base_config_id(rows)
-
-
-def median_with_range(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:
-    """A variant's median time in one mode (ms) with its samples' range: `ours` for a number the write-up
-    gives as a single time."""
-    row = steps[(steps.config_id == config_id) & (steps.variant == variant) & (steps["mode"] == mode)].iloc[0]
-    return row.median_ms, row.min_ms, row.max_ms
 
 
 def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[str, str]:
@@ -57,11 +39,22 @@ def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[
     value, low, high = ours
     spread = "" if low == high == value else f" [{low:.3g}, {high:.3g}]"
     side_by_side = f"{theirs} vs {value:.3g}{number.unit}{spread}"
+    if number.is_share and number.structural:
+        return side_by_side, _points(number, low, high)
     if value <= 0:
-        return side_by_side, "opposite sign" if number.structural else "hardware-bound"
+        return side_by_side, "opposite sign" if number.structural else f"opposite sign ({number.differs})"
     factor = value / number.high if value > number.high else value / number.low if value < number.low else 1.0
     size = "same size" if factor == 1.0 else (f"{factor:.2g}x larger" if factor > 1 else f"{1 / factor:.2g}x smaller")
     if not number.structural:
-        return side_by_side, f"hardware-bound ({size})"
+        return side_by_side, f"{size}; differs: {number.differs}"
     reaches = high >= number.low / FACTOR and low <= number.high * FACTOR
     return side_by_side, "same size" if reaches else f"**{size}**"
+
+
+def _points(number: Number, low: float, high: float) -> str:
+    """A share against the write-up's, in percentage points: a factor on a share would call 37% and 100% the
+    same size as 74%."""
+    if high >= number.low - POINTS and low <= number.high + POINTS:
+        return "same size"
+    gap = low - number.high if low > number.high else number.low - high
+    return f"**{gap:.0f} points {'more' if low > number.high else 'less'}**"

@@ -1,4 +1,5 @@
-"""The markdown report: scorecard first, then per study its setup, results, breakdown, checks, figures."""
+"""The markdown report: findings and scorecard first, then per study its setup, results, breakdown and figures,
+and last the audit: run summary, per study its checks and the machine while timing, the environment."""
 
 from __future__ import annotations
 
@@ -9,46 +10,16 @@ import pandas as pd
 
 from ..studies.interface import Report, StudySpec
 from .aggregate import base_config_id, measured
+from .claims import interval
 from .magnitude import RULE as MAGNITUDE_RULE
 from .magnitude import magnitude
 
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
-                "unstable": "unstable"}
-
-
-def verdict(ok: bool | None) -> str:
-    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None)."""
-    return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
-
-
-def above(low: float, high: float, threshold: float) -> bool | None:
-    """Whether an interval lies wholly above a threshold (True), wholly below it (False), or straddles it:
-    the rule's middle band, where the run cannot tell (None, inconclusive)."""
-    if low > threshold:
-        return True
-    return False if high < threshold else None
-
-
-def opposite(outcome: bool | None) -> bool | None:
-    """A rule's outcome turned around, for claims that hold on the other side of the threshold or outside
-    the band (e.g. "below 1.05"); the band where the run cannot tell stays None."""
-    return None if outcome is None else not outcome
-
-
-def within(low: float, high: float, lower: float, upper: float) -> bool | None:
-    """Whether an interval lies inside a band (True), wholly outside it (False), or across an edge (None)."""
-    if lower <= low and high <= upper:
-        return True
-    return False if high < lower or low > upper else None
+                "unstable": "unstable", "not measured": "not measured", "checked": "checked"}
 
 
 def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
     return df.to_markdown(index=False, floatfmt=floatfmt) if len(df) else "_(no rows)_"
-
-
-def interval(value: float, low: float, high: float, unit: str = "") -> str:
-    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them."""
-    return f"{value:.3f}{unit} [{low:.3f}, {high:.3f}]"
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
@@ -86,7 +57,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                                            slowest_s=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max")
                                            ).reset_index()
     span_s, older = span
-    lines = ["## Run summary", ""]
+    lines = ["### Run summary", ""]
     if span_s is not None:
         whole = (f"; {older} of the {len(summary)} jobs are from earlier invocations (a partial rerun: the whole "
                  "run's time is not measured here)") if older else f"{_against(span_s, target_s)}"
@@ -109,22 +80,68 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     return "\n".join(lines)
 
 
-def scorecard_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+def _advice(claim: dict[str, Any]) -> str:
+    """The claim's advice for how it came out here ('' where it has none for that outcome)."""
+    advice = claim["advice"]
+    if advice is None or claim["verdict"] in ("not measured", "checked"):
+        return ""
+    return {"reproduced": advice.reproduced, "not reproduced": advice.not_reproduced}.get(
+        claim["verdict"], advice.inconclusive)
+
+
+FINDINGS_PER_STUDY = 3  # sentences: the decided claims' first; every claim's advice is in the judging table
+
+
+def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    """What to do, one line per study: the advice of its claims for the verdicts they reached on this run,
+    decided claims (yes or no) first, at most FINDINGS_PER_STUDY sentences."""
+    lines = ["## What to do", "",
+             "Per study, the advice of its claims for how they came out on this run, decided claims first "
+             f"(at most {FINDINGS_PER_STUDY}; every claim's advice is in \"How each claim was judged\"). A claim "
+             "this run could not decide advises only what holds either way.", ""]
+    for study, rows in claims.items():
+        decided = sorted(rows, key=lambda c: c["verdict"] not in ("reproduced", "not reproduced"))
+        said = [text for text in map(_advice, decided) if text][:FINDINGS_PER_STUDY]
+        lines.append(f"- **{study}**: {' '.join(said) if said else 'nothing decided on this run.'}")
+    return "\n".join([*lines, ""])
+
+
+def _short(measured: str) -> str:
+    """The measurement's first clause: its headline number, the rest is in the judging table."""
+    return measured.split("; ")[0]
+
+
+def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
+    """The compact scorecard (claim, the write-up's number, ours, verdict) and, where given, the figure of
+    every ratio beside the write-up's on one axis."""
+    rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": _short(c["measured"]),
+             "verdict": VERDICT_MARK[c["verdict"]]} for s, cs in claims.items() for c in cs]
+    counts = pd.Series([r["verdict"] for r in rows]).value_counts()
+    tally = ", ".join(f"{n} {mark}" for mark, n in counts.items())
+    shown = [f"![Each claim's ratio here (95% interval) beside the write-up's]({figure})", ""] if figure else []
+    return "\n".join(["## Reproduction scorecard", "",
+                      f"{len(rows)} claims of the source write-ups: {tally}. `yes`: the effect holds here in the "
+                      "write-up's direction by its rule (next section); `unstable`: worker processes reached "
+                      "opposite verdicts; `checked`: every job checks it (a guard that fails the job, or a method "
+                      "the harness follows) instead of timing it; `not measured`: no run of this workflow judges it "
+                      "(why is given).",
+                      "", *shown, table(pd.DataFrame(rows)), ""])
+
+
+def judging_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    """How each claim was judged: the rule, the whole measurement (per process where they differ), and the
+    write-up's numbers beside ours with the magnitude verdict."""
     rows = []
     for s, cs in claims.items():
         for c in cs:
             sizes = [magnitude(n, o) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
-            rows.append({"study": s, "claim": c["claim"], "write-up": c["write_up"], "measured here": c["measured"],
-                         "reproduced": VERDICT_MARK[c["verdict"]], "rule": c["rule"],
+            rows.append({"study": s, "claim": c["key"], "rule": c["rule"], "measured here": c["measured"],
                          "write-up vs ours": "; ".join(n for n, _ in sizes),
-                         "magnitude": "; ".join(v for _, v in sizes)})
-    return "\n".join(["## Reproduction scorecard", "",
-                      "Each claim of the source write-ups, what this run measured, and whether it holds here "
-                      "(by the stated rule): `reproduced` judges the effect and its direction. `unstable`: the "
-                      "fresh worker processes a configuration was timed in (`measure.processes`) reached "
-                      "different verdicts (each is listed); another run could say either, so neither is "
-                      "reported. Where the write-up gives a number, `write-up vs ours` puts the two side by side "
-                      f"in one unit and `magnitude` judges the size: {MAGNITUDE_RULE}.", "",
+                         "magnitude": "; ".join(v for _, v in sizes), "advice": _advice(c)})
+    return "\n".join(["## How each claim was judged", "",
+                      "The rule each verdict follows, everything it measured, where the write-up gives a number "
+                      f"the two side by side in one unit with a judgement of size ({MAGNITUDE_RULE}), and the "
+                      "claim's advice for its verdict.", "",
                       table(pd.DataFrame(rows)), ""])
 
 
@@ -157,7 +174,9 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         lines += [f"### {title}", "", intro, "", table(df), ""]
     demos = sorted(set(tables["checks"].config_id) - set(checks.config_id))
     lines += [
-        "### Median time per sample (ms)", "",
+        "### Median time per timed call (ms)", "",
+        "One call of each mode as the setup describes it (a sample averages several calls where they are "
+        "short); the interval of each median is in `results/tables/<study>/steps.csv`.", "",
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
         medians.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
@@ -167,27 +186,38 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         "measured.", "",
         table(comparisons), "",
         *_breakdown_lines(name, spec, tables["overhead"], base_config_id(checks)),
-        "### Validity checks", "",
-        "What the guards compared and found before any timing counted (a failed check fails the job): the "
-        "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
-        "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
-        table(tables["checks"][["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
-                                "signatures_distinct", "compiles_in_warmup", "compiles_in_timed_region",
-                                "compiles_measured_on_purpose", "compiles_demonstrated"]], ".3g"), "",
-        table(tables["checks"][["config_id", "ran_on", "job_seconds", "host_peak_mb", "device_peak_mb"]], ".3g"), "",
-        "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
-        "because other processes or steal used more than `measure.max_busy_share` of the cores, seconds spent "
-        "waiting for a quiet machine before re-timing, rounds kept although contended (`on_contention: warn`: "
-        "their samples are marked in the JSON), and the largest shares seen: other processes' (a neighbour "
-        "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM).", "",
-        table(tables["checks"][["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried",
-                                "waited_s", "rounds_contended_kept", "others_share_max", "steal_share_max",
-                                "load_average_max"]], ".3g"), "",
         "### Figures", "",
     ]
     for fig, path in figures:
         caption = report.FIGURES.get(fig, fig)
         lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
+    return "\n".join(lines)
+
+
+def audit_section(name: str, checks: pd.DataFrame) -> str:
+    """A study's audit: what its guards checked in every configuration, its jobs' time and memory, and the
+    machine while it was timed."""
+    lines = [
+        f"### Study `{name}`: checks", "",
+        "What the guards compared and found before any timing counted (a failed check fails the job): the "
+        "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
+        "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
+        table(checks[["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
+                       "signatures_distinct", "compiles_in_warmup", "compiles_in_timed_region",
+                       "compiles_measured_on_purpose", "compiles_demonstrated"]], ".3g"), "",
+        "Each measuring job's seconds and peak memory in GiB (the host's: the measuring processes' resident "
+        "high-water mark; the device's where the backend reports one).", "",
+        table(checks.assign(host_peak_gib=checks.host_peak_mb / 1024, device_peak_gib=checks.device_peak_mb / 1024)[
+            ["config_id", "ran_on", "job_seconds", "host_peak_gib", "device_peak_gib"]], ".3g"), "",
+        "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
+        "because other processes or steal used more than `measure.max_busy_share` of the cores, seconds spent "
+        "waiting for a quiet machine before re-timing, rounds kept although contended (`on_contention: warn`: "
+        "their samples are marked in the JSON), and the largest shares seen: other processes' (a neighbour "
+        "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM).", "",
+        table(checks[["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried", "waited_s",
+                       "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max"]],
+              ".3g"), "",
+    ]
     return "\n".join(lines)
 
 

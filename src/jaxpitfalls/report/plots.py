@@ -1,4 +1,5 @@
-"""Figure helpers the studies share: lines per variant with their 95% intervals, faceted."""
+"""Figure helpers the studies and the report share: lines per variant with their 95% intervals, faceted; bars;
+the claims beside the write-ups' numbers."""
 
 from __future__ import annotations
 
@@ -102,6 +103,37 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
     ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
     if title:
         ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def claims_figure(points: pd.DataFrame):
+    """Each claim's ratio here beside the write-up's, on one log axis: one row per claim (`label`), the
+    write-up's number or range (`theirs_low`..`theirs_high`) as a grey bar, ours (`ours`, 95% interval
+    `ours_low`..`ours_high`) as a dot coloured by its verdict; a dashed line at 1 (no effect)."""
+    sns.set_theme(style="whitegrid", context="notebook")
+    fig, ax = plt.subplots(figsize=(9.0, 1.2 + 0.45 * max(len(points), 1)))
+    if points.empty:
+        ax.text(0.5, 0.5, "no claim's ratio was measured at its write-up's structure in this run",
+                ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    colors = dict(zip(("reproduced", "not reproduced", "inconclusive", "unstable"),
+                      sns.color_palette("colorblind", 4), strict=True))
+    for y, p in enumerate(points.itertuples()):
+        ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
+                label="write-up" if y == 0 else None)
+        ax.errorbar(p.ours, y, xerr=[[p.ours - p.ours_low], [p.ours_high - p.ours]], fmt="o", capsize=3,
+                    color=colors.get(p.verdict, "black"))
+    for verdict, color in colors.items():
+        if verdict in set(points.verdict):
+            ax.plot([], [], "o", color=color, label=f"ours: {verdict}")
+    ax.axvline(1, color="0.3", ls="--", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(points)), points.label)
+    ax.invert_yaxis()
+    ax.set_xlabel("ratio (log scale): the write-up's (grey) and ours with its 95% interval")
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
     fig.tight_layout()
     return fig
 

@@ -41,7 +41,8 @@ def _sources(run: Path) -> dict[str, str]:
     """Snapshot path -> the run's path (as the bundle names it) for every file a reference keeps."""
     figures = sorted(p.relative_to(run / "reports").as_posix() for p in (run / "reports/figures").rglob("*.png"))
     environments = sorted((run / "results/tables").glob("*/environment.csv"))
-    return ({"report.md": "reports/report.md", "run_summary.csv": "results/tables/run_summary.csv"}
+    return ({"report.md": "reports/report.md", "scorecard.png": "reports/scorecard.png",
+             "run_summary.csv": "results/tables/run_summary.csv"}
             | {f: f"reports/{f}" for f in figures}
             | {f"environment/{p.parent.name}.csv": p.relative_to(run).as_posix() for p in environments})
 

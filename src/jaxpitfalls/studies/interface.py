@@ -22,34 +22,76 @@ from ..breakdown import Component
 SizeCheck = Callable[[Callable[[str], str], dict[str, Any], Any, dict[str, Any]], Iterable[str]]
 
 
+# Units whose first word makes a number dimensionless: a ratio, a share, an exponent, a count.
+DIMENSIONLESS = ("x", "%", "exponent", "compilations")
+
+
 @dataclass(frozen=True)
 class Number:
     """A number the write-up gives for a claim (a range where it gives one), in the unit the report measures
     it in, and the base configuration keys (`at`: the model's structure) it was measured at. `structural`:
-    set by the model's structure and the host's Python-side work, which this machine repeats at the same
-    structure, so its size is judged here; otherwise set by the write-up's accelerator and sizes, so only
-    the factor between the two is shown."""
+    a dimensionless number (ratio, share, exponent, count) set by the model's structure, which this machine
+    repeats at the same structure, so its size is judged here. Otherwise `differs` says what differs between
+    the write-up's measurement and ours (host, accelerator, sizes, baseline), and only the factor is shown:
+    an absolute time or rate always depends on the host."""
 
     low: float
     high: float
     unit: str
     structural: bool
     at: Mapping[str, Any] = field(default_factory=dict)
+    differs: str = ""
 
     def __post_init__(self) -> None:
         if not 0 < self.low <= self.high:
             raise ValueError(f"write-up number: need 0 < low <= high, got {self.low}..{self.high} {self.unit}")
+        if self.structural and not self.dimensionless:
+            raise ValueError(f"write-up number in {self.unit.strip()!r}: only a dimensionless number "
+                             f"(unit starting {DIMENSIONLESS}) can be set by the structure alone")
+        if not self.structural and not self.differs:
+            raise ValueError(f"write-up number {self.low:g}{self.unit}: say what differs from our measurement")
+
+    @property
+    def dimensionless(self) -> bool:
+        return (self.unit.split() or [""])[0] in ("", *DIMENSIONLESS)
+
+    @property
+    def is_share(self) -> bool:
+        return self.unit.strip().startswith("%")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What a JAX user should do about a claim, by how it came out on this run: the report's findings are
+    these sentences, chosen by the verdicts. An empty one says nothing for that outcome."""
+
+    reproduced: str
+    not_reproduced: str = ""
+    inconclusive: str = ""
 
 
 @dataclass(frozen=True)
 class Claim:
     """A claim of the study's write-up: what it says, the number (or finding) it gives for it, and those
     numbers in measurable units where it has them (the report's claim row then gives `ours`: per number,
-    ours in its unit as (estimate, low, high), or None where this run did not measure it)."""
+    ours in its unit as (estimate, low, high), or None where this run did not measure it).
+
+    `advice` turns its verdict into the report's findings. `not_measured` says why no run of this workflow
+    judges it (multiple hosts, INT8, an accelerator, a variant not built); `checked` says how every job
+    checks it instead of timing it (a guard that fails the job, a method the harness follows), so a finished
+    run shows it holds. Either way the claim is listed with its reason and the study's report does not judge
+    it."""
 
     text: str
     write_up: str
     numbers: tuple[Number, ...] = ()
+    advice: Advice | None = None
+    not_measured: str = ""
+    checked: str = ""
+
+    @property
+    def judged(self) -> bool:
+        return not (self.not_measured or self.checked)
 
 
 @dataclass(frozen=True)
@@ -104,5 +146,6 @@ class Report(Protocol):
     def figures(self, tables: dict[str, Any]) -> dict[str, Any]:
         """Figures by name (each named in FIGURES)."""
 
-    def claims(self, tables: dict[str, Any]) -> list[dict[str, str]]:
-        """One row per claim of the spec, by key: `claim` (the key), `measured`, `verdict`, `rule`."""
+    def claims(self, tables: dict[str, Any]) -> list[dict[str, Any]]:
+        """One row per judged claim of the spec (those without `not_measured`), by key: `claim` (the key),
+        `measured`, `verdict`, `rule`, and `ours` (per write-up number) where the claim has numbers."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.markdown import above, interval, verdict
+from ...report.claims import above, interval, verdict
 from ...report.plots import bars
 from .spec import SPEC
 

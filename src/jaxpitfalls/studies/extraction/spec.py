@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ...breakdown import Component
-from ..interface import Claim, Number, StudySpec
+from ..interface import Advice, Claim, Number, StudySpec
 
 # The extractors (measure.py checks its EXTRACTORS are these, in this order), slowest first.
 VARIANTS = ("eager", "jit", "jit_padded", "jit_padded_async", "pipelined")
@@ -42,9 +42,92 @@ def estimate(low: float, high: float) -> str:
     return f"{low:g}x" if low == high else f"{low:g}-{high:g}x"
 
 
-CLAIMS = {f"{slow}/{fast}": Claim(f"{what} speeds up extraction", f"{estimate(*gain)} (estimated, not measured)",
-                                  numbers=(Number(*gain, "x", structural=False, at=QWEN2_05B),))
-          for (slow, fast), (what, gain) in FIXES.items()}
+# What to do about each fix, by its verdict here (reproduced, not reproduced, cannot tell).
+FIX_ADVICE = {
+    ("eager", "jit"): Advice("Always jax.jit the forward that extracts activations (the layers to return static)."),
+    ("jit", "jit_padded"): Advice(
+        "Pad to a fixed set of shapes where start-up counts: the ragged batch's recompilation is the cost.",
+        "Padding costs compute in warm passes: pad to a few length buckets, not one maximum."),
+    ("jit_padded", "jit_padded_async"): Advice(
+        "Copy a whole batch's activations to the host in one array, started early (copy_to_host_async), not "
+        "per sample and layer.", "",
+        "On this hardware the copies are too small a share of a pass to matter; on an accelerator, batch them."),
+    ("jit_padded_async", "pipelined"): Advice(
+        "Dispatch batch i+1 before storing batch i: JAX's asynchronous dispatch overlaps them for free.", "",
+        "Pipelining pays only where host-side work is a real share of a pass."),
+    ("eager", "pipelined"): Advice("Fix the missing jit first; the other fixes are second-order unless copies or "
+                                   "Python dominate."),
+}
+NOT_BUILT = "; not built"
+
+CLAIMS = {
+    **{f"{slow}/{fast}": Claim(f"{what} speeds up extraction", f"{estimate(*gain)} (estimated, not measured)",
+                               numbers=(Number(*gain, "x", structural=False, at=QWEN2_05B,
+                                               differs="estimated for an accelerator, where copies and Python weigh "
+                                                       "differently against the forward; measured here on this "
+                                                       "CPU"),),
+                               advice=FIX_ADVICE[(slow, fast)])
+       for (slow, fast), (what, gain) in FIXES.items()},
+    "apply_auto_jit": Claim(
+        "a Flax-style model.apply is JIT-compiled automatically", "'all nn.Module methods are automatically "
+        "JIT-compiled when used with model.apply()'",
+        advice=Advice("", "Calling a model is not compiled by itself: wrap the call in jax.jit (or eqx.filter_jit).")),
+    "eager_recompiles": Claim(
+        "without jit, every forward pass re-compiles", "'repeated compilation overhead on every batch'",
+        advice=Advice("", "Eager mode is slow because each operation dispatches on its own, not because it "
+                          "recompiles: jit fuses them.")),
+    "phase_one": Claim(
+        "phase 1 (jit, fixed-size padding, async copies) together", "5-10x",
+        not_measured="needs eager timed against jit_padded_async (ours times each fix against the one before)"
+                     + NOT_BUILT),
+    "batched_copy": Claim(
+        "one stacked copy of all layers instead of many ('vectorizing')", "~1.5x",
+        not_measured="needs a variant with one stacked blocking copy between jit_padded and jit_padded_async "
+                     "(ours merges the batched and the async copy)" + NOT_BUILT),
+    "ragged_recompiles": Claim(
+        "a smaller last batch recompiles; fixed-size padding compiles once for all batches",
+        "one compilation per shape (jax_log_compiles)",
+        not_measured="ours pads to length buckets (one program per bucket), so 'once' needs one fixed length; "
+                     "the first pass's compilations per variant are in the throughput table"),
+    "return_activations": Claim(
+        "returning every layer's activations creates dynamic shapes that break JIT", "'prevents JIT compilation'",
+        checked="the jit variant returns every hidden state from one jitted program, "
+                     "compiles nothing in its timed passes and agrees with eager in every job"),
+    "device_get_async": Claim(
+        "jax.device_get is asynchronous: it starts the transfer and returns", "'returns immediately'",
+        not_measured="qualitative: jax.device_get blocks until the arrays exist; the async variant starts copies "
+                     "with copy_to_host_async instead"),
+    "time_split": Claim(
+        "a batch's time splits into forward 0.3 s, extraction overhead 1.5 s, copies 0.5 s, Python 0.5 s",
+        "~2-3 s per 32-sample batch (estimated)",
+        not_measured="needs eager's pass split into forward and extraction overhead; the throughput table "
+                     "splits the jitted passes into forward, transfer and storage"),
+    "copies_small_batches": Claim(
+        "memory copies dominate runtime for small batches", "qualitative",
+        not_measured="needs a batch sweep judged on the transfer's share; on this CPU a copy is a host memcpy"),
+    "scan_batches": Claim(
+        "pipelining batches with lax.scan", "1.3x on multihost",
+        not_measured="needs a variant scanning over stacked batches" + NOT_BUILT + "; the 1.3x is multihost"),
+    "decode_activations": Claim(
+        "the decode step that returns activations is not jitted, so decode-time extraction is slow",
+        "prefill and decode jitted, decode_step_with_activations not",
+        not_measured="needs a decode-step extraction pair" + NOT_BUILT),
+    "donate_params": Claim(
+        "jit the extraction with the parameters donated", "donate_argnums=(1,) on params",
+        not_measured="qualitative, and unsafe as written: donated weights cannot be passed again"),
+    "ranking": Claim(
+        "the bottlenecks rank jit > async copies > padding > pipelining > vectorizing > scan", "qualitative",
+        not_measured="follows from the fixes' own verdicts above; on this CPU the copies cannot rank"),
+    "device_idle": Claim(
+        "with the fixes, device idle time falls below 5%", "from a device timeline",
+        not_measured="needs an accelerator's device timeline"),
+    "multihost": Claim(
+        "multihost runs balance load and scale near-linearly with hosts", "qualitative",
+        not_measured="needs multiple hosts"),
+    "effort": Claim(
+        "phase 1 takes 2-3 hours of work, phase 2 4-6 hours", "engineering time",
+        not_measured="engineering hours, not a performance claim"),
+}
 
 
 def check_sizes(at, conf, model, config) -> Iterator[str]:

@@ -1,0 +1,94 @@
+"""Judging a write-up's claims on this run's tables: the one-row lookup and the interval rules every study's
+claims use. Renders nothing (markdown.py lays the judged rows out), so a study's `report.py` reads its claims
+from here and never from the renderer.
+
+Every rule decides on a 95% interval, never on a spread of point estimates or on the samples' range: an
+interval wholly on the claim's side reproduces it, wholly on the other side does not, and one across the
+threshold or band's edge cannot tell (inconclusive, with its reason).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..studies.interface import Number
+from .aggregate import base_config_id
+
+
+def verdict(ok: bool | None) -> str:
+    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None)."""
+    return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
+
+
+def above(low: float, high: float, threshold: float) -> bool | None:
+    """Whether an interval lies wholly above a threshold (True), wholly below it (False), or straddles it:
+    the rule's middle band, where the run cannot tell (None, inconclusive)."""
+    if low > threshold:
+        return True
+    return False if high < threshold else None
+
+
+def opposite(outcome: bool | None) -> bool | None:
+    """A rule's outcome turned around, for claims that hold on the other side of the threshold or outside
+    the band (e.g. "below 1.05"); the band where the run cannot tell stays None."""
+    return None if outcome is None else not outcome
+
+
+def within(low: float, high: float, lower: float, upper: float) -> bool | None:
+    """Whether an interval lies inside a band (True), wholly outside it (False), or across an edge (None)."""
+    if lower <= low and high <= upper:
+        return True
+    return False if high < lower or low > upper else None
+
+
+def interval(value: float, low: float, high: float, unit: str = "") -> str:
+    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them."""
+    return f"{value:.3f}{unit} [{low:.3f}, {high:.3f}]"
+
+
+def row(table: pd.DataFrame, **where: Any) -> pd.Series:
+    """The one row of `table` where every column named equals its value; a miss or several matches raise
+    naming what was asked and which values the table holds (not a bare IndexError from `.iloc[0]`)."""
+    mask = pd.Series(True, index=table.index)
+    for column, value in where.items():
+        mask &= table[column] == value
+    hits = table[mask]
+    if len(hits) == 1:
+        return hits.iloc[0]
+    held = {column: sorted(map(str, table[column].unique()))[:8] for column in where}
+    found = "no row" if hits.empty else f"{len(hits)} rows"
+    raise LookupError(f"{found} where {where}; the table holds {held}")
+
+
+def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
+    """The configuration (id) of a result table at the structure the write-up measured its number at
+    (`number.at`), the base configuration first; None where this run has none."""
+    rows = table
+    for key, value in number.at.items():
+        rows = rows[rows[key] == value]
+    return None if rows.empty else base_config_id(rows)
+
+
+def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:
+    """A variant's median time in one mode (ms) with its 95% interval: `ours` for a number the write-up
+    gives as a single time."""
+    r = row(steps, config_id=config_id, variant=variant, mode=mode)
+    return r.median_ms, r.median_ci_low_ms, r.median_ci_high_ms
+
+
+def ratio_of(r: pd.Series) -> tuple[float, float, float]:
+    """A comparison row's paired ratio: (estimate, 95% low, high)."""
+    return r.ratio, r.ratio_ci_low, r.ratio_ci_high
+
+
+def difference_of(r: pd.Series) -> tuple[float, float, float]:
+    """A comparison row's paired difference in ms: (estimate, 95% low, high)."""
+    return r.diff_ms, r.diff_ci_low_ms, r.diff_ci_high_ms
+
+
+def ceiling(total_ms: float, removable_ms: float) -> float:
+    """The largest speedup removing `removable_ms` of a `total_ms` pass could give: total / (total - part).
+    Where it lies inside a claim's band, no run on this hardware can reproduce the claim."""
+    return total_ms / max(total_ms - removable_ms, 1e-12)
