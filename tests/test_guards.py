@@ -3,6 +3,8 @@ disagree. Each must fail loudly rather than produce a number."""
 
 from __future__ import annotations
 
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -80,6 +82,9 @@ def test_xla_flags_are_refused_once_jax_has_started():
     from jaxpitfalls import runtime
 
     runtime.set_xla_flags("")  # nothing to set: fine at any time
+    flags = os.environ["XLA_FLAGS"]
+    runtime.set_xla_flags("--xla_backend_optimization_level=0")  # already set (tests/conftest.py): nothing to add
+    assert os.environ["XLA_FLAGS"] == flags and flags.count("--xla_backend_optimization_level=0") == 1
     with pytest.raises(RuntimeError, match="before JAX is imported"):
         runtime.set_xla_flags("--xla_force_host_platform_device_count=2")
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from jaxpitfalls import studies
-from jaxpitfalls.report.build import declared
+from jaxpitfalls.report.build import declared, ratio_points
 from jaxpitfalls.report.claims import at_write_up_structure
 from jaxpitfalls.report.magnitude import magnitude
 from jaxpitfalls.studies.interface import Number
@@ -99,3 +99,15 @@ def test_a_report_must_measure_each_of_the_write_ups_numbers():
     with pytest.raises(ValueError, match="claim 'slower': report.claims\\(\\) measured 0 numbers, the spec's write-up "
                                          "gives 3"):
         declared(spec, rows)
+
+
+def test_the_scorecard_figure_draws_ours_at_the_write_ups_structure_else_the_judged_ratio_hollow():
+    claims = {"s": [
+        {"key": "a", "numbers": (BATCHING,), "ours": ((7.0, 6.5, 7.5),), "verdict": "reproduced"},
+        {"key": "b", "numbers": (BATCHING,), "ours": (None,), "judged_ratio": (2.0, 1.5, 2.5), "verdict": "reproduced"},
+        {"key": "c", "numbers": (BATCHING,), "ours": (None,), "verdict": "inconclusive"},  # nothing judged: not drawn
+        {"key": "d", "numbers": (OVERHEAD,), "ours": ((13.0, 11.0, 15.0),), "verdict": "reproduced"},  # not a ratio
+    ]}
+    points = ratio_points(claims)
+    assert list(points.label) == ["s: a", "s: b"] and list(points.at_structure) == [True, False]
+    assert list(points.ours) == [7.0, 2.0]

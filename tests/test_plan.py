@@ -166,5 +166,5 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     problems, _ = schema_problems(config, SCHEMA)
     assert problems == ["config studies.dispatch.measure: unknown key 'budget_s' (known: max_busy_share, "
                         "max_wait_s, min_sample_s, on_contention, processes, repeats, steps_per_sample, "
-                        "trace_steps, warmup_steps)"]
+                        "target_precision, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(studies.names())

@@ -9,12 +9,16 @@ from typing import TextIO
 
 
 def set_xla_flags(flags: str) -> None:
-    """Add the config's XLA flags to XLA_FLAGS; XLA reads them once, when JAX starts, so that must be later."""
-    if not flags:
+    """Add the config's XLA flags to XLA_FLAGS (those not already there, so a flag set both in the
+    environment and in the config is recorded once); XLA reads them once, when JAX starts, so that must be
+    later."""
+    present = os.environ.get("XLA_FLAGS", "").split()
+    missing = [flag for flag in flags.split() if flag not in present]
+    if not missing:
         return
     if "jax" in sys.modules:
         raise RuntimeError(f"XLA flags {flags!r} must be set before JAX is imported, and it already was")
-    os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS", ""), flags]))
+    os.environ["XLA_FLAGS"] = " ".join([*present, *missing])
 
 
 def stderr_into(log_path: str) -> TextIO | None:

@@ -101,6 +101,20 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str) -> 
     return ({name: Repeated(s, n) for name, s in samplers.items()} if n > 1 else samplers), n
 
 
+def relative_half_width(comparison: dict[str, float]) -> float:
+    """Half a paired ratio's 95% interval relative to the ratio: the precision a comparison reached."""
+    return (comparison["ratio_ci_high"] - comparison["ratio_ci_low"]) / 2 / comparison["ratio"]
+
+
+def precise(pairs: list[tuple[str, str]], target: float) -> Callable[[dict[str, list[float]]], bool]:
+    """`measure.target_precision` as `interleaved`'s stopping rule: every pair's paired ratio is known to
+    within `target` (relative_half_width), so a marginal claim is decided where the budget allows it."""
+    def enough(samples: dict[str, list[float]]) -> bool:
+        return all(relative_half_width(stats.paired_comparison(samples[a], samples[b])) <= target
+                   for a, b in pairs)
+    return enough
+
+
 def measure_mode(
     samplers: dict[str, Sampler],
     mode: str,
@@ -126,8 +140,11 @@ def measure_mode(
     calls_per_sample = 1
     if compiles == "forbidden":
         samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
+    pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)
+    enough = precise(pairs, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
+        else None
     memory.reset_host_peak()
-    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}")
+    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", enough=enough)
     if compiles == "required":
         require_compiled(counts, where)
     elif compiles == "forbidden":
@@ -144,7 +161,6 @@ def measure_mode(
              if compiles in label_of else {})
         for name, xs in samples.items()
     }
-    pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)
     comparisons = [
         {"variant": name, "baseline": baseline, "mode": mode}
         | stats.paired_comparison(samples[name], samples[baseline])

@@ -34,6 +34,7 @@ class Sampling:
     on_contention: str = "retry"
     max_busy_share: float = 0.2
     max_wait_s: float = 300.0
+    target_precision: float = 0.0
 
     def __post_init__(self) -> None:
         if self.on_contention not in ON_CONTENTION:
@@ -64,6 +65,9 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+# Without a budget, a precision target may extend a mode to this many times its `repeats` rounds.
+PRECISION_ROUNDS_CAP = 10
+
 # The kernel counts CPU time in ticks (10 ms) and a cloud VM's hypervisor steals in bursts of a few tenths of a
 # second: rounds are judged together over windows at least this long (a shorter last window is judged over the
 # rounds before it too), so that neither a stray tick nor a burst shorter than a window makes rounds look busy.
@@ -89,6 +93,7 @@ def interleaved(
     label: str = "",
     min_repeats: int = 2,
     watch: Watch = REAL,
+    enough: Callable[[dict[str, list[float]]], bool] | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
     """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately).
 
@@ -97,6 +102,10 @@ def interleaved(
     method has it called before each of its samples, outside the timer and the compile counter. The machine
     is watched (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means is
     `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
+
+    `enough` (a precision target: `protocol.precise`) makes `repeats` a minimum: once that many rounds are
+    kept it is asked after each kept window, and rounds go on until it is satisfied or the budget is spent
+    (without a budget, at most PRECISION_ROUNDS_CAP x `repeats` rounds).
 
     Returns the raw samples per variant, the compilations counted inside each sample, whether each sample
     was taken in a contended window, and the machine's record of the mode (per window, waits, a summary).
@@ -111,7 +120,8 @@ def interleaved(
     loads, clocks = [load_average()], [cpu_mhz()]
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
     start = window_start = readings[0]
-    while len(samples[names[0]]) < sampling.repeats:
+    cap = sampling.repeats if enough is None else sampling.repeats * PRECISION_ROUNDS_CAP
+    while len(samples[names[0]]) < cap:
         kept = len(samples[names[0]])
         order = names if (kept + len(pending)) % 2 == 0 else list(reversed(names))
         taken: dict[str, tuple[float, CompileCount]] = {}
@@ -128,7 +138,7 @@ def interleaved(
         done = kept + len(pending)
         elapsed = now.wall - start.wall - policy.spent_s  # re-timed windows and waits spend none of the budget
         out_of_budget = sampling.budget_s is not None and done >= min_repeats and elapsed >= sampling.budget_s
-        if now.wall - window_start.wall < WINDOW_S and done < sampling.repeats and not out_of_budget:
+        if now.wall - window_start.wall < WINDOW_S and done < cap and not out_of_budget:
             continue
         activity = watch.between(_judged_from(readings, window_start, now), now)
         contended = activity.contended(sampling.max_busy_share)
@@ -140,10 +150,12 @@ def interleaved(
                     samples[name].append(seconds)
                     compiles[name].append(counter)
                     marked[name].append(contended)
-            if done % max(1, sampling.repeats // 5) == 0 or done == sampling.repeats or out_of_budget:
-                log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)", label, done,
-                         sampling.repeats, elapsed, policy.retimed, policy.waited_s)
-            if out_of_budget:
+            precise = enough is not None and done >= sampling.repeats and enough(samples)
+            if done % max(1, sampling.repeats // 5) == 0 or done == sampling.repeats or out_of_budget or precise:
+                log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)%s", label, done,
+                         sampling.repeats, elapsed, policy.retimed, policy.waited_s,
+                         ", precise enough" if precise else "")
+            if out_of_budget or precise:
                 break
         else:
             readings = [watch.now()]  # after a wait: judge nothing across it

@@ -67,13 +67,20 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]
 
 
 def ratio_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
-    """The scorecard figure's rows: every write-up ratio (unit `x`) this run measured at its structure."""
-    rows = [{"label": f"{study}: {c['key']}", "theirs_low": n.low, "theirs_high": n.high, "ours": o[0],
-             "ours_low": o[1], "ours_high": o[2], "verdict": c["verdict"]}
-            for study, cs in claims.items() for c in cs for n, o in zip(c["numbers"], c["ours"], strict=True)
-            if o is not None and n.unit.strip().startswith("x") and min(o) > 0]
+    """The scorecard figure's rows: every write-up ratio (unit `x`) beside ours, measured at the write-up's
+    structure, or else the ratio the verdict was judged on at a smaller structure (`at_structure` False)."""
+    rows = []
+    for study, cs in claims.items():
+        for c in cs:
+            for i, (n, o) in enumerate(zip(c["numbers"], c["ours"], strict=True)):
+                ours = o if o is not None else (c.get("judged_ratio") if i == 0 else None)
+                if ours is None or not n.unit.strip().startswith("x") or min(ours) <= 0:
+                    continue
+                rows.append({"label": f"{study}: {c['key']}", "theirs_low": n.low, "theirs_high": n.high,
+                             "ours": ours[0], "ours_low": ours[1], "ours_high": ours[2], "verdict": c["verdict"],
+                             "at_structure": o is not None})
     return pd.DataFrame(rows, columns=["label", "theirs_low", "theirs_high", "ours", "ours_low", "ours_high",
-                                       "verdict"])
+                                       "verdict", "at_structure"])
 
 
 def build_report(

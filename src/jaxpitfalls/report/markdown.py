@@ -157,7 +157,8 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
         between_processes=_process_spread(comp),
-    )[["config_id", "mode", "variant", "baseline", "ratio", "between_processes", "difference"]]
+        precision=((comp.ratio_ci_high - comp.ratio_ci_low) / 2 / comp.ratio).map(lambda p: f"±{p:.1%}"),
+    )[["config_id", "mode", "variant", "baseline", "ratio", "precision", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
     modes = "; ".join(f"`{mode}`: {text}" for mode, text in spec.modes.items())
     lines = [
@@ -183,7 +184,8 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         "### Ratios and differences (median of paired samples, bootstrap 95% interval)", "",
         "Where a configuration ran in several fresh processes (`measure.processes`), the interval resamples "
         "processes, then pairs, and `between_processes` gives the lowest and highest ratio a single process "
-        "measured.", "",
+        "measured. `precision`: half the interval relative to the ratio (`measure.target_precision`, where set, "
+        "keeps timing a mode until every ratio reaches it or the budget ends).", "",
         table(comparisons), "",
         *_breakdown_lines(name, spec, tables["overhead"], base_config_id(checks)),
         "### Figures", "",
@@ -226,6 +228,9 @@ def _process_spread(comp: pd.DataFrame) -> pd.Series:
                       f"{r['process_ratio_min']:.3f}-{r['process_ratio_max']:.3f}x", axis=1)
 
 
+REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is called out
+
+
 def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id: str) -> list[str]:
     """The traced breakdown of the base configuration: share per component, and its untraced estimate."""
     base = overhead[overhead.config_id == base_id]
@@ -234,8 +239,13 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
     text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({v:.3f} ms)")
     described = {c.name: c.description for c in spec.trace_components} | {"rest": "everything else"}
     text.insert(0, "what", [described.get(c, "") for c in text.index])
+    unnamed = breakdown.loc["rest"] if "rest" in breakdown.index else pd.Series(dtype=float)
+    unnamed = unnamed[unnamed > REST_LIMIT]
+    warning = ([f"**Time no component names (`rest`) is above {REST_LIMIT:.0%} of the step for "
+                f"{', '.join(f'{v} ({share:.0%})' for v, share in unnamed.items())}**: the study's trace "
+                "components do not say where it goes.", ""] if len(unnamed) else [])
     return [
-        f"### Trace breakdown (configuration `{base_id}`, mode `{spec.traced_mode}`)", "",
+        f"### Trace breakdown (configuration `{base_id}`, mode `{spec.traced_mode}`)", "", *warning,
         "Share of the traced sample per component (innermost match wins, so the shares add up to the sample); "
         f"in brackets the share applied to the untraced `{spec.traced_mode}` median, which corrects for the "
         f"tracer's inflation of Python time. Per-configuration tables: `results/tables/{name}/overhead.csv`.", "",

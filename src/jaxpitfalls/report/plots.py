@@ -110,11 +110,12 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
 def claims_figure(points: pd.DataFrame):
     """Each claim's ratio here beside the write-up's, on one log axis: one row per claim (`label`), the
     write-up's number or range (`theirs_low`..`theirs_high`) as a grey bar, ours (`ours`, 95% interval
-    `ours_low`..`ours_high`) as a dot coloured by its verdict; a dashed line at 1 (no effect)."""
+    `ours_low`..`ours_high`) as a dot coloured by its verdict, hollow where it was measured at a smaller
+    structure than the write-up's (`at_structure` False); a dashed line at 1 (no effect)."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(9.0, 1.2 + 0.45 * max(len(points), 1)))
     if points.empty:
-        ax.text(0.5, 0.5, "no claim's ratio was measured at its write-up's structure in this run",
+        ax.text(0.5, 0.5, "no claim with a write-up ratio was judged in this run",
                 ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
@@ -123,11 +124,14 @@ def claims_figure(points: pd.DataFrame):
     for y, p in enumerate(points.itertuples()):
         ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
                 label="write-up" if y == 0 else None)
+        color = colors.get(p.verdict, "black")
         ax.errorbar(p.ours, y, xerr=[[p.ours - p.ours_low], [p.ours_high - p.ours]], fmt="o", capsize=3,
-                    color=colors.get(p.verdict, "black"))
+                    color=color, markerfacecolor=color if p.at_structure else "white")
     for verdict, color in colors.items():
         if verdict in set(points.verdict):
             ax.plot([], [], "o", color=color, label=f"ours: {verdict}")
+    if not points.at_structure.all():
+        ax.plot([], [], "o", color="black", markerfacecolor="white", label="ours at a smaller structure")
     ax.axvline(1, color="0.3", ls="--", lw=1)
     ax.set_xscale("log")
     ax.set_yticks(range(len(points)), points.label)

@@ -181,6 +181,7 @@ def _slower(run: _Run) -> dict[str, Any]:
         "verdict": verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1)),
         "rule": "95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure "
                 "where the preset runs it",
+        "judged_ratio": ratio_of(fj),
         "ours": (None, None, None) if at_structure is None else (
             ratio_of(fj), *(median_of(run.steps, at_structure, v, "blocked") for v in ("filter_jit", "jit_partition"))),
     }

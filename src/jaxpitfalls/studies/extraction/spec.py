@@ -23,6 +23,8 @@ COMPONENTS = (
     Component("executable", prefixes=("PjitFunction(",),
               description="C++ dispatch and the compiled program (PjitFunction)"),
     Component("dispatch", (("extractors.py", "dispatch"),), description="preparing and dispatching a batch"),
+    Component("wait", (("api.py", "block_until_ready"), ("array.py", "block_until_ready")),
+              description="waiting for a batch's forward (the compiled program's run)"),
 )
 
 # Each fix, as the write-up estimates its gain: (variant before, variant after) -> what it is, the estimate

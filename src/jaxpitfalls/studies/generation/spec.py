@@ -16,8 +16,11 @@ VARIANTS = ("uncached", "uncached_padded", "kv_cache", "kv_cache_scan")
 MODES = {"generate": "one whole greedy generation of `new_tokens` tokens after the prompt, tokens on the host"}
 
 COMPONENTS = (
-    Component("python_loop", (("decoding.py", "generate"), ("decoding.py", "__call__")),
-              description="the decoding loop in Python (between jitted calls)"),
+    Component("python_loop", (("decoding.py", "generate"),),
+              description="the decoding loop in Python, between jitted calls"),
+    Component("jitted_call", (("decoding.py", "__call__"),),
+              description="calling a jitted function: dispatch and, where the backend runs the program before "
+                          "returning (XLA's CPU backend may), its run; a scanned loop's whole generation is one"),
     Component("executable", prefixes=("PjitFunction(",),
               description="C++ dispatch and the compiled program (PjitFunction)"),
     Component("to_host", (("array.py", "__int__"), ("array.py", "_value"), ("api.py", "device_get"),
