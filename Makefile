@@ -25,20 +25,24 @@ $(SLURM) &:
 		mariadb-server
 slurm-packages: $(SLURM)
 
-# pytest on every core: the tests that run the workflow in one worker, the others file by file (tests/conftest.py).
-PYTEST_CORES := -n auto --dist loadgroup
+# The unit tests on every core, file by file (a module's fixtures compile once); then the tests that run the
+# workflow, in one process (their smoke run is made once and never runs beside another workflow run).
+# pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
+PYTEST = $(BIN)/python -m pytest $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
+UNIT := -n auto --dist loadfile -m "not workflow"
 
 # Snakemake's own best-practice checks and snakefmt's formatting first (each fails on a finding); then the
-# tests. pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
+# tests.
 test: $(STAMP) $(BROWSER) $(SLURM)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
-	@$(BIN)/python -m pytest $(PYTEST_CORES) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
+	@$(call PYTEST,$(UNIT))
+	@$(call PYTEST,-m workflow)
 
 # The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
 # cluster (about 80 s on 2 cores, most of it XLA compiling the tiny models); `make test` runs everything.
 test-fast: $(STAMP)
-	@$(BIN)/python -m pytest $(PYTEST_CORES) -m "not workflow" || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
+	@$(call PYTEST,$(UNIT))
 
 venv: $(STAMP)
 

@@ -19,15 +19,6 @@ TINY_QWEN2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, kv_groups=2, la
 TINY_GPT2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, layers=2, max_positions=64)
 
 
-def pytest_collection_modifyitems(items):
-    """For pytest-xdist's `--dist loadgroup` (the Makefile's): the tests that run the workflow share one worker,
-    so the smoke run they share is made once and never beside another workflow run; the others go by file,
-    so a module's fixtures compile once."""
-    for item in items:
-        group = "workflow" if item.get_closest_marker("workflow") else item.path.name
-        item.add_marker(pytest.mark.xdist_group(group))
-
-
 def _checkpoint(tmp_path_factory, family: str, spec: dict, name: str):
     from jaxpitfalls.models import checkpoint
 
