@@ -209,7 +209,7 @@ def test_a_precision_target_stops_a_mode_once_every_ratio_is_known_that_well():
                               enough=protocol.precise([("a", "b")], sampling.target_precision))
     reached = stats.paired_comparison(samples["a"], samples["b"])
     assert 10 <= len(samples["a"]) < 10 * timing.PRECISION_ROUNDS_CAP
-    assert protocol.relative_half_width(reached) <= 0.02
+    assert stats.relative_half_width(reached) <= 0.02
 
 
 def test_an_unreachable_precision_target_ends_with_the_budget_or_the_round_cap():

@@ -101,16 +101,11 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str) -> 
     return ({name: Repeated(s, n) for name, s in samplers.items()} if n > 1 else samplers), n
 
 
-def relative_half_width(comparison: dict[str, float]) -> float:
-    """Half a paired ratio's 95% interval relative to the ratio: the precision a comparison reached."""
-    return (comparison["ratio_ci_high"] - comparison["ratio_ci_low"]) / 2 / comparison["ratio"]
-
-
 def precise(pairs: list[tuple[str, str]], target: float) -> Callable[[dict[str, list[float]]], bool]:
     """`measure.target_precision` as `interleaved`'s stopping rule: every pair's paired ratio is known to
-    within `target` (relative_half_width), so a marginal claim is decided where the budget allows it."""
+    within `target` (stats.relative_half_width), so a marginal claim is decided where the budget allows it."""
     def enough(samples: dict[str, list[float]]) -> bool:
-        return all(relative_half_width(stats.paired_comparison(samples[a], samples[b])) <= target
+        return all(stats.relative_half_width(stats.paired_comparison(samples[a], samples[b])) <= target
                    for a, b in pairs)
     return enough
 

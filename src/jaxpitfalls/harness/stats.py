@@ -102,6 +102,12 @@ def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float]:
     }
 
 
+def relative_half_width(comparison) -> float:
+    """Half a paired ratio's 95% interval relative to the ratio: the precision a comparison reached (a
+    comparison's dict, or a table of them, column by column)."""
+    return (comparison["ratio_ci_high"] - comparison["ratio_ci_low"]) / 2 / comparison["ratio"]
+
+
 def power_law_exponent(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> dict[str, float]:
     """The exponent b of y ~ a * x^b (least squares on log-log) with its t-interval; NaN interval with
     fewer than 3 points (no degrees of freedom left to estimate the error)."""

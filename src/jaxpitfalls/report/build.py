@@ -12,6 +12,7 @@ from .. import results, studies
 from ..studies.interface import Claim, StudySpec
 from . import markdown
 from .aggregate import processes_of, read_tables
+from .claims import CHECKED, NOT_MEASURED
 from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = ("reproduced", "not reproduced")
@@ -33,9 +34,6 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
                 claim |= {"verdict": "unstable"}
         judged.append(claim)
     return judged
-
-
-NOT_MEASURED, CHECKED = "not measured", "checked"
 
 
 def _unjudged(claim: Claim) -> dict[str, Any]:

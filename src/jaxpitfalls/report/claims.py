@@ -16,6 +16,9 @@ import pandas as pd
 from ..studies.interface import Number
 from .aggregate import base_config_id
 
+# The verdicts of claims no report judges (build.py gives them, markdown.py shows them without advice).
+NOT_MEASURED, CHECKED = "not measured", "checked"
+
 
 def verdict(ok: bool | None) -> str:
     """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None)."""

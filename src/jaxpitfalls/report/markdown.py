@@ -8,14 +8,15 @@ from typing import Any
 
 import pandas as pd
 
+from ..harness.stats import relative_half_width
 from ..studies.interface import Report, StudySpec
 from .aggregate import base_config_id, measured
-from .claims import interval
+from .claims import CHECKED, NOT_MEASURED, interval
 from .magnitude import RULE as MAGNITUDE_RULE
 from .magnitude import magnitude
 
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
-                "unstable": "unstable", "not measured": "not measured", "checked": "checked"}
+                "unstable": "unstable", NOT_MEASURED: NOT_MEASURED, CHECKED: CHECKED}
 
 
 def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -83,7 +84,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
 def _advice(claim: dict[str, Any]) -> str:
     """The claim's advice for how it came out here ('' where it has none for that outcome)."""
     advice = claim["advice"]
-    if advice is None or claim["verdict"] in ("not measured", "checked"):
+    if advice is None or claim["verdict"] in (NOT_MEASURED, CHECKED):
         return ""
     return {"reproduced": advice.reproduced, "not reproduced": advice.not_reproduced}.get(
         claim["verdict"], advice.inconclusive)
@@ -157,7 +158,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
         between_processes=_process_spread(comp),
-        precision=((comp.ratio_ci_high - comp.ratio_ci_low) / 2 / comp.ratio).map(lambda p: f"±{p:.1%}"),
+        precision=relative_half_width(comp).map(lambda p: f"±{p:.1%}"),
     )[["config_id", "mode", "variant", "baseline", "ratio", "precision", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
     modes = "; ".join(f"`{mode}`: {text}" for mode, text in spec.modes.items())
