@@ -74,6 +74,15 @@ def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
     return None if rows.empty else base_config_id(rows)
 
 
+def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, str, bool]:
+    """Where a headline verdict is judged: the configuration at the write-up's structure (`number.at`) where
+    the run has one, else the base configuration; the words that say which; whether it is the write-up's."""
+    at = at_write_up_structure(table, number)
+    if at is not None:
+        return at, "at the write-up's structure", True
+    return base_id, "at the base configuration, smaller than the write-up's structure (supporting only)", False
+
+
 def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:
     """A variant's median time in one mode (ms) with its 95% interval: `ours` for a number the write-up
     gives as a single time."""
@@ -84,6 +93,11 @@ def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> t
 def ratio_of(r: pd.Series) -> tuple[float, float, float]:
     """A comparison row's paired ratio: (estimate, 95% low, high)."""
     return r.ratio, r.ratio_ci_low, r.ratio_ci_high
+
+
+def ratio_interval(r: pd.Series) -> str:
+    """A comparison row's paired ratio as every claim writes it: `1.234x [1.100, 1.300]`."""
+    return interval(*ratio_of(r), "x")
 
 
 def difference_of(r: pd.Series) -> tuple[float, float, float]:

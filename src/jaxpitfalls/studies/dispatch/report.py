@@ -19,8 +19,10 @@ from ...report.claims import (
     at_write_up_structure,
     difference_of,
     interval,
+    judged_at,
     median_of,
     opposite,
+    ratio_interval,
     ratio_of,
     row,
     verdict,
@@ -127,10 +129,6 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
     ]
 
 
-def _interval(r) -> str:
-    return interval(*ratio_of(r), "x")
-
-
 def _ms(r) -> str:
     return interval(*difference_of(r), " ms")
 
@@ -152,11 +150,9 @@ class _Run:
         """The configuration at the write-up's structure for claim `key` (its first number's), if run."""
         return at_write_up_structure(self.comp, SPEC.claims[key].numbers[0])
 
-    def headline(self, key: str) -> tuple[str, str]:
-        """(configuration, how it relates to the write-up's structure) to judge claim `key` at."""
-        at = self.at(key)
-        return (at, "at the write-up's structure") if at else (
-            self.base_id, "at the base configuration, smaller than the write-up's structure (supporting only)")
+    def headline(self, key: str) -> tuple[str, str, bool]:
+        """Where claim `key` is judged (`claims.judged_at`, by its first number's structure)."""
+        return judged_at(self.comp, SPEC.claims[key].numbers[0], self.base_id)
 
     def overhead_on(self, axis: str, baseline: str) -> pd.DataFrame:
         """filter_jit's blocked difference to `baseline` along one sweep axis, by the axis's value."""
@@ -167,23 +163,22 @@ class _Run:
 
 
 def _slower(run: _Run) -> dict[str, Any]:
-    config_id, where = run.headline("slower")
+    config_id, where, at_structure = run.headline("slower")
     fj = run.pair("filter_jit", "jit_partition", config_id=config_id)
     every = run.comp[(run.comp.variant == "filter_jit") & (run.comp.baseline == "jit_partition")
                      & (run.comp["mode"] == "blocked")]
     supporting = "" if config_id == run.base_id else (
-        f"; at the base configuration {run.base_id}: {_interval(run.pair('filter_jit', 'jit_partition'))}")
-    at_structure = run.at("slower")
+        f"; at the base configuration {run.base_id}: {ratio_interval(run.pair('filter_jit', 'jit_partition'))}")
     return {
         "claim": "slower",
-        "measured": f"{_interval(fj)} {where} ({config_id}){supporting}; significantly slower in "
+        "measured": f"{ratio_interval(fj)} {where} ({config_id}){supporting}; significantly slower in "
                     f"{int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations",
         "verdict": verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1)),
         "rule": "95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure "
                 "where the preset runs it",
         "judged_ratio": ratio_of(fj),
-        "ours": (None, None, None) if at_structure is None else (
-            ratio_of(fj), *(median_of(run.steps, at_structure, v, "blocked") for v in ("filter_jit", "jit_partition"))),
+        "ours": (None, None, None) if not at_structure else (
+            ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))),
     }
 
 
@@ -269,7 +264,7 @@ def _partition_free(run: _Run) -> dict[str, Any]:
     part = run.pair("jit_partition", SPEC.floor)
     return {
         "claim": "partition_free",
-        "measured": f"{_ms(part)} vs the flat-leaves floor ({_interval(part)})",
+        "measured": f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
         "verdict": verdict(opposite(above(part.ratio_ci_low, part.ratio_ci_high, 1.05))),
         "rule": "ratio to jit_flat at most 1.05 (whole interval); above 1.05 (whole interval): not reproduced",
     }
@@ -282,8 +277,8 @@ def _pipelining(run: _Run) -> dict[str, Any]:
                               blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
     return {
         "claim": "pipelining",
-        "measured": f"filter_jit / {SPEC.floor}: blocked {_interval(blocked)}, pipelined {_interval(pipelined)}; "
-                    f"pipelined / blocked {interval(*rise, 'x')}",
+        "measured": f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
+                    f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}",
         "verdict": verdict(above(rise[1], rise[2], 1)),
         "rule": f"filter_jit's ratio to {SPEC.floor} higher pipelined than blocked (95% interval of the quotient "
                 "above 1; below 1: not reproduced)",

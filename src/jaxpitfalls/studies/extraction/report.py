@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import above, at_write_up_structure, ceiling, interval, ratio_of, row, verdict, within
+from ...report.claims import above, ceiling, interval, judged_at, ratio_interval, ratio_of, row, verdict, within
 from .spec import FIXES, SPEC, estimate
 
 FIGURES = {
@@ -98,16 +98,14 @@ def _untestable(r: pd.Series, before: pd.Series, fix: tuple[str, str]) -> str:
 def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: str, fix: tuple[str, str]):
     slow, fast = fix
     key = f"{slow}/{fast}"
-    at = at_write_up_structure(comp, SPEC.claims[key].numbers[0])
-    config_id = at or base_id
-    where = "at the write-up's structure" if at else "at the base configuration (smaller than the write-up's)"
+    config_id, where, at_structure = judged_at(comp, SPEC.claims[key].numbers[0], base_id)
     r = row(comp, variant=slow, baseline=fast, config_id=config_id)
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
-    judged = {"claim": key, "ours": (None if at is None else ratio_of(r),), "judged_ratio": ratio_of(r)}
+    judged = {"claim": key, "ours": (ratio_of(r) if at_structure else None,), "judged_ratio": ratio_of(r)}
     if fix in FIRST_PASS:
         return judged | {
             "measured": f"first pass (compilation included) {first_gain:.2f}x {where} ({config_id}), one pass "
-                        f"per process: no interval; steady state {interval(*ratio_of(r), 'x')}",
+                        f"per process: no interval; steady state {ratio_interval(r)}",
             "verdict": verdict(None),
             "rule": f"{slow} / {fast} time of a whole first pass, compilation included (what padding removes: "
                     "the ragged batch's recompilation), 95% interval above 1; inconclusive until several fresh "
@@ -115,7 +113,7 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
         }
     why = _untestable(r, row(speeds, config_id=config_id, variant=slow), fix)
     return judged | {
-        "measured": f"{why + '; ' if why else ''}{interval(*ratio_of(r), 'x')} {where} ({config_id}); first pass "
+        "measured": f"{why + '; ' if why else ''}{ratio_interval(r)} {where} ({config_id}); first pass "
                     f"{first_gain:.2f}x",
         "verdict": verdict(None if why else above(r.ratio_ci_low, r.ratio_ci_high, 1)),
         "rule": f"{slow} / {fast} time per pass, 95% interval above 1 (below 1: not reproduced); not testable "
@@ -132,7 +130,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
     compiled = row(measured(tables["steps"]), config_id=base_id, variant="eager")
     return [_fix(comp, speeds, first, base_id, fix) for fix in FIXES] + [
         {"claim": "apply_auto_jit",
-         "measured": f"the un-jitted call (eager) / jit {interval(*ratio_of(eager), 'x')} at {base_id}, "
+         "measured": f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
                      f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass",
          "verdict": verdict(within(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1)),
          "rule": "if calling the model were compiled, eager / jit (95% interval) would lie within 1/1.1-1.1; "

@@ -11,7 +11,18 @@ import pandas as pd
 
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import above, at_write_up_structure, interval, opposite, ratio_of, row, verdict, within
+from ...report.claims import (
+    above,
+    at_write_up_structure,
+    interval,
+    judged_at,
+    opposite,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+    within,
+)
 from .spec import SPEC
 
 FIGURES = {
@@ -80,10 +91,6 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     }
 
 
-def _ratio(row) -> str:
-    return interval(row.ratio, row.ratio_ci_low, row.ratio_ci_high, "x")
-
-
 def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     steps, comp = tables["steps"], measured(tables["comparisons"])
     base_id = base_config_id(measured(tables["checks"]))
@@ -102,17 +109,15 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
         kv = row(proper, config_id=config_id, variant=SPEC.floor, mode="generate")
         return tuple(kv.new_tokens / (ms / 1e3) for ms in (kv.median_ms, kv.median_ci_high_ms, kv.median_ci_low_ms))
 
-    gpt2 = at_gpt2("cache_faster")
-    head_id = gpt2 or base_id
+    head_id, where, at_structure = judged_at(comp, SPEC.claims["cache_faster"].numbers[0], base_id)
     head = pair("uncached", head_id)
-    where = "at the write-up's structure" if gpt2 else "at the base configuration, smaller than GPT-2 124M"
     rows = [{
         "claim": "cache_faster",
-        "measured": f"{_ratio(head)} {where} ({head_id}; {SPEC.floor}: {tokens_per_s(head_id)[0]:.1f} tok/s); "
+        "measured": f"{ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: {tokens_per_s(head_id)[0]:.1f} tok/s); "
                     f"faster in {int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations",
         "verdict": verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         "rule": "95% interval of uncached / kv_cache above 1, at GPT-2 124M's structure where the preset runs it",
-        "ours": (None, None) if gpt2 is None else (ratio_of(head), tokens_per_s(gpt2)),
+        "ours": (ratio_of(head), tokens_per_s(head_id)) if at_structure else (None, None),
         "judged_ratio": ratio_of(head),
     }]
 
@@ -142,7 +147,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     scan = pair("kv_cache_scan")
     rows.append({
         "claim": "scan",
-        "measured": f"kv_cache_scan / kv_cache {_ratio(scan)} at {base_id}",
+        "measured": f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {base_id}",
         "verdict": verdict(opposite(above(scan.ratio_ci_low, scan.ratio_ci_high, 1))),
         "rule": "95% interval below 1 (above 1: not reproduced)",
     })
@@ -184,7 +189,7 @@ def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list
     rows.append({
         "claim": "distortion",
         "measured": f"the short warmup {'understated' if understated else 'overstated'} the cache's speedup: "
-                    f"uncached/kv_cache {_ratio(demo)} with it vs {_ratio(proper)} proper, "
+                    f"uncached/kv_cache {ratio_interval(demo)} with it vs {ratio_interval(proper)} proper, "
                     f"{interval(*far, 'x')} off; the timed region compiled uncached {compiled['uncached']:g} and "
                     f"kv_cache {compiled[SPEC.floor]:g} times per generation"
                     + ("" if understated else " (the write-up's went the other way: there the cached variant "

@@ -11,7 +11,18 @@ import pandas as pd
 
 from ...harness.stats import geometric_mean_ratio, power_law_exponent
 from ...report.aggregate import base_config_id
-from ...report.claims import above, at_write_up_structure, interval, median_of, ratio_of, row, verdict, within
+from ...report.claims import (
+    above,
+    at_write_up_structure,
+    interval,
+    judged_at,
+    median_of,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+    within,
+)
 from .spec import SPEC
 
 FIGURES = {
@@ -86,10 +97,6 @@ def _exponent(fit) -> str:
     return interval(fit.exponent, fit.exponent_ci_low, fit.exponent_ci_high)
 
 
-def _ratio(row) -> str:
-    return interval(row.ratio, row.ratio_ci_low, row.ratio_ci_high, "x")
-
-
 def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     """The write-ups' claims, each against what this run measured, with a verdict and its rule."""
     steps, comp = tables["steps"], tables["comparisons"]
@@ -113,19 +120,16 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
 
     direct = ratios("direct")
     base = row(direct, config_id=base_id)
-    faster_at = at_write_up_structure(comp, SPEC.claims["faster"].numbers[0])
-    head_id = faster_at or base_id
+    head_id, where, at_structure = judged_at(comp, SPEC.claims["faster"].numbers[0], base_id)
     head = row(direct, config_id=head_id)
-    where = ("at the write-up's structure" if faster_at else
-             "at the base configuration, smaller than the write-up's structure (supporting only)")
     rows = [{
         "claim": "faster",
-        "measured": f"{_ratio(head)} {where} ({median(head_id, 'unbatched', 'direct'):.1f} ms -> "
+        "measured": f"{ratio_interval(head)} {where} ({median(head_id, 'unbatched', 'direct'):.1f} ms -> "
                     f"{median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)",
         "verdict": verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         "rule": "95% interval of the paired ratio above 1, at BERT-4L-768H's structure where the preset runs it",
         "judged_ratio": ratio_of(head),
-        "ours": (None if faster_at is None else ratio_of(head),),
+        "ours": (ratio_of(head) if at_structure else None,),
     }]
     n_base = int(base.transforms)
 
@@ -153,7 +157,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     largest = direct.iloc[-1]
     rows.append({
         "claim": "same_with_depth",
-        "measured": ", ".join(f"{_ratio(r)} at {int(r.transforms)}" for r in direct.itertuples()),
+        "measured": ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
         "verdict": verdict(None if len(direct) < 2 else bool(
             largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
         "rule": "the most transforms' ratio interval overlaps the fewest's",
@@ -182,7 +186,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     rows.append({
         "claim": "jit_negligible",
         "measured": f"{interval(*overall, 'x')} over all depths ("
-                    + ", ".join(f"{_ratio(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")",
+                    + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")",
         "verdict": verdict(within(overall[1], overall[2], 0.9, 1.1)),
         "rule": "the depths' ratios as one (geometric mean, 95% interval) within 0.9-1.1; wholly outside: "
                 "not reproduced",
@@ -195,8 +199,8 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
                                          first.compile_ratio_ci_high)
     rows.append({
         "claim": "less_compilation",
-        "measured": f"first run {_ratio(top)} at {int(top.transforms)} transforms; XLA compile time unbatched / "
-                    f"batched {interval(*compile_ratio, 'x')} over all depths ("
+        "measured": f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time "
+                    f"unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
                     + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
                     + "): the first run's saving is in tracing, which applies the plan",
         "verdict": verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
@@ -207,7 +211,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
     init = row(first, config_id=init_at or base_id)
     rows.append({
         "claim": "init_faster",
-        "measured": f"whole first run unbatched / batched {_ratio(init)} at {init.config_id} "
+        "measured": f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
                     f"({int(init.transforms)} transforms)",
         "verdict": verdict(above(init.ratio_ci_low, init.ratio_ci_high, 1.5)),
         "rule": "the whole first run's paired ratio (95% interval) above 1.5, a large share of the write-up's 7.6x; "
