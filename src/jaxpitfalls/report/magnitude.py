@@ -2,11 +2,10 @@
 agree in size where the quantity is set by the model's structure rather than by the write-up's hardware.
 
 A claim's verdict says whether the effect has the write-up's direction; this says whether its size holds.
-The write-ups ran on GPUs/TPUs at other batch sizes, so a quantity the accelerator sets (a speedup of the
-compute, tokens per second) cannot be expected to match on a CPU: for those the factor is shown and no
-verdict given. A quantity the structure sets (Python-side work per pytree leaf, tree manipulation per
-transform, shares of that work) runs on the host CPU in both places, so it is judged with a tolerance for the
-hosts' single-thread speed and the library versions.
+Only a dimensionless number the structure sets (a ratio of two Python-side costs, an exponent, a share) is
+judged, with a tolerance for the hosts' single-thread speed and the library versions (shares in percentage
+points). An absolute time or rate always depends on the host, and a speedup of the compute on the write-up's
+accelerator and sizes: for those the factor is shown with what differs (`Number.differs`), no verdict.
 """
 
 from __future__ import annotations
