@@ -6,6 +6,7 @@ import math
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ...harness.protocol import Runner, measure_mode
 from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
 from .extractors import EXTRACTORS, Extractor, batches
-from .spec import SPEC
+from .spec import FIRST_PASS_VARIANTS, SPEC
 
 if tuple(EXTRACTORS) != SPEC.variants:  # the spec names them for the plan and the report
     raise RuntimeError(f"SPEC.variants {SPEC.variants} differ from the extractors {tuple(EXTRACTORS)}")
@@ -77,6 +78,30 @@ class _Pass:
         return time.perf_counter() - start
 
 
+class _FreshPass(_Pass):
+    """A sampler: one whole pass of a fresh instance of the variant (a new `jax.jit`), so that its programs
+    compile from scratch in every sample, as in a script's first pass; the process's other operations (the
+    host copies' slicing) stay warm, so the samples differ in what padding changes: the forward's programs."""
+
+    def __init__(self, name: str, make: Callable[[], Extractor], data: list, scratch: Path) -> None:
+        super().__init__(name, make(), data, scratch)
+        self.make = make
+
+    def setup(self) -> None:
+        super().setup()
+        self.extractor = self.make()
+
+
+def first_passes(model, layers: tuple[int, ...], data: dict[bool, list], scratch: Path, sampling: Sampling,
+                 label: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any, Any]:
+    """The padding claim's quantity: whole first passes, compilation included, of the variants before and after
+    padding, timed interleaved (`first_pass` mode: every sample must compile, the persistent cache is off)."""
+    samplers = {name: _FreshPass(name, lambda cls=EXTRACTORS[name]: cls(model, layers), data[EXTRACTORS[name].padded],
+                                 scratch / "first_pass")
+                for name in FIRST_PASS_VARIANTS}
+    return measure_mode(samplers, "first_pass", FIRST_PASS_VARIANTS[-1], sampling, label, compiles="required")
+
+
 def stored(directory: Path) -> np.ndarray:
     """Everything a pass stored, in file order, as one flat array (for comparing variants)."""
     return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
@@ -104,23 +129,28 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         for s in samplers.values():
             s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
         warm_passes = {name: s.passes for name, s in samplers.items()}
-        entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, Sampling.of(settings),
-                                                           conf["id"], SPEC.extra_pairs)
+        sampling = Sampling.of(settings)
+        entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"],
+                                                           SPEC.extra_pairs)
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
+        fresh, fresh_comparisons, fresh_peak, fresh_machine = first_passes(model, layers, data, scratch, sampling,
+                                                                           conf["id"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     n_tokens = int(sum(len(s) for s in sequences))
     return {
         "floor": SPEC.floor,
-        "variants": {name: {"modes": {"extract": entries[name]}, "signature": signatures[name],
+        "variants": {name: {"modes": {"extract": entries[name]} | ({"first_pass": fresh[name]} if name in fresh
+                                                                   else {}),
+                            "signature": signatures[name],
                             "calls": s.passes, "compiles_in_warmup": first[name]["compiles"],
                             "first_run": first[name],
                             "phase_seconds_per_pass": {k: v / timed_passes[name]
                                                        for k, v in s.extractor.seconds.items()}}
                      for name, s in samplers.items()},
-        "comparisons": comparisons,
-        "memory": {"extract": peak},
-        "machine": {"extract": machine},
+        "comparisons": comparisons + fresh_comparisons,
+        "memory": {"extract": peak, "first_pass": fresh_peak},
+        "machine": {"extract": machine, "first_pass": fresh_machine},
         "checks": {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)"},
                    "signatures_distinct": distinct},
         "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),

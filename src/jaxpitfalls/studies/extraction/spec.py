@@ -15,7 +15,13 @@ VARIANTS = ("eager", "jit", "jit_padded", "jit_padded_async", "pipelined")
 # Each phase against the one before it (the write-up's cumulative gains); each is also compared with the floor.
 PHASES = (("eager", "jit"), ("jit", "jit_padded"), ("jit_padded", "jit_padded_async"))
 
-MODES = {"extract": "one whole pass over the dataset: every batch forward, copied to the host, stored"}
+# The variants before and after padding, whose first passes (compilation included) the padding claim is about.
+FIRST_PASS_VARIANTS = ("jit", "jit_padded")
+
+MODES = {"extract": "one whole pass over the dataset: every batch forward, copied to the host, stored",
+         "first_pass": "a whole pass of a fresh jax.jit of the forward (jit and jit_padded only): its programs "
+                       "compile from scratch in every sample, the persistent cache off; measures compilation "
+                       "on purpose (labelled, every sample must compile)"}
 
 COMPONENTS = (
     Component("store", (("extractors.py", "store"),), description="writing the real tokens' rows (np.save)"),
