@@ -57,7 +57,7 @@ def tiny_runners(tiny_bert_dir):
     """The dispatch study's four variants on the tiny BERT, built once (their programs compile once)."""
     from jaxpitfalls.studies.dispatch import measure as dispatch
 
-    conf = dict(layers=1, hidden=16, batch=2, seq=16, dropout=0.1, id="t")
+    conf = dict(layers=1, hidden=16, batch=2, seq=16, dropout=0.1, attention="explicit", id="t")
     return dispatch.build_runners(*dispatch.prepare(conf, str(tiny_bert_dir)))
 
 

@@ -39,6 +39,21 @@ def test_equinox_forward_matches_pytorch_logits(tiny_bert_dir):
     assert np.abs(expected).max() > 0.1  # not a vacuous comparison of zeros
 
 
+def test_fused_attention_computes_what_the_explicit_one_does_in_a_different_program(tiny_bert_dir):
+    """The dispatch study's attention axis changes the program, not the function (dropout off)."""
+    explicit, config = checkpoint.load_model(tiny_bert_dir, dropout=0.0)
+    fused, _ = checkpoint.load_model(tiny_bert_dir, dropout=0.0, attention="fused")
+    ids, mask = (jnp.asarray(a) for a in _inputs(config.vocab_size))
+    run = [jax.jit(jax.vmap(m)) for m in (explicit, fused)]
+    real = np.asarray(mask).astype(bool)
+    np.testing.assert_allclose(np.asarray(run[1](ids, mask))[real], np.asarray(run[0](ids, mask))[real],
+                               rtol=1e-4, atol=1e-4)
+    texts = [f.lower(ids, mask).as_text() for f in run]
+    assert texts[0] != texts[1]
+    with pytest.raises(ValueError, match="attention='flash'"):
+        checkpoint.load_model(tiny_bert_dir, attention="flash")
+
+
 def test_dropout_is_off_without_a_key_and_on_with_one(tiny_bert_dir):
     model, config = checkpoint.load_model(tiny_bert_dir, dropout=0.5)
     ids, mask = (jnp.asarray(a[0]) for a in _inputs(config.vocab_size))

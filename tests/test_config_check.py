@@ -101,15 +101,15 @@ MALFORMED = [
 ]
 
 
-def checked(tmp_path: Path, monkeypatch, overlay: dict) -> str:
-    """What the Snakefile's config check says of the smoke preset plus `overlay`, run in this process from a
-    directory of its own (as `snakemake --directory` runs it): the problems, or "" when it passes."""
+def checked(tmp_path: Path, monkeypatch, overlay: dict, preset: str = "smoke.yaml") -> str:
+    """What the Snakefile's config check says of a preset (the smoke one by default) plus `overlay`, run in this
+    process from a directory of its own (as `snakemake --directory` runs it): the problems, or "" when it passes."""
     from snakemake.utils import update_config
 
     from jaxpitfalls.configcheck import InvalidConfig, require_valid
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for layer in (yaml.safe_load((ROOT / "presets" / "smoke.yaml").read_text()), overlay):
+    for layer in (yaml.safe_load((ROOT / "presets" / preset).read_text()), overlay):
         update_config(config, copy.deepcopy(layer))
     monkeypatch.chdir(tmp_path)
     try:
@@ -159,6 +159,13 @@ def test_every_problem_is_listed_at_once_and_the_schema_detail_is_kept(tmp_path)
                 "studies.tree_at.measure: unknown key 'budget'"):
         assert f"config {key}" in output
     assert "Failed validating" in (tmp_path / "results" / "logs" / "config.log").read_text()
+
+
+@pytest.mark.parametrize("preset", sorted(p.name for p in (ROOT / "presets").glob("*.yaml")))
+def test_every_preset_passes_the_config_check_over_config_yaml(tmp_path, monkeypatch, preset):
+    """A preset is merged over config.yaml key by key: a sweep value it does not override (presets/paper.yaml
+    once inherited extraction's batch 8 against its 1000 sequences) must still make a valid config."""
+    assert checked(tmp_path, monkeypatch, {}, preset) == ""
 
 
 def test_a_valid_config_passes_with_its_defaults_filled_in(tmp_path):

@@ -26,7 +26,8 @@ def reads_corpus(study: str) -> bool:
     return studies.spec(study).reads_corpus
 
 
-def _label(value: Any) -> str:
+def value_label(value: Any) -> str:
+    """A configuration value as its id writes it (`0.1`, `64`, `fused`)."""
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -45,7 +46,7 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     confs: dict[str, dict[str, Any]] = {}
 
     def add(conf: dict[str, Any], axis: str) -> None:
-        conf_id = "-".join(f"{k}{_label(conf[k])}" for k in keys)
+        conf_id = "-".join(f"{k}{value_label(conf[k])}" for k in keys)
         previous = confs.get(conf_id, {}).get("axes", [])
         axes_of = previous if axis in previous else [*previous, axis]
         confs[conf_id] = conf | {"id": conf_id, "axes": axes_of}

@@ -54,6 +54,10 @@ class Embeddings(eqx.Module):
 
 
 class SelfAttention(eqx.Module):
+    """BERT's self-attention. `implementation`: `explicit` (scores, softmax and the probabilities' dropout
+    written out, as transformers' "eager" attention) or `fused` (`jax.nn.dot_product_attention`, as its
+    "sdpa"; it has no dropout on the probabilities, so they are not dropped: the hidden dropouts still are)."""
+
     query: eqx.nn.Linear
     key: eqx.nn.Linear
     value: eqx.nn.Linear
@@ -62,6 +66,7 @@ class SelfAttention(eqx.Module):
     probs_dropout: eqx.nn.Dropout
     output_dropout: eqx.nn.Dropout
     num_heads: int = eqx.field(static=True)
+    implementation: str = eqx.field(static=True, default="explicit")
 
     def __call__(
         self, x: Float[Array, "seq d"], mask: Int[Array, " seq"], key: PRNGKeyArray | None
@@ -73,12 +78,15 @@ class SelfAttention(eqx.Module):
             return _dense(layer, x).reshape(seq, self.num_heads, head_dim)
 
         q, k, v = heads(self.query), heads(self.key), heads(self.value)
-        scores = jnp.einsum("qhd,khd->hqk", q, k) / math.sqrt(head_dim)
-        scores = jnp.where(mask[None, None, :] > 0, scores, jnp.finfo(scores.dtype).min)
-        probs = jax.nn.softmax(scores, axis=-1)
         k_probs, k_out = _split(key, 2)
-        probs = self.probs_dropout(probs, key=k_probs, inference=k_probs is None)
-        context = jnp.einsum("hqk,khd->qhd", probs, v).reshape(seq, dim)
+        if self.implementation == "fused":
+            context = jax.nn.dot_product_attention(q, k, v, mask=mask[None, None, :] > 0).reshape(seq, dim)
+        else:
+            scores = jnp.einsum("qhd,khd->hqk", q, k) / math.sqrt(head_dim)
+            scores = jnp.where(mask[None, None, :] > 0, scores, jnp.finfo(scores.dtype).min)
+            probs = jax.nn.softmax(scores, axis=-1)
+            probs = self.probs_dropout(probs, key=k_probs, inference=k_probs is None)
+            context = jnp.einsum("hqk,khd->qhd", probs, v).reshape(seq, dim)
         out = self.output_dropout(_dense(self.output, context), key=k_out, inference=k_out is None)
         return _norm(self.norm, x + out)
 

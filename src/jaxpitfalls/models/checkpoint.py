@@ -99,16 +99,16 @@ def read_state_dict(model_dir: str | os.PathLike) -> dict[str, np.ndarray]:
     return state
 
 
-def load_model(model_dir: str | os.PathLike, dropout: float | None = None):
+def load_model(model_dir: str | os.PathLike, dropout: float | None = None, attention: str = "explicit"):
     """The Equinox model of a checkpoint directory and its config (as the converter reads it); `dropout`
-    overrides a BERT's dropout probabilities."""
+    overrides a BERT's dropout probabilities, `attention` picks a BERT's attention implementation."""
     values = json.loads((Path(model_dir) / "config.json").read_text())
     model_type = values.get("model_type")
     if model_type == "bert":
         from .convert_bert import BertConfig, bert_from_state_dict
 
         config = BertConfig.from_json(values)
-        return bert_from_state_dict(read_state_dict(model_dir), config, dropout), config
+        return bert_from_state_dict(read_state_dict(model_dir), config, dropout, attention), config
     if model_type == "gpt2":
         from .convert_gpt2 import GPT2Config, gpt2_from_state_dict
 

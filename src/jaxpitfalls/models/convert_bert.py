@@ -58,7 +58,7 @@ def _embedding(sd: StateDict, name: str) -> eqx.nn.Embedding:
     return eqx.nn.Embedding(weight=jnp.asarray(sd[name]))
 
 
-def _layer(sd: StateDict, prefix: str, config: BertConfig, dropout: float) -> Layer:
+def _layer(sd: StateDict, prefix: str, config: BertConfig, dropout: float, attention: str) -> Layer:
     eps = config.layer_norm_eps
     attention = SelfAttention(
         query=_linear(sd, f"{prefix}.attention.self.query"),
@@ -69,6 +69,7 @@ def _layer(sd: StateDict, prefix: str, config: BertConfig, dropout: float) -> La
         probs_dropout=eqx.nn.Dropout(dropout),
         output_dropout=eqx.nn.Dropout(dropout),
         num_heads=config.num_attention_heads,
+        implementation=attention,
     )
     return Layer(
         attention=attention,
@@ -79,8 +80,15 @@ def _layer(sd: StateDict, prefix: str, config: BertConfig, dropout: float) -> La
     )
 
 
-def bert_from_state_dict(sd: StateDict, config: BertConfig, dropout: float | None = None) -> BertForMaskedLM:
-    """Convert; `dropout` overrides the config's dropout probabilities (the studies sweep it)."""
+ATTENTION = ("explicit", "fused")  # SelfAttention's implementations
+
+
+def bert_from_state_dict(sd: StateDict, config: BertConfig, dropout: float | None = None,
+                         attention: str = "explicit") -> BertForMaskedLM:
+    """Convert; `dropout` overrides the config's dropout probabilities and `attention` picks the attention's
+    implementation (the dispatch study sweeps both: its compute axes)."""
+    if attention not in ATTENTION:
+        raise ValueError(f"attention={attention!r}: expected one of {ATTENTION}")
     if problem := unsupported_activation("bert", vars(config)):
         raise ValueError(problem)
     p = config.hidden_dropout_prob if dropout is None else dropout
@@ -93,7 +101,7 @@ def bert_from_state_dict(sd: StateDict, config: BertConfig, dropout: float | Non
         dropout=eqx.nn.Dropout(p),
     )
     layers = tuple(
-        _layer(sd, f"bert.encoder.layer.{i}", config, p) for i in range(config.num_hidden_layers)
+        _layer(sd, f"bert.encoder.layer.{i}", config, p, attention) for i in range(config.num_hidden_layers)
     )
     head = MaskedLMHead(
         transform=_linear(sd, "cls.predictions.transform.dense"),

@@ -145,7 +145,7 @@ def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
     """Model, device-resident batch and pre-made keys: all made before any timer starts."""
     from ...models.checkpoint import load_model
 
-    model, config = load_model(model_dir, dropout=conf["dropout"])
+    model, config = load_model(model_dir, dropout=conf["dropout"], attention=conf["attention"])
     batch = make_batch(config.vocab_size, conf["batch"], conf["seq"], seed=0)
     batch = jax.device_put({k: jnp.asarray(v) for k, v in batch.items()})
     keys = list(jax.random.split(jax.random.key(0), n_keys))

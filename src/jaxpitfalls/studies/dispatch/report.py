@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ...harness.stats import difference_of_estimates, ratio_of_estimates
+from ...plan import value_label
 from ...report.aggregate import base_config_id
 from ...report.claims import (
     above,
@@ -37,7 +38,8 @@ FIGURES = {
     "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting: flat lines "
                            "mean the overhead does not depend on computation.",
 }
-COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")
+COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")  # the figures' numeric compute axes
+COMPUTE_KEYS = (*COMPUTE_AXES, "attention")  # what a configuration may change at the base's structure
 
 
 def _on_axis(table, axis: str):
@@ -231,6 +233,17 @@ def _structure(run: _Run) -> dict[str, Any]:
 COMPUTE_BAND = 0.25  # "does not depend": within 25% of the base configuration's overhead, either way
 
 
+def _compute_settings(run: _Run, base: pd.Series) -> dict[str, pd.Series]:
+    """filter_jit - jit_partition (blocked) at every other configuration with the base's structure (its layers),
+    named by the compute keys it changes: sweeps and points (e.g. the write-up's dropout off with fused
+    attention) alike."""
+    pairs = run.comp[(run.comp.variant == "filter_jit") & (run.comp.baseline == "jit_partition")
+                     & (run.comp["mode"] == "blocked") & (run.comp.layers == base.layers)
+                     & (run.comp.config_id != run.base_id)]
+    return {" + ".join(f"{key} {value_label(r[key])}" for key in COMPUTE_KEYS if r[key] != base[key]): r
+            for _, r in pairs.iterrows()}
+
+
 def _not_compute(run: _Run) -> dict[str, Any]:
     """Each compute setting's overhead (filter_jit - jit_partition, the write-up's pair) minus the base
     configuration's, as an interval: all inside the band reproduces, any wholly outside does not."""
@@ -241,18 +254,17 @@ def _not_compute(run: _Run) -> dict[str, Any]:
         "rule": f"per compute setting, 95% interval of (its overhead - the base's) within +-{COMPUTE_BAND:.0%} of "
                 "the base's overhead (filter_jit - jit_partition, blocked); any wholly outside: not reproduced",
     }
-    settings = pd.concat([run.overhead_on(a, "jit_partition") for a in COMPUTE_AXES], ignore_index=True)
-    settings = settings[settings.config_id != run.base_id].drop_duplicates("config_id")
-    if settings.empty:
-        return judged
     base = run.pair("filter_jit", "jit_partition")
+    settings = _compute_settings(run, base)
+    if not settings:
+        return judged
     band = COMPUTE_BAND * abs(base.diff_ms)
     shifts, outcomes = [], []
-    for s in settings.itertuples():
+    for setting, s in settings.items():
         shift = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
                                         base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
         outcomes.append(within(shift[1], shift[2], -band, band))
-        shifts.append(f"{s.axis} {s.value:g}: {interval(*shift, ' ms')}")
+        shifts.append(f"{setting}: {interval(*shift, ' ms')}")
     outcome = False if False in outcomes else (True if all(outcomes) else None)
     return judged | {
         "measured": f"base overhead {_ms(base)}; shift per setting: " + "; ".join(shifts),
