@@ -51,7 +51,14 @@ def test_a_proper_run_compiles_only_in_its_first_generation(inputs):
     signatures = {name: v["signature"] for name, v in doc["variants"].items()}
     assert signatures["uncached"]["compiles_first_generation"] == 4  # one program per length
     assert signatures["uncached_padded"]["compiles_first_generation"] == 1
-    assert signatures["kv_cache_scan"]["jit_calls_per_generation"] == 1
+    assert signatures["kv_cache_scan"]["calls_per_generation"] == 1
+    # the write-up's 'Non-Cached': no jitted function, one un-jitted forward per token, compiled op by op
+    assert signatures["uncached_eager"] | {"compiles_first_generation": 0} == {
+        "jitted_functions": 0, "calls_per_generation": 4, "compiles_first_generation": 0}
+    assert signatures["uncached_eager"]["compiles_first_generation"] > signatures["uncached"][
+        "compiles_first_generation"]
+    assert {(c["variant"], c["baseline"]) for c in doc["comparisons"]} >= {("uncached_eager", "kv_cache"),
+                                                                          ("uncached_eager", "uncached")}
     for variant in doc["variants"].values():
         assert variant["modes"]["generate"]["compiles_in_timed_region"] == 0
         assert variant["first_run"]["compile_seconds"] > 0

@@ -241,10 +241,11 @@ def test_calibration_repeats_calls_until_a_sample_lasts_min_sample_s():
         return call
 
     calibrated, n = protocol.calibrate({"a": sampler("a", 0.002), "b": sampler("b", 0.004)}, 0.02, "t")
-    assert 8 <= n <= 11  # 0.02 s / ~0.002 s for the fastest; one count for every variant
+    assert 8 <= n["a"] <= 11 and 4 <= n["b"] <= 6  # 0.02 s / ~0.002 s and / ~0.004 s: each its own count
     calls.update(a=0, b=0)
-    assert calibrated["a"]() == pytest.approx(0.002, rel=0.5) and calls["a"] == n
-    assert protocol.calibrate({"a": lambda: _spin(0.001)}, 0.0, "t")[1] == 1
+    assert calibrated["a"]() == pytest.approx(0.002, rel=0.5) and calls["a"] == n["a"]
+    assert calibrated["b"]() == pytest.approx(0.004, rel=0.5) and calls["b"] == n["b"]
+    assert protocol.calibrate({"a": lambda: _spin(0.001)}, 0.0, "t")[1] == {"a": 1}
 
 
 def test_calibration_that_compiles_fails_like_a_timed_region():

@@ -88,17 +88,21 @@ class Repeated:
 MAX_CALLS_PER_SAMPLE = 10_000
 
 
-def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str) -> tuple[dict[str, Sampler], int]:
-    """Calls per sample so that the fastest variant's sample lasts at least `min_sample_s` (pyperf's
-    calibration; one count for every variant, so their samples stay pairs). The calibrating calls are warm
-    calls like the timed ones: a compilation there means the warmup missed a shape, and fails the job."""
+def calibrate(samplers: dict[str, Sampler], min_sample_s: float,
+              where: str) -> tuple[dict[str, Sampler], dict[str, int]]:
+    """Calls per sample for each variant, so that each sample lasts at least `min_sample_s` (pyperf's
+    calibration). Each variant gets its own count: rounds pair the variants' samples in time, and samples of
+    about the same length pair best, where one count for all would make a variant 100x slower than the fastest
+    take 100x the budget. The calibrating calls are warm calls like the timed ones: a compilation there means
+    the warmup missed a shape, and fails the job."""
     if min_sample_s <= 0:
-        return samplers, 1
+        return samplers, dict.fromkeys(samplers, 1)
     with count_compiles() as counter, gc_paused():
-        fastest = min(timed(sampler) for sampler in samplers.values())
+        seconds = {name: timed(sampler) for name, sampler in samplers.items()}
     require_no_compiles({"calibration": counter.count}, where)
-    n = min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(fastest, 1e-9))))
-    return ({name: Repeated(s, n) for name, s in samplers.items()} if n > 1 else samplers), n
+    counts = {name: min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(t, 1e-9))))
+              for name, t in seconds.items()}
+    return {name: Repeated(s, counts[name]) if counts[name] > 1 else s for name, s in samplers.items()}, counts
 
 
 def precise(pairs: list[tuple[str, str]], target: float) -> Callable[[dict[str, list[float]]], bool]:
@@ -132,7 +136,7 @@ def measure_mode(
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     where = f"{label} ({mode})"
-    calls_per_sample = 1
+    calls_per_sample = dict.fromkeys(samplers, 1)
     if compiles == "forbidden":
         samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
     pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)
@@ -151,7 +155,7 @@ def measure_mode(
             "summary": stats.summarize(xs),
             "compiles_in_timed_region": sum(c.count for c in counts[name]),
             "contended": contended[name],
-            "calls_per_sample": calls_per_sample,
+            "calls_per_sample": calls_per_sample[name],
         } | ({"compile_seconds": [c.seconds for c in counts[name]]} | label_of[compiles]
              if compiles in label_of else {})
         for name, xs in samples.items()

@@ -1,5 +1,7 @@
-"""Four ways to greedy-decode with the GPT-2, each a real code path (seeds/004 and one beyond it).
+"""Five ways to greedy-decode with the GPT-2, each a real code path (seeds/004 and one beyond it).
 
+- `uncached_eager`: the whole growing sequence through the model each step, under `jax.disable_jit()`
+  (the write-up's "Non-Cached" baseline against "Cached + JIT");
 - `uncached`: the whole growing sequence through the model each step: a new shape, so a new program,
   per length;
 - `uncached_padded`: the sequence padded to its final length, the real length passed in (masked): one
@@ -55,10 +57,40 @@ class Decoder:
 
     @property
     def calls(self) -> int:
+        """Calls of its jitted functions (uncached_eager: of its un-jitted forward)."""
         return sum(f.calls for f in self.functions)
 
     def generate(self, prompt: np.ndarray, new: int) -> np.ndarray:
         raise NotImplementedError
+
+
+def _eager_step(model, ids: np.ndarray) -> int:
+    """The next token from the whole sequence, under `jax.disable_jit()`: every operation dispatched and run
+    on its own (each compiled once per shape and cached process-wide), nothing fused."""
+    with jax.disable_jit():
+        return int(jnp.argmax(model.logits(jnp.asarray(ids))[-1]))
+
+
+class UncachedEager(Decoder):
+    """The write-up's 'Non-Cached' baseline: the uncached loop without jax.jit. Its programs are the operations'
+    own, cached process-wide (no fresh ones to build): the warmup pitfall's demonstration leaves it out."""
+
+    name = "uncached_eager"
+
+    def build(self) -> None:
+        self.functions = []
+        self.forward_calls = 0
+
+    @property
+    def calls(self) -> int:
+        return self.forward_calls
+
+    def generate(self, prompt: np.ndarray, new: int) -> np.ndarray:
+        ids = list(prompt)
+        for _ in range(new):
+            self.forward_calls += 1
+            ids.append(_eager_step(self.model, np.asarray(ids, dtype=np.int32)))
+        return np.asarray(ids[len(prompt):], dtype=np.int32)
 
 
 class Uncached(Decoder):
@@ -141,4 +173,4 @@ class KVCacheScan(Decoder):
         return np.asarray(self.loop(self.model, prompt, new), dtype=np.int32)
 
 
-DECODERS = {d.name: d for d in (Uncached, UncachedPadded, KVCache, KVCacheScan)}
+DECODERS = {d.name: d for d in (UncachedEager, Uncached, UncachedPadded, KVCache, KVCacheScan)}

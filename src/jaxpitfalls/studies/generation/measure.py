@@ -14,7 +14,7 @@ from ...harness.protocol import Runner, measure_mode
 from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
 from .decoding import DECODERS, Decoder
-from .spec import SPEC, warmup_tokens
+from .spec import DEMONSTRATED, SPEC, warmup_tokens
 
 if tuple(DECODERS) != SPEC.variants:  # the spec names them for the plan and the report
     raise RuntimeError(f"SPEC.variants {SPEC.variants} differ from the decoders {tuple(DECODERS)}")
@@ -85,9 +85,9 @@ class _Timed:
 
 
 def _signature(decoder: Decoder, sample: _Timed, compiles: dict[str, int]) -> dict[str, int]:
-    """What one generation ran: jitted functions, jitted calls (counted) and compilations (counted: in the
-    first generation, or, in a demonstration, per timed generation)."""
-    return {"jitted_functions": len(decoder.functions), "jit_calls_per_generation": sample.calls} | compiles
+    """What one generation ran: jitted functions, their calls (uncached_eager: its un-jitted forward's), counted,
+    and compilations (counted: in the first generation, or, in a demonstration, per timed generation)."""
+    return {"jitted_functions": len(decoder.functions), "calls_per_generation": sample.calls} | compiles
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
@@ -96,6 +96,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     decoders, prompt = prepare(conf, inputs)
     new = conf["new_tokens"]
     short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
+    if short is not None:  # fresh programs before every sample: only the jitted variants have their own
+        decoders = {name: decoders[name] for name in DEMONSTRATED}
     samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
     if short is None:
         tokens, first = _first_runs(decoders, prompt, new)
@@ -106,7 +108,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
                       for name, d in decoders.items()}
         distinct = require_distinct(signatures)
     entries, comparisons, peak, machine = measure_mode(
-        samplers, "generate", SPEC.floor, Sampling.of(settings), conf["id"],
+        samplers, "generate", SPEC.floor, Sampling.of(settings), conf["id"], SPEC.extra_pairs if short is None else (),
         compiles="forbidden" if short is None else "recorded")
     caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
     if short is not None:
