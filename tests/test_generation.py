@@ -52,16 +52,15 @@ def test_a_proper_run_compiles_only_in_its_first_generation(inputs):
     assert signatures["uncached"]["compiles_first_generation"] == 4  # one program per length
     assert signatures["uncached_padded"]["compiles_first_generation"] == 1
     assert signatures["kv_cache_scan"]["calls_per_generation"] == 1
-    # the write-up's 'Non-Cached': no jitted function, one un-jitted forward per token, compiled op by op
-    assert signatures["uncached_eager"] | {"compiles_first_generation": 0} == {
-        "jitted_functions": 0, "calls_per_generation": 4, "compiles_first_generation": 0}
-    assert signatures["uncached_eager"]["compiles_first_generation"] > signatures["uncached"][
-        "compiles_first_generation"]
+    # the write-up's 'Non-Cached': no jitted function, one un-jitted forward per token (its operations' programs
+    # are cached process-wide: an earlier test in this process may have compiled them)
+    assert {k: signatures["uncached_eager"][k] for k in ("jitted_functions", "calls_per_generation")} == {
+        "jitted_functions": 0, "calls_per_generation": 4}
     assert {(c["variant"], c["baseline"]) for c in doc["comparisons"]} >= {("uncached_eager", "kv_cache"),
                                                                           ("uncached_eager", "uncached")}
-    for variant in doc["variants"].values():
+    for name, variant in doc["variants"].items():
         assert variant["modes"]["generate"]["compiles_in_timed_region"] == 0
-        assert variant["first_run"]["compile_seconds"] > 0
+        assert variant["first_run"]["compile_seconds"] > 0 or name == "uncached_eager"
     assert "demonstration" not in doc and len(doc["tokens"]) == 4
 
 
