@@ -5,14 +5,13 @@ depends on this machine being quiet, nor waits for real); samples calibrated, gc
 from __future__ import annotations
 
 import gc
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from busy import busy_neighbours
 
 from jaxpitfalls.harness import contention, machine, protocol, stats, timing
 from jaxpitfalls.harness.compiles import CompiledInTimedRegion
@@ -25,11 +24,6 @@ def _spin(seconds: float) -> float:
     while time.perf_counter() < end:
         pass
     return seconds
-
-
-def _busy_neighbours():
-    """As many CPU-bound processes as cores (two on the 2-core VM the issue was measured on)."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 2))]
 
 
 def _cpu_seconds(processes: list[subprocess.Popen]) -> float:
@@ -47,15 +41,11 @@ def test_processes_it_starts_are_seen_as_others():
     only be larger. This process's own spinning is its own."""
     if machine.Reading.now().counters is None:
         pytest.skip("no /proc/stat: machine activity is not measurable on this system")
-    neighbours = _busy_neighbours()
-    try:
+    with busy_neighbours() as neighbours:
         time.sleep(0.2)
         start, used_before = machine.Reading.now(), _cpu_seconds(neighbours)
         _spin(1.0)
         used, busy = _cpu_seconds(neighbours) - used_before, machine.Activity.between(start, machine.Reading.now())
-    finally:
-        for p in neighbours:
-            p.kill()
     others_s = busy.others_share * busy.wall_s * busy.cores
     assert used > 0.2 and busy.own_cpu_s > 0.05
     assert others_s >= used - 4 * machine._TICK_S, (used, busy.describe())
