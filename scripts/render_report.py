@@ -9,4 +9,5 @@ runtime.start(sm.log[0])
 settings = sm.params.settings
 inputs = {name: {"tables": {t: sm.input[f"{name}_{t}"] for t in TABLES}, "figures": sm.input[f"{name}_figures"]}
           for name in settings["studies"]}
-build_report(inputs, settings, list(sm.input.benchmarks), sm.output.report, sm.output.summary, sm.output.figure)
+build_report(inputs, settings, list(sm.input.benchmarks), sm.output.report, sm.output.summary, sm.output.figure,
+             sm.output.landing)

@@ -100,6 +100,11 @@ class ReportPage:
         img = self._one(f"//img[starts-with(@src, 'data:image/png') and contains(@src, 'filename={name}')]")
         return self.driver.execute_script("return arguments[0].naturalWidth", img)
 
+    def landing_figure(self) -> int:
+        """The natural width in pixels of the first image the landing page embeds (0 if it did not decode)."""
+        img = self._one("//img[starts-with(@src, 'data:image/png')]")
+        return self.driver.execute_script("return arguments[0].naturalWidth", img)
+
     def details(self, path: str) -> str:
         """The page's text after opening a file's details (its caption among them)."""
         self._click(self._row_button(path, "information-circle"))

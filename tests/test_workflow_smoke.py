@@ -7,10 +7,8 @@ the checkout.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import jax
 import pandas as pd
 import pytest
+from busy import busy_neighbours
 from report_browser import ReportPage
 from workflow_copy import snakemake as _snakemake
 
@@ -153,6 +152,10 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke
     _snakemake(smoke_run, "--report", "reports/report.html")
     page = ReportPage(smoke_run / "reports" / "report.html")
     try:
+        landing = page.text()  # it opens on the findings and the scorecard's figure, as the markdown report does
+        assert "What to do" in landing and "Reproduction scorecard:" in landing
+        assert all(f"{study}: " in landing for study in studies.names())
+        assert page.landing_figure() >= 600
         for study in studies.names():
             page.home()
             page.open(study, "figures")
@@ -290,11 +293,6 @@ def test_a_failing_job_leaves_every_other_result_intact(smoke_run, tmp_path):
     assert not list((smoke_run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
 
 
-def _busy_neighbours() -> list[subprocess.Popen]:
-    """CPU-bound processes, one per core (two on the 2-core VM the issue was measured on)."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 2))]
-
-
 def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):
     work = tmp_path / "busy"
     shutil.copytree(smoke_run, work, symlinks=True)
@@ -302,8 +300,7 @@ def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_ac
     overlay = tmp_path / "busy.yaml"
     measure = {"processes": 1, "on_contention": "retry", "max_wait_s": 3}
     overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure}}}))
-    neighbours = _busy_neighbours()
-    try:
+    with busy_neighbours():
         refused = _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay, check=False)
         assert refused.returncode != 0
         assert "the machine was busy while samples were timed" in refused.stdout + refused.stderr
@@ -312,9 +309,6 @@ def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_ac
             ".log").read_text()
         overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure | {"on_contention": "warn"}}}}))
         _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay)
-    finally:
-        for p in neighbours:
-            p.kill()
     doc = results.read_result(work / target)
     for variant in doc["variants"].values():
         for mode in variant["modes"].values():

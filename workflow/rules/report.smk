@@ -44,7 +44,7 @@ rule plot:
 
 rule render_report:
     """reports/report.md: findings, the scorecard and its figure, per-study results, breakdowns and figures, then
-    the audit: run summary, checks, machine, environment."""
+    the audit: run summary, checks, machine, environment; reports/findings.rst: the HTML report's landing page."""
     input:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
@@ -53,6 +53,7 @@ rule render_report:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
         summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),
         figure=report("reports/scorecard.png", caption="../report/scorecard.rst", category="Report"),
+        landing="reports/findings.rst",
     log:
         "results/logs/render_report.log",
     conda:

@@ -83,12 +83,14 @@ def ratio_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
 
 def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], benchmark_paths: list[str], out_md: str,
-    out_summary: str, out_figure: str,
+    out_summary: str, out_figure: str, out_landing: str,
 ) -> str:
     """The report from the files the rule declares: per study `tables` (name -> CSV path) and `figures` (a
     directory of PNGs); `settings` are the config keys the report shows (the run's targets, the studies'
     blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it.
-    Findings and the scorecard (with its figure, `out_figure`) open it; the audit closes it."""
+    Findings and the scorecard (with its figure, `out_figure`) open it; the audit closes it. The findings also
+    go to `out_landing`, the HTML report's landing page (landing.py)."""
+    from .landing import landing_rst
     from .plots import claims_figure, save
 
     summary = run_summary(benchmark_paths)
@@ -119,5 +121,6 @@ def build_report(
         *audits,
         markdown.environment_section(environments),
     ])
+    results.write_text(out_landing, landing_rst(claims))
     results.write_text(out_md, text)
     return text

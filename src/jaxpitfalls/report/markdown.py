@@ -93,18 +93,33 @@ def _advice(claim: dict[str, Any]) -> str:
 FINDINGS_PER_STUDY = 3  # sentences: the decided claims' first; every claim's advice is in the judging table
 
 
-def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
-    """What to do, one line per study: the advice of its claims for the verdicts they reached on this run,
-    decided claims (yes or no) first, at most FINDINGS_PER_STUDY sentences."""
-    lines = ["## What to do", "",
-             "Per study, the advice of its claims for how they came out on this run, decided claims first "
-             f"(at most {FINDINGS_PER_STUDY}; every claim's advice is in \"How each claim was judged\"). A claim "
-             "this run could not decide advises only what holds either way.", ""]
+def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    """What to do, per study: the advice of its claims for the verdicts they reached on this run, decided claims
+    (yes or no) first, at most FINDINGS_PER_STUDY sentences (the markdown report and the HTML report's landing
+    page both open with it)."""
+    out = {}
     for study, rows in claims.items():
         decided = sorted(rows, key=lambda c: c["verdict"] not in ("reproduced", "not reproduced"))
         said = [text for text in map(_advice, decided) if text][:FINDINGS_PER_STUDY]
-        lines.append(f"- **{study}**: {' '.join(said) if said else 'nothing decided on this run.'}")
+        out[study] = " ".join(said) if said else "nothing decided on this run."
+    return out
+
+
+FINDINGS_INTRO = ("Per study, the advice of its claims for how they came out on this run, decided claims first "
+                  f"(at most {FINDINGS_PER_STUDY}; every claim's advice is in \"How each claim was judged\"). A "
+                  "claim this run could not decide advises only what holds either way.")
+
+
+def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    lines = ["## What to do", "", FINDINGS_INTRO, ""]
+    lines += [f"- **{study}**: {text}" for study, text in findings(claims).items()]
     return "\n".join([*lines, ""])
+
+
+def tally(claims: dict[str, list[dict[str, Any]]]) -> str:
+    """`61 claims of the source write-ups: 20 yes, 3 **no**, ...`: the scorecard's verdicts counted."""
+    counts = pd.Series([VERDICT_MARK[c["verdict"]] for cs in claims.values() for c in cs]).value_counts()
+    return f"{int(counts.sum())} claims of the source write-ups: " + ", ".join(f"{n} {m}" for m, n in counts.items())
 
 
 def _short(measured: str) -> str:
@@ -117,11 +132,9 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
     every ratio beside the write-up's on one axis."""
     rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": _short(c["measured"]),
              "verdict": VERDICT_MARK[c["verdict"]]} for s, cs in claims.items() for c in cs]
-    counts = pd.Series([r["verdict"] for r in rows]).value_counts()
-    tally = ", ".join(f"{n} {mark}" for mark, n in counts.items())
     shown = [f"![Each claim's ratio here (95% interval) beside the write-up's]({figure})", ""] if figure else []
     return "\n".join(["## Reproduction scorecard", "",
-                      f"{len(rows)} claims of the source write-ups: {tally}. `yes`: the effect holds here in the "
+                      f"{tally(claims)}. `yes`: the effect holds here in the "
                       "write-up's direction by its rule (next section); `unstable`: worker processes reached "
                       "opposite verdicts; `checked`: every job checks it (a guard that fails the job, or a method "
                       "the harness follows) instead of timing it; `not measured`: no run of this workflow judges it "
