@@ -1,0 +1,29 @@
+"""The HTML report's landing page: the markdown report's findings as reStructuredText, shown as written."""
+
+from __future__ import annotations
+
+from docutils.core import publish_parts
+
+from jaxpitfalls.report.landing import landing_rst
+from jaxpitfalls.report.markdown import findings_section
+from jaxpitfalls.studies.interface import Advice
+
+CLAIMS = {
+    "dispatch": [
+        {"verdict": "reproduced", "advice": Advice("Pass *args flat to jax.jit; filter_jit_ costs `leaves`.")},
+        {"verdict": "inconclusive", "advice": Advice("never shown", "", "Measure at your sizes.")},
+        {"verdict": "not measured", "advice": None},
+    ],
+    "tree_at": [{"verdict": "checked", "advice": None}],
+}
+
+
+def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_escaped():
+    html = publish_parts(landing_rst(CLAIMS), writer_name="html")["html_body"]
+    said = "Pass *args flat to jax.jit; filter_jit_ costs `leaves`. Measure at your sizes."
+    assert f"<strong>dispatch</strong>: {said}" in html.replace("&quot;", '"')
+    assert f"- **dispatch**: {said}" in findings_section(CLAIMS)
+    assert "<strong>tree_at</strong>: nothing decided on this run." in html
+    score = html[html.index("4 claims of the source write-ups: "):]
+    assert all(f"1 {verdict}" in score[:200] for verdict in ("yes", "inconclusive", "not measured", "checked"))
+    assert "never shown" not in html and "problematic" not in html  # docutils marks markup errors so
