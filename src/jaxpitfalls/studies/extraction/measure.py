@@ -102,6 +102,12 @@ def first_passes(model, layers: tuple[int, ...], data: dict[bool, list], scratch
     return measure_mode(samplers, "first_pass", FIRST_PASS_VARIANTS[-1], sampling, label, compiles="required")
 
 
+# Eager and jitted forwards differ by float32 rounding that grows with depth (24 layers: 2.7e-5 at activations of
+# a few units, over 1e-5): the absolute tolerance is relative to the largest activation stored. A variant that
+# stores the wrong rows or lets padding leak differs by the activations' own size.
+AGREE_ATOL = 1e-5
+
+
 def stored(directory: Path) -> np.ndarray:
     """Everything a pass stored, in file order, as one flat array (for comparing variants)."""
     return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
@@ -121,7 +127,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
                 seconds = sampler()
             first[name] = {"seconds": seconds, "compiles": counter.count, "compile_seconds": counter.seconds}
             outputs[name] = stored(scratch / name / "pass0")
-        agreement = require_agree(outputs, SPEC.floor, exact=False, rtol=1e-4, atol=1e-5)
+        scale = float(np.max(np.abs(outputs[SPEC.floor])))
+        agreement = require_agree(outputs, SPEC.floor, exact=False, rtol=1e-4, atol=AGREE_ATOL * scale)
         signatures = {name: {"compiles_first_pass": first[name]["compiles"]}
                       | {f"{k}_per_pass": v for k, v in s.extractor.counts.items()}
                       for name, s in samplers.items()}
@@ -151,7 +158,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         "comparisons": comparisons + fresh_comparisons,
         "memory": {"extract": peak, "first_pass": fresh_peak},
         "machine": {"extract": machine, "first_pass": fresh_machine},
-        "checks": {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)"},
+        "checks": {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)",
+                                                 "atol_relative_to_max_activation": AGREE_ATOL,
+                                                 "max_activation": scale},
                    "signatures_distinct": distinct},
         "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
                       "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
