@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from docutils.core import publish_parts
 
 from jaxpitfalls.report.landing import landing_rst
@@ -18,8 +20,12 @@ CLAIMS = {
 }
 
 
-def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_escaped():
-    html = publish_parts(landing_rst(CLAIMS), writer_name="html")["html_body"]
+def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_escaped(tmp_path):
+    figure = tmp_path / "scorecard.png"
+    figure.write_bytes(b"\x89PNG" + bytes(range(256)) * 100)  # a data URI longer than docutils' longest line
+    html = publish_parts(landing_rst(CLAIMS, figure), writer="html")["html_body"]
+    uri = "data:image/png;base64," + base64.b64encode(figure.read_bytes()).decode()
+    assert f'src="{uri}"' in html  # embedded whole: the HTML report is one file
     said = "Pass *args flat to jax.jit; filter_jit_ costs `leaves`. Measure at your sizes."
     assert f"<strong>dispatch</strong>: {said}" in html.replace("&quot;", '"')
     assert f"- **dispatch**: {said}" in findings_section(CLAIMS)

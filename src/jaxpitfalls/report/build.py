@@ -121,6 +121,6 @@ def build_report(
         *audits,
         markdown.environment_section(environments),
     ])
-    results.write_text(out_landing, landing_rst(claims))
+    results.write_text(out_landing, landing_rst(claims, out_figure))
     results.write_text(out_md, text)
     return text

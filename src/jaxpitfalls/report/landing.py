@@ -1,15 +1,22 @@
-"""The HTML report's landing page (`snakemake --report`): the findings and the scorecard's tally as
+"""The HTML report's landing page (`snakemake --report`): the findings, the scorecard's tally and its figure as
 reStructuredText, written by render_report beside reports/report.md and included by the workflow's
-description (workflow/report/workflow.rst), so the HTML report opens on what to do, not on the job graph."""
+description (workflow/report/workflow.rst), so the HTML report opens on what to do, not on the job graph.
+
+The figure is embedded as a data URI: Snakemake's own `embeddedfigure` directive leaves a relative path (its
+mixin runs after docutils' Figure.run), which the single-file HTML report cannot resolve.
+"""
 
 from __future__ import annotations
 
+import base64
 import re
+from pathlib import Path
 from typing import Any
 
 from .markdown import FINDINGS_INTRO, findings, tally
 
 _RST_SPECIAL = re.compile(r"([\\`*_|])")
+URI_LINE = 1000  # characters per line of the figure's data URI (docutils refuses lines over 10,000)
 
 
 def _plain(text: str) -> str:
@@ -17,10 +24,14 @@ def _plain(text: str) -> str:
     return _RST_SPECIAL.sub(r"\\\1", text)
 
 
-def landing_rst(claims: dict[str, list[dict[str, Any]]]) -> str:
+def landing_rst(claims: dict[str, list[dict[str, Any]]], figure: str | Path) -> str:
     lines = ["What to do", "==========", "", _plain(FINDINGS_INTRO), ""]
     lines += [f"- **{study}**: {_plain(text)}" for study, text in findings(claims).items()]
     score = tally(claims).replace("**no**", "no")
+    png = "data:image/png;base64," + base64.b64encode(Path(figure).read_bytes()).decode()
+    uri = [png[i:i + URI_LINE] for i in range(0, len(png), URI_LINE)]  # docutils joins them, refuses long lines
     lines += ["", f"Reproduction scorecard: {_plain(score)}. Every claim with its rule and measurement is in "
-                  "``reports/report.md`` (under Report).", ""]
+                  "``reports/report.md`` (under Report).", "",
+              f".. image:: {uri[0]}", *(f"   {part}" for part in uri[1:]), "   :width: 100%",
+              "   :alt: each claim's ratio here (95% interval) beside the write-up's, on one log axis", ""]
     return "\n".join(lines)
