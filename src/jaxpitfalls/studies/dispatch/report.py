@@ -170,9 +170,7 @@ def _slower_untestable(run: _Run, fj: pd.Series, config_id: str) -> str:
     at the base configuration (the same pytree: its 95% upper bound) added to jit_partition's step there gives a
     largest ratio inside the interval's half-width (a step of ~1 s on this CPU against milliseconds of Python)."""
     base = run.pair("filter_jit", "jit_partition")
-    same_tree = row(run.comp, config_id=config_id, variant="filter_jit", baseline="jit_partition",
-                    mode="blocked").layers == base.layers
-    if config_id == run.base_id or not same_tree:
+    if config_id == run.base_id or fj.layers != base.layers:  # `fj` is that pair at `config_id`
         return ""
     step = median_of(run.steps, config_id, "jit_partition", "blocked")[0]
     top = ceiling(step + max(base.diff_ci_high_ms, 0.0), max(base.diff_ci_high_ms, 0.0))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import above, ceiling, interval, judged_at, ratio_interval, ratio_of, row, verdict, within
+from ...report.claims import above, ceiling, judged_at, ratio_interval, ratio_of, row, verdict, within
 from .spec import FIRST_PASS_VARIANTS, FIXES, SPEC, estimate
 
 FIGURES = {
@@ -20,9 +20,14 @@ FIGURES = {
 }
 
 
+def in_mode(table: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """The proper measurements' rows of one mode (`extract`: the timed passes; `first_pass`: fresh ones)."""
+    rows = measured(table)
+    return rows[rows["mode"] == mode]
+
+
 def throughput(steps: pd.DataFrame) -> pd.DataFrame:
-    s = measured(steps)
-    s = s[s["mode"] == "extract"]
+    s = in_mode(steps, "extract")
     seconds = s.median_ms / 1e3
     return pd.DataFrame({
         "config_id": s.config_id, "variant": s.variant, "batch": s.batch,
@@ -35,15 +40,14 @@ def throughput(steps: pd.DataFrame) -> pd.DataFrame:
 
 def warmup_pass_seconds(steps: pd.DataFrame) -> pd.Series:
     """Each variant's single warmup pass (its first, compilation included) in seconds, by configuration."""
-    s = measured(steps)
-    return s[s["mode"] == "extract"].set_index(["config_id", "variant"]).first_run_seconds
+    return in_mode(steps, "extract").set_index(["config_id", "variant"]).first_run_seconds
 
 
 def _first_pass_gain(comp: pd.DataFrame, first: pd.Series, config_id: str, slow: str, fast: str) -> str:
     """The fix's gain on a first pass: the interval over fresh first passes where the `first_pass` mode timed
     the pair, else the ratio of the two variants' single warmup passes (no interval)."""
-    fresh = comp[(comp["mode"] == "first_pass") & (comp.variant == slow) & (comp.baseline == fast)
-                 & (comp.config_id == config_id)]
+    fresh = in_mode(comp, "first_pass")
+    fresh = fresh[(fresh.variant == slow) & (fresh.baseline == fast) & (fresh.config_id == config_id)]
     if len(fresh):
         return ratio_interval(fresh.iloc[0])
     return f"{first[(config_id, slow)] / first[(config_id, fast)]:.2f}x (one pass each)"
@@ -51,13 +55,14 @@ def _first_pass_gain(comp: pd.DataFrame, first: pd.Series, config_id: str, slow:
 
 def gains(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Each phase's speedup per configuration: the timed passes (paired) and the first passes."""
-    comp, first = measured(tables["comparisons"]), warmup_pass_seconds(tables["steps"])
+    comp, first = in_mode(tables["comparisons"], "extract"), warmup_pass_seconds(tables["steps"])
     rows = []
     for (slow, fast), (_, gain) in FIXES.items():
-        for r in comp[(comp["mode"] == "extract") & (comp.variant == slow) & (comp.baseline == fast)].itertuples():
+        for r in comp[(comp.variant == slow) & (comp.baseline == fast)].itertuples():
             rows.append({"config_id": r.config_id, "phase": f"{slow} -> {fast}", "write_up": estimate(*gain),
-                         "speedup": interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x"),
-                         "first_pass_speedup": _first_pass_gain(comp, first, r.config_id, slow, fast)})
+                         "speedup": ratio_interval(r),
+                         "first_pass_speedup": _first_pass_gain(tables["comparisons"], first, r.config_id, slow,
+                                                                fast)})
     return pd.DataFrame(rows)
 
 
@@ -151,7 +156,8 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
 def _ragged_recompiles(steps: pd.DataFrame, base_id: str) -> dict[str, object]:
     """Programs compiled per fresh first pass (the `first_pass` mode: every sample a fresh jax.jit): one per batch
     shape without padding, one per length bucket used with it."""
-    fresh = steps[(steps["mode"] == "first_pass") & (steps.config_id == base_id)].set_index("variant")
+    fresh = in_mode(steps, "first_pass")
+    fresh = fresh[fresh.config_id == base_id].set_index("variant")
     jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
     batches, buckets = fresh.loc["jit", "structure_batches"], fresh.loc["jit", "structure_buckets"]
     return {
@@ -179,7 +185,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
          "verdict": verdict(within(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1)),
          "rule": "if calling the model were compiled, eager / jit (95% interval) would lie within 1/1.1-1.1; "
                  "wholly outside: not reproduced"},
-        _ragged_recompiles(measured(tables["steps"]), base_id),
+        _ragged_recompiles(tables["steps"], base_id),
         {"claim": "eager_recompiles",
          "measured": f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {base_id} "
                      f"(its first pass: {int(compiled.first_run_compiles)})",
