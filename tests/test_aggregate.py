@@ -126,6 +126,14 @@ def test_interval_rules_have_a_band_where_the_run_cannot_tell():
     assert opposite(above(0.8, 0.99, 1)) is True and opposite(above(0.95, 1.05, 1)) is None  # "below 1"
 
 
+def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval_says():
+    from jaxpitfalls.report.claims import NOT_TESTABLE, verdict
+
+    assert verdict(None) == "inconclusive" and verdict(True) == "reproduced"
+    assert verdict(None, "not testable on this hardware: at most 1.022x") == NOT_TESTABLE
+    assert verdict(True, "at most 1.01x") == NOT_TESTABLE
+
+
 def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_results(tmp_path):
     import numpy as np
 

@@ -18,10 +18,16 @@ from .aggregate import base_config_id
 
 # The verdicts of claims no report judges (build.py gives them, markdown.py shows them without advice).
 NOT_MEASURED, CHECKED = "not measured", "checked"
+# A claim whose largest possible effect on this hardware lies inside its interval: no run here could decide it,
+# however long, so it is told apart from an inconclusive one that more samples might decide.
+NOT_TESTABLE = "not testable"
 
 
-def verdict(ok: bool | None) -> str:
-    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None)."""
+def verdict(ok: bool | None, untestable: str = "") -> str:
+    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None); `not testable`
+    wherever `untestable` gives the reason this hardware cannot show the effect."""
+    if untestable:
+        return NOT_TESTABLE
     return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
 
 

@@ -11,12 +11,12 @@ import pandas as pd
 from ..harness.stats import relative_half_width
 from ..studies.interface import Report, StudySpec
 from .aggregate import base_config_id, measured
-from .claims import CHECKED, NOT_MEASURED, interval
+from .claims import CHECKED, NOT_MEASURED, NOT_TESTABLE, interval
 from .magnitude import RULE as MAGNITUDE_RULE
 from .magnitude import magnitude
 
 VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
-                "unstable": "unstable", NOT_MEASURED: NOT_MEASURED, CHECKED: CHECKED}
+                NOT_TESTABLE: NOT_TESTABLE, "unstable": "unstable", NOT_MEASURED: NOT_MEASURED, CHECKED: CHECKED}
 
 
 def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -135,10 +135,12 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
     shown = [f"![Each claim's ratio here (95% interval) beside the write-up's]({figure})", ""] if figure else []
     return "\n".join(["## Reproduction scorecard", "",
                       f"{tally(claims)}. `yes`: the effect holds here in the "
-                      "write-up's direction by its rule (next section); `unstable`: worker processes reached "
-                      "opposite verdicts; `checked`: every job checks it (a guard that fails the job, or a method "
-                      "the harness follows) instead of timing it; `not measured`: no run of this workflow judges it "
-                      "(why is given).",
+                      "write-up's direction by its rule (next section); `inconclusive`: the interval straddles "
+                      "the rule's threshold (more samples may decide it); `not testable`: the largest effect this "
+                      "hardware can show lies inside the interval (the bound is given); `unstable`: worker "
+                      "processes reached opposite verdicts; `checked`: every job checks it (a guard that fails "
+                      "the job, or a method the harness follows) instead of timing it; `not measured`: no run of "
+                      "this workflow judges it (why is given).",
                       "", *shown, table(pd.DataFrame(rows)), ""])
 
 

@@ -119,8 +119,8 @@ def claims_figure(points: pd.DataFrame):
                 ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
-    colors = dict(zip(("reproduced", "not reproduced", "inconclusive", "unstable"),
-                      sns.color_palette("colorblind", 4), strict=True))
+    colors = dict(zip(("reproduced", "not reproduced", "inconclusive", "unstable", "not testable"),
+                      sns.color_palette("colorblind", 5), strict=True))
     for y, p in enumerate(points.itertuples()):
         ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
                 label="write-up" if y == 0 else None)

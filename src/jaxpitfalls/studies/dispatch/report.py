@@ -193,7 +193,7 @@ def _slower(run: _Run) -> dict[str, Any]:
         "claim": "slower",
         "measured": f"{why + '; ' if why else ''}{ratio_interval(fj)} {where} ({config_id}){supporting}; "
                     f"significantly slower in {int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations",
-        "verdict": verdict(None if why else above(fj.ratio_ci_low, fj.ratio_ci_high, 1)),
+        "verdict": verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1), why),
         "rule": "95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure "
                 "where the preset runs it; not testable where the base's overhead (same pytree) on that step "
                 "gives a largest ratio inside the interval's half-width",

@@ -147,7 +147,7 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
         "claim": key, "ours": (ratio_of(r) if at_structure else None,), "judged_ratio": ratio_of(r),
         "measured": f"{why + '; ' if why else ''}{ratio_interval(r)} {where} ({config_id}); first pass "
                     f"{first_gain:.2f}x (one pass each)",
-        "verdict": verdict(None if why else above(r.ratio_ci_low, r.ratio_ci_high, 1)),
+        "verdict": verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1), why),
         "rule": f"{slow} / {fast} time per pass, 95% interval above 1 (below 1: not reproduced); not testable "
                 "where the fix's largest possible gain here lies inside the interval's half-width",
     }
