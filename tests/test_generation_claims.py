@@ -1,0 +1,35 @@
+"""The generation study's rules on known numbers: a cold start is any first run above its median's interval
+(a long padded generation compiles once and is 1.7x, not 2x, its median), and a short warmup distorts a
+speedup whenever the interval of its effect excludes 1, in either direction."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from jaxpitfalls.studies.generation.report import cold_start, distorted
+
+
+def _first(padded_first_s: float) -> pd.DataFrame:
+    return pd.DataFrame({
+        "variant": ["uncached", "uncached_padded", "kv_cache"],
+        "median_ms": [1000.0, 1300.0, 430.0], "median_ci_high_ms": [1200.0, 1500.0, 510.0],
+        "first_run_seconds": [15.1, padded_first_s, 3.2], "first_run_compile_seconds": [9.2, 0.7, 2.5],
+    }).set_index("variant")
+
+
+def test_every_first_run_above_its_median_interval_is_a_cold_start_with_its_compilation_shown():
+    judged = cold_start(_first(2.29), "base")
+    assert judged["verdict"] == "reproduced"
+    assert "uncached_padded 1.8x (+0.99 s, 0.70 s of it compiling)" in judged["measured"]
+    assert cold_start(_first(1.4), "base")["verdict"] == "not reproduced"  # inside its median's interval
+
+
+@pytest.mark.parametrize(("off", "expected"), [
+    ((1.22, 1.10, 1.37), True),    # overstated by a fifth: distorted, however far from the write-up's 6.7x
+    ((0.15, 0.12, 0.19), True),    # understated, as in the write-up
+    ((1.01, 0.98, 1.03), False),   # within 5% of the proper speedup: no distortion
+    ((1.05, 0.90, 1.20), None),    # across 1 and the band: this run cannot tell
+])
+def test_a_short_warmup_distorts_where_its_effects_interval_excludes_1(off, expected):
+    assert distorted(off) is expected
