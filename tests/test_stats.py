@@ -70,3 +70,18 @@ def test_geometric_mean_of_ratios_is_narrower_than_each_and_centred_on_the_log_m
     assert ratio == pytest.approx(1.0)
     assert (low, high) == pytest.approx((1.2 ** -0.5, 1.2 ** 0.5))  # four independent: half the log width
     assert stats.geometric_mean_ratio([2.0, 0.5], [1.9, 0.45], [2.1, 0.55])[0] == pytest.approx(1.0)
+
+
+def test_a_power_law_exponent_is_as_precise_as_its_points_and_widens_where_they_leave_the_line():
+    """Three sizes with 10% intervals: the interval comes from the points' (a t-interval on 1 degree of
+    freedom would span tens of units); points off any power law widen it by their scatter."""
+    x = np.array([24.0, 48.0, 72.0])
+    on_line = stats.power_law_exponent(x, 2 * x ** 1.5, 1.8 * x ** 1.5, 2.2 * x ** 1.5)
+    assert on_line["exponent"] == pytest.approx(1.5) and on_line["points"] == 3
+    assert 1.3 < on_line["exponent_ci_low"] < 1.5 < on_line["exponent_ci_high"] < 1.7
+    bent = 2 * x ** 1.5 * np.array([1.0, 1.6, 1.0])
+    scattered = stats.power_law_exponent(x, bent, 0.9 * bent, 1.1 * bent)
+    assert scattered["exponent_ci_high"] - scattered["exponent_ci_low"] > 3 * (
+        on_line["exponent_ci_high"] - on_line["exponent_ci_low"])
+    with pytest.raises(ValueError, match="two distinct sizes"):
+        stats.power_law_exponent([24, 24], [1, 2], [0.9, 1.8], [1.1, 2.2])

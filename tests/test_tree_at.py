@@ -120,7 +120,7 @@ def test_scaling_claims_and_figures(tables):
     assert len(fits) == 6 and (fits.points == 2).all() and fits.exponent.notna().all()
     claims = report.claims(tables)  # their verdicts depend on this machine: test_claim_verdicts_follow_their_rules
     assert [c["claim"] for c in claims] == [k for k, c in SPEC.claims.items() if c.judged]
-    assert "x [" in claims[0]["measured"] and "2 sizes: no interval" in claims[1]["measured"]
+    assert "x [" in claims[0]["measured"] and "2 sizes: a power law assumed" in claims[1]["measured"]
     titles = [title for title, _, table in report.tables(tables) if isinstance(table, pd.DataFrame)]
     assert titles == ["Transforms and tree_at calls per application", "Scaling with the number of transforms"]
     assert set(report.figures(tables)) == set(report.FIGURES)
