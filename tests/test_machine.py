@@ -221,21 +221,24 @@ def test_garbage_collection_is_off_inside_a_sample_and_back_on_after():
     assert seen == [False, False] and gc.isenabled()
 
 
-def test_calibration_repeats_calls_until_a_sample_lasts_min_sample_s():
+def test_calibration_repeats_calls_until_a_sample_lasts_min_sample_s(monkeypatch):
+    """Each variant's calls per sample from how long one call took, on a clock the test sets (a call "takes"
+    the seconds its sampler returns), so a busy machine cannot change the counts."""
     calls = {"a": 0, "b": 0}
 
     def sampler(name, seconds):
         def call():
             calls[name] += 1
-            return _spin(seconds)
+            return seconds
         return call
 
+    monkeypatch.setattr(protocol, "timed", lambda fn: fn())
     calibrated, n = protocol.calibrate({"a": sampler("a", 0.002), "b": sampler("b", 0.004)}, 0.02, "t")
-    assert 8 <= n["a"] <= 11 and 4 <= n["b"] <= 6  # 0.02 s / ~0.002 s and / ~0.004 s: each its own count
+    assert n == {"a": 10, "b": 5}  # 0.02 s / 0.002 s and / 0.004 s: each its own count
     calls.update(a=0, b=0)
-    assert calibrated["a"]() == pytest.approx(0.002, rel=0.5) and calls["a"] == n["a"]
-    assert calibrated["b"]() == pytest.approx(0.004, rel=0.5) and calls["b"] == n["b"]
-    assert protocol.calibrate({"a": lambda: _spin(0.001)}, 0.0, "t")[1] == {"a": 1}
+    assert calibrated["a"]() == pytest.approx(0.002) and calls["a"] == n["a"]
+    assert calibrated["b"]() == pytest.approx(0.004) and calls["b"] == n["b"]
+    assert protocol.calibrate({"a": lambda: 0.001}, 0.0, "t")[1] == {"a": 1}
 
 
 def test_calibration_that_compiles_fails_like_a_timed_region():
