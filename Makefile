@@ -72,16 +72,13 @@ reference: $(STAMP)
 	touch $@
 
 # The dispatch study under equinox 0.11.7 (filter_jit does not block per call) and 0.11.8 (it does), on the
-# same JAX, each in its own directory; the second compares its measurements with the first's:
-# runs/equinox-0.11.8/reports/compare.md. JAX 0.4.34 cannot read profiler traces (no jax.profiler.ProfileData),
-# so neither run goes past the measurements, which are what a comparison reads.
+# same JAX, timed in lockstep: each side's workers run in its own venv, the job in this one, so that rounds
+# paired across the sides saw the same machine (README "Comparing environments"): runs/compare-equinox/reports/compare.md.
 EQX_OLD := equinox-0.11.7
 EQX_NEW := equinox-0.11.8
-compare-equinox: .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installed
-	.venv-$(EQX_OLD)/bin/snakemake --directory runs/$(EQX_OLD) --configfile presets/dispatch_only.yaml \
-		--until run_study
-	.venv-$(EQX_NEW)/bin/snakemake reports/compare.md --directory runs/$(EQX_NEW) \
-		--configfile presets/dispatch_only.yaml --config 'compare={baseline: ../$(EQX_OLD)/results}'
+compare-equinox: $(STAMP) .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installed
+	$(BIN)/snakemake --cores all reports/compare.md --directory runs/compare-equinox \
+		--configfile presets/compare-equinox.yaml
 
 clean:
 	rm -rf results reports .snakemake

@@ -23,7 +23,6 @@ localrules:
     aggregate,
     plot,
     render_report,
-    compare,
     compare_gate,
     bundle,
 
@@ -33,6 +32,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/lockstep.smk"
 
 
 rule all:

@@ -7,7 +7,11 @@ from jaxpitfalls.report.captions import StudyCaption
 STUDIES = plan.enabled_studies(config)
 ENV = f"{workflow.basedir}/{config['conda_env']}"  # used with --software-deployment-method conda
 # The comparison's table that `compare_gate` judges, by `compare.gate_on` (what each means: the config schema).
-COMPARE_TABLES = {"medians": "results/tables/compare.csv", "ratios": "results/tables/compare_ratios.csv"}
+COMPARE_TABLES = {
+    "medians": "results/tables/compare.csv",
+    "ratios": "results/tables/compare_ratios.csv",
+    "interleaved": "results/tables/compare_interleaved.csv",
+}
 
 
 def conf_of(wildcards):
@@ -123,9 +127,30 @@ def baseline_runs():
     return [root] if Path(root).is_file() else sorted(str(p) for p in Path(root).glob("**/runs/*/*.json"))
 
 
+def gate_on():
+    """The comparison table `compare_gate` judges: the interleaved one for sides, else `compare.gate_on`'s."""
+    return "interleaved" if config["compare"]["sides"] else config["compare"]["gate_on"]
+
+
+def lockstep_settings():
+    """What a lockstep job reads of `compare` (its sides and how many rounds): the threshold reruns no job."""
+    return {k: config["compare"][k] for k in ("sides", "rounds", "samples_per_block", "processes")}
+
+
+def lockstep_runs():
+    """Every configuration of `compare.study`, timed in lockstep across the sides."""
+    study = config["compare"]["study"]
+    return expand(
+        "results/lockstep/{study}/{config}.json",
+        study=study,
+        config=[c["id"] for c in plan.configurations(config["studies"][study])],
+    )
+
+
 def compare_targets():
-    """What `all` adds when a baseline is configured: the comparison, and its gate if asked for."""
-    if not config["compare"]["baseline"]:
+    """What `all` adds when a comparison is configured (a baseline run, or sides): the comparison, and its gate
+    if asked for."""
+    if not (config["compare"]["baseline"] or config["compare"]["sides"]):
         return []
     gated = config["compare"]["fail_on_regression"] or config["compare"]["fail_on_inconclusive"]
     return ["reports/compare.md"] + (["results/tables/compare.passed"] if gated else [])

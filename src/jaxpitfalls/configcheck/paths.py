@@ -3,13 +3,14 @@ whose READMEs make the corpus, XLA flags. Each checked before any job starts."""
 
 from __future__ import annotations
 
+import os
 import tarfile
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import plan
+from .. import plan, studies
 from ..data import long_description
 from ..models.hf_config import unsupported_activation
 from .sizes import read_local
@@ -51,6 +52,29 @@ def _baseline(config: dict[str, Any]) -> Iterator[str]:
         yield f"{where}: holds no result JSONs (runs/<study>/<configuration>.json): not a run's directory or results/"
 
 
+def _sides(config: dict[str, Any]) -> Iterator[str]:
+    compare = config["compare"]
+    if not compare["sides"]:
+        return
+    if compare["baseline"]:
+        yield ("config compare.baseline and compare.sides: one comparison at a time (a baseline run, or sides timed "
+               "in lockstep); empty one of them")
+    if len(compare["sides"]) < 2:
+        yield f"config compare.sides: {len(compare['sides'])} side; a comparison needs two or more"
+    if compare["study"] not in plan.enabled_studies(config):
+        yield (f"config compare.study = {compare['study']!r}: not an enabled study (enabled: "
+               f"{', '.join(plan.enabled_studies(config))})")
+    elif not studies.spec(compare["study"]).lockstep:
+        able = [name for name in studies.names() if studies.spec(name).lockstep]
+        yield (f"config compare.study = {compare['study']!r}: cannot be timed in lockstep yet (its measure.py has "
+               f"no samplers(); studies that can: {', '.join(able)})")
+    for name, side in compare["sides"].items():
+        python = side.get("python", "")
+        if python and not (Path(python).is_file() and os.access(python, os.X_OK)):
+            yield (f"config compare.sides.{name}.python = {python!r}: not an executable file (a venv's bin/python; "
+                   "'make .venv-<spec>/.installed' makes one from envs/<spec>.txt)")
+
+
 def _packages(config: dict[str, Any]) -> Iterator[str]:
     if not any(map(plan.reads_corpus, plan.enabled_studies(config))):
         return
@@ -76,4 +100,4 @@ def _xla_flags(config: dict[str, Any]) -> Iterator[str]:
 def path_problems(config: dict[str, Any]) -> list[str]:
     if not plan.enabled_studies(config):
         return ["config studies: no study is enabled; set enabled: true on at least one"]
-    return [*_local_dirs(config), *_baseline(config), *_packages(config), *_xla_flags(config)]
+    return [*_local_dirs(config), *_baseline(config), *_sides(config), *_packages(config), *_xla_flags(config)]

@@ -54,6 +54,12 @@ def _pipelined(runner: Runner, steps: int) -> Callable[[], float]:
     return lambda: timed(run) / steps
 
 
+def mode_samplers(runners: dict[str, Runner], steps_per_sample: int) -> dict[str, dict[str, Sampler]]:
+    """Per dispatch mode (MODES), every variant's sampler: blocked or pipelined steps."""
+    return {mode: {name: (_blocked if mode == "blocked" else _pipelined)(r, steps_per_sample)
+                   for name, r in runners.items()} for mode in MODES}
+
+
 def warm_up(
     runners: dict[str, Runner], steps: int, steps_per_sample: int
 ) -> tuple[dict[str, int], dict[str, np.ndarray]]:
@@ -179,9 +185,7 @@ def measure(
     """Time every variant in both dispatch modes against `floor` (and `extra_pairs`)."""
     variants: dict[str, dict[str, Any]] = {name: {"modes": {}} for name in runners}
     comparisons, peaks, machine = [], {}, {}
-    for mode in MODES:
-        sampler = _blocked if mode == "blocked" else _pipelined
-        samplers = {name: sampler(r, steps_per_sample) for name, r in runners.items()}
+    for mode, samplers in mode_samplers(runners, steps_per_sample).items():
         entries, compared, peaks[mode], machine[mode] = measure_mode(samplers, mode, floor, sampling, label,
                                                                      extra_pairs)
         for name, entry in entries.items():

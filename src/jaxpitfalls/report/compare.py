@@ -205,9 +205,15 @@ def _ratio_row(r) -> str:
             f"{r.current_ratio:.3f}x ({r.change:.3f}x, intervals apart)")
 
 
-# How the gate ranks and names the regressed rows of the table `compare.gate_on` picks (COMPARE_TABLES in the
-# rules): by the change (with its `<column>_ci_low/high` interval).
-GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row)}
+def _side_row(r) -> str:
+    return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.side} / {r.against} {r.ratio:.3f}x "
+            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}], timed in lockstep")
+
+
+# How the gate ranks and names the regressed rows of the table it judges (COMPARE_TABLES in the rules:
+# `compare.gate_on` against a baseline run, `interleaved` for sides timed in lockstep): by the change (with its
+# `<column>_ci_low/high` interval).
+GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row), "interleaved": ("ratio", _side_row)}
 
 
 def _inconclusive_row(r, value: str) -> str:
@@ -235,13 +241,13 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
         raise Regressions("\n".join(problems))
 
 
-def _counts(table: pd.DataFrame) -> str:
+def counts(table: pd.DataFrame) -> str:
     counts = table.verdict.value_counts().to_dict() if len(table) else {}
     known = [v for v in VERDICTS if v in counts] + sorted(set(counts) - set(VERDICTS))
     return ", ".join(f"{v} {counts[v]}" for v in known) or "none"
 
 
-def _could_tell(table: pd.DataFrame, threshold: float) -> list[str]:
+def could_tell(table: pd.DataFrame, threshold: float) -> list[str]:
     """What an inconclusive row could have detected, summarised: say what the runs cannot tell."""
     undecided = table[table.verdict == "inconclusive"] if len(table) else table
     if not len(undecided):
@@ -249,12 +255,12 @@ def _could_tell(table: pd.DataFrame, threshold: float) -> list[str]:
     detectable = undecided.detectable_change
     return [f"The {len(undecided)} inconclusive rows could detect changes of {detectable.min():.0%}-"
             f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
-            f"about {undecided.samples_factor.median():.1f}x the samples per run would tell (median; "
-            "`repeats_needed` per row: more `measure.repeats`, or more `measure.processes` where processes "
-            "disagree), or a quieter machine.", ""]
+            f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; `repeats_needed` "
+            "per row: that many repeats or rounds, or more processes where processes disagree), or a quieter "
+            "machine.", ""]
 
 
-def _verdict_rule(threshold: float, evidence: str) -> str:
+def verdict_rule(threshold: float, evidence: str) -> str:
     return (f"Verdict: regressed (improved) when the change is above 1 + {threshold:g} (below 1 - {threshold:g}) "
             f"and {evidence}; unchanged only when its whole 95% interval lies within 1 ± {threshold:g} "
             "(equivalence); inconclusive otherwise — this pair of runs could not tell, and `detectable_change` is "
@@ -269,9 +275,9 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
         f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
         f"(current / baseline, bootstrap 95% interval). The runs agree on {ratios.agree.sum()} of {len(ratios)} "
         f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
-        f"of {len(ratios)}. " + _verdict_rule(threshold, "the two runs' intervals are apart"), "",
-        "Verdicts: " + _counts(ratios), "",
-        *_could_tell(ratios, threshold),
+        f"of {len(ratios)}. " + verdict_rule(threshold, "the two runs' intervals are apart"), "",
+        "Verdicts: " + counts(ratios), "",
+        *could_tell(ratios, threshold),
         ratios.to_markdown(index=False, floatfmt=".4g"), "",
     ]
 
@@ -283,9 +289,9 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "# Comparison with a baseline run", "",
         f"Baseline: `{baseline}`. Each row compares the raw samples of one study, configuration, variant and "
         f"mode: ratio of medians current / baseline with a bootstrap 95% interval, two-sided Mann-Whitney U. "
-        + _verdict_rule(threshold, f"p < {alpha:g}"), "",
-        "Verdicts: " + _counts(table), "",
-        *_could_tell(table, threshold),
+        + verdict_rule(threshold, f"p < {alpha:g}"), "",
+        "Verdicts: " + counts(table), "",
+        *could_tell(table, threshold),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
         "## Paired ratios: do the runs reach the same conclusions?", "",
         *_ratios_section(ratios, threshold),

@@ -9,7 +9,7 @@ import pkgutil
 from functools import cache
 from pathlib import Path
 
-from .interface import Measure, Report, StudySpec
+from .interface import Lockstep, Measure, Report, StudySpec
 
 FOLDER = Path(__file__).parent
 
@@ -48,6 +48,12 @@ def _implementing(name: str, part: str, protocol: type):
 def measure(name: str) -> Measure:
     """The study's measuring code (imports JAX)."""
     return _implementing(name, "measure", Measure)
+
+
+def lockstep(name: str) -> Lockstep:
+    """The study's measuring code, for a lockstep comparison (imports JAX); a study without `samplers` in its
+    measure.py cannot be timed that way, and says so."""
+    return _implementing(name, "measure", Lockstep)
 
 
 def report(name: str) -> Report:

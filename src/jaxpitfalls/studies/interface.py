@@ -98,7 +98,8 @@ class Claim:
 class StudySpec:
     """The study's name, its variants and the floor each is compared with (plus `extra_pairs`), its modes
     with what each measures, the mode and components of its trace breakdown, its write-up's claims, whether
-    it reads the text corpus, its config schema fragment and its size checks."""
+    it reads the text corpus, its config schema fragment and its size checks; `lockstep`: its measure.py
+    offers `samplers` (Lockstep), so other environments can be timed against it in lockstep."""
 
     name: str
     variants: tuple[str, ...]
@@ -111,6 +112,7 @@ class StudySpec:
     reads_corpus: bool = False
     extra_pairs: tuple[tuple[str, str], ...] = ()
     check_sizes: SizeCheck | None = None
+    lockstep: bool = False
 
     def __post_init__(self) -> None:
         named = {self.floor, *(v for pair in self.extra_pairs for v in pair)}
@@ -131,6 +133,17 @@ class Measure(Protocol):
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
         """A profiler pass of the traced mode into `out_dir`; returns the directory written."""
+
+
+@runtime_checkable
+class Lockstep(Protocol):
+    """A study's measuring code that can be timed in lockstep against other environments
+    (harness/lockstep.py): its variants prepared once, then sampled on request."""
+
+    def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
+                 settings: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        """Per mode, per variant, a warm and calibrated sampler (seconds per call, compilation-free), after
+        the same checks `run` makes; and what to record of the preparation (e.g. the variants' signatures)."""
 
 
 @runtime_checkable

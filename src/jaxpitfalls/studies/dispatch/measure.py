@@ -2,6 +2,7 @@
 timed and traced runs of its variants, and what must hold between them."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import equinox as eqx
@@ -11,8 +12,8 @@ import numpy as np
 import optax
 
 from ...harness import tracing
-from ...harness.protocol import Runner, measure, warm_up
-from ...harness.timing import Sampling
+from ...harness.protocol import Runner, calibrate, measure, mode_samplers, warm_up
+from ...harness.timing import Sampler, Sampling
 from ...harness.variants import fingerprint, require_agree, require_distinct
 from .spec import SPEC
 
@@ -152,34 +153,62 @@ def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
     return model, batch, keys
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
-    """One configuration: verify the variants, then time them interleaved in both modes."""
+@dataclass
+class _Ready:
+    """A configuration's variants, warmed up, with the checks that must hold before any timing."""
+
+    model: Any
+    runners: dict[str, Runner]
+    compiles: dict[str, int]
+    losses: dict[str, np.ndarray]
+    agreement: dict[str, Any]
+    signatures: dict[str, dict[str, Any]]
+    distinct: dict[str, Any]
+
+
+def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> _Ready:
+    """Build and warm the variants, then check they follow one loss trajectory and ran distinct code."""
     model, batch, keys = prepare(conf, inputs["model"])
     runners = build_runners(model, batch, keys)
     compiles, losses = warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
-    exact = jax.default_backend() == "cpu"
-    agreement = require_agree(losses, SPEC.floor, exact=exact)
+    agreement = require_agree(losses, SPEC.floor, exact=jax.default_backend() == "cpu")
     signatures = {name: r.signature() for name, r in runners.items()}
-    distinct = require_distinct(signatures)
+    return _Ready(model, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
+
+
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    """One configuration: verify the variants, then time them interleaved in both modes."""
+    ready = _ready(conf, inputs, settings)
+    model, runners = ready.model, ready.runners
     measured = measure(runners, SPEC.floor, Sampling.of(settings), settings["steps_per_sample"], conf["id"],
                        SPEC.extra_pairs)
     for name, r in runners.items():
         measured["variants"][name] |= {
-            "signature": signatures[name],
+            "signature": ready.signatures[name],
             "calls": r.calls[0],
-            "compiles_in_warmup": compiles[name],
+            "compiles_in_warmup": ready.compiles[name],
         }
     return measured | {
         "floor": SPEC.floor,
-        "checks": {"outputs_agree": agreement | {"outputs": "loss trajectory over the warmup steps"},
-                   "signatures_distinct": distinct},
-        "trajectory": {name: losses[name].tolist() for name in losses},
+        "checks": {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
+                   "signatures_distinct": ready.distinct},
+        "trajectory": {name: losses.tolist() for name, losses in ready.losses.items()},
         "structure": {
             "model_leaves": len(jax.tree_util.tree_leaves(model)),
             "array_leaves": len(jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
             "parameters": sum(x.size for x in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
         },
     }
+
+
+def samplers(conf: dict[str, Any], inputs: dict[str, str],
+             settings: dict[str, Any]) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
+    """The variants' calibrated samplers per mode, after `run`'s checks, for a lockstep comparison."""
+    ready = _ready(conf, inputs, settings)
+    min_sample_s = Sampling.of(settings).min_sample_s
+    by_mode = {mode: calibrate(by_variant, min_sample_s, f"{conf['id']} ({mode})")[0]
+               for mode, by_variant in mode_samplers(ready.runners, settings["steps_per_sample"]).items()}
+    return by_mode, {"signatures": ready.signatures}
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:

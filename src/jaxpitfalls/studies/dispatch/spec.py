@@ -125,4 +125,5 @@ SPEC = StudySpec(
     claims=CLAIMS,
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_sizes=check_sizes,
+    lockstep=True,  # measure.samplers: other environments timed against it (compare.sides)
 )

@@ -1,0 +1,149 @@
+"""Sides timed in lockstep: the same study configuration in two or more environments (an A/A pair, two
+library releases, two XLA_FLAGS), each in its own warm worker process, asked in turn for short blocks of
+samples so that the blocks paired across sides saw the same machine.
+
+Timing two runs one after the other compares the machine's speed at two times as much as the code: on a
+shared cloud VM a run compared with itself came out "regressed" 1.36-1.72x in some configurations and
+"improved" 0.57-0.70x in others, minutes apart. Alternating short blocks in a random order each round
+(randomized multiple interleaved trials, Abedi and Brecht, ICPE 2017; duet benchmarking, Bulej et al., ICPE
+2020) cancels drift slower than a round: each round's ratio is between blocks seconds apart. One timing at a
+time (the other workers wait on their pipe), a fresh set of workers per process (the process-level spread,
+as `measure.processes` has it).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+SRC = Path(__file__).resolve().parents[2]  # the package's parent: every side imports this checkout's code
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: the Python of its environment (a venv's, or this one's) and the variables
+    set for it (XLA_FLAGS, ...)."""
+
+    name: str
+    python: str = sys.executable
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class Worker(Protocol):
+    """A warm process of one side: `description` is what it said once ready (its modes and variants, its
+    environment, its variants' signatures); `block` times `samples` samples of one variant in one mode and
+    returns them (seconds)."""
+
+    description: dict[str, Any]
+
+    def block(self, mode: str, variant: str, samples: int) -> list[float]: ...
+
+    def close(self) -> None: ...
+
+
+class SidesDiffer(RuntimeError):
+    """The sides' workers offer different modes or variants: their blocks cannot be paired."""
+
+
+class WorkerFailed(RuntimeError):
+    """A side's worker exited or answered with an error (its log has the traceback)."""
+
+
+def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], processes: int, rounds: int,
+                samples_per_block: int, seed: int = 0) -> dict[str, Any]:
+    """Time every side's variants in lockstep: per process, one warm worker per side (`start(side, process)`),
+    then per mode `rounds` rounds; in a round, variant by variant (forward, then reversed order, alternately),
+    every side times one block of that variant, the sides in a fresh random order: the blocks paired across
+    sides are a fraction of a second apart. What is left is each sample's own noise (on the 2-core VM, paired
+    ~50 ms samples of a small BERT step differ by 10-15%, with blocks a second apart as with a tenth of a
+    second), which only more rounds average out.
+
+    Returns per process, side, mode and variant the median of each round's block (round i of every side
+    paired), and every side's description from each process."""
+    rng = np.random.default_rng(seed)
+    names = [s.name for s in sides]
+    timed: list[dict[str, Any]] = []
+    described: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for process in range(processes):
+        workers: dict[str, Worker] = {}
+        try:
+            for side in sides:
+                workers[side.name] = start(side, process)
+            for side in sides:  # every side ready before the first round
+                described[side.name].append(workers[side.name].description)
+            modes = _common_modes({name: w.description for name, w in workers.items()})
+            rounds_of = {name: {m: {v: [] for v in vs} for m, vs in modes.items()} for name in names}
+            for mode, variants in modes.items():
+                for r in range(rounds):
+                    for variant in variants if r % 2 == 0 else reversed(variants):
+                        for i in rng.permutation(len(names)):
+                            xs = workers[names[i]].block(mode, variant, samples_per_block)
+                            rounds_of[names[i]][mode][variant].append(float(np.median(xs)))
+                    if (r + 1) % max(1, rounds // 5) == 0:
+                        log.info("lockstep process %d/%d, %s: round %d/%d", process + 1, processes, mode, r + 1,
+                                 rounds)
+            timed.append(rounds_of)
+        finally:
+            for worker in workers.values():
+                worker.close()
+    return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "processes": timed,
+            "descriptions": described}
+
+
+def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The modes and variants every side offers: the same, or no pairing is possible."""
+    (first, modes), *others = ((name, d["modes"]) for name, d in descriptions.items())
+    for name, theirs in others:
+        if theirs != modes:
+            raise SidesDiffer(f"side {name!r} offers {theirs}, side {first!r} {modes}")
+    return modes
+
+
+class ProcessWorker:
+    """A side's worker as a child process (`python -m jaxpitfalls.lockstep_worker REQUEST`) speaking JSON
+    lines on its standard input and output; its log goes to the job's log (standard error). Started at once,
+    waited for when its description is first read: the sides prepare (import JAX, load, warm up, calibrate)
+    side by side, and none is timed before every side is ready."""
+
+    def __init__(self, side: Side, request_path: str, log_path: str = "") -> None:
+        self.side = side
+        env = os.environ | side.env | {"PYTHONPATH": os.pathsep.join(
+            p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)}
+        self.proc = subprocess.Popen(
+            [side.python, "-m", "jaxpitfalls.lockstep_worker", request_path, log_path],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+
+    @functools.cached_property
+    def description(self) -> dict[str, Any]:
+        return self._reply()
+
+    def _reply(self) -> dict[str, Any]:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise WorkerFailed(f"side {self.side.name!r}: its worker exited (code {self.proc.wait()}) before "
+                               "answering; its error is in the log")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise WorkerFailed(f"side {self.side.name!r}: {reply['error']}")
+        return reply
+
+    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+        self.proc.stdin.write(json.dumps({"mode": mode, "variant": variant, "samples": samples}) + "\n")
+        self.proc.stdin.flush()
+        return self._reply()["samples"]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)

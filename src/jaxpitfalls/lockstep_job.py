@@ -1,0 +1,44 @@
+"""One `lockstep` job: a configuration timed in every side's environment at once (harness/lockstep.py),
+each side's worker a fresh process of its own Python, written atomically as one JSON."""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from . import results
+from .harness.lockstep import ProcessWorker, Side, in_lockstep
+
+log = logging.getLogger(__name__)
+
+
+def sides_of(compare: dict[str, Any]) -> list[Side]:
+    """The config's `compare.sides` (name -> python, env), in their order: the first is the one the others are
+    compared with; an empty `python` is this environment's."""
+    return [Side(name, side.get("python") or Side.python, dict(side.get("env", {})))
+            for name, side in compare["sides"].items()]
+
+
+def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
+                 inputs: dict[str, str], compare: dict[str, Any], out_path: str, log_path: str = "") -> dict[str, Any]:
+    """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes)."""
+    sides = sides_of(compare)
+    log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
+             ", ".join(s.name for s in sides), compare["processes"], compare["rounds"], compare["samples_per_block"])
+    start = time.perf_counter()
+    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
+    with tempfile.TemporaryDirectory(prefix="lockstep-") as tmp:
+        request_path = Path(tmp) / "request.json"
+        request_path.write_text(json.dumps(request))
+        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, str(request_path), log_path),
+                            compare["processes"], compare["rounds"], compare["samples_per_block"])
+    doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
+           "sides": {s.name: {"python": s.python, "env": s.env} for s in sides},
+           "job_seconds": time.perf_counter() - start}
+    results.write_text(out_path, json.dumps(doc, indent=1))
+    log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)
+    return doc

@@ -1,0 +1,70 @@
+"""A warm worker of one side of a lockstep comparison (harness/lockstep.py): it prepares a study
+configuration's variants once (load, warm up, check their outputs and signatures, calibrate), then times
+blocks on request until its input closes.
+
+`python -m jaxpitfalls.lockstep_worker REQUEST.json LOG_PATH`. Requests and replies are JSON lines on
+standard input and output: the first reply says it is ready (its modes and variants, environment,
+signatures) or why it failed; then one reply per `{"mode", "variant", "samples"}` request. Anything else this process
+writes to standard output goes to standard error (the log), so that no library's print breaks the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from typing import Any, TextIO
+
+from . import runtime, studies
+from .harness import environment
+from .harness.compiles import count_compiles
+from .harness.timing import Sampler, gc_paused
+from .study_job import REPO
+
+log = logging.getLogger(__name__)
+
+
+def block(sampler: Sampler, samples: int) -> dict[str, Any]:
+    """`samples` samples of one variant; an error reply where any compiled: the warmup missed a shape, and a
+    block with compilation in it is not comparable with the other side's."""
+    with count_compiles() as counter:
+        taken = []
+        for _ in range(samples):
+            with gc_paused():
+                taken.append(sampler())
+    if counter.count:
+        return {"error": f"{counter.count} compilation(s) inside a timed block: the warmup missed a shape"}
+    return {"samples": taken}
+
+
+def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: TextIO) -> None:
+    """Answer block requests (`{"mode", "variant", "samples"}`) until the requests end."""
+    for line in requests:
+        asked = json.loads(line)
+        replies.write(json.dumps(block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]))) + "\n")
+        replies.flush()
+
+
+def main(request_path: str, log_path: str) -> None:
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    runtime.start(log_path or None, append=True)
+    try:
+        with open(request_path) as f:
+            request = json.load(f)
+        samplers, described = studies.lockstep(request["study"]).samplers(
+            request["conf"], request["inputs"], request["settings"])
+        hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
+        described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
+                      "environment": environment.describe(hashed, REPO)}
+    except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace
+        log.exception("lockstep worker: preparing %s failed", request_path)
+        replies.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
+        raise SystemExit(1) from error
+    replies.write(json.dumps(described) + "\n")
+    serve(samplers, sys.stdin, replies)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

@@ -1,0 +1,65 @@
+"""An interleaved comparison's verdicts: every side against the first, per configuration, variant and mode,
+on the rounds the sides took in lockstep (harness/lockstep.py).
+
+Round i of every side was timed seconds apart, so each round's ratio side / first sees one machine: the
+ratios' median with the two-level bootstrap of `stats.paired_comparison` (processes, then rounds) carries the
+spread between fresh processes, and drift slower than a round cancels. The verdict language is compare's:
+a change beyond the threshold only where the interval excludes 1, `unchanged` only where the whole interval
+lies within the threshold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..harness.stats import paired_comparison
+from .compare import could_tell, counts, detectability, environment_changes, verdict, verdict_rule
+
+COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
+           "rounds", "processes", "verdict", "detectable_change", "samples_factor", "repeats_needed",
+           "environment_changes"]
+
+
+def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
+    """One lockstep result's rows: each later side's paired ratio to the first side, with its verdict."""
+    timed = doc["timed"]
+    first, *others = timed["sides"]
+    processes = timed["processes"]
+    rows = []
+    for mode, variants in processes[0][first].items():
+        for variant in variants:
+            against = [p[first][mode][variant] for p in processes]
+            for side in others:
+                c = paired_comparison([p[side][mode][variant] for p in processes], against)
+                low, high = c["ratio_ci_low"], c["ratio_ci_high"]
+                rows.append({
+                    "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
+                    "side": side, "against": first, "ratio": c["ratio"], "ratio_ci_low": low,
+                    "ratio_ci_high": high, "rounds": timed["rounds"], "processes": len(processes),
+                    "verdict": verdict(c["ratio"], low, high, not low <= 1 <= high, threshold),
+                    "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
+                                                               timed["descriptions"][side][0]["environment"]),
+                } | detectability(low, high, threshold, timed["rounds"]))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float) -> str:
+    """reports/compare.md for an interleaved comparison: the sides, the rule, the verdicts, the rows."""
+    described = [f"- `{name}`: {side.get('python') or 'this environment'}"
+                 + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
+                 for name, side in sides.items()]
+    shown = table.drop(columns=["against"]) if len(table) else table
+    return "\n".join([
+        "# Interleaved comparison", "",
+        "The sides, each in its own warm worker processes, timed in lockstep: every round asks each side for one "
+        "short block of samples, the sides in a random order, so that a round's ratio side / first side compares "
+        "blocks seconds apart on the same machine (drift cancels). Ratio: median of the rounds' ratios with a "
+        "two-level bootstrap 95% interval (processes, then rounds). "
+        + verdict_rule(threshold, "the interval excludes 1"), "",
+        *described, "",
+        "Verdicts: " + counts(table), "",
+        *could_tell(table, threshold),
+        shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
+    ])

@@ -1,0 +1,119 @@
+"""Sides timed in lockstep, with fake workers on one fake machine whose speed drifts: drift slower than a
+round cancels (an A/A pair finds no change), where the same sides timed one after the other report a false
+one; a 10% slowdown on one side is found; sides that cannot be paired are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
+from jaxpitfalls.report import interleaved
+
+BASE_S = {"filter_jit": 0.012, "jit_partition": 0.010}
+A, B = Side("a"), Side("b")
+
+
+class Machine:
+    """A clock that advances with every sample taken on it, and a speed that drifts with it: slow periods
+    (1.5x and 1.3x) that each last as long as many rounds, as a noisy cloud VM's do."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.t, self.rng = 0, np.random.default_rng(seed)
+
+    def sample(self, seconds: float) -> float:
+        self.t += 1
+        slow = 1.5 if 100 <= self.t % 600 < 300 else (1.3 if 400 <= self.t % 600 < 450 else 1.0)
+        return seconds * slow * (1 + 0.02 * self.rng.standard_normal())
+
+
+class FakeWorker:
+    """One side's warm worker on the shared machine; `slowdown` makes its code that much slower."""
+
+    def __init__(self, machine: Machine, slowdown: float = 1.0, variants: tuple[str, ...] = tuple(BASE_S)) -> None:
+        self.machine, self.slowdown = machine, slowdown
+        self.description = {"modes": {"blocked": list(variants)}, "environment": {"packages": {}}}
+        self.closed = False
+
+    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+        return [self.machine.sample(BASE_S[variant] * self.slowdown) for _ in range(samples)]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _doc(timed: dict) -> dict:
+    return {"study": "dispatch", "config_id": "base", "timed": timed}
+
+
+def _lockstep(slowdowns: dict[str, float], machine: Machine) -> pd.DataFrame:
+    timed = in_lockstep([A, B], lambda side, process: FakeWorker(machine, slowdowns[side.name]), processes=2,
+                        rounds=40, samples_per_block=2, seed=1)
+    return interleaved.side_by_side(_doc(timed))
+
+
+def test_drift_on_both_sides_cancels_in_lockstep_but_not_one_after_the_other():
+    table = _lockstep({"a": 1.0, "b": 1.0}, Machine())
+    assert set(table.verdict) == {"unchanged"}, table[["variant", "ratio", "ratio_ci_low", "ratio_ci_high"]]
+    assert (table.detectable_change < 0.05).all()
+
+    machine = Machine()  # the same sides, all of a's rounds first, then all of b's
+    alone = {side.name: in_lockstep([side], lambda s, p: FakeWorker(machine), processes=2, rounds=40,
+                                    samples_per_block=2) for side in (A, B)}
+    sequential = {"sides": ["a", "b"], "rounds": 40, "descriptions": alone["a"]["descriptions"] | alone["b"][
+        "descriptions"], "processes": [pa | pb for pa, pb in zip(alone["a"]["processes"], alone["b"]["processes"],
+                                                                 strict=True)]}
+    assert set(interleaved.side_by_side(_doc(sequential)).verdict) & {"regressed", "improved"}
+
+
+def test_a_ten_percent_slowdown_on_one_side_is_found_through_the_drift():
+    table = _lockstep({"a": 1.0, "b": 1.1}, Machine())
+    assert set(table.verdict) == {"regressed"}
+    assert table.ratio.between(1.07, 1.13).all()
+    text = interleaved.markdown(table, {"a": {}, "b": {"env": {"XLA_FLAGS": "--x"}}}, 0.05)
+    assert "Verdicts: regressed 2" in text and "with XLA_FLAGS=--x" in text
+
+
+def test_sides_offering_different_variants_are_refused_and_every_worker_is_closed():
+    machine, started = Machine(), []
+
+    def start(side: Side, process: int) -> FakeWorker:
+        started.append(FakeWorker(machine, variants=("filter_jit",) if side.name == "b" else tuple(BASE_S)))
+        return started[-1]
+
+    with pytest.raises(SidesDiffer, match="side 'b' offers"):
+        in_lockstep([A, B], start, processes=1, rounds=2, samples_per_block=1)
+    assert len(started) == 2 and all(w.closed for w in started)
+
+
+def test_the_config_check_knows_which_studies_offer_samplers():
+    import importlib
+
+    from jaxpitfalls import studies
+
+    for name in studies.names():
+        measure = importlib.import_module(f"jaxpitfalls.studies.{name}.measure")
+        assert hasattr(measure, "samplers") == studies.spec(name).lockstep, name
+
+
+def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
+    import io
+    import json
+
+    import jax
+
+    from jaxpitfalls import lockstep_worker
+
+    samplers = {"blocked": {v: (lambda v=v: BASE_S[v]) for v in BASE_S}}
+    asked = "".join(json.dumps({"mode": "blocked", "variant": v, "samples": 2}) + "\n" for v in BASE_S)
+    replies = io.StringIO()
+    lockstep_worker.serve(samplers, io.StringIO(asked), replies)
+    answered = [json.loads(line) for line in replies.getvalue().splitlines()]
+    assert answered == [{"samples": [s, s]} for s in BASE_S.values()]
+
+    def compiling() -> float:
+        jax.jit(lambda x: x + 1)(1.0)  # a fresh function: compiles on every call
+        return 0.01
+
+    assert "compilation(s) inside a timed block" in lockstep_worker.block(compiling, 1)["error"]

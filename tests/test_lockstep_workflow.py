@@ -1,0 +1,40 @@
+"""The project's environment against itself (and against itself with other XLA flags), timed in lockstep by
+the real workflow on the smoke preset: every side's worker answers every round, both sides' variants ran
+the same code, and reports/compare.md counts its verdicts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import yaml
+from workflow_copy import snakemake
+
+pytestmark = pytest.mark.workflow
+
+ONE_DEVICE = "--xla_backend_optimization_level=0 --xla_force_host_platform_device_count=1"
+
+
+def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_run, tmp_path):
+    workdir = shutil.copytree(smoke_run, tmp_path / "lockstep", symlinks=True)
+    overlay = tmp_path / "sides.yaml"
+    overlay.write_text(yaml.safe_dump({
+        "studies": {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
+        "compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": ONE_DEVICE}}}, "rounds": 3, "samples_per_block": 1,
+                    "processes": 1}}))
+    snakemake(workdir, "--cores", "all", "reports/compare.md", overlay=overlay)
+
+    (path,) = (workdir / "results" / "lockstep" / "dispatch").glob("*.json")
+    timed = json.loads(path.read_text())["timed"]
+    assert timed["sides"] == ["a", "b"] and len(timed["processes"]) == 1
+    rounds = timed["processes"][0]
+    for side in ("a", "b"):
+        assert set(rounds[side]) == {"blocked", "pipelined"}
+        assert all(len(xs) == 3 and min(xs) > 0 for mode in rounds[side].values() for xs in mode.values())
+    signatures = {side: described[0]["signatures"] for side, described in timed["descriptions"].items()}
+    assert signatures["a"] == signatures["b"]  # the same code on both sides
+
+    report = (workdir / "reports" / "compare.md").read_text()
+    assert "# Interleaved comparison" in report and "Verdicts: " in report
+    assert f"xla_flags --xla_backend_optimization_level=0 -> {ONE_DEVICE}" in report
