@@ -11,7 +11,6 @@ import transformers
 
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
-from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies.generation import decoding
 from jaxpitfalls.studies.generation import measure as generation
 
@@ -24,16 +23,12 @@ def inputs(tiny_gpt2_dir, tiny_corpus_dir):
     return {"model": str(tiny_gpt2_dir), "data": str(tiny_corpus_dir)}
 
 
-def test_every_variant_generates_pytorchs_greedy_tokens(inputs):
-    model, _ = checkpoint.load_model(inputs["model"])
-    prompt = generation.prompt_tokens(inputs["data"], 6)
+def _pytorch_greedy(inputs: dict, prompt: np.ndarray, new: int) -> list[int]:
     torch_model = transformers.GPT2LMHeadModel.from_pretrained(inputs["model"], attn_implementation="eager").eval()
     with torch.no_grad():
-        out = torch_model.generate(torch.tensor(prompt[None].astype(np.int64)), max_new_tokens=5, do_sample=False,
+        out = torch_model.generate(torch.tensor(prompt[None].astype(np.int64)), max_new_tokens=new, do_sample=False,
                                    pad_token_id=0, eos_token_id=None)
-    expected = out[0, 6:].numpy()
-    for name, cls in decoding.DECODERS.items():
-        np.testing.assert_array_equal(cls(model).generate(prompt, 5), expected, err_msg=name)
+    return out[0, prompt.size:].tolist()
 
 
 def _valid(doc: dict) -> dict:
@@ -46,8 +41,12 @@ def _valid(doc: dict) -> dict:
     return doc
 
 
-def test_a_proper_run_compiles_only_in_its_first_generation(inputs):
+def test_a_proper_run_gives_pytorchs_greedy_tokens_and_compiles_only_in_its_first_generation(inputs):
+    """run() refuses variants whose tokens differ bitwise, so its tokens equal to PyTorch's are every variant's
+    (each variant generating once more here cost ~20 s of compiles)."""
     doc = _valid(generation.run(CONF, inputs, SETTINGS))
+    prompt = generation.prompt_tokens(inputs["data"], CONF["prompt"])
+    assert doc["tokens"] == _pytorch_greedy(inputs, prompt, CONF["new_tokens"])
     signatures = {name: v["signature"] for name, v in doc["variants"].items()}
     assert signatures["uncached"]["compiles_first_generation"] == 4  # one program per length
     assert signatures["uncached_padded"]["compiles_first_generation"] == 1
@@ -61,7 +60,7 @@ def test_a_proper_run_compiles_only_in_its_first_generation(inputs):
     for name, variant in doc["variants"].items():
         assert variant["modes"]["generate"]["compiles_in_timed_region"] == 0
         assert variant["first_run"]["compile_seconds"] > 0 or name == "uncached_eager"
-    assert "demonstration" not in doc and len(doc["tokens"]) == 4
+    assert "demonstration" not in doc
 
 
 def test_a_variant_that_silently_runs_another_variants_code_is_refused(inputs, monkeypatch):
