@@ -43,12 +43,12 @@ if config["compare"]["sides"]:
         output:
             report=report(
                 "reports/compare.md",
-                caption="../report/compare.rst",
+                caption="../report/compare_interleaved.rst",
                 category="Comparison",
             ),
             table=report(
                 COMPARE_TABLES["interleaved"],
-                caption="../report/compare.rst",
+                caption="../report/compare_interleaved.rst",
                 category="Comparison",
             ),
         log:
