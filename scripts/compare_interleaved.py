@@ -1,6 +1,7 @@
 """Rule compare_interleaved: the sides timed in lockstep, each against the first -> reports/compare.md."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -10,7 +11,7 @@ from jaxpitfalls.report import interleaved
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 threshold = sm.params.compare["threshold"]
-docs = [json.loads(open(path).read()) for path in sm.input.runs]
+docs = [json.loads(Path(path).read_text()) for path in sm.input.runs]
 table = pd.concat([interleaved.side_by_side(doc, threshold) for doc in docs], ignore_index=True)
 results.write_csv(sm.output.table, table)
 results.write_text(sm.output.report, interleaved.markdown(table, sm.params.compare["sides"], threshold))

@@ -17,10 +17,9 @@ import sys
 from typing import Any, TextIO
 
 from . import runtime, studies
-from .harness import environment
 from .harness.compiles import count_compiles
 from .harness.timing import Sampler, gc_paused
-from .study_job import REPO
+from .study_job import environment_of
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +54,8 @@ def main(request_path: str, log_path: str) -> None:
             request = json.load(f)
         samplers, described = studies.lockstep(request["study"]).samplers(
             request["conf"], request["inputs"], request["settings"])
-        hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
         described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
-                      "environment": environment.describe(hashed, REPO)}
+                      "environment": environment_of(request)}
     except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace
         log.exception("lockstep worker: preparing %s failed", request_path)
         replies.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")

@@ -20,11 +20,16 @@ log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
 
 
+def environment_of(request: dict[str, Any]) -> dict[str, Any]:
+    """The environment a request is measured in, with the hash of what determines its result."""
+    hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
+    return environment.describe(hashed, REPO)
+
+
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     """Measure in this process: the study's result and the environment it was measured in."""
     doc = studies.measure(request["study"]).run(request["conf"], request["inputs"], request["settings"])
-    hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
-    return {"doc": doc, "environment": environment.describe(hashed, REPO)}
+    return {"doc": doc, "environment": environment_of(request)}
 
 
 def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None,

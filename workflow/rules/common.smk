@@ -61,9 +61,11 @@ def study_overheads(wildcards):
     return overheads_of(wildcards.study)
 
 
-def runs_of(study):
+def runs_of(study, folder="runs"):
+    """Every configuration's result of the study: its timing jobs' (`runs`) or its lockstep jobs' (`lockstep`)."""
     return expand(
-        "results/runs/{study}/{config}.json",
+        "results/{folder}/{study}/{config}.json",
+        folder=folder,
         study=study,
         config=[c["id"] for c in plan.configurations(config["studies"][study])],
     )
@@ -135,16 +137,6 @@ def gate_on():
 def lockstep_settings():
     """What a lockstep job reads of `compare` (its sides and how many rounds): the threshold reruns no job."""
     return {k: config["compare"][k] for k in ("sides", "rounds", "samples_per_block", "processes")}
-
-
-def lockstep_runs():
-    """Every configuration of `compare.study`, timed in lockstep across the sides."""
-    study = config["compare"]["study"]
-    return expand(
-        "results/lockstep/{study}/{config}.json",
-        study=study,
-        config=[c["id"] for c in plan.configurations(config["studies"][study])],
-    )
 
 
 def compare_targets():

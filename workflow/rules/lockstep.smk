@@ -38,7 +38,7 @@ if config["compare"]["sides"]:
         """reports/compare.md: every side against the first, per configuration, variant and mode, on the
         rounds paired in time (report/interleaved.py)."""
         input:
-            runs=lockstep_runs(),
+            runs=runs_of(config["compare"]["study"], "lockstep"),
             sources=sources.files_of("report.interleaved", "report.compare", "runtime"),
         output:
             report=report(

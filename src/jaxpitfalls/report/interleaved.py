@@ -1,11 +1,11 @@
 """An interleaved comparison's verdicts: every side against the first, per configuration, variant and mode,
 on the rounds the sides took in lockstep (harness/lockstep.py).
 
-Round i of every side was timed seconds apart, so each round's ratio side / first sees one machine: the
-ratios' median with the two-level bootstrap of `stats.paired_comparison` (processes, then rounds) carries the
-spread between fresh processes, and drift slower than a round cancels. The verdict language is compare's:
-a change beyond the threshold only where the interval excludes 1, `unchanged` only where the whole interval
-lies within the threshold.
+Round i of every side timed each variant a fraction of a second apart, so each round's ratio side / first
+sees one machine: the ratios' median with the two-level bootstrap of `stats.paired_comparison` (processes,
+then rounds) carries the spread between fresh processes, and drift slower than a round cancels. The verdict
+language is compare's: a change beyond the threshold only where the interval excludes 1, `unchanged` only
+where the whole interval lies within the threshold.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
     return "\n".join([
         "# Interleaved comparison", "",
         "The sides, each in its own warm worker processes, timed in lockstep: every round asks each side for one "
-        "short block of samples, the sides in a random order, so that a round's ratio side / first side compares "
-        "blocks seconds apart on the same machine (drift cancels). Ratio: median of the rounds' ratios with a "
-        "two-level bootstrap 95% interval (processes, then rounds). "
+        "short block of each variant, the sides in a random order, so that a round's ratio side / first side "
+        "compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: median of the "
+        "rounds' ratios with a two-level bootstrap 95% interval (processes, then rounds). "
         + verdict_rule(threshold, "the interval excludes 1"), "",
         *described, "",
         "Verdicts: " + counts(table), "",
