@@ -23,7 +23,8 @@ def _doc(config_id: str) -> dict:
                "others_share_median": 0.02, "others_share_max": 0.02, "steal_share_median": 0.01,
                "steal_share_max": 0.01, "waited_s": 0.0, "waits": [], "own_cpu_per_wall": 1.0,
                "load_average": [0.4, 0.5], "cpu_mhz": [], "gc_disabled_in_samples": True,
-               "policy": {"on_contention": "retry", "max_busy_share": 0.2, "max_wait_s": 300}, "windows": [window]}
+               "policy": {"on_contention": "retry", "max_busy_share": 0.2, "max_wait_s": 300}, "windows": [window],
+               "yardstick_s": [0.0026, 0.0026]}
     variant = {"modes": {"blocked": mode}, "calls": 5, "compiles_in_warmup": 1}
     return {
         "study": "dispatch", "config_id": config_id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -120,6 +121,44 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
         compare.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
     text = compare.markdown(undecided, one_sided, ratios, "b", 0.05, 0.01)
     assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows could detect changes of" in text
+
+
+def _timed_on(doc: dict, speed: float, seed: int, noise: float = 0.03) -> dict:
+    """`doc` as if timed on a machine `speed` times slower: every sample and its round's yardstick (8 ms on the
+    quiet machine, each off by `noise`) stretched alike, round by round."""
+    slowed = copy.deepcopy(doc)
+    n = len(doc["variants"]["filter_jit"]["modes"]["blocked"]["samples_s"])
+    moment = speed * (1 + noise * np.random.default_rng(seed).standard_normal(n))  # the machine, round by round
+    for variant in slowed["variants"].values():
+        variant["modes"]["blocked"]["samples_s"] = (np.asarray(variant["modes"]["blocked"]["samples_s"])
+                                                    * moment).tolist()
+    stick = 8e-3 * moment * (1 + noise * np.random.default_rng(seed + 1).standard_normal(n))
+    slowed["machine"] = {"blocked": {"yardstick_s": stick.tolist()}}
+    return slowed
+
+
+def test_the_machines_drift_between_runs_is_divided_out_and_a_real_change_is_still_found():
+    """Identical code, the second run's job on a machine 1.5x slower: raw medians would call it regressed, the
+    yardstick units call it unchanged; a 10% slowdown of the code on that slower machine is still regressed;
+    on another kind of machine the samples are judged raw, since the machine is what is compared."""
+    baseline = {("dispatch", c): _timed_on(_doc(c, _samples(0.010, i, n=40)), 1.0, 10 + i)
+                for i, c in enumerate(("same", "slower"))}
+    current = {("dispatch", "same"): _timed_on(_doc("same", _samples(0.010, 2, n=40)), 1.5, 20),
+               ("dispatch", "slower"): _timed_on(_doc("slower", _samples(0.011, 3, n=40)), 1.5, 21)}
+    table, one_sided = compare.compare(baseline, current)
+    rows = _medians_of(table)
+    assert rows.raw_ratio.to_dict() == pytest.approx({"same": 1.5, "slower": 1.65}, rel=0.04)
+    assert rows.machine_ratio.to_dict() == pytest.approx({"same": 1.5, "slower": 1.5}, rel=0.04)
+    assert set(rows.judged_on) == {"yardstick units"}
+    assert rows.verdict.to_dict() == {"same": "unchanged", "slower": "regressed"}
+    assert rows.loc["slower", "ratio"] == pytest.approx(1.10, abs=0.03)
+    text = compare.markdown(table, one_sided, compare.paired_ratios(baseline, current), "b", 0.05, 0.01)
+    assert re.search(r"took 1\.[45]\d-1\.5\dx as long in this run as in the baseline's across 2 timed modes", text)
+    for doc in current.values():
+        doc["environment"] = doc["environment"] | {"cpu_model": "another CPU"}
+    rows = _medians_of(compare.compare(baseline, current)[0])
+    assert rows.verdict.to_dict() == {"same": "regressed", "slower": "regressed"}
+    assert all(j.startswith("raw samples (another machine") for j in rows.judged_on)
 
 
 def test_a_missing_mode_is_listed():

@@ -88,6 +88,9 @@ class ScriptedMachine(machine.Watch):
         self.slept.append(seconds)
         self.clock += seconds
 
+    def speed(self):
+        return 0.008
+
 
 def _samplers(scripted: ScriptedMachine, seconds: float = 0.125):
     """Two variants whose rounds take 0.25 s of the scripted clock (exact in binary): 8 rounds a window."""
@@ -103,6 +106,7 @@ def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed():
     assert wait["quiet"] and wait["quiet_s"] == 1.0 and wait["others_share_max"] == 0.5
     assert record["waited_s"] == wait["seconds"] == 21.0 - 2.0
     assert record["rounds_retried"] == 8 and record["rounds_kept"] == 32
+    assert record["yardstick_s"] == [0.008] * 32  # one per kept round: the re-timed rounds' went with them
     assert [w["kept"] for w in record["windows"]] == [False, True, True, True, True]
     assert record["others_share_max"] == 0.5 and record["steal_share_max"] == 0.0
 

@@ -33,7 +33,7 @@ def _doc(level: float, seed: int, signature: str = "s") -> dict:
                           "steal_share_max": 0.0, "waited_s": 1.5 * level,
                           "waits": [{"seconds": 1.5 * level, "quiet_s": 1.0, "quiet": True, "probes": 3}],
                           "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
-                          "gc_disabled_in_samples": True, "policy": {},
+                          "gc_disabled_in_samples": True, "policy": {}, "yardstick_s": [8e-3 * level] * 8,
                           "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
         "checks": {"outputs_agree": {"reference": "f", "compared": "bitwise", "values": 3, "outputs": "o",
                                      "max_abs_difference": {"f": 0.0, "v": level - 1},
@@ -58,6 +58,7 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
     assert c["ratio_ci_low"] <= 1.0 + 1e-9 and c["ratio_ci_high"] >= 1.2 - 1e-9
     assert merged["comparisons_by_process"] == [d["comparisons"] for d in docs]
     assert merged["machine"]["m"]["rounds_kept"] == 16 and merged["machine"]["m"]["rounds_retried"] == 2
+    assert merged["machine"]["m"]["yardstick_s"] == [8e-3] * 8 + [8e-3 * 1.2] * 8  # in the order of the samples
     assert merged["machine"]["m"]["waited_s"] == pytest.approx(1.5 + 1.8) and len(merged["machine"]["m"]["waits"]) == 2
     assert merged["memory"]["m"]["host_peak_bytes"] == 120 and merged["structure"] == {"leaves": 5}
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .yardstick import yardstick
+
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 TICKS_ALLOWED = 2  # CPU time counted in whole ticks: two of them over a window can be rounding, not a neighbour
 # /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice (guest is in user).
@@ -129,16 +131,21 @@ class Watch:
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
+    def speed(self) -> float:
+        """Seconds the machine takes for a fixed workload now (`yardstick`): its speed, as a cost."""
+        return yardstick()
+
 
 REAL = Watch()
 
 
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
-                    waits: list[dict[str, Any]]) -> dict[str, Any]:
+                    waits: list[dict[str, Any]], yardstick_s: list[float]) -> dict[str, Any]:
     """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
     processes' and steal's shares per window (each apart: a neighbour the user can see, or the hypervisor),
-    the waits for quiet, load average and CPU clock at the start and end, and the policy that judged it.
-    Several processes' records merge by summarising all their windows and waits together."""
+    the waits for quiet, load average and CPU clock at the start and end, the yardstick of every kept round
+    (in the order of the variants' samples), and the policy that judged it. Several processes' records merge
+    by summarising all their windows and waits together, their yardsticks in the order of their samples."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)
@@ -157,6 +164,7 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "load_average": [x for x in loads if x is not None],
         "cpu_mhz": [x for x in clocks if x is not None],
         "gc_disabled_in_samples": True,
+        "yardstick_s": yardstick_s,
         "policy": policy,
         "windows": windows,
     }

@@ -49,7 +49,7 @@ def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
     """One mode's machine record over every process: their windows, loads and clocks summarised together."""
     return machine_summary([w for r in records for w in r["windows"]], records[0]["policy"],
                            [x for r in records for x in r["load_average"]], [x for r in records for x in r["cpu_mhz"]],
-                           [w for r in records for w in r["waits"]])
+                           [w for r in records for w in r["waits"]], [x for r in records for x in r["yardstick_s"]])
 
 
 def _samples(doc: dict[str, Any], variant: str, mode: str) -> list[float]:

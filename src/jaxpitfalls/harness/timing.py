@@ -107,15 +107,20 @@ def interleaved(
     kept it is asked after each kept window, and rounds go on until it is satisfied or the budget is spent
     (without a budget, at most PRECISION_ROUNDS_CAP x `repeats` rounds).
 
+    After each round the machine's speed is taken (`watch.speed()`, the yardstick): sample i of every
+    variant and yardstick i share a round, so a comparison with another run can divide the machine out.
+
     Returns the raw samples per variant, the compilations counted inside each sample, whether each sample
-    was taken in a contended window, and the machine's record of the mode (per window, waits, a summary).
+    was taken in a contended window, and the machine's record of the mode (per window, waits, yardsticks, a
+    summary).
     """
     names = list(samplers)
     samples: dict[str, list[float]] = {name: [] for name in names}
     compiles: dict[str, list[CompileCount]] = {name: [] for name in names}
     marked: dict[str, list[bool]] = {name: [] for name in names}
+    speeds: list[float] = []
     windows: list[dict[str, Any]] = []
-    pending: list[dict[str, tuple[float, CompileCount]]] = []
+    pending: list[tuple[dict[str, tuple[float, CompileCount]], float]] = []
     policy = Contention(sampling, label, watch)
     loads, clocks = [load_average()], [cpu_mhz()]
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
@@ -132,7 +137,8 @@ def interleaved(
             with count_compiles() as counter, gc_paused():
                 seconds = samplers[name]()
             taken[name] = (seconds, counter)
-        pending.append(taken)
+        with gc_paused():
+            pending.append((taken, watch.speed()))
         now = watch.now()
         readings.append(now)
         done = kept + len(pending)
@@ -145,11 +151,12 @@ def interleaved(
         keep = policy.keep(activity)
         windows.append(_window_record(activity, len(pending), contended, keep))
         if keep:
-            for rnd in pending:
+            for rnd, speed in pending:
                 for name, (seconds, counter) in rnd.items():
                     samples[name].append(seconds)
                     compiles[name].append(counter)
                     marked[name].append(contended)
+                speeds.append(speed)
             precise = enough is not None and done >= sampling.repeats and enough(samples)
             if done % max(1, sampling.repeats // 5) == 0 or done == sampling.repeats or out_of_budget or precise:
                 log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)%s", label, done,
@@ -165,4 +172,4 @@ def interleaved(
     clocks.append(cpu_mhz())
     settings = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
                 "max_wait_s": sampling.max_wait_s}
-    return samples, compiles, marked, machine_summary(windows, settings, loads, clocks, policy.records())
+    return samples, compiles, marked, machine_summary(windows, settings, loads, clocks, policy.records(), speeds)

@@ -1,9 +1,11 @@
 """Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine
 make an idiom cheaper or dearer?
 
-Every (study, configuration, variant, mode) present on both sides is compared on its raw samples: ratio of
+Every (study, configuration, variant, mode) present on both sides is compared on its samples: ratio of
 medians (current / baseline) with a bootstrap 95% interval (the sides are independent runs, so each is
-resampled on its own), a two-sided Mann-Whitney U test, and a three-way verdict at a threshold: a change
+resampled on its own), a two-sided Mann-Whitney U test, and a three-way verdict at a threshold. On the same
+kind of machine the samples are judged in units of the yardstick timed in their own rounds
+(`machine_speed`), so that the machine's drift between the runs is not called a change of the code. A change
 (regressed / improved) only with evidence, `unchanged` only when the whole interval lies within the
 threshold (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could have
 detected and how many more samples would detect the threshold. A run that cannot tell never reads
@@ -12,9 +14,7 @@ listed, never dropped.
 
 The paired ratios each run measured (a variant against its baseline variant, e.g. against the floor) are
 set side by side too: whether two runs agree on them within the threshold is how reproducible a study's
-conclusions are, whatever the machine's speed did between the runs. A shared machine's speed drifts between
-runs, which the medians' verdicts see and the paired ratios (timed interleaved within each run) do not: the
-gate can judge either (`GATES`).
+conclusions are, whatever the machine's speed did between the runs. The gate can judge either (`GATES`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pandas as pd
 
 from .. import results
 from ..harness.stats import ratio_of_medians_ci
-from . import bundle
+from . import bundle, machine_speed
 from .environments import COMPARABLE
 
 Key = tuple[str, str]
@@ -120,8 +120,6 @@ def _code_version(environment: dict[str, Any]) -> str:
 def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
             alpha: float = 0.01) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side."""
-    from scipy.stats import mannwhitneyu
-
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
@@ -135,20 +133,44 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                 if mode not in modes_before or mode not in modes_after:
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
-                b = np.asarray(modes_before[mode]["samples_s"], dtype=float)
-                c = np.asarray(modes_after[mode]["samples_s"], dtype=float)
-                ratio = float(np.median(c) / np.median(b))
-                low, high = ratio_of_medians_ci(_groups(modes_after[mode]), _groups(modes_before[mode]))
-                p_value = float(mannwhitneyu(c, b, alternative="two-sided").pvalue)
-                rows.append(row | {
-                    "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
-                    "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "p_value": p_value,
-                    "n_baseline": b.size, "n_current": c.size,
-                    "verdict": verdict(ratio, low, high, p_value < alpha, threshold),
-                } | detectability(low, high, threshold, after["settings"]["repeats"]))
+                rows.append(row | _median_change(before, after, variant, mode, threshold, alpha))
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
+
+
+def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str, threshold: float,
+                   alpha: float) -> dict[str, Any]:
+    """One mode of one variant on both sides: the raw medians and their ratio, the machine's speed change
+    (the yardstick), and the ratio judged: in yardstick units where both runs ran on the same kind of machine
+    and timed a yardstick, raw otherwise (`machine_speed`)."""
+    from scipy.stats import mannwhitneyu
+
+    groups_b = _groups(before["variants"][variant]["modes"][mode])
+    groups_a = _groups(after["variants"][variant]["modes"][mode])
+    b, c = np.concatenate(groups_b), np.concatenate(groups_a)
+    raw_ratio = float(np.median(c) / np.median(b))
+    raw_low, raw_high = ratio_of_medians_ci(groups_a, groups_b)
+    same = machine_speed.same_machine(before["environment"], after["environment"])
+    units_b = machine_speed.in_machine_units(before, mode, groups_b)
+    units_a = machine_speed.in_machine_units(after, mode, groups_a)
+    judged_on = machine_speed.judged_as(same, units_b, units_a)
+    if judged_on == "yardstick units":
+        jb, ja = np.concatenate(units_b), np.concatenate(units_a)
+        ratio = float(np.median(ja) / np.median(jb))
+        low, high = ratio_of_medians_ci(units_a, units_b)
+    else:
+        jb, ja, ratio, low, high = b, c, raw_ratio, raw_low, raw_high
+    p_value = float(mannwhitneyu(ja, jb, alternative="two-sided").pvalue)
+    speed = machine_speed.speed_change(before, after, mode, groups_b, groups_a) or {}
+    return {
+        "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
+        "raw_ratio": raw_ratio, "raw_ratio_ci_low": raw_low, "raw_ratio_ci_high": raw_high,
+        "machine_ratio": speed.get("machine_ratio"), "machine_ratio_ci_low": speed.get("machine_ratio_ci_low"),
+        "machine_ratio_ci_high": speed.get("machine_ratio_ci_high"), "judged_on": judged_on,
+        "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "p_value": p_value,
+        "n_baseline": b.size, "n_current": c.size, "verdict": verdict(ratio, low, high, p_value < alpha, threshold),
+    } | detectability(low, high, threshold, after["settings"]["repeats"])
 
 
 def _groups(entry: dict[str, Any]) -> list[list[float]]:
@@ -287,9 +309,13 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
     shown = table.drop(columns=["metric"]) if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
-        f"Baseline: `{baseline}`. Each row compares the raw samples of one study, configuration, variant and "
-        f"mode: ratio of medians current / baseline with a bootstrap 95% interval, two-sided Mann-Whitney U. "
-        + verdict_rule(threshold, f"p < {alpha:g}"), "",
+        f"Baseline: `{baseline}`. Each row compares the samples of one study, configuration, variant and "
+        f"mode: ratio of medians current / baseline with a bootstrap 95% interval, two-sided Mann-Whitney U, "
+        "in units of the machine's speed at the time (`judged_on`: each sample divided by the yardstick of its "
+        "round) where both runs ran on the same kind of machine. " + verdict_rule(threshold, f"p < {alpha:g}"), "",
+        "## The machine between the runs", "",
+        *machine_speed.section(table),
+        "## Medians", "",
         "Verdicts: " + counts(table), "",
         *could_tell(table, threshold),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",

@@ -1,0 +1,87 @@
+"""The machine's speed in a comparison of two separate runs: each sample in units of the yardstick timed in
+its own round (harness/yardstick.py), so that a run timed while the VM was slow and one timed while it was
+fast compare their code, not their moments.
+
+Identical code run twice half an hour apart on the 2-core VM had its medians flagged in 43 of 107 rows: every
+variant of one configuration 1.36-1.72x "regressed", of another 0.57-0.70x "improved", as the machine's speed
+moved between the jobs. Divided by the yardstick, a row keeps what the code changed and loses what the
+machine did, provided both runs ran on the same kind of machine: across machines (another CPU, a GPU) the
+machine is what is being compared, and the samples are judged as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..harness.stats import ratio_of_medians_ci
+
+# What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
+# machine's speed only where the rest of the hardware is the same.
+MACHINE_KEYS = ("backend", "device_kind", "device_count", "cpu_model")
+
+
+def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
+    return all(baseline.get(k) == current.get(k) for k in MACHINE_KEYS)
+
+
+def yardsticks(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:
+    """The yardstick of each sample's round, split as the samples are (per process); None where the result
+    has none (older results) or they do not line up with the samples."""
+    record = doc.get("machine", {}).get(mode, {})
+    speeds = record.get("yardstick_s")
+    if not speeds or len(speeds) != sum(len(g) for g in groups):
+        return None
+    bounds = np.cumsum([0] + [len(g) for g in groups])
+    return [np.asarray(speeds[a:b], dtype=float) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def in_machine_units(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:
+    """Each sample divided by its round's yardstick, per process; None without yardsticks."""
+    sticks = yardsticks(doc, mode, groups)
+    if sticks is None:
+        return None
+    return [np.asarray(g, dtype=float) / s for g, s in zip(groups, sticks, strict=True)]
+
+
+def speed_change(baseline: dict[str, Any], current: dict[str, Any], mode: str, baseline_groups: list[list[float]],
+                 current_groups: list[list[float]]) -> dict[str, float] | None:
+    """How much longer the yardstick took in the current run than in the baseline's, over one mode's rounds:
+    above 1, the machine was slower (median ratio with a bootstrap 95% interval); None without yardsticks."""
+    before = yardsticks(baseline, mode, baseline_groups)
+    after = yardsticks(current, mode, current_groups)
+    if before is None or after is None:
+        return None
+    low, high = ratio_of_medians_ci(after, before)
+    return {"baseline_yardstick_ms": float(np.median(np.concatenate(before))) * 1e3,
+            "current_yardstick_ms": float(np.median(np.concatenate(after))) * 1e3,
+            "machine_ratio": float(np.median(np.concatenate(after)) / np.median(np.concatenate(before))),
+            "machine_ratio_ci_low": low, "machine_ratio_ci_high": high}
+
+
+def judged_as(same: bool, baseline_units: list | None, current_units: list | None) -> str:
+    """What a row's verdict is judged on, in the words of the report's `judged_on` column."""
+    if not same:
+        return "raw samples (another machine: the machine is part of what is compared)"
+    if baseline_units is None or current_units is None:
+        return "raw samples (no yardstick on both sides: the machine's drift is in the verdict)"
+    return "yardstick units"
+
+
+def section(table) -> list[str]:
+    """The machine's speed between the runs, summarised from the rows' `machine_ratio` (one per mode of a
+    configuration): what the raw medians would have mistaken for the code."""
+    if not len(table) or "machine_ratio" not in table or table.machine_ratio.isna().all():
+        return ["_(no yardstick on both sides: the machine's speed between the runs is unknown, and every "
+                "verdict below is on raw samples)_", ""]
+    per_mode = table.dropna(subset=["machine_ratio"]).drop_duplicates(["study", "config_id", "mode"])
+    ratios = per_mode.machine_ratio
+    drifted = per_mode[(per_mode.machine_ratio_ci_low > 1.05) | (per_mode.machine_ratio_ci_high < 0.95)]
+    return [
+        f"The yardstick (a fixed numpy and Python workload timed in every round) took {ratios.min():.2f}-"
+        f"{ratios.max():.2f}x as long in this run as in the baseline's across {len(per_mode)} timed modes "
+        f"(median {ratios.median():.2f}x); {len(drifted)} of them moved beyond 5% with their interval: the machine's "
+        "speed, which the verdicts below divide out where both runs ran on the same kind of machine "
+        "(`judged_on`; `raw_ratio` is the ratio before).", "",
+    ]
