@@ -247,6 +247,9 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(smoke_run, e
 @pytest.mark.parametrize("edit, reruns", [
     ({"compare": {"threshold": 0.2}}, {"bundle", "all"}),  # used by no job here; the bundle records the config
     ({"studies": {"dispatch": {"target_s": 61}}}, {"render_report", "bundle", "all"}),  # shown by the report only
+    # the traces read trace_steps, the timing jobs do not; the timing jobs read repeats, the traces do not
+    ({"studies": {"tree_at": {"measure": {"trace_steps": 2}}}}, {"capture_trace", "parse_trace"} | DOWNSTREAM),
+    ({"studies": {"tree_at": {"measure": {"repeats": 4}}}}, {"run_study"} | DOWNSTREAM),
 ])
 def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(smoke_run, tmp_path, edit, reruns):
     overlay = tmp_path / "edit.yaml"

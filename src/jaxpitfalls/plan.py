@@ -61,7 +61,28 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     return list(confs.values())
 
 
+def is_base(conf: dict[str, Any]) -> bool:
+    """Whether a configuration is its study's base: the only one `configurations` puts on every axis (every
+    key of the base names an axis, swept or not)."""
+    return {k for k in conf if k not in ("id", "axes", "model")} <= set(conf["axes"])
+
+
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
+
+
+# `measure` keys only a study's trace reads: a timing job is not given them, so editing one reruns no timing.
+TRACE_ONLY_SETTINGS = ("trace_steps",)
+
+
+def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
+    """What a timing job reads of the study's `measure` block (and records in its result)."""
+    return {k: v for k, v in config["studies"][study]["measure"].items() if k not in TRACE_ONLY_SETTINGS}
+
+
+def trace_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
+    """What the study's trace reads of its `measure` block (`StudySpec.trace_settings`), and nothing else."""
+    measure = config["studies"][study]["measure"]
+    return {k: measure[k] for k in studies.spec(study).trace_settings}
 
 
 def model_name(family: str, layers: int, hidden: int) -> str:

@@ -39,9 +39,14 @@ def plot_sources(wildcards):
     return sources.files_of(f"studies.{wildcards.study}.report", "report.plots", "runtime")
 
 
-def measure_settings(wildcards):
-    """The study's `measure` block: a change reruns its measuring jobs (params are tracked)."""
-    return config["studies"][wildcards.study]["measure"]
+def timing_settings(wildcards):
+    """What a timing job reads of the study's `measure` block: editing it reruns them (params are tracked)."""
+    return plan.timing_settings(config, wildcards.study)
+
+
+def trace_settings(wildcards):
+    """What the study's trace reads of its `measure` block: editing it reruns the traces, and only them."""
+    return plan.trace_settings(config, wildcards.study)
 
 
 def model_spec_of(wildcards):

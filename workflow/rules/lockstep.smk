@@ -21,7 +21,7 @@ rule lockstep:
         timing=1,
     params:
         conf=conf_of,
-        settings=measure_settings,
+        settings=timing_settings,
         model_spec=job_model_spec,
         runtime=runtime_of,
         compare=lockstep_settings(),

@@ -16,7 +16,7 @@ rule run_study:
         timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
     params:
         conf=conf_of,
-        settings=measure_settings,
+        settings=timing_settings,
         model_spec=job_model_spec,
         runtime=runtime_of,
     script:

@@ -16,7 +16,7 @@ rule capture_trace:
         timing=1,
     params:
         conf=conf_of,
-        settings=measure_settings,
+        settings=trace_settings,
         runtime=runtime_of,
     script:
         "../../scripts/capture_trace.py"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -9,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results
-from ..harness.stats import bootstrap_median_ci, paired_comparison
+from ..harness.stats import bootstrap_median_ci, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES
 from .environments import flat_environment, require_comparable
@@ -49,6 +50,8 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         "variant": variant, "mode": mode, "process": process,
         **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
         **dict(zip(("median_ci_low_ms", "median_ci_high_ms"), _median_interval_ms(m), strict=True)),
+        **dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), relative_iqr_ci(_samples(m)),
+                   strict=True)),
         "n": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
         "contended_samples": sum(pooled["contended"]) if process == POOLED else None,
         **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
@@ -62,11 +65,15 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
     }
 
 
+def _samples(m: dict[str, Any]) -> list[float] | list[list[float]]:
+    """A mode's samples, one list per worker process where there were several."""
+    return [p["samples_s"] for p in m["processes"]] if m.get("processes") else m["samples_s"]
+
+
 def _median_interval_ms(m: dict[str, Any]) -> tuple[float, float]:
     """The 95% bootstrap interval of a mode's median (ms), resampling processes first where there were
     several: what a claim about an absolute time is judged on, never the samples' range."""
-    samples = [p["samples_s"] for p in m["processes"]] if m.get("processes") else m["samples_s"]
-    low, high = bootstrap_median_ci(samples)
+    low, high = bootstrap_median_ci(_samples(m))
     return low * 1e3, high * 1e3
 
 
@@ -176,6 +183,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "job_seconds": doc.get("job_seconds"),
             "ran_on": ran_on(env),
             "processes": doc.get("processes", 1),
+            "settings": json.dumps(doc["settings"], sort_keys=True),  # what the timing job read, as it recorded it
             **quietness(doc["machine"]),
             **_peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],

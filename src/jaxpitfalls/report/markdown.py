@@ -161,6 +161,15 @@ def judging_section(claims: dict[str, list[dict[str, Any]]]) -> str:
                       table(pd.DataFrame(rows)), ""])
 
 
+def _recorded_settings(checks: pd.DataFrame) -> str:
+    """The measurement settings the timing jobs recorded in their results (not the config's at render time):
+    one set where every configuration used it, else each configuration's."""
+    recorded = checks.drop_duplicates("config_id").set_index("config_id")["settings"]
+    if recorded.nunique() == 1:
+        return f"`{recorded.iloc[0]}`"
+    return "; ".join(f"{config_id}: `{text}`" for config_id, text in recorded.items())
+
+
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
     """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures (name, path
@@ -181,7 +190,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         f"## Study `{name}`", "", description, "",
         "### Setup", "",
         f"Base configuration `{json.dumps(study_cfg['base'])}`; sweeps (one axis at a time) "
-        f"`{json.dumps(study_cfg.get('sweep', {}))}`; measurement `{json.dumps(study_cfg['measure'])}`. "
+        f"`{json.dumps(study_cfg.get('sweep', {}))}`; measured with {_recorded_settings(tables['checks'])}. "
         f"Model family `{study_cfg['model_family']}`: `{json.dumps(config['models'][study_cfg['model_family']])}`. "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
         *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],

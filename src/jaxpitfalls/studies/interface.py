@@ -99,7 +99,8 @@ class StudySpec:
     """The study's name, its variants and the floor each is compared with (plus `extra_pairs`), its modes
     with what each measures, the mode and components of its trace breakdown, its write-up's claims, whether
     it reads the text corpus, its config schema fragment and its size checks; `lockstep`: its measure.py
-    offers `samplers` (Lockstep), so other environments can be timed against it in lockstep."""
+    offers `samplers` (Lockstep), so other environments can be timed against it in lockstep;
+    `trace_settings`: the `measure` keys its `trace` reads, and only those rerun its traces."""
 
     name: str
     variants: tuple[str, ...]
@@ -113,6 +114,7 @@ class StudySpec:
     extra_pairs: tuple[tuple[str, str], ...] = ()
     check_sizes: SizeCheck | None = None
     lockstep: bool = False
+    trace_settings: tuple[str, ...] = ("trace_steps",)
 
     def __post_init__(self) -> None:
         named = {self.floor, *(v for pair in self.extra_pairs for v in pair)}

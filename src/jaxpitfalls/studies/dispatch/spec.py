@@ -126,4 +126,5 @@ SPEC = StudySpec(
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_sizes=check_sizes,
     lockstep=True,  # measure.samplers: other environments timed against it (compare.sides)
+    trace_settings=("trace_steps", "warmup_steps", "steps_per_sample"),  # its trace warms up as its timing does
 )
