@@ -85,3 +85,13 @@ def test_a_power_law_exponent_is_as_precise_as_its_points_and_widens_where_they_
         on_line["exponent_ci_high"] - on_line["exponent_ci_low"])
     with pytest.raises(ValueError, match="two distinct sizes"):
         stats.power_law_exponent([24, 24], [1, 2], [0.9, 1.8], [1.1, 2.2])
+
+
+def test_relative_iqr_is_robust_to_one_outlier_and_has_an_interval():
+    rng = np.random.default_rng(0)
+    steady = 0.010 * (1 + 0.02 * rng.standard_normal(40))
+    spiky = np.concatenate([steady[:-1], [1.0]])  # one sample 100x the others: the std explodes, the IQR does not
+    estimate, low, high = stats.relative_iqr_ci(spiky)
+    assert np.std(spiky) / np.median(spiky) > 10 and estimate < 0.05 and low <= estimate <= high < 0.1
+    wide = stats.relative_iqr_ci([list(0.010 * (1 + 0.3 * rng.standard_normal(20))) for _ in range(2)])
+    assert wide[1] > high  # a 15x wider spread is told apart

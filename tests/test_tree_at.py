@@ -99,7 +99,7 @@ def tables(model_and_mesh):
         docs.append(doc | {"config_id": conf_id, "config": {
             "id": conf_id, "model": f"bert-L{layers}-H16", "layers": layers, "hidden": 16,
             "axes": ["layers", "hidden"] if layers == 1 else ["layers"]},
-            "environment": {"backend": "cpu", "device_kind": "cpu"}})
+            "settings": SETTINGS, "environment": {"backend": "cpu", "device_kind": "cpu"}})
     return {"steps": aggregate.steps_table(docs), "comparisons": aggregate.comparisons_table(docs),
             "checks": aggregate.checks_table(docs), "docs": docs}
 
@@ -126,9 +126,14 @@ def test_scaling_claims_and_figures(tables):
     assert set(report.figures(tables)) == set(report.FIGURES)
 
 
-def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, float, float]) -> dict:
+SPREAD = {"unbatched": (0.20, 0.10, 0.30), "batched": (0.02, 0.01, 0.03)}  # relative IQR: batched 10x steadier
+
+
+def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, float, float],
+               spread: dict = SPREAD) -> dict:
     """Three depths (24, 72, 144 transforms) with known results: direct time quadratic in the transforms
-    unbatched, linear batched; the first run linear; the given steady and compile ratios at every depth."""
+    unbatched, linear batched; the first run linear; the given steady and compile ratios at every depth, and
+    each variant's relative spread (IQR / median with its interval) in every mode."""
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
@@ -138,6 +143,8 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
                  ("steady", "unbatched"): 35.0, ("steady", "batched"): 35.0}
         steps += [conf | {"mode": mode, "variant": variant, "median_ms": ms, "median_ci_low_ms": 0.9 * ms,
                           "median_ci_high_ms": 1.1 * ms}
+                  | dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), spread[variant],
+                             strict=True))
                   for (mode, variant), ms in times.items()]
         ratios = {"direct": (0.1 * n, 0.09 * n, 0.11 * n), "first_run": (3.0, 2.8, 3.2), "steady": steady}
         comparisons += [conf | {"mode": mode, "variant": "unbatched", "baseline": "batched", "ratio": r[0],
@@ -152,12 +159,26 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
 
 @pytest.mark.parametrize(("steady", "compile_ratio", "expected"), [
     ((1.0, 0.97, 1.03), (1.0, 0.95, 1.05),
-     ["reproduced", "reproduced", "not reproduced", "reproduced", "reproduced", "not reproduced", "reproduced"]),
+     ["reproduced", "reproduced", "not reproduced", "reproduced", "reproduced", "not reproduced", "reproduced",
+      "reproduced"]),
     ((1.3, 1.25, 1.35), (1.5, 1.3, 1.7),
-     ["reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced", "reproduced", "reproduced"]),
+     ["reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced", "reproduced", "reproduced",
+      "reproduced"]),
     ((1.0, 0.8, 1.25), (1.1, 1.0, 1.2),  # each interval across its threshold: the run cannot tell
-     ["reproduced", "reproduced", "not reproduced", "reproduced", "inconclusive", "inconclusive", "reproduced"]),
+     ["reproduced", "reproduced", "not reproduced", "reproduced", "inconclusive", "inconclusive", "reproduced",
+      "reproduced"]),
 ])
 def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
     claims = report.claims(_synthetic(steady, compile_ratio))
     assert [c["verdict"] for c in claims] == expected, [(c["claim"], c["measured"]) for c in claims]
+
+
+@pytest.mark.parametrize(("spread", "expected"), [
+    (SPREAD, "reproduced"),
+    ({"unbatched": (0.05, 0.03, 0.08), "batched": (0.05, 0.03, 0.08)}, "inconclusive"),  # the same spread
+    ({"unbatched": (0.02, 0.01, 0.03), "batched": (0.20, 0.10, 0.30)}, "not reproduced"),  # batched varies more
+    ({"unbatched": (0.20, 0.10, 0.30), "batched": (0.0, 0.0, 0.01)}, "inconclusive"),  # no ratio to a zero spread
+])
+def test_the_variance_claim_compares_the_relative_spreads(spread, expected):
+    variance = report.claims(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread))[-1]
+    assert variance["claim"] == "variance" and variance["verdict"] == expected, variance["measured"]

@@ -48,16 +48,35 @@ def bootstrap_medians(values: Samples, seed: int = BOOTSTRAP_SEED) -> np.ndarray
     samples): a process-wide shift, such as a fresh process landing on a slower core or a different memory
     layout, widens the distribution instead of hiding in a pool of correlated samples.
     """
+    return _bootstrap(values, np.median, seed)
+
+
+def relative_iqr(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Interquartile range over the median: how predictable a time is, robust to one outlier (a standard
+    deviation is driven by it) and independent of how fast the variant is."""
+    q1, median, q3 = np.percentile(x, [25, 50, 75], axis=axis)
+    return (q3 - q1) / median
+
+
+def relative_iqr_ci(values: Samples, level: float = 0.95) -> tuple[float, float, float]:
+    """The samples' relative IQR with a percentile bootstrap interval (processes resampled first)."""
+    pooled = np.concatenate(_as_groups(values))
+    return (float(relative_iqr(pooled)),
+            *percentile_interval(_bootstrap(values, relative_iqr, BOOTSTRAP_SEED), level))
+
+
+def _bootstrap(values: Samples, statistic, seed: int) -> np.ndarray:
+    """`statistic(array, axis=-1)` of each bootstrap resample, on both levels where there are processes."""
     groups = _as_groups(values)
     rng = np.random.default_rng(seed)
     if len(groups) == 1:
         x = groups[0]
-        return np.median(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
-    medians = np.empty(BOOTSTRAP_RESAMPLES)
+        return statistic(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
+    out = np.empty(BOOTSTRAP_RESAMPLES)
     for b in range(BOOTSTRAP_RESAMPLES):
         chosen = [groups[i] for i in rng.integers(0, len(groups), len(groups))]
-        medians[b] = np.median(np.concatenate([g[rng.integers(0, g.size, g.size)] for g in chosen]))
-    return medians
+        out[b] = statistic(np.concatenate([g[rng.integers(0, g.size, g.size)] for g in chosen]), axis=-1)
+    return out
 
 
 def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[float, float]:

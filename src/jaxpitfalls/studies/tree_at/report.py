@@ -7,9 +7,12 @@ report's jobs, not the timed ones.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import pandas as pd
 
-from ...harness.stats import geometric_mean_ratio, power_law_exponent
+from ...harness.stats import geometric_mean_ratio, power_law_exponent, ratio_of_estimates
 from ...report.aggregate import base_config_id
 from ...report.claims import (
     above,
@@ -100,108 +103,129 @@ def _exponent(fit) -> str:
 GROWS = 0.5  # the gain's exponent in depth: O(N*L) against O(L) predicts 1, a gain that does not grow 0
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
-    """The write-ups' claims, each against what this run measured, with a verdict and its rule."""
-    steps, comp = tables["steps"], tables["comparisons"]
-    base_id = base_config_id(tables["checks"])
-    transforms = steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
-    comp = comp[comp.baseline == SPEC.floor].assign(transforms=lambda d: d.config_id.map(transforms))
+@dataclass(frozen=True)
+class _Run:
+    """What every claim reads: the steps, the paired ratios against the floor (with each configuration's
+    transforms), the fitted exponents, and the base configuration."""
 
-    def ratios(mode: str) -> pd.DataFrame:
-        return comp[comp["mode"] == mode].sort_values("transforms")
+    steps: pd.DataFrame
+    comp: pd.DataFrame
+    fits: pd.DataFrame
+    transforms: pd.Series
+    base_id: str
 
-    def median(config_id: str, variant: str, mode: str) -> float:
-        return float(row(steps, config_id=config_id, variant=variant, mode=mode).median_ms)
+    @classmethod
+    def of(cls, tables: dict[str, pd.DataFrame]) -> _Run:
+        steps = tables["steps"]
+        transforms = steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
+        comp = tables["comparisons"]
+        comp = comp[comp.baseline == SPEC.floor].assign(transforms=lambda d: d.config_id.map(transforms))
+        return cls(steps, comp, scaling(steps).set_index(["mode", "variant"]), transforms,
+                   base_config_id(tables["checks"]))
 
-    def per_call(key: str, variant: str, mode: str, per_transform: bool = False) -> tuple[float, float, float] | None:
+    def ratios(self, mode: str) -> pd.DataFrame:
+        """unbatched / batched in `mode`, by transforms."""
+        return self.comp[self.comp["mode"] == mode].sort_values("transforms")
+
+    def median(self, config_id: str, variant: str, mode: str) -> float:
+        return float(row(self.steps, config_id=config_id, variant=variant, mode=mode).median_ms)
+
+    def per_call(self, key: str, variant: str, mode: str,
+                 per_transform: bool = False) -> tuple[float, float, float] | None:
         """A median (and its 95% interval) at the write-up's structure for `key`, per transform or per call."""
-        config_id = at_write_up_structure(comp, SPEC.claims[key].numbers[0])
+        config_id = at_write_up_structure(self.comp, SPEC.claims[key].numbers[0])
         if config_id is None:
             return None
-        n = transforms[config_id] if per_transform else 1
-        return tuple(ms / n for ms in median_of(steps, config_id, variant, mode))
+        n = self.transforms[config_id] if per_transform else 1
+        return tuple(ms / n for ms in median_of(self.steps, config_id, variant, mode))
 
-    direct = ratios("direct")
-    base = row(direct, config_id=base_id)
-    head_id, where, at_structure = judged_at(comp, SPEC.claims["faster"].numbers[0], base_id)
-    head = row(direct, config_id=head_id)
-    rows = [{
+
+def _faster(run: _Run) -> dict[str, Any]:
+    head_id, where, at_structure = judged_at(run.comp, SPEC.claims["faster"].numbers[0], run.base_id)
+    head = row(run.ratios("direct"), config_id=head_id)
+    return {
         "claim": "faster",
-        "measured": f"{ratio_interval(head)} {where} ({median(head_id, 'unbatched', 'direct'):.1f} ms -> "
-                    f"{median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)",
+        "measured": f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} ms -> "
+                    f"{run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)",
         "verdict": verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         "rule": "95% interval of the paired ratio above 1, at BERT-4L-768H's structure where the preset runs it",
         "judged_ratio": ratio_of(head),
         "ours": (ratio_of(head) if at_structure else None,),
-    }]
-    n_base = int(base.transforms)
-
-    fits = scaling(steps).set_index(["mode", "variant"])
-    per_transform = (f"{median(base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
-                     f"{median(base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at {n_base}")
-    cost_row = {
-        "claim": "per_transform",
-        "measured": f"{per_transform}; not measured: fewer than 2 depths",
-        "verdict": verdict(None),
-        "rule": f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against "
-                f"O(L) predicts 1, a constant gain 0): 95% interval above {GROWS}; below: not reproduced",
     }
+
+
+def _per_transform(run: _Run) -> dict[str, Any]:
+    direct = run.ratios("direct")
+    n_base = int(row(direct, config_id=run.base_id).transforms)
+    per_transform = (f"{run.median(run.base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
+                     f"{run.median(run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
+                     f"{n_base}")
+    judged = {"measured": f"{per_transform}; not measured: fewer than 2 depths", "verdict": verdict(None)}
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
-        u, b = fits.loc[("direct", "unbatched")], fits.loc[("direct", SPEC.floor)]
-        cost_row |= {
+        u, b = run.fits.loc[("direct", "unbatched")], run.fits.loc[("direct", SPEC.floor)]
+        judged = {
             "measured": f"{per_transform}; the gain's exponent in the transforms {_exponent(pd.Series(gain))} ("
                         + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
                         + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})",
             "verdict": verdict(above(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS)),
         }
-    rows.append(cost_row | {"ours": tuple(per_call("per_transform", variant, "direct", per_transform=True)
-                                          for variant in ("unbatched", SPEC.floor))})
+    return {"claim": "per_transform", **judged,
+            "rule": f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against "
+                    f"O(L) predicts 1, a constant gain 0): 95% interval above {GROWS}; below: not reproduced",
+            "ours": tuple(run.per_call("per_transform", variant, "direct", per_transform=True)
+                          for variant in ("unbatched", SPEC.floor))}
 
-    largest = direct.iloc[-1]
-    rows.append({
+
+def _same_with_depth(run: _Run) -> dict[str, Any]:
+    direct = run.ratios("direct")
+    base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
+    return {
         "claim": "same_with_depth",
         "measured": ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
         "verdict": verdict(None if len(direct) < 2 else bool(
             largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
         "rule": "the most transforms' ratio interval overlaps the fewest's",
-    })
-
-    first_row = {
-        "claim": "first_run_linear",
-        "measured": "not measured: fewer than 2 depths",
-        "verdict": verdict(None),
-        "rule": "batched (the write-up's code) exponent interval within 0.75-1.25 (outside: not reproduced)",
     }
-    if ("first_run", SPEC.floor) in fits.index:
-        f = fits.loc[("first_run", SPEC.floor)]
-        first_row |= {
+
+
+def _first_run_linear(run: _Run) -> dict[str, Any]:
+    judged = {"measured": "not measured: fewer than 2 depths", "verdict": verdict(None)}
+    if ("first_run", SPEC.floor) in run.fits.index:
+        f = run.fits.loc[("first_run", SPEC.floor)]
+        judged = {
             "measured": f"exponent {_exponent(f)}; "
                         f"{f.ms_per_transform_first:.1f} ms per transform at {f.transforms.split('-')[0]}, "
                         f"{f.ms_per_transform_last:.1f} ms at {f.transforms.split('-')[1]}",
             "verdict": verdict(within(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25)),
         }
-    first_row["ours"] = (tuple(ms / largest.transforms for ms in median_of(
-        steps, largest.config_id, SPEC.floor, "first_run")),)
-    rows.append(first_row)
+    largest = run.ratios("direct").iloc[-1]
+    return {"claim": "first_run_linear", **judged,
+            "rule": "batched (the write-up's code) exponent interval within 0.75-1.25 (outside: not reproduced)",
+            "ours": (tuple(ms / largest.transforms for ms in median_of(
+                run.steps, largest.config_id, SPEC.floor, "first_run")),)}
 
-    steady = ratios("steady")
+
+def _jit_negligible(run: _Run) -> dict[str, Any]:
+    steady = run.ratios("steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
-    rows.append({
+    return {
         "claim": "jit_negligible",
         "measured": f"{interval(*overall, 'x')} over all depths ("
                     + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")",
         "verdict": verdict(within(overall[1], overall[2], 0.9, 1.1)),
         "rule": "the depths' ratios as one (geometric mean, 95% interval) within 0.9-1.1; wholly outside: "
                 "not reproduced",
-        "ours": (per_call("jit_negligible", SPEC.floor, "steady"),),
-    })
+        "ours": (run.per_call("jit_negligible", SPEC.floor, "steady"),),
+    }
 
-    first = ratios("first_run")
+
+def _less_compilation(run: _Run) -> dict[str, Any]:
+    first = run.ratios("first_run")
     top = first.iloc[-1]
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
                                          first.compile_ratio_ci_high)
-    rows.append({
+    return {
         "claim": "less_compilation",
         "measured": f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time "
                     f"unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
@@ -210,10 +234,13 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
         "verdict": verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
         "rule": "XLA compile time unbatched / batched (paired per first run; the depths as one: geometric mean, "
                 "95% interval) above 1.1; below 1.1: not reproduced",
-    })
-    init_at = at_write_up_structure(comp, SPEC.claims["init_faster"].numbers[0])
-    init = row(first, config_id=init_at or base_id)
-    rows.append({
+    }
+
+
+def _init_faster(run: _Run) -> dict[str, Any]:
+    init_at = at_write_up_structure(run.comp, SPEC.claims["init_faster"].numbers[0])
+    init = row(run.ratios("first_run"), config_id=init_at or run.base_id)
+    return {
         "claim": "init_faster",
         "measured": f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
                     f"({int(init.transforms)} transforms)",
@@ -222,5 +249,36 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
                 "below 1.5: not reproduced",
         "ours": (None if init_at is None else ratio_of(init),),
         "judged_ratio": ratio_of(init),
-    })
-    return rows
+    }
+
+
+def _variance(run: _Run) -> dict[str, Any]:
+    direct = run.steps[run.steps["mode"] == "direct"]
+    columns = ["relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"]
+    spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
+                          for v in ("unbatched", SPEC.floor)] for config_id in run.ratios("direct").config_id}
+    measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(run.transforms[c])}" for c, (u, b) in spread.items())
+    rule = ("unbatched's relative spread (IQR / median, bootstrap 95% interval) over batched's, the depths as one "
+            "(geometric mean) above 1; below 1: not reproduced")
+    if any(b[1] <= 0 for _, b in spread.values()):
+        return {"claim": "variance", "measured": f"relative IQR unbatched vs batched in the direct mode: {measured}; "
+                "a batched interval reaches 0: no ratio", "verdict": verdict(None), "rule": rule}
+    each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
+    overall = geometric_mean_ratio(*zip(*each, strict=True))
+    return {
+        "claim": "variance",
+        "measured": f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / batched "
+                    f"{interval(*overall, 'x')} over all depths",
+        "verdict": verdict(above(overall[1], overall[2], 1)),
+        "rule": rule,
+    }
+
+
+JUDGED = (_faster, _per_transform, _same_with_depth, _first_run_linear, _jit_negligible, _less_compilation,
+          _init_faster, _variance)
+
+
+def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """The write-ups' claims that this study measures, each judged by its own function."""
+    run = _Run.of(tables)
+    return [judge(run) for judge in JUDGED]
