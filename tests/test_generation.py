@@ -15,7 +15,8 @@ from jaxpitfalls.studies.generation import decoding
 from jaxpitfalls.studies.generation import measure as generation
 
 SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
-CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0}
+CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0,
+        "axes": ["layers", "hidden", "prompt", "new_tokens", "warmup_fraction"]}  # the base: every variant timed
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +33,8 @@ def _pytorch_greedy(inputs: dict, prompt: np.ndarray, new: int) -> list[int]:
 
 
 def _valid(doc: dict) -> dict:
-    doc = doc | {"study": "generation", "config_id": doc.get("config_id", "g"), "config": CONF | {"model": "m",
-                 "axes": ["layers"]}, "settings": SETTINGS, "environment": {
+    doc = doc | {"study": "generation", "config_id": doc.get("config_id", "g"), "config": CONF | {"model": "m"},
+                 "settings": SETTINGS, "environment": {
                  "python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu", "device_count": 1,
                  "cpu_model": "x", "xla_flags": "", "git": {"commit": None, "dirty": None}, "config_hash": "h",
                  "timestamp": "t"}}

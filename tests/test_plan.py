@@ -37,6 +37,7 @@ def test_one_axis_at_a_time_sweep_with_the_base_once():
     base = confs[0]
     assert base["axes"] == ["layers", "hidden", "dropout"] and base["model"] == "bert-L2-H8"
     assert confs[3]["axes"] == ["dropout"]
+    assert [plan.is_base(c) for c in confs] == [True, False, False, False]
 
 
 def test_default_config_validates_with_defaults_and_plans_models():
@@ -151,6 +152,7 @@ def test_explicit_points_add_configurations_on_no_axis():
     assert [c["id"] for c in confs] == ["layers4-hidden768", "layers12-hidden768", "layers24-hidden2048"]
     assert confs[2]["axes"] == ["points"] and confs[2]["model"] == "bert-L24-H2048"
     assert "points" in confs[0]["axes"]  # a point equal to the base is the base
+    assert [plan.is_base(c) for c in confs] == [True, False, False]
 
 
 def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():

@@ -13,6 +13,7 @@ from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
 from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
+from ...plan import is_base
 from .decoding import DECODERS, Decoder
 from .spec import DEMONSTRATED, SPEC, warmup_tokens
 
@@ -98,6 +99,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
     if short is not None:  # fresh programs before every sample: only the jitted variants have their own
         decoders = {name: decoders[name] for name in DEMONSTRATED}
+    elif settings.get("eager", "base") == "base" and not is_base(conf):
+        decoders.pop("uncached_eager")  # its claims are judged at the base; its op-by-op compiles cost minutes
     samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
     if short is None:
         tokens, first = _first_runs(decoders, prompt, new)

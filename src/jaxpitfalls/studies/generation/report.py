@@ -7,6 +7,9 @@ report's jobs, not the timed ones.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import pandas as pd
 
 from ...harness.stats import ratio_of_estimates
@@ -91,70 +94,94 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     }
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
-    steps, comp = tables["steps"], measured(tables["comparisons"])
-    base_id = base_config_id(measured(tables["checks"]))
+@dataclass(frozen=True)
+class _Run:
+    """What the proper run's claims read: the steps and comparisons without the demonstrations, and the base
+    configuration."""
 
-    def pair(variant: str, config_id: str = base_id):
-        return row(comp, variant=variant, baseline=SPEC.floor, config_id=config_id)
+    steps: pd.DataFrame
+    comp: pd.DataFrame
+    base_id: str
 
-    def at_gpt2(key: str) -> str | None:
-        return at_write_up_structure(comp, SPEC.claims[key].numbers[0])
+    @classmethod
+    def of(cls, tables: dict[str, pd.DataFrame]) -> _Run:
+        return cls(measured(tables["steps"]), measured(tables["comparisons"]),
+                   base_config_id(measured(tables["checks"])))
 
-    per_config = comp[(comp.variant == "uncached_eager") & (comp.baseline == SPEC.floor)]
-    proper = measured(steps)
+    def pair(self, variant: str, config_id: str | None = None) -> pd.Series:
+        return row(self.comp, variant=variant, baseline=SPEC.floor, config_id=config_id or self.base_id)
 
-    def tokens_per_s(config_id: str) -> tuple[float, float, float]:
+    def tokens_per_s(self, config_id: str) -> tuple[float, float, float]:
         """The floor's tokens per second from its median generation, with the median's 95% interval."""
-        kv = row(proper, config_id=config_id, variant=SPEC.floor, mode="generate")
+        kv = row(self.steps, config_id=config_id, variant=SPEC.floor, mode="generate")
         return tuple(kv.new_tokens / (ms / 1e3) for ms in (kv.median_ms, kv.median_ci_high_ms, kv.median_ci_low_ms))
 
-    head_id, where, at_structure = judged_at(comp, SPEC.claims["cache_faster"].numbers[0], base_id)
-    head, jitted = pair("uncached_eager", head_id), pair("uncached", head_id)
-    rows = [{
+    def first(self) -> pd.DataFrame:
+        """The base configuration's rows by variant (first runs, medians)."""
+        return self.steps[self.steps.config_id == self.base_id].set_index("variant")
+
+
+def _cache_faster(run: _Run) -> dict[str, Any]:
+    head_id, where, at_structure = judged_at(run.comp, SPEC.claims["cache_faster"].numbers[0], run.base_id)
+    head, jitted = run.pair("uncached_eager", head_id), run.pair("uncached", head_id)
+    per_config = run.comp[(run.comp.variant == "uncached_eager") & (run.comp.baseline == SPEC.floor)]
+    return {
         "claim": "cache_faster",
         "measured": f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
-                    f"{tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop {ratio_interval(jitted)}; "
-                    f"faster than the un-jitted loop in {int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} "
-                    "configurations",
+                    f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop "
+                    f"{ratio_interval(jitted)}; faster than the un-jitted loop in "
+                    f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations",
         "verdict": verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         "rule": "95% interval of uncached_eager / kv_cache (the write-up's pair: 'Non-Cached' without jit against "
                 "'Cached + JIT') above 1, at GPT-2 124M's structure where the preset runs it",
-        "ours": (ratio_of(head), tokens_per_s(head_id)) if at_structure else (None, None),
+        "ours": (ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
         "judged_ratio": ratio_of(head),
-    }]
+    }
 
-    first = proper[proper.config_id == base_id].set_index("variant")
+
+def _recompiles(run: _Run) -> dict[str, Any]:
+    first = run.first()
     new = int(first.new_tokens.iloc[0])
     compiles = {v: int(first.loc[v, "first_run_compiles"]) for v in SPEC.variants}
     per_program = first.loc["uncached", "first_run_compile_seconds"] / max(compiles["uncached"], 1)
-    rows.append({
+    at_gpt2 = at_write_up_structure(run.comp, SPEC.claims["recompiles"].numbers[0])
+    return {
         "claim": "recompiles",
-        "measured": f"first run at {base_id}: " + ", ".join(f"{v} {c}" for v, c in compiles.items())
+        "measured": f"first run at {run.base_id}: " + ", ".join(f"{v} {c}" for v, c in compiles.items())
                     + f" compilations for {new} tokens; {per_program:.2f} s per uncached program",
         "verdict": verdict(compiles["uncached"] >= new and compiles["uncached_padded"] == 1),
         "rule": f"uncached compiles at least once per token ({new}), uncached_padded once",
-        "ours": (None if at_gpt2("recompiles") != base_id else (per_program, per_program, per_program),),
-    })
+        "ours": (None if at_gpt2 != run.base_id else (per_program, per_program, per_program),),
+    }
 
-    rows.append(cold_start(first.loc[list(SPEC.variants)], base_id))
-    rows += _pitfall_claims(tables, comp)
-    eager = row(comp, variant="uncached_eager", baseline="uncached", config_id=base_id)
-    rows.append({
+
+def _disable_jit_baseline(run: _Run) -> dict[str, Any]:
+    eager = row(run.comp, variant="uncached_eager", baseline="uncached", config_id=run.base_id)
+    return {
         "claim": "disable_jit_baseline",
-        "measured": f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at {base_id}",
+        "measured": f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at {run.base_id}",
         "verdict": verdict(above(eager.ratio_ci_low, eager.ratio_ci_high, 1)),
         "rule": "uncached_eager / uncached (the same loop without and with jit), 95% interval above 1: "
                 "disable_jit shows what jit buys; below 1: not reproduced",
-    })
-    scan = pair("kv_cache_scan")
-    rows.append({
+    }
+
+
+def _scan(run: _Run) -> dict[str, Any]:
+    scan = run.pair("kv_cache_scan")
+    return {
         "claim": "scan",
-        "measured": f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {base_id}",
+        "measured": f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
         "verdict": verdict(opposite(above(scan.ratio_ci_low, scan.ratio_ci_high, 1))),
         "rule": "95% interval below 1 (above 1: not reproduced)",
-    })
-    return rows
+    }
+
+
+def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """The write-up's claims that this study measures, each judged by its own function (the warmup pitfall's
+    from the demonstration)."""
+    run = _Run.of(tables)
+    return [_cache_faster(run), _recompiles(run), cold_start(run.first().loc[list(SPEC.variants)], run.base_id),
+            *_pitfall_claims(tables, run.comp), _disable_jit_baseline(run), _scan(run)]
 
 
 def cold_start(first: pd.DataFrame, config_id: str) -> dict[str, str]:
