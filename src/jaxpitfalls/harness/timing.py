@@ -87,6 +87,52 @@ def _judged_from(readings: list[Reading], window_start: Reading, now: Reading) -
     return next((r for r in reversed(readings) if now.wall - r.wall >= WINDOW_S), readings[0])
 
 
+def _progress(label: str, done: int, repeats: int, elapsed: float, policy: Contention, last: bool,
+              precise: bool) -> None:
+    """A line in the job's log every fifth of the mode's rounds, and at its last."""
+    if done % max(1, repeats // 5) == 0 or done == repeats or last:
+        log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)%s", label, done, repeats, elapsed,
+                 policy.retimed, policy.waited_s, ", precise enough" if precise else "")
+
+
+# One round: every variant's (seconds, compilations) and the yardstick taken after them.
+Round = tuple[dict[str, tuple[float, CompileCount]], float]
+
+
+def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch) -> Round:
+    """Every sampler once in `order` (a `setup()` first where it has one, untimed and uncounted: e.g. a
+    deliberately short warmup), each sample's compilations counted; then the machine's speed."""
+    taken: dict[str, tuple[float, CompileCount]] = {}
+    for name in order:
+        setup = getattr(samplers[name], "setup", None)
+        if setup is not None:
+            setup()
+        with count_compiles() as counter, gc_paused():
+            seconds = samplers[name]()
+        taken[name] = (seconds, counter)
+    with gc_paused():
+        return taken, watch.speed()
+
+
+class _Kept:
+    """The rounds a mode keeps: per variant its samples, their compilations and contended marks, in order, and
+    the yardstick of each round."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.samples: dict[str, list[float]] = {name: [] for name in names}
+        self.compiles: dict[str, list[CompileCount]] = {name: [] for name in names}
+        self.marked: dict[str, list[bool]] = {name: [] for name in names}
+        self.speeds: list[float] = []
+
+    def add(self, rounds: list[Round], contended: bool) -> None:
+        for taken, speed in rounds:
+            for name, (seconds, counter) in taken.items():
+                self.samples[name].append(seconds)
+                self.compiles[name].append(counter)
+                self.marked[name].append(contended)
+            self.speeds.append(speed)
+
+
 def interleaved(
     samplers: dict[str, Sampler],
     sampling: Sampling,
@@ -95,53 +141,36 @@ def interleaved(
     watch: Watch = REAL,
     enough: Callable[[dict[str, list[float]]], bool] | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
-    """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately).
+    """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately;
+    each round ends with the yardstick, `_round`).
 
     With a budget, no new round starts once the rounds so far took that long and `min_repeats` are kept:
-    samples that cost seconds each stay affordable, cheap ones get every round. A sampler with a `setup()`
-    method has it called before each of its samples, outside the timer and the compile counter. The machine
-    is watched (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means is
+    samples that cost seconds each stay affordable, cheap ones get every round. The machine is watched
+    (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means is
     `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
-
     `enough` (a precision target: `protocol.precise`) makes `repeats` a minimum: once that many rounds are
     kept it is asked after each kept window, and rounds go on until it is satisfied or the budget is spent
     (without a budget, at most PRECISION_ROUNDS_CAP x `repeats` rounds).
-
-    After each round the machine's speed is taken (`watch.speed()`, the yardstick): sample i of every
-    variant and yardstick i share a round, so a comparison with another run can divide the machine out.
 
     Returns the raw samples per variant, the compilations counted inside each sample, whether each sample
     was taken in a contended window, and the machine's record of the mode (per window, waits, yardsticks, a
     summary).
     """
     names = list(samplers)
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    compiles: dict[str, list[CompileCount]] = {name: [] for name in names}
-    marked: dict[str, list[bool]] = {name: [] for name in names}
-    speeds: list[float] = []
+    kept = _Kept(names)
     windows: list[dict[str, Any]] = []
-    pending: list[tuple[dict[str, tuple[float, CompileCount]], float]] = []
+    pending: list[Round] = []
     policy = Contention(sampling, label, watch)
     loads, clocks = [load_average()], [cpu_mhz()]
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
     start = window_start = readings[0]
     cap = sampling.repeats if enough is None else sampling.repeats * PRECISION_ROUNDS_CAP
-    while len(samples[names[0]]) < cap:
-        kept = len(samples[names[0]])
-        order = names if (kept + len(pending)) % 2 == 0 else list(reversed(names))
-        taken: dict[str, tuple[float, CompileCount]] = {}
-        for name in order:
-            setup = getattr(samplers[name], "setup", None)
-            if setup is not None:
-                setup()  # untimed and uncounted preparation of this sample (e.g. a deliberately short warmup)
-            with count_compiles() as counter, gc_paused():
-                seconds = samplers[name]()
-            taken[name] = (seconds, counter)
-        with gc_paused():
-            pending.append((taken, watch.speed()))
+    while len(kept.samples[names[0]]) < cap:
+        done_before = len(kept.samples[names[0]]) + len(pending)
+        pending.append(_round(samplers, names if done_before % 2 == 0 else list(reversed(names)), watch))
         now = watch.now()
         readings.append(now)
-        done = kept + len(pending)
+        done = done_before + 1
         elapsed = now.wall - start.wall - policy.spent_s  # re-timed windows and waits spend none of the budget
         out_of_budget = sampling.budget_s is not None and done >= min_repeats and elapsed >= sampling.budget_s
         if now.wall - window_start.wall < WINDOW_S and done < cap and not out_of_budget:
@@ -151,25 +180,16 @@ def interleaved(
         keep = policy.keep(activity)
         windows.append(_window_record(activity, len(pending), contended, keep))
         if keep:
-            for rnd, speed in pending:
-                for name, (seconds, counter) in rnd.items():
-                    samples[name].append(seconds)
-                    compiles[name].append(counter)
-                    marked[name].append(contended)
-                speeds.append(speed)
-            precise = enough is not None and done >= sampling.repeats and enough(samples)
-            if done % max(1, sampling.repeats // 5) == 0 or done == sampling.repeats or out_of_budget or precise:
-                log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)%s", label, done,
-                         sampling.repeats, elapsed, policy.retimed, policy.waited_s,
-                         ", precise enough" if precise else "")
+            kept.add(pending, contended)
+            precise = enough is not None and done >= sampling.repeats and enough(kept.samples)
+            _progress(label, done, sampling.repeats, elapsed, policy, out_of_budget or precise, precise)
             if out_of_budget or precise:
                 break
         else:
             readings = [watch.now()]  # after a wait: judge nothing across it
         pending = []
         window_start = readings[-1]
-    loads.append(load_average())
-    clocks.append(cpu_mhz())
     settings = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
                 "max_wait_s": sampling.max_wait_s}
-    return samples, compiles, marked, machine_summary(windows, settings, loads, clocks, policy.records(), speeds)
+    return kept.samples, kept.compiles, kept.marked, machine_summary(
+        windows, settings, [*loads, load_average()], [*clocks, cpu_mhz()], policy.records(), kept.speeds)

@@ -12,6 +12,18 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 
+def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
+    """Log axes where `log` names them (x ticks at the data's values) and the dashed reference line."""
+    if "x" in log:
+        ax.set_xscale("log")
+        ax.set_xticks(xs, [f"{t:g}" for t in xs])
+        ax.minorticks_off()
+    if "y" in log:
+        ax.set_yscale("log")
+    if reference is not None:
+        ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
+
+
 def facet_lines(
     data: pd.DataFrame,
     x: str,
@@ -56,15 +68,7 @@ def facet_lines(
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
             ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h])
-        if "x" in log:
-            ax.set_xscale("log")
-            ticks = sorted(set(part[x]))
-            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-            ax.minorticks_off()
-        if "y" in log:
-            ax.set_yscale("log")
-        if reference is not None:
-            ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
+        _scales(ax, log, sorted(set(part[x])), reference)
         ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")

@@ -1,0 +1,67 @@
+"""docs/claims.md: what each write-up claimed, in this project's words with the write-up's numbers, and how a
+run treats each claim: judged, checked by every job, or not measured and why.
+
+Generated from the studies' specs, the one source the report judges the claims from, so that the page a
+clone reads and the report cannot drift apart (tests/test_docs.py regenerates it and compares). Run
+`python -m jaxpitfalls.report.claims_page docs/claims.md` after editing a spec's claims.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import pandas as pd
+
+from .. import results, studies
+from ..studies.interface import Claim
+
+INTRO = """\
+# What the write-ups claimed
+
+The four studies reproduce five write-ups on JAX and Equinox performance pitfalls (the dispatch cost of
+`eqx.filter_jit`, batched `eqx.tree_at` for tensor parallelism, activation extraction, and generation with a KV
+cache). Each claim below is stated in this project's words, with the number the write-up gave for it and the
+hardware it was measured on where the write-up says. A run of the workflow judges every claim it can measure
+in its report's scorecard, on 95% intervals, at the write-up's model structure where the preset runs it (the
+latest reference: [reference/README.md](reference/README.md)); a claim is otherwise *checked* by every job (a
+guard that fails the job when it does not hold) or *not measured*, with the reason.
+
+Generated from the studies' specs (`src/jaxpitfalls/studies/*/spec.py`, `claims`): edit a claim there and run
+`python -m jaxpitfalls.report.claims_page docs/claims.md`.
+"""
+
+
+def treatment(claim: Claim) -> str:
+    """How a run treats the claim, in the page's words."""
+    if claim.checked:
+        return f"checked by every job: {claim.checked}"
+    if claim.not_measured:
+        return f"not measured: {claim.not_measured}"
+    return "judged in the report's scorecard"
+
+
+def _description(name: str) -> str:
+    """The study's description: its package's docstring (the report's description too), without its title."""
+    doc = importlib.import_module(f"{studies.__name__}.{name}").__doc__ or ""
+    return doc.strip().partition("\n\n")[2].strip()
+
+
+def _study(name: str) -> list[str]:
+    claims = studies.spec(name).claims
+    rows = pd.DataFrame([{"claim": c.text.replace("|", "\\|"), "the write-up": c.write_up.replace("|", "\\|"),
+                          "here": treatment(c).replace("|", "\\|")} for c in claims.values()])
+    judged = sum(c.judged for c in claims.values())
+    return [f"## {name}", "", _description(name), "",
+            f"{len(claims)} claims: {judged} judged, {len(claims) - judged} checked or not measured.", "",
+            rows.to_markdown(index=False), ""]
+
+
+def page() -> str:
+    return "\n".join([INTRO, *(line for name in studies.names() for line in _study(name))])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m jaxpitfalls.report.claims_page docs/claims.md")
+    results.write_text(sys.argv[1], page())
