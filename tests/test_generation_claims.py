@@ -20,9 +20,9 @@ def _first(padded_first_s: float) -> pd.DataFrame:
 
 def test_every_first_run_above_its_median_interval_is_a_cold_start_with_its_compilation_shown():
     judged = cold_start(_first(2.29), "base")
-    assert judged["verdict"] == "reproduced"
-    assert "uncached_padded 1.8x (+0.99 s, 0.70 s of it compiling)" in judged["measured"]
-    assert cold_start(_first(1.4), "base")["verdict"] == "not reproduced"  # inside its median's interval
+    assert judged.verdict == "reproduced"
+    assert "uncached_padded 1.8x (+0.99 s, 0.70 s of it compiling)" in judged.measured
+    assert cold_start(_first(1.4), "base").verdict == "not reproduced"  # inside its median's interval
 
 
 @pytest.mark.parametrize(("off", "expected"), [

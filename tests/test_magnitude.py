@@ -8,10 +8,10 @@ import pytest
 import yaml
 
 from jaxpitfalls import studies
-from jaxpitfalls.report.build import declared, ratio_points
-from jaxpitfalls.report.claims import at_write_up_structure
+from jaxpitfalls.report.build import declared, judged_rows, ratio_points
+from jaxpitfalls.report.claims import Judged, at_write_up_structure
 from jaxpitfalls.report.magnitude import magnitude
-from jaxpitfalls.studies.interface import Number
+from jaxpitfalls.studies.interface import Claim, Number
 
 BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
 SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
@@ -92,7 +92,7 @@ def test_every_numbered_claim_names_keys_its_configurations_have(name):
 
 def test_a_report_must_measure_each_of_the_write_ups_numbers():
     spec = studies.spec("dispatch")
-    rows = [{"claim": key, "measured": "", "verdict": "inconclusive", "rule": "",
+    rows = [{"claim": key, "measured": "", "verdict": "inconclusive",
              "ours": (None,) * len(claim.numbers)} for key, claim in spec.claims.items() if claim.judged]
     assert [row["numbers"] for row in declared(spec, rows)] == [c.numbers for c in spec.claims.values()]
     rows[0] = rows[0] | {"ours": ()}
@@ -111,3 +111,25 @@ def test_the_scorecard_figure_draws_ours_at_the_write_ups_structure_else_the_jud
     points = ratio_points(claims)
     assert list(points.label) == ["s: a", "s: b"] and list(points.at_structure) == [True, False]
     assert list(points.ours) == [7.0, 2.0]
+
+
+def test_a_report_must_return_typed_rows():
+    judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
+    assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",
+                                                  "ours": (None,), "judged_ratio": None}]
+    with pytest.raises(TypeError, match=r"study dispatch: report.claims\(\) must return claims.Judged rows, got "
+                                        r"\['dict'\]"):
+        judged_rows("dispatch", [{"claim": "slower"}])
+
+
+def test_the_rule_comes_from_the_spec_beside_its_claim():
+    spec = studies.spec("dispatch")
+    rows = [{"claim": key, "measured": "", "verdict": "inconclusive", "ours": (None,) * len(claim.numbers)}
+            for key, claim in spec.claims.items() if claim.judged]
+    by_key = {row["key"]: row for row in declared(spec, rows)}
+    assert by_key["slower"]["rule"] == spec.claims["slower"].rule and "above 1" in by_key["slower"]["rule"]
+    assert by_key["flax_reference"]["rule"] == ""  # not measured: no rule
+    with pytest.raises(ValueError, match="a judged claim says its rule"):
+        Claim("judged without a rule", "1x")
+    with pytest.raises(ValueError, match="one no report judges has none"):
+        Claim("not measured, yet a rule", "1x", rule="above 1", not_measured="no accelerator")

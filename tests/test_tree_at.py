@@ -119,8 +119,8 @@ def test_scaling_claims_and_figures(tables):
     fits = report.scaling(tables["steps"])
     assert len(fits) == 6 and (fits.points == 2).all() and fits.exponent.notna().all()
     claims = report.claims(tables)  # their verdicts depend on this machine: test_claim_verdicts_follow_their_rules
-    assert [c["claim"] for c in claims] == [k for k, c in SPEC.claims.items() if c.judged]
-    assert "x [" in claims[0]["measured"] and "2 sizes: a power law assumed" in claims[1]["measured"]
+    assert [c.claim for c in claims] == [k for k, c in SPEC.claims.items() if c.judged]
+    assert "x [" in claims[0].measured and "2 sizes: a power law assumed" in claims[1].measured
     titles = [title for title, _, table in report.tables(tables) if isinstance(table, pd.DataFrame)]
     assert titles == ["Transforms and tree_at calls per application", "Scaling with the number of transforms"]
     assert set(report.figures(tables)) == set(report.FIGURES)
@@ -170,7 +170,7 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
 ])
 def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
     claims = report.claims(_synthetic(steady, compile_ratio))
-    assert [c["verdict"] for c in claims] == expected, [(c["claim"], c["measured"]) for c in claims]
+    assert [c.verdict for c in claims] == expected, [(c.claim, c.measured) for c in claims]
 
 
 @pytest.mark.parametrize(("spread", "expected"), [
@@ -181,4 +181,4 @@ def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
 ])
 def test_the_variance_claim_compares_the_relative_spreads(spread, expected):
     variance = report.claims(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread))[-1]
-    assert variance["claim"] == "variance" and variance["verdict"] == expected, variance["measured"]
+    assert variance.claim == "variance" and variance.verdict == expected, variance.measured

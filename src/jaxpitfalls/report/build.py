@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from .. import results, studies
 from ..studies.interface import Claim, StudySpec
 from . import markdown
 from .aggregate import processes_of, read_tables
-from .claims import CHECKED, NOT_MEASURED
+from .claims import CHECKED, NOT_MEASURED, Judged
 from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = ("reproduced", "not reproduced")
@@ -36,15 +37,23 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
     return judged
 
 
+def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
+    """A study's judged claims as the report's rows; anything but a `Judged` is refused, naming the study."""
+    wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
+    if wrong:
+        raise TypeError(f"study {study}: report.claims() must return claims.Judged rows, got {wrong}")
+    return [asdict(j) for j in judged]
+
+
 def _unjudged(claim: Claim) -> dict[str, Any]:
     """The row of a claim no report judges: checked by every job, or not measured, with the reason."""
     if claim.checked:
-        return {"measured": f"checked in every job: {claim.checked}", "verdict": CHECKED, "rule": ""}
-    return {"measured": f"not measured: {claim.not_measured}", "verdict": NOT_MEASURED, "rule": ""}
+        return {"measured": f"checked in every job: {claim.checked}", "verdict": CHECKED}
+    return {"measured": f"not measured: {claim.not_measured}", "verdict": NOT_MEASURED}
 
 
 def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The report's claim rows in the spec's order, with the spec's text, write-up number and advice: every
+    """The report's claim rows in the spec's order, with the spec's text, write-up number, rule and advice: every
     judged claim exactly once (a claim a report forgot would otherwise vanish from the scorecard), and each
     claim no run judges with its reason."""
     judged = [key for key, claim in spec.claims.items() if claim.judged]
@@ -60,7 +69,7 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{"ours": (None,) * len(claim.numbers)}
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
-               "advice": claim.advice}
+               "rule": claim.rule, "advice": claim.advice}
             for key, claim in spec.claims.items()]
 
 
@@ -99,8 +108,9 @@ def build_report(
     for name, inputs in study_inputs.items():
         spec, report = studies.spec(name), studies.report(name)
         tables = read_tables(inputs["tables"])
-        per_process = [report.claims(read_tables(inputs["tables"], p)) for p in processes_of(tables)]
-        claims[name] = declared(spec, judged_per_process(report.claims(tables), per_process))
+        per_process = [judged_rows(name, report.claims(read_tables(inputs["tables"], p)))
+                       for p in processes_of(tables)]
+        claims[name] = declared(spec, judged_per_process(judged_rows(name, report.claims(tables)), per_process))
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, studies.description(name), spec, report, tables, settings,

@@ -9,6 +9,7 @@ threshold or band's edge cannot tell (inconclusive, with its reason).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -21,6 +22,20 @@ NOT_MEASURED, CHECKED = "not measured", "checked"
 # A claim whose largest possible effect on this hardware lies inside its interval: no run here could decide it,
 # however long, so it is told apart from an inconclusive one that more samples might decide.
 NOT_TESTABLE = "not testable"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One claim as its study's report judged it on this run: what was measured, the verdict (by the rule its
+    spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
+    low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
+    where the write-up's structure was not run (the scorecard's figure shows it)."""
+
+    claim: str
+    measured: str
+    verdict: str
+    ours: tuple = ()
+    judged_ratio: tuple[float, float, float] | None = None
 
 
 def verdict(ok: bool | None, untestable: str = "") -> str:

@@ -76,18 +76,24 @@ class Claim:
     numbers in measurable units where it has them (the report's claim row then gives `ours`: per number,
     ours in its unit as (estimate, low, high), or None where this run did not measure it).
 
-    `advice` turns its verdict into the report's findings. `not_measured` says why no run of this workflow
-    judges it (multiple hosts, INT8, an accelerator, a variant not built); `checked` says how every job
-    checks it instead of timing it (a guard that fails the job, a method the harness follows), so a finished
-    run shows it holds. Either way the claim is listed with its reason and the study's report does not judge
-    it."""
+    `rule`: how the study's report decides it (the report's rule column and docs/claims.md read it here, so
+    the text lives beside the claim it judges). `advice` turns its verdict into the report's findings.
+    `not_measured` says why no run of this workflow judges it (multiple hosts, INT8, an accelerator, a
+    variant not built); `checked` says how every job checks it instead of timing it (a guard that fails the
+    job, a method the harness follows), so a finished run shows it holds. Either way the claim is listed with
+    its reason and the study's report does not judge it."""
 
     text: str
     write_up: str
     numbers: tuple[Number, ...] = ()
+    rule: str = ""
     advice: Advice | None = None
     not_measured: str = ""
     checked: str = ""
+
+    def __post_init__(self) -> None:
+        if self.judged != bool(self.rule):
+            raise ValueError(f"claim {self.text!r}: a judged claim says its rule, one no report judges has none")
 
     @property
     def judged(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import above, interval, verdict
+from ...report.claims import Judged, above, interval, verdict
 from ...report.plots import bars
 from .spec import SPEC
 
@@ -21,9 +21,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
                            order=SPEC.variants, ylabel="median call (ms)", title="jax.jit vs eager")}
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, str]]:
+def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     comp = measured(tables["comparisons"])
     r = comp[(comp.config_id == base_config_id(comp)) & (comp.variant == "eager")].iloc[0]
-    return [{"claim": "jit_faster", "measured": interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x"),
-             "verdict": verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1)),
-             "rule": "eager / jit, 95% interval above 1"}]
+    return [Judged(claim="jit_faster", measured=interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x"),
+                   verdict=verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1)))]

@@ -7,7 +7,7 @@ report's jobs, not the timed ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -16,6 +16,7 @@ from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...plan import value_label
 from ...report.aggregate import base_config_id
 from ...report.claims import (
+    Judged,
     above,
     at_write_up_structure,
     ceiling,
@@ -30,7 +31,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from .spec import SPEC
+from .spec import COMPUTE_BAND, SPEC
 
 FIGURES = {
     "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
@@ -181,7 +182,7 @@ def _slower_untestable(run: _Run, fj: pd.Series, config_id: str) -> str:
             "interval's half-width")
 
 
-def _slower(run: _Run) -> dict[str, Any]:
+def _slower(run: _Run) -> Judged:
     config_id, where, at_structure = run.headline("slower")
     fj = run.pair("filter_jit", "jit_partition", config_id=config_id)
     every = run.comp[(run.comp.variant == "filter_jit") & (run.comp.baseline == "jit_partition")
@@ -189,18 +190,15 @@ def _slower(run: _Run) -> dict[str, Any]:
     supporting = "" if config_id == run.base_id else (
         f"; at the base configuration {run.base_id}: {ratio_interval(run.pair('filter_jit', 'jit_partition'))}")
     why = _slower_untestable(run, fj, config_id)
-    return {
-        "claim": "slower",
-        "measured": f"{why + '; ' if why else ''}{ratio_interval(fj)} {where} ({config_id}){supporting}; "
+    return Judged(
+        claim="slower",
+        measured=f"{why + '; ' if why else ''}{ratio_interval(fj)} {where} ({config_id}){supporting}; "
                     f"significantly slower in {int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations",
-        "verdict": verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1), why),
-        "rule": "95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure "
-                "where the preset runs it; not testable where the base's overhead (same pytree) on that step "
-                "gives a largest ratio inside the interval's half-width",
-        "judged_ratio": ratio_of(fj),
-        "ours": (None, None, None) if not at_structure else (
+        verdict=verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1), why),
+        judged_ratio=ratio_of(fj),
+        ours=(None, None, None) if not at_structure else (
             ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))),
-    }
+    )
 
 
 def _postprocess_share(run: _Run, config_id: str) -> tuple[float, float, float]:
@@ -211,45 +209,39 @@ def _postprocess_share(run: _Run, config_id: str) -> tuple[float, float, float]:
     return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
 
 
-def _where(run: _Run) -> dict[str, Any]:
+def _where(run: _Run) -> Judged:
     at = run.at("where")
     config_id = at if at in set(run.overhead.config_id) else run.base_id
     pre, post, share = _postprocess_share(run, config_id)
-    return {
-        "claim": "where",
-        "measured": f"_preprocess {1 - share:.0%}, _postprocess {share:.0%} (traced: {pre:.3f} ms + {post:.3f} ms "
+    return Judged(
+        claim="where",
+        measured=f"_preprocess {1 - share:.0%}, _postprocess {share:.0%} (traced: {pre:.3f} ms + {post:.3f} ms "
                     f"per step at {config_id})",
-        "verdict": verdict(bool(share > 0.5)),
-        "rule": "_postprocess (with combine) takes more than half of the two in the traced step (one trace: no "
-                "interval)",
-        "ours": (None if config_id != at else (share * 100,) * 3,),
-    }
+        verdict=verdict(bool(share > 0.5)),
+        ours=(None if config_id != at else (share * 100,) * 3,),
+    )
 
 
-def _structure(run: _Run) -> dict[str, Any]:
+def _structure(run: _Run) -> Judged:
     layers = run.overhead_on("layers", SPEC.floor)
     at = run.at("structure")
-    judged = {
-        "claim": "structure",
-        "measured": "not measured: the config sweeps fewer than 2 layer counts",
-        "verdict": verdict(None),
-        "rule": "overhead at the most leaves minus at the fewest (95% interval of the difference): above 0 "
-                "reproduced, below 0 not reproduced",
-        "ours": (None if at is None else difference_of(run.pair("filter_jit", "jit_partition", config_id=at)),),
-    }
+    judged = Judged(
+        claim="structure",
+        measured="not measured: the config sweeps fewer than 2 layer counts",
+        verdict=verdict(None),
+        ours=(None if at is None else difference_of(run.pair("filter_jit", "jit_partition", config_id=at)),),
+    )
     if len(layers) < 2:
         return judged
     lo, hi = layers.iloc[0], layers.iloc[-1]
     growth = difference_of_estimates(hi.diff_ms, (hi.diff_ci_low_ms, hi.diff_ci_high_ms),
                                      lo.diff_ms, (lo.diff_ci_low_ms, lo.diff_ci_high_ms))
-    return judged | {
-        "measured": f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves: "
+    return replace(
+        judged,
+        measured=f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves: "
                     f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us per leaf)",
-        "verdict": verdict(above(growth[1], growth[2], 0)),
-    }
-
-
-COMPUTE_BAND = 0.25  # "does not depend": within 25% of the base configuration's overhead, either way
+        verdict=verdict(above(growth[1], growth[2], 0)),
+    )
 
 
 def _compute_settings(run: _Run, base: pd.Series) -> dict[str, pd.Series]:
@@ -263,16 +255,14 @@ def _compute_settings(run: _Run, base: pd.Series) -> dict[str, pd.Series]:
             for _, r in pairs.iterrows()}
 
 
-def _not_compute(run: _Run) -> dict[str, Any]:
+def _not_compute(run: _Run) -> Judged:
     """Each compute setting's overhead (filter_jit - jit_partition, the write-up's pair) minus the base
     configuration's, as an interval: all inside the band reproduces, any wholly outside does not."""
-    judged = {
-        "claim": "not_compute",
-        "measured": "not measured: the config sweeps no compute setting besides the base",
-        "verdict": verdict(None),
-        "rule": f"per compute setting, 95% interval of (its overhead - the base's) within +-{COMPUTE_BAND:.0%} of "
-                "the base's overhead (filter_jit - jit_partition, blocked); any wholly outside: not reproduced",
-    }
+    judged = Judged(
+        claim="not_compute",
+        measured="not measured: the config sweeps no compute setting besides the base",
+        verdict=verdict(None),
+    )
     base = run.pair("filter_jit", "jit_partition")
     settings = _compute_settings(run, base)
     if not settings:
@@ -285,61 +275,57 @@ def _not_compute(run: _Run) -> dict[str, Any]:
         outcomes.append(within(shift[1], shift[2], -band, band))
         shifts.append(f"{setting}: {interval(*shift, ' ms')}")
     outcome = False if False in outcomes else (True if all(outcomes) else None)
-    return judged | {
-        "measured": f"base overhead {_ms(base)}; shift per setting: " + "; ".join(shifts),
-        "verdict": verdict(outcome),
-    }
+    return replace(
+        judged,
+        measured=f"base overhead {_ms(base)}; shift per setting: " + "; ".join(shifts),
+        verdict=verdict(outcome),
+    )
 
 
-def _partition_free(run: _Run) -> dict[str, Any]:
+def _partition_free(run: _Run) -> Judged:
     part = run.pair("jit_partition", SPEC.floor)
-    return {
-        "claim": "partition_free",
-        "measured": f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
-        "verdict": verdict(opposite(above(part.ratio_ci_low, part.ratio_ci_high, 1.05))),
-        "rule": "ratio to jit_flat at most 1.05 (whole interval); above 1.05 (whole interval): not reproduced",
-    }
+    return Judged(
+        claim="partition_free",
+        measured=f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
+        verdict=verdict(opposite(above(part.ratio_ci_low, part.ratio_ci_high, 1.05))),
+    )
 
 
-def _pipelining(run: _Run) -> dict[str, Any]:
+def _pipelining(run: _Run) -> Judged:
     blocked, pipelined = run.pair("filter_jit", SPEC.floor), run.pair("filter_jit", SPEC.floor, "pipelined")
     # filter_jit gains less from pipelining than the floor <=> its ratio to the floor rises when pipelined.
     rise = ratio_of_estimates(pipelined.ratio, (pipelined.ratio_ci_low, pipelined.ratio_ci_high),
                               blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
-    return {
-        "claim": "pipelining",
-        "measured": f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
+    return Judged(
+        claim="pipelining",
+        measured=f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
                     f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}",
-        "verdict": verdict(above(rise[1], rise[2], 1)),
-        "rule": f"filter_jit's ratio to {SPEC.floor} higher pipelined than blocked (95% interval of the quotient "
-                "above 1; below 1: not reproduced)",
-    }
+        verdict=verdict(above(rise[1], rise[2], 1)),
+    )
 
 
-def _attribution_complete(run: _Run) -> dict[str, Any]:
+def _attribution_complete(run: _Run) -> Judged:
     """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition."""
     traced = _attribution(run.comp, run.overhead)
     at = run.at("where")
-    judged = {"claim": "attribution_complete",
-              "rule": "the traced Python around the program (filter_jit - jit_partition, each component's share "
-                      "applied to the untraced median) reaches the measured gap's 95% interval; below it: not "
-                      "reproduced (the rest is the program's run or its dispatch)"}
     if traced.empty:
-        return judged | {"measured": "not measured: no traced configuration", "verdict": verdict(None)}
+        return Judged(claim="attribution_complete", measured="not measured: no traced configuration",
+                      verdict=verdict(None))
     config_id = at if at in set(traced.config_id) else run.base_id
     python = row(traced, config_id=config_id).python_around_program_ms
     gap = run.pair("filter_jit", "jit_partition", config_id=config_id)
-    return judged | {
-        "measured": f"Python around the program {python:.3f} ms of a {_ms(gap)} gap at {config_id} "
+    return Judged(
+        claim="attribution_complete",
+        measured=f"Python around the program {python:.3f} ms of a {_ms(gap)} gap at {config_id} "
                     f"({python / gap.diff_ms:.0%} of the estimate)",
-        "verdict": verdict(None if gap.diff_ci_high_ms <= 0 else bool(python >= gap.diff_ci_low_ms)),
-    }
+        verdict=verdict(None if gap.diff_ci_high_ms <= 0 else bool(python >= gap.diff_ci_low_ms)),
+    )
 
 
 JUDGED = (_slower, _where, _structure, _not_compute, _partition_free, _pipelining, _attribution_complete)
 
 
-def claims(tables: dict[str, Any]) -> list[dict[str, Any]]:
+def claims(tables: dict[str, Any]) -> list[Judged]:
     """The write-up's claims that this study measures, each judged by its own function."""
     comp = tables["comparisons"]
     run = _Run(comp, tables["steps"], tables["overhead"], base_config_id(comp))

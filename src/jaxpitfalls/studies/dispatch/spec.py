@@ -44,6 +44,8 @@ BERT_BASE = {"layers": 12, "hidden": 768}
 GPU_SIZES = ("a GPU at batch 64 x seq 512 there, this CPU at the preset's batch and sequence here: the compute "
              "the fixed overhead adds to")
 
+COMPUTE_BAND = 0.25  # "does not depend": within 25% of the base configuration's overhead, either way
+
 CLAIMS = {
     "slower": Claim(
         "filter_jit is slower per training step than jax.jit + partition/combine",
@@ -51,6 +53,9 @@ CLAIMS = {
         numbers=(Number(1.23, 1.27, "x", structural=False, at=BERT_BASE, differs=GPU_SIZES),
                  Number(159.7, 159.7, " ms/step filter_jit", structural=False, at=BERT_BASE, differs=GPU_SIZES),
                  Number(130.1, 130.1, " ms/step jit_partition", structural=False, at=BERT_BASE, differs=GPU_SIZES)),
+        rule="95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure where "
+             "the preset runs it; not testable where the base's overhead (same pytree) on that step gives a "
+             "largest ratio inside the interval's half-width",
         advice=Advice("In a training loop, partition the model once and call jax.jit on its arrays, combining inside "
                       "the program, instead of eqx.filter_jit on the whole model.",
                       "eqx.filter_jit cost no more than jit + partition at this structure: keep it.",
@@ -59,6 +64,8 @@ CLAIMS = {
         "the overhead is pre/postprocessing outside the compiled program, mostly _postprocess + combine",
         "_preprocess + hashable_partition 26%, _postprocess + combine 74%",
         numbers=(Number(73, 74, "%", structural=True, at=BERT_BASE_TREE),),
+        rule="_postprocess (with combine) takes more than half of the two in the traced step (one trace: no "
+             "interval)",
         advice=Advice("Where a call must go through filter_jit, return small outputs: rebuilding a large output "
                       "pytree (_postprocess + combine) is most of its per-call cost.",
                       "Most of filter_jit's cost here is splitting its inputs: pass it fewer leaves.")),
@@ -68,17 +75,22 @@ CLAIMS = {
         numbers=(Number(46.8, 47.2, " ms", structural=False, at=BERT_BASE_TREE,
                         differs="the host's Python speed and equinox 0.11 there vs 0.13 here: the overhead is "
                                 "Python on the host"),),
+        rule="overhead at the most leaves minus at the fewest (95% interval of the difference): above 0 "
+             "reproduced, below 0 not reproduced",
         advice=Advice("The per-call cost grows with the pytree's leaves: keep what a jitted step takes and returns "
                       "small or flat.")),
     "not_compute": Claim(
         "the overhead does not depend on the computation (dropout, attention implementation, sizes)",
         "47.2 ms without dropout (SDPA attention) vs 46.9 ms with dropout (eager attention)",
+        rule=f"per compute setting, 95% interval of (its overhead - the base's) within +-{COMPUTE_BAND:.0%} of the "
+             "base's overhead (filter_jit - jit_partition, blocked); any wholly outside: not reproduced",
         advice=Advice("The overhead is a fixed cost per call: it matters most where steps are short (small batches "
                       "or models, fast accelerators).",
                       "The overhead changed with the compute here: measure it at your own sizes.")),
     "partition_free": Claim(
         "partition once + combine inside jax.jit leaves ~0 ms of per-call overhead",
         "~0 ms (combine happens inside the program)",
+        rule="ratio to jit_flat at most 1.05 (whole interval); above 1.05 (whole interval): not reproduced",
         advice=Advice("Partition once and combine inside jax.jit: its per-call cost is within 5% of passing flat "
                       "leaves.",
                       "jax.jit still flattens the module and optimizer state on every call: for the last "
@@ -86,11 +98,16 @@ CLAIMS = {
     "pipelining": Claim(
         "(beyond the write-up) filter_jit blocks on every call, so pipelining gains it less than jax.jit",
         "equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously",
+        rule="filter_jit's ratio to jit_flat higher pipelined than blocked (95% interval of the quotient above 1; "
+             "below 1: not reproduced)",
         advice=Advice("Do not block on every step: jax.jit steps queue asynchronously, while filter_jit "
                       "(equinox >= 0.11.8) waits inside each call.")),
     "attribution_complete": Claim(
         "all of filter_jit's extra time is Python pre/postprocessing outside the compiled program",
         "46.8 ms of traced _preprocess, hashable_partition, _postprocess and combine for a 47.2 ms gap",
+        rule="the traced Python around the program (filter_jit - jit_partition, each component's share applied "
+             "to the untraced median) reaches the measured gap's 95% interval; below it: not reproduced (the "
+             "rest is the program's run or its dispatch)",
         advice=Advice("The gap is Python around the program: moving partition and combine into jax.jit removes it.",
                       "Part of the gap is not Python around the program (the program's run differs): profile "
                       "before moving code into jit.")),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import above, ceiling, judged_at, ratio_interval, ratio_of, row, verdict, within
+from ...report.claims import Judged, above, ceiling, judged_at, ratio_interval, ratio_of, row, verdict, within
 from .spec import FIRST_PASS_VARIANTS, FIXES, SPEC, estimate
 
 FIGURES = {
@@ -117,61 +117,55 @@ def _untestable(r: pd.Series, before: pd.Series, fix: tuple[str, str]) -> str:
             f"{before.pass_ms:.1f} ms pass) gives at most {top:.3f}x, inside the interval's half-width")
 
 
-def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[str, str]) -> dict[str, object]:
+def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[str, str], at_structure: bool) -> Judged:
     """Padding judged on what it removes: the ragged batch's recompilation, in whole first passes."""
     slow, fast = fix
     fresh = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="first_pass")
     steady = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="extract")
-    return {
-        "measured": f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), over fresh "
-                    f"first passes; warm passes {ratio_interval(steady)} (padding's compute)",
-        "verdict": verdict(above(fresh.ratio_ci_low, fresh.ratio_ci_high, 1)),
-        "rule": f"{slow} / {fast} time of a whole first pass, compilation included (what padding removes: the "
-                "ragged batch's recompilation), fresh jax.jit per sample, 95% interval above 1 (below 1: not "
-                "reproduced); the warm passes' ratio is shown beside it, not judged",
-        "judged_ratio": ratio_of(fresh),
-    }
+    return Judged(
+        claim=f"{slow}/{fast}",
+        measured=f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), over fresh "
+                 f"first passes; warm passes {ratio_interval(steady)} (padding's compute)",
+        verdict=verdict(above(fresh.ratio_ci_low, fresh.ratio_ci_high, 1)),
+        ours=(ratio_of(fresh) if at_structure else None,),
+        judged_ratio=ratio_of(fresh),
+    )
 
 
-def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: str, fix: tuple[str, str]):
+def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: str, fix: tuple[str, str]) -> Judged:
     slow, fast = fix
     key = f"{slow}/{fast}"
     config_id, where, at_structure = judged_at(comp, SPEC.claims[key].numbers[0], base_id)
     if fix in FIRST_PASS:
-        judged = _first_pass_fix(comp, config_id, where, fix)
-        return judged | {"claim": key, "ours": (judged["judged_ratio"] if at_structure else None,)}
+        return _first_pass_fix(comp, config_id, where, fix, at_structure)
     r = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="extract")
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     why = _untestable(r, row(speeds, config_id=config_id, variant=slow), fix)
-    return {
-        "claim": key, "ours": (ratio_of(r) if at_structure else None,), "judged_ratio": ratio_of(r),
-        "measured": f"{why + '; ' if why else ''}{ratio_interval(r)} {where} ({config_id}); first pass "
+    return Judged(
+        claim=key, ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
+        measured=f"{why + '; ' if why else ''}{ratio_interval(r)} {where} ({config_id}); first pass "
                     f"{first_gain:.2f}x (one pass each)",
-        "verdict": verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1), why),
-        "rule": f"{slow} / {fast} time per pass, 95% interval above 1 (below 1: not reproduced); not testable "
-                "where the fix's largest possible gain here lies inside the interval's half-width",
-    }
+        verdict=verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1), why),
+    )
 
 
-def _ragged_recompiles(steps: pd.DataFrame, base_id: str) -> dict[str, object]:
+def _ragged_recompiles(steps: pd.DataFrame, base_id: str) -> Judged:
     """Programs compiled per fresh first pass (the `first_pass` mode: every sample a fresh jax.jit): one per batch
     shape without padding, one per length bucket used with it."""
     fresh = in_mode(steps, "first_pass")
     fresh = fresh[fresh.config_id == base_id].set_index("variant")
     jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
     batches, buckets = fresh.loc["jit", "structure_batches"], fresh.loc["jit", "structure_buckets"]
-    return {
-        "claim": "ragged_recompiles",
-        "measured": f"programs compiled per fresh first pass at {base_id}: jit {jit:g} for {int(batches)} batches "
+    return Judged(
+        claim="ragged_recompiles",
+        measured=f"programs compiled per fresh first pass at {base_id}: jit {jit:g} for {int(batches)} batches "
                     f"(one per batch shape, the ragged last batch's among them), jit_padded {padded:g} (length "
                     f"buckets {buckets})",
-        "verdict": verdict(bool(padded < jit)),
-        "rule": "jit_padded compiles fewer programs per fresh first pass than jit (ours pads to length buckets: "
-                "one program per bucket used, where the write-up's one fixed length compiles once)",
-    }
+        verdict=verdict(bool(padded < jit)),
+    )
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
+def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     comp = measured(tables["comparisons"])
     base_id = base_config_id(measured(tables["checks"]))
     first = warmup_pass_seconds(tables["steps"])
@@ -179,16 +173,13 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, object]]:
     eager = row(comp, variant="eager", baseline="jit", config_id=base_id, mode="extract")
     compiled = row(measured(tables["steps"]), config_id=base_id, variant="eager", mode="extract")
     return [_fix(comp, speeds, first, base_id, fix) for fix in FIXES] + [
-        {"claim": "apply_auto_jit",
-         "measured": f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
+        Judged(claim="apply_auto_jit",
+         measured=f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
                      f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass",
-         "verdict": verdict(within(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1)),
-         "rule": "if calling the model were compiled, eager / jit (95% interval) would lie within 1/1.1-1.1; "
-                 "wholly outside: not reproduced"},
+         verdict=verdict(within(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1))),
         _ragged_recompiles(tables["steps"], base_id),
-        {"claim": "eager_recompiles",
-         "measured": f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {base_id} "
+        Judged(claim="eager_recompiles",
+         measured=f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {base_id} "
                      f"(its first pass: {int(compiled.first_run_compiles)})",
-         "verdict": verdict(bool(compiled.compiles_in_timed_region > 0)),
-         "rule": "the compile guard counts compilations in eager's warm passes (none: not reproduced)"},
+         verdict=verdict(bool(compiled.compiles_in_timed_region > 0))),
     ]

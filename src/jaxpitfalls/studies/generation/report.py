@@ -8,13 +8,13 @@ report's jobs, not the timed ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import base_config_id, measured
 from ...report.claims import (
+    Judged,
     above,
     at_write_up_structure,
     interval,
@@ -26,7 +26,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from .spec import SPEC
+from .spec import SPEC, UNDISTORTED
 
 FIGURES = {
     "tokens_per_s": "Tokens per second per variant vs each swept setting (log scale), proper warmup only.",
@@ -121,62 +121,56 @@ class _Run:
         return self.steps[self.steps.config_id == self.base_id].set_index("variant")
 
 
-def _cache_faster(run: _Run) -> dict[str, Any]:
+def _cache_faster(run: _Run) -> Judged:
     head_id, where, at_structure = judged_at(run.comp, SPEC.claims["cache_faster"].numbers[0], run.base_id)
     head, jitted = run.pair("uncached_eager", head_id), run.pair("uncached", head_id)
     per_config = run.comp[(run.comp.variant == "uncached_eager") & (run.comp.baseline == SPEC.floor)]
-    return {
-        "claim": "cache_faster",
-        "measured": f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
+    return Judged(
+        claim="cache_faster",
+        measured=f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
                     f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop "
                     f"{ratio_interval(jitted)}; faster than the un-jitted loop in "
                     f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations",
-        "verdict": verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
-        "rule": "95% interval of uncached_eager / kv_cache (the write-up's pair: 'Non-Cached' without jit against "
-                "'Cached + JIT') above 1, at GPT-2 124M's structure where the preset runs it",
-        "ours": (ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
-        "judged_ratio": ratio_of(head),
-    }
+        verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
+        ours=(ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
+        judged_ratio=ratio_of(head),
+    )
 
 
-def _recompiles(run: _Run) -> dict[str, Any]:
+def _recompiles(run: _Run) -> Judged:
     first = run.first()
     new = int(first.new_tokens.iloc[0])
     compiles = {v: int(first.loc[v, "first_run_compiles"]) for v in SPEC.variants}
     per_program = first.loc["uncached", "first_run_compile_seconds"] / max(compiles["uncached"], 1)
     at_gpt2 = at_write_up_structure(run.comp, SPEC.claims["recompiles"].numbers[0])
-    return {
-        "claim": "recompiles",
-        "measured": f"first run at {run.base_id}: " + ", ".join(f"{v} {c}" for v, c in compiles.items())
+    return Judged(
+        claim="recompiles",
+        measured=f"first run at {run.base_id}: " + ", ".join(f"{v} {c}" for v, c in compiles.items())
                     + f" compilations for {new} tokens; {per_program:.2f} s per uncached program",
-        "verdict": verdict(compiles["uncached"] >= new and compiles["uncached_padded"] == 1),
-        "rule": f"uncached compiles at least once per token ({new}), uncached_padded once",
-        "ours": (None if at_gpt2 != run.base_id else (per_program, per_program, per_program),),
-    }
+        verdict=verdict(compiles["uncached"] >= new and compiles["uncached_padded"] == 1),
+        ours=(None if at_gpt2 != run.base_id else (per_program, per_program, per_program),),
+    )
 
 
-def _disable_jit_baseline(run: _Run) -> dict[str, Any]:
+def _disable_jit_baseline(run: _Run) -> Judged:
     eager = row(run.comp, variant="uncached_eager", baseline="uncached", config_id=run.base_id)
-    return {
-        "claim": "disable_jit_baseline",
-        "measured": f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at {run.base_id}",
-        "verdict": verdict(above(eager.ratio_ci_low, eager.ratio_ci_high, 1)),
-        "rule": "uncached_eager / uncached (the same loop without and with jit), 95% interval above 1: "
-                "disable_jit shows what jit buys; below 1: not reproduced",
-    }
+    return Judged(
+        claim="disable_jit_baseline",
+        measured=f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at {run.base_id}",
+        verdict=verdict(above(eager.ratio_ci_low, eager.ratio_ci_high, 1)),
+    )
 
 
-def _scan(run: _Run) -> dict[str, Any]:
+def _scan(run: _Run) -> Judged:
     scan = run.pair("kv_cache_scan")
-    return {
-        "claim": "scan",
-        "measured": f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
-        "verdict": verdict(opposite(above(scan.ratio_ci_low, scan.ratio_ci_high, 1))),
-        "rule": "95% interval below 1 (above 1: not reproduced)",
-    }
+    return Judged(
+        claim="scan",
+        measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
+        verdict=verdict(opposite(above(scan.ratio_ci_low, scan.ratio_ci_high, 1))),
+    )
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     """The write-up's claims that this study measures, each judged by its own function (the warmup pitfall's
     from the demonstration)."""
     run = _Run.of(tables)
@@ -184,7 +178,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
             *_pitfall_claims(tables, run.comp), _disable_jit_baseline(run), _scan(run)]
 
 
-def cold_start(first: pd.DataFrame, config_id: str) -> dict[str, str]:
+def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
     """Every variant's first run (one per process: trace, compile, run) against its median generation, with
     how much of the excess was compilation. `first`: the configuration's rows indexed by variant."""
 
@@ -193,13 +187,11 @@ def cold_start(first: pd.DataFrame, config_id: str) -> dict[str, str]:
         return (f"{v} {first.loc[v, 'first_run_seconds'] * 1e3 / first.loc[v, 'median_ms']:.1f}x "
                 f"(+{over:.2f} s, {first.loc[v, 'first_run_compile_seconds']:.2f} s of it compiling)")
 
-    return {
-        "claim": "cold_start",
-        "measured": f"first run over the median generation at {config_id}: " + ", ".join(map(excess, first.index)),
-        "verdict": verdict(bool((first.first_run_seconds * 1e3 > first.median_ci_high_ms).all())),
-        "rule": "every variant's first run slower than its median generation's 95% upper bound (the excess is its "
-                "compilation: shown beside it)",
-    }
+    return Judged(
+        claim="cold_start",
+        measured=f"first run over the median generation at {config_id}: " + ", ".join(map(excess, first.index)),
+        verdict=verdict(bool((first.first_run_seconds * 1e3 > first.median_ci_high_ms).all())),
+    )
 
 
 def distorted(off: tuple[float, float, float]) -> bool | None:
@@ -210,28 +202,20 @@ def distorted(off: tuple[float, float, float]) -> bool | None:
     return False if within(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED) else None
 
 
-UNDISTORTED = 1.05  # a short warmup whose speedup stays within 5% of the proper one's did not distort it
-
-
-def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list[dict[str, str]]:
+def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list[Judged]:
     """The warmup pitfall's two claims, from the demonstration (not measured where the config has none)."""
     p = pitfall(tables["steps"])
     if p.empty:
-        return [{"claim": claim, "measured": "not measured: no configuration with warmup_fraction below 1",
-                 "verdict": verdict(None), "rule": rule, "ours": (None,) * len(SPEC.claims[claim].numbers)}
-                for claim, rule in (
-                    ("short_warmup", "the compile guard counts compilations in every variant"),
-                    ("distortion", "the demonstration's speedup over the proper one, 95% interval excluding 1"),
-                    ("slowed_cached", "kv_cache's median generation with the short warmup over the proper one "
-                                      "above 1"))]
+        return [Judged(claim=claim, measured="not measured: no configuration with warmup_fraction below 1",
+                        verdict=verdict(None), ours=(None,) * len(SPEC.claims[claim].numbers))
+                for claim in ("short_warmup", "distortion", "slowed_cached")]
     caught = p.groupby("variant").compiles_per_sample.min()
-    rows = [{
-        "claim": "short_warmup",
-        "measured": "compilations the guard counted per timed generation: "
+    rows = [Judged(
+        claim="short_warmup",
+        measured="compilations the guard counted per timed generation: "
                     + ", ".join(f"{v} {int(n)}" for v, n in caught.items()),
-        "verdict": verdict(bool((caught > 0).all())),
-        "rule": "the compile guard counts compilations in every variant's timed region",
-    }]
+        verdict=verdict(bool((caught > 0).all())),
+    )]
     every = tables["comparisons"]  # `comp` leaves the demonstrations out
     demos = every[every.demonstration.fillna("") != ""]
     demo = row(demos, config_id=demos.config_id.iloc[0], variant="uncached", baseline=SPEC.floor)  # the first
@@ -245,32 +229,25 @@ def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list
     compiled = caught.to_dict()
     at_structure = at_write_up_structure(every[every.config_id == demo.config_id],
                                          SPEC.claims["distortion"].numbers[0])
-    rows.append({
-        "claim": "distortion",
-        "measured": f"the short warmup {'understated' if understated else 'overstated'} the cache's speedup: "
+    rows.append(Judged(
+        claim="distortion",
+        measured=f"the short warmup {'understated' if understated else 'overstated'} the cache's speedup: "
                     f"uncached/kv_cache {ratio_interval(demo)} with it vs {ratio_interval(proper)} proper, "
                     f"{interval(*far, 'x')} off; the timed region compiled uncached {compiled['uncached']:g} and "
                     f"kv_cache {compiled[SPEC.floor]:g} times per generation"
                     + ("" if understated else " (the write-up's went the other way: there the cached variant "
                                               "compiled more inside its timed region)"),
-        "verdict": verdict(distorted(off)),
-        "rule": f"the speedup measured with the short warmup over the proper one, 95% interval excluding 1 (the "
-                f"warmup changed the answer; within 1/{UNDISTORTED}-{UNDISTORTED}x: not reproduced); how far off "
-                "is the magnitude beside the write-up's 6.7x, which follows how many compiles land in the timed "
-                "region against its length. The direction is reported, not judged: it follows which variant "
-                "compiles more inside the timed region",
-        "ours": (far if at_structure else None,),
-    })
+        verdict=verdict(distorted(off)),
+        ours=(far if at_structure else None,),
+    ))
     cached, uncached = (_slowed(tables["steps"], variant, demo.config_id, same) for variant in (SPEC.floor, "uncached"))
-    rows.append({
-        "claim": "slowed_cached",
-        "measured": f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
+    rows.append(Judged(
+        claim="slowed_cached",
+        measured=f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
                     f"(uncached: {interval(*uncached, 'x')})",
-        "verdict": verdict(above(cached[1], cached[2], 1)),
-        "rule": "kv_cache's median generation with the short warmup over the proper one (ratio of the two "
-                "medians' bootstrap intervals) above 1",
-        "ours": (cached if at_structure else None,),
-    })
+        verdict=verdict(above(cached[1], cached[2], 1)),
+        ours=(cached if at_structure else None,),
+    ))
     return rows
 
 

@@ -40,6 +40,8 @@ def warmup_tokens(conf: dict[str, Any]) -> int:
 
 GPT2_SMALL = {"layers": 12, "hidden": 768}  # GPT-2 124M's shape
 
+UNDISTORTED = 1.05  # a short warmup whose speedup stays within 5% of the proper one's did not distort it
+
 CLAIMS = {
     "cache_faster": Claim(
         "a KV cache makes greedy generation faster than rerunning the whole sequence",
@@ -49,6 +51,8 @@ CLAIMS = {
                                 "INT8 on an RTX 4070 there, float32 on this CPU here"),
                  Number(24.45, 24.45, " tok/s kv_cache", structural=False, at=GPT2_SMALL,
                         differs="INT8 on an RTX 4070 there, float32 on this CPU here")),
+        rule="95% interval of uncached_eager / kv_cache (the write-up's pair: 'Non-Cached' without jit against "
+             "'Cached + JIT') above 1, at GPT-2 124M's structure where the preset runs it",
         advice=Advice("Decode with a preallocated KV cache and one jitted single-token step.")),
     "recompiles": Claim(
         "without a cache every new sequence length compiles a new program",
@@ -56,11 +60,13 @@ CLAIMS = {
         numbers=(Number(0.5, 2, " s per program", structural=False, at=GPT2_SMALL,
                         differs="compiling for an RTX 4070 with JAX 0.4.23 there, for this CPU with JAX 0.10 "
                                 "here"),),
+        rule="uncached compiles at least once per new token in its first run, uncached_padded once",
         advice=Advice("Keep shapes static: pad to the final length or preallocate the cache, so decoding compiles "
                       "one or two programs, not one per token.")),
     "short_warmup": Claim(
         "a warmup shorter than the timed run leaves compilation inside the timed region",
         "warmup 5 tokens, test 15: shapes compiled during the measurement",
+        rule="the compile guard counts compilations in every variant's timed region",
         advice=Advice("Warm up with the shapes and lengths you time (at least the test's length) and count "
                       "compilations inside the timed region (jax_log_compiles or a compile listener).")),
     "distortion": Claim(
@@ -69,22 +75,32 @@ CLAIMS = {
         numbers=(Number(6.7, 6.7, "x off", structural=False, at=GPT2_SMALL,
                         differs="which variant compiles more inside the timed region, and what one compile costs "
                                 "against a decode step: GPU there, CPU here"),),
+        rule=f"the speedup measured with the short warmup over the proper one, 95% interval excluding 1 (the warmup "
+             f"changed the answer; within 1/{UNDISTORTED}-{UNDISTORTED}x: not reproduced); how far off is the "
+             "magnitude beside the write-up's 6.7x, which follows how many compiles land in the timed region "
+             "against its length. The direction is reported, not judged: it follows which variant compiles more "
+             "inside the timed region",
         advice=Advice("A speedup timed with compilation inside can be off several times, either way: never "
                       "compare variants that are not both fully warmed up.")),
     "slowed_cached": Claim(
         "the short warmup slowed the cached variant (it compiled inside the timed region)",
         "24.45 -> 4.23 tok/s: 5.8x slower",
         numbers=(Number(5.8, 5.8, "x slower", structural=False, at=GPT2_SMALL,
-                        differs="one compile against one decode step on an RTX 4070 there, on this CPU here"),)),
+                        differs="one compile against one decode step on an RTX 4070 there, on this CPU here"),),
+        rule="kv_cache's median generation with the short warmup over the proper one (ratio of the two medians' "
+             "bootstrap intervals) above 1"),
     "scan": Claim(
         "(beyond the write-up) the whole decode loop in one lax.scan beats a Python loop of steps",
         "not measured",
+        rule="kv_cache_scan / kv_cache, 95% interval below 1 (above 1: not reproduced)",
         advice=Advice("Fuse the decode loop with lax.scan where per-token dispatch is a visible share.",
                       "A Python loop of jitted steps is as fast as lax.scan here: keep the loop where it is "
                       "simpler (streaming tokens).")),
     "cold_start": Claim(
         "the first run (compilation, lazy initialization) is much slower than later runs: warm up, discard it",
         "first measurement much slower; warm up and discard it",
+        rule="every variant's first run slower than its median generation's 95% upper bound (the excess is its "
+             "compilation: shown beside it)",
         advice=Advice("Report start-up (the first call) and the steady state separately; never average them.")),
     "match_warmup_config": Claim(
         "a warmup with other settings (use_cache, temperature) compiles the timed path inside the measurement",
@@ -112,6 +128,8 @@ CLAIMS = {
                      "the tests compare them with PyTorch's"),
     "disable_jit_baseline": Claim(
         "jax.disable_jit() measures non-JIT performance", "for debugging",
+        rule="uncached_eager / uncached (the same loop without and with jit), 95% interval above 1: disable_jit "
+             "shows what jit buys; below 1: not reproduced",
         advice=Advice("To see what jit buys, time the same loop under jax.disable_jit(): it is the un-jitted "
                       "baseline.", "Under jax.disable_jit() the loop ran as fast as jitted here: the forward's "
                       "compute dominates both.")),

@@ -8,13 +8,13 @@ report's jobs, not the timed ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
 from ...harness.stats import geometric_mean_ratio, power_law_exponent, ratio_of_estimates
 from ...report.aggregate import base_config_id
 from ...report.claims import (
+    Judged,
     above,
     at_write_up_structure,
     interval,
@@ -26,7 +26,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from .spec import SPEC
+from .spec import GROWS, SPEC
 
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
@@ -100,9 +100,6 @@ def _exponent(fit) -> str:
     return fitted if fit.points > 2 else f"{fitted} (2 sizes: a power law assumed, not tested)"
 
 
-GROWS = 0.5  # the gain's exponent in depth: O(N*L) against O(L) predicts 1, a gain that does not grow 0
-
-
 @dataclass(frozen=True)
 class _Run:
     """What every claim reads: the steps, the paired ratios against the floor (with each configuration's
@@ -140,21 +137,20 @@ class _Run:
         return tuple(ms / n for ms in median_of(self.steps, config_id, variant, mode))
 
 
-def _faster(run: _Run) -> dict[str, Any]:
+def _faster(run: _Run) -> Judged:
     head_id, where, at_structure = judged_at(run.comp, SPEC.claims["faster"].numbers[0], run.base_id)
     head = row(run.ratios("direct"), config_id=head_id)
-    return {
-        "claim": "faster",
-        "measured": f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} ms -> "
+    return Judged(
+        claim="faster",
+        measured=f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} ms -> "
                     f"{run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)",
-        "verdict": verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
-        "rule": "95% interval of the paired ratio above 1, at BERT-4L-768H's structure where the preset runs it",
-        "judged_ratio": ratio_of(head),
-        "ours": (ratio_of(head) if at_structure else None,),
-    }
+        verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
+        judged_ratio=ratio_of(head),
+        ours=(ratio_of(head) if at_structure else None,),
+    )
 
 
-def _per_transform(run: _Run) -> dict[str, Any]:
+def _per_transform(run: _Run) -> Judged:
     direct = run.ratios("direct")
     n_base = int(row(direct, config_id=run.base_id).transforms)
     per_transform = (f"{run.median(run.base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
@@ -170,26 +166,23 @@ def _per_transform(run: _Run) -> dict[str, Any]:
                         + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})",
             "verdict": verdict(above(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS)),
         }
-    return {"claim": "per_transform", **judged,
-            "rule": f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against "
-                    f"O(L) predicts 1, a constant gain 0): 95% interval above {GROWS}; below: not reproduced",
-            "ours": tuple(run.per_call("per_transform", variant, "direct", per_transform=True)
-                          for variant in ("unbatched", SPEC.floor))}
+    return Judged(claim="per_transform", **judged,
+            ours=tuple(run.per_call("per_transform", variant, "direct", per_transform=True)
+                          for variant in ("unbatched", SPEC.floor)))
 
 
-def _same_with_depth(run: _Run) -> dict[str, Any]:
+def _same_with_depth(run: _Run) -> Judged:
     direct = run.ratios("direct")
     base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
-    return {
-        "claim": "same_with_depth",
-        "measured": ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
-        "verdict": verdict(None if len(direct) < 2 else bool(
+    return Judged(
+        claim="same_with_depth",
+        measured=", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
+        verdict=verdict(None if len(direct) < 2 else bool(
             largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
-        "rule": "the most transforms' ratio interval overlaps the fewest's",
-    }
+    )
 
 
-def _first_run_linear(run: _Run) -> dict[str, Any]:
+def _first_run_linear(run: _Run) -> Judged:
     judged = {"measured": "not measured: fewer than 2 depths", "verdict": verdict(None)}
     if ("first_run", SPEC.floor) in run.fits.index:
         f = run.fits.loc[("first_run", SPEC.floor)]
@@ -200,85 +193,75 @@ def _first_run_linear(run: _Run) -> dict[str, Any]:
             "verdict": verdict(within(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25)),
         }
     largest = run.ratios("direct").iloc[-1]
-    return {"claim": "first_run_linear", **judged,
-            "rule": "batched (the write-up's code) exponent interval within 0.75-1.25 (outside: not reproduced)",
-            "ours": (tuple(ms / largest.transforms for ms in median_of(
-                run.steps, largest.config_id, SPEC.floor, "first_run")),)}
+    return Judged(claim="first_run_linear", **judged,
+            ours=(tuple(ms / largest.transforms for ms in median_of(
+                run.steps, largest.config_id, SPEC.floor, "first_run")),))
 
 
-def _jit_negligible(run: _Run) -> dict[str, Any]:
+def _jit_negligible(run: _Run) -> Judged:
     steady = run.ratios("steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
-    return {
-        "claim": "jit_negligible",
-        "measured": f"{interval(*overall, 'x')} over all depths ("
+    return Judged(
+        claim="jit_negligible",
+        measured=f"{interval(*overall, 'x')} over all depths ("
                     + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")",
-        "verdict": verdict(within(overall[1], overall[2], 0.9, 1.1)),
-        "rule": "the depths' ratios as one (geometric mean, 95% interval) within 0.9-1.1; wholly outside: "
-                "not reproduced",
-        "ours": (run.per_call("jit_negligible", SPEC.floor, "steady"),),
-    }
+        verdict=verdict(within(overall[1], overall[2], 0.9, 1.1)),
+        ours=(run.per_call("jit_negligible", SPEC.floor, "steady"),),
+    )
 
 
-def _less_compilation(run: _Run) -> dict[str, Any]:
+def _less_compilation(run: _Run) -> Judged:
     first = run.ratios("first_run")
     top = first.iloc[-1]
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
                                          first.compile_ratio_ci_high)
-    return {
-        "claim": "less_compilation",
-        "measured": f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time "
+    return Judged(
+        claim="less_compilation",
+        measured=f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time "
                     f"unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
                     + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
                     + "): the first run's saving is in tracing, which applies the plan",
-        "verdict": verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
-        "rule": "XLA compile time unbatched / batched (paired per first run; the depths as one: geometric mean, "
-                "95% interval) above 1.1; below 1.1: not reproduced",
-    }
+        verdict=verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
+    )
 
 
-def _init_faster(run: _Run) -> dict[str, Any]:
+def _init_faster(run: _Run) -> Judged:
     init_at = at_write_up_structure(run.comp, SPEC.claims["init_faster"].numbers[0])
     init = row(run.ratios("first_run"), config_id=init_at or run.base_id)
-    return {
-        "claim": "init_faster",
-        "measured": f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
+    return Judged(
+        claim="init_faster",
+        measured=f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
                     f"({int(init.transforms)} transforms)",
-        "verdict": verdict(above(init.ratio_ci_low, init.ratio_ci_high, 1.5)),
-        "rule": "the whole first run's paired ratio (95% interval) above 1.5, a large share of the write-up's 7.6x; "
-                "below 1.5: not reproduced",
-        "ours": (None if init_at is None else ratio_of(init),),
-        "judged_ratio": ratio_of(init),
-    }
+        verdict=verdict(above(init.ratio_ci_low, init.ratio_ci_high, 1.5)),
+        ours=(None if init_at is None else ratio_of(init),),
+        judged_ratio=ratio_of(init),
+    )
 
 
-def _variance(run: _Run) -> dict[str, Any]:
+def _variance(run: _Run) -> Judged:
     direct = run.steps[run.steps["mode"] == "direct"]
     columns = ["relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"]
     spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
                           for v in ("unbatched", SPEC.floor)] for config_id in run.ratios("direct").config_id}
     measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(run.transforms[c])}" for c, (u, b) in spread.items())
-    rule = ("unbatched's relative spread (IQR / median, bootstrap 95% interval) over batched's, the depths as one "
-            "(geometric mean) above 1; below 1: not reproduced")
     if any(b[1] <= 0 for _, b in spread.values()):
-        return {"claim": "variance", "measured": f"relative IQR unbatched vs batched in the direct mode: {measured}; "
-                "a batched interval reaches 0: no ratio", "verdict": verdict(None), "rule": rule}
+        return Judged(claim="variance", measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; "
+                "a batched interval reaches 0: no ratio", verdict=verdict(None))
     each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
     overall = geometric_mean_ratio(*zip(*each, strict=True))
-    return {
-        "claim": "variance",
-        "measured": f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / batched "
+    return Judged(
+        claim="variance",
+        measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / batched "
                     f"{interval(*overall, 'x')} over all depths",
-        "verdict": verdict(above(overall[1], overall[2], 1)),
-        "rule": rule,
-    }
+        verdict=verdict(above(overall[1], overall[2], 1)),
+    )
 
 
 JUDGED = (_faster, _per_transform, _same_with_depth, _first_run_linear, _jit_negligible, _less_compilation,
           _init_faster, _variance)
 
 
-def claims(tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     """The write-ups' claims that this study measures, each judged by its own function."""
     run = _Run.of(tables)
     return [judge(run) for judge in JUDGED]

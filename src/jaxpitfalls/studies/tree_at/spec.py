@@ -39,11 +39,14 @@ BERT_4L_768H = {"layers": 4, "hidden": 768}  # the write-up's direct measurement
 
 HOST_PYTHON = "the host's Python speed (a TPU VM's there) and the library versions: Python time per transform"
 
+GROWS = 0.5  # the gain's exponent in depth: O(N*L) against O(L) predicts 1, a gain that does not grow 0
+
 CLAIMS = {
     "faster": Claim(
         "one batched tree_at applies a tensor-parallel plan faster than one tree_at per match",
         "7.6x (130 ms -> 17 ms; BERT-4L-768H, 24 transforms)",
         numbers=(Number(7.6, 7.6, "x", structural=True, at=BERT_4L_768H),),
+        rule="95% interval of the paired ratio above 1, at BERT-4L-768H's structure where the preset runs it",
         advice=Advice("Replace many subtrees with one eqx.tree_at call (a tuple of getters and replacements), "
                       "not a loop of calls.")),
     "per_transform": Claim(
@@ -51,10 +54,13 @@ CLAIMS = {
         "5.4 ms vs 0.7 ms per transform at 24 transforms; O(N*L) -> O(L)",
         numbers=(Number(5.4, 5.4, " ms unbatched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON),
                  Number(0.7, 0.7, " ms batched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON)),
+        rule=f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against O(L) "
+             f"predicts 1, a constant gain 0): 95% interval above {GROWS}; below: not reproduced",
         advice=Advice("A loop of tree_at calls costs time quadratic in the model's depth: batch them.")),
     "same_with_depth": Claim(
         "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
+        rule="the most transforms' ratio interval overlaps the fewest's",
         advice=Advice("", "The gain grows with depth, as the write-up's own O(N*L) -> O(L) analysis predicts "
                           "(against its extrapolated table): batching matters most for deep models.")),
     "first_run_linear": Claim(
@@ -63,6 +69,7 @@ CLAIMS = {
         numbers=(Number(52, 90, " ms/transform", structural=False,
                         differs="tracing and compiling for a TPU v4 there, up to 360 transforms; for this CPU "
                                 "here"),),
+        rule="batched (the write-up's code) exponent interval within 0.75-1.25 (outside: not reproduced)",
         advice=Advice("Expect start-up (trace, compile, shard, optimizer init) to grow about linearly with depth; "
                       "JAX's persistent compilation cache shortens repeated starts.")),
     "jit_negligible": Claim(
@@ -70,10 +77,14 @@ CLAIMS = {
         "~35 ms per call either way once compiled",
         numbers=(Number(34.5, 34.5, " ms batched", structural=False, at=BERT_4L_768H,
                         differs="a compiled call on a TPU there, on this CPU here"),),
+        rule="the depths' ratios as one (geometric mean, 95% interval) within 0.9-1.1; wholly outside: not "
+             "reproduced",
         advice=Advice("Tree manipulation inside a jitted function costs nothing per call, only at trace time.")),
     "less_compilation": Claim(
         "batching reduces the JIT's work: less compilation overhead",
         "expected, not measured directly",
+        rule="XLA compile time unbatched / batched (paired per first run; the depths as one: geometric mean, 95% "
+             "interval) above 1.1; below 1.1: not reproduced",
         advice=Advice("", "Batching tree_at saves Python time while tracing, not XLA compile time: both lower to "
                           "the same program.")),
     "init_faster": Claim(
@@ -82,12 +93,16 @@ CLAIMS = {
         numbers=(Number(7.6, 7.6, "x", structural=False, at=BERT_4L_768H,
                         differs="the write-up's 7.6x is of applying the plan alone; ours is the whole first run "
                                 "(trace, compile, shard, optimizer init)"),),
+        rule="the whole first run's paired ratio (95% interval) above 1.5, a large share of the write-up's 7.6x; "
+             "below 1.5: not reproduced",
         advice=Advice("Batching speeds up the whole initialization as much as the plan: worth it for start-up.",
                       "Applying the plan is a small part of initialization: measure the end-to-end start-up you "
                       "care about before optimizing one step of it.")),
     "variance": Claim(
         "the batched version's times vary far less (more predictable)",
         "std 0.22 ms vs 22.03 ms over 20 runs (one outlier drives the unbatched std)",
+        rule="unbatched's relative spread (IQR / median, bootstrap 95% interval) over batched's, the depths as one "
+             "(geometric mean) above 1; below 1: not reproduced",
         advice=Advice("Batching also makes applying the plan more predictable, not only faster.",
                       "Batching does not make applying the plan more predictable here: expect its time to vary as "
                       "much relative to its size.")),
