@@ -4,6 +4,6 @@ from jaxpitfalls import runtime, studies
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0], **sm.params.runtime)
-study = studies.measure(sm.wildcards.study)
-xplane = study.trace(sm.params.conf, studies.inputs(sm.input), sm.params.settings, sm.output[0])
+settings = studies.spec(sm.wildcards.study).traced.of(sm.params.settings)
+xplane = studies.measure(sm.wildcards.study).trace(sm.params.conf, studies.inputs(sm.input), settings, sm.output[0])
 log.info("trace written: %s", xplane)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from jaxpitfalls.harness import protocol
-from jaxpitfalls.harness.timing import Sampling
+from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
 from jaxpitfalls.studies.dispatch.spec import SPEC

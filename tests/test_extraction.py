@@ -11,6 +11,7 @@ from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies.extraction import extractors
 from jaxpitfalls.studies.extraction import measure as extraction
+from jaxpitfalls.studies.settings import Timing
 
 CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
 SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
@@ -57,4 +58,4 @@ def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):
     monkeypatch.setattr(extraction, "EXTRACTORS", {"jit_padded_async": extractors.JitPaddedAsync,
                                                    "pipelined": extractors.JitPaddedAsync})
     with pytest.raises(VariantsIndistinguishable, match="'jit_padded_async' and 'pipelined'"):
-        extraction.run(CONF, inputs, SETTINGS)
+        extraction.run(CONF, inputs, Timing.of(SETTINGS))

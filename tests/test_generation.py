@@ -13,6 +13,7 @@ from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.studies.generation import decoding
 from jaxpitfalls.studies.generation import measure as generation
+from jaxpitfalls.studies.generation.spec import Timing
 
 SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
 CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0,
@@ -45,7 +46,7 @@ def _valid(doc: dict) -> dict:
 def test_a_proper_run_gives_pytorchs_greedy_tokens_and_compiles_only_in_its_first_generation(inputs):
     """run() refuses variants whose tokens differ bitwise, so its tokens equal to PyTorch's are every variant's
     (each variant generating once more here cost ~20 s of compiles)."""
-    doc = _valid(generation.run(CONF, inputs, SETTINGS))
+    doc = _valid(generation.run(CONF, inputs, Timing.of(SETTINGS)))
     prompt = generation.prompt_tokens(inputs["data"], CONF["prompt"])
     assert doc["tokens"] == _pytorch_greedy(inputs, prompt, CONF["new_tokens"])
     signatures = {name: v["signature"] for name, v in doc["variants"].items()}
@@ -67,4 +68,4 @@ def test_a_proper_run_gives_pytorchs_greedy_tokens_and_compiles_only_in_its_firs
 def test_a_variant_that_silently_runs_another_variants_code_is_refused(inputs, monkeypatch):
     monkeypatch.setitem(generation.DECODERS, "uncached_padded", decoding.Uncached)
     with pytest.raises(VariantsIndistinguishable, match="'uncached' and 'uncached_padded'"):
-        generation.run(CONF, inputs, SETTINGS)
+        generation.run(CONF, inputs, Timing.of(SETTINGS))

@@ -12,7 +12,7 @@ import pytest
 
 from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.compiles import CompiledInTimedRegion, count_compiles
-from jaxpitfalls.harness.timing import Sampling
+from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.variants import (
     VariantOutputsDisagree,
     VariantsIndistinguishable,

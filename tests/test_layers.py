@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
-    ("jaxpitfalls.studies", "jaxpitfalls.studies.interface"),
+    ("jaxpitfalls.studies", "jaxpitfalls.studies.interface", "jaxpitfalls.studies.settings"),
     ("jaxpitfalls.plan", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
     ("jaxpitfalls.studies.*",),
@@ -39,7 +39,7 @@ def floor(module: str) -> int:
         for level, names in enumerate(FLOORS):
             if name in names:
                 return level
-        if name.startswith("jaxpitfalls.studies.") and name.count(".") == 2 and name != "jaxpitfalls.studies.interface":
+        if name.startswith("jaxpitfalls.studies.") and name.count(".") == 2 and name not in FLOORS[2]:
             return FLOORS.index(("jaxpitfalls.studies.*",))
         name = name.rpartition(".")[0]
     raise KeyError(f"{module} is on no floor: add it to FLOORS")

@@ -16,7 +16,8 @@ from busy import busy_neighbours
 from jaxpitfalls.harness import contention, machine, protocol, stats, timing
 from jaxpitfalls.harness.compiles import CompiledInTimedRegion
 from jaxpitfalls.harness.contention import MachineBusy
-from jaxpitfalls.harness.timing import Sampling, interleaved
+from jaxpitfalls.harness.sampling import Sampling
+from jaxpitfalls.harness.timing import interleaved
 
 
 def _spin(seconds: float) -> float:

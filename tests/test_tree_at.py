@@ -13,9 +13,10 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceShardin
 
 from jaxpitfalls.harness.compiles import NotAFirstRun
 from jaxpitfalls.harness.protocol import measure_mode
-from jaxpitfalls.harness.timing import Sampling
+from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
+from jaxpitfalls.studies.settings import Timing
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
@@ -76,7 +77,7 @@ def test_variants_that_silently_run_the_same_code_fail_loudly(model_and_mesh):
     """The write-up's failed comparison: both 'variants' ran the batched code and reported 1.00x."""
     same = {"unbatched": tp.apply_batched, "batched": tp.apply_batched}
     with pytest.raises(VariantsIndistinguishable, match="'batched' and 'unbatched'"):
-        tree_at.run_variants(tree_at.build_variants(*model_and_mesh, apply=same), SETTINGS, "negative")
+        tree_at.run_variants(tree_at.build_variants(*model_and_mesh, apply=same), Timing.of(SETTINGS), "negative")
 
 
 def test_a_first_run_that_did_not_compile_is_refused():
@@ -94,7 +95,8 @@ def tables(model_and_mesh):
     model, mesh = model_and_mesh
     docs = []
     for layers in (1, 2):
-        doc = tree_at.run_variants(tree_at.build_variants(_deeper(model, layers), mesh), SETTINGS, f"L{layers}")
+        variants = tree_at.build_variants(_deeper(model, layers), mesh)
+        doc = tree_at.run_variants(variants, Timing.of(SETTINGS), f"L{layers}")
         conf_id = f"layers{layers}-hidden16"
         docs.append(doc | {"config_id": conf_id, "config": {
             "id": conf_id, "model": f"bert-L{layers}-H16", "layers": layers, "hidden": 16,

@@ -52,8 +52,8 @@ def main(request_path: str, log_path: str) -> None:
     try:
         with open(request_path) as f:
             request = json.load(f)
-        samplers, described = studies.lockstep(request["study"]).samplers(
-            request["conf"], request["inputs"], request["settings"])
+        settings = studies.spec(request["study"]).timing.of(request["settings"])
+        samplers, described = studies.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
         described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
                       "environment": environment_of(request)}
     except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace

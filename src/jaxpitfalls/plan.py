@@ -70,19 +70,19 @@ def is_base(conf: dict[str, Any]) -> bool:
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
 
 
-# `measure` keys only a study's trace reads: a timing job is not given them, so editing one reruns no timing.
-TRACE_ONLY_SETTINGS = ("trace_steps",)
-
-
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
-    """What a timing job reads of the study's `measure` block (and records in its result)."""
-    return {k: v for k, v in config["studies"][study]["measure"].items() if k not in TRACE_ONLY_SETTINGS}
+    """What a timing job reads of the study's `measure` block (`StudySpec.timing`), and records in its result:
+    editing a key only the traces read reruns no timing job."""
+    return _read_by(config["studies"][study]["measure"], studies.spec(study).timing.keys())
 
 
 def trace_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
-    """What the study's trace reads of its `measure` block (`StudySpec.trace_settings`), and nothing else."""
-    measure = config["studies"][study]["measure"]
-    return {k: measure[k] for k in studies.spec(study).trace_settings}
+    """What the study's trace reads of its `measure` block (`StudySpec.traced`), and nothing else."""
+    return _read_by(config["studies"][study]["measure"], studies.spec(study).traced.keys())
+
+
+def _read_by(measure: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: measure[k] for k in keys if k in measure}
 
 
 def model_name(family: str, layers: int, hidden: int) -> str:

@@ -28,7 +28,8 @@ def environment_of(request: dict[str, Any]) -> dict[str, Any]:
 
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     """Measure in this process: the study's result and the environment it was measured in."""
-    doc = studies.measure(request["study"]).run(request["conf"], request["inputs"], request["settings"])
+    settings = studies.spec(request["study"]).timing.of(request["settings"])
+    doc = studies.measure(request["study"]).run(request["conf"], request["inputs"], settings)
     return {"doc": doc, "environment": environment_of(request)}
 
 
@@ -68,13 +69,13 @@ def run_configuration(
     Its config hash covers what determines this result (configuration, measurement settings, model spec),
     not the whole config file: adding a sweep point changes no existing result. `inputs` are the job's
     input directories by name (`model`, and `data` for studies that read the corpus). With
-    `settings["processes"]` above 1, each process is a fresh worker and their results are merged
+    `processes` above 1 (read, as every setting, through the study's typed `Timing`), each process is a fresh worker and their results are merged
     (`harness.processes`); one process measures here, in the job's own fresh process.
     """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
-    processes = settings.get("processes", 1)
+    processes = studies.spec(study).timing.of(settings).processes  # refuses a key the study does not read
     measured = ([measure_here(request)] if processes == 1
                 else measure_in_workers(request, processes, log_path, jax_cache_dir))
     doc = merge([m["doc"] for m in measured])

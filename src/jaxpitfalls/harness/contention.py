@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .machine import Activity, Watch
 
 if TYPE_CHECKING:
-    from .timing import Sampling
+    from .sampling import Sampling
 
 log = logging.getLogger(__name__)
 

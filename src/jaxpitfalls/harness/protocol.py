@@ -14,7 +14,8 @@ import numpy as np
 
 from . import memory, stats
 from .compiles import count_compiles, require_compiled, require_no_compiles
-from .timing import Sampler, Sampling, gc_paused, interleaved, timed
+from .sampling import Sampling
+from .timing import Sampler, gc_paused, interleaved, timed
 
 MODES = ("blocked", "pipelined")
 

@@ -4,45 +4,21 @@ marked, never silently accepted."""
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from .compiles import CompileCount, count_compiles
 from .contention import Contention
 from .machine import REAL, Activity, Reading, Watch, cpu_mhz, load_average, machine_summary
+from .sampling import Sampling
 
 log = logging.getLogger(__name__)
 
 Sampler = Callable[[], float]
-ON_CONTENTION = ("retry", "fail", "warn")
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """How a mode is sampled (a study's `measure` settings): rounds, time budget, calibrated sample length,
-    and what a round taken while the machine was busy means."""
-
-    repeats: int
-    budget_s: float | None = None
-    min_sample_s: float = 0.0
-    on_contention: str = "retry"
-    max_busy_share: float = 0.2
-    max_wait_s: float = 300.0
-    target_precision: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.on_contention not in ON_CONTENTION:
-            raise ValueError(f"on_contention={self.on_contention!r}: expected one of {', '.join(ON_CONTENTION)}")
-
-    @classmethod
-    def of(cls, settings: dict[str, Any]) -> Sampling:
-        return cls(**{f.name: settings[f.name] for f in dataclasses.fields(cls) if f.name in settings})
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..breakdown import Component
+from .settings import Timing, Traced
 
 # A configuration's size check: (names the config key of a configuration's size, for the message; the
 # configuration; its model's sizes, `model["max_positions"]` and `model.label("max_positions")`; the whole
@@ -106,7 +107,8 @@ class StudySpec:
     with what each measures, the mode and components of its trace breakdown, its write-up's claims, whether
     it reads the text corpus, its config schema fragment and its size checks; `lockstep`: its measure.py
     offers `samplers` (Lockstep), so other environments can be timed against it in lockstep;
-    `trace_settings`: the `measure` keys its `trace` reads, and only those rerun its traces."""
+    `timing` and `traced`: its `measure` settings as its timing and its trace read them (settings.py), whose
+    keys are all each job is given."""
 
     name: str
     variants: tuple[str, ...]
@@ -120,7 +122,8 @@ class StudySpec:
     extra_pairs: tuple[tuple[str, str], ...] = ()
     check_sizes: SizeCheck | None = None
     lockstep: bool = False
-    trace_settings: tuple[str, ...] = ("trace_steps",)
+    timing: type[Timing] = Timing
+    traced: type[Traced] = Traced
 
     def __post_init__(self) -> None:
         named = {self.floor, *(v for pair in self.extra_pairs for v in pair)}
@@ -135,11 +138,11 @@ class StudySpec:
 class Measure(Protocol):
     """A study's measuring code (`measure.py`): one job per configuration."""
 
-    def run(self, conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    def run(self, conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
         """Time every variant of `conf` (inputs: named directories, `model` and `data` where the study reads
         the corpus); the result document that result.schema.json describes."""
 
-    def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+    def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
         """A profiler pass of the traced mode into `out_dir`; returns the directory written."""
 
 
@@ -149,7 +152,7 @@ class Lockstep(Protocol):
     (harness/lockstep.py): its variants prepared once, then sampled on request."""
 
     def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
-                 settings: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+                 settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
         """Per mode, per variant, a warm and calibrated sampler (seconds per call, compilation-free), after
         the same checks `run` makes; and what to record of the preparation (e.g. the variants' signatures)."""
 

@@ -12,9 +12,10 @@ import numpy as np
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
-from ...harness.timing import Sampling, timed
+from ...harness.timing import timed
 from ...harness.variants import require_agree, require_distinct
 from ...models.checkpoint import load_model
+from ..settings import Timing, Traced
 from .spec import SPEC
 
 
@@ -39,7 +40,7 @@ def runners(model_dir: str) -> dict[str, Runner]:
     return {name: runner(name) for name in SPEC.variants}
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     found, outputs, warm = runners(inputs["model"]), {}, {}
     for name, r in found.items():
         with count_compiles() as counter:
@@ -49,7 +50,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     signatures = {name: r.signature() for name, r in found.items()}
     distinct = require_distinct(signatures)
     samplers = {name: (lambda r=r: timed(lambda: jax.block_until_ready(r.step()))) for name, r in found.items()}
-    entries, comparisons, peak, machine = measure_mode(samplers, "call", SPEC.floor, Sampling.of(settings),
+    entries, comparisons, peak, machine = measure_mode(samplers, "call", SPEC.floor, settings.sampling,
                                                        conf["id"])
     return {
         "floor": SPEC.floor,
@@ -63,5 +64,5 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     }
 
 
-def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
-    return str(tracing.capture(runners(inputs["model"]), settings["trace_steps"], out_dir))
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
+    return str(tracing.capture(runners(inputs["model"]), settings.trace_steps, out_dir))

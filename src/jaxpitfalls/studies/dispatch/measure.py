@@ -13,9 +13,9 @@ import optax
 
 from ...harness import tracing
 from ...harness.protocol import Runner, calibrate, measure, mode_samplers, warm_up
-from ...harness.timing import Sampler, Sampling
+from ...harness.timing import Sampler
 from ...harness.variants import fingerprint, require_agree, require_distinct
-from .spec import SPEC
+from .spec import SPEC, Timing, Traced
 
 MASK_RATE = 0.15
 
@@ -166,21 +166,21 @@ class _Ready:
     distinct: dict[str, Any]
 
 
-def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> _Ready:
+def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _Ready:
     """Build and warm the variants, then check they follow one loss trajectory and ran distinct code."""
     model, batch, keys = prepare(conf, inputs["model"])
     runners = build_runners(model, batch, keys)
-    compiles, losses = warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
+    compiles, losses = warm_up(runners, settings.warmup_steps, settings.steps_per_sample)
     agreement = require_agree(losses, SPEC.floor, exact=jax.default_backend() == "cpu")
     signatures = {name: r.signature() for name, r in runners.items()}
     return _Ready(model, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     """One configuration: verify the variants, then time them interleaved in both modes."""
     ready = _ready(conf, inputs, settings)
     model, runners = ready.model, ready.runners
-    measured = measure(runners, SPEC.floor, Sampling.of(settings), settings["steps_per_sample"], conf["id"],
+    measured = measure(runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
                        SPEC.extra_pairs)
     for name, r in runners.items():
         measured["variants"][name] |= {
@@ -202,17 +202,17 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
 
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],
-             settings: dict[str, Any]) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
+             settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
     """The variants' calibrated samplers per mode, after `run`'s checks, for a lockstep comparison."""
     ready = _ready(conf, inputs, settings)
-    min_sample_s = Sampling.of(settings).min_sample_s
+    min_sample_s = settings.sampling.min_sample_s
     by_mode = {mode: calibrate(by_variant, min_sample_s, f"{conf['id']} ({mode})")[0]
-               for mode, by_variant in mode_samplers(ready.runners, settings["steps_per_sample"]).items()}
+               for mode, by_variant in mode_samplers(ready.runners, settings.steps_per_sample).items()}
     return by_mode, {"signatures": ready.signatures}
 
 
-def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
     """The traced pass: warm every variant, then trace a few blocked steps of each."""
     runners = build_runners(*prepare(conf, inputs["model"]))
-    warm_up(runners, settings["warmup_steps"], settings["steps_per_sample"])
-    return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+    warm_up(runners, settings.warmup_steps, settings.steps_per_sample)
+    return str(tracing.capture(runners, settings.trace_steps, out_dir))

@@ -4,9 +4,11 @@ plan, the config check, the trace parser and the report read it without importin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...breakdown import Component
+from .. import settings
 from ..interface import Advice, Claim, Number, StudySpec
 
 MODES = {
@@ -131,6 +133,25 @@ def check_sizes(at, conf, model, config) -> Iterator[str]:
         yield f"{at('seq')}: longer than {model.label('max_positions')}; raise max_positions or lower seq"
 
 
+@dataclass(frozen=True, kw_only=True)
+class Steps:
+    """How a variant's training steps are taken, in the timing and the trace alike (the trace warms up as the
+    timing does): blocked steps before anything is timed (their losses compared), and steps per sample."""
+
+    warmup_steps: int = 3
+    steps_per_sample: int = 10
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timing(Steps, settings.Timing):
+    """dispatch's timing settings."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Traced(Steps, settings.Traced):
+    """dispatch's trace settings."""
+
+
 SPEC = StudySpec(
     name="dispatch",
     variants=("filter_jit", "jit_partition", "jit_flat", "jit_static_arg"),
@@ -143,5 +164,6 @@ SPEC = StudySpec(
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_sizes=check_sizes,
     lockstep=True,  # measure.samplers: other environments timed against it (compare.sides)
-    trace_settings=("trace_steps", "warmup_steps", "steps_per_sample"),  # its trace warms up as its timing does
+    timing=Timing,
+    traced=Traced,
 )

@@ -15,8 +15,9 @@ import numpy as np
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
-from ...harness.timing import Sampling
+from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
+from ..settings import Timing, Traced
 from .extractors import EXTRACTORS, Extractor, batches
 from .spec import FIRST_PASS_VARIANTS, SPEC
 
@@ -113,7 +114,7 @@ def stored(directory: Path) -> np.ndarray:
     return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     data = {False: batches(sequences, conf["batch"], None), True: batches(sequences, conf["batch"], buckets(conf))}
@@ -136,7 +137,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
         for s in samplers.values():
             s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
         warm_passes = {name: s.passes for name, s in samplers.items()}
-        sampling = Sampling.of(settings)
+        sampling = settings.sampling
         entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"],
                                                            SPEC.extra_pairs)
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
@@ -168,7 +169,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     }
 
 
-def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
     """The traced pass: a few whole passes per (warm) variant."""
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
@@ -180,6 +181,6 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]
                             batches(sequences, conf["batch"], buckets(conf) if cls.padded else None), scratch)
             sampler()
             runners[name] = Runner(name=name, step=lambda s=sampler: (s.setup(), s()), signature=dict)
-        return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+        return str(tracing.capture(runners, settings.trace_steps, out_dir))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

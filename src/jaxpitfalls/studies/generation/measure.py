@@ -11,11 +11,11 @@ import numpy as np
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
-from ...harness.timing import Sampling
 from ...harness.variants import require_agree, require_distinct
 from ...plan import is_base
+from ..settings import Traced
 from .decoding import DECODERS, Decoder
-from .spec import DEMONSTRATED, SPEC, warmup_tokens
+from .spec import DEMONSTRATED, SPEC, Timing, warmup_tokens
 
 if tuple(DECODERS) != SPEC.variants:  # the spec names them for the plan and the report
     raise RuntimeError(f"SPEC.variants {SPEC.variants} differ from the decoders {tuple(DECODERS)}")
@@ -91,7 +91,7 @@ def _signature(decoder: Decoder, sample: _Timed, compiles: dict[str, int]) -> di
     return {"jitted_functions": len(decoder.functions), "calls_per_generation": sample.calls} | compiles
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     """Time every variant's generation; a configuration with `warmup_fraction` below 1 demonstrates the
     pitfall instead (every sample: fresh programs, short warmup, timed generation that compiles)."""
     decoders, prompt = prepare(conf, inputs)
@@ -99,7 +99,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
     if short is not None:  # fresh programs before every sample: only the jitted variants have their own
         decoders = {name: decoders[name] for name in DEMONSTRATED}
-    elif settings.get("eager", "base") == "base" and not is_base(conf):
+    elif settings.eager == "base" and not is_base(conf):
         decoders.pop("uncached_eager")  # its claims are judged at the base; its op-by-op compiles cost minutes
     samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
     if short is None:
@@ -111,7 +111,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
                       for name, d in decoders.items()}
         distinct = require_distinct(signatures)
     entries, comparisons, peak, machine = measure_mode(
-        samplers, "generate", SPEC.floor, Sampling.of(settings), conf["id"], SPEC.extra_pairs if short is None else (),
+        samplers, "generate", SPEC.floor, settings.sampling, conf["id"], SPEC.extra_pairs if short is None else (),
         compiles="forbidden" if short is None else "recorded")
     caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
     if short is not None:
@@ -147,11 +147,11 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) 
     return doc
 
 
-def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
     """The traced pass: a few warm generations per variant."""
     decoders, prompt = prepare(conf, inputs)
     runners = {name: Runner(name=name, step=lambda d=d: d.generate(prompt, conf["new_tokens"]), signature=dict)
                for name, d in decoders.items()}
     for runner in runners.values():
         runner.step()
-    return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+    return str(tracing.capture(runners, settings.trace_steps, out_dir))

@@ -4,10 +4,12 @@ plan, the config check, the trace parser and the report read it without importin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...breakdown import Component
+from .. import settings
 from ..interface import Advice, Claim, Number, StudySpec
 
 # The decoders (measure.py checks its DECODERS are these, in this order).
@@ -41,6 +43,14 @@ def warmup_tokens(conf: dict[str, Any]) -> int:
 GPT2_SMALL = {"layers": 12, "hidden": 768}  # GPT-2 124M's shape
 
 UNDISTORTED = 1.05  # a short warmup whose speedup stays within 5% of the proper one's did not distort it
+
+@dataclass(frozen=True, kw_only=True)
+class Timing(settings.Timing):
+    """generation's timing settings: besides the common ones, which configurations time uncached_eager
+    (`base`: only the base, where its claims are judged; `all`)."""
+
+    eager: str = "base"
+
 
 CLAIMS = {
     "cache_faster": Claim(
@@ -170,4 +180,5 @@ SPEC = StudySpec(
     schema=Path(__file__).with_name("config.schema.yaml"),
     reads_corpus=True,
     check_sizes=check_sizes,
+    timing=Timing,
 )

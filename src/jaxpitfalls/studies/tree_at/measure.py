@@ -14,8 +14,9 @@ from jax.sharding import Mesh
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
-from ...harness.timing import Sampling, timed
+from ...harness.timing import timed
 from ...harness.variants import require_distinct, require_same_trees
+from ..settings import Timing, Traced
 from . import tensor_parallel as tp
 from .spec import SPEC
 
@@ -104,14 +105,14 @@ def warm_up(variants: dict[str, _Variant], model: eqx.Module) -> dict[str, int]:
     return compiles
 
 
-def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label: str) -> dict[str, Any]:
+def run_variants(variants: dict[str, _Variant], settings: Timing, label: str) -> dict[str, Any]:
     """Time the two code paths interleaved in the three modes, checking after each what it produced."""
     model = next(iter(variants.values())).model
     transforms = len(tp.find_matches(model, tp.BERT_PLAN))
     warmup_compiles = warm_up(variants, model)
 
     def mode(name: str, **kwargs):
-        return measure_mode(_samplers(variants, name), name, SPEC.floor, Sampling.of(settings), label, **kwargs)
+        return measure_mode(_samplers(variants, name), name, SPEC.floor, settings.sampling, label, **kwargs)
 
     results = {"direct": mode("direct")}
     signatures = {name: {"tree_at_calls_per_application": v.direct_calls, "transforms_applied": transforms}
@@ -153,14 +154,14 @@ def run_variants(variants: dict[str, _Variant], settings: dict[str, Any], label:
     }
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"])
 
 
-def trace(conf: dict[str, Any], inputs: dict[str, str], settings: dict[str, Any], out_dir: str) -> str:
+def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
     """The traced pass: the plan applied directly, a few times per variant (after one untraced application)."""
     variants = build_variants(*prepare(inputs["model"]))
     runners = {name: Runner(name=name, step=v.direct, signature=dict) for name, v in variants.items()}
     for v in variants.values():
         v.direct()
-    return str(tracing.capture(runners, settings["trace_steps"], out_dir))
+    return str(tracing.capture(runners, settings.trace_steps, out_dir))
