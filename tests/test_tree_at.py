@@ -7,6 +7,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pandas as pd
 import pytest
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
@@ -20,7 +21,7 @@ from jaxpitfalls.studies.settings import Timing
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
-from jaxpitfalls.studies.tree_at.spec import SPEC
+from jaxpitfalls.studies.tree_at.spec import SPEC, START_UP_STEPS
 
 SETTINGS = {"repeats": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
 
@@ -64,6 +65,18 @@ def test_both_code_paths_build_the_same_tree_with_n_versus_one_tree_at_calls(mod
     assert specs.embeddings.word.weight.spec == PartitionSpec()
 
 
+def test_the_start_up_steps_are_the_spec_s_and_the_jitted_start_up_makes_what_they_make(model_and_mesh):
+    model, mesh = model_and_mesh
+    optimizer = optax.adamw(1e-4)
+    steps = list(tp.start_up(model, tp.BERT_PLAN, mesh, optimizer, tp.apply_batched, tp.TreeAtCalls()))
+    assert [name for name, _ in steps] == list(START_UP_STEPS)
+    jitted = eqx.filter_jit(lambda m: tp.make_module_opt(m, tp.BERT_PLAN, mesh, optimizer, tp.apply_batched,
+                                                         tp.TreeAtCalls()))(model)
+    # the same values and tree (on this one-device mesh jit returns P() where the steps keep P('tp', None))
+    assert jax.tree_util.tree_structure(steps[-1][1]) == jax.tree_util.tree_structure(jitted)
+    jax.tree_util.tree_map(np.testing.assert_array_equal, steps[-1][1], jitted)
+
+
 def test_a_sharding_difference_is_a_different_tree():
     x = jnp.arange(4.0)
     device = jax.devices()[0]
@@ -96,7 +109,7 @@ def tables(model_and_mesh):
     docs = []
     for layers in (1, 2):
         variants = tree_at.build_variants(_deeper(model, layers), mesh)
-        doc = tree_at.run_variants(variants, Timing.of(SETTINGS), f"L{layers}")
+        doc = tree_at.run_variants(variants, Timing.of(SETTINGS), f"L{layers}", step_by_step=layers == 1)
         conf_id = f"layers{layers}-hidden16"
         docs.append(doc | {"config_id": conf_id, "config": {
             "id": conf_id, "model": f"bert-L{layers}-H16", "layers": layers, "hidden": 16,
@@ -107,12 +120,17 @@ def tables(model_and_mesh):
 
 
 def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
-    for doc in tables["docs"]:
+    for doc, stepped in zip(tables["docs"], (True, False), strict=True):
         for variant in doc["variants"].values():
             modes = variant["modes"]
-            assert set(modes) == {"direct", "first_run", "steady"}
+            assert set(modes) == {"direct", "first_run", "steady"} | ({"step_by_step"} if stepped else set())
             assert modes["first_run"]["measures_compilation"] and modes["first_run"]["compiles_in_timed_region"] >= 2
             assert modes["direct"]["compiles_in_timed_region"] == modes["steady"]["compiles_in_timed_region"] == 0
+            if stepped:  # every timed call's four steps recorded, none compiling (warmed once per variant)
+                by_step = modes["step_by_step"]["step_seconds"]
+                assert modes["step_by_step"]["compiles_in_timed_region"] == 0 and list(by_step) == list(START_UP_STEPS)
+                assert len({len(xs) for xs in by_step.values()}) == 1
+                assert len(by_step["apply"]) >= modes["step_by_step"]["summary"]["n"]
         calls = {name: v["signature"]["tree_at_calls_per_first_run"] for name, v in doc["variants"].items()}
         assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
 
@@ -124,18 +142,34 @@ def test_scaling_claims_and_figures(tables):
     assert [c.claim for c in claims] == [k for k, c in SPEC.claims.items() if c.judged]
     assert "x [" in claims[0].measured and "2 sizes: a power law assumed" in claims[1].measured
     titles = [title for title, _, table in report.tables(tables) if isinstance(table, pd.DataFrame)]
-    assert titles == ["Transforms and tree_at calls per application", "Scaling with the number of transforms"]
+    assert titles == ["Transforms and tree_at calls per application", "Scaling with the number of transforms",
+                      "The start-up step by step, un-jitted"]
     assert set(report.figures(tables)) == set(report.FIGURES)
 
 
 SPREAD = {"unbatched": (0.20, 0.10, 0.30), "batched": (0.02, 0.01, 0.03)}  # relative IQR: batched 10x steadier
+# The un-jitted start-up's steps at the base: (median ms, share, share's 95% interval); applying the plan ~2%.
+STEPS = {"apply": (10.0, 0.02, 0.01, 0.03), "partition_spec": (0.5, 0.001, 0.0005, 0.002),
+         "filter_shard": (300.0, 0.6, 0.55, 0.65), "optimizer": (190.0, 0.38, 0.33, 0.43)}
+
+
+def _step_by_step(conf: dict, steps: dict) -> list[dict]:
+    """Both variants' step-by-step rows at one configuration: 500 ms un-jitted, split as `steps` says."""
+    split = {k: x for step, (ms, *share) in steps.items() for k, x in zip(
+        (f"step_{step}_ms", f"step_{step}_share", f"step_{step}_share_ci_low", f"step_{step}_share_ci_high"),
+        (ms, *share), strict=True)}
+    return [conf | {"mode": "step_by_step", "variant": variant, "median_ms": 500.0, "median_ci_low_ms": 450.0,
+                    "median_ci_high_ms": 550.0} | dict(zip(("relative_iqr", "relative_iqr_ci_low",
+                                                             "relative_iqr_ci_high"), SPREAD[variant], strict=True))
+            | split for variant in SPEC.variants]
 
 
 def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, float, float],
-               spread: dict = SPREAD) -> dict:
+               spread: dict = SPREAD, start_up_steps: dict = STEPS) -> dict:
     """Three depths (24, 72, 144 transforms) with known results: direct time quadratic in the transforms
     unbatched, linear batched; the first run linear; the given steady and compile ratios at every depth, and
-    each variant's relative spread (IQR / median with its interval) in every mode."""
+    each variant's relative spread (IQR / median with its interval) in every mode; the un-jitted start-up
+    step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says."""
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
@@ -154,6 +188,7 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
                         | (dict(zip(("compile_ratio", "compile_ratio_ci_low", "compile_ratio_ci_high"),
                                     compile_ratio, strict=True)) if mode == "first_run" else {})
                         for mode, r in ratios.items()]
+        steps += _step_by_step(conf, start_up_steps) if layers == 4 else []
     steps = pd.DataFrame(steps)
     return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
             "checks": steps.drop_duplicates("config_id")[["config_id", "axes"]]}
@@ -162,13 +197,13 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
 @pytest.mark.parametrize(("steady", "compile_ratio", "expected"), [
     ((1.0, 0.97, 1.03), (1.0, 0.95, 1.05),
      ["reproduced", "reproduced", "not reproduced", "reproduced", "reproduced", "not reproduced", "reproduced",
-      "reproduced"]),
+      "reproduced", "reproduced", "reproduced"]),
     ((1.3, 1.25, 1.35), (1.5, 1.3, 1.7),
      ["reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced", "reproduced", "reproduced",
-      "reproduced"]),
+      "reproduced", "reproduced", "reproduced"]),
     ((1.0, 0.8, 1.25), (1.1, 1.0, 1.2),  # each interval across its threshold: the run cannot tell
      ["reproduced", "reproduced", "not reproduced", "reproduced", "inconclusive", "inconclusive", "reproduced",
-      "reproduced"]),
+      "reproduced", "reproduced", "reproduced"]),
 ])
 def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
     claims = report.claims(_synthetic(steady, compile_ratio))
@@ -182,5 +217,27 @@ def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
     ({"unbatched": (0.20, 0.10, 0.30), "batched": (0.0, 0.0, 0.01)}, "inconclusive"),  # no ratio to a zero spread
 ])
 def test_the_variance_claim_compares_the_relative_spreads(spread, expected):
-    variance = report.claims(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread))[-1]
-    assert variance.claim == "variance" and variance.verdict == expected, variance.measured
+    variance = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread), "variance")
+    assert variance.verdict == expected, variance.measured
+
+
+def _judged(tables: dict, claim: str):
+    return next(c for c in report.claims(tables) if c.claim == claim)
+
+
+@pytest.mark.parametrize(("apply_share", "expected"), [
+    ((0.02, 0.01, 0.03), "reproduced"),  # the write-up's 1%: sharding and the optimizer take the rest
+    ((0.45, 0.40, 0.55), "inconclusive"),  # across one half
+    ((0.70, 0.65, 0.75), "not reproduced"),  # applying the plan is most of the start-up
+])
+def test_the_setup_split_is_judged_on_the_plan_s_share_interval(apply_share, expected):
+    judged = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), start_up_steps=STEPS | {
+        "apply": (350.0, *apply_share)}), "setup_split")
+    assert judged.verdict == expected, judged.measured
+    assert "at the base configuration" in judged.measured and judged.ours == (None,)  # hidden 64: not BERT-4L-768H
+
+
+def test_jitting_the_start_up_is_judged_on_the_two_medians_with_the_first_run_beside_it():
+    judged = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05)), "jit_vs_eager_setup")
+    assert judged.verdict == "reproduced" and judged.judged_ratio[0] == pytest.approx(500 / 35)
+    assert "un-jitted / first run 2.083x" in judged.measured, judged.measured  # 500 ms vs the first run's 240

@@ -40,6 +40,8 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
     merged["compiles_in_timed_region"] = sum(e["compiles_in_timed_region"] for e in entries)
     if "compile_seconds" in merged:
         merged["compile_seconds"] = [x for e in entries for x in e["compile_seconds"]]
+    if "step_seconds" in merged:  # a mode timed step by step: every process's calls, step by step
+        merged["step_seconds"] = {k: [x for e in entries for x in e["step_seconds"][k]] for k in merged["step_seconds"]}
     merged["processes"] = [{"samples_s": e["samples_s"], "summary": e["summary"],
                             "calls_per_sample": e["calls_per_sample"]} for e in entries]
     return merged

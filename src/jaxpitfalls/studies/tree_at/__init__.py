@@ -11,7 +11,9 @@ the batching no longer matters once compiled. Two real code paths apply the same
 
 Each is measured in three modes: `direct` (applying the plan, outside JIT), `first_run` (a fresh
 `eqx.filter_jit` of `make_module_opt`: trace + compile + execute, compilation cache off; a labelled
-compile-measuring mode) and `steady` (the compiled `make_module_opt` called again).
+compile-measuring mode) and `steady` (the compiled `make_module_opt` called again); at the base
+configuration also `step_by_step` (`make_module_opt` un-jitted, each of its four steps blocked and timed,
+as the write-up's table: where an un-jitted start-up spends its time, and what jitting it buys).
 
 What must hold: both give identical trees (structure, values, sharding of every leaf), and each records
 the `tree_at` calls it made (N vs 1): two variants with the same count ran the same code.

@@ -2,6 +2,7 @@
 timed and traced runs of its variants, and what must hold between them."""
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,14 +17,17 @@ from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
 from ...harness.timing import timed
 from ...harness.variants import require_distinct, require_same_trees
+from ...plan import is_base
 from ..settings import Timing, Traced
 from . import tensor_parallel as tp
-from .spec import SPEC
+from .spec import SPEC, START_UP_STEPS
+from .spec import Timing as TreeAtTiming
 
 
 class _Variant:
-    """One way of applying the plan: its `tree_at` counter, its compiled start-up, its last outputs and
-    how many `tree_at` calls its last application and its last first run made (its signature)."""
+    """One way of applying the plan: its `tree_at` counter, its compiled start-up, its last outputs, how many
+    `tree_at` calls its last application and its last first run made (its signature), and the seconds of
+    each un-jitted start-up step per call."""
 
     def __init__(self, name: str, apply: Callable, model: eqx.Module, mesh: Mesh) -> None:
         self.name, self.apply, self.model, self.mesh = name, apply, model, mesh
@@ -31,6 +35,8 @@ class _Variant:
         self.calls = tp.TreeAtCalls()
         self.applied: eqx.Module | None = None
         self.started: Any = None
+        self.stepped: Any = None
+        self.step_seconds: dict[str, list[float]] = {step: [] for step in START_UP_STEPS}
         self.start_up: Callable | None = None
         self.direct_calls = self.first_run_calls = 0
 
@@ -63,6 +69,19 @@ class _Variant:
         self.started = None
         self.started = jax.block_until_ready(self.start_up(self.model))
         return self.started
+
+    def step_by_step(self) -> Any:
+        """The start-up un-jitted, as the write-up's step-by-step table timed it: each step blocked on what it
+        made and its seconds recorded (the last call's output released first, as in `steady`)."""
+        self.stepped = None
+        start = time.perf_counter()
+        for step, made in tp.start_up(self.model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, self.calls):
+            jax.block_until_ready(made)
+            now = time.perf_counter()
+            self.step_seconds[step].append(now - start)
+            start = now
+        self.stepped = made
+        return self.stepped
 
 
 def build_variants(model: eqx.Module, mesh: Mesh, apply: dict[str, Callable] | None = None) -> dict[str, _Variant]:
@@ -105,8 +124,22 @@ def warm_up(variants: dict[str, _Variant], model: eqx.Module) -> dict[str, int]:
     return compiles
 
 
-def run_variants(variants: dict[str, _Variant], settings: Timing, label: str) -> dict[str, Any]:
-    """Time the two code paths interleaved in the three modes, checking after each what it produced."""
+def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], tuple]) -> tuple:
+    """The un-jitted start-up's mode, after one warm call per variant (its operations compile per shape
+    outside JIT); each entry records its steps' seconds for every timed call, calibration's included."""
+    for v in variants.values():
+        v.step_by_step()
+        v.step_seconds = {step: [] for step in START_UP_STEPS}
+    entries, *rest = mode("step_by_step")
+    for name, v in variants.items():
+        entries[name]["step_seconds"] = v.step_seconds
+    return (entries, *rest)
+
+
+def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
+                 step_by_step: bool = False) -> dict[str, Any]:
+    """Time the two code paths interleaved in the three modes (four with `step_by_step`), checking after each
+    what it produced."""
     model = next(iter(variants.values())).model
     transforms = len(tp.find_matches(model, tp.BERT_PLAN))
     warmup_compiles = warm_up(variants, model)
@@ -125,16 +158,20 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str) ->
         signatures[name]["tree_at_calls_per_first_run"] = v.first_run_calls
         v.steady()  # the warmup of the steady mode: the program is the one the last first run compiled
     results["steady"] = mode("steady")
+    if step_by_step:
+        results["step_by_step"] = time_step_by_step(variants, mode)
+        agreement = require_same_trees({name: (v.applied, v.started, v.stepped) for name, v in variants.items()},
+                                       SPEC.floor)
 
     out: dict[str, Any] = {"variants": {}, "comparisons": [], "memory": {}, "machine": {}}
     for name, v in variants.items():
         out["variants"][name] = {
-            "modes": {m: results[m][0][name] for m in SPEC.modes},
+            "modes": {m: results[m][0][name] for m in results},
             "signature": signatures[name],
             "calls": v.calls.count,  # tree_at calls, warmup and timed
             "compiles_in_warmup": warmup_compiles[name],
         }
-    for m in SPEC.modes:
+    for m in results:
         out["comparisons"] += results[m][1]
         out["memory"][m], out["machine"][m] = results[m][2], results[m][3]
     array_leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
@@ -154,8 +191,9 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str) ->
     }
 
 
-def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"])
+def run(conf: dict[str, Any], inputs: dict[str, str], settings: TreeAtTiming) -> dict[str, Any]:
+    step_by_step = settings.step_by_step == "all" or is_base(conf)
+    return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"], step_by_step)
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:

@@ -20,13 +20,14 @@ from ...report.claims import (
     interval,
     judged_at,
     median_of,
+    opposite,
     ratio_interval,
     ratio_of,
     row,
     verdict,
     within,
 )
-from .spec import GROWS, SPEC
+from .spec import DOMINATES, GROWS, SPEC, START_UP_STEPS
 
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
@@ -65,6 +66,11 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
     if len(fits):
         fits = fits.assign(exponent=[_exponent(r) for r in fits.itertuples()]).drop(
             columns=["exponent_ci_low", "exponent_ci_high", "points"])
+    stepped = steps[steps["mode"] == "step_by_step"]
+    split = stepped[["config_id", "variant", "median_ms"]].assign(**{
+        f"{step}_ms": stepped[f"step_{step}_ms"] for step in START_UP_STEPS} | {
+        f"{step}_share": stepped[f"step_{step}_share"].map("{:.1%}".format) for step in START_UP_STEPS}) \
+        if len(stepped) else None
     return [
         ("Transforms and tree_at calls per application",
          "Per configuration: the plan's transforms, the model's pytree leaves, the leaves sharded after "
@@ -73,6 +79,9 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
         ("Scaling with the number of transforms",
          "Exponent b of time ~ transforms^b (least squares on log-log, 95% t-interval), and time per "
          "transform at the fewest and the most transforms.", fits),
+        *([("The start-up step by step, un-jitted",
+            "make_module_opt's four steps each blocked and timed (the write-up's table): median ms per step and "
+            "the median of the calls' shares.", split)] if split is not None else []),
     ]
 
 
@@ -257,8 +266,56 @@ def _variance(run: _Run) -> Judged:
     )
 
 
+def _stepped(run: _Run, key: str) -> tuple[pd.Series | None, str, bool]:
+    """The batched variant's step-by-step row where `key` is judged (the write-up's structure, else the base:
+    supporting only; None where the run timed no step-by-step mode there), the words that say where, and
+    whether it is the write-up's structure."""
+    config_id, where, at_structure = judged_at(run.comp, SPEC.claims[key].numbers[0], run.base_id)
+    stepped = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == SPEC.floor)]
+    found = row(stepped, config_id=config_id) if config_id in set(stepped.config_id) else None
+    return found, where, at_structure
+
+
+NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
+
+
+def _setup_split(run: _Run) -> Judged:
+    stepped, where, at_structure = _stepped(run, "setup_split")
+    if stepped is None:
+        return Judged(claim="setup_split", measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
+    shares = {step: tuple(stepped[f"step_{step}_{k}"] for k in ("share", "share_ci_low", "share_ci_high"))
+              for step in START_UP_STEPS}
+    return Judged(
+        claim="setup_split",
+        measured=f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
+            f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
+            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms",
+        verdict=verdict(opposite(above(*shares["apply"][1:], DOMINATES))),
+        ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
+    )
+
+
+def _jit_vs_eager_setup(run: _Run) -> Judged:
+    stepped, where, at_structure = _stepped(run, "jit_vs_eager_setup")
+    if stepped is None:
+        return Judged(claim="jit_vs_eager_setup", measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
+    compiled, first = (median_of(run.steps, stepped.config_id, SPEC.floor, m) for m in ("steady", "first_run"))
+    un_jitted = (stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms))
+    gain = ratio_of_estimates(*un_jitted, compiled[0], compiled[1:])
+    once = ratio_of_estimates(*un_jitted, first[0], first[1:])
+    return Judged(
+        claim="jit_vs_eager_setup",
+        measured=f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
+                 f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
+                 f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}",
+        verdict=verdict(above(gain[1], gain[2], 1)),
+        ours=(gain if at_structure else None,),
+        judged_ratio=gain,
+    )
+
+
 JUDGED = (_faster, _per_transform, _same_with_depth, _first_run_linear, _jit_negligible, _less_compilation,
-          _init_faster, _variance)
+          _init_faster, _variance, _setup_split, _jit_vs_eager_setup)
 
 
 def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:

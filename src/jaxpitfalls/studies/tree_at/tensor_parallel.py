@@ -138,10 +138,23 @@ def shardings(model: eqx.Module, mesh: Mesh) -> Any:
     return jax.tree_util.tree_map(of, model, is_leaf=lambda node: isinstance(node, TPLinear))
 
 
+def start_up(model: eqx.Module, plan: dict[str, Callable], mesh: Mesh, optimizer, apply: Callable,
+             calls: TreeAtCalls) -> Iterator[tuple[str, Any]]:
+    """The write-up's start-up as its steps (spec.START_UP_STEPS, in order), yielding each step's name and
+    what it made: apply the plan, derive the shardings, shard the model, create the optimizer state; the last
+    yields (model, optimizer state). Un-jitted, a caller can block and time between steps (the study's
+    step-by-step mode); `make_module_opt` runs them all (under `eqx.filter_jit`, as in the write-up)."""
+    model = apply(model, plan, calls)
+    yield "apply", model
+    specs = shardings(model, mesh)
+    yield "partition_spec", specs
+    model = eqx.filter_shard(model, specs)
+    yield "filter_shard", model
+    yield "optimizer", (model, optimizer.init(eqx.filter(model, eqx.is_array)))
+
+
 def make_module_opt(model: eqx.Module, plan: dict[str, Callable], mesh: Mesh, optimizer, apply: Callable,
                     calls: TreeAtCalls) -> tuple[eqx.Module, Any]:
-    """The write-up's start-up: apply the plan, derive the shardings, shard the model, create the optimizer
-    state (under `eqx.filter_jit` in the study, as in the write-up)."""
-    model = apply(model, plan, calls)
-    model = eqx.filter_shard(model, shardings(model, mesh))
-    return model, optimizer.init(eqx.filter(model, eqx.is_array))
+    """The write-up's start-up, every step: the sharded model and its optimizer state."""
+    *_, (_, made) = start_up(model, plan, mesh, optimizer, apply, calls)
+    return made
