@@ -8,6 +8,8 @@ import pytest
 
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import ProcessesDisagree, merge
+from jaxpitfalls.report import aggregate
+from jaxpitfalls.report.claims import row
 
 
 def _doc(level: float, seed: int, signature: str = "s") -> dict:
@@ -71,3 +73,17 @@ def test_one_process_is_its_own_result():
 def test_processes_that_ran_different_code_are_refused():
     with pytest.raises(ProcessesDisagree, match="process 1 ran another code path"):
         merge([_doc(1.0, 0), _doc(1.0, 1, signature="other")])
+
+
+def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resamples_processes():
+    """The split's interval spans what the processes saw: one process spends 20% in `a`, the other 40%."""
+    docs = [_doc(1.0, 0), _doc(1.0, 1)]
+    for doc, a in zip(docs, (0.2, 0.4), strict=True):
+        doc["variants"]["v"]["modes"]["m"]["step_seconds"] = {"a": [a] * 10, "b": [1 - a] * 10}
+    mode = merge(docs)["variants"]["v"]["modes"]["m"]
+    assert mode["step_seconds"]["a"] == [0.2] * 10 + [0.4] * 10
+    assert [p["step_seconds"]["a"] for p in mode["processes"]] == [[0.2] * 10, [0.4] * 10]
+    rows = aggregate.steps_table([merge(docs) | {"config_id": "c", "config": {"id": "c", "model": "m", "axes": []}}])
+    pooled, first = (row(rows, variant="v", process=p) for p in ("all", "0"))
+    assert pooled.step_a_share_ci_low == pytest.approx(0.2) and pooled.step_a_share_ci_high == pytest.approx(0.4)
+    assert first.step_a_share == pytest.approx(0.2) and first.step_b_ms == pytest.approx(800)

@@ -68,9 +68,9 @@ def run_configuration(
 
     Its config hash covers what determines this result (configuration, measurement settings, model spec),
     not the whole config file: adding a sweep point changes no existing result. `inputs` are the job's
-    input directories by name (`model`, and `data` for studies that read the corpus). With
-    `processes` above 1 (read, as every setting, through the study's typed `Timing`), each process is a fresh worker and their results are merged
-    (`harness.processes`); one process measures here, in the job's own fresh process.
+    input directories by name (`model`, and `data` for studies that read the corpus). With `processes`
+    above 1 (read, as every setting, through the study's typed `Timing`), each process is a fresh worker and
+    their results are merged (`harness.processes`); one process measures here, in the job's own process.
     """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()

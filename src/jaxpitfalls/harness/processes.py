@@ -43,7 +43,8 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
     if "step_seconds" in merged:  # a mode timed step by step: every process's calls, step by step
         merged["step_seconds"] = {k: [x for e in entries for x in e["step_seconds"][k]] for k in merged["step_seconds"]}
     merged["processes"] = [{"samples_s": e["samples_s"], "summary": e["summary"],
-                            "calls_per_sample": e["calls_per_sample"]} for e in entries]
+                            "calls_per_sample": e["calls_per_sample"]}
+                           | ({"step_seconds": e["step_seconds"]} if "step_seconds" in e else {}) for e in entries]
     return merged
 
 

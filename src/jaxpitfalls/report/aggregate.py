@@ -62,23 +62,25 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
                               if "compile_seconds" in pooled else None),
         **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
         **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
-        **(_step_split(pooled.get("step_seconds", {})) if process == POOLED else {}),
+        **_step_split([p["step_seconds"] for p in pooled.get("processes") or [pooled] if "step_seconds" in p]
+                      if process == POOLED else [m["step_seconds"]] if "step_seconds" in m else []),
     }
 
 
-def _step_split(step_seconds: dict[str, list[float]]) -> dict[str, float]:
-    """A mode timed step by step (`step_seconds`: per step, its seconds in every call): each step's median
-    (ms) and its share of the call, the median of the calls' shares with a bootstrap 95% interval; the
-    sharing of steps is judged on that interval, not on the medians' quotient."""
-    if not step_seconds:
+def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
+    """A mode timed step by step (per process, per step, its seconds in every call): each step's median (ms)
+    and its share of the call, the median of the calls' shares with a bootstrap 95% interval (processes
+    resampled first, as every interval here); the split is judged on that interval, not on the medians'
+    quotient."""
+    if not processes:
         return {}
-    seconds = {step: np.asarray(xs) for step, xs in step_seconds.items()}
-    total = np.sum(list(seconds.values()), axis=0)
+    shares = [{step: np.asarray(xs) / np.sum(list(calls.values()), axis=0) for step, xs in calls.items()}
+              for calls in processes]
     out = {}
-    for step, xs in seconds.items():
-        shares = xs / total
-        low, high = bootstrap_median_ci(list(shares))
-        out |= {f"step_{step}_ms": float(np.median(xs)) * 1e3, f"step_{step}_share": float(np.median(shares)),
+    for step in processes[0]:
+        low, high = bootstrap_median_ci([list(s[step]) for s in shares])
+        out |= {f"step_{step}_ms": float(np.median(np.concatenate([p[step] for p in processes]))) * 1e3,
+                f"step_{step}_share": float(np.median(np.concatenate([s[step] for s in shares]))),
                 f"step_{step}_share_ci_low": low, f"step_{step}_share_ci_high": high}
     return out
 

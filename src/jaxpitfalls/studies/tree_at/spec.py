@@ -19,8 +19,8 @@ MODES = {
                  "must compile)",
     "steady": "the compiled `make_module_opt` called again (reshard the model, create the optimizer state)",
     "step_by_step": "`make_module_opt` un-jitted, its four steps (apply the plan, partition spec, filter_shard, "
-                    "optimizer init) each blocked and timed, as the write-up's step-by-step table (at the base "
-                    "configuration unless measure.step_by_step is `all`)",
+                    "optimizer init) each blocked and timed, as the write-up's step-by-step table (at the base and "
+                    "BERT-4L-768H's structure unless measure.step_by_step is `all`)",
 }
 
 # The parts of one direct application the trace breakdown reports (innermost match wins).
@@ -56,7 +56,7 @@ DOMINATES = 0.5  # a share of the un-jitted start-up above this is most of it
 @dataclass(frozen=True, kw_only=True)
 class Timing(settings.Timing):
     """tree_at's timing settings: besides the common ones, which configurations time the un-jitted start-up
-    step by step (`base`: only the base, where its claims are judged; `all`)."""
+    step by step (`base`: the base and the write-up's structure, where its claims are judged; `all`)."""
 
     step_by_step: str = "base"
 
