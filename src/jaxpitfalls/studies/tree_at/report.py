@@ -27,7 +27,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from .spec import DOMINATES, GROWS, SPEC, START_UP_STEPS
+from .spec import DOMINATES, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
 
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
@@ -308,7 +308,7 @@ def _jit_vs_eager_setup(run: _Run) -> Judged:
         measured=f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
                  f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
                  f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}",
-        verdict=verdict(above(gain[1], gain[2], 1)),
+        verdict=verdict(above(gain[1], gain[2], JIT_GAIN)),
         ours=(gain if at_structure else None,),
         judged_ratio=gain,
     )
