@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all test test-fast venv clean compare-equinox slurm-packages reference
+.PHONY: all test test-fast venv clean compare-equinox history-equinox slurm-packages reference
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
@@ -79,6 +79,12 @@ EQX_NEW := equinox-0.11.8
 compare-equinox: $(STAMP) .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installed
 	$(BIN)/snakemake --cores all reports/compare.md --directory runs/compare-equinox \
 		--configfile presets/compare-equinox.yaml
+
+# The dispatch study across eight equinox releases, each in an environment the workflow builds (docs/history.md):
+# which release changed filter_jit's cost. runs/history-equinox/reports/history.md.
+history-equinox: $(STAMP)
+	$(BIN)/snakemake --cores all reports/history.md --directory runs/history-equinox \
+		--configfile presets/history-equinox.yaml
 
 clean:
 	rm -rf results reports .snakemake

@@ -33,6 +33,7 @@ include: "workflow/rules/studies.smk"
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/lockstep.smk"
+include: "workflow/rules/history.smk"
 
 
 rule all:
@@ -41,3 +42,4 @@ rule all:
         "reports/report.md",
         "reports/bundle.tar.gz",
         compare_targets(),
+        history_targets(),

@@ -106,6 +106,13 @@ MALFORMED = [
     ("XLA flags that are not flags", {"xla_flags": "xla_cpu_fast_math"},
      "config xla_flags = 'xla_cpu_fast_math': 'xla_cpu_fast_math' is not a flag"),
     ("no study enabled", {"studies": ALL_OFF}, "config studies: no study is enabled"),
+    ("a history of no study", {"history": {"versions": ["0.11.8"], "study": "nope"}},
+     "config history.study = 'nope': not a study"),
+    ("a release's pins for a release not swept", {"history": {"versions": ["0.11.8"], "pins": {"0.11.7": {}}}},
+     "config history.pins.0.11.7: not one of history.versions ['0.11.8']"),
+    ("a release's python that is not there", {"history": {"versions": ["0.11.8"], "pythons": {"0.11.8": "/no/py"}}},
+     "config history.pythons.0.11.8 = '/no/py': not a file"),
+    ("a release that is not a version", {"history": {"versions": ["latest"]}}, "config history.versions[0] = 'latest'"),
 ]
 
 

@@ -16,10 +16,11 @@ FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.studies", "jaxpitfalls.studies.interface", "jaxpitfalls.studies.settings"),
-    ("jaxpitfalls.plan", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
+    ("jaxpitfalls.plan", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
     ("jaxpitfalls.studies.*",),
-    ("jaxpitfalls.study_job", "jaxpitfalls.study_worker", "jaxpitfalls.lockstep_job", "jaxpitfalls.lockstep_worker"),
+    ("jaxpitfalls.study_job", "jaxpitfalls.study_worker", "jaxpitfalls.lockstep_job", "jaxpitfalls.lockstep_worker",
+     "jaxpitfalls.release_env"),
 )
 LONGEST_FUNCTION = 60
 

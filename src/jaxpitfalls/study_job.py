@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ from .harness.processes import merge
 
 log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
+SRC = Path(__file__).resolve().parents[1]  # the package's parent: a worker in another environment imports this code
 
 
 def environment_of(request: dict[str, Any]) -> dict[str, Any]:
@@ -33,10 +35,11 @@ def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     return {"doc": doc, "environment": environment_of(request)}
 
 
-def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None,
-                       jax_cache_dir: str) -> list[dict[str, Any]]:
+def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None, jax_cache_dir: str,
+                       python: str = sys.executable) -> list[dict[str, Any]]:
     """Each worker a fresh Python process (`python -m jaxpitfalls.study_worker`), one after the other (they
-    must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to the job's log."""
+    must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to the job's log. `python`:
+    another environment's interpreter (a release of the history), running this checkout's code."""
     measured = []
     with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
         request_path = Path(tmp) / "request.json"
@@ -44,9 +47,10 @@ def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | 
         for i in range(processes):
             out = Path(tmp) / f"process{i}.json"
             log.info("%s %s: process %d of %d", request["study"], request["conf"]["id"], i + 1, processes)
-            cmd = [sys.executable, "-m", "jaxpitfalls.study_worker", str(request_path), str(out),
-                   log_path or "", jax_cache_dir]
-            proc = subprocess.run(cmd, cwd=Path.cwd())
+            cmd = [python, "-m", "jaxpitfalls.study_worker", str(request_path), str(out), log_path or "",
+                   jax_cache_dir]
+            proc = subprocess.run(cmd, cwd=Path.cwd(), env=os.environ | {"PYTHONPATH": os.pathsep.join(
+                p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)})
             if proc.returncode != 0:
                 raise RuntimeError(f"worker process {i + 1} of {processes} failed (exit {proc.returncode}); its "
                                    "error is logged above")
@@ -63,6 +67,7 @@ def run_configuration(
     out_path: str,
     log_path: str | None = None,
     jax_cache_dir: str = "",
+    python: str | None = None,
 ) -> dict[str, Any]:
     """Measure one configuration; the JSON is written only if every check passed.
 
@@ -71,13 +76,14 @@ def run_configuration(
     input directories by name (`model`, and `data` for studies that read the corpus). With `processes`
     above 1 (read, as every setting, through the study's typed `Timing`), each process is a fresh worker and
     their results are merged (`harness.processes`); one process measures here, in the job's own process.
+    With `python` (another environment's interpreter), every process is a worker running there.
     """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
     processes = studies.spec(study).timing.of(settings).processes  # refuses a key the study does not read
-    measured = ([measure_here(request)] if processes == 1
-                else measure_in_workers(request, processes, log_path, jax_cache_dir))
+    measured = ([measure_here(request)] if processes == 1 and python is None
+                else measure_in_workers(request, processes, log_path, jax_cache_dir, python or sys.executable))
     doc = merge([m["doc"] for m in measured])
     doc |= {
         "study": study,

@@ -1,7 +1,7 @@
 # Helpers the rules share: what to run (from the config alone) and which package files each rule uses.
 from pathlib import Path
 
-from jaxpitfalls import plan, sources
+from jaxpitfalls import plan, releases, sources
 from jaxpitfalls.report.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
@@ -151,3 +151,48 @@ def compare_targets():
         return []
     gated = config["compare"]["fail_on_regression"] or config["compare"]["fail_on_inconclusive"]
     return ["reports/compare.md"] + (["results/tables/compare.passed"] if gated else [])
+
+
+# The release history (config `history`, rules in history.smk).
+HISTORY = config["history"]
+
+
+def release_requirements(wildcards):
+    return releases.requirements(config, wildcards.release)
+
+
+def release_python(wildcards):
+    """An environment the user made for the release (checked, not built), or "" to build one."""
+    return HISTORY["pythons"].get(wildcards.release, "")
+
+
+def history_conf(wildcards):
+    return plan.configuration(config, HISTORY["study"], wildcards.config)
+
+
+def history_inputs(wildcards):
+    return plan.job_inputs(config, HISTORY["study"], wildcards.config)
+
+
+def history_model_spec(wildcards):
+    return plan.model_spec(config, history_conf(wildcards)["model"])
+
+
+def history_runs():
+    """Every release's result of every configuration the history times."""
+    return expand(
+        "results/history/runs/{release}/{config}.json",
+        release=releases.releases(config),
+        config=[c["id"] for c in releases.configurations(config)],
+    )
+
+
+def history_benchmarks():
+    """The history's jobs' benchmark files (its run summary: installs and timing jobs)."""
+    runs = [p.replace("results/history/runs/", "results/benchmarks/history_run/") for p in history_runs()]
+    envs = expand("results/benchmarks/release_env/{release}.tsv", release=releases.releases(config))
+    return [p.removesuffix(".json") + ".tsv" for p in runs] + envs
+
+
+def history_targets():
+    return ["reports/history.md"] if HISTORY["versions"] else []

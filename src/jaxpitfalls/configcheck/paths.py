@@ -97,7 +97,21 @@ def _xla_flags(config: dict[str, Any]) -> Iterator[str]:
                 yield f"config {key} = {flags!r}: {flag!r} is not a flag (XLA's start with --)"
 
 
+def _history(config: dict[str, Any]) -> Iterator[str]:
+    history = config["history"]
+    if history["study"] not in config["studies"]:
+        yield f"config history.study = {history['study']!r}: not a study (studies: {', '.join(config['studies'])})"
+    for key in ("pins", "pythons"):
+        for release in history[key]:
+            if release not in history["versions"]:
+                yield f"config history.{key}.{release}: not one of history.versions {history['versions']}"
+    for release, python in history["pythons"].items():
+        if not Path(python).is_file():
+            yield f"config history.pythons.{release} = {python!r}: not a file (an environment's bin/python)"
+
+
 def path_problems(config: dict[str, Any]) -> list[str]:
     if not plan.enabled_studies(config):
         return ["config studies: no study is enabled; set enabled: true on at least one"]
-    return [*_local_dirs(config), *_baseline(config), *_sides(config), *_packages(config), *_xla_flags(config)]
+    return [*_local_dirs(config), *_baseline(config), *_sides(config), *_packages(config), *_xla_flags(config),
+            *_history(config)]

@@ -1,0 +1,130 @@
+"""Steps in a series of measured ratios over ordered releases: which release changed a cost.
+
+Each release's ratio comes with its own 95% interval (the paired bootstrap of its jobs). Comparing neighbours
+pairwise multiplies false alarms with every release added, and asv's step detection fits one value per
+commit, ignoring how noisy each one was. Here, for each number of steps, the exact best piecewise-constant fit
+(ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own interval: weighted
+squared error of the log ratio about its segment's level); the fit kept is the one with the most steps whose
+every step is told apart at 95% after a Bonferroni correction over the positions searched. A segment's level
+is the weighted mean of its releases, its standard error widened wherever they scatter beyond their own
+intervals (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets an ordinary 95%
+interval. Where the fit finds no step, it says how large a step the measurements rule out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import ruptures
+from ruptures.base import BaseCost
+from scipy.stats import norm
+
+from .stats import Z_95
+
+
+@dataclass(frozen=True)
+class Step:
+    """A change between two neighbouring releases: the level after it over the level before it."""
+
+    before: str
+    after: str
+    ratio: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Releases `first`..`last` (labels) sharing one level: their weighted geometric mean, 95% interval."""
+
+    first: str
+    last: str
+    level: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The steps found (in release order), the segments between them, and `ruled_out`: the relative change
+    (e.g. 0.04 for 4%) larger than which no further step fits inside any segment at 95%."""
+
+    steps: tuple[Step, ...]
+    segments: tuple[Segment, ...]
+    ruled_out: float
+
+
+class _WeightedLevel(BaseCost):
+    """ruptures' cost of one segment: weighted squared error of the log ratios about their weighted mean
+    (column 0: log ratio, column 1: weight, one over its squared standard error)."""
+
+    model = "weighted_level"
+    min_size = 1
+
+    def fit(self, signal: np.ndarray) -> _WeightedLevel:
+        self.signal = signal  # ruptures reads its length
+        self.y, self.w = signal[:, 0], signal[:, 1]
+        return self
+
+    def error(self, start: int, end: int) -> float:
+        y, w = self.y[start:end], self.w[start:end]
+        return float(np.sum(w * (y - np.sum(w * y) / np.sum(w)) ** 2))
+
+
+def _level(y: np.ndarray, se: np.ndarray) -> tuple[float, float]:
+    """A segment's weighted mean log ratio and its standard error (Birge-widened, never narrowed)."""
+    w = 1 / se ** 2
+    mean = float(np.sum(w * y) / np.sum(w))
+    birge = np.sqrt(np.sum(w * (y - mean) ** 2) / (y.size - 1)) if y.size > 1 else 1.0
+    return mean, float(max(1.0, birge) / np.sqrt(np.sum(w)))
+
+
+def _difference(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int) -> tuple[float, float]:
+    """The log level of releases split..end minus that of start..split, and its standard error."""
+    (a, a_se), (b, b_se) = _level(y[start:split], se[start:split]), _level(y[split:end], se[split:end])
+    return b - a, float(np.hypot(a_se, b_se))
+
+
+def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
+    """Segment boundaries [0, ..., n] of the exact best fit with k steps."""
+    return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
+
+
+def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
+              highs: Sequence[float], max_steps: int = 3) -> Fit:
+    """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`)."""
+    y = np.log(np.asarray(ratios, dtype=float))
+    se = np.maximum((np.log(np.asarray(highs, dtype=float)) - np.log(np.asarray(lows, dtype=float))) / (2 * Z_95),
+                    1e-6)
+    n = y.size
+    if n == 0:
+        raise ValueError("no releases to fit")
+    z = float(norm.ppf(1 - 0.025 / max(n - 1, 1)))  # Bonferroni over the n - 1 places a step could be
+    signal = np.column_stack([y, 1 / se ** 2])
+    bounds = [0, n]
+    for k in range(1, min(max_steps, n - 1) + 1):
+        candidate = _bounds(n, k, signal)
+        if all(abs(d) > z * s for d, s in (_difference(y, se, *candidate[i:i + 3]) for i in range(k))):
+            bounds = candidate
+    return _described(list(labels), y, se, bounds)
+
+
+def _exp(log_value: float, log_se: float) -> tuple[float, float, float]:
+    """A log estimate and its standard error as (value, 95% low, high) on the ratio scale."""
+    return tuple(float(np.exp(log_value + k * Z_95 * log_se)) for k in (0, -1, 1))
+
+
+def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[int]) -> Fit:
+    steps = []
+    for start, split, end in zip(bounds, bounds[1:], bounds[2:], strict=False):
+        d, d_se = _difference(y, se, start, split, end)
+        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se)))
+    segments = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        level, level_se = _level(y[start:end], se[start:end])
+        segments.append(Segment(labels[start], labels[end - 1], *_exp(level, level_se)))
+    inner = [abs(d) + Z_95 * s for start, end in zip(bounds, bounds[1:], strict=False)
+             for d, s in (_difference(y, se, start, split, end) for split in range(start + 1, end))]
+    return Fit(tuple(steps), tuple(segments), float(np.expm1(max(inner))) if inner else 0.0)

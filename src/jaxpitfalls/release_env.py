@@ -1,0 +1,84 @@
+"""One environment per library release, for the release history (config `history`): a venv holding only what a
+timing job imports, pinned to the release and to the JAX it runs on.
+
+The timing job's worker processes run this checkout's code from it (PYTHONPATH, as the lockstep sides do), so
+the project itself is not installed there, nor anything the report, the workflow or the tests need: an
+environment installs in seconds from pip's cache. A release that does not install or import is recorded as
+such (its status, with pip's or Python's last lines), never raised: the history lists it instead of failing
+the run, and never reads a missing release as a change.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# What a timing job imports (the dispatch study's training step, the model files): imported once built.
+IMPORTS = ("jax", "jaxlib", "equinox", "optax", "numpy", "safetensors")
+TAIL = 12  # lines of a failed command's output kept in the status
+
+
+def _tail(text: str) -> str:
+    return "\n".join(text.strip().splitlines()[-TAIL:])
+
+
+def _run(cmd: list[str]) -> tuple[bool, str]:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    return proc.returncode == 0, _tail(proc.stdout + proc.stderr)
+
+
+def _import_step(python: Path | str) -> tuple[str, list[str]]:
+    """Import what a timing job imports with `python` and print the installed versions as JSON."""
+    return ("import", [str(python), "-c", "import json, importlib.metadata as m; import "
+                       + ", ".join(p for p in IMPORTS if p != "jaxlib")
+                       + f"; print(json.dumps({{p: m.version(p) for p in {list(IMPORTS)!r}}}))"])
+
+
+def _status(python: Path | str, lines: list[str], steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
+    """Run `steps` in order; the status says which failed and its output, or the versions the last printed."""
+    for name, cmd in steps:
+        ok, output = _run(cmd)
+        if not ok:
+            return {"ok": False, "python": str(python), "requirements": lines, "reason": f"{name} failed: {output}"}
+    return {"ok": True, "python": str(python), "requirements": lines, "versions": json.loads(output.splitlines()[-1])}
+
+
+def build(env_dir: Path, lines: list[str]) -> dict[str, Any]:
+    """Make the venv in `env_dir`, install `lines`, import what a timing job imports; the status."""
+    python = env_dir / "bin" / "python"
+    return _status(python, lines, [
+        ("venv", [sys.executable, "-m", "venv", "--clear", str(env_dir)]),
+        ("pip install", [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *lines]),
+        _import_step(python),
+    ])
+
+
+def existing(python: str) -> dict[str, Any]:
+    """The status of an environment the user made (config `history.pythons`): checked, not built."""
+    return _status(python, [], [_import_step(python)])
+
+
+def write_json(path: str, status: dict[str, Any]) -> None:
+    """A status or a result as JSON, written whole (a reader never sees half of it)."""
+    from .results import write_text
+
+    write_text(path, json.dumps(status, indent=1))
+
+
+def measure_release(release: str, status_path: str, study: str, conf: dict[str, Any], settings: dict[str, Any],
+                    model_spec: dict[str, Any], inputs: dict[str, str], out_path: str, log_path: str,
+                    jax_cache_dir: str) -> None:
+    """Time one configuration with the release's interpreter (every worker process there, every check of a
+    timing job made); where the release has no environment, its result says why instead."""
+    from .study_job import run_configuration
+
+    status = json.loads(Path(status_path).read_text())
+    if not status["ok"]:
+        write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],
+                                "unavailable": status["reason"]})
+        return
+    run_configuration(study, conf, settings, model_spec, inputs, out_path, log_path, jax_cache_dir,
+                      python=status["python"])

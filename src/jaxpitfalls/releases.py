@@ -1,0 +1,68 @@
+"""What the release history runs (config `history`), from the validated config alone: the releases in order,
+each release's pins, the configurations timed in each. JAX-free, like the plan it sits beside.
+
+Each release needs a JAX it imports on. Unless the config pins one (`history.with` for every release,
+`history.pins` for one), a documented default table chooses it: the newest JAX, jaxlib and optax of their time
+that the release's range of equinox supports, so that neighbouring releases differ in the package alone
+wherever the table allows (docs/history.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import Version
+
+from . import plan
+
+# (package, first release of the row) -> the pins of its environments, until the next row of that package.
+# Checked by building each: equinox up to 0.11.4 sets jax.core.pp_eqn_rules, removed in jax 0.4.34; 0.11.5 to
+# 0.11.10 import on 0.4.34 (0.11.7 uses jax.core.Primitive, removed after it: envs/jax-0.4.34.txt); from 0.11.11
+# on equinox requires jax >= 0.4.38.
+DEFAULT_PINS: dict[tuple[str, str], dict[str, str]] = {
+    ("equinox", "0.11.0"): {"jax": "0.4.31", "jaxlib": "0.4.31", "optax": "0.2.3"},
+    ("equinox", "0.11.5"): {"jax": "0.4.34", "jaxlib": "0.4.34", "optax": "0.2.3"},
+    ("equinox", "0.11.11"): {"jax": "0.4.38", "jaxlib": "0.4.38", "optax": "0.2.4"},
+}
+
+
+# What a timing job imports besides JAX, jaxlib, the swept package and optax: the arrays and the model files
+# (equinox brings its own requirements, jaxtyping among them).
+LEAN = ("numpy", "safetensors")
+
+
+def releases(config: dict[str, Any]) -> list[str]:
+    """The releases to time, oldest first (the order steps are looked for in)."""
+    return list(config["history"]["versions"])
+
+
+def default_pins(package: str, release: str) -> dict[str, str]:
+    """The default table's row for a release (none for a package or a release older than the table knows)."""
+    rows = sorted(((Version(first), pins) for (name, first), pins in DEFAULT_PINS.items() if name == package),
+                  key=lambda row: row[0])
+    chosen: dict[str, str] = {}
+    for first, pins in rows:
+        if Version(release) >= first:
+            chosen = pins
+    return dict(chosen)
+
+
+def requirements(config: dict[str, Any], release: str) -> list[str]:
+    """pip's lines for one release's environment: the release, its pins (its own over `with` over the default
+    table), and the rest of what a timing job imports, unpinned (`LEAN`)."""
+    history = config["history"]
+    package = history["package"]
+    pins = default_pins(package, release) | history["with"] | history["pins"].get(release, {})
+    pinned = {package: release} | {name: version for name, version in pins.items() if name != package}
+    return [f"{name}=={version}" for name, version in pinned.items()] + [p for p in LEAN if p not in pinned]
+
+
+def configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The configurations of the history's study timed in every release: its base, or all of them."""
+    confs = plan.configurations(config["studies"][config["history"]["study"]])
+    return confs if config["history"]["configs"] == "all" else [c for c in confs if plan.is_base(c)]
+
+
+def models(config: dict[str, Any]) -> list[str]:
+    """The models the history's configurations need (prepared like any study's)."""
+    return sorted({c["model"] for c in configurations(config)})

@@ -1,0 +1,176 @@
+"""A study's paired ratios across a library's releases, and the steps in them: which release changed a cost.
+
+Each release was timed in an environment of its own by ordinary timing jobs. Inside a job the variants ran
+interleaved, so a release's ratio of each variant to its floor saw one machine: the drift of a shared VM
+between jobs (0.57-1.72x here) cancels, while a change of the library does not. Per configuration, variant and
+mode, the ratios over the releases in order are fitted with steps (`harness.changepoints`), each release
+weighted by its own interval. Every result is checked to have run the release it was asked for (the versions
+its environment recorded); a release whose environment did not install or import is listed as such, never
+read as a change.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..harness.changepoints import fit_steps
+from .compare import detectability
+
+SERIES = ["config_id", "variant", "baseline", "mode"]
+COLUMNS = ["release", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
+STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "also_changed",
+                "releases", "ruled_out", "detectable_change"]
+
+
+class WrongRelease(RuntimeError):
+    """A result measured another release of the package than the one it was asked for."""
+
+
+def _versions(environment: dict[str, Any]) -> str:
+    packages = environment["packages"]
+    return ", ".join(f"{p} {packages[p]}" for p in ("jax", "jaxlib", "equinox", "optax") if packages.get(p))
+
+
+def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One result's paired ratios, labelled with its release, after checking it ran that release."""
+    measured = doc["environment"]["packages"].get(package)
+    if measured != release:
+        raise WrongRelease(f"{doc['study']} {doc['config_id']}: asked for {package} {release}, the job's "
+                           f"environment had {package} {measured}")
+    return [{"release": release, **{k: c[k] for k in SERIES[1:]}, "config_id": doc["config_id"],
+             "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
+             "detectable_change": detectability(c["ratio_ci_low"], c["ratio_ci_high"], 0.05, 1)["detectable_change"],
+             "versions": _versions(doc["environment"])} for c in doc["comparisons"]]
+
+
+def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.DataFrame:
+    """Every release's paired ratios (`measured`: release -> its results, releases in order)."""
+    rows = [r for release, docs in measured.items() for doc in docs for r in release_rows(release, package, doc)]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def also_changed(ratios: pd.DataFrame, before: str, after: str, package: str) -> str:
+    """What else differs between two releases' environments (e.g. `jax 0.4.34 -> 0.4.38`): a step there may
+    be theirs, not the package's."""
+    def versions(release: str) -> dict[str, str]:
+        recorded = ratios[ratios.release == release].versions.iloc[0]
+        return dict(part.split(" ", 1) for part in recorded.split(", ") if part)
+
+    a, b = versions(before), versions(after)
+    return ", ".join(f"{p} {a.get(p)} -> {b.get(p)}" for p in dict.fromkeys([*a, *b])
+                     if p != package and a.get(p) != b.get(p))
+
+
+def steps_table(ratios: pd.DataFrame, releases: list[str], package: str) -> pd.DataFrame:
+    """Per series (configuration, variant, floor, mode): each step found (with what else changed between its
+    releases), or one row `step` 0 saying no step and how large a change the measurements rule out;
+    `detectable_change`: the series' median."""
+    rows = []
+    for key, series in ratios.groupby(SERIES, sort=False):
+        series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
+        fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high)
+        common = dict(zip(SERIES, key, strict=True)) | {
+            "releases": len(series), "ruled_out": fit.ruled_out,
+            "detectable_change": float(series.detectable_change.median())}
+        rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
+                           "ratio_ci_low": s.low, "ratio_ci_high": s.high,
+                           "also_changed": also_changed(ratios, s.before, s.after, package)}
+                 for i, s in enumerate(fit.steps)]
+        rows += [] if fit.steps else [common | {"step": 0}]
+    return pd.DataFrame(rows, columns=STEP_COLUMNS)
+
+
+def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
+    """One line per series: its steps with their size, or no step within what it rules out."""
+    lines = []
+    for key, rows in steps.groupby(SERIES, sort=False):
+        config_id, variant, baseline, mode = key
+        name = f"`{variant}` / `{baseline}` ({mode}, {config_id})"
+        if (rows.step == 0).all():
+            lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change larger than "
+                         f"{rows.ruled_out.iloc[0]:.1%} is ruled out")
+            continue
+        lines.append(f"- {name}: " + "; ".join(
+            f"**{package} {r.before} -> {r.after}: {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]**"
+            + (f" ({r.also_changed} changed too)" if r.also_changed else "") for r in rows.itertuples()))
+    return lines
+
+
+def figure(ratios: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
+    """Each series' ratio per release with its 95% interval, one panel per variant and mode, a dashed line
+    between the releases of each step found."""
+    from .plots import facet_lines
+
+    shown = [r for r in releases if r in set(ratios.release)]
+    data = ratios.assign(position=ratios.release.map(shown.index),
+                         series=ratios.variant + " / " + ratios.baseline + ", " + ratios["mode"])
+    fig = facet_lines(data, x="position", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="config_id",
+                      col="series", wrap=2, reference=1.0, xlabel=f"{package} release", ylabel="paired ratio",
+                      title="Each release's paired ratio (95% interval); dashed: a step found")
+    for ax, (series, part) in zip(fig.axes, data.groupby("series", sort=False), strict=False):
+        ax.set_xticks(range(len(shown)), shown, rotation=45, ha="right")
+        found = steps[(steps.step > 0) & (steps.variant + " / " + steps.baseline + ", " + steps["mode"] == series)]
+        for r in found.itertuples():
+            ax.axvline(shown.index(r.after) - 0.5, color="crimson", linestyle="--", linewidth=1)
+    fig.tight_layout()
+    return fig
+
+
+def markdown(ratios: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str], history: dict[str, Any]) -> str:
+    """reports/history.md: what changed and where, how it was decided, the releases that failed, the rows."""
+    package = history["package"]
+    failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
+    return "\n".join([
+        f"# {history['study']} across {package} releases", "",
+        f"Each release timed in an environment of its own ({len(history['versions'])} releases asked for; the "
+        "versions each result recorded are in the table). A release's ratio is each variant's paired ratio to "
+        "its floor inside that release's jobs, so the machine's drift between jobs cancels. Steps: the exact "
+        "best piecewise-constant fit over the releases in order, each weighted by its own interval, keeping the "
+        "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
+        "could be; each step's size with its 95% interval. Where there is none, the change ruled out.", "",
+        "![Each release's paired ratio](figures/history.png)", "",
+        "## What changed", "", *summary_lines(steps, package), "",
+        *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
+            *failed, ""] if failed else []),
+        "## Steps", "", steps.to_markdown(index=False, floatfmt=".3f"), "",
+        "## Each release's ratios", "", ratios.to_markdown(index=False, floatfmt=".3f"), "",
+    ])
+
+
+def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
+    """The history's jobs (environments built, configurations timed): their seconds against the target."""
+    seconds = {path: float(pd.read_csv(path, sep="\t")["s"].iloc[0]) for path in benchmark_paths}
+    installs = sum(s for p, s in seconds.items() if "/release_env/" in p)
+    total = sum(seconds.values())
+    return [f"{len(seconds)} jobs, {total:.0f} s ({total / 60:.1f} min) against the target's {run_target_s:.0f} s: "
+            f"{'met' if total <= run_target_s else '**missed**'}; building the environments {installs:.0f} s of it "
+            "(one job after another: no timing job ran beside an install)."]
+
+
+def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
+    """The history's outputs from every release's results (results/history/runs/{release}/{config}.json) and
+    its jobs' benchmarks: the ratios and steps tables, the figure, reports/history.md."""
+    from .. import results
+    from .plots import save
+
+    history = params.history
+    releases = list(history["versions"])
+    measured: dict[str, list[dict[str, Any]]] = {}
+    unavailable = {}
+    for path in run_paths:
+        release, doc = Path(path).parent.name, json.loads(Path(path).read_text())
+        if "unavailable" in doc:
+            unavailable[release] = doc["unavailable"]
+        else:
+            measured.setdefault(release, []).append(doc)
+    ratios = ratios_table({r: measured[r] for r in releases if r in measured}, history["package"])
+    steps = steps_table(ratios, releases, history["package"])
+    results.write_csv(out.ratios, ratios)
+    results.write_csv(out.steps, steps)
+    save(figure(ratios, steps, releases, history["package"]), out.figure)
+    results.write_text(out.report, markdown(ratios, steps, unavailable, history)
+                       + "\n".join(["## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))

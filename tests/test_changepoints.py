@@ -1,0 +1,50 @@
+"""Change points over releases on series with known steps: found where they are, with their size; none where
+there is none, however many releases; a release measured badly moves nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jaxpitfalls.harness.changepoints import fit_steps
+
+RELEASES = [f"0.11.{i}" for i in range(12)]
+
+
+def _series(levels: list[float], half_width: float = 0.03, seed: int = 0) -> tuple[list, list, list]:
+    """Measured ratios around `levels`: each off by noise of its own interval's size, that interval +-half_width."""
+    rng = np.random.default_rng(seed)
+    measured = np.asarray(levels) * np.exp(rng.normal(0, half_width / 1.96, len(levels)))
+    return list(measured), list(measured * (1 - half_width)), list(measured * (1 + half_width))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_flat_series_has_no_step_and_rules_out_large_ones(seed):
+    fit = fit_steps(RELEASES, *_series([1.0] * 12, seed=seed))
+    assert fit.steps == () and len(fit.segments) == 1
+    assert 0 < fit.ruled_out < 0.10  # +-3% intervals: a step of 10% would have shown
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_step_is_found_between_the_releases_it_lies_between_with_its_size(seed):
+    fit = fit_steps(RELEASES, *_series([1.0] * 8 + [1.3] * 4, seed=seed))
+    (step,) = fit.steps
+    assert (step.before, step.after) == ("0.11.7", "0.11.8")
+    assert step.low < 1.3 < step.high and step.low > 1.2
+    assert [(s.first, s.last) for s in fit.segments] == [("0.11.0", "0.11.7"), ("0.11.8", "0.11.11")]
+
+
+def test_two_steps_either_way():
+    fit = fit_steps(RELEASES, *_series([1.0] * 4 + [1.5] * 4 + [1.1] * 4))
+    assert [(s.before, s.after) for s in fit.steps] == [("0.11.3", "0.11.4"), ("0.11.7", "0.11.8")]
+    assert fit.steps[0].ratio > 1.3 and fit.steps[1].ratio < 0.8
+
+
+def test_a_release_measured_badly_is_no_step():
+    ratios, lows, highs = _series([1.0] * 12)
+    ratios[5], lows[5], highs[5] = 1.4, 0.7, 2.8  # far off, and its interval says how little it knows
+    assert fit_steps(RELEASES, ratios, lows, highs).steps == ()
+
+
+def test_a_step_smaller_than_the_noise_is_not_claimed():
+    assert fit_steps(RELEASES, *_series([1.0] * 6 + [1.02] * 6, half_width=0.10)).steps == ()

@@ -1,0 +1,60 @@
+"""A study's ratios across releases: rows labelled by release and checked against the versions each result
+recorded, steps found per series, and a line a reader can act on for each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jaxpitfalls.report import history
+
+RELEASES = [f"0.11.{i}" for i in range(10)]
+
+
+def _doc(release: str, filter_jit: float, recorded: str | None = None, jax: str = "0.4.34") -> dict:
+    """One release's result: filter_jit / jit_flat as given (+-3%), jax.jit's variants flat at 1.01."""
+    def pair(variant: str, ratio: float) -> dict:
+        return {"variant": variant, "baseline": "jit_flat", "mode": "pipelined", "ratio": ratio,
+                "ratio_ci_low": ratio * 0.97, "ratio_ci_high": ratio * 1.03}
+    return {"study": "dispatch", "config_id": "base",
+            "environment": {"packages": {"equinox": recorded or release, "jax": jax, "jaxlib": "0.4.34"}},
+            "comparisons": [pair("filter_jit", filter_jit), pair("jit_partition", 1.01)]}
+
+
+def _measured(step_at: int = 8) -> dict[str, list[dict]]:
+    rng = np.random.default_rng(0)
+    return {r: [_doc(r, (1.3 if i >= step_at else 1.0) * float(np.exp(rng.normal(0, 0.01))))]
+            for i, r in enumerate(RELEASES)}
+
+
+def test_the_step_is_found_where_filter_jit_changed_and_none_in_jax_jit_s_variants():
+    ratios = history.ratios_table(_measured(), "equinox")
+    assert len(ratios) == 2 * len(RELEASES) and set(ratios.versions) == {"jax 0.4.34, jaxlib 0.4.34, equinox "
+                                                                          + r for r in RELEASES}
+    assert (history.steps_table(ratios, RELEASES, "equinox").also_changed.fillna("") == "").all()
+    steps = history.steps_table(ratios, RELEASES, "equinox")
+    found = steps[steps.variant == "filter_jit"]
+    assert list(found[["step", "before", "after"]].itertuples(index=False, name=None)) == [(1, "0.11.7", "0.11.8")]
+    assert found.ratio_ci_low.iloc[0] < 1.3 < found.ratio_ci_high.iloc[0]
+    flat = steps[steps.variant == "jit_partition"]
+    assert list(flat.step) == [0] and flat.ruled_out.iloc[0] < 0.1
+    lines = history.summary_lines(steps, "equinox")
+    assert f"**equinox 0.11.7 -> 0.11.8: {found.ratio.iloc[0]:.3f}x [" in lines[0]
+    assert "no step over 10 releases; a change larger than" in lines[1]
+
+
+def test_a_result_that_ran_another_release_is_refused_naming_both():
+    measured = _measured() | {"0.11.3": [_doc("0.11.3", 1.0, recorded="0.11.2")]}
+    with pytest.raises(history.WrongRelease, match="asked for equinox 0.11.3, the job's environment had equinox "
+                                                   "0.11.2"):
+        history.ratios_table(measured, "equinox")
+
+
+def test_releases_keep_the_configured_order_not_the_alphabet_and_a_step_names_what_else_changed():
+    releases = ["0.9.2", "0.10.0", "0.11.0"]
+    measured = {r: [_doc(r, ratio, jax=jax)] for r, ratio, jax in zip(
+        releases, (1.0, 1.5, 1.5), ("0.4.34", "0.4.38", "0.4.38"), strict=True)}
+    steps = history.steps_table(history.ratios_table(measured, "equinox"), releases, "equinox")
+    step = steps[steps.variant == "filter_jit"].iloc[0]
+    assert (step.before, step.after, step.also_changed) == ("0.9.2", "0.10.0", "jax 0.4.34 -> 0.4.38")
+    assert "(jax 0.4.34 -> 0.4.38 changed too)" in history.summary_lines(steps, "equinox")[0]

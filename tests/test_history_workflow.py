@@ -1,0 +1,54 @@
+"""The release history run by the real workflow on the smoke preset, with the project's own environment as a
+release (config `history.pythons`: checked, not built): the release's result records the release it ran, the
+report says what changed, and adding a release plans its environment and its jobs alone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from importlib import metadata
+
+import pytest
+import yaml
+from workflow_copy import snakemake
+
+pytestmark = pytest.mark.workflow
+
+OTHER_STUDIES = ("tree_at", "extraction", "generation")
+
+
+def _jobs(proc) -> dict[str, int]:
+    """Planned jobs per rule, from `snakemake -n`'s job stats."""
+    jobs = {}
+    for line in (proc.stdout + proc.stderr).splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0].isidentifier() and parts[0] != "total":
+            jobs[parts[0]] = int(parts[1])
+    return jobs
+
+
+def _overlay(tmp_path, releases: list[str]):
+    path = tmp_path / f"history-{len(releases)}.yaml"
+    path.write_text(yaml.safe_dump({
+        "studies": {name: {"enabled": False} for name in OTHER_STUDIES},
+        "history": {"versions": releases, "pythons": dict.fromkeys(releases, sys.executable)}}))
+    return path
+
+
+def test_each_release_is_timed_in_its_environment_and_a_new_one_alone(smoke_run, tmp_path):
+    workdir = shutil.copytree(smoke_run, tmp_path / "history", symlinks=True)
+    installed = metadata.version("equinox")
+    snakemake(workdir, "--cores", "all", "reports/history.md", overlay=_overlay(tmp_path, [installed]))
+
+    status = json.loads((workdir / "results" / "history" / "envs" / installed / "status.json").read_text())
+    assert status["ok"] and status["versions"]["equinox"] == installed
+    (path,) = (workdir / "results" / "history" / "runs" / installed).glob("*.json")
+    doc = json.loads(path.read_text())
+    assert doc["environment"]["packages"]["equinox"] == installed and doc["comparisons"]
+    report = (workdir / "reports" / "history.md").read_text()
+    assert "## What changed" in report and "no step over 1 releases" in report
+    assert (workdir / "reports" / "figures" / "history.png").stat().st_size > 0
+
+    planned = _jobs(snakemake(workdir, "-n", "reports/history.md", overlay=_overlay(tmp_path, [installed, "99.0"])))
+    assert planned == {"release_env": 1, "history_run": 1, "history": 1}

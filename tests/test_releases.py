@@ -1,0 +1,54 @@
+"""The release history's plan and environments: pins from the default table, the config over it; the base
+configuration by default; a release that fails to install or import recorded with its reason, not raised."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+from jaxpitfalls import release_env, releases
+from jaxpitfalls.configcheck.schema import fill_defaults, load
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _config(**history) -> dict:
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["history"] = history
+    fill_defaults(config, load(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    return config
+
+
+def test_each_release_gets_its_row_of_the_default_table_and_the_config_pins_over_it():
+    config = _config(versions=["0.11.7", "0.11.11", "0.12.0"], pins={"0.12.0": {"jax": "0.5.0"}})
+    assert releases.requirements(config, "0.11.7") == [
+        "equinox==0.11.7", "jax==0.4.34", "jaxlib==0.4.34", "optax==0.2.3", "numpy", "safetensors"]
+    assert releases.requirements(config, "0.11.11")[:3] == ["equinox==0.11.11", "jax==0.4.38", "jaxlib==0.4.38"]
+    assert "jax==0.5.0" in releases.requirements(config, "0.12.0")  # its own pin over the table's row
+    shared = _config(versions=["0.11.7"], **{"with": {"jax": "0.4.35", "numpy": "1.26.4"}})
+    assert releases.requirements(shared, "0.11.7") == [
+        "equinox==0.11.7", "jax==0.4.35", "jaxlib==0.4.34", "optax==0.2.3", "numpy==1.26.4", "safetensors"]
+    assert releases.default_pins("equinox", "0.10.0") == {} and releases.default_pins("optax", "0.2.3") == {}
+
+
+def test_the_history_times_the_study_s_base_configuration_unless_told_all():
+    base = releases.configurations(_config(versions=["0.11.7"]))
+    assert len(base) == 1 and base[0]["id"].startswith("layers")
+    every = releases.configurations(_config(versions=["0.11.7"], configs="all"))
+    assert len(every) > 1 and base[0] in every
+    assert releases.models(_config(versions=["0.11.7"])) == [base[0]["model"]]
+
+
+def test_an_environment_that_fails_is_recorded_with_its_reason():
+    failing = ("pip install", [sys.executable, "-c", "import sys; print('no matching distribution'); sys.exit(1)"])
+    status = release_env._status("python", ["equinox==0.0.0"], [failing])
+    assert not status["ok"] and status["reason"] == "pip install failed: no matching distribution"
+    assert status["requirements"] == ["equinox==0.0.0"]
+
+
+def test_an_existing_environment_is_checked_by_importing_what_a_timing_job_imports():
+    status = release_env.existing(sys.executable)
+    assert status["ok"] and set(status["versions"]) == set(release_env.IMPORTS)
+    assert status["versions"]["equinox"] == __import__("equinox").__version__

@@ -1,0 +1,77 @@
+# Release history (config `history`): one study timed in an environment per release of a library, the steps in
+# its ratios found over the releases (reports/history.md).
+
+
+rule release_env:
+    """A venv holding only what a timing job imports, pinned to one release (release_env.py); a release that
+    does not install or import is recorded as such in its status, not raised."""
+    input:
+        sources=sources.files_of("release_env", "runtime"),
+    output:
+        "results/history/envs/{release}/status.json",
+    log:
+        "results/logs/release_env/{release}.log",
+    benchmark:
+        "results/benchmarks/release_env/{release}.tsv"
+    conda:
+        ENV
+    resources:
+        timing=1,  # pip compiles and unpacks: never beside a timing job
+    params:
+        requirements=release_requirements,
+        python=release_python,
+    script:
+        "../../scripts/release_env.py"
+
+
+rule history_run:
+    """One configuration of the history's study timed in one release's environment: its worker processes run
+    there, every check of run_study made; a release whose environment failed is recorded, not timed."""
+    input:
+        unpack(history_inputs),
+        env="results/history/envs/{release}/status.json",
+        sources=sources.files_of(
+            f"studies.{config['history']['study']}.measure", "study_job", "study_worker", "runtime"
+        ),
+    output:
+        "results/history/runs/{release}/{config}.json",
+    log:
+        "results/logs/history_run/{release}/{config}.log",
+    benchmark:
+        "results/benchmarks/history_run/{release}/{config}.tsv"
+    conda:
+        ENV
+    threads: workflow.cores
+    resources:
+        timing=1,
+    params:
+        study=config["history"]["study"],
+        conf=history_conf,
+        settings=lambda wildcards: plan.timing_settings(config, config["history"]["study"]),
+        model_spec=history_model_spec,
+        runtime=lambda wildcards: plan.job_runtime(config, config["history"]["study"]),
+    script:
+        "../../scripts/history_run.py"
+
+
+rule history:
+    """reports/history.md: each release's paired ratios, the steps found over the releases (with the releases
+    on either side and their size) or the change ruled out where there is none, the releases that failed."""
+    input:
+        runs=history_runs(),
+        benchmarks=history_benchmarks(),
+        sources=sources.files_of("report.history", "harness.changepoints", "runtime"),
+    output:
+        report=report("reports/history.md", caption="../report/history.rst", category="History"),
+        ratios=report("results/tables/history.csv", caption="../report/history.rst", category="History"),
+        steps=report("results/tables/history_steps.csv", caption="../report/history.rst", category="History"),
+        figure=report("reports/figures/history.png", caption="../report/history.rst", category="History"),
+    log:
+        "results/logs/history.log",
+    conda:
+        ENV
+    params:
+        history=config["history"],
+        run_target_s=config["run_target_s"],
+    script:
+        "../../scripts/history.py"
