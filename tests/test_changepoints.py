@@ -32,6 +32,16 @@ def test_a_step_is_found_between_the_releases_it_lies_between_with_its_size(seed
     assert (step.before, step.after) == ("0.11.7", "0.11.8")
     assert step.low < 1.3 < step.high and step.low > 1.2
     assert [(s.first, s.last) for s in fit.segments] == [("0.11.0", "0.11.7"), ("0.11.8", "0.11.11")]
+    assert step.also_between == ()  # a clean step: no other place fits
+
+
+def test_a_release_measured_between_the_two_levels_leaves_the_step_s_place_open():
+    levels = np.array([1.0] * 6 + [np.sqrt(1.3)] + [1.3] * 5)  # the sixth release halfway (in log), less precise
+    half_width = np.array([0.03] * 6 + [0.12] + [0.03] * 5)
+    fit = fit_steps(RELEASES, levels, levels * (1 - half_width), levels * (1 + half_width))
+    (step,) = fit.steps
+    places = {(step.before, step.after), *step.also_between}
+    assert places == {("0.11.5", "0.11.6"), ("0.11.6", "0.11.7")}
 
 
 def test_two_steps_either_way():

@@ -28,11 +28,12 @@ def _measured(step_at: int = 8) -> dict[str, list[dict]]:
 
 
 def test_the_step_is_found_where_filter_jit_changed_and_none_in_jax_jit_s_variants():
-    ratios = history.ratios_table(_measured(), "equinox")
+    measured = _measured()
+    ratios = history.ratios_table(measured, "equinox")
     assert len(ratios) == 2 * len(RELEASES) and set(ratios.versions) == {"jax 0.4.34, jaxlib 0.4.34, equinox "
                                                                           + r for r in RELEASES}
-    assert (history.steps_table(ratios, RELEASES, "equinox").also_changed.fillna("") == "").all()
-    steps = history.steps_table(ratios, RELEASES, "equinox")
+    assert (history.steps_table(ratios, RELEASES, "equinox", history.environments(measured)).also_changed.fillna("") == "").all()
+    steps = history.steps_table(ratios, RELEASES, "equinox", history.environments(measured))
     found = steps[steps.variant == "filter_jit"]
     assert list(found[["step", "before", "after"]].itertuples(index=False, name=None)) == [(1, "0.11.7", "0.11.8")]
     assert found.ratio_ci_low.iloc[0] < 1.3 < found.ratio_ci_high.iloc[0]
@@ -54,7 +55,8 @@ def test_releases_keep_the_configured_order_not_the_alphabet_and_a_step_names_wh
     releases = ["0.9.2", "0.10.0", "0.11.0"]
     measured = {r: [_doc(r, ratio, jax=jax)] for r, ratio, jax in zip(
         releases, (1.0, 1.5, 1.5), ("0.4.34", "0.4.38", "0.4.38"), strict=True)}
-    steps = history.steps_table(history.ratios_table(measured, "equinox"), releases, "equinox")
+    steps = history.steps_table(history.ratios_table(measured, "equinox"), releases, "equinox",
+                                history.environments(measured))
     step = steps[steps.variant == "filter_jit"].iloc[0]
     assert (step.before, step.after, step.also_changed) == ("0.9.2", "0.10.0", "jax 0.4.34 -> 0.4.38")
     assert "(jax 0.4.34 -> 0.4.38 changed too)" in history.summary_lines(steps, "equinox")[0]

@@ -26,13 +26,16 @@ from .stats import Z_95
 
 @dataclass(frozen=True)
 class Step:
-    """A change between two neighbouring releases: the level after it over the level before it."""
+    """A change between two neighbouring releases: the level after it over the level before it; `also_between`:
+    the other neighbouring pairs the measurements cannot tell it from (a release measured between the two
+    levels, say), as (before, after)."""
 
     before: str
     after: str
     ratio: float
     low: float
     high: float
+    also_between: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,22 @@ def _difference(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int)
     return b - a, float(np.hypot(a_se, b_se))
 
 
+CHI2_1_95 = 3.841  # 95% quantile of chi-square with one degree of freedom: a step's location set
+
+
+def _split_cost(y: np.ndarray, w: np.ndarray, start: int, split: int, end: int) -> float:
+    cost = _WeightedLevel().fit(np.column_stack([y, w]))
+    return cost.error(start, split) + cost.error(split, end)
+
+
+def _locations(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int) -> list[int]:
+    """Every place in start..end the step could be, the found one's neighbours in fit: the two-level fit there
+    within chi-square(1)'s 95% quantile of the best (a confidence set for where the level changed)."""
+    w = 1 / se ** 2
+    best = _split_cost(y, w, start, split, end)
+    return [s for s in range(start + 1, end) if s != split and _split_cost(y, w, start, s, end) - best <= CHI2_1_95]
+
+
 def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     """Segment boundaries [0, ..., n] of the exact best fit with k steps."""
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
@@ -120,7 +139,8 @@ def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[in
     steps = []
     for start, split, end in zip(bounds, bounds[1:], bounds[2:], strict=False):
         d, d_se = _difference(y, se, start, split, end)
-        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se)))
+        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se),
+                          tuple((labels[s - 1], labels[s]) for s in _locations(y, se, start, split, end))))
     segments = []
     for start, end in zip(bounds, bounds[1:], strict=False):
         level, level_se = _level(y[start:end], se[start:end])

@@ -18,12 +18,12 @@ from typing import Any
 import pandas as pd
 
 from ..harness.changepoints import fit_steps
-from .compare import detectability
+from .compare import detectability, environment_changes
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
 COLUMNS = ["release", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
-STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "also_changed",
-                "releases", "ruled_out", "detectable_change"]
+STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
+                "also_changed", "releases", "ruled_out", "detectable_change"]
 
 
 class WrongRelease(RuntimeError):
@@ -53,19 +53,20 @@ def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def also_changed(ratios: pd.DataFrame, before: str, after: str, package: str) -> str:
-    """What else differs between two releases' environments (e.g. `jax 0.4.34 -> 0.4.38`): a step there may
-    be theirs, not the package's."""
-    def versions(release: str) -> dict[str, str]:
-        recorded = ratios[ratios.release == release].versions.iloc[0]
-        return dict(part.split(" ", 1) for part in recorded.split(", ") if part)
-
-    a, b = versions(before), versions(after)
-    return ", ".join(f"{p} {a.get(p)} -> {b.get(p)}" for p in dict.fromkeys([*a, *b])
-                     if p != package and a.get(p) != b.get(p))
+def also_changed(before: dict[str, Any], after: dict[str, Any], package: str) -> str:
+    """What else differs between two releases' environments (compare's environment check: versions, machine,
+    flags, the workflow's code), e.g. `jax 0.4.34 -> 0.4.38`: a step there may be theirs, not the package's."""
+    changes = environment_changes(before, after).split("; ")
+    return "; ".join(c for c in changes if c and not c.startswith(f"{package} "))
 
 
-def steps_table(ratios: pd.DataFrame, releases: list[str], package: str) -> pd.DataFrame:
+def environments(measured: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Each release's environment, as its first result recorded it."""
+    return {release: docs[0]["environment"] for release, docs in measured.items() if docs}
+
+
+def steps_table(ratios: pd.DataFrame, releases: list[str], package: str,
+                envs: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Per series (configuration, variant, floor, mode): each step found (with what else changed between its
     releases), or one row `step` 0 saying no step and how large a change the measurements rule out;
     `detectable_change`: the series' median."""
@@ -78,7 +79,8 @@ def steps_table(ratios: pd.DataFrame, releases: list[str], package: str) -> pd.D
             "detectable_change": float(series.detectable_change.median())}
         rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
                            "ratio_ci_low": s.low, "ratio_ci_high": s.high,
-                           "also_changed": also_changed(ratios, s.before, s.after, package)}
+                           "or_between": "; ".join(f"{a} -> {b}" for a, b in s.also_between),
+                           "also_changed": also_changed(envs[s.before], envs[s.after], package)}
                  for i, s in enumerate(fit.steps)]
         rows += [] if fit.steps else [common | {"step": 0}]
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
@@ -96,6 +98,7 @@ def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
             continue
         lines.append(f"- {name}: " + "; ".join(
             f"**{package} {r.before} -> {r.after}: {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]**"
+            + (f" (or {r.or_between}: the measurements cannot tell which)" if r.or_between else "")
             + (f" ({r.also_changed} changed too)" if r.also_changed else "") for r in rows.itertuples()))
     return lines
 
@@ -167,8 +170,9 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
             unavailable[release] = doc["unavailable"]
         else:
             measured.setdefault(release, []).append(doc)
-    ratios = ratios_table({r: measured[r] for r in releases if r in measured}, history["package"])
-    steps = steps_table(ratios, releases, history["package"])
+    measured = {r: measured[r] for r in releases if r in measured}
+    ratios = ratios_table(measured, history["package"])
+    steps = steps_table(ratios, releases, history["package"], environments(measured))
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
     save(figure(ratios, steps, releases, history["package"]), out.figure)
