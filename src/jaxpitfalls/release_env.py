@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .results import write_text
+from .study_job import run_configuration
+
 # What a timing job imports (the dispatch study's training step, the model files): imported once built.
 IMPORTS = ("jax", "jaxlib", "equinox", "optax", "numpy", "safetensors")
 TAIL = 12  # lines of a failed command's output kept in the status
@@ -63,8 +66,6 @@ def existing(python: str) -> dict[str, Any]:
 
 def write_json(path: str, status: dict[str, Any]) -> None:
     """A status or a result as JSON, written whole (a reader never sees half of it)."""
-    from .results import write_text
-
     write_text(path, json.dumps(status, indent=1))
 
 
@@ -73,8 +74,6 @@ def measure_release(release: str, status_path: str, study: str, conf: dict[str, 
                     jax_cache_dir: str) -> None:
     """Time one configuration with the release's interpreter (every worker process there, every check of a
     timing job made); where the release has no environment, its result says why instead."""
-    from .study_job import run_configuration
-
     status = json.loads(Path(status_path).read_text())
     if not status["ok"]:
         write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],

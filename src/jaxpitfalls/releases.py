@@ -61,8 +61,3 @@ def configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The configurations of the history's study timed in every release: its base, or all of them."""
     confs = plan.configurations(config["studies"][config["history"]["study"]])
     return confs if config["history"]["configs"] == "all" else [c for c in confs if plan.is_base(c)]
-
-
-def models(config: dict[str, Any]) -> list[str]:
-    """The models the history's configurations need (prepared like any study's)."""
-    return sorted({c["model"] for c in configurations(config)})

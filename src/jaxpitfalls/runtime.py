@@ -1,11 +1,25 @@
-"""Set-up shared by the rule scripts: logging into the rule's `log:` file, XLA flags, JAX's compilation cache."""
+"""Set-up shared by the rule scripts: logging into the rule's `log:` file, XLA flags, JAX's compilation cache,
+and the environment of a worker process that runs this checkout's code."""
 
 from __future__ import annotations
 
 import logging
 import os
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TextIO
+
+
+# The package's parent: a child Python process that must import this checkout's code, whatever its interpreter
+# (a lockstep side's venv, a release's), gets it first on its PYTHONPATH.
+SRC = Path(__file__).resolve().parents[1]
+
+
+def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment (with `extra` over it) for a child that imports this checkout's code."""
+    path = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)
+    return os.environ | dict(extra or {}) | {"PYTHONPATH": path}
 
 
 def set_xla_flags(flags: str) -> None:

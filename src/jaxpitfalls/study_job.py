@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import subprocess
 import sys
 import tempfile
@@ -16,10 +15,10 @@ from typing import Any
 from . import results, studies
 from .harness import environment
 from .harness.processes import merge
+from .runtime import checkout_env
 
 log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[2]
-SRC = Path(__file__).resolve().parents[1]  # the package's parent: a worker in another environment imports this code
 
 
 def environment_of(request: dict[str, Any]) -> dict[str, Any]:
@@ -49,8 +48,7 @@ def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | 
             log.info("%s %s: process %d of %d", request["study"], request["conf"]["id"], i + 1, processes)
             cmd = [python, "-m", "jaxpitfalls.study_worker", str(request_path), str(out), log_path or "",
                    jax_cache_dir]
-            proc = subprocess.run(cmd, cwd=Path.cwd(), env=os.environ | {"PYTHONPATH": os.pathsep.join(
-                p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)})
+            proc = subprocess.run(cmd, cwd=Path.cwd(), env=checkout_env())
             if proc.returncode != 0:
                 raise RuntimeError(f"worker process {i + 1} of {processes} failed (exit {proc.returncode}); its "
                                    "error is logged above")

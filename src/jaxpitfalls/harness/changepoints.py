@@ -93,17 +93,16 @@ def _difference(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int)
 CHI2_1_95 = 3.841  # 95% quantile of chi-square with one degree of freedom: a step's location set
 
 
-def _split_cost(y: np.ndarray, w: np.ndarray, start: int, split: int, end: int) -> float:
-    cost = _WeightedLevel().fit(np.column_stack([y, w]))
-    return cost.error(start, split) + cost.error(split, end)
-
-
 def _locations(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int) -> list[int]:
     """Every place in start..end the step could be, the found one's neighbours in fit: the two-level fit there
     within chi-square(1)'s 95% quantile of the best (a confidence set for where the level changed)."""
-    w = 1 / se ** 2
-    best = _split_cost(y, w, start, split, end)
-    return [s for s in range(start + 1, end) if s != split and _split_cost(y, w, start, s, end) - best <= CHI2_1_95]
+    cost = _WeightedLevel().fit(np.column_stack([y, 1 / se ** 2]))
+
+    def split_at(s: int) -> float:
+        return cost.error(start, s) + cost.error(s, end)
+
+    best = split_at(split)
+    return [s for s in range(start + 1, end) if s != split and split_at(s) - best <= CHI2_1_95]
 
 
 def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:

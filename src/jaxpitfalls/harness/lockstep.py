@@ -16,18 +16,17 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from ..runtime import checkout_env
+
 log = logging.getLogger(__name__)
-SRC = Path(__file__).resolve().parents[2]  # the package's parent: every side imports this checkout's code
 
 
 @dataclass(frozen=True)
@@ -118,8 +117,7 @@ class ProcessWorker:
 
     def __init__(self, side: Side, request_path: str, log_path: str = "") -> None:
         self.side = side
-        env = os.environ | side.env | {"PYTHONPATH": os.pathsep.join(
-            p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)}
+        env = checkout_env(side.env)
         self.proc = subprocess.Popen(
             [side.python, "-m", "jaxpitfalls.lockstep_worker", request_path, log_path],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
