@@ -47,12 +47,14 @@ class ReportPage:
         self.driver.quit()
 
     def home(self) -> None:
+        """A fresh load of the report (through a blank page: a load of the URL it is on may keep its state)."""
+        self.driver.get("about:blank")
         self.driver.get(self.url)
 
-    def _find(self, xpath: str, within: WebElement | None = None) -> list[WebElement]:
-        deadline = time.monotonic() + self.timeout_s
+    def _find(self, xpath: str, timeout_s: float | None = None) -> list[WebElement]:
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         while True:
-            found = (within or self.driver).find_elements(By.XPATH, xpath)
+            found = self.driver.find_elements(By.XPATH, xpath)
             if found or time.monotonic() > deadline:
                 return found
             time.sleep(0.1)
@@ -78,16 +80,37 @@ class ReportPage:
     def text(self) -> str:
         return self.driver.find_element(By.TAG_NAME, "body").text
 
-    def open(self, *labels: str) -> None:
-        """Click through the navigation: a category, then a subcategory."""
-        for label in labels:  # the last match: the page's title also reads "Report"
-            matches = f"//*[self::span or self::a or self::button][normalize-space(text())='{label}']"
-            self._click(f"({matches})[last()]")
+    @staticmethod
+    def _label(label: str) -> str:
+        """A navigation entry (the last match: the page's title also reads "Report")."""
+        return f"(//*[self::span or self::a or self::button][normalize-space(text())='{label}'])[last()]"
 
-    def files(self) -> list[str]:
-        """The file names listed in the open (sub)category."""
-        self._one("//tr/td[1]")
-        return [td.text for td in self._find("//tr/td[1]")]
+    def open(self, *labels: str) -> None:
+        """Click through the navigation: a category, then a subcategory.
+
+        A click the page's scripts were not yet listening for does nothing, so an entry is clicked again until
+        the next one shows.
+        """
+        deadline = time.monotonic() + self.timeout_s
+        for label, following in zip(labels, labels[1:]):
+            self._click(self._label(label))
+            while not self._find(self._label(following), timeout_s=1.0):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"opening {label!r} shows no {following!r}")
+                self._click(self._label(label))
+        self._click(self._label(labels[-1]))
+
+    def files(self, expected: list[str]) -> list[str]:
+        """The file names listed in the open (sub)category, sorted, once they are `expected` or time is up.
+
+        Until the page re-renders, the table of the category opened before may still be shown.
+        """
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            listed = sorted(td.text for td in self._find("//tr/td[1]"))
+            if listed == sorted(expected) or time.monotonic() > deadline:
+                return listed
+            time.sleep(0.1)
 
     @staticmethod
     def _row_button(path: str, icon: str) -> str:
