@@ -1,13 +1,14 @@
 """The generation study's rules on known numbers: a cold start is any first run above its median's interval
-(a long padded generation compiles once and is 1.7x, not 2x, its median), and a short warmup distorts a
-speedup whenever the interval of its effect excludes 1, in either direction."""
+(a long padded generation compiles once and is 1.7x, not 2x, its median), a short warmup distorts a
+speedup whenever the interval of its effect excludes 1, in either direction, and lax.scan beats the Python
+loop only by a gain of at least 5%."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from jaxpitfalls.studies.generation.report import cold_start, distorted
+from jaxpitfalls.studies.generation.report import cold_start, distorted, scan_beats
 
 
 def _first(padded_first_s: float) -> pd.DataFrame:
@@ -33,3 +34,13 @@ def test_every_first_run_above_its_median_interval_is_a_cold_start_with_its_comp
 ])
 def test_a_short_warmup_distorts_where_its_effects_interval_excludes_1(off, expected):
     assert distorted(off) is expected
+
+
+@pytest.mark.parametrize(("ratio", "expected"), [
+    ((0.80, 0.75, 0.86), True),    # the scanned loop at most 86% of the Python loop's time
+    ((0.95, 0.90, 1.00), None),    # across 0.95: more rounds could decide it
+    ((1.016, 0.963, 1.058), False),  # the 2026-11-24 reference: a gain under 5% wherever it lies, as fast
+    ((1.20, 1.10, 1.30), False),   # slower
+])
+def test_the_scanned_loop_beats_the_python_loop_only_by_a_gain_of_5_percent(ratio, expected):
+    assert scan_beats(*ratio[1:]) is expected

@@ -164,9 +164,9 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     assert tree_at["trace"] == "base" and tree_at["compilation_cache"] is False and tree_at["model_family"] == "bert"
     assert dispatch["measure"]["repeats"] == 20 and "budget_s" not in dispatch["measure"]
     assert dispatch["trace"] == "all" and dispatch["measure"]["warmup_steps"] == 3
-    dispatch["measure"]["budget_s"] = 5  # another study's key: dispatch times exactly `repeats`
+    dispatch["measure"]["step_by_step"] = "base"  # another study's key: dispatch has no un-jitted start-up
     problems, _ = schema_problems(config, SCHEMA)
-    assert problems == ["config studies.dispatch.measure: unknown key 'budget_s' (known: max_busy_share, "
-                        "max_wait_s, min_sample_s, on_contention, processes, repeats, steps_per_sample, "
-                        "target_precision, trace_steps, warmup_steps)"]
+    assert problems == ["config studies.dispatch.measure: unknown key 'step_by_step' (known: budget_s, "
+                        "max_busy_share, max_wait_s, min_sample_s, on_contention, processes, repeats, "
+                        "steps_per_sample, target_precision, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(studies.names())

@@ -42,6 +42,7 @@ FIGURES = {
 }
 COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")  # the figures' numeric compute axes
 COMPUTE_KEYS = (*COMPUTE_AXES, "attention")  # what a configuration may change at the base's structure
+WRITE_UP_COMPUTE = ("dropout", "attention")  # the compute the write-up varied: dropout, SDPA vs eager attention
 
 
 def _on_axis(table, axis: str):
@@ -244,41 +245,42 @@ def _structure(run: _Run) -> Judged:
     )
 
 
-def _compute_settings(run: _Run, base: pd.Series) -> dict[str, pd.Series]:
+def _compute_settings(run: _Run, base: pd.Series) -> list[tuple[tuple[str, ...], pd.Series]]:
     """filter_jit - jit_partition (blocked) at every other configuration with the base's structure (its layers),
-    named by the compute keys it changes: sweeps and points (e.g. the write-up's dropout off with fused
-    attention) alike."""
+    with the compute keys it changes: sweeps and points (e.g. the write-up's dropout off with fused attention)
+    alike."""
     pairs = run.comp[(run.comp.variant == "filter_jit") & (run.comp.baseline == "jit_partition")
                      & (run.comp["mode"] == "blocked") & (run.comp.layers == base.layers)
                      & (run.comp.config_id != run.base_id)]
-    return {" + ".join(f"{key} {value_label(r[key])}" for key in COMPUTE_KEYS if r[key] != base[key]): r
-            for _, r in pairs.iterrows()}
+    return [(tuple(key for key in COMPUTE_KEYS if r[key] != base[key]), r) for _, r in pairs.iterrows()]
 
 
 def _not_compute(run: _Run) -> Judged:
-    """Each compute setting's overhead (filter_jit - jit_partition, the write-up's pair) minus the base
-    configuration's, as an interval: all inside the band reproduces, any wholly outside does not."""
-    judged = Judged(
-        claim="not_compute",
-        measured="not measured: the config sweeps no compute setting besides the base",
-        verdict=verdict(None),
-    )
+    """Each setting of the write-up's compute axis (dropout, attention), its overhead (filter_jit - jit_partition,
+    the write-up's pair) minus the base configuration's as an interval: all inside the band reproduces, any
+    wholly outside does not. Settings that change sizes are shown beside it, not judged: the write-up varied
+    no size."""
     base = run.pair("filter_jit", "jit_partition")
-    settings = _compute_settings(run, base)
-    if not settings:
-        return judged
     band = COMPUTE_BAND * abs(base.diff_ms)
-    shifts, outcomes = [], []
-    for setting, s in settings.items():
+    judged, beside = [], []
+    for keys, s in _compute_settings(run, base):
         shift = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
                                         base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
-        outcomes.append(within(shift[1], shift[2], -band, band))
-        shifts.append(f"{setting}: {interval(*shift, ' ms')}")
-    outcome = False if False in outcomes else (True if all(outcomes) else None)
-    return replace(
-        judged,
-        measured=f"base overhead {_ms(base)}; shift per setting: " + "; ".join(shifts),
-        verdict=verdict(outcome),
+        text = f"{' + '.join(f'{key} {value_label(s[key])}' for key in keys)}: {interval(*shift, ' ms')}"
+        if set(keys) <= set(WRITE_UP_COMPUTE):
+            judged.append((text, within(shift[1], shift[2], -band, band)))
+        else:
+            beside.append(text)
+    sizes = f"; settings of sizes beside it (not judged): {'; '.join(beside)}" if beside else ""
+    if not judged:
+        return Judged(claim="not_compute", verdict=verdict(None),
+                      measured=f"not measured: the config sets no dropout or attention besides the base's{sizes}")
+    outcomes = [outcome for _, outcome in judged]
+    return Judged(
+        claim="not_compute",
+        measured=f"base overhead {_ms(base)}; shift per dropout and attention setting: "
+                    + "; ".join(text for text, _ in judged) + sizes,
+        verdict=verdict(False if False in outcomes else (True if all(outcomes) else None)),
     )
 
 

@@ -43,6 +43,9 @@ def warmup_tokens(conf: dict[str, Any]) -> int:
 GPT2_SMALL = {"layers": 12, "hidden": 768}  # GPT-2 124M's shape
 
 UNDISTORTED = 1.05  # a short warmup whose speedup stays within 5% of the proper one's did not distort it
+# "beats" is a gain a user would act on: the scanned loop at most 95% of the Python loop's time (5%, the change
+# compare counts); a gain wholly under 5% is "as fast", not an undecided beat.
+SCAN_BEATS = 0.95
 
 @dataclass(frozen=True, kw_only=True)
 class Timing(settings.Timing):
@@ -102,7 +105,8 @@ CLAIMS = {
     "scan": Claim(
         "(beyond the write-up) the whole decode loop in one lax.scan beats a Python loop of steps",
         "not measured",
-        rule="kv_cache_scan / kv_cache, 95% interval below 1 (above 1: not reproduced)",
+        rule=f"kv_cache_scan / kv_cache, 95% interval below {SCAN_BEATS:g} (a gain of at least "
+             f"{1 - SCAN_BEATS:.0%}); wholly above {SCAN_BEATS:g}: not reproduced (as fast, or slower)",
         advice=Advice("Fuse the decode loop with lax.scan where per-token dispatch is a visible share.",
                       "A Python loop of jitted steps is as fast as lax.scan here: keep the loop where it is "
                       "simpler (streaming tokens).")),

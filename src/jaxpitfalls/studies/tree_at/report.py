@@ -27,7 +27,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from .spec import DOMINATES, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
+from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
 
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
@@ -262,7 +262,7 @@ def _variance(run: _Run) -> Judged:
         claim="variance",
         measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / batched "
                     f"{interval(*overall, 'x')} over all depths",
-        verdict=verdict(above(overall[1], overall[2], 1)),
+        verdict=verdict(above(overall[1], overall[2], FAR_LESS)),
     )
 
 
