@@ -158,3 +158,14 @@ def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_r
     assert new.outputs_compared == "losses" and not new.outputs_exact and 0 < new.max_abs_difference < 1e-6
     assert new.signatures_distinct == "2 of 2 (1 pairs compared)"
     assert (new.compiles_in_timed_region, new.compiles_demonstrated) == (0, 2)  # counted from the modes
+
+
+def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
+    from jaxpitfalls.report.claims import to_decide, with_reason
+    # 1.057x [1.043, 1.075] against "at most 1.05": half-width 0.016, its middle 0.009 above the edge (log scale)
+    reason = to_decide(1.043, 1.075, 1.05, log=True)
+    assert "crosses 1.05; one 1.8x narrower would decide it, about 3.2x the samples" in reason
+    assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; one 1.5x narrower")
+    assert "centred on 1" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
+    assert to_decide(1.1, 1.2, 1.0) == "" and with_reason("1.15x", 1.1, 1.2, 1.0) == "1.15x"  # decided: nothing
+    assert with_reason("1.0x", 0.8, 1.3, 1.0) == f"1.0x; {to_decide(0.8, 1.3, 1.0)}"

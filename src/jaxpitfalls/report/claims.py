@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..studies.interface import Number
@@ -65,6 +66,32 @@ def within(low: float, high: float, lower: float, upper: float) -> bool | None:
     if lower <= low and high <= upper:
         return True
     return False if high < lower or low > upper else None
+
+
+def to_decide(low: float, high: float, *edges: float, log: bool = False) -> str:
+    """Why an interval across a rule's edge cannot tell, and what would: its half-width against the distance
+    from its middle to the nearest edge it crosses ('' where it crosses none). An interval narrows as the square
+    root of the samples (rounds x processes), so about (half-width / distance)^2 times as many would decide it
+    if the estimate stayed where it is. `log`: ratios, whose intervals are symmetric on the log scale."""
+    scale = np.log if log else (lambda x: x)
+    crossed = [e for e in edges if low < e < high]
+    if not crossed:
+        return ""
+    lo, hi = scale(low), scale(high)
+    middle, half = (lo + hi) / 2, (hi - lo) / 2
+    distance = min(abs(middle - scale(e)) for e in crossed)
+    edge = ", ".join(f"{e:.3g}" for e in crossed)
+    if distance < 0.05 * half:
+        return f"undecided: its interval is centred on {edge}; more samples decide it only if the estimate moves"
+    more = (half / distance) ** 2
+    return (f"undecided: the interval crosses {edge}; one {half / distance:.1f}x narrower would decide it, about "
+            f"{more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) at this spread")
+
+
+def with_reason(measured: str, low: float, high: float, *edges: float, log: bool = False) -> str:
+    """A claim's measured text, with `to_decide`'s reason where its interval crosses the rule's edges."""
+    reason = to_decide(low, high, *edges, log=log)
+    return f"{measured}; {reason}" if reason else measured
 
 
 def interval(value: float, low: float, high: float, unit: str = "") -> str:

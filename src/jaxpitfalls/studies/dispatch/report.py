@@ -28,7 +28,9 @@ from ...report.claims import (
     ratio_interval,
     ratio_of,
     row,
+    to_decide,
     verdict,
+    with_reason,
     within,
 )
 from .spec import COMPUTE_BAND, SPEC
@@ -239,8 +241,9 @@ def _structure(run: _Run) -> Judged:
                                      lo.diff_ms, (lo.diff_ci_low_ms, lo.diff_ci_high_ms))
     return replace(
         judged,
-        measured=f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves: "
-                    f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us per leaf)",
+        measured=with_reason(f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves: "
+                             f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us per "
+                             "leaf)", growth[1], growth[2], 0),
         verdict=verdict(above(growth[1], growth[2], 0)),
     )
 
@@ -266,7 +269,9 @@ def _not_compute(run: _Run) -> Judged:
     for keys, s in _compute_settings(run, base):
         shift = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
                                         base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
-        text = f"{' + '.join(f'{key} {value_label(s[key])}' for key in keys)}: {interval(*shift, ' ms')}"
+        reason = to_decide(shift[1], shift[2], -band, band)
+        text = (f"{' + '.join(f'{key} {value_label(s[key])}' for key in keys)}: {interval(*shift, ' ms')}"
+                + (f" ({reason})" if reason else ""))
         if set(keys) <= set(WRITE_UP_COMPUTE):
             judged.append((text, within(shift[1], shift[2], -band, band)))
         else:
@@ -288,7 +293,8 @@ def _partition_free(run: _Run) -> Judged:
     part = run.pair("jit_partition", SPEC.floor)
     return Judged(
         claim="partition_free",
-        measured=f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
+        measured=with_reason(f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
+                             part.ratio_ci_low, part.ratio_ci_high, 1.05, log=True),
         verdict=verdict(opposite(above(part.ratio_ci_low, part.ratio_ci_high, 1.05))),
     )
 
@@ -300,8 +306,9 @@ def _pipelining(run: _Run) -> Judged:
                               blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
     return Judged(
         claim="pipelining",
-        measured=f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
-                    f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}",
+        measured=with_reason(f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
+                             f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}",
+                             rise[1], rise[2], 1, log=True),
         verdict=verdict(above(rise[1], rise[2], 1)),
     )
 

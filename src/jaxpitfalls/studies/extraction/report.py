@@ -10,7 +10,18 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import Judged, above, ceiling, judged_at, ratio_interval, ratio_of, row, verdict, within
+from ...report.claims import (
+    Judged,
+    above,
+    ceiling,
+    judged_at,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+    with_reason,
+    within,
+)
 from .spec import FIRST_PASS_VARIANTS, FIXES, SPEC, estimate
 
 FIGURES = {
@@ -125,7 +136,8 @@ def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[s
     return Judged(
         claim=f"{slow}/{fast}",
         measured=f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), over fresh "
-                 f"first passes; warm passes {ratio_interval(steady)} (padding's compute)",
+                 f"first passes; warm passes {ratio_interval(steady)} (padding's compute)"
+                 + with_reason("", fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True),
         verdict=verdict(above(fresh.ratio_ci_low, fresh.ratio_ci_high, 1)),
         ours=(ratio_of(fresh) if at_structure else None,),
         judged_ratio=ratio_of(fresh),
@@ -144,7 +156,8 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
     return Judged(
         claim=key, ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
         measured=f"{why + '; ' if why else ''}{ratio_interval(r)} {where} ({config_id}); first pass "
-                    f"{first_gain:.2f}x (one pass each)",
+                    f"{first_gain:.2f}x (one pass each)"
+                    + ("" if why else with_reason("", r.ratio_ci_low, r.ratio_ci_high, 1, log=True)),
         verdict=verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1), why),
     )
 
@@ -175,7 +188,8 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     return [_fix(comp, speeds, first, base_id, fix) for fix in FIXES] + [
         Judged(claim="apply_auto_jit",
          measured=f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
-                     f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass",
+                     f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass"
+                     + with_reason("", eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1, log=True),
          verdict=verdict(within(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1))),
         _ragged_recompiles(tables["steps"], base_id),
         Judged(claim="eager_recompiles",

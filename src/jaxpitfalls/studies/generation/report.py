@@ -24,6 +24,7 @@ from ...report.claims import (
     ratio_of,
     row,
     verdict,
+    with_reason,
     within,
 )
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
@@ -130,7 +131,8 @@ def _cache_faster(run: _Run) -> Judged:
         measured=f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
                     f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop "
                     f"{ratio_interval(jitted)}; faster than the un-jitted loop in "
-                    f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations",
+                    f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations"
+                    + with_reason("", head.ratio_ci_low, head.ratio_ci_high, 1, log=True),
         verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         ours=(ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
         judged_ratio=ratio_of(head),
@@ -156,7 +158,8 @@ def _disable_jit_baseline(run: _Run) -> Judged:
     eager = row(run.comp, variant="uncached_eager", baseline="uncached", config_id=run.base_id)
     return Judged(
         claim="disable_jit_baseline",
-        measured=f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at {run.base_id}",
+        measured=with_reason(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
+                             f"{run.base_id}", eager.ratio_ci_low, eager.ratio_ci_high, 1, log=True),
         verdict=verdict(above(eager.ratio_ci_low, eager.ratio_ci_high, 1)),
     )
 
@@ -171,7 +174,8 @@ def _scan(run: _Run) -> Judged:
     scan = run.pair("kv_cache_scan")
     return Judged(
         claim="scan",
-        measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
+        measured=with_reason(f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
+                             scan.ratio_ci_low, scan.ratio_ci_high, SCAN_BEATS, log=True),
         verdict=verdict(scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)),
     )
 
@@ -249,8 +253,8 @@ def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list
     cached, uncached = (_slowed(tables["steps"], variant, demo.config_id, same) for variant in (SPEC.floor, "uncached"))
     rows.append(Judged(
         claim="slowed_cached",
-        measured=f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
-                    f"(uncached: {interval(*uncached, 'x')})",
+        measured=with_reason(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
+                             f"(uncached: {interval(*uncached, 'x')})", cached[1], cached[2], 1, log=True),
         verdict=verdict(above(cached[1], cached[2], 1)),
         ours=(cached if at_structure else None,),
     ))

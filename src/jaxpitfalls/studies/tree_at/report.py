@@ -25,6 +25,7 @@ from ...report.claims import (
     ratio_of,
     row,
     verdict,
+    with_reason,
     within,
 )
 from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
@@ -170,9 +171,11 @@ def _per_transform(run: _Run) -> Judged:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
         u, b = run.fits.loc[("direct", "unbatched")], run.fits.loc[("direct", SPEC.floor)]
         judged = {
-            "measured": f"{per_transform}; the gain's exponent in the transforms {_exponent(pd.Series(gain))} ("
-                        + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
-                        + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})",
+            "measured": with_reason(
+                f"{per_transform}; the gain's exponent in the transforms {_exponent(pd.Series(gain))} ("
+                + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
+                + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})",
+                gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS),
             "verdict": verdict(above(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS)),
         }
     return Judged(claim="per_transform", **judged,
@@ -196,9 +199,10 @@ def _first_run_linear(run: _Run) -> Judged:
     if ("first_run", SPEC.floor) in run.fits.index:
         f = run.fits.loc[("first_run", SPEC.floor)]
         judged = {
-            "measured": f"exponent {_exponent(f)}; "
-                        f"{f.ms_per_transform_first:.1f} ms per transform at {f.transforms.split('-')[0]}, "
-                        f"{f.ms_per_transform_last:.1f} ms at {f.transforms.split('-')[1]}",
+            "measured": with_reason(f"exponent {_exponent(f)}; "
+                                    f"{f.ms_per_transform_first:.1f} ms per transform at {f.transforms.split('-')[0]}, "
+                                    f"{f.ms_per_transform_last:.1f} ms at {f.transforms.split('-')[1]}",
+                                    f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25),
             "verdict": verdict(within(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25)),
         }
     largest = run.ratios("direct").iloc[-1]
@@ -212,8 +216,9 @@ def _jit_negligible(run: _Run) -> Judged:
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
     return Judged(
         claim="jit_negligible",
-        measured=f"{interval(*overall, 'x')} over all depths ("
-                    + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")",
+        measured=with_reason(f"{interval(*overall, 'x')} over all depths ("
+                             + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples())
+                             + ")", overall[1], overall[2], 0.9, 1.1, log=True),
         verdict=verdict(within(overall[1], overall[2], 0.9, 1.1)),
         ours=(run.per_call("jit_negligible", SPEC.floor, "steady"),),
     )
@@ -229,7 +234,8 @@ def _less_compilation(run: _Run) -> Judged:
         measured=f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time "
                     f"unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
                     + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
-                    + "): the first run's saving is in tracing, which applies the plan",
+                    + "): the first run's saving is in tracing, which applies the plan"
+                    + with_reason("", compile_ratio[1], compile_ratio[2], 1.1, log=True),
         verdict=verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
     )
 
@@ -239,8 +245,9 @@ def _init_faster(run: _Run) -> Judged:
     init = row(run.ratios("first_run"), config_id=init_at or run.base_id)
     return Judged(
         claim="init_faster",
-        measured=f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
-                    f"({int(init.transforms)} transforms)",
+        measured=with_reason(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
+                             f"({int(init.transforms)} transforms)", init.ratio_ci_low, init.ratio_ci_high, 1.5,
+                             log=True),
         verdict=verdict(above(init.ratio_ci_low, init.ratio_ci_high, 1.5)),
         ours=(None if init_at is None else ratio_of(init),),
         judged_ratio=ratio_of(init),
@@ -260,8 +267,9 @@ def _variance(run: _Run) -> Judged:
     overall = geometric_mean_ratio(*zip(*each, strict=True))
     return Judged(
         claim="variance",
-        measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / batched "
-                    f"{interval(*overall, 'x')} over all depths",
+        measured=with_reason(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
+                             f"batched {interval(*overall, 'x')} over all depths", overall[1], overall[2], FAR_LESS,
+                             log=True),
         verdict=verdict(above(overall[1], overall[2], FAR_LESS)),
     )
 
@@ -307,7 +315,8 @@ def _jit_vs_eager_setup(run: _Run) -> Judged:
         claim="jit_vs_eager_setup",
         measured=f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
                  f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
-                 f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}",
+                 f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}"
+                 + with_reason("", gain[1], gain[2], JIT_GAIN, log=True),
         verdict=verdict(above(gain[1], gain[2], JIT_GAIN)),
         ours=(gain if at_structure else None,),
         judged_ratio=gain,
