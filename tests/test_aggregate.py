@@ -164,8 +164,10 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     from jaxpitfalls.report.claims import to_decide, with_reason
     # 1.057x [1.043, 1.075] against "at most 1.05": half-width 0.016, its middle 0.009 above the edge (log scale)
     reason = to_decide(1.043, 1.075, 1.05, log=True)
-    assert "crosses 1.05; one 1.8x narrower would decide it, about 3.2x the samples" in reason
+    assert "the interval crosses 1.05; one 1.8x narrower would decide it: about 3.2x the samples" in reason
     assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; one 1.5x narrower")
-    assert "centred on 1" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
+    assert "centred on 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
+    assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
+        "undecided: the shift crosses -1 ms, 1 ms; one 5.0x narrower")  # the nearer edge, 1, sets the distance
     assert to_decide(1.1, 1.2, 1.0) == "" and with_reason("1.15x", 1.1, 1.2, 1.0) == "1.15x"  # decided: nothing
     assert with_reason("1.0x", 0.8, 1.3, 1.0) == f"1.0x; {to_decide(0.8, 1.3, 1.0)}"

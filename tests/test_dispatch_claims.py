@@ -37,6 +37,10 @@ def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_
     judged = _not_compute(_run(shifts))
     assert judged.verdict == expected, judged.measured
     if BERT_BASE_WIDTH in shifts:
-        assert "settings of sizes beside it (not judged): hidden 768:" in judged.measured
+        assert "settings of sizes (not judged): hidden 768:" in judged.measured
+        assert "the hidden 768 shift" not in judged.measured  # no reason to decide what nothing judges
+    # an undecided verdict says what would decide each undecided setting; a decided one says nothing more
+    assert ("undecided: the dropout 0 shift crosses" in judged.measured) == (
+        expected == "inconclusive" and DROPOUT_OFF in shifts)
     if len(shifts) == 1 and BERT_BASE_WIDTH in shifts:
         assert judged.measured.startswith("not measured: the config sets no dropout or attention")

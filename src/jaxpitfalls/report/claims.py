@@ -68,29 +68,36 @@ def within(low: float, high: float, lower: float, upper: float) -> bool | None:
     return False if high < lower or low > upper else None
 
 
-def to_decide(low: float, high: float, *edges: float, log: bool = False) -> str:
+def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str = "the interval",
+              unit: str = "") -> str:
     """Why an interval across a rule's edge cannot tell, and what would: its half-width against the distance
     from its middle to the nearest edge it crosses ('' where it crosses none). An interval narrows as the square
     root of the samples (rounds x processes), so about (half-width / distance)^2 times as many would decide it
-    if the estimate stayed where it is. `log`: ratios, whose intervals are symmetric on the log scale."""
+    if the estimate held where it is (an even chance, not a promise; a fit whose points scatter beyond their
+    intervals narrows more slowly). `log`: ratios, whose intervals are symmetric on the log scale; `of` names
+    the interval where the claim's text shows several; `unit` follows the edge."""
     scale = np.log if log else (lambda x: x)
     crossed = [e for e in edges if low < e < high]
     if not crossed:
         return ""
     lo, hi = scale(low), scale(high)
     middle, half = (lo + hi) / 2, (hi - lo) / 2
-    distance = min(abs(middle - scale(e)) for e in crossed)
-    edge = ", ".join(f"{e:.3g}" for e in crossed)
+    nearest = min(crossed, key=lambda e: abs(middle - scale(e)))
+    distance = abs(middle - scale(nearest))
     if distance < 0.05 * half:
-        return f"undecided: its interval is centred on {edge}; more samples decide it only if the estimate moves"
+        return (f"undecided: {of} is centred on {nearest:.3g}{unit}; more samples decide it only if the estimate "
+                "moves")
     more = (half / distance) ** 2
-    return (f"undecided: the interval crosses {edge}; one {half / distance:.1f}x narrower would decide it, about "
-            f"{more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) at this spread")
+    return (f"undecided: {of} crosses {', '.join(f'{e:.3g}{unit}' for e in crossed)}; one {half / distance:.1f}x "
+            f"narrower would decide it: about {more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) "
+            "if the estimate holds")
 
 
-def with_reason(measured: str, low: float, high: float, *edges: float, log: bool = False) -> str:
-    """A claim's measured text, with `to_decide`'s reason where its interval crosses the rule's edges."""
-    reason = to_decide(low, high, *edges, log=log)
+def with_reason(measured: str, low: float, high: float, *edges: float, log: bool = False,
+                of: str = "the interval", unit: str = "") -> str:
+    """A claim's measured text followed by `to_decide`'s reason where its interval crosses the rule's edges
+    (`measured` '' gives the '; reason' suffix alone, for a text built in parts)."""
+    reason = to_decide(low, high, *edges, log=log, of=of, unit=unit)
     return f"{measured}; {reason}" if reason else measured
 
 

@@ -28,7 +28,6 @@ from ...report.claims import (
     ratio_interval,
     ratio_of,
     row,
-    to_decide,
     verdict,
     with_reason,
     within,
@@ -196,7 +195,9 @@ def _slower(run: _Run) -> Judged:
     return Judged(
         claim="slower",
         measured=f"{why + '; ' if why else ''}{ratio_interval(fj)} {where} ({config_id}){supporting}; "
-                    f"significantly slower in {int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations",
+                    f"significantly slower in {int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations"
+                    + ("" if why else with_reason("", fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True,
+                                                  of=f"the ratio {where}")),
         verdict=verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1), why),
         judged_ratio=ratio_of(fj),
         ours=(None, None, None) if not at_structure else (
@@ -261,31 +262,32 @@ def _compute_settings(run: _Run, base: pd.Series) -> list[tuple[tuple[str, ...],
 def _not_compute(run: _Run) -> Judged:
     """Each setting of the write-up's compute axis (dropout, attention), its overhead (filter_jit - jit_partition,
     the write-up's pair) minus the base configuration's as an interval: all inside the band reproduces, any
-    wholly outside does not. Settings that change sizes are shown beside it, not judged: the write-up varied
-    no size."""
+    wholly outside does not. Settings that change sizes are shown apart, not judged: the write-up varied no
+    size."""
     base = run.pair("filter_jit", "jit_partition")
     band = COMPUTE_BAND * abs(base.diff_ms)
-    judged, beside = [], []
+    judged, sizes = {}, {}
     for keys, s in _compute_settings(run, base):
         shift = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
                                         base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
-        reason = to_decide(shift[1], shift[2], -band, band)
-        text = (f"{' + '.join(f'{key} {value_label(s[key])}' for key in keys)}: {interval(*shift, ' ms')}"
-                + (f" ({reason})" if reason else ""))
-        if set(keys) <= set(WRITE_UP_COMPUTE):
-            judged.append((text, within(shift[1], shift[2], -band, band)))
-        else:
-            beside.append(text)
-    sizes = f"; settings of sizes beside it (not judged): {'; '.join(beside)}" if beside else ""
+        setting = " + ".join(f"{key} {value_label(s[key])}" for key in keys)
+        (judged if set(keys) <= set(WRITE_UP_COMPUTE) else sizes)[setting] = shift
+    shown = {which: ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in settings.items())
+             for which, settings in (("judged", judged), ("sizes", sizes))}
+    apart = f"; settings of sizes (not judged): {shown['sizes']}" if sizes else ""
     if not judged:
         return Judged(claim="not_compute", verdict=verdict(None),
-                      measured=f"not measured: the config sets no dropout or attention besides the base's{sizes}")
-    outcomes = [outcome for _, outcome in judged]
+                      measured=f"not measured: the config sets no dropout or attention besides the base's{apart}")
+    outcomes = [within(shift[1], shift[2], -band, band) for shift in judged.values()]
+    outcome = False if False in outcomes else (True if all(outcomes) else None)
+    undecided = "" if outcome is not None else "".join(
+        with_reason("", shift[1], shift[2], -band, band, of=f"the {setting} shift", unit=" ms")
+        for setting, shift in judged.items())
     return Judged(
         claim="not_compute",
-        measured=f"base overhead {_ms(base)}; shift per dropout and attention setting: "
-                    + "; ".join(text for text, _ in judged) + sizes,
-        verdict=verdict(False if False in outcomes else (True if all(outcomes) else None)),
+        measured=f"base overhead {_ms(base)}; shift per dropout and attention setting: {shown['judged']}{apart}"
+                 + undecided,
+        verdict=verdict(outcome),
     )
 
 
@@ -308,7 +310,7 @@ def _pipelining(run: _Run) -> Judged:
         claim="pipelining",
         measured=with_reason(f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
                              f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}",
-                             rise[1], rise[2], 1, log=True),
+                             rise[1], rise[2], 1, log=True, of="pipelined / blocked"),
         verdict=verdict(above(rise[1], rise[2], 1)),
     )
 

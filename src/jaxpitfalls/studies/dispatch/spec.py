@@ -90,7 +90,8 @@ CLAIMS = {
              "varied none",
         advice=Advice("The overhead is a fixed cost per call: it matters most where steps are short (small batches "
                       "or models, fast accelerators).",
-                      "The overhead changed with the compute here: measure it at your own sizes.")),
+                      "The overhead changed with dropout or the attention implementation here: measure it with your "
+                      "model's own settings.")),
     "partition_free": Claim(
         "partition once + combine inside jax.jit leaves ~0 ms of per-call overhead",
         "~0 ms (combine happens inside the program)",

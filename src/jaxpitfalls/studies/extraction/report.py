@@ -137,7 +137,7 @@ def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[s
         claim=f"{slow}/{fast}",
         measured=f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), over fresh "
                  f"first passes; warm passes {ratio_interval(steady)} (padding's compute)"
-                 + with_reason("", fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True),
+                 + with_reason("", fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True, of="the first-pass ratio"),
         verdict=verdict(above(fresh.ratio_ci_low, fresh.ratio_ci_high, 1)),
         ours=(ratio_of(fresh) if at_structure else None,),
         judged_ratio=ratio_of(fresh),

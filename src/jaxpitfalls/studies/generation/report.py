@@ -132,7 +132,8 @@ def _cache_faster(run: _Run) -> Judged:
                     f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop "
                     f"{ratio_interval(jitted)}; faster than the un-jitted loop in "
                     f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations"
-                    + with_reason("", head.ratio_ci_low, head.ratio_ci_high, 1, log=True),
+                    + with_reason("", head.ratio_ci_low, head.ratio_ci_high, 1, log=True,
+                                  of="uncached_eager / kv_cache"),
         verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         ours=(ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
         judged_ratio=ratio_of(head),
@@ -254,7 +255,8 @@ def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list
     rows.append(Judged(
         claim="slowed_cached",
         measured=with_reason(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
-                             f"(uncached: {interval(*uncached, 'x')})", cached[1], cached[2], 1, log=True),
+                             f"(uncached: {interval(*uncached, 'x')})", cached[1], cached[2], 1, log=True,
+                             of="kv_cache's slow-down"),
         verdict=verdict(above(cached[1], cached[2], 1)),
         ours=(cached if at_structure else None,),
     ))

@@ -153,7 +153,8 @@ def _faster(run: _Run) -> Judged:
     return Judged(
         claim="faster",
         measured=f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} ms -> "
-                    f"{run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)",
+                    f"{run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)"
+                    + with_reason("", head.ratio_ci_low, head.ratio_ci_high, 1, log=True),
         verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
         judged_ratio=ratio_of(head),
         ours=(ratio_of(head) if at_structure else None,),
@@ -175,7 +176,7 @@ def _per_transform(run: _Run) -> Judged:
                 f"{per_transform}; the gain's exponent in the transforms {_exponent(pd.Series(gain))} ("
                 + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
                 + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})",
-                gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS),
+                gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent"),
             "verdict": verdict(above(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS)),
         }
     return Judged(claim="per_transform", **judged,
@@ -202,7 +203,7 @@ def _first_run_linear(run: _Run) -> Judged:
             "measured": with_reason(f"exponent {_exponent(f)}; "
                                     f"{f.ms_per_transform_first:.1f} ms per transform at {f.transforms.split('-')[0]}, "
                                     f"{f.ms_per_transform_last:.1f} ms at {f.transforms.split('-')[1]}",
-                                    f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25),
+                                    f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25, of="the exponent"),
             "verdict": verdict(within(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25)),
         }
     largest = run.ratios("direct").iloc[-1]
@@ -218,7 +219,7 @@ def _jit_negligible(run: _Run) -> Judged:
         claim="jit_negligible",
         measured=with_reason(f"{interval(*overall, 'x')} over all depths ("
                              + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples())
-                             + ")", overall[1], overall[2], 0.9, 1.1, log=True),
+                             + ")", overall[1], overall[2], 0.9, 1.1, log=True, of="the ratio over all depths"),
         verdict=verdict(within(overall[1], overall[2], 0.9, 1.1)),
         ours=(run.per_call("jit_negligible", SPEC.floor, "steady"),),
     )
@@ -235,7 +236,8 @@ def _less_compilation(run: _Run) -> Judged:
                     f"unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
                     + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
                     + "): the first run's saving is in tracing, which applies the plan"
-                    + with_reason("", compile_ratio[1], compile_ratio[2], 1.1, log=True),
+                    + with_reason("", compile_ratio[1], compile_ratio[2], 1.1, log=True,
+                                  of="the compile-time ratio over all depths"),
         verdict=verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
     )
 
@@ -269,7 +271,7 @@ def _variance(run: _Run) -> Judged:
         claim="variance",
         measured=with_reason(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
                              f"batched {interval(*overall, 'x')} over all depths", overall[1], overall[2], FAR_LESS,
-                             log=True),
+                             log=True, of="unbatched / batched"),
         verdict=verdict(above(overall[1], overall[2], FAR_LESS)),
     )
 
@@ -297,7 +299,8 @@ def _setup_split(run: _Run) -> Judged:
         claim="setup_split",
         measured=f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
             f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
-            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms",
+            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms"
+            + with_reason("", *shares["apply"][1:], DOMINATES, of="apply's share"),
         verdict=verdict(opposite(above(*shares["apply"][1:], DOMINATES))),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
     )
@@ -316,7 +319,7 @@ def _jit_vs_eager_setup(run: _Run) -> Judged:
         measured=f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
                  f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
                  f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}"
-                 + with_reason("", gain[1], gain[2], JIT_GAIN, log=True),
+                 + with_reason("", gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call"),
         verdict=verdict(above(gain[1], gain[2], JIT_GAIN)),
         ours=(gain if at_structure else None,),
         judged_ratio=gain,
