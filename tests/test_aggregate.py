@@ -118,13 +118,17 @@ def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_
 
 
 def test_interval_rules_have_a_band_where_the_run_cannot_tell():
-    from jaxpitfalls.report.claims import above, opposite, within
+    from jaxpitfalls.report.claims import decide
 
-    assert above(1.01, 1.2, 1) is True and above(0.8, 0.99, 1) is False and above(0.95, 1.05, 1) is None
-    assert within(0.95, 1.05, 0.9, 1.1) is True
-    assert within(1.11, 1.3, 0.9, 1.1) is False and within(0.7, 0.89, 0.9, 1.1) is False
-    assert within(1.05, 1.15, 0.9, 1.1) is None and within(0.8, 1.2, 0.9, 1.1) is None
-    assert opposite(above(0.8, 0.99, 1)) is True and opposite(above(0.95, 1.05, 1)) is None  # "below 1"
+    def holds(low, high, *edges, how="above"):
+        return decide(low, high, *edges, holds=how).outcome
+
+    assert holds(1.01, 1.2, 1) is True and holds(0.8, 0.99, 1) is False and holds(0.95, 1.05, 1) is None
+    assert holds(0.95, 1.05, 0.9, 1.1, how="inside") is True
+    assert holds(1.11, 1.3, 0.9, 1.1, how="inside") is False and holds(0.7, 0.89, 0.9, 1.1, how="inside") is False
+    assert holds(1.05, 1.15, 0.9, 1.1, how="inside") is None and holds(0.8, 1.2, 0.9, 1.1, how="inside") is None
+    assert holds(0.8, 0.99, 1, how="below") is True and holds(0.95, 1.05, 1, how="below") is None  # "below 1"
+    assert holds(1.01, 1.2, 1, how="below") is False
 
 
 def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval_says():
@@ -161,7 +165,7 @@ def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_r
 
 
 def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
-    from jaxpitfalls.report.claims import to_decide, with_reason
+    from jaxpitfalls.report.claims import decide, to_decide
     # 1.057x [1.043, 1.075] against "at most 1.05": half-width 0.016, its middle 0.009 above the edge (log scale)
     reason = to_decide(1.043, 1.075, 1.05, log=True)
     assert "the interval crosses 1.05; one 1.8x narrower would decide it: about 3.2x the samples" in reason
@@ -169,5 +173,14 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     assert "centred on 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
     assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
         "undecided: the shift crosses -1 ms, 1 ms; one 5.0x narrower")  # the nearer edge, 1, sets the distance
-    assert to_decide(1.1, 1.2, 1.0) == "" and with_reason("1.15x", 1.1, 1.2, 1.0) == "1.15x"  # decided: nothing
-    assert with_reason("1.0x", 0.8, 1.3, 1.0) == f"1.0x; {to_decide(0.8, 1.3, 1.0)}"
+    decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)
+    assert decided.reason == "" and decided.explained("1.15x") == "1.15x"  # decided: nothing to add
+    assert undecided.explained("1.0x") == f"1.0x; {to_decide(0.8, 1.3, 1.0)}" and undecided.verdict() == "inconclusive"
+
+
+def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_decide_it():
+    from jaxpitfalls.report.claims import decide
+
+    scattered = decide(-0.03, 0.84, 0.75, 1.25, holds="inside", of="the exponent", scatter=4.0)
+    assert scattered.outcome is None and "4.0x farther from one power law" in scattered.reason
+    assert "the samples" not in scattered.reason.split("power law")[1]

@@ -43,4 +43,4 @@ def test_a_short_warmup_distorts_where_its_effects_interval_excludes_1(off, expe
     ((1.20, 1.10, 1.30), False),   # slower
 ])
 def test_the_scanned_loop_beats_the_python_loop_only_by_a_gain_of_5_percent(ratio, expected):
-    assert scan_beats(*ratio[1:]) is expected
+    assert scan_beats(*ratio[1:]).outcome is expected

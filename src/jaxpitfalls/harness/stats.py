@@ -135,7 +135,7 @@ def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[flo
     """The exponent b of y ~ a * x^b with a 95% interval from the measurements' own: weighted least squares on
     log-log, each point weighted by its 95% interval (`low`..`high`, read as 1.96 log-standard errors), the
     interval widened by the scatter about the line wherever that exceeds the measurements' (the Birge ratio,
-    sqrt(chi^2 / (n - 2)), with three or more sizes).
+    sqrt(chi^2 / (n - 2)), with three or more sizes), which it returns as `scatter` (at least 1).
 
     A t-interval from the residuals alone has n - 2 degrees of freedom: with three sizes its quantile is 12.7
     and the interval spans tens of units whatever the measurements' precision."""
@@ -149,9 +149,10 @@ def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[flo
     slope = float(np.sum(w * (lx - mx) * (ly - my)) / sxx)
     residual = ly - my - slope * (lx - mx)
     birge = np.sqrt(np.sum(w * residual ** 2) / (lx.size - 2)) if lx.size > 2 else 1.0
-    half = Z_95 * max(1.0, float(birge)) / np.sqrt(sxx)
+    scatter = max(1.0, float(birge))
+    half = Z_95 * scatter / np.sqrt(sxx)
     return {"exponent": slope, "exponent_ci_low": float(slope - half), "exponent_ci_high": float(slope + half),
-            "points": int(lx.size)}
+            "points": int(lx.size), "scatter": scatter}
 
 
 def difference_of_estimates(a: float, a_interval: tuple[float, float], b: float,

@@ -69,13 +69,14 @@ def within(low: float, high: float, lower: float, upper: float) -> bool | None:
 
 
 def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str = "the interval",
-              unit: str = "") -> str:
+              unit: str = "", scatter: float = 1.0) -> str:
     """Why an interval across a rule's edge cannot tell, and what would: its half-width against the distance
     from its middle to the nearest edge it crosses ('' where it crosses none). An interval narrows as the square
     root of the samples (rounds x processes), so about (half-width / distance)^2 times as many would decide it
-    if the estimate held where it is (an even chance, not a promise; a fit whose points scatter beyond their
-    intervals narrows more slowly). `log`: ratios, whose intervals are symmetric on the log scale; `of` names
-    the interval where the claim's text shows several; `unit` follows the edge."""
+    if the estimate held where it is (an even chance, not a promise). `log`: ratios, whose intervals are
+    symmetric on the log scale; `of` names the interval where the claim's text shows several; `unit` follows
+    the edge; `scatter`: a fit's Birge ratio, by which its points scatter about the fitted line beyond their
+    own intervals: above 1 the interval is the line's misfit, which more samples per point do not narrow."""
     scale = np.log if log else (lambda x: x)
     crossed = [e for e in edges if low < e < high]
     if not crossed:
@@ -87,18 +88,47 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     if distance < 0.05 * half:
         return (f"undecided: {of} is centred on {nearest:.3g}{unit}; more samples decide it only if the estimate "
                 "moves")
+    crosses = f"undecided: {of} crosses {', '.join(f'{e:.3g}{unit}' for e in crossed)}"
+    if scatter > 1:
+        return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their own intervals "
+                "allow, so more samples per point would not narrow it: the sizes do not follow one law here")
     more = (half / distance) ** 2
-    return (f"undecided: {of} crosses {', '.join(f'{e:.3g}{unit}' for e in crossed)}; one {half / distance:.1f}x "
-            f"narrower would decide it: about {more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) "
-            "if the estimate holds")
+    return (f"{crosses}; one {half / distance:.1f}x narrower would decide it: about "
+            f"{more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) if the estimate holds")
 
 
-def with_reason(measured: str, low: float, high: float, *edges: float, log: bool = False,
-                of: str = "the interval", unit: str = "") -> str:
-    """A claim's measured text followed by `to_decide`'s reason where its interval crosses the rule's edges
-    (`measured` '' gives the '; reason' suffix alone, for a text built in parts)."""
-    reason = to_decide(low, high, *edges, log=log, of=of, unit=unit)
-    return f"{measured}; {reason}" if reason else measured
+@dataclass(frozen=True)
+class Decision:
+    """A rule's outcome on one interval (True held, False failed, None cannot tell) and, where it cannot
+    tell, what would decide it: both from one set of edges, so the verdict and its reason never drift apart."""
+
+    outcome: bool | None
+    reason: str = ""
+
+    def verdict(self, untestable: str = "") -> str:
+        """The claim's verdict (see `verdict`)."""
+        return verdict(self.outcome, untestable)
+
+    def explained(self, measured: str) -> str:
+        """A claim's measured text followed by the reason where the rule could not tell."""
+        return f"{measured}; {self.reason}" if self.reason else measured
+
+
+HOLDS = {
+    "above": lambda low, high, edges: above(low, high, *edges),
+    "below": lambda low, high, edges: opposite(above(low, high, *edges)),
+    "inside": lambda low, high, edges: within(low, high, *edges),
+}
+
+
+def decide(low: float, high: float, *edges: float, holds: str = "above", log: bool = False,
+           of: str = "the interval", unit: str = "", scatter: float = 1.0) -> Decision:
+    """A claim's rule on its 95% interval: the claim holds where the interval lies wholly `above` its one
+    edge, wholly `below` it, or `inside` its two edges (a band); the reason comes from `to_decide`."""
+    outcome = HOLDS[holds](low, high, edges)
+    reason = "" if outcome is not None else to_decide(low, high, *edges, log=log, of=of, unit=unit,
+                                                      scatter=scatter)
+    return Decision(outcome, reason)
 
 
 def interval(value: float, low: float, high: float, unit: str = "") -> str:

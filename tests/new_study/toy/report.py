@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
-from ...report.claims import Judged, above, interval, verdict
+from ...report.claims import Judged, decide, interval
 from ...report.plots import bars
 from .spec import SPEC
 
@@ -25,4 +25,4 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     comp = measured(tables["comparisons"])
     r = comp[(comp.config_id == base_config_id(comp)) & (comp.variant == "eager")].iloc[0]
     return [Judged(claim="jit_faster", measured=interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x"),
-                   verdict=verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1)))]
+                   verdict=decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True).verdict())]

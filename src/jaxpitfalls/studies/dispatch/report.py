@@ -17,20 +17,17 @@ from ...plan import value_label
 from ...report.aggregate import base_config_id
 from ...report.claims import (
     Judged,
-    above,
     at_write_up_structure,
     ceiling,
+    decide,
     difference_of,
     interval,
     judged_at,
     median_of,
-    opposite,
     ratio_interval,
     ratio_of,
     row,
     verdict,
-    with_reason,
-    within,
 )
 from .spec import COMPUTE_BAND, SPEC
 
@@ -192,13 +189,13 @@ def _slower(run: _Run) -> Judged:
     supporting = "" if config_id == run.base_id else (
         f"; at the base configuration {run.base_id}: {ratio_interval(run.pair('filter_jit', 'jit_partition'))}")
     why = _slower_untestable(run, fj, config_id)
+    slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
+    measured = (f"{ratio_interval(fj)} {where} ({config_id}){supporting}; significantly slower in "
+                f"{int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations")
     return Judged(
         claim="slower",
-        measured=f"{why + '; ' if why else ''}{ratio_interval(fj)} {where} ({config_id}){supporting}; "
-                    f"significantly slower in {int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations"
-                    + ("" if why else with_reason("", fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True,
-                                                  of=f"the ratio {where}")),
-        verdict=verdict(above(fj.ratio_ci_low, fj.ratio_ci_high, 1), why),
+        measured=f"{why}; {measured}" if why else slower.explained(measured),
+        verdict=slower.verdict(why),
         judged_ratio=ratio_of(fj),
         ours=(None, None, None) if not at_structure else (
             ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))),
@@ -240,12 +237,13 @@ def _structure(run: _Run) -> Judged:
     lo, hi = layers.iloc[0], layers.iloc[-1]
     growth = difference_of_estimates(hi.diff_ms, (hi.diff_ci_low_ms, hi.diff_ci_high_ms),
                                      lo.diff_ms, (lo.diff_ci_low_ms, lo.diff_ci_high_ms))
+    grows = decide(growth[1], growth[2], 0)
     return replace(
         judged,
-        measured=with_reason(f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves: "
-                             f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us per "
-                             "leaf)", growth[1], growth[2], 0),
-        verdict=verdict(above(growth[1], growth[2], 0)),
+        measured=grows.explained(f"{_ms(lo)} at {int(lo.leaves)} leaves -> {_ms(hi)} at {int(hi.leaves)} leaves: "
+                                 f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us "
+                                 "per leaf)"),
+        verdict=grows.verdict(),
     )
 
 
@@ -278,11 +276,11 @@ def _not_compute(run: _Run) -> Judged:
     if not judged:
         return Judged(claim="not_compute", verdict=verdict(None),
                       measured=f"not measured: the config sets no dropout or attention besides the base's{apart}")
-    outcomes = [within(shift[1], shift[2], -band, band) for shift in judged.values()]
+    decisions = [decide(shift[1], shift[2], -band, band, holds="inside", of=f"the {setting} shift", unit=" ms")
+                 for setting, shift in judged.items()]
+    outcomes = [d.outcome for d in decisions]
     outcome = False if False in outcomes else (True if all(outcomes) else None)
-    undecided = "" if outcome is not None else "".join(
-        with_reason("", shift[1], shift[2], -band, band, of=f"the {setting} shift", unit=" ms")
-        for setting, shift in judged.items())
+    undecided = "" if outcome is not None else "".join(f"; {d.reason}" for d in decisions if d.reason)
     return Judged(
         claim="not_compute",
         measured=f"base overhead {_ms(base)}; shift per dropout and attention setting: {shown['judged']}{apart}"
@@ -293,11 +291,11 @@ def _not_compute(run: _Run) -> Judged:
 
 def _partition_free(run: _Run) -> Judged:
     part = run.pair("jit_partition", SPEC.floor)
+    free = decide(part.ratio_ci_low, part.ratio_ci_high, 1.05, holds="below", log=True)
     return Judged(
         claim="partition_free",
-        measured=with_reason(f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
-                             part.ratio_ci_low, part.ratio_ci_high, 1.05, log=True),
-        verdict=verdict(opposite(above(part.ratio_ci_low, part.ratio_ci_high, 1.05))),
+        measured=free.explained(f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})"),
+        verdict=free.verdict(),
     )
 
 
@@ -306,12 +304,12 @@ def _pipelining(run: _Run) -> Judged:
     # filter_jit gains less from pipelining than the floor <=> its ratio to the floor rises when pipelined.
     rise = ratio_of_estimates(pipelined.ratio, (pipelined.ratio_ci_low, pipelined.ratio_ci_high),
                               blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
+    rises = decide(rise[1], rise[2], 1, log=True, of="pipelined / blocked")
     return Judged(
         claim="pipelining",
-        measured=with_reason(f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
-                             f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}",
-                             rise[1], rise[2], 1, log=True, of="pipelined / blocked"),
-        verdict=verdict(above(rise[1], rise[2], 1)),
+        measured=rises.explained(f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
+                                 f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}"),
+        verdict=rises.verdict(),
     )
 
 

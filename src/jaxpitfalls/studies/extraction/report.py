@@ -12,15 +12,13 @@ import pandas as pd
 from ...report.aggregate import base_config_id, measured
 from ...report.claims import (
     Judged,
-    above,
     ceiling,
+    decide,
     judged_at,
     ratio_interval,
     ratio_of,
     row,
     verdict,
-    with_reason,
-    within,
 )
 from .spec import FIRST_PASS_VARIANTS, FIXES, SPEC, estimate
 
@@ -133,12 +131,12 @@ def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[s
     slow, fast = fix
     fresh = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="first_pass")
     steady = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="extract")
+    faster = decide(fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True, of="the first-pass ratio")
     return Judged(
         claim=f"{slow}/{fast}",
-        measured=f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), over fresh "
-                 f"first passes; warm passes {ratio_interval(steady)} (padding's compute)"
-                 + with_reason("", fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True, of="the first-pass ratio"),
-        verdict=verdict(above(fresh.ratio_ci_low, fresh.ratio_ci_high, 1)),
+        measured=faster.explained(f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), "
+                                  f"over fresh first passes; warm passes {ratio_interval(steady)} (padding's compute)"),
+        verdict=faster.verdict(),
         ours=(ratio_of(fresh) if at_structure else None,),
         judged_ratio=ratio_of(fresh),
     )
@@ -153,12 +151,12 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
     r = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="extract")
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     why = _untestable(r, row(speeds, config_id=config_id, variant=slow), fix)
+    faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
+    measured = f"{ratio_interval(r)} {where} ({config_id}); first pass {first_gain:.2f}x (one pass each)"
     return Judged(
         claim=key, ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
-        measured=f"{why + '; ' if why else ''}{ratio_interval(r)} {where} ({config_id}); first pass "
-                    f"{first_gain:.2f}x (one pass each)"
-                    + ("" if why else with_reason("", r.ratio_ci_low, r.ratio_ci_high, 1, log=True)),
-        verdict=verdict(above(r.ratio_ci_low, r.ratio_ci_high, 1), why),
+        measured=f"{why}; {measured}" if why else faster.explained(measured),
+        verdict=faster.verdict(why),
     )
 
 
@@ -185,12 +183,12 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     speeds = throughput(tables["steps"])
     eager = row(comp, variant="eager", baseline="jit", config_id=base_id, mode="extract")
     compiled = row(measured(tables["steps"]), config_id=base_id, variant="eager", mode="extract")
+    no_gain = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1, holds="inside", log=True)
     return [_fix(comp, speeds, first, base_id, fix) for fix in FIXES] + [
         Judged(claim="apply_auto_jit",
-         measured=f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
-                     f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass"
-                     + with_reason("", eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1, log=True),
-         verdict=verdict(within(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1))),
+         measured=no_gain.explained(f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
+                                    f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass"),
+         verdict=no_gain.verdict()),
         _ragged_recompiles(tables["steps"], base_id),
         Judged(claim="eager_recompiles",
          measured=f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {base_id} "

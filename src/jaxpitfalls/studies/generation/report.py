@@ -14,18 +14,16 @@ import pandas as pd
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import base_config_id, measured
 from ...report.claims import (
+    Decision,
     Judged,
-    above,
     at_write_up_structure,
+    decide,
     interval,
     judged_at,
-    opposite,
     ratio_interval,
     ratio_of,
     row,
     verdict,
-    with_reason,
-    within,
 )
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
 
@@ -126,15 +124,15 @@ def _cache_faster(run: _Run) -> Judged:
     head_id, where, at_structure = judged_at(run.comp, SPEC.claims["cache_faster"].numbers[0], run.base_id)
     head, jitted = run.pair("uncached_eager", head_id), run.pair("uncached", head_id)
     per_config = run.comp[(run.comp.variant == "uncached_eager") & (run.comp.baseline == SPEC.floor)]
+    faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True, of="uncached_eager / kv_cache")
     return Judged(
         claim="cache_faster",
-        measured=f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
-                    f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop "
-                    f"{ratio_interval(jitted)}; faster than the un-jitted loop in "
-                    f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations"
-                    + with_reason("", head.ratio_ci_low, head.ratio_ci_high, 1, log=True,
-                                  of="uncached_eager / kv_cache"),
-        verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
+        measured=faster.explained(
+            f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
+            f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop {ratio_interval(jitted)}; "
+            f"faster than the un-jitted loop in {int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} "
+            "configurations"),
+        verdict=faster.verdict(),
         ours=(ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
         judged_ratio=ratio_of(head),
     )
@@ -157,27 +155,28 @@ def _recompiles(run: _Run) -> Judged:
 
 def _disable_jit_baseline(run: _Run) -> Judged:
     eager = row(run.comp, variant="uncached_eager", baseline="uncached", config_id=run.base_id)
+    slower = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1, log=True)
     return Judged(
         claim="disable_jit_baseline",
-        measured=with_reason(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
-                             f"{run.base_id}", eager.ratio_ci_low, eager.ratio_ci_high, 1, log=True),
-        verdict=verdict(above(eager.ratio_ci_low, eager.ratio_ci_high, 1)),
+        measured=slower.explained(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
+                                  f"{run.base_id}"),
+        verdict=slower.verdict(),
     )
 
 
-def scan_beats(low: float, high: float) -> bool | None:
+def scan_beats(low: float, high: float) -> Decision:
     """Whether the scanned loop beats the Python loop by a gain worth acting on: its time ratio's interval
     wholly below SCAN_BEATS (True), wholly above it (False: as fast, or slower), or across it (None)."""
-    return opposite(above(low, high, SCAN_BEATS))
+    return decide(low, high, SCAN_BEATS, holds="below", log=True)
 
 
 def _scan(run: _Run) -> Judged:
     scan = run.pair("kv_cache_scan")
+    beats = scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)
     return Judged(
         claim="scan",
-        measured=with_reason(f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
-                             scan.ratio_ci_low, scan.ratio_ci_high, SCAN_BEATS, log=True),
-        verdict=verdict(scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)),
+        measured=beats.explained(f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}"),
+        verdict=beats.verdict(),
     )
 
 
@@ -210,7 +209,7 @@ def distorted(off: tuple[float, float, float]) -> bool | None:
     (95% interval), excludes 1 (True); lies within 1/UNDISTORTED-UNDISTORTED (False); else cannot tell."""
     if not off[1] <= 1 <= off[2]:
         return True
-    return False if within(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED) else None
+    return False if decide(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED, holds="inside").outcome else None
 
 
 def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list[Judged]:
@@ -252,12 +251,12 @@ def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list
         ours=(far if at_structure else None,),
     ))
     cached, uncached = (_slowed(tables["steps"], variant, demo.config_id, same) for variant in (SPEC.floor, "uncached"))
+    slowed = decide(cached[1], cached[2], 1, log=True, of="kv_cache's slow-down")
     rows.append(Judged(
         claim="slowed_cached",
-        measured=with_reason(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
-                             f"(uncached: {interval(*uncached, 'x')})", cached[1], cached[2], 1, log=True,
-                             of="kv_cache's slow-down"),
-        verdict=verdict(above(cached[1], cached[2], 1)),
+        measured=slowed.explained(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
+                                  f"(uncached: {interval(*uncached, 'x')})"),
+        verdict=slowed.verdict(),
         ours=(cached if at_structure else None,),
     ))
     return rows

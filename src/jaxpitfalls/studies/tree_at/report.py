@@ -15,18 +15,15 @@ from ...harness.stats import geometric_mean_ratio, power_law_exponent, ratio_of_
 from ...report.aggregate import base_config_id
 from ...report.claims import (
     Judged,
-    above,
     at_write_up_structure,
+    decide,
     interval,
     judged_at,
     median_of,
-    opposite,
     ratio_interval,
     ratio_of,
     row,
     verdict,
-    with_reason,
-    within,
 )
 from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
 
@@ -53,8 +50,8 @@ def scaling(steps: pd.DataFrame) -> pd.DataFrame:
             "ms_per_transform_first": first.median_ms / first.structure_transforms,
             "ms_per_transform_last": last.median_ms / last.structure_transforms,
         })
-    return pd.DataFrame(rows, columns=["mode", "variant", "exponent", "exponent_ci_low", "exponent_ci_high",
-                                       "points", "transforms", "ms_per_transform_first", "ms_per_transform_last"])
+    return pd.DataFrame(rows, columns=["mode", "variant", "exponent", "exponent_ci_low", "exponent_ci_high", "points",
+                                       "scatter", "transforms", "ms_per_transform_first", "ms_per_transform_last"])
 
 
 def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
@@ -66,7 +63,7 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
     fits = scaling(steps)
     if len(fits):
         fits = fits.assign(exponent=[_exponent(r) for r in fits.itertuples()]).drop(
-            columns=["exponent_ci_low", "exponent_ci_high", "points"])
+            columns=["exponent_ci_low", "exponent_ci_high", "points", "scatter"])
     stepped = steps[steps["mode"] == "step_by_step"]
     split = stepped[["config_id", "variant", "median_ms"]].assign(**{
         f"{step}_ms": stepped[f"step_{step}_ms"] for step in START_UP_STEPS} | {
@@ -150,12 +147,13 @@ class _Run:
 def _faster(run: _Run) -> Judged:
     head_id, where, at_structure = judged_at(run.comp, SPEC.claims["faster"].numbers[0], run.base_id)
     head = row(run.ratios("direct"), config_id=head_id)
+    faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True)
     return Judged(
         claim="faster",
-        measured=f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} ms -> "
-                    f"{run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} transforms)"
-                    + with_reason("", head.ratio_ci_low, head.ratio_ci_high, 1, log=True),
-        verdict=verdict(above(head.ratio_ci_low, head.ratio_ci_high, 1)),
+        measured=faster.explained(f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} "
+                                  f"ms -> {run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
+                                  "transforms)"),
+        verdict=faster.verdict(),
         judged_ratio=ratio_of(head),
         ours=(ratio_of(head) if at_structure else None,),
     )
@@ -171,13 +169,14 @@ def _per_transform(run: _Run) -> Judged:
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
         u, b = run.fits.loc[("direct", "unbatched")], run.fits.loc[("direct", SPEC.floor)]
+        grows = decide(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent",
+                       scatter=gain["scatter"])
         judged = {
-            "measured": with_reason(
+            "measured": grows.explained(
                 f"{per_transform}; the gain's exponent in the transforms {_exponent(pd.Series(gain))} ("
                 + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
-                + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})",
-                gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent"),
-            "verdict": verdict(above(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS)),
+                + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})"),
+            "verdict": grows.verdict(),
         }
     return Judged(claim="per_transform", **judged,
             ours=tuple(run.per_call("per_transform", variant, "direct", per_transform=True)
@@ -199,12 +198,13 @@ def _first_run_linear(run: _Run) -> Judged:
     judged = {"measured": "not measured: fewer than 2 depths", "verdict": verdict(None)}
     if ("first_run", SPEC.floor) in run.fits.index:
         f = run.fits.loc[("first_run", SPEC.floor)]
+        linear = decide(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25, holds="inside", of="the exponent",
+                        scatter=f.scatter)
         judged = {
-            "measured": with_reason(f"exponent {_exponent(f)}; "
-                                    f"{f.ms_per_transform_first:.1f} ms per transform at {f.transforms.split('-')[0]}, "
-                                    f"{f.ms_per_transform_last:.1f} ms at {f.transforms.split('-')[1]}",
-                                    f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25, of="the exponent"),
-            "verdict": verdict(within(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25)),
+            "measured": linear.explained(f"exponent {_exponent(f)}; {f.ms_per_transform_first:.1f} ms per transform "
+                                         f"at {f.transforms.split('-')[0]}, {f.ms_per_transform_last:.1f} ms at "
+                                         f"{f.transforms.split('-')[1]}"),
+            "verdict": linear.verdict(),
         }
     largest = run.ratios("direct").iloc[-1]
     return Judged(claim="first_run_linear", **judged,
@@ -215,12 +215,12 @@ def _first_run_linear(run: _Run) -> Judged:
 def _jit_negligible(run: _Run) -> Judged:
     steady = run.ratios("steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
+    negligible = decide(overall[1], overall[2], 0.9, 1.1, holds="inside", log=True, of="the ratio over all depths")
     return Judged(
         claim="jit_negligible",
-        measured=with_reason(f"{interval(*overall, 'x')} over all depths ("
-                             + ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples())
-                             + ")", overall[1], overall[2], 0.9, 1.1, log=True, of="the ratio over all depths"),
-        verdict=verdict(within(overall[1], overall[2], 0.9, 1.1)),
+        measured=negligible.explained(f"{interval(*overall, 'x')} over all depths (" + ", ".join(
+            f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")"),
+        verdict=negligible.verdict(),
         ours=(run.per_call("jit_negligible", SPEC.floor, "steady"),),
     )
 
@@ -230,27 +230,27 @@ def _less_compilation(run: _Run) -> Judged:
     top = first.iloc[-1]
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
                                          first.compile_ratio_ci_high)
+    less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
     return Judged(
         claim="less_compilation",
-        measured=f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time "
-                    f"unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
-                    + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
-                    + "): the first run's saving is in tracing, which applies the plan"
-                    + with_reason("", compile_ratio[1], compile_ratio[2], 1.1, log=True,
-                                  of="the compile-time ratio over all depths"),
-        verdict=verdict(above(compile_ratio[1], compile_ratio[2], 1.1)),
+        measured=less.explained(
+            f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time unbatched / "
+            f"batched {interval(*compile_ratio, 'x')} over all depths ("
+            + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
+            + "): the first run's saving is in tracing, which applies the plan"),
+        verdict=less.verdict(),
     )
 
 
 def _init_faster(run: _Run) -> Judged:
     init_at = at_write_up_structure(run.comp, SPEC.claims["init_faster"].numbers[0])
     init = row(run.ratios("first_run"), config_id=init_at or run.base_id)
+    faster = decide(init.ratio_ci_low, init.ratio_ci_high, 1.5, log=True)
     return Judged(
         claim="init_faster",
-        measured=with_reason(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
-                             f"({int(init.transforms)} transforms)", init.ratio_ci_low, init.ratio_ci_high, 1.5,
-                             log=True),
-        verdict=verdict(above(init.ratio_ci_low, init.ratio_ci_high, 1.5)),
+        measured=faster.explained(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
+                                  f"({int(init.transforms)} transforms)"),
+        verdict=faster.verdict(),
         ours=(None if init_at is None else ratio_of(init),),
         judged_ratio=ratio_of(init),
     )
@@ -267,12 +267,12 @@ def _variance(run: _Run) -> Judged:
                 "a batched interval reaches 0: no ratio", verdict=verdict(None))
     each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
     overall = geometric_mean_ratio(*zip(*each, strict=True))
+    far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
     return Judged(
         claim="variance",
-        measured=with_reason(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
-                             f"batched {interval(*overall, 'x')} over all depths", overall[1], overall[2], FAR_LESS,
-                             log=True, of="unbatched / batched"),
-        verdict=verdict(above(overall[1], overall[2], FAR_LESS)),
+        measured=far_less.explained(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
+                                    f"batched {interval(*overall, 'x')} over all depths"),
+        verdict=far_less.verdict(),
     )
 
 
@@ -295,13 +295,13 @@ def _setup_split(run: _Run) -> Judged:
         return Judged(claim="setup_split", measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
     shares = {step: tuple(stepped[f"step_{step}_{k}"] for k in ("share", "share_ci_low", "share_ci_high"))
               for step in START_UP_STEPS}
+    minor = decide(*shares["apply"][1:], DOMINATES, holds="below", of="apply's share")
     return Judged(
         claim="setup_split",
-        measured=f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
+        measured=minor.explained(f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
             f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
-            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms"
-            + with_reason("", *shares["apply"][1:], DOMINATES, of="apply's share"),
-        verdict=verdict(opposite(above(*shares["apply"][1:], DOMINATES))),
+            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms"),
+        verdict=minor.verdict(),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
     )
 
@@ -314,13 +314,14 @@ def _jit_vs_eager_setup(run: _Run) -> Judged:
     un_jitted = (stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms))
     gain = ratio_of_estimates(*un_jitted, compiled[0], compiled[1:])
     once = ratio_of_estimates(*un_jitted, first[0], first[1:])
+    massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
     return Judged(
         claim="jit_vs_eager_setup",
-        measured=f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
-                 f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
-                 f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}"
-                 + with_reason("", gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call"),
-        verdict=verdict(above(gain[1], gain[2], JIT_GAIN)),
+        measured=massive.explained(
+            f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
+            f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
+            f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}"),
+        verdict=massive.verdict(),
         ours=(gain if at_structure else None,),
         judged_ratio=gain,
     )
