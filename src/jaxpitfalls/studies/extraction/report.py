@@ -11,6 +11,7 @@ import pandas as pd
 
 from ...report.aggregate import base_config_id, measured
 from ...report.claims import (
+    NOT_MEASURED,
     Judged,
     ceiling,
     decide,
@@ -20,7 +21,7 @@ from ...report.claims import (
     row,
     verdict,
 )
-from .spec import FIRST_PASS_VARIANTS, FIXES, SPEC, estimate
+from .spec import FIRST_PASS_VARIANTS, FIXES, SPEC, STACKED_COPY_GAIN, estimate
 
 FIGURES = {
     "throughput": "Tokens per second of one pass per variant and configuration (log scale).",
@@ -160,6 +161,35 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
     )
 
 
+def _batched_copy(speeds: pd.DataFrame, comp: pd.DataFrame, base_id: str) -> Judged:
+    """Vectorizing bounded by what it could remove at most: all of jit_padded's copies (no variant times a
+    stacked blocking copy)."""
+    config_id, where, _ = judged_at(comp, SPEC.claims["jit/jit_padded"].numbers[0], base_id)
+    before = row(speeds, config_id=config_id, variant="jit_padded")
+    top = ceiling(before.pass_ms, before.transfer_ms)
+    bound = (f"a stacked copy removes at most all of jit_padded's copies ({before.transfer_ms:.1f} ms of a "
+             f"{before.pass_ms:.1f} ms pass {where}): at most {top:.3f}x")
+    if top < STACKED_COPY_GAIN:
+        return Judged(claim="batched_copy", measured=f"not testable on this hardware: {bound}, below the write-up's "
+                      f"~{STACKED_COPY_GAIN:g}x", verdict=verdict(None, bound))
+    return Judged(claim="batched_copy", verdict=NOT_MEASURED,
+                  measured=f"not measured: {bound}, room for ~{STACKED_COPY_GAIN:g}x; needs a variant with one "
+                           "stacked blocking copy")
+
+
+def _copies_small_batches(speeds: pd.DataFrame, backend: str, base_id: str) -> Judged:
+    """The copies' share of a pass with blocking copies at the base's (small) batch; a CPU backend has no
+    transfer to weigh (its device memory is the host's)."""
+    before = row(speeds, config_id=base_id, variant="jit_padded")
+    share = (f"jit_padded's copies take {before.transfer_ms / before.pass_ms:.1%} of its pass at batch "
+             f"{int(before.batch)} ({before.transfer_ms:.1f} of {before.pass_ms:.1f} ms)")
+    if backend == "cpu":
+        why = "not testable on this hardware: on a CPU backend a copy is a host memcpy, not a transfer over a bus"
+        return Judged(claim="copies_small_batches", measured=f"{why}; {share}", verdict=verdict(None, why))
+    return Judged(claim="copies_small_batches", verdict=NOT_MEASURED,
+                  measured=f"not measured: needs a batch sweep judged on the share's interval; {share}")
+
+
 def _ragged_recompiles(steps: pd.DataFrame, base_id: str) -> Judged:
     """Programs compiled per fresh first pass (the `first_pass` mode: every sample a fresh jax.jit): one per batch
     shape without padding, one per length bucket used with it."""
@@ -190,6 +220,8 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
                                     f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass"),
          verdict=no_gain.verdict()),
         _ragged_recompiles(tables["steps"], base_id),
+        _batched_copy(speeds, comp, base_id),
+        _copies_small_batches(speeds, tables["environment"].backend.iloc[0], base_id),
         Judged(claim="eager_recompiles",
          measured=f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {base_id} "
                      f"(its first pass: {int(compiled.first_run_compiles)})",
