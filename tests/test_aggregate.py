@@ -176,6 +176,8 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)
     assert decided.reason == "" and decided.explained("1.15x") == "1.15x"  # decided: nothing to add
     assert undecided.explained("1.0x") == f"1.0x; {to_decide(0.8, 1.3, 1.0)}" and undecided.verdict() == "inconclusive"
+    bound = "not testable on this hardware: at most 1.02x"  # the bound leads, no number of samples would do
+    assert undecided.explained("1.0x", bound) == f"{bound}; 1.0x" and undecided.verdict(bound) == "not testable"
 
 
 def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_decide_it():

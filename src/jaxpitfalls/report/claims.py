@@ -109,8 +109,11 @@ class Decision:
         """The claim's verdict (see `verdict`)."""
         return verdict(self.outcome, untestable)
 
-    def explained(self, measured: str) -> str:
-        """A claim's measured text followed by the reason where the rule could not tell."""
+    def explained(self, measured: str, untestable: str = "") -> str:
+        """A claim's measured text followed by the reason where the rule could not tell; where `untestable`
+        gives why this hardware cannot show the effect (as `verdict` takes it), that reason leads instead."""
+        if untestable:
+            return f"{untestable}; {measured}"
         return f"{measured}; {self.reason}" if self.reason else measured
 
 

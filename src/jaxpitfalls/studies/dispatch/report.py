@@ -194,7 +194,7 @@ def _slower(run: _Run) -> Judged:
                 f"{int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations")
     return Judged(
         claim="slower",
-        measured=f"{why}; {measured}" if why else slower.explained(measured),
+        measured=slower.explained(measured, why),
         verdict=slower.verdict(why),
         judged_ratio=ratio_of(fj),
         ours=(None, None, None) if not at_structure else (

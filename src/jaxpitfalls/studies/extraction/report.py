@@ -156,7 +156,7 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
     measured = f"{ratio_interval(r)} {where} ({config_id}); first pass {first_gain:.2f}x (one pass each)"
     return Judged(
         claim=key, ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
-        measured=f"{why}; {measured}" if why else faster.explained(measured),
+        measured=faster.explained(measured, why),
         verdict=faster.verdict(why),
     )
 

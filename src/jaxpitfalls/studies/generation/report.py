@@ -24,6 +24,7 @@ from ...report.claims import (
     ratio_of,
     row,
     verdict,
+    within,
 )
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
 
@@ -209,7 +210,7 @@ def distorted(off: tuple[float, float, float]) -> bool | None:
     (95% interval), excludes 1 (True); lies within 1/UNDISTORTED-UNDISTORTED (False); else cannot tell."""
     if not off[1] <= 1 <= off[2]:
         return True
-    return False if decide(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED, holds="inside").outcome else None
+    return False if within(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED) else None
 
 
 def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list[Judged]:
