@@ -113,6 +113,18 @@ def test_the_scorecard_figure_draws_ours_at_the_write_ups_structure_else_the_jud
     assert list(points.ours) == [7.0, 2.0]
 
 
+def test_the_scorecard_figure_shows_a_write_up_s_single_number_not_only_its_ranges():
+    from jaxpitfalls.report.plots import claims_figure
+
+    claims = {"s": [{"key": "a", "numbers": (BATCHING,), "ours": ((7.0, 6.5, 7.5),), "verdict": "reproduced"}]}
+    points = ratio_points(claims)
+    assert points.theirs_low.iloc[0] == points.theirs_high.iloc[0]  # 7.6x: a line of no length
+    fig = claims_figure(points)
+    theirs = next(line for line in fig.axes[0].lines if line.get_label() == "write-up")
+    fig.canvas.draw()
+    assert theirs.get_marker() == "o" and theirs.get_window_extent().width > 0  # drawn, not a zero-length line
+
+
 def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",

@@ -113,7 +113,8 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
 
 def claims_figure(points: pd.DataFrame):
     """Each claim's ratio here beside the write-up's, on one log axis: one row per claim (`label`), the
-    write-up's number or range (`theirs_low`..`theirs_high`) as a grey bar, ours (`ours`, 95% interval
+    write-up's number or range (`theirs_low`..`theirs_high`) as a grey bar (a single number as a grey dot:
+    a line of no length draws nothing), ours (`ours`, 95% interval
     `ours_low`..`ours_high`) as a dot coloured by its verdict, hollow where it was measured at a smaller
     structure than the write-up's (`at_structure` False); a dashed line at 1 (no effect)."""
     sns.set_theme(style="whitegrid", context="notebook")
@@ -127,7 +128,7 @@ def claims_figure(points: pd.DataFrame):
                       sns.color_palette("colorblind", 5), strict=True))
     for y, p in enumerate(points.itertuples()):
         ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
-                label="write-up" if y == 0 else None)
+                marker="o", ms=7, label="write-up" if y == 0 else None)
         color = colors.get(p.verdict, "black")
         ax.errorbar(p.ours, y, xerr=[[p.ours - p.ours_low], [p.ours_high - p.ours]], fmt="o", capsize=3,
                     color=color, markerfacecolor=color if p.at_structure else "white")
