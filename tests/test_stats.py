@@ -48,6 +48,18 @@ def test_intervals_over_several_processes_carry_the_spread_between_them():
         stats.paired_comparison(variant, [floor[0]])
 
 
+def test_processes_of_different_lengths_are_each_resampled_at_their_own_length():
+    """A budget stops processes after different numbers of rounds: each chosen process is resampled at its
+    own length, nothing else enters a resample (a constant per process and odd lengths make every median one
+    of the processes' values, never a padding's)."""
+    groups = [np.full(3, 1.0), np.full(7, 2.0), np.full(5, 3.0)]
+    medians = stats.bootstrap_medians(groups)
+    assert set(np.unique(medians)) == {1.0, 2.0, 3.0}
+    assert np.array_equal(medians, stats.bootstrap_medians(groups))  # a fixed seed: the same distribution
+    low, high = stats.bootstrap_median_ci(groups)
+    assert low == 1.0 and high == 3.0
+
+
 def test_difference_of_two_estimates_can_be_significant_though_their_intervals_overlap():
     """2.0 [1.5, 2.5] vs 1.15 [0.65, 1.65]: the intervals share [1.5, 1.65], yet the difference's interval
     (half-widths added in quadrature, not end to end) excludes 0."""

@@ -66,16 +66,26 @@ def relative_iqr_ci(values: Samples, level: float = 0.95) -> tuple[float, float,
 
 
 def _bootstrap(values: Samples, statistic, seed: int) -> np.ndarray:
-    """`statistic(array, axis=-1)` of each bootstrap resample, on both levels where there are processes."""
+    """`statistic(array, axis=1)` of each bootstrap resample, on both levels where there are processes: all
+    resamples drawn at once (a loop over 2000 resamples cost a comparison of 57 rows 21 s)."""
     groups = _as_groups(values)
     rng = np.random.default_rng(seed)
     if len(groups) == 1:
         x = groups[0]
         return statistic(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
-    out = np.empty(BOOTSTRAP_RESAMPLES)
-    for b in range(BOOTSTRAP_RESAMPLES):
-        chosen = [groups[i] for i in rng.integers(0, len(groups), len(groups))]
-        out[b] = statistic(np.concatenate([g[rng.integers(0, g.size, g.size)] for g in chosen]), axis=-1)
+    sizes = np.array([g.size for g in groups])
+    padded = np.zeros((len(groups), sizes.max()))
+    for i, g in enumerate(groups):
+        padded[i, :g.size] = g
+    chosen = rng.integers(0, len(groups), (BOOTSTRAP_RESAMPLES, len(groups)))  # processes, with replacement
+    size = sizes[chosen][..., None]  # each chosen process's samples, resampled at its own size
+    draws = padded[chosen[..., None], rng.integers(0, size, (*chosen.shape, sizes.max()))]
+    kept = np.broadcast_to(np.arange(sizes.max()) < size, draws.shape).reshape(BOOTSTRAP_RESAMPLES, -1)
+    draws = draws.reshape(BOOTSTRAP_RESAMPLES, -1)
+    totals, out = kept.sum(axis=1), np.empty(BOOTSTRAP_RESAMPLES)
+    for n in np.unique(totals):  # resamples of one length at a time (processes may differ in samples)
+        rows = totals == n
+        out[rows] = statistic(draws[rows][kept[rows]].reshape(-1, n), axis=1)
     return out
 
 
