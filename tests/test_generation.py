@@ -69,3 +69,13 @@ def test_a_variant_that_silently_runs_another_variants_code_is_refused(inputs, m
     monkeypatch.setitem(generation.DECODERS, "uncached_padded", decoding.Uncached)
     with pytest.raises(VariantsIndistinguishable, match="'uncached' and 'uncached_padded'"):
         generation.run(CONF, inputs, Timing.of(SETTINGS))
+
+
+def test_eager_base_leaves_the_un_jitted_loop_out_of_other_configurations_and_says_so(inputs):
+    """config.yaml's `measure.eager: base` at a sweep point: uncached_eager is not timed, nothing is compared
+    with it, and the result says why (its extra pair named it: a KeyError that failed `make all`)."""
+    conf = CONF | {"id": "g-new6", "new_tokens": 6, "axes": ["new_tokens"]}
+    doc = _valid(generation.run(conf, inputs, Timing.of(SETTINGS | {"eager": "base"})) | {"config_id": conf["id"]})
+    assert set(doc["variants"]) == set(generation.DECODERS) - {"uncached_eager"}
+    assert not {"uncached_eager"} & {v for c in doc["comparisons"] for v in (c["variant"], c["baseline"])}
+    assert "measure.eager" in doc["not_timed"]["uncached_eager"]

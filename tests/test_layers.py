@@ -16,7 +16,7 @@ FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.studies", "jaxpitfalls.studies.interface", "jaxpitfalls.studies.settings"),
-    ("jaxpitfalls.plan", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
+    ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
     ("jaxpitfalls.studies.*",),
     ("jaxpitfalls.study_job", "jaxpitfalls.study_worker", "jaxpitfalls.lockstep_job", "jaxpitfalls.lockstep_worker",

@@ -6,25 +6,10 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
+from configs import ROOT, SCHEMA, config_with, validate
 
 from jaxpitfalls import plan, sources, studies
-from jaxpitfalls.configcheck.schema import fill_defaults, load, schema_problems
-
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = load(ROOT / "workflow" / "schemas" / "config.schema.yaml")
-
-
-def validate(config):
-    """The schema's part of the Snakefile's check: no violation, then the defaults filled in."""
-    assert schema_problems(config, SCHEMA)[0] == []
-    fill_defaults(config, SCHEMA)
-
-
-def _config(name="config.yaml"):
-    config = yaml.safe_load((ROOT / name).read_text())
-    validate(config)
-    return config
+from jaxpitfalls.configcheck.schema import schema_problems
 
 
 def test_one_axis_at_a_time_sweep_with_the_base_once():
@@ -41,7 +26,7 @@ def test_one_axis_at_a_time_sweep_with_the_base_once():
 
 
 def test_default_config_validates_with_defaults_and_plans_models():
-    config = _config()
+    config = config_with()
     assert config["studies"]["dispatch"]["measure"]["repeats"] >= 2
     models = plan.all_models(config)
     assert "bert-L4-H64" in models
@@ -49,32 +34,22 @@ def test_default_config_validates_with_defaults_and_plans_models():
     assert spec["layers"] == 4 and spec["hidden"] == 64 and spec["seed"] == 0
 
 
-def _with_preset(preset: str) -> dict:
-    """config.yaml with a preset merged over it key by key (as `--configfile` does), validated."""
-    from snakemake.utils import update_config
-
-    config = _config()
-    update_config(config, yaml.safe_load((ROOT / preset).read_text()))
-    validate(config)
-    return config
-
-
 @pytest.mark.parametrize("preset", ["presets/smoke.yaml", "presets/paper.yaml"])
 def test_presets_validate(preset):
-    config = _with_preset(preset)
+    config = config_with(preset)
     assert all(plan.configurations(config["studies"][s]) for s in plan.enabled_studies(config))
 
 
 def test_the_tests_workflow_runs_record_contention_and_never_fail_on_it():
     """The smoke preset, which every workflow run of the tests uses, keeps a contended round (marked) instead
     of waiting or failing: the suite passes beside a busy process (tests/test_machine.py injects contention)."""
-    config = _with_preset("presets/smoke.yaml")
+    config = config_with("presets/smoke.yaml")
     assert {s: config["studies"][s]["measure"]["on_contention"] for s in plan.enabled_studies(config)} == {
         s: "warn" for s in studies.names()}
 
 
 def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
-    config = _config()
+    config = config_with()
     tree_at, dispatch = plan.job_runtime(config, "tree_at"), plan.job_runtime(config, "dispatch")
     assert "--xla_force_host_platform_device_count=2" in tree_at["xla_flags"] and not dispatch["xla_flags"]
     assert tree_at["jax_cache_dir"] == "" and dispatch["jax_cache_dir"] == config["jax_cache_dir"]
@@ -82,7 +57,7 @@ def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
     assert [c["layers"] for c in traced] == [config["studies"]["tree_at"]["base"]["layers"]]
     assert plan.traced_configurations(config, "dispatch") == plan.configurations(config["studies"]["dispatch"])
     own = plan.own_preparations(config, "tree_at")  # bert-L4-H64 serves both studies, the deeper ones tree_at
-    assert "prepare_model/bert-L4-H64" not in own and "prepare_model/bert-L48-H64" in own
+    assert "prepare_model/bert-L4-H64" not in own and "prepare_model/bert-L16-H64" in own
     assert "prepare_data/corpus" not in plan.own_preparations(config, "generation")  # extraction reads it too
     config["studies"]["extraction"]["enabled"] = False
     assert "prepare_data/corpus" in plan.own_preparations(config, "generation")
@@ -97,7 +72,7 @@ def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
     (("studies", "tree_at", "measure", "budget_s"), 0, "budget_s"),
 ])
 def test_invalid_config_fails_naming_the_key(path, value, key):
-    config = copy.deepcopy(_config())
+    config = copy.deepcopy(config_with())
     if isinstance(path, str):
         config[path] = value
     else:
@@ -111,7 +86,7 @@ def test_invalid_config_fails_naming_the_key(path, value, key):
 
 def test_model_names_must_follow_the_pattern():
     with pytest.raises(ValueError, match="L<layers>"):
-        plan.model_spec(_config(), "bert-large")
+        plan.model_spec(config_with(), "bert-large")
 
 
 def _sources(module: str) -> set[str]:

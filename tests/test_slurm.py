@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from configs import smoke_result
 from workflow_copy import ROOT, command, environment, snakemake
 
 from jaxpitfalls import results
@@ -87,9 +88,8 @@ def test_measuring_jobs_on_slurm_survive_a_cancelled_job_and_are_timed_each_alon
     shutil.copytree(smoke_run, work, symlinks=True)
     copied = snakemake(work, "-n")
     assert "Nothing to be done" in copied.stdout + copied.stderr
-    forced = sorted(str(p.relative_to(work)) for study in ("dispatch", "tree_at")
-                    for p in (work / "results" / "runs" / study).glob("*.json"))
-    assert len(forced) == 2
+    forced = [smoke_result("dispatch"), smoke_result("tree_at")]
+    assert all((work / path).is_file() for path in forced)
     first = _on_slurm(work, cluster, "--forcerun", *forced)
     cancelled = _running_timing_job(cluster, first)
     _slurm(cluster, "scancel", cancelled)

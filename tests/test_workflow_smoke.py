@@ -17,6 +17,7 @@ import jax
 import pandas as pd
 import pytest
 from busy import busy_neighbours
+from configs import RETRYING, smoke_result
 from report_browser import ReportPage
 from workflow_copy import snakemake as _snakemake
 
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.workflow
 
 def test_every_result_is_written_and_valid(smoke_run):
     runs = sorted((smoke_run / "results" / "runs" / "dispatch").glob("*.json"))
-    assert len(runs) == 1
+    assert len(runs) == 2  # the base and the compute axis' point (dropout on, fused attention)
     for path in runs:
         doc = results.read_result(path)
         agreement, distinct = doc["checks"]["outputs_agree"], doc["checks"]["signatures_distinct"]
@@ -50,23 +51,27 @@ def test_every_result_is_written_and_valid(smoke_run):
 
 def test_a_job_in_several_processes_logs_each_line_once(smoke_run):
     """The job and its worker processes share the rule's log (standard error included): no line twice."""
-    (log,) = (smoke_run / "results" / "logs" / "run_study" / "dispatch").glob("*.log")
+    log = (smoke_run / smoke_result("dispatch").replace("results/runs", "results/logs/run_study")).with_suffix(".log")
     lines = [line for line in log.read_text().splitlines() if line.strip()]
     assert any("process 2 of 2" in line for line in lines) and any("round" in line for line in lines)
     assert len(lines) == len(set(lines))
 
 
 def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):
-    (path,) = sorted((smoke_run / "results" / "runs" / "tree_at").glob("*.json"))
-    doc = results.read_result(path)
-    assert "--xla_force_host_platform_device_count=2" in doc["environment"]["xla_flags"]
-    assert doc["structure"]["devices"] == doc["environment"]["device_count"]
-    if doc["structure"]["devices"] > 1:
-        assert doc["structure"]["sharded_leaves"] > 0
-    calls = {name: v["signature"]["tree_at_calls_per_application"] for name, v in doc["variants"].items()}
-    assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
-    for variant in doc["variants"].values():
-        assert variant["modes"]["first_run"]["measures_compilation"]
+    base, deeper = (results.read_result(smoke_run / smoke_result("tree_at", base)) for base in (True, False))
+    for doc in (base, deeper):
+        assert "--xla_force_host_platform_device_count=2" in doc["environment"]["xla_flags"]
+        assert doc["structure"]["devices"] == doc["environment"]["device_count"]
+        if doc["structure"]["devices"] > 1:
+            assert doc["structure"]["sharded_leaves"] > 0
+        calls = {name: v["signature"]["tree_at_calls_per_application"] for name, v in doc["variants"].items()}
+        assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
+        for variant in doc["variants"].values():
+            assert variant["modes"]["first_run"]["measures_compilation"]
+    assert deeper["structure"]["transforms"] == 2 * base["structure"]["transforms"]
+    # measure.step_by_step: base: the un-jitted start-up timed step by step at the base only
+    assert all("step_by_step" in v["modes"] and "step_by_step" not in w["modes"]
+               for v, w in zip(base["variants"].values(), deeper["variants"].values(), strict=True))
     figures = sorted(p.name for p in (smoke_run / "reports" / "figures" / "tree_at").glob("*.png"))
     assert figures == ["speedup_vs_transforms.png", "time_vs_transforms.png"]
     assert len(list((smoke_run / "results" / "traces" / "tree_at").iterdir())) == 1  # `trace: base`
@@ -75,22 +80,27 @@ def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):
 def test_generation_labels_its_warmup_demonstration_and_the_guard_catches_it(smoke_run):
     docs = {p.stem: results.read_result(p) for p in (smoke_run / "results" / "runs" / "generation").glob("*.json")}
     demos = [d for d in docs.values() if "demonstration" in d]
-    proper = [d for d in docs.values() if "demonstration" not in d]
-    assert len(demos) == 1 and len(proper) == 1
+    base = results.read_result(smoke_run / smoke_result("generation"))
+    assert len(demos) == 1 and len(docs) == 3  # the base, a longer prompt, the demonstration
     assert all(n > 0 for n in demos[0]["checks"]["compile_guard_caught"].values())
-    assert demos[0]["tokens"] == proper[0]["tokens"]  # the pitfall changes the time, not the output
+    assert demos[0]["tokens"] == base["tokens"]  # the pitfall changes the time, not the output
     report = (smoke_run / "reports" / "report.md").read_text()
     section = report[report.index("## Study `generation`"):]
     assert "### The warmup pitfall (demonstration)" in section and "are left out of this table" in section
+    # measure.eager: base: the un-jitted loop is timed at the base only, and the report says where it is not
+    longer = results.read_result(smoke_run / smoke_result("generation", base=False))
+    assert "uncached_eager" in base["variants"] and "uncached_eager" not in longer["variants"]
+    assert f"- Not timed at `{longer['config_id']}`: uncached_eager (measure.eager: base" in section
     assert "figures/generation/warmup_pitfall.png" in section
 
 
 def test_extraction_stores_agreeing_activations_and_reports_its_phases(smoke_run):
-    (path,) = sorted((smoke_run / "results" / "runs" / "extraction").glob("*.json"))
-    doc = results.read_result(path)
-    assert doc["structure"]["last_batch"] < doc["config"]["batch"]  # ragged
-    assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == set(extraction_variants())
-    assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
+    paths = sorted((smoke_run / "results" / "runs" / "extraction").glob("*.json"))
+    assert len(paths) == 2  # the base and more sequences on the same model
+    for doc in map(results.read_result, paths):
+        assert doc["structure"]["last_batch"] < doc["config"]["batch"]  # ragged
+        assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == set(extraction_variants())
+        assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
     section = (smoke_run / "reports" / "report.md").read_text().split("## Study `extraction`")[1]
     assert "### Gains phase by phase" in section and "figures/extraction/time_split.png" in section
 
@@ -103,7 +113,7 @@ def test_tables_figures_and_report(smoke_run):
     tables = smoke_run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
     pooled = steps[steps.process.astype(str) == "all"]
-    assert len(pooled) == 1 * 4 * 2 and (steps.median_ms > 0).all()
+    assert len(pooled) == 2 * 4 * 2 and (steps.median_ms > 0).all()  # configurations x variants x modes
     assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
@@ -301,10 +311,10 @@ def test_a_failing_job_leaves_every_other_result_intact(smoke_run, tmp_path):
 def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):
     work = tmp_path / "busy"
     shutil.copytree(smoke_run, work, symlinks=True)
-    (target,) = [str(p.relative_to(work)) for p in (work / "results" / "runs" / "dispatch").glob("*.json")]
+    target = smoke_result("dispatch")
     overlay = tmp_path / "busy.yaml"
-    measure = {"processes": 1, "on_contention": "retry", "max_wait_s": 3}
-    overlay.write_text(json.dumps({"studies": {"dispatch": {"measure": measure}}}))
+    measure = RETRYING["studies"]["dispatch"]["measure"]
+    overlay.write_text(json.dumps(RETRYING))
     with busy_neighbours():
         refused = _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay, check=False)
         assert refused.returncode != 0

@@ -147,6 +147,9 @@ def measure_mode(
     if compiles == "forbidden":
         samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
     pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)
+    untimed = sorted({v for pair in pairs for v in pair} - set(samplers))
+    if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
+        raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
     enough = precise(pairs, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
         else None
     memory.reset_host_peak()

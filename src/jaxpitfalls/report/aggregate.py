@@ -196,6 +196,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
         rows.append(_config_columns(doc) | _agreement(checks) | {
             "signatures_distinct": _distinct(checks),
             "distinct_signatures": len({str(v["signature"]) for v in doc["variants"].values()}),
+            "not_timed": "; ".join(f"{name} ({why})" for name, why in doc.get("not_timed", {}).items()),
             "compiles_in_timed_region": _timed_compiles(doc, None),
             "compiles_measured_on_purpose": _timed_compiles(doc, "measures_compilation"),
             "compiles_demonstrated": _timed_compiles(doc, "demonstration"),

@@ -194,7 +194,9 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         f"Model family `{study_cfg['model_family']}`: `{json.dumps(config['models'][study_cfg['model_family']])}`. "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
         *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],
-        *([""] if study_cfg.get("left_out") else []),
+        *(untimed := [f"- Not timed at `{r.config_id}`: {r.not_timed}"
+                      for r in tables["checks"].fillna({"not_timed": ""}).itertuples() if r.not_timed]),
+        *([""] if study_cfg.get("left_out") or untimed else []),
     ]
     for title, intro, df in report.tables(tables):
         lines += [f"### {title}", "", intro, "", table(df), ""]

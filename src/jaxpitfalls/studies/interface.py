@@ -22,6 +22,11 @@ from .settings import Timing, Traced
 # config) -> one line per problem.
 SizeCheck = Callable[[Callable[[str], str], dict[str, Any], Any, dict[str, Any]], Iterable[str]]
 
+# The code paths a configuration takes that its study's settings and values choose, named (kinds.py): (the
+# configuration; its timing settings; whether it is the study's base) -> names, e.g. generation's "warmup
+# demonstration". The tests check that they run every kind config.yaml and the presets run.
+Kinds = Callable[[dict[str, Any], Timing, bool], Iterable[str]]
+
 
 # Units whose first word makes a number dimensionless: a ratio, a share, an exponent, a count.
 DIMENSIONLESS = ("x", "%", "exponent", "compilations")
@@ -108,7 +113,7 @@ class StudySpec:
     it reads the text corpus, its config schema fragment and its size checks; `lockstep`: its measure.py
     offers `samplers` (Lockstep), so other environments can be timed against it in lockstep;
     `timing` and `traced`: its `measure` settings as its timing and its trace read them (settings.py), whose
-    keys are all each job is given."""
+    keys are all each job is given; `kinds`: the code paths its configurations take (Kinds)."""
 
     name: str
     variants: tuple[str, ...]
@@ -124,6 +129,7 @@ class StudySpec:
     lockstep: bool = False
     timing: type[Timing] = Timing
     traced: type[Traced] = Traced
+    kinds: Kinds | None = None
 
     def __post_init__(self) -> None:
         named = {self.floor, *(v for pair in self.extra_pairs for v in pair)}

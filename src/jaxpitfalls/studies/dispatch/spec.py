@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...breakdown import Component
 from .. import settings
@@ -136,6 +137,12 @@ def check_sizes(at, conf, model, config) -> Iterator[str]:
         yield f"{at('seq')}: longer than {model.label('max_positions')}; raise max_positions or lower seq"
 
 
+def kinds(conf: dict[str, Any], timing: settings.Timing, at_base: bool) -> Iterator[str]:
+    """Dropout and the attention implementation change the traced program (the write-up's compute axis)."""
+    yield f"dropout {'on' if conf['dropout'] > 0 else 'off'}"
+    yield f"attention {conf['attention']}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Steps:
     """How a variant's training steps are taken, in the timing and the trace alike (the trace warms up as the
@@ -169,4 +176,5 @@ SPEC = StudySpec(
     lockstep=True,  # measure.samplers: other environments timed against it (compare.sides)
     timing=Timing,
     traced=Traced,
+    kinds=kinds,
 )

@@ -15,7 +15,7 @@ from ...harness.variants import require_agree, require_distinct
 from ...plan import is_base
 from ..settings import Traced
 from .decoding import DECODERS, Decoder
-from .spec import DEMONSTRATED, SPEC, Timing, warmup_tokens
+from .spec import SPEC, Timing, untimed, warmup_tokens
 
 if tuple(DECODERS) != SPEC.variants:  # the spec names them for the plan and the report
     raise RuntimeError(f"SPEC.variants {SPEC.variants} differ from the decoders {tuple(DECODERS)}")
@@ -97,10 +97,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     decoders, prompt = prepare(conf, inputs)
     new = conf["new_tokens"]
     short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None
-    if short is not None:  # fresh programs before every sample: only the jitted variants have their own
-        decoders = {name: decoders[name] for name in DEMONSTRATED}
-    elif settings.eager == "base" and not is_base(conf):
-        decoders.pop("uncached_eager")  # its claims are judged at the base; its op-by-op compiles cost minutes
+    not_timed = untimed(conf, settings.eager, is_base(conf))
+    decoders = {name: d for name, d in decoders.items() if name not in not_timed}
     samplers = {name: _Timed(d, prompt, new, short) for name, d in decoders.items()}
     if short is None:
         tokens, first = _first_runs(decoders, prompt, new)
@@ -111,7 +109,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
                       for name, d in decoders.items()}
         distinct = require_distinct(signatures)
     entries, comparisons, peak, machine = measure_mode(
-        samplers, "generate", SPEC.floor, settings.sampling, conf["id"], SPEC.extra_pairs if short is None else (),
+        samplers, "generate", SPEC.floor, settings.sampling, conf["id"],
+        tuple(pair for pair in SPEC.extra_pairs if not set(pair) & set(not_timed)),
         compiles="forbidden" if short is None else "recorded")
     caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
     if short is not None:
@@ -137,6 +136,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         "machine": {"generate": machine},
         "checks": {"outputs_agree": agreement | {"outputs": "greedy tokens of a whole generation"},
                    "signatures_distinct": distinct} | ({"compile_guard_caught": caught} if short is not None else {}),
+        "not_timed": not_timed,
         "tokens": tokens[SPEC.floor].tolist(),
         "structure": {"prompt_tokens": int(prompt.size), "new_tokens": new,
                       "parameters": sum(x.size for x in jax.tree_util.tree_leaves(decoders[SPEC.floor].model))},

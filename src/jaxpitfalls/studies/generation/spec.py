@@ -55,6 +55,25 @@ class Timing(settings.Timing):
     eager: str = "base"
 
 
+def untimed(conf: dict[str, Any], eager: str, at_base: bool) -> dict[str, str]:
+    """The variants a configuration leaves out, each with why: a demonstration times only the variants with
+    jitted programs to rebuild fresh; `measure.eager: base` times uncached_eager at the base only (its claims are
+    judged there, and its op-by-op compiles cost minutes per length)."""
+    if conf["warmup_fraction"] < 1:
+        return {name: "the warmup demonstration rebuilds jitted programs before every sample; it has none"
+                for name in VARIANTS if name not in DEMONSTRATED}
+    if eager == "base" and not at_base:
+        return {"uncached_eager": "measure.eager: base (timed at the base configuration only)"}
+    return {}
+
+
+def kinds(conf: dict[str, Any], timing: Timing, at_base: bool) -> Iterator[str]:
+    """A demonstration or a proper run, and which variants it leaves out."""
+    yield "warmup demonstration" if conf["warmup_fraction"] < 1 else "proper warmup"
+    for name, why in untimed(conf, timing.eager, at_base).items():
+        yield f"{name} left out: {why}"
+
+
 CLAIMS = {
     "cache_faster": Claim(
         "a KV cache makes greedy generation faster than rerunning the whole sequence",
@@ -185,4 +204,5 @@ SPEC = StudySpec(
     reads_corpus=True,
     check_sizes=check_sizes,
     timing=Timing,
+    kinds=kinds,
 )

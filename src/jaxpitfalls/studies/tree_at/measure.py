@@ -20,7 +20,7 @@ from ...harness.variants import VariantOutputsDisagree, require_distinct, requir
 from ...plan import is_base
 from ..settings import Timing, Traced
 from . import tensor_parallel as tp
-from .spec import BERT_4L_768H, SPEC, START_UP_STEPS
+from .spec import SPEC, START_UP_STEPS, steps_timed
 from .spec import Timing as TreeAtTiming
 
 
@@ -213,8 +213,7 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: TreeAtTiming) -> dict[str, Any]:
     """One configuration; the start-up step by step where `measure.step_by_step` says (the base and the
     write-up's structure, where its claims are judged, or all)."""
-    at_write_up = all(conf[key] == value for key, value in BERT_4L_768H.items())
-    step_by_step = settings.step_by_step == "all" or is_base(conf) or at_write_up
+    step_by_step = steps_timed(conf, settings.step_by_step, is_base(conf))
     return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"], step_by_step)
 
 

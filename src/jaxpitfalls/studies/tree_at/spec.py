@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...breakdown import Component
 from .. import settings
@@ -63,6 +64,15 @@ class Timing(settings.Timing):
     step by step (`base`: the base and the write-up's structure, where its claims are judged; `all`)."""
 
     step_by_step: str = "base"
+
+
+def steps_timed(conf: dict[str, Any], step_by_step: str, at_base: bool) -> bool:
+    """Whether a configuration times the un-jitted start-up step by step (`measure.step_by_step`)."""
+    return step_by_step == "all" or at_base or all(conf[key] == value for key, value in BERT_4L_768H.items())
+
+
+def kinds(conf: dict[str, Any], timing: Timing, at_base: bool) -> Iterator[str]:
+    yield "start-up step by step" if steps_timed(conf, timing.step_by_step, at_base) else "no step-by-step start-up"
 
 
 CLAIMS = {
@@ -200,4 +210,5 @@ SPEC = StudySpec(
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_sizes=check_sizes,
     timing=Timing,
+    kinds=kinds,
 )

@@ -1,0 +1,56 @@
+"""The kinds of job a config runs, named: each study's configurations (the base, a non-base one, and the code
+paths its values and settings choose: `StudySpec.kinds`) and the branches of its `measure` and study settings.
+
+The tests run the smoke preset; tests/test_kinds.py checks that it, with the overlays the workflow tests add,
+runs every kind config.yaml and every preset run, and names any it does not: `make all` once failed on a kind
+no test ran (generation's non-base configurations under `measure.eager: base`). JAX-free, like the plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import plan, studies
+
+
+def _timing(config: dict[str, Any], study: str):
+    return studies.spec(study).timing.of(plan.timing_settings(config, study))
+
+
+def _settings(config: dict[str, Any], study: str) -> set[str]:
+    """The branches the study's own settings take: how its jobs run and which configurations are traced."""
+    return {
+        "several worker processes" if _timing(config, study).processes > 1 else "one worker process",
+        f"trace: {config['studies'][study]['trace']}",
+        "compilation cache on" if plan.job_runtime(config, study)["jax_cache_dir"] else "compilation cache off",
+    }
+
+
+def _sampling(config: dict[str, Any], study: str) -> set[str]:
+    """The branches of how rounds are sampled and judged, which the harness applies alike to every study."""
+    sampling = _timing(config, study).sampling
+    return {
+        f"on_contention: {sampling.on_contention}",
+        "rounds bounded by budget_s" if sampling.budget_s else "rounds fixed by repeats",
+        "samples calibrated to min_sample_s" if sampling.min_sample_s > 0 else "one call per sample",
+        "rounds until target_precision" if sampling.target_precision > 0 else "no precision target",
+    }
+
+
+def _configurations(config: dict[str, Any], study: str) -> set[str]:
+    """The kinds of the study's configurations: base or not, and what its spec names."""
+    spec, timing = studies.spec(study), _timing(config, study)
+    found = set()
+    for conf in plan.configurations(config["studies"][study]):
+        at_base = plan.is_base(conf)
+        found.add("the base configuration" if at_base else "a non-base configuration")
+        found |= set(spec.kinds(conf, timing, at_base)) if spec.kinds else set()
+    return found
+
+
+def of_config(config: dict[str, Any]) -> set[str]:
+    """Every kind of job a validated config (defaults filled in) runs, as `<study>: <kind>`, and the sampling
+    branches as `any study: <kind>`."""
+    enabled = plan.enabled_studies(config)
+    return ({f"{study}: {kind}" for study in enabled for kind in _settings(config, study) | _configurations(
+        config, study)} | {f"any study: {kind}" for study in enabled for kind in _sampling(config, study)})
