@@ -46,7 +46,8 @@ def cluster(tmp_path_factory):
 
 def _on_slurm(work: Path, env: dict[str, str], *args: str) -> subprocess.Popen:
     """The smoke preset through profiles/slurm, started (its output read by _finish)."""
-    cmd = command("--workflow-profile", "profiles/slurm", "--slurm-init-seconds-before-status-checks", "1", *args)
+    cmd = command("--workflow-profile", "profiles/slurm", "--slurm-init-seconds-before-status-checks", "1",
+                  "--seconds-between-status-checks", "2", *args)  # a finished job seen in 2 s, not 10
     return subprocess.Popen(cmd, cwd=work, env=environment(work, env), text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
 

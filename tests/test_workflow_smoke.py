@@ -167,25 +167,19 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke
         assert all(f"{study}: " in landing for study in studies.names())
         assert page.landing_figure() >= 600
         for study in studies.names():
-            page.home()
-            page.open(study, "figures")
             figures = sorted(str(p.relative_to(smoke_run))
                              for p in (smoke_run / "reports/figures" / study).glob("*.png"))
-            assert figures and page.files(figures) == figures
+            assert figures and page.listing((study, "figures"), figures) == figures
             for figure in figures:
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
             caption = page.details(figures[0])
             described = studies.report(study).FIGURES[Path(figures[0]).stem]
             assert f"of study {study}: {described[:40]}" in caption and "bootstrap 95%" in caption
             assert "Configuration: base " in caption and f"Environment: JAX {jax.__version__}" in caption
-            page.home()
-            page.open(study, "tables")
             tables = sorted(plan.table_paths(study).values())
-            assert page.files(tables) == tables
-        page.home()
-        page.open("Report")
+            assert page.listing((study, "tables"), tables) == tables
         listed = ["reports/report.md", "reports/scorecard.png", "results/tables/run_summary.csv"]
-        assert page.files(listed) == listed
+        assert page.listing(("Report",), listed) == listed
     finally:
         page.close()
 
