@@ -132,11 +132,29 @@ def test_interval_rules_have_a_band_where_the_run_cannot_tell():
 
 
 def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval_says():
-    from jaxpitfalls.report.claims import NOT_TESTABLE, verdict
+    """One rule for every bounded claim (claims.applicable): the largest effect this hardware can show (all of
+    what the effect consists of removed) below what the claim needs, or inside its interval's half-width, makes
+    it "not testable" with the bound, never a "no"; the undecided reason (more samples) is dropped."""
+    from jaxpitfalls.report.claims import NOT_TESTABLE, Bound, Judged, applicable
 
-    assert verdict(None) == "inconclusive" and verdict(True) == "reproduced"
-    assert verdict(None, "not testable on this hardware: at most 1.022x") == NOT_TESTABLE
-    assert verdict(True, "at most 1.01x") == NOT_TESTABLE
+    copies = Bound(800.0, 17.5, "removing all copies")  # 800 / 782.5: at most 1.022x
+    no = Judged("c", "0.99x [0.93, 1.05]", "not reproduced", judged_ratio=(0.99, 0.93, 1.05), bound=copies)
+    shown = applicable(no)
+    assert shown.verdict == NOT_TESTABLE and shown.measured == (
+        "not testable on this hardware: removing all copies gives at most 1.022x, inside the interval's "
+        "half-width; 0.99x [0.93, 1.05]")
+    undecided = Judged("c", "1.01x [0.95, 1.08]", "inconclusive", judged_ratio=(1.01, 0.95, 1.08),
+                       reason="undecided: ... about 4x the samples", bound=copies)
+    assert "the samples" not in applicable(undecided).measured  # no number of samples would decide it
+    needs = Bound(800.0, 17.5, "a stacked copy", needs=1.5)  # no interval at all: the write-up's 1.5x is beyond
+    assert applicable(Judged("c", "not built", "not measured", bound=needs)).measured.endswith(
+        "at most 1.022x, below the 1.5x it needs; not built")
+    room = Judged("c", "1.60x [1.50, 1.70]", "reproduced", judged_ratio=(1.6, 1.5, 1.7),
+                  bound=Bound(800.0, 400.0, "removing all copies"))  # at most 2x: room for it
+    assert applicable(room) == Judged("c", "1.60x [1.50, 1.70]", "reproduced", judged_ratio=(1.6, 1.5, 1.7),
+                                      bound=room.bound)
+    told = applicable(Judged("c", "1.0x", "inconclusive", reason="undecided: crosses 1"))  # no bound: as judged
+    assert (told.verdict, told.measured, told.reason) == ("inconclusive", "1.0x; undecided: crosses 1", "")
 
 
 def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_results(tmp_path):
@@ -174,10 +192,8 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
         "undecided: the shift crosses -1 ms, 1 ms; one 5.0x narrower")  # the nearer edge, 1, sets the distance
     decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)
-    assert decided.reason == "" and decided.explained("1.15x") == "1.15x"  # decided: nothing to add
-    assert undecided.explained("1.0x") == f"1.0x; {to_decide(0.8, 1.3, 1.0)}" and undecided.verdict() == "inconclusive"
-    bound = "not testable on this hardware: at most 1.02x"  # the bound leads, no number of samples would do
-    assert undecided.explained("1.0x", bound) == f"{bound}; 1.0x" and undecided.verdict(bound) == "not testable"
+    assert decided.reason == "" and undecided.reason == to_decide(0.8, 1.3, 1.0)
+    assert (decided.verdict(), undecided.verdict()) == ("reproduced", "inconclusive")
 
 
 def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_decide_it():

@@ -12,11 +12,13 @@ from jaxpitfalls.studies.interface import Advice
 
 CLAIMS = {
     "dispatch": [
-        {"verdict": "reproduced", "advice": Advice("Pass *args flat to jax.jit; filter_jit_ costs `leaves`.")},
-        {"verdict": "inconclusive", "advice": Advice("never shown", "", "Measure at your sizes.")},
-        {"verdict": "not measured", "advice": None},
+        {"verdict": "reproduced", "advice": Advice("Pass *args flat to jax.jit; filter_jit_ costs `leaves`."),
+         "beyond": False},
+        {"verdict": "inconclusive", "advice": Advice("never shown", "", "Measure at your sizes."), "beyond": False},
+        {"verdict": "not measured", "advice": None, "beyond": False},
+        {"verdict": "not reproduced", "advice": None, "beyond": True},  # ours, beside the write-up's
     ],
-    "tree_at": [{"verdict": "checked", "advice": None}],
+    "tree_at": [{"verdict": "checked", "advice": None, "beyond": False}],
 }
 
 
@@ -32,4 +34,15 @@ def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_esc
     assert "<strong>tree_at</strong>: nothing decided on this run." in html
     score = html[html.index("4 claims of the source write-ups: "):]
     assert all(f"1 {verdict}" in score[:200] for verdict in ("yes", "inconclusive", "not measured", "checked"))
+    assert score.startswith("4 claims of the source write-ups: 1 yes, 1 inconclusive, 1 not measured, 1 checked; "
+                            "1 beyond them: 1 no.")  # ours counted apart from the write-ups' claims
     assert "never shown" not in html and "problematic" not in html  # docutils marks markup errors so
+
+
+def test_a_scorecard_cell_ends_at_a_clause_never_inside_a_bracket():
+    from jaxpitfalls.report.markdown import scorecard_section
+
+    measured = "5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms); 10.8x at 48"
+    rows = {"tree_at": [{"claim": "c", "write_up": "7.6x", "measured": measured, "verdict": "reproduced",
+                         "beyond": False}]}
+    assert "| 5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms) |" in scorecard_section(rows)

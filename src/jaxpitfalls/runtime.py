@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-
 # The package's parent: a child Python process that must import this checkout's code, whatever its interpreter
 # (a lockstep side's venv, a release's), gets it first on its PYTHONPATH.
 SRC = Path(__file__).resolve().parents[1]

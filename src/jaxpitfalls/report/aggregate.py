@@ -12,7 +12,7 @@ import pandas as pd
 from .. import results
 from ..harness.stats import bootstrap_median_ci, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
-from ..plan import TABLES
+from ..plan import TABLES, value_label
 from .environments import flat_environment, require_comparable
 
 
@@ -33,6 +33,16 @@ def base_config_id(table: pd.DataFrame) -> str:
     """The base configuration: the one that lies on every sweep axis."""
     n_axes = table["axes"].str.split(",").apply(len)
     return table.loc[n_axes.idxmax(), "config_id"]
+
+
+def setting_labels(table: pd.DataFrame) -> dict[str, str]:
+    """Each configuration as a legend names it: `base`, or the values it changes from the base (`batch 8`),
+    where a whole configuration id would be wider than the figure."""
+    rows = table.drop_duplicates("config_id").set_index("config_id")
+    base = rows.loc[base_config_id(rows.reset_index())]
+    keys = base["axes"].split(",")  # the base lies on every axis: every key of a configuration
+    return {config_id: ", ".join(f"{k} {value_label(r[k])}" for k in keys if r[k] != base[k]) or "base"
+            for config_id, r in rows.iterrows()}
 
 
 POOLED = "all"

@@ -13,7 +13,7 @@ from .. import results, studies
 from ..studies.interface import Claim, StudySpec
 from . import markdown
 from .aggregate import processes_of, read_tables
-from .claims import CHECKED, NOT_MEASURED, Judged
+from .claims import CHECKED, NOT_MEASURED, Judged, applicable
 from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = ("reproduced", "not reproduced")
@@ -38,11 +38,12 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
 
 
 def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
-    """A study's judged claims as the report's rows; anything but a `Judged` is refused, naming the study."""
+    """A study's judged claims as the report's rows, each through the one rule for what this hardware can show
+    (claims.applicable); anything but a `Judged` is refused, naming the study."""
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
         raise TypeError(f"study {study}: report.claims() must return claims.Judged rows, got {wrong}")
-    return [asdict(j) for j in judged]
+    return [{k: v for k, v in asdict(applicable(j)).items() if k not in ("reason", "bound")} for j in judged]
 
 
 def _unjudged(claim: Claim) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{"ours": (None,) * len(claim.numbers)}
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
-               "rule": claim.rule, "advice": claim.advice}
+               "rule": claim.rule, "advice": claim.advice, "beyond": claim.beyond}
             for key, claim in spec.claims.items()]
 
 

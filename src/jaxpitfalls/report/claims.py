@@ -9,7 +9,7 @@ threshold or band's edge cannot tell (inconclusive, with its reason).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,24 +26,61 @@ NOT_TESTABLE = "not testable"
 
 
 @dataclass(frozen=True)
+class Bound:
+    """The largest effect this run's hardware can show for a claim: what the effect consists of here
+    (`removable_ms` of a `total_ms` pass or step: the copies a fix removes, the overhead a variant adds), and
+    `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
+    rule asks for that). `applicable` judges every bounded claim by it alike."""
+
+    total_ms: float
+    removable_ms: float
+    what: str
+    needs: float = 1.0
+
+    @property
+    def ratio(self) -> float:
+        return ceiling(self.total_ms, self.removable_ms)
+
+
+@dataclass(frozen=True)
 class Judged:
     """One claim as its study's report judged it on this run: what was measured, the verdict (by the rule its
     spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
     low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
-    where the write-up's structure was not run (the scorecard's figure shows it)."""
+    (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
+    not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
+    effect this hardware can show (`applicable`)."""
 
     claim: str
     measured: str
     verdict: str
     ours: tuple = ()
     judged_ratio: tuple[float, float, float] | None = None
+    reason: str = ""
+    bound: Bound | None = None
 
 
-def verdict(ok: bool | None, untestable: str = "") -> str:
-    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None); `not testable`
-    wherever `untestable` gives the reason this hardware cannot show the effect."""
-    if untestable:
-        return NOT_TESTABLE
+def applicable(judged: Judged) -> Judged:
+    """The claim as the report shows it: "not testable" with its bound wherever the largest effect this
+    hardware can show lies below what the claim needs, or inside the half-width of the interval its verdict
+    rests on (no run here could decide it, however long: never a "no"); otherwise as judged, with the reason
+    it could not tell where it could not. One rule for every study's claims (build applies it to each row)."""
+    bound, ratio = judged.bound, judged.judged_ratio
+    why = ""
+    if bound is not None and bound.ratio < bound.needs:
+        why = f"below the {bound.needs:g}x it needs"
+    elif bound is not None and ratio is not None and bound.ratio - 1 <= (ratio[2] - ratio[1]) / 2:
+        why = "inside the interval's half-width"
+    if why:
+        return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
+            f"not testable on this hardware: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))
+    return replace(judged, reason="", measured=f"{judged.measured}; {judged.reason}" if judged.reason
+                   else judged.measured)
+
+
+def verdict(ok: bool | None) -> str:
+    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None); where this
+    hardware cannot show the effect at all, `applicable` makes it `not testable`."""
     return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
 
 
@@ -105,16 +142,9 @@ class Decision:
     outcome: bool | None
     reason: str = ""
 
-    def verdict(self, untestable: str = "") -> str:
-        """The claim's verdict (see `verdict`)."""
-        return verdict(self.outcome, untestable)
-
-    def explained(self, measured: str, untestable: str = "") -> str:
-        """A claim's measured text followed by the reason where the rule could not tell; where `untestable`
-        gives why this hardware cannot show the effect (as `verdict` takes it), that reason leads instead."""
-        if untestable:
-            return f"{untestable}; {measured}"
-        return f"{measured}; {self.reason}" if self.reason else measured
+    def verdict(self) -> str:
+        """The claim's verdict (see `verdict`); its reason goes to `Judged.reason`."""
+        return verdict(self.outcome)
 
 
 HOLDS = {

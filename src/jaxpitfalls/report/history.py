@@ -114,7 +114,7 @@ def figure(ratios: pd.DataFrame, steps: pd.DataFrame, releases: list[str], packa
     fig = facet_lines(data, x="position", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="config_id",
                       col="series", wrap=2, reference=1.0, xlabel=f"{package} release", ylabel="paired ratio",
                       title="Each release's paired ratio (95% interval); dashed: a step found")
-    for ax, (series, part) in zip(fig.axes, data.groupby("series", sort=False), strict=False):
+    for ax, series in zip(fig.axes, dict.fromkeys(data.series), strict=False):
         ax.set_xticks(range(len(shown)), shown, rotation=45, ha="right")
         found = steps[(steps.step > 0) & (steps.variant + " / " + steps.baseline + ", " + steps["mode"] == series)]
         for r in found.itertuples():

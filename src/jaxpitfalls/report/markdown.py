@@ -117,14 +117,27 @@ def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def tally(claims: dict[str, list[dict[str, Any]]]) -> str:
-    """`61 claims of the source write-ups: 20 yes, 3 **no**, ...`: the scorecard's verdicts counted."""
-    counts = pd.Series([VERDICT_MARK[c["verdict"]] for cs in claims.values() for c in cs]).value_counts()
-    return f"{int(counts.sum())} claims of the source write-ups: " + ", ".join(f"{n} {m}" for m, n in counts.items())
+    """`59 claims of the source write-ups: 20 yes, 3 **no**, ...; 2 beyond them: 1 yes, 1 **no**`: the
+    scorecard's verdicts counted, the write-ups' claims apart from ours beside them (Claim.beyond)."""
+    def counted(rows: list[dict[str, Any]]) -> str:
+        counts = pd.Series([VERDICT_MARK[c["verdict"]] for c in rows], dtype=object).value_counts()
+        return ", ".join(f"{n} {m}" for m, n in counts.items())
+
+    every = [c for cs in claims.values() for c in cs]
+    theirs, ours = [c for c in every if not c["beyond"]], [c for c in every if c["beyond"]]
+    return f"{len(theirs)} claims of the source write-ups: {counted(theirs)}" + (
+        f"; {len(ours)} beyond them: {counted(ours)}" if ours else "")
 
 
 def _short(measured: str) -> str:
-    """The measurement's first clause: its headline number, the rest is in the judging table."""
-    return measured.split("; ")[0]
+    """The measurement's first clause: its headline number, the rest is in the judging table. Clauses end at a
+    "; " outside brackets: one inside a parenthesis would cut the cell mid-text."""
+    depth = 0
+    for i, char in enumerate(measured):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and measured.startswith("; ", i):
+            return measured[:i]
+    return measured
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:

@@ -54,7 +54,9 @@ def facet_lines(
     hues = [h for h in order if h in set(data[hue])]
     ncols = min(wrap, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), sharex=sharex, squeeze=False)
+    # a log x axis gets ticks at each panel's own values (_scales): shared, the last panel's would replace them all
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), sharex=sharex and "x" not in log,
+                             squeeze=False)
     flat_axes = axes.ravel()
     for ax in flat_axes[len(panels):]:
         ax.set_visible(False)
@@ -69,6 +71,7 @@ def facet_lines(
                 err = [line[y] - line[low], line[high] - line[y]]
             ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h])
         _scales(ax, log, sorted(set(part[x])), reference)
+        ax.tick_params(labelbottom=True)  # every panel says where its points lie, shared axis or not
         ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")
@@ -80,17 +83,32 @@ def facet_lines(
 
 
 def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = (), hue_order: tuple[str, ...] = (),
-         xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False):
-    """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall."""
+         xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False, low: str | None = None,
+         high: str | None = None):
+    """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall, with
+    error bars from interval columns (`low`, `high`) where given. The figure widens with its bars and tick labels
+    slant only where they would still touch; keep `hue` labels short (aggregate.setting_labels), the legend sits
+    beside the plot."""
     sns.set_theme(style="whitegrid", context="notebook")
-    fig, ax = plt.subplots(figsize=(8.5, 4.0))
-    sns.barplot(data=data, x=x, y=y, hue=hue, order=[o for o in order if o in set(data[x])] or None,
-                hue_order=list(hue_order) or None, palette="colorblind", ax=ax)
-    sns.move_legend(ax, "upper left", bbox_to_anchor=(1, 1), title=hue)
+    groups = [o for o in order if o in set(data[x])] or sorted(data[x].unique())
+    hues = [h for h in hue_order if h in set(data[hue])] or list(dict.fromkeys(data[hue]))
+    colors = dict(zip(hues, sns.color_palette("colorblind", len(hues)), strict=True))
+    width, inches = 0.8 / len(hues), max(6.0, 0.8 * len(groups) * max(len(hues), 2) + 1.5)
+    fig, ax = plt.subplots(figsize=(inches, 4.2))
+    for j, h in enumerate(hues):
+        part = data[data[hue] == h].set_index(x).reindex(groups)
+        at = [i - 0.4 + width * (j + 0.5) for i in range(len(groups))]
+        err = None if not (low and high) else [part[y] - part[low], part[high] - part[y]]
+        ax.bar(at, part[y], width=width * 0.95, color=colors[h], label=str(h), yerr=err, capsize=3,
+               error_kw={"elinewidth": 1, "ecolor": "0.2"})
+    slant = max(map(len, map(str, groups))) * len(groups) > 11 * inches  # ~11 characters an inch: they'd touch
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups], rotation=20 if slant else 0,
+                  ha="right" if slant else "center")
     if log:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
+    ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     if title:
         ax.set_title(title)
     fig.tight_layout()

@@ -28,6 +28,9 @@ SizeCheck = Callable[[Callable[[str], str], dict[str, Any], Any, dict[str, Any]]
 Kinds = Callable[[dict[str, Any], Timing, bool], Iterable[str]]
 
 
+# How a claim beyond its write-up begins (Claim.beyond): the report counts such claims apart.
+BEYOND = "(beyond the write-up) "
+
 # Units whose first word makes a number dimensionless: a ratio, a share, an exponent, a count.
 DIMENSIONLESS = ("x", "%", "exponent", "compilations")
 
@@ -96,10 +99,13 @@ class Claim:
     advice: Advice | None = None
     not_measured: str = ""
     checked: str = ""
+    beyond: bool = False  # not the write-up's claim: ours, beside it (counted apart in the scorecard)
 
     def __post_init__(self) -> None:
         if self.judged != bool(self.rule):
             raise ValueError(f"claim {self.text!r}: a judged claim says its rule, one no report judges has none")
+        if self.beyond != self.text.startswith(BEYOND):
+            raise ValueError(f"claim {self.text!r}: a claim beyond the write-up says so, first: {BEYOND!r}")
 
     @property
     def judged(self) -> bool:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import base_config_id, measured
+from ...report.aggregate import base_config_id, measured, setting_labels
 from ...report.claims import (
     NOT_MEASURED,
+    NOT_TESTABLE,
+    Bound,
     Judged,
-    ceiling,
     decide,
     judged_at,
     ratio_interval,
@@ -42,6 +43,8 @@ def throughput(steps: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "config_id": s.config_id, "variant": s.variant, "batch": s.batch,
         "sequences_per_s": s.structure_sequences / seconds, "tokens_per_s": s.structure_tokens / seconds,
+        "tokens_per_s_low": s.structure_tokens / (s.median_ci_high_ms / 1e3),
+        "tokens_per_s_high": s.structure_tokens / (s.median_ci_low_ms / 1e3),
         "pass_ms": s.median_ms, "forward_ms": s.phase_forward_ms, "transfer_ms": s.phase_transfer_ms,
         "storage_ms": s.phase_storage_ms, "first_pass_s": s.first_run_seconds,
         "compiles_first_pass": s.first_run_compiles,
@@ -98,8 +101,10 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     split = t[t.config_id == base_id].set_index("variant").loc[list(SPEC.variants),
                                                                ["forward_ms", "transfer_ms", "storage_ms"]]
     return {
-        "throughput": bars(t, x="variant", y="tokens_per_s", hue="config_id", order=SPEC.variants, log=True,
-                           ylabel="tokens per second", title="Activation extraction throughput"),
+        "throughput": bars(t.assign(configuration=t.config_id.map(setting_labels(tables["steps"]))), x="variant",
+                           y="tokens_per_s", hue="configuration", order=SPEC.variants, log=True,
+                           low="tokens_per_s_low", high="tokens_per_s_high",
+                           ylabel="tokens per second (95% interval)", title="Activation extraction throughput"),
         "time_split": stacked_bars(split.rename(columns=lambda c: c.removesuffix("_ms")), ylabel="ms per pass",
                                    title=f"Where a pass goes ({base_id})"),
     }
@@ -115,16 +120,14 @@ REMOVABLE = {
 FIRST_PASS = {FIRST_PASS_VARIANTS}
 
 
-def _untestable(r: pd.Series, before: pd.Series, fix: tuple[str, str]) -> str:
-    """Why this hardware cannot show the fix's gain ('' where it can): the largest gain removing all it
-    removes could give lies inside our interval's half-width."""
+def _bound(before: pd.Series, fix: tuple[str, str]) -> Bound | None:
+    """The largest gain this hardware can show for a fix: removing all it removes from the pass of the variant
+    before it (None where REMOVABLE does not say what that is)."""
     if fix not in REMOVABLE:
-        return ""
-    top = ceiling(before.pass_ms, REMOVABLE[fix](before))
-    if top - 1 > (r.ratio_ci_high - r.ratio_ci_low) / 2:
-        return ""
-    return (f"not testable on this hardware: removing all it can ({REMOVABLE[fix](before):.1f} ms of a "
-            f"{before.pass_ms:.1f} ms pass) gives at most {top:.3f}x, inside the interval's half-width")
+        return None
+    removable = REMOVABLE[fix](before)
+    return Bound(before.pass_ms, removable, f"removing all it can ({removable:.1f} ms of a {before.pass_ms:.1f} ms "
+                                            "pass)")
 
 
 def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[str, str], at_structure: bool) -> Judged:
@@ -135,8 +138,9 @@ def _first_pass_fix(comp: pd.DataFrame, config_id: str, where: str, fix: tuple[s
     faster = decide(fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True, of="the first-pass ratio")
     return Judged(
         claim=f"{slow}/{fast}",
-        measured=faster.explained(f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), "
-                                  f"over fresh first passes; warm passes {ratio_interval(steady)} (padding's compute)"),
+        measured=(f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), "
+                  f"over fresh first passes; warm passes {ratio_interval(steady)} (padding's compute)"),
+        reason=faster.reason,
         verdict=faster.verdict(),
         ours=(ratio_of(fresh) if at_structure else None,),
         judged_ratio=ratio_of(fresh),
@@ -151,13 +155,12 @@ def _fix(comp: pd.DataFrame, speeds: pd.DataFrame, first: pd.Series, base_id: st
         return _first_pass_fix(comp, config_id, where, fix, at_structure)
     r = row(comp, variant=slow, baseline=fast, config_id=config_id, mode="extract")
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
-    why = _untestable(r, row(speeds, config_id=config_id, variant=slow), fix)
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
-    measured = f"{ratio_interval(r)} {where} ({config_id}); first pass {first_gain:.2f}x (one pass each)"
     return Judged(
         claim=key, ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
-        measured=faster.explained(measured, why),
-        verdict=faster.verdict(why),
+        measured=f"{ratio_interval(r)} {where} ({config_id}); first pass {first_gain:.2f}x (one pass each)",
+        reason=faster.reason, verdict=faster.verdict(),
+        bound=_bound(row(speeds, config_id=config_id, variant=slow), fix),
     )
 
 
@@ -166,15 +169,12 @@ def _batched_copy(speeds: pd.DataFrame, comp: pd.DataFrame, base_id: str) -> Jud
     stacked blocking copy)."""
     config_id, where, _ = judged_at(comp, SPEC.claims["jit/jit_padded"].numbers[0], base_id)
     before = row(speeds, config_id=config_id, variant="jit_padded")
-    top = ceiling(before.pass_ms, before.transfer_ms)
-    bound = (f"a stacked copy removes at most all of jit_padded's copies ({before.transfer_ms:.1f} ms of a "
-             f"{before.pass_ms:.1f} ms pass {where}): at most {top:.3f}x")
-    if top < STACKED_COPY_GAIN:
-        return Judged(claim="batched_copy", measured=f"not testable on this hardware: {bound}, below the write-up's "
-                      f"~{STACKED_COPY_GAIN:g}x", verdict=verdict(None, bound))
-    return Judged(claim="batched_copy", verdict=NOT_MEASURED,
-                  measured=f"not measured: {bound}, room for ~{STACKED_COPY_GAIN:g}x; needs a variant with one "
-                           "stacked blocking copy")
+    bound = Bound(before.pass_ms, before.transfer_ms, "a stacked copy (removing all of jit_padded's copies)",
+                  needs=STACKED_COPY_GAIN)
+    return Judged(claim="batched_copy", verdict=NOT_MEASURED, bound=bound,
+                  measured=f"not measured: needs a variant with one stacked blocking copy (removing all of "
+                           f"jit_padded's copies, {before.transfer_ms:.1f} ms of a {before.pass_ms:.1f} ms pass "
+                           f"{where}, gives at most {bound.ratio:.3f}x)")
 
 
 def _copies_small_batches(speeds: pd.DataFrame, backend: str, base_id: str) -> Judged:
@@ -185,7 +185,7 @@ def _copies_small_batches(speeds: pd.DataFrame, backend: str, base_id: str) -> J
              f"{int(before.batch)} ({before.transfer_ms:.1f} of {before.pass_ms:.1f} ms)")
     if backend == "cpu":
         why = "not testable on this hardware: on a CPU backend a copy is a host memcpy, not a transfer over a bus"
-        return Judged(claim="copies_small_batches", measured=f"{why}; {share}", verdict=verdict(None, why))
+        return Judged(claim="copies_small_batches", measured=f"{why}; {share}", verdict=NOT_TESTABLE)
     return Judged(claim="copies_small_batches", verdict=NOT_MEASURED,
                   measured=f"not measured: needs a batch sweep judged on the share's interval; {share}")
 
@@ -206,6 +206,23 @@ def _ragged_recompiles(steps: pd.DataFrame, base_id: str) -> Judged:
     )
 
 
+def _return_activations(steps: pd.DataFrame, checks: pd.DataFrame, base_id: str) -> Judged:
+    """The guards' finding as the verdict: every layer's activations came back from one jitted call per batch
+    with no compilation in the timed passes, and the same values as eager's."""
+    jit = row(in_mode(steps, "extract"), config_id=base_id, variant="jit")
+    agree = row(checks, config_id=base_id).outputs_agree
+    calls, batches = int(jit.signature_forward_calls_per_pass), int(jit.structure_batches)
+    held = bool(jit.compiles_in_timed_region == 0 and calls == batches)  # agreement: the job fails without it
+    return Judged(
+        claim="return_activations",
+        measured=f"jit returned {int(jit.structure_layers_extracted)} layers' hidden states per batch from "
+                 f"{calls} jitted calls per pass of {batches} batches at {base_id}: {int(jit.first_run_compiles)} "
+                 f"compilations in its first pass, {int(jit.compiles_in_timed_region)} in its timed passes; "
+                 f"every variant's outputs alike ({agree})",
+        verdict=verdict(None if not held else False),
+    )
+
+
 def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     comp = measured(tables["comparisons"])
     base_id = base_config_id(measured(tables["checks"]))
@@ -216,10 +233,12 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
     no_gain = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1, holds="inside", log=True)
     return [_fix(comp, speeds, first, base_id, fix) for fix in FIXES] + [
         Judged(claim="apply_auto_jit",
-         measured=no_gain.explained(f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
-                                    f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass"),
+         measured=(f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {base_id}, "
+                   f"{int(compiled.first_run_compiles)} per-operation compilations in its first pass"),
+         reason=no_gain.reason,
          verdict=no_gain.verdict()),
         _ragged_recompiles(tables["steps"], base_id),
+        _return_activations(tables["steps"], measured(tables["checks"]), base_id),
         _batched_copy(speeds, comp, base_id),
         _copies_small_batches(speeds, tables["environment"].backend.iloc[0], base_id),
         Judged(claim="eager_recompiles",

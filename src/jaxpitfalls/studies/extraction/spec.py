@@ -66,7 +66,8 @@ FIX_ADVICE = {
     ("jit_padded_async", "pipelined"): Advice(
         "Dispatch batch i+1 before storing batch i: JAX's asynchronous dispatch overlaps them for free.", "",
         "Pipelining pays only where host-side work is a real share of a pass."),
-    ("eager", "jit_padded_async"): Advice("Phase 1 (jit, padding, batched async copies) is where the gain is."),
+    ("eager", "jit_padded_async"): Advice("Phase 1 (jit, padding, batched async copies) together beats the eager "
+                                          "loop; each fix's own gain says which of them carries it."),
     ("eager", "pipelined"): Advice("Fix the missing jit first; the other fixes are second-order unless copies or "
                                    "Python dominate."),
 }
@@ -118,8 +119,11 @@ CLAIMS = {
                       "bucket) so the ragged last batch compiles nothing new.")),
     "return_activations": Claim(
         "returning every layer's activations creates dynamic shapes that break JIT", "'prevents JIT compilation'",
-        checked="the jit variant returns every hidden state from one jitted program, "
-                     "compiles nothing in its timed passes and agrees with eager in every job"),
+        rule="what every job's guards find, as a verdict: the jit variant returns every layer's hidden states from "
+             "one jitted call per batch, compiles nothing in its timed passes and agrees with eager (a job where "
+             "that broke fails): where it does, not reproduced",
+        advice=Advice("", "Return every layer's activations from the jitted forward: with the layers to return "
+                          "static, the shapes are static too (one program per batch shape).")),
     "device_get_async": Claim(
         "jax.device_get is asynchronous: it starts the transfer and returns", "'returns immediately'",
         not_measured="qualitative: jax.device_get blocks until the arrays exist; the async variant starts copies "

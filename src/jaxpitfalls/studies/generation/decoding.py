@@ -170,7 +170,9 @@ class KVCacheScan(Decoder):
         self.functions = [self.loop]
 
     def generate(self, prompt: np.ndarray, new: int) -> np.ndarray:
-        return np.asarray(self.loop(self.model, prompt, new), dtype=np.int32)
+        # waited for through jax.device_get, as kv_cache's: np.asarray waits in C++, and the trace gave the whole
+        # scanned program's run to this Python loop (99.7% `python_loop` for a loop that is one program)
+        return np.asarray(jax.device_get(self.loop(self.model, prompt, new)), dtype=np.int32)
 
 
 DECODERS = {d.name: d for d in (UncachedEager, Uncached, UncachedPadded, KVCache, KVCacheScan)}

@@ -128,11 +128,12 @@ def _cache_faster(run: _Run) -> Judged:
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True, of="uncached_eager / kv_cache")
     return Judged(
         claim="cache_faster",
-        measured=faster.explained(
+        measured=(
             f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
             f"{run.tokens_per_s(head_id)[0]:.1f} tok/s); against a jitted uncached loop {ratio_interval(jitted)}; "
             f"faster than the un-jitted loop in {int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} "
             "configurations"),
+        reason=faster.reason,
         verdict=faster.verdict(),
         ours=(ratio_of(head), run.tokens_per_s(head_id)) if at_structure else (None, None),
         judged_ratio=ratio_of(head),
@@ -159,8 +160,9 @@ def _disable_jit_baseline(run: _Run) -> Judged:
     slower = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1, log=True)
     return Judged(
         claim="disable_jit_baseline",
-        measured=slower.explained(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
-                                  f"{run.base_id}"),
+        measured=(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
+                  f"{run.base_id}"),
+        reason=slower.reason,
         verdict=slower.verdict(),
     )
 
@@ -176,7 +178,8 @@ def _scan(run: _Run) -> Judged:
     beats = scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)
     return Judged(
         claim="scan",
-        measured=beats.explained(f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}"),
+        measured=(f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}"),
+        reason=beats.reason,
         verdict=beats.verdict(),
     )
 
@@ -255,8 +258,9 @@ def _pitfall_claims(tables: dict[str, pd.DataFrame], comp: pd.DataFrame) -> list
     slowed = decide(cached[1], cached[2], 1, log=True, of="kv_cache's slow-down")
     rows.append(Judged(
         claim="slowed_cached",
-        measured=slowed.explained(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
-                                  f"(uncached: {interval(*uncached, 'x')})"),
+        measured=(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
+                  f"(uncached: {interval(*uncached, 'x')})"),
+        reason=slowed.reason,
         verdict=slowed.verdict(),
         ours=(cached if at_structure else None,),
     ))

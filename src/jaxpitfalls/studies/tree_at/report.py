@@ -150,9 +150,10 @@ def _faster(run: _Run) -> Judged:
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True)
     return Judged(
         claim="faster",
-        measured=faster.explained(f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} "
-                                  f"ms -> {run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
-                                  "transforms)"),
+        measured=(f"{ratio_interval(head)} {where} ({run.median(head_id, 'unbatched', 'direct'):.1f} "
+                  f"ms -> {run.median(head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
+                  "transforms)"),
+        reason=faster.reason,
         verdict=faster.verdict(),
         judged_ratio=ratio_of(head),
         ours=(ratio_of(head) if at_structure else None,),
@@ -172,10 +173,11 @@ def _per_transform(run: _Run) -> Judged:
         grows = decide(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent",
                        scatter=gain["scatter"])
         judged = {
-            "measured": grows.explained(
+            "measured": (
                 f"{per_transform}; the gain's exponent in the transforms {_exponent(pd.Series(gain))} ("
                 + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
                 + f"; time's exponent unbatched {_exponent(u)}, batched {_exponent(b)})"),
+            "reason": grows.reason,
             "verdict": grows.verdict(),
         }
     return Judged(claim="per_transform", **judged,
@@ -201,9 +203,10 @@ def _first_run_linear(run: _Run) -> Judged:
         linear = decide(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25, holds="inside", of="the exponent",
                         scatter=f.scatter)
         judged = {
-            "measured": linear.explained(f"exponent {_exponent(f)}; {f.ms_per_transform_first:.1f} ms per transform "
-                                         f"at {f.transforms.split('-')[0]}, {f.ms_per_transform_last:.1f} ms at "
-                                         f"{f.transforms.split('-')[1]}"),
+            "measured": (f"exponent {_exponent(f)}; {f.ms_per_transform_first:.1f} ms per transform "
+                         f"at {f.transforms.split('-')[0]}, {f.ms_per_transform_last:.1f} ms at "
+                         f"{f.transforms.split('-')[1]}"),
+            "reason": linear.reason,
             "verdict": linear.verdict(),
         }
     largest = run.ratios("direct").iloc[-1]
@@ -218,8 +221,9 @@ def _jit_negligible(run: _Run) -> Judged:
     negligible = decide(overall[1], overall[2], 0.9, 1.1, holds="inside", log=True, of="the ratio over all depths")
     return Judged(
         claim="jit_negligible",
-        measured=negligible.explained(f"{interval(*overall, 'x')} over all depths (" + ", ".join(
+        measured=(f"{interval(*overall, 'x')} over all depths (" + ", ".join(
             f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")"),
+        reason=negligible.reason,
         verdict=negligible.verdict(),
         ours=(run.per_call("jit_negligible", SPEC.floor, "steady"),),
     )
@@ -233,11 +237,12 @@ def _less_compilation(run: _Run) -> Judged:
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
     return Judged(
         claim="less_compilation",
-        measured=less.explained(
+        measured=(
             f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time unbatched / "
             f"batched {interval(*compile_ratio, 'x')} over all depths ("
             + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
             + "): the first run's saving is in tracing, which applies the plan"),
+        reason=less.reason,
         verdict=less.verdict(),
     )
 
@@ -248,8 +253,9 @@ def _init_faster(run: _Run) -> Judged:
     faster = decide(init.ratio_ci_low, init.ratio_ci_high, 1.5, log=True)
     return Judged(
         claim="init_faster",
-        measured=faster.explained(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
-                                  f"({int(init.transforms)} transforms)"),
+        measured=(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
+                  f"({int(init.transforms)} transforms)"),
+        reason=faster.reason,
         verdict=faster.verdict(),
         ours=(None if init_at is None else ratio_of(init),),
         judged_ratio=ratio_of(init),
@@ -270,8 +276,9 @@ def _variance(run: _Run) -> Judged:
     far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
     return Judged(
         claim="variance",
-        measured=far_less.explained(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
-                                    f"batched {interval(*overall, 'x')} over all depths"),
+        measured=(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
+                  f"batched {interval(*overall, 'x')} over all depths"),
+        reason=far_less.reason,
         verdict=far_less.verdict(),
     )
 
@@ -298,9 +305,10 @@ def _setup_split(run: _Run) -> Judged:
     minor = decide(*shares["apply"][1:], DOMINATES, holds="below", of="apply's share")
     return Judged(
         claim="setup_split",
-        measured=minor.explained(f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
+        measured=(f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
             f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
             for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms"),
+        reason=minor.reason,
         verdict=minor.verdict(),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
     )
@@ -317,10 +325,11 @@ def _jit_vs_eager_setup(run: _Run) -> Judged:
     massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
     return Judged(
         claim="jit_vs_eager_setup",
-        measured=massive.explained(
+        measured=(
             f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
             f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
             f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}"),
+        reason=massive.reason,
         verdict=massive.verdict(),
         ours=(gain if at_structure else None,),
         judged_ratio=gain,

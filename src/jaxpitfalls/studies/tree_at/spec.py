@@ -90,7 +90,8 @@ CLAIMS = {
                  Number(0.7, 0.7, " ms batched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON)),
         rule=f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against O(L) "
              f"predicts 1, a constant gain 0): 95% interval above {GROWS}; below: not reproduced",
-        advice=Advice("A loop of tree_at calls costs time quadratic in the model's depth: batch them.")),
+        advice=Advice("A loop of tree_at calls costs more per transform the larger the tree (O(N*L) against "
+                      "O(L)): batch them into one call.")),
     "same_with_depth": Claim(
         "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
