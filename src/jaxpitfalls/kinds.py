@@ -11,24 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from . import plan, studies
+from .harness.sampling import Sampling
+from .studies.settings import Timing
 
 
-def _timing(config: dict[str, Any], study: str):
-    return studies.spec(study).timing.of(plan.timing_settings(config, study))
-
-
-def _settings(config: dict[str, Any], study: str) -> set[str]:
+def _settings(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
     """The branches the study's own settings take: how its jobs run and which configurations are traced."""
     return {
-        "several worker processes" if _timing(config, study).processes > 1 else "one worker process",
+        "several worker processes" if timing.processes > 1 else "one worker process",
         f"trace: {config['studies'][study]['trace']}",
         "compilation cache on" if plan.job_runtime(config, study)["jax_cache_dir"] else "compilation cache off",
     }
 
 
-def _sampling(config: dict[str, Any], study: str) -> set[str]:
+def _sampling(sampling: Sampling) -> set[str]:
     """The branches of how rounds are sampled and judged, which the harness applies alike to every study."""
-    sampling = _timing(config, study).sampling
     return {
         f"on_contention: {sampling.on_contention}",
         "rounds bounded by budget_s" if sampling.budget_s else "rounds fixed by repeats",
@@ -37,9 +34,9 @@ def _sampling(config: dict[str, Any], study: str) -> set[str]:
     }
 
 
-def _configurations(config: dict[str, Any], study: str) -> set[str]:
+def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
     """The kinds of the study's configurations: base or not, and what its spec names."""
-    spec, timing = studies.spec(study), _timing(config, study)
+    spec = studies.spec(study)
     found = set()
     for conf in plan.configurations(config["studies"][study]):
         at_base = plan.is_base(conf)
@@ -51,6 +48,9 @@ def _configurations(config: dict[str, Any], study: str) -> set[str]:
 def of_config(config: dict[str, Any]) -> set[str]:
     """Every kind of job a validated config (defaults filled in) runs, as `<study>: <kind>`, and the sampling
     branches as `any study: <kind>`."""
-    enabled = plan.enabled_studies(config)
-    return ({f"{study}: {kind}" for study in enabled for kind in _settings(config, study) | _configurations(
-        config, study)} | {f"any study: {kind}" for study in enabled for kind in _sampling(config, study)})
+    found = set()
+    for study in plan.enabled_studies(config):
+        timing = studies.spec(study).timing.of(plan.timing_settings(config, study))
+        found |= {f"{study}: {kind}" for kind in _settings(config, study, timing) | _configurations(
+            config, study, timing)} | {f"any study: {kind}" for kind in _sampling(timing.sampling)}
+    return found

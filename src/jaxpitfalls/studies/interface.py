@@ -27,7 +27,6 @@ SizeCheck = Callable[[Callable[[str], str], dict[str, Any], Any, dict[str, Any]]
 # demonstration". The tests check that they run every kind config.yaml and the presets run.
 Kinds = Callable[[dict[str, Any], Timing, bool], Iterable[str]]
 
-
 # How a claim beyond its write-up begins (Claim.beyond): the report counts such claims apart.
 BEYOND = "(beyond the write-up) "
 

@@ -291,7 +291,7 @@ def _partition_free(run: _Run) -> Judged:
     free = decide(part.ratio_ci_low, part.ratio_ci_high, 1.05, holds="below", log=True)
     return Judged(
         claim="partition_free",
-        measured=(f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})"),
+        measured=f"{_ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
         reason=free.reason,
         verdict=free.verdict(),
     )

@@ -178,7 +178,7 @@ def _scan(run: _Run) -> Judged:
     beats = scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)
     return Judged(
         claim="scan",
-        measured=(f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}"),
+        measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
         reason=beats.reason,
         verdict=beats.verdict(),
     )
