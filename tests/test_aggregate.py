@@ -138,22 +138,23 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     from jaxpitfalls.report.claims import NOT_TESTABLE, Bound, Judged, applicable
 
     copies = Bound(800.0, 17.5, "removing all copies")  # 800 / 782.5: at most 1.022x
-    no = Judged("c", "0.99x [0.93, 1.05]", "not reproduced", judged_ratio=(0.99, 0.93, 1.05), bound=copies)
+    no = Judged(measured="0.99x [0.93, 1.05]", verdict="not reproduced", judged_ratio=(0.99, 0.93, 1.05),
+                bound=copies)
     shown = applicable(no)
     assert shown.verdict == NOT_TESTABLE and shown.measured == (
         "not testable on this hardware: removing all copies gives at most 1.022x, inside the interval's "
         "half-width; 0.99x [0.93, 1.05]")
-    undecided = Judged("c", "1.01x [0.95, 1.08]", "inconclusive", judged_ratio=(1.01, 0.95, 1.08),
+    undecided = Judged(measured="1.01x [0.95, 1.08]", verdict="inconclusive", judged_ratio=(1.01, 0.95, 1.08),
                        reason="undecided: ... about 4x the samples", bound=copies)
     assert "the samples" not in applicable(undecided).measured  # no number of samples would decide it
     needs = Bound(800.0, 17.5, "a stacked copy", needs=1.5)  # no interval at all: the write-up's 1.5x is beyond
-    assert applicable(Judged("c", "not built", "not measured", bound=needs)).measured.endswith(
+    assert applicable(Judged(measured="not built", verdict="not measured", bound=needs)).measured.endswith(
         "at most 1.022x, below the 1.5x it needs; not built")
-    room = Judged("c", "1.60x [1.50, 1.70]", "reproduced", judged_ratio=(1.6, 1.5, 1.7),
+    room = Judged(measured="1.60x [1.50, 1.70]", verdict="reproduced", judged_ratio=(1.6, 1.5, 1.7),
                   bound=Bound(800.0, 400.0, "removing all copies"))  # at most 2x: room for it
-    assert applicable(room) == Judged("c", "1.60x [1.50, 1.70]", "reproduced", judged_ratio=(1.6, 1.5, 1.7),
-                                      bound=room.bound)
-    told = applicable(Judged("c", "1.0x", "inconclusive", reason="undecided: crosses 1"))  # no bound: as judged
+    assert applicable(room) == Judged(measured="1.60x [1.50, 1.70]", verdict="reproduced",
+                                      judged_ratio=(1.6, 1.5, 1.7), bound=room.bound)
+    told = applicable(Judged(measured="1.0x", verdict="inconclusive", reason="undecided: crosses 1"))  # no bound
     assert (told.verdict, told.measured, told.reason) == ("inconclusive", "1.0x; undecided: crosses 1", "")
 
 

@@ -6,21 +6,24 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hand_tables import run_on
 
 from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.studies.dispatch.report import _not_compute, _Run, _slower
+from jaxpitfalls.report.judging import Run
+from jaxpitfalls.studies.dispatch.claims import _not_compute, _slower
+from jaxpitfalls.studies.dispatch.spec import SPEC
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
 
 
-def _run(shifts: dict[tuple[tuple[str, object], ...], tuple[float, float, float]]) -> _Run:
+def _run(shifts: dict[tuple[tuple[str, object], ...], tuple[float, float, float]]) -> Run:
     """The base's filter_jit - jit_partition at 8 ms [7, 9], and each setting's overhead as given."""
     rows = [{**BASE, "config_id": "base", "diff_ms": 8.0, "diff_ci_low_ms": 7.0, "diff_ci_high_ms": 9.0}]
     for i, (setting, (diff, low, high)) in enumerate(shifts.items()):
         rows.append({**BASE, **dict(setting), "config_id": f"setting{i}", "diff_ms": diff, "diff_ci_low_ms": low,
                      "diff_ci_high_ms": high})
     comp = pd.DataFrame(rows).assign(variant="filter_jit", baseline="jit_partition", mode="blocked")
-    return _Run(comp, pd.DataFrame(), pd.DataFrame(), "base")
+    return run_on(SPEC, "base", comparisons=comp)
 
 
 DROPOUT_OFF, SDPA = (("dropout", 0.0),), (("dropout", 0.0), ("attention", "fused"))
@@ -47,7 +50,7 @@ def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_
         assert judged.measured.startswith("not measured: the config sets no dropout or attention")
 
 
-def _slower_run(wide: tuple[float, float, float]) -> _Run:
+def _slower_run(wide: tuple[float, float, float]) -> Run:
     """filter_jit / jit_partition at the base (hidden 64: +1.0 ms [0.8, 1.2] on a 20 ms step) and at BERT-base's
     width (hidden 768, the same pytree) with a 950 ms step and the ratio `wide`."""
     rows = [{**BASE, "config_id": "base", "axes": "layers,hidden,batch,seq,dropout,attention", "ratio": 1.05,
@@ -59,7 +62,7 @@ def _slower_run(wide: tuple[float, float, float]) -> _Run:
     steps = pd.DataFrame([{"config_id": c, "variant": v, "mode": "blocked", "median_ms": ms, "median_ci_low_ms": ms,
                            "median_ci_high_ms": ms} for c, step in (("base", 20.0), ("wide", 950.0))
                           for v, ms in (("jit_partition", step), ("filter_jit", step + 1.0))])
-    return _Run(comp, steps, pd.DataFrame(), "base")
+    return run_on(SPEC, "base", comparisons=comp, steps=steps)
 
 
 @pytest.mark.parametrize(("wide", "expected"), [

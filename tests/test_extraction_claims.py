@@ -7,19 +7,25 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hand_tables import run_on
 
 from jaxpitfalls.report.claims import NOT_MEASURED, NOT_TESTABLE, applicable
-from jaxpitfalls.studies.extraction.report import _batched_copy, _copies_small_batches, _return_activations
+from jaxpitfalls.report.judging import Run
+from jaxpitfalls.studies.extraction.claims import _batched_copy, _copies_small_batches, _return_activations
+from jaxpitfalls.studies.extraction.spec import SPEC
 
 BASE = "layers24-hidden896"  # the write-up's structure (QWEN2_05B)
-
-
-def _speeds(transfer_ms: float, pass_ms: float = 800.0) -> pd.DataFrame:
-    return pd.DataFrame([{"config_id": BASE, "variant": "jit_padded", "batch": 2, "pass_ms": pass_ms,
-                          "transfer_ms": transfer_ms}])
-
-
 COMP = pd.DataFrame([{"config_id": BASE, "layers": 24, "hidden": 896, "axes": "layers,hidden"}])
+
+
+def _run(transfer_ms: float, pass_ms: float = 800.0, backend: str = "cpu") -> Run:
+    """jit_padded's pass at batch 2: `transfer_ms` of its `pass_ms` in blocking copies, the rest forward."""
+    steps = pd.DataFrame([{"config_id": BASE, "variant": "jit_padded", "mode": "extract", "batch": 2,
+                           "structure_sequences": 6, "structure_tokens": 60, "median_ms": pass_ms,
+                           "median_ci_low_ms": pass_ms, "median_ci_high_ms": pass_ms,
+                           "phase_forward_ms": pass_ms - transfer_ms, "phase_transfer_ms": transfer_ms,
+                           "phase_storage_ms": 0.0, "first_run_seconds": 2.0, "first_run_compiles": 2}])
+    return run_on(SPEC, BASE, comparisons=COMP, steps=steps, environment=pd.DataFrame({"backend": [backend]}))
 
 
 @pytest.mark.parametrize(("transfer_ms", "expected", "says"), [
@@ -27,13 +33,13 @@ COMP = pd.DataFrame([{"config_id": BASE, "layers": 24, "hidden": 896, "axes": "l
     (400.0, NOT_MEASURED, "needs a variant with one stacked blocking copy"),  # an accelerator's: a variant would tell
 ])
 def test_vectorizing_is_bounded_by_all_the_copies_it_could_remove(transfer_ms, expected, says):
-    judged = applicable(_batched_copy(_speeds(transfer_ms), COMP, BASE))
+    judged = applicable(_batched_copy(_run(transfer_ms)))
     assert judged.verdict == expected and says in judged.measured, judged.measured
 
 
 @pytest.mark.parametrize(("backend", "expected"), [("cpu", NOT_TESTABLE), ("gpu", NOT_MEASURED)])
 def test_copies_share_at_a_small_batch_is_not_testable_where_a_copy_is_a_memcpy(backend, expected):
-    judged = _copies_small_batches(_speeds(17.5), backend, BASE)
+    judged = _copies_small_batches(_run(17.5, backend=backend))
     assert judged.verdict == expected and "2.2% of its pass at batch 2" in judged.measured, judged.measured
 
 
@@ -46,7 +52,8 @@ def test_returning_every_layer_is_judged_on_what_the_guards_found(timed_compiles
                            "signature_forward_calls_per_pass": calls, "structure_batches": 3,
                            "structure_layers_extracted": 25, "first_run_compiles": 3,
                            "compiles_in_timed_region": timed_compiles}])
-    checks = pd.DataFrame([{"config_id": BASE, "outputs_agree": "5 variants vs pipelined: within rtol=0.0001"}])
-    judged = _return_activations(steps, checks, BASE)
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
+                            "outputs_agree": "5 variants vs pipelined: within rtol=0.0001"}])
+    judged = _return_activations(run_on(SPEC, BASE, steps=steps, checks=checks))
     assert judged.verdict == expected
     assert judged.measured.startswith("jit returned 25 layers' hidden states per batch from 3 jitted calls")

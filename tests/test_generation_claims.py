@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from jaxpitfalls.studies.generation.report import cold_start, distorted, scan_beats
+from jaxpitfalls.studies.generation.claims import cold_start, distorted, scan_beats
 
 
 def _first(padded_first_s: float) -> pd.DataFrame:

@@ -96,7 +96,7 @@ def test_a_report_must_measure_each_of_the_write_ups_numbers():
              "ours": (None,) * len(claim.numbers)} for key, claim in spec.claims.items() if claim.judged]
     assert [row["numbers"] for row in declared(spec, rows)] == [c.numbers for c in spec.claims.values()]
     rows[0] = rows[0] | {"ours": ()}
-    with pytest.raises(ValueError, match="claim 'slower': report.claims\\(\\) measured 0 numbers, the spec's write-up "
+    with pytest.raises(ValueError, match="claim 'slower': its judge measured 0 numbers, the spec's write-up "
                                          "gives 3"):
         declared(spec, rows)
 
@@ -129,7 +129,7 @@ def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",
                                                   "ours": (None,), "judged_ratio": None}]
-    with pytest.raises(TypeError, match=r"study dispatch: report.claims\(\) must return claims.Judged rows, got "
+    with pytest.raises(TypeError, match=r"study dispatch: its claims must be claims.Judged rows, got "
                                         r"\['dict'\]"):
         judged_rows("dispatch", [{"claim": "slower"}])
 

@@ -21,6 +21,7 @@ from jaxpitfalls.studies.settings import Timing
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
+from jaxpitfalls.studies.tree_at.claims import JUDGES
 from jaxpitfalls.studies.tree_at.spec import SPEC, START_UP_STEPS
 
 SETTINGS = {"repeats": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
@@ -138,7 +139,7 @@ def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
 def test_scaling_claims_and_figures(tables):
     fits = report.scaling(tables["steps"])
     assert len(fits) == 6 and (fits.points == 2).all() and fits.exponent.notna().all()
-    claims = report.claims(tables)  # their verdicts depend on this machine: test_claim_verdicts_follow_their_rules
+    claims = JUDGES.judge(tables)  # their verdicts depend on this machine: test_claim_verdicts_follow_their_rules
     assert [c.claim for c in claims] == [k for k, c in SPEC.claims.items() if c.judged]
     assert "x [" in claims[0].measured and "2 sizes: a power law assumed" in claims[1].measured
     titles = [title for title, _, table in report.tables(tables) if isinstance(table, pd.DataFrame)]
@@ -173,7 +174,7 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
-                "layers": layers, "hidden": 64, "structure_transforms": n}
+                "layers": layers, "hidden": 64, "structure_transforms": n, "demonstration": ""}
         times = {("direct", "unbatched"): 0.01 * n ** 2, ("direct", "batched"): 0.1 * n,
                  ("first_run", "unbatched"): 30.0 * n, ("first_run", "batched"): 10.0 * n,
                  ("steady", "unbatched"): 35.0, ("steady", "batched"): 35.0}
@@ -191,7 +192,7 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
         steps += _step_by_step(conf, start_up_steps) if layers == 4 else []
     steps = pd.DataFrame(steps)
     return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
-            "checks": steps.drop_duplicates("config_id")[["config_id", "axes"]]}
+            "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]]}
 
 
 @pytest.mark.parametrize(("steady", "compile_ratio", "expected"), [
@@ -206,7 +207,7 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
       "reproduced", "reproduced", "reproduced"]),
 ])
 def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
-    claims = report.claims(_synthetic(steady, compile_ratio))
+    claims = JUDGES.judge(_synthetic(steady, compile_ratio))
     assert [c.verdict for c in claims] == expected, [(c.claim, c.measured) for c in claims]
 
 
@@ -223,7 +224,7 @@ def test_far_less_variance_is_a_relative_spread_at_most_half(spread, expected):
 
 
 def _judged(tables: dict, claim: str):
-    return next(c for c in report.claims(tables) if c.claim == claim)
+    return next(c for c in JUDGES.judge(tables) if c.claim == claim)
 
 
 @pytest.mark.parametrize(("apply_share", "expected"), [

@@ -48,7 +48,9 @@ rule render_report:
     input:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
-        sources=sources.files_of("report.build", *[f"studies.{s}.report" for s in STUDIES], "runtime"),
+        sources=sources.files_of(
+            "report.build", *[f"studies.{s}.{part}" for s in STUDIES for part in ("report", "claims")], "runtime"
+        ),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
         summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),

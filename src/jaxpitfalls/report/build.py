@@ -42,7 +42,7 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     (claims.applicable); anything but a `Judged` is refused, naming the study."""
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
-        raise TypeError(f"study {study}: report.claims() must return claims.Judged rows, got {wrong}")
+        raise TypeError(f"study {study}: its claims must be claims.Judged rows, got {wrong}")
     return [{k: v for k, v in asdict(applicable(j)).items() if k not in ("reason", "bound")} for j in judged]
 
 
@@ -60,12 +60,12 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]
     judged = [key for key, claim in spec.claims.items() if claim.judged]
     keys = [row["claim"] for row in rows]
     if sorted(keys) != sorted(judged):
-        raise ValueError(f"study {spec.name}: report.claims() returned {keys}, the spec declares {judged} judged")
+        raise ValueError(f"study {spec.name}: its claims module judged {keys}, the spec declares {judged} judged")
     by_key = {row["claim"]: row for row in rows}
     for key, row in by_key.items():
         wanted, given = len(spec.claims[key].numbers), len(row.get("ours", ()))
         if given != wanted:
-            raise ValueError(f"study {spec.name}: claim {key!r}: report.claims() measured {given} numbers, "
+            raise ValueError(f"study {spec.name}: claim {key!r}: its judge measured {given} numbers, "
                              f"the spec's write-up gives {wanted}")
     return [{"ours": (None,) * len(claim.numbers)}
             | by_key.get(key, _unjudged(claim))
@@ -107,11 +107,11 @@ def build_report(
     results.write_csv(out_summary, summary)
     claims, sections, audits, environments, quiet, parts = {}, [], [], {}, {}, {}
     for name, inputs in study_inputs.items():
-        spec, report = studies.spec(name), studies.report(name)
+        spec, report, judges = studies.spec(name), studies.report(name), studies.judges(name)
         tables = read_tables(inputs["tables"])
-        per_process = [judged_rows(name, report.claims(read_tables(inputs["tables"], p)))
+        per_process = [judged_rows(name, judges.judge(read_tables(inputs["tables"], p)))
                        for p in processes_of(tables)]
-        claims[name] = declared(spec, judged_per_process(judged_rows(name, report.claims(tables)), per_process))
+        claims[name] = declared(spec, judged_per_process(judged_rows(name, judges.judge(tables)), per_process))
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, studies.description(name), spec, report, tables, settings,

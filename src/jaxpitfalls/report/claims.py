@@ -1,5 +1,5 @@
 """Judging a write-up's claims on this run's tables: the one-row lookup and the interval rules every study's
-claims use. Renders nothing (markdown.py lays the judged rows out), so a study's `report.py` reads its claims
+claims use. Renders nothing (markdown.py lays the judged rows out), so a study's `claims.py` reads its rules
 from here and never from the renderer.
 
 Every rule decides on a 95% interval, never on a spread of point estimates or on the samples' range: an
@@ -42,18 +42,19 @@ class Bound:
         return ceiling(self.total_ms, self.removable_ms)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Judged:
-    """One claim as its study's report judged it on this run: what was measured, the verdict (by the rule its
+    """One claim as its study's claims module judged it on this run (`claim`: its key, which the engine
+    names it by: judging.Judges): what was measured, the verdict (by the rule its
     spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
     low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
     (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
     not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
     effect this hardware can show (`applicable`)."""
 
-    claim: str
     measured: str
     verdict: str
+    claim: str = ""
     ours: tuple = ()
     judged_ratio: tuple[float, float, float] | None = None
     reason: str = ""

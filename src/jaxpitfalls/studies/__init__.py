@@ -61,6 +61,14 @@ def report(name: str) -> Report:
     return _implementing(name, "report", Report)
 
 
+def judges(name: str):
+    """The study's judged claims (`JUDGES` in its claims.py, a report.judging.Judges of its spec: JAX-free)."""
+    found = getattr(_part(name, "claims"), "JUDGES", None)
+    if found is None or getattr(found, "spec", None) is not spec(name):
+        raise TypeError(f"studies/{name}/claims.py must define JUDGES = Judges(SPEC) (report.judging)")
+    return found
+
+
 def description(name: str) -> str:
     """The study's package docstring: what the report says it measures and what must hold."""
     return inspect.getdoc(_part(name, "")) or ""

@@ -3,7 +3,8 @@
 A study is one package under `studies/`: `spec.py` holds `SPEC`, a `StudySpec` (JAX-free: the plan, the
 config check, the trace parser and the report read it without importing measuring code); `measure.py`
 implements `Measure` (it imports JAX); `report.py` implements `Report` (JAX-free, reading only the spec and
-the result tables); `config.schema.yaml` is its block of the config schema; the package's docstring
+the result tables); `claims.py` judges the spec's claims (`JUDGES`: one function per claim key,
+report.judging); `config.schema.yaml` is its block of the config schema; the package's docstring
 describes it in the report.
 """
 
@@ -180,7 +181,3 @@ class Report(Protocol):
 
     def figures(self, tables: dict[str, Any]) -> dict[str, Any]:
         """Figures by name (each named in FIGURES)."""
-
-    def claims(self, tables: dict[str, Any]) -> list[dict[str, Any]]:
-        """One row per judged claim of the spec (those without `not_measured`), by key: `claim` (the key),
-        `measured`, `verdict`, `rule`, and `ours` (per write-up number) where the claim has numbers."""

@@ -1,11 +1,10 @@
-"""The toy study's report: one figure, no tables of its own, one claim."""
+"""The toy study's report: one figure, no tables of its own (its claim is judged in claims.py)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import base_config_id, measured
-from ...report.claims import Judged, decide, interval
+from ...report.aggregate import measured
 from ...report.plots import bars
 from .spec import SPEC
 
@@ -20,9 +19,3 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     return {"median": bars(measured(tables["steps"]), x="variant", y="median_ms", hue="config_id",
                            order=SPEC.variants, ylabel="median call (ms)", title="jax.jit vs eager")}
 
-
-def claims(tables: dict[str, pd.DataFrame]) -> list[Judged]:
-    comp = measured(tables["comparisons"])
-    r = comp[(comp.config_id == base_config_id(comp)) & (comp.variant == "eager")].iloc[0]
-    return [Judged(claim="jit_faster", measured=interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x"),
-                   verdict=decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True).verdict())]

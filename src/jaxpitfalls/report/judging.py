@@ -1,0 +1,101 @@
+"""One shape for every study's claims: a study's `claims.py` registers one function per judged claim under the
+claim's key (`@JUDGES("slower")`, the key written once, beside its function), and every function reads one
+context, `Run`: the tables by name, the proper measurements, the base configuration computed once, and where
+the write-up measured each claim's number. The engine then names each row by its key and checks that every
+claim the spec declares judged has its function; build applies the one applicability rule to every row
+(`claims.applicable`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+import pandas as pd
+
+from ..studies.interface import StudySpec
+from .aggregate import base_config_id, measured
+from .claims import Judged, at_write_up_structure, judged_at, row
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every claim of a study reads: its tables by name (as aggregate wrote them, one process's or all
+    pooled), the proper measurements apart from the demonstrations (`comp`, `steps`), and the base
+    configuration, computed once. `derived` caches what several claims compute from the tables (a fit, a
+    demonstration's rows)."""
+
+    spec: StudySpec
+    tables: Mapping[str, pd.DataFrame]
+    _derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def comp(self) -> pd.DataFrame:
+        """The paired comparisons of the proper measurements."""
+        return measured(self.tables["comparisons"])
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """Every variant's timings (per configuration and mode) of the proper measurements."""
+        return measured(self.tables["steps"])
+
+    @cached_property
+    def base_id(self) -> str:
+        """The base configuration: the one on every sweep axis of the proper measurements."""
+        return base_config_id(measured(self.tables["checks"]))
+
+    def pair(self, variant: str, baseline: str | None = None, config_id: str | None = None,
+             **where: Any) -> pd.Series:
+        """The comparison row of `variant` against `baseline` (the spec's floor by default) at `config_id`
+        (the base by default), in the mode `where` names where the study has several."""
+        return row(self.comp, variant=variant, baseline=baseline or self.spec.floor,
+                   config_id=config_id or self.base_id, **where)
+
+    def at(self, key: str) -> str | None:
+        """The configuration at the write-up's structure for claim `key` (its first number's), if run."""
+        return at_write_up_structure(self.comp, self.spec.claims[key].numbers[0])
+
+    def headline(self, key: str) -> tuple[str, str, bool]:
+        """Where claim `key` is judged (`claims.judged_at`): the configuration, the words that say where, and
+        whether it is the write-up's structure."""
+        return judged_at(self.comp, self.spec.claims[key].numbers[0], self.base_id)
+
+    def derived(self, compute: Callable[[Run], Any]) -> Any:
+        """`compute(self)`, computed once per run however many claims read it."""
+        if compute not in self._derived:
+            self._derived[compute] = compute(self)
+        return self._derived[compute]
+
+
+class Judges:
+    """A study's judged claims by key: `@judges("key")` registers the function that judges the spec's claim
+    `key` (refused at import where the spec declares no such judged claim, or twice); `judge(tables)` runs them
+    all in the spec's order, each row named by its key."""
+
+    def __init__(self, spec: StudySpec) -> None:
+        self.spec = spec
+        self._by_key: dict[str, Callable[[Run], Judged]] = {}
+
+    def __call__(self, key: str) -> Callable[[Callable[[Run], Judged]], Callable[[Run], Judged]]:
+        claim = self.spec.claims.get(key)
+        if claim is None or not claim.judged:
+            raise KeyError(f"study {self.spec.name}: no judged claim {key!r} in its spec")
+        if key in self._by_key:
+            raise KeyError(f"study {self.spec.name}: claim {key!r} is judged twice")
+
+        def register(judge: Callable[[Run], Judged]) -> Callable[[Run], Judged]:
+            self._by_key[key] = judge
+            return judge
+
+        return register
+
+    def judge(self, tables: Mapping[str, pd.DataFrame]) -> list[Judged]:
+        """Every judged claim of the spec on these tables, in the spec's order; a claim without its function
+        is refused, naming it (it would otherwise vanish from the scorecard)."""
+        missing = [k for k, c in self.spec.claims.items() if c.judged and k not in self._by_key]
+        if missing:
+            raise KeyError(f"study {self.spec.name}: no function judges {missing}")
+        run = Run(self.spec, tables)
+        return [replace(self._by_key[key](run), claim=key) for key in self.spec.claims if key in self._by_key]

@@ -1,0 +1,206 @@
+"""The dispatch write-up's claims judged on this run's tables: one function per claim, registered under its key
+(report.judging), each reading the shared `Run`. The headline verdicts are judged at BERT-base's structure where
+the preset ran it, else at the base configuration (supporting only)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...harness.stats import difference_of_estimates, ratio_of_estimates
+from ...plan import value_label
+from ...report.claims import (
+    Bound,
+    Judged,
+    decide,
+    difference_of,
+    interval,
+    median_of,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+)
+from ...report.judging import Judges, Run
+from .report import attribution, ms, on_axis
+from .spec import COMPUTE_BAND, SPEC
+
+JUDGES = Judges(SPEC)
+# what a configuration may change at the base's structure
+COMPUTE_KEYS = ("hidden", "batch", "seq", "dropout", "attention")
+WRITE_UP_COMPUTE = ("dropout", "attention")  # the compute the write-up varied: dropout, SDPA vs eager attention
+
+
+def _pair(run: Run, variant: str, baseline: str, mode: str = "blocked", config_id: str | None = None) -> pd.Series:
+    return run.pair(variant, baseline, config_id, mode=mode)
+
+
+def _filter_jit_rows(run: Run, baseline: str) -> pd.DataFrame:
+    """filter_jit against `baseline`, blocked, at every configuration."""
+    comp = run.comp
+    return comp[(comp.variant == "filter_jit") & (comp.baseline == baseline) & (comp["mode"] == "blocked")]
+
+
+def _overhead_on(run: Run, axis: str, baseline: str) -> pd.DataFrame:
+    """filter_jit's blocked difference to `baseline` along one sweep axis, by the axis's value."""
+    on = on_axis(_filter_jit_rows(run, baseline), axis)
+    leaves = run.steps.drop_duplicates("config_id").set_index("config_id")["structure_model_leaves"]
+    return on.assign(leaves=on.config_id.map(leaves)).sort_values("value")
+
+
+def _slower_bound(run: Run, fj: pd.Series, config_id: str) -> Bound | None:
+    """The largest ratio this hardware can show at `config_id` where its pytree is the base's (a step of ~1 s on
+    this CPU against milliseconds of Python): the per-call overhead at the base (the same pytree: its 95% upper
+    bound) added to jit_partition's step there. None at the base, or at another pytree."""
+    base = _pair(run, "filter_jit", "jit_partition")
+    if config_id == run.base_id or fj.layers != base.layers:  # `fj` is that pair at `config_id`
+        return None
+    step = median_of(run.steps, config_id, "jit_partition", "blocked")[0]
+    overhead = max(base.diff_ci_high_ms, 0.0)
+    return Bound(step + overhead, overhead, f"the per-call overhead at the same pytree (the base, at most "
+                                            f"{base.diff_ci_high_ms:.2f} ms) on a {step:.0f} ms step")
+
+
+@JUDGES("slower")
+def _slower(run: Run) -> Judged:
+    config_id, where, at_structure = run.headline("slower")
+    fj = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
+    every = _filter_jit_rows(run, "jit_partition")
+    supporting = "" if config_id == run.base_id else (
+        f"; at the base configuration {run.base_id}: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))}")
+    slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
+    return Judged(
+        measured=(f"{ratio_interval(fj)} {where} ({config_id}){supporting}; significantly slower in "
+                  f"{int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations"),
+        reason=slower.reason,
+        verdict=slower.verdict(),
+        judged_ratio=ratio_of(fj),
+        bound=_slower_bound(run, fj, config_id),
+        ours=(None, None, None) if not at_structure else (
+            ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))),
+    )
+
+
+def _postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
+    """filter_jit's traced _preprocess and _postprocess (ms per step) and the latter's share of the two."""
+    overhead = run.tables["overhead"]
+    fo = overhead[(overhead.variant == "filter_jit") & (overhead.config_id == config_id)].set_index("component")
+    pre, post = fo.loc["_preprocess", "inclusive_ms"], fo.loc["_postprocess", "inclusive_ms"]
+    return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
+
+
+@JUDGES("where")
+def _where(run: Run) -> Judged:
+    at = run.at("where")
+    config_id = at if at in set(run.tables["overhead"].config_id) else run.base_id
+    pre, post, share = _postprocess_share(run, config_id)
+    return Judged(
+        measured=f"_preprocess {1 - share:.0%}, _postprocess {share:.0%} (traced: {pre:.3f} ms + {post:.3f} ms "
+                 f"per step at {config_id})",
+        verdict=verdict(bool(share > 0.5)),
+        ours=(None if config_id != at else (share * 100,) * 3,),
+    )
+
+
+@JUDGES("structure")
+def _structure(run: Run) -> Judged:
+    layers = _overhead_on(run, "layers", SPEC.floor)
+    at = run.at("structure")
+    ours = (None if at is None else difference_of(_pair(run, "filter_jit", "jit_partition", config_id=at)),)
+    if len(layers) < 2:
+        return Judged(measured="not measured: the config sweeps fewer than 2 layer counts", verdict=verdict(None),
+                      ours=ours)
+    lo, hi = layers.iloc[0], layers.iloc[-1]
+    growth = difference_of_estimates(hi.diff_ms, (hi.diff_ci_low_ms, hi.diff_ci_high_ms),
+                                     lo.diff_ms, (lo.diff_ci_low_ms, lo.diff_ci_high_ms))
+    grows = decide(growth[1], growth[2], 0)
+    return Judged(
+        measured=(f"{ms(lo)} at {int(lo.leaves)} leaves -> {ms(hi)} at {int(hi.leaves)} leaves: "
+                  f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us "
+                  "per leaf)"),
+        reason=grows.reason,
+        verdict=grows.verdict(),
+        ours=ours,
+    )
+
+
+def _compute_settings(run: Run, base: pd.Series) -> list[tuple[tuple[str, ...], pd.Series]]:
+    """filter_jit - jit_partition (blocked) at every other configuration with the base's structure (its layers),
+    with the compute keys it changes: sweeps and points (e.g. the write-up's dropout off with fused attention)
+    alike."""
+    pairs = _filter_jit_rows(run, "jit_partition")
+    pairs = pairs[(pairs.layers == base.layers) & (pairs.config_id != run.base_id)]
+    return [(tuple(key for key in COMPUTE_KEYS if r[key] != base[key]), r) for _, r in pairs.iterrows()]
+
+
+@JUDGES("not_compute")
+def _not_compute(run: Run) -> Judged:
+    """Each setting of the write-up's compute axis (dropout, attention), its overhead (filter_jit - jit_partition,
+    the write-up's pair) minus the base configuration's as an interval: all inside the band reproduces, any
+    wholly outside does not. Settings that change sizes are shown apart, not judged: the write-up varied no
+    size."""
+    base = _pair(run, "filter_jit", "jit_partition")
+    band = COMPUTE_BAND * abs(base.diff_ms)
+    judged, sizes = {}, {}
+    for keys, s in _compute_settings(run, base):
+        shift = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
+                                        base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
+        setting = " + ".join(f"{key} {value_label(s[key])}" for key in keys)
+        (judged if set(keys) <= set(WRITE_UP_COMPUTE) else sizes)[setting] = shift
+    shown = {which: ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in settings.items())
+             for which, settings in (("judged", judged), ("sizes", sizes))}
+    apart = f"; settings of sizes (not judged): {shown['sizes']}" if sizes else ""
+    if not judged:
+        return Judged(verdict=verdict(None),
+                      measured=f"not measured: the config sets no dropout or attention besides the base's{apart}")
+    decisions = [decide(shift[1], shift[2], -band, band, holds="inside", of=f"the {setting} shift", unit=" ms")
+                 for setting, shift in judged.items()]
+    outcomes = [d.outcome for d in decisions]
+    outcome = False if False in outcomes else (True if all(outcomes) else None)
+    return Judged(
+        measured=f"base overhead {ms(base)}; shift per dropout and attention setting: {shown['judged']}{apart}",
+        reason="" if outcome is not None else "; ".join(d.reason for d in decisions if d.reason),
+        verdict=verdict(outcome),
+    )
+
+
+@JUDGES("partition_free")
+def _partition_free(run: Run) -> Judged:
+    part = _pair(run, "jit_partition", SPEC.floor)
+    free = decide(part.ratio_ci_low, part.ratio_ci_high, 1.05, holds="below", log=True)
+    return Judged(
+        measured=f"{ms(part)} vs the flat-leaves floor ({ratio_interval(part)})",
+        reason=free.reason,
+        verdict=free.verdict(),
+    )
+
+
+@JUDGES("pipelining")
+def _pipelining(run: Run) -> Judged:
+    blocked, pipelined = _pair(run, "filter_jit", SPEC.floor), _pair(run, "filter_jit", SPEC.floor, "pipelined")
+    # filter_jit gains less from pipelining than the floor <=> its ratio to the floor rises when pipelined.
+    rise = ratio_of_estimates(pipelined.ratio, (pipelined.ratio_ci_low, pipelined.ratio_ci_high),
+                              blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
+    rises = decide(rise[1], rise[2], 1, log=True, of="pipelined / blocked")
+    return Judged(
+        measured=(f"filter_jit / {SPEC.floor}: blocked {ratio_interval(blocked)}, pipelined "
+                  f"{ratio_interval(pipelined)}; pipelined / blocked {interval(*rise, 'x')}"),
+        reason=rises.reason,
+        verdict=rises.verdict(),
+    )
+
+
+@JUDGES("attribution_complete")
+def _attribution_complete(run: Run) -> Judged:
+    """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition."""
+    traced = attribution(run.comp, run.tables["overhead"])
+    if traced.empty:
+        return Judged(measured="not measured: no traced configuration", verdict=verdict(None))
+    at = run.at("where")
+    config_id = at if at in set(traced.config_id) else run.base_id
+    python = row(traced, config_id=config_id).python_around_program_ms
+    gap = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
+    return Judged(
+        measured=f"Python around the program {python:.3f} ms of a {ms(gap)} gap at {config_id} "
+                 f"({python / gap.diff_ms:.0%} of the estimate)",
+        verdict=verdict(None if gap.diff_ci_high_ms <= 0 else bool(python >= gap.diff_ci_low_ms)),
+    )

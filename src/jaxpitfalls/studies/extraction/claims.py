@@ -1,0 +1,185 @@
+"""The extraction write-up's claims judged on this run's tables: one function per claim, registered under its key
+(report.judging), each reading the shared `Run`. A fix's key is `slow/fast`: the variant before it and after."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+
+from ...report.aggregate import measured
+from ...report.claims import (
+    NOT_MEASURED,
+    NOT_TESTABLE,
+    Bound,
+    Judged,
+    decide,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+)
+from ...report.judging import Judges, Run
+from .report import in_mode, throughput, warmup_pass_seconds
+from .spec import FIRST_PASS_VARIANTS, SPEC, STACKED_COPY_GAIN
+
+JUDGES = Judges(SPEC)
+
+# What a fix removes at best, from the pass's phases of the variant before it (ms per pass): the blocking
+# copies (all of the transfer), or pipelining's overlap (the smaller side of device work and host work).
+REMOVABLE = {
+    ("jit_padded", "jit_padded_async"): lambda p: p.transfer_ms,
+    ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, p.transfer_ms + p.storage_ms),
+}
+
+
+def _speeds(run: Run) -> pd.DataFrame:
+    """Throughput and the pass's phases per configuration and variant (the report's table)."""
+    return run.derived(_throughput)
+
+
+def _throughput(run: Run) -> pd.DataFrame:
+    return throughput(run.tables["steps"])
+
+
+def _bound(before: pd.Series, fix: tuple[str, str]) -> Bound | None:
+    """The largest gain this hardware can show for a fix: removing all it removes from the pass of the variant
+    before it (None where REMOVABLE does not say what that is)."""
+    if fix not in REMOVABLE:
+        return None
+    removable = REMOVABLE[fix](before)
+    return Bound(before.pass_ms, removable, f"removing all it can ({removable:.1f} ms of a {before.pass_ms:.1f} ms "
+                                            "pass)")
+
+
+def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], at_structure: bool) -> Judged:
+    """Padding judged on what it removes: the ragged batch's recompilation, in whole first passes."""
+    slow, fast = fix
+    fresh = run.pair(slow, fast, config_id, mode="first_pass")
+    steady = run.pair(slow, fast, config_id, mode="extract")
+    faster = decide(fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True, of="the first-pass ratio")
+    return Judged(
+        measured=(f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), "
+                  f"over fresh first passes; warm passes {ratio_interval(steady)} (padding's compute)"),
+        reason=faster.reason,
+        verdict=faster.verdict(),
+        ours=(ratio_of(fresh) if at_structure else None,),
+        judged_ratio=ratio_of(fresh),
+    )
+
+
+def _fix(run: Run, key: str) -> Judged:
+    """A fix's gain, time before / time after over warm passes at the write-up's structure where run (padding's
+    over fresh first passes), bounded by what it can remove here."""
+    slow, fast = fix = tuple(key.split("/"))
+    config_id, where, at_structure = run.headline(key)
+    if fix == FIRST_PASS_VARIANTS:
+        return _first_pass_fix(run, config_id, where, fix, at_structure)
+    r = run.pair(slow, fast, config_id, mode="extract")
+    first = run.derived(_warmup_passes)
+    first_gain = first[(config_id, slow)] / first[(config_id, fast)]
+    faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
+    return Judged(
+        ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
+        measured=f"{ratio_interval(r)} {where} ({config_id}); first pass {first_gain:.2f}x (one pass each)",
+        reason=faster.reason, verdict=faster.verdict(),
+        bound=_bound(row(_speeds(run), config_id=config_id, variant=slow), fix),
+    )
+
+
+def _warmup_passes(run: Run) -> pd.Series:
+    return warmup_pass_seconds(run.tables["steps"])
+
+
+# Every fix judged alike (`_fix`), each under its own key.
+for _key in ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "jit_padded_async/pipelined",
+             "eager/jit_padded_async", "eager/pipelined"):
+    JUDGES(_key)(partial(_fix, key=_key))
+
+
+def _eager(run: Run) -> pd.Series:
+    """eager's timed passes at the base configuration."""
+    return row(run.steps, config_id=run.base_id, variant="eager", mode="extract")
+
+
+@JUDGES("apply_auto_jit")
+def _apply_auto_jit(run: Run) -> Judged:
+    eager = run.pair("eager", "jit", mode="extract")
+    no_gain = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1, holds="inside", log=True)
+    return Judged(
+        measured=(f"the un-jitted call (eager) / jit {ratio_interval(eager)} at {run.base_id}, "
+                  f"{int(_eager(run).first_run_compiles)} per-operation compilations in its first pass"),
+        reason=no_gain.reason,
+        verdict=no_gain.verdict(),
+    )
+
+
+@JUDGES("eager_recompiles")
+def _eager_recompiles(run: Run) -> Judged:
+    compiled = _eager(run)
+    return Judged(
+        measured=f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {run.base_id} "
+                 f"(its first pass: {int(compiled.first_run_compiles)})",
+        verdict=verdict(bool(compiled.compiles_in_timed_region > 0)),
+    )
+
+
+@JUDGES("batched_copy")
+def _batched_copy(run: Run) -> Judged:
+    """Vectorizing bounded by what it could remove at most: all of jit_padded's copies (no variant times a
+    stacked blocking copy)."""
+    config_id, where, _ = run.headline("jit/jit_padded")
+    before = row(_speeds(run), config_id=config_id, variant="jit_padded")
+    bound = Bound(before.pass_ms, before.transfer_ms, "a stacked copy (removing all of jit_padded's copies)",
+                  needs=STACKED_COPY_GAIN)
+    return Judged(verdict=NOT_MEASURED, bound=bound,
+                  measured=f"not measured: needs a variant with one stacked blocking copy (removing all of "
+                           f"jit_padded's copies, {before.transfer_ms:.1f} ms of a {before.pass_ms:.1f} ms pass "
+                           f"{where}, gives at most {bound.ratio:.3f}x)")
+
+
+@JUDGES("copies_small_batches")
+def _copies_small_batches(run: Run) -> Judged:
+    """The copies' share of a pass with blocking copies at the base's (small) batch; a CPU backend has no
+    transfer to weigh (its device memory is the host's)."""
+    before = row(_speeds(run), config_id=run.base_id, variant="jit_padded")
+    share = (f"jit_padded's copies take {before.transfer_ms / before.pass_ms:.1%} of its pass at batch "
+             f"{int(before.batch)} ({before.transfer_ms:.1f} of {before.pass_ms:.1f} ms)")
+    if run.tables["environment"].backend.iloc[0] == "cpu":
+        why = "not testable on this hardware: on a CPU backend a copy is a host memcpy, not a transfer over a bus"
+        return Judged(measured=f"{why}; {share}", verdict=NOT_TESTABLE)
+    return Judged(verdict=NOT_MEASURED,
+                  measured=f"not measured: needs a batch sweep judged on the share's interval; {share}")
+
+
+@JUDGES("ragged_recompiles")
+def _ragged_recompiles(run: Run) -> Judged:
+    """Programs compiled per fresh first pass (the `first_pass` mode: every sample a fresh jax.jit): one per batch
+    shape without padding, one per length bucket used with it."""
+    fresh = in_mode(run.steps, "first_pass")
+    fresh = fresh[fresh.config_id == run.base_id].set_index("variant")
+    jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
+    batches, buckets = fresh.loc["jit", "structure_batches"], fresh.loc["jit", "structure_buckets"]
+    return Judged(
+        measured=f"programs compiled per fresh first pass at {run.base_id}: jit {jit:g} for {int(batches)} batches "
+                 f"(one per batch shape, the ragged last batch's among them), jit_padded {padded:g} (length "
+                 f"buckets {buckets})",
+        verdict=verdict(bool(padded < jit)),
+    )
+
+
+@JUDGES("return_activations")
+def _return_activations(run: Run) -> Judged:
+    """The guards' finding as the verdict: every layer's activations came back from one jitted call per batch
+    with no compilation in the timed passes, and the same values as eager's."""
+    jit = row(in_mode(run.steps, "extract"), config_id=run.base_id, variant="jit")
+    agree = row(measured(run.tables["checks"]), config_id=run.base_id).outputs_agree
+    calls, batches = int(jit.signature_forward_calls_per_pass), int(jit.structure_batches)
+    held = bool(jit.compiles_in_timed_region == 0 and calls == batches)  # agreement: the job fails without it
+    return Judged(
+        measured=f"jit returned {int(jit.structure_layers_extracted)} layers' hidden states per batch from "
+                 f"{calls} jitted calls per pass of {batches} batches at {run.base_id}: "
+                 f"{int(jit.first_run_compiles)} compilations in its first pass, {int(jit.compiles_in_timed_region)} "
+                 f"in its timed passes; every variant's outputs alike ({agree})",
+        verdict=verdict(None if not held else False),
+    )

@@ -1,0 +1,214 @@
+"""The generation write-up's claims judged on this run's tables: one function per claim, registered under its key
+(report.judging), each reading the shared `Run`; the warmup pitfall's claims from the demonstration."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...harness.stats import ratio_of_estimates
+from ...report.claims import (
+    Decision,
+    Judged,
+    decide,
+    interval,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+    within,
+)
+from ...report.judging import Judges, Run
+from .report import pitfall
+from .spec import SCAN_BEATS, SPEC, UNDISTORTED
+
+JUDGES = Judges(SPEC)
+
+
+def _tokens_per_s(run: Run, config_id: str) -> tuple[float, float, float]:
+    """The floor's tokens per second from its median generation, with the median's 95% interval."""
+    kv = row(run.steps, config_id=config_id, variant=SPEC.floor, mode="generate")
+    return tuple(kv.new_tokens / (ms / 1e3) for ms in (kv.median_ms, kv.median_ci_high_ms, kv.median_ci_low_ms))
+
+
+def _first(run: Run) -> pd.DataFrame:
+    """The base configuration's rows by variant (first runs, medians)."""
+    return run.steps[run.steps.config_id == run.base_id].set_index("variant")
+
+
+@JUDGES("cache_faster")
+def _cache_faster(run: Run) -> Judged:
+    head_id, where, at_structure = run.headline("cache_faster")
+    head, jitted = run.pair("uncached_eager", config_id=head_id), run.pair("uncached", config_id=head_id)
+    per_config = run.comp[(run.comp.variant == "uncached_eager") & (run.comp.baseline == SPEC.floor)]
+    faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True, of="uncached_eager / kv_cache")
+    return Judged(
+        measured=(
+            f"uncached_eager / kv_cache {ratio_interval(head)} {where} ({head_id}; {SPEC.floor}: "
+            f"{_tokens_per_s(run, head_id)[0]:.1f} tok/s); against a jitted uncached loop {ratio_interval(jitted)}; "
+            f"faster than the un-jitted loop in {int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} "
+            "configurations"),
+        reason=faster.reason,
+        verdict=faster.verdict(),
+        ours=(ratio_of(head), _tokens_per_s(run, head_id)) if at_structure else (None, None),
+        judged_ratio=ratio_of(head),
+    )
+
+
+@JUDGES("recompiles")
+def _recompiles(run: Run) -> Judged:
+    first = _first(run)
+    new = int(first.new_tokens.iloc[0])
+    compiles = {v: int(first.loc[v, "first_run_compiles"]) for v in SPEC.variants}
+    per_program = first.loc["uncached", "first_run_compile_seconds"] / max(compiles["uncached"], 1)
+    return Judged(
+        measured=f"first run at {run.base_id}: " + ", ".join(f"{v} {c}" for v, c in compiles.items())
+                 + f" compilations for {new} tokens; {per_program:.2f} s per uncached program",
+        verdict=verdict(compiles["uncached"] >= new and compiles["uncached_padded"] == 1),
+        ours=(None if run.at("recompiles") != run.base_id else (per_program, per_program, per_program),),
+    )
+
+
+@JUDGES("cold_start")
+def _cold_start(run: Run) -> Judged:
+    return cold_start(_first(run).loc[list(SPEC.variants)], run.base_id)
+
+
+def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
+    """Every variant's first run (one per process: trace, compile, run) against its median generation, with
+    how much of the excess was compilation. `first`: the configuration's rows indexed by variant."""
+
+    def excess(v: str) -> str:
+        over = first.loc[v, "first_run_seconds"] - first.loc[v, "median_ms"] / 1e3
+        return (f"{v} {first.loc[v, 'first_run_seconds'] * 1e3 / first.loc[v, 'median_ms']:.1f}x "
+                f"(+{over:.2f} s, {first.loc[v, 'first_run_compile_seconds']:.2f} s of it compiling)")
+
+    return Judged(
+        measured=f"first run over the median generation at {config_id}: " + ", ".join(map(excess, first.index)),
+        verdict=verdict(bool((first.first_run_seconds * 1e3 > first.median_ci_high_ms).all())),
+    )
+
+
+@JUDGES("disable_jit_baseline")
+def _disable_jit_baseline(run: Run) -> Judged:
+    eager = run.pair("uncached_eager", "uncached")
+    slower = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1, log=True)
+    return Judged(
+        measured=(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
+                  f"{run.base_id}"),
+        reason=slower.reason,
+        verdict=slower.verdict(),
+    )
+
+
+def scan_beats(low: float, high: float) -> Decision:
+    """Whether the scanned loop beats the Python loop by a gain worth acting on: its time ratio's interval
+    wholly below SCAN_BEATS (True), wholly above it (False: as fast, or slower), or across it (None)."""
+    return decide(low, high, SCAN_BEATS, holds="below", log=True)
+
+
+@JUDGES("scan")
+def _scan(run: Run) -> Judged:
+    scan = run.pair("kv_cache_scan")
+    beats = scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)
+    return Judged(
+        measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
+        reason=beats.reason,
+        verdict=beats.verdict(),
+    )
+
+
+def distorted(off: tuple[float, float, float]) -> bool | None:
+    """Whether a short warmup changed a measured speedup: `off`, the speedup with it over the proper one's
+    (95% interval), excludes 1 (True); lies within 1/UNDISTORTED-UNDISTORTED (False); else cannot tell."""
+    if not off[1] <= 1 <= off[2]:
+        return True
+    return False if within(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED) else None
+
+
+NO_DEMONSTRATION = "not measured: no configuration with warmup_fraction below 1"
+
+
+def _pitfall(run: Run) -> pd.DataFrame:
+    """The demonstrations beside their proper configurations (empty where the config has none)."""
+    return run.derived(_pitfall_rows)
+
+
+def _pitfall_rows(run: Run) -> pd.DataFrame:
+    return pitfall(run.tables["steps"])
+
+
+def _not_demonstrated(key: str) -> Judged:
+    return Judged(measured=NO_DEMONSTRATION, verdict=verdict(None), ours=(None,) * len(SPEC.claims[key].numbers))
+
+
+@JUDGES("short_warmup")
+def _short_warmup(run: Run) -> Judged:
+    p = _pitfall(run)
+    if p.empty:
+        return _not_demonstrated("short_warmup")
+    caught = p.groupby("variant").compiles_per_sample.min()
+    return Judged(
+        measured="compilations the guard counted per timed generation: "
+                 + ", ".join(f"{v} {int(n)}" for v, n in caught.items()),
+        verdict=verdict(bool((caught > 0).all())),
+    )
+
+
+def _demonstration(run: Run) -> tuple[pd.Series, dict, bool]:
+    """The first demonstration's uncached / kv_cache row, the keys its proper configuration shares with it, and
+    whether it lies at the write-up's structure."""
+    every = run.tables["comparisons"]  # `run.comp` leaves the demonstrations out
+    demos = every[every.demonstration.fillna("") != ""]
+    demo = row(demos, config_id=demos.config_id.iloc[0], variant="uncached", baseline=SPEC.floor)
+    same = {key: demo[key] for key in ("layers", "hidden", "prompt", "new_tokens")}
+    at_structure = all(demo[k] == v for k, v in SPEC.claims["distortion"].numbers[0].at.items())
+    return demo, same, at_structure
+
+
+@JUDGES("distortion")
+def _distortion(run: Run) -> Judged:
+    if _pitfall(run).empty:
+        return _not_demonstrated("distortion")
+    demo, same, at_structure = _demonstration(run)
+    proper = row(run.comp, variant="uncached", baseline=SPEC.floor, **same)
+    off = ratio_of_estimates(demo.ratio, (demo.ratio_ci_low, demo.ratio_ci_high),
+                             proper.ratio, (proper.ratio_ci_low, proper.ratio_ci_high))
+    # how far off, whichever way: the write-up's short warmup understated the cache's speedup (16.32x -> 2.44x)
+    understated = off[0] < 1
+    far = (1 / off[0], 1 / off[2], 1 / off[1]) if understated else off
+    compiled = _pitfall(run).groupby("variant").compiles_per_sample.min().to_dict()
+    return Judged(
+        measured=f"the short warmup {'understated' if understated else 'overstated'} the cache's speedup: "
+                 f"uncached/kv_cache {ratio_interval(demo)} with it vs {ratio_interval(proper)} proper, "
+                 f"{interval(*far, 'x')} off; the timed region compiled uncached {compiled['uncached']:g} and "
+                 f"kv_cache {compiled[SPEC.floor]:g} times per generation"
+                 + ("" if understated else " (the write-up's went the other way: there the cached variant "
+                                           "compiled more inside its timed region)"),
+        verdict=verdict(distorted(off)),
+        ours=(far if at_structure else None,),
+    )
+
+
+@JUDGES("slowed_cached")
+def _slowed_cached(run: Run) -> Judged:
+    if _pitfall(run).empty:
+        return _not_demonstrated("slowed_cached")
+    demo, same, at_structure = _demonstration(run)
+    cached, uncached = (_slowed(run, variant, demo.config_id, same) for variant in (SPEC.floor, "uncached"))
+    slowed = decide(cached[1], cached[2], 1, log=True, of="kv_cache's slow-down")
+    return Judged(
+        measured=(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
+                  f"(uncached: {interval(*uncached, 'x')})"),
+        reason=slowed.reason,
+        verdict=slowed.verdict(),
+        ours=(cached if at_structure else None,),
+    )
+
+
+def _slowed(run: Run, variant: str, demo_id: str, same: dict) -> tuple[float, float, float]:
+    """How much the short warmup slowed one variant's generation: its median in the demonstration over the
+    proper configuration's (two jobs: independent medians, each with its bootstrap interval)."""
+    short = row(run.tables["steps"], config_id=demo_id, variant=variant, mode="generate")
+    proper = row(run.steps, variant=variant, mode="generate", **same)
+    return ratio_of_estimates(short.median_ms, (short.median_ci_low_ms, short.median_ci_high_ms),
+                              proper.median_ms, (proper.median_ci_low_ms, proper.median_ci_high_ms))

@@ -1,0 +1,264 @@
+"""The tree_at write-ups' claims judged on this run's tables: one function per claim, registered under its key
+(report.judging), each reading the shared `Run`; ratios are unbatched / batched (the floor), by the plan's
+transforms."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...harness.stats import geometric_mean_ratio, power_law_exponent, ratio_of_estimates
+from ...report.claims import (
+    Judged,
+    decide,
+    interval,
+    median_of,
+    ratio_interval,
+    ratio_of,
+    row,
+    verdict,
+)
+from ...report.judging import Judges, Run
+from .report import exponent_text, scaling
+from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
+
+JUDGES = Judges(SPEC)
+
+
+def _transforms(run: Run) -> pd.Series:
+    """Each configuration's transforms in the plan."""
+    return run.derived(_transforms_of)
+
+
+def _transforms_of(run: Run) -> pd.Series:
+    return run.steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
+
+
+def _comp(run: Run) -> pd.DataFrame:
+    """The paired ratios against the floor, with each configuration's transforms."""
+    return run.derived(_against_floor)
+
+
+def _against_floor(run: Run) -> pd.DataFrame:
+    comp = run.comp[run.comp.baseline == SPEC.floor]
+    return comp.assign(transforms=comp.config_id.map(_transforms(run)))
+
+
+def _fits(run: Run) -> pd.DataFrame:
+    """The fitted exponents of time vs transforms, by (mode, variant)."""
+    return run.derived(_fitted)
+
+
+def _fitted(run: Run) -> pd.DataFrame:
+    return scaling(run.steps).set_index(["mode", "variant"])
+
+
+def _ratios(run: Run, mode: str) -> pd.DataFrame:
+    """unbatched / batched in `mode`, by transforms."""
+    comp = _comp(run)
+    return comp[comp["mode"] == mode].sort_values("transforms")
+
+
+def _median(run: Run, config_id: str, variant: str, mode: str) -> float:
+    return float(row(run.steps, config_id=config_id, variant=variant, mode=mode).median_ms)
+
+
+def _per_call(run: Run, key: str, variant: str, mode: str,
+              per_transform: bool = False) -> tuple[float, float, float] | None:
+    """A median (and its 95% interval) at the write-up's structure for `key`, per transform or per call."""
+    config_id = run.at(key)
+    if config_id is None:
+        return None
+    n = _transforms(run)[config_id] if per_transform else 1
+    return tuple(ms / n for ms in median_of(run.steps, config_id, variant, mode))
+
+
+@JUDGES("faster")
+def _faster(run: Run) -> Judged:
+    head_id, where, at_structure = run.headline("faster")
+    head = row(_ratios(run, "direct"), config_id=head_id)
+    faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True)
+    return Judged(
+        measured=(f"{ratio_interval(head)} {where} ({_median(run, head_id, 'unbatched', 'direct'):.1f} "
+                  f"ms -> {_median(run, head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
+                  "transforms)"),
+        reason=faster.reason,
+        verdict=faster.verdict(),
+        judged_ratio=ratio_of(head),
+        ours=(ratio_of(head) if at_structure else None,),
+    )
+
+
+@JUDGES("per_transform")
+def _per_transform(run: Run) -> Judged:
+    direct = _ratios(run, "direct")
+    n_base = int(row(direct, config_id=run.base_id).transforms)
+    per_transform = (f"{_median(run, run.base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
+                     f"{_median(run, run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
+                     f"{n_base}")
+    judged = {"measured": f"{per_transform}; not measured: fewer than 2 depths", "verdict": verdict(None)}
+    if len(direct) > 1:
+        gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
+        u, b = _fits(run).loc[("direct", "unbatched")], _fits(run).loc[("direct", SPEC.floor)]
+        grows = decide(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent",
+                       scatter=gain["scatter"])
+        judged = {
+            "measured": (
+                f"{per_transform}; the gain's exponent in the transforms {exponent_text(pd.Series(gain))} ("
+                + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
+                + f"; time's exponent unbatched {exponent_text(u)}, batched {exponent_text(b)})"),
+            "reason": grows.reason,
+            "verdict": grows.verdict(),
+        }
+    return Judged(**judged, ours=tuple(_per_call(run, "per_transform", variant, "direct", per_transform=True)
+                                       for variant in ("unbatched", SPEC.floor)))
+
+
+@JUDGES("same_with_depth")
+def _same_with_depth(run: Run) -> Judged:
+    direct = _ratios(run, "direct")
+    base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
+    return Judged(
+        measured=", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
+        verdict=verdict(None if len(direct) < 2 else bool(
+            largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
+    )
+
+
+@JUDGES("first_run_linear")
+def _first_run_linear(run: Run) -> Judged:
+    judged = {"measured": "not measured: fewer than 2 depths", "verdict": verdict(None)}
+    if ("first_run", SPEC.floor) in _fits(run).index:
+        f = _fits(run).loc[("first_run", SPEC.floor)]
+        linear = decide(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25, holds="inside", of="the exponent",
+                        scatter=f.scatter)
+        judged = {
+            "measured": (f"exponent {exponent_text(f)}; {f.ms_per_transform_first:.1f} ms per transform "
+                         f"at {f.transforms.split('-')[0]}, {f.ms_per_transform_last:.1f} ms at "
+                         f"{f.transforms.split('-')[1]}"),
+            "reason": linear.reason,
+            "verdict": linear.verdict(),
+        }
+    largest = _ratios(run, "direct").iloc[-1]
+    return Judged(**judged, ours=(tuple(ms / largest.transforms for ms in median_of(
+        run.steps, largest.config_id, SPEC.floor, "first_run")),))
+
+
+@JUDGES("jit_negligible")
+def _jit_negligible(run: Run) -> Judged:
+    steady = _ratios(run, "steady")
+    overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
+    negligible = decide(overall[1], overall[2], 0.9, 1.1, holds="inside", log=True, of="the ratio over all depths")
+    return Judged(
+        measured=(f"{interval(*overall, 'x')} over all depths (" + ", ".join(
+            f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")"),
+        reason=negligible.reason,
+        verdict=negligible.verdict(),
+        ours=(_per_call(run, "jit_negligible", SPEC.floor, "steady"),),
+    )
+
+
+@JUDGES("less_compilation")
+def _less_compilation(run: Run) -> Judged:
+    first = _ratios(run, "first_run")
+    top = first.iloc[-1]
+    compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
+                                         first.compile_ratio_ci_high)
+    less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
+    return Judged(
+        measured=(
+            f"first run {ratio_interval(top)} at {int(top.transforms)} transforms; XLA compile time unbatched / "
+            f"batched {interval(*compile_ratio, 'x')} over all depths ("
+            + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
+            + "): the first run's saving is in tracing, which applies the plan"),
+        reason=less.reason,
+        verdict=less.verdict(),
+    )
+
+
+@JUDGES("init_faster")
+def _init_faster(run: Run) -> Judged:
+    init_at = run.at("init_faster")
+    init = row(_ratios(run, "first_run"), config_id=init_at or run.base_id)
+    faster = decide(init.ratio_ci_low, init.ratio_ci_high, 1.5, log=True)
+    return Judged(
+        measured=(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
+                  f"({int(init.transforms)} transforms)"),
+        reason=faster.reason,
+        verdict=faster.verdict(),
+        ours=(None if init_at is None else ratio_of(init),),
+        judged_ratio=ratio_of(init),
+    )
+
+
+@JUDGES("variance")
+def _variance(run: Run) -> Judged:
+    direct = run.steps[run.steps["mode"] == "direct"]
+    columns = ["relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"]
+    spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
+                          for v in ("unbatched", SPEC.floor)] for config_id in _ratios(run, "direct").config_id}
+    measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(_transforms(run)[c])}" for c, (u, b) in spread.items())
+    if any(b[1] <= 0 for _, b in spread.values()):
+        return Judged(measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; "
+                               "a batched interval reaches 0: no ratio", verdict=verdict(None))
+    each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
+    overall = geometric_mean_ratio(*zip(*each, strict=True))
+    far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
+    return Judged(
+        measured=(f"relative IQR unbatched vs batched in the direct mode: {measured}; unbatched / "
+                  f"batched {interval(*overall, 'x')} over all depths"),
+        reason=far_less.reason,
+        verdict=far_less.verdict(),
+    )
+
+
+def _stepped(run: Run, key: str) -> tuple[pd.Series | None, str, bool]:
+    """The batched variant's step-by-step row where `key` is judged (the write-up's structure, else the base:
+    supporting only; None where the run timed no step-by-step mode there), the words that say where, and
+    whether it is the write-up's structure."""
+    config_id, where, at_structure = run.headline(key)
+    stepped = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == SPEC.floor)]
+    found = row(stepped, config_id=config_id) if config_id in set(stepped.config_id) else None
+    return found, where, at_structure
+
+
+NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
+
+
+@JUDGES("setup_split")
+def _setup_split(run: Run) -> Judged:
+    stepped, where, at_structure = _stepped(run, "setup_split")
+    if stepped is None:
+        return Judged(measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
+    shares = {step: tuple(stepped[f"step_{step}_{k}"] for k in ("share", "share_ci_low", "share_ci_high"))
+              for step in START_UP_STEPS}
+    minor = decide(*shares["apply"][1:], DOMINATES, holds="below", of="apply's share")
+    return Judged(
+        measured=(f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
+            f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
+            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms"),
+        reason=minor.reason,
+        verdict=minor.verdict(),
+        ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
+    )
+
+
+@JUDGES("jit_vs_eager_setup")
+def _jit_vs_eager_setup(run: Run) -> Judged:
+    stepped, where, at_structure = _stepped(run, "jit_vs_eager_setup")
+    if stepped is None:
+        return Judged(measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
+    compiled, first = (median_of(run.steps, stepped.config_id, SPEC.floor, m) for m in ("steady", "first_run"))
+    un_jitted = (stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms))
+    gain = ratio_of_estimates(*un_jitted, compiled[0], compiled[1:])
+    once = ratio_of_estimates(*un_jitted, first[0], first[1:])
+    massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
+    return Judged(
+        measured=(
+            f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
+            f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
+            f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}"),
+        reason=massive.reason,
+        verdict=massive.verdict(),
+        ours=(gain if at_structure else None,),
+        judged_ratio=gain,
+    )
