@@ -10,7 +10,7 @@ from hand_tables import run_on
 
 from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
-from jaxpitfalls.studies.dispatch.claims import _not_compute, _slower
+from jaxpitfalls.studies.dispatch.claims import _every_call, _not_compute, _slower
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
@@ -76,3 +76,17 @@ def test_filter_jit_s_overhead_at_bert_base_width_is_not_testable_where_the_step
     if expected == "not testable":
         assert judged.measured.startswith("not testable on this hardware: the per-call overhead at the same pytree "
                                           "(the base, at most 1.20 ms) on a 950 ms step gives at most 1.001x")
+
+
+@pytest.mark.parametrize(("gap", "expected"), [
+    ((0.8, 0.6, 1.0), "reproduced"),  # every warm step pays 0.8 ms: 0.8 s over 1000 steps
+    ((0.1, -0.3, 0.5), "inconclusive"),
+    ((-0.5, -0.8, -0.2), "not reproduced"),  # warm filter_jit steps cheaper: nothing compounds
+])
+def test_the_overhead_compounds_where_every_warm_step_pays_it(gap, expected):
+    comp = pd.DataFrame([{**BASE, "config_id": "base", "diff_ms": gap[0], "diff_ci_low_ms": gap[1],
+                          "diff_ci_high_ms": gap[2]}]).assign(variant="filter_jit", baseline="jit_partition",
+                                                              mode="blocked")
+    judged = applicable(_every_call(run_on(SPEC, "base", comparisons=comp)))
+    assert judged.verdict == expected, judged.measured
+    assert f"over 1000 steps {gap[0]:.3f} s [{gap[1]:.3f}, {gap[2]:.3f}]" in judged.measured

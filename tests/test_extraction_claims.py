@@ -11,20 +11,31 @@ from hand_tables import run_on
 
 from jaxpitfalls.report.claims import NOT_MEASURED, NOT_TESTABLE, applicable
 from jaxpitfalls.report.judging import Run
-from jaxpitfalls.studies.extraction.claims import _batched_copy, _copies_small_batches, _return_activations
+from jaxpitfalls.studies.extraction.claims import (
+    _batched_copy,
+    _copies_small_batches,
+    _return_activations,
+    _time_split,
+)
 from jaxpitfalls.studies.extraction.spec import SPEC
 
 BASE = "layers24-hidden896"  # the write-up's structure (QWEN2_05B)
 COMP = pd.DataFrame([{"config_id": BASE, "layers": 24, "hidden": 896, "axes": "layers,hidden"}])
 
 
-def _run(transfer_ms: float, pass_ms: float = 800.0, backend: str = "cpu") -> Run:
-    """jit_padded's pass at batch 2: `transfer_ms` of its `pass_ms` in blocking copies, the rest forward."""
-    steps = pd.DataFrame([{"config_id": BASE, "variant": "jit_padded", "mode": "extract", "batch": 2,
-                           "structure_sequences": 6, "structure_tokens": 60, "median_ms": pass_ms,
-                           "median_ci_low_ms": pass_ms, "median_ci_high_ms": pass_ms,
-                           "phase_forward_ms": pass_ms - transfer_ms, "phase_transfer_ms": transfer_ms,
-                           "phase_storage_ms": 0.0, "first_run_seconds": 2.0, "first_run_compiles": 2}])
+def _pass(variant: str, pass_ms: float, transfer_ms: float, storage_ms: float = 0.0, spread: float = 0.0) -> dict:
+    """A variant's pass at batch 2: `transfer_ms` and `storage_ms` of its `pass_ms`, the rest forward; the
+    median's interval `pass_ms` -+ `spread`."""
+    return {"config_id": BASE, "variant": variant, "mode": "extract", "batch": 2, "structure_sequences": 6,
+            "structure_tokens": 60, "median_ms": pass_ms, "median_ci_low_ms": pass_ms - spread,
+            "median_ci_high_ms": pass_ms + spread, "phase_forward_ms": pass_ms - transfer_ms - storage_ms,
+            "phase_transfer_ms": transfer_ms, "phase_storage_ms": storage_ms, "first_run_seconds": 2.0,
+            "first_run_compiles": 2}
+
+
+def _run(transfer_ms: float, pass_ms: float = 800.0, backend: str = "cpu", *others: dict) -> Run:
+    """jit_padded's pass: `transfer_ms` of its `pass_ms` in blocking copies, the rest forward; `others`' passes."""
+    steps = pd.DataFrame([_pass("jit_padded", pass_ms, transfer_ms), *others])
     return run_on(SPEC, BASE, comparisons=COMP, steps=steps, environment=pd.DataFrame({"backend": [backend]}))
 
 
@@ -57,3 +68,14 @@ def test_returning_every_layer_is_judged_on_what_the_guards_found(timed_compiles
     judged = _return_activations(run_on(SPEC, BASE, steps=steps, checks=checks))
     assert judged.verdict == expected
     assert judged.measured.startswith("jit returned 25 layers' hidden states per batch from 3 jitted calls")
+
+
+@pytest.mark.parametrize(("transfer_ms", "storage_ms", "spread", "expected"), [
+    (500.0, 500.0, 50.0, "reproduced"),  # the write-up's loop: 1.0 s of ~2.8 s (36%)
+    (100.0, 40.0, 10.0, "not reproduced"),  # this CPU's eager pass: the un-jitted forward is most of it (5%)
+    (400.0, 160.0, 400.0, "inconclusive"),  # 20% with a pass median of 2.8 s -+ 0.4: 17.5-23.3%
+])
+def test_the_time_split_is_judged_on_copies_and_python_in_eager_s_pass(transfer_ms, storage_ms, spread, expected):
+    judged = _time_split(_run(17.5, 800.0, "cpu", _pass("eager", 2800.0, transfer_ms, storage_ms, spread)))
+    assert judged.verdict == expected, judged.measured
+    assert judged.ours[0][0] == pytest.approx(100 * (transfer_ms + storage_ms) / 2800.0)  # the write-up's structure

@@ -80,6 +80,19 @@ def _slower(run: Run) -> Judged:
     )
 
 
+@JUDGES("every_call")
+def _every_call(run: Run) -> Judged:
+    """The per-step overhead of warm calls: where every warm step pays it, a run pays it once per step."""
+    gap = _pair(run, "filter_jit", "jit_partition")
+    paid = decide(gap.diff_ci_low_ms, gap.diff_ci_high_ms, 0, of="the per-step difference", unit=" ms")
+    return Judged(  # ms per step x 1000 steps: the same number in seconds
+        measured=f"filter_jit - jit_partition per warm step {ms(gap)} at {run.base_id}: over 1000 steps "
+                 f"{interval(*difference_of(gap), ' s')}",
+        reason=paid.reason,
+        verdict=paid.verdict(),
+    )
+
+
 def _postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
     """filter_jit's traced _preprocess and _postprocess (ms per step) and the latter's share of the two."""
     overhead = run.tables["overhead"]

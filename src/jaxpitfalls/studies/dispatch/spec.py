@@ -122,8 +122,12 @@ CLAIMS = {
     "every_call": Claim(
         "filter_jit pays the overhead on every call, so it compounds over a run's steps",
         "partition and combine run per step, over thousands of steps",
-        not_measured="a sweep of steps per run is not built; every timed step here is a warm step, so `slower`'s "
-                     "per-step ratio already excludes one-off costs"),
+        rule="filter_jit - jit_partition per warm step (paired, blocked, 95% interval) at the base above 0: every "
+             "warm call pays it (a one-off cost would leave warm steps equal), so N steps pay N times it; below 0: "
+             "not reproduced",
+        advice=Advice("Count filter_jit's overhead per step: warm calls pay it every time, so over a run it grows "
+                      "with the steps taken.",
+                      "Warm filter_jit steps cost no more than jit + partition here: nothing compounds.")),
     "inference_ok": Claim(
         "filter_jit's overhead is acceptable for inference (small outputs, few calls)",
         "hybrid advice: manual partition for training, filter_jit for inference",

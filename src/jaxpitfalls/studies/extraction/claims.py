@@ -114,6 +114,26 @@ def _apply_auto_jit(run: Run) -> Judged:
     )
 
 
+@JUDGES("time_split")
+def _time_split(run: Run) -> Judged:
+    """The write-up's loop before its fixes (eager): how much of its pass the copies and Python take."""
+    config_id, where, at_structure = run.headline("time_split")
+    eager = row(_speeds(run), config_id=config_id, variant="eager")
+    host = eager.transfer_ms + eager.storage_ms
+    median = row(run.steps, config_id=config_id, variant="eager", mode="extract")
+    share = tuple(100 * host / ms for ms in (median.median_ms, median.median_ci_high_ms, median.median_ci_low_ms))
+    third = decide(share[1], share[2], 20, of="the share", unit="%")
+    return Judged(
+        measured=f"eager's pass {where} ({config_id}): forward (un-jitted, extraction included) "
+                 f"{eager.forward_ms:.1f} ms, copies {eager.transfer_ms:.1f} ms, Python storage "
+                 f"{eager.storage_ms:.1f} ms: copies and Python {share[0]:.1f}% [{share[1]:.1f}, {share[2]:.1f}] "
+                 f"of its {eager.pass_ms:.1f} ms",
+        reason=third.reason,
+        verdict=third.verdict(),
+        ours=(share if at_structure else None,),
+    )
+
+
 @JUDGES("eager_recompiles")
 def _eager_recompiles(run: Run) -> Judged:
     compiled = _eager(run)
