@@ -27,12 +27,12 @@ def test_the_dataset_must_end_in_a_ragged_batch(inputs):
         extraction.dataset(inputs["data"], CONF | {"sequences": 4})
 
 
-def test_batches_are_ragged_as_they_come_or_padded_to_fixed_buckets(inputs):
+def test_batches_have_one_length_and_a_ragged_last_batch_unless_padded(inputs):
     sequences = extraction.dataset(inputs["data"], CONF)
-    ragged = extractors.batches(sequences, 2, None)
-    fixed = extractors.batches(sequences, 2, extraction.buckets(CONF))
-    assert [b[0].shape[0] for b in ragged] == [2, 1]
-    assert {b[0].shape for b in fixed} <= {(2, 4), (2, 8)} and fixed[-1][1][1].sum() == 0  # empty row masked
+    ragged = extraction.dataset_batches(sequences, CONF, padded=False)
+    fixed = extraction.dataset_batches(sequences, CONF, padded=True)
+    assert [b[0].shape for b in ragged] == [(2, CONF["max_len"]), (1, CONF["max_len"])]  # the write-up's loop
+    assert {b[0].shape for b in fixed} == {(2, CONF["max_len"])} and fixed[-1][1][1].sum() == 0  # empty row masked
     for (_, mask, lengths), seqs in zip(ragged, (sequences[:2], sequences[2:]), strict=True):
         assert lengths == [len(s) for s in seqs] and mask.sum() == sum(lengths)
 
@@ -46,7 +46,7 @@ def test_every_variant_stores_what_the_model_computes_for_the_real_tokens(inputs
         out = tmp_path / name
         out.mkdir()
         extractor = cls(model, layers)
-        extractor.run(extractors.batches(sequences, 2, extraction.buckets(CONF) if cls.padded else None), out)
+        extractor.run(extraction.dataset_batches(sequences, CONF, cls.padded), out)
         first_batch = np.load(out / "layer2_batch0000.npy")
         assert first_batch.shape == (len(sequences[0]) + len(sequences[1]), 32)
         np.testing.assert_allclose(first_batch[:len(sequences[0])], hidden[2], rtol=1e-4, atol=1e-5, err_msg=name)

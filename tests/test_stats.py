@@ -107,3 +107,26 @@ def test_relative_iqr_is_robust_to_one_outlier_and_has_an_interval():
     assert np.std(spiky) / np.median(spiky) > 10 and estimate < 0.05 and low <= estimate <= high < 0.1
     wide = stats.relative_iqr_ci([list(0.010 * (1 + 0.3 * rng.standard_normal(20))) for _ in range(2)])
     assert wide[1] > high  # a 15x wider spread is told apart
+
+
+def test_the_marginal_cost_ratio_is_1_for_a_fixed_part_plus_a_cost_per_unit_and_2_for_a_square():
+    n = np.array([24.0, 48.0, 96.0])
+    affine, square = 500 + 10 * n, n ** 2
+    assert stats.marginal_cost_ratio(n, affine, affine * 0.99, affine * 1.01)[0] == pytest.approx(1.0)
+    assert stats.marginal_cost_ratio(n, square, square * 0.99, square * 1.01)[0] == pytest.approx(144 / 72)
+    assert np.isnan(stats.marginal_cost_ratio(n[:2], affine[:2], affine[:2], affine[:2])[0])  # two sizes: no ratio
+
+
+def test_the_marginal_cost_ratio_s_interval_covers_the_truth_95_times_in_100():
+    """Each time drawn about an affine truth with its own 3% standard error (the middle one shared by both
+    slopes): the interval covers 1 in 93-97% of 4000 draws."""
+    rng = np.random.default_rng(0)
+    n = np.array([24.0, 48.0, 96.0])
+    truth = 2000 + 40 * n
+    covered = 0
+    for _ in range(4000):
+        se = 0.03 * truth
+        y = truth + rng.normal(0, se)
+        _, low, high = stats.marginal_cost_ratio(n, y, y - stats.Z_95 * se, y + stats.Z_95 * se)
+        covered += low <= 1 <= high
+    assert 0.93 <= covered / 4000 <= 0.97, covered / 4000

@@ -184,6 +184,28 @@ def ratio_of_estimates(a: float, a_interval: tuple[float, float], b: float,
     return tuple(float(np.exp(x)) for x in logs)
 
 
+def marginal_cost_ratio(x: Sequence[float], y: Sequence[float], low: Sequence[float],
+                        high: Sequence[float]) -> tuple[float, float, float]:
+    """How the cost of one more unit of x changes along x: the slope of y over the upper part of x (middle to
+    largest) over its slope over the lower part (smallest to middle), with a 95% interval. 1 where y is a fixed
+    part plus a constant cost per unit (affine: the fixed part cancels in the differences), the ratio of the
+    parts' mean x where it is quadratic. Three independent estimates (each known by its own 95% interval); the
+    middle one enters both slopes, so the delta method carries its covariance (a ratio of two independent
+    differences would understate the interval). NaN where a slope is not positive (no log scale)."""
+    order = np.argsort(np.asarray(x, dtype=float))
+    if len(order) < 3:
+        return float("nan"), float("nan"), float("nan")
+    pick = [order[0], order[len(order) // 2], order[-1]]
+    (x0, x1, x2), (y0, y1, y2) = (np.asarray(v, dtype=float)[pick] for v in (x, y))
+    se0, se1, se2 = ((np.asarray(high, dtype=float) - np.asarray(low, dtype=float))[pick] / (2 * Z_95))
+    upper, lower = y2 - y1, y1 - y0
+    if upper <= 0 or lower <= 0 or x0 == x1 or x1 == x2:
+        return float("nan"), float("nan"), float("nan")
+    ratio = (upper / (x2 - x1)) / (lower / (x1 - x0))
+    se = np.sqrt((se2 / upper) ** 2 + (se0 / lower) ** 2 + (se1 * (1 / upper + 1 / lower)) ** 2)  # of log(ratio)
+    return float(ratio), float(ratio * np.exp(-Z_95 * se)), float(ratio * np.exp(Z_95 * se))
+
+
 def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
                          highs: Sequence[float]) -> tuple[float, float, float]:
     """Several independently measured ratios (one per size) read as one: their geometric mean with a 95%

@@ -175,15 +175,14 @@ def _copies_small_batches(run: Run) -> Judged:
 @JUDGES("ragged_recompiles")
 def _ragged_recompiles(run: Run) -> Judged:
     """Programs compiled per fresh first pass (the `first_pass` mode: every sample a fresh jax.jit): one per batch
-    shape without padding, one per length bucket used with it."""
+    shape, the full batches' and the ragged last batch's without padding, one with it."""
     fresh = in_mode(run.steps, "first_pass")
     fresh = fresh[fresh.config_id == run.base_id].set_index("variant")
     jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
-    batches, buckets = fresh.loc["jit", "structure_batches"], fresh.loc["jit", "structure_buckets"]
+    batches, last = int(fresh.loc["jit", "structure_batches"]), int(fresh.loc["jit", "structure_last_batch"])
     return Judged(
-        measured=f"programs compiled per fresh first pass at {run.base_id}: jit {jit:g} for {int(batches)} batches "
-                 f"(one per batch shape, the ragged last batch's among them), jit_padded {padded:g} (length "
-                 f"buckets {buckets})",
+        measured=f"programs compiled per fresh first pass at {run.base_id}: jit {jit:g} for {batches} batches "
+                 f"(the last of {last} rows), jit_padded {padded:g}",
         verdict=verdict(bool(padded < jit)),
     )
 

@@ -5,10 +5,11 @@ Every variant runs the same loop: batches of sequences -> forward -> activations
 in how:
 
 - `eager`: the forward op by op (no `jax.jit`); one blocking copy per sample and layer;
-- `jit`: a jitted forward (layer indices static); each batch padded only to its own longest sequence and
-  the last batch as ragged as it comes, so every new shape compiles; copies as `eager`;
-- `jit_padded`: every batch padded to one fixed shape (batch size x the smallest length bucket that fits),
-  with a mask: one program per bucket; copies as `eager`;
+- `jit`: a jitted forward (layer indices static), the write-up's loop: every batch padded to the dataset's
+  fixed length (a tokenizer's max_length), the last batch as ragged as it comes (fewer rows), so it
+  compiles a second program; copies as `eager`;
+- `jit_padded`: the write-up's fix: the last batch's rows padded too (masked), so every batch has one
+  shape and one program serves them all; copies as `eager`;
 - `jit_padded_async`: as `jit_padded`, but one batched device-to-host copy per batch, started
   asynchronously, instead of a blocking copy per sample and layer;
 - `pipelined`: as `jit_padded_async`, with batch i+1 dispatched before batch i is stored.
@@ -36,15 +37,13 @@ def _forward(model, ids, mask, layers: tuple[int, ...]):
     return jnp.stack([hidden[i] for i in layers])
 
 
-def batches(sequences: list[np.ndarray], batch_size: int, buckets: tuple[int, ...] | None) -> list[Batch]:
-    """Consecutive batches, right-padded with zeros and masked. With `buckets`, every batch has `batch_size`
-    rows (empty rows masked out) and the smallest bucket length that fits; without, as they come."""
+def batches(sequences: list[np.ndarray], batch_size: int, length: int, padded: bool) -> list[Batch]:
+    """Consecutive batches, each sequence right-padded with zeros to `length` and masked. `padded`: every
+    batch has `batch_size` rows (the ragged last batch's empty rows masked out); otherwise as they come."""
     out = []
     for start in range(0, len(sequences), batch_size):
         chunk = sequences[start:start + batch_size]
-        longest = max(len(s) for s in chunk)
-        length = longest if buckets is None else min(b for b in buckets if b >= longest)
-        rows = len(chunk) if buckets is None else batch_size
+        rows = batch_size if padded else len(chunk)
         ids = np.zeros((rows, length), dtype=np.int32)
         mask = np.zeros((rows, length), dtype=np.int32)
         for i, s in enumerate(chunk):
@@ -58,7 +57,7 @@ class Extractor:
     """One variant: `run(batches, out_dir)` extracts and stores a whole dataset, timing its phases."""
 
     name = ""
-    padded = True  # batches with the fixed (bucketed) shape
+    padded = True  # batches with one fixed shape, the ragged last one's rows padded
 
     def __init__(self, model, layers: tuple[int, ...]) -> None:
         self.model, self.layers = model, layers

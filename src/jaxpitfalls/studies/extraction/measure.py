@@ -2,7 +2,6 @@
 timed and traced runs of its variants, and what must hold between them."""
 from __future__ import annotations
 
-import math
 import shutil
 import tempfile
 import time
@@ -51,9 +50,10 @@ def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[Any, Any, lis
     return model, config, sequences
 
 
-def buckets(conf: dict[str, Any]) -> tuple[int, ...]:
-    """The padded variants' sequence lengths: half the longest (rounded up) and the longest."""
-    return tuple(sorted({math.ceil(conf["max_len"] / 2), conf["max_len"]}))
+def dataset_batches(sequences: list[np.ndarray], conf: dict[str, Any], padded: bool) -> list:
+    """The dataset's batches as a variant sees them: every sequence padded to max_len (the write-up's fixed
+    length), the ragged last batch's rows padded too where `padded`."""
+    return batches(sequences, conf["batch"], conf["max_len"], padded)
 
 
 class _Pass:
@@ -117,7 +117,7 @@ def stored(directory: Path) -> np.ndarray:
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
-    data = {False: batches(sequences, conf["batch"], None), True: batches(sequences, conf["batch"], buckets(conf))}
+    data = {padded: dataset_batches(sequences, conf, padded) for padded in (False, True)}
     scratch = Path(tempfile.mkdtemp(prefix="extraction-"))
     try:
         samplers = {name: _Pass(name, cls(model, layers), data[cls.padded], scratch)
@@ -165,20 +165,26 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
                    "signatures_distinct": distinct},
         "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
                       "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
-                      "buckets": list(buckets(conf)), "hidden": int(model.embed_tokens.shape[1])},
+                      "length": conf["max_len"], "hidden": int(model.embed_tokens.shape[1])},
     }
 
 
+TRACED_BATCHES = 3  # the full batches a traced pass covers, besides the ragged last one
+
+
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
-    """The traced pass: a few whole passes per (warm) variant."""
+    """The traced pass: a few passes per (warm) variant over the dataset's first TRACED_BATCHES batches and its
+    ragged last one: where a pass's time goes, without a trace of every batch of a long dataset (its parse
+    grows with the events)."""
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))
     try:
         runners = {}
         for name, cls in EXTRACTORS.items():
-            sampler = _Pass(name, cls(model, layers),
-                            batches(sequences, conf["batch"], buckets(conf) if cls.padded else None), scratch)
+            data = dataset_batches(sequences, conf, cls.padded)
+            sampler = _Pass(name, cls(model, layers), data[:TRACED_BATCHES] + data[max(TRACED_BATCHES, len(data) - 1):],
+                            scratch)
             sampler()
             runners[name] = Runner(name=name, step=lambda s=sampler: (s.setup(), s()), signature=dict)
         return str(tracing.capture(runners, settings.trace_steps, out_dir))

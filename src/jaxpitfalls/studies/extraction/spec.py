@@ -57,8 +57,9 @@ def estimate(low: float, high: float) -> str:
 FIX_ADVICE = {
     ("eager", "jit"): Advice("Always jax.jit the forward that extracts activations (the layers to return static)."),
     ("jit", "jit_padded"): Advice(
-        "Pad to a fixed set of shapes where start-up counts: the ragged batch's recompilation is the cost.",
-        "Padding costs compute in warm passes: pad to a few length buckets, not one maximum."),
+        "Pad the last batch to the full batch's shape where start-up counts: its second compilation is the cost.",
+        "Padding the last batch costs a little compute in warm passes: where start-up does not count, leave "
+        "it ragged."),
     ("jit_padded", "jit_padded_async"): Advice(
         "Copy a whole batch's activations to the host in one array, started early (copy_to_host_async), not "
         "per sample and layer.", "",
@@ -113,10 +114,11 @@ CLAIMS = {
     "ragged_recompiles": Claim(
         "a smaller last batch recompiles; fixed-size padding compiles once for all batches",
         "one compilation per shape (jax_log_compiles)",
-        rule="jit_padded compiles fewer programs per fresh first pass than jit (ours pads to length buckets: one "
-             "program per bucket used, where the write-up's one fixed length compiles once)",
-        advice=Advice("Every new batch shape is a new program: pad to fixed shapes (ours: one per length "
-                      "bucket) so the ragged last batch compiles nothing new.")),
+        rule="jit_padded compiles fewer programs per fresh first pass than jit (as in the write-up, every sequence "
+             "is padded to one fixed length: jit compiles the full batches' shape and the ragged last batch's, "
+             "jit_padded one)",
+        advice=Advice("Every new batch shape is a new program: pad the last batch to the full batch's shape so "
+                      "it compiles nothing new.")),
     "return_activations": Claim(
         "returning every layer's activations creates dynamic shapes that break JIT", "'prevents JIT compilation'",
         rule="what every job's guards find, as a verdict: the jit variant returns every layer's hidden states from "

@@ -4,9 +4,10 @@ transforms."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from ...harness.stats import geometric_mean_ratio, power_law_exponent, ratio_of_estimates
+from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
 from ...report.claims import (
     Judged,
     decide,
@@ -19,7 +20,7 @@ from ...report.claims import (
 )
 from ...report.judging import Judges, Run
 from .report import exponent_text, scaling
-from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, SPEC, START_UP_STEPS
+from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
@@ -126,21 +127,29 @@ def _same_with_depth(run: Run) -> Judged:
 
 @JUDGES("first_run_linear")
 def _first_run_linear(run: Run) -> Judged:
-    judged = {"measured": "not measured: fewer than 2 depths", "verdict": verdict(None)}
-    if ("first_run", SPEC.floor) in _fits(run).index:
-        f = _fits(run).loc[("first_run", SPEC.floor)]
-        linear = decide(f.exponent_ci_low, f.exponent_ci_high, 0.75, 1.25, holds="inside", of="the exponent",
-                        scatter=f.scatter)
-        judged = {
-            "measured": (f"exponent {exponent_text(f)}; {f.ms_per_transform_first:.1f} ms per transform "
-                         f"at {f.transforms.split('-')[0]}, {f.ms_per_transform_last:.1f} ms at "
-                         f"{f.transforms.split('-')[1]}"),
-            "reason": linear.reason,
-            "verdict": linear.verdict(),
-        }
+    """Affine, not a power law: a first run is a fixed part (start-up that no transform adds) plus a cost per
+    transform, so its exponent lies below 1 even where it is exactly linear; the cost of one more transform
+    over the larger depths against the smaller ones cancels the fixed part."""
     largest = _ratios(run, "direct").iloc[-1]
-    return Judged(**judged, ours=(tuple(ms / largest.transforms for ms in median_of(
-        run.steps, largest.config_id, SPEC.floor, "first_run")),))
+    ours = (tuple(ms / largest.transforms for ms in median_of(run.steps, largest.config_id, SPEC.floor, "first_run")),)
+    first = run.steps[(run.steps["mode"] == "first_run") & (run.steps.variant == SPEC.floor)]
+    first = first.assign(transforms=first.config_id.map(_transforms(run))).sort_values("transforms")
+    if first.transforms.nunique() < 3:
+        return Judged(measured="not measured: fewer than 3 depths", verdict=verdict(None), ours=ours)
+    growth = marginal_cost_ratio(first.transforms, first.median_ms, first.median_ci_low_ms, first.median_ci_high_ms)
+    n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
+    f = _fits(run).loc[("first_run", SPEC.floor)]
+    shown = (f"each transform's cost from {n[1]} to {n[2]} transforms over that from {n[0]} to {n[1]}: "
+             f"{interval(*growth, 'x')} (1: a fixed part plus a cost per transform; "
+             f"{(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic); power-law exponent {exponent_text(f)}, below 1 "
+             f"by the fixed part; {f.ms_per_transform_first:.1f} ms per transform at {n[0]}, "
+             f"{f.ms_per_transform_last:.1f} ms at {n[2]}")
+    if np.isnan(growth[0]):
+        return Judged(measured=f"{shown}: a first run shorter at more transforms, no ratio", verdict=verdict(None),
+                      ours=ours)
+    linear = decide(growth[1], growth[2], 1 / LINEAR_BAND, LINEAR_BAND, holds="inside", log=True,
+                    of="the cost-per-transform ratio")
+    return Judged(measured=shown, reason=linear.reason, verdict=linear.verdict(), ours=ours)
 
 
 @JUDGES("jit_negligible")
