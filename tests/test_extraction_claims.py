@@ -14,6 +14,7 @@ from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.extraction.claims import (
     _batched_copy,
     _copies_small_batches,
+    _device_get_async,
     _return_activations,
     _time_split,
 )
@@ -79,3 +80,40 @@ def test_the_time_split_is_judged_on_copies_and_python_in_eager_s_pass(transfer_
     judged = _time_split(_run(17.5, 800.0, "cpu", _pass("eager", 2800.0, transfer_ms, storage_ms, spread)))
     assert judged.verdict == expected, judged.measured
     assert judged.ours[0][0] == pytest.approx(100 * (transfer_ms + storage_ms) / 2800.0)  # the write-up's structure
+
+
+def _probed(share: tuple[float, float, float], dispatch_ms: float = 0.1) -> Run:
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
+                            "device_get_returned": "numpy.ndarray", "device_get_probes": 15,
+                            "device_get_dispatch_ms": dispatch_ms, "device_get_blocked_ms": 2.0,
+                            "device_get_device_get_ms": 1.8, "device_get_copy_to_host_async_ms": 0.01,
+                            "device_get_share_of_run": share[0], "device_get_share_of_run_ci_low": share[1],
+                            "device_get_share_of_run_ci_high": share[2]}])
+    return run_on(SPEC, BASE, checks=checks)
+
+
+@pytest.mark.parametrize(("share", "dispatch_ms", "expected"), [
+    ((0.97, 0.95, 1.01), 0.1, "not reproduced"),  # it took the rest of the run: it waited for it
+    ((0.02, 0.01, 0.04), 0.1, "reproduced"),  # it returned while the program ran
+    ((0.3, 0.05, 0.7), 0.1, "inconclusive"),
+    ((0.97, 0.95, 1.01), 1.9, "inconclusive"),  # the dispatch itself waited: nothing left to see
+])
+def test_device_get_is_judged_on_the_share_of_the_run_it_waited_for(share, dispatch_ms, expected):
+    judged = _device_get_async(_probed(share, dispatch_ms))
+    assert judged.verdict == expected, judged.measured
+    assert judged.measured.startswith(f"jax.device_get right after a dispatch took {share[0]:.3f}")
+
+
+def test_the_device_get_probe_times_a_real_dispatch_and_says_what_came_back():
+    import jax
+    import jax.numpy as jnp
+
+    from jaxpitfalls.studies.extraction import device_get
+
+    x = jnp.ones((64, 64))
+    step = jax.jit(lambda a: a @ a)
+    jax.block_until_ready(step(x))
+    found = device_get.probe(lambda: step(x), probes=5)
+    assert found["returned"] == "numpy.ndarray" and found["probes"] == 5
+    assert found["share_of_run_ci_low"] <= found["share_of_run"] <= found["share_of_run_ci_high"]
+    assert set(found) >= {"dispatch_ms", "blocked_ms", "device_get_ms", "copy_to_host_async_ms"}

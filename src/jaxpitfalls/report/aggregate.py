@@ -199,7 +199,8 @@ def ran_on(env: dict[str, Any]) -> str:
 
 
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration: what the guards compared and found, and the environment's headline."""
+    """One row per configuration: what the guards compared and found, what a study's job observed beside its
+    timings (`checks.findings`, as <name>_<key> columns), and the environment's headline."""
     rows = []
     for doc in docs:
         checks, env = doc["checks"], doc["environment"]
@@ -218,7 +219,8 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             **quietness(doc["machine"]),
             **_peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
-        })
+        } | {f"{name}_{key}": value for name, found in checks.get("findings", {}).items()
+             for key, value in found.items()})
     return pd.DataFrame(rows)
 
 

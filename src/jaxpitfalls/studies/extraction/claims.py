@@ -14,14 +14,18 @@ from ...report.claims import (
     Bound,
     Judged,
     decide,
+    interval,
     ratio_interval,
     ratio_of,
     row,
+    to_decide,
     verdict,
 )
 from ...report.judging import Judges, Run
 from .report import in_mode, throughput, warmup_pass_seconds
 from .spec import FIRST_PASS_VARIANTS, SPEC, STACKED_COPY_GAIN
+
+IMMEDIATE, WAITS = 0.1, 0.5  # device_get's share of the run left: at most returns at once, at least waits for it
 
 JUDGES = Judges(SPEC)
 
@@ -132,6 +136,29 @@ def _time_split(run: Run) -> Judged:
         verdict=third.verdict(),
         ours=(share if at_structure else None,),
     )
+
+
+@JUDGES("device_get_async")
+def _device_get_async(run: Run) -> Judged:
+    """The job's probe of jax.device_get (device_get.py): how much of the run left after the dispatch returned it
+    took, per probe."""
+    checks = row(measured(run.tables["checks"]), config_id=run.base_id)
+    if "device_get_returned" not in checks or pd.isna(checks.device_get_returned):
+        return Judged(measured="not measured: the job recorded no device_get probe (results older than it)",
+                      verdict=verdict(None))
+    share = (checks.device_get_share_of_run, checks.device_get_share_of_run_ci_low,
+             checks.device_get_share_of_run_ci_high)
+    shown = (f"jax.device_get right after a dispatch took {interval(*share)} of the run left once the dispatch "
+             f"returned, returning {checks.device_get_returned} (at {run.base_id}, medians of "
+             f"{int(checks.device_get_probes)} probes: dispatch {checks.device_get_dispatch_ms:.2f} ms of a "
+             f"{checks.device_get_blocked_ms:.2f} ms forward, device_get {checks.device_get_device_get_ms:.2f} ms, "
+             f"copy_to_host_async {checks.device_get_copy_to_host_async_ms:.3f} ms)")
+    if checks.device_get_dispatch_ms > checks.device_get_blocked_ms / 2:
+        return Judged(measured=f"{shown}: the dispatch itself waited for most of the run, no probe can tell",
+                      verdict=verdict(None))
+    outcome = True if share[2] < IMMEDIATE else (False if share[1] > WAITS else None)
+    reason = "" if outcome is not None else to_decide(share[1], share[2], IMMEDIATE, WAITS, of="the share")
+    return Judged(measured=shown, reason=reason, verdict=verdict(outcome))
 
 
 @JUDGES("eager_recompiles")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 
 from ...harness import tracing
@@ -17,6 +18,7 @@ from ...harness.protocol import Runner, measure_mode
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
 from ..settings import Timing, Traced
+from . import device_get
 from .extractors import EXTRACTORS, Extractor, batches
 from .spec import FIRST_PASS_VARIANTS, SPEC
 
@@ -114,6 +116,13 @@ def stored(directory: Path) -> np.ndarray:
     return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
 
 
+def device_get_probe(extractor: Extractor, batch: tuple) -> dict[str, Any]:
+    """device_get.probe on a warm jitted forward of `batch` (its arrays on the device beforehand, so a
+    dispatch starts only the forward)."""
+    ids, mask = jnp.asarray(batch[0]), jnp.asarray(batch[1])
+    return device_get.probe(lambda: extractor.forward(extractor.model, ids, mask))
+
+
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
@@ -141,6 +150,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"],
                                                            SPEC.extra_pairs)
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
+        found = device_get_probe(samplers["jit_padded"].extractor, data[True][0])
         fresh, fresh_comparisons, fresh_peak, fresh_machine = first_passes(model, layers, data, scratch, sampling,
                                                                            conf["id"])
     finally:
@@ -162,7 +172,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         "checks": {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)",
                                                  "atol_relative_to_max_activation": AGREE_ATOL,
                                                  "max_activation": scale},
-                   "signatures_distinct": distinct},
+                   "signatures_distinct": distinct, "findings": {"device_get": found}},
         "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
                       "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
                       "length": conf["max_len"], "hidden": int(model.embed_tokens.shape[1])},
