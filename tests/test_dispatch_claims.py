@@ -10,7 +10,7 @@ from hand_tables import run_on
 
 from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
-from jaxpitfalls.studies.dispatch.claims import _every_call, _not_compute, _slower
+from jaxpitfalls.studies.dispatch.claims import _every_call, _not_compute, _slower, _where
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
@@ -90,3 +90,19 @@ def test_the_overhead_compounds_where_every_warm_step_pays_it(gap, expected):
     judged = applicable(_every_call(run_on(SPEC, "base", comparisons=comp)))
     assert judged.verdict == expected, judged.measured
     assert f"over 1000 steps {gap[0]:.3f} s [{gap[1]:.3f}, {gap[2]:.3f}]" in judged.measured
+
+
+def test_a_claim_at_bert_base_s_pytree_but_not_its_width_is_labelled_and_not_counted_at_its_structure():
+    """The reference's base: BERT-base's 12 layers at hidden 64, traced; its 768-wide configuration too."""
+    configs = {"base": 64, "wide": 768}
+    steps = pd.DataFrame([{**BASE, "config_id": c, "hidden": h, "variant": "filter_jit", "mode": "blocked",
+                           "structure_model_leaves": 200, "axes": "layers,hidden" if c == "base" else "hidden"}
+                          for c, h in configs.items()])
+    comp = pd.DataFrame([{**BASE, "config_id": c, "hidden": h, "axes": "layers,hidden" if c == "base" else "hidden",
+                          "variant": "filter_jit", "baseline": "jit_partition", "mode": "blocked"}
+                         for c, h in configs.items()])
+    overhead = pd.DataFrame([{"config_id": "base", "variant": "filter_jit", "component": c, "inclusive_ms": ms}
+                             for c, ms in (("_preprocess", 0.6), ("_postprocess", 1.4))])
+    judged = _where(run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=overhead))
+    assert judged.verdict == "reproduced" and judged.ours == (None,)
+    assert "(BERT-base's 12-layer pytree at hidden 64, not its 768: supporting only)" in judged.measured
