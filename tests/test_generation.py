@@ -63,6 +63,9 @@ def test_a_proper_run_gives_pytorchs_greedy_tokens_and_compiles_only_in_its_firs
         assert variant["modes"]["generate"]["compiles_in_timed_region"] == 0
         assert variant["first_run"]["compile_seconds"] > 0 or name == "uncached_eager"
     assert "demonstration" not in doc
+    # after the timed rounds: kv_cache warmed up by another variant compiles inside its timed generation
+    probe = doc["checks"]["findings"]["mismatched_warmup"]
+    assert probe["mismatched_compiles"] > 0 and probe["matched_compiles"] == 0, probe
 
 
 def test_a_variant_that_silently_runs_another_variants_code_is_refused(inputs, monkeypatch):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hand_tables import run_on
 
-from jaxpitfalls.studies.generation.claims import cold_start, distorted, scan_beats
+from jaxpitfalls.studies.generation.claims import _match_warmup_config, cold_start, distorted, scan_beats
+from jaxpitfalls.studies.generation.spec import SPEC
 
 
 def _first(padded_first_s: float) -> pd.DataFrame:
@@ -44,3 +46,19 @@ def test_a_short_warmup_distorts_where_its_effects_interval_excludes_1(off, expe
 ])
 def test_the_scanned_loop_beats_the_python_loop_only_by_a_gain_of_5_percent(ratio, expected):
     assert scan_beats(*ratio[1:]).outcome is expected
+
+
+@pytest.mark.parametrize(("mismatched", "matched", "expected"), [
+    (2, 0, "reproduced"),  # another variant's warmup left kv_cache's programs to compile in the timed region
+    (0, 0, "not reproduced"),
+    (2, 1, "inconclusive"),  # its own warmup left something too: the probe shows nothing about the setting
+])
+def test_a_warmup_of_another_setting_is_judged_on_the_compilations_it_leaves(mismatched, matched, expected):
+    checks = pd.DataFrame([{"config_id": "base", "axes": "prompt,new_tokens", "demonstration": "",
+                            "mismatched_warmup_warmed": "uncached", "mismatched_warmup_timed": "kv_cache",
+                            "mismatched_warmup_mismatched_compiles": mismatched,
+                            "mismatched_warmup_matched_compiles": matched, "mismatched_warmup_mismatched_ms": 900.0,
+                            "mismatched_warmup_matched_ms": 400.0}])
+    judged = _match_warmup_config(run_on(SPEC, "base", checks=checks))
+    assert judged.verdict == expected, judged.measured
+    assert f"{mismatched} compilations inside one timed generation (900 ms)" in judged.measured

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import ratio_of_estimates
+from ...report.aggregate import measured
 from ...report.claims import (
     Decision,
     Judged,
@@ -85,6 +86,23 @@ def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
     return Judged(
         measured=f"first run over the median generation at {config_id}: " + ", ".join(map(excess, first.index)),
         verdict=verdict(bool((first.first_run_seconds * 1e3 > first.median_ci_high_ms).all())),
+    )
+
+
+@JUDGES("match_warmup_config")
+def _match_warmup_config(run: Run) -> Judged:
+    """The job's mismatched-warmup probe (measure.mismatched_warmup) at the base."""
+    checks = row(measured(run.tables["checks"]), config_id=run.base_id)
+    if "mismatched_warmup_mismatched_compiles" not in checks or pd.isna(checks.mismatched_warmup_mismatched_compiles):
+        return Judged(measured="not measured: the job recorded no mismatched-warmup probe (results older than it)",
+                      verdict=verdict(None))
+    mismatched, matched = (int(checks[f"mismatched_warmup_{w}_compiles"]) for w in ("mismatched", "matched"))
+    return Judged(
+        measured=f"at {run.base_id}, {checks.mismatched_warmup_timed} warmed up by "
+                 f"{checks.mismatched_warmup_warmed}'s generation: {mismatched} compilations inside one timed "
+                 f"generation ({checks.mismatched_warmup_mismatched_ms:.0f} ms); warmed up by itself: {matched} "
+                 f"({checks.mismatched_warmup_matched_ms:.0f} ms)",
+        verdict=verdict(None if matched else mismatched > 0),
     )
 
 

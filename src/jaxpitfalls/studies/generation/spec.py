@@ -140,8 +140,14 @@ CLAIMS = {
     "match_warmup_config": Claim(
         "a warmup with other settings (use_cache, temperature) compiles the timed path inside the measurement",
         "warming up use_cache=False, then timing use_cache=True, compiles during the test",
-        not_measured="needs a demonstration warming up one variant and timing another; not built (the guard "
-                     "would count its compilations)"),
+        rule="shown in every proper job after its timed rounds: kv_cache's programs built afresh, warmed up by "
+             "the uncached loop's generation, then one kv_cache generation with the compile guard counting: "
+             "compilations there, and none after a warmup by kv_cache itself, reproduce it; none there: not "
+             "reproduced (counts: no interval needed; the two times are one generation each, for scale)",
+        advice=Advice("Warm up exactly what you time (the same function, settings and shapes): a warmup of another "
+                      "setting leaves the timed path to compile inside the measurement.",
+                      "Here a warmup of another setting left nothing to compile: still warm up exactly what you "
+                      "time.")),
     "load_outside_timing": Claim(
         "load the model before the timer starts", "model loading is slow and must not be timed",
         checked="followed by every job: models load and convert before any timer starts"),
