@@ -87,3 +87,14 @@ def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resa
     pooled, first = (row(rows, variant="v", process=p) for p in ("all", "0"))
     assert pooled.step_a_share_ci_low == pytest.approx(0.2) and pooled.step_a_share_ci_high == pytest.approx(0.4)
     assert first.step_a_share == pytest.approx(0.2) and first.step_b_ms == pytest.approx(800)
+
+
+def test_every_process_s_finding_is_kept_and_an_interval_spans_them_all():
+    docs = [_doc(1.0, 0), _doc(1.0, 1), _doc(1.0, 2)]
+    for doc, (low, mid, high, matched) in zip(docs, ((0.9, 0.95, 1.0, 0), (0.5, 0.6, 0.7, 1), (0.92, 0.96, 1.01, 0)),
+                                               strict=True):
+        doc["checks"]["findings"] = {"probe": {"share": mid, "share_ci_low": low, "share_ci_high": high,
+                                               "matched_compiles": matched, "returned": "numpy.ndarray"}}
+    merged = merge(docs)["checks"]["findings"]["probe"]
+    assert merged == {"share": 0.95, "share_ci_low": 0.5, "share_ci_high": 1.01, "matched_compiles": 0.0,
+                      "returned": "numpy.ndarray"}

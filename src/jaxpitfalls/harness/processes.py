@@ -98,7 +98,28 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                         for mode, peaks in first["memory"].items()}
     merged["machine"] = {mode: _merge_machine([d["machine"][mode] for d in docs]) for mode in first["machine"]}
     merged["checks"]["outputs_agree"] = _merge_agreement([d["checks"]["outputs_agree"] for d in docs])
+    found = [d["checks"].get("findings", {}) for d in docs]
+    if found[0]:
+        merged["checks"]["findings"] = {name: _merge_finding([f[name] for f in found]) for name in found[0]}
     merged["processes"] = len(docs)
+    return merged
+
+
+def _merge_finding(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every process's finding of one name (checks.findings) as one, never narrower than any process's: an
+    interval spans them all (`*_ci_low` the lowest, `*_ci_high` the highest), any other number is their median,
+    a text shared by all is kept, texts that differ are listed."""
+    merged = {}
+    for key, first in records[0].items():
+        values = [r[key] for r in records]
+        if isinstance(first, str) or isinstance(first, bool):
+            merged[key] = first if len(set(values)) == 1 else "; ".join(map(str, values))
+        elif key.endswith("_ci_low"):
+            merged[key] = min(values)
+        elif key.endswith("_ci_high"):
+            merged[key] = max(values)
+        else:
+            merged[key] = float(np.median(values))
     return merged
 
 
