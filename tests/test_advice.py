@@ -30,8 +30,8 @@ def numbers(text: str) -> list[tuple[str, str]]:
 
 
 def unquoted(text: str, source: str) -> list[str]:
-    """Numbers of `text` that `source` holds at no precision, in the same unit: `5.9x` is held by 5.93x or
-    5.9x, `15x` by 14.8x, never by 5.9 ms."""
+    """Numbers of `text` that `source` does not hold at the quoted precision, in the same unit: `5.9x` is held
+    by 5.93x or 5.9x, `15x` by 14.8x, never by 5.9 ms."""
     held = numbers(source)
     missing = []
     for n, unit in numbers(text):

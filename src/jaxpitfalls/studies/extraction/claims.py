@@ -99,6 +99,7 @@ def _warmup_passes(run: Run) -> pd.Series:
 for _key in ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "jit_padded_async/pipelined",
              "eager/jit_padded_async", "eager/pipelined"):
     JUDGES(_key)(partial(_fix, key=_key))
+del _key
 
 
 def _eager(run: Run) -> pd.Series:
@@ -145,7 +146,7 @@ def _device_get_async(run: Run) -> Judged:
     checks = row(measured(run.tables["checks"]), config_id=run.base_id)
     if "device_get_returned" not in checks or pd.isna(checks.device_get_returned):
         return Judged(measured="not measured: the job recorded no device_get probe (results older than it)",
-                      verdict=verdict(None))
+                      verdict=NOT_MEASURED)
     share = (checks.device_get_share_of_run, checks.device_get_share_of_run_ci_low,
              checks.device_get_share_of_run_ci_high)
     shown = (f"jax.device_get right after a dispatch took {interval(*share)} of the run left once the dispatch "
@@ -157,7 +158,10 @@ def _device_get_async(run: Run) -> Judged:
         return Judged(measured=f"{shown}: the dispatch itself waited for most of the run, no probe can tell",
                       verdict=verdict(None))
     outcome = True if share[2] < IMMEDIATE else (False if share[1] > WAITS else None)
-    reason = "" if outcome is not None else to_decide(share[1], share[2], IMMEDIATE, WAITS, of="the share")
+    reason = "" if outcome is not None else (
+        to_decide(share[1], share[2], IMMEDIATE, WAITS, of="the share")
+        or f"it waited for part of the run, between returning at once ({IMMEDIATE:g}) and waiting ({WAITS:g}): "
+           "more probes would not decide it")
     return Judged(measured=shown, reason=reason, verdict=verdict(outcome))
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import measured
 from ...report.claims import (
+    NOT_MEASURED,
     Decision,
     Judged,
     decide,
@@ -95,7 +96,7 @@ def _match_warmup_config(run: Run) -> Judged:
     checks = row(measured(run.tables["checks"]), config_id=run.base_id)
     if "mismatched_warmup_mismatched_compiles" not in checks or pd.isna(checks.mismatched_warmup_mismatched_compiles):
         return Judged(measured="not measured: the job recorded no mismatched-warmup probe (results older than it)",
-                      verdict=verdict(None))
+                      verdict=NOT_MEASURED)
     mismatched, matched = (int(checks[f"mismatched_warmup_{w}_compiles"]) for w in ("mismatched", "matched"))
     return Judged(
         measured=f"at {run.base_id}, {checks.mismatched_warmup_timed} warmed up by "

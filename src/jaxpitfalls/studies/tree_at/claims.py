@@ -60,7 +60,7 @@ def _ratios(run: Run, mode: str) -> pd.DataFrame:
 
 
 def _median(run: Run, config_id: str, variant: str, mode: str) -> float:
-    return float(row(run.steps, config_id=config_id, variant=variant, mode=mode).median_ms)
+    return median_of(run.steps, config_id, variant, mode)[0]
 
 
 def _per_call(run: Run, key: str, variant: str, mode: str,
@@ -132,10 +132,13 @@ def _first_run_linear(run: Run) -> Judged:
     over the larger depths against the smaller ones cancels the fixed part."""
     largest = _ratios(run, "direct").iloc[-1]
     ours = (tuple(ms / largest.transforms for ms in median_of(run.steps, largest.config_id, SPEC.floor, "first_run")),)
-    first = run.steps[(run.steps["mode"] == "first_run") & (run.steps.variant == SPEC.floor)]
+    base = row(run.steps.drop_duplicates("config_id"), config_id=run.base_id)
+    first = run.steps[(run.steps["mode"] == "first_run") & (run.steps.variant == SPEC.floor)
+                      & (run.steps.hidden == base.hidden)]  # depth alone: a width changes the cost per transform
     first = first.assign(transforms=first.config_id.map(_transforms(run))).sort_values("transforms")
     if first.transforms.nunique() < 3:
-        return Judged(measured="not measured: fewer than 3 depths", verdict=verdict(None), ours=ours)
+        return Judged(measured=f"not measured: fewer than 3 depths at the base's width ({int(base.hidden)})",
+                      verdict=verdict(None), ours=ours)
     growth = marginal_cost_ratio(first.transforms, first.median_ms, first.median_ci_low_ms, first.median_ci_high_ms)
     n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
     f = _fits(run).loc[("first_run", SPEC.floor)]

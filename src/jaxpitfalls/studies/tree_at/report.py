@@ -13,6 +13,8 @@ from ...harness.stats import power_law_exponent
 from ...report.claims import interval
 from .spec import SPEC, START_UP_STEPS
 
+# the gain, how it grows, where it stops (compiled), what it buys at start-up
+FINDINGS = ("faster", "same_with_depth", "jit_negligible", "init_faster")
 FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode). "
                           "A slope of 1 is linear scaling, 2 quadratic.",
@@ -61,7 +63,8 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
          "make_module_opt, and the `eqx.tree_at` calls each variant made per application (recorded at run "
          "time: the proof that the two code paths differ).", signatures),
         ("Scaling with the number of transforms",
-         "Exponent b of time ~ transforms^b (least squares on log-log, 95% t-interval), and time per "
+         "Exponent b of time ~ transforms^b (weighted least squares on log-log; 95% interval from the medians' own, "
+         "widened by their scatter about the line), and time per "
          "transform at the fewest and the most transforms.", fits),
         *([("The start-up step by step, un-jitted",
             "make_module_opt's four steps each blocked and timed (the write-up's table): median ms per step and "
