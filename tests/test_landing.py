@@ -46,3 +46,11 @@ def test_a_scorecard_cell_ends_at_a_clause_never_inside_a_bracket():
     rows = {"tree_at": [{"claim": "c", "write_up": "7.6x", "measured": measured, "verdict": "reproduced",
                          "beyond": False}]}
     assert "| 5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms) |" in scorecard_section(rows)
+
+
+def test_the_findings_tell_the_picture_the_study_names_in_its_order_whatever_was_decided():
+    rows = [{"verdict": v, "advice": Advice(f"{key} held.", f"{key} failed.", f"{key} undecided."), "beyond": False,
+             "picture": picture, "key": key}
+            for key, v, picture in (("gain", "reproduced", 0), ("noise", "reproduced", None),
+                                    ("limit", "inconclusive", 2), ("cost", "not reproduced", 1))]
+    assert findings_section({"tree_at": rows}).endswith("- **tree_at**: gain held. cost failed. limit undecided.\n")

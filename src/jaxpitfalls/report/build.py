@@ -53,10 +53,14 @@ def _unjudged(claim: Claim) -> dict[str, Any]:
     return {"measured": f"not measured: {claim.not_measured}", "verdict": NOT_MEASURED}
 
 
-def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """The report's claim rows in the spec's order, with the spec's text, write-up number, rule and advice: every
     judged claim exactly once (a claim a report forgot would otherwise vanish from the scorecard), and each
-    claim no run judges with its reason."""
+    claim no run judges with its reason; `picture`, a claim's place among the study's `findings` (its report's
+    FINDINGS: the claims whose advice opens the report), None for the others."""
+    unknown = [k for k in findings if k not in spec.claims or spec.claims[k].advice is None]
+    if unknown:
+        raise ValueError(f"study {spec.name}: FINDINGS {unknown} are not claims with advice")
     judged = [key for key, claim in spec.claims.items() if claim.judged]
     keys = [row["claim"] for row in rows]
     if sorted(keys) != sorted(judged):
@@ -70,7 +74,8 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{"ours": (None,) * len(claim.numbers)}
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
-               "rule": claim.rule, "advice": claim.advice, "beyond": claim.beyond}
+               "rule": claim.rule, "advice": claim.advice, "beyond": claim.beyond,
+               "picture": findings.index(key) if key in findings else None}
             for key, claim in spec.claims.items()]
 
 
@@ -111,7 +116,8 @@ def build_report(
         tables = read_tables(inputs["tables"])
         per_process = [judged_rows(name, judges.judge(read_tables(inputs["tables"], p)))
                        for p in processes_of(tables)]
-        claims[name] = declared(spec, judged_per_process(judged_rows(name, judges.judge(tables)), per_process))
+        claims[name] = declared(spec, judged_per_process(judged_rows(name, judges.judge(tables)), per_process),
+                                report.FINDINGS)
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, studies.description(name), spec, report, tables, settings,

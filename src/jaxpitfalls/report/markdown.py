@@ -90,24 +90,27 @@ def _advice(claim: dict[str, Any]) -> str:
         claim["verdict"], advice.inconclusive)
 
 
-FINDINGS_PER_STUDY = 3  # sentences: the decided claims' first; every claim's advice is in the judging table
+FINDINGS_PER_STUDY = 4  # sentences; every claim's advice is in the judging table
 
 
 def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
-    """What to do, per study: the advice of its claims for the verdicts they reached on this run, decided claims
-    (yes or no) first, at most FINDINGS_PER_STUDY sentences (the markdown report and the HTML report's landing
-    page both open with it)."""
+    """What to do, per study: the advice of its claims for the verdicts they reached on this run, at most
+    FINDINGS_PER_STUDY sentences: the claims its spec names for its whole picture (`picture`, in that order),
+    else decided claims (yes or no) first (the markdown report and the HTML report's landing page both open
+    with it)."""
     out = {}
     for study, rows in claims.items():
-        decided = sorted(rows, key=lambda c: c["verdict"] not in ("reproduced", "not reproduced"))
-        said = [text for text in map(_advice, decided) if text][:FINDINGS_PER_STUDY]
+        picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
+        ordered = picture or sorted(rows, key=lambda c: c["verdict"] not in ("reproduced", "not reproduced"))
+        said = [text for text in map(_advice, ordered) if text][:FINDINGS_PER_STUDY]
         out[study] = " ".join(said) if said else "nothing decided on this run."
     return out
 
 
-FINDINGS_INTRO = ("Per study, the advice of its claims for how they came out on this run, decided claims first "
-                  f"(at most {FINDINGS_PER_STUDY}; every claim's advice is in \"How each claim was judged\"). A "
-                  "claim this run could not decide advises only what holds either way.")
+FINDINGS_INTRO = ("Per study, the advice of the claims that make its picture (its main effect, where the effect "
+                  "stops, what it costs) for how they came out on this run (at most "
+                  f"{FINDINGS_PER_STUDY}; every claim's advice is in \"How each claim was judged\"). A claim this run "
+                  "could not decide advises only what holds either way.")
 
 
 def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:

@@ -175,6 +175,9 @@ class Report(Protocol):
     overhead, environment)."""
 
     FIGURES: Mapping[str, str]  # figure name -> caption
+    # The claims whose advice opens the report, in order, so that it tells the study's whole picture (its main
+    # effect, where the effect stops, what it costs) whatever came out first.
+    FINDINGS: tuple[str, ...]
 
     def tables(self, tables: dict[str, Any]) -> list[tuple[str, str, Any]]:
         """The study's own tables: (title, one-paragraph introduction, data frame)."""

@@ -8,6 +8,7 @@ from ...report.aggregate import measured
 from ...report.plots import bars
 from .spec import SPEC
 
+FINDINGS = ("jit_faster",)
 FIGURES = {"median": "Median call time per variant and configuration."}
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 from ...report.claims import difference_of, interval, row
 from .spec import SPEC
 
+FINDINGS = ("slower", "where", "partition_free", "pipelining")  # the cost, its cause, the fix, the catch
 FIGURES = {
     "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
                           "(layers sweep), with 95% bootstrap intervals.",

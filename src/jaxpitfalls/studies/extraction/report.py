@@ -13,6 +13,7 @@ from ...report.aggregate import base_config_id, measured, setting_labels
 from ...report.claims import ratio_interval
 from .spec import FIXES, SPEC, estimate
 
+FINDINGS = ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "time_split")  # fix by fix, then where
 FIGURES = {
     "throughput": "Tokens per second of one pass per variant and configuration (log scale).",
     "time_split": "Where a pass's time goes per variant (base configuration): forward, device-to-host "

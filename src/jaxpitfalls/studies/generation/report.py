@@ -12,6 +12,7 @@ import pandas as pd
 from ...report.aggregate import measured
 from .spec import SPEC
 
+FINDINGS = ("cache_faster", "recompiles", "short_warmup", "scan")  # the cache, static shapes, warmup, scan
 FIGURES = {
     "tokens_per_s": "Tokens per second per variant vs each swept setting (log scale), proper warmup only.",
     "warmup_pitfall": "Median time of one generation with a proper warmup and with the insufficient one "
