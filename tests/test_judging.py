@@ -10,7 +10,7 @@ from hand_tables import run_on
 
 from jaxpitfalls import studies
 from jaxpitfalls.report.claims import Judged
-from jaxpitfalls.report.judging import Judges
+from jaxpitfalls.report.judging import Judges, once_per_run
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
 
@@ -52,3 +52,6 @@ def test_a_derived_table_is_computed_once_per_run():
     run = run_on(SPEC, "base", steps=pd.DataFrame({"config_id": ["base", "other"]}))
     assert (run.derived(count), run.derived(count), len(calls)) == (2, 2, 1)
     assert run.base_id == "base"
+    counted = once_per_run(count)  # as claims modules declare their shared helpers
+    other = run_on(SPEC, "base", steps=pd.DataFrame({"config_id": ["base"]}))
+    assert (counted(other), counted(other), counted(run), len(calls)) == (1, 1, 2, 2)  # run's cached above

@@ -112,7 +112,7 @@ def _merge_finding(records: list[dict[str, Any]]) -> dict[str, Any]:
     merged = {}
     for key, first in records[0].items():
         values = [r[key] for r in records]
-        if isinstance(first, str) or isinstance(first, bool):
+        if isinstance(first, (str, bool)):
             merged[key] = first if len(set(values)) == 1 else "; ".join(map(str, values))
         elif key.endswith("_ci_low"):
             merged[key] = min(values)

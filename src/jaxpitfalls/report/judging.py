@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, wraps
 from typing import Any
 
 import pandas as pd
@@ -25,7 +25,7 @@ class Run:
     """What every claim of a study reads: its tables by name (as aggregate wrote them, one process's or all
     pooled), the proper measurements apart from the demonstrations (`comp`, `steps`), and the base
     configuration, computed once. `derived` caches what several claims compute from the tables (a fit, a
-    demonstration's rows)."""
+    demonstration's rows): a function decorated `once_per_run`."""
 
     spec: StudySpec
     tables: Mapping[str, pd.DataFrame]
@@ -63,10 +63,20 @@ class Run:
         return judged_at(self.comp, self.spec.claims[key].numbers[0], self.base_id)
 
     def derived(self, compute: Callable[[Run], Any]) -> Any:
-        """`compute(self)`, computed once per run however many claims read it."""
+        """`compute(self)`, computed once per run however many claims read it (see `once_per_run`)."""
         if compute not in self._derived:
             self._derived[compute] = compute(self)
         return self._derived[compute]
+
+
+def once_per_run(compute: Callable[[Run], Any]) -> Callable[[Run], Any]:
+    """`compute` as several claims call it: computed once per run (`Run.derived`), e.g. a fit or a table."""
+
+    @wraps(compute)
+    def cached(run: Run) -> Any:
+        return run.derived(compute)
+
+    return cached
 
 
 class Judges:

@@ -21,7 +21,7 @@ from ...report.claims import (
     to_decide,
     verdict,
 )
-from ...report.judging import Judges, Run
+from ...report.judging import Judges, Run, once_per_run
 from .report import in_mode, throughput, warmup_pass_seconds
 from .spec import FIRST_PASS_VARIANTS, SPEC, STACKED_COPY_GAIN
 
@@ -37,12 +37,9 @@ REMOVABLE = {
 }
 
 
+@once_per_run
 def _speeds(run: Run) -> pd.DataFrame:
     """Throughput and the pass's phases per configuration and variant (the report's table)."""
-    return run.derived(_throughput)
-
-
-def _throughput(run: Run) -> pd.DataFrame:
     return throughput(run.tables["steps"])
 
 
@@ -80,7 +77,7 @@ def _fix(run: Run, key: str) -> Judged:
     if fix == FIRST_PASS_VARIANTS:
         return _first_pass_fix(run, config_id, where, fix, at_structure)
     r = run.pair(slow, fast, config_id, mode="extract")
-    first = run.derived(_warmup_passes)
+    first = _warmup_passes(run)
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
     return Judged(
@@ -91,7 +88,9 @@ def _fix(run: Run, key: str) -> Judged:
     )
 
 
+@once_per_run
 def _warmup_passes(run: Run) -> pd.Series:
+    """Each variant's single warmup pass in seconds, by configuration."""
     return warmup_pass_seconds(run.tables["steps"])
 
 

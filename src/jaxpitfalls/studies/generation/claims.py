@@ -19,7 +19,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from ...report.judging import Judges, Run
+from ...report.judging import Judges, Run, once_per_run
 from .report import pitfall
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
 
@@ -147,12 +147,9 @@ def distorted(off: tuple[float, float, float]) -> bool | None:
 NO_DEMONSTRATION = "not measured: no configuration with warmup_fraction below 1"
 
 
+@once_per_run
 def _pitfall(run: Run) -> pd.DataFrame:
     """The demonstrations beside their proper configurations (empty where the config has none)."""
-    return run.derived(_pitfall_rows)
-
-
-def _pitfall_rows(run: Run) -> pd.DataFrame:
     return pitfall(run.tables["steps"])
 
 

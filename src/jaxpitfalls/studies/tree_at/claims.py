@@ -18,38 +18,29 @@ from ...report.claims import (
     row,
     verdict,
 )
-from ...report.judging import Judges, Run
+from ...report.judging import Judges, Run, once_per_run
 from .report import exponent_text, scaling
 from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
 
+@once_per_run
 def _transforms(run: Run) -> pd.Series:
     """Each configuration's transforms in the plan."""
-    return run.derived(_transforms_of)
-
-
-def _transforms_of(run: Run) -> pd.Series:
     return run.steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
 
 
+@once_per_run
 def _comp(run: Run) -> pd.DataFrame:
     """The paired ratios against the floor, with each configuration's transforms."""
-    return run.derived(_against_floor)
-
-
-def _against_floor(run: Run) -> pd.DataFrame:
     comp = run.comp[run.comp.baseline == SPEC.floor]
     return comp.assign(transforms=comp.config_id.map(_transforms(run)))
 
 
+@once_per_run
 def _fits(run: Run) -> pd.DataFrame:
     """The fitted exponents of time vs transforms, by (mode, variant)."""
-    return run.derived(_fitted)
-
-
-def _fitted(run: Run) -> pd.DataFrame:
     return scaling(run.steps).set_index(["mode", "variant"])
 
 
