@@ -42,6 +42,7 @@ def test_every_variant_stores_what_the_model_computes_for_the_real_tokens(inputs
     sequences = extraction.dataset(inputs["data"], CONF)
     layers = tuple(range(config.num_hidden_layers + 1))
     _, hidden = model(jnp.asarray(sequences[0]))
+    counts = {}
     for name, cls in extractors.EXTRACTORS.items():
         out = tmp_path / name
         out.mkdir()
@@ -51,7 +52,33 @@ def test_every_variant_stores_what_the_model_computes_for_the_real_tokens(inputs
         assert first_batch.shape == (len(sequences[0]) + len(sequences[1]), 32)
         np.testing.assert_allclose(first_batch[:len(sequences[0])], hidden[2], rtol=1e-4, atol=1e-5, err_msg=name)
         assert len(list(out.glob("*.npy"))) == len(layers) * 2  # a file per layer and batch
-    assert extractor.counts == {"forward_calls": 2, "host_copies": 2, "max_in_flight": 2}  # pipelined
+        counts[name] = extractor.counts
+    assert counts["pipelined"] == {"forward_calls": 2, "host_copies": 2, "max_in_flight": 2}
+    assert counts["scanned"] == {"forward_calls": 1, "host_copies": 1, "max_in_flight": 1}  # one chunk of 2
+
+
+def test_scanned_chunks_are_equal_and_fill_the_last_with_empty_batches(inputs, tmp_path, monkeypatch):
+    """Five batches at most two per chunk: three chunks of two, the last one's second batch empty (masked, not
+    stored); what is stored is what pipelined stores, batch by batch."""
+    monkeypatch.setattr(extractors, "MAX_SCAN_CHUNK", 2)
+    model, config = checkpoint.load_model(inputs["model"])
+    conf = CONF | {"sequences": 9}
+    data = extraction.dataset_batches(extraction.dataset(inputs["data"], conf), conf, padded=True)
+    chunks = extractors.scan_chunks(data)
+    assert [c[0].shape[0] for c in chunks] == [2, 2, 2] and [len(c[2]) for c in chunks] == [2, 2, 1]
+    assert chunks[-1][1][1].sum() == 0
+    assert [len(c) for c in (extractors.scan_chunks(data * 4), extractors.scan_chunks(data[:4]))] == [10, 2]
+    layers = tuple(range(config.num_hidden_layers + 1))
+    stored = {}
+    for cls in (extractors.Pipelined, extractors.Scanned):
+        out = tmp_path / cls.name
+        out.mkdir()
+        extractor = cls(model, layers)
+        extractor.run(data, out)
+        stored[cls.name] = extraction.stored(out)
+        assert len(list(out.glob("*.npy"))) == len(layers) * len(data)
+    assert extractor.counts == {"forward_calls": 3, "host_copies": 3, "max_in_flight": 2}
+    np.testing.assert_allclose(stored["scanned"], stored["pipelined"], rtol=1e-4, atol=1e-5)
 
 
 def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):

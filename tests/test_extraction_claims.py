@@ -1,7 +1,9 @@
-"""The extraction claims bounded instead of timed, or judged on what the guards found, on known numbers:
-vectorizing's gain can be no larger than removing every copy of jit_padded's pass, the copies' share at a small
-batch is not testable where a copy is a host memcpy (a CPU backend), and returning every layer's activations
-from a jitted call that compiles nothing in its timed passes refutes "it breaks JIT"."""
+"""The extraction claims bounded instead of timed, or judged on what the guards and probes found, on known
+numbers: vectorizing's gain can be no larger than removing every copy of jit_padded's pass, scanning over batches
+no larger than removing pipelined's per-batch dispatching, the copies' share at a small batch is not testable
+where a copy is a host memcpy (a CPU backend), returning every layer's activations from a jitted call that
+compiles nothing in its timed passes refutes "it breaks JIT", and donated parameters are judged on what donating
+them freed."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from jaxpitfalls.studies.extraction.claims import (
     _batched_copy,
     _copies_small_batches,
     _device_get_async,
+    _donate_params,
+    _fix,
     _return_activations,
     _time_split,
 )
-from jaxpitfalls.studies.extraction.spec import SPEC
+from jaxpitfalls.studies.extraction.spec import SCAN, SPEC
 
 BASE = "layers24-hidden896"  # the write-up's structure (QWEN2_05B)
 COMP = pd.DataFrame([{"config_id": BASE, "layers": 24, "hidden": 896, "axes": "layers,hidden"}])
@@ -82,6 +86,28 @@ def test_the_time_split_is_judged_on_copies_and_python_in_eager_s_pass(transfer_
     assert judged.ours[0][0] == pytest.approx(100 * (transfer_ms + storage_ms) / 2800.0)  # the write-up's structure
 
 
+def _scan_run(ratio: tuple[float, float, float], dispatch_ms: float) -> Run:
+    """pipelined / scanned at the write-up's structure, `ratio`; pipelined's 4400 ms pass spends `dispatch_ms`
+    dispatching (its forward phase), 400 ms waiting for and copying results."""
+    comp = COMP.assign(variant="pipelined", baseline="scanned", mode="extract", ratio=ratio[0],
+                       ratio_ci_low=ratio[1], ratio_ci_high=ratio[2])
+    steps = pd.DataFrame([_pass("pipelined", 4400.0, 400.0 - dispatch_ms, 4000.0 - dispatch_ms),
+                          _pass("scanned", 4400.0 / ratio[0], 400.0, 0.0)])
+    steps.loc[0, "phase_forward_ms"] = dispatch_ms
+    return run_on(SPEC, BASE, comparisons=comp, steps=steps)
+
+
+@pytest.mark.parametrize(("ratio", "dispatch_ms", "expected", "says"), [
+    ((1.01, 0.98, 1.04), 20.0, NOT_TESTABLE, "removing all it can (20.0 ms of a 4400.0 ms pass) gives at most "
+                                             "1.005x, inside the interval's half-width"),  # this CPU: one host
+    ((1.30, 1.25, 1.35), 1500.0, "reproduced", "1.300x [1.250, 1.350] at the write-up's structure"),
+    ((0.80, 0.75, 0.85), 1500.0, "not reproduced", "0.800x [0.750, 0.850]"),  # the chunks lost the overlap
+])
+def test_scanning_over_batches_is_bounded_by_the_dispatching_it_removes(ratio, dispatch_ms, expected, says):
+    judged = applicable(_fix(_scan_run(ratio, dispatch_ms), "scan_batches", SCAN))
+    assert judged.verdict == expected and says in judged.measured, judged.measured
+
+
 def _probed(share: tuple[float, float, float], dispatch_ms: float = 0.1) -> Run:
     checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
                             "device_get_returned": "numpy.ndarray", "device_get_probes": 15,
@@ -117,3 +143,31 @@ def test_the_device_get_probe_times_a_real_dispatch_and_says_what_came_back():
     assert found["returned"] == "numpy.ndarray" and found["probes"] == 5
     assert found["share_of_run_ci_low"] <= found["share_of_run"] <= found["share_of_run_ci_high"]
     assert set(found) >= {"dispatch_ms", "blocked_ms", "device_get_ms", "copy_to_host_async_ms"}
+
+
+@pytest.mark.parametrize(("forward", "freed", "second"), [
+    (lambda m, ids, mask: (m["w"] * ids).sum() + m["b"].sum(), 0, "ran"),  # no output of w's shape: none reused
+    (lambda m, ids, mask: m["w"] * 2 + ids + m["b"].sum(), 1, "failed"),  # an output takes w: freed, then gone
+])
+def test_the_donation_probe_counts_what_donating_freed_and_what_the_next_batch_did(forward, freed, second):
+    import jax.numpy as jnp
+
+    from jaxpitfalls.studies.extraction import donation
+
+    model = {"w": jnp.ones((4, 4)), "b": jnp.ones((3,))}
+    batch = (jnp.ones((4, 4)), jnp.ones((4, 4)))
+    found = donation.probe(model, forward, batch, batch)
+    assert found["parameters"] == 2 and found["freed"] == freed and found["second_batch"].startswith(second)
+    assert found["warned_not_usable"] and not model["w"].is_deleted()  # "b" is never reused; the probe's copy
+    assert found["freed_mb"] == pytest.approx(freed * 64 / 2**20)
+
+
+@pytest.mark.parametrize(("freed", "expected"), [(0, "not reproduced"), (290, "reproduced")])
+def test_donating_the_parameters_is_judged_on_what_the_probe_freed(freed, expected):
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
+                            "donation_parameters": 290, "donation_freed": freed, "donation_parameter_mb": 1340.0,
+                            "donation_freed_mb": 1340.0 * freed / 290, "donation_warned_not_usable": freed == 0,
+                            "donation_second_batch": "ran" if freed == 0 else "failed: ValueError: deleted"}])
+    judged = _donate_params(run_on(SPEC, BASE, checks=checks))
+    assert judged.verdict == expected, judged.measured
+    assert judged.measured.startswith(f"the jitted forward with the parameters donated freed {freed} of 290")

@@ -101,6 +101,9 @@ def test_extraction_stores_agreeing_activations_and_reports_its_phases(smoke_run
         assert doc["structure"]["last_batch"] < doc["config"]["batch"]  # ragged
         assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == set(extraction_variants())
         assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
+        calls = {v: doc["variants"][v]["signature"]["forward_calls_per_pass"] for v in ("pipelined", "scanned")}
+        assert calls["scanned"] < calls["pipelined"]  # one scanned call per chunk of batches
+        assert set(doc["checks"]["findings"]) == {"device_get", "donation"}
     section = (smoke_run / "reports" / "report.md").read_text().split("## Study `extraction`")[1]
     assert "### Gains phase by phase" in section and "figures/extraction/time_split.png" in section
 

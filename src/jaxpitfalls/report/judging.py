@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..studies.interface import StudySpec
 from .aggregate import base_config_id, measured
-from .claims import Judged, at_write_up_structure, judged_at, row
+from .claims import NOT_MEASURED, Judged, at_write_up_structure, judged_at, row
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,24 @@ class Run:
         whether it is the write-up's structure."""
         return judged_at(self.comp, self.spec.claims[key].numbers[0], self.base_id)
 
+    def probed(self, name: str) -> pd.Series | None:
+        """The base configuration's checks row where its job recorded the probe `name` (`checks.findings`: the
+        `<name>_*` columns), else None (results older than the probe)."""
+        checks = row(measured(self.tables["checks"]), config_id=self.base_id)
+        found = [key for key in checks.index if key.startswith(f"{name}_")]
+        return checks if found and not checks[found].isna().all() else None
+
     def derived(self, compute: Callable[[Run], Any]) -> Any:
         """`compute(self)`, computed once per run however many claims read it (see `once_per_run`)."""
         if compute not in self._derived:
             self._derived[compute] = compute(self)
         return self._derived[compute]
+
+
+def not_probed(name: str) -> Judged:
+    """A claim judged on probe `name` where the job recorded none (`Run.probed`)."""
+    return Judged(measured=f"not measured: the job recorded no {name} probe (results older than it)",
+                  verdict=NOT_MEASURED)
 
 
 def once_per_run(compute: Callable[[Run], Any]) -> Callable[[Run], Any]:

@@ -21,19 +21,21 @@ from ...report.claims import (
     to_decide,
     verdict,
 )
-from ...report.judging import Judges, Run, once_per_run
+from ...report.judging import Judges, Run, not_probed, once_per_run
 from .report import in_mode, throughput, warmup_pass_seconds
-from .spec import FIRST_PASS_VARIANTS, SPEC, STACKED_COPY_GAIN
+from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, STACKED_COPY_GAIN
 
 IMMEDIATE, WAITS = 0.1, 0.5  # device_get's share of the run left: at most returns at once, at least waits for it
 
 JUDGES = Judges(SPEC)
 
 # What a fix removes at best, from the pass's phases of the variant before it (ms per pass): the blocking
-# copies (all of the transfer), or pipelining's overlap (the smaller side of device work and host work).
+# copies (all of the transfer), pipelining's overlap (the smaller side of device work and host work), or the
+# scan's per-batch dispatching (pipelined's forward phase: it only dispatches, the wait is in its transfer).
 REMOVABLE = {
     ("jit_padded", "jit_padded_async"): lambda p: p.transfer_ms,
     ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, p.transfer_ms + p.storage_ms),
+    SCAN: lambda p: p.forward_ms,
 }
 
 
@@ -69,10 +71,11 @@ def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], 
     )
 
 
-def _fix(run: Run, key: str) -> Judged:
+def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     """A fix's gain, time before / time after over warm passes at the write-up's structure where run (padding's
-    over fresh first passes), bounded by what it can remove here."""
-    slow, fast = fix = tuple(key.split("/"))
+    over fresh first passes), bounded by what it can remove here. `fix`: (before, after), where the key does
+    not name them as `before/after`."""
+    slow, fast = fix = fix or tuple(key.split("/"))
     config_id, where, at_structure = run.headline(key)
     if fix == FIRST_PASS_VARIANTS:
         return _first_pass_fix(run, config_id, where, fix, at_structure)
@@ -99,6 +102,7 @@ for _key in ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "jit_
              "eager/jit_padded_async", "eager/pipelined"):
     JUDGES(_key)(partial(_fix, key=_key))
 del _key
+JUDGES("scan_batches")(partial(_fix, key="scan_batches", fix=SCAN))
 
 
 def _eager(run: Run) -> pd.Series:
@@ -142,10 +146,9 @@ def _time_split(run: Run) -> Judged:
 def _device_get_async(run: Run) -> Judged:
     """The job's probe of jax.device_get (device_get.py): how much of the run left after the dispatch returned it
     took, per probe."""
-    checks = row(measured(run.tables["checks"]), config_id=run.base_id)
-    if "device_get_returned" not in checks or pd.isna(checks.device_get_returned):
-        return Judged(measured="not measured: the job recorded no device_get probe (results older than it)",
-                      verdict=NOT_MEASURED)
+    checks = run.probed("device_get")
+    if checks is None:
+        return not_probed("device_get")
     share = (checks.device_get_share_of_run, checks.device_get_share_of_run_ci_low,
              checks.device_get_share_of_run_ci_high)
     shown = (f"jax.device_get right after a dispatch took {interval(*share)} of the run left once the dispatch "
@@ -162,6 +165,23 @@ def _device_get_async(run: Run) -> Judged:
         or f"it waited for part of the run, between returning at once ({IMMEDIATE:g}) and waiting ({WAITS:g}): "
            "more probes would not decide it")
     return Judged(measured=shown, reason=reason, verdict=verdict(outcome))
+
+
+@JUDGES("donate_params")
+def _donate_params(run: Run) -> Judged:
+    """The job's probe of donating the parameters (donation.py): what the first call freed, what the second did."""
+    checks = run.probed("donation")
+    if checks is None:
+        return not_probed("donation")
+    warned = "JAX warned the donated buffers were not usable" if checks.donation_warned_not_usable else \
+        "no warning"
+    return Judged(
+        measured=f"the jitted forward with the parameters donated freed {int(checks.donation_freed)} of "
+                 f"{int(checks.donation_parameters)} parameter buffers ({checks.donation_freed_mb:.1f} of "
+                 f"{checks.donation_parameter_mb:.1f} MB) at {run.base_id} ({warned}); the next batch with the "
+                 f"same parameters {checks.donation_second_batch}",
+        verdict=verdict(bool(checks.donation_freed > 0)),
+    )
 
 
 @JUDGES("eager_recompiles")

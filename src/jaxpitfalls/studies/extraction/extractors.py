@@ -1,4 +1,4 @@
-"""Five ways to extract a decoder's activations for a dataset, cumulative as the write-up's phases (seeds/001).
+"""Six ways to extract a decoder's activations for a dataset, cumulative as the write-up's phases (seeds/001).
 
 Every variant runs the same loop: batches of sequences -> forward -> activations of the requested layers
 -> the real (unpadded) tokens' rows stored, one `.npy` file per layer and batch (a layer shard). They differ
@@ -12,7 +12,11 @@ in how:
   shape and one program serves them all; copies as `eager`;
 - `jit_padded_async`: as `jit_padded`, but one batched device-to-host copy per batch, started
   asynchronously, instead of a blocking copy per sample and layer;
-- `pipelined`: as `jit_padded_async`, with batch i+1 dispatched before batch i is stored.
+- `pipelined`: as `jit_padded_async`, with batch i+1 dispatched before batch i is stored;
+- `scanned`: as `pipelined`, but over chunks of batches, each chunk's forwards one jitted `lax.scan` (the
+  write-up's phase 2 "pipeline multiple batches with jax.lax.scan"): one dispatch per chunk instead of per
+  batch. A chunk holds at most MAX_SCAN_CHUNK batches (its activations stay on the device together); the
+  chunks are equal, the last one filled with empty (masked) batches so that one program serves them all.
 
 Each records what it did per pass (host copies, batches in flight, forward calls) and its time split into
 forward, transfer and storage.
@@ -31,7 +35,7 @@ import numpy as np
 Batch = tuple[np.ndarray, np.ndarray, list[int]]  # ids (b, s), mask (b, s), real lengths
 
 
-def _forward(model, ids, mask, layers: tuple[int, ...]):
+def hidden_states(model, ids, mask, layers: tuple[int, ...]):
     """The requested layers' hidden states of a batch, stacked: (layers, batch, seq, hidden)."""
     _, hidden = jax.vmap(model)(ids, mask)
     return jnp.stack([hidden[i] for i in layers])
@@ -66,7 +70,7 @@ class Extractor:
         self.counts = {"forward_calls": 0, "host_copies": 0, "max_in_flight": 0}
 
     def _compiled(self) -> Callable:
-        return jax.jit(lambda model, ids, mask: _forward(model, ids, mask, self.layers))
+        return jax.jit(lambda model, ids, mask: hidden_states(model, ids, mask, self.layers))
 
     def _timed(self, phase: str, fn: Callable):
         start = time.perf_counter()
@@ -101,7 +105,7 @@ class Eager(Extractor):
     padded = False
 
     def _compiled(self) -> Callable:
-        return lambda model, ids, mask: _forward(model, ids, mask, self.layers)
+        return lambda model, ids, mask: hidden_states(model, ids, mask, self.layers)
 
 
 class Jit(Extractor):
@@ -145,4 +149,48 @@ class Pipelined(JitPaddedAsync):
             self._timed("storage", lambda h=host, i=index: self.store(h, data[i][2], i, out_dir))
 
 
-EXTRACTORS = {e.name: e for e in (Eager, Jit, JitPadded, JitPaddedAsync, Pipelined)}
+MAX_SCAN_CHUNK = 8  # batches per scanned call at most: their activations are on the device at once
+
+
+def scan_chunks(data: list[Batch]) -> list[tuple[np.ndarray, np.ndarray, list[list[int]]]]:
+    """The batches as equal chunks of at most MAX_SCAN_CHUNK, stacked: ids and mask (k, b, s), and each real
+    batch's lengths (the last chunk's empty batches, all masked, have none and are not stored)."""
+    n_chunks = -(-len(data) // MAX_SCAN_CHUNK)
+    size = -(-len(data) // n_chunks)
+    empty = (np.zeros_like(data[0][0]), np.zeros_like(data[0][1]))
+    out = []
+    for start in range(0, len(data), size):
+        chunk = data[start:start + size]
+        filled = [b[:2] for b in chunk] + [empty] * (size - len(chunk))
+        out.append((np.stack([f[0] for f in filled]), np.stack([f[1] for f in filled]), [b[2] for b in chunk]))
+    return out
+
+
+class Scanned(Pipelined):
+    name = "scanned"
+
+    def _compiled(self) -> Callable:
+        def scan(model, ids, mask):
+            def body(carry, batch):
+                return carry, hidden_states(model, batch[0], batch[1], self.layers)
+
+            return jax.lax.scan(body, None, (ids, mask))[1]  # (k, layers, batch, seq, hidden)
+
+        return jax.jit(scan)
+
+    def run(self, data: list[Batch], out_dir: Path) -> None:
+        chunks = scan_chunks(data)
+        self.counts["max_in_flight"] = 2 if len(chunks) > 1 else 1
+        pending = self._timed("forward", lambda: self.dispatch(chunks[0]))
+        index = 0
+        for c, (_, _, lengths) in enumerate(chunks):
+            current = pending
+            if c + 1 < len(chunks):  # chunk c+1 goes to the device before chunk c is stored
+                pending = self._timed("forward", lambda n=c + 1: self.dispatch(chunks[n]))
+            host = self._timed("transfer", lambda a=current: self.to_host(a))
+            for j, n in enumerate(lengths):
+                self._timed("storage", lambda h=host[j], n=n, i=index: self.store(h, n, i, out_dir))
+                index += 1
+
+
+EXTRACTORS = {e.name: e for e in (Eager, Jit, JitPadded, JitPaddedAsync, Pipelined, Scanned)}

@@ -18,8 +18,8 @@ from ...harness.protocol import Runner, measure_mode
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
 from ..settings import Timing, Traced
-from . import device_get
-from .extractors import EXTRACTORS, Extractor, batches
+from . import device_get, donation
+from .extractors import EXTRACTORS, Extractor, batches, hidden_states
 from .spec import FIRST_PASS_VARIANTS, SPEC
 
 if tuple(EXTRACTORS) != SPEC.variants:  # the spec names them for the plan and the report
@@ -150,7 +150,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"],
                                                            SPEC.extra_pairs)
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
-        found = device_get_probe(samplers["jit_padded"].extractor, data[True][0])
+        found = {"device_get": device_get_probe(samplers["jit_padded"].extractor, data[True][0]),
+                 "donation": donation.probe(model, lambda m, ids, mask: hidden_states(m, ids, mask, layers),
+                                            *data[True][:2])}
         fresh, fresh_comparisons, fresh_peak, fresh_machine = first_passes(model, layers, data, scratch, sampling,
                                                                            conf["id"])
     finally:
@@ -172,7 +174,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         "checks": {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)",
                                                  "atol_relative_to_max_activation": AGREE_ATOL,
                                                  "max_activation": scale},
-                   "signatures_distinct": distinct, "findings": {"device_get": found}},
+                   "signatures_distinct": distinct, "findings": found},
         "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
                       "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
                       "length": conf["max_len"], "hidden": int(model.embed_tokens.shape[1])},

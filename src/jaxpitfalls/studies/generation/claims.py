@@ -6,9 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import ratio_of_estimates
-from ...report.aggregate import measured
 from ...report.claims import (
-    NOT_MEASURED,
     Decision,
     Judged,
     decide,
@@ -19,7 +17,7 @@ from ...report.claims import (
     verdict,
     within,
 )
-from ...report.judging import Judges, Run, once_per_run
+from ...report.judging import Judges, Run, not_probed, once_per_run
 from .report import pitfall
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
 
@@ -93,10 +91,9 @@ def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
 @JUDGES("match_warmup_config")
 def _match_warmup_config(run: Run) -> Judged:
     """The job's mismatched-warmup probe (measure.mismatched_warmup) at the base."""
-    checks = row(measured(run.tables["checks"]), config_id=run.base_id)
-    if "mismatched_warmup_mismatched_compiles" not in checks or pd.isna(checks.mismatched_warmup_mismatched_compiles):
-        return Judged(measured="not measured: the job recorded no mismatched-warmup probe (results older than it)",
-                      verdict=NOT_MEASURED)
+    checks = run.probed("mismatched_warmup")
+    if checks is None:
+        return not_probed("mismatched_warmup")
     mismatched, matched = (int(checks[f"mismatched_warmup_{w}_compiles"]) for w in ("mismatched", "matched"))
     return Judged(
         measured=f"at {run.base_id}, {checks.mismatched_warmup_timed} warmed up by "
