@@ -2,8 +2,8 @@
 numbers: vectorizing's gain can be no larger than removing every copy of jit_padded's pass, scanning over batches
 no larger than removing pipelined's per-batch dispatching, the copies' share at a small batch is not testable
 where a copy is a host memcpy (a CPU backend), returning every layer's activations from a jitted call that
-compiles nothing in its timed passes refutes "it breaks JIT", and donated parameters are judged on what donating
-them freed."""
+compiles nothing in its timed passes refutes "it breaks JIT", the write-up's un-jitted decode step with activations
+is judged on eager / jit on one token, and donated parameters on what donating them freed."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.extraction.claims import (
     _batched_copy,
     _copies_small_batches,
+    _decode_activations,
     _device_get_async,
     _donate_params,
     _fix,
@@ -171,3 +172,36 @@ def test_donating_the_parameters_is_judged_on_what_the_probe_freed(freed, expect
     judged = _donate_params(run_on(SPEC, BASE, checks=checks))
     assert judged.verdict == expected, judged.measured
     assert judged.measured.startswith(f"the jitted forward with the parameters donated freed {freed} of 290")
+
+
+def test_the_decode_step_probe_pairs_eager_and_jitted_calls_on_one_token():
+    import jax.numpy as jnp
+
+    from jaxpitfalls.studies.extraction import decode_step
+
+    weights = {"w": jnp.ones((8, 8))}
+    found = decode_step.probe(weights, lambda m, ids, mask: jnp.stack([m["w"] * ids.sum()] * 3), probes=5)
+    assert found["probes"] == 5 and found["eager_ms"] > 0 and found["jit_ms"] > 0
+    assert found["ratio_ci_low"] <= found["ratio"] <= found["ratio_ci_high"]
+
+
+@pytest.mark.parametrize(("ratio", "expected"), [
+    ((6.0, 5.5, 6.6), "reproduced"),  # un-jitted: every operation dispatched on its own
+    ((0.9, 0.85, 0.95), "not reproduced"),
+    ((1.02, 0.9, 1.2), "inconclusive"),
+])
+def test_the_decode_step_with_activations_is_judged_on_eager_over_jit(ratio, expected):
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
+                            "decode_step_probes": 15, "decode_step_eager_ms": 30.0, "decode_step_jit_ms": 5.0,
+                            "decode_step_ratio": ratio[0], "decode_step_ratio_ci_low": ratio[1],
+                            "decode_step_ratio_ci_high": ratio[2]}])
+    judged = _decode_activations(run_on(SPEC, BASE, checks=checks))
+    assert judged.verdict == expected, judged.measured
+    assert judged.measured.startswith(f"the decode step with every layer's activations on one token, un-jitted / "
+                                      f"jitted {ratio[0]:.3f}x")
+
+
+def test_a_result_older_than_a_probe_leaves_its_claim_not_measured():
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "", "outputs_agree": "yes"}])
+    judged = _decode_activations(run_on(SPEC, BASE, checks=checks))
+    assert judged.verdict == NOT_MEASURED and "recorded no decode_step probe" in judged.measured

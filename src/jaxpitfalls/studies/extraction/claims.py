@@ -167,6 +167,22 @@ def _device_get_async(run: Run) -> Judged:
     return Judged(measured=shown, reason=reason, verdict=verdict(outcome))
 
 
+@JUDGES("decode_activations")
+def _decode_activations(run: Run) -> Judged:
+    """The job's probe of the write-up's decode step with activations (decode_step.py), un-jitted against jitted."""
+    checks = run.probed("decode_step")
+    if checks is None:
+        return not_probed("decode_step")
+    ratio = (checks.decode_step_ratio, checks.decode_step_ratio_ci_low, checks.decode_step_ratio_ci_high)
+    slower = decide(ratio[1], ratio[2], 1, log=True, of="eager / jit")
+    return Judged(
+        measured=f"the decode step with every layer's activations on one token, un-jitted / jitted "
+                 f"{interval(*ratio, 'x')} at {run.base_id} (medians of {int(checks.decode_step_probes)} calls: "
+                 f"{checks.decode_step_eager_ms:.1f} ms un-jitted, {checks.decode_step_jit_ms:.2f} ms jitted)",
+        reason=slower.reason, verdict=slower.verdict(),
+    )
+
+
 @JUDGES("donate_params")
 def _donate_params(run: Run) -> Judged:
     """The job's probe of donating the parameters (donation.py): what the first call freed, what the second did."""

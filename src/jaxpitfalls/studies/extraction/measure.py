@@ -6,6 +6,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ...harness.protocol import Runner, measure_mode
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
 from ..settings import Timing, Traced
-from . import device_get, donation
+from . import decode_step, device_get, donation
 from .extractors import EXTRACTORS, Extractor, batches, hidden_states
 from .spec import FIRST_PASS_VARIANTS, SPEC
 
@@ -150,9 +151,10 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"],
                                                            SPEC.extra_pairs)
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
+        forward = partial(hidden_states, layers=layers)
         found = {"device_get": device_get_probe(samplers["jit_padded"].extractor, data[True][0]),
-                 "donation": donation.probe(model, lambda m, ids, mask: hidden_states(m, ids, mask, layers),
-                                            *data[True][:2])}
+                 "decode_step": decode_step.probe(model, forward),
+                 "donation": donation.probe(model, forward, *data[True][:2])}
         fresh, fresh_comparisons, fresh_peak, fresh_machine = first_passes(model, layers, data, scratch, sampling,
                                                                            conf["id"])
     finally:
