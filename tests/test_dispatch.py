@@ -8,11 +8,12 @@ import jax
 import numpy as np
 import pytest
 
+from jaxpitfalls import results
 from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
-from jaxpitfalls.studies.dispatch.spec import SPEC
+from jaxpitfalls.studies.dispatch.spec import SPEC, Timing
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +72,30 @@ def test_batches_are_deterministic_and_always_have_a_target():
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert ((a["labels"] >= 0).sum(axis=1) >= 1).all()
     assert jax.numpy.asarray(a["input_ids"]).dtype == np.int32
+
+
+def test_a_run_times_the_forward_of_filter_jit_and_jit_partition_only_as_its_infer_mode(tiny_bert_dir):
+    """run() refuses forwards whose logits differ (bitwise on CPU) or whose signatures match; the `infer` mode
+    is filter_jit's and jit_partition's alone, compared with jit_partition, and the result stays valid."""
+    conf = {"id": "t", "layers": 1, "hidden": 16, "batch": 2, "seq": 16, "dropout": 0.1, "attention": "explicit",
+            "axes": ["layers"]}
+    settings = Timing.of({"repeats": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
+    doc = dispatch.run(conf, {"model": str(tiny_bert_dir)}, settings)
+    results.validate(doc | {"study": "dispatch", "config_id": "t", "config": conf | {"model": "m"}, "settings": {},
+                            "environment": {"python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu",
+                                            "device_count": 1, "cpu_model": "x", "xla_flags": "", "config_hash": "h",
+                                            "git": {"commit": None, "dirty": None}, "timestamp": "t"}})
+    timed = {name for name, v in doc["variants"].items() if "infer" in v["modes"]}
+    assert timed == {"filter_jit", "jit_partition"}
+    assert all(doc["variants"][name]["modes"]["infer"]["compiles_in_timed_region"] == 0 for name in timed)
+    assert [(c["variant"], c["baseline"]) for c in doc["comparisons"] if c["mode"] == "infer"] == [
+        ("filter_jit", "jit_partition")]
+    assert set(doc["memory"]) == set(doc["machine"]) == set(SPEC.modes)
+    agree, distinct = doc["checks"]["inference_outputs_agree"], doc["checks"]["inference_signatures_distinct"]
+    assert agree["compared"] == "bitwise" and set(agree["bitwise_equal"]) == timed
+    assert agree["values"] == 2 * 16 * 64  # batch x seq x vocabulary: the logits
+    assert distinct["distinct_signatures"] == 2
+    forward = {name: doc["variants"][name]["signature"]["infer"] for name in timed}
+    assert forward["filter_jit"]["callable"].startswith("equinox.") and forward["jit_partition"]["leaves_out"] == 1
+    # the forward's arguments are the model (or its arrays) and the batch: no optimizer state, no key
+    assert forward["filter_jit"]["leaves_in"] < doc["variants"]["filter_jit"]["signature"]["leaves_in"]

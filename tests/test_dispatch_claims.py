@@ -10,7 +10,7 @@ from hand_tables import run_on
 
 from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
-from jaxpitfalls.studies.dispatch.claims import _every_call, _not_compute, _slower, _where
+from jaxpitfalls.studies.dispatch.claims import _every_call, _inference_ok, _not_compute, _slower, _where
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
@@ -106,3 +106,23 @@ def test_a_claim_at_bert_base_s_pytree_but_not_its_width_is_labelled_and_not_cou
     judged = _where(run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=overhead))
     assert judged.verdict == "reproduced" and judged.ours == (None,)
     assert "(BERT-base's 12-layer pytree at hidden 64, not its 768: supporting only)" in judged.measured
+
+
+@pytest.mark.parametrize(("forward", "expected"), [
+    ((1.03, 1.01, 1.06), "reproduced"),  # a forward call within 10% of jit_partition's: acceptable
+    ((1.30, 1.20, 1.40), "not reproduced"),  # even a forward pays over 10% more
+    ((1.08, 1.02, 1.15), "inconclusive"),  # across the 10% edge
+])
+def test_filter_jit_for_inference_is_acceptable_where_its_forward_call_is_within_ten_percent(forward, expected):
+    """The infer mode's filter_jit / jit_partition decides it; the training step's pair is shown beside it."""
+    modes = {"infer": (*forward, 0.08, 0.02, 0.14), "blocked": (1.6, 1.4, 1.8, 0.7, 0.5, 0.9)}
+    columns = ("ratio", "ratio_ci_low", "ratio_ci_high", "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms")
+    comp = pd.DataFrame([{**BASE, "config_id": "base", "mode": mode, **dict(zip(columns, values, strict=True))}
+                         for mode, values in modes.items()]).assign(variant="filter_jit", baseline="jit_partition")
+    judged = applicable(_inference_ok(run_on(SPEC, "base", comparisons=comp)))
+    assert judged.verdict == expected, judged.measured
+    assert judged.measured.startswith(f"forward call {forward[0]:.3f}x [{forward[1]:.3f}, {forward[2]:.3f}] "
+                                      "(0.080 ms [0.020, 0.140] per call) vs training step (blocked) 1.600x "
+                                      "[1.400, 1.800] (0.700 ms [0.500, 0.900] per step) at base")
+    assert "the training step's overhead minus the forward call's 0.620 ms" in judged.measured
+    assert ("undecided: the forward call's ratio crosses 1.1" in judged.measured) == (expected == "inconclusive")

@@ -37,9 +37,10 @@ def _doc(level: float, seed: int, signature: str = "s") -> dict:
                           "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
                           "gc_disabled_in_samples": True, "policy": {}, "yardstick_s": [8e-3 * level] * 8,
                           "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
-        "checks": {"outputs_agree": {"reference": "f", "compared": "bitwise", "values": 3, "outputs": "o",
-                                     "max_abs_difference": {"f": 0.0, "v": level - 1},
-                                     "bitwise_equal": {"f": True, "v": level == 1}}},
+        "checks": {key: {"reference": "f", "compared": "bitwise", "values": 3, "outputs": "o",
+                         "max_abs_difference": {"f": 0.0, "v": level - 1},
+                         "bitwise_equal": {"f": True, "v": level == 1}}
+                   for key in ("outputs_agree", "inference_outputs_agree")},  # a study's second agreement (dispatch)
         "structure": {"leaves": 5},
     }
 
@@ -49,9 +50,10 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
     merged = merge(docs)
     v = merged["variants"]["v"]
     assert merged["processes"] == 2 and v["calls"] == 20 and v["compiles_in_warmup"] == 2
-    agreement = merged["checks"]["outputs_agree"]  # the worst any process found
-    assert agreement["max_abs_difference"]["v"] == pytest.approx(0.2) and agreement["bitwise_equal"] == {
-        "f": True, "v": False}
+    for key in ("outputs_agree", "inference_outputs_agree"):  # the worst any process found
+        agreement = merged["checks"][key]
+        assert agreement["max_abs_difference"]["v"] == pytest.approx(0.2) and agreement["bitwise_equal"] == {
+            "f": True, "v": False}
     mode = v["modes"]["m"]
     assert len(mode["samples_s"]) == 16 and [len(p["samples_s"]) for p in mode["processes"]] == [8, 8]
     assert mode["summary"]["n"] == 16 and v["first_run"]["seconds"] == pytest.approx(1.1)

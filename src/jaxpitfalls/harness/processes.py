@@ -97,7 +97,9 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                                       default=None) for k in peaks}
                         for mode, peaks in first["memory"].items()}
     merged["machine"] = {mode: _merge_machine([d["machine"][mode] for d in docs]) for mode in first["machine"]}
-    merged["checks"]["outputs_agree"] = _merge_agreement([d["checks"]["outputs_agree"] for d in docs])
+    for key, found in first["checks"].items():  # outputs_agree, and a study's other agreement records
+        if isinstance(found, dict) and "bitwise_equal" in found:
+            merged["checks"][key] = _merge_agreement([d["checks"][key] for d in docs])
     found = [d["checks"].get("findings", {}) for d in docs]
     if found[0]:
         merged["checks"]["findings"] = {name: _merge_finding([f[name] for f in found]) for name in found[0]}

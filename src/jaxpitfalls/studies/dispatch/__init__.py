@@ -12,6 +12,11 @@ run the same AdamW masked-LM step:
   low-overhead training loop): the floor the others are measured against;
 - `jit_static_arg`: the static part passed as a static argument, hashed on every call.
 
+A forward-only mode (`infer`) times the write-up's hybrid advice, filter_jit for inference: filter_jit and
+jit_partition each return the batch's logits from the untrained model, dropout off, with no model or optimizer
+state to rebuild.
+
 What must hold: all four produce the same loss trajectory for the same keys (bitwise on CPU), and no two
-record the same dispatch signature.
+record the same dispatch signature; the two forwards give the same logits (bitwise on CPU) by different
+signatures.
 """

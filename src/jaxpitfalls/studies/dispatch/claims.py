@@ -22,7 +22,7 @@ from ...report.claims import (
 )
 from ...report.judging import Judges, Run
 from .report import attribution, ms, on_axis
-from .spec import BERT_BASE, COMPUTE_BAND, SPEC
+from .spec import BERT_BASE, COMPUTE_BAND, INFERENCE_MARGIN, SPEC
 
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
@@ -231,4 +231,23 @@ def _attribution_complete(run: Run) -> Judged:
         measured=f"Python around the program {python:.3f} ms of a {ms(gap)} gap at {config_id} "
                  f"({python / gap.diff_ms:.0%} of the estimate){_tree_only(run, at if config_id == at else None)}",
         verdict=verdict(None if gap.diff_ci_high_ms <= 0 else bool(python >= gap.diff_ci_low_ms)),
+    )
+
+
+@JUDGES("inference_ok")
+def _inference_ok(run: Run) -> Judged:
+    """filter_jit's forward call against jit_partition's at the base (the `infer` mode), beside the training
+    step's: the write-up's reason it is acceptable there is the small output (logits, no state rebuilt)."""
+    forward, step = _pair(run, "filter_jit", "jit_partition", "infer"), _pair(run, "filter_jit", "jit_partition")
+    acceptable = decide(forward.ratio_ci_low, forward.ratio_ci_high, INFERENCE_MARGIN, holds="below", log=True,
+                        of="the forward call's ratio")
+    difference = difference_of_estimates(step.diff_ms, (step.diff_ci_low_ms, step.diff_ci_high_ms),
+                                     forward.diff_ms, (forward.diff_ci_low_ms, forward.diff_ci_high_ms))
+    return Judged(
+        measured=f"forward call {ratio_interval(forward)} ({ms(forward)} per call) vs training step (blocked) "
+                 f"{ratio_interval(step)} ({ms(step)} per step) at {run.base_id}; the training step's overhead "
+                 f"minus the forward call's {interval(*difference, ' ms')} (the forward returns logits, no model or "
+                 "optimizer state)",
+        reason=acceptable.reason,
+        verdict=acceptable.verdict(),
     )

@@ -12,8 +12,10 @@ import numpy as np
 import optax
 
 from ...harness import tracing
-from ...harness.protocol import Runner, calibrate, measure, mode_samplers, warm_up
-from ...harness.timing import Sampler
+from ...harness.compiles import count_compiles
+from ...harness.protocol import Runner, calibrate, measure, measure_mode, mode_samplers, warm_up
+from ...harness.sampling import Sampling
+from ...harness.timing import Sampler, timed
 from ...harness.variants import fingerprint, require_agree, require_distinct
 from .spec import SPEC, Timing, Traced
 
@@ -142,6 +144,70 @@ def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array], lr:
     return {name: s.runner(name) for name, s in steppers.items()}
 
 
+INFER_FLOOR = "jit_partition"  # the infer mode's two variants: filter_jit against the write-up's fix
+
+
+def logits(model, batch: dict[str, jax.Array]) -> jax.Array:
+    """The forward of the whole batch with dropout off (key None): what an inference call returns."""
+    return jax.vmap(lambda ids, mask: model(ids, mask))(batch["input_ids"], batch["attention_mask"])
+
+
+def _as_forward(fn):
+    """One program name for both inference variants (see `_as_train_step`)."""
+    fn.__name__ = fn.__qualname__ = "forward"
+    return fn
+
+
+@dataclass
+class _Forward:
+    """One inference variant: its jitted forward and the arguments it is called with (the same batch every
+    call: a forward carries no state from one call to the next)."""
+
+    fn: Any
+    args: tuple
+
+    def __call__(self) -> jax.Array:
+        return jax.block_until_ready(self.fn(*self.args))
+
+    def sampler(self) -> Sampler:
+        """One call waited for: a sample is a call's latency (calibration repeats it to `min_sample_s`)."""
+        return lambda: timed(self)
+
+    def signature(self) -> dict[str, Any]:
+        return _call_signature(self.fn, self.args, leaves_out=1)
+
+
+def build_forwards(model, batch: dict[str, jax.Array]) -> dict[str, _Forward]:
+    """The infer mode's variants from the same model and batch: `eqx.filter_jit` called with the model, and
+    `jax.jit` on its arrays with the static part captured by closure and combined inside."""
+    params, static = eqx.partition(model, eqx.is_array)
+    filter_jit_forward = eqx.filter_jit(_as_forward(lambda model, batch: logits(model, batch)))
+    jit_partition_forward = jax.jit(_as_forward(lambda params, batch: logits(eqx.combine(params, static), batch)))
+    return {"filter_jit": _Forward(filter_jit_forward, (model, batch)),
+            INFER_FLOOR: _Forward(jit_partition_forward, (params, batch))}
+
+
+def measure_inference(model, batch: dict[str, jax.Array], sampling: Sampling, label: str) -> dict[str, Any]:
+    """The `infer` mode: each forward warmed (compiled) once, their logits compared and their signatures told
+    apart, then their calls timed interleaved against jit_partition (no compilation allowed)."""
+    forwards = build_forwards(model, batch)
+    compiles, outputs = {}, {}
+    for name, forward in forwards.items():
+        with count_compiles() as counter:
+            outputs[name] = np.asarray(forward())
+        compiles[name] = counter.count
+    agreement = require_agree(outputs, INFER_FLOOR, exact=jax.default_backend() == "cpu")
+    signatures = {name: f.signature() for name, f in forwards.items()}
+    distinct = require_distinct(signatures)
+    entries, comparisons, peak, machine = measure_mode({name: f.sampler() for name, f in forwards.items()},
+                                                       "infer", INFER_FLOOR, sampling, label)
+    return {"entries": entries, "comparisons": comparisons, "memory": peak, "machine": machine,
+            "compiles": compiles, "signatures": signatures,
+            "checks": {"inference_outputs_agree": agreement | {"outputs": "logits of one forward of the batch, "
+                                                                          "dropout off"},
+                       "inference_signatures_distinct": distinct}}
+
+
 def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
     """Model, device-resident batch and pre-made keys: all made before any timer starts."""
     from ...models.checkpoint import load_model
@@ -158,6 +224,7 @@ class _Ready:
     """A configuration's variants, warmed up, with the checks that must hold before any timing."""
 
     model: Any
+    batch: dict[str, jax.Array]
     runners: dict[str, Runner]
     compiles: dict[str, int]
     losses: dict[str, np.ndarray]
@@ -173,25 +240,32 @@ def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _R
     compiles, losses = warm_up(runners, settings.warmup_steps, settings.steps_per_sample)
     agreement = require_agree(losses, SPEC.floor, exact=jax.default_backend() == "cpu")
     signatures = {name: r.signature() for name, r in runners.items()}
-    return _Ready(model, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
+    return _Ready(model, batch, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    """One configuration: verify the variants, then time them interleaved in both modes."""
+    """One configuration: verify the variants, then time them interleaved in both training modes, then
+    filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training."""
     ready = _ready(conf, inputs, settings)
     model, runners = ready.model, ready.runners
     measured = measure(runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
                        SPEC.extra_pairs)
+    infer = measure_inference(model, ready.batch, settings.sampling, conf["id"])
     for name, r in runners.items():
+        signature = ready.signatures[name] | ({"infer": infer["signatures"][name]} if name in infer["entries"] else {})
         measured["variants"][name] |= {
-            "signature": ready.signatures[name],
+            "signature": signature,
             "calls": r.calls[0],
-            "compiles_in_warmup": ready.compiles[name],
+            "compiles_in_warmup": ready.compiles[name] + infer["compiles"].get(name, 0),
         }
+    for name, entry in infer["entries"].items():
+        measured["variants"][name]["modes"]["infer"] = entry
+    measured["comparisons"] += infer["comparisons"]
+    measured["memory"]["infer"], measured["machine"]["infer"] = infer["memory"], infer["machine"]
     return measured | {
         "floor": SPEC.floor,
         "checks": {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
-                   "signatures_distinct": ready.distinct},
+                   "signatures_distinct": ready.distinct} | infer["checks"],
         "trajectory": {name: losses.tolist() for name, losses in ready.losses.items()},
         "structure": {
             "model_leaves": len(jax.tree_util.tree_leaves(model)),
@@ -203,7 +277,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],
              settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
-    """The variants' calibrated samplers per mode, after `run`'s checks, for a lockstep comparison."""
+    """The variants' calibrated samplers per training mode, after `run`'s checks, for a lockstep comparison
+    (the `infer` mode is timed by `run` only)."""
     ready = _ready(conf, inputs, settings)
     min_sample_s = settings.sampling.min_sample_s
     by_mode = {mode: calibrate(by_variant, min_sample_s, f"{conf['id']} ({mode})")[0]
