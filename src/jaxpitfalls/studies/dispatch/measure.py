@@ -17,6 +17,7 @@ from ...harness.protocol import Runner, calibrate, measure, measure_mode, mode_s
 from ...harness.sampling import Sampling
 from ...harness.timing import Sampler, timed
 from ...harness.variants import fingerprint, require_agree, require_distinct
+from ...plan import is_base
 from .spec import SPEC, Timing, Traced
 
 MASK_RATE = 0.15
@@ -243,29 +244,36 @@ def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _R
     return _Ready(model, batch, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
 
 
+def _add_inference(result: dict[str, Any], infer: dict[str, Any]) -> None:
+    """The `infer` mode's timings, signatures, compiles and checks, into the training modes' result."""
+    for name, entry in infer["entries"].items():
+        variant = result["variants"][name]
+        variant["modes"]["infer"] = entry
+        variant["signature"]["infer"] = infer["signatures"][name]
+        variant["compiles_in_warmup"] += infer["compiles"][name]
+    result["comparisons"] += infer["comparisons"]
+    result["memory"]["infer"], result["machine"]["infer"] = infer["memory"], infer["machine"]
+    result["checks"] |= infer["checks"]
+
+
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    """One configuration: verify the variants, then time them interleaved in both training modes, then
-    filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training."""
+    """One configuration: verify the variants, then time them interleaved in both training modes; at the base
+    configuration (where its claim is judged), then filter_jit's and jit_partition's forward calls (the `infer`
+    mode) from the model before training."""
     ready = _ready(conf, inputs, settings)
     model, runners = ready.model, ready.runners
     measured = measure(runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
                        SPEC.extra_pairs)
-    infer = measure_inference(model, ready.batch, settings.sampling, conf["id"])
     for name, r in runners.items():
-        signature = ready.signatures[name] | ({"infer": infer["signatures"][name]} if name in infer["entries"] else {})
         measured["variants"][name] |= {
-            "signature": signature,
+            "signature": ready.signatures[name],
             "calls": r.calls[0],
-            "compiles_in_warmup": ready.compiles[name] + infer["compiles"].get(name, 0),
+            "compiles_in_warmup": ready.compiles[name],
         }
-    for name, entry in infer["entries"].items():
-        measured["variants"][name]["modes"]["infer"] = entry
-    measured["comparisons"] += infer["comparisons"]
-    measured["memory"]["infer"], measured["machine"]["infer"] = infer["memory"], infer["machine"]
-    return measured | {
+    result = measured | {
         "floor": SPEC.floor,
         "checks": {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
-                   "signatures_distinct": ready.distinct} | infer["checks"],
+                   "signatures_distinct": ready.distinct},
         "trajectory": {name: losses.tolist() for name, losses in ready.losses.items()},
         "structure": {
             "model_leaves": len(jax.tree_util.tree_leaves(model)),
@@ -273,6 +281,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
             "parameters": sum(x.size for x in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
         },
     }
+    if is_base(conf):
+        _add_inference(result, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
+    return result
 
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],

@@ -16,7 +16,7 @@ MODES = {
     "blocked": "each step waited for (a sample averages several)",
     "pipelined": "several steps dispatched back to back, one wait at the end",
     "infer": "one forward call of the batch, logits out, dropout off, waited for (filter_jit and jit_partition "
-             "only, against jit_partition): no model or optimizer state returned",
+             "only, against jit_partition, at the base configuration only): no model or optimizer state returned",
 }
 
 # The parts of a step the trace breakdown reports (innermost match wins; the first listed wins a tie).
