@@ -163,7 +163,10 @@ def test_the_donation_probe_counts_what_donating_freed_and_what_the_next_batch_d
     assert found["freed_mb"] == pytest.approx(freed * 64 / 2**20)
 
 
-@pytest.mark.parametrize(("freed", "expected"), [(0, "not reproduced"), (290, "reproduced")])
+@pytest.mark.parametrize(("freed", "expected"), [
+    (0, "not reproduced"), (1, "not reproduced"),  # none, or one buffer an output happened to match: not "freed"
+    (290, "reproduced"),
+])
 def test_donating_the_parameters_is_judged_on_what_the_probe_freed(freed, expected):
     checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
                             "donation_parameters": 290, "donation_freed": freed, "donation_parameter_mb": 1340.0,

@@ -196,7 +196,7 @@ def _donate_params(run: Run) -> Judged:
                  f"{int(checks.donation_parameters)} parameter buffers ({checks.donation_freed_mb:.1f} of "
                  f"{checks.donation_parameter_mb:.1f} MB) at {run.base_id} ({warned}); the next batch with the "
                  f"same parameters {checks.donation_second_batch}",
-        verdict=verdict(bool(checks.donation_freed > 0)),
+        verdict=verdict(bool(checks.donation_freed_mb >= checks.donation_parameter_mb / 2)),
     )
 
 

@@ -187,12 +187,14 @@ CLAIMS = {
         "donate_argnums=(1,) on params ('garbage collected after use if last reference')",
         rule="probed in every job after its timed passes: the jitted forward with a copy of the parameters donated "
              "(donate_argnums), on one batch and then the next with the same parameters: reproduced where the first "
-             "call freed parameter buffers (the probe says whether the next batch could still pass them), not "
-             "reproduced where it freed none (XLA reuses a donated buffer only for an output of its shape and dtype)",
+             "call freed at least half the parameters' bytes, not reproduced where it freed less (XLA reuses a "
+             "donated buffer only for an output of its shape and dtype); the probe says whether the next batch "
+             "could still pass them",
         advice=Advice("Donating the parameters frees them, and a freed buffer cannot be passed to the next batch: "
                       "donate only what an output replaces (a cache, an optimizer state), never weights used again.",
-                      "Do not donate the parameters to an extraction forward: no output takes their buffers, so "
-                      "nothing is freed (JAX warns that the donated buffers were not usable).")),
+                      "Do not donate the parameters to an extraction forward: XLA frees only the buffers an output "
+                      "of the same shape can take (few or none of the weights; JAX warns about the others), and a "
+                      "freed one cannot be passed to the next batch.")),
     "ranking": Claim(
         "the bottlenecks rank jit > async copies > padding > pipelining > vectorizing > scan", "qualitative",
         not_measured="follows from the fixes' own verdicts above; on this CPU the copies cannot rank"),
