@@ -109,20 +109,20 @@ def test_a_claim_at_bert_base_s_pytree_but_not_its_width_is_labelled_and_not_cou
 
 
 @pytest.mark.parametrize(("forward", "expected"), [
-    ((1.03, 1.01, 1.06), "reproduced"),  # a forward call within 10% of jit_partition's: acceptable
-    ((1.30, 1.20, 1.40), "not reproduced"),  # even a forward pays over 10% more
-    ((1.08, 1.02, 1.15), "inconclusive"),  # across the 10% edge
+    ((0.24, -1.02, 1.32), "reproduced"),  # the 2026-11-25-2 reference: a forward pays little of 11.5 ms per step
+    ((9.0, 7.5, 10.5), "not reproduced"),  # a forward that pays most of the step's overhead
+    ((4.0, 1.0, 7.0), "inconclusive"),  # across half of it
 ])
-def test_filter_jit_for_inference_is_acceptable_where_its_forward_call_is_within_ten_percent(forward, expected):
-    """The infer mode's filter_jit / jit_partition decides it; the training step's pair is shown beside it."""
-    modes = {"infer": (*forward, 0.08, 0.02, 0.14), "blocked": (1.6, 1.4, 1.8, 0.7, 0.5, 0.9)}
+def test_filter_jit_for_inference_is_acceptable_where_a_forward_pays_under_half_the_step_overhead(forward, expected):
+    """The infer mode's filter_jit - jit_partition against half the training step's (blocked); the forward's ratio
+    (too noisy here to decide "within 10%") is shown beside it."""
+    modes = {"infer": (1.04, 0.82, 1.28, *forward), "blocked": (1.42, 1.34, 1.49, 11.5, 8.0, 13.5)}
     columns = ("ratio", "ratio_ci_low", "ratio_ci_high", "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms")
     comp = pd.DataFrame([{**BASE, "config_id": "base", "mode": mode, **dict(zip(columns, values, strict=True))}
                          for mode, values in modes.items()]).assign(variant="filter_jit", baseline="jit_partition")
     judged = applicable(_inference_ok(run_on(SPEC, "base", comparisons=comp)))
     assert judged.verdict == expected, judged.measured
-    assert judged.measured.startswith(f"forward call {forward[0]:.3f}x [{forward[1]:.3f}, {forward[2]:.3f}] "
-                                      "(0.080 ms [0.020, 0.140] per call) vs training step (blocked) 1.600x "
-                                      "[1.400, 1.800] (0.700 ms [0.500, 0.900] per step) at base")
-    assert "the training step's overhead minus the forward call's 0.620 ms" in judged.measured
-    assert ("undecided: the forward call's ratio crosses 1.1" in judged.measured) == (expected == "inconclusive")
+    assert judged.measured.startswith(f"forward call {forward[0]:.3f} ms [{forward[1]:.3f}, {forward[2]:.3f}] per "
+                                      "call (1.040x [0.820, 1.280]) vs training step (blocked) 11.500 ms [8.000, "
+                                      "13.500] per step (1.420x [1.340, 1.490]) at base")
+    assert f"0.5 of the step's overhead minus the forward's {5.75 - forward[0]:.3f} ms" in judged.measured

@@ -1,9 +1,10 @@
 """The extraction claims bounded instead of timed, or judged on what the guards and probes found, on known
-numbers: vectorizing's gain can be no larger than removing every copy of jit_padded's pass, scanning over batches
-no larger than removing pipelined's per-batch dispatching, the copies' share at a small batch is not testable
-where a copy is a host memcpy (a CPU backend), returning every layer's activations from a jitted call that
-compiles nothing in its timed passes refutes "it breaks JIT", the write-up's un-jitted decode step with activations
-is judged on eager / jit on one token, and donated parameters on what donating them freed."""
+numbers: vectorizing's gain can be no larger than removing every copy of jit_padded's pass, scanning over
+batches is judged on its interval alone (it gains more than the dispatching it saves), the copies' share at a
+small batch is not testable where a copy is a host memcpy (a CPU backend), returning every layer's activations
+from a jitted call that compiles nothing in its timed passes refutes "it breaks JIT", the write-up's un-jitted
+decode step with activations is judged on eager / jit on one token, and donated parameters on what donating
+them freed."""
 
 from __future__ import annotations
 
@@ -98,15 +99,15 @@ def _scan_run(ratio: tuple[float, float, float], dispatch_ms: float) -> Run:
     return run_on(SPEC, BASE, comparisons=comp, steps=steps)
 
 
-@pytest.mark.parametrize(("ratio", "dispatch_ms", "expected", "says"), [
-    ((1.01, 0.98, 1.04), 20.0, NOT_TESTABLE, "removing all it can (20.0 ms of a 4400.0 ms pass) gives at most "
-                                             "1.005x, inside the interval's half-width"),  # this CPU: one host
-    ((1.30, 1.25, 1.35), 1500.0, "reproduced", "1.300x [1.250, 1.350] at the write-up's structure"),
-    ((0.80, 0.75, 0.85), 1500.0, "not reproduced", "0.800x [0.750, 0.850]"),  # the chunks lost the overlap
+@pytest.mark.parametrize(("ratio", "expected"), [
+    ((1.055, 1.050, 1.060), "reproduced"),  # the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching
+    ((0.80, 0.75, 0.85), "not reproduced"),  # chunks that lost the overlap
+    ((1.01, 0.98, 1.04), "inconclusive"),
 ])
-def test_scanning_over_batches_is_bounded_by_the_dispatching_it_removes(ratio, dispatch_ms, expected, says):
-    judged = applicable(_fix(_scan_run(ratio, dispatch_ms), "scan_batches", SCAN))
-    assert judged.verdict == expected and says in judged.measured, judged.measured
+def test_scanning_over_batches_is_judged_on_its_interval_with_no_bound_from_the_dispatching(ratio, expected):
+    judged = applicable(_fix(_scan_run(ratio, 66.0), "scan_batches", SCAN))
+    assert judged.verdict == expected, judged.measured
+    assert judged.measured.startswith(f"{ratio[0]:.3f}x [{ratio[1]:.3f}, {ratio[2]:.3f}] at the write-up's structure")
 
 
 def _probed(share: tuple[float, float, float], dispatch_ms: float = 0.1) -> Run:
