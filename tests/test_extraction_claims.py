@@ -3,8 +3,8 @@ numbers: vectorizing's gain can be no larger than removing every copy of jit_pad
 batches is judged on its interval alone (it gains more than the dispatching it saves), the copies' share at a
 small batch is not testable where a copy is a host memcpy (a CPU backend), returning every layer's activations
 from a jitted call that compiles nothing in its timed passes refutes "it breaks JIT", the write-up's un-jitted
-decode step with activations is judged on eager / jit on one token, and donated parameters on what donating
-them freed."""
+decode step with activations is judged on eager / jit on one token, donated parameters on what donating
+them freed, and the fixes' ranking is never whole (it shows the order of those that can rank)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from jaxpitfalls.studies.extraction.claims import (
     _fix,
     _return_activations,
     _time_split,
+    ranked,
 )
 from jaxpitfalls.studies.extraction.spec import SCAN, SPEC
 
@@ -209,3 +210,26 @@ def test_a_result_older_than_a_probe_leaves_its_claim_not_measured():
     checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "", "outputs_agree": "yes"}])
     judged = _decode_activations(run_on(SPEC, BASE, checks=checks))
     assert judged.verdict == NOT_MEASURED and "recorded no decode_step probe" in judged.measured
+
+
+GAINS = {"jit": (3.1, 3.0, 3.2), "async copies": (1.01, 0.99, 1.03), "padding": (1.9, 1.8, 2.0),
+         "pipelining": (1.02, 1.01, 1.03), "scan": (1.055, 1.05, 1.06)}
+
+
+@pytest.mark.parametrize(("backend", "expected", "says"), [
+    ("cpu", NOT_TESTABLE, "the fixes timed here rank jit 3.100x [3.000, 3.200] > padding 1.900x [1.800, 2.000] > "
+                          "scan 1.055x [1.050, 1.060] > pipelining 1.020x [1.010, 1.030]: not the write-up's order "
+                          "(jit > padding > pipelining > scan)"),
+    ("gpu", NOT_MEASURED, "vectorizing needs a variant with one stacked blocking copy; the fixes timed here rank "
+                          "jit 3.100x [3.000, 3.200] > padding 1.900x [1.800, 2.000] > scan 1.055x [1.050, 1.060] > "
+                          "pipelining 1.020x [1.010, 1.030] > async copies 1.010x [0.990, 1.030]: not the"),
+])
+def test_the_ranking_is_never_whole_and_shows_the_order_of_the_fixes_that_can_rank(backend, expected, says):
+    judged = ranked(GAINS, backend)
+    assert judged.verdict == expected and says in judged.measured, judged.measured
+
+
+def test_a_ranking_in_the_write_up_s_order_says_so():
+    judged = ranked({**GAINS, "scan": (1.01, 1.0, 1.02)}, "cpu")
+    assert judged.measured.endswith("pipelining 1.020x [1.010, 1.030] > scan 1.010x [1.000, 1.020]: the write-up's "
+                                    "order"), judged.measured

@@ -268,3 +268,34 @@ def _return_activations(run: Run) -> Judged:
                  f"in its timed passes; every variant's outputs alike ({agree})",
         verdict=verdict(None if not held else False),
     )
+
+
+# The write-up's ranking of its fixes, biggest first, each by the key of the row that judges it here (None: no
+# variant times it); the copy fixes have nothing to remove where a copy is a host memcpy (a CPU backend).
+RANKED = (("jit", "eager/jit"), ("async copies", "jit_padded/jit_padded_async"), ("padding", "jit/jit_padded"),
+          ("pipelining", "jit_padded_async/pipelined"), ("vectorizing", None), ("scan", "scan_batches"))
+COPY_FIXES = ("async copies", "vectorizing")
+
+
+def ranked(gains: dict[str, tuple[float, float, float]], backend: str) -> Judged:
+    """The ranking judged on the fixes' gains (estimate, 95% low, high) as their own rows judge them: never whole
+    here (vectorizing has no variant; on a CPU backend neither copy fix can rank), so the order of the fixes
+    that can rank is shown against the write-up's."""
+    rankable = [name for name, key in RANKED if key and not (backend == "cpu" and name in COPY_FIXES)]
+    measured = sorted(rankable, key=lambda name: -gains[name][0])
+    order = " > ".join(f"{name} {interval(*gains[name], 'x')}" for name in measured)
+    agrees = "the write-up's order" if measured == rankable else f"not the write-up's order ({' > '.join(rankable)})"
+    shown = f"the fixes timed here rank {order}: {agrees}"
+    if backend == "cpu":
+        return Judged(verdict=NOT_TESTABLE, measured=f"not testable on this hardware: on a CPU backend a copy is a "
+                                                     f"host memcpy, so async copies and vectorizing cannot rank; "
+                                                     f"{shown}")
+    return Judged(verdict=NOT_MEASURED, measured=f"not measured: vectorizing needs a variant with one stacked "
+                                                 f"blocking copy; {shown}")
+
+
+@JUDGES("ranking")
+def _ranking(run: Run) -> Judged:
+    fixes = {name: _fix(run, key, fix=SCAN if key == "scan_batches" else None) for name, key in RANKED if key}
+    return ranked({name: judged.judged_ratio for name, judged in fixes.items()},
+                  run.tables["environment"].backend.iloc[0])
