@@ -1,9 +1,10 @@
 """Rule history_run: one configuration timed in one release's environment (or the release's failure recorded)."""
 
-from jaxpitfalls import release_env, runtime, studies
+from jaxpitfalls import release_env, runtime
+from jaxpitfalls.contract import registry
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], **sm.params.runtime)
 release_env.measure_release(sm.wildcards.release, sm.input.env, sm.params.study, sm.params.conf, sm.params.settings,
-                            sm.params.model_spec, studies.inputs(sm.input), sm.output[0], sm.log[0],
+                            sm.params.model_spec, registry.inputs(sm.input), sm.output[0], sm.log[0],
                             sm.params.runtime["jax_cache_dir"])

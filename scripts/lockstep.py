@@ -1,9 +1,10 @@
 """Rule lockstep: one configuration timed in every side's environment at once (compare.sides)."""
 
-from jaxpitfalls import runtime, studies
+from jaxpitfalls import runtime
+from jaxpitfalls.contract import registry
 from jaxpitfalls.lockstep_job import run_lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], **sm.params.runtime)
-run_lockstep(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.params.model_spec, studies.inputs(sm.input),
+run_lockstep(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.params.model_spec, registry.inputs(sm.input),
              sm.params.compare, sm.output[0], sm.log[0])

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from jaxpitfalls import runtime, studies
+from jaxpitfalls import runtime
+from jaxpitfalls.contract import registry
 from jaxpitfalls.plan import TABLES
 from jaxpitfalls.report.aggregate import read_tables
 from jaxpitfalls.report.plots import save
@@ -12,6 +13,6 @@ log = runtime.start(sm.log[0])
 out = Path(sm.output[0])
 out.mkdir(parents=True, exist_ok=True)
 tables = read_tables({t: sm.input[t] for t in TABLES})
-for name, fig in studies.report(sm.wildcards.study).figures(tables).items():
+for name, fig in registry.report(sm.wildcards.study).figures(tables).items():
     save(fig, str(out / f"{name}.png"))
     log.info("figure %s", out / f"{name}.png")

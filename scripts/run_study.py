@@ -1,9 +1,10 @@
 """Rule run_study: time every variant of one configuration and write its result JSON."""
 
-from jaxpitfalls import runtime, studies
+from jaxpitfalls import runtime
+from jaxpitfalls.contract import registry
 from jaxpitfalls.study_job import run_configuration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], **sm.params.runtime)
 run_configuration(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.params.model_spec,
-                  studies.inputs(sm.input), sm.output[0], sm.log[0], sm.params.runtime["jax_cache_dir"])
+                  registry.inputs(sm.input), sm.output[0], sm.log[0], sm.params.runtime["jax_cache_dir"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from jaxpitfalls.contract.interface import StudySpec
 from jaxpitfalls.report.judging import Run
-from jaxpitfalls.studies.interface import StudySpec
 
 
 def run_on(spec: StudySpec, base_id: str, **tables: pd.DataFrame) -> Run:

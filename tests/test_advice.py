@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxpitfalls import studies
+from jaxpitfalls.contract import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBER = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d+)?)(x|%)?(?![\w.]*\d)")  # 5.9x, 72%, 0.93 (not a version)
@@ -61,7 +61,7 @@ def test_the_readme_summary_quotes_only_numbers_its_reference_report_holds():
     summary, path = _summary()
     report = path.read_text()
     bullets = dict(re.findall(r"^- \*\*(\w+)\*\*: (.*?)(?=^- \*\*|\Z)", summary, re.MULTILINE | re.DOTALL))
-    assert set(bullets) == set(studies.names()), "README's summary: a bullet per study"
+    assert set(bullets) == set(registry.names()), "README's summary: a bullet per study"
     missing = {study: unquoted(text, _study_text(report, study)) for study, text in bullets.items()}
     missing["intro"] = unquoted(summary[:summary.index("- **")], report)
     assert not any(missing.values()), f"numbers in README's summary that {path} does not hold: {missing}"
@@ -73,13 +73,13 @@ def test_a_number_the_report_does_not_hold_is_found():
     assert unquoted("7.4x faster, 5.9 ms", "ratio 5.93x; 7.4 ms") == ["7.4x", "5.9"]
 
 
-ADVICE = [(name, key, slot, text) for name in studies.names() for key, claim in studies.spec(name).claims.items()
+ADVICE = [(name, key, slot, text) for name in registry.names() for key, claim in registry.spec(name).claims.items()
           if claim.advice for slot, text in vars(claim.advice).items() if text]
 
 
 @pytest.mark.parametrize(("study", "key", "slot", "text"), ADVICE, ids=[f"{a[0]}-{a[1]}-{a[2]}" for a in ADVICE])
 def test_advice_uses_a_word_of_magnitude_only_where_its_rule_decides_it(study, key, slot, text):
-    rule = studies.spec(study).claims[key].rule
+    rule = registry.spec(study).claims[key].rule
     for word, decided_by in MAGNITUDE.items():
         if re.search(word, text, re.IGNORECASE):
             assert slot != "inconclusive", f"{study}/{key}: an undecided claim's advice says {word!r}"

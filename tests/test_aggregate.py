@@ -135,7 +135,8 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     """One rule for every bounded claim (claims.applicable): the largest effect this hardware can show (all of
     what the effect consists of removed) below what the claim needs, or inside its interval's half-width, makes
     it "not testable" with the bound, never a "no"; the undecided reason (more samples) is dropped."""
-    from jaxpitfalls.report.claims import NOT_TESTABLE, Bound, Judged, applicable
+    from jaxpitfalls.contract.verdicts import NOT_TESTABLE, Bound, Judged
+    from jaxpitfalls.report.claims import applicable
 
     copies = Bound(800.0, 17.5, "removing all copies")  # 800 / 782.5: at most 1.022x
     no = Judged(measured="0.99x [0.93, 1.05]", verdict="not reproduced", judged_ratio=(0.99, 0.93, 1.05),

@@ -7,7 +7,7 @@ import jinja2
 import pandas as pd
 import pytest
 
-from jaxpitfalls import studies
+from jaxpitfalls.contract import registry
 from jaxpitfalls.report.captions import StudyCaption
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,14 +35,14 @@ def test_the_caption_reads_the_environment_only_when_rendered(tmp_path):
     assert "XLA flags none" in text and "git commit 0123456789 with uncommitted changes." in text
 
 
-@pytest.mark.parametrize("study", studies.names())
+@pytest.mark.parametrize("study", registry.names())
 def test_every_figure_caption_says_what_it_shows_in_the_rendered_template(study, tmp_path):
     """workflow/report/figure.rst as Snakemake renders it (jinja2), for every figure a study draws."""
     template = jinja2.Environment().from_string((ROOT / "workflow" / "report" / "figure.rst").read_text())
     table = tmp_path / "environment.csv"
     pd.DataFrame([ENVIRONMENT]).to_csv(table, index=False)
     caption = StudyCaption(study, STUDY, str(table))
-    figures = studies.report(study).FIGURES
+    figures = registry.report(study).FIGURES
     assert figures
     for figure, description in figures.items():
         text = template.render(snakemake=SimpleNamespace(

@@ -7,11 +7,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies.extraction import extractors
 from jaxpitfalls.studies.extraction import measure as extraction
-from jaxpitfalls.studies.settings import Timing
 
 CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
 SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged

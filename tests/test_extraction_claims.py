@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
-from jaxpitfalls.report.claims import NOT_MEASURED, NOT_TESTABLE, applicable
+from jaxpitfalls.contract.verdicts import NOT_MEASURED, NOT_TESTABLE
+from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.extraction.claims import (
     _batched_copy,

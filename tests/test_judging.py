@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
-from jaxpitfalls import studies
-from jaxpitfalls.report.claims import Judged
+from jaxpitfalls.contract import registry
+from jaxpitfalls.contract.verdicts import Judged
 from jaxpitfalls.report.judging import Judges, once_per_run
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
@@ -36,10 +36,10 @@ def test_a_judged_claim_without_its_function_is_refused_naming_it_and_rows_are_n
     assert [j.claim for j in judges.judge({})] == [k for k, c in SPEC.claims.items() if c.judged]
 
 
-@pytest.mark.parametrize("name", studies.names())
+@pytest.mark.parametrize("name", registry.names())
 def test_every_study_judges_exactly_its_spec_s_judged_claims(name):
-    judges = studies.judges(name)
-    assert sorted(judges._by_key) == sorted(k for k, c in studies.spec(name).claims.items() if c.judged)
+    judges = registry.judges(name)
+    assert sorted(judges._by_key) == sorted(k for k, c in registry.spec(name).claims.items() if c.judged)
 
 
 def test_a_derived_table_is_computed_once_per_run():

@@ -6,9 +6,9 @@ import base64
 
 from docutils.core import publish_parts
 
+from jaxpitfalls.contract.interface import Advice
 from jaxpitfalls.report.landing import landing_rst
 from jaxpitfalls.report.markdown import findings_section
-from jaxpitfalls.studies.interface import Advice
 
 CLAIMS = {
     "dispatch": [

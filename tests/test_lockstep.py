@@ -90,11 +90,11 @@ def test_sides_offering_different_variants_are_refused_and_every_worker_is_close
 def test_the_config_check_knows_which_studies_offer_samplers():
     import importlib
 
-    from jaxpitfalls import studies
+    from jaxpitfalls.contract import registry
 
-    for name in studies.names():
+    for name in registry.names():
         measure = importlib.import_module(f"jaxpitfalls.studies.{name}.measure")
-        assert hasattr(measure, "samplers") == studies.spec(name).lockstep, name
+        assert hasattr(measure, "samplers") == registry.spec(name).lockstep, name
 
 
 def test_a_worker_answers_each_block_and_refuses_one_that_compiled():

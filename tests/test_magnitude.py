@@ -7,11 +7,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from jaxpitfalls import studies
+from jaxpitfalls.contract import registry
+from jaxpitfalls.contract.interface import Claim, Number
+from jaxpitfalls.contract.verdicts import Judged
 from jaxpitfalls.report.build import declared, judged_rows, ratio_points
-from jaxpitfalls.report.claims import Judged, at_write_up_structure
+from jaxpitfalls.report.claims import at_write_up_structure
 from jaxpitfalls.report.magnitude import magnitude
-from jaxpitfalls.studies.interface import Claim, Number
 
 BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
 SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
@@ -81,9 +82,9 @@ def test_write_up_numbers_need_a_positive_range():
         Number(2, 1, "x", structural=True)
 
 
-@pytest.mark.parametrize("name", studies.names())
+@pytest.mark.parametrize("name", registry.names())
 def test_every_numbered_claim_names_keys_its_configurations_have(name):
-    spec = studies.spec(name)
+    spec = registry.spec(name)
     base_keys = set(yaml.safe_load(spec.schema.read_text())["properties"]["base"]["required"])
     for claim in spec.claims.values():
         for number in claim.numbers:
@@ -91,7 +92,7 @@ def test_every_numbered_claim_names_keys_its_configurations_have(name):
 
 
 def test_a_report_must_measure_each_of_the_write_ups_numbers():
-    spec = studies.spec("dispatch")
+    spec = registry.spec("dispatch")
     rows = [{"claim": key, "measured": "", "verdict": "inconclusive",
              "ours": (None,) * len(claim.numbers)} for key, claim in spec.claims.items() if claim.judged]
     assert [row["numbers"] for row in declared(spec, rows)] == [c.numbers for c in spec.claims.values()]
@@ -129,13 +130,13 @@ def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",
                                                   "ours": (None,), "judged_ratio": None}]
-    with pytest.raises(TypeError, match=r"study dispatch: its claims must be claims.Judged rows, got "
+    with pytest.raises(TypeError, match=r"study dispatch: its claims must be contract.verdicts.Judged rows, got "
                                         r"\['dict'\]"):
         judged_rows("dispatch", [{"claim": "slower"}])
 
 
 def test_the_rule_comes_from_the_spec_beside_its_claim():
-    spec = studies.spec("dispatch")
+    spec = registry.spec("dispatch")
     rows = [{"claim": key, "measured": "", "verdict": "inconclusive", "ours": (None,) * len(claim.numbers)}
             for key, claim in spec.claims.items() if claim.judged]
     by_key = {row["key"]: row for row in declared(spec, rows)}

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from configs import ROOT, SCHEMA, config_with, validate
 
-from jaxpitfalls import plan, sources, studies
+from jaxpitfalls import plan, sources
 from jaxpitfalls.configcheck.schema import schema_problems
+from jaxpitfalls.contract import registry
 
 
 def test_one_axis_at_a_time_sweep_with_the_base_once():
@@ -45,7 +46,7 @@ def test_the_tests_workflow_runs_record_contention_and_never_fail_on_it():
     of waiting or failing: the suite passes beside a busy process (tests/test_machine.py injects contention)."""
     config = config_with("presets/smoke.yaml")
     assert {s: config["studies"][s]["measure"]["on_contention"] for s in plan.enabled_studies(config)} == {
-        s: "warn" for s in studies.names()}
+        s: "warn" for s in registry.names()}
 
 
 def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
@@ -144,4 +145,4 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     assert problems == ["config studies.dispatch.measure: unknown key 'step_by_step' (known: budget_s, "
                         "max_busy_share, max_wait_s, min_sample_s, on_contention, processes, repeats, "
                         "steps_per_sample, target_precision, trace_steps, warmup_steps)"]
-    assert list(SCHEMA["properties"]["studies"]["properties"]) == list(studies.names())
+    assert list(SCHEMA["properties"]["studies"]["properties"]) == list(registry.names())

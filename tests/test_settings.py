@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jaxpitfalls import plan, studies
+from jaxpitfalls import plan
 from jaxpitfalls.configcheck.schema import fill_defaults, load
+from jaxpitfalls.contract import registry
+from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.studies.dispatch.spec import Timing as DispatchTiming
-from jaxpitfalls.studies.settings import Timing
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load(ROOT / "workflow" / "schemas" / "config.schema.yaml")
@@ -30,18 +31,18 @@ def _measure_schema(name: str) -> dict:
     return SCHEMA["properties"]["studies"]["properties"][name]["properties"]["measure"]["properties"]
 
 
-@pytest.mark.parametrize("name", studies.names())
+@pytest.mark.parametrize("name", registry.names())
 def test_every_measure_key_is_read_by_a_job_and_no_job_reads_an_unknown_one(name):
-    spec = studies.spec(name)
+    spec = registry.spec(name)
     read = set(spec.timing.keys()) | set(spec.traced.keys())
     # a study's schema may offer no time budget (dispatch: its repeats are exact); Sampling then has none
     assert set(_measure_schema(name)) <= read and read - set(_measure_schema(name)) <= {"budget_s"}, name
 
 
-@pytest.mark.parametrize("name", studies.names())
+@pytest.mark.parametrize("name", registry.names())
 def test_the_study_classes_defaults_are_the_schemas(name):
     """Sampling's own defaults serve the harness used directly; a study's classes default as its schema does."""
-    spec, schema = studies.spec(name), _measure_schema(name)
+    spec, schema = registry.spec(name), _measure_schema(name)
     for cls in (spec.timing, spec.traced):
         for f in fields(cls):
             if f.name != "sampling" and f.default is not MISSING and f.name not in {g.name for g in fields(Sampling)}:
@@ -56,7 +57,7 @@ def test_each_job_is_handed_what_it_reads_and_reads_it_by_attribute(config):
     assert typed.sampling.repeats == 6 and typed.sampling.on_contention == "retry"
     assert set(plan.trace_settings(config, "dispatch")) == {"trace_steps", "warmup_steps", "steps_per_sample"}
     assert set(plan.trace_settings(config, "tree_at")) == {"trace_steps"}
-    assert studies.spec("generation").timing.of(plan.timing_settings(config, "generation")).eager == "base"
+    assert registry.spec("generation").timing.of(plan.timing_settings(config, "generation")).eager == "base"
     assert "eager" not in plan.timing_settings(config, "extraction")
 
 

@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
+from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.compiles import NotAFirstRun
 from jaxpitfalls.harness.protocol import measure_mode
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
-from jaxpitfalls.studies.settings import Timing
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp

@@ -21,7 +21,8 @@ from configs import RETRYING, smoke_result
 from report_browser import ReportPage
 from workflow_copy import snakemake as _snakemake
 
-from jaxpitfalls import plan, results, studies
+from jaxpitfalls import plan, results
+from jaxpitfalls.contract import registry
 
 pytestmark = pytest.mark.workflow
 
@@ -109,7 +110,7 @@ def test_extraction_stores_agreeing_activations_and_reports_its_phases(smoke_run
 
 
 def extraction_variants():
-    return studies.spec("extraction").variants
+    return registry.spec("extraction").variants
 
 
 def test_tables_figures_and_report(smoke_run):
@@ -149,8 +150,8 @@ def test_every_claim_of_every_write_up_is_in_the_scorecard_judged_or_with_why_no
     report = (smoke_run / "reports" / "report.md").read_text()
     scorecard = report[report.index("## Reproduction scorecard"):report.index("## How each claim was judged")]
     judging = report[report.index("## How each claim was judged"):report.index("## Study `")]
-    for name in studies.names():
-        for key, claim in studies.spec(name).claims.items():
+    for name in registry.names():
+        for key, claim in registry.spec(name).claims.items():
             assert f"| {name} " in scorecard and claim.text in scorecard, (name, key)
             assert f"| {key} " in judging, (name, key)
             if claim.checked:
@@ -158,7 +159,7 @@ def test_every_claim_of_every_write_up_is_in_the_scorecard_judged_or_with_why_no
             elif claim.not_measured:
                 assert f"not measured: {claim.not_measured}" in judging, (name, key)
     findings = report[report.index("## What to do"):report.index("## Reproduction scorecard")]
-    assert all(f"- **{name}**: " in findings for name in studies.names())
+    assert all(f"- **{name}**: " in findings for name in registry.names())
 
 
 def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke_run):
@@ -168,16 +169,16 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke
     try:
         landing = page.text()  # it opens on the findings and the scorecard's figure, as the markdown report does
         assert "What to do" in landing and "Reproduction scorecard:" in landing
-        assert all(f"{study}: " in landing for study in studies.names())
+        assert all(f"{study}: " in landing for study in registry.names())
         assert page.landing_figure() >= 600
-        for study in studies.names():
+        for study in registry.names():
             figures = sorted(str(p.relative_to(smoke_run))
                              for p in (smoke_run / "reports/figures" / study).glob("*.png"))
             assert figures and page.listing((study, "figures"), figures) == figures
             for figure in figures:
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
             caption = page.details(figures[0])
-            described = studies.report(study).FIGURES[Path(figures[0]).stem]
+            described = registry.report(study).FIGURES[Path(figures[0]).stem]
             assert f"of study {study}: {described[:40]}" in caption and "bootstrap 95%" in caption
             assert "Configuration: base " in caption and f"Environment: JAX {jax.__version__}" in caption
             tables = sorted(plan.table_paths(study).values())
@@ -193,7 +194,7 @@ def test_zip_report_holds_every_figure_and_table(smoke_run):
     names = zipfile.ZipFile(smoke_run / "reports" / "report.zip").namelist()
     expected = ["report.md", "run_summary.csv", "scorecard.png",
                 *(p.name for p in (smoke_run / "reports" / "figures").glob("*/*.png")),
-                *(Path(p).name for study in studies.names() for p in plan.table_paths(study).values())]
+                *(Path(p).name for study in registry.names() for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)
 

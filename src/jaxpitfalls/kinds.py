@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import plan, studies
+from . import plan
+from .contract import registry
+from .contract.settings import Timing
 from .harness.sampling import Sampling
-from .studies.settings import Timing
 
 
 def _settings(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
@@ -36,7 +37,7 @@ def _sampling(sampling: Sampling) -> set[str]:
 
 def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
     """The kinds of the study's configurations: base or not, and what its spec names."""
-    spec = studies.spec(study)
+    spec = registry.spec(study)
     found = set()
     for conf in plan.configurations(config["studies"][study]):
         at_base = plan.is_base(conf)
@@ -50,7 +51,7 @@ def of_config(config: dict[str, Any]) -> set[str]:
     branches as `any study: <kind>`."""
     found = set()
     for study in plan.enabled_studies(config):
-        timing = studies.spec(study).timing.of(plan.timing_settings(config, study))
+        timing = registry.spec(study).timing.of(plan.timing_settings(config, study))
         found |= {f"{study}: {kind}" for kind in _settings(config, study, timing) | _configurations(
             config, study, timing)} | {f"any study: {kind}" for kind in _sampling(timing.sampling)}
     return found

@@ -16,7 +16,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from . import runtime, studies
+from . import runtime
+from .contract import registry
 from .harness.compiles import count_compiles
 from .harness.timing import Sampler, gc_paused
 from .study_job import environment_of
@@ -52,8 +53,8 @@ def main(request_path: str, log_path: str) -> None:
     try:
         with open(request_path) as f:
             request = json.load(f)
-        settings = studies.spec(request["study"]).timing.of(request["settings"])
-        samplers, described = studies.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
+        settings = registry.spec(request["study"]).timing.of(request["settings"])
+        samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
         described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
                       "environment": environment_of(request)}
     except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import studies
+from .contract import registry
 
 # The text corpus (made by `prepare_data`) of the studies whose spec `reads_corpus`.
 CORPUS = "results/data/corpus"
@@ -23,7 +23,7 @@ def enabled_studies(config: dict[str, Any]) -> list[str]:
 
 
 def reads_corpus(study: str) -> bool:
-    return studies.spec(study).reads_corpus
+    return registry.spec(study).reads_corpus
 
 
 def value_label(value: Any) -> str:
@@ -73,12 +73,12 @@ _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
     """What a timing job reads of the study's `measure` block (`StudySpec.timing`), and records in its result:
     editing a key only the traces read reruns no timing job."""
-    return _read_by(config["studies"][study]["measure"], studies.spec(study).timing.keys())
+    return _read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys())
 
 
 def trace_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
     """What the study's trace reads of its `measure` block (`StudySpec.traced`), and nothing else."""
-    return _read_by(config["studies"][study]["measure"], studies.spec(study).traced.keys())
+    return _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
 
 
 def _read_by(measure: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import results, studies
+from . import results
+from .contract import registry
 from .harness import environment
 from .harness.processes import merge
 from .runtime import checkout_env
@@ -29,8 +30,8 @@ def environment_of(request: dict[str, Any]) -> dict[str, Any]:
 
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     """Measure in this process: the study's result and the environment it was measured in."""
-    settings = studies.spec(request["study"]).timing.of(request["settings"])
-    doc = studies.measure(request["study"]).run(request["conf"], request["inputs"], settings)
+    settings = registry.spec(request["study"]).timing.of(request["settings"])
+    doc = registry.measure(request["study"]).run(request["conf"], request["inputs"], settings)
     return {"doc": doc, "environment": environment_of(request)}
 
 
@@ -79,7 +80,7 @@ def run_configuration(
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
-    processes = studies.spec(study).timing.of(settings).processes  # refuses a key the study does not read
+    processes = registry.spec(study).timing.of(settings).processes  # refuses a key the study does not read
     measured = ([measure_here(request)] if processes == 1 and python is None
                 else measure_in_workers(request, processes, log_path, jax_cache_dir, python or sys.executable))
     doc = merge([m["doc"] for m in measured])

@@ -10,7 +10,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import plan, studies
+from .. import plan
+from ..contract import registry
 from ..data import long_description
 from ..models.hf_config import unsupported_activation
 from .sizes import read_local
@@ -64,8 +65,8 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
     if compare["study"] not in plan.enabled_studies(config):
         yield (f"config compare.study = {compare['study']!r}: not an enabled study (enabled: "
                f"{', '.join(plan.enabled_studies(config))})")
-    elif not studies.spec(compare["study"]).lockstep:
-        able = [name for name in studies.names() if studies.spec(name).lockstep]
+    elif not registry.spec(compare["study"]).lockstep:
+        able = [name for name in registry.names() if registry.spec(name).lockstep]
         yield (f"config compare.study = {compare['study']!r}: cannot be timed in lockstep yet (its measure.py has "
                f"no samplers(); studies that can: {', '.join(able)})")
     for name, side in compare["sides"].items():

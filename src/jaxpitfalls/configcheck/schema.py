@@ -14,7 +14,7 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from .. import studies
+from ..contract import registry
 
 
 def key_path(parts) -> str:
@@ -60,7 +60,7 @@ def load(schema_path: str | Path) -> dict[str, Any]:
     """The whole schema: the workflow's, with every study's block (its fragment over `$defs/study`)."""
     schema = _read(schema_path)
     schema["properties"]["studies"]["properties"] = {
-        name: merged(schema["$defs"]["study"], _read(studies.spec(name).schema)) for name in studies.names()}
+        name: merged(schema["$defs"]["study"], _read(registry.spec(name).schema)) for name in registry.names()}
     return schema
 
 

@@ -12,7 +12,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .. import plan, studies
+from .. import plan
+from ..contract import registry
 
 # A local Hugging Face directory's config.json names for each family's sizes.
 HF_KEYS = {
@@ -120,7 +121,7 @@ def size_problems(config: dict[str, Any]) -> list[str]:
     enabled = plan.enabled_studies(config)
     lines: list[str] = list(_family_problems(config, enabled))
     for study in enabled:
-        block, check = config["studies"][study], studies.spec(study).check_sizes
+        block, check = config["studies"][study], registry.spec(study).check_sizes
         for conf in plan.configurations(block):
             at = partial(_setting, study, block, conf)
             m = model(config, conf["model"])

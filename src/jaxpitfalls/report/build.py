@@ -9,14 +9,16 @@ from typing import Any
 
 import pandas as pd
 
-from .. import results, studies
-from ..studies.interface import Claim, StudySpec
+from .. import results
+from ..contract import registry
+from ..contract.interface import Claim, StudySpec
+from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, UNSTABLE, Judged
 from . import markdown
 from .aggregate import processes_of, read_tables
-from .claims import CHECKED, NOT_MEASURED, Judged, applicable
+from .claims import applicable
 from .run_summary import run_summary, span_seconds, study_seconds
 
-DECIDED = ("reproduced", "not reproduced")
+DECIDED = (REPRODUCED, NOT_REPRODUCED)
 
 
 def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
@@ -32,7 +34,7 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
             listed = ", ".join(f"process {i}: {v}" for i, v in enumerate(verdicts))
             claim = claim | {"measured": f"{claim['measured']} (per process: {listed})"}
             if set(DECIDED) <= set(verdicts):
-                claim |= {"verdict": "unstable"}
+                claim |= {"verdict": UNSTABLE}
         judged.append(claim)
     return judged
 
@@ -42,7 +44,7 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     (claims.applicable); anything but a `Judged` is refused, naming the study."""
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
-        raise TypeError(f"study {study}: its claims must be claims.Judged rows, got {wrong}")
+        raise TypeError(f"study {study}: its claims must be contract.verdicts.Judged rows, got {wrong}")
     return [{k: v for k, v in asdict(applicable(j)).items() if k not in ("reason", "bound")} for j in judged]
 
 
@@ -112,7 +114,7 @@ def build_report(
     results.write_csv(out_summary, summary)
     claims, sections, audits, environments, quiet, parts = {}, [], [], {}, {}, {}
     for name, inputs in study_inputs.items():
-        spec, report, judges = studies.spec(name), studies.report(name), studies.judges(name)
+        spec, report, judges = registry.spec(name), registry.report(name), registry.judges(name)
         tables = read_tables(inputs["tables"])
         per_process = [judged_rows(name, judges.judge(read_tables(inputs["tables"], p)))
                        for p in processes_of(tables)]
@@ -120,7 +122,7 @@ def build_report(
                                 report.FINDINGS)
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
-        sections.append(markdown.study_section(name, studies.description(name), spec, report, tables, settings,
+        sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,
                                                figures))
         audits.append(markdown.audit_section(name, tables["checks"]))
         environments[name] = tables["environment"]

@@ -52,9 +52,9 @@ class StudyCaption:
     def figure(self, figure: str) -> str:
         """What the figure shows, as the study's report module says (imported only when rendering); a
         figure the study does not describe is an error, not an empty caption."""
-        from .. import studies
+        from ..contract import registry
 
-        described = studies.report(self.name).FIGURES
+        described = registry.report(self.name).FIGURES
         if figure not in described:
             raise KeyError(f"study {self.name!r} describes no figure {figure!r} (it has {', '.join(described)})")
         return described[figure]

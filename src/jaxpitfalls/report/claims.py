@@ -1,6 +1,7 @@
 """Judging a write-up's claims on this run's tables: the one-row lookup and the interval rules every study's
 claims use. Renders nothing (markdown.py lays the judged rows out), so a study's `claims.py` reads its rules
-from here and never from the renderer.
+from here and never from the renderer; what it returns (`Judged`, `Bound`) and the verdict names are the
+contract's (contract/verdicts.py), which the report reads without a study's package.
 
 Every rule decides on a 95% interval, never on a spread of point estimates or on the samples' range: an
 interval wholly on the claim's side reproduces it, wholly on the other side does not, and one across the
@@ -15,50 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..studies.interface import Number
+from ..contract.interface import Number
+from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Judged
 from .aggregate import base_config_id
-
-# The verdicts of claims no report judges (build.py gives them, markdown.py shows them without advice).
-NOT_MEASURED, CHECKED = "not measured", "checked"
-# A claim whose largest possible effect on this hardware lies inside its interval: no run here could decide it,
-# however long, so it is told apart from an inconclusive one that more samples might decide.
-NOT_TESTABLE = "not testable"
-
-
-@dataclass(frozen=True)
-class Bound:
-    """The largest effect this run's hardware can show for a claim: what the effect consists of here
-    (`removable_ms` of a `total_ms` pass or step: the copies a fix removes, the overhead a variant adds), and
-    `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
-    rule asks for that). `applicable` judges every bounded claim by it alike."""
-
-    total_ms: float
-    removable_ms: float
-    what: str
-    needs: float = 1.0
-
-    @property
-    def ratio(self) -> float:
-        return ceiling(self.total_ms, self.removable_ms)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Judged:
-    """One claim as its study's claims module judged it on this run (`claim`: its key, which the engine
-    names it by: judging.Judges): what was measured, the verdict (by the rule its
-    spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
-    low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
-    (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
-    not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
-    effect this hardware can show (`applicable`)."""
-
-    measured: str
-    verdict: str
-    claim: str = ""
-    ours: tuple = ()
-    judged_ratio: tuple[float, float, float] | None = None
-    reason: str = ""
-    bound: Bound | None = None
 
 
 def applicable(judged: Judged) -> Judged:
@@ -82,7 +42,7 @@ def applicable(judged: Judged) -> Judged:
 def verdict(ok: bool | None) -> str:
     """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None); where this
     hardware cannot show the effect at all, `applicable` makes it `not testable`."""
-    return {True: "reproduced", False: "not reproduced", None: "inconclusive"}[ok]
+    return {True: REPRODUCED, False: NOT_REPRODUCED, None: INCONCLUSIVE}[ok]
 
 
 def above(low: float, high: float, threshold: float) -> bool | None:
@@ -222,9 +182,3 @@ def ratio_interval(r: pd.Series) -> str:
 def difference_of(r: pd.Series) -> tuple[float, float, float]:
     """A comparison row's paired difference in ms: (estimate, 95% low, high)."""
     return r.diff_ms, r.diff_ci_low_ms, r.diff_ci_high_ms
-
-
-def ceiling(total_ms: float, removable_ms: float) -> float:
-    """The largest speedup removing `removable_ms` of a `total_ms` pass could give: total / (total - part).
-    Where it lies inside a claim's band, no run on this hardware can reproduce the claim."""
-    return total_ms / max(total_ms - removable_ms, 1e-12)

@@ -8,13 +8,13 @@ clone reads and the report cannot drift apart (tests/test_docs.py regenerates it
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import pandas as pd
 
-from .. import results, studies
-from ..studies.interface import Claim
+from .. import results
+from ..contract import registry
+from ..contract.interface import Claim
 
 INTRO = """\
 # What the write-ups claimed
@@ -43,12 +43,11 @@ def treatment(claim: Claim) -> str:
 
 def _description(name: str) -> str:
     """The study's description: its package's docstring (the report's description too), without its title."""
-    doc = importlib.import_module(f"{studies.__name__}.{name}").__doc__ or ""
-    return doc.strip().partition("\n\n")[2].strip()
+    return registry.description(name).strip().partition("\n\n")[2].strip()
 
 
 def _study(name: str) -> list[str]:
-    claims = studies.spec(name).claims
+    claims = registry.spec(name).claims
     rows = pd.DataFrame([{"claim": c.text.replace("|", "\\|"), "the write-up": c.write_up.replace("|", "\\|"),
                           "here": treatment(c).replace("|", "\\|")} for c in claims.values()])
     judged = sum(c.judged for c in claims.values())
@@ -58,7 +57,7 @@ def _study(name: str) -> list[str]:
 
 
 def page() -> str:
-    return "\n".join([INTRO, *(line for name in studies.names() for line in _study(name))])
+    return "\n".join([INTRO, *(line for name in registry.names() for line in _study(name))])
 
 
 if __name__ == "__main__":

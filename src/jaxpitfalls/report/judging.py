@@ -15,9 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..studies.interface import StudySpec
+from ..contract.interface import StudySpec
+from ..contract.verdicts import NOT_MEASURED, Judged
 from .aggregate import base_config_id, measured
-from .claims import NOT_MEASURED, Judged, at_write_up_structure, judged_at, row
+from .claims import at_write_up_structure, judged_at, row
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ accelerator and sizes: for those the factor is shown with what differs (`Number.
 
 from __future__ import annotations
 
-from ..studies.interface import Number
+from ..contract.interface import Number
 
 FACTOR = 2.0  # ratios, exponents, counts the structure sets: hosts' single-thread speed and library versions
 POINTS = 15.0  # shares the structure sets: percentage points either way

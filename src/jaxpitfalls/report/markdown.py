@@ -8,15 +8,16 @@ from typing import Any
 
 import pandas as pd
 
+from ..contract.interface import Report, StudySpec
+from ..contract.verdicts import CHECKED, INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE
 from ..harness.stats import relative_half_width
-from ..studies.interface import Report, StudySpec
 from .aggregate import base_config_id, measured
-from .claims import CHECKED, NOT_MEASURED, NOT_TESTABLE, interval
+from .claims import interval
 from .magnitude import RULE as MAGNITUDE_RULE
 from .magnitude import magnitude
 
-VERDICT_MARK = {"reproduced": "yes", "not reproduced": "**no**", "inconclusive": "inconclusive",
-                NOT_TESTABLE: NOT_TESTABLE, "unstable": "unstable", NOT_MEASURED: NOT_MEASURED, CHECKED: CHECKED}
+VERDICT_MARK = {REPRODUCED: "yes", NOT_REPRODUCED: "**no**", INCONCLUSIVE: INCONCLUSIVE,
+                NOT_TESTABLE: NOT_TESTABLE, UNSTABLE: UNSTABLE, NOT_MEASURED: NOT_MEASURED, CHECKED: CHECKED}
 
 
 def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
@@ -86,7 +87,7 @@ def _advice(claim: dict[str, Any]) -> str:
     advice = claim["advice"]
     if advice is None or claim["verdict"] in (NOT_MEASURED, CHECKED):
         return ""
-    return {"reproduced": advice.reproduced, "not reproduced": advice.not_reproduced}.get(
+    return {REPRODUCED: advice.reproduced, NOT_REPRODUCED: advice.not_reproduced}.get(
         claim["verdict"], advice.inconclusive)
 
 
@@ -101,7 +102,7 @@ def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     out = {}
     for study, rows in claims.items():
         picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
-        ordered = picture or sorted(rows, key=lambda c: c["verdict"] not in ("reproduced", "not reproduced"))
+        ordered = picture or sorted(rows, key=lambda c: c["verdict"] not in (REPRODUCED, NOT_REPRODUCED))
         said = [text for text in map(_advice, ordered) if text][:FINDINGS_PER_STUDY]
         out[study] = " ".join(said) if said else "nothing decided on this run."
     return out

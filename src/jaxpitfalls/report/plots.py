@@ -11,6 +11,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
+
 
 def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
     """Log axes where `log` names them (x ticks at the data's values) and the dashed reference line."""
@@ -142,7 +144,7 @@ def claims_figure(points: pd.DataFrame):
                 ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
-    colors = dict(zip(("reproduced", "not reproduced", "inconclusive", "unstable", "not testable"),
+    colors = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, NOT_TESTABLE),
                       sns.color_palette("colorblind", 5), strict=True))
     for y, p in enumerate(points.itertuples()):
         ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,

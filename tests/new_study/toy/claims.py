@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...report.claims import Judged, decide, interval
+from ...contract.verdicts import Judged
+from ...report.claims import decide, interval
 from ...report.judging import Judges, Run
 from .spec import SPEC
 

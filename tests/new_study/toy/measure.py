@@ -9,13 +9,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...contract.settings import Timing, Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
 from ...harness.timing import timed
 from ...harness.variants import require_agree, require_distinct
 from ...models.checkpoint import load_model
-from ..settings import Timing, Traced
 from .spec import SPEC
 
 

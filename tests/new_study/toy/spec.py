@@ -1,11 +1,11 @@
-"""What the `toy` study is (interface.StudySpec)."""
+"""What the `toy` study is (contract.interface.StudySpec)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ...breakdown import Component
-from ..interface import Claim, StudySpec
+from ...contract.interface import Claim, StudySpec
 
 SPEC = StudySpec(
     name="toy",

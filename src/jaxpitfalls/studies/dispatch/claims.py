@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.verdicts import Bound, Judged
 from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...plan import value_label
 from ...report.claims import (
-    Bound,
-    Judged,
     decide,
     difference_of,
     interval,

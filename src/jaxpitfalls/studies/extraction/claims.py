@@ -7,12 +7,9 @@ from functools import partial
 
 import pandas as pd
 
+from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Judged
 from ...report.aggregate import measured
 from ...report.claims import (
-    NOT_MEASURED,
-    NOT_TESTABLE,
-    Bound,
-    Judged,
     decide,
     interval,
     ratio_interval,

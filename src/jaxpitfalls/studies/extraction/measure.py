@@ -13,12 +13,12 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from ...contract.settings import Timing, Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
-from ..settings import Timing, Traced
 from . import decode_step, device_get, donation
 from .extractors import EXTRACTORS, Extractor, batches, hidden_states
 from .spec import FIRST_PASS_VARIANTS, SPEC

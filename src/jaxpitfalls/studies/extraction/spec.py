@@ -1,4 +1,4 @@
-"""What the `extraction` study is, as the rest of the workflow reads it (interface.StudySpec). JAX-free: the
+"""What the `extraction` study is, as the rest of the workflow reads it (contract.interface.StudySpec). JAX-free: the
 plan, the config check, the trace parser and the report read it without importing measure.py."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ...breakdown import Component
-from ..interface import Advice, Claim, Number, StudySpec
+from ...contract.interface import Advice, Claim, Number, StudySpec
 
 # The extractors (measure.py checks its EXTRACTORS are these, in this order), slowest first.
 VARIANTS = ("eager", "jit", "jit_padded", "jit_padded_async", "pipelined", "scanned")

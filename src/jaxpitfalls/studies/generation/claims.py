@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.verdicts import Judged
 from ...harness.stats import ratio_of_estimates
 from ...report.claims import (
     Decision,
-    Judged,
     decide,
     interval,
     ratio_interval,

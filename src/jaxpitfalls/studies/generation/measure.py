@@ -8,12 +8,12 @@ from typing import Any
 import jax
 import numpy as np
 
+from ...contract.settings import Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, measure_mode
 from ...harness.variants import require_agree, require_distinct
 from ...plan import is_base
-from ..settings import Traced
 from .decoding import DECODERS, Decoder
 from .spec import SPEC, Timing, untimed, warmup_tokens
 

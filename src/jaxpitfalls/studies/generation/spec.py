@@ -1,4 +1,4 @@
-"""What the `generation` study is, as the rest of the workflow reads it (interface.StudySpec). JAX-free: the
+"""What the `generation` study is, as the rest of the workflow reads it (contract.interface.StudySpec). JAX-free: the
 plan, the config check, the trace parser and the report read it without importing measure.py."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ...breakdown import Component
-from .. import settings
-from ..interface import Advice, Claim, Number, StudySpec
+from ...contract import settings
+from ...contract.interface import Advice, Claim, Number, StudySpec
 
 # The decoders (measure.py checks its DECODERS are these, in this order).
 VARIANTS = ("uncached_eager", "uncached", "uncached_padded", "kv_cache", "kv_cache_scan")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...contract.verdicts import Judged
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
 from ...report.claims import (
-    Judged,
     decide,
     interval,
     median_of,

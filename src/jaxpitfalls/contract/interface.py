@@ -4,8 +4,9 @@ A study is one package under `studies/`: `spec.py` holds `SPEC`, a `StudySpec` (
 config check, the trace parser and the report read it without importing measuring code); `measure.py`
 implements `Measure` (it imports JAX); `report.py` implements `Report` (JAX-free, reading only the spec and
 the result tables); `claims.py` judges the spec's claims (`JUDGES`: one function per claim key,
-report.judging); `config.schema.yaml` is its block of the config schema; the package's docstring
-describes it in the report.
+report.judging, each returning a `Judged`: verdicts.py); `config.schema.yaml` is its block of the config
+schema; the package's docstring describes it in the report. registry.py finds the studies and hands out
+these parts by name.
 """
 
 from __future__ import annotations

@@ -1,0 +1,58 @@
+"""What a study's claims module returns per claim (`Judged`, with the `Bound` of what this hardware can show)
+and the verdicts the report reads: the three a claim's rule gives, and those no rule gives.
+
+A study's `claims.py` builds them (its rules' helpers are report/claims.py's); the report's engine and its
+renderer read them (report/judging.py, build.py, markdown.py), never a study's package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The verdicts a claim's rule gives: held, failed, or could not be decided (report.claims.verdict).
+REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
+# The verdicts of claims no report judges (build.py gives them, markdown.py shows them without advice).
+NOT_MEASURED, CHECKED = "not measured", "checked"
+# A claim whose largest possible effect on this hardware lies inside its interval: no run here could decide it,
+# however long, so it is told apart from an inconclusive one that more samples might decide.
+NOT_TESTABLE = "not testable"
+# A claim whose worker processes' own samples reach opposite verdicts, one reproduced, another not (build.py).
+UNSTABLE = "unstable"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The largest effect this run's hardware can show for a claim: what the effect consists of here
+    (`removable_ms` of a `total_ms` pass or step: the copies a fix removes, the overhead a variant adds), and
+    `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
+    rule asks for that). `report.claims.applicable` judges every bounded claim by it alike."""
+
+    total_ms: float
+    removable_ms: float
+    what: str
+    needs: float = 1.0
+
+    @property
+    def ratio(self) -> float:
+        """The largest speedup removing `removable_ms` of a `total_ms` pass could give: total / (total - part).
+        Where it lies inside a claim's band, no run on this hardware can reproduce the claim."""
+        return self.total_ms / max(self.total_ms - self.removable_ms, 1e-12)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judged:
+    """One claim as its study's claims module judged it on this run (`claim`: its key, which the engine
+    names it by: report.judging.Judges): what was measured, the verdict (by the rule its
+    spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
+    low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
+    (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
+    not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
+    effect this hardware can show (`report.claims.applicable`)."""
+
+    measured: str
+    verdict: str
+    claim: str = ""
+    ours: tuple = ()
+    judged_ratio: tuple[float, float, float] | None = None
+    reason: str = ""
+    bound: Bound | None = None
