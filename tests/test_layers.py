@@ -1,5 +1,6 @@
-"""The package's floors: every import goes down (or stays on its floor), never up, and no function is longer
-than a screen. Read from the import statements (nothing is imported), as sources.py does for the rules."""
+"""The package's floors: one folder, one floor; every import goes down (or stays on its floor), never up; no
+loop among a floor's modules; no function longer than a screen. Read from the import statements (nothing of
+the package runs but sources.py, whose reader the rules' inputs come from too)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from jaxpitfalls import sources
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 
@@ -33,6 +36,8 @@ def _module(path: Path) -> str:
 
 
 MODULES = {_module(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+# Every folder below the package's own: a package, with all its modules at any depth.
+FOLDERS = sorted(_module(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
 
 
 def floor(module: str) -> int:
@@ -49,28 +54,67 @@ def floor(module: str) -> int:
 
 
 def imports(module: str) -> set[str]:
-    """The package's modules `module` imports (`from . import x` resolved to the module x where it is one)."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
-            target = ".".join([*base, *([node.module] if node.module else [])])
-            found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names}
-        elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-    return {m for m in found if m in MODULES and m != module}
+    """The package's modules `module` imports (sources.imported_by: `from P import x` counts P and P.x)."""
+    return set(sources.imported_by(module)) & set(MODULES)
+
+
+def test_the_reader_reads_this_checkout():
+    assert sources.ROOT == PACKAGE, f"jaxpitfalls imports from {sources.ROOT}, not {PACKAGE}: set PYTHONPATH=src"
 
 
 def test_every_module_is_on_a_floor():
     assert [floor(m) for m in MODULES]
 
 
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_a_folder_is_on_one_floor(folder):
+    on = {m: floor(m) for m in MODULES if m == folder or m.startswith(f"{folder}.")}
+    assert len(set(on.values())) == 1, f"{folder} spans floors: {on}"
+
+
 @pytest.mark.parametrize("module", list(MODULES))
 def test_imports_go_down_never_up(module):
     up = sorted(m for m in imports(module) if floor(m) > floor(module))
     assert not up, f"{module} (floor {floor(module)}) imports from above: {[(m, floor(m)) for m in up]}"
+
+
+def _loops(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import loops of a graph: its strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return loops
+
+
+def test_no_import_loop_among_a_floors_modules():
+    same_floor = {m: {n for n in imports(m) if floor(n) == floor(m)} for m in MODULES}
+    assert not _loops(same_floor)
+
+
+def test_a_loop_is_found():
+    assert _loops({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert not _loops({"a": {"b"}, "b": set()})
 
 
 def test_no_function_is_longer_than_a_screen():

@@ -51,6 +51,16 @@ def _imports(path: Path) -> frozenset[str]:
     return frozenset(found)
 
 
+def imported_by(module: str) -> frozenset[str]:
+    """The package's modules that `module` (its full name) imports itself, lazy imports included: for
+    `from P import name`, P (importing it runs P's __init__) and P.name where that is a module. `files_of`
+    follows these to every file a rule depends on; tests/test_layers.py checks the package's floors on them."""
+    path = _module_file(module)
+    if path is None:
+        raise KeyError(f"{module}: no module of {PACKAGE} under {ROOT}")
+    return frozenset(m for m in _imports(path) if m != module and _module_file(m) is not None)
+
+
 def files_of(*modules: str) -> tuple[str, ...]:
     """Sorted source files of the given modules and everything in the package they import, as rule inputs."""
     return tuple(sorted(_as_input(p) for p in _files_of(modules)))
