@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from jaxpitfalls.harness import stats
-from jaxpitfalls.report import compare
+from jaxpitfalls.report import compare, gate
 
 
 def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3,
@@ -90,9 +90,9 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     assert compare.environment_changes(edited, committed) == "code c711829+dirty -> f09a14f"
     assert compare.environment_changes(env, committed) == "code unknown -> f09a14f"
     assert sorted(map(tuple, one_sided[["config_id", "only_in"]].values)) == [("gone", "baseline"), ("new", "current")]
-    with pytest.raises(compare.Regressions,
+    with pytest.raises(gate.Regressions,
                        match=r"(?s)2 regression.*\(medians\).*dispatch a (filter_jit|jit_flat) \(blocked\): 1\.(19|2)"):
-        compare.require_no_regressions(table)
+        gate.require_no_regressions(table)
     text = compare.markdown(table, one_sided, compare.paired_ratios(baseline, current), "baseline-dir", 0.05, 0.01)
     assert "Verdicts: regressed 2" in text and "| gone" in text and "agree on 1 of 1 within ±0.05" in text
 
@@ -106,19 +106,19 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     current = {("dispatch", "steady"): _doc("steady", samples, ratio=1.30),
                ("dispatch", "dearer"): _doc("dearer", samples, ratio=1.30 * 1.10)}
     table, one_sided = compare.compare(baseline, current)
-    compare.require_no_regressions(table, "medians", fail_on_inconclusive=True)
+    gate.require_no_regressions(table, "medians", fail_on_inconclusive=True)
     ratios = compare.paired_ratios(baseline, current)
-    with pytest.raises(compare.Regressions, match=r"(?s)1 regression.*\(ratios\).*dispatch dearer filter_jit / "
+    with pytest.raises(gate.Regressions, match=r"(?s)1 regression.*\(ratios\).*dispatch dearer filter_jit / "
                        r"jit_flat \(blocked\): 1\.30\dx -> 1\.4[23]\dx"):
-        compare.require_no_regressions(ratios, "ratios")
+        gate.require_no_regressions(ratios, "ratios")
     assert "regressed 1, unchanged 1" in compare.markdown(table, one_sided, ratios, "b", 0.05, 0.01)
     wide = {("dispatch", "w"): _doc("w", _samples(0.010, 1, n=6, noise=0.3))}
     wider = {("dispatch", "w"): _doc("w", _samples(0.010, 2, n=6, noise=0.3))}
     undecided, _ = compare.compare(wide, wider)
     assert set(undecided.verdict) == {"inconclusive"}
-    compare.require_no_regressions(undecided, "medians")
-    with pytest.raises(compare.Regressions, match=r"(?s)2 row\(s\) inconclusive.*detectable change \d+%"):
-        compare.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
+    gate.require_no_regressions(undecided, "medians")
+    with pytest.raises(gate.Regressions, match=r"(?s)2 row\(s\) inconclusive.*detectable change \d+%"):
+        gate.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
     text = compare.markdown(undecided, one_sided, ratios, "b", 0.05, 0.01)
     assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows could detect changes of" in text
 
@@ -169,7 +169,7 @@ def test_a_missing_mode_is_listed():
     table, _ = compare.compare({("dispatch", "a"): base}, {("dispatch", "a"): faster})
     verdicts = dict(zip(table["mode"], table.verdict, strict=True))
     assert verdicts == {"blocked": "improved", "pipelined": "only in current"}
-    compare.require_no_regressions(table)
+    gate.require_no_regressions(table)
 
 
 def test_a_bundle_is_a_baseline_and_a_tampered_one_is_refused(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ from docutils.core import publish_parts
 
 from jaxpitfalls.contract.interface import Advice
 from jaxpitfalls.report.landing import landing_rst
-from jaxpitfalls.report.markdown import findings_section
+from jaxpitfalls.report.scorecard import findings_section
 
 CLAIMS = {
     "dispatch": [
@@ -40,7 +40,7 @@ def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_esc
 
 
 def test_a_scorecard_cell_ends_at_a_clause_never_inside_a_bracket():
-    from jaxpitfalls.report.markdown import scorecard_section
+    from jaxpitfalls.report.scorecard import scorecard_section
 
     measured = "5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms); 10.8x at 48"
     rows = {"tree_at": [{"claim": "c", "write_up": "7.6x", "measured": measured, "verdict": "reproduced",

@@ -1,6 +1,7 @@
 """The package's floors: one folder, one floor; every import goes down (or stays on its floor), never up; no
-loop among a floor's modules; no function longer than a screen. Read from the import statements (nothing of
-the package runs but sources.py, whose reader the rules' inputs come from too)."""
+loop among a floor's modules; no function longer than a screen, no module longer than one purpose. Read from
+the import statements (nothing of the package runs but sources.py, whose reader the rules' inputs come from
+too)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ FLOORS = (
      "jaxpitfalls.release_env"),
 )
 LONGEST_FUNCTION = 60
+LONGEST_MODULE = 300  # lines: one purpose a reader holds in mind at once
 
 
 def _module(path: Path) -> str:
@@ -122,4 +124,10 @@ def test_no_function_is_longer_than_a_screen():
             for node in ast.walk(ast.parse(p.read_text()))
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
             and node.end_lineno - node.lineno + 1 > LONGEST_FUNCTION]
+    assert not long, long
+
+
+def test_no_module_is_longer_than_one_purpose():
+    long = [f"{name}: {n} lines" for name, path in MODULES.items()
+            if (n := len(path.read_text().splitlines())) > LONGEST_MODULE]
     assert not long, long

@@ -100,7 +100,7 @@ rule compare_gate:
     `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
     input:
         table=COMPARE_TABLES[gate_on()],
-        sources=sources.files_of("report.compare", "runtime"),
+        sources=sources.files_of("report.gate", "runtime"),
     output:
         "results/tables/compare.passed",
     log:

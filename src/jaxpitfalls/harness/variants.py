@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from typing import Any
 from itertools import combinations
 
 import numpy as np
@@ -88,3 +89,24 @@ def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str,
     return {"reference": reference, "compared": "structure, bitwise values and sharding of every leaf",
             "values": len(ref_leaves), "max_abs_difference": dict.fromkeys(trees, 0.0),
             "bitwise_equal": dict.fromkeys(trees, True)}
+
+
+def call_signature(fn, args: tuple, leaves_out: int, static_argnums: tuple[int, ...] = ()) -> dict[str, Any]:
+    """What one call of a jitted `fn` ran: the callable's type, argument tree, leaves in and out, and the
+    program, for `require_distinct` to tell variants apart.
+
+    The program fingerprint is of the lowered StableHLO (lowering is cached after the first call): two
+    variants may share a program and still differ in how Python reaches it (the dispatch study's point).
+    """
+    import jax
+
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    kind = type(fn)
+    return {
+        "callable": f"{kind.__module__}.{kind.__qualname__}",
+        "static_argnums": list(static_argnums),
+        "argument_tree": fingerprint(str(jax.tree_util.tree_structure(dynamic))),
+        "leaves_in": len(jax.tree_util.tree_leaves(args)),
+        "leaves_out": leaves_out,
+        "program": fingerprint(fn.lower(*args).as_text()),
+    }

@@ -14,6 +14,7 @@ from ..harness.stats import bootstrap_median_ci, paired_comparison, relative_iqr
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES, value_label
 from .environments import flat_environment, require_comparable
+from .job_checks import agreement, distinct, peak_memory_mb, quietness, ran_on, timed_compiles
 
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
@@ -158,102 +159,30 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _agreement(checks: dict[str, Any]) -> dict[str, Any]:
-    """The outputs check as the guard recorded it (harness.variants); a result written before the guards
-    returned records holds `True` and the same facts in loose fields."""
-    found = checks["outputs_agree"]
-    if found is True:
-        return {"outputs_agree": "yes (recorded as true: an older result)",
-                "outputs_exact": checks.get("outputs_exact"), "outputs_compared": checks.get("outputs_compared"),
-                "max_abs_difference": max(checks.get("max_abs_difference", {0: 0.0}).values())}
-    return {"outputs_agree": f"{len(found['bitwise_equal'])} variants vs {found['reference']}: {found['compared']} "
-                             f"({found['values']} values each)",
-            "outputs_exact": all(found["bitwise_equal"].values()), "outputs_compared": found["outputs"],
-            "max_abs_difference": max(found["max_abs_difference"].values())}
-
-
-def _distinct(checks: dict[str, Any]) -> str:
-    found = checks["signatures_distinct"]
-    if found is True:
-        return "yes (recorded as true: an older result)"
-    return f"{found['distinct_signatures']} of {found['variants']} ({found['pairs_compared']} pairs compared)"
-
-
-def _timed_compiles(doc: dict[str, Any], label: str | None) -> int:
-    """Compilations counted in the timed regions of the modes with this label (`measures_compilation`,
-    `demonstration`, or None: the modes where any is forbidden, so the job would have failed on one)."""
-    labels = ("measures_compilation", "demonstration")
-    return sum(m["compiles_in_timed_region"] for v in doc["variants"].values() for m in v["modes"].values()
-               if (m.get(label) if label else not any(m.get(x) for x in labels)))
-
-
-def ran_on(env: dict[str, Any]) -> str:
-    """`slurm job 12 on node7 (64 CPUs, GPUs 0)` or `local on vm`: where one result was measured."""
-    where = env.get("placement")
-    if where is None:
-        return "not recorded (an older result)"
-    if where["scheduler"] != "slurm":
-        return f"local on {where['host']}"
-    gpus = f", GPUs {where['slurm_gpus']}" if where["slurm_gpus"] else ""
-    return f"slurm job {where['slurm_job_id']} on {where['slurm_node']} ({where['slurm_cpus']} CPUs{gpus})"
-
-
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per configuration: what the guards compared and found, what a study's job observed beside its
     timings (`checks.findings`, as <name>_<key> columns), and the environment's headline."""
     rows = []
     for doc in docs:
         checks, env = doc["checks"], doc["environment"]
-        rows.append(_config_columns(doc) | _agreement(checks) | {
-            "signatures_distinct": _distinct(checks),
+        rows.append(_config_columns(doc) | agreement(checks) | {
+            "signatures_distinct": distinct(checks),
             "distinct_signatures": len({str(v["signature"]) for v in doc["variants"].values()}),
             "not_timed": "; ".join(f"{name} ({why})" for name, why in doc.get("not_timed", {}).items()),
-            "compiles_in_timed_region": _timed_compiles(doc, None),
-            "compiles_measured_on_purpose": _timed_compiles(doc, "measures_compilation"),
-            "compiles_demonstrated": _timed_compiles(doc, "demonstration"),
+            "compiles_in_timed_region": timed_compiles(doc, None),
+            "compiles_measured_on_purpose": timed_compiles(doc, "measures_compilation"),
+            "compiles_demonstrated": timed_compiles(doc, "demonstration"),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
             "job_seconds": doc.get("job_seconds"),
             "ran_on": ran_on(env),
             "processes": doc.get("processes", 1),
             "settings": json.dumps(doc["settings"], sort_keys=True),  # what the timing job read, as it recorded it
             **quietness(doc["machine"]),
-            **_peak_memory_mb(doc["memory"]),
+            **peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
         } | {f"{name}_{key}": value for name, found in checks.get("findings", {}).items()
              for key, value in found.items()})
     return pd.DataFrame(rows)
-
-
-def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """How quiet the machine was while a configuration was timed, over its modes: rounds kept, re-timed and
-    kept though contended (`on_contention: warn`), seconds spent waiting for quiet, other processes' and
-    steal's largest share of the cores (apart: a neighbour the user can see, or the hypervisor), the highest
-    load average, and the policy."""
-    def worst(key: str) -> float | None:
-        values = [m[key] for m in machine.values() if m[key] is not None]
-        return max(values) if values else None
-
-    modes = list(machine.values())
-    return {
-        "rounds_kept": sum(m["rounds_kept"] for m in modes),
-        "rounds_retried": sum(m["rounds_retried"] for m in modes),
-        "rounds_contended_kept": sum(m["rounds_contended_kept"] for m in modes),
-        "waited_s": sum(m.get("waited_s", 0.0) for m in modes),  # results from before waiting have none
-        "others_share_max": worst("others_share_max"),
-        "steal_share_max": worst("steal_share_max"),
-        "load_average_max": max((x for m in modes for x in m["load_average"]), default=None),
-        "on_contention": modes[0]["policy"]["on_contention"],
-        "machine_measurable": all(m["measurable"] for m in modes),
-    }
-
-
-def _peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:
-    """The highest peak over the timed modes: the device's allocator (GPU/TPU) and the process (VmHWM)."""
-    def peak(key: str) -> float | None:
-        values = [m[key] for m in memory.values() if m.get(key) is not None]
-        return max(values) / 2**20 if values else None
-
-    return {"device_peak_mb": peak("device_peak_bytes"), "host_peak_mb": peak("host_peak_bytes")}
 
 
 def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd.DataFrame:

@@ -13,7 +13,7 @@ from .. import results
 from ..contract import registry
 from ..contract.interface import Claim, StudySpec
 from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, UNSTABLE, Judged
-from . import markdown
+from . import markdown, scorecard
 from .aggregate import processes_of, read_tables
 from .claims import applicable
 from .run_summary import run_summary, span_seconds, study_seconds
@@ -131,9 +131,9 @@ def build_report(
                        settings["studies"][name]["target_s"])
     save(claims_figure(ratio_points(claims)), out_figure)
     text = markdown.render([
-        markdown.findings_section(claims),
-        markdown.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
-        markdown.judging_section(claims),
+        scorecard.findings_section(claims),
+        scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
+        scorecard.judging_section(claims),
         *sections,
         "## Audit\n",
         markdown.run_summary_section(summary, span_seconds(summary), settings, parts, quiet),

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .markdown import FINDINGS_INTRO, findings, tally
+from .scorecard import FINDINGS_INTRO, findings, tally
 
 _RST_SPECIAL = re.compile(r"([\\`*_|])")
 URI_LINE = 1000  # characters per line of the figure's data URI (docutils refuses lines over 10,000)

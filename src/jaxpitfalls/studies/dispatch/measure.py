@@ -12,12 +12,11 @@ import numpy as np
 import optax
 
 from ...harness import tracing
-from ...harness.compiles import count_compiles
-from ...harness.protocol import Runner, calibrate, measure, measure_mode, mode_samplers, warm_up
-from ...harness.sampling import Sampling
-from ...harness.timing import Sampler, timed
-from ...harness.variants import fingerprint, require_agree, require_distinct
+from ...harness.protocol import Runner, calibrate, measure, mode_samplers, warm_up
+from ...harness.timing import Sampler
+from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
+from .inference import add_inference, measure_inference
 from .spec import SPEC, Timing, Traced
 
 MASK_RATE = 0.15
@@ -52,24 +51,6 @@ def _update(optimizer, params, grads, opt_state):
     return eqx.apply_updates(params, updates), opt_state
 
 
-def _call_signature(fn, args: tuple, leaves_out: int, static_argnums: tuple[int, ...] = ()) -> dict[str, Any]:
-    """What one call ran: the callable's type, argument tree, leaves in and out, and the program.
-
-    The program fingerprint is of the lowered StableHLO (lowering is cached after the first call): two
-    variants may share a program and still differ in how Python reaches it, which is this study's point.
-    """
-    dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
-    kind = type(fn)
-    return {
-        "callable": f"{kind.__module__}.{kind.__qualname__}",
-        "static_argnums": list(static_argnums),
-        "argument_tree": fingerprint(str(jax.tree_util.tree_structure(dynamic))),
-        "leaves_in": len(jax.tree_util.tree_leaves(args)),
-        "leaves_out": leaves_out,
-        "program": fingerprint(fn.lower(*args).as_text()),
-    }
-
-
 class _Stepper:
     """Holds one variant's state and calls its compiled step on the next pre-made key."""
 
@@ -92,7 +73,7 @@ class _Stepper:
         """Of the next call: its arguments have the last call's shapes, and it returns the state and a loss.
         Nothing of a past call is kept (at BERT-base a kept state is 1.3 GB per variant)."""
         leaves_out = len(jax.tree_util.tree_leaves(self.state)) + 1  # the state, then the loss
-        return _call_signature(self.fn, self.args(), leaves_out, self.static_argnums)
+        return call_signature(self.fn, self.args(), leaves_out, self.static_argnums)
 
     def runner(self, name: str) -> Runner:
         return Runner(name=name, step=self.step, signature=self.signature, calls=self.calls)
@@ -145,70 +126,6 @@ def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array], lr:
     return {name: s.runner(name) for name, s in steppers.items()}
 
 
-INFER_FLOOR = "jit_partition"  # the infer mode's two variants: filter_jit against the write-up's fix
-
-
-def logits(model, batch: dict[str, jax.Array]) -> jax.Array:
-    """The forward of the whole batch with dropout off (key None): what an inference call returns."""
-    return jax.vmap(lambda ids, mask: model(ids, mask))(batch["input_ids"], batch["attention_mask"])
-
-
-def _as_forward(fn):
-    """One program name for both inference variants (see `_as_train_step`)."""
-    fn.__name__ = fn.__qualname__ = "forward"
-    return fn
-
-
-@dataclass
-class _Forward:
-    """One inference variant: its jitted forward and the arguments it is called with (the same batch every
-    call: a forward carries no state from one call to the next)."""
-
-    fn: Any
-    args: tuple
-
-    def __call__(self) -> jax.Array:
-        return jax.block_until_ready(self.fn(*self.args))
-
-    def sampler(self) -> Sampler:
-        """One call waited for: a sample is a call's latency (calibration repeats it to `min_sample_s`)."""
-        return lambda: timed(self)
-
-    def signature(self) -> dict[str, Any]:
-        return _call_signature(self.fn, self.args, leaves_out=1)
-
-
-def build_forwards(model, batch: dict[str, jax.Array]) -> dict[str, _Forward]:
-    """The infer mode's variants from the same model and batch: `eqx.filter_jit` called with the model, and
-    `jax.jit` on its arrays with the static part captured by closure and combined inside."""
-    params, static = eqx.partition(model, eqx.is_array)
-    filter_jit_forward = eqx.filter_jit(_as_forward(lambda model, batch: logits(model, batch)))
-    jit_partition_forward = jax.jit(_as_forward(lambda params, batch: logits(eqx.combine(params, static), batch)))
-    return {"filter_jit": _Forward(filter_jit_forward, (model, batch)),
-            INFER_FLOOR: _Forward(jit_partition_forward, (params, batch))}
-
-
-def measure_inference(model, batch: dict[str, jax.Array], sampling: Sampling, label: str) -> dict[str, Any]:
-    """The `infer` mode: each forward warmed (compiled) once, their logits compared and their signatures told
-    apart, then their calls timed interleaved against jit_partition (no compilation allowed)."""
-    forwards = build_forwards(model, batch)
-    compiles, outputs = {}, {}
-    for name, forward in forwards.items():
-        with count_compiles() as counter:
-            outputs[name] = np.asarray(forward())
-        compiles[name] = counter.count
-    agreement = require_agree(outputs, INFER_FLOOR, exact=jax.default_backend() == "cpu")
-    signatures = {name: f.signature() for name, f in forwards.items()}
-    distinct = require_distinct(signatures)
-    entries, comparisons, peak, machine = measure_mode({name: f.sampler() for name, f in forwards.items()},
-                                                       "infer", INFER_FLOOR, sampling, label)
-    return {"entries": entries, "comparisons": comparisons, "memory": peak, "machine": machine,
-            "compiles": compiles, "signatures": signatures,
-            "checks": {"inference_outputs_agree": agreement | {"outputs": "logits of one forward of the batch, "
-                                                                          "dropout off"},
-                       "inference_signatures_distinct": distinct}}
-
-
 def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
     """Model, device-resident batch and pre-made keys: all made before any timer starts."""
     from ...models.checkpoint import load_model
@@ -244,18 +161,6 @@ def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _R
     return _Ready(model, batch, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
 
 
-def _add_inference(result: dict[str, Any], infer: dict[str, Any]) -> None:
-    """The `infer` mode's timings, signatures, compiles and checks, into the training modes' result."""
-    for name, entry in infer["entries"].items():
-        variant = result["variants"][name]
-        variant["modes"]["infer"] = entry
-        variant["signature"]["infer"] = infer["signatures"][name]
-        variant["compiles_in_warmup"] += infer["compiles"][name]
-    result["comparisons"] += infer["comparisons"]
-    result["memory"]["infer"], result["machine"]["infer"] = infer["memory"], infer["machine"]
-    result["checks"] |= infer["checks"]
-
-
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     """One configuration: verify the variants, then time them interleaved in both training modes; at the base
     configuration (where its claim is judged), then filter_jit's and jit_partition's forward calls (the `infer`
@@ -282,7 +187,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         },
     }
     if is_base(conf):
-        _add_inference(result, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
+        add_inference(result, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
     return result
 
 

@@ -1,0 +1,58 @@
+"""The compare gate: fail the workflow naming the worst regressions of the table it judges (a baseline run's
+medians or paired ratios, or sides timed in lockstep), and with `fail_on_inconclusive` the rows a pair of runs
+could not decide."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+class Regressions(RuntimeError):
+    """The current run is slower than the baseline beyond the threshold, significantly (or, where the gate
+    asks for a definite answer, could not tell)."""
+
+
+def _median_row(r) -> str:
+    return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, "
+            f"{r.ratio_ci_high:.3f}], p={r.p_value:.2g}")
+
+
+def _ratio_row(r) -> str:
+    return (f"{r.study} {r.config_id} {r.variant} / {r.against} ({r.mode}): {r.baseline_ratio:.3f}x -> "
+            f"{r.current_ratio:.3f}x ({r.change:.3f}x, intervals apart)")
+
+
+def _side_row(r) -> str:
+    return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.side} / {r.against} {r.ratio:.3f}x "
+            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}], timed in lockstep")
+
+
+# How the gate ranks and names the regressed rows of the table it judges (COMPARE_TABLES in the rules:
+# `compare.gate_on` against a baseline run, `interleaved` for sides timed in lockstep): by the change (with its
+# `<column>_ci_low/high` interval).
+GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row), "interleaved": ("ratio", _side_row)}
+
+
+def _inconclusive_row(r, value: str) -> str:
+    low, high = getattr(r, f"{value}_ci_low"), getattr(r, f"{value}_ci_high")
+    return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {value} {getattr(r, value):.3f}x [{low:.3f}, "
+            f"{high:.3f}], detectable change {r.detectable_change:.0%}, about {r.repeats_needed} repeats would tell")
+
+
+def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
+                           worst: int = 5) -> None:
+    """Raise naming the worst regressions (largest change first) of the table the gate judges; with
+    `fail_on_inconclusive`, also the rows this pair of runs could not decide (widest detectable change first)."""
+    rank, describe = GATES[gate_on]
+    regressed = table[table.verdict == "regressed"].sort_values(rank, ascending=False)
+    undecided = table[table.verdict == "inconclusive"].sort_values("detectable_change", ascending=False)
+    problems = []
+    if len(regressed):
+        problems.append(f"{len(regressed)} regression(s) against the baseline ({gate_on}); the worst:\n  "
+                        + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
+    if fail_on_inconclusive and len(undecided):
+        rows = [_inconclusive_row(r, rank) for r in undecided.head(worst).itertuples()]
+        problems.append(f"{len(undecided)} row(s) inconclusive ({gate_on}: compare.fail_on_inconclusive); the least "
+                        "decided:\n  " + "\n  ".join(rows))
+    if problems:
+        raise Regressions("\n".join(problems))

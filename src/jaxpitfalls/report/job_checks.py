@@ -1,0 +1,78 @@
+"""What a job recorded beside its timings, as the checks table's columns (aggregate.checks_table): what the
+guards compared and found, compilations by purpose, where it ran, how quiet the machine was, peak memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def agreement(checks: dict[str, Any]) -> dict[str, Any]:
+    """The outputs check as the guard recorded it (harness.variants); a result written before the guards
+    returned records holds `True` and the same facts in loose fields."""
+    found = checks["outputs_agree"]
+    if found is True:
+        return {"outputs_agree": "yes (recorded as true: an older result)",
+                "outputs_exact": checks.get("outputs_exact"), "outputs_compared": checks.get("outputs_compared"),
+                "max_abs_difference": max(checks.get("max_abs_difference", {0: 0.0}).values())}
+    return {"outputs_agree": f"{len(found['bitwise_equal'])} variants vs {found['reference']}: {found['compared']} "
+                             f"({found['values']} values each)",
+            "outputs_exact": all(found["bitwise_equal"].values()), "outputs_compared": found["outputs"],
+            "max_abs_difference": max(found["max_abs_difference"].values())}
+
+
+def distinct(checks: dict[str, Any]) -> str:
+    found = checks["signatures_distinct"]
+    if found is True:
+        return "yes (recorded as true: an older result)"
+    return f"{found['distinct_signatures']} of {found['variants']} ({found['pairs_compared']} pairs compared)"
+
+
+def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
+    """Compilations counted in the timed regions of the modes with this label (`measures_compilation`,
+    `demonstration`, or None: the modes where any is forbidden, so the job would have failed on one)."""
+    labels = ("measures_compilation", "demonstration")
+    return sum(m["compiles_in_timed_region"] for v in doc["variants"].values() for m in v["modes"].values()
+               if (m.get(label) if label else not any(m.get(x) for x in labels)))
+
+
+def ran_on(env: dict[str, Any]) -> str:
+    """`slurm job 12 on node7 (64 CPUs, GPUs 0)` or `local on vm`: where one result was measured."""
+    where = env.get("placement")
+    if where is None:
+        return "not recorded (an older result)"
+    if where["scheduler"] != "slurm":
+        return f"local on {where['host']}"
+    gpus = f", GPUs {where['slurm_gpus']}" if where["slurm_gpus"] else ""
+    return f"slurm job {where['slurm_job_id']} on {where['slurm_node']} ({where['slurm_cpus']} CPUs{gpus})"
+
+
+def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """How quiet the machine was while a configuration was timed, over its modes: rounds kept, re-timed and
+    kept though contended (`on_contention: warn`), seconds spent waiting for quiet, other processes' and
+    steal's largest share of the cores (apart: a neighbour the user can see, or the hypervisor), the highest
+    load average, and the policy."""
+    def worst(key: str) -> float | None:
+        values = [m[key] for m in machine.values() if m[key] is not None]
+        return max(values) if values else None
+
+    modes = list(machine.values())
+    return {
+        "rounds_kept": sum(m["rounds_kept"] for m in modes),
+        "rounds_retried": sum(m["rounds_retried"] for m in modes),
+        "rounds_contended_kept": sum(m["rounds_contended_kept"] for m in modes),
+        "waited_s": sum(m.get("waited_s", 0.0) for m in modes),  # results from before waiting have none
+        "others_share_max": worst("others_share_max"),
+        "steal_share_max": worst("steal_share_max"),
+        "load_average_max": max((x for m in modes for x in m["load_average"]), default=None),
+        "on_contention": modes[0]["policy"]["on_contention"],
+        "machine_measurable": all(m["measurable"] for m in modes),
+    }
+
+
+def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:
+    """The highest peak over the timed modes: the device's allocator (GPU/TPU) and the process (VmHWM)."""
+    def peak(key: str) -> float | None:
+        values = [m[key] for m in memory.values() if m.get(key) is not None]
+        return max(values) / 2**20 if values else None
+
+    return {"device_peak_mb": peak("device_peak_bytes"), "host_peak_mb": peak("host_peak_bytes")}
