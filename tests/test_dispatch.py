@@ -54,16 +54,17 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
 
 
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
-    measured = protocol.measure(tiny_runners, SPEC.floor, Sampling(repeats=3, on_contention="warn"),
-                                steps_per_sample=2, label="t", extra_pairs=SPEC.extra_pairs)
-    for variant in measured["variants"].values():
-        for mode in protocol.MODES:
-            assert len(variant["modes"][mode]["samples_s"]) == 3
-            assert variant["modes"][mode]["compiles_in_timed_region"] == 0
-    pairs = {(c["variant"], c["baseline"], c["mode"]) for c in measured["comparisons"]}
+    modes = protocol.measure(tiny_runners, SPEC.floor, Sampling(repeats=3, on_contention="warn"),
+                             steps_per_sample=2, label="t", extra_pairs=SPEC.extra_pairs)
+    assert list(modes) == list(protocol.MODES)
+    for timed in modes.values():
+        assert set(timed.entries) == set(tiny_runners)
+        assert all(len(e["samples_s"]) == 3 and e["compiles_in_timed_region"] == 0 for e in timed.entries.values())
+    comparisons = [c for timed in modes.values() for c in timed.comparisons]
+    pairs = {(c["variant"], c["baseline"], c["mode"]) for c in comparisons}
     assert ("filter_jit", "jit_partition", "blocked") in pairs
     assert ("jit_static_arg", SPEC.floor, "pipelined") in pairs
-    assert all(c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"] for c in measured["comparisons"])
+    assert all(c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"] for c in comparisons)
 
 
 def test_batches_are_deterministic_and_always_have_a_target():

@@ -5,7 +5,7 @@ compilation in the timed region, and compare each variant with the floor pair by
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,18 @@ class Runner:
     step: Callable[[], Any]
     signature: Callable[[], dict[str, Any]]
     calls: list[int] = field(default_factory=lambda: [0])
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One mode's timing (`measure_mode`): per-variant entries, the comparisons with the floor, the mode's peak
+    memory (per mode, not per variant: the variants run interleaved in one process), and the machine's record
+    of the mode."""
+
+    entries: dict[str, dict[str, Any]]
+    comparisons: list[dict[str, Any]]
+    memory: dict[str, int | None]
+    machine: dict[str, Any]
 
 
 def _blocked(runner: Runner, steps: int) -> Callable[[], float]:
@@ -129,7 +141,7 @@ def measure_mode(
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
     compiles: str = "forbidden",
-) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int | None], dict[str, Any]]:
+) -> Timed:
     """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`).
 
     `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
@@ -137,8 +149,6 @@ def measure_mode(
     compiled, none from the persistent cache; `recorded` labels a deliberate demonstration of a pitfall:
     compilations are counted and kept, not judged. Only `forbidden` modes are calibrated to
     `sampling.min_sample_s` (a sample of the others is one first run or one demonstration, on purpose).
-    Returns per-variant entries, the comparisons, the mode's peak memory (per mode, not per variant: the
-    variants run interleaved in one process), and the machine's record of the mode.
     """
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
@@ -175,7 +185,7 @@ def measure_mode(
         | stats.paired_comparison(samples[name], samples[baseline])
         for name, baseline in pairs
     ]
-    return entries, comparisons, memory.peak_memory(), machine
+    return Timed(entries, comparisons, memory.peak_memory(), machine)
 
 
 def measure(
@@ -185,14 +195,24 @@ def measure(
     steps_per_sample: int,
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
-) -> dict[str, Any]:
-    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`)."""
-    variants: dict[str, dict[str, Any]] = {name: {"modes": {}} for name in runners}
-    comparisons, peaks, machine = [], {}, {}
-    for mode, samplers in mode_samplers(runners, steps_per_sample).items():
-        entries, compared, peaks[mode], machine[mode] = measure_mode(samplers, mode, floor, sampling, label,
-                                                                     extra_pairs)
-        for name, entry in entries.items():
-            variants[name]["modes"][mode] = entry
-        comparisons += compared
-    return {"variants": variants, "comparisons": comparisons, "memory": peaks, "machine": machine}
+) -> dict[str, Timed]:
+    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode."""
+    return {mode: measure_mode(samplers, mode, floor, sampling, label, extra_pairs)
+            for mode, samplers in mode_samplers(runners, steps_per_sample).items()}
+
+
+def result_document(floor: str, modes: Mapping[str, Timed], variants: Mapping[str, dict[str, Any]],
+                    checks: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """The result every study's `run` returns (results.py checks it against its schema), assembled in one
+    place: each variant's entry in every mode that timed it beside what the study records of it (`variants`:
+    signature, calls, compilations in warmup, ...), the modes' comparisons, peak memory and machine record,
+    the checks that held, and the study's own fields (`more`: structure, not_timed, ...)."""
+    return {
+        "floor": floor,
+        "variants": {name: {"modes": {mode: t.entries[name] for mode, t in modes.items() if name in t.entries}}
+                     | record for name, record in variants.items()},
+        "comparisons": [c for t in modes.values() for c in t.comparisons],
+        "memory": {mode: t.memory for mode, t in modes.items()},
+        "machine": {mode: t.machine for mode, t in modes.items()},
+        "checks": checks,
+    } | more

@@ -12,7 +12,7 @@ import numpy as np
 from ...contract.settings import Timing, Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
-from ...harness.protocol import Runner, measure_mode
+from ...harness.protocol import Runner, measure_mode, result_document
 from ...harness.timing import timed
 from ...harness.variants import require_agree, require_distinct
 from ...models.checkpoint import load_model
@@ -50,18 +50,11 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     signatures = {name: r.signature() for name, r in found.items()}
     distinct = require_distinct(signatures)
     samplers = {name: (lambda r=r: timed(lambda: jax.block_until_ready(r.step()))) for name, r in found.items()}
-    entries, comparisons, peak, machine = measure_mode(samplers, "call", SPEC.floor, settings.sampling,
-                                                       conf["id"])
-    return {
-        "floor": SPEC.floor,
-        "variants": {name: {"modes": {"call": entries[name]}, "signature": signatures[name],
-                            "calls": r.calls[0], "compiles_in_warmup": warm[name]} for name, r in found.items()},
-        "comparisons": comparisons,
-        "memory": {"call": peak},
-        "machine": {"call": machine},
-        "checks": {"outputs_agree": agreement | {"outputs": "the Gram matrix of tanh(x)"},
-                   "signatures_distinct": distinct},
-    }
+    timed = measure_mode(samplers, "call", SPEC.floor, settings.sampling, conf["id"])
+    variants = {name: {"signature": signatures[name], "calls": r.calls[0], "compiles_in_warmup": warm[name]}
+                for name, r in found.items()}
+    return result_document(SPEC.floor, {"call": timed}, variants, {
+        "outputs_agree": agreement | {"outputs": "the Gram matrix of tanh(x)"}, "signatures_distinct": distinct})
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:

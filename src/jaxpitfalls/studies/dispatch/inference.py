@@ -12,7 +12,7 @@ import jax
 import numpy as np
 
 from ...harness.compiles import count_compiles
-from ...harness.protocol import measure_mode
+from ...harness.protocol import Timed, measure_mode
 from ...harness.sampling import Sampling
 from ...harness.timing import Sampler, timed
 from ...harness.variants import call_signature, require_agree, require_distinct
@@ -72,22 +72,18 @@ def measure_inference(model, batch: dict[str, jax.Array], sampling: Sampling, la
     agreement = require_agree(outputs, INFER_FLOOR, exact=jax.default_backend() == "cpu")
     signatures = {name: f.signature() for name, f in forwards.items()}
     distinct = require_distinct(signatures)
-    entries, comparisons, peak, machine = measure_mode({name: f.sampler() for name, f in forwards.items()},
-                                                       "infer", INFER_FLOOR, sampling, label)
-    return {"entries": entries, "comparisons": comparisons, "memory": peak, "machine": machine,
-            "compiles": compiles, "signatures": signatures,
+    timed = measure_mode({name: f.sampler() for name, f in forwards.items()}, "infer", INFER_FLOOR, sampling, label)
+    return {"timed": timed, "compiles": compiles, "signatures": signatures,
             "checks": {"inference_outputs_agree": agreement | {"outputs": "logits of one forward of the batch, "
                                                                           "dropout off"},
                        "inference_signatures_distinct": distinct}}
 
 
-def add_inference(result: dict[str, Any], infer: dict[str, Any]) -> None:
-    """The `infer` mode's timings, signatures, compiles and checks, into the training modes' result."""
-    for name, entry in infer["entries"].items():
-        variant = result["variants"][name]
-        variant["modes"]["infer"] = entry
-        variant["signature"]["infer"] = infer["signatures"][name]
-        variant["compiles_in_warmup"] += infer["compiles"][name]
-    result["comparisons"] += infer["comparisons"]
-    result["memory"]["infer"], result["machine"]["infer"] = infer["memory"], infer["machine"]
-    result["checks"] |= infer["checks"]
+def add_inference(modes: dict[str, Timed], variants: dict[str, dict[str, Any]], checks: dict[str, Any],
+                  infer: dict[str, Any]) -> None:
+    """The `infer` mode's timing, signatures, compilations and checks, beside the training modes'."""
+    modes["infer"] = infer["timed"]
+    for name in infer["timed"].entries:
+        variants[name]["signature"]["infer"] = infer["signatures"][name]
+        variants[name]["compiles_in_warmup"] += infer["compiles"][name]
+    checks |= infer["checks"]

@@ -12,7 +12,7 @@ import numpy as np
 import optax
 
 from ...harness import tracing
-from ...harness.protocol import Runner, calibrate, measure, mode_samplers, warm_up
+from ...harness.protocol import Runner, calibrate, measure, mode_samplers, result_document, warm_up
 from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
@@ -167,28 +167,20 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     mode) from the model before training."""
     ready = _ready(conf, inputs, settings)
     model, runners = ready.model, ready.runners
-    measured = measure(runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
-                       SPEC.extra_pairs)
-    for name, r in runners.items():
-        measured["variants"][name] |= {
-            "signature": ready.signatures[name],
-            "calls": r.calls[0],
-            "compiles_in_warmup": ready.compiles[name],
-        }
-    result = measured | {
-        "floor": SPEC.floor,
-        "checks": {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
-                   "signatures_distinct": ready.distinct},
-        "trajectory": {name: losses.tolist() for name, losses in ready.losses.items()},
-        "structure": {
-            "model_leaves": len(jax.tree_util.tree_leaves(model)),
-            "array_leaves": len(jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
-            "parameters": sum(x.size for x in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))),
-        },
-    }
+    modes = measure(runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"], SPEC.extra_pairs)
+    variants = {name: {"signature": ready.signatures[name], "calls": r.calls[0],
+                       "compiles_in_warmup": ready.compiles[name]} for name, r in runners.items()}
+    checks = {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
+              "signatures_distinct": ready.distinct}
     if is_base(conf):
-        add_inference(result, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
-    return result
+        add_inference(modes, variants, checks, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
+    arrays = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
+    return result_document(
+        SPEC.floor, modes, variants, checks,
+        trajectory={name: losses.tolist() for name, losses in ready.losses.items()},
+        structure={"model_leaves": len(jax.tree_util.tree_leaves(model)), "array_leaves": len(arrays),
+                   "parameters": sum(x.size for x in arrays)},
+    )
 
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],

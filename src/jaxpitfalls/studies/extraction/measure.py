@@ -16,7 +16,7 @@ import numpy as np
 from ...contract.settings import Timing, Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
-from ...harness.protocol import Runner, measure_mode
+from ...harness.protocol import Runner, Timed, measure_mode, result_document
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
 from . import decode_step, device_get, donation
@@ -97,7 +97,7 @@ class _FreshPass(_Pass):
 
 
 def first_passes(model, layers: tuple[int, ...], data: dict[bool, list], scratch: Path, sampling: Sampling,
-                 label: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any, Any]:
+                 label: str) -> Timed:
     """The padding claim's quantity: whole first passes, compilation included, of the variants before and after
     padding, timed interleaved (`first_pass` mode: every sample must compile, the persistent cache is off)."""
     samplers = {name: _FreshPass(name, lambda cls=EXTRACTORS[name]: cls(model, layers), data[EXTRACTORS[name].padded],
@@ -148,39 +148,26 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
             s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
         warm_passes = {name: s.passes for name, s in samplers.items()}
         sampling = settings.sampling
-        entries, comparisons, peak, machine = measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"],
-                                                           SPEC.extra_pairs)
+        modes = {"extract": measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"], SPEC.extra_pairs)}
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
         forward = partial(hidden_states, layers=layers)
         found = {"device_get": device_get_probe(samplers["jit_padded"].extractor, data[True][0]),
                  "decode_step": decode_step.probe(model, forward),
                  "donation": donation.probe(model, forward, *data[True][:2])}
-        fresh, fresh_comparisons, fresh_peak, fresh_machine = first_passes(model, layers, data, scratch, sampling,
-                                                                           conf["id"])
+        modes["first_pass"] = first_passes(model, layers, data, scratch, sampling, conf["id"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    n_tokens = int(sum(len(s) for s in sequences))
-    return {
-        "floor": SPEC.floor,
-        "variants": {name: {"modes": {"extract": entries[name]} | ({"first_pass": fresh[name]} if name in fresh
-                                                                   else {}),
-                            "signature": signatures[name],
-                            "calls": s.passes, "compiles_in_warmup": first[name]["compiles"],
-                            "first_run": first[name],
-                            "phase_seconds_per_pass": {k: v / timed_passes[name]
-                                                       for k, v in s.extractor.seconds.items()}}
-                     for name, s in samplers.items()},
-        "comparisons": comparisons + fresh_comparisons,
-        "memory": {"extract": peak, "first_pass": fresh_peak},
-        "machine": {"extract": machine, "first_pass": fresh_machine},
-        "checks": {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)",
-                                                 "atol_relative_to_max_activation": AGREE_ATOL,
-                                                 "max_activation": scale},
-                   "signatures_distinct": distinct, "findings": found},
-        "structure": {"sequences": len(sequences), "tokens": n_tokens, "batches": len(data[False]),
-                      "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers),
-                      "length": conf["max_len"], "hidden": int(model.embed_tokens.shape[1])},
-    }
+    variants = {name: {"signature": signatures[name], "calls": s.passes, "compiles_in_warmup": first[name]["compiles"],
+                       "first_run": first[name],
+                       "phase_seconds_per_pass": {k: v / timed_passes[name] for k, v in s.extractor.seconds.items()}}
+                for name, s in samplers.items()}
+    checks = {"outputs_agree": agreement | {"outputs": "every stored activation (real tokens, every layer)",
+                                            "atol_relative_to_max_activation": AGREE_ATOL, "max_activation": scale},
+              "signatures_distinct": distinct, "findings": found}
+    return result_document(SPEC.floor, modes, variants, checks, structure={
+        "sequences": len(sequences), "tokens": int(sum(len(s) for s in sequences)), "batches": len(data[False]),
+        "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers), "length": conf["max_len"],
+        "hidden": int(model.embed_tokens.shape[1])})
 
 
 TRACED_BATCHES = 3  # the full batches a traced pass covers, besides the ragged last one

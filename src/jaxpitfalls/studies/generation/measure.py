@@ -11,7 +11,7 @@ import numpy as np
 from ...contract.settings import Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
-from ...harness.protocol import Runner, measure_mode
+from ...harness.protocol import Runner, measure_mode, result_document
 from ...harness.variants import require_agree, require_distinct
 from ...plan import is_base
 from .decoding import DECODERS, Decoder
@@ -126,39 +126,30 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         signatures = {name: _signature(d, samplers[name], {"compiles_first_generation": first[name]["compiles"]})
                       for name, d in decoders.items()}
         distinct = require_distinct(signatures)
-    entries, comparisons, peak, machine = measure_mode(
-        samplers, "generate", SPEC.floor, settings.sampling, conf["id"],
-        tuple(pair for pair in SPEC.extra_pairs if not set(pair) & set(not_timed)),
-        compiles="forbidden" if short is None else "recorded")
-    caught = {name: e["compiles_in_timed_region"] for name, e in entries.items()}
+    timed = measure_mode(samplers, "generate", SPEC.floor, settings.sampling, conf["id"],
+                         tuple(pair for pair in SPEC.extra_pairs if not set(pair) & set(not_timed)),
+                         compiles="forbidden" if short is None else "recorded")
+    caught = {name: e["compiles_in_timed_region"] for name, e in timed.entries.items()}
     if short is not None:
         if not all(caught.values()):
             raise RuntimeError(f"{conf['id']}: a warmup of {short} of {new} tokens left nothing to compile for "
                                f"{[n for n, c in caught.items() if not c]}: the demonstration did not happen")
         tokens = {name: sampler.tokens for name, sampler in samplers.items()}
         agreement = require_agree(tokens, SPEC.floor, exact=True)
-        per_sample = {name: caught[name] // len(entries[name]["samples_s"]) for name in decoders}
+        per_sample = {name: caught[name] // len(timed.entries[name]["samples_s"]) for name in decoders}
         signatures = {name: _signature(d, samplers[name], {"compiles_per_timed_generation": per_sample[name]})
                       for name, d in decoders.items()}
         distinct = require_distinct(signatures)
-    doc = {
-        "floor": SPEC.floor,
-        "variants": {name: {"modes": {"generate": entries[name]}, "signature": signatures[name],
-                            "calls": decoders[name].calls,
-                            "compiles_in_warmup": first[name]["compiles"] if short is None
-                            else samplers[name].warmup_compiles}
-                     | ({"first_run": first[name]} if short is None else {})
-                     for name in decoders},
-        "comparisons": comparisons,
-        "memory": {"generate": peak},
-        "machine": {"generate": machine},
-        "checks": {"outputs_agree": agreement | {"outputs": "greedy tokens of a whole generation"},
-                   "signatures_distinct": distinct} | ({"compile_guard_caught": caught} if short is not None else {}),
-        "not_timed": not_timed,
-        "tokens": tokens[SPEC.floor].tolist(),
-        "structure": {"prompt_tokens": int(prompt.size), "new_tokens": new,
-                      "parameters": sum(x.size for x in jax.tree_util.tree_leaves(decoders[SPEC.floor].model))},
-    }
+    variants = {name: {"signature": signatures[name], "calls": decoders[name].calls,
+                       "compiles_in_warmup": first[name]["compiles"] if short is None
+                       else samplers[name].warmup_compiles} | ({"first_run": first[name]} if short is None else {})
+                for name in decoders}
+    checks = {"outputs_agree": agreement | {"outputs": "greedy tokens of a whole generation"},
+              "signatures_distinct": distinct} | ({"compile_guard_caught": caught} if short is not None else {})
+    doc = result_document(
+        SPEC.floor, {"generate": timed}, variants, checks, not_timed=not_timed, tokens=tokens[SPEC.floor].tolist(),
+        structure={"prompt_tokens": int(prompt.size), "new_tokens": new,
+                   "parameters": sum(x.size for x in jax.tree_util.tree_leaves(decoders[SPEC.floor].model))})
     if short is not None:
         doc["demonstration"] = (f"insufficient warmup: {short} of {new} tokens, on fresh programs before "
                                 "each sample; compilations inside the timed region counted, not refused")

@@ -15,7 +15,7 @@ from jax.sharding import Mesh
 from ...contract.settings import Timing, Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
-from ...harness.protocol import Runner, measure_mode
+from ...harness.protocol import Runner, Timed, measure_mode, result_document
 from ...harness.timing import timed
 from ...harness.variants import VariantOutputsDisagree, require_distinct, require_same_trees
 from ...plan import is_base
@@ -133,8 +133,8 @@ def _same_values(jitted: Any, stepped: Any, name: str) -> None:
                                      "the compiled start-up's")
 
 
-def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], tuple],
-                      warmup_compiles: dict[str, int]) -> tuple:
+def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed],
+                      warmup_compiles: dict[str, int]) -> Timed:
     """The un-jitted start-up's mode. One warm call per variant first (outside JIT its operations compile per
     shape; counted with the warmup's), checked against the compiled start-up's output, which is then
     released: each timed call holds what a `steady` call holds (the other variant's last output), not a
@@ -147,11 +147,11 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], tuple
         _same_values(v.started, v.stepped, name)
         v.started = None
         v.step_seconds = {step: [] for step in START_UP_STEPS}
-    entries, *rest = mode("step_by_step")
+    timed = mode("step_by_step")
     for name, v in variants.items():
-        entries[name]["step_seconds"] = v.step_seconds
+        timed.entries[name]["step_seconds"] = v.step_seconds
     require_same_trees({name: v.stepped for name, v in variants.items()}, SPEC.floor)
-    return (entries, *rest)
+    return timed
 
 
 def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
@@ -180,34 +180,21 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
     if step_by_step:
         results["step_by_step"] = time_step_by_step(variants, mode, warmup_compiles)
 
-    out: dict[str, Any] = {"variants": {}, "comparisons": [], "memory": {}, "machine": {}}
-    for name, v in variants.items():
-        out["variants"][name] = {
-            "modes": {m: results[m][0][name] for m in results},
-            "signature": signatures[name],
-            "calls": v.calls.count,  # tree_at calls, warmup and timed
-            "compiles_in_warmup": warmup_compiles[name],
-        }
-    for m in results:
-        out["comparisons"] += results[m][1]
-        out["memory"][m], out["machine"][m] = results[m][2], results[m][3]
+    records = {name: {"signature": signatures[name], "calls": v.calls.count,  # tree_at calls, warmup and timed
+                      "compiles_in_warmup": warmup_compiles[name]} for name, v in variants.items()}
+    checks = {"outputs_agree": agreement | {"outputs": "trees after direct application and after make_module_opt "
+                                                       "(model and optimizer state; un-jitted, the same values, and "
+                                                       "the same trees across variants)"},
+              "signatures_distinct": distinct}
     array_leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
-    return out | {
-        "floor": SPEC.floor,
-        "checks": {"outputs_agree": agreement | {"outputs": "trees after direct application and after "
-                                                            "make_module_opt (model and optimizer state; "
-                                                            "un-jitted, the same values, and the same trees "
-                                                            "across variants)"},
-                   "signatures_distinct": distinct},
-        "structure": {
-            "model_leaves": len(jax.tree_util.tree_leaves(model)),
-            "array_leaves": len(array_leaves),
-            "parameters": sum(x.size for x in array_leaves),
-            "transforms": transforms,
-            "sharded_leaves": sharded_leaves,
-            "devices": len(variants[SPEC.floor].mesh.devices.flat),
-        },
-    }
+    return result_document(SPEC.floor, results, records, checks, structure={
+        "model_leaves": len(jax.tree_util.tree_leaves(model)),
+        "array_leaves": len(array_leaves),
+        "parameters": sum(x.size for x in array_leaves),
+        "transforms": transforms,
+        "sharded_leaves": sharded_leaves,
+        "devices": len(variants[SPEC.floor].mesh.devices.flat),
+    })
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: TreeAtTiming) -> dict[str, Any]:
