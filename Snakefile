@@ -33,6 +33,7 @@ include: "workflow/rules/studies.smk"
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/lockstep.smk"
+include: "workflow/rules/compare.smk"
 include: "workflow/rules/history.smk"
 
 

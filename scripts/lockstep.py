@@ -2,7 +2,7 @@
 
 from jaxpitfalls import runtime
 from jaxpitfalls.contract import registry
-from jaxpitfalls.lockstep_job import run_lockstep
+from jaxpitfalls.jobs.lockstep import run_lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], **sm.params.runtime)

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from jaxpitfalls import release_env, runtime
+from jaxpitfalls import runtime
+from jaxpitfalls.jobs import release_env
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -2,7 +2,7 @@
 
 from jaxpitfalls import runtime
 from jaxpitfalls.contract import registry
-from jaxpitfalls.study_job import run_configuration
+from jaxpitfalls.jobs.study import run_configuration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], **sm.params.runtime)

@@ -104,7 +104,7 @@ def test_a_measuring_job_sets_its_xla_flags_before_anything_imports_jax():
     import subprocess
     import sys
 
-    check = ("import sys, jaxpitfalls.study_job, jaxpitfalls.runtime, jaxpitfalls.configcheck; "
+    check = ("import sys, jaxpitfalls.jobs.study, jaxpitfalls.runtime, jaxpitfalls.configcheck; "
              "assert 'jax' not in sys.modules")  # configcheck: the Snakefile imports it while parsing
     assert subprocess.run([sys.executable, "-c", check]).returncode == 0
 

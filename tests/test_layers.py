@@ -25,8 +25,7 @@ FLOORS = (
     ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
     ("jaxpitfalls.studies",),
-    ("jaxpitfalls.study_job", "jaxpitfalls.study_worker", "jaxpitfalls.lockstep_job", "jaxpitfalls.lockstep_worker",
-     "jaxpitfalls.release_env"),
+    ("jaxpitfalls.jobs",),
 )
 LONGEST_FUNCTION = 60
 LONGEST_MODULE = 300  # lines: one purpose a reader holds in mind at once

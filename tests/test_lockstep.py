@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
-from jaxpitfalls.report import interleaved
+from jaxpitfalls.report import lockstep
 
 BASE_S = {"filter_jit": 0.012, "jit_partition": 0.010}
 A, B = Side("a"), Side("b")
@@ -50,7 +50,7 @@ def _doc(timed: dict) -> dict:
 def _lockstep(slowdowns: dict[str, float], machine: Machine) -> pd.DataFrame:
     timed = in_lockstep([A, B], lambda side, process: FakeWorker(machine, slowdowns[side.name]), processes=2,
                         rounds=40, samples_per_block=2, seed=1)
-    return interleaved.side_by_side(_doc(timed))
+    return lockstep.side_by_side(_doc(timed))
 
 
 def test_drift_on_both_sides_cancels_in_lockstep_but_not_one_after_the_other():
@@ -64,14 +64,14 @@ def test_drift_on_both_sides_cancels_in_lockstep_but_not_one_after_the_other():
     sequential = {"sides": ["a", "b"], "rounds": 40, "descriptions": alone["a"]["descriptions"] | alone["b"][
         "descriptions"], "processes": [pa | pb for pa, pb in zip(alone["a"]["processes"], alone["b"]["processes"],
                                                                  strict=True)]}
-    assert set(interleaved.side_by_side(_doc(sequential)).verdict) & {"regressed", "improved"}
+    assert set(lockstep.side_by_side(_doc(sequential)).verdict) & {"regressed", "improved"}
 
 
 def test_a_ten_percent_slowdown_on_one_side_is_found_through_the_drift():
     table = _lockstep({"a": 1.0, "b": 1.1}, Machine())
     assert set(table.verdict) == {"regressed"}
     assert table.ratio.between(1.07, 1.13).all()
-    text = interleaved.markdown(table, {"a": {}, "b": {"env": {"XLA_FLAGS": "--x"}}}, 0.05)
+    text = lockstep.markdown(table, {"a": {}, "b": {"env": {"XLA_FLAGS": "--x"}}}, 0.05)
     assert "Verdicts: regressed 2" in text and "with XLA_FLAGS=--x" in text
 
 
@@ -103,7 +103,7 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
 
     import jax
 
-    from jaxpitfalls import lockstep_worker
+    from jaxpitfalls.jobs import lockstep_worker
 
     samplers = {"blocked": {v: (lambda v=v: BASE_S[v]) for v in BASE_S}}
     asked = "".join(json.dumps({"mode": "blocked", "variant": v, "samples": 2}) + "\n" for v in BASE_S)

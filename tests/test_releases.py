@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from jaxpitfalls import release_env, releases
+from jaxpitfalls import releases
+from jaxpitfalls.jobs import release_env
 from jaxpitfalls.configcheck.schema import fill_defaults, load
 
 ROOT = Path(__file__).resolve().parents[1]

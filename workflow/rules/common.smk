@@ -10,7 +10,7 @@ ENV = f"{workflow.basedir}/{config['conda_env']}"  # used with --software-deploy
 COMPARE_TABLES = {
     "medians": "results/tables/compare.csv",
     "ratios": "results/tables/compare_ratios.csv",
-    "interleaved": "results/tables/compare_interleaved.csv",
+    "lockstep": "results/tables/compare_lockstep.csv",
 }
 
 
@@ -24,7 +24,7 @@ def inputs_of(wildcards):
 
 
 def study_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}.measure", "study_job", "study_worker", "runtime")
+    return sources.files_of(f"studies.{wildcards.study}.measure", "jobs.study", "jobs.study_worker", "runtime")
 
 
 def capture_sources(wildcards):
@@ -135,8 +135,8 @@ def baseline_runs():
 
 
 def gate_on():
-    """The comparison table `compare_gate` judges: the interleaved one for sides, else `compare.gate_on`'s."""
-    return "interleaved" if config["compare"]["sides"] else config["compare"]["gate_on"]
+    """The comparison table `compare_gate` judges: the lockstep one for sides, else `compare.gate_on`'s."""
+    return "lockstep" if config["compare"]["sides"] else config["compare"]["gate_on"]
 
 
 def lockstep_settings():

@@ -3,10 +3,10 @@
 
 
 rule release_env:
-    """A venv holding only what a timing job imports, pinned to one release (release_env.py); a release that
+    """A venv holding only what a timing job imports, pinned to one release (jobs/release_env.py); a release that
     does not install or import is recorded as such in its status, not raised."""
     input:
-        sources=sources.files_of("release_env", "runtime"),
+        sources=sources.files_of("jobs.release_env", "runtime"),
     output:
         "results/history/envs/{release}/status.json",
     log:
@@ -31,7 +31,7 @@ rule history_run:
         unpack(history_inputs),
         env="results/history/envs/{release}/status.json",
         sources=sources.files_of(
-            f"studies.{config['history']['study']}.measure", "study_job", "study_worker", "runtime"
+            f"studies.{config['history']['study']}.measure", "jobs.history_run", "jobs.study_worker", "runtime"
         ),
     output:
         "results/history/runs/{release}/{config}.json",
@@ -60,7 +60,7 @@ rule history:
     input:
         runs=history_runs(),
         benchmarks=history_benchmarks(),
-        sources=sources.files_of("report.history", "harness.changepoints", "runtime"),
+        sources=sources.files_of("report.history", "runtime"),
     output:
         report=report("reports/history.md", caption="../report/history.rst", category="History"),
         ratios=report("results/tables/history.csv", caption="../report/history.rst", category="History"),

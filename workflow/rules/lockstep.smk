@@ -6,7 +6,7 @@ rule lockstep:
     (harness/lockstep.py): rounds paired across sides saw the same machine."""
     input:
         unpack(inputs_of),
-        sources=sources.files_of("lockstep_job", "lockstep_worker", "harness.lockstep", "runtime"),
+        sources=sources.files_of("jobs.lockstep", "jobs.lockstep_worker", "runtime"),
         study_sources=study_sources,
     output:
         "results/lockstep/{study}/{config}.json",
@@ -27,35 +27,3 @@ rule lockstep:
         compare=lockstep_settings(),
     script:
         "../../scripts/lockstep.py"
-
-
-if config["compare"]["sides"]:
-
-    localrules:
-        compare_interleaved,
-
-    rule compare_interleaved:
-        """reports/compare.md: every side against the first, per configuration, variant and mode, on the
-        rounds paired in time (report/interleaved.py)."""
-        input:
-            runs=runs_of(config["compare"]["study"], "lockstep"),
-            sources=sources.files_of("report.interleaved", "report.compare", "runtime"),
-        output:
-            report=report(
-                "reports/compare.md",
-                caption="../report/compare_interleaved.rst",
-                category="Comparison",
-            ),
-            table=report(
-                COMPARE_TABLES["interleaved"],
-                caption="../report/compare_interleaved.rst",
-                category="Comparison",
-            ),
-        log:
-            "results/logs/compare_interleaved.log",
-        conda:
-            ENV
-        params:
-            compare=config["compare"],
-        script:
-            "../../scripts/compare_interleaved.py"

@@ -66,54 +66,6 @@ rule render_report:
         "../../scripts/render_report.py"
 
 
-if not config["compare"]["sides"]:
-
-    localrules:
-        compare,
-
-    rule compare:
-        """This run's results against a baseline run's (config `compare.baseline`): medians, ratio with a bootstrap
-        interval, Mann-Whitney U, verdict per row; configurations on one side only listed."""
-        input:
-            runs=[p for s in STUDIES for p in runs_of(s)],
-            baseline=baseline_runs(),
-            sources=sources.files_of("report.compare", "runtime"),
-        output:
-            report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
-            table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
-            one_sided=report(
-                "results/tables/compare_one_sided.csv", caption="../report/compare.rst", category="Comparison"
-            ),
-            ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
-        log:
-            "results/logs/compare.log",
-        conda:
-            ENV
-        params:
-            compare=config["compare"],
-        script:
-            "../../scripts/compare.py"
-
-
-rule compare_gate:
-    """Fails, naming the worst rows, if any row of the judged table (`compare.gate_on`) regressed (with
-    `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
-    input:
-        table=COMPARE_TABLES[gate_on()],
-        sources=sources.files_of("report.gate", "runtime"),
-    output:
-        "results/tables/compare.passed",
-    log:
-        "results/logs/compare_gate.log",
-    conda:
-        ENV
-    params:
-        gate_on=gate_on(),
-        fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
-    script:
-        "../../scripts/compare_gate.py"
-
-
 rule bundle:
     """reports/bundle.tar.gz: every result JSON, table, figure and the report, with a manifest (sha256 of each
     file, environment, config, git commit); another machine can compare against it (compare.baseline)."""

@@ -66,6 +66,16 @@ def placement() -> dict[str, object]:
     }
 
 
+REPO = Path(__file__).resolve().parents[3]  # the checkout whose code is timed
+
+
+def of_request(request: dict) -> dict[str, object]:
+    """The environment a job's request (study, conf, settings, model_spec, inputs) is measured in, by whichever
+    job or worker measures it, with the hash of what determines its result."""
+    hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
+    return describe(hashed, REPO)
+
+
 def describe(config: dict, repo: str | os.PathLike = ".") -> dict[str, object]:
     """Everything needed to tell whether two results are comparable."""
     import jax

@@ -110,16 +110,16 @@ def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str
 
 
 class ProcessWorker:
-    """A side's worker as a child process (`python -m jaxpitfalls.lockstep_worker REQUEST`) speaking JSON
-    lines on its standard input and output; its log goes to the job's log (standard error). Started at once,
+    """A side's worker as a child process (the side's Python with `args`: the job hands down the worker it
+    runs) speaking JSON lines on its standard input and output; its log goes to the job's log (standard error). Started at once,
     waited for when its description is first read: the sides prepare (import JAX, load, warm up, calibrate)
     side by side, and none is timed before every side is ready."""
 
-    def __init__(self, side: Side, request_path: str, log_path: str = "") -> None:
+    def __init__(self, side: Side, args: list[str]) -> None:
         self.side = side
         env = checkout_env(side.env)
         self.proc = subprocess.Popen(
-            [side.python, "-m", "jaxpitfalls.lockstep_worker", request_path, log_path],
+            [side.python, *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
     @functools.cached_property

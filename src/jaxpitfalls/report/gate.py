@@ -28,9 +28,9 @@ def _side_row(r) -> str:
 
 
 # How the gate ranks and names the regressed rows of the table it judges (COMPARE_TABLES in the rules:
-# `compare.gate_on` against a baseline run, `interleaved` for sides timed in lockstep): by the change (with its
+# `compare.gate_on` against a baseline run, `lockstep` for sides timed in lockstep): by the change (with its
 # `<column>_ci_low/high` interval).
-GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row), "interleaved": ("ratio", _side_row)}
+GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row), "lockstep": ("ratio", _side_row)}
 
 
 def _inconclusive_row(r, value: str) -> str:

@@ -3,7 +3,7 @@
 Each release was timed in an environment of its own by ordinary timing jobs. Inside a job the variants ran
 interleaved, so a release's ratio of each variant to its floor saw one machine: the drift of a shared VM
 between jobs (0.57-1.72x here) cancels, while a change of the library does not. Per configuration, variant and
-mode, the ratios over the releases in order are fitted with steps (`harness.changepoints`), each release
+mode, the ratios over the releases in order are fitted with steps (`changepoints.py`), each release
 weighted by its own interval. Every result is checked to have run the release it was asked for (the versions
 its environment recorded); a release whose environment did not install or import is listed as such, never
 read as a change.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..harness.changepoints import fit_steps
+from .changepoints import fit_steps
 from .compare import detectability, environment_changes
 
 SERIES = ["config_id", "variant", "baseline", "mode"]

@@ -1,6 +1,6 @@
 """A fresh worker process of a `run_study` job (`measure.processes` > 1): measure once, write the result.
 
-`python -m jaxpitfalls.study_worker REQUEST.json OUT.json LOG_PATH JAX_CACHE_DIR`; XLA_FLAGS come from the
+`python -m jaxpitfalls.jobs.study_worker REQUEST.json OUT.json LOG_PATH JAX_CACHE_DIR`; XLA_FLAGS come from the
 job's environment, already set. Its log lines are appended to the job's log file.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from . import results, runtime
-from .study_job import measure_here
+from .. import results, runtime
+from .study import measure_here
 
 
 def main(request_path: str, out_path: str, log_path: str, jax_cache_dir: str) -> None:

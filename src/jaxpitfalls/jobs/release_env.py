@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .results import write_text
-from .study_job import run_configuration
+from ..results import write_text
 
 # What a timing job imports (the dispatch study's training step, the model files): imported once built.
 IMPORTS = ("jax", "jaxlib", "equinox", "optax", "numpy", "safetensors")
@@ -67,17 +66,3 @@ def existing(python: str) -> dict[str, Any]:
 def write_json(path: str, status: dict[str, Any]) -> None:
     """A status or a result as JSON, written whole (a reader never sees half of it)."""
     write_text(path, json.dumps(status, indent=1))
-
-
-def measure_release(release: str, status_path: str, study: str, conf: dict[str, Any], settings: dict[str, Any],
-                    model_spec: dict[str, Any], inputs: dict[str, str], out_path: str, log_path: str,
-                    jax_cache_dir: str) -> None:
-    """Time one configuration with the release's interpreter (every worker process there, every check of a
-    timing job made); where the release has no environment, its result says why instead."""
-    status = json.loads(Path(status_path).read_text())
-    if not status["ok"]:
-        write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],
-                                "unavailable": status["reason"]})
-        return
-    run_configuration(study, conf, settings, model_spec, inputs, out_path, log_path, jax_cache_dir,
-                      python=status["python"])

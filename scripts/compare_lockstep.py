@@ -1,4 +1,4 @@
-"""Rule compare_interleaved: the sides timed in lockstep, each against the first -> reports/compare.md."""
+"""Rule compare_lockstep: the sides timed in lockstep, each against the first -> reports/compare.md."""
 
 import json
 from pathlib import Path
@@ -6,13 +6,13 @@ from pathlib import Path
 import pandas as pd
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.report import interleaved
+from jaxpitfalls.report import lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 threshold = sm.params.compare["threshold"]
 docs = [json.loads(Path(path).read_text()) for path in sm.input.runs]
-table = pd.concat([interleaved.side_by_side(doc, threshold) for doc in docs], ignore_index=True)
+table = pd.concat([lockstep.side_by_side(doc, threshold) for doc in docs], ignore_index=True)
 results.write_csv(sm.output.table, table)
-results.write_text(sm.output.report, interleaved.markdown(table, sm.params.compare["sides"], threshold))
+results.write_text(sm.output.report, lockstep.markdown(table, sm.params.compare["sides"], threshold))
 log.info("%d rows: %s", len(table), table.verdict.value_counts().to_dict())

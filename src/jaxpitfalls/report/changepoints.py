@@ -21,7 +21,7 @@ import ruptures
 from ruptures.base import BaseCost
 from scipy.stats import norm
 
-from .stats import Z_95
+from ..harness.stats import Z_95
 
 
 @dataclass(frozen=True)

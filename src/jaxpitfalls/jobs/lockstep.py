@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import results
-from .harness.lockstep import ProcessWorker, Side, in_lockstep
+from .. import results
+from ..harness.lockstep import ProcessWorker, Side, in_lockstep
 
 log = logging.getLogger(__name__)
+WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
 
 
 def sides_of(compare: dict[str, Any]) -> list[Side]:
@@ -34,7 +35,8 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
     with tempfile.TemporaryDirectory(prefix="lockstep-") as tmp:
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))
-        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, str(request_path), log_path),
+        worker = ["-m", WORKER, str(request_path), log_path]
+        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker),
                             compare["processes"], compare["rounds"], compare["samples_per_block"])
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
            "sides": {s.name: {"python": s.python, "env": s.env} for s in sides},

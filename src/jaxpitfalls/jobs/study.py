@@ -12,32 +12,26 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import results
-from .contract import registry
-from .harness import environment
-from .harness.processes import merge
-from .runtime import checkout_env
+from .. import results
+from ..contract import registry
+from ..harness import environment
+from ..harness.processes import merge
+from ..runtime import checkout_env
 
 log = logging.getLogger(__name__)
-REPO = Path(__file__).resolve().parents[2]
-
-
-def environment_of(request: dict[str, Any]) -> dict[str, Any]:
-    """The environment a request is measured in, with the hash of what determines its result."""
-    hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
-    return environment.describe(hashed, REPO)
+WORKER = "jaxpitfalls.jobs.study_worker"
 
 
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     """Measure in this process: the study's result and the environment it was measured in."""
     settings = registry.spec(request["study"]).timing.of(request["settings"])
     doc = registry.measure(request["study"]).run(request["conf"], request["inputs"], settings)
-    return {"doc": doc, "environment": environment_of(request)}
+    return {"doc": doc, "environment": environment.of_request(request)}
 
 
 def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None, jax_cache_dir: str,
                        python: str = sys.executable) -> list[dict[str, Any]]:
-    """Each worker a fresh Python process (`python -m jaxpitfalls.study_worker`), one after the other (they
+    """Each worker a fresh Python process (`python -m jaxpitfalls.jobs.study_worker`), one after the other (they
     must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to the job's log. `python`:
     another environment's interpreter (a release of the history), running this checkout's code."""
     measured = []
@@ -47,7 +41,7 @@ def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | 
         for i in range(processes):
             out = Path(tmp) / f"process{i}.json"
             log.info("%s %s: process %d of %d", request["study"], request["conf"]["id"], i + 1, processes)
-            cmd = [python, "-m", "jaxpitfalls.study_worker", str(request_path), str(out), log_path or "",
+            cmd = [python, "-m", WORKER, str(request_path), str(out), log_path or "",
                    jax_cache_dir]
             proc = subprocess.run(cmd, cwd=Path.cwd(), env=checkout_env())
             if proc.returncode != 0:

@@ -2,7 +2,7 @@
 configuration's variants once (load, warm up, check their outputs and signatures, calibrate), then times
 blocks on request until its input closes.
 
-`python -m jaxpitfalls.lockstep_worker REQUEST.json LOG_PATH`. Requests and replies are JSON lines on
+`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH`. Requests and replies are JSON lines on
 standard input and output: the first reply says it is ready (its modes and variants, environment,
 signatures) or why it failed; then one reply per `{"mode", "variant", "samples"}` request. Anything else this process
 writes to standard output goes to standard error (the log), so that no library's print breaks the protocol.
@@ -16,11 +16,11 @@ import os
 import sys
 from typing import Any, TextIO
 
-from . import runtime
-from .contract import registry
-from .harness.compiles import count_compiles
-from .harness.timing import Sampler, gc_paused
-from .study_job import environment_of
+from .. import runtime
+from ..contract import registry
+from ..harness import environment
+from ..harness.compiles import count_compiles
+from ..harness.timing import Sampler, gc_paused
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def main(request_path: str, log_path: str) -> None:
         settings = registry.spec(request["study"]).timing.of(request["settings"])
         samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
         described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
-                      "environment": environment_of(request)}
+                      "environment": environment.of_request(request)}
     except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace
         log.exception("lockstep worker: preparing %s failed", request_path)
         replies.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")

@@ -1,0 +1,82 @@
+# Comparisons (config `compare`): this run against a baseline run (`compare`), or the sides timed in lockstep
+# against the first (`compare_lockstep`, config `compare.sides`); either way `compare_gate` judges the table.
+
+
+if not config["compare"]["sides"]:
+
+    localrules:
+        compare,
+
+    rule compare:
+        """This run's results against a baseline run's (config `compare.baseline`): medians, ratio with a bootstrap
+        interval, Mann-Whitney U, verdict per row; configurations on one side only listed."""
+        input:
+            runs=[p for s in STUDIES for p in runs_of(s)],
+            baseline=baseline_runs(),
+            sources=sources.files_of("report.compare", "runtime"),
+        output:
+            report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
+            table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
+            one_sided=report(
+                "results/tables/compare_one_sided.csv", caption="../report/compare.rst", category="Comparison"
+            ),
+            ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
+        log:
+            "results/logs/compare.log",
+        conda:
+            ENV
+        params:
+            compare=config["compare"],
+        script:
+            "../../scripts/compare.py"
+
+
+if config["compare"]["sides"]:
+
+    localrules:
+        compare_lockstep,
+
+    rule compare_lockstep:
+        """reports/compare.md: every side against the first, per configuration, variant and mode, on the
+        rounds paired in time (report/lockstep.py)."""
+        input:
+            runs=runs_of(config["compare"]["study"], "lockstep"),
+            sources=sources.files_of("report.lockstep", "runtime"),
+        output:
+            report=report(
+                "reports/compare.md",
+                caption="../report/compare_lockstep.rst",
+                category="Comparison",
+            ),
+            table=report(
+                COMPARE_TABLES["lockstep"],
+                caption="../report/compare_lockstep.rst",
+                category="Comparison",
+            ),
+        log:
+            "results/logs/compare_lockstep.log",
+        conda:
+            ENV
+        params:
+            compare=config["compare"],
+        script:
+            "../../scripts/compare_lockstep.py"
+
+
+rule compare_gate:
+    """Fails, naming the worst rows, if any row of the judged table (`compare.gate_on`) regressed (with
+    `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
+    input:
+        table=COMPARE_TABLES[gate_on()],
+        sources=sources.files_of("report.gate", "runtime"),
+    output:
+        "results/tables/compare.passed",
+    log:
+        "results/logs/compare_gate.log",
+    conda:
+        ENV
+    params:
+        gate_on=gate_on(),
+        fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
+    script:
+        "../../scripts/compare_gate.py"
