@@ -7,10 +7,11 @@ from jaxpitfalls.jobs import release_env
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
+swept = (sm.params.package, sm.wildcards.release)
 if sm.params.python:
-    status = release_env.existing(sm.params.python)
+    status = release_env.existing(sm.params.python, *swept)
 else:
-    status = release_env.build(Path(sm.output[0]).parent / "venv", sm.params.requirements)
+    status = release_env.build(Path(sm.output[0]).parent / "venv", sm.params.requirements, *swept)
 log.info("%s %s: %s", sm.wildcards.release, "ready" if status["ok"] else "failed",
          status.get("versions") or status["reason"])
 release_env.write_json(sm.output[0], status)

@@ -1,16 +1,19 @@
 """The release history's plan and environments: pins from the default table, the config over it; the base
-configuration by default; a release that fails to install or import recorded with its reason, not raised."""
+configuration by default; a release that fails to install or import recorded with its reason, not raised; the
+swept package's version recorded whatever the package, and checked before anything is timed."""
 
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import yaml
 
 from jaxpitfalls import releases
-from jaxpitfalls.jobs import release_env
 from jaxpitfalls.configcheck.schema import fill_defaults, load
+from jaxpitfalls.harness import environment
+from jaxpitfalls.jobs import release_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,6 +52,24 @@ def test_an_environment_that_fails_is_recorded_with_its_reason():
 
 
 def test_an_existing_environment_is_checked_by_importing_what_a_timing_job_imports():
-    status = release_env.existing(sys.executable)
+    equinox = __import__("equinox").__version__
+    status = release_env.existing(sys.executable, "equinox", equinox)
     assert status["ok"] and set(status["versions"]) == set(release_env.IMPORTS)
-    assert status["versions"]["equinox"] == __import__("equinox").__version__
+    assert status["versions"]["equinox"] == equinox
+
+
+def test_a_swept_package_the_timed_code_never_imports_is_recorded_and_its_release_checked():
+    """The null history's package (safetensors, which no study calls): recorded in the environment's status
+    whatever it is, and an environment holding another release of it is refused before anything is timed."""
+    installed = metadata.version("safetensors")
+    held = release_env.existing(sys.executable, "safetensors", installed)
+    assert held["ok"] and held["versions"]["safetensors"] == installed
+    other = release_env.existing(sys.executable, "safetensors", "0.0.1")
+    assert not other["ok"] and other["reason"] == f"safetensors {installed} installed, not 0.0.1"
+
+
+def test_a_result_records_the_version_of_any_package_its_request_names():
+    request = {"conf": {}, "settings": {}, "model_spec": {}, "record": ["safetensors", "packaging"]}
+    packages = environment.of_request(request)["packages"]
+    assert packages["safetensors"] == metadata.version("safetensors")
+    assert packages["packaging"] == metadata.version("packaging") and packages["jax"]

@@ -20,6 +20,7 @@ rule release_env:
     params:
         requirements=release_requirements,
         python=release_python,
+        package=HISTORY["package"],
     script:
         "../../scripts/release_env.py"
 
@@ -46,6 +47,7 @@ rule history_run:
         timing=1,
     params:
         study=config["history"]["study"],
+        package=HISTORY["package"],
         conf=history_conf,
         settings=lambda wildcards: plan.timing_settings(config, config["history"]["study"]),
         model_spec=history_model_spec,

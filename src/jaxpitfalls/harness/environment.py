@@ -73,17 +73,19 @@ def of_request(request: dict) -> dict[str, object]:
     """The environment a job's request (study, conf, settings, model_spec, inputs) is measured in, by whichever
     job or worker measures it, with the hash of what determines its result."""
     hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
-    return describe(hashed, REPO)
+    return describe(hashed, REPO, request.get("record", ()))
 
 
-def describe(config: dict, repo: str | os.PathLike = ".") -> dict[str, object]:
-    """Everything needed to tell whether two results are comparable."""
+def describe(config: dict, repo: str | os.PathLike = ".", record: tuple[str, ...] | list[str] = ()
+             ) -> dict[str, object]:
+    """Everything needed to tell whether two results are comparable; `record`: packages whose versions it
+    records besides PACKAGES (a release history's swept package, whichever it is)."""
     import jax
 
     devices = jax.devices()
     return {
         "python": platform.python_version(),
-        "packages": {p: _version(p) for p in PACKAGES},
+        "packages": {p: _version(p) for p in dict.fromkeys([*PACKAGES, *record])},
         "backend": jax.default_backend(),
         "device_kind": devices[0].device_kind,
         "device_count": len(devices),

@@ -11,15 +11,16 @@ from .release_env import write_json
 from .study import run_configuration
 
 
-def measure_release(release: str, status_path: str, study: str, conf: dict[str, Any], settings: dict[str, Any],
+def measure_release(release: str, package: str, status_path: str, study: str, conf: dict[str, Any], settings: dict[str, Any],
                     model_spec: dict[str, Any], inputs: dict[str, str], out_path: str, log_path: str,
                     jax_cache_dir: str) -> None:
     """Time one configuration with the release's interpreter (every worker process there, every check of a
-    timing job made); where the release has no environment, its result says why instead."""
+    timing job made, the release of `package` recorded in its environment); where the release has no
+    environment, its result says why instead."""
     status = json.loads(Path(status_path).read_text())
     if not status["ok"]:
         write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],
                                 "unavailable": status["reason"]})
         return
     run_configuration(study, conf, settings, model_spec, inputs, out_path, log_path, jax_cache_dir,
-                      python=status["python"])
+                      python=status["python"], record=(package,))

@@ -32,11 +32,22 @@ def _run(cmd: list[str]) -> tuple[bool, str]:
     return proc.returncode == 0, _tail(proc.stdout + proc.stderr)
 
 
-def _import_step(python: Path | str) -> tuple[str, list[str]]:
-    """Import what a timing job imports with `python` and print the installed versions as JSON."""
+def _import_step(python: Path | str, package: str) -> tuple[str, list[str]]:
+    """Import what a timing job imports with `python` and print the installed versions as JSON, the swept
+    `package`'s among them (whatever it is: the results record it, and the history checks it)."""
+    recorded = list(dict.fromkeys([*IMPORTS, package]))
     return ("import", [str(python), "-c", "import json, importlib.metadata as m; import "
                        + ", ".join(p for p in IMPORTS if p != "jaxlib")
-                       + f"; print(json.dumps({{p: m.version(p) for p in {list(IMPORTS)!r}}}))"])
+                       + f"; print(json.dumps({{p: m.version(p) for p in {recorded!r}}}))"])
+
+
+def _of_release(status: dict[str, Any], package: str, release: str) -> dict[str, Any]:
+    """The status, refused where the environment holds another release of `package` than the one asked for:
+    nothing is timed in it, rather than a result the history would have to refuse after timing."""
+    found = status.get("versions", {}).get(package, release)
+    if found == release:
+        return status
+    return {**status, "ok": False, "reason": f"{package} {found} installed, not {release}"}
 
 
 def _status(python: Path | str, lines: list[str], steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
@@ -48,19 +59,19 @@ def _status(python: Path | str, lines: list[str], steps: list[tuple[str, list[st
     return {"ok": True, "python": str(python), "requirements": lines, "versions": json.loads(output.splitlines()[-1])}
 
 
-def build(env_dir: Path, lines: list[str]) -> dict[str, Any]:
+def build(env_dir: Path, lines: list[str], package: str, release: str) -> dict[str, Any]:
     """Make the venv in `env_dir`, install `lines`, import what a timing job imports; the status."""
     python = env_dir / "bin" / "python"
-    return _status(python, lines, [
+    return _of_release(_status(python, lines, [
         ("venv", [sys.executable, "-m", "venv", "--clear", str(env_dir)]),
         ("pip install", [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *lines]),
-        _import_step(python),
-    ])
+        _import_step(python, package),
+    ]), package, release)
 
 
-def existing(python: str) -> dict[str, Any]:
+def existing(python: str, package: str, release: str) -> dict[str, Any]:
     """The status of an environment the user made (config `history.pythons`): checked, not built."""
-    return _status(python, [], [_import_step(python)])
+    return _of_release(_status(python, [], [_import_step(python, package)]), package, release)
 
 
 def write_json(path: str, status: dict[str, Any]) -> None:

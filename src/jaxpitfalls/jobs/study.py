@@ -61,6 +61,7 @@ def run_configuration(
     log_path: str | None = None,
     jax_cache_dir: str = "",
     python: str | None = None,
+    record: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Measure one configuration; the JSON is written only if every check passed.
 
@@ -69,11 +70,13 @@ def run_configuration(
     input directories by name (`model`, and `data` for studies that read the corpus). With `processes`
     above 1 (read, as every setting, through the study's typed `Timing`), each process is a fresh worker and
     their results are merged (`harness.processes`); one process measures here, in the job's own process.
-    With `python` (another environment's interpreter), every process is a worker running there.
+    With `python` (another environment's interpreter), every process is a worker running there. `record`:
+    packages whose versions the result's environment records besides the usual (a history's swept package).
     """
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
     start = time.perf_counter()
-    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
+    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,
+               "record": list(record)}
     processes = registry.spec(study).timing.of(settings).processes  # refuses a key the study does not read
     measured = ([measure_here(request)] if processes == 1 and python is None
                 else measure_in_workers(request, processes, log_path, jax_cache_dir, python or sys.executable))
