@@ -8,13 +8,13 @@ log = runtime.start(sm.log[0])
 settings = sm.params.compare
 current = {(doc["study"], doc["config_id"]): doc for doc in map(results.read_result, sm.input.runs)}
 baseline = compare.load_runs(settings["baseline"])
-table, one_sided = compare.compare(baseline, current, settings["threshold"], settings["alpha"])
+table, one_sided = compare.compare(baseline, current, settings["threshold"])
 ratios = compare.paired_ratios(baseline, current, settings["threshold"])
 results.write_csv(sm.output.table, table)
 results.write_csv(sm.output.one_sided, one_sided)
 results.write_csv(sm.output.ratios, ratios)
 results.write_text(sm.output.report, compare.markdown(table, one_sided, ratios, settings["baseline"],
-                                                      settings["threshold"], settings["alpha"]))
+                                                      settings["threshold"]))
 log.info("%d rows (%s), %d configurations on one side only, paired ratios agree: %d of %d (%s)", len(table),
          table.verdict.value_counts().to_dict() if len(table) else {}, len(one_sided),
          ratios.agree.sum(), len(ratios), ratios.verdict.value_counts().to_dict() if len(ratios) else {})

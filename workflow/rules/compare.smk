@@ -9,7 +9,7 @@ if not config["compare"]["sides"]:
 
     rule compare:
         """This run's results against a baseline run's (config `compare.baseline`): medians, ratio with a bootstrap
-        interval, Mann-Whitney U, verdict per row; configurations on one side only listed."""
+        interval (processes, then samples), verdict per row on it; configurations on one side only listed."""
         input:
             runs=[p for s in STUDIES for p in runs_of(s)],
             baseline=baseline_runs(),

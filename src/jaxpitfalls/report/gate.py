@@ -14,7 +14,7 @@ class Regressions(RuntimeError):
 
 def _median_row(r) -> str:
     return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, "
-            f"{r.ratio_ci_high:.3f}], p={r.p_value:.2g}")
+            f"{r.ratio_ci_high:.3f}]")
 
 
 def _ratio_row(r) -> str:

@@ -18,8 +18,9 @@ import numpy as np
 from ..harness.stats import ratio_of_medians_ci
 
 # What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
-# machine's speed only where the rest of the hardware is the same.
-MACHINE_KEYS = ("backend", "device_kind", "device_count", "cpu_model")
+# machine's speed only where the rest of the hardware is the same (the CPU's model and how many cores JAX's
+# thread pool and the OS have, the backend and its devices). A result without one of them is another machine.
+MACHINE_KEYS = ("backend", "device_kind", "device_count", "cpu_model", "cpu_count")
 
 
 def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
