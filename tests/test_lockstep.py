@@ -1,6 +1,7 @@
 """Sides timed in lockstep, with fake workers on one fake machine whose speed drifts: drift slower than a
 round cancels (an A/A pair finds no change), where the same sides timed one after the other report a false
-one; a 10% slowdown on one side is found; sides that cannot be paired are refused."""
+one; a 10% slowdown on one side is found; the sides' order is counterbalanced and recorded, and an injected
+effect of going first is shown and cancels; sides that cannot be paired are refused."""
 
 from __future__ import annotations
 
@@ -73,6 +74,49 @@ def test_a_ten_percent_slowdown_on_one_side_is_found_through_the_drift():
     assert table.ratio.between(1.07, 1.13).all()
     text = lockstep.markdown(table, {"a": {}, "b": {"env": {"XLA_FLAGS": "--x"}}}, 0.05)
     assert "Verdicts: regressed 2" in text and "with XLA_FLAGS=--x" in text
+
+
+class FirstIsSlower(Machine):
+    """A machine where the first block of every (round, variant) group of `sides` blocks is 5% slower (a cold
+    cache after the other variant's blocks): going first is itself a cost, whichever side goes first."""
+
+    def __init__(self, sides: int, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.sides, self.blocks = sides, 0
+
+    def block(self, seconds: float, samples: int) -> list[float]:
+        penalty = 1.05 if self.blocks % self.sides == 0 else 1.0
+        self.blocks += 1
+        return [self.sample(seconds) * penalty for _ in range(samples)]
+
+
+class OnFirstIsSlower(FakeWorker):
+    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+        return self.machine.block(BASE_S[variant] * self.slowdown, samples)
+
+
+@pytest.mark.parametrize("sides", [2, 3])
+def test_the_sides_order_is_counterbalanced_and_recorded(sides):
+    names = [Side(n) for n in "abc"[:sides]]
+    timed = in_lockstep(names, lambda side, process: FakeWorker(Machine()), processes=2, rounds=12,
+                        samples_per_block=1, seed=3)
+    for orders in timed["orders"]:
+        for variant_orders in orders["blocked"].values():
+            assert len(variant_orders) == 12 and all(sorted(o) == list("abc"[:sides]) for o in variant_orders)
+            firsts = [o[0] for o in variant_orders]
+            assert {firsts.count(n) for n in "abc"[:sides]} == {12 // sides}  # each side first equally often
+
+
+def test_an_effect_of_going_first_is_shown_and_cancels_in_an_a_a_pair():
+    machine = FirstIsSlower(sides=2)
+    timed = in_lockstep([A, B], lambda side, process: OnFirstIsSlower(machine), processes=2, rounds=40,
+                        samples_per_block=2, seed=1)
+    table = lockstep.side_by_side(_doc(timed))
+    assert table.order_effect.between(1.07, 1.14).all(), table.order_effect  # 1.05 / (1 / 1.05)
+    assert not set(table.verdict) & {"regressed", "improved"}
+    assert "2 beyond ±0.05: going first moves the ratio there" in lockstep.markdown(table, {"a": {}, "b": {}}, 0.05)
+    quiet = _lockstep({"a": 1.0, "b": 1.0}, Machine())
+    assert quiet.order_effect.between(0.97, 1.03).all(), quiet.order_effect
 
 
 def test_sides_offering_different_variants_are_refused_and_every_worker_is_closed():

@@ -37,5 +37,5 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     assert signatures["a"] == signatures["b"]  # the same code on both sides
 
     report = (workdir / "reports" / "compare.md").read_text()
-    assert "# Interleaved comparison" in report and "Verdicts: " in report
+    assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
     assert f"xla_flags --xla_backend_optimization_level=0 -> {ONE_DEVICE}" in report

@@ -4,11 +4,12 @@ samples so that the blocks paired across sides saw the same machine.
 
 Timing two runs one after the other compares the machine's speed at two times as much as the code: on a
 shared cloud VM a run compared with itself came out "regressed" 1.36-1.72x in some configurations and
-"improved" 0.57-0.70x in others, minutes apart. Alternating short blocks in a random order each round
-(randomized multiple interleaved trials, Abedi and Brecht, ICPE 2017; duet benchmarking, Bulej et al., ICPE
-2020) cancels drift slower than a round: each round's ratio is between blocks seconds apart. One timing at a
-time (the other workers wait on their pipe), a fresh set of workers per process (the process-level spread,
-as `measure.processes` has it).
+"improved" 0.57-0.70x in others, minutes apart. Alternating short blocks each round (randomized multiple
+interleaved trials, Abedi and Brecht, ICPE 2017; duet benchmarking, Bulej et al., ICPE 2020) cancels drift
+slower than a round: each round's ratio is between blocks seconds apart. The order is counterbalanced (each
+side first equally often for every variant) and recorded, so that an effect of going first cancels too and
+the report can show it. One timing at a time (the other workers wait on their pipe), a fresh set of workers
+per process (the process-level spread, as `measure.processes` has it).
 """
 
 from __future__ import annotations
@@ -63,16 +64,19 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
                 samples_per_block: int, seed: int = 0) -> dict[str, Any]:
     """Time every side's variants in lockstep: per process, one warm worker per side (`start(side, process)`),
     then per mode `rounds` rounds; in a round, variant by variant (forward, then reversed order, alternately),
-    every side times one block of that variant, the sides in a fresh random order: the blocks paired across
-    sides are a fraction of a second apart. What is left is each sample's own noise (on the 2-core VM, paired
-    ~50 ms samples of a small BERT step differ by 10-15%, with blocks a second apart as with a tenth of a
-    second), which only more rounds average out.
+    every side times one block of that variant: the blocks paired across sides are a fraction of a second
+    apart. The sides' order is a rotation of their list, every rotation once per `len(sides)` rounds of a
+    variant in a random order (`_orders`): each side goes first equally often. What is left is each sample's
+    own noise (on the 2-core VM, paired ~50 ms samples of a small BERT step differ by 10-15%, with blocks a
+    second apart as with a tenth of a second), which only more rounds average out.
 
     Returns per process, side, mode and variant the median of each round's block (round i of every side
-    paired), and every side's description from each process."""
+    paired), per process the sides' order in each round (`orders`), and every side's description from each
+    process."""
     rng = np.random.default_rng(seed)
     names = [s.name for s in sides]
     timed: list[dict[str, Any]] = []
+    orders: list[dict[str, dict[str, list[list[str]]]]] = []
     described: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for process in range(processes):
         workers: dict[str, Worker] = {}
@@ -83,21 +87,31 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
                 described[side.name].append(workers[side.name].description)
             modes = _common_modes({name: w.description for name, w in workers.items()})
             rounds_of = {name: {m: {v: [] for v in vs} for m, vs in modes.items()} for name in names}
+            order_of = {m: {v: _orders(names, rounds, rng) for v in vs} for m, vs in modes.items()}
             for mode, variants in modes.items():
                 for r in range(rounds):
                     for variant in variants if r % 2 == 0 else reversed(variants):
-                        for i in rng.permutation(len(names)):
-                            xs = workers[names[i]].block(mode, variant, samples_per_block)
-                            rounds_of[names[i]][mode][variant].append(float(np.median(xs)))
+                        for name in order_of[mode][variant][r]:
+                            xs = workers[name].block(mode, variant, samples_per_block)
+                            rounds_of[name][mode][variant].append(float(np.median(xs)))
                     if (r + 1) % max(1, rounds // 5) == 0:
                         log.info("lockstep process %d/%d, %s: round %d/%d", process + 1, processes, mode, r + 1,
                                  rounds)
             timed.append(rounds_of)
+            orders.append(order_of)
         finally:
             for worker in workers.values():
                 worker.close()
     return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "processes": timed,
-            "descriptions": described}
+            "orders": orders, "descriptions": described}
+
+
+def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[list[str]]:
+    """The sides' order in each of `rounds` rounds: rotations of `names`, each once per `len(names)` rounds in a
+    random order (so each side goes first equally often, and no period of the machine lines up with it)."""
+    n = len(names)
+    starts = np.concatenate([rng.permutation(n) for _ in range(-(-rounds // n))])[:rounds]
+    return [names[k:] + names[:k] for k in starts.tolist()]
 
 
 def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str]]:

@@ -7,6 +7,7 @@ import json
 import logging
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,8 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))
         worker = ["-m", WORKER, str(request_path), log_path]
-        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker),
-                            compare["processes"], compare["rounds"], compare["samples_per_block"])
+        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare["processes"],
+                            compare["rounds"], compare["samples_per_block"], seed=zlib.crc32(conf["id"].encode()))
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
            "sides": {s.name: {"python": s.python, "env": s.env} for s in sides},
            "job_seconds": time.perf_counter() - start}

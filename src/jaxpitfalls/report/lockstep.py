@@ -1,25 +1,28 @@
-"""An interleaved comparison's verdicts: every side against the first, per configuration, variant and mode,
+"""A lockstep comparison's verdicts: every side against the first, per configuration, variant and mode,
 on the rounds the sides took in lockstep (harness/lockstep.py).
 
 Round i of every side timed each variant a fraction of a second apart, so each round's ratio side / first
 sees one machine: the ratios' median with the two-level bootstrap of `stats.paired_comparison` (processes,
 then rounds) carries the spread between fresh processes, and drift slower than a round cancels. The verdict
 language is compare's: a change beyond the threshold only where the interval excludes 1, `unchanged` only
-where the whole interval lies within the threshold.
+where the whole interval lies within the threshold. The sides' order was counterbalanced and recorded: each
+row also gives its ratio in the rounds where the side went first over those where it went second
+(`order_effect`), 1 where going first does not matter.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..harness.stats import paired_comparison
 from .compare import could_tell, counts, detectability, environment_changes, verdict, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
-           "rounds", "processes", "verdict", "detectable_change", "samples_factor", "repeats_needed",
-           "environment_changes"]
+           "rounds", "processes", "order_effect", "verdict", "detectable_change", "samples_factor",
+           "repeats_needed", "environment_changes"]
 
 
 def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
@@ -38,6 +41,7 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
                     "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
                     "side": side, "against": first, "ratio": c["ratio"], "ratio_ci_low": low,
                     "ratio_ci_high": high, "rounds": timed["rounds"], "processes": len(processes),
+                    "order_effect": order_effect(timed, side, mode, variant),
                     "verdict": verdict(c["ratio"], low, high, not low <= 1 <= high, threshold),
                     "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
                                                                timed["descriptions"][side][0]["environment"]),
@@ -45,20 +49,49 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> float | None:
+    """The median of the rounds' ratios side / first side where `side` went before the first side, over the
+    median where it went after (None for a result that did not record its order, or a side never first)."""
+    first = timed["sides"][0]
+    ahead, behind = [], []
+    for process, orders in zip(timed["processes"], timed.get("orders") or [], strict=False):
+        ratios = np.asarray(process[side][mode][variant]) / np.asarray(process[first][mode][variant])
+        went_first = np.array([order.index(side) < order.index(first) for order in orders[mode][variant]])
+        ahead += ratios[went_first].tolist()
+        behind += ratios[~went_first].tolist()
+    return float(np.median(ahead) / np.median(behind)) if ahead and behind else None
+
+
+def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
+    """The order-by-side check over the rows: does going first move a side's ratio?"""
+    effects = table.order_effect.dropna() if len(table) else pd.Series(dtype=float)
+    if not len(effects):
+        return ["_(no side order recorded: a result from before the order was counterbalanced)_", ""]
+    moved = effects[(effects - 1).abs() > threshold]
+    return [f"Side order: counterbalanced and recorded (every side first in equally many rounds of each "
+            f"variant). A side's ratio in the rounds it went first over those it went second (`order_effect`): "
+            f"median {effects.median():.3f} over {len(effects)} rows (range {effects.min():.3f}-"
+            f"{effects.max():.3f}); {len(moved)} beyond ±{threshold:g}"
+            + (": going first moves the ratio there, and the verdicts rest on the balance of the order."
+               if len(moved) else "."), ""]
+
+
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float) -> str:
-    """reports/compare.md for an interleaved comparison: the sides, the rule, the verdicts, the rows."""
+    """reports/compare.md for a lockstep comparison: the sides, the rule, the order check, the verdicts, the
+    rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
     shown = table.drop(columns=["against"]) if len(table) else table
     return "\n".join([
-        "# Interleaved comparison", "",
+        "# Lockstep comparison", "",
         "The sides, each in its own warm worker processes, timed in lockstep: every round asks each side for one "
-        "short block of each variant, the sides in a random order, so that a round's ratio side / first side "
-        "compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: median of the "
-        "rounds' ratios with a two-level bootstrap 95% interval (processes, then rounds). "
+        "short block of each variant, the sides in a counterbalanced order, so that a round's ratio side / first "
+        "side compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: median of "
+        "the rounds' ratios with a two-level bootstrap 95% interval (processes, then rounds). "
         + verdict_rule(threshold, "the interval excludes 1"), "",
         *described, "",
+        *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
         *could_tell(table, threshold),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
