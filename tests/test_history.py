@@ -1,5 +1,6 @@
 """A study's ratios across releases: rows labelled by release and checked against the versions each result
-recorded, steps found per series, and a line a reader can act on for each."""
+recorded, steps found per series with the false alarms controlled over all of them, a step resting on one
+release's job not named, and a line a reader can act on for each."""
 
 from __future__ import annotations
 
@@ -59,4 +60,28 @@ def test_releases_keep_the_configured_order_not_the_alphabet_and_a_step_names_wh
                                 history.environments(measured))
     step = steps[steps.variant == "filter_jit"].iloc[0]
     assert (step.before, step.after, step.also_changed) == ("0.9.2", "0.10.0", "jax 0.4.34 -> 0.4.38")
-    assert "(jax 0.4.34 -> 0.4.38 changed too)" in history.summary_lines(steps, "equinox")[0]
+    line = history.summary_lines(steps, "equinox")[0]
+    assert "(jax 0.4.34 -> 0.4.38 changed too)" in line
+    assert "rests on release 0.9.2 alone" in line and "**" not in line  # one release before it: not named
+
+
+def test_one_release_s_offset_at_the_edge_of_a_null_history_is_not_named_a_step():
+    """A package the timed code never calls (a null history): six releases, the first release's job 5% off in
+    every series (the safetensors run's false step), eight series; no series names a step."""
+    releases = [f"0.4.{i}" for i in range(1, 7)]
+    rng = np.random.default_rng(1)
+
+    def doc(release: str, i: int) -> dict:
+        pairs = [{"variant": v, "baseline": "jit_flat", "mode": m, "ratio": r, "ratio_ci_low": r / 1.02,
+                  "ratio_ci_high": r * 1.02}
+                 for v in ("filter_jit", "jit_partition", "jit_static_arg", "jit_flat2")
+                 for m in ("blocked", "pipelined") for r in [(1.05 if i == 0 else 1.0) * float(np.exp(rng.normal(0, 0.005)))]]
+        return {"study": "dispatch", "config_id": "base", "comparisons": pairs,
+                "environment": {"packages": {"safetensors": release, "jax": "0.4.34"}}}
+
+    measured = {r: [doc(r, i)] for i, r in enumerate(releases)}
+    steps = history.steps_table(history.ratios_table(measured, "safetensors"), releases, "safetensors",
+                                history.environments(measured))
+    named = [line for line in history.summary_lines(steps, "safetensors") if "**" in line]
+    assert steps.variant.nunique() == 4 and not named, named
+    assert set(steps.one_release.dropna()) <= {"0.4.1", ""}

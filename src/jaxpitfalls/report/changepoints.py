@@ -5,7 +5,9 @@ pairwise multiplies false alarms with every release added, and asv's step detect
 commit, ignoring how noisy each one was. Here, for each number of steps, the exact best piecewise-constant fit
 (ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own interval: weighted
 squared error of the log ratio about its segment's level); the fit kept is the one with the most steps whose
-every step is told apart at 95% after a Bonferroni correction over the positions searched. A segment's level
+every step is told apart at 95% after a Bonferroni correction over the positions searched, in every series
+of the report (`series`: a history fits one series per variant, mode and configuration, and a false alarm in
+any of them is one in the report). A segment's level
 is the weighted mean of its releases, its standard error widened wherever they scatter beyond their own
 intervals (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets an ordinary 95%
 interval. Where the fit finds no step, it says how large a step the measurements rule out.
@@ -111,15 +113,16 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
 
 
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
-              highs: Sequence[float], max_steps: int = 3) -> Fit:
-    """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`)."""
+              highs: Sequence[float], max_steps: int = 3, series: int = 1) -> Fit:
+    """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
+    one of `series` fitted for one report."""
     y = np.log(np.asarray(ratios, dtype=float))
     se = np.maximum((np.log(np.asarray(highs, dtype=float)) - np.log(np.asarray(lows, dtype=float))) / (2 * Z_95),
                     1e-6)
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")
-    z = float(norm.ppf(1 - 0.025 / max(n - 1, 1)))  # Bonferroni over the n - 1 places a step could be
+    z = float(norm.ppf(1 - 0.025 / (max(n - 1, 1) * series)))  # Bonferroni: n - 1 places in each series
     signal = np.column_stack([y, 1 / se ** 2])
     bounds = [0, n]
     for k in range(1, min(max_steps, n - 1) + 1):

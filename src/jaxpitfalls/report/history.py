@@ -23,7 +23,7 @@ from .compare import detectability, environment_changes
 SERIES = ["config_id", "variant", "baseline", "mode"]
 COLUMNS = ["release", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
-                "also_changed", "releases", "ruled_out", "detectable_change"]
+                "also_changed", "one_release", "releases", "ruled_out", "detectable_change"]
 
 
 class WrongRelease(RuntimeError):
@@ -69,18 +69,24 @@ def steps_table(ratios: pd.DataFrame, releases: list[str], package: str,
                 envs: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Per series (configuration, variant, floor, mode): each step found (with what else changed between its
     releases), or one row `step` 0 saying no step and how large a change the measurements rule out;
-    `detectable_change`: the series' median."""
+    `detectable_change`: the series' median. The false alarms are controlled over every series of the report
+    (`fit_steps`' `series`); `one_release`: the release a step rests on alone (a segment of one release beside
+    it: one job's offset, not named a step until re-timed), else empty."""
     rows = []
-    for key, series in ratios.groupby(SERIES, sort=False):
+    grouped = ratios.groupby(SERIES, sort=False)
+    for key, series in grouped:
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
-        fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high)
+        fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
+                        series=grouped.ngroups)
+        alone = {s.first for s in fit.segments if s.first == s.last}
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out,
             "detectable_change": float(series.detectable_change.median())}
         rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
                            "ratio_ci_low": s.low, "ratio_ci_high": s.high,
                            "or_between": "; ".join(f"{a} -> {b}" for a, b in s.also_between),
-                           "also_changed": also_changed(envs[s.before], envs[s.after], package)}
+                           "also_changed": also_changed(envs[s.before], envs[s.after], package),
+                           "one_release": " / ".join(r for r in (s.before, s.after) if r in alone)}
                  for i, s in enumerate(fit.steps)]
         rows += [] if fit.steps else [common | {"step": 0}]
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
@@ -96,11 +102,18 @@ def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
             lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change larger than "
                          f"{rows.ruled_out.iloc[0]:.1%} is ruled out")
             continue
-        lines.append(f"- {name}: " + "; ".join(
-            f"**{package} {r.before} -> {r.after}: {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]**"
-            + (f" (or {r.or_between}: the measurements cannot tell which)" if r.or_between else "")
-            + (f" ({r.also_changed} changed too)" if r.also_changed else "") for r in rows.itertuples()))
+        lines.append(f"- {name}: " + "; ".join(_step_text(r, package) for r in rows.itertuples()))
     return lines
+
+
+def _step_text(r, package: str) -> str:
+    """A step as the summary names it, in bold; one resting on a single release's job is not named a step."""
+    size = f"{package} {r.before} -> {r.after}: {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]"
+    text = (f"{size} rests on release {r.one_release} alone (one job's offset looks the same): not a step until "
+            f"that release is timed again in another job" if isinstance(r.one_release, str) and r.one_release
+            else f"**{size}**")
+    return (text + (f" (or {r.or_between}: the measurements cannot tell which)" if r.or_between else "")
+            + (f" ({r.also_changed} changed too)" if r.also_changed else ""))
 
 
 def figure(ratios: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
@@ -134,7 +147,9 @@ def markdown(ratios: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, s
         "its floor inside that release's jobs, so the machine's drift between jobs cancels. Steps: the exact "
         "best piecewise-constant fit over the releases in order, each weighted by its own interval, keeping the "
         "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
-        "could be; each step's size with its 95% interval. Where there is none, the change ruled out.", "",
+        "could be in every series of this report; each step's size with its 95% interval; a step beside a "
+        "segment of one release rests on that release's job alone and is not named one. Where there is none, "
+        "the change ruled out.", "",
         "![Each release's paired ratio](figures/history.png)", "",
         "## What changed", "", *summary_lines(steps, package), "",
         *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
