@@ -26,8 +26,11 @@ def sides_of(compare: dict[str, Any]) -> list[Side]:
 
 
 def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
-                 inputs: dict[str, str], compare: dict[str, Any], out_path: str, log_path: str = "") -> dict[str, Any]:
-    """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes)."""
+                 inputs: dict[str, str], compare: dict[str, Any], out_path: str, log_path: str = "",
+                 jax_cache_dir: str = "") -> dict[str, Any]:
+    """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes). Every
+    worker compiles through the shared persistent cache (its key holds JAX's version and the XLA flags, so
+    sides that differ in them do not share programs): a fresh process after the first loads its programs."""
     sides = sides_of(compare)
     log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
              ", ".join(s.name for s in sides), compare["processes"], compare["rounds"], compare["samples_per_block"])
@@ -36,7 +39,7 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
     with tempfile.TemporaryDirectory(prefix="lockstep-") as tmp:
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))
-        worker = ["-m", WORKER, str(request_path), log_path]
+        worker = ["-m", WORKER, str(request_path), log_path, jax_cache_dir]
         timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare["processes"],
                             compare["rounds"], compare["samples_per_block"], seed=zlib.crc32(conf["id"].encode()))
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,

@@ -2,7 +2,7 @@
 configuration's variants once (load, warm up, check their outputs and signatures, calibrate), then times
 blocks on request until its input closes.
 
-`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH`. Requests and replies are JSON lines on
+`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`. Requests and replies are JSON lines on
 standard input and output: the first reply says it is ready (its modes and variants, environment,
 signatures) or why it failed; then one reply per `{"mode", "variant", "samples"}` request. Anything else this process
 writes to standard output goes to standard error (the log), so that no library's print breaks the protocol.
@@ -46,10 +46,10 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
         replies.flush()
 
 
-def main(request_path: str, log_path: str) -> None:
+def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
-    runtime.start(log_path or None, append=True)
+    runtime.start(log_path or None, jax_cache_dir or None, append=True)
     try:
         with open(request_path) as f:
             request = json.load(f)
@@ -66,4 +66,4 @@ def main(request_path: str, log_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])
