@@ -143,7 +143,7 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     with pytest.raises(gate.Regressions, match=r"(?s)1 regression.*\(ratios\).*dispatch dearer filter_jit / "
                        r"jit_flat \(blocked\): 1\.30\dx -> 1\.4[23]\dx"):
         gate.require_no_regressions(ratios, "ratios")
-    assert "regressed 1, unchanged 1" in compare.markdown(table, one_sided, ratios, "b", 0.05, 0.01)
+    assert "regressed 1, unchanged 1" in compare.markdown(table, one_sided, ratios, "b", 0.05)
     wide = {("dispatch", "w"): _doc("w", _samples(0.010, 1, n=6, noise=0.3))}
     wider = {("dispatch", "w"): _doc("w", _samples(0.010, 2, n=6, noise=0.3))}
     undecided, _ = compare.compare(wide, wider)
@@ -151,7 +151,7 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     gate.require_no_regressions(undecided, "medians")
     with pytest.raises(gate.Regressions, match=r"(?s)2 row\(s\) inconclusive.*detectable change \d+%"):
         gate.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
-    text = compare.markdown(undecided, one_sided, ratios, "b", 0.05, 0.01)
+    text = compare.markdown(undecided, one_sided, ratios, "b", 0.05)
     assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows could detect changes of" in text
 
 

@@ -75,7 +75,8 @@ def test_one_release_s_offset_at_the_edge_of_a_null_history_is_not_named_a_step(
         pairs = [{"variant": v, "baseline": "jit_flat", "mode": m, "ratio": r, "ratio_ci_low": r / 1.02,
                   "ratio_ci_high": r * 1.02}
                  for v in ("filter_jit", "jit_partition", "jit_static_arg", "jit_flat2")
-                 for m in ("blocked", "pipelined") for r in [(1.05 if i == 0 else 1.0) * float(np.exp(rng.normal(0, 0.005)))]]
+                 for m in ("blocked", "pipelined")
+                 for r in [(1.05 if i == 0 else 1.0) * float(np.exp(rng.normal(0, 0.005)))]]
         return {"study": "dispatch", "config_id": "base", "comparisons": pairs,
                 "environment": {"packages": {"safetensors": release, "jax": "0.4.34"}}}
 

@@ -125,9 +125,9 @@ def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str
 
 class ProcessWorker:
     """A side's worker as a child process (the side's Python with `args`: the job hands down the worker it
-    runs) speaking JSON lines on its standard input and output; its log goes to the job's log (standard error). Started at once,
-    waited for when its description is first read: the sides prepare (import JAX, load, warm up, calibrate)
-    side by side, and none is timed before every side is ready."""
+    runs) speaking JSON lines on its standard input and output; its log goes to the job's log (standard
+    error). Started at once, waited for when its description is first read: the sides prepare (import JAX,
+    load, warm up, calibrate) side by side, and none is timed before every side is ready."""
 
     def __init__(self, side: Side, args: list[str]) -> None:
         self.side = side

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 

@@ -11,9 +11,9 @@ from .release_env import write_json
 from .study import run_configuration
 
 
-def measure_release(release: str, package: str, status_path: str, study: str, conf: dict[str, Any], settings: dict[str, Any],
-                    model_spec: dict[str, Any], inputs: dict[str, str], out_path: str, log_path: str,
-                    jax_cache_dir: str) -> None:
+def measure_release(release: str, package: str, status_path: str, study: str, conf: dict[str, Any],
+                    settings: dict[str, Any], model_spec: dict[str, Any], inputs: dict[str, str], out_path: str,
+                    log_path: str, jax_cache_dir: str) -> None:
     """Time one configuration with the release's interpreter (every worker process there, every check of a
     timing job made, the release of `package` recorded in its environment); where the release has no
     environment, its result says why instead."""

@@ -8,8 +8,8 @@ on that interval alone (a test on the pooled samples would ignore the processes:
 read as significant while the interval, which resamples processes, includes 1). On the same
 kind of machine the samples are judged in units of the yardstick timed in their own rounds
 (`machine_speed`), so that the machine's drift between the runs is not called a change of the code. A change
-(regressed / improved) only where the whole interval lies beyond 1, `unchanged` only when the whole interval lies within the
-threshold (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could have
+(regressed / improved) only where the whole interval lies beyond 1, `unchanged` only when the whole interval
+lies within the threshold (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could have
 detected and how many more samples would detect the threshold. A run that cannot tell never reads
 "unchanged". What differs in the environments is named per row; configurations on one side only are
 listed, never dropped.
