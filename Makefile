@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all test test-fast venv clean compare-equinox history-equinox slurm-packages reference
+.PHONY: all test test-fast venv clean compare-equinox history-equinox slurm-packages reference calibrate
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
@@ -62,6 +62,15 @@ REFERENCE_RUN := runs/reference-$(shell date -u +%Y%m%dT%H%M%S)
 reference: $(STAMP)
 	$(BIN)/snakemake --cores all --configfile $(REFERENCE_PRESET) --directory $(REFERENCE_RUN)
 	$(BIN)/python -m jaxpitfalls.report.reference $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
+
+# The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
+# itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their
+# intervals, in docs/calibration.md (commit it).
+CALIBRATE_RUN := runs/calibrate-$(shell date -u +%Y%m%dT%H%M%S)
+calibrate: $(STAMP)
+	$(BIN)/snakemake --cores all --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \
+		results/tables/compare_lockstep.csv
+	$(BIN)/python -m jaxpitfalls.report.calibration $(CALIBRATE_RUN) docs/calibration.md presets/calibrate.yaml
 
 # Another environment from an envs/ spec: `make .venv-equinox-0.11.7/.installed` <- envs/equinox-0.11.7.txt.
 .venv-%/.installed: $(wildcard envs/*.txt) pyproject.toml

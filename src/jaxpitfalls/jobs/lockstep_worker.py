@@ -1,11 +1,13 @@
 """A warm worker of one side of a lockstep comparison (harness/lockstep.py): it prepares a study
-configuration's variants once (load, warm up, check their outputs and signatures, calibrate), then times
-blocks on request until its input closes.
+configuration's variants once (load, warm up, check their outputs and signatures, calibrate; a calibration's
+known slowdown added where the side's environment asks for one: harness/injected.py), then times blocks on
+request until its input closes.
 
-`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`. Requests and replies are JSON lines on
-standard input and output: the first reply says it is ready (its modes and variants, environment,
-signatures) or why it failed; then one reply per `{"mode", "variant", "samples"}` request. Anything else this process
-writes to standard output goes to standard error (the log), so that no library's print breaks the protocol.
+`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`. Requests and replies are
+JSON lines on standard input and output: the first reply says it is ready (its modes and variants,
+environment, signatures, injected slowdown) or why it failed; then one reply per `{"mode", "variant",
+"samples"}` request. Anything else this process writes to standard output goes to standard error (the log),
+so that no library's print breaks the protocol.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .. import runtime
 from ..contract import registry
 from ..harness import environment
 from ..harness.compiles import count_compiles
+from ..harness.injected import inject, injected_fraction
 from ..harness.timing import Sampler, gc_paused
 
 log = logging.getLogger(__name__)
@@ -55,8 +58,10 @@ def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
             request = json.load(f)
         settings = registry.spec(request["study"]).timing.of(request["settings"])
         samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
+        fraction = injected_fraction()  # a calibration's known slowdown, where the side's environment asks for one
+        samplers = inject(samplers, fraction)
         described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
-                      "environment": environment.of_request(request)}
+                      "environment": environment.of_request(request), "injected_slowdown": fraction}
     except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace
         log.exception("lockstep worker: preparing %s failed", request_path)
         replies.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")

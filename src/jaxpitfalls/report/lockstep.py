@@ -21,8 +21,16 @@ from ..harness.stats import paired_comparison
 from .compare import could_tell, counts, detectability, environment_changes, verdict, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
-           "rounds", "processes", "order_effect", "verdict", "detectable_change", "samples_factor",
+           "rounds", "processes", "order_effect", "injected", "verdict", "detectable_change", "samples_factor",
            "repeats_needed", "environment_changes"]
+
+
+def _injected(timed: dict[str, Any], side: str) -> float:
+    """The slowdown a calibration injected into `side` relative to the first side (harness/injected.py): the
+    ratio the row must find, 1 where neither side asked for one."""
+    first = timed["sides"][0]
+    fraction = {name: timed["descriptions"][name][0].get("injected_slowdown", 0.0) for name in (first, side)}
+    return (1 + fraction[side]) / (1 + fraction[first])
 
 
 def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
@@ -41,7 +49,7 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
                     "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
                     "side": side, "against": first, "ratio": c["ratio"], "ratio_ci_low": low,
                     "ratio_ci_high": high, "rounds": timed["rounds"], "processes": len(processes),
-                    "order_effect": order_effect(timed, side, mode, variant),
+                    "order_effect": order_effect(timed, side, mode, variant), "injected": _injected(timed, side),
                     "verdict": verdict(c["ratio"], low, high, not low <= 1 <= high, threshold),
                     "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
                                                                timed["descriptions"][side][0]["environment"]),

@@ -1,0 +1,59 @@
+"""A known slowdown, injected into one side of a lockstep comparison to calibrate the statistics against it.
+
+A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds, to every sample of every variant, a fixed
+amount of busy work: that fraction of the variant's median sample time measured once before any timing. The
+side then runs the same program at a known 1 + fraction of the other's time, so the report can count how often
+a 5% or 10% change is found and how often its interval covers the injected factor (report/calibration.py).
+Unset, nothing is wrapped.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable, Mapping
+
+from .timing import Sampler
+
+SLOWDOWN_ENV = "JAXPITFALLS_CALIBRATION_SLOWDOWN"
+REFERENCE_CALLS = 5  # samples whose median sets each variant's fixed extra work
+
+
+def injected_fraction(env: Mapping[str, str] = os.environ) -> float:
+    """The slowdown a side's environment asks for (0 where it asks for none)."""
+    fraction = float(env.get(SLOWDOWN_ENV) or 0.0)
+    if not 0 <= fraction < 1:
+        raise ValueError(f"{SLOWDOWN_ENV}={fraction}: a fraction of a sample's time, 0 <= f < 1")
+    return fraction
+
+
+def busy_for(seconds: float, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Spin (work, not sleep: a slower side's time is spent computing) until `seconds` have passed on
+    `clock`; the seconds it took."""
+    start = clock()
+    end = start + seconds
+    now = start
+    while now < end:
+        now = clock()
+    return now - start
+
+
+def slowed(sampler: Sampler, fraction: float, clock: Callable[[], float] = time.perf_counter) -> Sampler:
+    """`sampler` with `fraction` of its median sample time (over REFERENCE_CALLS samples, taken now) added to
+    every later sample as busy work, timed with the sample."""
+    extra = fraction * statistics.median(sampler() for _ in range(REFERENCE_CALLS))
+
+    def sample() -> float:
+        return sampler() + busy_for(extra, clock)
+
+    return sample
+
+
+def inject(samplers: dict[str, dict[str, Sampler]], fraction: float,
+           clock: Callable[[], float] = time.perf_counter) -> dict[str, dict[str, Sampler]]:
+    """Every mode's and variant's sampler slowed by `fraction` (unchanged where it is 0)."""
+    if not fraction:
+        return samplers
+    return {mode: {name: slowed(s, fraction, clock) for name, s in by_variant.items()}
+            for mode, by_variant in samplers.items()}

@@ -1,0 +1,93 @@
+"""The lockstep comparison's statistics checked against known truths (`make calibrate`, docs/calibration.md).
+
+A calibration run times this environment against itself (A/A: every change found is a false alarm, and the
+95% interval must cover 1) and against a side slowed by a known fraction (harness/injected.py: the interval
+must cover the injected factor, and the change be found), over many rows (configurations x variants x modes).
+Each rate is given with its Wilson 95% interval and against its target, so a reader can tell a 95% interval
+that keeps its 95% from one that only claims to.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+# The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
+TARGETS = {
+    "A/A": (("flagged", 0.0, 0.05), ("covers", 0.92, 0.98)),
+    "A/B": (("covers", 0.92, 0.98),),
+}
+FOUND = {1.05: ("excludes_1", 0.80), 1.10: ("regressed", 0.90)}  # an injected change found often enough
+COLUMNS = ["injected", "rows", "quantity", "count", "share", "share_low", "share_high", "target", "met"]
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score 95% interval of a proportion k / n (sound near 0 and 1, unlike k/n +- z se)."""
+    if n == 0:
+        return 0.0, 1.0
+    p, z2 = k / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _targets(factor: float) -> list[tuple[str, float, float]]:
+    kind = "A/A" if math.isclose(factor, 1.0) else "A/B"
+    found = FOUND.get(round(factor, 2))
+    return [*TARGETS[kind], *([(found[0], found[1], 1.0)] if found else [])]
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per injected factor (1 for A/A rows), the share of rows flagged (regressed or improved), regressed,
+    whose interval excludes 1, and whose interval covers the injected factor, each with its Wilson interval
+    and, where the issue sets one, its target."""
+    rows = []
+    for factor, part in table.groupby(table.injected.round(4)):
+        seen = {"flagged": part.verdict.isin(["regressed", "improved"]),
+                "regressed": part.verdict == "regressed",
+                "excludes_1": (part.ratio_ci_low > 1) | (part.ratio_ci_high < 1),
+                "covers": (part.ratio_ci_low <= factor) & (factor <= part.ratio_ci_high)}
+        targets = {quantity: (low, high) for quantity, low, high in _targets(float(factor))}
+        for quantity, hits in seen.items():
+            k, n = int(hits.sum()), len(part)
+            low, high = wilson(k, n)
+            target = targets.get(quantity)
+            rows.append({"injected": float(factor), "rows": n, "quantity": quantity, "count": k, "share": k / n,
+                         "share_low": low, "share_high": high,
+                         "target": f"{target[0]:.0%}-{target[1]:.0%}" if target else "",
+                         "met": (target[0] <= k / n <= target[1]) if target else None})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, preset: str) -> str:
+    """docs/calibration.md: what was timed, each rate against its target, the machine time, the rows."""
+    shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
+                                zip(found.share, found.share_low, found.share_high, strict=True)])
+    return "\n".join([
+        "# Calibration: do the lockstep comparison's 95% intervals keep their 95%?", "",
+        f"`make calibrate` ({preset}): this environment timed in lockstep against itself (A/A, injected 1: any "
+        "change found is a false alarm) and against sides slowed by a known fraction of each sample (busy work, "
+        "harness/injected.py), over "
+        f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
+        "Each share with its Wilson 95% interval; `met`: the share lies within the target.", "",
+        shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
+        f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
+    ])
+
+
+def write(run: str, out: str, preset: str) -> None:
+    """docs/calibration.md from a calibration run's lockstep table and its jobs' benchmarks."""
+    from .. import results
+
+    root = Path(run) / "results"
+    table = pd.read_csv(root / "tables" / "compare_lockstep.csv")
+    machine_s = sum(float(pd.read_csv(p, sep="\t")["s"].iloc[0])
+                    for p in sorted((root / "benchmarks" / "lockstep").rglob("*.tsv")))
+    results.write_text(out, markdown(table, summary(table), machine_s, preset))
+
+
+if __name__ == "__main__":
+    write(*sys.argv[1:4])
