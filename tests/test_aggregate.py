@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -133,7 +134,7 @@ def test_interval_rules_have_a_band_where_the_run_cannot_tell():
 
 def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval_says():
     """One rule for every bounded claim (claims.applicable): the largest effect this hardware can show (all of
-    what the effect consists of removed) below what the claim needs, or inside its interval's half-width, makes
+    what the effect consists of removed) below what the claim needs, or inside its interval's width, makes
     it "not testable" with the bound, never a "no"; the undecided reason (more samples) is dropped."""
     from jaxpitfalls.contract.verdicts import NOT_TESTABLE, Bound, Judged
     from jaxpitfalls.report.claims import applicable
@@ -144,7 +145,7 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     shown = applicable(no)
     assert shown.verdict == NOT_TESTABLE and shown.measured == (
         "not testable on this hardware: removing all copies gives at most 1.022x, inside the interval's "
-        "half-width; 0.99x [0.93, 1.05]")
+        "width (0.120); 0.99x [0.93, 1.05]")
     undecided = Judged(measured="1.01x [0.95, 1.08]", verdict="inconclusive", judged_ratio=(1.01, 0.95, 1.08),
                        reason="undecided: ... about 4x the samples", bound=copies)
     assert "the samples" not in applicable(undecided).measured  # no number of samples would decide it
@@ -153,6 +154,12 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
         "at most 1.022x, below the 1.5x it needs; not built")
     room = Judged(measured="1.60x [1.50, 1.70]", verdict="reproduced", judged_ratio=(1.6, 1.5, 1.7),
                   bound=Bound(800.0, 400.0, "removing all copies"))  # at most 2x: room for it
+    # reference 2026-11-25-4's async copies: a yes whose interval (0.056 wide) holds both 1.000x and its bound
+    # 1.031x, so that the run before it, at the same effect, said inconclusive: not testable, either way
+    lucky = Judged(measured="1.038x [1.012, 1.068]", verdict="reproduced", judged_ratio=(1.038, 1.012, 1.068),
+                   bound=Bound(4374.0, 131.0, "removing all copies"))
+    assert applicable(lucky).verdict == NOT_TESTABLE
+    assert applicable(replace(lucky, judged_ratio=(1.03, 1.02, 1.04))).verdict == "reproduced"  # 0.02 < 0.031
     assert applicable(room) == Judged(measured="1.60x [1.50, 1.70]", verdict="reproduced",
                                       judged_ratio=(1.6, 1.5, 1.7), bound=room.bound)
     told = applicable(Judged(measured="1.0x", verdict="inconclusive", reason="undecided: crosses 1"))  # no bound

@@ -10,7 +10,14 @@ from hand_tables import run_on
 
 from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
-from jaxpitfalls.studies.dispatch.claims import _every_call, _inference_ok, _not_compute, _slower, _where
+from jaxpitfalls.studies.dispatch.claims import (
+    _attribution_complete,
+    _every_call,
+    _inference_ok,
+    _not_compute,
+    _slower,
+    _where,
+)
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
@@ -126,3 +133,49 @@ def test_filter_jit_for_inference_is_acceptable_where_a_forward_pays_under_half_
                                       "call (1.040x [0.820, 1.280]) vs training step (blocked) 11.500 ms [8.000, "
                                       "13.500] per step (1.420x [1.340, 1.490]) at base")
     assert f"0.5 of the step's overhead minus the forward's {5.75 - forward[0]:.3f} ms" in judged.measured
+
+
+def _attribution_run(gap: tuple[float, float, float], python_share: float) -> Run:
+    """filter_jit at 30 ms [29.8, 30.2] and jit_partition at 21 ms [20.9, 21.1] per step at the base, traced:
+    jit_partition's step 10% Python around the program, filter_jit's `python_share` (split over two of its
+    components); the paired gap as given."""
+    comp = pd.DataFrame([{**BASE, "config_id": "base", "axes": "layers,hidden", "diff_ms": gap[0],
+                          "diff_ci_low_ms": gap[1], "diff_ci_high_ms": gap[2]}]).assign(
+        variant="filter_jit", baseline="jit_partition", mode="blocked")
+    medians = {"filter_jit": (30.0, 29.8, 30.2), "jit_partition": (21.0, 20.9, 21.1)}
+    steps = pd.DataFrame([{**BASE, "config_id": "base", "variant": v, "mode": "blocked", "median_ms": m[0],
+                           "median_ci_low_ms": m[1], "median_ci_high_ms": m[2]} for v, m in medians.items()])
+    shares = {"filter_jit": {"_preprocess": python_share / 2, "_postprocess": python_share / 2,
+                             "wait": 1 - python_share},
+              "jit_partition": {"combine": 0.1, "wait": 0.9}}
+    overhead = pd.DataFrame([{"config_id": "base", "mode": "blocked", "variant": v, "component": c, "share": s,
+                              "untraced_estimate_ms": s * medians[v][0]}
+                             for v, parts in shares.items() for c, s in parts.items()])
+    return run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=overhead)
+
+
+@pytest.mark.parametrize(("gap", "python_share", "expected"), [
+    # the write-up's: all of a gap measured tightly is Python (30 x 0.37 - 2.1 = 9.0 ms of 9 ms [8.8, 9.2])
+    ((9.0, 8.8, 9.2), 0.37, "reproduced"),
+    # reference 2026-11-25-3: 63% of the gap, whose interval's top end still leaves it below 0.9
+    ((8.5, 6.7, 12.2), 0.248, "not reproduced"),
+    # reference 2026-11-25-4: 63% of a gap reaching down to 5.8 ms: Python could be 96% of that, or 51% of 10.9
+    ((8.9, 5.8, 10.9), 0.256, "inconclusive"),
+    ((9.0, -0.5, 18.0), 0.37, "inconclusive"),  # no gap to explain
+])
+def test_attribution_judges_python_s_share_of_the_gap_with_both_intervals(gap, python_share, expected):
+    """Python's share of the gap (each end divided by the other's) above 0.9: a point estimate against the gap's
+    interval alone said "yes" wherever a process's interval was wide, and "no" on the pooled one (unstable)."""
+    judged = applicable(_attribution_complete(_attribution_run(gap, python_share)))
+    assert judged.verdict == expected, judged.measured
+    assert judged.measured.startswith("Python around the program ")
+    if expected != "inconclusive" or gap[1] > 0:
+        assert "of it" in judged.measured
+
+
+def test_a_wider_interval_around_the_same_numbers_no_longer_says_yes():
+    """The instability it mends: one process's wider gap interval around the pooled estimate cannot turn a
+    "no" into a "yes"; at most into "inconclusive", which contradicts nothing."""
+    pooled = applicable(_attribution_complete(_attribution_run((8.5, 6.7, 12.2), 0.248)))
+    one_process = applicable(_attribution_complete(_attribution_run((8.5, 4.0, 14.0), 0.248)))
+    assert (pooled.verdict, one_process.verdict) == ("not reproduced", "inconclusive")

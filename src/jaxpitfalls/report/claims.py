@@ -23,15 +23,20 @@ from .aggregate import base_config_id
 
 def applicable(judged: Judged) -> Judged:
     """The claim as the report shows it: "not testable" with its bound wherever the largest effect this
-    hardware can show lies below what the claim needs, or inside the half-width of the interval its verdict
-    rests on (no run here could decide it, however long: never a "no"); otherwise as judged, with the reason
-    it could not tell where it could not. One rule for every study's claims (build applies it to each row)."""
+    hardware can show lies below what the claim needs, or inside the width of the interval its verdict rests
+    on; otherwise as judged, with the reason it could not tell where it could not. One rule for every study's
+    claims (build applies it to each row).
+
+    The width, not the half-width: an interval as wide as the largest effect can hold both "no effect" and
+    "all of it", so whether it clears 1 is decided by where the noise put the estimate (two references in a
+    row swapped a yes and an inconclusive between two copy fixes whose bound sat between half and whole
+    width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability."""
     bound, ratio = judged.bound, judged.judged_ratio
     why = ""
     if bound is not None and bound.ratio < bound.needs:
         why = f"below the {bound.needs:g}x it needs"
-    elif bound is not None and ratio is not None and bound.ratio - 1 <= (ratio[2] - ratio[1]) / 2:
-        why = "inside the interval's half-width"
+    elif bound is not None and ratio is not None and bound.ratio - 1 <= ratio[2] - ratio[1]:
+        why = f"inside the interval's width ({ratio[2] - ratio[1]:.3f})"
     if why:
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
             f"not testable on this hardware: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))

@@ -20,8 +20,8 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run
-from .report import attribution, ms, on_axis
-from .spec import BERT_BASE, COMPUTE_BAND, INFERENCE_SHARE, SPEC
+from .report import WHERE, attribution, ms, on_axis
+from .spec import ALL_OF_GAP, BERT_BASE, COMPUTE_BAND, INFERENCE_SHARE, SPEC
 
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
@@ -216,21 +216,40 @@ def _pipelining(run: Run) -> Judged:
     )
 
 
+def _traced_python(run: Run, config_id: str) -> tuple[float, float, float]:
+    """filter_jit's minus jit_partition's Python around the program (ms, with a 95% interval): each variant's
+    traced share of it applied to its untraced median, the interval carried from the medians' own. The shares
+    come from one trace, so their own noise is not in it."""
+    overhead = run.tables["overhead"]
+    python = overhead[(overhead.config_id == config_id) & (overhead["mode"] == SPEC.traced_mode)
+                      & overhead.component.isin(WHERE["python_around_program_ms"])]
+    share = python.groupby("variant").share.sum()
+    fj, jp = (median_of(run.steps, config_id, variant, SPEC.traced_mode) for variant in ("filter_jit", "jit_partition"))
+    return difference_of_estimates(share["filter_jit"] * fj[0], tuple(share["filter_jit"] * v for v in fj[1:]),
+                                   share["jit_partition"] * jp[0], tuple(share["jit_partition"] * v for v in jp[1:]))
+
+
 @JUDGES("attribution_complete")
 def _attribution_complete(run: Run) -> Judged:
-    """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition."""
+    """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition: its share of
+    the gap, end divided by end (the gap's interval is skewed: no normal approximation), against ALL_OF_GAP. A
+    point estimate against the gap's interval said "yes" wherever that interval was wide enough, so one
+    process's "yes" contradicted the pooled "no"."""
     traced = attribution(run.comp, run.tables["overhead"])
     if traced.empty:
         return Judged(measured="not measured: no traced configuration", verdict=verdict(None))
     at = run.at("where")
     config_id = at if at in set(traced.config_id) else run.base_id
-    python = row(traced, config_id=config_id).python_around_program_ms
-    gap = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
-    return Judged(
-        measured=f"Python around the program {python:.3f} ms of a {ms(gap)} gap at {config_id} "
-                 f"({python / gap.diff_ms:.0%} of the estimate){_tree_only(run, at if config_id == at else None)}",
-        verdict=verdict(None if gap.diff_ci_high_ms <= 0 else bool(python >= gap.diff_ci_low_ms)),
-    )
+    python, gap = _traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition", config_id=config_id)
+    where = _tree_only(run, at if config_id == at else None)
+    measured = f"Python around the program {interval(*python, ' ms')} of a {ms(gap)} gap at {config_id}"
+    if gap.diff_ci_low_ms <= 0:
+        return Judged(measured=measured + where, reason="undecided: the gap's interval reaches 0, no gap to "
+                      "explain", verdict=verdict(None))
+    share = (python[0] / gap.diff_ms, python[1] / gap.diff_ci_high_ms, python[2] / gap.diff_ci_low_ms)
+    all_of = decide(share[1], share[2], ALL_OF_GAP, of="Python's share of the gap")
+    return Judged(measured=f"{measured}: {interval(*share)} of it{where}", reason=all_of.reason,
+                  verdict=all_of.verdict())
 
 
 @JUDGES("inference_ok")

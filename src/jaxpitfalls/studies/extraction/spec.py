@@ -86,7 +86,7 @@ def fix_rule(slow: str, fast: str) -> str:
                 "ragged batch's recompilation), fresh jax.jit per sample, 95% interval above 1 (below 1: not "
                 "reproduced); the warm passes' ratio is shown beside it, not judged")
     return (f"{slow} / {fast} time per pass, 95% interval above 1 (below 1: not reproduced); not testable where "
-            "the fix's largest possible gain here lies inside the interval's half-width")
+            "the fix's largest possible gain here lies inside the interval's width")
 
 CLAIMS = {
     **{f"{slow}/{fast}": Claim(f"{what} speeds up extraction", f"{estimate(*gain)} (estimated, not measured)",
