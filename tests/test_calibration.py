@@ -76,11 +76,59 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
     assert found.loc[(1.05, "excludes_1"), "target"] == "80%-100%"
     low, high = found.loc[(1.0, "flagged"), ["share_low", "share_high"]]
     assert low <= found.loc[(1.0, "flagged"), "share"] <= high
-    text = calibration.markdown(table, calibration.summary(table), 1234.0, "presets/calibrate.yaml")
-    assert "over 50 rows" in text and "1234 s (20.6 min)" in text
+    compare = {"study": "dispatch", "sides": {name: {"env": {SLOWDOWN_ENV: str(f)}} if f else {}
+                                              for name, f in SIDES.items()},
+               "processes": 3, "rounds": 20, "pyperf": {"callable": "", "options": []}}
+    text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
+    assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
+    assert "sides a, a2, b5 (0.05 slower), b10 (0.1 slower), 3 processes x 20 rounds a side" in text
 
 
 @pytest.mark.parametrize(("k", "n", "expected"), [(0, 100, (0.0, 0.037)), (95, 100, (0.888, 0.978)),
                                                   (50, 100, (0.404, 0.596))])
 def test_wilson_intervals(k, n, expected):
     assert np.allclose(calibration.wilson(k, n), expected, atol=1e-3)
+
+
+def _pyperf_doc(offset: float, spread: float, seed: int = 0) -> dict:
+    """A pyperf A/A pair of 20 processes x 3 values around 50 ms, each process off by its own `spread` (a fresh
+    process's layout), the second run `offset` times the first."""
+    rng = np.random.default_rng(seed)
+
+    def run(scale: float) -> dict:
+        levels = 0.05 * scale * (1 + rng.normal(0, spread, 20))
+        return {"values_s": [list(level * (1 + rng.normal(0, 0.01, 3))) for level in levels], "wall_s": 150.0,
+                "timed_s": 40.0, "prepare_s": 50.0}
+
+    return {"config_id": "base", "mode": "blocked", "variant": "filter_jit", "runs": {"a": run(1.0), "a2": run(offset)}}
+
+
+def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
+    """pyperf's own t-test pools its processes' values; the interval over processes does not, so with a 3%
+    offset per fresh process the pooled test claims a precision the processes do not have."""
+    from jaxpitfalls.report.pyperf_beside import beside, time_to_target
+
+    table = pd.DataFrame([{"config_id": "base", "mode": m, "variant": v, "side": side, "against": "a",
+                           "injected": injected, "ratio": 1.01,
+                           "ratio_ci_low": 0.985, "ratio_ci_high": 1.035, "processes": 5, "rounds": 30,
+                           "verdict": "unchanged"} for m in ("blocked", "pipelined") for v in ("filter_jit", "jit")
+                          for side, injected in (("a2", 1.0), ("b5", 1.05))])
+    job = {"config_id": "base", "sides": {"a": {}, "a2": {}, "b5": {}, "b10": {}}, "job_seconds": 320.0}
+    rows = beside(table, [job], _pyperf_doc(1.0, spread=0.03)).set_index("harness")
+    lockstep = rows.loc["lockstep (this calibration's a2 vs a)"]
+    assert lockstep.machine_s == 320.0 * 2 / 4 / 4  # one pair of sides of four, one row of four
+    assert lockstep.half_width == pytest.approx(0.025 / 1.01) and not lockstep.change_found
+    assert time_to_target(0.10, 100.0) == pytest.approx(400.0)  # twice the width: four times the samples
+    own = rows.loc["pyperf, its own t-test (compare_to)"]
+    ours = rows.loc["pyperf's values, processes then values"]
+    assert own.machine_s == ours.machine_s == 300.0 and own.samples == "20 processes x 3 values, a side"
+    assert own.timing_s == 80.0 and pd.isna(lockstep.timing_s)
+    assert own.unprepared_s_to_5pct == pytest.approx(own.machine_s_to_5pct * 200 / 300)  # without 100 s of it
+    assert ours.half_width > 1.2 * own.half_width  # resampling processes: as wide as their offsets make it
+    slowed = beside(table, [job], _pyperf_doc(1.10, spread=0.03)).set_index("harness")
+    assert slowed.loc["pyperf's values, processes then values"].change_found  # a 10% change is found
+    text = calibration.markdown(table, calibration.summary(table),
+                                320.0, {"study": "dispatch", "sides": {"a": {}, "a2": {}}, "processes": 5,
+                                        "rounds": 30, "pyperf": {"callable": "blocked/filter_jit",
+                                                                 "options": []}}, rows.reset_index())
+    assert "## Beside pyperf, on the same callable" in text and "(blocked/filter_jit at the base)" in text

@@ -39,3 +39,26 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     report = (workdir / "reports" / "compare.md").read_text()
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
     assert f"xla_flags --xla_backend_optimization_level=0 -> {ONE_DEVICE}" in report
+
+
+def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(smoke_run, tmp_path):
+    """`make calibrate`'s rules on the smoke preset, small: an A/A pair of sides, and pyperf (two processes of two
+    values, not its defaults) twice on the base's blocked jit_partition; the report counts the rows and costs both."""
+    workdir = shutil.copytree(smoke_run, tmp_path / "calibration", symlinks=True)
+    overlay = tmp_path / "calibrate.yaml"
+    overlay.write_text(yaml.safe_dump({
+        "studies": {"dispatch": {"points": []}}
+        | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
+        "compare": {"sides": {"a": {}, "a2": {}}, "rounds": 3, "samples_per_block": 1, "processes": 1,
+                    "pyperf": {"callable": "blocked/jit_partition", "options": ["-p", "2", "-n", "2", "-l", "1"]}}}))
+    snakemake(workdir, "--cores", "all", "reports/calibration.md", overlay=overlay)
+
+    (path,) = (workdir / "results" / "pyperf" / "dispatch").rglob("jit_partition.json")
+    pair = json.loads(path.read_text())
+    assert pair["options"][-6:] == ["-p", "2", "-n", "2", "-l", "1"]
+    for run in pair["runs"].values():  # two worker processes of two values each, per run
+        assert [len(values) for values in run["values_s"]] == [2, 2] and run["wall_s"] > 0
+        assert all(0 < v < 10 for values in run["values_s"] for v in values)
+    report = (workdir / "reports" / "calibration.md").read_text()
+    assert "## Beside pyperf, on the same callable" in report and ", but with `-p 2 -n 2 -l 1`" in report
+    assert "pyperf, its own t-test (compare_to)" in report and "lockstep (this calibration's a2 vs a)" in report

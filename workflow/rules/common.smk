@@ -144,6 +144,15 @@ def lockstep_settings():
     return {k: config["compare"][k] for k in ("sides", "rounds", "samples_per_block", "processes")}
 
 
+def pyperf_pair_of():
+    """The pyperf pair on compare.pyperf's callable at the study's base configuration (the first), if asked for."""
+    pyperf, study = config["compare"]["pyperf"], config["compare"]["study"]
+    if not pyperf["callable"]:
+        return []
+    base = plan.configurations(config["studies"][study])[0]["id"]
+    return [f"results/pyperf/{study}/{base}/{pyperf['callable']}.json"]
+
+
 def compare_targets():
     """What `all` adds when a comparison is configured (a baseline run, or sides): the comparison, and its gate
     if asked for."""

@@ -27,3 +27,53 @@ rule lockstep:
         compare=lockstep_settings(),
     script:
         "../../scripts/lockstep.py"
+
+
+rule pyperf_pair:
+    """pyperf at its defaults on one lockstep callable (compare.pyperf: a mode/variant of the base
+    configuration), run twice one after the other: the calibration's yardstick (jobs/pyperf_pair.py)."""
+    input:
+        unpack(inputs_of),
+        sources=sources.files_of("jobs.pyperf_pair", "jobs.pyperf_worker", "jobs.lockstep_worker", "runtime"),
+        study_sources=study_sources,
+    output:
+        "results/pyperf/{study}/{config}/{mode}/{variant}.json",
+    log:
+        "results/logs/pyperf/{study}/{config}/{mode}/{variant}.log",
+    benchmark:
+        "results/benchmarks/pyperf/{study}/{config}/{mode}/{variant}.tsv"
+    conda:
+        ENV
+    threads: workflow.cores  # the machine to itself, as lockstep
+    resources:
+        timing=1,
+    params:
+        conf=conf_of,
+        settings=timing_settings,
+        model_spec=job_model_spec,
+        runtime=runtime_of,
+        options=config["compare"]["pyperf"]["options"],
+    script:
+        "../../scripts/pyperf_pair.py"
+
+
+if config["compare"]["sides"]:
+
+    rule calibration:
+        """reports/calibration.md: the lockstep rows against what is known of them (A/A: no change; injected: the
+        factor), each rate with its interval and target, and pyperf beside the lockstep on one callable."""
+        input:
+            table=COMPARE_TABLES["lockstep"],
+            runs=runs_of(config["compare"]["study"], "lockstep"),
+            pyperf=pyperf_pair_of(),
+            sources=sources.files_of("report.calibration", "runtime"),
+        output:
+            "reports/calibration.md",
+        log:
+            "results/logs/calibration.log",
+        conda:
+            ENV
+        params:
+            compare=config["compare"],
+        script:
+            "../../scripts/calibration.py"

@@ -56,6 +56,9 @@ def _baseline(config: dict[str, Any]) -> Iterator[str]:
 def _sides(config: dict[str, Any]) -> Iterator[str]:
     compare = config["compare"]
     if not compare["sides"]:
+        if compare["pyperf"]["callable"]:
+            yield ("config compare.pyperf.callable: pyperf is timed beside sides in lockstep (the calibration); "
+                   "compare.sides is empty")
         return
     if compare["baseline"]:
         yield ("config compare.baseline and compare.sides: one comparison at a time (a baseline run, or sides timed "

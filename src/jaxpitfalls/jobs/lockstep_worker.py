@@ -49,15 +49,22 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
         replies.flush()
 
 
+def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sampler]], dict[str, Any]]:
+    """The request, its configuration's calibrated samplers per mode and variant (the study's `Lockstep`), and
+    what the study said of them: what a lockstep worker times, and pyperf's on the same callable."""
+    with open(request_path) as f:
+        request = json.load(f)
+    settings = registry.spec(request["study"]).timing.of(request["settings"])
+    samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
+    return request, samplers, described
+
+
 def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     runtime.start(log_path or None, jax_cache_dir or None, append=True)
     try:
-        with open(request_path) as f:
-            request = json.load(f)
-        settings = registry.spec(request["study"]).timing.of(request["settings"])
-        samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
+        request, samplers, described = prepared(request_path)
         fraction = injected_fraction()  # a calibration's known slowdown, where the side's environment asks for one
         samplers = inject(samplers, fraction)
         described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},

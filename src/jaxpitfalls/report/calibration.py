@@ -9,11 +9,15 @@ that keeps its 95% from one that only claims to.
 
 from __future__ import annotations
 
+import json
 import math
-import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+
+from ..harness.injected import SLOWDOWN_ENV
+from .pyperf_beside import beside
 
 # The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
 TARGETS = {
@@ -62,32 +66,59 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, preset: str) -> str:
-    """docs/calibration.md: what was timed, each rate against its target, the machine time, the rows."""
+def _sides(compare: dict[str, Any]) -> str:
+    """The sides as the calibration set them: each side's injected slowdown, if any."""
+    return ", ".join(f"{name} ({side.get('env', {}).get(SLOWDOWN_ENV, '0')} slower)" if side.get("env") else name
+                     for name, side in compare["sides"].items())
+
+
+def _options(compare: dict[str, Any]) -> str:
+    options = compare["pyperf"]["options"]
+    return f", but with `{' '.join(options)}`" if options else ""
+
+
+def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare: dict[str, Any],
+             pyperf: pd.DataFrame | None = None) -> str:
+    """docs/calibration.md: what was timed, each rate against its target, the machine time, and pyperf beside
+    the lockstep on one callable where the calibration ran it."""
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
-    return "\n".join([
+    lines = [
         "# Calibration: do the lockstep comparison's 95% intervals keep their 95%?", "",
-        f"`make calibrate` ({preset}): this environment timed in lockstep against itself (A/A, injected 1: any "
-        "change found is a false alarm) and against sides slowed by a known fraction of each sample (busy work, "
-        "harness/injected.py), over "
+        f"`make calibrate` (presets/calibrate.yaml): {compare['study']} timed in lockstep on sides "
+        f"{_sides(compare)}, {compare['processes']} processes x {compare['rounds']} rounds a side: this environment "
+        "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
+        "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "Each share with its Wilson 95% interval; `met`: the share lies within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
-    ])
+    ]
+    if pyperf is not None:
+        lines += [
+            "## Beside pyperf, on the same callable", "",
+            "pyperf at its defaults (20 processes x 3 values after a warmup, loops calibrated to 100 ms a value)"
+            f"{_options(compare)} on one lockstep callable ({compare['pyperf']['callable']} at the base), run "
+            "twice one after the other as `pyperf compare_to` compares two runs: an A/A pair. `machine_s`: the "
+            "machine time that pair took, process starts and each worker's preparation "
+            "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
+            "preparing the configuration as a lockstep worker does, every variant checked, more than a hand-written "
+            "pyperf script would); for the lockstep, its job's time for one pair of sides and one row. "
+            "`machine_s_to_5pct`: `machine_s` x (half-width / 5%)^2, the samples an interval of +-5% would need; "
+            "`unprepared_s_to_5pct`: the same without the preparation, pyperf's lower bound.", "",
+            pyperf.to_markdown(index=False, floatfmt=".3f"), "",
+        ]
+    return "\n".join(lines)
 
 
-def write(run: str, out: str, preset: str) -> None:
-    """docs/calibration.md from a calibration run's lockstep table and its jobs' benchmarks."""
+def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: dict[str, Any],
+          out: str) -> None:
+    """reports/calibration.md from the calibration's lockstep table, its jobs (their machine time) and the pyperf
+    pair, if it ran."""
     from .. import results
 
-    root = Path(run) / "results"
-    table = pd.read_csv(root / "tables" / "compare_lockstep.csv")
-    machine_s = sum(float(pd.read_csv(p, sep="\t")["s"].iloc[0])
-                    for p in sorted((root / "benchmarks" / "lockstep").rglob("*.tsv")))
-    results.write_text(out, markdown(table, summary(table), machine_s, preset))
-
-
-if __name__ == "__main__":
-    write(*sys.argv[1:4])
+    table = pd.read_csv(table_path)
+    jobs = [json.loads(Path(p).read_text()) for p in run_paths]
+    machine_s = sum(job["job_seconds"] for job in jobs)
+    pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
+    results.write_text(out, markdown(table, summary(table), machine_s, compare, pair[0] if pair else None))

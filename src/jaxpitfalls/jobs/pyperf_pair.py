@@ -1,0 +1,65 @@
+"""One `pyperf_pair` job of the calibration: pyperf at its defaults on a lockstep worker's callable
+(jobs/pyperf_worker.py), run twice one after the other, as a pyperf user compares two runs (`pyperf
+compare_to`): an A/A pair whose interval and machine time stand beside the lockstep's on the same row
+(report/calibration.py). Each run's wall time is measured around it, process starts and JAX's set-up included,
+as a lockstep job's are."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import results
+from ..runtime import checkout_env
+
+log = logging.getLogger(__name__)
+WORKER = "jaxpitfalls.jobs.pyperf_worker"
+RUNS = ("a", "a2")  # the same environment twice: any change pyperf finds is a false alarm
+PREPARE_KEY = "jaxpitfalls_prepare_s"  # each worker's preparation of the study, in its run's metadata
+OPTIONS = ("--copy-env", "--quiet")  # the workers see the environment lockstep's do; pyperf's defaults otherwise
+
+
+def values_of(path: Path) -> dict[str, Any]:
+    """A pyperf result's values (seconds per sample) grouped by the worker process that took them (its
+    calibration run, which has warmups only, left out), with the loops, pyperf's own summary, the time its
+    runs recorded (`timed_s`: without the processes' start and the study's preparation) and the workers'
+    preparation (`prepare_s`, all of them)."""
+    import pyperf
+
+    bench = pyperf.Benchmark.load(str(path))
+    groups = [list(run.values) for run in bench.get_runs() if run.values]
+    prepare = sum(run.get_metadata().get(PREPARE_KEY, 0.0) for run in bench.get_runs())
+    return {"values_s": groups, "loops": bench.get_loops(), "mean_s": bench.mean(), "stdev_s": bench.stdev(),
+            "timed_s": bench.get_total_duration(), "prepare_s": prepare, "pyperf": pyperf.__version__}
+
+
+def run_pyperf(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
+               inputs: dict[str, str], mode: str, variant: str, out_path: str, log_path: str = "",
+               jax_cache_dir: str = "", options: Sequence[str] = ()) -> dict[str, Any]:
+    """Both pyperf runs of `variant` in `mode` at `conf`, written atomically as one JSON; `options`: pyperf's
+    beyond its defaults (none, for the calibration's costs), recorded."""
+    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
+    runs = {}
+    with tempfile.TemporaryDirectory(prefix="pyperf-") as tmp:
+        request_path = Path(tmp) / "request.json"
+        request_path.write_text(json.dumps(request))
+        for name in RUNS:
+            out = Path(tmp) / f"{name}.json"
+            log.info("%s %s: pyperf run %s of %s/%s", study, conf["id"], name, mode, variant)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", WORKER, str(request_path), mode, variant, log_path, jax_cache_dir,
+                            *OPTIONS, *options, "-o", str(out)], check=True, env=checkout_env())
+            runs[name] = values_of(out) | {"wall_s": time.perf_counter() - start}
+    doc = {"study": study, "config_id": conf["id"], "mode": mode, "variant": variant, "options": [*OPTIONS, *options],
+           "runs": runs}
+    results.write_text(out_path, json.dumps(doc, indent=1))
+    log.info("%s %s: pyperf pair in %.0f s -> %s", study, conf["id"], sum(r["wall_s"] for r in runs.values()),
+             out_path)
+    return doc

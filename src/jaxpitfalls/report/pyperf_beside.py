@@ -1,0 +1,84 @@
+"""pyperf beside the lockstep on one callable (docs/calibration.md): what each harness's A/A pair measured, its
+95% interval of the ratio, and the machine time each would need for a +-5% detectable change.
+
+pyperf is judged by its own test (`pyperf compare_to`: Student's t on every value of both runs, its
+processes pooled) and, on the same values, by the interval this workflow uses for separate runs (processes,
+then values: harness.stats.ratio_of_medians_ci). The lockstep's row is the calibration's own A/A row of that
+configuration, variant and mode; its machine time is its job's share for one pair of sides and one row.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import mean, median
+from typing import Any
+
+import pandas as pd
+
+from ..harness.stats import ratio_of_medians_ci
+from .claims import row
+
+TARGET = 0.05  # the detectable change each harness is costed at (issue #40)
+
+
+def time_to_target(half_width: float, seconds: float) -> float:
+    """The machine time to narrow a relative half-width to TARGET: an interval narrows as the square root of
+    the samples, so (half-width / target)^2 times as many (process starts scale along: a rough cost, the same
+    for both harnesses)."""
+    return seconds * (half_width / TARGET) ** 2
+
+
+def _row(harness: str, samples: str, spent: dict[str, float], ratio: float, low: float, high: float,
+         found: bool) -> dict[str, Any]:
+    """One harness's A/A pair: `spent`, its machine time (`wall_s`), and where known what its runs timed
+    (`timed_s`) and what its workers spent preparing (`prepare_s`)."""
+    half = (high - low) / 2 / ratio
+    wall, prepare = spent["wall_s"], spent.get("prepare_s")
+    return {"harness": harness, "samples": samples, "machine_s": wall, "timing_s": spent.get("timed_s"),
+            "prepare_s": prepare, "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "half_width": half,
+            "machine_s_to_5pct": time_to_target(half, wall),
+            "unprepared_s_to_5pct": time_to_target(half, wall - prepare) if prepare is not None else None,
+            "change_found": found}
+
+
+def pyperf_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """pyperf's A/A pair read twice: by its own t-test, and by the hierarchical interval."""
+    from pyperf._utils import is_significant, pooled_sample_variance, tdist95conf_level
+
+    a, a2 = doc["runs"]["a"], doc["runs"]["a2"]
+    flat_a, flat_a2 = ([v for g in run["values_s"] for v in g] for run in (a, a2))
+    if len(flat_a) != len(flat_a2):
+        raise ValueError(f"pyperf's runs have {len(flat_a)} and {len(flat_a2)} values: its t-test needs as many")
+    spent = {key: a[key] + a2[key] for key in ("wall_s", "timed_s", "prepare_s")}
+    samples = f"{len(a['values_s'])} processes x {len(a['values_s'][0])} values, a side"
+    n = len(flat_a)
+    half = tdist95conf_level(2 * n - 2) * math.sqrt(pooled_sample_variance(flat_a, flat_a2) / n * 2)
+    ratio = mean(flat_a2) / mean(flat_a)
+    own = _row("pyperf, its own t-test (compare_to)", samples, spent, ratio, ratio - half / mean(flat_a),
+               ratio + half / mean(flat_a), bool(is_significant(flat_a, flat_a2)[0]))
+    low, high = ratio_of_medians_ci(a2["values_s"], a["values_s"])
+    ours = _row("pyperf's values, processes then values", samples, spent, median(flat_a2) / median(flat_a), low,
+                high, not low <= 1 <= high)
+    return [own, ours]
+
+
+def lockstep_row(table: pd.DataFrame, job: dict[str, Any], mode: str, variant: str) -> dict[str, Any]:
+    """The calibration's A/A row (its first side with no injected slowdown against the first side) of the job's
+    configuration, variant and mode; its machine time the job's divided among its sides (per pair) and rows."""
+    ours = table[table.config_id == job["config_id"]]
+    same = ours[ours.injected.round(6) == 1].side.unique()
+    if not len(same):
+        raise ValueError(f"{job['config_id']}: no A/A side (one without an injected slowdown besides the first)")
+    r = row(ours, mode=mode, variant=variant, side=same[0])
+    seconds = job["job_seconds"] * 2 / len(job["sides"]) / len(ours[ours.side == same[0]])
+    return _row(f"lockstep (this calibration's {same[0]} vs {r.against})", f"{int(r.processes)} processes x "
+                f"{int(r.rounds)} rounds, a side", {"wall_s": seconds}, r.ratio, r.ratio_ci_low, r.ratio_ci_high,
+                r.verdict in ("regressed", "improved"))
+
+
+def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pyperf: dict[str, Any]) -> pd.DataFrame:
+    """The three rows on pyperf's callable: lockstep, pyperf by its own test, pyperf's values by ours."""
+    job = [j for j in jobs if j["config_id"] == pyperf["config_id"]]
+    if not job:
+        raise ValueError(f"pyperf timed {pyperf['config_id']}, which no lockstep job of the calibration timed")
+    return pd.DataFrame([lockstep_row(table, job[0], pyperf["mode"], pyperf["variant"]), *pyperf_rows(pyperf)])
