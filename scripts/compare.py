@@ -8,7 +8,7 @@ log = runtime.start(sm.log[0])
 settings = sm.params.compare
 current = {(doc["study"], doc["config_id"]): doc for doc in map(results.read_result, sm.input.runs)}
 baseline = compare.load_runs(settings["baseline"])
-table, one_sided = compare.compare(baseline, current, settings["threshold"])
+table, one_sided = compare.compare(baseline, current, settings["threshold"], settings["machine_units"])
 ratios = compare.paired_ratios(baseline, current, settings["threshold"])
 results.write_csv(sm.output.table, table)
 results.write_csv(sm.output.one_sided, one_sided)

@@ -14,5 +14,6 @@ threshold = sm.params.compare["threshold"]
 docs = [json.loads(Path(path).read_text()) for path in sm.input.runs]
 table = pd.concat([lockstep.side_by_side(doc, threshold) for doc in docs], ignore_index=True)
 results.write_csv(sm.output.table, table)
-results.write_text(sm.output.report, lockstep.markdown(table, sm.params.compare["sides"], threshold))
+results.write_text(sm.output.report, lockstep.markdown(table, sm.params.compare["sides"], threshold,
+                                                     [doc["timed"] for doc in docs]))
 log.info("%d rows: %s", len(table), table.verdict.value_counts().to_dict())

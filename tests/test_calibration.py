@@ -42,7 +42,7 @@ class SlowedWorker:
     """One side's worker on the shared fake machine, its samples `1 + fraction` times the other's."""
 
     def __init__(self, machine: Machine, fraction: float) -> None:
-        self.machine, self.fraction = machine, fraction
+        self.machine, self.fraction, self.cpu_s = machine, fraction, 0.0
         self.description = {"modes": {"blocked": list(BASE_S)}, "environment": {"packages": {}},
                             "injected_slowdown": fraction}
 

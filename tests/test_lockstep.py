@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
+from jaxpitfalls.harness.machine import Activity, Reading
 from jaxpitfalls.report import lockstep
 
 BASE_S = {"filter_jit": 0.012, "jit_partition": 0.010}
@@ -33,7 +34,7 @@ class FakeWorker:
     """One side's warm worker on the shared machine; `slowdown` makes its code that much slower."""
 
     def __init__(self, machine: Machine, slowdown: float = 1.0, variants: tuple[str, ...] = tuple(BASE_S)) -> None:
-        self.machine, self.slowdown = machine, slowdown
+        self.machine, self.slowdown, self.cpu_s = machine, slowdown, 0.0
         self.description = {"modes": {"blocked": list(variants)}, "environment": {"packages": {}}}
         self.closed = False
 
@@ -154,10 +155,60 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
     replies = io.StringIO()
     lockstep_worker.serve(samplers, io.StringIO(asked), replies)
     answered = [json.loads(line) for line in replies.getvalue().splitlines()]
-    assert answered == [{"samples": [s, s]} for s in BASE_S.values()]
+    assert [a["samples"] for a in answered] == [[s, s] for s in BASE_S.values()]
+    assert all(a["cpu_s"] >= 0 for a in answered)  # the driver takes the workers' own CPU out of the machine's
 
     def compiling() -> float:
         jax.jit(lambda x: x + 1)(1.0)  # a fresh function: compiles on every call
         return 0.01
 
     assert "compilation(s) inside a timed block" in lockstep_worker.block(compiling, 1)["error"]
+
+
+class Neighbour:
+    """A watch on a fake machine: the workers' blocks are their own CPU (0.4 of the cores over a round), and a
+    neighbour takes `share` of the cores in the rounds listed."""
+
+    def __init__(self, busy_rounds: set[int], share: float = 0.6, sides: int = 2, variants: int = 2) -> None:
+        self.wall, self.busy_rounds, self.share = 0.0, busy_rounds, share
+        self.blocks_per_round = sides * variants
+
+    def now(self) -> Reading:
+        return Reading(self.wall, 0.0, None)
+
+    def between(self, start: Reading, end: Reading) -> Activity:
+        round_index = int(start.wall)
+        others = self.share if round_index in self.busy_rounds else 0.0
+        workers = 0.4  # the workers' blocks use 0.4 of the cores over a round
+        return Activity(end.wall - start.wall, 0.0, others + workers, 0.01, cores=2)
+
+
+class CountingWorker(FakeWorker):
+    """A worker whose blocks advance the neighbour's clock and report the CPU they took."""
+
+    def __init__(self, machine: Machine, watch: Neighbour) -> None:
+        super().__init__(machine)
+        self.watch = watch
+
+    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+        self.watch.wall += 1 / self.watch.blocks_per_round
+        self.cpu_s += 0.8 / self.watch.blocks_per_round  # 0.4 of 2 cores for its share of the round
+        return super().block(mode, variant, samples)
+
+
+def test_the_machine_is_watched_round_by_round_with_the_workers_own_cpu_taken_out():
+    """A neighbour at 60% of the cores in rounds 3 and 7 makes those rounds contended; the workers' own CPU,
+    0.4 of the cores in every round, is not a neighbour. The rounds are kept (paired, a neighbour slows every
+    side of its round alike) and the report counts them."""
+    watch, machine = Neighbour({3, 7}), Machine()
+    timed = in_lockstep([A, B], lambda side, process: CountingWorker(machine, watch), processes=1, rounds=10,
+                        samples_per_block=1, seed=1, watch=watch, max_busy_share=0.2)
+    rounds = timed["machine"][0]["blocked"]
+    assert [r["contended"] for r in rounds] == [i in {3, 7} for i in range(10)]
+    assert rounds[0]["others_share"] == pytest.approx(0.0) and rounds[3]["others_share"] == pytest.approx(0.6)
+    assert len(timed["processes"][0]["a"]["blocked"]["filter_jit"]) == 10  # every round kept
+    table = lockstep.side_by_side(_doc(timed))
+    assert (table.contended_rounds == 2).all()
+    text = lockstep.markdown(table, {"a": {}, "b": {}}, 0.05, [timed])
+    assert "2 of 10 rounds contended beyond 20% of the cores, kept" in text
+    assert "machine not watched" in lockstep.markdown(table, {"a": {}, "b": {}}, 0.05, [{"sides": ["a", "b"]}])

@@ -254,3 +254,11 @@ def test_calibration_that_compiles_fails_like_a_timed_region():
     fresh = {"a": lambda: float(jax.jit(lambda x: x * 3)(jnp.ones(next(sizes))).block_until_ready()[0])}
     with pytest.raises(CompiledInTimedRegion, match="calibration"):
         protocol.calibrate(fresh, 0.01, "t")
+
+
+def test_other_processes_share_is_the_busy_time_less_this_process_s_steal_apart():
+    """/proc/stat's busy fields leave steal out (steal is its own field): other processes' share is busy time
+    less this process's CPU, steal counted once, apart (it was once taken out of busy time a second time)."""
+    start, end = machine.Reading(0.0, 0.0, (10.0, 1.0, 2)), machine.Reading(1.0, 0.5, (11.5, 1.2, 2))
+    activity = machine.Activity.between(start, end)  # 1.5 s busy, 0.5 s of it ours, 0.2 s stolen, 2 cores
+    assert activity.others_share == pytest.approx(0.5) and activity.steal_share == pytest.approx(0.1)

@@ -20,12 +20,13 @@ import logging
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..runtime import checkout_env
+from .machine import REAL, Activity, Watch
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +44,10 @@ class Side:
 class Worker(Protocol):
     """A warm process of one side: `description` is what it said once ready (its modes and variants, its
     environment, its variants' signatures); `block` times `samples` samples of one variant in one mode and
-    returns them (seconds)."""
+    returns them (seconds), adding the CPU time it took to `cpu_s`."""
 
     description: dict[str, Any]
+    cpu_s: float  # CPU seconds its blocks used so far, all its threads (the rest of the machine's is others')
 
     def block(self, mode: str, variant: str, samples: int) -> list[float]: ...
 
@@ -61,7 +63,8 @@ class WorkerFailed(RuntimeError):
 
 
 def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], processes: int, rounds: int,
-                samples_per_block: int, seed: int = 0) -> dict[str, Any]:
+                samples_per_block: int, seed: int = 0, watch: Watch = REAL,
+                max_busy_share: float = 0.2) -> dict[str, Any]:
     """Time every side's variants in lockstep: per process, one warm worker per side (`start(side, process)`),
     then per mode `rounds` rounds; in a round, variant by variant (forward, then reversed order, alternately),
     every side times one block of that variant: the blocks paired across sides are a fraction of a second
@@ -70,13 +73,18 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
     own noise (on the 2-core VM, paired ~50 ms samples of a small BERT step differ by 10-15%, with blocks a
     second apart as with a tenth of a second), which only more rounds average out.
 
+    The machine is watched round by round as a timing job watches its windows (`watch`: other processes'
+    and the hypervisor's shares of the cores, the workers' own CPU taken out), and every round is kept: a
+    neighbour slows the sides of a round alike, and the report counts the rounds above `max_busy_share`.
+
     Returns per process, side, mode and variant the median of each round's block (round i of every side
-    paired), per process the sides' order in each round (`orders`), and every side's description from each
-    process."""
+    paired), per process the sides' order in each round (`orders`) and per mode each round's machine
+    (`machine`), and every side's description from each process."""
     rng = np.random.default_rng(seed)
     names = [s.name for s in sides]
     timed: list[dict[str, Any]] = []
     orders: list[dict[str, dict[str, list[list[str]]]]] = []
+    watched: list[dict[str, list[dict[str, Any]]]] = []
     described: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for process in range(processes):
         workers: dict[str, Worker] = {}
@@ -88,22 +96,38 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
             modes = _common_modes({name: w.description for name, w in workers.items()})
             rounds_of = {name: {m: {v: [] for v in vs} for m, vs in modes.items()} for name in names}
             order_of = {m: {v: _orders(names, rounds, rng) for v in vs} for m, vs in modes.items()}
+            machine_of: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
             for mode, variants in modes.items():
                 for r in range(rounds):
+                    began, workers_cpu = watch.now(), sum(w.cpu_s for w in workers.values())
                     for variant in variants if r % 2 == 0 else reversed(variants):
                         for name in order_of[mode][variant][r]:
                             xs = workers[name].block(mode, variant, samples_per_block)
                             rounds_of[name][mode][variant].append(float(np.median(xs)))
+                    machine_of[mode].append(round_window(watch.between(began, watch.now()),
+                                                         sum(w.cpu_s for w in workers.values()) - workers_cpu,
+                                                         max_busy_share))
                     if (r + 1) % max(1, rounds // 5) == 0:
                         log.info("lockstep process %d/%d, %s: round %d/%d", process + 1, processes, mode, r + 1,
                                  rounds)
             timed.append(rounds_of)
             orders.append(order_of)
+            watched.append(machine_of)
         finally:
             for worker in workers.values():
                 worker.close()
     return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "processes": timed,
-            "orders": orders, "descriptions": described}
+            "orders": orders, "machine": watched, "max_busy_share": max_busy_share, "descriptions": described}
+
+
+def round_window(activity: Activity, workers_cpu_s: float, max_busy_share: float) -> dict[str, Any]:
+    """One round's machine: other processes' share of the cores (the workers' own CPU taken out: they are this
+    job's), the hypervisor's steal, and whether together they passed `max_busy_share` (Activity.contended)."""
+    if activity.others_share is None:
+        return {"wall_s": activity.wall_s, "others_share": None, "steal_share": None, "contended": False}
+    others = max(0.0, activity.others_share - workers_cpu_s / (activity.wall_s * activity.cores))
+    return {"wall_s": activity.wall_s, "others_share": others, "steal_share": activity.steal_share,
+            "contended": replace(activity, others_share=others).contended(max_busy_share)}
 
 
 def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[list[str]]:
@@ -130,7 +154,7 @@ class ProcessWorker:
     load, warm up, calibrate) side by side, and none is timed before every side is ready."""
 
     def __init__(self, side: Side, args: list[str]) -> None:
-        self.side = side
+        self.side, self.cpu_s = side, 0.0
         env = checkout_env(side.env)
         self.proc = subprocess.Popen(
             [side.python, *args],
@@ -153,7 +177,9 @@ class ProcessWorker:
     def block(self, mode: str, variant: str, samples: int) -> list[float]:
         self.proc.stdin.write(json.dumps({"mode": mode, "variant": variant, "samples": samples}) + "\n")
         self.proc.stdin.flush()
-        return self._reply()["samples"]
+        reply = self._reply()
+        self.cpu_s += reply["cpu_s"]
+        return reply["samples"]
 
     def close(self) -> None:
         if self.proc.poll() is None:

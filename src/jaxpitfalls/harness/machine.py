@@ -95,7 +95,7 @@ class Activity:
         busy = end.counters[0] - start.counters[0]
         steal = end.counters[1] - start.counters[1]
         capacity = wall * end.counters[2]
-        others = max(0.0, busy - steal - own)  # busy counts steal; own CPU is this process's, all threads
+        others = max(0.0, busy - own)  # busy leaves steal out (_BUSY_FIELDS); own CPU is this process's, all threads
         return cls(wall, own, min(1.0, others / capacity), min(1.0, steal / capacity), end.counters[2])
 
     @property

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import results
+from ..contract import registry
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,8 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
         request_path.write_text(json.dumps(request))
         worker = ["-m", WORKER, str(request_path), log_path, jax_cache_dir]
         timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare["processes"],
-                            compare["rounds"], compare["samples_per_block"], seed=zlib.crc32(conf["id"].encode()))
+                            compare["rounds"], compare["samples_per_block"], seed=zlib.crc32(conf["id"].encode()),
+                            max_busy_share=registry.spec(study).timing.of(settings).sampling.max_busy_share)
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
            "sides": {s.name: {"python": s.python, "env": s.env} for s in sides},
            "job_seconds": time.perf_counter() - start}

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import sys
+import time
 from typing import Any, TextIO
 
 from .. import runtime
@@ -29,8 +30,10 @@ log = logging.getLogger(__name__)
 
 
 def block(sampler: Sampler, samples: int) -> dict[str, Any]:
-    """`samples` samples of one variant; an error reply where any compiled: the warmup missed a shape, and a
-    block with compilation in it is not comparable with the other side's."""
+    """`samples` samples of one variant, and the CPU time they took (all this process's threads: the driver
+    tells the machine's other processes from the workers by it); an error reply where any compiled: the
+    warmup missed a shape, and a block with compilation in it is not comparable with the other side's."""
+    cpu = time.process_time()
     with count_compiles() as counter:
         taken = []
         for _ in range(samples):
@@ -38,7 +41,7 @@ def block(sampler: Sampler, samples: int) -> dict[str, Any]:
                 taken.append(sampler())
     if counter.count:
         return {"error": f"{counter.count} compilation(s) inside a timed block: the warmup missed a shape"}
-    return {"samples": taken}
+    return {"samples": taken, "cpu_s": time.process_time() - cpu}
 
 
 def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: TextIO) -> None:

@@ -31,7 +31,7 @@ import pandas as pd
 
 from .. import results
 from ..harness.stats import ratio_of_medians_ci
-from . import bundle, machine_speed
+from . import bundle, familywise, machine_speed
 from .environments import COMPARABLE
 
 Key = tuple[str, str]
@@ -114,9 +114,10 @@ def _code_version(environment: dict[str, Any]) -> str:
     return git["commit"][:7] + ("+dirty" if git.get("dirty") else "")
 
 
-def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05
-            ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side."""
+def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
+            machine_units: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side;
+    `machine_units`: judge the medians in yardstick units (`compare.machine_units`, machine_speed.judged_as)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
@@ -130,17 +131,17 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                 if mode not in modes_before or mode not in modes_after:
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
-                rows.append(row | _median_change(before, after, variant, mode, threshold))
+                rows.append(row | _median_change(before, after, variant, mode, threshold, machine_units))
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
 
 
-def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str, threshold: float
-                   ) -> dict[str, Any]:
+def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str, threshold: float,
+                   machine_units: bool) -> dict[str, Any]:
     """One mode of one variant on both sides: the raw medians and their ratio, the machine's speed change
-    (the yardstick), and the ratio judged: in yardstick units where both runs ran on the same kind of machine
-    and timed a yardstick, raw otherwise (`machine_speed`)."""
+    (the yardstick), and the ratio judged: raw, or in yardstick units where asked and both runs ran on the same
+    kind of machine and timed a yardstick (`machine_speed.judged_as`)."""
     groups_b = _groups(before["variants"][variant]["modes"][mode])
     groups_a = _groups(after["variants"][variant]["modes"][mode])
     b, c = np.concatenate(groups_b), np.concatenate(groups_a)
@@ -149,7 +150,7 @@ def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, 
     same = machine_speed.same_machine(before["environment"], after["environment"])
     units_b = machine_speed.in_machine_units(before, mode, groups_b)
     units_a = machine_speed.in_machine_units(after, mode, groups_a)
-    judged_on = machine_speed.judged_as(same, units_b, units_a)
+    judged_on = machine_speed.judged_as(same, units_b, units_a, machine_units)
     if judged_on == "yardstick units":
         ratio = float(np.median(np.concatenate(units_a)) / np.median(np.concatenate(units_b)))
         low, high = ratio_of_medians_ci(units_a, units_b)
@@ -247,6 +248,7 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
         f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
         f"of {len(ratios)}. " + verdict_rule(threshold, "the two runs' intervals are apart"), "",
         "Verdicts: " + counts(ratios), "",
+        *familywise.line(ratios, "change"),
         *could_tell(ratios, threshold),
         ratios.to_markdown(index=False, floatfmt=".4g"), "",
     ]
@@ -259,9 +261,10 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "# Comparison with a baseline run", "",
         f"Baseline: `{baseline}`. Each row compares the samples of one study, configuration, variant and "
         f"mode: ratio of medians current / baseline with a bootstrap 95% interval (processes resampled, then "
-        "samples: `processes` baseline / current), in units of the machine's speed at the time (`judged_on`: "
-        "each sample divided by the yardstick of its round) where both runs ran on the same kind of machine. "
+        "samples: `processes` baseline / current), on what `judged_on` says: raw samples with the machine's "
+        "speed beside them, unless compare.machine_units divides each sample by its round's yardstick. "
         + verdict_rule(threshold, "that interval excludes 1"), "",
+        *familywise.line(table, "ratio"),
         "## The machine between the runs", "",
         *machine_speed.section(table),
         "## Medians", "",

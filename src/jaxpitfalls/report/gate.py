@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .familywise import surviving
+
 
 class Regressions(RuntimeError):
     """The current run is slower than the baseline beyond the threshold, significantly (or, where the gate
@@ -41,15 +43,20 @@ def _inconclusive_row(r, value: str) -> str:
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
                            worst: int = 5) -> None:
-    """Raise naming the worst regressions (largest change first) of the table the gate judges; with
-    `fail_on_inconclusive`, also the rows this pair of runs could not decide (widest detectable change first)."""
+    """Raise naming the worst regressions (largest change first) of the table the gate judges, those that survive
+    Holm's step-down over all its rows (familywise.py: a row flagged at 5% alone may be one of the report's
+    expected false alarms); with `fail_on_inconclusive`, also the rows this pair of runs could not decide
+    (widest detectable change first)."""
     rank, describe = GATES[gate_on]
-    regressed = table[table.verdict == "regressed"].sort_values(rank, ascending=False)
+    flagged = table.verdict == "regressed"
+    regressed = table[flagged & surviving(table, rank)].sort_values(rank, ascending=False)
+    by_chance = int(flagged.sum()) - len(regressed)
     undecided = table[table.verdict == "inconclusive"].sort_values("detectable_change", ascending=False)
     problems = []
     if len(regressed):
-        problems.append(f"{len(regressed)} regression(s) against the baseline ({gate_on}); the worst:\n  "
-                        + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
+        problems.append(f"{len(regressed)} regression(s) against the baseline ({gate_on}), surviving Holm's "
+                        f"step-down over {len(table)} rows ({by_chance} more flagged, within what chance gives); "
+                        "the worst:\n  " + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
     if fail_on_inconclusive and len(undecided):
         rows = [_inconclusive_row(r, rank) for r in undecided.head(worst).itertuples()]
         problems.append(f"{len(undecided)} row(s) inconclusive ({gate_on}: compare.fail_on_inconclusive); the least "

@@ -18,11 +18,12 @@ import numpy as np
 import pandas as pd
 
 from ..harness.stats import paired_comparison
+from . import familywise
 from .compare import could_tell, counts, detectability, environment_changes, verdict, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
-           "rounds", "processes", "order_effect", "injected", "verdict", "detectable_change", "samples_factor",
-           "repeats_needed", "environment_changes"]
+           "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict", "detectable_change",
+           "samples_factor", "repeats_needed", "environment_changes"]
 
 
 def _injected(timed: dict[str, Any], side: str) -> float:
@@ -49,6 +50,7 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
                     "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
                     "side": side, "against": first, "ratio": c["ratio"], "ratio_ci_low": low,
                     "ratio_ci_high": high, "rounds": timed["rounds"], "processes": len(processes),
+                    "contended_rounds": contended_rounds(timed, mode),
                     "order_effect": order_effect(timed, side, mode, variant), "injected": _injected(timed, side),
                     "verdict": verdict(c["ratio"], low, high, not low <= 1 <= high, threshold),
                     "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
@@ -70,6 +72,32 @@ def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> f
     return float(np.median(ahead) / np.median(behind)) if ahead and behind else None
 
 
+def contended_rounds(timed: dict[str, Any], mode: str) -> int | None:
+    """The rounds of `mode`, over all processes, whose machine was busier than the job's limit (None for a
+    result from before the lockstep watched the machine)."""
+    watched = timed.get("machine")
+    return None if watched is None else sum(r["contended"] for process in watched for r in process[mode])
+
+
+def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
+    """What the machine did during the rounds, over every job: other processes' and steal's shares, and the
+    rounds busier than the limit (kept: a round pairs the sides, so a neighbour slows them alike)."""
+    rounds = [r for t in timed_docs for process in t.get("machine") or [] for mode in process.values() for r in mode]
+    if not rounds:
+        return ["_(machine not watched: results from before the lockstep watched it)_", ""]
+    others = sorted(r["others_share"] for r in rounds if r["others_share"] is not None)
+    steal = sorted(r["steal_share"] for r in rounds if r["steal_share"] is not None)
+    if not others:
+        return ["Machine: not measurable here (no kernel counters).", ""]
+    limit = {t["max_busy_share"] for t in timed_docs if "max_busy_share" in t}
+    contended = sum(r["contended"] for r in rounds)
+    return [f"Machine, round by round (the workers' own CPU taken out): other processes median "
+            f"{others[len(others) // 2]:.1%} of the cores (max {others[-1]:.1%}), steal median "
+            f"{steal[len(steal) // 2]:.1%} (max {steal[-1]:.1%}); {contended} of {len(rounds)} rounds contended "
+            f"beyond {', '.join(f'{x:.0%}' for x in sorted(limit))} of the cores, kept (a round pairs the sides: a "
+            "neighbour slows its sides alike; `contended_rounds` per row).", ""]
+
+
 def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
     """The order-by-side check over the rows: does going first move a side's ratio?"""
     effects = table.order_effect.dropna() if len(table) else pd.Series(dtype=float)
@@ -84,9 +112,10 @@ def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
                if len(moved) else "."), ""]
 
 
-def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float) -> str:
-    """reports/compare.md for a lockstep comparison: the sides, the rule, the order check, the verdicts, the
-    rows."""
+def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
+             timed_docs: list[dict[str, Any]] = ()) -> str:
+    """reports/compare.md for a lockstep comparison: the sides, the rule, the machine and order checks (the
+    jobs' `timed` records), the verdicts, the rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
@@ -99,8 +128,10 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         "the rounds' ratios with a two-level bootstrap 95% interval (processes, then rounds). "
         + verdict_rule(threshold, "the interval excludes 1"), "",
         *described, "",
+        *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
+        *familywise.line(table, "ratio"),
         *could_tell(table, threshold),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
     ])
