@@ -65,7 +65,8 @@ reference: $(STAMP)
 
 # The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
 # itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their
-# intervals, and pyperf beside the lockstep on one callable, in docs/calibration.md (commit it).
+# intervals, pyperf beside the lockstep on one callable, and a null release history (a package the timed code
+# never calls), in docs/calibration.md (commit it).
 CALIBRATE_RUN := runs/calibrate-$(shell date -u +%Y%m%dT%H%M%S)
 calibrate: $(STAMP)
 	$(BIN)/snakemake --cores all --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \

@@ -5,5 +5,6 @@ from jaxpitfalls.report import calibration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
-calibration.write(sm.input.table, list(sm.input.runs), list(sm.input.pyperf), sm.params.compare, sm.output[0])
+calibration.write(sm.input.table, list(sm.input.runs), list(sm.input.pyperf), sm.params.compare, sm.output[0],
+                  list(sm.input.history), list(sm.input.history_benchmarks), sm.params.history)
 log.info("calibration -> %s", sm.output[0])

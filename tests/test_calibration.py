@@ -132,3 +132,23 @@ def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
                                         "rounds": 30, "pyperf": {"callable": "blocked/filter_jit",
                                                                  "options": []}}, rows.reset_index())
     assert "## Beside pyperf, on the same callable" in text and "(blocked/filter_jit at the base)" in text
+
+
+def test_a_null_history_counts_the_series_it_names_a_step_in():
+    """Four series of a package the timed code never calls: one with a step named (a false alarm), one with a
+    step resting on one release's job (listed, not named), two with none: 1 of 4 series, with its interval."""
+    steps = pd.DataFrame([
+        {"config_id": "base", "variant": "filter_jit", "baseline": "jit_flat", "mode": "blocked", "step": 1,
+         "one_release": ""},
+        {"config_id": "base", "variant": "jit_partition", "baseline": "jit_flat", "mode": "blocked", "step": 1,
+         "one_release": "0.4.1"},
+        {"config_id": "base", "variant": "filter_jit", "baseline": "jit_flat", "mode": "pipelined", "step": 0,
+         "one_release": None},
+        {"config_id": "base", "variant": "jit_partition", "baseline": "jit_flat", "mode": "pipelined", "step": 0,
+         "one_release": None}])
+    history = {"study": "dispatch", "package": "safetensors", "versions": ["0.4.1", "0.4.2"],
+               "with": {"equinox": "0.11.8"}}
+    text = "\n".join(calibration.null_history(steps, 600.0, history))
+    assert "1 of 4 series with a step named (25.0% [4.6%, 69.9%]" in text
+    assert "1 step(s) resting on one release's job listed, not named" in text and "600 s (10.0 min)" in text
+    assert "release of safetensors (0.4.1, 0.4.2), with equinox 0.11.8 fixed" in text

@@ -61,11 +61,14 @@ if config["compare"]["sides"]:
 
     rule calibration:
         """reports/calibration.md: the lockstep rows against what is known of them (A/A: no change; injected: the
-        factor), each rate with its interval and target, and pyperf beside the lockstep on one callable."""
+        factor), each rate with its interval and target, pyperf beside the lockstep on one callable, and a null
+        release history (config history: a package the timed code never calls) where the config has one."""
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
             pyperf=pyperf_pair_of(),
+            history=["results/tables/history_steps.csv"] if HISTORY["versions"] else [],
+            history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],
             sources=sources.files_of("report.calibration", "runtime"),
         output:
             "reports/calibration.md",
@@ -75,5 +78,6 @@ if config["compare"]["sides"]:
             ENV
         params:
             compare=config["compare"],
+            history=HISTORY,
         script:
             "../../scripts/calibration.py"

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..harness.injected import SLOWDOWN_ENV
+from .history import SERIES
 from .pyperf_beside import beside
 
 # The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
@@ -78,7 +79,7 @@ def _options(compare: dict[str, Any]) -> str:
 
 
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare: dict[str, Any],
-             pyperf: pd.DataFrame | None = None) -> str:
+             pyperf: pd.DataFrame | None = None, commits: list[str] = ()) -> str:
     """docs/calibration.md: what was timed, each rate against its target, the machine time, and pyperf beside
     the lockstep on one callable where the calibration ran it."""
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
@@ -92,7 +93,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "Each share with its Wilson 95% interval; `met`: the share lies within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
-        f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
+        f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
+        + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
     ]
     if pyperf is not None:
         lines += [
@@ -111,14 +113,52 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
     return "\n".join(lines)
 
 
-def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: dict[str, Any],
-          out: str) -> None:
-    """reports/calibration.md from the calibration's lockstep table, its jobs (their machine time) and the pyperf
-    pair, if it ran."""
+def null_history(steps: pd.DataFrame, machine_s: float, history: dict[str, Any]) -> list[str]:
+    """The null release history's section: every step it names is a false alarm (the swept package is one the
+    timed code never calls), counted over its series with a Wilson interval; steps resting on one release's job
+    are listed apart (the history does not name them)."""
+    stepped = steps[steps.step > 0]
+    alone = stepped.one_release.fillna("").astype(str) != ""
+    series, named = steps.groupby(SERIES).ngroups, stepped[~alone].groupby(SERIES).ngroups
+    low, high = wilson(named, series)
+    return [
+        "## A null release history", "",
+        f"The base of {history['study']} timed in an environment per release of {history['package']} "
+        f"({', '.join(history['versions'])}), with {', '.join(f'{k} {v}' for k, v in history['with'].items())} "
+        "fixed: the timed steps never call it, so any step the history names is a false alarm. "
+        f"{named} of {series} series with a step named ({named / max(series, 1):.1%} [{low:.1%}, {high:.1%}]; "
+        f"target: none in any series, at most 5% across the calibration's null series); {int(alone.sum())} step(s) "
+        "resting on one release's job listed, not named. Machine time (environments built and timed): "
+        f"{machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
+    ]
+
+
+def _benchmarked_s(paths: list[str]) -> float:
+    return sum(float(pd.read_csv(p, sep="\t")["s"].iloc[0]) for p in paths)
+
+
+def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: dict[str, Any], out: str,
+          history_paths: list[str] = (), history_benchmarks: list[str] = (),
+          history: dict[str, Any] | None = None) -> None:
+    """reports/calibration.md from the calibration's lockstep table, its jobs (their machine time), the pyperf
+    pair and the null history, where they ran."""
     from .. import results
 
     table = pd.read_csv(table_path)
     jobs = [json.loads(Path(p).read_text()) for p in run_paths]
     machine_s = sum(job["job_seconds"] for job in jobs)
     pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
-    results.write_text(out, markdown(table, summary(table), machine_s, compare, pair[0] if pair else None))
+    text = markdown(table, summary(table), machine_s, compare, pair[0] if pair else None, _commits(jobs))
+    null = [null_history(pd.read_csv(p), _benchmarked_s(list(history_benchmarks)), history) for p in history_paths]
+    results.write_text(out, text + "\n".join(null[0] if null else []))
+
+
+def _commits(jobs: list[dict[str, Any]]) -> list[str]:
+    """The workflow's commits the lockstep workers ran (`+dirty` for edits), as their environments recorded."""
+    found = set()
+    for job in jobs:
+        for described in job["timed"]["descriptions"].values():
+            for worker in described:
+                git = worker.get("environment", {}).get("git") or {}
+                found.add(f"{(git.get('commit') or 'unknown')[:7]}{'+dirty' if git.get('dirty') else ''}")
+    return sorted(found)
