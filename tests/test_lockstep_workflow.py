@@ -38,6 +38,9 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
 
     report = (workdir / "reports" / "compare.md").read_text()
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
+    assert [len(rounds) for rounds in timed["machine"][0].values()] == [3, 3]  # every round of both modes watched
+    assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report
+    assert "survive Holm's step-down over all" in report
     assert f"xla_flags --xla_backend_optimization_level=0 -> {ONE_DEVICE}" in report
 
 
