@@ -14,10 +14,7 @@ per process (the process-level spread, as `measure.processes` has it).
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,8 +22,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..runtime import checkout_env
 from .machine import REAL, Activity, Watch
+from .workers import PipeWorker
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +53,6 @@ class Worker(Protocol):
 
 class SidesDiffer(RuntimeError):
     """The sides' workers offer different modes or variants: their blocks cannot be paired."""
-
-
-class WorkerFailed(RuntimeError):
-    """A side's worker exited or answered with an error (its log has the traceback)."""
 
 
 def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], processes: int, rounds: int,
@@ -147,41 +140,21 @@ def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str
     return modes
 
 
-class ProcessWorker:
+class ProcessWorker(PipeWorker):
     """A side's worker as a child process (the side's Python with `args`: the job hands down the worker it
-    runs) speaking JSON lines on its standard input and output; its log goes to the job's log (standard
-    error). Started at once, waited for when its description is first read: the sides prepare (import JAX,
-    load, warm up, calibrate) side by side, and none is timed before every side is ready."""
+    runs) speaking the workers' protocol (harness/workers.py); its log goes to the job's log. Started at once,
+    waited for when its description is first read: the sides prepare (import JAX, load, warm up, calibrate)
+    side by side, and none is timed before every side is ready."""
 
     def __init__(self, side: Side, args: list[str]) -> None:
-        self.side, self.cpu_s = side, 0.0
-        env = checkout_env(side.env)
-        self.proc = subprocess.Popen(
-            [side.python, *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        super().__init__(f"side {side.name!r}", side.python, side.env, args)
+        self.cpu_s = 0.0
 
-    @functools.cached_property
+    @property
     def description(self) -> dict[str, Any]:
-        return self._reply()
-
-    def _reply(self) -> dict[str, Any]:
-        line = self.proc.stdout.readline()
-        if not line:
-            raise WorkerFailed(f"side {self.side.name!r}: its worker exited (code {self.proc.wait()}) before "
-                               "answering; its error is in the log")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise WorkerFailed(f"side {self.side.name!r}: {reply['error']}")
-        return reply
+        return self.first
 
     def block(self, mode: str, variant: str, samples: int) -> list[float]:
-        self.proc.stdin.write(json.dumps({"mode": mode, "variant": variant, "samples": samples}) + "\n")
-        self.proc.stdin.flush()
-        reply = self._reply()
+        reply = self.ask({"mode": mode, "variant": variant, "samples": samples})
         self.cpu_s += reply["cpu_s"]
         return reply["samples"]
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=60)

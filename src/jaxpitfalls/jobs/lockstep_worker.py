@@ -3,18 +3,14 @@ configuration's variants once (load, warm up, check their outputs and signatures
 known slowdown added where the side's environment asks for one: harness/injected.py), then times blocks on
 request until its input closes.
 
-`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`. Requests and replies are
-JSON lines on standard input and output: the first reply says it is ready (its modes and variants,
-environment, signatures, injected slowdown) or why it failed; then one reply per `{"mode", "variant",
-"samples"}` request. Anything else this process writes to standard output goes to standard error (the log),
-so that no library's print breaks the protocol.
+`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`, speaking the workers'
+protocol (harness/workers.py): the first reply says it is ready (its modes and variants, environment,
+signatures, injected slowdown) or why it failed; then one reply per `{"mode", "variant", "samples"}` request.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import os
 import sys
 import time
 from typing import Any, TextIO
@@ -25,8 +21,7 @@ from ..harness import environment
 from ..harness.compiles import count_compiles
 from ..harness.injected import inject, injected_fraction
 from ..harness.timing import Sampler, gc_paused
-
-log = logging.getLogger(__name__)
+from ..harness.workers import answer_first, reply_channel, send
 
 
 def block(sampler: Sampler, samples: int) -> dict[str, Any]:
@@ -48,8 +43,7 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
     """Answer block requests (`{"mode", "variant", "samples"}`) until the requests end."""
     for line in requests:
         asked = json.loads(line)
-        replies.write(json.dumps(block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]))) + "\n")
-        replies.flush()
+        send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"])))
 
 
 def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sampler]], dict[str, Any]]:
@@ -63,21 +57,19 @@ def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sam
 
 
 def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
-    replies = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
+    replies = reply_channel()
     runtime.start(log_path or None, jax_cache_dir or None, append=True)
-    try:
+    ready: dict[str, dict[str, dict[str, Sampler]]] = {}
+
+    def prepare() -> dict[str, Any]:
         request, samplers, described = prepared(request_path)
         fraction = injected_fraction()  # a calibration's known slowdown, where the side's environment asks for one
-        samplers = inject(samplers, fraction)
-        described |= {"modes": {mode: list(by_variant) for mode, by_variant in samplers.items()},
-                      "environment": environment.of_request(request), "injected_slowdown": fraction}
-    except Exception as error:  # said to the driver, which fails the job naming the side; the log has the trace
-        log.exception("lockstep worker: preparing %s failed", request_path)
-        replies.write(json.dumps({"error": f"{type(error).__name__}: {error}"}) + "\n")
-        raise SystemExit(1) from error
-    replies.write(json.dumps(described) + "\n")
-    serve(samplers, sys.stdin, replies)
+        ready["samplers"] = inject(samplers, fraction)
+        return described | {"modes": {mode: list(by_variant) for mode, by_variant in ready["samplers"].items()},
+                            "environment": environment.of_request(request), "injected_slowdown": fraction}
+
+    answer_first(replies, prepare, f"lockstep worker: preparing {request_path}")
+    serve(ready["samplers"], sys.stdin, replies)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 import sys
 import tempfile
 import time
@@ -16,7 +15,7 @@ from .. import results
 from ..contract import registry
 from ..harness import environment
 from ..harness.processes import merge
-from ..runtime import checkout_env
+from ..harness.workers import PipeWorker
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.study_worker"
@@ -31,23 +30,22 @@ def measure_here(request: dict[str, Any]) -> dict[str, Any]:
 
 def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None, jax_cache_dir: str,
                        python: str = sys.executable) -> list[dict[str, Any]]:
-    """Each worker a fresh Python process (`python -m jaxpitfalls.jobs.study_worker`), one after the other (they
-    must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to the job's log. `python`:
-    another environment's interpreter (a release of the history), running this checkout's code."""
+    """Each worker a fresh Python process (`python -m jaxpitfalls.jobs.study_worker`, the workers' protocol),
+    one after the other (they must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to
+    the job's log. `python`: another environment's interpreter (a release of the history), running this
+    checkout's code."""
     measured = []
     with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))
         for i in range(processes):
-            out = Path(tmp) / f"process{i}.json"
             log.info("%s %s: process %d of %d", request["study"], request["conf"]["id"], i + 1, processes)
-            cmd = [python, "-m", WORKER, str(request_path), str(out), log_path or "",
-                   jax_cache_dir]
-            proc = subprocess.run(cmd, cwd=Path.cwd(), env=checkout_env())
-            if proc.returncode != 0:
-                raise RuntimeError(f"worker process {i + 1} of {processes} failed (exit {proc.returncode}); its "
-                                   "error is logged above")
-            measured.append(json.loads(out.read_text()))
+            worker = PipeWorker(f"worker process {i + 1} of {processes}", python, {},
+                                ["-m", WORKER, str(request_path), log_path or "", jax_cache_dir])
+            try:
+                measured.append(worker.first)
+            finally:
+                worker.close()
     return measured
 
 

@@ -1,7 +1,8 @@
-"""A fresh worker process of a `run_study` job (`measure.processes` > 1): measure once, write the result.
+"""A fresh worker process of a `run_study` job (`measure.processes` > 1): measure once, answer with the result.
 
-`python -m jaxpitfalls.jobs.study_worker REQUEST.json OUT.json LOG_PATH JAX_CACHE_DIR`; XLA_FLAGS come from the
-job's environment, already set. Its log lines are appended to the job's log file.
+`python -m jaxpitfalls.jobs.study_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`, speaking the workers' protocol
+(harness/workers.py): its one reply is its result, or why it failed; XLA_FLAGS come from the job's environment,
+already set. Its log lines are appended to the job's log file.
 """
 
 from __future__ import annotations
@@ -9,16 +10,21 @@ from __future__ import annotations
 import json
 import sys
 
-from .. import results, runtime
+from .. import runtime
+from ..harness.workers import answer_first, reply_channel
 from .study import measure_here
 
 
-def main(request_path: str, out_path: str, log_path: str, jax_cache_dir: str) -> None:
+def main(request_path: str, log_path: str, jax_cache_dir: str) -> None:
+    replies = reply_channel()
     runtime.start(log_path or None, jax_cache_dir or None, append=True)
-    with open(request_path) as f:
-        request = json.load(f)
-    results.write_text(out_path, json.dumps(measure_here(request)))
+
+    def measure() -> dict:
+        with open(request_path) as f:
+            return measure_here(json.load(f))
+
+    answer_first(replies, measure, f"study worker: measuring {request_path}")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:4])

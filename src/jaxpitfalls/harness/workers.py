@@ -1,0 +1,83 @@
+"""The one protocol between a job and the worker processes it starts (a `run_study` job's fresh processes, a
+lockstep comparison's warm workers): the worker is `python -m <module> REQUEST.json LOG_PATH JAX_CACHE_DIR`
+run by the job's choice of Python, and answers in JSON lines on its standard output: its first line is its
+result or says it is ready (a warm worker then answers one line per request line on its standard input), or
+`{"error": ...}` saying why it failed. Anything else it prints goes to standard error, the job's log, so
+that no library's print breaks the protocol.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import subprocess
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from ..runtime import checkout_env
+
+log = logging.getLogger(__name__)
+
+
+class WorkerFailed(RuntimeError):
+    """A worker exited or answered with an error (its log has the traceback)."""
+
+
+def reply_channel() -> TextIO:
+    """The worker's side: its standard output kept for replies, everything else printed to standard error."""
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    return replies
+
+
+def send(replies: TextIO, reply: dict[str, Any]) -> None:
+    replies.write(json.dumps(reply) + "\n")
+    replies.flush()
+
+
+def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: str) -> None:
+    """The worker's first reply: what `compute` returns, or the error it raised (said to the job, which fails
+    naming the worker; the traceback goes to the log), and then the worker exits."""
+    try:
+        reply = compute()
+    except Exception as error:
+        log.exception("%s failed", what)
+        send(replies, {"error": f"{type(error).__name__}: {error}"})
+        raise SystemExit(1) from error
+    send(replies, reply)
+
+
+class PipeWorker:
+    """The job's side: a worker started at once (`python` with `args`, importing this checkout's code, with
+    `env` over the job's environment), its first reply waited for when first read."""
+
+    def __init__(self, name: str, python: str, env: dict[str, str], args: list[str]) -> None:
+        self.name = name
+        self.proc = subprocess.Popen([python, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env=checkout_env(env))
+
+    @functools.cached_property
+    def first(self) -> dict[str, Any]:
+        """Its first reply: its result, or what it said once ready."""
+        return self.reply()
+
+    def reply(self) -> dict[str, Any]:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise WorkerFailed(f"{self.name}: its worker exited (code {self.proc.wait()}) before answering; its "
+                               "error is in the log")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise WorkerFailed(f"{self.name}: {reply['error']}")
+        return reply
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        send(self.proc.stdin, request)
+        return self.reply()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
