@@ -259,7 +259,7 @@ def test_the_gate_controls_false_alarms_across_the_report_s_rows():
                        for low, high in zip(rows.ratio_ci_low, rows.ratio_ci_high, strict=True)]
     assert 1 <= rows.verdict.isin(["regressed", "improved"]).sum() <= 10  # flagged one by one: ~5%
     gate.require_no_regressions(rows)
-    assert "survive Holm's step-down over all 100 rows (any false alarm at most 5%): 0 of the" in "".join(
+    assert "survive Holm's step-down over all 100 (any false alarm at most 5%): 0 of the" in "".join(
         familywise.line(rows, "ratio"))
     real = rows.copy()
     real.loc[0, ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict"]] = (1.10, 1.10 * np.exp(-1.96 * se),
@@ -268,3 +268,13 @@ def test_the_gate_controls_false_alarms_across_the_report_s_rows():
         gate.require_no_regressions(real)
     assert familywise.holm([0.001, 0.04, 0.03]) == [True, False, False]  # 0.001 < 0.05/3; 0.03 > 0.05/2
     assert familywise.p_value(1.0, 0.9, 1.1) == pytest.approx(1.0) and familywise.p_value(1, 0, 0) == 1.0
+    # a lopsided bootstrap interval that excludes 1: below 5%, so one such row alone fails the gate
+    assert familywise.p_value(1.06, 1.01, 1.40) < 0.05 < familywise.p_value(1.06, 0.99, 1.10)
+    one = rows.head(1).assign(ratio=1.06, ratio_ci_low=1.01, ratio_ci_high=1.40, verdict="regressed")
+    with pytest.raises(gate.Regressions):
+        gate.require_no_regressions(one)
+    sided = pd.concat([rows.head(3), pd.DataFrame([{"config_id": "new", "verdict": "only in current"}])],
+                      ignore_index=True)
+    assert not familywise.surviving(sided, "ratio").iloc[-1]  # a row on one side only has nothing to test
+    assert "of 3 measured rows" in familywise.line(sided, "ratio")[0]
+    assert not familywise.surviving(pd.DataFrame({"verdict": ["only in current"]}), "ratio").any()

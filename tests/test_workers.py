@@ -32,8 +32,15 @@ def test_a_failing_worker_is_named_with_its_error_or_its_exit_code():
     failing = _worker(ANSWERS + "def fail():\n    raise ValueError('no such model')\n"
                       "answer_first(replies, fail, 'measuring')\n")
     with pytest.raises(WorkerFailed, match=r"^worker 1 of 1: ValueError: no such model$"):
-        failing.first
+        _ = failing.first
     failing.close()
     silent = _worker("import sys; sys.exit(3)")
     with pytest.raises(WorkerFailed, match=r"worker 1 of 1: its worker exited \(code 3\) before answering"):
-        silent.first
+        _ = silent.first
+    cut = _worker("import os, sys; os.write(1, b'{\"result\": '); sys.exit(4)")  # dies while answering
+    with pytest.raises(WorkerFailed, match=r"exited \(code 4\) before answering"):
+        _ = cut.first
+    garbled = _worker("print('not the protocol', flush=True)")
+    with pytest.raises(WorkerFailed, match="an unreadable reply"):
+        _ = garbled.first
+    assert garbled.close() == 0

@@ -65,19 +65,37 @@ class PipeWorker:
 
     def reply(self) -> dict[str, Any]:
         line = self.proc.stdout.readline()
-        if not line:
+        if not line.endswith("\n"):  # nothing, or a reply cut off: the worker exited while answering
             raise WorkerFailed(f"{self.name}: its worker exited (code {self.proc.wait()}) before answering; its "
                                "error is in the log")
-        reply = json.loads(line)
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            reply = None
+        if not isinstance(reply, dict):
+            raise WorkerFailed(f"{self.name}: an unreadable reply (something else wrote to the protocol's "
+                               f"stream): {line[:200]!r}")
         if "error" in reply:
             raise WorkerFailed(f"{self.name}: {reply['error']}")
         return reply
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        send(self.proc.stdin, request)
+        try:
+            send(self.proc.stdin, request)
+        except BrokenPipeError:
+            pass  # the worker is gone: reply() says how it exited
         return self.reply()
 
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=60)
+    def close(self) -> int:
+        """End the worker (its input closed, then waited for; killed if it does not exit within a minute) and
+        return its exit code."""
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except BrokenPipeError:
+                pass
+        try:
+            return self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()

@@ -15,7 +15,7 @@ from .. import results
 from ..contract import registry
 from ..harness import environment
 from ..harness.processes import merge
-from ..harness.workers import PipeWorker
+from ..harness.workers import PipeWorker, WorkerFailed
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.study_worker"
@@ -45,7 +45,9 @@ def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | 
             try:
                 measured.append(worker.first)
             finally:
-                worker.close()
+                code = worker.close()
+            if code != 0:
+                raise WorkerFailed(f"{worker.name}: exited with code {code} after answering; its error is in the log")
     return measured
 
 

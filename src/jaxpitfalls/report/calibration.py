@@ -124,13 +124,18 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: dict[str, Any])
     return [
         "## A null release history", "",
         f"The base of {history['study']} timed in an environment per release of {history['package']} "
-        f"({', '.join(history['versions'])}), with {', '.join(f'{k} {v}' for k, v in history['with'].items())} "
-        "fixed: the timed steps never call it, so any step the history names is a false alarm. "
+        f"({', '.join(history['versions'])}){_fixed(history)}: the config's history (presets/calibrate.yaml: a "
+        "package the timed steps never call), so any step it names is a false alarm. "
         f"{named} of {series} series with a step named ({named / max(series, 1):.1%} [{low:.1%}, {high:.1%}]; "
         f"target: none in any series, at most 5% across the calibration's null series); {int(alone.sum())} step(s) "
         "resting on one release's job listed, not named. Machine time (environments built and timed): "
         f"{machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
     ]
+
+
+def _fixed(history: dict[str, Any]) -> str:
+    pins = ", ".join(f"{k} {v}" for k, v in history["with"].items())
+    return f", with {pins} fixed" if pins else ""
 
 
 def _benchmarked_s(paths: list[str]) -> float:
@@ -150,7 +155,7 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
     text = markdown(table, summary(table), machine_s, compare, pair[0] if pair else None, _commits(jobs))
     null = [null_history(pd.read_csv(p), _benchmarked_s(list(history_benchmarks)), history) for p in history_paths]
-    results.write_text(out, text + "\n".join(null[0] if null else []))
+    results.write_text(out, text + ("\n" + "\n".join(null[0]) if null else ""))
 
 
 def _commits(jobs: list[dict[str, Any]]) -> list[str]:

@@ -15,12 +15,14 @@ Z_95 = 1.959964
 
 
 def p_value(value: float, low: float, high: float) -> float:
-    """Two-sided p-value of "no change" (a ratio of 1) for a ratio known by its 95% interval; 1 where the
-    interval is not a positive one (nothing measured)."""
-    if not (value > 0 and low > 0 and high > low):
+    """Two-sided p-value of "no change" (a ratio of 1) for a ratio known by its 95% interval, its spread read on
+    the side facing 1 (bootstrap intervals are often lopsided: the p-value is below 5% exactly where that
+    interval excludes 1, so a report of one row gates as the row's own verdict); 1 where nothing was measured."""
+    if not all(math.isfinite(x) and x > 0 for x in (value, low, high)) or value == 1 or low == high:
         return 1.0
-    se = (math.log(high) - math.log(low)) / (2 * Z_95)
-    return math.erfc(abs(math.log(value)) / se / math.sqrt(2))
+    edge = low if value > 1 else high
+    se = abs(math.log(value) - math.log(edge)) / Z_95
+    return math.erfc(abs(math.log(value)) / se / math.sqrt(2)) if se > 0 else 1.0
 
 
 def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:
@@ -36,21 +38,34 @@ def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:
     return rejected
 
 
+def _measured(table: pd.DataFrame, value: str) -> pd.Series:
+    """The rows with a change and its interval (not a configuration or mode on one side only)."""
+    columns = [value, f"{value}_ci_low", f"{value}_ci_high"]
+    if not len(table) or not set(columns) <= set(table.columns):
+        return pd.Series(False, index=table.index)
+    numbers = table[columns].apply(pd.to_numeric, errors="coerce")
+    return (numbers > 0).all(axis=1) & numbers.notna().all(axis=1)
+
+
 def surviving(table: pd.DataFrame, value: str) -> pd.Series:
-    """Per row, whether its change survives Holm's step-down over all the table's rows (`value`: the column of
-    the change, with its `<value>_ci_low/high`)."""
-    if not len(table):
-        return pd.Series(dtype=bool)
-    p = [p_value(*(getattr(r, c) for c in (value, f"{value}_ci_low", f"{value}_ci_high")))
-         for r in table.itertuples()]
-    return pd.Series(holm(p), index=table.index)
+    """Per row, whether its change survives Holm's step-down over all the table's measured rows (`value`: the
+    column of the change, with its `<value>_ci_low/high`); rows without one never do."""
+    measured = _measured(table, value)
+    kept = pd.Series(False, index=table.index)
+    rows = table[measured]
+    if len(rows):
+        p = [p_value(*(getattr(r, c) for c in (value, f"{value}_ci_low", f"{value}_ci_high")))
+             for r in rows.itertuples()]
+        kept[rows.index] = holm(p)
+    return kept
 
 
 def line(table: pd.DataFrame, value: str) -> list[str]:
     """The report's statement of the control, and what it kept of the rows flagged one by one."""
+    m = int(_measured(table, value).sum())
     flagged = table.verdict.isin(["regressed", "improved"]) if len(table) else pd.Series(dtype=bool)
-    kept = flagged & surviving(table, value) if len(table) else flagged
-    return [f"Across the report: each row's interval is a 95% one, so of {len(table)} rows of unchanged code about "
-            f"{ALPHA * len(table):.1f} would be flagged by chance; the gate fails only on changes that survive "
-            f"Holm's step-down over all {len(table)} rows (any false alarm at most {ALPHA:.0%}): {int(kept.sum())} "
-            f"of the {int(flagged.sum())} flagged do.", ""]
+    kept = int((flagged & surviving(table, value)).sum()) if len(table) else 0
+    return [f"Across the report: each row's interval is a 95% one, so of {m} measured rows of unchanged code about "
+            f"{ALPHA * m:.1f} would be flagged by chance; the gate fails only on changes that survive Holm's "
+            f"step-down over all {m} (any false alarm at most {ALPHA:.0%}): {kept} of the {int(flagged.sum())} "
+            "flagged do.", ""]
