@@ -81,6 +81,10 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
                "processes": 3, "rounds": 20, "pyperf": {"callable": "", "options": []}}
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
+    assert "- injected 1.1: its 50 rows' ratios median 1.1" in text and "on the mark" in text
+    missed = calibration.knob_lines(table.assign(ratio=np.where(table.injected > 1.07, table.ratio * 1.03,
+                                                                table.ratio)))
+    assert "on the mark" in missed[2] and "**off the mark** by +3" in missed[3]  # the 10% knob 3% past its factor
     assert "sides a, a2, b5 (0.05 slower), b10 (0.1 slower), 3 processes x 20 rounds a side" in text
 
 

@@ -1,23 +1,25 @@
 """A known slowdown, injected into one side of a lockstep comparison to calibrate the statistics against it.
 
-A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds, to every sample of every variant, a fixed
-amount of busy work: that fraction of the variant's median sample time measured once before any timing. The
-side then runs the same program at a known 1 + fraction of the other's time, so the report can count how often
-a 5% or 10% change is found and how often its interval covers the injected factor (report/calibration.py).
-Unset, nothing is wrapped.
+A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds, to every sample of every variant, busy work
+lasting that fraction of the sample's own time. The side then takes a known 1 + fraction of the other's time
+sample by sample, so the report can count how often a 5% or 10% change is found and how often its interval
+covers the injected factor (report/calibration.py). Unset, nothing is wrapped.
+
+A fixed amount set from a median of reference samples taken once, as the first calibration did, missed its
+mark: the workers take those samples while the other sides are still compiling, so the amount came out 1.3x
+too large (rows of b10 at 1.13 in median). Proportional to each sample, the factor holds whatever the machine
+did before timing.
 """
 
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from collections.abc import Callable, Mapping
 
 from .timing import Sampler
 
 SLOWDOWN_ENV = "JAXPITFALLS_CALIBRATION_SLOWDOWN"
-REFERENCE_CALLS = 5  # samples whose median sets each variant's fixed extra work
 
 
 def injected_fraction(env: Mapping[str, str] = os.environ) -> float:
@@ -40,12 +42,10 @@ def busy_for(seconds: float, clock: Callable[[], float] = time.perf_counter) -> 
 
 
 def slowed(sampler: Sampler, fraction: float, clock: Callable[[], float] = time.perf_counter) -> Sampler:
-    """`sampler` with `fraction` of its median sample time (over REFERENCE_CALLS samples, taken now) added to
-    every later sample as busy work, timed with the sample."""
-    extra = fraction * statistics.median(sampler() for _ in range(REFERENCE_CALLS))
-
+    """`sampler` with busy work of `fraction` of each sample's own time added to it, timed with the sample."""
     def sample() -> float:
-        return sampler() + busy_for(extra, clock)
+        taken = sampler()
+        return taken + busy_for(fraction * taken, clock)
 
     return sample
 

@@ -67,6 +67,24 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+KNOB_TOLERANCE = 0.01  # how far the injected rows' median ratio may sit from the factor asked for
+
+
+def knob_lines(table: pd.DataFrame) -> list[str]:
+    """Did the knob inject what it says? Per injected factor, the median of its rows' ratios (over many rows a
+    precise estimate of the truth): off by more than KNOB_TOLERANCE, coverage of the nominal factor tests the
+    knob, not the intervals, and the report says so."""
+    lines = []
+    for factor, part in table[table.injected.round(4) != 1].groupby(table.injected.round(4)):
+        middle, (q1, q3) = part.ratio.median(), part.ratio.quantile([0.25, 0.75])
+        off = abs(middle / factor - 1) > KNOB_TOLERANCE
+        lines.append(f"- injected {factor:g}: its {len(part)} rows' ratios median {middle:.3f} (quartiles {q1:.3f}-"
+                     f"{q3:.3f}): " + (f"**off the mark** by {middle / factor - 1:+.1%}, so covering {factor:g} "
+                                       "tests the knob, not the intervals; power is that of the change it did make"
+                                       if off else "on the mark"))
+    return ["The knob's own check:", "", *lines, ""] if lines else []
+
+
 def _sides(compare: dict[str, Any]) -> str:
     """The sides as the calibration set them: each side's injected slowdown, if any."""
     return ", ".join(f"{name} ({side.get('env', {}).get(SLOWDOWN_ENV, '0')} slower)" if side.get("env") else name
@@ -93,6 +111,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "Each share with its Wilson 95% interval; `met`: the share lies within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
+        *knob_lines(table),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
     ]
