@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from .timing import Sampler
 
 SLOWDOWN_ENV = "JAXPITFALLS_CALIBRATION_SLOWDOWN"
+KNOB = "proportional"  # recorded by each worker: results without it had a fixed amount per worker
 
 
 def injected_fraction(env: Mapping[str, str] = os.environ) -> float:

@@ -19,7 +19,7 @@ from .. import runtime
 from ..contract import registry
 from ..harness import environment
 from ..harness.compiles import count_compiles
-from ..harness.injected import inject, injected_fraction
+from ..harness.injected import KNOB, inject, injected_fraction
 from ..harness.timing import Sampler, gc_paused
 from ..harness.workers import answer_first, reply_channel, send
 
@@ -66,7 +66,8 @@ def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
         fraction = injected_fraction()  # a calibration's known slowdown, where the side's environment asks for one
         ready["samplers"] = inject(samplers, fraction)
         return described | {"modes": {mode: list(by_variant) for mode, by_variant in ready["samplers"].items()},
-                            "environment": environment.of_request(request), "injected_slowdown": fraction}
+                            "environment": environment.of_request(request), "injected_slowdown": fraction,
+                            "injected_kind": KNOB}
 
     answer_first(replies, prepare, f"lockstep worker: preparing {request_path}")
     serve(ready["samplers"], sys.stdin, replies)

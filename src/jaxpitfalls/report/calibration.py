@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..harness.injected import SLOWDOWN_ENV
+from ..harness.injected import KNOB, SLOWDOWN_ENV
 from .history import SERIES
 from .pyperf_beside import beside
 
@@ -70,11 +70,15 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
 KNOB_TOLERANCE = 0.01  # how far the injected rows' median ratio may sit from the factor asked for
 
 
-def knob_lines(table: pd.DataFrame) -> list[str]:
+def knob_lines(table: pd.DataFrame, proportional: bool = True) -> list[str]:
     """Did the knob inject what it says? Per injected factor, the median of its rows' ratios (over many rows a
     precise estimate of the truth): off by more than KNOB_TOLERANCE, coverage of the nominal factor tests the
-    knob, not the intervals, and the report says so."""
-    lines = []
+    knob, not the intervals, and the report says so; so it does for results of the knob before it was
+    proportional to each sample (each worker's own fixed amount: the rows' truths scatter around the factor)."""
+    lines = [] if proportional else [
+        "- the injected sides' workers added a fixed amount each, set from their own reference samples (the "
+        "knob before it was proportional to each sample): each row's truth is off the nominal factor by its "
+        "worker's reference, so only the A/A rows test the intervals here; power is that of the changes made"]
     for factor, part in table[table.injected.round(4) != 1].groupby(table.injected.round(4)):
         middle, (q1, q3) = part.ratio.median(), part.ratio.quantile([0.25, 0.75])
         off = abs(middle / factor - 1) > KNOB_TOLERANCE
@@ -97,7 +101,7 @@ def _options(compare: dict[str, Any]) -> str:
 
 
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare: dict[str, Any],
-             pyperf: pd.DataFrame | None = None, commits: list[str] = ()) -> str:
+             pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True) -> str:
     """docs/calibration.md: what was timed, each rate against its target, the machine time, and pyperf beside
     the lockstep on one callable where the calibration ran it."""
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
@@ -111,7 +115,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "Each share with its Wilson 95% interval; `met`: the share lies within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
-        *knob_lines(table),
+        *knob_lines(table, proportional),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
     ]
@@ -172,9 +176,17 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     jobs = [json.loads(Path(p).read_text()) for p in run_paths]
     machine_s = sum(job["job_seconds"] for job in jobs)
     pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
-    text = markdown(table, summary(table), machine_s, compare, pair[0] if pair else None, _commits(jobs))
+    text = markdown(table, summary(table), machine_s, compare, pair[0] if pair else None, _commits(jobs),
+                    _proportional(jobs))
     null = [null_history(pd.read_csv(p), _benchmarked_s(list(history_benchmarks)), history) for p in history_paths]
     results.write_text(out, text + ("\n" + "\n".join(null[0]) if null else ""))
+
+
+def _proportional(jobs: list[dict[str, Any]]) -> bool:
+    """Whether every injected side's workers recorded the proportional knob (harness/injected.py)."""
+    return all(worker.get("injected_kind") == KNOB for job in jobs
+               for described in job["timed"]["descriptions"].values() for worker in described
+               if worker.get("injected_slowdown"))
 
 
 def _commits(jobs: list[dict[str, Any]]) -> list[str]:
