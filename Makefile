@@ -54,8 +54,8 @@ $(STAMP): requirements.txt envs/common.txt pyproject.toml
 	touch $(STAMP)
 
 # The published reference: presets/seeds-cpu.yaml (the write-ups' model structures; ~49 minutes on 2 cores)
-# in a fresh directory of its own, then a dated snapshot of its report, figures, run summary and environment
-# in docs/reference/ (checked against the run's bundle; commit it). A reference is one whole run: the
+# in a fresh directory of its own, then a dated snapshot of its report, figures, run summary, environment and
+# tables in docs/reference/ (checked against the run's bundle; commit it). A reference is one whole run: the
 # publisher refuses a directory holding an earlier invocation's jobs.
 REFERENCE_PRESET := presets/seeds-cpu.yaml
 REFERENCE_RUN := runs/reference-$(shell date -u +%Y%m%dT%H%M%S)

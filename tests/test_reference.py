@@ -42,6 +42,7 @@ def _run(tmp_path: Path, monkeypatch, *, earlier_job: bool = False) -> Path:
         "reports/scorecard.png": "png",
         "results/tables/run_summary.csv": "rule,job,seconds\n",
         "results/tables/toy/environment.csv": "jax\n0.10.2\n",
+        "results/tables/toy/comparisons.csv": "config_id,ratio\nbase,1.2\n",
         "results/runs/toy/base.json": "{}",
     }
     for name, text in files.items():
@@ -64,7 +65,7 @@ def test_publish_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
     snap = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
     m = reference.check(snap)
     assert set(m["files"]) == {"report.md", "scorecard.png", "figures/toy/speed.png", "run_summary.csv",
-                               "environment/toy.csv"}
+                               "environment/toy.csv", "tables/toy/comparisons.csv"}
     assert m["files"]["report.md"]["bundle_path"] == "reports/report.md"
     assert (snap / "report.md").read_bytes() == (run / "reports/report.md").read_bytes()
     assert m["git"]["commit"] == "abc123" and m["wall_seconds"] == 12

@@ -1,5 +1,6 @@
-"""A published reference: a dated snapshot of one whole run (report, PNG figures, run summary, environment),
-small enough to commit, so that a user reads real results before running anything.
+"""A published reference: a dated snapshot of one whole run (report, PNG figures, run summary, environment, and
+each study's tables: what the claims are judged on, so a later rule can be checked against published numbers),
+small enough to commit (~0.3 MB of tables), so that a user reads real results before running anything.
 
 The snapshot's files are copied unchanged from the run, and its `manifest.json` ties each to the run's
 results bundle: its sha256, and the bundle path it came from, whose sha256 in the bundle's own manifest must
@@ -41,10 +42,12 @@ def _sources(run: Path) -> dict[str, str]:
     """Snapshot path -> the run's path (as the bundle names it) for every file a reference keeps."""
     figures = sorted(p.relative_to(run / "reports").as_posix() for p in (run / "reports/figures").rglob("*.png"))
     environments = sorted((run / "results/tables").glob("*/environment.csv"))
+    tables = sorted(p for p in (run / "results/tables").glob("*/*.csv") if p.name != "environment.csv")
     return ({"report.md": "reports/report.md", "scorecard.png": "reports/scorecard.png",
              "run_summary.csv": "results/tables/run_summary.csv"}
             | {f: f"reports/{f}" for f in figures}
-            | {f"environment/{p.parent.name}.csv": p.relative_to(run).as_posix() for p in environments})
+            | {f"environment/{p.parent.name}.csv": p.relative_to(run).as_posix() for p in environments}
+            | {f"tables/{p.parent.name}/{p.name}": p.relative_to(run).as_posix() for p in tables})
 
 
 def _bundle_manifest(run: Path) -> dict[str, Any]:
@@ -72,8 +75,8 @@ def _free(out_root: Path, date: str) -> Path:
 
 
 def publish(run: str | Path, out_root: str | Path, preset: str) -> Path:
-    """Copy a finished run's report, figures, run summary and environments into `out_root/<date>/` with a
-    manifest, and list it in `out_root/README.md`; returns the snapshot's directory."""
+    """Copy a finished run's report, figures, run summary, environments and tables into `out_root/<date>/` with
+    a manifest, and list it in `out_root/README.md`; returns the snapshot's directory."""
     run = Path(run)
     bundle = _bundle_manifest(run)
     wall_s = _whole_run(run)
