@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..harness.injected import KNOB, SLOWDOWN_ENV
+from .compare import code_version
 from .history import SERIES
 from .pyperf_beside import beside
+from .run_summary import run_summary
 
 # The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
 TARGETS = {
@@ -161,10 +164,6 @@ def _fixed(history: dict[str, Any]) -> str:
     return f", with {pins} fixed" if pins else ""
 
 
-def _benchmarked_s(paths: list[str]) -> float:
-    return sum(float(pd.read_csv(p, sep="\t")["s"].iloc[0]) for p in paths)
-
-
 def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: dict[str, Any], out: str,
           history_paths: list[str] = (), history_benchmarks: list[str] = (),
           history: dict[str, Any] | None = None) -> None:
@@ -178,23 +177,23 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
     text = markdown(table, summary(table), machine_s, compare, pair[0] if pair else None, _commits(jobs),
                     _proportional(jobs))
-    null = [null_history(pd.read_csv(p), _benchmarked_s(list(history_benchmarks)), history) for p in history_paths]
+    null = [null_history(pd.read_csv(p), float(run_summary(history_benchmarks).seconds.sum()), history)
+            for p in history_paths]
     results.write_text(out, text + ("\n" + "\n".join(null[0]) if null else ""))
+
+
+def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """What every lockstep worker of the jobs said once ready (its description)."""
+    for job in jobs:
+        for described in job["timed"]["descriptions"].values():
+            yield from described
 
 
 def _proportional(jobs: list[dict[str, Any]]) -> bool:
     """Whether every injected side's workers recorded the proportional knob (harness/injected.py)."""
-    return all(worker.get("injected_kind") == KNOB for job in jobs
-               for described in job["timed"]["descriptions"].values() for worker in described
-               if worker.get("injected_slowdown"))
+    return all(worker.get("injected_kind") == KNOB for worker in _workers(jobs) if worker.get("injected_slowdown"))
 
 
 def _commits(jobs: list[dict[str, Any]]) -> list[str]:
     """The workflow's commits the lockstep workers ran (`+dirty` for edits), as their environments recorded."""
-    found = set()
-    for job in jobs:
-        for described in job["timed"]["descriptions"].values():
-            for worker in described:
-                git = worker.get("environment", {}).get("git") or {}
-                found.add(f"{(git.get('commit') or 'unknown')[:7]}{'+dirty' if git.get('dirty') else ''}")
-    return sorted(found)
+    return sorted({code_version(worker.get("environment", {})) for worker in _workers(jobs)})

@@ -100,13 +100,13 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
                         if before.get(name) != after.get(name)]
         elif before != after:
             changes.append(f"{key} {before} -> {after}")
-    code_before, code_after = _code_version(baseline), _code_version(current)
+    code_before, code_after = code_version(baseline), code_version(current)
     if code_before != code_after:
         changes.append(f"code {code_before} -> {code_after}")
     return "; ".join(changes)
 
 
-def _code_version(environment: dict[str, Any]) -> str:
+def code_version(environment: dict[str, Any]) -> str:
     """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits."""
     git = environment.get("git") or {}
     if not git.get("commit"):
