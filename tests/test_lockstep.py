@@ -33,12 +33,15 @@ class Machine:
 class FakeWorker:
     """One side's warm worker on the shared machine; `slowdown` makes its code that much slower."""
 
-    def __init__(self, machine: Machine, slowdown: float = 1.0, variants: tuple[str, ...] = tuple(BASE_S)) -> None:
+    def __init__(self, machine: Machine, slowdown: float = 1.0, variants: tuple[str, ...] = tuple(BASE_S),
+                 calls: int = 1) -> None:
         self.machine, self.slowdown, self.cpu_s = machine, slowdown, 0.0
-        self.description = {"modes": {"blocked": list(variants)}, "environment": {"packages": {}}}
-        self.closed = False
+        self.description = {"modes": {"blocked": list(variants)}, "environment": {"packages": {}},
+                            "calls_per_sample": {"blocked": dict.fromkeys(variants, calls)}}
+        self.closed, self.asked_calls = False, set()
 
-    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+    def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
+        self.asked_calls.add(calls)
         return [self.machine.sample(BASE_S[variant] * self.slowdown) for _ in range(samples)]
 
     def close(self) -> None:
@@ -92,7 +95,7 @@ class FirstIsSlower(Machine):
 
 
 class OnFirstIsSlower(FakeWorker):
-    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+    def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
         return self.machine.block(BASE_S[variant] * self.slowdown, samples)
 
 
@@ -150,19 +153,40 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
 
     from jaxpitfalls.jobs import lockstep_worker
 
-    samplers = {"blocked": {v: (lambda v=v: BASE_S[v]) for v in BASE_S}}
-    asked = "".join(json.dumps({"mode": "blocked", "variant": v, "samples": 2}) + "\n" for v in BASE_S)
+    called = dict.fromkeys(BASE_S, 0)
+
+    def sampler(v: str) -> float:
+        called[v] += 1
+        return BASE_S[v]
+
+    samplers = {"blocked": {v: (lambda v=v: sampler(v)) for v in BASE_S}}
+    asked = "".join(json.dumps({"mode": "blocked", "variant": v, "samples": 2, "calls": 3}) + "\n" for v in BASE_S)
     replies = io.StringIO()
     lockstep_worker.serve(samplers, io.StringIO(asked), replies)
     answered = [json.loads(line) for line in replies.getvalue().splitlines()]
-    assert [a["samples"] for a in answered] == [[s, s] for s in BASE_S.values()]
+    assert [a["samples"] for a in answered] == [pytest.approx([s, s]) for s in BASE_S.values()]  # per call
+    assert called == dict.fromkeys(BASE_S, 6)  # 2 samples of the 3 calls asked for
     assert all(a["cpu_s"] >= 0 for a in answered)  # the driver takes the workers' own CPU out of the machine's
 
     def compiling() -> float:
         jax.jit(lambda x: x + 1)(1.0)  # a fresh function: compiles on every call
         return 0.01
 
-    assert "compilation(s) inside a timed block" in lockstep_worker.block(compiling, 1)["error"]
+    assert "compilation(s) inside a timed block" in lockstep_worker.block(compiling, 1, 1)["error"]
+
+
+def test_every_side_samples_the_first_sides_calls_per_sample():
+    """Each worker calibrates its own count (here a: 4, b: 2); every block of every side and process is asked
+    for the first side's, and the result records it."""
+    started: list[FakeWorker] = []
+
+    def start(side: Side, process: int) -> FakeWorker:
+        started.append(FakeWorker(Machine(), calls=4 if side.name == "a" else 2))
+        return started[-1]
+
+    timed = in_lockstep([A, B], start, processes=2, rounds=4, samples_per_block=1)
+    assert len(started) == 4 and all(w.asked_calls == {4} for w in started)
+    assert timed["calls_per_sample"] == {"blocked": dict.fromkeys(BASE_S, 4)}
 
 
 class Neighbour:
@@ -190,10 +214,10 @@ class CountingWorker(FakeWorker):
         super().__init__(machine)
         self.watch = watch
 
-    def block(self, mode: str, variant: str, samples: int) -> list[float]:
+    def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
         self.watch.wall += 1 / self.watch.blocks_per_round
         self.cpu_s += 0.8 / self.watch.blocks_per_round  # 0.4 of 2 cores for its share of the round
-        return super().block(mode, variant, samples)
+        return super().block(mode, variant, samples, calls)
 
 
 def test_the_machine_is_watched_round_by_round_with_the_workers_own_cpu_taken_out():

@@ -166,8 +166,9 @@ class Lockstep(Protocol):
 
     def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
                  settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        """Per mode, per variant, a warm and calibrated sampler (seconds per call, compilation-free), after
-        the same checks `run` makes; and what to record of the preparation (e.g. the variants' signatures)."""
+        """Per mode, per variant, a warm sampler of one call (seconds, compilation-free: the lockstep worker
+        calibrates the calls per sample, the same for every side), after the same checks `run` makes; and what
+        to record of the preparation (e.g. the variants' signatures)."""
 
 
 @runtime_checkable

@@ -9,7 +9,9 @@ interleaved trials, Abedi and Brecht, ICPE 2017; duet benchmarking, Bulej et al.
 slower than a round: each round's ratio is between blocks seconds apart. The order is counterbalanced (each
 side first equally often for every variant) and recorded, so that an effect of going first cancels too and
 the report can show it. One timing at a time (the other workers wait on their pipe), a fresh set of workers
-per process (the process-level spread, as `measure.processes` has it).
+per process (the process-level spread, as `measure.processes` has it). Every side's sample is the same
+number of calls, the first side's calibration's (`calls_per_sample`): a per-sample cost (the timer, a
+synchronisation) spread over different counts would differ between the sides by itself.
 """
 
 from __future__ import annotations
@@ -40,13 +42,14 @@ class Side:
 
 class Worker(Protocol):
     """A warm process of one side: `description` is what it said once ready (its modes and variants, its
-    environment, its variants' signatures); `block` times `samples` samples of one variant in one mode and
-    returns them (seconds), adding the CPU time it took to `cpu_s`."""
+    environment, its variants' signatures, its own calls per sample); `block` times `samples` samples of
+    `calls` calls each of one variant in one mode and returns them (seconds per call), adding the CPU time it
+    took to `cpu_s`."""
 
-    description: dict[str, Any]
+    description: dict[str, Any]  # with `calls_per_sample`: per mode and variant, its own calibration's count
     cpu_s: float  # CPU seconds its blocks used so far, all its threads (the rest of the machine's is others')
 
-    def block(self, mode: str, variant: str, samples: int) -> list[float]: ...
+    def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]: ...
 
     def close(self) -> None: ...
 
@@ -70,15 +73,19 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
     and the hypervisor's shares of the cores, the workers' own CPU taken out), and every round is kept: a
     neighbour slows the sides of a round alike, and the report counts the rounds above `max_busy_share`.
 
+    Every worker calibrates its calls per sample; every block of every side and process is of the first
+    side's first worker's count (`calls_per_sample`), one count shared as the rounds are.
+
     Returns per process, side, mode and variant the median of each round's block (round i of every side
     paired), per process the sides' order in each round (`orders`) and per mode each round's machine
-    (`machine`), and every side's description from each process."""
+    (`machine`), the calls per sample, and every side's description from each process."""
     rng = np.random.default_rng(seed)
     names = [s.name for s in sides]
     timed: list[dict[str, Any]] = []
     orders: list[dict[str, dict[str, list[list[str]]]]] = []
     watched: list[dict[str, list[dict[str, Any]]]] = []
     described: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    calls: dict[str, dict[str, int]] = {}
     for process in range(processes):
         workers: dict[str, Worker] = {}
         try:
@@ -87,16 +94,14 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
             for side in sides:  # every side ready before the first round
                 described[side.name].append(workers[side.name].description)
             modes = _common_modes({name: w.description for name, w in workers.items()})
+            calls = calls or workers[names[0]].description["calls_per_sample"]
             rounds_of = {name: {m: {v: [] for v in vs} for m, vs in modes.items()} for name in names}
             order_of = {m: {v: _orders(names, rounds, rng) for v in vs} for m, vs in modes.items()}
             machine_of: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
             for mode, variants in modes.items():
                 for r in range(rounds):
                     began, workers_cpu = watch.now(), sum(w.cpu_s for w in workers.values())
-                    for variant in variants if r % 2 == 0 else reversed(variants):
-                        for name in order_of[mode][variant][r]:
-                            xs = workers[name].block(mode, variant, samples_per_block)
-                            rounds_of[name][mode][variant].append(float(np.median(xs)))
+                    _round(workers, mode, variants, r, order_of[mode], samples_per_block, calls[mode], rounds_of)
                     machine_of[mode].append(round_window(watch.between(began, watch.now()),
                                                          sum(w.cpu_s for w in workers.values()) - workers_cpu,
                                                          max_busy_share))
@@ -109,8 +114,19 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
         finally:
             for worker in workers.values():
                 worker.close()
-    return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "processes": timed,
-            "orders": orders, "machine": watched, "max_busy_share": max_busy_share, "descriptions": described}
+    return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "calls_per_sample": calls,
+            "processes": timed, "orders": orders, "machine": watched, "max_busy_share": max_busy_share,
+            "descriptions": described}
+
+
+def _round(workers: dict[str, Worker], mode: str, variants: list[str], r: int, orders: dict[str, list[list[str]]],
+           samples: int, calls: dict[str, int], into: dict[str, dict[str, dict[str, list[float]]]]) -> None:
+    """Round `r` of a mode: variant by variant (forward, then reversed order, alternately), every side's block
+    in the round's order, each block's median kept `into` its side's rounds."""
+    for variant in variants if r % 2 == 0 else reversed(variants):
+        for name in orders[variant][r]:
+            xs = workers[name].block(mode, variant, samples, calls[variant])
+            into[name][mode][variant].append(float(np.median(xs)))
 
 
 def round_window(activity: Activity, workers_cpu_s: float, max_busy_share: float) -> dict[str, Any]:
@@ -154,7 +170,7 @@ class ProcessWorker(PipeWorker):
     def description(self) -> dict[str, Any]:
         return self.first
 
-    def block(self, mode: str, variant: str, samples: int) -> list[float]:
-        reply = self.ask({"mode": mode, "variant": variant, "samples": samples})
+    def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
+        reply = self.ask({"mode": mode, "variant": variant, "samples": samples, "calls": calls})
         self.cpu_s += reply["cpu_s"]
         return reply["samples"]

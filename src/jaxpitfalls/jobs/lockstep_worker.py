@@ -1,11 +1,12 @@
 """A warm worker of one side of a lockstep comparison (harness/lockstep.py): it prepares a study
-configuration's variants once (load, warm up, check their outputs and signatures, calibrate; a calibration's
-known slowdown added where the side's environment asks for one: harness/injected.py), then times blocks on
-request until its input closes.
+configuration's variants once (load, warm up, check their outputs and signatures; a calibration's known
+slowdown added where the side's environment asks for one: harness/injected.py), calibrates its calls per sample
+(the driver shares the first side's with every side), then times blocks on request until its input closes.
 
 `python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`, speaking the workers'
 protocol (harness/workers.py): the first reply says it is ready (its modes and variants, environment,
-signatures, injected slowdown) or why it failed; then one reply per `{"mode", "variant", "samples"}` request.
+signatures, calls per sample, injected slowdown) or why it failed; then one reply per
+`{"mode", "variant", "samples", "calls"}` request.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ from ..contract import registry
 from ..harness import environment
 from ..harness.compiles import count_compiles
 from ..harness.injected import KNOB, inject, injected_fraction
+from ..harness.protocol import Repeated, calibrate
 from ..harness.timing import Sampler, gc_paused
 from ..harness.workers import answer_first, reply_channel, send
 
 
-def block(sampler: Sampler, samples: int) -> dict[str, Any]:
-    """`samples` samples of one variant, and the CPU time they took (all this process's threads: the driver
-    tells the machine's other processes from the workers by it); an error reply where any compiled: the
-    warmup missed a shape, and a block with compilation in it is not comparable with the other side's."""
+def block(sampler: Sampler, samples: int, calls: int) -> dict[str, Any]:
+    """`samples` samples of `calls` calls each of one variant (seconds per call), and the CPU time they took
+    (all this process's threads: the driver tells the machine's other processes from the workers by it); an
+    error reply where any compiled: the warmup missed a shape, and a block with compilation in it is not
+    comparable with the other side's."""
+    sampler = Repeated(sampler, calls) if calls > 1 else sampler
     cpu = time.process_time()
     with count_compiles() as counter:
         taken = []
@@ -40,20 +44,26 @@ def block(sampler: Sampler, samples: int) -> dict[str, Any]:
 
 
 def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: TextIO) -> None:
-    """Answer block requests (`{"mode", "variant", "samples"}`) until the requests end."""
+    """Answer block requests (`{"mode", "variant", "samples", "calls"}`) until the requests end."""
     for line in requests:
         asked = json.loads(line)
-        send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"])))
+        send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]), int(asked["calls"])))
 
 
-def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sampler]], dict[str, Any]]:
-    """The request, its configuration's calibrated samplers per mode and variant (the study's `Lockstep`), and
-    what the study said of them: what a lockstep worker times, and pyperf's on the same callable."""
+def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sampler]], dict[str, Any], float]:
+    """The request, its configuration's samplers of one call per mode and variant (the study's `Lockstep`),
+    what the study said of them, and the shortest sample its settings ask for: what a lockstep worker times,
+    and pyperf's on the same callable."""
     with open(request_path) as f:
         request = json.load(f)
     settings = registry.spec(request["study"]).timing.of(request["settings"])
     samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
-    return request, samplers, described
+    return request, samplers, described, settings.sampling.min_sample_s
+
+
+def calls_per_sample(samplers: dict[str, dict[str, Sampler]], min_sample_s: float, where: str) -> dict[str, Any]:
+    """Per mode and variant, the calls a sample of at least `min_sample_s` takes here (protocol.calibrate)."""
+    return {mode: calibrate(by_variant, min_sample_s, f"{where} ({mode})")[1] for mode, by_variant in samplers.items()}
 
 
 def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
@@ -62,10 +72,14 @@ def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
     ready: dict[str, dict[str, dict[str, Sampler]]] = {}
 
     def prepare() -> dict[str, Any]:
-        request, samplers, described = prepared(request_path)
+        request, samplers, described, min_sample_s = prepared(request_path)
         fraction = injected_fraction()  # a calibration's known slowdown, where the side's environment asks for one
         ready["samplers"] = inject(samplers, fraction)
+        # calibrated while the other sides may still be preparing: a busy machine only shortens the samples,
+        # and every side samples the same count (the driver's)
+        calls = calls_per_sample(ready["samplers"], min_sample_s, request["conf"]["id"])
         return described | {"modes": {mode: list(by_variant) for mode, by_variant in ready["samplers"].items()},
+                            "calls_per_sample": calls,
                             "environment": environment.of_request(request), "injected_slowdown": fraction,
                             "injected_kind": KNOB}
 

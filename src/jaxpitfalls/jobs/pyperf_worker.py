@@ -1,6 +1,6 @@
 """pyperf's own harness on a lockstep worker's callable: one call of one variant in one mode at a study
-configuration (jobs/lockstep_worker.prepared: the sampler before our calls-per-sample, which pyperf's loops
-replace), each call under the same paused garbage collector, so that the calibration compares the two
+configuration (jobs/lockstep_worker.prepared: one call per sample, pyperf's loops take the place of our calls
+per sample), each call under the same paused garbage collector, so that the calibration compares the two
 harnesses on the same work, not two benchmarks. Each worker prepares the configuration as a lockstep
 worker does (every variant, checked): a hand-written pyperf script would prepare less, so the time that took
 is recorded apart.
@@ -17,7 +17,6 @@ import time
 from typing import Any
 
 from .. import runtime
-from ..harness.protocol import Repeated
 from ..harness.timing import Sampler, gc_paused
 from .lockstep_worker import prepared
 from .pyperf_pair import PREPARE_KEY
@@ -31,12 +30,11 @@ def _pass_on(cmd: list[str], args: Any) -> None:
 
 
 def one_call(sampler: Sampler) -> Sampler:
-    """The sampler of one call: pyperf calibrates its own loops (to 100 ms a value), so our calls per sample
-    would multiply them; a sampler with an untimed set-up per sample has no pyperf equivalent."""
-    call = sampler.sampler if isinstance(sampler, Repeated) else sampler
-    if hasattr(call, "setup"):
+    """The sampler as pyperf can time it: a sampler with an untimed set-up per sample has no pyperf
+    equivalent."""
+    if hasattr(sampler, "setup"):
         raise ValueError("pyperf times plain calls: this variant's sampler has an untimed set-up per sample")
-    return call
+    return sampler
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import optax
 
 from ...harness import tracing
-from ...harness.protocol import Runner, calibrate, measure, mode_samplers, result_document, warm_up
+from ...harness.protocol import Runner, measure, mode_samplers, result_document, warm_up
 from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
@@ -185,13 +185,10 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],
              settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
-    """The variants' calibrated samplers per training mode, after `run`'s checks, for a lockstep comparison
-    (the `infer` mode is timed by `run` only)."""
+    """The variants' samplers per training mode, after `run`'s checks, for a lockstep comparison (the `infer`
+    mode is timed by `run` only)."""
     ready = _ready(conf, inputs, settings)
-    min_sample_s = settings.sampling.min_sample_s
-    by_mode = {mode: calibrate(by_variant, min_sample_s, f"{conf['id']} ({mode})")[0]
-               for mode, by_variant in mode_samplers(ready.runners, settings.steps_per_sample).items()}
-    return by_mode, {"signatures": ready.signatures}
+    return mode_samplers(ready.runners, settings.steps_per_sample), {"signatures": ready.signatures}
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
