@@ -1,13 +1,16 @@
 """A study's ratios across releases: rows labelled by release and checked against the versions each result
 recorded, steps found per series with the false alarms controlled over all of them, a step resting on one
-release's job not named, and a line a reader can act on for each."""
+release's job not named, a release timed in several jobs given one level with the spread between its jobs,
+and a line a reader can act on for each."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from jaxpitfalls.report import history
+from jaxpitfalls.report.release_levels import between_jobs, release_levels
 
 RELEASES = [f"0.11.{i}" for i in range(10)]
 
@@ -33,7 +36,7 @@ def test_the_step_is_found_where_filter_jit_changed_and_none_in_jax_jit_s_varian
     ratios = history.ratios_table(measured, "equinox")
     assert len(ratios) == 2 * len(RELEASES) and set(ratios.versions) == {"jax 0.4.34, jaxlib 0.4.34, equinox "
                                                                           + r for r in RELEASES}
-    steps = history.steps_table(ratios, RELEASES, "equinox", history.environments(measured))
+    steps = history.steps_table(release_levels(ratios), RELEASES, "equinox", history.environments(measured))
     assert (steps.also_changed.fillna("") == "").all()
     found = steps[steps.variant == "filter_jit"]
     assert list(found[["step", "before", "after"]].itertuples(index=False, name=None)) == [(1, "0.11.7", "0.11.8")]
@@ -56,7 +59,7 @@ def test_releases_keep_the_configured_order_not_the_alphabet_and_a_step_names_wh
     releases = ["0.9.2", "0.10.0", "0.11.0"]
     measured = {r: [_doc(r, ratio, jax=jax)] for r, ratio, jax in zip(
         releases, (1.0, 1.5, 1.5), ("0.4.34", "0.4.38", "0.4.38"), strict=True)}
-    steps = history.steps_table(history.ratios_table(measured, "equinox"), releases, "equinox",
+    steps = history.steps_table(release_levels(history.ratios_table(measured, "equinox")), releases, "equinox",
                                 history.environments(measured))
     step = steps[steps.variant == "filter_jit"].iloc[0]
     assert (step.before, step.after, step.also_changed) == ("0.9.2", "0.10.0", "jax 0.4.34 -> 0.4.38")
@@ -71,18 +74,62 @@ def test_one_release_s_offset_at_the_edge_of_a_null_history_is_not_named_a_step(
     releases = [f"0.4.{i}" for i in range(1, 7)]
     rng = np.random.default_rng(1)
 
-    def doc(release: str, i: int) -> dict:
-        pairs = [{"variant": v, "baseline": "jit_flat", "mode": m, "ratio": r, "ratio_ci_low": r / 1.02,
-                  "ratio_ci_high": r * 1.02}
-                 for v in ("filter_jit", "jit_partition", "jit_static_arg", "jit_flat2")
-                 for m in ("blocked", "pipelined")
-                 for r in [(1.05 if i == 0 else 1.0) * float(np.exp(rng.normal(0, 0.005)))]]
-        return {"study": "dispatch", "config_id": "base", "comparisons": pairs,
-                "environment": {"packages": {"safetensors": release, "jax": "0.4.34"}}}
-
-    measured = {r: [doc(r, i)] for i, r in enumerate(releases)}
-    steps = history.steps_table(history.ratios_table(measured, "safetensors"), releases, "safetensors",
-                                history.environments(measured))
+    measured = {r: [_null_doc(r, 1.05 if i == 0 else 1.0, rng)] for i, r in enumerate(releases)}
+    steps = history.steps_table(release_levels(history.ratios_table(measured, "safetensors")), releases,
+                                "safetensors", history.environments(measured))
     named = [line for line in history.summary_lines(steps, "safetensors") if "**" in line]
     assert steps.variant.nunique() == 4 and not named, named
     assert set(steps.one_release.dropna()) <= {"0.4.1", ""}
+
+
+def _null_doc(release: str, offset: float, rng: np.random.Generator, job: int = 1, step: float = 1.0) -> dict:
+    """One job of a null history's release: four variants x two modes at 1.0 (x `step` for filter_jit), each
+    +-2% with 0.5% noise, the whole job `offset` off."""
+    pairs = [{"variant": v, "baseline": "jit_flat", "mode": m, "ratio": r, "ratio_ci_low": r / 1.02,
+              "ratio_ci_high": r * 1.02}
+             for v in ("filter_jit", "jit_partition", "jit_static_arg", "jit_flat2")
+             for m in ("blocked", "pipelined")
+             for r in [offset * (step if v == "filter_jit" else 1.0) * float(np.exp(rng.normal(0, 0.005)))]]
+    return {"study": "dispatch", "config_id": "base", "comparisons": pairs, "job": job,
+            "environment": {"packages": {"safetensors": release, "jax": "0.4.34"}}}
+
+
+def test_a_release_timed_twice_gets_one_level_widened_by_the_spread_between_its_jobs():
+    """Two jobs per release, the first job of the first release 5% off (the safetensors run's first job): the
+    jobs disagree, the spread between jobs enters every release's interval, and no step is named; a real 8%
+    step at the last release, seen by both its jobs, is named though a single release lies beyond it."""
+    releases = [f"0.4.{i}" for i in range(1, 7)]
+    rng = np.random.default_rng(2)
+    measured = {r: [_null_doc(r, 1.05 if (i, job) == (0, 1) else 1.0, rng, job) for job in (1, 2)]
+                for i, r in enumerate(releases)}
+    ratios = history.ratios_table(measured, "safetensors")
+    levels = release_levels(ratios)
+    assert len(ratios) == 2 * len(levels) and set(levels.jobs) == {2} and (levels.between_jobs > 0.005).all()
+    first = levels[(levels.release == "0.4.1") & (levels.variant == "filter_jit")].iloc[0]
+    assert first.ratio_ci_low < 1.0 < first.ratio_ci_high  # 1.025 in mean, the spread between jobs around it
+    steps = history.steps_table(levels, releases, "safetensors", history.environments(measured))
+    assert not [line for line in history.summary_lines(steps, "safetensors") if "**" in line]
+    assert "spread of" in history.jobs_line(steps, 2) and "not estimated" in history.jobs_line(
+        history.steps_table(release_levels(ratios[ratios.job == 1]), releases, "safetensors",
+                            history.environments(measured)), 1)
+
+    stepped = {r: [_null_doc(r, 1.0, rng, job, step=1.08 if i == 5 else 1.0) for job in (1, 2)]
+               for i, r in enumerate(releases)}
+    steps = history.steps_table(release_levels(history.ratios_table(stepped, "safetensors")), releases,
+                                "safetensors", history.environments(stepped))
+    found = steps[(steps.variant == "filter_jit") & (steps.step > 0)]
+    assert set(found.after) == {"0.4.6"} and (found.one_release == "").all()
+    assert all("**safetensors 0.4.5 -> 0.4.6" in line for line in history.summary_lines(steps, "safetensors")
+               if "`filter_jit`" in line)
+
+
+def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
+    """30 releases x 3 jobs, each job's own standard error 1% and an offset per job of 3%: the estimate is
+    near 3%; with no offset, near 0; with one job per release, not estimated."""
+    rng = np.random.default_rng(3)
+    release = np.repeat(np.arange(30), 3)
+    se = np.full(release.size, 0.01)
+    for spread, low, high in ((0.03, 0.022, 0.038), (0.0, 0.0, 0.006)):
+        y = rng.normal(0, 0.01, release.size) + rng.normal(0, spread, release.size)
+        assert low <= between_jobs(pd.Series(y), pd.Series(se), pd.Series(release)) <= high
+    assert between_jobs(pd.Series([0.0, 0.1]), pd.Series([0.01, 0.01]), pd.Series([1, 2])) is None

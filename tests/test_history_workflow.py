@@ -43,7 +43,7 @@ def test_each_release_is_timed_in_its_environment_and_a_new_one_alone(smoke_run,
 
     status = json.loads((workdir / "results" / "history" / "envs" / installed / "status.json").read_text())
     assert status["ok"] and status["versions"]["equinox"] == installed
-    (path,) = (workdir / "results" / "history" / "runs" / installed).glob("*.json")
+    (path,) = (workdir / "results" / "history" / "runs" / installed).rglob("*.json")
     doc = json.loads(path.read_text())
     assert doc["environment"]["packages"]["equinox"] == installed and doc["comparisons"]
     report = (workdir / "reports" / "history.md").read_text()

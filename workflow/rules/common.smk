@@ -188,10 +188,11 @@ def history_model_spec(wildcards):
 
 
 def history_runs():
-    """Every release's result of every configuration the history times."""
+    """Every release's results of every configuration the history times, one per job (`history.repeats`)."""
     return expand(
-        "results/history/runs/{release}/{config}.json",
+        "results/history/runs/{release}/job{job}/{config}.json",
         release=releases.releases(config),
+        job=range(1, HISTORY["repeats"] + 1),
         config=[c["id"] for c in releases.configurations(config)],
     )
 

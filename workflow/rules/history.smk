@@ -26,8 +26,9 @@ rule release_env:
 
 
 rule history_run:
-    """One configuration of the history's study timed in one release's environment: its worker processes run
-    there, every check of run_study made; a release whose environment failed is recorded, not timed."""
+    """One configuration of the history's study timed in one release's environment, in one of its
+    `history.repeats` jobs: its worker processes run there, every check of run_study made; a release whose
+    environment failed is recorded, not timed."""
     input:
         unpack(history_inputs),
         env="results/history/envs/{release}/status.json",
@@ -35,11 +36,13 @@ rule history_run:
             f"studies.{config['history']['study']}.measure", "jobs.history_run", "jobs.study_worker", "runtime"
         ),
     output:
-        "results/history/runs/{release}/{config}.json",
+        "results/history/runs/{release}/job{job}/{config}.json",
     log:
-        "results/logs/history_run/{release}/{config}.log",
+        "results/logs/history_run/{release}/job{job}/{config}.log",
     benchmark:
-        "results/benchmarks/history_run/{release}/{config}.tsv"
+        "results/benchmarks/history_run/{release}/job{job}/{config}.tsv"
+    wildcard_constraints:
+        job=r"\d+",
     conda:
         ENV
     threads: workflow.cores

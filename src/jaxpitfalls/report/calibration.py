@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..harness.injected import KNOB, SLOWDOWN_ENV
 from .compare import code_version
-from .history import SERIES
+from .history import SERIES, jobs_line
 from .pyperf_beside import beside
 from .run_summary import run_summary
 
@@ -154,7 +154,8 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: dict[str, Any])
         "package the timed steps never call), so any step it names is a false alarm. "
         f"{named} of {series} series with a step named ({named / max(series, 1):.1%} [{low:.1%}, {high:.1%}]; "
         f"target: none in any series, at most 5% across the calibration's null series); {int(alone.sum())} step(s) "
-        "resting on one release's job listed, not named. Machine time (environments built and timed): "
+        "resting on one release's job listed, not named. "
+        f"{jobs_line(steps, history['repeats'])} Machine time (environments built and timed): "
         f"{machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
     ]
 

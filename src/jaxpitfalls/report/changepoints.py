@@ -1,6 +1,7 @@
 """Steps in a series of measured ratios over ordered releases: which release changed a cost.
 
-Each release's ratio comes with its own 95% interval (the paired bootstrap of its jobs). Comparing neighbours
+Each release's ratio comes with its own 95% interval (its jobs' paired bootstrap, with the spread between its
+jobs where it was timed in several: release_levels.py). Comparing neighbours
 pairwise multiplies false alarms with every release added, and asv's step detection fits one value per
 commit, ignoring how noisy each one was. Here, for each number of steps, the exact best piecewise-constant fit
 (ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own interval: weighted

@@ -2,11 +2,12 @@
 
 Each release was timed in an environment of its own by ordinary timing jobs. Inside a job the variants ran
 interleaved, so a release's ratio of each variant to its floor saw one machine: the drift of a shared VM
-between jobs (0.57-1.72x here) cancels, while a change of the library does not. Per configuration, variant and
-mode, the ratios over the releases in order are fitted with steps (`changepoints.py`), each release
-weighted by its own interval. Every result is checked to have run the release it was asked for (the versions
-its environment recorded); a release whose environment did not install or import is listed as such, never
-read as a change.
+between jobs (0.57-1.72x here) cancels, while a change of the library does not. A release timed in several
+jobs (`history.repeats`) gets one level, the spread between jobs included (`release_levels.py`). Per
+configuration, variant and mode, the levels over the releases in order are fitted with steps
+(`changepoints.py`), each release weighted by its own interval. Every result is checked to have run the
+release it was asked for (the versions its environment recorded); a release whose environment did not
+install or import is listed as such, never read as a change.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import pandas as pd
 
 from .changepoints import fit_steps
 from .compare import detectability, environment_changes
+from .release_levels import SERIES, release_levels
 
-SERIES = ["config_id", "variant", "baseline", "mode"]
-COLUMNS = ["release", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
+COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
-                "also_changed", "one_release", "releases", "ruled_out", "detectable_change"]
+                "also_changed", "one_release", "releases", "ruled_out", "detectable_change", "between_jobs"]
 
 
 class WrongRelease(RuntimeError):
@@ -36,19 +37,21 @@ def _versions(environment: dict[str, Any]) -> str:
 
 
 def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """One result's paired ratios, labelled with its release, after checking it ran that release."""
+    """One result's paired ratios, labelled with its release and job (`job`, 1 where it has none), after
+    checking it ran that release."""
     measured = doc["environment"]["packages"].get(package)
     if measured != release:
         raise WrongRelease(f"{doc['study']} {doc['config_id']}: asked for {package} {release}, the job's "
                            f"environment had {package} {measured}")
-    return [{"release": release, **{k: c[k] for k in SERIES[1:]}, "config_id": doc["config_id"],
+    return [{"release": release, "job": doc.get("job", 1), **{k: c[k] for k in SERIES[1:]},
+             "config_id": doc["config_id"],
              "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
              "detectable_change": detectability(c["ratio_ci_low"], c["ratio_ci_high"], 0.05, 1)["detectable_change"],
              "versions": _versions(doc["environment"])} for c in doc["comparisons"]]
 
 
 def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.DataFrame:
-    """Every release's paired ratios (`measured`: release -> its results, releases in order)."""
+    """Every job's paired ratios (`measured`: release -> its results, releases in order)."""
     rows = [r for release, docs in measured.items() for doc in docs for r in release_rows(release, package, doc)]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -65,23 +68,26 @@ def environments(measured: dict[str, list[dict[str, Any]]]) -> dict[str, dict[st
     return {release: docs[0]["environment"] for release, docs in measured.items() if docs}
 
 
-def steps_table(ratios: pd.DataFrame, releases: list[str], package: str,
+def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
                 envs: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """Per series (configuration, variant, floor, mode): each step found (with what else changed between its
-    releases), or one row `step` 0 saying no step and how large a change the measurements rule out;
-    `detectable_change`: the series' median. The false alarms are controlled over every series of the report
-    (`fit_steps`' `series`); `one_release`: the release a step rests on alone (a segment of one release beside
-    it: one job's offset, not named a step until re-timed), else empty."""
+    """Per series (configuration, variant, floor, mode) of the releases' levels (release_levels): each step
+    found (with what else changed between its releases), or one row `step` 0 saying no step and how large a
+    change the measurements rule out; `detectable_change`: the series' median; `between_jobs`: its spread
+    between one release's jobs (release_levels). The false alarms are controlled
+    over every series of the report (`fit_steps`' `series`); `one_release`: the release a step rests on alone
+    (a segment of one release timed in one job beside it: that job's offset, not named a step until the
+    release is timed again), else empty."""
     rows = []
-    grouped = ratios.groupby(SERIES, sort=False)
+    grouped = levels.groupby(SERIES, sort=False)
     for key, series in grouped:
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
         fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
                         series=grouped.ngroups)
-        alone = {s.first for s in fit.segments if s.first == s.last}
+        alone = {s.first for s in fit.segments if s.first == s.last and series.jobs[s.first] == 1}
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out,
-            "detectable_change": float(series.detectable_change.median())}
+            "detectable_change": float(series.detectable_change.median()),
+            "between_jobs": series.between_jobs.iloc[0]}
         rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
                            "ratio_ci_low": s.low, "ratio_ci_high": s.high,
                            "or_between": "; ".join(f"{a} -> {b}" for a, b in s.also_between),
@@ -109,21 +115,21 @@ def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
 def _step_text(r, package: str) -> str:
     """A step as the summary names it, in bold; one resting on a single release's job is not named a step."""
     size = f"{package} {r.before} -> {r.after}: {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]"
+    alone = isinstance(r.one_release, str) and r.one_release
     text = (f"{size} rests on release {r.one_release} alone (one job's offset looks the same): not a step until "
-            f"that release is timed again in another job" if isinstance(r.one_release, str) and r.one_release
-            else f"**{size}**")
+            "that release is timed again in another job (history.repeats: 2)" if alone else f"**{size}**")
     return (text + (f" (or {r.or_between}: the measurements cannot tell which)" if r.or_between else "")
             + (f" ({r.also_changed} changed too)" if r.also_changed else ""))
 
 
-def figure(ratios: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
-    """Each series' ratio per release with its 95% interval, one panel per variant and mode, a dashed line
+def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
+    """Each series' level per release with its 95% interval, one panel per variant and mode, a dashed line
     between the releases of each step found."""
     from .plots import facet_lines
 
-    shown = [r for r in releases if r in set(ratios.release)]
-    data = ratios.assign(position=ratios.release.map(shown.index),
-                         series=ratios.variant + " / " + ratios.baseline + ", " + ratios["mode"])
+    shown = [r for r in releases if r in set(levels.release)]
+    data = levels.assign(position=levels.release.map(shown.index),
+                         series=levels.variant + " / " + levels.baseline + ", " + levels["mode"])
     fig = facet_lines(data, x="position", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="config_id",
                       col="series", wrap=2, reference=1.0, xlabel=f"{package} release", ylabel="paired ratio",
                       title="Each release's paired ratio (95% interval); dashed: a step found")
@@ -136,7 +142,20 @@ def figure(ratios: pd.DataFrame, steps: pd.DataFrame, releases: list[str], packa
     return fig
 
 
-def markdown(ratios: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str], history: dict[str, Any]) -> str:
+def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
+    """How many jobs each release had, and the spread between jobs of one release where that could be told."""
+    if steps.between_jobs.isna().all():
+        return (f"Each release timed in {repeats} job(s): the spread between jobs of one release is not "
+                "estimated, and a step resting on one release's job is not named (`history.repeats: 2` times "
+                "every release twice and puts that spread into every release's interval).")
+    spread = steps.drop_duplicates(SERIES).between_jobs
+    return (f"Each release timed in {repeats} jobs: between jobs of one release, beyond their own intervals, a "
+            f"spread of {spread.median():.1%} in median over the series (largest {spread.max():.1%}), added to "
+            "every release's interval before the fit.")
+
+
+def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
+             history: dict[str, Any]) -> str:
     """reports/history.md: what changed and where, how it was decided, the releases that failed, the rows."""
     package = history["package"]
     failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
@@ -148,14 +167,16 @@ def markdown(ratios: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, s
         "best piecewise-constant fit over the releases in order, each weighted by its own interval, keeping the "
         "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
         "could be in every series of this report; each step's size with its 95% interval; a step beside a "
-        "segment of one release rests on that release's job alone and is not named one. Where there is none, "
-        "the change ruled out.", "",
+        "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
+        "none, the change ruled out.", "", jobs_line(steps, history["repeats"]), "",
         "![Each release's paired ratio](figures/history.png)", "",
         "## What changed", "", *summary_lines(steps, package), "",
         *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
             *failed, ""] if failed else []),
         "## Steps", "", steps.to_markdown(index=False, floatfmt=".3f"), "",
-        "## Each release's ratios", "", ratios.to_markdown(index=False, floatfmt=".3f"), "",
+        "## Each release's ratios", "", levels.to_markdown(index=False, floatfmt=".3f"), "",
+        *(["## Each job's ratios", "", ratios.to_markdown(index=False, floatfmt=".3f"), ""]
+          if history["repeats"] > 1 else []),
     ])
 
 
@@ -170,8 +191,8 @@ def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
 
 
 def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
-    """The history's outputs from every release's results (results/history/runs/{release}/{config}.json) and
-    its jobs' benchmarks: the ratios and steps tables, the figure, reports/history.md."""
+    """The history's outputs from every release's results (results/history/runs/{release}/job{k}/{config}.json)
+    and its jobs' benchmarks: the ratios and steps tables, the figure, reports/history.md."""
     from .. import results
     from .plots import save
 
@@ -179,17 +200,19 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     releases = list(history["versions"])
     measured: dict[str, list[dict[str, Any]]] = {}
     unavailable = {}
-    for path in run_paths:
-        release, doc = Path(path).parent.name, json.loads(Path(path).read_text())
+    for path in sorted(run_paths):
+        release, job, doc = Path(path).parents[1].name, Path(path).parent.name, json.loads(Path(path).read_text())
+        doc["job"] = int(job.removeprefix("job"))
         if "unavailable" in doc:
             unavailable[release] = doc["unavailable"]
         else:
             measured.setdefault(release, []).append(doc)
     measured = {r: measured[r] for r in releases if r in measured}
     ratios = ratios_table(measured, history["package"])
-    steps = steps_table(ratios, releases, history["package"], environments(measured))
+    levels = release_levels(ratios)
+    steps = steps_table(levels, releases, history["package"], environments(measured))
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
-    save(figure(ratios, steps, releases, history["package"]), out.figure)
-    results.write_text(out.report, markdown(ratios, steps, unavailable, history)
+    save(figure(levels, steps, releases, history["package"]), out.figure)
+    results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history)
                        + "\n".join(["## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))

@@ -1,0 +1,71 @@
+"""A release timed in several jobs (`history.repeats`): one level per release, the spread between jobs in it.
+
+A job's interval covers what varies inside the job (rounds, fresh worker processes); it cannot cover what the
+whole job shares: a first job that ran while the machine was still settling, a venv's file cache, the model
+read once. Timed once, one release's offset in its job looks like a step (the null history's safetensors
+0.4.1: 1.051x at the series' edge). Timed in two jobs or more, the jobs of one release disagree by that
+offset: the spread between jobs beyond their own intervals is estimated per series (method of moments,
+unweighted, pooled over the releases timed more than once), and each release's variance gets the larger of
+that pooled spread and its own jobs' excess, so that one bad job widens its own release and is not diluted
+among the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..harness.stats import Z_95
+from .compare import detectability
+
+SERIES = ["config_id", "variant", "baseline", "mode"]
+LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_high", "between_jobs",
+                 "detectable_change", "versions"]
+
+
+def _excess(jobs: pd.DataFrame) -> float:
+    """One release's variance between its jobs beyond their own (log scale; negative where they agree better
+    than their intervals say)."""
+    return float(jobs.y.var(ddof=1) - jobs["var"].mean())
+
+
+def between_jobs(y: pd.Series, se: pd.Series, release: pd.Series) -> float | None:
+    """The standard deviation between jobs of one release (log scale), beyond their own intervals, pooled over
+    the releases timed in two jobs or more (None where none was: one job per release cannot tell it)."""
+    frame = pd.DataFrame({"y": y.to_numpy(), "var": (se ** 2).to_numpy(), "release": release.to_numpy()})
+    repeated = [jobs for _, jobs in frame.groupby("release") if len(jobs) > 1]
+    if not repeated:
+        return None
+    dof = np.array([len(jobs) - 1 for jobs in repeated])
+    excess = np.array([_excess(jobs) for jobs in repeated])
+    return float(np.sqrt(max(0.0, float((excess * dof).sum() / dof.sum()))))
+
+
+def _level(release: str, jobs: pd.DataFrame, tau: float | None) -> dict:
+    """A release's level from its jobs: one job's own interval as measured where no spread is known, else the
+    mean log ratio with each job's variance plus the spread between jobs."""
+    if len(jobs) == 1 and tau is None:
+        job = jobs.iloc[0]
+        low, high, ratio = float(job.ratio_ci_low), float(job.ratio_ci_high), float(job.ratio)
+    else:
+        spread = max((tau or 0.0) ** 2, _excess(jobs) if len(jobs) > 1 else 0.0)
+        level, level_se = float(jobs.y.mean()), float(np.sqrt((jobs["var"].mean() + spread) / len(jobs)))
+        ratio, low, high = (float(np.exp(level + k * Z_95 * level_se)) for k in (0, -1, 1))
+    return {"release": release, "jobs": len(jobs), "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
+            "between_jobs": None if tau is None else float(np.expm1(tau)),
+            "detectable_change": detectability(low, high, 0.05, 1)["detectable_change"],
+            "versions": jobs.versions.iloc[0]}
+
+
+def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Per series and release, its level with a 95% interval (`_level`); `between_jobs`: the series' pooled
+    spread as a relative change (empty where no release was timed twice). Jobs without a finite ratio and
+    interval are left out (they would count as jobs while the means skip them)."""
+    y, se = np.log(ratios.ratio), (np.log(ratios.ratio_ci_high) - np.log(ratios.ratio_ci_low)) / (2 * Z_95)
+    usable = ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
+    rows = []
+    for key, series in usable.groupby(SERIES, sort=False):
+        tau = between_jobs(series.y, np.sqrt(series["var"]), series.release)
+        rows += [_level(release, jobs, tau) | dict(zip(SERIES, key, strict=True))
+                 for release, jobs in series.groupby("release", sort=False)]
+    return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
