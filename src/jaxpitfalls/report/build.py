@@ -48,6 +48,16 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     return [{k: v for k, v in asdict(applicable(j)).items() if k not in ("reason", "bound")} for j in judged]
 
 
+def study_claims(name: str, table_paths: dict[str, str]) -> list[dict[str, Any]]:
+    """A study's scorecard rows judged on its tables (table name -> CSV path): pooled, then each worker
+    process's own rows, through the one rule for what this hardware can show."""
+    judges = registry.judges(name)
+    per_process = [judged_rows(name, judges.judge(read_tables(table_paths, p)))
+                   for p in processes_of(read_tables(table_paths))]
+    pooled = judged_rows(name, judges.judge(read_tables(table_paths)))
+    return declared(registry.spec(name), judged_per_process(pooled, per_process), registry.report(name).FINDINGS)
+
+
 def _unjudged(claim: Claim) -> dict[str, Any]:
     """The row of a claim no report judges: checked by every job, or not measured, with the reason."""
     if claim.checked:
@@ -114,12 +124,9 @@ def build_report(
     results.write_csv(out_summary, summary)
     claims, sections, audits, environments, quiet, parts = {}, [], [], {}, {}, {}
     for name, inputs in study_inputs.items():
-        spec, report, judges = registry.spec(name), registry.report(name), registry.judges(name)
+        spec, report = registry.spec(name), registry.report(name)
         tables = read_tables(inputs["tables"])
-        per_process = [judged_rows(name, judges.judge(read_tables(inputs["tables"], p)))
-                       for p in processes_of(tables)]
-        claims[name] = declared(spec, judged_per_process(judged_rows(name, judges.judge(tables)), per_process),
-                                report.FINDINGS)
+        claims[name] = study_claims(name, inputs["tables"])
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,

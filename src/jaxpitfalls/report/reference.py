@@ -38,7 +38,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _sources(run: Path) -> dict[str, str]:
+def kept_files(run: Path) -> dict[str, str]:
     """Snapshot path -> the run's path (as the bundle names it) for every file a reference keeps."""
     figures = sorted(p.relative_to(run / "reports").as_posix() for p in (run / "reports/figures").rglob("*.png"))
     environments = sorted((run / "results/tables").glob("*/environment.csv"))
@@ -80,7 +80,7 @@ def publish(run: str | Path, out_root: str | Path, preset: str) -> Path:
     run = Path(run)
     bundle = _bundle_manifest(run)
     wall_s = _whole_run(run)
-    sources = _sources(run)
+    sources = kept_files(run)
     for source in sources.values():
         if bundle["files"].get(source) != _sha256(run / source):
             raise InvalidReference(f"{run / source}: not the file the run's bundle holds (rerun the bundle rule)")

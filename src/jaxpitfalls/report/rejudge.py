@@ -1,0 +1,79 @@
+"""A published reference judged again by this checkout's rules, from the tables it keeps.
+
+A reference snapshot keeps each study's tables (report/reference.py): everything its claims were judged on. A
+change to a claim's rule or to the rule of what this hardware can show is then checked against published
+numbers in seconds, not by a 49-minute `make reference`: every claim's verdict as published and as judged now,
+the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
+
+    python -m jaxpitfalls.report.rejudge docs/reference/<snapshot>
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ..plan import TABLES
+from .build import study_claims
+from .scorecard import VERDICT_MARK
+
+VERDICT_OF_MARK = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
+
+
+class UnreadableSnapshot(ValueError):
+    """A snapshot whose scorecard this checkout cannot read (an older report's layout)."""
+
+
+def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
+    """(study, claim text) -> verdict, read off the report's scorecard table: its `study` and `claim` columns
+    (the first two) and its `verdict` column (the last: the cells between may hold anything)."""
+    if "## Reproduction scorecard" not in report_md:
+        raise UnreadableSnapshot("its report has no '## Reproduction scorecard' section")
+    section = report_md.split("## Reproduction scorecard", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("|")]
+    if not rows or rows[0][:2] != ["study", "claim"] or rows[0][-1] != "verdict":
+        raise UnreadableSnapshot(f"its scorecard's columns are {rows[0] if rows else 'missing'}, not study, "
+                                 "claim, ..., verdict")
+    unknown = sorted({cells[-1] for cells in rows[2:]} - set(VERDICT_OF_MARK))
+    if unknown:
+        raise UnreadableSnapshot(f"its scorecard has verdicts this checkout does not name: {unknown}")
+    return {(cells[0], cells[1]): VERDICT_OF_MARK[cells[-1]] for cells in rows[2:]}  # past header and rule
+
+
+def table_paths(snapshot: Path, study: str) -> dict[str, str]:
+    """A study's tables as a snapshot keeps them (the environment beside, in environment/)."""
+    return {t: str(snapshot / ("environment" if t == "environment" else f"tables/{study}")
+                   / (f"{study}.csv" if t == "environment" else f"{t}.csv")) for t in TABLES}
+
+
+def rejudged(snapshot: Path) -> pd.DataFrame:
+    """Every claim of every study the snapshot kept tables for: its verdict as published and as judged now,
+    and what it measured now; the changed ones first."""
+    kept = snapshot / "tables"
+    studies = sorted(p.name for p in kept.iterdir() if p.is_dir()) if kept.is_dir() else []
+    if not studies:
+        raise FileNotFoundError(f"{snapshot} keeps no tables (snapshots published before they were kept)")
+    published = published_verdicts((snapshot / "report.md").read_text())
+    rows = [{"study": study, "claim": c["key"], "published": published.get((study, c["claim"]), "absent"),
+             "now": c["verdict"], "measured now": c["measured"]}
+            for study in studies for c in study_claims(study, table_paths(snapshot, study))]
+    table = pd.DataFrame(rows)
+    table.insert(2, "changed", table.published != table.now)
+    return table.sort_values("changed", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    table = rejudged(Path(argv[0]))
+    print(f"{int(table.changed.sum())} of {len(table)} verdicts changed (published -> now)\n")
+    print(table.to_markdown(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,48 @@
+"""A reference judged again from the tables it keeps (report/rejudge.py), on the smoke run laid out as a
+snapshot: the code that made it finds every verdict unchanged, and a verdict published otherwise is shown
+changed, first."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from jaxpitfalls.report import reference, rejudge
+from jaxpitfalls.report.scorecard import VERDICT_MARK
+
+pytestmark = pytest.mark.workflow
+
+
+def test_a_snapshot_judged_again_by_the_code_that_made_it_changes_nothing(smoke_run, tmp_path):
+    snapshot = tmp_path / "snapshot"
+    for kept, source in reference.kept_files(smoke_run).items():
+        (snapshot / kept).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(smoke_run / source, snapshot / kept)
+    table = rejudge.rejudged(snapshot)
+    assert set(table.study) == {"dispatch", "tree_at", "extraction", "generation"}
+    assert not table.changed.any() and "absent" not in set(table.published), table[table.changed]
+
+    report = snapshot / "report.md"
+    (study, claim), verdict = next(iter(rejudge.published_verdicts(report.read_text()).items()))
+    other = next(v for v in VERDICT_MARK if v != verdict)  # publish that claim with another verdict
+    rows = report.read_text().splitlines()
+    at = next(i for i, line in enumerate(rows) if line.startswith(f"| {study} ") and f"| {claim} " in line)
+    rows[at] = rows[at].rstrip().rstrip("|").rsplit("|", 1)[0] + f"| {VERDICT_MARK[other]} |"
+    report.write_text("\n".join(rows))
+    again = rejudge.rejudged(snapshot)
+    assert int(again.changed.sum()) == 1 and (again.iloc[0].published, again.iloc[0].now) == (other, verdict)
+
+
+def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match="keeps no tables"):
+        rejudge.rejudged(tmp_path)
+    (tmp_path / "tables").mkdir()
+    with pytest.raises(FileNotFoundError, match="keeps no tables"):
+        rejudge.rejudged(tmp_path)
+    older = "## Reproduction scorecard\n\n| study | claim | reproduced | magnitude |\n|:-|:-|:-|:-|\n"
+    with pytest.raises(rejudge.UnreadableSnapshot, match="columns are"):
+        rejudge.published_verdicts(older)
+    odd = "## Reproduction scorecard\n\n| study | claim | verdict |\n|:-|:-|:-|\n| a | b | maybe |\n"
+    with pytest.raises(rejudge.UnreadableSnapshot, match="'maybe'"):
+        rejudge.published_verdicts(odd)
