@@ -25,9 +25,15 @@ def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def demonstrated(table: pd.DataFrame) -> pd.Series:
+    """Whether each row is of a configuration that demonstrates a pitfall on purpose (its `demonstration` names
+    it; a column read back from CSV with none is all NaN)."""
+    return table["demonstration"].astype("string").fillna("") != ""
+
+
 def measured(table: pd.DataFrame) -> pd.DataFrame:
     """The rows of proper measurements: without the configurations that demonstrate a pitfall on purpose."""
-    return table[table["demonstration"].fillna("") == ""]
+    return table[~demonstrated(table)]
 
 
 def base_config_id(table: pd.DataFrame) -> str:

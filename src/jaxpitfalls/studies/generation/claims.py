@@ -7,6 +7,7 @@ import pandas as pd
 
 from ...contract.verdicts import Judged
 from ...harness.stats import ratio_of_estimates
+from ...report.aggregate import demonstrated
 from ...report.claims import (
     Decision,
     decide,
@@ -171,7 +172,7 @@ def _demonstration(run: Run) -> tuple[pd.Series, dict, bool]:
     """The first demonstration's uncached / kv_cache row, the keys its proper configuration shares with it, and
     whether it lies at the write-up's structure."""
     every = run.tables["comparisons"]  # `run.comp` leaves the demonstrations out
-    demos = every[every.demonstration.fillna("") != ""]
+    demos = every[demonstrated(every)]
     demo = row(demos, config_id=demos.config_id.iloc[0], variant="uncached", baseline=SPEC.floor)
     same = {key: demo[key] for key in ("layers", "hidden", "prompt", "new_tokens")}
     at_structure = all(demo[k] == v for k, v in SPEC.claims["distortion"].numbers[0].at.items())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import measured
+from ...report.aggregate import demonstrated, measured
 from .spec import SPEC
 
 FINDINGS = ("cache_faster", "recompiles", "short_warmup", "scan")  # the cache, static shapes, warmup, scan
@@ -35,7 +35,7 @@ def speed(steps: pd.DataFrame) -> pd.DataFrame:
 def pitfall(steps: pd.DataFrame) -> pd.DataFrame:
     """Each demonstration beside the proper configuration it differs from only in warmup."""
     keys = ["layers", "hidden", "prompt", "new_tokens", "variant"]
-    demo = steps[steps.demonstration.fillna("") != ""]
+    demo = steps[demonstrated(steps)]
     proper = measured(steps)[[*keys, "median_ms"]].rename(columns={"median_ms": "proper_ms"})
     table = demo.assign(compiles_per_sample=demo.compiles_in_timed_region / demo.n)[
         [*keys, "warmup_fraction", "median_ms", "compiles_per_sample"]].merge(proper, on=keys)
