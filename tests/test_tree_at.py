@@ -16,13 +16,14 @@ from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.compiles import NotAFirstRun
 from jaxpitfalls.harness.protocol import measure_mode
 from jaxpitfalls.harness.sampling import Sampling
+from jaxpitfalls.harness.stats import marginal_cost_ratio
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
 from jaxpitfalls.studies.tree_at.claims import JUDGES
-from jaxpitfalls.studies.tree_at.spec import SPEC, START_UP_STEPS
+from jaxpitfalls.studies.tree_at.spec import ANCHOR, SPEC, START_UP_STEPS
 
 SETTINGS = {"repeats": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
 
@@ -122,8 +123,8 @@ def tables(model_and_mesh):
 
 def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
     for doc, stepped in zip(tables["docs"], (True, False), strict=True):
-        for variant in doc["variants"].values():
-            modes = variant["modes"]
+        for name in SPEC.variants:
+            modes = doc["variants"][name]["modes"]
             assert set(modes) == {"direct", "first_run", "steady"} | ({"step_by_step"} if stepped else set())
             assert modes["first_run"]["measures_compilation"] and modes["first_run"]["compiles_in_timed_region"] >= 2
             assert modes["direct"]["compiles_in_timed_region"] == modes["steady"]["compiles_in_timed_region"] == 0
@@ -133,7 +134,23 @@ def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
                 assert len({len(xs) for xs in by_step.values()}) == 1
                 assert len(by_step["apply"]) >= modes["step_by_step"]["summary"]["n"]
         calls = {name: v["signature"]["tree_at_calls_per_first_run"] for name, v in doc["variants"].items()}
-        assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
+        assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1} | (
+            {} if stepped else {ANCHOR: 1})  # the 2-layer model's one-layer anchor, a batched first run
+
+
+def test_a_deeper_model_s_first_runs_are_paired_with_its_one_layer_anchor(tables):
+    """The anchor is timed in the first_run mode alone, compiling every sample as the variants do, at the
+    one-layer slice's transforms; a one-layer model is its own anchor (none timed), and its quotient is 1."""
+    one, two = tables["docs"]
+    assert ANCHOR not in one["variants"]
+    anchor = two["variants"][ANCHOR]
+    assert set(anchor["modes"]) == {"first_run"} and anchor["modes"]["first_run"]["compiles_in_timed_region"] >= 2
+    assert anchor["signature"]["transforms_applied"] == one["structure"]["transforms"]
+    from jaxpitfalls.studies.tree_at.claims import anchored_first_runs
+
+    transforms = tables["steps"].drop_duplicates("config_id").set_index("config_id").structure_transforms
+    q = anchored_first_runs(tables["comparisons"], tables["steps"], transforms).set_index("config_id")
+    assert q.loc["layers1-hidden16", "q"] == 1.0 and q.loc["layers2-hidden16", "q_low"] > 0
 
 
 def test_scaling_claims_and_figures(tables):
@@ -169,11 +186,15 @@ def _affine(n: int) -> float:
     return 400.0 + 10.0 * n  # a fixed part plus a cost per transform
 
 
+NO_DRIFT = {4: 1.0, 12: 1.0, 24: 1.0}
+
+
 def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, float, float],
-               spread: dict = SPREAD, start_up_steps: dict = STEPS, first_run=_affine) -> dict:
+               spread: dict = SPREAD, start_up_steps: dict = STEPS, first_run=_affine, drift: dict = NO_DRIFT) -> dict:
     """Three depths (24, 72, 144 transforms) with known results: direct time quadratic in the transforms
     unbatched, linear batched; the first run batched `first_run(transforms)` (its median within 3%: many
-    rounds), unbatched 3x; the given steady and compile ratios at every depth, and
+    rounds) on a machine `drift[layers]` times slower in that depth's job, unbatched 3x, and over its job's
+    one-layer anchor (6 transforms, the same drift: paired); the given steady and compile ratios at every depth, and
     each variant's relative spread (IQR / median with its interval) in every mode; the un-jitted start-up
     step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says."""
     steps, comparisons = [], []
@@ -181,7 +202,8 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
                 "layers": layers, "hidden": 64, "structure_transforms": n, "demonstration": ""}
         times = {("direct", "unbatched"): 0.01 * n ** 2, ("direct", "batched"): 0.1 * n,
-                 ("first_run", "unbatched"): 3 * first_run(n), ("first_run", "batched"): first_run(n),
+                 ("first_run", "unbatched"): 3 * first_run(n) * drift[layers],
+                 ("first_run", "batched"): first_run(n) * drift[layers],
                  ("steady", "unbatched"): 35.0, ("steady", "batched"): 35.0}
         steps += [conf | {"mode": mode, "variant": variant, "median_ms": ms,
                           "median_ci_low_ms": (0.97 if mode == "first_run" else 0.9) * ms,
@@ -195,6 +217,9 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
                         | (dict(zip(("compile_ratio", "compile_ratio_ci_low", "compile_ratio_ci_high"),
                                     compile_ratio, strict=True)) if mode == "first_run" else {})
                         for mode, r in ratios.items()]
+        anchor = first_run(6) / first_run(n)
+        comparisons.append(conf | {"mode": "first_run", "variant": ANCHOR, "baseline": "batched", "ratio": anchor,
+                                   "ratio_ci_low": 0.97 * anchor, "ratio_ci_high": 1.03 * anchor})
         steps += _step_by_step(conf, start_up_steps) if layers == 4 else []
     steps = pd.DataFrame(steps)
     return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
@@ -237,6 +262,20 @@ def test_a_first_run_is_linear_where_each_transform_costs_the_same_whatever_the_
     linear = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), first_run=first_run), "first_run_linear")
     assert linear.verdict == expected, linear.measured
     assert "from 72 to 144 transforms over that from 24 to 72" in linear.measured
+
+
+def test_a_first_run_s_linearity_survives_a_machine_that_drifted_between_the_depths_jobs():
+    """The 2026-11-25-5 reference's drift: the deepest job ran 1.15x slow, the others 1.57x and 1.74x. Read
+    from absolute medians an affine first run looks sub-linear (0.12x); over each job's own one-layer first
+    run it is linear, and the measurement says both."""
+    drifted = _synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), drift={4: 1.57, 12: 1.74, 24: 1.15})
+    linear = _judged(drifted, "first_run_linear")
+    assert linear.verdict == "reproduced", linear.measured
+    assert "over its own job's one-layer first run (1.39x at 24, 2.43x at 72, 4.00x at 144" in linear.measured
+    first = drifted["steps"][(drifted["steps"]["mode"] == "first_run") & (drifted["steps"].variant == "batched")]
+    absolute = marginal_cost_ratio(first.structure_transforms, first.median_ms, first.median_ci_low_ms,
+                                   first.median_ci_high_ms)
+    assert absolute[2] < 0.8  # what the unpaired medians would have said
 
 
 def _judged(tables: dict, claim: str):

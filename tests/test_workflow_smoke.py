@@ -23,6 +23,10 @@ from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, results
 from jaxpitfalls.contract import registry
+from jaxpitfalls.studies.tree_at.spec import ANCHOR
+from jaxpitfalls.studies.tree_at.spec import SPEC as TREE_AT
+
+TREE_AT_VARIANTS = TREE_AT.variants  # the two code paths (not the first_run anchor)
 
 pytestmark = pytest.mark.workflow
 
@@ -65,14 +69,16 @@ def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):
         assert doc["structure"]["devices"] == doc["environment"]["device_count"]
         if doc["structure"]["devices"] > 1:
             assert doc["structure"]["sharded_leaves"] > 0
-        calls = {name: v["signature"]["tree_at_calls_per_application"] for name, v in doc["variants"].items()}
+        calls = {name: doc["variants"][name]["signature"]["tree_at_calls_per_application"] for name in TREE_AT_VARIANTS}
         assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
         for variant in doc["variants"].values():
             assert variant["modes"]["first_run"]["measures_compilation"]
     assert deeper["structure"]["transforms"] == 2 * base["structure"]["transforms"]
+    # the 2-layer model's first runs are paired with its one-layer anchor; the 1-layer base is its own
+    assert ANCHOR not in base["variants"] and set(deeper["variants"][ANCHOR]["modes"]) == {"first_run"}
     # measure.step_by_step: base: the un-jitted start-up timed step by step at the base only
-    assert all("step_by_step" in v["modes"] and "step_by_step" not in w["modes"]
-               for v, w in zip(base["variants"].values(), deeper["variants"].values(), strict=True))
+    assert all("step_by_step" in base["variants"][name]["modes"] and "step_by_step" not in
+               deeper["variants"][name]["modes"] for name in TREE_AT_VARIANTS)
     figures = sorted(p.name for p in (smoke_run / "reports" / "figures" / "tree_at").glob("*.png"))
     assert figures == ["speedup_vs_transforms.png", "time_vs_transforms.png"]
     assert len(list((smoke_run / "results" / "traces" / "tree_at").iterdir())) == 1  # `trace: base`

@@ -19,8 +19,8 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run, once_per_run
-from .report import exponent_text, scaling
-from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
+from .report import exponent_text, scaling, variants_only
+from .spec import ANCHOR, DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
@@ -33,8 +33,9 @@ def _transforms(run: Run) -> pd.Series:
 
 @once_per_run
 def _comp(run: Run) -> pd.DataFrame:
-    """The paired ratios against the floor, with each configuration's transforms."""
-    comp = run.comp[run.comp.baseline == SPEC.floor]
+    """The paired ratios of the variants against the floor (not the first_run mode's anchor), with each
+    configuration's transforms."""
+    comp = variants_only(run.comp[run.comp.baseline == SPEC.floor])
     return comp.assign(transforms=comp.config_id.map(_transforms(run)))
 
 
@@ -116,27 +117,44 @@ def _same_with_depth(run: Run) -> Judged:
     )
 
 
+def anchored_first_runs(comp: pd.DataFrame, steps: pd.DataFrame, transforms: pd.Series) -> pd.DataFrame:
+    """Per configuration, the batched first run over its own job's one-layer anchor (`q`, with its 95%
+    interval from the paired rounds): exactly 1 where the model is one layer (its own anchor). Jobs ran at
+    different times, on a machine whose speed drifts between them: the quotient is paired in time."""
+    anchors = comp[(comp.variant == ANCHOR) & (comp.baseline == SPEC.floor) & (comp["mode"] == "first_run")]
+    rows = [{"config_id": r.config_id, "q": 1 / r.ratio, "q_low": 1 / r.ratio_ci_high, "q_high": 1 / r.ratio_ci_low}
+            for r in anchors.itertuples()]
+    one_layer = steps[(steps.layers == 1) & ~steps.config_id.isin(anchors.config_id)].config_id.unique()
+    rows += [{"config_id": c, "q": 1.0, "q_low": 1.0, "q_high": 1.0} for c in one_layer]
+    table = pd.DataFrame(rows, columns=["config_id", "q", "q_low", "q_high"])
+    return table.assign(transforms=table.config_id.map(transforms))
+
+
 @JUDGES("first_run_linear")
 def _first_run_linear(run: Run) -> Judged:
     """Affine, not a power law: a first run is a fixed part (start-up that no transform adds) plus a cost per
     transform, so its exponent lies below 1 even where it is exactly linear; the cost of one more transform
-    over the larger depths against the smaller ones cancels the fixed part."""
+    over the larger depths against the smaller ones cancels the fixed part. Each depth's first run is read
+    over its own job's one-layer anchor (`anchored_first_runs`): the fixed part and the anchor cancel alike."""
     largest = _ratios(run, "direct").iloc[-1]
     ours = (tuple(ms / largest.transforms for ms in median_of(run.steps, largest.config_id, SPEC.floor, "first_run")),)
     base = row(run.steps.drop_duplicates("config_id"), config_id=run.base_id)
-    first = run.steps[(run.steps["mode"] == "first_run") & (run.steps.variant == SPEC.floor)
-                      & (run.steps.hidden == base.hidden)]  # depth alone: a width changes the cost per transform
-    first = first.assign(transforms=first.config_id.map(_transforms(run))).sort_values("transforms")
+    at_width = run.steps[run.steps.hidden == base.hidden].config_id.unique()  # depth alone: width changes the cost
+    first = anchored_first_runs(run.comp, run.steps, _transforms(run))
+    first = first[first.config_id.isin(at_width)].sort_values("transforms")
     if first.transforms.nunique() < 3:
-        return Judged(measured=f"not measured: fewer than 3 depths at the base's width ({int(base.hidden)})",
-                      verdict=verdict(None), ours=ours)
-    growth = marginal_cost_ratio(first.transforms, first.median_ms, first.median_ci_low_ms, first.median_ci_high_ms)
+        return Judged(measured=f"not measured: fewer than 3 depths at the base's width ({int(base.hidden)}), each "
+                               "with its first run over its own job's one-layer first run", verdict=verdict(None),
+                      ours=ours)
+    growth = marginal_cost_ratio(first.transforms, first.q, first.q_low, first.q_high)
     n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
     f = _fits(run).loc[("first_run", SPEC.floor)]
     shown = (f"each transform's cost from {n[1]} to {n[2]} transforms over that from {n[0]} to {n[1]}: "
              f"{interval(*growth, 'x')} (1: a fixed part plus a cost per transform; "
-             f"{(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic); power-law exponent {exponent_text(f)}, below 1 "
-             f"by the fixed part; {f.ms_per_transform_first:.1f} ms per transform at {n[0]}, "
+             f"{(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic), each depth's first run over its own job's "
+             "one-layer first run (" + ", ".join(f"{r.q:.2f}x at {int(r.transforms)}" for r in first.itertuples())
+             + f": paired in time, so the machine's drift between jobs cancels); across jobs, unpaired: power-law "
+             f"exponent {exponent_text(f)}, {f.ms_per_transform_first:.1f} ms per transform at {n[0]}, "
              f"{f.ms_per_transform_last:.1f} ms at {n[2]}")
     if np.isnan(growth[0]):
         return Judged(measured=f"{shown}: a first run shorter at more transforms, no ratio", verdict=verdict(None),

@@ -17,7 +17,8 @@ MODES = {
     "direct": "the plan applied outside JIT, once per sample",
     "first_run": "a fresh `eqx.filter_jit(make_module_opt)` called once: trace (applying the plan) + compile "
                  "+ execute, persistent cache off; measures compilation on purpose (labelled, every sample "
-                 "must compile)",
+                 "must compile); beside the variants, `batched_one_layer`: the batched first run of the model's "
+                 "one-layer slice, the anchor each depth's first run is read over",
     "steady": "the compiled `make_module_opt` called again (reshard the model, create the optimizer state)",
     "step_by_step": "`make_module_opt` un-jitted, its four steps (apply the plan, partition spec, filter_shard, "
                     "optimizer init) each blocked and timed, as the write-up's step-by-step table (at the base and "
@@ -110,7 +111,8 @@ CLAIMS = {
         rule="batched (the write-up's code): a first run is a fixed part plus a cost per transform, so the cost of "
              "one more transform at the larger depths over that at the smaller ones (middle to largest over "
              "smallest to middle, three depths, 95% interval) within 0.8-1.25 (a square gives ~2; outside: not "
-             "reproduced)",
+             "reproduced); each depth's first run read over its own job's first run of the model's one-layer "
+             "slice, paired round by round, so that the machine's drift between the depths' jobs cancels",
         advice=Advice("Expect start-up (trace, compile, shard, optimizer init) to grow about linearly with depth; "
                       "JAX's persistent compilation cache shortens repeated starts.")),
     "jit_negligible": Claim(
@@ -205,6 +207,13 @@ def check_sizes(at, conf, model, config) -> Iterator[str]:
                "(--xla_force_host_platform_device_count), across which the tensor-parallel plan splits it; "
                f"use a multiple of {devices}")
 
+
+# Timed beside the variants in the first_run mode of every model deeper than one layer: the batched first run of
+# the model's one-layer slice. A first run is timed in its depth's own job, and jobs minutes apart on a shared
+# VM ran 1.15-1.8x apart in speed (the 2026-11-25-5 reference: the 16-layer job, run first, came out barely slower
+# than the 8-layer one, run last); a depth's first run over this anchor, paired round by round in one job, cancels
+# that drift, and first_run_linear is judged on those quotients.
+ANCHOR = "batched_one_layer"
 
 SPEC = StudySpec(
     name="tree_at",
