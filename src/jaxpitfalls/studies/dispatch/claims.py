@@ -126,6 +126,12 @@ def _where(run: Run) -> Judged:
     )
 
 
+# Said beside a difference of two configurations' overheads: each was timed in its own job, minutes apart, and a
+# shared VM's speed moves between jobs (1.15-1.8x within the 2026-11-25-5 reference), which no interval of one
+# job holds.
+ACROSS_JOBS = "from separate jobs, not paired in time: the machine's drift between them is in the difference"
+
+
 @JUDGES("structure")
 def _structure(run: Run) -> Judged:
     layers = _overhead_on(run, "layers", SPEC.floor)
@@ -143,7 +149,7 @@ def _structure(run: Run) -> Judged:
     return Judged(
         measured=(f"{ms(lo)} at {int(lo.leaves)} leaves -> {ms(hi)} at {int(hi.leaves)} leaves: "
                   f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us "
-                  f"per leaf){tree_only}"),
+                  f"per leaf; {ACROSS_JOBS}){tree_only}"),
         reason=grows.reason,
         verdict=grows.verdict(),
         ours=ours,
@@ -184,7 +190,8 @@ def _not_compute(run: Run) -> Judged:
     outcomes = [d.outcome for d in decisions]
     outcome = False if False in outcomes else (True if all(outcomes) else None)
     return Judged(
-        measured=f"base overhead {ms(base)}; shift per dropout and attention setting: {shown['judged']}{apart}",
+        measured=(f"base overhead {ms(base)}; shift per dropout and attention setting: {shown['judged']} "
+                  f"({ACROSS_JOBS}){apart}"),
         reason="" if outcome is not None else "; ".join(d.reason for d in decisions if d.reason),
         verdict=verdict(outcome),
     )
