@@ -131,5 +131,5 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
     se = np.full(release.size, 0.01)
     for spread, low, high in ((0.03, 0.022, 0.038), (0.0, 0.0, 0.006)):
         y = rng.normal(0, 0.01, release.size) + rng.normal(0, spread, release.size)
-        assert low <= between_jobs(pd.Series(y), pd.Series(se), pd.Series(release)) <= high
-    assert between_jobs(pd.Series([0.0, 0.1]), pd.Series([0.01, 0.01]), pd.Series([1, 2])) is None
+        assert low <= between_jobs(pd.DataFrame({"y": y, "var": se ** 2, "release": release})) <= high
+    assert between_jobs(pd.DataFrame({"y": [0.0, 0.1], "var": [1e-4, 1e-4], "release": [1, 2]})) is None

@@ -140,6 +140,12 @@ def relative_half_width(comparison) -> float:
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 
+def log_standard_error(low, high) -> np.ndarray:
+    """The standard error on the log scale of estimates known by their 95% intervals `low`..`high` (each
+    interval read as 1.96 log-standard errors either side)."""
+    return (np.log(np.asarray(high, dtype=float)) - np.log(np.asarray(low, dtype=float))) / (2 * Z_95)
+
+
 def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[float],
                        high: Sequence[float]) -> dict[str, float]:
     """The exponent b of y ~ a * x^b with a 95% interval from the measurements' own: weighted least squares on
@@ -152,7 +158,7 @@ def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[flo
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     if lx.size < 2 or np.ptp(lx) == 0:
         raise ValueError("a scaling exponent needs at least two distinct sizes")
-    se = (np.log(np.asarray(high, dtype=float)) - np.log(np.asarray(low, dtype=float))) / (2 * Z_95)
+    se = log_standard_error(low, high)
     w = 1 / np.maximum(se, 1e-6) ** 2
     mx, my = np.sum(w * lx) / w.sum(), np.sum(w * ly) / w.sum()
     sxx = np.sum(w * (lx - mx) ** 2)
@@ -212,6 +218,6 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
     interval from each ratio's own interval on the log scale (normal approximation, independent errors).
     A claim about all sizes then rests on all the evidence, not on whichever size drew the widest interval."""
     logs = np.log(np.asarray(ratios, dtype=float))
-    se = (np.log(np.asarray(highs, dtype=float)) - np.log(np.asarray(lows, dtype=float))) / (2 * Z_95)
+    se = log_standard_error(lows, highs)
     mean, mean_se = logs.mean(), np.sqrt(np.sum(se ** 2)) / logs.size
     return float(np.exp(mean)), float(np.exp(mean - Z_95 * mean_se)), float(np.exp(mean + Z_95 * mean_se))

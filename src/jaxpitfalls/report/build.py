@@ -48,14 +48,13 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     return [{k: v for k, v in asdict(applicable(j)).items() if k not in ("reason", "bound")} for j in judged]
 
 
-def study_claims(name: str, table_paths: dict[str, str]) -> list[dict[str, Any]]:
-    """A study's scorecard rows judged on its tables (table name -> CSV path): pooled, then each worker
-    process's own rows, through the one rule for what this hardware can show."""
+def study_claims(name: str, table_paths: dict[str, str], pooled: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """A study's scorecard rows judged on its tables (`pooled`, as read from `table_paths`: table name -> CSV
+    path), then on each worker process's own rows, through the one rule for what this hardware can show."""
     judges = registry.judges(name)
-    per_process = [judged_rows(name, judges.judge(read_tables(table_paths, p)))
-                   for p in processes_of(read_tables(table_paths))]
-    pooled = judged_rows(name, judges.judge(read_tables(table_paths)))
-    return declared(registry.spec(name), judged_per_process(pooled, per_process), registry.report(name).FINDINGS)
+    per_process = [judged_rows(name, judges.judge(read_tables(table_paths, p))) for p in processes_of(pooled)]
+    judged = judged_rows(name, judges.judge(pooled))
+    return declared(registry.spec(name), judged_per_process(judged, per_process), registry.report(name).FINDINGS)
 
 
 def _unjudged(claim: Claim) -> dict[str, Any]:
@@ -126,7 +125,7 @@ def build_report(
     for name, inputs in study_inputs.items():
         spec, report = registry.spec(name), registry.report(name)
         tables = read_tables(inputs["tables"])
-        claims[name] = study_claims(name, inputs["tables"])
+        claims[name] = study_claims(name, inputs["tables"], tables)
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,

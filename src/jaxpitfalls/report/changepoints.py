@@ -24,7 +24,7 @@ import ruptures
 from ruptures.base import BaseCost
 from scipy.stats import norm
 
-from ..harness.stats import Z_95
+from ..harness.stats import Z_95, log_standard_error
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,7 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
     one of `series` fitted for one report."""
     y = np.log(np.asarray(ratios, dtype=float))
-    se = np.maximum((np.log(np.asarray(highs, dtype=float)) - np.log(np.asarray(lows, dtype=float))) / (2 * Z_95),
-                    1e-6)
+    se = np.maximum(log_standard_error(lows, highs), 1e-6)
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")

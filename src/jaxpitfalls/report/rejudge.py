@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..plan import TABLES
+from .aggregate import read_tables
 from .build import study_claims
 from .scorecard import VERDICT_MARK
 
@@ -44,9 +45,15 @@ def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
 
 
 def table_paths(snapshot: Path, study: str) -> dict[str, str]:
-    """A study's tables as a snapshot keeps them (the environment beside, in environment/)."""
-    return {t: str(snapshot / ("environment" if t == "environment" else f"tables/{study}")
-                   / (f"{study}.csv" if t == "environment" else f"{t}.csv")) for t in TABLES}
+    """A study's tables as a snapshot keeps them (report/reference.kept_files): tables/<study>/<table>.csv, its
+    environment apart in environment/<study>.csv."""
+    paths = {t: str(snapshot / "tables" / study / f"{t}.csv") for t in TABLES}
+    return paths | {"environment": str(snapshot / "environment" / f"{study}.csv")}
+
+
+def _claims(study: str, paths: dict[str, str]) -> list[dict]:
+    """The study's claims judged now on the snapshot's tables."""
+    return study_claims(study, paths, read_tables(paths))
 
 
 def rejudged(snapshot: Path) -> pd.DataFrame:
@@ -59,7 +66,7 @@ def rejudged(snapshot: Path) -> pd.DataFrame:
     published = published_verdicts((snapshot / "report.md").read_text())
     rows = [{"study": study, "claim": c["key"], "published": published.get((study, c["claim"]), "absent"),
              "now": c["verdict"], "measured now": c["measured"]}
-            for study in studies for c in study_claims(study, table_paths(snapshot, study))]
+            for study in studies for c in _claims(study, table_paths(snapshot, study))]
     table = pd.DataFrame(rows)
     table.insert(2, "changed", table.published != table.now)
     return table.sort_values("changed", ascending=False, kind="stable").reset_index(drop=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..harness.stats import Z_95
+from ..harness.stats import Z_95, log_standard_error
 from .compare import detectability
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
@@ -29,11 +29,11 @@ def _excess(jobs: pd.DataFrame) -> float:
     return float(jobs.y.var(ddof=1) - jobs["var"].mean())
 
 
-def between_jobs(y: pd.Series, se: pd.Series, release: pd.Series) -> float | None:
+def between_jobs(series: pd.DataFrame) -> float | None:
     """The standard deviation between jobs of one release (log scale), beyond their own intervals, pooled over
-    the releases timed in two jobs or more (None where none was: one job per release cannot tell it)."""
-    frame = pd.DataFrame({"y": y.to_numpy(), "var": (se ** 2).to_numpy(), "release": release.to_numpy()})
-    repeated = [jobs for _, jobs in frame.groupby("release") if len(jobs) > 1]
+    the releases timed in two jobs or more (None where none was: one job per release cannot tell it); `series`:
+    one row per job, its log ratio `y`, its own variance `var` and its `release`."""
+    repeated = [jobs for _, jobs in series.groupby("release") if len(jobs) > 1]
     if not repeated:
         return None
     dof = np.array([len(jobs) - 1 for jobs in repeated])
@@ -61,11 +61,11 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     """Per series and release, its level with a 95% interval (`_level`); `between_jobs`: the series' pooled
     spread as a relative change (empty where no release was timed twice). Jobs without a finite ratio and
     interval are left out (they would count as jobs while the means skip them)."""
-    y, se = np.log(ratios.ratio), (np.log(ratios.ratio_ci_high) - np.log(ratios.ratio_ci_low)) / (2 * Z_95)
+    y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
     usable = ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
     rows = []
     for key, series in usable.groupby(SERIES, sort=False):
-        tau = between_jobs(series.y, np.sqrt(series["var"]), series.release)
+        tau = between_jobs(series)
         rows += [_level(release, jobs, tau) | dict(zip(SERIES, key, strict=True))
                  for release, jobs in series.groupby("release", sort=False)]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
