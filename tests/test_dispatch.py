@@ -13,7 +13,7 @@ from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
-from jaxpitfalls.studies.dispatch.spec import SPEC, Timing
+from jaxpitfalls.studies.dispatch.spec import ANCHOR, ANCHOR_PAIR, SPEC, Timing
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +101,26 @@ def test_a_run_times_the_forward_of_filter_jit_and_jit_partition_only_as_its_inf
     assert forward["filter_jit"]["callable"].startswith("equinox.") and forward["jit_partition"]["leaves_out"] == 1
     # the forward's arguments are the model (or its arrays) and the batch: no optimizer state, no key
     assert forward["filter_jit"]["leaves_in"] < doc["variants"]["filter_jit"]["signature"]["leaves_in"]
+
+
+def test_an_anchored_configuration_times_the_base_s_pair_beside_its_variants_in_the_blocked_rounds(tiny_bert_dir):
+    """dropout off, anchored to a base with dropout on (the same checkpoint here): the base's filter_jit and
+    jit_partition are timed in the blocked mode only, compared with each other only, and their losses checked."""
+    base = {"id": "b", "model": "m", "layers": 1, "hidden": 16, "batch": 2, "seq": 16, "dropout": 0.1,
+            "attention": "explicit"}
+    conf = base | {"id": "t", "dropout": 0.0, "axes": ["dropout"], "anchor": base}
+    settings = Timing.of({"repeats": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
+    doc = dispatch.run(conf, {"model": str(tiny_bert_dir), "anchor_model": str(tiny_bert_dir)}, settings)
+    results.validate(doc | {"study": "dispatch", "config_id": "t", "config": conf, "settings": {},
+                            "environment": {"python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu",
+                                            "device_count": 1, "cpu_model": "x", "xla_flags": "", "config_hash": "h",
+                                            "git": {"commit": None, "dirty": None}, "timestamp": "t"}})
+    anchor = {name for name, v in doc["variants"].items() if name not in SPEC.variants}
+    assert anchor == set(ANCHOR) and all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in anchor)
+    compared = [(c["variant"], c["baseline"], c["mode"]) for c in doc["comparisons"]
+                if {c["variant"], c["baseline"]} & anchor]
+    assert compared == [(*ANCHOR_PAIR, "blocked")]
+    agree = doc["checks"]["anchor_outputs_agree"]
+    assert agree["reference"] == "base_jit_partition" and set(agree["bitwise_equal"]) == anchor
+    # the base's losses (dropout on) are not the configuration's (dropout off): the anchor is another model
+    assert doc["trajectory"].keys() == set(SPEC.variants)

@@ -1,6 +1,8 @@
-"""The dispatch study's compute-independence rule on known numbers: judged on the write-up's compute axis
-(dropout, attention implementation), each setting's overhead shift against the base's within a quarter of the
-base's overhead; a setting of sizes (hidden) is shown beside the verdict and never decides it."""
+"""The dispatch study's claims on known numbers. Compute independence: judged on the write-up's compute axis
+(dropout, attention implementation), each setting's overhead shift against the base's timed in its own job,
+within a quarter of that base overhead; a setting of sizes (hidden) is shown beside the verdict and never
+decides it. The pytree-size dependence: read over the base timed in the deeper configuration's own job, so a
+machine that drifts between jobs neither makes nor hides it."""
 
 from __future__ import annotations
 
@@ -16,21 +18,29 @@ from jaxpitfalls.studies.dispatch.claims import (
     _inference_ok,
     _not_compute,
     _slower,
+    _structure,
     _where,
 )
-from jaxpitfalls.studies.dispatch.spec import SPEC
+from jaxpitfalls.studies.dispatch.spec import ANCHOR_PAIR, SPEC
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
 
 
+def _overhead(config_id: str, ms: tuple[float, float, float], pair=("filter_jit", "jit_partition"), **conf) -> dict:
+    """One blocked comparison row of `pair` at `config_id`: its difference (ms) and 95% interval."""
+    return {**BASE, **conf, "config_id": config_id, "variant": pair[0], "baseline": pair[1], "mode": "blocked",
+            "diff_ms": ms[0], "diff_ci_low_ms": ms[1], "diff_ci_high_ms": ms[2]}
+
+
 def _run(shifts: dict[tuple[tuple[str, object], ...], tuple[float, float, float]]) -> Run:
-    """The base's filter_jit - jit_partition at 8 ms [7, 9], and each setting's overhead as given."""
-    rows = [{**BASE, "config_id": "base", "diff_ms": 8.0, "diff_ci_low_ms": 7.0, "diff_ci_high_ms": 9.0}]
-    for i, (setting, (diff, low, high)) in enumerate(shifts.items()):
-        rows.append({**BASE, **dict(setting), "config_id": f"setting{i}", "diff_ms": diff, "diff_ci_low_ms": low,
-                     "diff_ci_high_ms": high})
-    comp = pd.DataFrame(rows).assign(variant="filter_jit", baseline="jit_partition", mode="blocked")
-    return run_on(SPEC, "base", comparisons=comp)
+    """The base's filter_jit - jit_partition at 8 ms [7, 9], and each setting's overhead as given; each setting
+    of dropout or attention timed the base beside it at 8 ms [7.5, 8.5] (its anchor), a setting of sizes none."""
+    rows = [_overhead("base", (8.0, 7.0, 9.0))]
+    for i, (setting, ms) in enumerate(shifts.items()):
+        rows.append(_overhead(f"setting{i}", ms, **dict(setting)))
+        if setting != BERT_BASE_WIDTH:
+            rows.append(_overhead(f"setting{i}", (8.0, 7.5, 8.5), ANCHOR_PAIR, **dict(setting)))
+    return run_on(SPEC, "base", comparisons=pd.DataFrame(rows))
 
 
 DROPOUT_OFF, SDPA = (("dropout", 0.0),), (("dropout", 0.0), ("attention", "fused"))
@@ -48,13 +58,50 @@ def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_
     judged = applicable(_not_compute(_run(shifts)))
     assert judged.verdict == expected, judged.measured
     if BERT_BASE_WIDTH in shifts:
-        assert "settings of sizes (not judged): hidden 768:" in judged.measured
+        assert "not judged, from separate jobs, not paired in time: the machine's drift between them is in the " \
+               "difference: hidden 768:" in judged.measured
         assert "the hidden 768 shift" not in judged.measured  # no reason to decide what nothing judges
     # an undecided verdict says what would decide each undecided setting; a decided one says nothing more
     assert ("undecided: the dropout 0 shift crosses" in judged.measured) == (
         expected == "inconclusive" and DROPOUT_OFF in shifts)
     if len(shifts) == 1 and BERT_BASE_WIDTH in shifts:
-        assert judged.measured.startswith("not measured: the config sets no dropout or attention")
+        assert judged.measured.startswith("not measured: the config times no dropout or attention setting beside")
+
+
+def _structure_run(speed: float, deeper: float) -> Run:
+    """The base (12 layers, 200 leaves) with 8 ms [7.5, 8.5] of overhead, and a 24-layer job (392 leaves) that
+    ran `speed` times as slow, its true overhead `deeper` ms: its own and the base's, both as it timed them."""
+    axes = {"base": "layers,hidden,batch,seq,dropout,attention", "deep": "layers"}
+    rows = [_overhead("base", (8.0, 7.5, 8.5), axes=axes["base"]),
+            _overhead("deep", tuple(speed * ms for ms in (deeper, deeper - 0.5, deeper + 0.5)), layers=24,
+                      axes=axes["deep"]),
+            _overhead("deep", tuple(speed * ms for ms in (8.0, 7.5, 8.5)), ANCHOR_PAIR, layers=24, axes=axes["deep"])]
+    steps = pd.DataFrame([{**BASE, "config_id": c, "layers": layers, "variant": "filter_jit", "mode": "blocked",
+                           "structure_model_leaves": leaves, "axes": axes[c]}
+                          for c, layers, leaves in (("base", 12, 200), ("deep", 24, 392))])
+    return run_on(SPEC, "base", comparisons=pd.DataFrame(rows), steps=steps)
+
+
+@pytest.mark.parametrize(("speed", "deeper", "expected"), [
+    (1.6, 8.0, "inconclusive"),  # no growth, the deep job 1.6x slow: unpaired it read +4.8 ms
+    (0.6, 16.0, "reproduced"),  # the overhead doubles, the deep job 0.6x as slow: unpaired it read +1.6 ms
+    (1.0, 4.0, "not reproduced"),  # fewer milliseconds at more leaves
+])
+def test_the_pytree_size_dependence_is_read_over_the_base_timed_in_the_same_job(speed, deeper, expected):
+    judged = applicable(_structure(_structure_run(speed, deeper)))
+    assert judged.verdict == expected, judged.measured
+    growth = speed * (deeper - 8.0)
+    assert judged.measured.startswith(f"filter_jit - jit_partition {speed * 8:.3f} ms") and \
+        f"at 200 leaves (the base) -> {speed * deeper:.3f} ms" in judged.measured and f"+{growth:.3f} ms" in \
+        judged.measured, judged.measured
+
+
+def test_the_pytree_size_dependence_is_not_judged_without_the_base_in_the_same_job():
+    run = _structure_run(1.0, 16.0)
+    unpaired = run.tables["comparisons"][run.tables["comparisons"].variant == "filter_jit"]
+    judged = _structure(run_on(SPEC, "base", comparisons=unpaired, steps=run.tables["steps"]))
+    assert judged.verdict == "inconclusive" and judged.measured.startswith("not measured: no configuration of the "
+                                                                            "layers axis was timed beside the base")
 
 
 def _slower_run(wide: tuple[float, float, float]) -> Run:

@@ -23,6 +23,7 @@ from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, results
 from jaxpitfalls.contract import registry
+from jaxpitfalls.studies.dispatch.spec import ANCHOR as DISPATCH_ANCHOR
 from jaxpitfalls.studies.tree_at.spec import ANCHOR
 from jaxpitfalls.studies.tree_at.spec import SPEC as TREE_AT
 
@@ -36,9 +37,16 @@ def test_every_result_is_written_and_valid(smoke_run):
     assert len(runs) == 2  # the base and the compute axis' point (dropout on, fused attention)
     for path in runs:
         doc = results.read_result(path)
+        # the point (dropout and attention: what not_compute compares across jobs) also times the base's pair
+        anchor = set(DISPATCH_ANCHOR) if "anchor" in doc["config"] else set()
+        assert anchor == (set() if plan.is_base(doc["config"]) else set(DISPATCH_ANCHOR))
+        own = set(doc["variants"]) - anchor
         agreement, distinct = doc["checks"]["outputs_agree"], doc["checks"]["signatures_distinct"]
-        assert agreement["reference"] == doc["floor"] and set(agreement["bitwise_equal"]) == set(doc["variants"])
-        assert distinct["distinct_signatures"] == distinct["variants"] == len(doc["variants"]) == 4
+        assert agreement["reference"] == doc["floor"] and set(agreement["bitwise_equal"]) == own
+        assert distinct["distinct_signatures"] == distinct["variants"] == len(own) == 4
+        if anchor:
+            assert set(doc["checks"]["anchor_outputs_agree"]["bitwise_equal"]) == anchor
+            assert all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in anchor)
         env = doc["environment"]
         assert env["backend"] == jax.default_backend() and env["device_count"] >= 1
         assert set(env["git"]) == {"commit", "dirty"} and env["packages"]["equinox"]
@@ -47,7 +55,7 @@ def test_every_result_is_written_and_valid(smoke_run):
             for mode in variant["modes"].values():  # the smoke preset times dispatch in 2 fresh processes
                 assert [p["summary"]["n"] for p in mode["processes"]] == [doc["settings"]["repeats"]] * 2
                 assert len(mode["contended"]) == len(mode["samples_s"]) and mode["calls_per_sample"] >= 1
-        assert set(doc["variants"]) == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
+        assert own == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
         assert doc["processes"] == 2 and len(doc["comparisons_by_process"]) == 2
         for machine in doc["machine"].values():  # the smoke preset keeps contended rounds (marked): none re-timed
             assert machine["gc_disabled_in_samples"] and machine["rounds_kept"] == 2 * doc["settings"]["repeats"]
@@ -123,8 +131,9 @@ def test_tables_figures_and_report(smoke_run):
     tables = smoke_run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
     pooled = steps[steps.process.astype(str) == "all"]
-    # configurations x variants x training modes, and the base's infer mode (filter_jit, jit_partition)
-    assert len(pooled) == 2 * 4 * 2 + 2 and (steps.median_ms > 0).all()
+    # configurations x variants x training modes, the base's infer mode (filter_jit, jit_partition), and the
+    # point's anchor (the base's filter_jit and jit_partition, blocked)
+    assert len(pooled) == 2 * 4 * 2 + 2 + 2 and (steps.median_ms > 0).all()
     assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}

@@ -61,10 +61,19 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     return list(confs.values())
 
 
+# What the plan adds to a configuration beside the study's own keys (`anchor`: plan.configuration's).
+PLAN_KEYS = ("id", "axes", "model", "anchor")
+
+
+def settings_of(conf: dict[str, Any]) -> dict[str, Any]:
+    """A configuration's own keys (layers, hidden, ...), without what the plan adds (PLAN_KEYS)."""
+    return {k: v for k, v in conf.items() if k not in PLAN_KEYS}
+
+
 def is_base(conf: dict[str, Any]) -> bool:
     """Whether a configuration is its study's base: the only one `configurations` puts on every axis (every
     key of the base names an axis, swept or not)."""
-    return {k for k in conf if k not in ("id", "axes", "model")} <= set(conf["axes"])
+    return set(settings_of(conf)) <= set(conf["axes"])
 
 
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
@@ -106,9 +115,16 @@ def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
-    for conf in configurations(config["studies"][study]):
+    """The configuration as its jobs get it: with `anchor`, the base configuration, where it differs from the
+    base only in keys the study's claims compare across jobs (StudySpec.anchored): its job times the base
+    beside its own variants, in the same rounds."""
+    confs = configurations(config["studies"][study])
+    for conf in confs:
         if conf["id"] == conf_id:
-            return conf
+            base = confs[0]
+            differs = {k for k, v in settings_of(conf).items() if v != base[k]}
+            anchored = differs and differs <= set(registry.spec(study).anchored)
+            return conf | ({"anchor": {k: base[k] for k in ("id", "model", *settings_of(base))}} if anchored else {})
     raise KeyError(f"study {study!r} has no configuration {conf_id!r}")
 
 
@@ -148,6 +164,13 @@ def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, st
     """A measuring job's input directories by name: its model, and the corpus where the study reads it."""
     return {"model": f"results/models/{configuration(config, study, conf_id)['model']}"} | (
         {"data": CORPUS} if reads_corpus(study) else {})
+
+
+def timing_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
+    """A timing job's inputs (job_inputs), and the base's model where the configuration is anchored to it."""
+    anchor = configuration(config, study, conf_id).get("anchor")
+    return job_inputs(config, study, conf_id) | ({"anchor_model": f"results/models/{anchor['model']}"}
+                                                   if anchor else {})
 
 
 def all_models(config: dict[str, Any]) -> list[str]:

@@ -23,6 +23,11 @@ def inputs_of(wildcards):
     return plan.job_inputs(config, wildcards.study, wildcards.config)
 
 
+def timing_inputs_of(wildcards):
+    """A timing job's named inputs: inputs_of's, and `anchor_model` where it also times the base beside its own."""
+    return plan.timing_inputs(config, wildcards.study, wildcards.config)
+
+
 def study_sources(wildcards):
     return sources.files_of(f"studies.{wildcards.study}.measure", "jobs.study", "jobs.study_worker", "runtime")
 

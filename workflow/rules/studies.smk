@@ -1,7 +1,7 @@
 rule run_study:
     """One configuration, every variant inside: timed interleaved, verified, written as one JSON."""
     input:
-        unpack(inputs_of),
+        unpack(timing_inputs_of),
         sources=study_sources,
     output:
         "results/runs/{study}/{config}.json",

@@ -120,7 +120,10 @@ class StudySpec:
     it reads the text corpus, its config schema fragment and its size checks; `lockstep`: its measure.py
     offers `samplers` (Lockstep), so other environments can be timed against it in lockstep;
     `timing` and `traced`: its `measure` settings as its timing and its trace read them (settings.py), whose
-    keys are all each job is given; `kinds`: the code paths its configurations take (Kinds)."""
+    keys are all each job is given; `kinds`: the code paths its configurations take (Kinds); `anchored`: the
+    keys its claims compare across jobs: a configuration that differs from the base in these alone also times
+    the base configuration in its own job (plan.configuration's `anchor`), so the comparison is paired in time
+    (a shared VM's speed drifts between jobs)."""
 
     name: str
     variants: tuple[str, ...]
@@ -137,6 +140,7 @@ class StudySpec:
     timing: type[Timing] = Timing
     traced: type[Traced] = Traced
     kinds: Kinds | None = None
+    anchored: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         named = {self.floor, *(v for pair in self.extra_pairs for v in pair)}

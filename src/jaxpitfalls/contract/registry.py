@@ -76,10 +76,10 @@ def description(name: str) -> str:
     return inspect.getdoc(_part(name, "")) or ""
 
 
-INPUTS = ("model", "data")
+INPUTS = ("model", "data", "anchor_model")
 
 
 def inputs(named) -> dict[str, str]:
-    """A measuring job's input directories by name (`model`; `data` where the study reads the corpus),
-    from Snakemake's named input list."""
+    """A measuring job's input directories by name (`model`; `data` where the study reads the corpus;
+    `anchor_model`: the base's, where the configuration is anchored to it), from Snakemake's named input list."""
     return {name: str(path) for name, path in named.items() if name in INPUTS}

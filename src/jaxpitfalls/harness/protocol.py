@@ -5,7 +5,7 @@ compilation in the timed region, and compare each variant with the floor pair by
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,8 +141,11 @@ def measure_mode(
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
     compiles: str = "forbidden",
+    anchors: Collection[str] = (),
 ) -> Timed:
-    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`).
+    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `anchors`
+    name samplers of another model (a configuration's anchor), timed in the same rounds and compared only
+    where `extra_pairs` name them.
 
     `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
     `required` labels a mode that measures compilation on purpose (a first run): every sample must have
@@ -156,7 +159,7 @@ def measure_mode(
     calls_per_sample = dict.fromkeys(samplers, 1)
     if compiles == "forbidden":
         samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
-    pairs = [(name, floor) for name in samplers if name != floor] + list(extra_pairs)
+    pairs = [(name, floor) for name in samplers if name not in (floor, *anchors)] + list(extra_pairs)
     untimed = sorted({v for pair in pairs for v in pair} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
         raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
@@ -195,10 +198,16 @@ def measure(
     steps_per_sample: int,
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
+    anchor: Mapping[str, Runner] | None = None,
+    anchor_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Timed]:
-    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode."""
-    return {mode: measure_mode(samplers, mode, floor, sampling, label, extra_pairs)
-            for mode, samplers in mode_samplers(runners, steps_per_sample).items()}
+    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode; `anchor`:
+    another model's runners, timed in the blocked mode's rounds beside them and compared by `anchor_pairs`."""
+    samplers = mode_samplers(runners, steps_per_sample)
+    samplers["blocked"] |= mode_samplers(anchor or {}, steps_per_sample)["blocked"]
+    return {mode: measure_mode(timed, mode, floor, sampling, label,
+                               extra_pairs + (anchor_pairs if mode == "blocked" else ()), anchors=tuple(anchor or ()))
+            for mode, timed in samplers.items()}
 
 
 def result_document(floor: str, modes: Mapping[str, Timed], variants: Mapping[str, dict[str, Any]],

@@ -12,13 +12,13 @@ import pandas as pd
 from .. import results
 from ..harness.stats import bootstrap_median_ci, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
-from ..plan import TABLES, value_label
+from ..plan import TABLES, settings_of, value_label
 from .environments import flat_environment, require_comparable
 from .job_checks import agreement, distinct, peak_memory_mb, quietness, ran_on, timed_compiles
 
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
-    conf = {k: v for k, v in doc["config"].items() if k not in ("id", "axes", "model")}
+    conf = settings_of(doc["config"])
     return {"config_id": doc["config_id"], "model": doc["config"]["model"],
             "axes": ",".join(doc["config"]["axes"]), "demonstration": doc.get("demonstration", "")} | conf | {
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
@@ -29,6 +29,12 @@ def demonstrated(table: pd.DataFrame) -> pd.Series:
     """Whether each row is of a configuration that demonstrates a pitfall on purpose (its `demonstration` names
     it; a column read back from CSV with none is all NaN)."""
     return table["demonstration"].astype("string").fillna("") != ""
+
+
+def variants_only(table: pd.DataFrame, variants: Iterable[str]) -> pd.DataFrame:
+    """The rows of the study's own `variants`, without a configuration's anchor (another model timed beside
+    them in the same rounds, recorded under a name of its own)."""
+    return table[table.variant.isin(list(variants))]
 
 
 def measured(table: pd.DataFrame) -> pd.DataFrame:

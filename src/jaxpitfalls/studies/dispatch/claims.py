@@ -20,6 +20,7 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run
+from .anchored import ACROSS_JOBS, beside_base, leaves_growth
 from .report import WHERE, attribution, ms, on_axis
 from .spec import ALL_OF_GAP, BERT_BASE, COMPUTE_BAND, INFERENCE_SHARE, SPEC
 
@@ -126,30 +127,25 @@ def _where(run: Run) -> Judged:
     )
 
 
-# Said beside a difference of two configurations' overheads: each was timed in its own job, minutes apart, and a
-# shared VM's speed moves between jobs (1.15-1.8x within the 2026-11-25-5 reference), which no interval of one
-# job holds.
-ACROSS_JOBS = "from separate jobs, not paired in time: the machine's drift between them is in the difference"
-
-
 @JUDGES("structure")
 def _structure(run: Run) -> Judged:
-    layers = _overhead_on(run, "layers", SPEC.floor)
+    """The overhead at the layers configuration farthest from the base in leaves against the base's timed in
+    that configuration's own job (its anchor): paired in time."""
     at = run.at("structure")
     tree_only = _tree_only(run, at)
     ours = (None if at is None or tree_only else difference_of(_pair(run, "filter_jit", "jit_partition",
                                                                      config_id=at)),)
-    if len(layers) < 2:
-        return Judged(measured="not measured: the config sweeps fewer than 2 layer counts", verdict=verdict(None),
-                      ours=ours)
-    lo, hi = layers.iloc[0], layers.iloc[-1]
-    growth = difference_of_estimates(hi.diff_ms, (hi.diff_ci_low_ms, hi.diff_ci_high_ms),
-                                     lo.diff_ms, (lo.diff_ci_low_ms, lo.diff_ci_high_ms))
+    found = leaves_growth(run, _overhead_on(run, "layers", "jit_partition"))
+    if not found:
+        return Judged(measured="not measured: no configuration of the layers axis was timed beside the base in its "
+                               "own job", verdict=verdict(None), ours=ours)
+    fewer, more, growth, shown = found[0]
     grows = decide(growth[1], growth[2], 0)
+    others = "".join(f"; {f[3]}: +{interval(*f[2], ' ms')}" for f in found[1:])
     return Judged(
-        measured=(f"{ms(lo)} at {int(lo.leaves)} leaves -> {ms(hi)} at {int(hi.leaves)} leaves: "
-                  f"+{interval(*growth, ' ms')} (~{growth[0] / (hi.leaves - lo.leaves) * 1e3:.2f} us "
-                  f"per leaf; {ACROSS_JOBS}){tree_only}"),
+        measured=(f"filter_jit - jit_partition {shown}: +{interval(*growth, ' ms')} "
+                  f"(~{growth[0] / (more - fewer) * 1e3:.2f} us per leaf; the base timed in the same job, paired in "
+                  f"time){others}{tree_only}"),
         reason=grows.reason,
         verdict=grows.verdict(),
         ours=ours,
@@ -168,30 +164,34 @@ def _compute_settings(run: Run, base: pd.Series) -> list[tuple[tuple[str, ...], 
 @JUDGES("not_compute")
 def _not_compute(run: Run) -> Judged:
     """Each setting of the write-up's compute axis (dropout, attention), its overhead (filter_jit - jit_partition,
-    the write-up's pair) minus the base configuration's as an interval: all inside the band reproduces, any
-    wholly outside does not. Settings that change sizes are shown apart, not judged: the write-up varied no
-    size."""
+    the write-up's pair) minus the base's timed in its own job (its anchor: paired in time) as an interval, against
+    a band around that base overhead: all inside reproduces, any wholly outside does not. Settings that change
+    sizes are shown apart from separate jobs, not judged: the write-up varied no size."""
     base = _pair(run, "filter_jit", "jit_partition")
-    band = COMPUTE_BAND * abs(base.diff_ms)
-    judged, sizes = {}, {}
+    judged, apart = {}, {}
     for keys, s in _compute_settings(run, base):
-        shift = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
-                                        base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
         setting = " + ".join(f"{key} {value_label(s[key])}" for key in keys)
-        (judged if set(keys) <= set(WRITE_UP_COMPUTE) else sizes)[setting] = shift
-    shown = {which: ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in settings.items())
-             for which, settings in (("judged", judged), ("sizes", sizes))}
-    apart = f"; settings of sizes (not judged): {shown['sizes']}" if sizes else ""
+        beside = beside_base(run, s.config_id) if set(keys) <= set(WRITE_UP_COMPUTE) else None
+        if beside is None:
+            apart[setting] = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
+                                                     base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
+        else:
+            judged[setting] = beside
+    shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
+    apart_text = f"; not judged, {ACROSS_JOBS}: {shown_apart}" if apart else ""
     if not judged:
-        return Judged(verdict=verdict(None),
-                      measured=f"not measured: the config sets no dropout or attention besides the base's{apart}")
-    decisions = [decide(shift[1], shift[2], -band, band, holds="inside", of=f"the {setting} shift", unit=" ms")
-                 for setting, shift in judged.items()]
+        return Judged(verdict=verdict(None), measured=f"not measured: the config times no dropout or attention "
+                                                      f"setting beside the base{apart_text}")
+    decisions = [decide(shift[1], shift[2], -COMPUTE_BAND * abs(anchor.diff_ms), COMPUTE_BAND * abs(anchor.diff_ms),
+                        holds="inside", of=f"the {setting} shift", unit=" ms")
+                 for setting, (anchor, shift) in judged.items()]
     outcomes = [d.outcome for d in decisions]
     outcome = False if False in outcomes else (True if all(outcomes) else None)
+    shown = ", ".join(f"{setting}: {interval(*shift, ' ms')} (the base's {ms(anchor)} in that job)"
+                      for setting, (anchor, shift) in judged.items())
     return Judged(
-        measured=(f"base overhead {ms(base)}; shift per dropout and attention setting: {shown['judged']} "
-                  f"({ACROSS_JOBS}){apart}"),
+        measured=(f"base overhead {ms(base)}; shift per dropout and attention setting, over the base timed in the "
+                  f"same job (paired in time): {shown}{apart_text}"),
         reason="" if outcome is not None else "; ".join(d.reason for d in decisions if d.reason),
         verdict=verdict(outcome),
     )

@@ -2,7 +2,7 @@
 timed and traced runs of its variants, and what must hold between them."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import equinox as eqx
@@ -17,7 +17,7 @@ from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
 from .inference import add_inference, measure_inference
-from .spec import SPEC, Timing, Traced
+from .spec import ANCHOR, ANCHOR_PAIR, SPEC, Timing, Traced
 
 MASK_RATE = 0.15
 
@@ -151,27 +151,49 @@ class _Ready:
     distinct: dict[str, Any]
 
 
-def _ready(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _Ready:
-    """Build and warm the variants, then check they follow one loss trajectory and ran distinct code."""
-    model, batch, keys = prepare(conf, inputs["model"])
-    runners = build_runners(model, batch, keys)
+def _ready(conf: dict[str, Any], model_dir: str, settings: Timing, names: dict[str, str] | None = None,
+           reference: str = SPEC.floor) -> _Ready:
+    """Build and warm the variants (`names`: those timed, by the name each is recorded under; all by default),
+    then check they follow `reference`'s loss trajectory and ran distinct code."""
+    model, batch, keys = prepare(conf, model_dir)
+    built = build_runners(model, batch, keys)
+    names = names or {name: name for name in built}
+    runners = {name: replace(built[variant], name=name) for name, variant in names.items()}
     compiles, losses = warm_up(runners, settings.warmup_steps, settings.steps_per_sample)
-    agreement = require_agree(losses, SPEC.floor, exact=jax.default_backend() == "cpu")
+    agreement = require_agree(losses, reference, exact=jax.default_backend() == "cpu")
     signatures = {name: r.signature() for name, r in runners.items()}
     return _Ready(model, batch, runners, compiles, losses, agreement, signatures, require_distinct(signatures))
 
 
+def _records(ready: _Ready) -> dict[str, dict[str, Any]]:
+    return {name: {"signature": ready.signatures[name], "calls": r.calls[0], "compiles_in_warmup": ready.compiles[name]}
+            for name, r in ready.runners.items()}
+
+
+def _anchor(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _Ready | None:
+    """The base configuration's filter_jit and jit_partition (spec.ANCHOR), where the plan anchors this
+    configuration to the base (its `anchor`): built from the base's model with the base's settings."""
+    if "anchor" not in conf:
+        return None
+    return _ready(conf["anchor"], inputs["anchor_model"], settings, ANCHOR, reference=ANCHOR_PAIR[1])
+
+
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    """One configuration: verify the variants, then time them interleaved in both training modes; at the base
-    configuration (where its claim is judged), then filter_jit's and jit_partition's forward calls (the `infer`
-    mode) from the model before training."""
-    ready = _ready(conf, inputs, settings)
-    model, runners = ready.model, ready.runners
-    modes = measure(runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"], SPEC.extra_pairs)
-    variants = {name: {"signature": ready.signatures[name], "calls": r.calls[0],
-                       "compiles_in_warmup": ready.compiles[name]} for name, r in runners.items()}
+    """One configuration: verify the variants, then time them interleaved in both training modes (with the
+    base's pair in the blocked rounds, where the configuration is anchored to it); at the base configuration
+    (where its claim is judged), then filter_jit's and jit_partition's forward calls (the `infer` mode) from
+    the model before training."""
+    ready, anchor = _ready(conf, inputs["model"], settings), _anchor(conf, inputs, settings)
+    model = ready.model
+    modes = measure(ready.runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
+                    SPEC.extra_pairs, anchor.runners if anchor else None, (ANCHOR_PAIR,) if anchor else ())
+    variants = _records(ready) | (_records(anchor) if anchor else {})
     checks = {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
               "signatures_distinct": ready.distinct}
+    if anchor:
+        checks |= {"anchor_outputs_agree": anchor.agreement | {"outputs": "the base's loss trajectory over the "
+                                                                          "warmup steps"},
+                   "anchor_signatures_distinct": anchor.distinct}
     if is_base(conf):
         add_inference(modes, variants, checks, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
     arrays = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
@@ -187,7 +209,7 @@ def samplers(conf: dict[str, Any], inputs: dict[str, str],
              settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
     """The variants' samplers per training mode, after `run`'s checks, for a lockstep comparison (the `infer`
     mode is timed by `run` only)."""
-    ready = _ready(conf, inputs, settings)
+    ready = _ready(conf, inputs["model"], settings)
     return mode_samplers(ready.runners, settings.steps_per_sample), {"signatures": ready.signatures}
 
 

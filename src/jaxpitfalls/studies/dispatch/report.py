@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...report.aggregate import variants_only
 from ...report.claims import difference_of, interval, row
 from .spec import SPEC
 
@@ -58,7 +59,7 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
 
 
 def _leaves(steps: pd.DataFrame) -> pd.DataFrame:
-    per_call = steps.drop_duplicates(["config_id", "variant"]).assign(
+    per_call = variants_only(steps, SPEC.variants).drop_duplicates(["config_id", "variant"]).assign(
         leaves=lambda d: d.signature_leaves_in.astype(str) + " / " + d.signature_leaves_out.astype(str))
     table = per_call.pivot_table(index="config_id", columns="variant", values="leaves", aggfunc="first", sort=False)
     model = per_call.drop_duplicates("config_id").set_index("config_id")

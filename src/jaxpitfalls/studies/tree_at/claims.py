@@ -9,6 +9,7 @@ import pandas as pd
 
 from ...contract.verdicts import Judged
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
+from ...report.aggregate import variants_only
 from ...report.claims import (
     decide,
     interval,
@@ -19,7 +20,7 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run, once_per_run
-from .report import exponent_text, scaling, variants_only
+from .report import exponent_text, scaling
 from .spec import ANCHOR, DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
@@ -35,7 +36,7 @@ def _transforms(run: Run) -> pd.Series:
 def _comp(run: Run) -> pd.DataFrame:
     """The paired ratios of the variants against the floor (not the first_run mode's anchor), with each
     configuration's transforms."""
-    comp = variants_only(run.comp[run.comp.baseline == SPEC.floor])
+    comp = variants_only(run.comp[run.comp.baseline == SPEC.floor], SPEC.variants)
     return comp.assign(transforms=comp.config_id.map(_transforms(run)))
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import power_law_exponent
+from ...report.aggregate import variants_only
 from ...report.claims import interval
-from .spec import ANCHOR, SPEC, START_UP_STEPS
+from .spec import SPEC, START_UP_STEPS
 
 # the gain, how it grows, where it stops (compiled), what it buys at start-up
 FINDINGS = ("faster", "same_with_depth", "jit_negligible", "init_faster")
@@ -23,16 +24,10 @@ FIGURES = {
 }
 
 
-def variants_only(table: pd.DataFrame) -> pd.DataFrame:
-    """The two variants' rows, without the first_run mode's one-layer anchor (its transforms are not its
-    configuration's)."""
-    return table[table.variant != ANCHOR]
-
-
 def scaling(steps: pd.DataFrame) -> pd.DataFrame:
     """Per mode and variant: the fitted exponent of time vs transforms, and the time per transform."""
     rows = []
-    for (mode, variant), part in variants_only(steps).groupby(["mode", "variant"], sort=False):
+    for (mode, variant), part in variants_only(steps, SPEC.variants).groupby(["mode", "variant"], sort=False):
         part = part.sort_values("structure_transforms")
         if part.structure_transforms.nunique() < 2:
             continue
@@ -50,7 +45,7 @@ def scaling(steps: pd.DataFrame) -> pd.DataFrame:
 
 def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
     """The study's own tables in the report: (title, introduction, table)."""
-    steps = variants_only(tables["steps"])
+    steps = variants_only(tables["steps"], SPEC.variants)
     signatures = steps.drop_duplicates(["config_id", "variant"]).pivot_table(
         index=["config_id", "structure_transforms", "structure_model_leaves", "structure_sharded_leaves"],
         columns="variant", values="signature_tree_at_calls_per_application", sort=False).astype(int).reset_index()
@@ -81,7 +76,7 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
 def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     from ...report.plots import facet_lines
 
-    steps, comp = variants_only(tables["steps"]), variants_only(tables["comparisons"])
+    steps, comp = (variants_only(tables[name], SPEC.variants) for name in ("steps", "comparisons"))
     transforms = steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
     comp = comp[comp.baseline == SPEC.floor].assign(transforms=lambda d: d.config_id.map(transforms))
     return {

@@ -1,0 +1,47 @@
+"""A dispatch configuration's overhead read over the base's timed in its own job (its anchor, spec.ANCHOR), for
+the claims that compare configurations (`structure`, `not_compute`): paired in time, where overheads from
+separate jobs carry the machine's drift between them."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...harness.stats import difference_of_estimates
+from ...report.claims import difference_of, interval, row
+from ...report.judging import Run
+from .report import ms
+from .spec import ANCHOR_PAIR
+
+# Said beside a difference of two configurations' overheads timed in separate jobs, minutes apart: a shared VM's
+# speed moves between jobs (1.15-1.8x within the 2026-11-25-5 reference), which no interval of one job holds.
+ACROSS_JOBS = "from separate jobs, not paired in time: the machine's drift between them is in the difference"
+
+
+def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float, float]] | None:
+    """The base's overhead (filter_jit - jit_partition, blocked) as `config_id`'s own job timed it (its anchor,
+    spec.ANCHOR), and the configuration's overhead minus it (ms, 95% interval: the two paired intervals
+    combined): paired in time, so the machine's drift between jobs cancels. None where the job timed none."""
+    comp = run.comp
+    if not ((comp.config_id == config_id) & (comp.variant == ANCHOR_PAIR[0])).any():
+        return None
+    anchor = run.pair(*ANCHOR_PAIR, config_id=config_id, mode="blocked")
+    own = run.pair("filter_jit", "jit_partition", config_id=config_id, mode="blocked")
+    return anchor, difference_of_estimates(own.diff_ms, (own.diff_ci_low_ms, own.diff_ci_high_ms),
+                                           anchor.diff_ms, (anchor.diff_ci_low_ms, anchor.diff_ci_high_ms))
+
+
+def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[float, float, float], str]]:
+    """Per configuration of the layers axis timed beside the base: (fewer leaves, more leaves, the overhead
+    at more minus at fewer, the words that show both overheads), farthest from the base's leaves first."""
+    base_leaves = int(row(layers, config_id=run.base_id).leaves)
+    found = []
+    for r in layers[layers.config_id != run.base_id].itertuples():
+        beside = beside_base(run, r.config_id)
+        if beside is None:
+            continue
+        anchor, shift = beside
+        ends = sorted([(base_leaves, f"{ms(anchor)} at {base_leaves} leaves (the base)"),
+                       (int(r.leaves), f"{interval(*difference_of(r), ' ms')} at {int(r.leaves)} leaves")])
+        growth = shift if r.leaves > base_leaves else (-shift[0], -shift[2], -shift[1])
+        found.append((ends[0][0], ends[1][0], growth, f"{ends[0][1]} -> {ends[1][1]}"))
+    return sorted(found, key=lambda f: -(f[1] - f[0]))
