@@ -262,3 +262,44 @@ def test_other_processes_share_is_the_busy_time_less_this_process_s_steal_apart(
     start, end = machine.Reading(0.0, 0.0, (10.0, 1.0, 2)), machine.Reading(1.0, 0.5, (11.5, 1.2, 2))
     activity = machine.Activity.between(start, end)  # 1.5 s busy, 0.5 s of it ours, 0.2 s stolen, 2 cores
     assert activity.others_share == pytest.approx(0.5) and activity.steal_share == pytest.approx(0.1)
+
+
+class ColdAfterYardstick(ScriptedMachine):
+    """A machine on which the first call after each round's yardstick pays `penalty` seconds (the 2026-11-26
+    reference: ~10 ms on a ~30 ms step, to whichever variant opened a round)."""
+
+    def __init__(self, penalty: float):
+        super().__init__()
+        self.penalty, self.cold = penalty, True
+
+    def speed(self):
+        self.cold = True
+        return super().speed()
+
+    def sample(self, seconds: float):
+        def run() -> float:
+            taken = seconds + (self.penalty if self.cold else 0.0)
+            self.cold = False
+            self.clock += taken
+            self.ran += taken
+            return taken
+        return run
+
+
+@pytest.mark.parametrize("primed", [True, False])
+def test_each_round_opens_with_an_untimed_call_so_no_variant_pays_for_coming_first(primed):
+    scripted = ColdAfterYardstick(penalty=0.01)
+    samplers = {name: scripted.sample(0.03) for name in ("first", "middle", "last")}
+    samples, *_ = interleaved(samplers, Sampling(repeats=8, on_contention="warn"), watch=scripted, primed=primed)
+    if primed:  # the primer paid it
+        assert {round(x, 9) for xs in samples.values() for x in xs} == {0.03}
+    else:  # the ends of the order paid it in alternate rounds: a bias no ratio's interval shows
+        assert samples["first"] == [0.04, 0.03] * 4 and samples["last"] == [0.03, 0.04] * 4
+        assert set(samples["middle"]) == {0.03}
+
+
+def test_a_repeated_sampler_s_primer_is_one_call_of_what_it_repeats():
+    calls = []
+    repeated = protocol.Repeated(lambda: calls.append(1) or 0.001, 50)
+    timing._prime(repeated)
+    assert len(calls) == 1

@@ -103,6 +103,10 @@ class Repeated:
     def __call__(self) -> float:
         return sum(self.sampler() for _ in range(self.n)) / self.n
 
+    def once(self) -> float:
+        """One call of the sampler (a round's untimed primer: timing._prime)."""
+        return self.sampler()
+
 
 MAX_CALLS_PER_SAMPLE = 10_000
 
@@ -166,7 +170,8 @@ def measure_mode(
     enough = precise(pairs, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
         else None
     memory.reset_host_peak()
-    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", enough=enough)
+    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", enough=enough,
+                                                      primed=compiles == "forbidden")
     if compiles == "required":
         require_compiled(counts, where)
     elif compiles == "forbidden":

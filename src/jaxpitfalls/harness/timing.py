@@ -75,10 +75,25 @@ def _progress(label: str, done: int, repeats: int, elapsed: float, policy: Conte
 Round = tuple[dict[str, tuple[float, CompileCount]], float]
 
 
-def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch) -> Round:
+def _prime(sampler: Sampler) -> None:
+    """One untimed call of `sampler` (`once()`, one call of what its sample repeats, where it has one): the
+    variant timed first after the yardstick ran ~10 ms slower on a ~30 ms step than in any other place (the
+    2026-11-26 reference: filter_jit 46.2 ms first in forward rounds, 37.3 ms in reversed ones, while the
+    variants never first moved 0.5 ms), so every round opens with a call nobody times."""
+    setup = getattr(sampler, "setup", None)
+    if setup is not None:
+        setup()
+    with gc_paused():
+        getattr(sampler, "once", sampler)()
+
+
+def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, primed: bool) -> Round:
     """Every sampler once in `order` (a `setup()` first where it has one, untimed and uncounted: e.g. a
-    deliberately short warmup), each sample's compilations counted; then the machine's speed."""
+    deliberately short warmup), each sample's compilations counted, after the first one's primer where
+    `primed` (`_prime`); then the machine's speed."""
     taken: dict[str, tuple[float, CompileCount]] = {}
+    if primed:
+        _prime(samplers[order[0]])
     for name in order:
         setup = getattr(samplers[name], "setup", None)
         if setup is not None:
@@ -116,11 +131,11 @@ def interleaved(
     min_repeats: int = 2,
     watch: Watch = REAL,
     enough: Callable[[dict[str, list[float]]], bool] | None = None,
+    primed: bool = False,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
     """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately;
-    each round ends with the yardstick, `_round`).
-
-    With a budget, no new round starts once the rounds so far took that long and `min_repeats` are kept:
+    each round ends with the yardstick, `_round`, and opens with an untimed call of its first sampler where
+    `primed`: measure_mode primes the modes whose samples compile nothing, never a first run's). With a budget, no new round starts once the rounds so far took that long and `min_repeats` are kept:
     samples that cost seconds each stay affordable, cheap ones get every round. The machine is watched
     (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means is
     `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
@@ -143,7 +158,7 @@ def interleaved(
     cap = sampling.repeats if enough is None else sampling.repeats * PRECISION_ROUNDS_CAP
     while len(kept.samples[names[0]]) < cap:
         done_before = len(kept.samples[names[0]]) + len(pending)
-        pending.append(_round(samplers, names if done_before % 2 == 0 else list(reversed(names)), watch))
+        pending.append(_round(samplers, names if done_before % 2 == 0 else list(reversed(names)), watch, primed))
         now = watch.now()
         readings.append(now)
         done = done_before + 1
