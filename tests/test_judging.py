@@ -55,3 +55,20 @@ def test_a_derived_table_is_computed_once_per_run():
     counted = once_per_run(count)  # as claims modules declare their shared helpers
     other = run_on(SPEC, "base", steps=pd.DataFrame({"config_id": ["base"]}))
     assert (counted(other), counted(other), counted(run), len(calls)) == (1, 1, 2, 2)  # run's cached above
+
+
+@pytest.mark.parametrize(("measured", "verdict", "refused"), [
+    ("not measured: the config sweeps no layers", "inconclusive", True),  # more samples would decide nothing
+    ("1.2 ms [0.8, 1.6]", "not measured", True),  # a number measured, called unmeasured
+    ("not measured: the config sweeps no layers", "not measured", False),
+    ("1.2 ms [0.8, 1.6]", "inconclusive", False),
+])
+def test_a_claim_the_run_did_not_measure_says_so_in_its_verdict_and_its_words_alike(measured, verdict, refused):
+    judges = Judges(SPEC)
+    for key in [k for k, c in SPEC.claims.items() if c.judged]:
+        judges(key)(lambda run: Judged(measured=measured, verdict=verdict))
+    if refused:
+        with pytest.raises(ValueError, match="claim slower: verdict"):
+            judges.judge({})
+    else:
+        assert {j.verdict for j in judges.judge({})} == {verdict}

@@ -132,22 +132,23 @@ def test_explicit_points_add_configurations_on_no_axis():
 
 
 def test_a_configuration_that_differs_from_the_base_in_keys_its_claims_compare_across_jobs_is_anchored_to_it():
-    """dispatch anchors layers, dropout and attention (StudySpec.anchored): those jobs time the base beside their
-    own variants and get the base's model; a change of size (hidden) or the base itself is not anchored."""
+    """dispatch anchors layers, dropout and attention (StudySpec.anchored): those timing jobs time the base beside
+    their own variants and get the base's model; a change of size (hidden) or the base itself is not anchored."""
     config = config_with()
     config["studies"]["dispatch"] |= {"sweep": {"layers": [4], "hidden": [128], "dropout": [0.1]},
                                       "points": [{"dropout": 0.1, "attention": "fused"}]}
     confs = {c["id"]: c for c in plan.configurations(config["studies"]["dispatch"])}
-    anchored = {conf_id for conf_id in confs if "anchor" in plan.configuration(config, "dispatch", conf_id)}
+    anchored = {conf_id for conf_id in confs if "anchor" in plan.timing_configuration(config, "dispatch", conf_id)}
     base_id = next(iter(confs))
     assert anchored == {c for c, conf in confs.items() if conf["hidden"] == 64 and c != base_id}
     deep = next(c for c, conf in confs.items() if conf["layers"] == 4)
-    assert plan.configuration(config, "dispatch", deep)["anchor"] == {"id": base_id, "model": "bert-L1-H64",
+    assert plan.timing_configuration(config, "dispatch", deep)["anchor"] == {"id": base_id, "model": "bert-L1-H64",
                                                                       **config["studies"]["dispatch"]["base"]}
     assert plan.timing_inputs(config, "dispatch", deep) == {"model": "results/models/bert-L4-H64",
                                                             "anchor_model": "results/models/bert-L1-H64"}
     assert "anchor_model" not in plan.timing_inputs(config, "dispatch", base_id)
-    assert plan.settings_of(plan.configuration(config, "dispatch", deep)) == {
+    assert "anchor" not in plan.configuration(config, "dispatch", deep)  # traces, lockstep and history time none
+    assert plan.settings_of(plan.timing_configuration(config, "dispatch", deep)) == {
         k: v for k, v in confs[deep].items() if k not in ("id", "axes", "model")}
 
 

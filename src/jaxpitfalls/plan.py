@@ -61,7 +61,7 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     return list(confs.values())
 
 
-# What the plan adds to a configuration beside the study's own keys (`anchor`: plan.configuration's).
+# What the plan adds to a configuration beside the study's own keys (`anchor`: timing_configuration's).
 PLAN_KEYS = ("id", "axes", "model", "anchor")
 
 
@@ -115,17 +115,20 @@ def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
-    """The configuration as its jobs get it: with `anchor`, the base configuration, where it differs from the
-    base only in keys the study's claims compare across jobs (StudySpec.anchored): its job times the base
-    beside its own variants, in the same rounds."""
-    confs = configurations(config["studies"][study])
-    for conf in confs:
+    for conf in configurations(config["studies"][study]):
         if conf["id"] == conf_id:
-            base = confs[0]
-            differs = {k for k, v in settings_of(conf).items() if v != base[k]}
-            anchored = differs and differs <= set(registry.spec(study).anchored)
-            return conf | ({"anchor": {k: base[k] for k in ("id", "model", *settings_of(base))}} if anchored else {})
+            return conf
     raise KeyError(f"study {study!r} has no configuration {conf_id!r}")
+
+
+def timing_configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
+    """The configuration as its timing job gets it: with `anchor`, the base configuration, where it differs from
+    the base only in keys the study's claims compare across jobs (StudySpec.anchored): the job times the base
+    beside its own variants, in the same rounds. Traces, lockstep and history jobs time no anchor."""
+    conf, base = configuration(config, study, conf_id), configurations(config["studies"][study])[0]
+    differs = {k for k, v in settings_of(conf).items() if v != base[k]}
+    anchored = differs and differs <= set(registry.spec(study).anchored)
+    return conf | ({"anchor": {k: base[k] for k in ("id", "model", *settings_of(base))}} if anchored else {})
 
 
 def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, Any]]:
@@ -168,7 +171,7 @@ def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, st
 
 def timing_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
     """A timing job's inputs (job_inputs), and the base's model where the configuration is anchored to it."""
-    anchor = configuration(config, study, conf_id).get("anchor")
+    anchor = timing_configuration(config, study, conf_id).get("anchor")
     return job_inputs(config, study, conf_id) | ({"anchor_model": f"results/models/{anchor['model']}"}
                                                    if anchor else {})
 

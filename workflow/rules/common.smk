@@ -18,6 +18,11 @@ def conf_of(wildcards):
     return plan.configuration(config, wildcards.study, wildcards.config)
 
 
+def timing_conf_of(wildcards):
+    """The configuration as its timing job gets it: with the base it also times, where it is anchored to it."""
+    return plan.timing_configuration(config, wildcards.study, wildcards.config)
+
+
 def inputs_of(wildcards):
     """Named input directories of a measuring job: `model`, and `data` for studies that read the corpus."""
     return plan.job_inputs(config, wildcards.study, wildcards.config)

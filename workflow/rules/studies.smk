@@ -15,7 +15,7 @@ rule run_study:
     resources:
         timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
     params:
-        conf=conf_of,
+        conf=timing_conf_of,
         settings=timing_settings,
         model_spec=job_model_spec,
         runtime=runtime_of,

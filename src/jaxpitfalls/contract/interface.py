@@ -122,8 +122,8 @@ class StudySpec:
     `timing` and `traced`: its `measure` settings as its timing and its trace read them (settings.py), whose
     keys are all each job is given; `kinds`: the code paths its configurations take (Kinds); `anchored`: the
     keys its claims compare across jobs: a configuration that differs from the base in these alone also times
-    the base configuration in its own job (plan.configuration's `anchor`), so the comparison is paired in time
-    (a shared VM's speed drifts between jobs)."""
+    the base configuration in its own timing job (plan.timing_configuration's `anchor`), so the comparison is
+    paired in time (a shared VM's speed drifts between jobs)."""
 
     name: str
     variants: tuple[str, ...]

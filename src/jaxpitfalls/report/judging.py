@@ -122,4 +122,18 @@ class Judges:
         if missing:
             raise KeyError(f"study {self.spec.name}: no function judges {missing}")
         run = Run(self.spec, tables)
-        return [replace(self._by_key[key](run), claim=key) for key in self.spec.claims if key in self._by_key]
+        return [_said(replace(self._by_key[key](run), claim=key)) for key in self.spec.claims if key in self._by_key]
+
+
+NOT_MEASURED_TEXT = "not measured:"
+
+
+def _said(judged: Judged) -> Judged:
+    """The judged claim, refused where its words and its verdict disagree on whether the run measured it: a claim
+    the config did not measure is "not measured" (not "inconclusive": no more samples would decide it), and
+    says why."""
+    if judged.measured.startswith(NOT_MEASURED_TEXT) != (judged.verdict == NOT_MEASURED):
+        raise ValueError(f"claim {judged.claim}: verdict {judged.verdict!r} beside {judged.measured[:80]!r}: a claim "
+                         f"the run did not measure has verdict {NOT_MEASURED!r}, and its text starts "
+                         f"{NOT_MEASURED_TEXT!r}")
+    return judged

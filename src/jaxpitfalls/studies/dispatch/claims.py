@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import Bound, Judged
+from ...contract.verdicts import NOT_MEASURED, Bound, Judged
 from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...plan import value_label
 from ...report.claims import (
@@ -138,7 +138,7 @@ def _structure(run: Run) -> Judged:
     found = leaves_growth(run, _overhead_on(run, "layers", "jit_partition"))
     if not found:
         return Judged(measured="not measured: no configuration of the layers axis was timed beside the base in its "
-                               "own job", verdict=verdict(None), ours=ours)
+                               "own job", verdict=NOT_MEASURED, ours=ours)
     fewer, more, growth, shown = found[0]
     grows = decide(growth[1], growth[2], 0)
     others = "".join(f"; {f[3]}: +{interval(*f[2], ' ms')}" for f in found[1:])
@@ -180,7 +180,7 @@ def _not_compute(run: Run) -> Judged:
     shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
     apart_text = f"; not judged, {ACROSS_JOBS}: {shown_apart}" if apart else ""
     if not judged:
-        return Judged(verdict=verdict(None), measured=f"not measured: the config times no dropout or attention "
+        return Judged(verdict=NOT_MEASURED, measured=f"not measured: the config times no dropout or attention "
                                                       f"setting beside the base{apart_text}")
     decisions = [decide(shift[1], shift[2], -COMPUTE_BAND * abs(anchor.diff_ms), COMPUTE_BAND * abs(anchor.diff_ms),
                         holds="inside", of=f"the {setting} shift", unit=" ms")
@@ -244,7 +244,7 @@ def _attribution_complete(run: Run) -> Judged:
     process's "yes" contradicted the pooled "no"."""
     traced = attribution(run.comp, run.tables["overhead"])
     if traced.empty:
-        return Judged(measured="not measured: no traced configuration", verdict=verdict(None))
+        return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
     at = run.at("where")
     config_id = at if at in set(traced.config_id) else run.base_id
     python, gap = _traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition", config_id=config_id)

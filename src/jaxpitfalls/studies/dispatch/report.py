@@ -18,7 +18,9 @@ from .spec import SPEC
 FINDINGS = ("slower", "where", "partition_free", "pipelining")  # the cost, its cause, the fix, the catch
 FIGURES = {
     "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
-                          "(layers sweep), with 95% bootstrap intervals.",
+                          "(layers sweep), with 95% bootstrap intervals; each point from its own job, so the "
+                          "machine's drift between jobs is in the line (the structure claim reads each depth over "
+                          "the base timed in the same job).",
     "step_vs_compute": "Median step time per variant vs each compute setting, at fixed structure.",
     "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting: flat lines "
                            "mean the overhead does not depend on computation.",

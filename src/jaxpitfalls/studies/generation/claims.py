@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import Judged
+from ...contract.verdicts import NOT_MEASURED, Judged
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import demonstrated
 from ...report.claims import (
@@ -152,7 +152,7 @@ def _pitfall(run: Run) -> pd.DataFrame:
 
 
 def _not_demonstrated(key: str) -> Judged:
-    return Judged(measured=NO_DEMONSTRATION, verdict=verdict(None), ours=(None,) * len(SPEC.claims[key].numbers))
+    return Judged(measured=NO_DEMONSTRATION, verdict=NOT_MEASURED, ours=(None,) * len(SPEC.claims[key].numbers))
 
 
 @JUDGES("short_warmup")

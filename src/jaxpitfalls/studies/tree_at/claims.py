@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...contract.verdicts import Judged
+from ...contract.verdicts import NOT_MEASURED, Judged
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
 from ...report.aggregate import variants_only
 from ...report.claims import (
@@ -89,7 +89,7 @@ def _per_transform(run: Run) -> Judged:
     per_transform = (f"{_median(run, run.base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
                      f"{_median(run, run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
                      f"{n_base}")
-    judged = {"measured": f"{per_transform}; not measured: fewer than 2 depths", "verdict": verdict(None)}
+    judged = {"measured": f"not measured: fewer than 2 depths; {per_transform}", "verdict": NOT_MEASURED}
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
         u, b = _fits(run).loc[("direct", "unbatched")], _fits(run).loc[("direct", SPEC.floor)]
@@ -145,7 +145,7 @@ def _first_run_linear(run: Run) -> Judged:
     first = first[first.config_id.isin(at_width)].sort_values("transforms")
     if first.transforms.nunique() < 3:
         return Judged(measured=f"not measured: fewer than 3 depths at the base's width ({int(base.hidden)}), each "
-                               "with its first run over its own job's one-layer first run", verdict=verdict(None),
+                               "with its first run over its own job's one-layer first run", verdict=NOT_MEASURED,
                       ours=ours)
     growth = marginal_cost_ratio(first.transforms, first.q, first.q_low, first.q_high)
     n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
@@ -250,7 +250,7 @@ NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measu
 def _setup_split(run: Run) -> Judged:
     stepped, where, at_structure = _stepped(run, "setup_split")
     if stepped is None:
-        return Judged(measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
+        return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
     shares = {step: tuple(stepped[f"step_{step}_{k}"] for k in ("share", "share_ci_low", "share_ci_high"))
               for step in START_UP_STEPS}
     minor = decide(*shares["apply"][1:], DOMINATES, holds="below", of="apply's share")
@@ -268,7 +268,7 @@ def _setup_split(run: Run) -> Judged:
 def _jit_vs_eager_setup(run: Run) -> Judged:
     stepped, where, at_structure = _stepped(run, "jit_vs_eager_setup")
     if stepped is None:
-        return Judged(measured=NOT_STEPPED, verdict=verdict(None), ours=(None,))
+        return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
     compiled, first = (median_of(run.steps, stepped.config_id, SPEC.floor, m) for m in ("steady", "first_run"))
     un_jitted = (stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms))
     gain = ratio_of_estimates(*un_jitted, compiled[0], compiled[1:])
