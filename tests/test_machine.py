@@ -303,3 +303,17 @@ def test_a_repeated_sampler_s_primer_is_one_call_of_what_it_repeats():
     repeated = protocol.Repeated(lambda: calls.append(1) or 0.001, 50)
     timing._prime(repeated)
     assert len(calls) == 1
+
+
+def test_a_sample_of_a_second_or_more_is_not_primed_after_the_first_round():
+    """A 10 ms penalty is within a long sample's noise, and its primer would cost a whole pass."""
+    scripted = ColdAfterYardstick(penalty=0.01)
+    calls = {"long": 0}
+    long = scripted.sample(timing.PRIME_BELOW_S)
+
+    def counted() -> float:
+        calls["long"] += 1
+        return long()
+
+    interleaved({"long": counted}, Sampling(repeats=4, on_contention="warn"), watch=scripted, primed=True)
+    assert calls["long"] == 4 + 1  # four samples and the first round's primer

@@ -87,12 +87,17 @@ def _prime(sampler: Sampler) -> None:
         getattr(sampler, "once", sampler)()
 
 
-def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, primed: bool) -> Round:
+# A sample at least this long is not primed: ~10 ms is within its noise, and its primer would cost a whole pass.
+PRIME_BELOW_S = 1.0
+
+
+def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None) -> Round:
     """Every sampler once in `order` (a `setup()` first where it has one, untimed and uncounted: e.g. a
-    deliberately short warmup), each sample's compilations counted, after the first one's primer where
-    `primed` (`_prime`); then the machine's speed."""
+    deliberately short warmup), each sample's compilations counted; then the machine's speed. `last`, where
+    rounds are primed: each sampler's latest sample, updated here; the first one's primer (`_prime`) runs unless
+    its latest sample lasted PRIME_BELOW_S or longer."""
     taken: dict[str, tuple[float, CompileCount]] = {}
-    if primed:
+    if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])
     for name in order:
         setup = getattr(samplers[name], "setup", None)
@@ -101,6 +106,8 @@ def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, primed:
         with count_compiles() as counter, gc_paused():
             seconds = samplers[name]()
         taken[name] = (seconds, counter)
+    if last is not None:
+        last.update({name: seconds for name, (seconds, _) in taken.items()})
     with gc_paused():
         return taken, watch.speed()
 
@@ -135,19 +142,17 @@ def interleaved(
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
     """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately;
     each round ends with the yardstick, `_round`, and opens with an untimed call of its first sampler where
-    `primed`: measure_mode primes the modes whose samples compile nothing, never a first run's). With a budget, no new round starts once the rounds so far took that long and `min_repeats` are kept:
-    samples that cost seconds each stay affordable, cheap ones get every round. The machine is watched
-    (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means is
-    `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
-    `enough` (a precision target: `protocol.precise`) makes `repeats` a minimum: once that many rounds are
-    kept it is asked after each kept window, and rounds go on until it is satisfied or the budget is spent
-    (without a budget, at most PRECISION_ROUNDS_CAP x `repeats` rounds).
-
-    Returns the raw samples per variant, the compilations counted inside each sample, whether each sample
-    was taken in a contended window, and the machine's record of the mode (per window, waits, yardsticks, a
-    summary).
+    `primed` and its sample is short: measure_mode primes the modes that compile nothing). With a budget, no
+    new round starts once the rounds so far took that long and `min_repeats` are kept: samples that cost
+    seconds each stay affordable, cheap ones get every round. The machine is watched (`watch`) over windows of
+    rounds at least `WINDOW_S` long; what a contended window means is `contention.Contention`'s to say
+    (re-timed after a wait for quiet, refused, or kept and marked). `enough` (a precision target:
+    `protocol.precise`) makes `repeats` a minimum: once that many rounds are kept it is asked after each kept
+    window, and rounds go on until it is satisfied or the budget is spent (without a budget, at most
+    PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, the compilations counted
+    inside each sample, whether each was taken in a contended window, and the machine's record of the mode.
     """
-    names = list(samplers)
+    names, last = list(samplers), {} if primed else None
     kept = _Kept(names)
     windows: list[dict[str, Any]] = []
     pending: list[Round] = []
@@ -158,7 +163,7 @@ def interleaved(
     cap = sampling.repeats if enough is None else sampling.repeats * PRECISION_ROUNDS_CAP
     while len(kept.samples[names[0]]) < cap:
         done_before = len(kept.samples[names[0]]) + len(pending)
-        pending.append(_round(samplers, names if done_before % 2 == 0 else list(reversed(names)), watch, primed))
+        pending.append(_round(samplers, names if done_before % 2 == 0 else list(reversed(names)), watch, last))
         now = watch.now()
         readings.append(now)
         done = done_before + 1
