@@ -208,10 +208,11 @@ def measure(
 ) -> dict[str, Timed]:
     """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode; `anchor`:
     another model's runners, timed in the blocked mode's rounds beside them and compared by `anchor_pairs`."""
+    anchor = anchor or {}
     samplers = mode_samplers(runners, steps_per_sample)
-    samplers["blocked"] |= mode_samplers(anchor or {}, steps_per_sample)["blocked"]
+    samplers["blocked"] |= mode_samplers(anchor, steps_per_sample)["blocked"]
     return {mode: measure_mode(timed, mode, floor, sampling, label,
-                               extra_pairs + (anchor_pairs if mode == "blocked" else ()), anchors=tuple(anchor or ()))
+                               extra_pairs + (anchor_pairs if mode == "blocked" else ()), anchors=tuple(anchor))
             for mode, timed in samplers.items()}
 
 

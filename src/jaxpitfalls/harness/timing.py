@@ -75,14 +75,19 @@ def _progress(label: str, done: int, repeats: int, elapsed: float, policy: Conte
 Round = tuple[dict[str, tuple[float, CompileCount]], float]
 
 
+def _set_up(sampler: Sampler) -> None:
+    """The sampler's `setup()`, where it has one: untimed and uncounted (e.g. a deliberately short warmup)."""
+    setup = getattr(sampler, "setup", None)
+    if setup is not None:
+        setup()
+
+
 def _prime(sampler: Sampler) -> None:
     """One untimed call of `sampler` (`once()`, one call of what its sample repeats, where it has one): the
     variant timed first after the yardstick ran ~10 ms slower on a ~30 ms step than in any other place (the
     2026-11-26 reference: filter_jit 46.2 ms first in forward rounds, 37.3 ms in reversed ones, while the
     variants never first moved 0.5 ms), so every round opens with a call nobody times."""
-    setup = getattr(sampler, "setup", None)
-    if setup is not None:
-        setup()
+    _set_up(sampler)
     with gc_paused():
         getattr(sampler, "once", sampler)()
 
@@ -100,9 +105,7 @@ def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: d
     if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])
     for name in order:
-        setup = getattr(samplers[name], "setup", None)
-        if setup is not None:
-            setup()
+        _set_up(samplers[name])
         with count_compiles() as counter, gc_paused():
             seconds = samplers[name]()
         taken[name] = (seconds, counter)

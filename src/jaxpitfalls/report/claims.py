@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..contract.interface import Number
 from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Judged
+from ..harness.stats import difference_of_estimates
 from .aggregate import base_config_id
 
 
@@ -187,3 +188,10 @@ def ratio_interval(r: pd.Series) -> str:
 def difference_of(r: pd.Series) -> tuple[float, float, float]:
     """A comparison row's paired difference in ms: (estimate, 95% low, high)."""
     return r.diff_ms, r.diff_ci_low_ms, r.diff_ci_high_ms
+
+
+def difference_between(a: pd.Series, b: pd.Series) -> tuple[float, float, float]:
+    """Comparison row `a`'s paired difference minus `b`'s (ms, 95% interval: the two intervals combined as
+    independent estimates, stats.difference_of_estimates)."""
+    return difference_of_estimates(a.diff_ms, (a.diff_ci_low_ms, a.diff_ci_high_ms),
+                                   b.diff_ms, (b.diff_ci_low_ms, b.diff_ci_high_ms))

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...harness.stats import difference_of_estimates
-from ...report.claims import difference_of, interval, row
+from ...report.claims import difference_between, difference_of, interval, row
 from ...report.judging import Run
 from .report import ms
 from .spec import ANCHOR_PAIR
@@ -26,8 +25,7 @@ def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float
         return None
     anchor = run.pair(*ANCHOR_PAIR, config_id=config_id, mode="blocked")
     own = run.pair("filter_jit", "jit_partition", config_id=config_id, mode="blocked")
-    return anchor, difference_of_estimates(own.diff_ms, (own.diff_ci_low_ms, own.diff_ci_high_ms),
-                                           anchor.diff_ms, (anchor.diff_ci_low_ms, anchor.diff_ci_high_ms))
+    return anchor, difference_between(own, anchor)
 
 
 def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[float, float, float], str]]:

@@ -11,6 +11,7 @@ from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...plan import value_label
 from ...report.claims import (
     decide,
+    difference_between,
     difference_of,
     interval,
     median_of,
@@ -173,8 +174,7 @@ def _not_compute(run: Run) -> Judged:
         setting = " + ".join(f"{key} {value_label(s[key])}" for key in keys)
         beside = beside_base(run, s.config_id) if set(keys) <= set(WRITE_UP_COMPUTE) else None
         if beside is None:
-            apart[setting] = difference_of_estimates(s.diff_ms, (s.diff_ci_low_ms, s.diff_ci_high_ms),
-                                                     base.diff_ms, (base.diff_ci_low_ms, base.diff_ci_high_ms))
+            apart[setting] = difference_between(s, base)
         else:
             judged[setting] = beside
     shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
