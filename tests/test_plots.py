@@ -3,9 +3,12 @@ overlap, intervals wherever the table has them, a legend that leaves the plot it
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 from matplotlib.container import BarContainer
 
+from jaxpitfalls.plan import TABLES
 from jaxpitfalls.report.plots import bars, facet_lines
 
 
@@ -39,3 +42,17 @@ def test_grouped_bars_keep_their_labels_apart_and_draw_intervals():
     assert len(bar_sets) == 2 and all(c.errorbar is not None for c in bar_sets)  # a bar set per hue, intervals on
     legend = ax.get_legend().get_window_extent()
     assert legend.width < ax.get_window_extent().width / 2  # beside the plot, not wider than it
+
+
+def test_generation_draws_the_warmup_pitfall_only_where_a_run_has_the_demonstration():
+    """A run without a warmup_fraction below 1 (presets/gpu-lease.yaml) has no pitfall to draw: the speed figure
+    alone, where the bar chart divided by its zero groups."""
+    from jaxpitfalls.report.aggregate import demonstrated, read_tables
+    from jaxpitfalls.studies.generation.report import figures
+
+    published = Path(__file__).parents[1] / "docs/reference/2026-11-26"
+    tables = read_tables({t: str(published / f"tables/generation/{t}.csv") for t in TABLES if t != "environment"}
+                         | {"environment": str(published / "environment/generation.csv")})
+    assert set(figures(tables)) == {"tokens_per_s", "warmup_pitfall"}
+    without = tables | {"steps": tables["steps"][~demonstrated(tables["steps"])]}
+    assert set(figures(without)) == {"tokens_per_s"}
