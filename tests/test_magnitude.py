@@ -12,11 +12,12 @@ from jaxpitfalls.contract.interface import Claim, Number
 from jaxpitfalls.contract.verdicts import Judged
 from jaxpitfalls.report.build import declared, judged_rows, ratio_points
 from jaxpitfalls.report.claims import at_write_up_structure
-from jaxpitfalls.report.magnitude import magnitude
+from jaxpitfalls.report.magnitude import device_here, magnitude
 
 BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
 SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
-SPEEDUP = Number(1.23, 1.27, "x", structural=False, at={"layers": 12, "hidden": 768}, differs="GPU vs CPU")
+SPEEDUP = Number(1.23, 1.27, "x", structural=False, at={"layers": 12, "hidden": 768},
+                 differs="a GPU there, {here} here")
 OVERHEAD = Number(46.8, 47.2, " ms", structural=False, at={"layers": 12}, differs="the host's Python")
 
 
@@ -28,7 +29,7 @@ OVERHEAD = Number(46.8, 47.2, " ms", structural=False, at={"layers": 12}, differ
     ((-2.0, -4.0, 0.5), "opposite sign"),
 ])
 def test_structural_ratios_are_judged_within_a_factor_on_the_interval(ours, verdict):
-    side_by_side, size = magnitude(BATCHING, ours)
+    side_by_side, size = magnitude(BATCHING, ours, "this CPU")
     assert size == verdict
     assert side_by_side.startswith("7.6x vs ")
 
@@ -40,17 +41,33 @@ def test_structural_ratios_are_judged_within_a_factor_on_the_interval(ours, verd
     ((100.0, 100.0, 100.0), "**26 points more**"),
 ])
 def test_shares_are_judged_in_percentage_points(ours, verdict):
-    assert magnitude(SHARE, ours)[1] == verdict
+    assert magnitude(SHARE, ours, "this CPU")[1] == verdict
 
 
 def test_a_single_number_is_shown_without_an_interval():
-    assert magnitude(BATCHING, (7.0, 7.0, 7.0))[0] == "7.6x vs 7x"
+    assert magnitude(BATCHING, (7.0, 7.0, 7.0), "this CPU")[0] == "7.6x vs 7x"
 
 
 def test_numbers_the_structure_does_not_set_show_the_factor_and_what_differs():
-    assert magnitude(SPEEDUP, (1.02, 0.9, 1.2))[1] == "1.2x smaller; differs: GPU vs CPU"
-    assert magnitude(SPEEDUP, (1.25, 1.2, 1.3))[1] == "same size; differs: GPU vs CPU"
-    assert magnitude(OVERHEAD, (13.0, 11.0, 15.0))[1] == "3.6x smaller; differs: the host's Python"
+    assert magnitude(SPEEDUP, (1.02, 0.9, 1.2), "this CPU")[1] == "1.2x smaller; differs: a GPU there, this CPU here"
+    assert magnitude(SPEEDUP, (1.25, 1.2, 1.3), "this CPU")[1] == "same size; differs: a GPU there, this CPU here"
+    assert magnitude(OVERHEAD, (13.0, 11.0, 15.0), "this CPU")[1] == "3.6x smaller; differs: the host's Python"
+
+
+def test_what_differs_names_the_device_the_run_measured_on():
+    """A GPU run's scorecard said 'this CPU' wherever a write-up's number differs by hardware."""
+    gpu = pd.DataFrame({"backend": ["gpu"], "device_kind": ["NVIDIA H200"]})
+    cpu = pd.DataFrame({"backend": ["cpu"], "device_kind": ["cpu"]})
+    assert device_here(gpu) == "this NVIDIA H200" and device_here(cpu) == "this CPU"
+    assert magnitude(SPEEDUP, (1.02, 1.01, 1.03), device_here(gpu))[1] == (
+        "1.2x smaller; differs: a GPU there, this NVIDIA H200 here")
+
+
+def test_every_write_up_number_names_the_device_only_through_its_placeholder():
+    for study in registry.names():
+        for claim in registry.spec(study).claims.values():
+            for number in claim.numbers:
+                assert "this CPU" not in number.differs.format(here="this device"), (study, number.differs)
 
 
 def test_only_a_dimensionless_number_can_be_set_by_the_structure():
@@ -62,7 +79,7 @@ def test_only_a_dimensionless_number_can_be_set_by_the_structure():
 
 
 def test_not_measured_names_the_write_ups_structure():
-    assert magnitude(SPEEDUP, None) == ("1.23-1.27x vs not measured",
+    assert magnitude(SPEEDUP, None, "this CPU") == ("1.23-1.27x vs not measured",
                                         "not measured at the write-up's structure (layers 12, hidden 768)")
 
 

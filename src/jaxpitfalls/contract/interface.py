@@ -42,8 +42,8 @@ class Number:
     it in, and the base configuration keys (`at`: the model's structure) it was measured at. `structural`:
     a dimensionless number (ratio, share, exponent, count) set by the model's structure, which this machine
     repeats at the same structure, so its size is judged here. Otherwise `differs` says what differs between
-    the write-up's measurement and ours (host, accelerator, sizes, baseline), and only the factor is shown:
-    an absolute time or rate always depends on the host."""
+    the write-up's measurement and ours (host, accelerator, sizes, baseline; `{here}` names the run's device),
+    and only the factor is shown: an absolute time or rate always depends on the host."""
 
     low: float
     high: float
@@ -60,6 +60,7 @@ class Number:
                              f"(unit starting {DIMENSIONLESS}) can be set by the structure alone")
         if not self.structural and not self.differs:
             raise ValueError(f"write-up number {self.low:g}{self.unit}: say what differs from our measurement")
+        self.differs.format(here="")  # `{here}` (the run's device, report.magnitude.device_here) is its only field
 
     @property
     def dimensionless(self) -> bool:

@@ -16,6 +16,7 @@ from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, REPRODUCE
 from . import markdown, scorecard
 from .aggregate import processes_of, read_tables
 from .claims import applicable
+from .magnitude import device_here
 from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
@@ -139,7 +140,7 @@ def build_report(
     text = markdown.render([
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
-        scorecard.judging_section(claims),
+        scorecard.judging_section(claims, {name: device_here(env) for name, env in environments.items()}),
         *sections,
         "## Audit\n",
         markdown.run_summary_section(summary, span_seconds(summary), settings, parts, quiet),

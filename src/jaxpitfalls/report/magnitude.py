@@ -10,6 +10,8 @@ accelerator and sizes: for those the factor is shown with what differs (`Number.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ..contract.interface import Number
 
 FACTOR = 2.0  # ratios, exponents, counts the structure sets: hosts' single-thread speed and library versions
@@ -22,14 +24,23 @@ RULE = ("ours is measured at the write-up's structure (the configuration with it
         "accelerator sets: the factor only, with what differs between the two measurements, no verdict")
 
 
+def device_here(environment: pd.DataFrame) -> str:
+    """The run's device as a `Number.differs` names it (`{here}`): what the study's jobs ran on, from its
+    environment table, so a GPU run's scorecard never says "this CPU"."""
+    kinds = sorted({"CPU" if b == "cpu" else str(k) for b, k in zip(environment.backend, environment.device_kind,
+                                                                      strict=True)})
+    return "this " + " and ".join(kinds) if kinds else "this machine"
+
+
 def _number(low: float, high: float, unit: str) -> str:
     return f"{low:.3g}{unit}" if low == high else f"{low:.3g}-{high:.3g}{unit}"
 
 
-def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[str, str]:
+def magnitude(number: Number, ours: tuple[float, float, float] | None, here: str) -> tuple[str, str]:
     """(the two numbers side by side, the magnitude verdict) for one number; `ours` is (estimate, 95% low, high)
     in the number's unit at the write-up's structure (at_write_up_structure), None where this run did not
-    measure it there."""
+    measure it there; `here` names the run's device in what differs (device_here)."""
+    differs = number.differs.format(here=here)
     theirs = _number(number.low, number.high, number.unit)
     if ours is None:
         where = ", ".join(f"{k} {v}" for k, v in number.at.items())
@@ -41,11 +52,11 @@ def magnitude(number: Number, ours: tuple[float, float, float] | None) -> tuple[
     if number.is_share and number.structural:
         return side_by_side, _points(number, low, high)
     if value <= 0:
-        return side_by_side, "opposite sign" if number.structural else f"opposite sign ({number.differs})"
+        return side_by_side, "opposite sign" if number.structural else f"opposite sign ({differs})"
     factor = value / number.high if value > number.high else value / number.low if value < number.low else 1.0
     size = "same size" if factor == 1.0 else (f"{factor:.2g}x larger" if factor > 1 else f"{1 / factor:.2g}x smaller")
     if not number.structural:
-        return side_by_side, f"{size}; differs: {number.differs}"
+        return side_by_side, f"{size}; differs: {differs}"
     reaches = high >= number.low / FACTOR and low <= number.high * FACTOR
     return side_by_side, "same size" if reaches else f"**{size}**"
 

@@ -98,13 +98,13 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
                       "", *shown, table(pd.DataFrame(rows)), ""])
 
 
-def judging_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
     """How each claim was judged: the rule, the whole measurement (per process where they differ), and the
-    write-up's numbers beside ours with the magnitude verdict."""
+    write-up's numbers beside ours with the magnitude verdict (`here`: each study's device, device_here)."""
     rows = []
     for s, cs in claims.items():
         for c in cs:
-            sizes = [magnitude(n, o) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
+            sizes = [magnitude(n, o, here[s]) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
             rows.append({"study": s, "claim": c["key"], "rule": c["rule"], "measured here": c["measured"],
                          "write-up vs ours": "; ".join(n for n, _ in sizes),
                          "magnitude": "; ".join(v for _, v in sizes), "advice": _advice(c)})

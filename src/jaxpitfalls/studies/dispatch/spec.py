@@ -48,7 +48,7 @@ BERT_BASE_TREE = {"layers": 12}
 BERT_BASE = {"layers": 12, "hidden": 768}
 
 # What differs between the write-up's step times and ours, whatever the structure.
-GPU_SIZES = ("a GPU at batch 64 x seq 512 there, this CPU at the preset's batch and sequence here: the compute "
+GPU_SIZES = ("a GPU at batch 64 x seq 512 there, {here} at the preset's batch and sequence here: the compute "
              "the fixed overhead adds to")
 
 COMPUTE_BAND = 0.25  # "does not depend": within 25% of the base configuration's overhead, either way

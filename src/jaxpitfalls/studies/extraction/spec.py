@@ -92,8 +92,8 @@ CLAIMS = {
     **{f"{slow}/{fast}": Claim(f"{what} speeds up extraction", f"{estimate(*gain)} (estimated, not measured)",
                                numbers=(Number(*gain, "x", structural=False, at=QWEN2_05B,
                                                differs="estimated for an accelerator, where copies and Python weigh "
-                                                       "differently against the forward; measured here on this "
-                                                       "CPU"),),
+                                                       "differently against the forward; measured here on "
+                                                       "{here}"),),
                                rule=fix_rule(slow, fast), advice=FIX_ADVICE[(slow, fast)])
        for (slow, fast), (what, gain) in FIXES.items()},
     "apply_auto_jit": Claim(
@@ -143,8 +143,8 @@ CLAIMS = {
         "a batch's time splits into forward 0.3 s, extraction overhead 1.5 s, copies 0.5 s, Python 0.5 s",
         "~2-3 s per 32-sample batch (estimated): copies and Python 1.0 s of it",
         numbers=(Number(33, 50, "% of a pass in copies and Python", structural=False, at=QWEN2_05B,
-                        differs="estimated for an accelerator, where a copy crosses a bus; measured here on this "
-                                "CPU"),),
+                        differs="estimated for an accelerator, where a copy crosses a bus; measured here on "
+                                "{here}"),),
         rule="copies and Python (transfer + storage) as a share of eager's pass (the write-up's loop before its "
              "fixes: extraction un-jitted, blocking copies), at the write-up's structure where run: 95% interval "
              "above 20% reproduces its third, below does not; the phases are means over every timed pass (no "
@@ -163,8 +163,8 @@ CLAIMS = {
         "pipelining batches with lax.scan (one dispatch per chunk of batches) speeds up extraction",
         "1.3x on multihost",
         numbers=(Number(1.3, 1.3, "x", structural=False, at=QWEN2_05B,
-                        differs="measured on several hosts, where a dispatch per batch weighs more; one CPU host "
-                                "here"),),
+                        differs="measured on several hosts, where a dispatch per batch weighs more; one host "
+                                "here ({here})"),),
         rule=f"{SCAN[0]} / {SCAN[1]} time per pass, 95% interval above 1 (below 1: not reproduced); no bound: "
              "besides the per-batch dispatch a scan removes each call's runtime setup, which no phase of a pass "
              "shows",

@@ -81,9 +81,9 @@ CLAIMS = {
         "16.32x (GPT-2 124M, 15 new tokens, proper warmup; 24.45 tok/s on an RTX 4070)",
         numbers=(Number(16.32, 16.32, "x", structural=False, at=GPT2_SMALL,
                         differs="the same pair of loops (uncached without jit against a jitted cached step), "
-                                "INT8 on an RTX 4070 there, float32 on this CPU here"),
+                                "INT8 on an RTX 4070 there, float32 on {here} here"),
                  Number(24.45, 24.45, " tok/s kv_cache", structural=False, at=GPT2_SMALL,
-                        differs="INT8 on an RTX 4070 there, float32 on this CPU here")),
+                        differs="INT8 on an RTX 4070 there, float32 on {here} here")),
         rule="95% interval of uncached_eager / kv_cache (the write-up's pair: 'Non-Cached' without jit against "
              "'Cached + JIT') above 1, at GPT-2 124M's structure where the preset runs it",
         advice=Advice("Decode with a preallocated KV cache and one jitted single-token step.")),
@@ -91,8 +91,8 @@ CLAIMS = {
         "without a cache every new sequence length compiles a new program",
         "one compilation per shape, ~0.5-2 s each",
         numbers=(Number(0.5, 2, " s per program", structural=False, at=GPT2_SMALL,
-                        differs="compiling for an RTX 4070 with JAX 0.4.23 there, for this CPU with JAX 0.10 "
-                                "here"),),
+                        differs="compiling for an RTX 4070 with JAX 0.4.23 there, for {here} with this run's "
+                                "JAX here"),),
         rule="uncached compiles at least once per new token in its first run, uncached_padded once",
         advice=Advice("Keep shapes static: pad to the final length or preallocate the cache, so decoding compiles "
                       "one or two programs, not one per token.")),
@@ -107,7 +107,7 @@ CLAIMS = {
         "2.44x measured instead of 16.32x: understated, 6.7x off",
         numbers=(Number(6.7, 6.7, "x off", structural=False, at=GPT2_SMALL,
                         differs="which variant compiles more inside the timed region, and what one compile costs "
-                                "against a decode step: GPU there, CPU here"),),
+                                "against a decode step: an RTX 4070 there, {here} here"),),
         rule=f"the speedup measured with the short warmup over the proper one, 95% interval excluding 1 (the warmup "
              f"changed the answer; within 1/{UNDISTORTED}-{UNDISTORTED}x: not reproduced); how far off is the "
              "magnitude beside the write-up's 6.7x, which follows how many compiles land in the timed region "
@@ -119,7 +119,7 @@ CLAIMS = {
         "the short warmup slowed the cached variant (it compiled inside the timed region)",
         "24.45 -> 4.23 tok/s: 5.8x slower",
         numbers=(Number(5.8, 5.8, "x slower", structural=False, at=GPT2_SMALL,
-                        differs="one compile against one decode step on an RTX 4070 there, on this CPU here"),),
+                        differs="one compile against one decode step on an RTX 4070 there, on {here} here"),),
         rule="kv_cache's median generation with the short warmup over the proper one (ratio of the two medians' "
              "bootstrap intervals) above 1"),
     "scan": Claim(

@@ -106,7 +106,7 @@ CLAIMS = {
         "the first run of make_module_opt scales near-linearly with the number of transforms",
         "~90 ms per transform; 1.24 s at 24 -> 32.4 s at 360 transforms (TPU v4)",
         numbers=(Number(52, 90, " ms/transform", structural=False,
-                        differs="tracing and compiling for a TPU v4 there, up to 360 transforms; for this CPU "
+                        differs="tracing and compiling for a TPU v4 there, up to 360 transforms; for {here} "
                                 "here"),),
         rule="batched (the write-up's code): a first run is a fixed part plus a cost per transform, so the cost of "
              "one more transform at the larger depths over that at the smaller ones (middle to largest over "
@@ -119,7 +119,7 @@ CLAIMS = {
         "under JIT (compiled make_module_opt) batching makes a negligible difference",
         "~35 ms per call either way once compiled",
         numbers=(Number(34.5, 34.5, " ms batched", structural=False, at=BERT_4L_768H,
-                        differs="a compiled call on a TPU there, on this CPU here"),),
+                        differs="a compiled call on a TPU there, on {here} here"),),
         rule="the depths' ratios as one (geometric mean, 95% interval) within 0.9-1.1; wholly outside: not "
              "reproduced",
         advice=Advice("Tree manipulation inside a jitted function costs nothing per call, only at trace time.")),
@@ -153,8 +153,8 @@ CLAIMS = {
         "outside JIT, sharding and optimizer creation dominate initialization, not applying the plan",
         "apply 21 ms (1%), partition spec 1 ms, filter shard 1221 ms (63%), optimizer 693 ms (36%)",
         numbers=(Number(1.1, 1.1, "% apply", structural=False, at=BERT_4L_768H,
-                        differs="sharding onto a TPU v4 slice there (a transfer per leaf); onto this CPU's forced "
-                                "devices here, where filter_shard copies host memory"),),
+                        differs="sharding onto a TPU v4 slice there (a transfer per leaf); onto {here}'s "
+                                "devices here (a CPU's forced devices copy host memory)"),),
         rule=f"batched, step by step at BERT-4L-768H's structure: applying the plan's share of the un-jitted "
              f"start-up (median of the calls' shares, bootstrap 95% interval) below {DOMINATES:.0%}, the rest "
              f"going to the other steps (each step's share shown); above: not reproduced",
@@ -166,7 +166,7 @@ CLAIMS = {
         "jitting make_module_opt makes initialization 56x faster",
         "1937 ms step by step -> 34.5 ms per compiled call",
         numbers=(Number(56, 56, "x", structural=False, at=BERT_4L_768H,
-                        differs="a TPU v4 there, whose un-jitted steps each dispatch to the device; this CPU here"),),
+                        differs="a TPU v4 there, whose un-jitted steps each dispatch to the device; {here} here"),),
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
              f"(ratio of the two medians' bootstrap 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
              f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced. The first "
