@@ -1,4 +1,5 @@
-"""Peak memory of a measurement: the device's allocator stats where it has them, else the process's VmHWM."""
+"""Peak memory of a measurement: the device's allocator peak where it keeps one (a GPU or TPU; since the process
+started), and the process's resident high-water mark (VmHWM, reset per mode)."""
 
 from __future__ import annotations
 

@@ -81,9 +81,9 @@ CLAIMS = {
         "16.32x (GPT-2 124M, 15 new tokens, proper warmup; 24.45 tok/s on an RTX 4070)",
         numbers=(Number(16.32, 16.32, "x", structural=False, at=GPT2_SMALL,
                         differs="the same pair of loops (uncached without jit against a jitted cached step), "
-                                "INT8 on an RTX 4070 there, float32 on {here} here"),
+                                "INT8 on an RTX 4070 there, float32 weights on {here} here"),
                  Number(24.45, 24.45, " tok/s kv_cache", structural=False, at=GPT2_SMALL,
-                        differs="INT8 on an RTX 4070 there, float32 on {here} here")),
+                        differs="INT8 on an RTX 4070 there, float32 weights on {here} here")),
         rule="95% interval of uncached_eager / kv_cache (the write-up's pair: 'Non-Cached' without jit against "
              "'Cached + JIT') above 1, at GPT-2 124M's structure where the preset runs it",
         advice=Advice("Decode with a preallocated KV cache and one jitted single-token step.")),
@@ -153,8 +153,8 @@ CLAIMS = {
         checked="followed by every job: models load and convert before any timer starts"),
     "multiple_trials": Claim(
         "run several trials and report mean +- std", "3-5 trials, mean +- std, min and max",
-        checked="exceeded by every job: medians with paired bootstrap 95% intervals over several "
-                     "fresh processes"),
+        checked="exceeded by every job: medians with paired bootstrap 95% intervals, over fresh worker "
+                "processes where the preset runs several (measure.processes)"),
     "trial_variance": Claim(
         "high variance (std above 10%) means interference: background processes, throttling",
         "24.45 +- 0.83 tok/s (3.4%)",

@@ -154,7 +154,7 @@ CLAIMS = {
         "apply 21 ms (1%), partition spec 1 ms, filter shard 1221 ms (63%), optimizer 693 ms (36%)",
         numbers=(Number(1.1, 1.1, "% apply", structural=False, at=BERT_4L_768H,
                         differs="sharding onto a TPU v4 slice there (a transfer per leaf); onto {here}'s "
-                                "devices here (a CPU's forced devices copy host memory)"),),
+                                "devices here"),),
         rule=f"batched, step by step at BERT-4L-768H's structure: applying the plan's share of the un-jitted "
              f"start-up (median of the calls' shares, bootstrap 95% interval) below {DOMINATES:.0%}, the rest "
              f"going to the other steps (each step's share shown); above: not reproduced",
@@ -166,7 +166,7 @@ CLAIMS = {
         "jitting make_module_opt makes initialization 56x faster",
         "1937 ms step by step -> 34.5 ms per compiled call",
         numbers=(Number(56, 56, "x", structural=False, at=BERT_4L_768H,
-                        differs="a TPU v4 there, whose un-jitted steps each dispatch to the device; {here} here"),),
+                        differs="a TPU v4 there, {here} here: what each un-jitted step costs to dispatch"),),
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
              f"(ratio of the two medians' bootstrap 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
              f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced. The first "
@@ -189,8 +189,8 @@ CLAIMS = {
     "largest_model": Claim(
         "models up to 3.1B parameters (60L-2048H, 360 transforms) fit, limited by TPU v4 memory",
         "11.5 GB fp32 on a 16 GB TPU v4 chip",
-        not_measured="a capacity of the write-up's accelerator, not a cost: the 20 GiB host target here leaves "
-                     "out 2048-wide models"),
+        not_measured="a capacity of the write-up's accelerator, not a cost: no job searches for the largest model "
+                     "that fits a device"),
 }
 
 
