@@ -106,3 +106,13 @@ def test_the_index_lists_every_snapshot():
     index = (ROOT / "docs/reference" / reference.INDEX).read_text()
     for manifest in SNAPSHOTS:
         assert json.loads(manifest.read_text())["date"] in index
+
+
+@pytest.mark.parametrize("sums", sorted((ROOT / "docs/gpu").glob("*/SHA256SUMS")), ids=lambda p: p.parent.name)
+def test_a_gpu_snapshot_holds_exactly_the_files_its_checksums_list(sums):
+    """docs/gpu/ keeps runs made on a lent accelerator, finished here (not one invocation: no manifest); its
+    SHA256SUMS is what a reader checks: a file ignored by git (runs/ is) would be listed and missing."""
+    listed = dict(reversed(line.split(maxsplit=1)) for line in sums.read_text().splitlines())
+    present = {f"./{p.relative_to(sums.parent).as_posix()}" for p in sums.parent.rglob("*") if p.is_file()}
+    assert set(listed) == present - {"./SHA256SUMS"}
+    assert all(reference._sha256(sums.parent / name) == digest for name, digest in listed.items())
