@@ -40,7 +40,8 @@ test: $(STAMP) $(BROWSER) $(SLURM)
 	@$(call PYTEST,-m workflow)
 
 # The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
-# cluster (about 95 s on 2 cores: 603 tests in 96 s from a fresh clone, 2026-11-26, most of it XLA compiling the tiny models); `make test` runs everything.
+# cluster (603 tests in 96 s on 2 cores from a fresh clone, 2026-11-26, most of it XLA compiling the tiny
+# models); `make test` runs everything.
 test-fast: $(STAMP)
 	@$(call PYTEST,$(UNIT))
 
