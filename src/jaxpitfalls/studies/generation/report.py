@@ -65,15 +65,15 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
                          for ax in AXES])
     swept = on_axes.groupby("axis").value.transform("nunique") > 1
     on_axes = on_axes[swept] if swept.any() else on_axes[on_axes.axis == "new_tokens"]  # nothing swept: one point
-    figures = {"tokens_per_s": facet_lines(on_axes, x="value", y="tokens_per_s", hue="variant", col="axis",
-                                           sharex=False, hue_order=SPEC.variants, log="y",
-                                           ylabel="tokens per second", title="Generation speed")}
+    speed_figure = {"tokens_per_s": facet_lines(on_axes, x="value", y="tokens_per_s", hue="variant", col="axis",
+                                                sharex=False, hue_order=SPEC.variants, log="y",
+                                                ylabel="tokens per second", title="Generation speed")}
     p = pitfall(tables["steps"])
     if p.empty:  # a run without the demonstration (no warmup_fraction below 1): nothing to set side by side
-        return figures
+        return speed_figure
     long = pd.concat([p.assign(warmup="proper", ms=p.proper_ms),
                       p.assign(warmup="insufficient", ms=p.short_warmup_ms)])
-    return figures | {"warmup_pitfall": bars(long, x="variant", y="ms", hue="warmup", order=SPEC.variants,
-                                             hue_order=("proper", "insufficient"), log=True,
-                                             ylabel="median generation (ms)",
-                                             title="Insufficient warmup: compilation inside the timed region")}
+    return speed_figure | {"warmup_pitfall": bars(long, x="variant", y="ms", hue="warmup", order=SPEC.variants,
+                                                  hue_order=("proper", "insufficient"), log=True,
+                                                  ylabel="median generation (ms)",
+                                                  title="Insufficient warmup: compilation inside the timed region")}
