@@ -176,9 +176,9 @@ CLAIMS = {
                       "compute dominates both.")),
     "memory_profiling": Claim(
         "measure memory with device.memory_stats() peaks", "bytes_in_use, peak_bytes_in_use",
-        checked="followed by every job: each records the device's peak_bytes_in_use from memory_stats() where the "
-                "backend reports one (a GPU or TPU; a CPU reports none) and the host's resident peak (the audit's "
-                "checks table)"),
+        checked="followed by every timing job: each records the device's peak_bytes_in_use from memory_stats() "
+                "where the backend reports one (a GPU or TPU; a CPU reports none) and the host's resident peak (the "
+                "audit's checks table)"),
     "deterministic_env": Claim(
         "set --xla_gpu_deterministic_ops for reproducible benchmarks", "GPU determinism flags",
         not_measured="GPU-only flags that no job sets; XLA flags are recorded with every result"),
