@@ -12,6 +12,8 @@ from jaxpitfalls.configcheck.schema import fill_defaults, load, schema_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+# the smoke preset's XLA flags: every test compiles with them (tests/conftest.py), as its workflow runs do
+SMOKE_XLA_FLAGS = yaml.safe_load((ROOT / "presets" / "smoke.yaml").read_text())["xla_flags"]
 
 # tests/test_workflow_smoke.py's timing job beside busy processes: dispatch re-timing contended rounds
 RETRYING = {"studies": {"dispatch": {"measure": {"processes": 1, "on_contention": "retry", "max_wait_s": 3}}}}

@@ -4,14 +4,15 @@ one smoke run of the real workflow that every test reading it shares."""
 from __future__ import annotations
 
 import pytest
+from configs import SMOKE_XLA_FLAGS
 from workflow_copy import copy_workflow, snakemake
 
 from jaxpitfalls.runtime import set_xla_flags
 
-# The tests check what the code computes, never how fast it runs: XLA's backend optimizations off cut their
-# compiles about 3x (a tiny BERT's train step with dropout: 6.6 -> 2.2 s). Set before JAX starts, here and in
-# every process the tests start (workflow runs record it in their results' environment).
-set_xla_flags("--xla_backend_optimization_level=0")
+# The tests check what the code computes, never how fast it runs: they compile with the smoke preset's XLA flags
+# (its comment says why), set before JAX starts, here and in every process the tests start (workflow runs
+# record them in their results' environment).
+set_xla_flags(SMOKE_XLA_FLAGS)
 
 TINY_BERT = dict(seed=0, vocab_size=64, hidden=16, head_dim=8, layers=1, intermediate_ratio=2, max_positions=32)
 TINY_QWEN2 = dict(seed=0, vocab_size=300, hidden=32, head_dim=8, kv_groups=2, layers=2, intermediate_ratio=2,

@@ -9,11 +9,12 @@ import shutil
 
 import pytest
 import yaml
+from configs import SMOKE_XLA_FLAGS
 from workflow_copy import snakemake
 
 pytestmark = pytest.mark.workflow
 
-ONE_DEVICE = "--xla_backend_optimization_level=0 --xla_force_host_platform_device_count=1"
+ONE_DEVICE = f"{SMOKE_XLA_FLAGS} --xla_force_host_platform_device_count=1"
 
 
 def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_run, tmp_path):
@@ -41,7 +42,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     assert [len(rounds) for rounds in timed["machine"][0].values()] == [3, 3]  # every round of both modes watched
     assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report
     assert "survive Holm's step-down over all" in report
-    assert f"xla_flags --xla_backend_optimization_level=0 -> {ONE_DEVICE}" in report
+    assert f"xla_flags {SMOKE_XLA_FLAGS} -> {ONE_DEVICE}" in report
 
 
 def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(smoke_run, tmp_path):
