@@ -26,7 +26,8 @@ $(SLURM) &:
 slurm-packages: $(SLURM)
 
 # The unit tests on every core, file by file (a module's fixtures compile once); then the tests that run the
-# workflow, in one process (their smoke run is made once and never runs beside another workflow run).
+# workflow, on every core too: their smoke run is made once by the first worker that needs it (the others wait
+# for it, tests/conftest.py), and a test that runs snakemake works in a copy of it.
 # pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
 PYTEST = $(BIN)/python -m pytest $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 UNIT := -n auto --dist loadfile -m "not workflow"
@@ -37,7 +38,7 @@ test: $(STAMP) $(BROWSER) $(SLURM)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(call PYTEST,$(UNIT))
-	@$(call PYTEST,-m workflow)
+	@$(call PYTEST,-n auto -m workflow)
 
 # The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
 # cluster (603 tests in 96 s on 2 cores from a fresh clone, 2026-11-26, most of it XLA compiling the tiny

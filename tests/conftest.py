@@ -3,6 +3,8 @@ one smoke run of the real workflow that every test reading it shares."""
 
 from __future__ import annotations
 
+import fcntl
+
 import pytest
 from configs import SMOKE_XLA_FLAGS
 from workflow_copy import copy_workflow, snakemake
@@ -68,10 +70,24 @@ SIDE_BY_SIDE = ("--resources", "timing=2", "--set-threads", "run_study=1", "capt
 
 
 @pytest.fixture(scope="session")
-def smoke_run(tmp_path_factory):
-    """presets/smoke.yaml run once, in a copy of the workflow (workflow_copy.py). Tests read it or check what
-    would rerun; a test that runs jobs on other settings copies it first (shutil.copytree keeps it up to date:
-    the rules' inputs are paths relative to the workflow's directory)."""
-    workdir = copy_workflow(tmp_path_factory.mktemp("workflow"))
-    snakemake(workdir, "--cores", "all", *SIDE_BY_SIDE)
+def smoke_run(tmp_path_factory, worker_id):
+    """presets/smoke.yaml run once per session, in a copy of the workflow (workflow_copy.py): under pytest-xdist
+    by the first worker that asks, the others waiting on its lock. Tests only read it; a test that runs
+    snakemake copies it first (shutil.copytree keeps it up to date: the rules' inputs are paths relative to the
+    workflow's directory), so tests run side by side never see another's edit."""
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared if worker_id == "master" else shared.parent  # every worker's directory is under one root
+    workdir, failed = shared / "smoke-run", shared / "smoke-run.failed"
+    with open(shared / "smoke-run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():
+            raise AssertionError(f"the shared smoke run failed in another worker:\n{failed.read_text()}")
+        if not (shared / "smoke-run.done").exists():
+            try:
+                workdir.mkdir()
+                snakemake(copy_workflow(workdir), "--cores", "all", *SIDE_BY_SIDE)
+            except AssertionError as error:
+                failed.write_text(str(error))
+                raise
+            (shared / "smoke-run.done").touch()
     return workdir

@@ -32,6 +32,13 @@ TREE_AT_VARIANTS = TREE_AT.variants  # the two code paths (not the first_run anc
 pytestmark = pytest.mark.workflow
 
 
+@pytest.fixture(scope="module")
+def workdir(smoke_run, tmp_path_factory):
+    """The smoke run copied once for this module's tests that run snakemake in it (one after the other on a
+    worker): the shared run stays as it was made for the tests beside them."""
+    return shutil.copytree(smoke_run, tmp_path_factory.mktemp("smoke-copy") / "workflow", symlinks=True)
+
+
 def test_every_result_is_written_and_valid(smoke_run):
     runs = sorted((smoke_run / "results" / "runs" / "dispatch").glob("*.json"))
     assert len(runs) == 2  # the base and the compute axis' point (dropout on, fused attention)
@@ -177,18 +184,18 @@ def test_every_claim_of_every_write_up_is_in_the_scorecard_judged_or_with_why_no
     assert all(f"- **{name}**: " in findings for name in registry.names())
 
 
-def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke_run):
+def test_html_report_shows_each_study_with_its_figures_tables_and_captions(workdir):
     """Opened in headless Chromium: the report is rendered by its scripts, so only a browser shows it."""
-    _snakemake(smoke_run, "--report", "reports/report.html")
-    page = ReportPage(smoke_run / "reports" / "report.html")
+    _snakemake(workdir, "--report", "reports/report.html")
+    page = ReportPage(workdir / "reports" / "report.html")
     try:
         landing = page.text()  # it opens on the findings and the scorecard's figure, as the markdown report does
         assert "What to do" in landing and "Reproduction scorecard:" in landing
         assert all(f"{study}: " in landing for study in registry.names())
         assert page.landing_figure() >= 600
         for study in registry.names():
-            figures = sorted(str(p.relative_to(smoke_run))
-                             for p in (smoke_run / "reports/figures" / study).glob("*.png"))
+            figures = sorted(str(p.relative_to(workdir))
+                             for p in (workdir / "reports/figures" / study).glob("*.png"))
             assert figures and page.listing((study, "figures"), figures) == figures
             for figure in figures:
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
@@ -204,37 +211,37 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(smoke
         page.close()
 
 
-def test_zip_report_holds_every_figure_and_table(smoke_run):
-    _snakemake(smoke_run, "--report", "reports/report.zip")
-    names = zipfile.ZipFile(smoke_run / "reports" / "report.zip").namelist()
+def test_zip_report_holds_every_figure_and_table(workdir):
+    _snakemake(workdir, "--report", "reports/report.zip")
+    names = zipfile.ZipFile(workdir / "reports" / "report.zip").namelist()
     expected = ["report.md", "run_summary.csv", "scorecard.png",
-                *(p.name for p in (smoke_run / "reports" / "figures").glob("*/*.png")),
+                *(p.name for p in (workdir / "reports" / "figures").glob("*/*.png")),
                 *(Path(p).name for study in registry.names() for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
     assert sorted(Path(n).name for n in names if n.startswith("report/data/raw/")) == sorted(expected)
 
 
-def test_comparing_a_run_with_its_own_bundle_finds_no_change_and_says_where_it_cannot_tell(smoke_run, tmp_path):
-    shutil.copy(smoke_run / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
+def test_comparing_a_run_with_its_own_bundle_finds_no_change_and_says_where_it_cannot_tell(workdir, tmp_path):
+    shutil.copy(workdir / "reports" / "bundle.tar.gz", tmp_path / "baseline.tar.gz")  # as another machine would
     overlay = tmp_path / "compare.yaml"
     for gate_on in ("medians", "ratios"):
         overlay.write_text(json.dumps({"compare": {"baseline": str(tmp_path / "baseline.tar.gz"),
                                                    "fail_on_regression": True, "gate_on": gate_on}}))
-        _snakemake(smoke_run, "--cores", "all", "compare_gate", overlay=overlay)
-        assert f"({gate_on})" in (smoke_run / "results" / "tables" / "compare.passed").read_text()
-    table = pd.read_csv(smoke_run / "results" / "tables" / "compare.csv")
-    ratios = pd.read_csv(smoke_run / "results" / "tables" / "compare_ratios.csv")
+        _snakemake(workdir, "--cores", "all", "compare_gate", overlay=overlay)
+        assert f"({gate_on})" in (workdir / "results" / "tables" / "compare.passed").read_text()
+    table = pd.read_csv(workdir / "results" / "tables" / "compare.csv")
+    ratios = pd.read_csv(workdir / "results" / "tables" / "compare_ratios.csv")
     for rows, value in ((table, "ratio"), (ratios, "change")):
         # the same samples: no change; unchanged only where the interval proves it within 5%, else inconclusive
         assert len(rows) and (rows[value] == 1).all() and set(rows.verdict) <= {"unchanged", "inconclusive"}
         within = (rows[f"{value}_ci_low"] >= 0.95) & (rows[f"{value}_ci_high"] <= 1.05)
         assert (rows.verdict == within.map({True: "unchanged", False: "inconclusive"})).all()
-    assert "Verdicts: " in (smoke_run / "reports" / "compare.md").read_text()
+    assert "Verdicts: " in (workdir / "reports" / "compare.md").read_text()
 
 
-def test_up_to_date_tree_has_nothing_to_do(smoke_run):
+def test_up_to_date_tree_has_nothing_to_do(workdir):
     start = time.perf_counter()
-    proc = _snakemake(smoke_run, "-n")
+    proc = _snakemake(workdir, "-n")
     elapsed = time.perf_counter() - start
     assert "Nothing to be done" in proc.stdout + proc.stderr
     print(f"snakemake -n on the up-to-date tree: {elapsed:.2f} s")
@@ -260,12 +267,12 @@ DOWNSTREAM = {"aggregate", "plot", "render_report", "bundle", "all"}
     ("studies/tree_at/report.py", {"plot", "render_report", "bundle", "all"}),
     ("studies/dispatch/spec.py", {"run_study", "capture_trace", "parse_trace"} | DOWNSTREAM),  # what it is
 ])
-def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(smoke_run, edited, reruns):
-    path = smoke_run / "src" / "jaxpitfalls" / edited
+def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(workdir, edited, reruns):
+    path = workdir / "src" / "jaxpitfalls" / edited
     original = path.read_text()
     try:
         path.write_text(original + "\n# an edit\n")
-        assert _planned_rules(_snakemake(smoke_run, "-n")) == reruns
+        assert _planned_rules(_snakemake(workdir, "-n")) == reruns
     finally:
         path.write_text(original)
 
@@ -277,28 +284,28 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(smoke_run, e
     ({"studies": {"tree_at": {"measure": {"trace_steps": 2}}}}, {"capture_trace", "parse_trace"} | DOWNSTREAM),
     ({"studies": {"tree_at": {"measure": {"repeats": 4}}}}, {"run_study"} | DOWNSTREAM),
 ])
-def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(smoke_run, tmp_path, edit, reruns):
+def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(workdir, tmp_path, edit, reruns):
     overlay = tmp_path / "edit.yaml"
     overlay.write_text(json.dumps(edit))
-    assert _planned_rules(_snakemake(smoke_run, "-n", overlay=overlay)) == reruns
+    assert _planned_rules(_snakemake(workdir, "-n", overlay=overlay)) == reruns
 
 
-def test_rerunning_one_rule_reruns_what_follows(smoke_run):
-    rules = _planned_rules(_snakemake(smoke_run, "-n", "-R", "run_study"))
+def test_rerunning_one_rule_reruns_what_follows(workdir):
+    rules = _planned_rules(_snakemake(workdir, "-n", "-R", "run_study"))
     assert {"run_study", "aggregate", "render_report"} <= rules and "prepare_model" not in rules
 
 
-def test_an_invalid_config_fails_naming_the_key_and_keeps_results(smoke_run, tmp_path):
+def test_an_invalid_config_fails_naming_the_key_and_keeps_results(workdir, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(json.dumps({"studies": {"dispatch": {"base": {"layers": 0, "hidden": 16, "batch": 2,
                                                                  "seq": 16, "dropout": 0.0}}}}))
-    before = sorted(p.name for p in (smoke_run / "results" / "runs" / "dispatch").iterdir())
-    proc = _snakemake(smoke_run, "-n", overlay=bad, check=False)
+    before = sorted(p.name for p in (workdir / "results" / "runs" / "dispatch").iterdir())
+    proc = _snakemake(workdir, "-n", overlay=bad, check=False)
     assert proc.returncode != 0 and "layers" in proc.stdout + proc.stderr
-    assert sorted(p.name for p in (smoke_run / "results" / "runs" / "dispatch").iterdir()) == before
+    assert sorted(p.name for p in (workdir / "results" / "runs" / "dispatch").iterdir()) == before
 
 
-def test_a_failing_job_leaves_every_other_result_intact(smoke_run, tmp_path):
+def test_a_failing_job_leaves_every_other_result_intact(workdir, tmp_path):
     """A model whose weights cannot be read (a config that passes every check, a dangling weights file)
     fails its own jobs; finished results are kept, untouched."""
     broken = tmp_path / "broken-model"
@@ -312,14 +319,14 @@ def test_a_failing_job_leaves_every_other_result_intact(smoke_run, tmp_path):
         "models": {"bert": {"local_dirs": {"bert-L3-H16": str(broken)}}},
         "studies": {"dispatch": {"sweep": {"layers": [3]}}},
     }))
-    runs = smoke_run / "results" / "runs" / "dispatch"
+    runs = workdir / "results" / "runs" / "dispatch"
     before = {p.name: p.stat().st_mtime_ns for p in runs.iterdir()}
-    proc = _snakemake(smoke_run, "--cores", "all", overlay=overlay, check=False)
+    proc = _snakemake(workdir, "--cores", "all", overlay=overlay, check=False)
     assert proc.returncode != 0
     assert "Error in rule prepare_model" in proc.stdout + proc.stderr
-    assert "No such file or directory" in (smoke_run / "results/logs/prepare_model/bert-L3-H16.log").read_text()
+    assert "No such file or directory" in (workdir / "results/logs/prepare_model/bert-L3-H16.log").read_text()
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
-    assert not list((smoke_run / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
+    assert not list((workdir / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
 
 
 def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):
