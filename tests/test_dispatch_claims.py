@@ -17,6 +17,7 @@ from jaxpitfalls.studies.dispatch.claims import (
     _every_call,
     _inference_ok,
     _not_compute,
+    _pipelining,
     _slower,
     _structure,
     _where,
@@ -181,6 +182,12 @@ def test_a_claim_at_bert_base_s_pytree_but_not_its_width_is_labelled_and_not_cou
     judged = _where(run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=overhead))
     assert judged.verdict == "reproduced" and judged.ours == (None,)
     assert "(BERT-base's 12-layer pytree at hidden 64, not its 768: supporting only)" in judged.measured
+    # traced at the whole shape too (the 2026-11-26-2 reference: 5.30 + 17.66 ms): judged there, and counted
+    wide = pd.DataFrame([{"config_id": "wide", "variant": "filter_jit", "component": c, "inclusive_ms": ms}
+                         for c, ms in (("_preprocess", 5.30), ("_postprocess", 17.66))])
+    judged = _where(run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=pd.concat([overhead, wide])))
+    assert judged.measured == "_preprocess 23%, _postprocess 77% (traced: 5.300 ms + 17.660 ms per step at wide)"
+    assert judged.ours[0][0] == pytest.approx(100 * 17.66 / 22.96)
 
 
 @pytest.mark.parametrize(("forward", "expected"), [
@@ -230,6 +237,8 @@ def _attribution_run(gap: tuple[float, float, float], python_share: float) -> Ru
     # reference 2026-11-25-4: 63% of a gap reaching down to 5.8 ms: Python could be 96% of that, or 51% of 10.9
     ((8.9, 5.8, 10.9), 0.256, "inconclusive"),
     ((9.0, -0.5, 18.0), 0.37, "inconclusive"),  # no gap to explain
+    # the H200 run: 8.3 ms of traced Python over a 4.3 ms gap [2.2, 6.8]: all of it Python, and more (said so)
+    ((4.3, 2.2, 6.8), 0.3467, "reproduced"),
 ])
 def test_attribution_judges_python_s_share_of_the_gap_with_both_intervals(gap, python_share, expected):
     """Python's share of the gap (each end divided by the other's) above 0.9: a point estimate against the gap's
@@ -239,6 +248,7 @@ def test_attribution_judges_python_s_share_of_the_gap_with_both_intervals(gap, p
     assert judged.measured.startswith("Python around the program ")
     if expected != "inconclusive" or gap[1] > 0:
         assert "of it" in judged.measured
+    assert ("the traced Python exceeds the gap" in judged.measured) == (gap[2] < 8.0), judged.measured
 
 
 def test_a_wider_interval_around_the_same_numbers_no_longer_says_yes():
@@ -247,3 +257,32 @@ def test_a_wider_interval_around_the_same_numbers_no_longer_says_yes():
     pooled = applicable(_attribution_complete(_attribution_run((8.5, 6.7, 12.2), 0.248)))
     one_process = applicable(_attribution_complete(_attribution_run((8.5, 4.0, 14.0), 0.248)))
     assert (pooled.verdict, one_process.verdict) == ("not reproduced", "inconclusive")
+
+
+def _pipelining_run(blocked: tuple[float, float, float], pipelined: tuple[float, float, float],
+                    floor_ms: tuple[float, float]) -> Run:
+    """filter_jit / the floor blocked and pipelined at the base; the floor's own medians (blocked, pipelined)."""
+    comp = pd.DataFrame([{**BASE, "config_id": "base", "variant": "filter_jit", "baseline": SPEC.floor, "mode": mode,
+                          "ratio": r[0], "ratio_ci_low": r[1], "ratio_ci_high": r[2]}
+                         for mode, r in (("blocked", blocked), ("pipelined", pipelined))])
+    steps = pd.DataFrame([{**BASE, "config_id": "base", "variant": SPEC.floor, "mode": mode, "median_ms": m,
+                           "median_ci_low_ms": 0.99 * m, "median_ci_high_ms": 1.01 * m}
+                          for mode, m in zip(("blocked", "pipelined"), floor_ms, strict=True)])
+    return run_on(SPEC, "base", comparisons=comp, steps=steps)
+
+
+@pytest.mark.parametrize(("blocked", "pipelined", "floor_ms", "expected"), [
+    # an accelerator's: the floor overlaps its steps (10% a step), filter_jit's waits lose that
+    ((1.02, 1.01, 1.03), (1.12, 1.11, 1.13), (50.0, 45.0), "reproduced"),
+    ((1.02, 1.01, 1.03), (1.02, 1.01, 1.03), (50.0, 45.0), "inconclusive"),
+    # the 2026-11-26-2 reference's CPU: jax.jit itself gains nothing dispatching back to back (42.5 -> 43.0 ms),
+    # so there is no overlap for filter_jit to lose
+    ((1.10, 1.05, 1.15), (1.11, 1.05, 1.17), (42.5, 43.0), "not testable"),
+])
+def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, pipelined, floor_ms, expected):
+    judged = applicable(_pipelining(_pipelining_run(blocked, pipelined, floor_ms)))
+    assert judged.verdict == expected, judged.measured
+    assert f"filter_jit / {SPEC.floor}: pipelined / blocked " in judged.measured
+    if expected == "not testable":
+        assert f"{SPEC.floor}'s own gain from dispatching back to back (42.50 -> 43.00 ms per step) gives at " \
+               "most 0.988x, below the 1x it needs" in judged.measured

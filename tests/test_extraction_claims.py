@@ -81,12 +81,18 @@ def test_returning_every_layer_is_judged_on_what_the_guards_found(timed_compiles
 
 @pytest.mark.parametrize(("transfer_ms", "storage_ms", "spread", "expected"), [
     (500.0, 500.0, 50.0, "reproduced"),  # the write-up's loop: 1.0 s of ~2.8 s (36%)
-    (100.0, 40.0, 10.0, "not reproduced"),  # this CPU's eager pass: the un-jitted forward is most of it (5%)
-    (400.0, 160.0, 400.0, "inconclusive"),  # 20% with a pass median of 2.8 s -+ 0.4: 17.5-23.3%
+    # this CPU's eager pass: the un-jitted forward is most of it (5%); without any copy or Python it would be
+    # 1.053x faster, short of the 1.25x a 20% share gives: the hardware's split, not a refutation
+    (100.0, 40.0, 10.0, NOT_TESTABLE),
+    (420.0, 160.0, 400.0, "inconclusive"),  # 20.7% with a pass median of 2.8 s -+ 0.4: 18.1-24.2%
 ])
 def test_the_time_split_is_judged_on_copies_and_python_in_eager_s_pass(transfer_ms, storage_ms, spread, expected):
-    judged = _time_split(_run(17.5, 800.0, "cpu", _pass("eager", 2800.0, transfer_ms, storage_ms, spread)))
+    judged = applicable(_time_split(_run(17.5, 800.0, "cpu", _pass("eager", 2800.0, transfer_ms, storage_ms,
+                                                                     spread))))
     assert judged.verdict == expected, judged.measured
+    if expected == NOT_TESTABLE:
+        assert "removing all copies and Python (140.0 ms of a 2800.0 ms pass) gives at most 1.053x, below the " \
+               "1.25x it needs" in judged.measured
     assert judged.ours[0][0] == pytest.approx(100 * (transfer_ms + storage_ms) / 2800.0)  # the write-up's structure
 
 

@@ -47,6 +47,12 @@ class Run:
         """The base configuration: the one on every sweep axis of the proper measurements."""
         return base_config_id(measured(self.tables["checks"]))
 
+    @cached_property
+    def backend(self) -> str:
+        """The JAX backend the run measured on (`cpu`, `gpu`, `tpu`): where a claim's effect exists only on an
+        accelerator, a CPU run cannot show it."""
+        return str(self.tables["environment"].backend.iloc[0])
+
     def pair(self, variant: str, baseline: str | None = None, config_id: str | None = None,
              **where: Any) -> pd.Series:
         """The comparison row of `variant` against `baseline` (the spec's floor by default) at `config_id`

@@ -114,7 +114,10 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
          "its run, and `unattributed` (Python no component matched). The parts add up to the difference of "
          "the two medians; `within_interval` says whether that lies inside the paired interval. Where waiting "
          "dominates, the variants differ in the program's run (memory, threads), not in Python: the write-up's "
-         "explanation covers only the first column.", attribution(tables["comparisons"], tables["overhead"])),
+         "explanation covers only the first column. The parts come from one trace each, without intervals: "
+         "the tracer slows Python more than the program, so a Python part can exceed the gap and leave the "
+         "others negative; `within_interval` checks their sum only.",
+         attribution(tables["comparisons"], tables["overhead"])),
     ]
 
 

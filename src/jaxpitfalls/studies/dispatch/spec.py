@@ -72,15 +72,17 @@ CLAIMS = {
         advice=Advice("In a training loop, partition the model once and call jax.jit on its arrays, combining inside "
                       "the program, instead of eqx.filter_jit on the whole model.",
                       "eqx.filter_jit cost no more than jit + partition at this structure: keep it.",
-                      "At the write-up's structure the difference is too small to tell here.")),
+                      "At the write-up's structure this run cannot tell filter_jit's fixed per-step cost from the "
+                      "step's own spread, though the same pytree shows it on a short step: where steps are short, "
+                      "partition once and call jax.jit instead.")),
     "where": Claim(
         "the overhead is pre/postprocessing outside the compiled program, mostly _postprocess + combine",
         "_preprocess + hashable_partition 26%, _postprocess + combine 74%",
         numbers=(Number(73, 74, "%", structural=True, at=BERT_BASE_TREE),),
         rule="_postprocess (with combine) takes more than half of the two in the traced step (one trace: no "
-             "interval)",
+             "interval), at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree",
         advice=Advice("Where a call must go through filter_jit, return small outputs: rebuilding a large output "
-                      "pytree (_postprocess + combine) is most of its per-call cost.",
+                      "pytree (_postprocess + combine) is most of its overhead per call (not of the call).",
                       "Most of filter_jit's cost here is splitting its inputs: pass it fewer leaves.")),
     "structure": Claim(
         "the overhead depends on the model's structure (number of pytree leaves)",
@@ -117,7 +119,8 @@ CLAIMS = {
         "equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously",
         beyond=True,
         rule="filter_jit's ratio to jit_flat higher pipelined than blocked (95% interval of the quotient above 1; "
-             "below 1: not reproduced)",
+             "below 1: not reproduced); not testable where jit_flat's own gain from dispatching back to back, the "
+             "largest quotient filter_jit's waits could make, lies below 1 or inside the quotient's width",
         advice=Advice("Do not block on every step: jax.jit steps queue asynchronously, while filter_jit "
                       "(equinox >= 0.11.8) waits inside each call.")),
     "attribution_complete": Claim(
@@ -149,8 +152,8 @@ CLAIMS = {
              "overhead a training step pays mostly goes with its large outputs, the write-up's reason), below 0 does "
              "not; the forward call's own ratio is shown beside it (a forward's noise here leaves it wide)",
         advice=Advice("For inference, eqx.filter_jit on the model costs a small part of what it costs per training "
-                      "step (its outputs are small): keep its simpler API there and partition manually in training "
-                      "loops.",
+                      "step (no optimizer state in, only logits out): keep its simpler API there and partition "
+                      "manually in training loops.",
                       "Even a forward call pays much of filter_jit's per-step overhead here: partition the model "
                       "once and call jax.jit on its arrays for inference too.",
                       "Whether a forward call escapes filter_jit's per-step overhead is too close to tell here: time "

@@ -100,8 +100,9 @@ CLAIMS = {
         "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
         rule="the most transforms' ratio interval overlaps the fewest's",
-        advice=Advice("", "The gain grows with depth, as the write-up's own O(N*L) -> O(L) analysis predicts "
-                          "(against its extrapolated table): batching matters most for deep models.")),
+        advice=Advice("", "The gain grows with depth, as the write-up's O(N*L) -> O(L) analysis says it should "
+                          "(its extrapolated table kept it constant; how fast it grows is per_transform's "
+                          "exponent): batching matters most for deep models.")),
     "first_run_linear": Claim(
         "the first run of make_module_opt scales near-linearly with the number of transforms",
         "~90 ms per transform; 1.24 s at 24 -> 32.4 s at 360 transforms (TPU v4)",
@@ -139,8 +140,9 @@ CLAIMS = {
         rule="the whole first run's paired ratio (95% interval) above 1.5, a large share of the write-up's 7.6x; "
              "below 1.5: not reproduced",
         advice=Advice("Batching speeds up the whole initialization as much as the plan: worth it for start-up.",
-                      "Applying the plan is a small part of initialization: measure the end-to-end start-up you "
-                      "care about before optimizing one step of it.")),
+                      "At the write-up's depth applying the plan is a small part of initialization (its share "
+                      "grows with depth): measure the end-to-end start-up you care about before optimizing one "
+                      "step of it.")),
     "variance": Claim(
         "the batched version's times vary far less (more predictable)",
         "std 0.22 ms vs 22.03 ms over 20 runs (one outlier drives the unbatched std)",
@@ -158,8 +160,9 @@ CLAIMS = {
         rule=f"batched, step by step at BERT-4L-768H's structure: applying the plan's share of the un-jitted "
              f"start-up (median of the calls' shares, bootstrap 95% interval) below {DOMINATES:.0%}, the rest "
              f"going to the other steps (each step's share shown); above: not reproduced",
-        advice=Advice("Applying the plan is a small part of an un-jitted start-up: sharding and creating the "
-                      "optimizer state are where its time goes.",
+        advice=Advice("Batched, applying the plan is a small part of an un-jitted start-up: sharding and creating "
+                      "the optimizer state are where its time goes (unbatched, its tree_at calls grow with the "
+                      "model's depth and can be half of a first run).",
                       "Here applying the plan is most of an un-jitted start-up: batching its tree_at calls is "
                       "where start-up time goes.")),
     "jit_vs_eager_setup": Claim(
@@ -169,14 +172,18 @@ CLAIMS = {
                         differs="a TPU v4 there, {here} here: what each un-jitted step costs to dispatch"),),
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
              f"(ratio of the two medians' bootstrap 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
-             f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced. The first "
-             f"run (trace + compile) is shown beside it: for a start-up that runs once, the fair comparison",
+             f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced, except on a "
+             f"CPU backend: not testable (the write-up's gain is each un-jitted operation dispatched on its own to "
+             f"an accelerator; on a CPU they run in host memory as the compiled call's do). The first run (trace + "
+             f"compile) is shown beside it: for a start-up that runs once, the fair comparison",
         advice=Advice("A compiled start-up is faster per call than its steps un-jitted, but it runs once: "
                       "jit it when its first run (with compilation) beats the un-jitted steps, or when it is "
                       "called again.",
-                      "Un-jitted, the start-up's steps are about as fast as the compiled call here (on a CPU, "
-                      "sharding and creating the optimizer state are memory copies either way): jitting it buys "
-                      "little per call, and its first run pays the compilation.")),
+                      "Un-jitted, the start-up's steps are about as fast as the compiled call here: jitting it buys "
+                      "little per call, and its first run pays the compilation.",
+                      "Whether jitting the start-up pays depends on the device: on a CPU, sharding and creating the "
+                      "optimizer state are memory copies with or without jit; on an accelerator each un-jitted "
+                      "operation dispatches on its own, so jit a start-up that runs more than once there.")),
     "distinct_variants": Claim(
         "a comparison whose two variants silently ran the same code reports 1.00x: variants must be proven "
         "different", "an earlier benchmark's switch failed and reported 1.00x",
