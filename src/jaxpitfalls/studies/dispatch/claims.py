@@ -114,18 +114,12 @@ def _tree_only(run: Run, config_id: str | None) -> str:
         "supporting only)")
 
 
-def _whole_shape(run: Run, config_ids: list[str]) -> str | None:
-    """The first of `config_ids` at BERT-base's whole shape (its layers and width), if any."""
-    shapes = run.steps.drop_duplicates("config_id").set_index("config_id")
-    return next((c for c in config_ids if c in shapes.index
-                 and all(shapes.loc[c, key] == value for key, value in BERT_BASE.items())), None)
-
-
 @JUDGES("where")
 def _where(run: Run) -> Judged:
     """The split at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree."""
-    traced = list(dict.fromkeys(run.tables["overhead"].config_id))
-    at = _whole_shape(run, traced) or run.at("where")
+    traced = set(run.tables["overhead"].config_id)
+    whole = run.at("slower")  # BERT-base's whole shape (`slower`'s number is measured there), where run
+    at = whole if whole in traced else run.at("where")
     config_id = at if at in traced else run.base_id
     pre, post, share = _postprocess_share(run, config_id)
     tree_only = _tree_only(run, at if config_id == at else None)

@@ -44,9 +44,10 @@ def _cache_faster(run: Run) -> Judged:
     head_id, where, at_structure = run.headline("cache_faster")
     head = run.pair("uncached", config_id=head_id)
     per_config = run.comp[(run.comp.variant == "uncached") & (run.comp.baseline == SPEC.floor)]
-    eager = run.comp[(run.comp.config_id == head_id) & (run.comp.variant == "uncached_eager")
-                     & (run.comp.baseline == SPEC.floor)]
-    beside = f"; against the un-jitted loop {ratio_interval(eager.iloc[0])}" if len(eager) else ""
+    try:
+        beside = f"; against the un-jitted loop {ratio_interval(run.pair('uncached_eager', config_id=head_id))}"
+    except LookupError:  # not timed here (`measure.eager: base`)
+        beside = ""
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True, of="uncached / kv_cache")
     return Judged(
         measured=(
