@@ -17,6 +17,7 @@ from jaxpitfalls.studies.dispatch.claims import (
     _every_call,
     _inference_ok,
     _not_compute,
+    _partition_free,
     _pipelining,
     _slower,
     _structure,
@@ -286,3 +287,21 @@ def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, p
     if expected == "not testable":
         assert f"{SPEC.floor}'s own gain from dispatching back to back (42.50 -> 43.00 ms per step) gives at " \
                "most 0.988x, below the 1x it needs" in judged.measured
+
+
+@pytest.mark.parametrize(("left", "expected"), [
+    ((0.4, 0.2, 0.6), "reproduced"),  # 0.4 ms of a 13.6 ms [11.6, 15.6] overhead left: 1.3-5.2%
+    ((2.353, 1.454, 5.311), "inconclusive"),  # the reference's: 9.3-45.8%
+    ((4.0, 3.0, 5.0), "not reproduced"),  # 19-43% left
+    ((0.2, -0.5, 0.9), "reproduced"),  # no overhead shown: -4.3% to 7.8%, each end over the whole's extreme end
+])
+def test_partitioning_is_judged_on_the_share_of_filter_jit_s_overhead_it_leaves(left, expected):
+    rows = [_overhead("base", left, ("jit_partition", "jit_flat"), axes="layers,hidden"),
+            _overhead("base", (13.6, 11.6, 15.6), ("filter_jit", "jit_flat"), axes="layers,hidden")]
+    steps = pd.DataFrame([{**BASE, "config_id": "base"}])  # BERT-base's 12-layer pytree at hidden 64
+    judged = _partition_free(run_on(SPEC, "base", steps=steps, comparisons=pd.DataFrame(rows).assign(
+        ratio=1.0, ratio_ci_low=1.0, ratio_ci_high=1.0)))
+    assert judged.verdict == expected, judged.measured
+    low = left[1] / (15.6 if left[1] >= 0 else 11.6)
+    assert f"{100 * left[0] / 13.6:.1f}% [{100 * low:.1f}, {100 * left[2] / 11.6:.1f}] of filter_jit's 13.600 ms " \
+           "[11.600, 15.600] at base (BERT-base's 12-layer pytree at hidden 64" in judged.measured, judged.measured

@@ -1,8 +1,11 @@
 """One shape for every study's claims (report.judging): a claim's function registered under its key, refused
 where the spec declares no such judged claim or twice; a judged claim without its function refused when the
-report runs, naming it; every study's claims module registers exactly the claims its spec declares judged."""
+report runs, naming it; every study's claims module registers exactly the claims its spec declares judged; a
+claim whose effect needs an accelerator is not testable on a CPU backend where it came out "no"."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -10,6 +13,7 @@ from hand_tables import run_on
 
 from jaxpitfalls.contract import registry
 from jaxpitfalls.contract.verdicts import Judged
+from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Judges, once_per_run
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
@@ -72,3 +76,30 @@ def test_a_claim_the_run_did_not_measure_says_so_in_its_verdict_and_its_words_al
             judges.judge({})
     else:
         assert {j.verdict for j in judges.judge({})} == {verdict}
+
+
+@pytest.mark.parametrize(("backend", "verdict", "shown"), [
+    ("cpu", "not reproduced", "not testable"),  # what the claim's effect consists of is not on a CPU
+    ("cpu", "not measured", "not testable"),  # nor could a variant built here measure it
+    ("cpu", "reproduced", "reproduced"),  # the CPU showed it anyway
+    ("cpu", "inconclusive", "inconclusive"),  # more samples might still show it
+    ("gpu", "not reproduced", "not reproduced"),  # an accelerator's "no" refutes it
+])
+def test_a_claim_whose_effect_needs_an_accelerator_is_not_testable_on_a_cpu_where_it_came_out_no(backend, verdict,
+                                                                                                   shown):
+    """The engine's one rule (Judges.one, then claims.applicable) for every claim whose spec declares its effect
+    an accelerator's, not a check inside each claim's function."""
+    spec = replace(SPEC, claims={k: replace(c, accelerator="a copy is a memcpy here") if k == "slower" else c
+                                 for k, c in SPEC.claims.items()})
+    judges = Judges(spec)
+    said = "not measured: no variant" if verdict == "not measured" else "1.00x [0.99, 1.01]"
+    judges("slower")(lambda run: Judged(measured=said, verdict=verdict))
+    judges("where")(lambda run: Judged(measured="1.00x", verdict="not reproduced"))
+    run = run_on(spec, "base", environment=pd.DataFrame({"backend": [backend]}))
+    slower, where = (applicable(judges.one(run, key)) for key in ("slower", "where"))
+    assert slower.verdict == shown and where.verdict == "not reproduced"  # only the declared claim
+    told = said.removeprefix("not measured: ")  # what it would need, told as such
+    assert slower.measured == (f"not testable on this hardware: a copy is a memcpy here; {told}" if shown ==
+                               "not testable" else said)
+    assert spec.claims["slower"].stated_rule.endswith(
+        'on a CPU backend a "no" or "not measured" is not testable: a copy is a memcpy here')

@@ -107,6 +107,8 @@ def test_relative_iqr_is_robust_to_one_outlier_and_has_an_interval():
     assert np.std(spiky) / np.median(spiky) > 10 and estimate < 0.05 and low <= estimate <= high < 0.1
     wide = stats.relative_iqr_ci([list(0.010 * (1 + 0.3 * rng.standard_normal(20))) for _ in range(2)])
     assert wide[1] > high  # a 15x wider spread is told apart
+    shifted = stats.relative_iqr_ci([list(steady[:20]), list(2 * steady[20:])])  # a second process 2x slower
+    assert shifted[0] < 0.05 and shifted[2] < 0.1  # its shift is not the variant's spread
 
 
 def test_the_marginal_cost_ratio_is_1_for_a_fixed_part_plus_a_cost_per_unit_and_2_for_a_square():

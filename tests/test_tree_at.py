@@ -19,10 +19,11 @@ from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.stats import marginal_cost_ratio
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
+from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
-from jaxpitfalls.studies.tree_at.claims import JUDGES
+from jaxpitfalls.studies.tree_at.claims import JUDGES, _against_one
 from jaxpitfalls.studies.tree_at.spec import ANCHOR, SPEC, START_UP_STEPS
 
 SETTINGS = {"repeats": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
@@ -308,6 +309,13 @@ def test_jitting_the_start_up_is_judged_on_the_two_medians_with_the_first_run_be
     stepped = tables["steps"]["mode"] == "step_by_step"
     tables["steps"].loc[stepped, ["median_ms", "median_ci_low_ms", "median_ci_high_ms"]] = (
         un_jitted_ms, 0.9 * un_jitted_ms, 1.1 * un_jitted_ms)
-    judged = _judged(tables, "jit_vs_eager_setup")
+    judged = applicable(_judged(tables, "jit_vs_eager_setup"))  # the engine's rule for an accelerator's effect
     assert judged.verdict == expected and judged.judged_ratio[0] == pytest.approx(un_jitted_ms / 35)
     assert f"un-jitted / first run {un_jitted_ms / 640:.3f}x" in judged.measured, judged.measured  # first run 640
+
+
+def test_the_gain_s_exponent_is_read_against_the_write_up_s_prediction_of_1():
+    judged = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05)), "per_transform")  # a gain of 0.1 x n
+    assert judged.verdict == "reproduced" and "predicts 1: inside its interval" in judged.measured, judged.measured
+    slower = _against_one({"exponent_ci_low": 0.764, "exponent_ci_high": 0.929})  # the reference's 0.846
+    assert slower.endswith("the gain grows slower than that")

@@ -102,6 +102,10 @@ class Claim:
     not_measured: str = ""
     checked: str = ""
     beyond: bool = False  # not the write-up's claim: ours, beside it (counted apart in the scorecard)
+    # What of the claim's effect exists only on an accelerator (a device apart from the host, reached over a
+    # bus): on a CPU backend the engine makes its "no" or "not measured" not testable, saying this
+    # (report.claims.applicable); a "yes" or an inconclusive stands (the CPU showed it, or more samples might).
+    accelerator: str = ""
 
     def __post_init__(self) -> None:
         if self.judged != bool(self.rule):
@@ -112,6 +116,14 @@ class Claim:
     @property
     def judged(self) -> bool:
         return not (self.not_measured or self.checked)
+
+    @property
+    def stated_rule(self) -> str:
+        """The rule as the scorecard and docs/claims.md state it, with the engine's CPU-backend clause where the
+        claim's effect needs an accelerator."""
+        if not self.accelerator:
+            return self.rule
+        return f'{self.rule}; on a CPU backend a "no" or "not measured" is not testable: {self.accelerator}'
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ class Judged:
     low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
     (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
     not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
-    effect this hardware can show (`report.claims.applicable`)."""
+    effect this hardware can show; `absent_here`, why this run's hardware has none of the claim's effect (the engine
+    sets it from the claim's `accelerator` on a CPU backend) (both read by `report.claims.applicable`)."""
 
     measured: str
     verdict: str
@@ -56,3 +57,4 @@ class Judged:
     judged_ratio: tuple[float, float, float] | None = None
     reason: str = ""
     bound: Bound | None = None
+    absent_here: str = ""

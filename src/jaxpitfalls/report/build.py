@@ -20,6 +20,7 @@ from .magnitude import device_here
 from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
+APPLIED = ("reason", "bound", "absent_here")  # what claims.applicable folds into a row's verdict and words
 
 
 def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
@@ -46,7 +47,7 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
         raise TypeError(f"study {study}: its claims must be contract.verdicts.Judged rows, got {wrong}")
-    return [{k: v for k, v in asdict(applicable(j)).items() if k not in ("reason", "bound")} for j in judged]
+    return [{k: v for k, v in asdict(applicable(j)).items() if k not in APPLIED} for j in judged]
 
 
 def study_claims(name: str, table_paths: dict[str, str], pooled: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
@@ -86,7 +87,7 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
     return [{"ours": (None,) * len(claim.numbers)}
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
-               "rule": claim.rule, "advice": claim.advice, "beyond": claim.beyond,
+               "rule": claim.stated_rule, "advice": claim.advice, "beyond": claim.beyond,
                "picture": findings.index(key) if key in findings else None}
             for key, claim in spec.claims.items()]
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..contract.interface import Number
-from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Judged
+from ..contract.verdicts import INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Judged
 from ..harness.stats import difference_of_estimates
 from .aggregate import base_config_id
 
@@ -31,7 +31,15 @@ def applicable(judged: Judged) -> Judged:
     The width, not the half-width: an interval as wide as the largest effect can hold both "no effect" and
     "all of it", so whether it clears 1 is decided by where the noise put the estimate (two references in a
     row swapped a yes and an inconclusive between two copy fixes whose bound sat between half and whole
-    width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability."""
+    width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability.
+
+    A claim whose effect this run's hardware lacks altogether (`absent_here`: an accelerator's, on a CPU backend)
+    is not testable where it came out "no" or was not measured: a "no" there refutes nothing, so measuring it
+    would test one side only; its "yes" or inconclusive stands."""
+    if judged.absent_here and judged.verdict in (NOT_REPRODUCED, NOT_MEASURED):
+        said = judged.measured.removeprefix("not measured: ")  # what it needs, told as such
+        return replace(judged, verdict=NOT_TESTABLE, reason="",
+                       measured=f"not testable on this hardware: {judged.absent_here}; {said}")
     bound, ratio = judged.bound, judged.judged_ratio
     why = ""
     if bound is not None and bound.ratio < bound.needs:
@@ -188,6 +196,15 @@ def ratio_interval(r: pd.Series) -> str:
 def difference_of(r: pd.Series) -> tuple[float, float, float]:
     """A comparison row's paired difference in ms: (estimate, 95% low, high)."""
     return r.diff_ms, r.diff_ci_low_ms, r.diff_ci_high_ms
+
+
+def share_of(part: tuple[float, float, float], whole: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A part's share of a positive whole, both (estimate, 95% low, high), its interval end divided by end (a
+    whole's interval may be skewed: no normal approximation): each end of the part over the end of the whole
+    that makes the share most extreme (conservative: the two are not assumed independent)."""
+    low = part[1] / (whole[2] if part[1] >= 0 else whole[1])
+    high = part[2] / (whole[1] if part[2] >= 0 else whole[2])
+    return part[0] / whole[0], low, high
 
 
 def difference_between(a: pd.Series, b: pd.Series) -> tuple[float, float, float]:

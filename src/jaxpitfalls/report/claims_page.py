@@ -38,7 +38,7 @@ def treatment(claim: Claim) -> str:
         return f"checked by every job: {claim.checked}"
     if claim.not_measured:
         return f"not measured: {claim.not_measured}"
-    return f"judged in the report's scorecard: {claim.rule}"
+    return f"judged in the report's scorecard: {claim.stated_rule}"
 
 
 def _description(name: str) -> str:

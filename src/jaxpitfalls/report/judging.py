@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..contract.interface import StudySpec
-from ..contract.verdicts import NOT_MEASURED, Judged
+from ..contract.verdicts import NOT_MEASURED, NOT_REPRODUCED, Judged
 from .aggregate import base_config_id, measured
 from .claims import at_write_up_structure, judged_at, row
 
@@ -128,7 +128,16 @@ class Judges:
         if missing:
             raise KeyError(f"study {self.spec.name}: no function judges {missing}")
         run = Run(self.spec, tables)
-        return [_said(replace(self._by_key[key](run), claim=key)) for key in self.spec.claims if key in self._by_key]
+        return [self.one(run, key) for key in self.spec.claims if key in self._by_key]
+
+    def one(self, run: Run, key: str) -> Judged:
+        """Claim `key` judged on `run`, named by its key; on a CPU backend, a claim whose effect needs an
+        accelerator carries why (`Judged.absent_here`, which `claims.applicable` reads)."""
+        judged = replace(self._by_key[key](run), claim=key)
+        accelerator = self.spec.claims[key].accelerator
+        if accelerator and judged.verdict in (NOT_REPRODUCED, NOT_MEASURED) and run.backend == "cpu":
+            judged = replace(judged, absent_here=accelerator)
+        return _said(judged)
 
 
 NOT_MEASURED_TEXT = "not measured:"

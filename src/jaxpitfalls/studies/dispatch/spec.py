@@ -58,6 +58,8 @@ INFERENCE_SHARE = 0.5
 # "all of the extra time is Python around the program": its share of the gap at least this (the write-up traced
 # 46.8 of 47.2 ms, 99%; a tenth is left for what a trace's shares can misplace)
 ALL_OF_GAP = 0.9
+# "leaves ~0 ms of per-call overhead": at most this share of filter_jit's overhead over the flat-leaves floor left
+LEFT_OF_OVERHEAD = 0.1
 
 CLAIMS = {
     "slower": Claim(
@@ -109,9 +111,11 @@ CLAIMS = {
     "partition_free": Claim(
         "partition once + combine inside jax.jit leaves ~0 ms of per-call overhead",
         "~0 ms (combine happens inside the program)",
-        rule="ratio to jit_flat at most 1.05 (whole interval); above 1.05 (whole interval): not reproduced",
-        advice=Advice("Partition once and combine inside jax.jit: its per-call cost is within 5% of passing flat "
-                      "leaves.",
+        rule=f"jit_partition's per-step time over jit_flat's as a share of filter_jit's over jit_flat's (paired "
+             f"differences, blocked, at BERT-base's 12-layer pytree; 95% interval, end divided by end) below "
+             f"{LEFT_OF_OVERHEAD:.0%}: ~0 of the overhead left; wholly above: not reproduced",
+        advice=Advice("Partition once and combine inside jax.jit: it leaves under a tenth of filter_jit's per-call "
+                      "overhead.",
                       "jax.jit still flattens the module and optimizer state on every call: for the last "
                       "milliseconds, pass a flat list of leaves.")),
     "pipelining": Claim(

@@ -94,8 +94,8 @@ CLAIMS = {
                  Number(0.7, 0.7, " ms batched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON)),
         rule=f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against O(L) "
              f"predicts 1, a constant gain 0): 95% interval above {GROWS}; below: not reproduced",
-        advice=Advice("A loop of tree_at calls costs more per transform the larger the tree (O(N*L) against "
-                      "O(L)): batch them into one call.")),
+        advice=Advice("A loop of tree_at calls costs more per transform the larger the tree, so batching gains "
+                      "more the more transforms there are: batch them into one call.")),
     "same_with_depth": Claim(
         "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
@@ -146,7 +146,9 @@ CLAIMS = {
     "variance": Claim(
         "the batched version's times vary far less (more predictable)",
         "std 0.22 ms vs 22.03 ms over 20 runs (one outlier drives the unbatched std)",
-        rule="unbatched's relative spread (IQR / median, bootstrap 95% interval) over batched's, the depths as one "
+        rule="unbatched's relative spread (IQR / median, within a process: each process's samples over its own "
+             "median, so a shift between fresh processes is not spread; bootstrap 95% interval) over batched's, "
+             "the depths as one "
              f"(geometric mean) above {FAR_LESS:g}: batched's at most half; wholly below {FAR_LESS:g}: not reproduced",
         advice=Advice("Batching also makes applying the plan more predictable, not only faster.",
                       "Batching does not make applying the plan more predictable here: expect its time to vary as "
@@ -172,10 +174,10 @@ CLAIMS = {
                         differs="a TPU v4 there, {here} here: what each un-jitted step costs to dispatch"),),
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
              f"(ratio of the two medians' bootstrap 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
-             f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced, except on a "
-             f"CPU backend: not testable (the write-up's gain is each un-jitted operation dispatched on its own to "
-             f"an accelerator; on a CPU they run in host memory as the compiled call's do). The first run (trace + "
-             f"compile) is shown beside it: for a start-up that runs once, the fair comparison",
+             f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced. The first run "
+             f"(trace + compile) is shown beside it: for a start-up that runs once, the fair comparison",
+        accelerator="the write-up's gain is each un-jitted operation dispatched on its own to an accelerator (a "
+                    "TPU there; an H200 showed 17.6x); on a CPU they run in host memory as the compiled call's do",
         advice=Advice("A compiled start-up is faster per call than its steps un-jitted, but it runs once: "
                       "jit it when its first run (with compilation) beats the un-jitted steps, or when it is "
                       "called again.",
