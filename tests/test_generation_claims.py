@@ -1,7 +1,7 @@
 """The generation study's rules on known numbers: a cold start is any first run above its median's interval
 (a long padded generation compiles once and is 1.7x, not 2x, its median), a short warmup distorts a
 speedup whenever the interval of its effect excludes 1, in either direction, and lax.scan beats the Python
-loop only by a gain of at least 5%, not testable where the Python loop's host side is too small to give it."""
+loop only by a gain of at least 5% (no bound from the loop's host side: a scan gained more than it)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
-from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.studies.generation.claims import (
     _cache_faster,
     _match_warmup_config,
-    _scan,
     cold_start,
     distorted,
     scan_beats,
@@ -50,6 +48,7 @@ def test_a_short_warmup_distorts_where_its_effects_interval_excludes_1(off, expe
     ((0.80, 0.75, 0.86), True),    # the scanned loop at most 86% of the Python loop's time
     ((0.95, 0.90, 1.00), None),    # across 0.95: more rounds could decide it
     ((1.016, 0.963, 1.058), False),  # the 2026-11-24 reference: a gain under 5% wherever it lies, as fast
+    ((0.928, 0.903, 0.990), None),  # the 2026-11-26-3 reference: 7% faster, more than its host side (<= 4.6%)
     ((1.20, 1.10, 1.30), False),   # slower
 ])
 def test_the_scanned_loop_beats_the_python_loop_only_by_a_gain_of_5_percent(ratio, expected):
@@ -103,20 +102,3 @@ def test_the_cache_is_judged_against_the_jitted_uncached_loop_with_the_un_jitted
     assert ("against the un-jitted loop 12.638x" in judged.measured) == (eager is not None)
     assert "kv_cache: 50.0 tok/s" in judged.measured
 
-
-@pytest.mark.parametrize(("host_ms", "expected"), [
-    ((0.59, 0.09, 16.66, 0.30), "not testable"),  # the 2026-11-26-2 reference's trace: 17.6 ms of 432, 1.043x
-    ((40.0, 5.0, 60.0, 5.0), "not reproduced"),  # a loop whose host side could give 1.34x: "as fast" refutes it
-])
-def test_the_scanned_loop_is_bounded_by_the_python_loop_s_host_side(host_ms, expected):
-    comp = pd.DataFrame([{"config_id": "base", "variant": "kv_cache_scan", "baseline": "kv_cache", "ratio": 1.012,
-                          "ratio_ci_low": 0.955, "ratio_ci_high": 1.037}])
-    components = ("python_loop", "jitted_call", "executable", "rest", "to_host")
-    overhead = pd.DataFrame({"config_id": "base", "variant": "kv_cache", "component": components,
-                             "untraced_step_ms": 432.2, "untraced_estimate_ms": (*host_ms, 414.6)})
-    judged = applicable(_scan(run_on(SPEC, "base", comparisons=comp, overhead=overhead)))
-    assert judged.verdict == expected, judged.measured
-    if expected == "not testable":
-        assert judged.measured.startswith("not testable on this hardware: removing the Python loop's host side "
-                                          "(17.6 ms of a 432 ms generation in kv_cache's trace) gives at most "
-                                          "1.043x, below the 1.05263x it needs"), judged.measured

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Bound, Judged
+from ...contract.verdicts import NOT_MEASURED, Judged
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import demonstrated
 from ...report.claims import (
@@ -137,24 +137,7 @@ def _scan(run: Run) -> Judged:
         measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
         reason=beats.reason,
         verdict=beats.verdict(),
-        judged_ratio=ratio_of(scan),
-        bound=_loop_bound(run),
     )
-
-
-def _loop_bound(run: Run) -> Bound | None:
-    """The most a scan can gain over the Python loop of jitted steps: removing the loop's whole host side (the
-    loop, each jitted call and its dispatch: every component of kv_cache's trace at the base but the wait for its
-    tokens, which holds the steps' run), generous where the backend runs a step inside its dispatch. None where
-    the base was not traced."""
-    overhead = run.tables["overhead"]
-    traced = overhead[(overhead.config_id == run.base_id) & (overhead.variant == SPEC.floor)]
-    if traced.empty:
-        return None
-    host = traced[traced.component != "to_host"].untraced_estimate_ms.sum()
-    total = traced.untraced_step_ms.iloc[0]
-    return Bound(total, host, f"removing the Python loop's host side ({host:.1f} ms of a {total:.0f} ms generation "
-                              f"in {SPEC.floor}'s trace)", needs=1 / SCAN_BEATS)
 
 
 def distorted(off: tuple[float, float, float]) -> bool | None:
