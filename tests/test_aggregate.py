@@ -164,6 +164,11 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
                                       judged_ratio=(1.6, 1.5, 1.7), bound=room.bound)
     told = applicable(Judged(measured="1.0x", verdict="inconclusive", reason="undecided: crosses 1"))  # no bound
     assert (told.verdict, told.measured, told.reason) == ("inconclusive", "1.0x; undecided: crosses 1", "")
+    # reference 2026-11-26-3's pipelining: a bound just wider than the interval says how much more samples could find
+    capped = applicable(Judged(measured="1.008x [0.987, 1.016]", verdict="inconclusive", reason="undecided: ...",
+                               judged_ratio=(1.008, 0.987, 1.016), bound=Bound(5856.0, 178.7, "the storage left")))
+    assert capped.verdict == "inconclusive" and capped.measured.endswith(
+        "undecided: ... (this hardware can show at most 1.031x: the storage left)"), capped.measured
 
 
 def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_results(tmp_path):

@@ -102,7 +102,7 @@ def test_the_pytree_size_dependence_is_judged_at_the_depth_farthest_from_the_bas
     shallow = _structure(run_on(SPEC, "base", comparisons=comp[comp.config_id != "deep"],
                                 steps=steps[steps.config_id != "deep"]))
     assert shallow.measured.startswith("filter_jit - jit_partition 3.000 ms [2.250, 3.750] at 40 leaves -> 12.000 ms")
-    assert "+9.000 ms" in shallow.measured and "~56.25 us per leaf" in shallow.measured
+    assert "+9.000 ms" in shallow.measured and "no rate per leaf from one pair" in shallow.measured
 
 
 @pytest.mark.parametrize(("speed", "deeper", "expected"), [

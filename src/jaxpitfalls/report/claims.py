@@ -49,8 +49,10 @@ def applicable(judged: Judged) -> Judged:
     if why:
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
             f"not testable on this hardware: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))
-    return replace(judged, reason="", measured=f"{judged.measured}; {judged.reason}" if judged.reason
-                   else judged.measured)
+    reason = judged.reason
+    if reason and bound is not None:  # more samples could find at most this much
+        reason += f" (this hardware can show at most {bound.ratio:.3f}x: {bound.what})"
+    return replace(judged, reason="", measured=f"{judged.measured}; {reason}" if reason else judged.measured)
 
 
 def verdict(ok: bool | None) -> str:

@@ -149,8 +149,8 @@ def _structure(run: Run) -> Judged:
     others = "".join(f"; {f[3]}: +{interval(*f[2], ' ms')}" for f in found[1:])
     return Judged(
         measured=(f"filter_jit - jit_partition {shown}: +{interval(*growth, ' ms')} "
-                  f"(~{growth[0] / (more - fewer) * 1e3:.2f} us per leaf; the base timed in the same job, paired in "
-                  f"time){others}{tree_only}"),
+                  f"(the base timed in the same job, paired in time; {more - fewer} leaves more: no rate per leaf "
+                  f"from one pair){others}{tree_only}"),
         reason=grows.reason,
         verdict=grows.verdict(),
         ours=ours,

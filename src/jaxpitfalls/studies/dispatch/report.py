@@ -22,8 +22,9 @@ FIGURES = {
                           "machine's drift between jobs is in the line (the structure claim reads each depth over "
                           "the base timed in the same job).",
     "step_vs_compute": "Median step time per variant vs each compute setting, at fixed structure.",
-    "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting: flat lines "
-                           "mean the overhead does not depend on computation.",
+    "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting, each point from its "
+                           "own job (the machine's drift between jobs is in the line; the compute claim reads each "
+                           "setting's shift over the base timed in the same job).",
 }
 COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")  # the figures' numeric compute axes
 

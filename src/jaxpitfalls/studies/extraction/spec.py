@@ -114,9 +114,10 @@ CLAIMS = {
                           "recompiles: jit fuses them.")),
     "batched_copy": Claim(
         "one stacked copy of all layers instead of many ('vectorizing')", "~1.5x",
-        rule="bounded, not timed: a stacked copy removes at most all of jit_padded's copies (its transfer phase) "
-             "from its pass; where that bound lies below the write-up's ~1.5x, not testable on this hardware (the "
-             "bound is given); above it, not measured: needs a variant with one stacked blocking copy between "
+        rule="bounded, not timed: a stacked copy removes at most all of jit_padded's copies and the Python "
+             "storing them (its transfer and storage phases) from its pass; where that bound lies below the "
+             "write-up's ~1.5x, not testable on this hardware (the bound is given); above it, not measured: needs a "
+             "variant with one stacked blocking copy between "
              "jit_padded and jit_padded_async (ours merges the batched and the async copy)" + NOT_BUILT),
     "ragged_recompiles": Claim(
         "a smaller last batch recompiles; fixed-size padding compiles once for all batches",
@@ -161,8 +162,8 @@ CLAIMS = {
                       "On this hardware the un-jitted forward, not copies or Python, takes a batch's time: jit it "
                       "first.",
                       "Measure where a batch's time goes on your hardware before fixing it: here the un-jitted "
-                      "forward takes nearly all of it (jit it first); on an accelerator the write-up found copies "
-                      "and Python a third.")),
+                      "forward takes nearly all of it (jit it first); on an accelerator the write-up estimated "
+                      "copies and Python at a third.")),
     "copies_small_batches": Claim(
         "memory copies dominate runtime for small batches", "qualitative",
         rule="the transfer's share of jit_padded's pass (blocking copies per sample and layer) at the base's "

@@ -95,8 +95,9 @@ CLAIMS = {
                         differs="compiling for an RTX 4070 with JAX 0.4.23 there, for {here} with this run's "
                                 "JAX here"),),
         rule="uncached compiles at least once per new token in its first run, uncached_padded once",
-        advice=Advice("Keep shapes static: pad to the final length or preallocate the cache, so decoding compiles "
-                      "one or two programs, not one per token.")),
+        advice=Advice("Keep shapes static: preallocate the cache, or pad to the final length where start-up counts "
+                      "(a padded step computes the whole length), so decoding compiles one or two programs, not one "
+                      "per token.")),
     "short_warmup": Claim(
         "a warmup shorter than the timed run leaves compilation inside the timed region",
         "warmup 5 tokens, test 15: shapes compiled during the measurement",
