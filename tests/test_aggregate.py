@@ -135,7 +135,8 @@ def test_interval_rules_have_a_band_where_the_run_cannot_tell():
 def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval_says():
     """One rule for every bounded claim (claims.applicable): the largest effect this hardware can show (all of
     what the effect consists of removed) below what the claim needs, or inside its interval's width, makes
-    it "not testable" with the bound, never a "no"; the undecided reason (more samples) is dropped."""
+    it "not testable" with the bound, never a "no"; the undecided reason (more samples) is dropped; a bound the
+    run's interval lies wholly beyond is refuted and not used."""
     from jaxpitfalls.contract.verdicts import NOT_TESTABLE, Bound, Judged
     from jaxpitfalls.report.claims import applicable
 
@@ -169,6 +170,16 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
                                judged_ratio=(1.008, 0.987, 1.016), bound=Bound(5856.0, 178.7, "the storage left")))
     assert capped.verdict == "inconclusive" and capped.measured.endswith(
         "undecided: ... (this hardware can show at most 1.031x: the storage left)"), capped.measured
+    # a gain whose whole interval lies beyond a bound of 1.046x refutes the bound (2026-11-26-3's scan, 1.078x
+    # [1.010, 1.107], only put its estimate beyond one: consistent with it at 95%)
+    host = Bound(433.0, 19.2, "the loop's host side")
+    refuted = applicable(Judged(measured="1.100x [1.060, 1.140]", verdict="reproduced",
+                                judged_ratio=(1.10, 1.06, 1.14), bound=host))
+    assert refuted.verdict == "reproduced" and refuted.measured == (
+        "1.100x [1.060, 1.140] (measured beyond the at most 1.046x of the loop's host side: that bound is refuted, "
+        "not used)") and refuted.bound is None
+    assert applicable(Judged(measured="1.078x", verdict="reproduced", judged_ratio=(1.078, 1.010, 1.107),
+                             bound=host)).verdict == NOT_TESTABLE
 
 
 def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_results(tmp_path):

@@ -25,7 +25,9 @@ class Bound:
     """The largest effect this run's hardware can show for a claim: what the effect consists of here
     (`removable_ms` of a `total_ms` pass or step: the copies a fix removes, the overhead a variant adds), and
     `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
-    rule asks for that). `report.claims.applicable` judges every bounded claim by it alike."""
+    rule asks for that). `report.claims.applicable` judges every bounded claim by it alike, reading the claim's
+    `judged_ratio` oriented as the bound is (above 1: the effect), so that a run measuring more than the bound
+    allows refutes the bound instead of being called not testable by it."""
 
     total_ms: float
     removable_ms: float

@@ -33,6 +33,9 @@ def applicable(judged: Judged) -> Judged:
     row swapped a yes and an inconclusive between two copy fixes whose bound sat between half and whole
     width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability.
 
+    A bound the run's own interval lies wholly beyond (its judged ratio, oriented as the bound's: above 1, the
+    effect) is refuted, so it is not used: the claim is judged as if it had none, saying so.
+
     A claim whose effect this run's hardware lacks altogether (`absent_here`: an accelerator's, on a CPU backend)
     is not testable where it came out "no" or was not measured: a "no" there refutes nothing, so measuring it
     would test one side only; its "yes" or inconclusive stands."""
@@ -41,6 +44,9 @@ def applicable(judged: Judged) -> Judged:
         return replace(judged, verdict=NOT_TESTABLE, reason="",
                        measured=f"not testable on this hardware: {judged.absent_here}; {said}")
     bound, ratio = judged.bound, judged.judged_ratio
+    if bound is not None and ratio is not None and ratio[1] > bound.ratio:  # the run measured more than it allows
+        return applicable(replace(judged, bound=None, measured=f"{judged.measured} (measured beyond the at most "
+                                  f"{bound.ratio:.3f}x of {bound.what}: that bound is refuted, not used)"))
     why = ""
     if bound is not None and bound.ratio < bound.needs:
         why = f"below the {bound.needs:g}x it needs"
