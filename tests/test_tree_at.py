@@ -198,7 +198,7 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
     rounds) on a machine `drift[layers]` times slower in that depth's job, unbatched 3x, and over its job's
     one-layer anchor (6 transforms, the same drift: paired); the given steady and compile ratios at every depth, and
     each variant's relative spread (IQR / median with its interval) in every mode; the un-jitted start-up
-    step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says."""
+    step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says; a CPU backend."""
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
@@ -225,7 +225,8 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
         steps += _step_by_step(conf, start_up_steps) if layers == 4 else []
     steps = pd.DataFrame(steps)
     return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
-            "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]]}
+            "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]],
+            "environment": pd.DataFrame({"backend": ["cpu"]})}
 
 
 @pytest.mark.parametrize(("steady", "compile_ratio", "expected"), [

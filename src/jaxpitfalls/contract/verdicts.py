@@ -20,6 +20,11 @@ NOT_TESTABLE = "not testable"
 UNSTABLE = "unstable"
 
 
+def speedup_removing(total_ms: float, removable_ms: float) -> float:
+    """The largest speedup removing `removable_ms` of a `total_ms` pass could give: total / (total - part)."""
+    return total_ms / max(total_ms - removable_ms, 1e-12)
+
+
 @dataclass(frozen=True)
 class Bound:
     """The largest effect this run's hardware can show for a claim: what the effect consists of here
@@ -36,9 +41,9 @@ class Bound:
 
     @property
     def ratio(self) -> float:
-        """The largest speedup removing `removable_ms` of a `total_ms` pass could give: total / (total - part).
-        Where it lies inside a claim's band, no run on this hardware can reproduce the claim."""
-        return self.total_ms / max(self.total_ms - self.removable_ms, 1e-12)
+        """`speedup_removing` this bound's part: where it lies inside a claim's band, no run on this hardware can
+        reproduce the claim."""
+        return speedup_removing(self.total_ms, self.removable_ms)
 
 
 @dataclass(frozen=True, kw_only=True)

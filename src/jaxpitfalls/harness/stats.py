@@ -63,9 +63,8 @@ def relative_iqr_ci(values: Samples, level: float = 0.95) -> tuple[float, float,
     first): each process's samples over its own median, then pooled, so that fresh processes whose medians
     differ (a VM's drift between them: 2x in one reference) do not count as the variant's unpredictability."""
     groups = [g / np.median(g) for g in _as_groups(values)]
-    within = groups if len(groups) > 1 else groups[0]
     return (float(relative_iqr(np.concatenate(groups))),
-            *percentile_interval(_bootstrap(within, relative_iqr, BOOTSTRAP_SEED), level))
+            *percentile_interval(_bootstrap(groups, relative_iqr, BOOTSTRAP_SEED), level))
 
 
 def _bootstrap(values: Samples, statistic, seed: int) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..contract.interface import StudySpec
-from ..contract.verdicts import NOT_MEASURED, NOT_REPRODUCED, Judged
+from ..contract.verdicts import NOT_MEASURED, Judged
 from .aggregate import base_config_id, measured
 from .claims import at_write_up_structure, judged_at, row
 
@@ -135,7 +135,7 @@ class Judges:
         accelerator carries why (`Judged.absent_here`, which `claims.applicable` reads)."""
         judged = replace(self._by_key[key](run), claim=key)
         accelerator = self.spec.claims[key].accelerator
-        if accelerator and judged.verdict in (NOT_REPRODUCED, NOT_MEASURED) and run.backend == "cpu":
+        if accelerator and run.backend == "cpu":
             judged = replace(judged, absent_here=accelerator)
         return _said(judged)
 

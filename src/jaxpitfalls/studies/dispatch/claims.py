@@ -17,14 +17,14 @@ from ...report.claims import (
     median_of,
     ratio_interval,
     ratio_of,
-    row,
     share_of,
     verdict,
 )
 from ...report.judging import Judges, Run
 from .anchored import ACROSS_JOBS, beside_base, leaves_growth
 from .report import WHERE, attribution, ms, on_axis
-from .spec import ALL_OF_GAP, BERT_BASE, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, SPEC
+from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, SPEC
+from .structure import at_pytree, width_note
 
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
@@ -103,18 +103,6 @@ def _postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
     return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
 
 
-def _tree_only(run: Run, config_id: str | None) -> str:
-    """'' at BERT-base's whole shape (or None: not at its pytree); at its 12-layer pytree at another width, the
-    words that say so: such a claim is judged there (a millisecond overhead shows on a short step) but not
-    counted as measured at the write-up's structure (`ours` stays empty)."""
-    if config_id is None:
-        return ""
-    hidden = int(row(run.steps.drop_duplicates("config_id"), config_id=config_id).hidden)
-    return "" if hidden == BERT_BASE["hidden"] else (
-        f" (BERT-base's {BERT_BASE['layers']}-layer pytree at hidden {hidden}, not its {BERT_BASE['hidden']}: "
-        "supporting only)")
-
-
 @JUDGES("where")
 def _where(run: Run) -> Judged:
     """The split at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree."""
@@ -123,7 +111,7 @@ def _where(run: Run) -> Judged:
     at = whole if whole in traced else run.at("where")
     config_id = at if at in traced else run.base_id
     pre, post, share = _postprocess_share(run, config_id)
-    tree_only = _tree_only(run, at if config_id == at else None)
+    tree_only = width_note(run, at if config_id == at else None)
     return Judged(
         measured=f"_preprocess {1 - share:.0%}, _postprocess {share:.0%} (traced: {pre:.3f} ms + {post:.3f} ms "
                  f"per step at {config_id}{tree_only})",
@@ -137,7 +125,7 @@ def _structure(run: Run) -> Judged:
     """The overhead at the layers configuration farthest from the base in leaves against the base's timed in
     that configuration's own job (its anchor): paired in time."""
     at = run.at("structure")
-    tree_only = _tree_only(run, at)
+    tree_only = width_note(run, at)
     ours = (None if at is None or tree_only else difference_of(_pair(run, "filter_jit", "jit_partition",
                                                                      config_id=at)),)
     found = leaves_growth(run, _overhead_on(run, "layers", "jit_partition"))
@@ -203,13 +191,11 @@ def _not_compute(run: Run) -> Judged:
 
 @JUDGES("partition_free")
 def _partition_free(run: Run) -> Judged:
-    """What partitioning leaves of filter_jit's per-step overhead (both over the flat-leaves floor) at BERT-base's
-    12-layer pytree (a millisecond overhead shows on a short step only): "~0 ms" against the overhead it removes,
-    not a ratio to the floor (this machine's step size)."""
-    at = run.at("where")
-    config_id = at if at in set(run.comp.config_id) else run.base_id
+    """What partitioning leaves of filter_jit's per-step overhead (both over the flat-leaves floor): "~0 ms"
+    against the overhead it removes, not a ratio to the floor (this machine's step size)."""
+    config_id, tree_only = at_pytree(run, set(run.comp.config_id))
     part, whole = (_pair(run, v, SPEC.floor, config_id=config_id) for v in ("jit_partition", "filter_jit"))
-    where = f"at {config_id}{_tree_only(run, at if config_id == at else None)}"
+    where = f"at {config_id}{tree_only}"
     if whole.diff_ci_low_ms <= 0:
         return Judged(measured=f"filter_jit over {SPEC.floor} {ms(whole)} {where}: no overhead shown to leave a share "
                                f"of", verdict=verdict(None))
@@ -263,11 +249,9 @@ def _attribution_complete(run: Run) -> Judged:
     traced = attribution(run.comp, run.tables["overhead"])
     if traced.empty:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
-    # at the 12-layer pytree, not the whole shape `where` prefers: a millisecond gap shows on a short step only
-    at = run.at("where")
-    config_id = at if at in set(traced.config_id) else run.base_id
+    # the 12-layer pytree, not the whole shape `where` prefers: a millisecond gap shows on a short step only
+    config_id, where = at_pytree(run, set(traced.config_id))
     python, gap = _traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition", config_id=config_id)
-    where = _tree_only(run, at if config_id == at else None)
     measured = f"Python around the program {interval(*python, ' ms')} of a {ms(gap)} gap at {config_id}"
     if gap.diff_ci_low_ms <= 0:
         return Judged(measured=measured + where, reason="undecided: the gap's interval reaches 0, no gap to "

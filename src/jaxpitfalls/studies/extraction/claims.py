@@ -7,7 +7,7 @@ from functools import partial
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Bound, Judged
+from ...contract.verdicts import NOT_MEASURED, Bound, Judged, speedup_removing
 from ...report.aggregate import measured
 from ...report.claims import (
     decide,
@@ -26,13 +26,19 @@ IMMEDIATE, WAITS = 0.1, 0.5  # device_get's share of the run left: at most retur
 
 JUDGES = Judges(SPEC)
 
+def _host_ms(phases: pd.Series) -> float:
+    """A pass's copies and the Python storing them (its transfer and storage phases): what the copy fixes and
+    the write-up's time split are about."""
+    return phases.transfer_ms + phases.storage_ms
+
+
 # What a fix removes at best, from the pass's phases of the variant before it (ms per pass): the blocking
-# copies (all of the transfer), or pipelining's overlap (the smaller side of device work and host work). The scan
+# copies and their storage, or pipelining's overlap (the smaller side of device work and host work). The scan
 # has no such bound: besides Python's per-batch dispatch (pipelined's forward phase) it removes each call's
 # runtime setup, which no phase shows (the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching).
 REMOVABLE = {
-    ("jit_padded", "jit_padded_async"): lambda p: p.transfer_ms + p.storage_ms,  # copies and storing them
-    ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, p.transfer_ms + p.storage_ms),
+    ("jit_padded", "jit_padded_async"): _host_ms,
+    ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, _host_ms(p)),
 }
 
 
@@ -127,11 +133,11 @@ def _time_split(run: Run) -> Judged:
     declares it, so on a CPU backend a "no" is not testable."""
     config_id, where, at_structure = run.headline("time_split")
     eager = row(_speeds(run), config_id=config_id, variant="eager")
-    host = eager.transfer_ms + eager.storage_ms
+    host = _host_ms(eager)
     median = row(run.steps, config_id=config_id, variant="eager", mode="extract")
     share = tuple(100 * host / ms for ms in (median.median_ms, median.median_ci_high_ms, median.median_ci_low_ms))
     third = decide(share[1], share[2], SPLIT_SHARE, of="the share", unit="%")
-    most = eager.pass_ms / max(eager.pass_ms - host, 1e-12)  # the pass with every copy and all Python removed
+    most = speedup_removing(eager.pass_ms, host)
     return Judged(
         measured=f"eager's pass {where} ({config_id}): forward (un-jitted, extraction included) "
                  f"{eager.forward_ms:.1f} ms, copies {eager.transfer_ms:.1f} ms, Python storage "
@@ -215,7 +221,7 @@ def _batched_copy(run: Run) -> Judged:
     them (no variant times a stacked blocking copy)."""
     config_id, where, _ = run.headline("jit/jit_padded")
     before = row(_speeds(run), config_id=config_id, variant="jit_padded")
-    host = before.transfer_ms + before.storage_ms
+    host = _host_ms(before)
     bound = Bound(before.pass_ms, host, "a stacked copy (removing all of jit_padded's copies and the Python storing "
                   "them)", needs=STACKED_COPY_GAIN)
     return Judged(verdict=NOT_MEASURED, bound=bound,

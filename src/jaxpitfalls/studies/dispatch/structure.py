@@ -1,0 +1,28 @@
+"""Where the dispatch claims are judged: BERT-base's whole shape (its layers and width) where the preset ran it,
+or its 12-layer pytree at a smaller width, where a millisecond overhead shows on a short step; a claim judged
+there says so and is not counted as measured at the write-up's structure."""
+
+from __future__ import annotations
+
+from ...report.claims import row
+from ...report.judging import Run
+from .spec import BERT_BASE
+
+
+def width_note(run: Run, config_id: str | None) -> str:
+    """'' at BERT-base's whole shape (or None: not at its pytree); at its 12-layer pytree at another width, the
+    words that say so: such a claim is judged there (a millisecond overhead shows on a short step) but not
+    counted as measured at the write-up's structure (`ours` stays empty)."""
+    if config_id is None:
+        return ""
+    hidden = int(row(run.steps.drop_duplicates("config_id"), config_id=config_id).hidden)
+    return "" if hidden == BERT_BASE["hidden"] else (
+        f" (BERT-base's {BERT_BASE['layers']}-layer pytree at hidden {hidden}, not its {BERT_BASE['hidden']}: "
+        "supporting only)")
+
+
+def at_pytree(run: Run, available: set[str]) -> tuple[str, str]:
+    """Where a claim judged at BERT-base's 12-layer pytree is judged: there, where `available` holds it, with the
+    words that say at which width (`width_note`); else the base."""
+    at = run.at("where")
+    return (at, width_note(run, at)) if at in available else (run.base_id, "")
