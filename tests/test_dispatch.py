@@ -11,9 +11,10 @@ import pytest
 from jaxpitfalls import results
 from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.sampling import Sampling
+from jaxpitfalls.harness.stats import difference_side, side_parts
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
-from jaxpitfalls.studies.dispatch.spec import ANCHOR, ANCHOR_PAIR, SPEC, Timing
+from jaxpitfalls.studies.dispatch.spec import ANCHOR, ANCHOR_PAIR, BESIDE, SPEC, Timing, beside_name
 
 
 @pytest.fixture(scope="module")
@@ -103,24 +104,37 @@ def test_a_run_times_the_forward_of_filter_jit_and_jit_partition_only_as_its_inf
     assert forward["filter_jit"]["leaves_in"] < doc["variants"]["filter_jit"]["signature"]["leaves_in"]
 
 
-def test_an_anchored_configuration_times_the_base_s_pair_beside_its_variants_in_the_blocked_rounds(tiny_bert_dir):
-    """dropout off, anchored to a base with dropout on (the same checkpoint here): the base's filter_jit and
-    jit_partition are timed in the blocked mode only, compared with each other only, and their losses checked."""
+def test_pairs_timed_beside_the_variants_in_the_blocked_rounds(tiny_bert_dir):
+    """dropout off, anchored to a base with dropout on (the same checkpoint here), and a compute setting (fused
+    attention) timed beside it: each pair is timed in the blocked mode only, compared with itself and, round by
+    round, its overhead with the configuration's own (the differing one's minus the base's), its losses checked."""
     base = {"id": "b", "model": "m", "layers": 1, "hidden": 16, "batch": 2, "seq": 16, "dropout": 0.1,
             "attention": "explicit"}
-    conf = base | {"id": "t", "dropout": 0.0, "axes": ["dropout"], "anchor": base}
+    fused = {"attention": "fused"}
+    conf = base | {"id": "t", "dropout": 0.0, "axes": ["dropout"], "anchor": base, "beside": [fused]}
     settings = Timing.of({"repeats": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
     doc = dispatch.run(conf, {"model": str(tiny_bert_dir), "anchor_model": str(tiny_bert_dir)}, settings)
     results.validate(doc | {"study": "dispatch", "config_id": "t", "config": conf, "settings": {},
                             "environment": {"python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu",
                                             "device_count": 1, "cpu_model": "x", "xla_flags": "", "config_hash": "h",
                                             "git": {"commit": None, "dirty": None}, "timestamp": "t"}})
-    anchor = {name for name, v in doc["variants"].items() if name not in SPEC.variants}
-    assert anchor == set(ANCHOR) and all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in anchor)
+    setting = tuple(beside_name(v, fused) for v in BESIDE)
+    beside = {name for name, v in doc["variants"].items() if name not in SPEC.variants}
+    assert beside == {*ANCHOR, *setting}
+    assert all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in beside)
     compared = [(c["variant"], c["baseline"], c["mode"]) for c in doc["comparisons"]
-                if {c["variant"], c["baseline"]} & anchor]
-    assert compared == [(*ANCHOR_PAIR, "blocked")]
-    agree = doc["checks"]["anchor_outputs_agree"]
-    assert agree["reference"] == "base_jit_partition" and set(agree["bitwise_equal"]) == anchor
+                if {part for side in (c["variant"], c["baseline"]) for part in side_parts(side)} & beside]
+    own = difference_side(*BESIDE)
+    assert compared == [(*ANCHOR_PAIR, "blocked"), (own, difference_side(*ANCHOR_PAIR), "blocked"),
+                        (*setting, "blocked"), (difference_side(*setting), own, "blocked")]
+    contrast = next(c for c in doc["comparisons"] if c["variant"] == difference_side(*setting))
+    samples = {name: np.asarray(doc["variants"][name]["modes"]["blocked"]["samples_s"]) for name in (*setting, *BESIDE)}
+    per_round = samples[setting[0]] - samples[setting[1]] - (samples["filter_jit"] - samples["jit_partition"])
+    assert contrast["diff"] == pytest.approx(np.median(per_round))  # paired round by round, not two intervals
+    for key, names, reference in (("anchor", set(ANCHOR), "base_jit_partition"),
+                                  ("beside_attentionfused", set(setting), setting[1])):
+        agree = doc["checks"][f"{key}_outputs_agree"]
+        assert agree["reference"] == reference and set(agree["bitwise_equal"]) == names
+        assert doc["checks"][f"{key}_signatures_distinct"]["distinct_signatures"] == 2
     # the base's losses (dropout on) are not the configuration's (dropout off): the anchor is another model
     assert doc["trajectory"].keys() == set(SPEC.variants)

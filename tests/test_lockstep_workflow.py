@@ -21,7 +21,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     workdir = shutil.copytree(smoke_run, tmp_path / "lockstep", symlinks=True)
     overlay = tmp_path / "sides.yaml"
     overlay.write_text(yaml.safe_dump({
-        "studies": {"dispatch": {"points": []}}  # its base only
+        "studies": {"dispatch": {"sweep": {"layers": []}}}  # its base only
         | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
         "compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": ONE_DEVICE}}}, "rounds": 3, "samples_per_block": 1,
                     "processes": 1}}))
@@ -51,7 +51,7 @@ def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(
     workdir = shutil.copytree(smoke_run, tmp_path / "calibration", symlinks=True)
     overlay = tmp_path / "calibrate.yaml"
     overlay.write_text(yaml.safe_dump({
-        "studies": {"dispatch": {"points": []}}
+        "studies": {"dispatch": {"sweep": {"layers": []}}}
         | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
         "compare": {"sides": {"a": {}, "a2": {}}, "rounds": 3, "samples_per_block": 1, "processes": 1,
                     "pyperf": {"callable": "blocked/jit_partition", "options": ["-p", "2", "-n", "2", "-l", "1"]}}}))

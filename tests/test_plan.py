@@ -132,15 +132,20 @@ def test_explicit_points_add_configurations_on_no_axis():
 
 
 def test_a_configuration_that_differs_from_the_base_in_keys_its_claims_compare_across_jobs_is_anchored_to_it():
-    """dispatch anchors layers, dropout and attention (StudySpec.anchored): those timing jobs time the base beside
-    their own variants and get the base's model; a change of size (hidden) or the base itself is not anchored."""
+    """dispatch anchors layers (StudySpec.anchored): those timing jobs time the base beside their own variants and
+    get the base's model; a change of size (hidden), of dropout or attention as a job of its own, or the base
+    itself is not anchored. The base's job alone gets the `beside` settings."""
     config = config_with()
     config["studies"]["dispatch"] |= {"sweep": {"layers": [4], "hidden": [128], "dropout": [0.1]},
-                                      "points": [{"dropout": 0.1, "attention": "fused"}]}
+                                      "points": [{"dropout": 0.1, "attention": "fused"}],
+                                      "beside": [{"attention": "fused"}]}
     confs = {c["id"]: c for c in plan.configurations(config["studies"]["dispatch"])}
-    anchored = {conf_id for conf_id in confs if "anchor" in plan.timing_configuration(config, "dispatch", conf_id)}
+    timing = {conf_id: plan.timing_configuration(config, "dispatch", conf_id) for conf_id in confs}
     base_id = next(iter(confs))
-    assert anchored == {c for c, conf in confs.items() if conf["hidden"] == 64 and c != base_id}
+    assert {c for c, conf in timing.items() if "anchor" in conf} == {c for c, conf in confs.items()
+                                                                     if conf["layers"] == 4}
+    assert {c for c, conf in timing.items() if "beside" in conf} == {base_id}
+    assert timing[base_id]["beside"] == [{"attention": "fused"}] and "beside" not in confs[base_id]
     deep = next(c for c, conf in confs.items() if conf["layers"] == 4)
     assert plan.timing_configuration(config, "dispatch", deep)["anchor"] == {"id": base_id, "model": "bert-L1-H64",
                                                                       **config["studies"]["dispatch"]["base"]}
@@ -150,6 +155,9 @@ def test_a_configuration_that_differs_from_the_base_in_keys_its_claims_compare_a
     assert "anchor" not in plan.configuration(config, "dispatch", deep)  # traces, lockstep and history time none
     assert plan.settings_of(plan.timing_configuration(config, "dispatch", deep)) == {
         k: v for k, v in confs[deep].items() if k not in ("id", "axes", "model")}
+    config["studies"]["dispatch"]["beside"] = [{"dropout": 0.0}]  # the base's own dropout
+    with pytest.raises(ValueError, match=r"studies.dispatch.beside\[0\]: \{'dropout': 0.0\} is the base's own setting"):
+        plan.timing_configuration(config, "dispatch", base_id)
 
 
 def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():

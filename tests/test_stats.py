@@ -132,3 +132,15 @@ def test_the_marginal_cost_ratio_s_interval_covers_the_truth_95_times_in_100():
         _, low, high = stats.marginal_cost_ratio(n, y, y - stats.Z_95 * se, y + stats.Z_95 * se)
         covered += low <= 1 <= high
     assert 0.93 <= covered / 4000 <= 0.97, covered / 4000
+
+
+def test_a_comparison_of_two_differences_is_paired_round_by_round_and_has_no_ratio():
+    """`a - b` against `c - d`: each round's difference of differences (a drift shared by the round cancels),
+    and no ratio (an overhead over an overhead can be negative or infinite)."""
+    drift = np.array([1.0, 1.5, 0.8, 2.0, 1.2, 0.9])  # the round's speed, shared by all four variants
+    samples = {"a": 10.0 * drift + 2.0, "b": 9.0 * drift, "c": 10.0 * drift, "d": 9.0 * drift}
+    sides = (stats.difference_side("a", "b"), stats.difference_side("c", "d"))
+    assert stats.is_difference(*sides) and not stats.is_difference("a", "b")
+    compared = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides), ratios=False)
+    assert compared["diff"] == compared["diff_ci_low"] == compared["diff_ci_high"] == pytest.approx(2.0)
+    assert compared["ratio"] is compared["ratio_ci_low"] is compared["ratio_ci_high"] is None

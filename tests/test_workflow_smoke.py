@@ -24,6 +24,8 @@ from workflow_copy import snakemake as _snakemake
 from jaxpitfalls import plan, results
 from jaxpitfalls.contract import registry
 from jaxpitfalls.studies.dispatch.spec import ANCHOR as DISPATCH_ANCHOR
+from jaxpitfalls.studies.dispatch.spec import BESIDE as DISPATCH_BESIDE
+from jaxpitfalls.studies.dispatch.spec import beside_name as dispatch_beside
 from jaxpitfalls.studies.tree_at.spec import ANCHOR
 from jaxpitfalls.studies.tree_at.spec import SPEC as TREE_AT
 
@@ -41,19 +43,24 @@ def workdir(smoke_run, tmp_path_factory):
 
 def test_every_result_is_written_and_valid(smoke_run):
     runs = sorted((smoke_run / "results" / "runs" / "dispatch").glob("*.json"))
-    assert len(runs) == 2  # the base and the compute axis' point (dropout on, fused attention)
+    assert len(runs) == 2  # the base (its compute setting timed beside it) and the layers sweep's point
     for path in runs:
         doc = results.read_result(path)
-        # the point (dropout and attention: what not_compute compares across jobs) also times the base's pair
+        # the 2-layer configuration (what `structure` compares across jobs) also times the base's pair; the base
+        # times its compute setting's pair (`beside`: what not_compute compares)
         anchor = set(DISPATCH_ANCHOR) if "anchor" in doc["config"] else set()
         assert anchor == (set() if plan.is_base(doc["config"]) else set(DISPATCH_ANCHOR))
-        own = set(doc["variants"]) - anchor
+        beside = {dispatch_beside(v, s) for s in doc["config"].get("beside", []) for v in DISPATCH_BESIDE}
+        assert len(beside) == (2 if plan.is_base(doc["config"]) else 0)
+        own = set(doc["variants"]) - anchor - beside
         agreement, distinct = doc["checks"]["outputs_agree"], doc["checks"]["signatures_distinct"]
         assert agreement["reference"] == doc["floor"] and set(agreement["bitwise_equal"]) == own
         assert distinct["distinct_signatures"] == distinct["variants"] == len(own) == 4
         if anchor:
             assert set(doc["checks"]["anchor_outputs_agree"]["bitwise_equal"]) == anchor
-            assert all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in anchor)
+        if beside:
+            assert set(doc["checks"]["beside_dropout0.1-attentionfused_outputs_agree"]["bitwise_equal"]) == beside
+        assert all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in anchor | beside)
         env = doc["environment"]
         assert env["backend"] == jax.default_backend() and env["device_count"] >= 1
         assert set(env["git"]) == {"commit", "dirty"} and env["packages"]["equinox"]
@@ -138,16 +145,16 @@ def test_tables_figures_and_report(smoke_run):
     tables = smoke_run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
     pooled = steps[steps.process.astype(str) == "all"]
-    # configurations x variants x training modes, the base's infer mode (filter_jit, jit_partition), and the
-    # point's anchor (the base's filter_jit and jit_partition, blocked)
-    assert len(pooled) == 2 * 4 * 2 + 2 + 2 and (steps.median_ms > 0).all()
+    # configurations x variants x training modes, the base's infer mode (filter_jit, jit_partition), the 2-layer
+    # point's anchor (the base's filter_jit and jit_partition, blocked) and the base's compute setting (its pair)
+    assert len(pooled) == 2 * 4 * 2 + 2 + 2 + 2 and (steps.median_ms > 0).all()
     assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
     for (_, _), part in overhead.groupby(["config_id", "variant"]):
         assert part.share.sum() == pytest.approx(1.0, abs=0.05)
     figures = sorted(p.name for p in (smoke_run / "reports" / "figures" / "dispatch").glob("*.png"))
-    assert figures == ["overhead_vs_compute.png", "overhead_vs_leaves.png", "step_vs_compute.png"]
+    assert figures == ["overhead_vs_leaves.png"]  # no size swept: no compute figure of one point per line
     assert all((smoke_run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)
     report = (smoke_run / "reports" / "report.md").read_text()
     headings = ["## What to do", "## Reproduction scorecard", "## How each claim was judged", "## Study `dispatch`",

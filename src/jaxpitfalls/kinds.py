@@ -36,10 +36,12 @@ def _sampling(sampling: Sampling) -> set[str]:
 
 
 def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
-    """The kinds of the study's configurations: base or not, and what its spec names."""
+    """The kinds of the study's configurations as their timing jobs get them (with what they time beside their own
+    variants: plan.timing_configuration): base or not, and what its spec names."""
     spec = registry.spec(study)
     found = set()
-    for conf in plan.configurations(config["studies"][study]):
+    for listed in plan.configurations(config["studies"][study]):
+        conf = plan.timing_configuration(config, study, listed["id"])
         at_base = plan.is_base(conf)
         found.add("the base configuration" if at_base else "a non-base configuration")
         found |= set(spec.kinds(conf, timing, at_base)) if spec.kinds else set()

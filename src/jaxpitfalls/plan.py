@@ -61,8 +61,8 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     return list(confs.values())
 
 
-# What the plan adds to a configuration beside the study's own keys (`anchor`: timing_configuration's).
-PLAN_KEYS = ("id", "axes", "model", "anchor")
+# What the plan adds to a configuration beside the study's own keys (`anchor`, `beside`: timing_configuration's).
+PLAN_KEYS = ("id", "axes", "model", "anchor", "beside")
 
 
 def settings_of(conf: dict[str, Any]) -> dict[str, Any]:
@@ -124,11 +124,19 @@ def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str,
 def timing_configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
     """The configuration as its timing job gets it: with `anchor`, the base configuration, where it differs from
     the base only in keys the study's claims compare across jobs (StudySpec.anchored): the job times the base
-    beside its own variants, in the same rounds. Traces, lockstep and history jobs time no anchor."""
-    conf, base = configuration(config, study, conf_id), configurations(config["studies"][study])[0]
+    beside its own variants, in the same rounds; at the base, with `beside`, the study block's settings (of the
+    base's own keys, e.g. dispatch's dropout) that its job times beside the base's variants instead of in jobs of
+    their own. Traces, lockstep and history jobs time neither."""
+    block = config["studies"][study]
+    conf, base = configuration(config, study, conf_id), configurations(block)[0]
     differs = {k for k, v in settings_of(conf).items() if v != base[k]}
     anchored = differs and differs <= set(registry.spec(study).anchored)
-    return conf | ({"anchor": {k: base[k] for k in ("id", "model", *settings_of(base))}} if anchored else {})
+    beside = block.get("beside", []) if conf["id"] == base["id"] else []
+    for i, setting in enumerate(beside):
+        if all(base[key] == value for key, value in setting.items()):
+            raise ValueError(f"studies.{study}.beside[{i}]: {setting} is the base's own setting, timed already")
+    return conf | ({"anchor": {k: base[k] for k in ("id", "model", *settings_of(base))}} if anchored else {}) | (
+        {"beside": [dict(setting) for setting in beside]} if beside else {})
 
 
 def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, Any]]:

@@ -55,8 +55,10 @@ def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
                            [w for r in records for w in r["waits"]], [x for r in records for x in r["yardstick_s"]])
 
 
-def _samples(doc: dict[str, Any], variant: str, mode: str) -> list[float]:
-    return doc["variants"][variant]["modes"][mode]["samples_s"]
+def _samples(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
+    """One process's samples of a comparison's side: a variant, or a difference of two (stats.DIFFERENCE)."""
+    return stats.side_samples({name: doc["variants"][name]["modes"][mode]["samples_s"]
+                               for name in stats.side_parts(side)}, side)
 
 
 def _ratio_of(doc: dict[str, Any], pair: dict[str, Any]) -> float:
@@ -88,7 +90,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [
         c | stats.paired_comparison([_samples(d, c["variant"], c["mode"]) for d in docs],
-                                    [_samples(d, c["baseline"], c["mode"]) for d in docs])
+                                    [_samples(d, c["baseline"], c["mode"]) for d in docs],
+                                    ratios=not stats.is_difference(c["variant"], c["baseline"]))
         | {"process_ratios": [_ratio_of(d, c) for d in docs]}
         for c in first["comparisons"]
     ]

@@ -145,11 +145,11 @@ def measure_mode(
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
     compiles: str = "forbidden",
-    anchors: Collection[str] = (),
+    beside: Collection[str] = (),
 ) -> Timed:
-    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `anchors`
-    name samplers of another model (a configuration's anchor), timed in the same rounds and compared only
-    where `extra_pairs` name them.
+    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`
+    names samplers of another model or setting (e.g. a configuration's anchor), timed in the same rounds and
+    compared only where `extra_pairs` name them.
 
     `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
     `required` labels a mode that measures compilation on purpose (a first run): every sample must have
@@ -163,11 +163,12 @@ def measure_mode(
     calls_per_sample = dict.fromkeys(samplers, 1)
     if compiles == "forbidden":
         samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
-    pairs = [(name, floor) for name in samplers if name not in (floor, *anchors)] + list(extra_pairs)
-    untimed = sorted({v for pair in pairs for v in pair} - set(samplers))
+    pairs = [(name, floor) for name in samplers if name not in (floor, *beside)] + list(extra_pairs)
+    untimed = sorted({v for pair in pairs for side in pair for v in stats.side_parts(side)} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
         raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
-    enough = precise(pairs, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
+    plain = [pair for pair in pairs if not stats.is_difference(*pair)]  # a difference has no ratio to reach it
+    enough = precise(plain, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
         else None
     memory.reset_host_peak()
     samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", enough=enough,
@@ -190,7 +191,8 @@ def measure_mode(
     }
     comparisons = [
         {"variant": name, "baseline": baseline, "mode": mode}
-        | stats.paired_comparison(samples[name], samples[baseline])
+        | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline),
+                                  ratios=not stats.is_difference(name, baseline))
         for name, baseline in pairs
     ]
     return Timed(entries, comparisons, memory.peak_memory(), machine)
@@ -203,16 +205,16 @@ def measure(
     steps_per_sample: int,
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
-    anchor: Mapping[str, Runner] | None = None,
-    anchor_pairs: tuple[tuple[str, str], ...] = (),
+    beside: Mapping[str, Runner] | None = None,
+    beside_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Timed]:
-    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode; `anchor`:
-    another model's runners, timed in the blocked mode's rounds beside them and compared by `anchor_pairs`."""
-    anchor = anchor or {}
+    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode; `beside`: other
+    models' or settings' runners, timed in the blocked mode's rounds beside them and compared by `beside_pairs`."""
+    beside = beside or {}
     samplers = mode_samplers(runners, steps_per_sample)
-    samplers["blocked"] |= mode_samplers(anchor, steps_per_sample)["blocked"]
+    samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
     return {mode: measure_mode(timed, mode, floor, sampling, label,
-                               extra_pairs + (anchor_pairs if mode == "blocked" else ()), anchors=tuple(anchor))
+                               extra_pairs + (beside_pairs if mode == "blocked" else ()), beside=tuple(beside))
             for mode, timed in samplers.items()}
 
 

@@ -6,7 +6,7 @@ ratios and differences are formed pair by pair, then summarised.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -109,8 +109,37 @@ def ratio_of_medians_ci(current: Samples, baseline: Samples, level: float = 0.95
                                / bootstrap_medians(baseline, BOOTSTRAP_SEED + 1), level)
 
 
-def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float]:
-    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval.
+# A comparison side named `a - b`: variant a's samples minus b's, sample by sample (both timed in the same
+# rounds), so that two overheads (e.g. filter_jit - jit_partition at two dropout settings) are compared round by
+# round and the machine's drift between rounds cancels from their difference.
+DIFFERENCE = " - "
+
+
+def difference_side(a: str, b: str) -> str:
+    """The comparison side that is variant a's samples minus b's."""
+    return f"{a}{DIFFERENCE}{b}"
+
+
+def side_parts(name: str) -> list[str]:
+    """The variants a comparison side is made of: itself, or the two of a difference (`a - b`)."""
+    return name.split(DIFFERENCE)
+
+
+def side_samples(samples: Mapping[str, Sequence[float]], name: str) -> np.ndarray:
+    """One process's samples of a comparison side: a variant's own, or a difference's (DIFFERENCE)."""
+    first, *rest = side_parts(name)
+    return np.asarray(samples[first], dtype=float) - sum(np.asarray(samples[r], dtype=float) for r in rest)
+
+
+def is_difference(variant: str, baseline: str) -> bool:
+    """Whether a comparison's sides are differences (DIFFERENCE): its ratio, an overhead over an overhead per
+    round, can be negative or infinite, so only its difference is measured."""
+    return DIFFERENCE in variant + baseline
+
+
+def paired_comparison(variant: Samples, baseline: Samples, ratios: bool = True) -> dict[str, float | None]:
+    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval (the ratio's
+    fields None where `ratios` is off: two differences' sides, is_difference).
 
     Pairs are formed within a process (sample i of both was taken in the same round); with several
     processes' samples the interval resamples processes, then pairs (`bootstrap_median_ci`).
@@ -119,14 +148,14 @@ def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float]:
     if len(a_groups) != len(b_groups) or any(a.shape != b.shape for a, b in zip(a_groups, b_groups, strict=True)):
         raise ValueError(f"paired samples differ in length: {[a.size for a in a_groups]} vs "
                          f"{[b.size for b in b_groups]}")
-    ratios = [a / b for a, b in zip(a_groups, b_groups, strict=True)]
     diffs = [a - b for a, b in zip(a_groups, b_groups, strict=True)]
-    r_low, r_high = bootstrap_median_ci(ratios)
     d_low, d_high = bootstrap_median_ci(diffs)
-    return {
-        "ratio": float(np.median(np.concatenate(ratios))),
-        "ratio_ci_low": r_low,
-        "ratio_ci_high": r_high,
+    ratio = dict.fromkeys(("ratio", "ratio_ci_low", "ratio_ci_high"))
+    if ratios:
+        per_round = [a / b for a, b in zip(a_groups, b_groups, strict=True)]
+        ratio = dict(zip(ratio, (float(np.median(np.concatenate(per_round))), *bootstrap_median_ci(per_round)),
+                         strict=True))
+    return ratio | {
         "diff": float(np.median(np.concatenate(diffs))),
         "diff_ci_low": d_low,
         "diff_ci_high": d_high,

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results
-from ..harness.stats import bootstrap_median_ci, paired_comparison, relative_iqr_ci
+from ..harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES, settings_of, value_label
 from .environments import flat_environment, require_comparable
@@ -142,7 +142,10 @@ def _compile_seconds(mode: dict[str, Any], process: str) -> list[float] | list[l
 def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict[str, float]:
     """In modes that compile on purpose: XLA compile time variant / baseline, paired per round like the
     timings (median with its 95% interval), so a claim about compilation has an interval to be judged on."""
-    modes = [doc["variants"][name]["modes"][c["mode"]] for name in (c["variant"], c["baseline"])]
+    sides = (c["variant"], c["baseline"])
+    if is_difference(*sides):  # a difference of two variants' samples compiles nothing
+        return {}
+    modes = [doc["variants"][name]["modes"][c["mode"]] for name in sides]
     if not all("compile_seconds" in m for m in modes):
         return {}
     compared = paired_comparison(*(_compile_seconds(m, process) for m in modes))
@@ -159,7 +162,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             (str(i), cs) for i, cs in enumerate(doc.get("comparisons_by_process", []))]
         for process, comparisons in by_process:
             for c in comparisons:
-                spread = c.get("process_ratios", [])
+                spread = [r for r in c.get("process_ratios", []) if r is not None]  # none of two differences
                 rows.append(_config_columns(doc) | {
                     "variant": c["variant"], "baseline": c["baseline"], "mode": c["mode"], "process": process,
                     "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results
-from ..harness.stats import ratio_of_medians_ci
+from ..harness.stats import is_difference, ratio_of_medians_ci
 from . import bundle, familywise, machine_speed
 from .environments import COMPARABLE
 
@@ -181,7 +181,10 @@ def _ratio_groups(doc: dict[str, Any], variant: str, against: str, mode: str) ->
 
 
 def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]}
+    """A run's paired ratios of two variants; not those of two differences (stats.DIFFERENCE: an overhead over an
+    overhead, whose per-round ratio a claim reads only as a difference)."""
+    return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]
+            if not is_difference(c["variant"], c["baseline"])}
 
 
 RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",

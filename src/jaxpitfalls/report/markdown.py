@@ -20,7 +20,8 @@ def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
-    return df.apply(lambda r: interval(r[value], r[low], r[high], unit), axis=1)
+    """Each row's value with its interval; blank where the row has none (two differences' ratio)."""
+    return df.apply(lambda r: "" if pd.isna(r[value]) else interval(r[value], r[low], r[high], unit), axis=1)
 
 
 def _against(seconds: float, target_s: float | None) -> str:
@@ -98,15 +99,17 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
         between_processes=_process_spread(comp),
-        precision=relative_half_width(comp).map(lambda p: f"±{p:.1%}"),
+        precision=relative_half_width(comp).map(lambda p: "" if pd.isna(p) else f"±{p:.1%}"),
     )[["config_id", "mode", "variant", "baseline", "ratio", "precision", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
     modes = "; ".join(f"`{mode}`: {text}" for mode, text in spec.modes.items())
+    beside = f"; in the base's job beside its variants `{json.dumps(study_cfg['beside'])}`" \
+        if study_cfg.get("beside") else ""
     lines = [
         f"## Study `{name}`", "", description, "",
         "### Setup", "",
         f"Base configuration `{json.dumps(study_cfg['base'])}`; sweeps (one axis at a time) "
-        f"`{json.dumps(study_cfg.get('sweep', {}))}`; measured with {_recorded_settings(tables['checks'])}. "
+        f"`{json.dumps(study_cfg.get('sweep', {}))}`{beside}; measured with {_recorded_settings(tables['checks'])}. "
         f"Model family `{study_cfg['model_family']}`: `{json.dumps(config['models'][study_cfg['model_family']])}`. "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
         *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],

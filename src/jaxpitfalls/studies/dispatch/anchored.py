@@ -1,15 +1,17 @@
-"""A dispatch configuration's overhead read over the base's timed in its own job (its anchor, spec.ANCHOR), for
-the claims that compare configurations (`structure`, `not_compute`): paired in time, where overheads from
-separate jobs carry the machine's drift between them."""
+"""A dispatch overhead read over the base's timed in the same job, round by round, for the claims that compare
+configurations and settings (`structure`: a configuration's job times the base's pair, its anchor, spec.ANCHOR;
+`not_compute`: the base's job times each compute setting's pair, spec.BESIDE): paired in time, where overheads
+from separate jobs carry the machine's drift between them."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ...report.claims import difference_between, difference_of, interval, row
+from ...harness.stats import difference_side, side_parts
+from ...report.claims import difference_of, interval, row
 from ...report.judging import Run
 from .report import ms
-from .spec import ANCHOR_PAIR
+from .spec import ANCHOR_PAIR, BESIDE
 
 # Said beside a difference of two configurations' overheads timed in separate jobs, minutes apart: a shared VM's
 # speed moves between jobs (1.15-1.8x within the 2026-11-25-5 reference), which no interval of one job holds.
@@ -18,14 +20,24 @@ ACROSS_JOBS = "from separate jobs, not paired in time: the machine's drift betwe
 
 def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float, float]] | None:
     """The base's overhead (filter_jit - jit_partition, blocked) as `config_id`'s own job timed it (its anchor,
-    spec.ANCHOR), and the configuration's overhead minus it (ms, 95% interval: the two paired intervals
-    combined): paired in time, so the machine's drift between jobs cancels. None where the job timed none."""
+    spec.ANCHOR), and the configuration's overhead minus it (ms, 95% interval), paired round by round (the
+    difference of the two differences: stats.DIFFERENCE), so the machine's drift between jobs and between rounds
+    cancels. None where the job timed none."""
     comp = run.comp
     if not ((comp.config_id == config_id) & (comp.variant == ANCHOR_PAIR[0])).any():
         return None
     anchor = run.pair(*ANCHOR_PAIR, config_id=config_id, mode="blocked")
-    own = run.pair("filter_jit", "jit_partition", config_id=config_id, mode="blocked")
-    return anchor, difference_between(own, anchor)
+    shift = run.pair(difference_side(*BESIDE), difference_side(*ANCHOR_PAIR), config_id=config_id, mode="blocked")
+    return anchor, difference_of(shift)
+
+
+def compute_shifts(run: Run) -> dict[str, tuple[float, float, float]]:
+    """Per compute setting timed in the base's job (the config's `beside`: spec.BESIDE under beside_name), its
+    overhead minus the base's, paired round by round in that job (ms, 95% interval), by the setting's label."""
+    comp = run.comp
+    own = difference_side(*BESIDE)
+    shifts = comp[(comp.config_id == run.base_id) & (comp.baseline == own) & (comp["mode"] == "blocked")]
+    return {side_parts(r.variant)[0].split("@", 1)[1]: difference_of(r) for _, r in shifts.iterrows()}
 
 
 def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[float, float, float], str]]:

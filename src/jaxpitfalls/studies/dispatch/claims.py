@@ -21,7 +21,7 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run
-from .anchored import ACROSS_JOBS, beside_base, leaves_growth
+from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth
 from .report import WHERE, attribution, ms, on_axis
 from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, SPEC
 from .structure import at_pytree, width_note
@@ -29,7 +29,6 @@ from .structure import at_pytree, width_note
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
 COMPUTE_KEYS = ("hidden", "batch", "seq", "dropout", "attention")
-WRITE_UP_COMPUTE = ("dropout", "attention")  # the compute the write-up varied: dropout, SDPA vs eager attention
 
 
 def _pair(run: Run, variant: str, baseline: str, mode: str = "blocked", config_id: str | None = None) -> pd.Series:
@@ -145,45 +144,39 @@ def _structure(run: Run) -> Judged:
     )
 
 
-def _compute_settings(run: Run, base: pd.Series) -> list[tuple[tuple[str, ...], pd.Series]]:
-    """filter_jit - jit_partition (blocked) at every other configuration with the base's structure (its layers),
-    with the compute keys it changes: sweeps and points (e.g. the write-up's dropout off with fused attention)
-    alike."""
+def _apart(run: Run, base: pd.Series) -> dict[str, tuple[float, float, float]]:
+    """filter_jit - jit_partition (blocked) at every other configuration with the base's structure (its layers)
+    minus the base's, by the compute keys it changes (sizes, or dropout and attention swept as jobs of their
+    own): from separate jobs, so shown, not judged."""
     pairs = _filter_jit_rows(run, "jit_partition")
     pairs = pairs[(pairs.layers == base.layers) & (pairs.config_id != run.base_id)]
-    return [(tuple(key for key in COMPUTE_KEYS if r[key] != base[key]), r) for _, r in pairs.iterrows()]
+    return {" + ".join(f"{key} {value_label(r[key])}" for key in COMPUTE_KEYS if r[key] != base[key]):
+            difference_between(r, base) for _, r in pairs.iterrows()}
 
 
 @JUDGES("not_compute")
 def _not_compute(run: Run) -> Judged:
-    """Each setting of the write-up's compute axis (dropout, attention), its overhead (filter_jit - jit_partition,
-    the write-up's pair) minus the base's timed in its own job (its anchor: paired in time) as an interval, against
-    a band around that base overhead: all inside reproduces, any wholly outside does not. Settings that change
-    sizes are shown apart from separate jobs, not judged: the write-up varied no size."""
+    """Each setting of the write-up's compute axis (dropout, attention) timed in the base's job (the config's
+    `beside`), its overhead (filter_jit - jit_partition, the write-up's pair) minus the base's, round by round, as
+    an interval, against a band around the base's overhead: all inside reproduces, any wholly outside does not.
+    Configurations timed in jobs of their own are shown apart, not judged: the machine's drift between jobs is in
+    their difference."""
     base = _pair(run, "filter_jit", "jit_partition")
-    judged, apart = {}, {}
-    for keys, s in _compute_settings(run, base):
-        setting = " + ".join(f"{key} {value_label(s[key])}" for key in keys)
-        beside = beside_base(run, s.config_id) if set(keys) <= set(WRITE_UP_COMPUTE) else None
-        if beside is None:
-            apart[setting] = difference_between(s, base)
-        else:
-            judged[setting] = beside
+    judged, apart = compute_shifts(run), _apart(run, base)
     shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
     apart_text = f"; not judged, {ACROSS_JOBS}: {shown_apart}" if apart else ""
     if not judged:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: the config times no dropout or attention "
-                                                      f"setting beside the base{apart_text}")
-    decisions = [decide(shift[1], shift[2], -COMPUTE_BAND * abs(anchor.diff_ms), COMPUTE_BAND * abs(anchor.diff_ms),
-                        holds="inside", of=f"the {setting} shift", unit=" ms")
-                 for setting, (anchor, shift) in judged.items()]
+                                                      f"setting beside the base (`beside`){apart_text}")
+    band = COMPUTE_BAND * abs(base.diff_ms)
+    decisions = [decide(shift[1], shift[2], -band, band, holds="inside", of=f"the {setting} shift", unit=" ms")
+                 for setting, shift in judged.items()]
     outcomes = [d.outcome for d in decisions]
     outcome = False if False in outcomes else (True if all(outcomes) else None)
-    shown = ", ".join(f"{setting}: {interval(*shift, ' ms')} (the base's {ms(anchor)} in that job)"
-                      for setting, (anchor, shift) in judged.items())
+    shown = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in judged.items())
     return Judged(
-        measured=(f"shift per dropout and attention setting, over the base timed in the same job (paired in "
-                  f"time): {shown}; base overhead {ms(base)} in its own job{apart_text}"),
+        measured=(f"overhead shift per dropout and attention setting over the base's {ms(base)}, both timed in the "
+                  f"base's job and paired round by round: {shown} (band +-{band:.3f} ms){apart_text}"),
         reason="" if outcome is not None else "; ".join(d.reason for d in decisions if d.reason),
         verdict=verdict(outcome),
     )

@@ -13,11 +13,12 @@ import optax
 
 from ...harness import tracing
 from ...harness.protocol import Runner, measure, mode_samplers, result_document, warm_up
+from ...harness.stats import difference_side
 from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
 from .inference import add_inference, measure_inference
-from .spec import ANCHOR, ANCHOR_PAIR, SPEC, Timing, Traced
+from .spec import ANCHOR, ANCHOR_PAIR, BESIDE, SPEC, Timing, Traced, beside_name, setting_label
 
 MASK_RATE = 0.15
 
@@ -170,30 +171,46 @@ def _records(ready: _Ready) -> dict[str, dict[str, Any]]:
             for name, r in ready.runners.items()}
 
 
-def _anchor(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> _Ready | None:
-    """The base configuration's filter_jit and jit_partition (spec.ANCHOR), where the plan anchors this
-    configuration to the base (its `anchor`): built from the base's model with the base's settings."""
-    if "anchor" not in conf:
-        return None
-    return _ready(conf["anchor"], inputs["anchor_model"], settings, ANCHOR, reference=ANCHOR_PAIR[1])
+def _beside(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, _Ready]:
+    """The pairs timed in the blocked rounds beside this configuration's variants, by what their checks are
+    recorded under: the base's (spec.ANCHOR) where the plan anchors the configuration to it (built from the
+    base's model with the base's settings), and at the base each `beside` compute setting's (spec.BESIDE, named
+    by beside_name: the same model with that dropout or attention)."""
+    groups = {}
+    if "anchor" in conf:
+        groups["anchor"] = _ready(conf["anchor"], inputs["anchor_model"], settings, ANCHOR, reference=ANCHOR_PAIR[1])
+    for setting in conf.get("beside", []):
+        names = {beside_name(variant, setting): variant for variant in BESIDE}
+        groups[f"beside_{setting_label(setting)}"] = _ready(conf | setting, inputs["model"], settings, names,
+                                                            reference=beside_name(BESIDE[1], setting))
+    return groups
+
+
+def _beside_pairs(key: str, pair: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    """A pair timed beside the variants, compared with itself (its overhead), and its overhead with this
+    configuration's own (filter_jit - jit_partition) round by round (stats.DIFFERENCE): the differing one's minus
+    the base's, so the machine's drift between rounds cancels from the shift."""
+    own, theirs = difference_side(*BESIDE), difference_side(*pair)
+    return pair, ((own, theirs) if key == "anchor" else (theirs, own))
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     """One configuration: verify the variants, then time them interleaved in both training modes (with the
-    base's pair in the blocked rounds, where the configuration is anchored to it); at the base configuration
-    (where its claim is judged), then filter_jit's and jit_partition's forward calls (the `infer` mode) from
-    the model before training."""
-    ready, anchor = _ready(conf, inputs["model"], settings), _anchor(conf, inputs, settings)
+    pairs `_beside` adds in the blocked rounds); at the base configuration (where its claim is judged), then
+    filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training."""
+    ready, beside = _ready(conf, inputs["model"], settings), _beside(conf, inputs, settings)
     model = ready.model
     modes = measure(ready.runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
-                    SPEC.extra_pairs, anchor.runners if anchor else None, (ANCHOR_PAIR,) if anchor else ())
-    variants = _records(ready) | (_records(anchor) if anchor else {})
+                    SPEC.extra_pairs, {name: r for group in beside.values() for name, r in group.runners.items()},
+                    tuple(pair for key, group in beside.items() for pair in _beside_pairs(key, tuple(group.runners))))
+    variants = _records(ready)
     checks = {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
               "signatures_distinct": ready.distinct}
-    if anchor:
-        checks |= {"anchor_outputs_agree": anchor.agreement | {"outputs": "the base's loss trajectory over the "
-                                                                          "warmup steps"},
-                   "anchor_signatures_distinct": anchor.distinct}
+    for key, group in beside.items():
+        variants |= _records(group)
+        checks |= {f"{key}_outputs_agree": group.agreement | {"outputs": "the pair's loss trajectory over the "
+                                                                         "warmup steps"},
+                   f"{key}_signatures_distinct": group.distinct}
     if is_base(conf):
         add_inference(modes, variants, checks, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
     arrays = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))

@@ -22,9 +22,9 @@ FIGURES = {
                           "machine's drift between jobs is in the line (the structure claim reads each depth over "
                           "the base timed in the same job).",
     "step_vs_compute": "Median step time per variant vs each compute setting, at fixed structure.",
-    "overhead_vs_compute": "Per-step overhead against the floor vs each compute setting, each point from its "
-                           "own job (the machine's drift between jobs is in the line; the compute claim reads each "
-                           "setting's shift over the base timed in the same job).",
+    "overhead_vs_compute": "Per-step overhead against the floor vs each swept size, each point from its own job "
+                           "(the machine's drift between jobs is in the line; the compute claim reads dropout and "
+                           "attention settings timed in the base's job, paired round by round).",
 }
 COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")  # the figures' numeric compute axes
 
@@ -41,14 +41,17 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
     comparisons = tables["comparisons"]
     vs_floor = comparisons[comparisons["baseline"] == SPEC.floor]
     structure = on_axis(vs_floor, "layers")
-    compute_steps = pd.concat([on_axis(tables["steps"], a) for a in COMPUTE_AXES])
-    compute_overhead = pd.concat([on_axis(vs_floor, a) for a in COMPUTE_AXES])
-    return {
-        "overhead_vs_leaves": facet_lines(
-            structure, x="structure_model_leaves", y="diff_ms", low="diff_ci_low_ms",
-            high="diff_ci_high_ms", hue="variant", col="mode", hue_order=SPEC.variants,
-            xlabel="pytree leaves of the model",
-            ylabel=f"overhead vs {SPEC.floor} (ms/step)", title="Overhead vs structure (layers sweep)"),
+    swept = [a for a in COMPUTE_AXES if on_axis(vs_floor, a)[a].nunique() > 1]  # a lone base point draws no line
+    leaves = {"overhead_vs_leaves": facet_lines(
+        structure, x="structure_model_leaves", y="diff_ms", low="diff_ci_low_ms",
+        high="diff_ci_high_ms", hue="variant", col="mode", hue_order=SPEC.variants,
+        xlabel="pytree leaves of the model",
+        ylabel=f"overhead vs {SPEC.floor} (ms/step)", title="Overhead vs structure (layers sweep)")}
+    if not swept:
+        return leaves
+    compute_steps = pd.concat([on_axis(tables["steps"], a) for a in swept])
+    compute_overhead = pd.concat([on_axis(vs_floor, a) for a in swept])
+    return leaves | {
         "step_vs_compute": facet_lines(
             compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", hue="variant",
             col="axis", sharex=False, hue_order=SPEC.variants, ylabel="median step, blocked (ms)",

@@ -11,11 +11,13 @@ from typing import Any
 from ...breakdown import Component
 from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
+from ...plan import value_label
 
 MODES = {
     "blocked": "each step waited for (a sample averages several); where the configuration differs from the base "
-               "only in layers, dropout or attention, the base's filter_jit and jit_partition too (`base_*`, "
-               "the anchor: ANCHOR)",
+               "only in layers, the base's filter_jit and jit_partition too (`base_*`, the anchor: ANCHOR); at the "
+               "base, filter_jit and jit_partition of each compute setting beside it (`<variant>@<setting>`: "
+               "beside_name)",
     "pipelined": "several steps dispatched back to back, one wait at the end",
     "infer": "one forward call of the batch, logits out, dropout off, waited for (filter_jit and jit_partition "
              "only, against jit_partition, at the base configuration only): no model or optimizer state returned",
@@ -100,10 +102,11 @@ CLAIMS = {
     "not_compute": Claim(
         "the overhead does not depend on the computation (dropout, attention implementation)",
         "47.2 ms without dropout (SDPA attention) vs 46.9 ms with dropout (eager attention)",
-        rule=f"per dropout and attention setting, 95% interval of (its overhead - the base's timed in its own job, "
-             f"paired in time) within +-{COMPUTE_BAND:.0%} of that base overhead (filter_jit - jit_partition, "
-             "blocked); any wholly outside: not reproduced. Settings of sizes (hidden, batch, seq) are shown from "
-             "separate jobs, not judged: the write-up varied none",
+        rule=f"per dropout and attention setting timed in the base's job (the config's `beside`), 95% interval of "
+             f"its overhead minus the base's (filter_jit - jit_partition, blocked, paired round by round) within "
+             f"+-{COMPUTE_BAND:.0%} of the base's overhead; any wholly outside: not reproduced. Configurations timed "
+             "in jobs of their own (sizes: hidden, batch, seq; dropout or attention swept) are shown apart, not "
+             "judged: the write-up varied no size, and the machine's drift between jobs is in their difference",
         advice=Advice("The overhead is a fixed cost per call: it matters most where steps are short (small batches "
                       "or models, fast accelerators).",
                       "The overhead changed with dropout or the attention implementation here: measure it with your "
@@ -174,9 +177,16 @@ def check_sizes(at, conf, model, config) -> Iterator[str]:
 
 
 def kinds(conf: dict[str, Any], timing: settings.Timing, at_base: bool) -> Iterator[str]:
-    """Dropout and the attention implementation change the traced program (the write-up's compute axis)."""
-    yield f"dropout {'on' if conf['dropout'] > 0 else 'off'}"
-    yield f"attention {conf['attention']}"
+    """Dropout and the attention implementation change the traced program (the write-up's compute axis), in a
+    configuration or a setting its job times beside it; a configuration anchored to the base times another model
+    in the same rounds."""
+    for setting in (conf, *(conf | s for s in conf.get("beside", []))):
+        yield f"dropout {'on' if setting['dropout'] > 0 else 'off'}"
+        yield f"attention {setting['attention']}"
+    if conf.get("beside"):
+        yield "compute settings timed beside the base"
+    if "anchor" in conf:
+        yield "anchored to the base (its pair timed beside)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,14 +208,32 @@ class Traced(Steps, settings.Traced):
     """dispatch's trace settings."""
 
 
-# Timed in the blocked rounds of every configuration that differs from the base only in what `structure` and
-# `not_compute` compare (ANCHORED): the base configuration's own filter_jit and jit_partition, by the names
-# they are recorded under. Each configuration's overhead is read over the base's timed in its own job, paired
-# in time: jobs minutes apart on a shared VM ran 1.15-1.8x apart in speed (the 2026-11-25-5 reference's
-# per-leaf cost came out over three times the -4 reference's from unpaired jobs).
+# Timed in the blocked rounds of every configuration that differs from the base only in what `structure`
+# compares (ANCHORED): the base configuration's own filter_jit and jit_partition, by the names they are recorded
+# under. Each configuration's overhead is read over the base's timed in its own job, paired in time: jobs minutes
+# apart on a shared VM ran 1.15-1.8x apart in speed (the 2026-11-25-5 reference's per-leaf cost came out over
+# three times the -4 reference's from unpaired jobs).
 ANCHOR = {"base_filter_jit": "filter_jit", "base_jit_partition": "jit_partition"}
 ANCHOR_PAIR = tuple(ANCHOR)  # compared with each other: the base's overhead in the anchored job
-ANCHORED = ("layers", "dropout", "attention")
+ANCHORED = ("layers",)
+# `not_compute`'s pair, timed at the base for each of the config's `beside` settings (dropout, attention: the same
+# model's weights) in the base's own blocked rounds, so each setting's overhead shift is paired in time with the
+# base's and costs two variants, not a job of its own (two such jobs took 475 s of the 2026-11-26-3 reference).
+BESIDE = ("filter_jit", "jit_partition")
+
+
+BESIDE_KEYS = ("dropout", "attention")  # what a `beside` setting may set (config.schema.yaml), in its label's order
+
+
+def setting_label(setting: dict[str, Any]) -> str:
+    """A compute setting as configuration ids write it (`dropout0-attentionfused`), whatever its keys' order (a
+    result records its configuration with sorted keys)."""
+    return "-".join(f"{key}{value_label(setting[key])}" for key in BESIDE_KEYS if key in setting)
+
+
+def beside_name(variant: str, setting: dict[str, Any]) -> str:
+    """The name a variant of a `beside` setting is recorded under: `filter_jit@dropout0`."""
+    return f"{variant}@{setting_label(setting)}"
 
 SPEC = StudySpec(
     name="dispatch",
