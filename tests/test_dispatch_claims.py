@@ -24,7 +24,7 @@ from jaxpitfalls.studies.dispatch.claims import (
     _structure,
     _where,
 )
-from jaxpitfalls.studies.dispatch.spec import ANCHOR_PAIR, BESIDE, SPEC, beside_name
+from jaxpitfalls.studies.dispatch.spec import ANCHOR_PAIR, BESIDE, LEFT_SHARE, SPEC, beside_name
 
 BASE = {"layers": 12, "hidden": 64, "batch": 2, "seq": 32, "dropout": 0.1, "attention": "explicit"}
 
@@ -316,4 +316,23 @@ def test_partitioning_is_judged_on_the_share_of_filter_jit_s_overhead_it_leaves(
     assert judged.verdict == expected, judged.measured
     low = left[1] / (15.6 if left[1] >= 0 else 11.6)
     assert f"{100 * left[0] / 13.6:.1f}% [{100 * low:.1f}, {100 * left[2] / 11.6:.1f}] of filter_jit's 13.600 ms " \
-           "[11.600, 15.600] at base (BERT-base's 12-layer pytree at hidden 64" in judged.measured, judged.measured
+           "[11.600, 15.600] (end divided by end) at base (BERT-base's 12-layer pytree at hidden 64" in judged.measured
+
+
+@pytest.mark.parametrize(("share", "expected"), [
+    ((0.21, 0.17, 0.25), "not reproduced"),  # the 2026-11-26-3 reference's 21%, its drift between rounds paired out
+    ((0.04, 0.02, 0.07), "reproduced"),
+    ((None, None, None), "inconclusive"),  # a round's overhead crossed 0: no paired share, end divided by end
+])
+def test_partitioning_s_share_is_read_round_by_round_where_the_job_paired_it(share, expected):
+    """The same medians as the reference (9.3-45.8% end divided by end: inconclusive); each round's share decides."""
+    rows = [_overhead("base", (2.353, 1.454, 5.311), pair, axes="layers,hidden")
+            for pair in (("jit_partition", "jit_flat"), LEFT_SHARE)]
+    rows.insert(1, _overhead("base", (13.6, 11.6, 15.6), ("filter_jit", "jit_flat"), axes="layers,hidden"))
+    comp = pd.DataFrame(rows).assign(ratio=1.0, ratio_ci_low=1.0, ratio_ci_high=1.0)
+    comp.loc[2, ["ratio", "ratio_ci_low", "ratio_ci_high"]] = share
+    steps = pd.DataFrame([{**BASE, "config_id": "base"}])
+    judged = _partition_free(run_on(SPEC, "base", steps=steps, comparisons=comp))
+    assert judged.verdict == expected, judged.measured
+    how = "end divided by end" if share[0] is None else "each round's share, paired"
+    assert f"of filter_jit's 13.600 ms [11.600, 15.600] ({how})" in judged.measured

@@ -90,8 +90,7 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [
         c | stats.paired_comparison([_samples(d, c["variant"], c["mode"]) for d in docs],
-                                    [_samples(d, c["baseline"], c["mode"]) for d in docs],
-                                    ratios=not stats.is_difference(c["variant"], c["baseline"]))
+                                    [_samples(d, c["baseline"], c["mode"]) for d in docs])
         | {"process_ratios": [_ratio_of(d, c) for d in docs]}
         for c in first["comparisons"]
     ]

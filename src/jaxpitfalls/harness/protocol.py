@@ -167,7 +167,7 @@ def measure_mode(
     untimed = sorted({v for pair in pairs for side in pair for v in stats.side_parts(side)} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
         raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
-    plain = [pair for pair in pairs if not stats.is_difference(*pair)]  # a difference has no ratio to reach it
+    plain = [pair for pair in pairs if not stats.is_difference(*pair)]  # a precision of variants' ratios
     enough = precise(plain, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
         else None
     memory.reset_host_peak()
@@ -191,8 +191,7 @@ def measure_mode(
     }
     comparisons = [
         {"variant": name, "baseline": baseline, "mode": mode}
-        | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline),
-                                  ratios=not stats.is_difference(name, baseline))
+        | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline))
         for name, baseline in pairs
     ]
     return Timed(entries, comparisons, memory.peak_memory(), machine)
@@ -206,15 +205,16 @@ def measure(
     label: str,
     extra_pairs: tuple[tuple[str, str], ...] = (),
     beside: Mapping[str, Runner] | None = None,
-    beside_pairs: tuple[tuple[str, str], ...] = (),
+    blocked_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Timed]:
     """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode; `beside`: other
-    models' or settings' runners, timed in the blocked mode's rounds beside them and compared by `beside_pairs`."""
+    models' or settings' runners, timed in the blocked mode's rounds beside them; `blocked_pairs`: compared in the
+    blocked mode only (`beside`'s, and comparisons of differences: stats.DIFFERENCE)."""
     beside = beside or {}
     samplers = mode_samplers(runners, steps_per_sample)
     samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
     return {mode: measure_mode(timed, mode, floor, sampling, label,
-                               extra_pairs + (beside_pairs if mode == "blocked" else ()), beside=tuple(beside))
+                               extra_pairs + (blocked_pairs if mode == "blocked" else ()), beside=tuple(beside))
             for mode, timed in samplers.items()}
 
 

@@ -132,14 +132,15 @@ def side_samples(samples: Mapping[str, Sequence[float]], name: str) -> np.ndarra
 
 
 def is_difference(variant: str, baseline: str) -> bool:
-    """Whether a comparison's sides are differences (DIFFERENCE): its ratio, an overhead over an overhead per
-    round, can be negative or infinite, so only its difference is measured."""
+    """Whether a comparison's sides are differences (DIFFERENCE): a comparison of overheads, not of two
+    variants' times (nothing to gate a release or an environment on)."""
     return DIFFERENCE in variant + baseline
 
 
-def paired_comparison(variant: Samples, baseline: Samples, ratios: bool = True) -> dict[str, float | None]:
-    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval (the ratio's
-    fields None where `ratios` is off: two differences' sides, is_difference).
+def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float | None]:
+    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval; the ratio's
+    fields None unless every baseline sample is positive (a time always is; a difference of two may not be, and
+    an overhead over an overhead that crosses 0 has no ratio).
 
     Pairs are formed within a process (sample i of both was taken in the same round); with several
     processes' samples the interval resamples processes, then pairs (`bootstrap_median_ci`).
@@ -151,7 +152,7 @@ def paired_comparison(variant: Samples, baseline: Samples, ratios: bool = True) 
     diffs = [a - b for a, b in zip(a_groups, b_groups, strict=True)]
     d_low, d_high = bootstrap_median_ci(diffs)
     ratio = dict.fromkeys(("ratio", "ratio_ci_low", "ratio_ci_high"))
-    if ratios:
+    if all((b > 0).all() for b in b_groups):
         per_round = [a / b for a, b in zip(a_groups, b_groups, strict=True)]
         ratio = dict(zip(ratio, (float(np.median(np.concatenate(per_round))), *bootstrap_median_ci(per_round)),
                          strict=True))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..harness.stats import is_difference
 from .changepoints import fit_steps
 from .compare import detectability, environment_changes
 from .release_levels import SERIES, release_levels
@@ -37,8 +38,8 @@ def _versions(environment: dict[str, Any]) -> str:
 
 
 def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """One result's paired ratios, labelled with its release and job (`job`, 1 where it has none), after
-    checking it ran that release."""
+    """One result's paired ratios of two variants (not of two differences: stats.is_difference), labelled with
+    its release and job (`job`, 1 where it has none), after checking it ran that release."""
     measured = doc["environment"]["packages"].get(package)
     if measured != release:
         raise WrongRelease(f"{doc['study']} {doc['config_id']}: asked for {package} {release}, the job's "
@@ -47,7 +48,8 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
              "config_id": doc["config_id"],
              "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
              "detectable_change": detectability(c["ratio_ci_low"], c["ratio_ci_high"], 0.05, 1)["detectable_change"],
-             "versions": _versions(doc["environment"])} for c in doc["comparisons"]]
+             "versions": _versions(doc["environment"])} for c in doc["comparisons"]
+            if not is_difference(c["variant"], c["baseline"])]
 
 
 def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.DataFrame:

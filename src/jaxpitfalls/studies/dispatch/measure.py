@@ -18,7 +18,7 @@ from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
 from .inference import add_inference, measure_inference
-from .spec import ANCHOR, ANCHOR_PAIR, BESIDE, SPEC, Timing, Traced, beside_name, setting_label
+from .spec import ANCHOR, ANCHOR_PAIR, BESIDE, LEFT_SHARE, SPEC, Timing, Traced, beside_name, setting_label
 
 MASK_RATE = 0.15
 
@@ -200,9 +200,11 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training."""
     ready, beside = _ready(conf, inputs["model"], settings), _beside(conf, inputs, settings)
     model = ready.model
+    blocked_pairs = (LEFT_SHARE, *(pair for key, group in beside.items()
+                                   for pair in _beside_pairs(key, tuple(group.runners))))
     modes = measure(ready.runners, SPEC.floor, settings.sampling, settings.steps_per_sample, conf["id"],
                     SPEC.extra_pairs, {name: r for group in beside.values() for name, r in group.runners.items()},
-                    tuple(pair for key, group in beside.items() for pair in _beside_pairs(key, tuple(group.runners))))
+                    blocked_pairs)
     variants = _records(ready)
     checks = {"outputs_agree": ready.agreement | {"outputs": "loss trajectory over the warmup steps"},
               "signatures_distinct": ready.distinct}
