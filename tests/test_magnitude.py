@@ -13,6 +13,7 @@ from jaxpitfalls.contract.verdicts import Judged
 from jaxpitfalls.report.build import declared, judged_rows, ratio_points
 from jaxpitfalls.report.claims import at_write_up_structure
 from jaxpitfalls.report.magnitude import device_here, magnitude
+from jaxpitfalls.report.scorecard import UNCOMPARED, _sizes
 
 BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
 SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
@@ -163,3 +164,14 @@ def test_the_rule_comes_from_the_spec_beside_its_claim():
         Claim("judged without a rule", "1x")
     with pytest.raises(ValueError, match="one no report judges has none"):
         Claim("not measured, yet a rule", "1x", rule="above 1", not_measured="no accelerator")
+
+
+@pytest.mark.parametrize("verdict", ["not testable", "inconclusive"])
+def test_a_claim_not_testable_here_shows_its_headline_number_without_judging_its_size(verdict):
+    """dispatch's `slower` on this CPU: 1.01x on a 613 ms step against the write-up's 1.23-1.27x, where the
+    overhead can add at most 1.5%: the step times are still shown with what differs, the ratio is not judged."""
+    row = {"numbers": [SPEEDUP, OVERHEAD], "ours": [(1.008, 0.919, 1.115), (9.3, 8.0, 10.6)], "verdict": verdict}
+    (ratio, ratio_size), (_, overhead_size) = _sizes(row, "this CPU")
+    assert ratio == "1.23-1.27x vs 1.01x [0.919, 1.11]"
+    assert (ratio_size == UNCOMPARED) == (verdict == "not testable")
+    assert overhead_size.endswith("differs: the host's Python")

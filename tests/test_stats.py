@@ -135,15 +135,16 @@ def test_the_marginal_cost_ratio_s_interval_covers_the_truth_95_times_in_100():
 
 
 def test_a_comparison_of_two_differences_is_paired_round_by_round():
-    """`a - b` against `c - d`: each round's difference of differences (a drift shared by the round cancels); a
-    ratio only where every round's baseline difference is positive (an overhead over one that crosses 0 has none)."""
+    """`a - b` against `c - d`: each round's difference of differences (a drift shared by the round cancels), and
+    the ratio of the two medians with both resampled by the same draws; none where the baseline's median may be
+    0 or below (no share of an overhead that may be nothing)."""
     drift = np.array([1.0, 1.5, 0.8, 2.0, 1.2, 0.9])  # the round's speed, shared by all four variants
     samples = {"a": 12.0 * drift, "b": 9.0 * drift, "c": 10.0 * drift, "d": 9.0 * drift}
     sides = (stats.difference_side("a", "b"), stats.difference_side("c", "d"))
     assert stats.is_difference(*sides) and not stats.is_difference("a", "b")
-    compared = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides))
+    compared = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides), of_medians=True)
     assert compared["diff"] == pytest.approx(np.median(2.0 * drift))
     assert [compared[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")] == pytest.approx([3.0] * 3)
-    samples["d"] = samples["d"] + np.array([0, 0, 0, 0, 0, 3.0])  # one round's c - d below 0
-    crossing = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides))
+    samples["d"] = samples["d"] + np.array([2.0, 2.0, 2.0, 2.0, 2.0, 0.0])  # c - d below 0 in all rounds but one
+    crossing = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides), of_medians=True)
     assert crossing["ratio"] is crossing["ratio_ci_low"] is crossing["ratio_ci_high"] is None

@@ -61,8 +61,9 @@ def _samples(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
                                for name in stats.side_parts(side)}, side)
 
 
-def _ratio_of(doc: dict[str, Any], pair: dict[str, Any]) -> float:
-    """The paired ratio one process measured for the pair (variant, baseline, mode)."""
+def _ratio_of(doc: dict[str, Any], pair: dict[str, Any]) -> float | None:
+    """The paired ratio one process measured for the pair (variant, baseline, mode); None where two differences'
+    baseline may be 0 (stats.paired_comparison)."""
     key = ("variant", "baseline", "mode")
     return next(c["ratio"] for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
 
@@ -90,7 +91,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [
         c | stats.paired_comparison([_samples(d, c["variant"], c["mode"]) for d in docs],
-                                    [_samples(d, c["baseline"], c["mode"]) for d in docs])
+                                    [_samples(d, c["baseline"], c["mode"]) for d in docs],
+                                    of_medians=stats.is_difference(c["variant"], c["baseline"]))
         | {"process_ratios": [_ratio_of(d, c) for d in docs]}
         for c in first["comparisons"]
     ]

@@ -191,7 +191,8 @@ def measure_mode(
     }
     comparisons = [
         {"variant": name, "baseline": baseline, "mode": mode}
-        | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline))
+        | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline),
+                                  of_medians=stats.is_difference(name, baseline))
         for name, baseline in pairs
     ]
     return Timed(entries, comparisons, memory.peak_memory(), machine)

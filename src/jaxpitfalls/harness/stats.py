@@ -133,14 +133,18 @@ def side_samples(samples: Mapping[str, Sequence[float]], name: str) -> np.ndarra
 
 def is_difference(variant: str, baseline: str) -> bool:
     """Whether a comparison's sides are differences (DIFFERENCE): a comparison of overheads, not of two
-    variants' times (nothing to gate a release or an environment on)."""
+    variants' times (nothing to gate a release or an environment on; its ratio: paired_comparison's
+    `of_medians`)."""
     return DIFFERENCE in variant + baseline
 
 
-def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float | None]:
-    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval; the ratio's
-    fields None unless every baseline sample is positive (a time always is; a difference of two may not be, and
-    an overhead over an overhead that crosses 0 has no ratio).
+def paired_comparison(variant: Samples, baseline: Samples, of_medians: bool = False) -> dict[str, float | None]:
+    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval.
+
+    `of_medians` (sides that are differences: is_difference, e.g. one overhead's share of another) takes the
+    ratio of the two medians instead of the median of each round's quotient, both sides resampled with the same
+    draws (paired), since a round's difference may come out near 0 or below; its fields are None where the
+    baseline's median is not positive in every resample (no share of an overhead that may be 0).
 
     Pairs are formed within a process (sample i of both was taken in the same round); with several
     processes' samples the interval resamples processes, then pairs (`bootstrap_median_ci`).
@@ -151,11 +155,17 @@ def paired_comparison(variant: Samples, baseline: Samples) -> dict[str, float | 
                          f"{[b.size for b in b_groups]}")
     diffs = [a - b for a, b in zip(a_groups, b_groups, strict=True)]
     d_low, d_high = bootstrap_median_ci(diffs)
-    ratio = dict.fromkeys(("ratio", "ratio_ci_low", "ratio_ci_high"))
-    if all((b > 0).all() for b in b_groups):
+    keys = ("ratio", "ratio_ci_low", "ratio_ci_high")
+    if not of_medians:
         per_round = [a / b for a, b in zip(a_groups, b_groups, strict=True)]
-        ratio = dict(zip(ratio, (float(np.median(np.concatenate(per_round))), *bootstrap_median_ci(per_round)),
+        ratio = dict(zip(keys, (float(np.median(np.concatenate(per_round))), *bootstrap_median_ci(per_round)),
                          strict=True))
+    else:
+        ratio = dict.fromkeys(keys)
+        tops, bottoms = bootstrap_medians(a_groups), bootstrap_medians(b_groups)  # one seed: the same draws
+        if (bottoms > 0).all():
+            whole = float(np.median(np.concatenate(a_groups)) / np.median(np.concatenate(b_groups)))
+            ratio = dict(zip(keys, (whole, *percentile_interval(tops / bottoms)), strict=True))
     return ratio | {
         "diff": float(np.median(np.concatenate(diffs))),
         "diff_ci_low": d_low,

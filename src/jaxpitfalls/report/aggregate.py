@@ -162,7 +162,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             (str(i), cs) for i, cs in enumerate(doc.get("comparisons_by_process", []))]
         for process, comparisons in by_process:
             for c in comparisons:
-                spread = [r for r in c.get("process_ratios", []) if r is not None]  # none of two differences
+                spread = [r for r in c.get("process_ratios", []) if r is not None]  # a difference's may be None
                 rows.append(_config_columns(doc) | {
                     "variant": c["variant"], "baseline": c["baseline"], "mode": c["mode"], "process": process,
                     "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],

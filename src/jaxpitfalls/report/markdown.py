@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ..contract.interface import Report, StudySpec
-from ..harness.stats import relative_half_width
+from ..harness.stats import DIFFERENCE, relative_half_width
 from .aggregate import base_config_id, measured
 from .claims import interval
 
@@ -20,7 +20,8 @@ def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
-    """Each row's value with its interval; blank where the row has none (two differences' ratio)."""
+    """Each row's value with its interval; blank where the row has none (two differences' ratio, where the
+    baseline's overhead may be 0)."""
     return df.apply(lambda r: "" if pd.isna(r[value]) else interval(r[value], r[low], r[high], unit), axis=1)
 
 
@@ -99,7 +100,8 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
         between_processes=_process_spread(comp),
-        precision=relative_half_width(comp).map(lambda p: "" if pd.isna(p) else f"±{p:.1%}"),
+        precision=relative_half_width(comp).where(~comp.variant.str.contains(DIFFERENCE, regex=False)).map(
+            lambda p: "" if pd.isna(p) else f"±{p:.1%}"),  # a share near 0 has no relative precision
     )[["config_id", "mode", "variant", "baseline", "ratio", "precision", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
     modes = "; ".join(f"`{mode}`: {text}" for mode, text in spec.modes.items())

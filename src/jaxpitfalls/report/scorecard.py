@@ -98,13 +98,26 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
                       "", *shown, table(pd.DataFrame(rows)), ""])
 
 
+UNCOMPARED = "not compared: the claim is not testable on this hardware (the measurement gives the bound)"
+
+
+def _sizes(c: dict[str, Any], here: str) -> list[tuple[str, str]]:
+    """Each number of a claim beside ours with its magnitude verdict; where the claim is not testable here, its
+    first number (the one its verdict rests on) is shown, not judged: a size this hardware cannot reach says
+    nothing of the write-up's."""
+    sizes = [magnitude(n, o, here) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
+    if c["verdict"] == NOT_TESTABLE and sizes:
+        sizes[0] = (sizes[0][0], UNCOMPARED)
+    return sizes
+
+
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
     """How each claim was judged: the rule, the whole measurement (per process where they differ), and the
     write-up's numbers beside ours with the magnitude verdict (`here`: each study's device, device_here)."""
     rows = []
     for s, cs in claims.items():
         for c in cs:
-            sizes = [magnitude(n, o, here[s]) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
+            sizes = _sizes(c, here[s])
             rows.append({"study": s, "claim": c["key"], "rule": c["rule"], "measured here": c["measured"],
                          "write-up vs ours": "; ".join(n for n, _ in sizes),
                          "magnitude": "; ".join(v for _, v in sizes), "advice": _advice(c)})

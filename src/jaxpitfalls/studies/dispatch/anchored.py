@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import difference_side, side_parts
-from ...report.claims import difference_of, interval, row
+from ...report.claims import difference_between, difference_of, interval, row
 from ...report.judging import Run
 from .report import ms
 from .spec import ANCHOR_PAIR, BESIDE
@@ -22,11 +22,15 @@ def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float
     """The base's overhead (filter_jit - jit_partition, blocked) as `config_id`'s own job timed it (its anchor,
     spec.ANCHOR), and the configuration's overhead minus it (ms, 95% interval), paired round by round (the
     difference of the two differences: stats.DIFFERENCE), so the machine's drift between jobs and between rounds
-    cancels. None where the job timed none."""
+    cancels; from a result that compared no differences (written before they were), the two pairs' intervals
+    combined. None where the job timed no anchor."""
     comp = run.comp
-    if not ((comp.config_id == config_id) & (comp.variant == ANCHOR_PAIR[0])).any():
+    at = (comp.config_id == config_id) & (comp["mode"] == "blocked")
+    if not (at & (comp.variant == ANCHOR_PAIR[0])).any():
         return None
     anchor = run.pair(*ANCHOR_PAIR, config_id=config_id, mode="blocked")
+    if not (at & (comp.variant == difference_side(*BESIDE))).any():
+        return anchor, difference_between(run.pair(*BESIDE, config_id=config_id, mode="blocked"), anchor)
     shift = run.pair(difference_side(*BESIDE), difference_side(*ANCHOR_PAIR), config_id=config_id, mode="blocked")
     return anchor, difference_of(shift)
 

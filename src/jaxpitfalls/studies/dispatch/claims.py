@@ -201,13 +201,13 @@ def _partition_free(run: Run) -> Judged:
 
 
 def _share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> tuple[tuple[float, ...], str]:
-    """jit_partition's overhead over the floor as a share of filter_jit's: each round's share (spec.LEFT_SHARE),
-    or, where the job timed none or a round's overhead was not positive (no ratio), the two medians' intervals
-    end divided by end (wider: the drift between rounds stays in)."""
+    """jit_partition's overhead over the floor as a share of filter_jit's, paired by round (spec.LEFT_SHARE), or,
+    where the job timed none or filter_jit's overhead may be 0 (no ratio), the two medians' intervals end
+    divided by end (wider: the drift between rounds stays in)."""
     paired = run.comp[(run.comp.config_id == config_id) & (run.comp.variant == LEFT_SHARE[0])
                       & (run.comp.baseline == LEFT_SHARE[1]) & (run.comp["mode"] == "blocked")]
     if len(paired) == 1 and pd.notna(paired.ratio.iloc[0]):
-        return ratio_of(paired.iloc[0]), "each round's share, paired"
+        return ratio_of(paired.iloc[0]), "paired by round"
     return share_of(difference_of(part), difference_of(whole)), "end divided by end"
 
 

@@ -116,9 +116,9 @@ CLAIMS = {
         "partition once + combine inside jax.jit leaves ~0 ms of per-call overhead",
         "~0 ms (combine happens inside the program)",
         rule=f"jit_partition's per-step time over jit_flat's as a share of filter_jit's over jit_flat's (blocked, "
-             f"at BERT-base's 12-layer pytree; 95% interval of each round's share, or end divided by end where a "
-             f"round's overhead was not positive) below {LEFT_OF_OVERHEAD:.0%}: ~0 of the overhead left; wholly "
-             f"above: not reproduced",
+             f"at BERT-base's 12-layer pytree; 95% interval of the two medians' quotient, both resampled by the same "
+             f"rounds, or end divided by end where filter_jit's may be 0) below {LEFT_OF_OVERHEAD:.0%}: ~0 of the "
+             f"overhead left; wholly above: not reproduced",
         advice=Advice("Partition once and combine inside jax.jit: it leaves under a tenth of filter_jit's per-call "
                       "overhead.",
                       "jax.jit still flattens the module and optimizer state on every call: for the last "
@@ -222,9 +222,10 @@ ANCHORED = ("layers",)
 # model's weights) in the base's own blocked rounds, so each setting's overhead shift is paired in time with the
 # base's and costs two variants, not a job of its own (two such jobs took 475 s of the 2026-11-26-3 reference).
 BESIDE = ("filter_jit", "jit_partition")
-# `partition_free`'s share: jit_partition's time over the flat-leaves floor against filter_jit's, round by round
-# in every job's blocked rounds (a ratio of two differences: each round's share, so the machine's drift between
-# rounds cancels instead of widening the share end divided by end, 7-31% in the 2026-11-26-3 reference)
+# `partition_free`'s share: jit_partition's time over the flat-leaves floor against filter_jit's, in every job's
+# blocked rounds (a ratio of two differences' medians, both resampled by the same rounds: paired, so the machine's
+# drift between rounds cancels instead of widening the share end divided by end, 7-31% in the 2026-11-26-3
+# reference)
 LEFT_SHARE = (difference_side("jit_partition", "jit_flat"), difference_side("filter_jit", "jit_flat"))
 
 
