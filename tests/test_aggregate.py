@@ -25,7 +25,7 @@ def _doc(config_id: str) -> dict:
                "steal_share_max": 0.01, "waited_s": 0.0, "waits": [], "own_cpu_per_wall": 1.0,
                "load_average": [0.4, 0.5], "cpu_mhz": [], "gc_disabled_in_samples": True,
                "policy": {"on_contention": "retry", "max_busy_share": 0.2, "max_wait_s": 300}, "windows": [window],
-               "yardstick_s": [0.0026, 0.0026]}
+               "yardstick_s": [0.0026, 0.0026], "places": {"a": [0, 1], "b": [1, 0]}}
     variant = {"modes": {"blocked": mode}, "calls": 5, "compiles_in_warmup": 1}
     return {
         "study": "dispatch", "config_id": config_id,
@@ -205,6 +205,24 @@ def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_r
     assert new.outputs_compared == "losses" and not new.outputs_exact and 0 < new.max_abs_difference < 1e-6
     assert new.signatures_distinct == "2 of 2 (1 pairs compared)"
     assert (new.compiles_in_timed_region, new.compiles_demonstrated) == (0, 2)  # counted from the modes
+
+
+def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went_round(tmp_path):
+    from jaxpitfalls.harness import stats
+
+    older, recorded = _doc("c0"), _doc("c1")
+    del older["machine"]["blocked"]["places"]
+    slow_first = [0.012, 0.010, 0.0105, 0.010]  # first in rounds 0 and 3: median 11 ms against 10.25 elsewhere
+    recorded["variants"]["a"]["modes"] = {"blocked": recorded["variants"]["a"]["modes"]["blocked"] | {
+        "samples_s": slow_first, "summary": stats.summarize(slow_first), "contended": [False] * 4}}
+    recorded["variants"]["b"]["modes"] = {"blocked": recorded["variants"]["b"]["modes"]["blocked"] | {
+        "samples_s": [0.01] * 4, "summary": stats.summarize([0.01] * 4), "contended": [False] * 4}}
+    recorded["machine"]["blocked"]["places"] = {"a": [0, 1, 1, 0], "b": [1, 0, 0, 1]}
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"].set_index("config_id")
+    assert checks.loc["c1"].first_place == "+7.3% (a, blocked); openings within 0"
+    assert checks.loc["c0"].first_place == "not recorded (an older result)"
 
 
 def test_an_undecided_interval_says_how_much_narrower_would_decide_it():

@@ -36,6 +36,7 @@ def _doc(level: float, seed: int, signature: str = "s") -> dict:
                           "waits": [{"seconds": 1.5 * level, "quiet_s": 1.0, "quiet": True, "probes": 3}],
                           "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
                           "gc_disabled_in_samples": True, "policy": {}, "yardstick_s": [8e-3 * level] * 8,
+                          "places": {"f": [0, 1] * 4, "v": [1, 0] * 4},
                           "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
         "checks": {key: {"reference": "f", "compared": "bitwise", "values": 3, "outputs": "o",
                          "max_abs_difference": {"f": 0.0, "v": level - 1},
@@ -63,6 +64,7 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
     assert merged["comparisons_by_process"] == [d["comparisons"] for d in docs]
     assert merged["machine"]["m"]["rounds_kept"] == 16 and merged["machine"]["m"]["rounds_retried"] == 2
     assert merged["machine"]["m"]["yardstick_s"] == [8e-3] * 8 + [8e-3 * 1.2] * 8  # in the order of the samples
+    assert merged["machine"]["m"]["places"] == {"f": [0, 1] * 8, "v": [1, 0] * 8}
     assert merged["machine"]["m"]["waited_s"] == pytest.approx(1.5 + 1.8) and len(merged["machine"]["m"]["waits"]) == 2
     assert merged["memory"]["m"]["host_peak_bytes"] == 120 and merged["structure"] == {"leaves": 5}
 

@@ -140,12 +140,14 @@ REAL = Watch()
 
 
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
-                    waits: list[dict[str, Any]], yardstick_s: list[float]) -> dict[str, Any]:
+                    waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]]
+                    ) -> dict[str, Any]:
     """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
     processes' and steal's shares per window (each apart: a neighbour the user can see, or the hypervisor),
     the waits for quiet, load average and CPU clock at the start and end, the yardstick of every kept round
-    (in the order of the variants' samples), and the policy that judged it. Several processes' records merge
-    by summarising all their windows and waits together, their yardsticks in the order of their samples."""
+    (in the order of the variants' samples), each sample's place in its round per variant (0: first; what the
+    first place cost: report/job_checks.first_place), and the policy that judged it. Several processes' records
+    merge by summarising all their windows and waits together, yardsticks and places in the order of samples."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)
@@ -165,6 +167,7 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "cpu_mhz": [x for x in clocks if x is not None],
         "gc_disabled_in_samples": True,
         "yardstick_s": yardstick_s,
+        "places": places,
         "policy": policy,
         "windows": windows,
     }

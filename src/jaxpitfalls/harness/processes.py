@@ -52,7 +52,8 @@ def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
     """One mode's machine record over every process: their windows, loads and clocks summarised together."""
     return machine_summary([w for r in records for w in r["windows"]], records[0]["policy"],
                            [x for r in records for x in r["load_average"]], [x for r in records for x in r["cpu_mhz"]],
-                           [w for r in records for w in r["waits"]], [x for r in records for x in r["yardstick_s"]])
+                           [w for r in records for w in r["waits"]], [x for r in records for x in r["yardstick_s"]],
+                           {name: [x for r in records for x in r["places"][name]] for name in records[0]["places"]})
 
 
 def _samples(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:

@@ -115,22 +115,34 @@ def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: d
         return taken, watch.speed()
 
 
+def round_order(names: list[str], index: int) -> list[str]:
+    """Round `index`'s order: the variants turned by one place a round, reversed every other `len(names)`
+    rounds. Over 2 x len(names) rounds each variant opens two rounds and every pair is timed both ways round, so
+    what a place costs falls on every variant alike: the first place still paid 2-3 ms per ~30 ms step after its
+    primer (the 2026-11-26-4 reference), and plain forward/reversed alternation gave it only to the two ends."""
+    turn = index % len(names)
+    turned = names[turn:] + names[:turn]
+    return turned if (index // len(names)) % 2 == 0 else turned[::-1]
+
+
 class _Kept:
-    """The rounds a mode keeps: per variant its samples, their compilations and contended marks, in order, and
-    the yardstick of each round."""
+    """The rounds a mode keeps: per variant its samples, their compilations, contended marks and places in
+    their rounds (0: first), in order, and the yardstick of each round."""
 
     def __init__(self, names: list[str]) -> None:
         self.samples: dict[str, list[float]] = {name: [] for name in names}
         self.compiles: dict[str, list[CompileCount]] = {name: [] for name in names}
         self.marked: dict[str, list[bool]] = {name: [] for name in names}
+        self.places: dict[str, list[int]] = {name: [] for name in names}
         self.speeds: list[float] = []
 
     def add(self, rounds: list[Round], contended: bool) -> None:
         for taken, speed in rounds:
-            for name, (seconds, counter) in taken.items():
+            for place, (name, (seconds, counter)) in enumerate(taken.items()):
                 self.samples[name].append(seconds)
                 self.compiles[name].append(counter)
                 self.marked[name].append(contended)
+                self.places[name].append(place)
             self.speeds.append(speed)
 
 
@@ -143,17 +155,18 @@ def interleaved(
     enough: Callable[[dict[str, list[float]]], bool] | None = None,
     primed: bool = False,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
-    """Run every sampler up to `sampling.repeats` rounds in turn (forward, then reversed order, alternately;
-    each round ends with the yardstick, `_round`, and opens with an untimed call of its first sampler where
-    `primed` and its sample is short: measure_mode primes the modes that compile nothing). With a budget, no
-    new round starts once the rounds so far took that long and `min_repeats` are kept: samples that cost
-    seconds each stay affordable, cheap ones get every round. The machine is watched (`watch`) over windows of
+    """Run every sampler up to `sampling.repeats` rounds in turn (each variant first equally often:
+    `round_order`; each round ends with the yardstick, `_round`, and opens with an untimed call of its first
+    sampler where `primed` and its sample is short: measure_mode primes the modes that compile nothing). With a
+    budget, no new round starts once the rounds so far took that long and `min_repeats` are kept: samples that
+    cost seconds each stay affordable, cheap ones get every round. The machine is watched (`watch`) over windows of
     rounds at least `WINDOW_S` long; what a contended window means is `contention.Contention`'s to say
     (re-timed after a wait for quiet, refused, or kept and marked). `enough` (a precision target:
     `protocol.precise`) makes `repeats` a minimum: once that many rounds are kept it is asked after each kept
     window, and rounds go on until it is satisfied or the budget is spent (without a budget, at most
     PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, the compilations counted
-    inside each sample, whether each was taken in a contended window, and the machine's record of the mode.
+    inside each sample, whether each was taken in a contended window, and the machine's record of the mode
+    (each sample's place in its round among it).
     """
     names, last = list(samplers), {} if primed else None
     kept = _Kept(names)
@@ -166,7 +179,7 @@ def interleaved(
     cap = sampling.repeats if enough is None else sampling.repeats * PRECISION_ROUNDS_CAP
     while len(kept.samples[names[0]]) < cap:
         done_before = len(kept.samples[names[0]]) + len(pending)
-        pending.append(_round(samplers, names if done_before % 2 == 0 else list(reversed(names)), watch, last))
+        pending.append(_round(samplers, round_order(names, done_before), watch, last))
         now = watch.now()
         readings.append(now)
         done = done_before + 1
@@ -191,4 +204,5 @@ def interleaved(
     settings = {"on_contention": sampling.on_contention, "max_busy_share": sampling.max_busy_share,
                 "max_wait_s": sampling.max_wait_s}
     return kept.samples, kept.compiles, kept.marked, machine_summary(
-        windows, settings, [*loads, load_average()], [*clocks, cpu_mhz()], policy.records(), kept.speeds)
+        windows, settings, [*loads, load_average()], [*clocks, cpu_mhz()], policy.records(), kept.speeds,
+        kept.places)

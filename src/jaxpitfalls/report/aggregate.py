@@ -14,7 +14,7 @@ from ..harness.stats import bootstrap_median_ci, is_difference, paired_compariso
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES, settings_of, value_label
 from .environments import flat_environment, require_comparable
-from .job_checks import agreement, distinct, peak_memory_mb, quietness, ran_on, timed_compiles
+from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
 
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
@@ -193,6 +193,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "processes": doc.get("processes", 1),
             "settings": json.dumps(doc["settings"], sort_keys=True),  # what the timing job read, as it recorded it
             **quietness(doc["machine"]),
+            "first_place": first_place(doc),
             **peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
         } | {f"{name}_{key}": value for name, found in checks.get("findings", {}).items()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 def agreement(checks: dict[str, Any]) -> dict[str, Any]:
     """The outputs check as the guard recorded it (harness.variants); a result written before the guards
@@ -76,3 +78,32 @@ def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float 
         return max(values) / 2**20 if values else None
 
     return {"device_peak_mb": peak("device_peak_bytes"), "host_peak_mb": peak("host_peak_bytes")}
+
+
+def first_place(doc: dict[str, Any]) -> str:
+    """What opening a round cost in this job: per variant and mode that compiles nothing, its median sample when
+    first in its round over its median elsewhere, the largest deviation named with its variant and mode, and how
+    evenly the first place went round within a mode (harness.timing.round_order: each variant opens as many
+    rounds, to one over a partial cycle and per process). `+6.1% (filter_jit, blocked); openings within 1`."""
+    worst: tuple[float, str] | None = None
+    uneven = 0
+    for mode, record in doc["machine"].items():
+        places = record.get("places")
+        if places is None:
+            return "not recorded (an older result)"
+        opened = []
+        for name, where in places.items():
+            entry = doc["variants"][name]["modes"][mode]
+            if len(places) < 2 or entry.get("measures_compilation") or entry.get("demonstration"):
+                continue
+            first = [x for x, p in zip(entry["samples_s"], where, strict=True) if p == 0]
+            rest = [x for x, p in zip(entry["samples_s"], where, strict=True) if p > 0]
+            opened.append(len(first))
+            if first and rest:
+                cost = float(np.median(first) / np.median(rest)) - 1
+                if worst is None or abs(cost) > abs(worst[0]):
+                    worst = (cost, f"{name}, {mode}")
+        uneven = max(uneven, max(opened, default=0) - min(opened, default=0))
+    if worst is None:
+        return "no round of two variants or more"
+    return f"{worst[0]:+.1%} ({worst[1]}); openings within {uneven}"

@@ -163,10 +163,13 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "because other processes or steal used more than `measure.max_busy_share` of the cores, seconds spent "
         "waiting for a quiet machine before re-timing, rounds kept although contended (`on_contention: warn`: "
         "their samples are marked in the JSON), and the largest shares seen: other processes' (a neighbour "
-        "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM).", "",
+        "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM). `first_place`: "
+        "what opening a round cost, the largest over variants of its median when first over its median elsewhere "
+        "(a variant opening a round runs slower even after the round's untimed call, so each variant opens as "
+        "many rounds as the others, to the number after `openings within`).", "",
         table(checks[["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried", "waited_s",
-                       "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max"]],
-              ".3g"), "",
+                       "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max",
+                       "first_place"]], ".3g"), "",
     ]
     return "\n".join(lines)
 
