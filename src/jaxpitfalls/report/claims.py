@@ -152,13 +152,18 @@ def interval(value: float, low: float, high: float, unit: str = "") -> str:
     return f"{value:.3f}{unit} [{low:.3f}, {high:.3f}]"
 
 
-def row(table: pd.DataFrame, **where: Any) -> pd.Series:
-    """The one row of `table` where every column named equals its value; a miss or several matches raise
-    naming what was asked and which values the table holds (not a bare IndexError from `.iloc[0]`)."""
+def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
+    """The rows of `table` where every column named equals its value (none, one or several)."""
     mask = pd.Series(True, index=table.index)
     for column, value in where.items():
         mask &= table[column] == value
-    hits = table[mask]
+    return table[mask]
+
+
+def row(table: pd.DataFrame, **where: Any) -> pd.Series:
+    """The one row of `table` where every column named equals its value; a miss or several matches raise
+    naming what was asked and which values the table holds (not a bare IndexError from `.iloc[0]`)."""
+    hits = rows(table, **where)
     if len(hits) == 1:
         return hits.iloc[0]
     held = {column: sorted(map(str, table[column].unique()))[:8] for column in where}
