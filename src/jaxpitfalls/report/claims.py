@@ -147,9 +147,10 @@ def decide(low: float, high: float, *edges: float, holds: str = "above", log: bo
     return Decision(outcome, reason)
 
 
-def interval(value: float, low: float, high: float, unit: str = "") -> str:
-    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them."""
-    return f"{value:.3f}{unit} [{low:.3f}, {high:.3f}]"
+def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False) -> str:
+    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them (`signed`: a
+    change, `+1.234 ms` or `-0.025 ms`)."""
+    return f"{value:{'+' if signed else ''}.3f}{unit} [{low:.3f}, {high:.3f}]"
 
 
 def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:

@@ -134,9 +134,9 @@ def _structure(run: Run) -> Judged:
                                "own job", verdict=NOT_MEASURED, ours=ours)
     fewer, more, growth, shown = found[0]
     grows = decide(growth[1], growth[2], 0)
-    others = "".join(f"; {f[3]}: +{interval(*f[2], ' ms')}" for f in found[1:])
+    others = "".join(f"; {f[3]}: {interval(*f[2], ' ms', signed=True)}" for f in found[1:])
     return Judged(
-        measured=(f"filter_jit - jit_partition {shown}: +{interval(*growth, ' ms')} "
+        measured=(f"filter_jit - jit_partition {shown}: {interval(*growth, ' ms', signed=True)} "
                   f"(the base timed in the same job, paired in time; {more - fewer} leaves more: no rate per leaf "
                   f"from one pair){others}{tree_only}"),
         reason=grows.reason,
