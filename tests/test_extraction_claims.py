@@ -38,7 +38,7 @@ def _pass(variant: str, pass_ms: float, transfer_ms: float, storage_ms: float = 
             "structure_tokens": 60, "median_ms": pass_ms, "median_ci_low_ms": pass_ms - spread,
             "median_ci_high_ms": pass_ms + spread, "phase_forward_ms": pass_ms - transfer_ms - storage_ms,
             "phase_transfer_ms": transfer_ms, "phase_storage_ms": storage_ms, "first_run_seconds": 2.0,
-            "first_run_compiles": 2}
+            "first_run_compiles": 2, "n": 4}
 
 
 def _run(transfer_ms: float, pass_ms: float = 800.0, backend: str = "cpu", *others: dict) -> Run:
@@ -118,6 +118,7 @@ def test_scanning_over_batches_is_judged_on_its_interval_with_no_bound_from_the_
     judged = applicable(_fix(_scan_run(ratio, 66.0), "scan_batches", SCAN))
     assert judged.verdict == expected, judged.measured
     assert judged.measured.startswith(f"{ratio[0]:.3f}x [{ratio[1]:.3f}, {ratio[2]:.3f}] at the write-up's structure")
+    assert "over 4 timed passes per variant" in judged.measured  # how few: 2 processes x 2 rounds in a reference
 
 
 def _probed(share: tuple[float, float, float], dispatch_ms: float = 0.1) -> Run:

@@ -311,6 +311,15 @@ def test_round_order_shares_the_first_place_and_times_every_pair_both_ways(count
     assert before == {(a, b) for a in names for b in names if a != b}
 
 
+def test_the_rounds_start_at_a_random_place_in_the_cycle_so_no_variant_always_gets_the_extra_openings(monkeypatch):
+    scripted = ScriptedMachine()
+    monkeypatch.setattr(timing.random, "randrange", lambda n: n - 1)  # the cycle's last place: turned by 2, reversed
+    samplers = {name: scripted.sample(0.01) for name in ("a", "b", "c")}
+    *_, record = interleaved(samplers, Sampling(repeats=1, on_contention="warn"), watch=scripted)
+    opened = [name for name, places in record["places"].items() if places == [0]]
+    assert opened == [timing.round_order(list(samplers), 5)[0]] == ["b"]
+
+
 def test_an_a_a_pair_at_the_end_and_in_the_middle_of_the_order_agrees_though_opening_a_round_costs():
     """The same sampler under two names, one at an end of the order and one in its middle, on a machine where
     opening a round costs 10 ms that nothing primes: forward/reversed alternation gave the cost to the ends

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -154,6 +155,7 @@ def interleaved(
     watch: Watch = REAL,
     enough: Callable[[dict[str, list[float]]], bool] | None = None,
     primed: bool = False,
+    first_round: int | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
     """Run every sampler up to `sampling.repeats` rounds in turn (each variant first equally often:
     `round_order`; each round ends with the yardstick, `_round`, and opens with an untimed call of its first
@@ -166,9 +168,13 @@ def interleaved(
     window, and rounds go on until it is satisfied or the budget is spent (without a budget, at most
     PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, the compilations counted
     inside each sample, whether each was taken in a contended window, and the machine's record of the mode
-    (each sample's place in its round among it).
+    (each sample's place in its round among it). `first_round`: where in `round_order`'s cycle the rounds
+    start; by default a random place, so that the rounds past the last whole cycle (a mode rarely keeps a
+    multiple of 2 x len(samplers) rounds) give the extra openings to different variants in each process and
+    job, not always to the first ones listed (the 2026-11-26-6 reference's dispatch base: 12 vs 9 openings).
     """
     names, last = list(samplers), {} if primed else None
+    offset = random.randrange(2 * len(names)) if first_round is None else first_round
     kept = _Kept(names)
     windows: list[dict[str, Any]] = []
     pending: list[Round] = []
@@ -179,7 +185,7 @@ def interleaved(
     cap = sampling.repeats if enough is None else sampling.repeats * PRECISION_ROUNDS_CAP
     while len(kept.samples[names[0]]) < cap:
         done_before = len(kept.samples[names[0]]) + len(pending)
-        pending.append(_round(samplers, round_order(names, done_before), watch, last))
+        pending.append(_round(samplers, round_order(names, offset + done_before), watch, last))
         now = watch.now()
         readings.append(now)
         done = done_before + 1

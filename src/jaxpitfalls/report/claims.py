@@ -147,18 +147,24 @@ def decide(low: float, high: float, *edges: float, holds: str = "above", log: bo
     return Decision(outcome, reason)
 
 
-def interval(value: float, low: float, high: float, unit: str = "") -> str:
-    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them."""
-    return f"{value:.3f}{unit} [{low:.3f}, {high:.3f}]"
+def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False) -> str:
+    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them (`signed`: a
+    change, `+1.234 ms` or `-0.025 ms`)."""
+    return f"{value:{'+' if signed else ''}.3f}{unit} [{low:.3f}, {high:.3f}]"
+
+
+def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
+    """The rows of `table` where every column named equals its value (none, one or several)."""
+    mask = pd.Series(True, index=table.index)
+    for column, value in where.items():
+        mask &= table[column] == value
+    return table[mask]
 
 
 def row(table: pd.DataFrame, **where: Any) -> pd.Series:
     """The one row of `table` where every column named equals its value; a miss or several matches raise
     naming what was asked and which values the table holds (not a bare IndexError from `.iloc[0]`)."""
-    mask = pd.Series(True, index=table.index)
-    for column, value in where.items():
-        mask &= table[column] == value
-    hits = table[mask]
+    hits = rows(table, **where)
     if len(hits) == 1:
         return hits.iloc[0]
     held = {column: sorted(map(str, table[column].unique()))[:8] for column in where}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...harness.stats import difference_side, side_parts
-from ...report.claims import difference_between, difference_of, interval, row
+from ...report.claims import difference_between, difference_of, interval, row, rows
 from ...report.judging import Run
 from .report import ms
 from .spec import ANCHOR_PAIR, BESIDE
@@ -24,12 +24,13 @@ def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float
     difference of the two differences: stats.DIFFERENCE), so the machine's drift between jobs and between rounds
     cancels; from a result that compared no differences (written before they were), the two pairs' intervals
     combined. None where the job timed no anchor."""
-    comp = run.comp
-    at = (comp.config_id == config_id) & (comp["mode"] == "blocked")
-    if not (at & (comp.variant == ANCHOR_PAIR[0])).any():
+    def timed(variant: str) -> bool:
+        return not rows(run.comp, config_id=config_id, mode="blocked", variant=variant).empty
+
+    if not timed(ANCHOR_PAIR[0]):
         return None
     anchor = run.pair(*ANCHOR_PAIR, config_id=config_id, mode="blocked")
-    if not (at & (comp.variant == difference_side(*BESIDE))).any():
+    if not timed(difference_side(*BESIDE)):
         return anchor, difference_between(run.pair(*BESIDE, config_id=config_id, mode="blocked"), anchor)
     shift = run.pair(difference_side(*BESIDE), difference_side(*ANCHOR_PAIR), config_id=config_id, mode="blocked")
     return anchor, difference_of(shift)
@@ -38,9 +39,7 @@ def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float
 def compute_shifts(run: Run) -> dict[str, tuple[float, float, float]]:
     """Per compute setting timed in the base's job (the config's `beside`: spec.BESIDE under beside_name), its
     overhead minus the base's, paired round by round in that job (ms, 95% interval), by the setting's label."""
-    comp = run.comp
-    own = difference_side(*BESIDE)
-    shifts = comp[(comp.config_id == run.base_id) & (comp.baseline == own) & (comp["mode"] == "blocked")]
+    shifts = rows(run.comp, config_id=run.base_id, baseline=difference_side(*BESIDE), mode="blocked")
     return {side_parts(r.variant)[0].split("@", 1)[1]: difference_of(r) for _, r in shifts.iterrows()}
 
 

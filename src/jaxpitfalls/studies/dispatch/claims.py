@@ -17,6 +17,7 @@ from ...report.claims import (
     median_of,
     ratio_interval,
     ratio_of,
+    rows,
     share_of,
     verdict,
 )
@@ -133,9 +134,9 @@ def _structure(run: Run) -> Judged:
                                "own job", verdict=NOT_MEASURED, ours=ours)
     fewer, more, growth, shown = found[0]
     grows = decide(growth[1], growth[2], 0)
-    others = "".join(f"; {f[3]}: +{interval(*f[2], ' ms')}" for f in found[1:])
+    others = "".join(f"; {f[3]}: {interval(*f[2], ' ms', signed=True)}" for f in found[1:])
     return Judged(
-        measured=(f"filter_jit - jit_partition {shown}: +{interval(*growth, ' ms')} "
+        measured=(f"filter_jit - jit_partition {shown}: {interval(*growth, ' ms', signed=True)} "
                   f"(the base timed in the same job, paired in time; {more - fewer} leaves more: no rate per leaf "
                   f"from one pair){others}{tree_only}"),
         reason=grows.reason,
@@ -204,8 +205,7 @@ def _share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> 
     """jit_partition's overhead over the floor as a share of filter_jit's, paired by round (spec.LEFT_SHARE), or,
     where the job timed none or filter_jit's overhead may be 0 (no ratio), the two medians' intervals end
     divided by end (wider: the drift between rounds stays in)."""
-    paired = run.comp[(run.comp.config_id == config_id) & (run.comp.variant == LEFT_SHARE[0])
-                      & (run.comp.baseline == LEFT_SHARE[1]) & (run.comp["mode"] == "blocked")]
+    paired = rows(run.comp, config_id=config_id, variant=LEFT_SHARE[0], baseline=LEFT_SHARE[1], mode="blocked")
     if len(paired) == 1 and pd.notna(paired.ratio.iloc[0]):
         return ratio_of(paired.iloc[0]), "paired by round"
     return share_of(difference_of(part), difference_of(whole)), "end divided by end"

@@ -86,9 +86,11 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     first = _warmup_passes(run)
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
+    passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n)
     return Judged(
         ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
-        measured=f"{ratio_interval(r)} {where} ({config_id}); first pass {first_gain:.2f}x (one pass each)",
+        measured=(f"{ratio_interval(r)} {where} ({config_id}), over {passes} timed passes per variant; first pass "
+                  f"{first_gain:.2f}x (one pass each)"),
         reason=faster.reason, verdict=faster.verdict(),
         bound=_bound(row(_speeds(run), config_id=config_id, variant=slow), fix),
     )

@@ -228,6 +228,11 @@ def _variance(run: Run) -> Judged:
     spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
                           for v in ("unbatched", SPEC.floor)] for config_id in _ratios(run, "direct").config_id}
     measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(_transforms(run)[c])}" for c, (u, b) in spread.items())
+    def iqr_ms(config_id: str, variant: str) -> float:
+        found = row(direct, config_id=config_id, variant=variant)
+        return found.relative_iqr * found.median_ms
+
+    absolute = ", ".join(f"{iqr_ms(c, 'unbatched'):.2f} vs {iqr_ms(c, SPEC.floor):.2f} ms" for c in spread)
     if any(b[1] <= 0 for _, b in spread.values()):
         return Judged(measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; "
                                "a batched interval reaches 0: no ratio", verdict=verdict(None))
@@ -236,7 +241,8 @@ def _variance(run: Run) -> Judged:
     far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
     return Judged(
         measured=(f"relative IQR unbatched / batched {interval(*overall, 'x')} over all depths (direct mode: "
-                  f"{measured})"),
+                  f"{measured}); the write-up's quantity, absolute: IQR {absolute} (a spread shrinks with the "
+                  f"time it spreads)"),
         reason=far_less.reason,
         verdict=far_less.verdict(),
     )
