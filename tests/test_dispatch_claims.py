@@ -127,7 +127,7 @@ def test_the_pytree_size_dependence_is_read_over_the_base_timed_in_the_same_job(
     assert judged.verdict == expected, judged.measured
     growth = speed * (deeper - 8.0)
     assert judged.measured.startswith(f"filter_jit - jit_partition {speed * 8:.3f} ms") and \
-        f"at 200 leaves (the base) -> {speed * deeper:.3f} ms" in judged.measured and f"+{growth:.3f} ms" in \
+        f"at 200 leaves (the base) -> {speed * deeper:.3f} ms" in judged.measured and f"{growth:+.3f} ms" in \
         judged.measured, judged.measured
 
 

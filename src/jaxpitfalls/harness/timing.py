@@ -120,7 +120,10 @@ def round_order(names: list[str], index: int) -> list[str]:
     """Round `index`'s order: the variants turned by one place a round, reversed every other `len(names)`
     rounds. Over 2 x len(names) rounds each variant opens two rounds and every pair is timed both ways round, so
     what a place costs falls on every variant alike: the first place still paid 2-3 ms per ~30 ms step after its
-    primer (the 2026-11-26-4 reference), and plain forward/reversed alternation gave it only to the two ends."""
+    primer (the 2026-11-26-4 reference), and plain forward/reversed alternation gave it only to the two ends.
+    A mode rarely keeps a whole number of cycles, so `interleaved` starts each at a random place: the extra
+    openings past the last whole cycle go to different variants in each process and job, not always to the
+    first ones listed (the 2026-11-26-6 reference's dispatch base: 12 openings against 9)."""
     turn = index % len(names)
     turned = names[turn:] + names[:turn]
     return turned if (index // len(names)) % 2 == 0 else turned[::-1]
@@ -169,9 +172,7 @@ def interleaved(
     PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, the compilations counted
     inside each sample, whether each was taken in a contended window, and the machine's record of the mode
     (each sample's place in its round among it). `first_round`: where in `round_order`'s cycle the rounds
-    start; by default a random place, so that the rounds past the last whole cycle (a mode rarely keeps a
-    multiple of 2 x len(samplers) rounds) give the extra openings to different variants in each process and
-    job, not always to the first ones listed (the 2026-11-26-6 reference's dispatch base: 12 vs 9 openings).
+    start, by default a random place (see round_order).
     """
     names, last = list(samplers), {} if primed else None
     offset = random.randrange(2 * len(names)) if first_round is None else first_round
