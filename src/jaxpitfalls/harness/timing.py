@@ -160,20 +160,17 @@ def interleaved(
     primed: bool = False,
     first_round: int | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
-    """Run every sampler up to `sampling.repeats` rounds in turn (each variant first equally often:
-    `round_order`; each round ends with the yardstick, `_round`, and opens with an untimed call of its first
-    sampler where `primed` and its sample is short: measure_mode primes the modes that compile nothing). With a
-    budget, no new round starts once the rounds so far took that long and `min_repeats` are kept: samples that
-    cost seconds each stay affordable, cheap ones get every round. The machine is watched (`watch`) over windows of
-    rounds at least `WINDOW_S` long; what a contended window means is `contention.Contention`'s to say
-    (re-timed after a wait for quiet, refused, or kept and marked). `enough` (a precision target:
-    `protocol.precise`) makes `repeats` a minimum: once that many rounds are kept it is asked after each kept
-    window, and rounds go on until it is satisfied or the budget is spent (without a budget, at most
-    PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, the compilations counted
-    inside each sample, whether each was taken in a contended window, and the machine's record of the mode
-    (each sample's place in its round among it). `first_round`: where in `round_order`'s cycle the rounds
-    start, by default a random place (see round_order).
-    """
+    """Run every sampler up to `sampling.repeats` rounds in turn (in `round_order`, from `first_round`: by
+    default a random place in its cycle); each round ends with the yardstick (`_round`) and opens with an
+    untimed call of its first sampler where `primed` and its sample is short (measure_mode primes the modes
+    that compile nothing). With a budget, no new round starts once the rounds so far took that long and
+    `min_repeats` are kept: samples that cost seconds each stay affordable, cheap ones get every round. The
+    machine is watched (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means
+    is `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
+    `enough` (a precision target: `protocol.precise`) makes `repeats` a minimum: once that many rounds are kept
+    it is asked after each kept window, and rounds go on until it is satisfied or the budget is spent (without
+    a budget, at most PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, their
+    compilations, whether each was taken in a contended window, and the mode's machine record (with places)."""
     names, last = list(samplers), {} if primed else None
     offset = random.randrange(2 * len(names)) if first_round is None else first_round
     kept = _Kept(names)
