@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.harness import stats
-from jaxpitfalls.report import compare, gate
+from jaxpitfalls.harness.yardstick import VERSION as YARDSTICK_VERSION
+from jaxpitfalls.report import compare, gate, machine_speed
 
 
 def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3,
@@ -166,8 +167,17 @@ def _timed_on(doc: dict, speed: float, seed: int, noise: float = 0.03) -> dict:
         variant["modes"]["blocked"]["samples_s"] = (np.asarray(variant["modes"]["blocked"]["samples_s"])
                                                     * moment).tolist()
     stick = 8e-3 * moment * (1 + noise * np.random.default_rng(seed + 1).standard_normal(n))
-    slowed["machine"] = {"blocked": {"yardstick_s": stick.tolist()}}
+    slowed["machine"] = {"blocked": {"yardstick_s": stick.tolist(), "yardstick_version": YARDSTICK_VERSION}}
     return slowed
+
+
+def test_only_yardsticks_of_the_current_workload_are_read():
+    """Version 1's yardstick woke numpy's BLAS threads (harness/yardstick.py): its seconds measure another
+    workload, and a result that records no version timed that one."""
+    record = {"yardstick_s": [0.002, 0.002]}
+    assert machine_speed.yardsticks({"machine": {"m": record}}, "m", [[1.0, 1.0]]) is None
+    current = {"machine": {"m": record | {"yardstick_version": YARDSTICK_VERSION}}}
+    assert [s.tolist() for s in machine_speed.yardsticks(current, "m", [[1.0], [1.0]])] == [[0.002], [0.002]]
 
 
 def test_the_machines_drift_between_runs_is_divided_out_where_asked_and_a_real_change_is_still_found():

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .yardstick import VERSION as YARDSTICK_VERSION
 from .yardstick import yardstick
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
@@ -167,6 +168,7 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "cpu_mhz": [x for x in clocks if x is not None],
         "gc_disabled_in_samples": True,
         "yardstick_s": yardstick_s,
+        "yardstick_version": YARDSTICK_VERSION,
         "places": places,
         "policy": policy,
         "windows": windows,

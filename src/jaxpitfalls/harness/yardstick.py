@@ -10,6 +10,12 @@ step took 2.14x as long and the yardstick 2.34x, their quotient moving 2.6%.
 
 Only the interpreter and numpy (a small matmul chain and dict work, as dispatch does in Python): never JAX,
 Equinox or anything else a comparison may be about, so that an upgrade of those cannot move the yardstick.
+
+The matrices stay below OpenBLAS's threading threshold (m x n x k under 262144), so numpy multiplies them in
+the calling thread. Version 1 multiplied 160 x 160 matrices: that woke numpy's BLAS threads, which then spun
+on the cores for a while after each run, and a jitted 8 ms matmul timed right after the yardstick took 13.0
+ms against 7.8 ms without it on the 2-core VM (48 x 48: 8.44 vs 8.37 ms). Every round's first sample paid it
+most: the "first place" cost the 2026-11-26 references measured (docs/measurement.md).
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ import time
 
 import numpy as np
 
-_MATRIX = np.random.default_rng(0).standard_normal((160, 160)).astype(np.float32)
-_REPEATS = 3  # the median of three ~2.5 ms runs: one preempted run does not make the machine look slow
+VERSION = 2  # recorded with every round's yardstick: only one workload's seconds are compared with each other
+_SIZE, _CHAIN = 48, 100  # 48^3 multiply-adds per product: one thread (see above); ~1.6 ms a run with the dicts
+_MATRIX = (np.random.default_rng(0).standard_normal((_SIZE, _SIZE)) / np.sqrt(_SIZE)).astype(np.float32)
+_REPEATS = 3  # the median of three runs: one preempted run does not make the machine look slow
 
 
 def _once() -> float:
     start = time.perf_counter()
     x = _MATRIX
-    for _ in range(8):
+    for _ in range(_CHAIN):
         x = np.tanh(x @ _MATRIX)
     table: dict[int, tuple[int, str]] = {}
     for i in range(3000):
@@ -35,6 +43,6 @@ def _once() -> float:
 
 
 def yardstick() -> float:
-    """Seconds one run of the fixed workload takes now: the median of three (about 2.6 ms each on the 2-core
-    VM, so about 8 ms a round)."""
+    """Seconds one run of the fixed workload takes now: the median of three (about 1.6 ms each on the 2-core
+    VM, so about 5 ms a round)."""
     return float(np.median([_once() for _ in range(_REPEATS)]))

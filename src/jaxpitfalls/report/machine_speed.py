@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..harness.stats import ratio_of_medians_ci
+from ..harness.yardstick import VERSION as YARDSTICK_VERSION
 
 # What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
 # machine's speed only where the rest of the hardware is the same (the CPU's model and how many cores JAX's
@@ -29,9 +30,12 @@ def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
 
 def yardsticks(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:
     """The yardstick of each sample's round, split as the samples are (per process); None where the result
-    has none (older results) or they do not line up with the samples."""
+    has none, timed another workload (an older yardstick_version: version 1's woke numpy's BLAS threads), or
+    they do not line up with the samples."""
     record = doc.get("machine", {}).get(mode, {})
     speeds = record.get("yardstick_s")
+    if record.get("yardstick_version", 1) != YARDSTICK_VERSION:
+        return None
     if not speeds or len(speeds) != sum(len(g) for g in groups):
         return None
     bounds = np.cumsum([0] + [len(g) for g in groups])
