@@ -84,17 +84,19 @@ def first_place(doc: dict[str, Any]) -> str:
     """What opening a round cost in this job: per variant and mode that compiles nothing, its median sample when
     first in its round over its median elsewhere, the largest deviation named with its variant and mode, and how
     evenly the first place went round within a mode (harness.timing.round_order: each variant opens as many
-    rounds, to one over a partial cycle and per process). `+6.1% (filter_jit, blocked); openings within 1`."""
+    rounds but for each process's partial cycle). `+6.1% (filter_jit, blocked); openings within 1`."""
     worst: tuple[float, str] | None = None
     uneven = 0
     for mode, record in doc["machine"].items():
         places = record.get("places")
         if places is None:
             return "not recorded (an older result)"
+        if len(places) < 2:
+            continue
         opened = []
         for name, where in places.items():
             entry = doc["variants"][name]["modes"][mode]
-            if len(places) < 2 or entry.get("measures_compilation") or entry.get("demonstration"):
+            if entry.get("measures_compilation") or entry.get("demonstration"):
                 continue
             first = [x for x, p in zip(entry["samples_s"], where, strict=True) if p == 0]
             rest = [x for x, p in zip(entry["samples_s"], where, strict=True) if p > 0]
