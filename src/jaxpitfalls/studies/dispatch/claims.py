@@ -23,9 +23,10 @@ from ...report.claims import (
 )
 from ...report.judging import Judges, Run
 from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth
-from .report import WHERE, attribution, ms, on_axis
-from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, LEFT_SHARE, SPEC
+from .report import attribution, ms, on_axis
+from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, LEFT_SHARE, PER_CALL_STEPS, SPEC
 from .structure import at_pytree, width_note
+from .traced import postprocess_share, traced_at, traced_inclusive, traced_python
 
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
@@ -95,28 +96,16 @@ def _every_call(run: Run) -> Judged:
     )
 
 
-def _postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
-    """filter_jit's traced _preprocess and _postprocess (ms per step) and the latter's share of the two."""
-    overhead = run.tables["overhead"]
-    fo = overhead[(overhead.variant == "filter_jit") & (overhead.config_id == config_id)].set_index("component")
-    pre, post = fo.loc["_preprocess", "inclusive_ms"], fo.loc["_postprocess", "inclusive_ms"]
-    return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
-
-
 @JUDGES("where")
 def _where(run: Run) -> Judged:
     """The split at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree."""
-    traced = set(run.tables["overhead"].config_id)
-    whole = run.at("slower")  # BERT-base's whole shape (`slower`'s number is measured there), where run
-    at = whole if whole in traced else run.at("where")
-    config_id = at if at in traced else run.base_id
-    pre, post, share = _postprocess_share(run, config_id)
-    tree_only = width_note(run, at if config_id == at else None)
+    config_id, tree_only, at_structure = traced_at(run)
+    pre, post, share = postprocess_share(run, config_id)
     return Judged(
         measured=f"_preprocess {1 - share:.0%}, _postprocess {share:.0%} (traced: {pre:.3f} ms + {post:.3f} ms "
                  f"per step at {config_id}{tree_only})",
         verdict=verdict(bool(share > 0.5)),
-        ours=(None if config_id != at or tree_only else (share * 100,) * 3,),
+        ours=((share * 100,) * 3 if at_structure else None,),
     )
 
 
@@ -185,20 +174,40 @@ def _not_compute(run: Run) -> Judged:
 
 @JUDGES("partition_free")
 def _partition_free(run: Run) -> Judged:
-    """What partitioning leaves of filter_jit's per-step overhead (both over the flat-leaves floor): "~0 ms"
-    against the overhead it removes, not a ratio to the floor (this machine's step size)."""
+    """Whether partitioning once leaves any of filter_jit's own per-call steps (PER_CALL_STEPS, with the
+    partitioning, combining and flattening they call), read from the trace where `where` reads it: the write-up's
+    "~0 ms" is about those steps, not about jax.jit's own flattening, which `flattening_left` times against a
+    flat list of leaves."""
+    config_id, where, _ = traced_at(run)
+    steps = {v: traced_inclusive(run, config_id, v).reindex(list(PER_CALL_STEPS)).fillna(0).sum()
+             for v in ("filter_jit", "jit_partition")}
+    if not steps["filter_jit"] > 0:
+        return Judged(verdict=NOT_MEASURED, measured=f"not measured: no trace of filter_jit's per-call steps at "
+                                                     f"{config_id}")
+    left = steps["jit_partition"] / steps["filter_jit"]
+    return Judged(
+        measured=(f"traced per step in {' and '.join(PER_CALL_STEPS)} (with what they call): jit_partition "
+                  f"{steps['jit_partition']:.3f} ms, filter_jit {steps['filter_jit']:.3f} ms ({100 * left:.1f}% "
+                  f"left) at {config_id}{where}; jax.jit's own flattening stays (the row beyond the write-up)"),
+        verdict=verdict(bool(left < LEFT_OF_OVERHEAD)),
+    )
+
+
+@JUDGES("flattening_left")
+def _flattening_left(run: Run) -> Judged:
+    """jax.jit's own flattening of the partitioned pytree: jit_partition over the flat-leaves floor per step (paired,
+    above 0: it costs), with its share of filter_jit's overhead over the same floor beside it."""
     config_id, tree_only = at_pytree(run, set(run.comp.config_id))
     part, whole = (_pair(run, v, SPEC.floor, config_id=config_id) for v in ("jit_partition", "filter_jit"))
-    where = f"at {config_id}{tree_only}"
-    if whole.diff_ci_low_ms <= 0:
-        return Judged(measured=f"filter_jit over {SPEC.floor} {ms(whole)} {where}: no overhead shown to leave a share "
-                               f"of", verdict=verdict(None))
-    share, how = _share_left(run, config_id, part, whole)
-    left = tuple(100 * x for x in share)
-    free = decide(*left[1:], 100 * LEFT_OF_OVERHEAD, holds="below", of="the share left", unit="%")
-    return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}): {left[0]:.1f}% "
-                           f"[{left[1]:.1f}, {left[2]:.1f}] of filter_jit's {ms(whole)} ({how}) {where}",
-                  reason=free.reason, verdict=free.verdict())
+    costs = decide(part.diff_ci_low_ms, part.diff_ci_high_ms, 0, of=f"jit_partition - {SPEC.floor}", unit=" ms")
+    share = ""
+    if whole.diff_ci_low_ms > 0:
+        left, how = _share_left(run, config_id, part, whole)
+        low, high = (f"{100 * x:.1f}" for x in left[1:])
+        share = f": {100 * left[0]:.1f}% [{low}, {high}] of filter_jit's {ms(whole)} ({how})"
+    return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
+                           f"{config_id}{tree_only}",
+                  reason=costs.reason, verdict=costs.verdict())
 
 
 def _share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> tuple[tuple[float, ...], str]:
@@ -232,19 +241,6 @@ def _pipelining(run: Run) -> Judged:
     )
 
 
-def _traced_python(run: Run, config_id: str) -> tuple[float, float, float]:
-    """filter_jit's minus jit_partition's Python around the program (ms, with a 95% interval): each variant's
-    traced share of it applied to its untraced median, the interval carried from the medians' own. The shares
-    come from one trace, so their own noise is not in it."""
-    overhead = run.tables["overhead"]
-    python = overhead[(overhead.config_id == config_id) & (overhead["mode"] == SPEC.traced_mode)
-                      & overhead.component.isin(WHERE["python_around_program_ms"])]
-    share = python.groupby("variant").share.sum()
-    fj, jp = (median_of(run.steps, config_id, variant, SPEC.traced_mode) for variant in ("filter_jit", "jit_partition"))
-    return difference_of_estimates(share["filter_jit"] * fj[0], tuple(share["filter_jit"] * v for v in fj[1:]),
-                                   share["jit_partition"] * jp[0], tuple(share["jit_partition"] * v for v in jp[1:]))
-
-
 @JUDGES("attribution_complete")
 def _attribution_complete(run: Run) -> Judged:
     """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition: its share of
@@ -256,7 +252,7 @@ def _attribution_complete(run: Run) -> Judged:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
     # the 12-layer pytree, not the whole shape `where` prefers: a millisecond gap shows on a short step only
     config_id, where = at_pytree(run, set(traced.config_id))
-    python, gap = _traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition", config_id=config_id)
+    python, gap = traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition", config_id=config_id)
     measured = f"Python around the program {interval(*python, ' ms')} of a {ms(gap)} gap at {config_id}"
     if gap.diff_ci_low_ms <= 0:
         return Judged(measured=measured + where, reason="undecided: the gap's interval reaches 0, no gap to "
