@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
+from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.studies.generation.claims import (
+    JUDGES,
     _cache_faster,
     _match_warmup_config,
     cold_start,
@@ -102,3 +104,18 @@ def test_the_cache_is_judged_against_the_jitted_uncached_loop_with_the_un_jitted
     assert ("against the un-jitted loop 12.638x" in judged.measured) == (eager is not None)
     assert "kv_cache: 50.0 tok/s" in judged.measured
 
+
+
+@pytest.mark.parametrize(("device_peaks", "backend", "expected"), [
+    ((float("nan"), float("nan")), "cpu", "not testable"),  # a CPU's memory_stats() has no peak: nothing refuted
+    ((812.0, 790.0), "gpu", "reproduced"),
+    ((812.0, float("nan")), "gpu", "not reproduced"),  # a job that did not record it
+])
+def test_memory_profiling_is_a_verdict_on_what_the_jobs_recorded(device_peaks, backend, expected):
+    checks = pd.DataFrame([{"config_id": c, "axes": "prompt,new_tokens" if c == "base" else "warmup_fraction",
+                            "demonstration": "", "device_peak_mb": peak, "host_peak_mb": 2400.0}
+                           for c, peak in zip(("base", "short"), device_peaks, strict=True)])
+    run = run_on(SPEC, "base", checks=checks, environment=pd.DataFrame({"backend": [backend]}))
+    judged = applicable(JUDGES.one(run, "memory_profiling"))  # the engine's CPU clause (Claim.accelerator)
+    assert judged.verdict == expected, judged.measured
+    assert "host resident peak up to 2400 MB" in judged.measured

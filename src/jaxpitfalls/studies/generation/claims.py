@@ -232,3 +232,18 @@ def _slowed(run: Run, variant: str, demo_id: str, same: dict) -> tuple[float, fl
     proper = row(run.steps, variant=variant, mode="generate", **same)
     return ratio_of_estimates(short.median_ms, (short.median_ci_low_ms, short.median_ci_high_ms),
                               proper.median_ms, (proper.median_ci_low_ms, proper.median_ci_high_ms))
+
+
+@JUDGES("memory_profiling")
+def _memory_profiling(run: Run) -> Judged:
+    """Whether every timing job recorded the device's memory_stats() peak: the write-up's method, which a
+    backend without memory_stats() (a CPU) cannot follow, so the claim says so instead of "checked"."""
+    checks = run.tables["checks"]
+    peaks, host = checks.device_peak_mb.dropna(), checks.host_peak_mb.max()
+    if peaks.empty:
+        return Judged(verdict=NOT_MEASURED, measured=f"not measured: the {run.backend} backend's memory_stats() "
+                                                     f"reported no peak in any of {len(checks)} jobs (host resident "
+                                                     f"peak up to {host:.0f} MB)")
+    return Judged(verdict=verdict(len(peaks) == len(checks)),
+                  measured=f"device peak_bytes_in_use recorded by {len(peaks)} of {len(checks)} jobs: up to "
+                           f"{peaks.max():.0f} MB (host resident peak up to {host:.0f} MB)")

@@ -181,9 +181,12 @@ CLAIMS = {
                       "compute dominates both.")),
     "memory_profiling": Claim(
         "measure memory with device.memory_stats() peaks", "bytes_in_use, peak_bytes_in_use",
-        checked="followed by every timing job: each records the device's peak_bytes_in_use from memory_stats() "
-                "where the backend reports one (a GPU or TPU; a CPU reports none) and the host's resident peak (the "
-                "audit's checks table)"),
+        rule="every timing job records the device's peak_bytes_in_use from memory_stats() beside the host's "
+             "resident peak (the audit's checks table): recorded by every job reproduced (the method works on this "
+             "backend), by none not measured",
+        accelerator="a CPU backend's memory_stats() reports no peak (the host's resident peak is the memory there)",
+        advice=Advice("Record the device's peak_bytes_in_use (memory_stats()) with every result; on a CPU, the "
+                      "process's resident peak.")),
     "deterministic_env": Claim(
         "set --xla_gpu_deterministic_ops for reproducible benchmarks", "GPU determinism flags",
         not_measured="GPU-only flags that no job sets; XLA flags are recorded with every result"),
