@@ -6,10 +6,12 @@ import copy
 import json
 from dataclasses import replace
 
+import pandas as pd
 import pytest
 
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
+from jaxpitfalls.report import markdown
 from jaxpitfalls.report.aggregate import aggregate
 from jaxpitfalls.report.environments import IncomparableResults
 
@@ -207,6 +209,15 @@ def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_r
     assert (new.compiles_in_timed_region, new.compiles_demonstrated) == (0, 2)  # counted from the modes
 
 
+def test_each_job_s_code_is_in_the_checks_table(tmp_path):
+    older, recorded = _doc("c0"), _doc("c1")
+    recorded["environment"]["git"] = {"commit": "d08a3ac0123456789", "dirty": True}
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"].set_index("config_id")
+    assert checks.code.to_dict() == {"c0": "unknown", "c1": "d08a3ac+dirty"}
+
+
 def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went_round(tmp_path):
     from jaxpitfalls.harness import stats
 
@@ -245,3 +256,13 @@ def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_de
     scattered = decide(-0.03, 0.84, 0.75, 1.25, holds="inside", of="the exponent", scatter=4.0)
     assert scattered.outcome is None and "4.0x farther from one power law" in scattered.reason
     assert "the samples" not in scattered.reason.split("power law")[1]
+
+
+def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_several():
+    one = {"dispatch": pd.DataFrame({"code": ["c0aca50", "c0aca50"]}), "tree_at": pd.DataFrame({"code": ["c0aca50"]})}
+    assert markdown.code_line(one) == ("Every timing job ran the workflow's code at `c0aca50` (`+dirty`: with "
+                                       "uncommitted edits).")
+    spans = one | {"tree_at": pd.DataFrame({"code": ["c0aca50", "d08a3ac+dirty"]})}
+    line = markdown.code_line(spans)
+    assert line.startswith("**The timing jobs ran 2 versions of the workflow's code**")
+    assert "`tree_at`: `c0aca50`, `d08a3ac+dirty`" in line

@@ -13,7 +13,7 @@ from .. import results
 from ..harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES, settings_of, value_label
-from .environments import flat_environment, require_comparable
+from .environments import code_version, flat_environment, require_comparable
 from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
 
 
@@ -190,6 +190,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
             "job_seconds": doc.get("job_seconds"),
             "ran_on": ran_on(env),
+            "code": code_version(env),
             "processes": doc.get("processes", 1),
             "settings": json.dumps(doc["settings"], sort_keys=True),  # what the timing job read, as it recorded it
             **quietness(doc["machine"]),

@@ -123,7 +123,7 @@ def build_report(
 
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
-    claims, sections, audits, environments, quiet, parts = {}, [], [], {}, {}, {}
+    claims, sections, audits, environments, checks, parts = {}, [], [], {}, {}, {}
     for name, inputs in study_inputs.items():
         spec, report = registry.spec(name), registry.report(name)
         tables = read_tables(inputs["tables"])
@@ -134,7 +134,7 @@ def build_report(
                                                figures))
         audits.append(markdown.audit_section(name, tables["checks"]))
         environments[name] = tables["environment"]
-        quiet[name] = markdown.quietness_line(tables["checks"])
+        checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
                        settings["studies"][name]["target_s"])
     save(claims_figure(ratio_points(claims)), out_figure)
@@ -144,7 +144,7 @@ def build_report(
         scorecard.judging_section(claims, {name: device_here(env) for name, env in environments.items()}),
         *sections,
         "## Audit\n",
-        markdown.run_summary_section(summary, span_seconds(summary), settings, parts, quiet),
+        markdown.run_summary_section(summary, span_seconds(summary), settings, parts, checks),
         *audits,
         markdown.environment_section(environments),
     ])

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..harness.injected import KNOB, SLOWDOWN_ENV
-from .compare import code_version
+from .environments import code_version
 from .history import SERIES, jobs_line
 from .pyperf_beside import beside
 from .run_summary import run_summary

@@ -32,7 +32,7 @@ import pandas as pd
 from .. import results
 from ..harness.stats import is_difference, ratio_of_medians_ci
 from . import bundle, familywise, machine_speed
-from .environments import COMPARABLE
+from .environments import COMPARABLE, code_version
 
 Key = tuple[str, str]
 
@@ -104,14 +104,6 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
     if code_before != code_after:
         changes.append(f"code {code_before} -> {code_after}")
     return "; ".join(changes)
-
-
-def code_version(environment: dict[str, Any]) -> str:
-    """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits."""
-    git = environment.get("git") or {}
-    if not git.get("commit"):
-        return "unknown"
-    return git["commit"][:7] + ("+dirty" if git.get("dirty") else "")
 
 
 def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,

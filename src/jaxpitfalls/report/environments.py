@@ -24,6 +24,14 @@ def require_comparable(docs: list[dict[str, Any]], paths: list[str]) -> None:
             )
 
 
+def code_version(environment: dict[str, Any]) -> str:
+    """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits."""
+    git = environment.get("git") or {}
+    if not git.get("commit"):
+        return "unknown"
+    return git["commit"][:7] + ("+dirty" if git.get("dirty") else "")
+
+
 def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
     """One flat row of the environment (packages and git state as columns), as environment.csv holds it."""
     flat = {k: v for k, v in env.items() if not isinstance(v, dict)}

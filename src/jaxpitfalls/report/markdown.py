@@ -46,11 +46,23 @@ def quietness_line(checks: pd.DataFrame) -> str:
             f"{checks.load_average_max.max():.2f}")
 
 
+def code_line(checks: dict[str, pd.DataFrame]) -> str:
+    """Which of the workflow's own code the timing jobs ran (each study's checks table, `code` per job): one
+    commit, or, where the results span several (a partial rerun after a change), each study's, said loudly."""
+    codes = {study: sorted(set(c["code"])) if "code" in c else ["unknown"] for study, c in checks.items()}
+    every = sorted(set().union(*codes.values()))
+    if len(every) == 1:
+        return f"Every timing job ran the workflow's code at `{every[0]}` (`+dirty`: with uncommitted edits)."
+    per_study = "; ".join(f"`{study}`: {', '.join(f'`{c}`' for c in cs)}" for study, cs in codes.items())
+    return (f"**The timing jobs ran {len(every)} versions of the workflow's code** ({per_study}): results of "
+            "different code are compared here as if alike; rerun the older jobs before publishing.")
+
+
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
-                        parts: dict[str, tuple[float, float | None]], quiet: dict[str, str]) -> str:
+                        parts: dict[str, tuple[float, float | None]], checks: dict[str, pd.DataFrame]) -> str:
     """Wall time of the run and of each study's part, and the largest job's peak memory, against their
-    targets (`targets`: run_target_s, memory_target_gib), time per rule, and how quiet the machine was while
-    each study was timed."""
+    targets (`targets`: run_target_s, memory_target_gib), time per rule, which code the jobs ran, and how
+    quiet the machine was while each study was timed (`checks`: each study's checks table)."""
     target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
                                            slowest_s=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max")
@@ -64,6 +76,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                   f"**{span_s:.0f} s**{whole}. Sum of all job times {summary.seconds.sum():.0f} s over "
                   f"{len(summary)} jobs (from Snakemake's `benchmark:` files; the report's own jobs are not "
                   "included).", ""]
+    lines += [code_line(checks), ""]
     if len(summary):
         peak = summary.loc[summary.max_rss_mb.idxmax()]
         lines += [f"Peak memory: **{peak.max_rss_mb / 1024:.1f} GiB** resident, the largest job "
@@ -74,7 +87,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                      "(its measuring jobs and the preparations only it needs)")
     lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
               "than `measure.max_busy_share` of the cores):", ""]
-    lines += [f"- study `{study}`: {text}" for study, text in quiet.items()]
+    lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
     lines += ["", table(per_rule, ".1f"), ""]
     return "\n".join(lines)
 
