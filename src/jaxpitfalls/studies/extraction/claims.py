@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from functools import partial
+from itertools import pairwise
 
 import pandas as pd
 
@@ -20,7 +21,7 @@ from ...report.claims import (
 )
 from ...report.judging import Judges, Run, not_probed, once_per_run
 from .report import in_mode, throughput, warmup_pass_seconds
-from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, SPLIT_SHARE, STACKED_COPY_GAIN
+from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, SPLIT_SHARE, STACKED
 
 IMMEDIATE, WAITS = 0.1, 0.5  # device_get's share of the run left: at most returns at once, at least waits for it
 
@@ -38,6 +39,7 @@ def _host_ms(phases: pd.Series) -> float:
 # runtime setup, which no phase shows (the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching).
 REMOVABLE = {
     ("jit_padded", "jit_padded_async"): _host_ms,
+    STACKED: _host_ms,
     ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, _host_ms(p)),
 }
 
@@ -107,7 +109,11 @@ for _key in ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "jit_
              "eager/jit_padded_async", "eager/pipelined"):
     JUDGES(_key)(partial(_fix, key=_key))
 del _key
-JUDGES("scan_batches")(partial(_fix, key="scan_batches", fix=SCAN))
+# Fixes whose key is not `slow/fast`, by the variants they compare.
+NAMED_FIXES = {"scan_batches": SCAN, "batched_copy": STACKED}
+for _key, _fixed in NAMED_FIXES.items():
+    JUDGES(_key)(partial(_fix, key=_key, fix=_fixed))
+del _key, _fixed
 
 
 def _eager(run: Run) -> pd.Series:
@@ -217,21 +223,6 @@ def _eager_recompiles(run: Run) -> Judged:
     )
 
 
-@JUDGES("batched_copy")
-def _batched_copy(run: Run) -> Judged:
-    """Vectorizing bounded by what it could remove at most: all of jit_padded's copies and the Python storing
-    them (no variant times a stacked blocking copy)."""
-    config_id, where, _ = run.headline("jit/jit_padded")
-    before = row(_speeds(run), config_id=config_id, variant="jit_padded")
-    host = _host_ms(before)
-    bound = Bound(before.pass_ms, host, "a stacked copy (removing all of jit_padded's copies and the Python storing "
-                  "them)", needs=STACKED_COPY_GAIN)
-    return Judged(verdict=NOT_MEASURED, bound=bound,
-                  measured=f"not measured: needs a variant with one stacked blocking copy (removing all of "
-                           f"jit_padded's copies and storage, {host:.1f} ms of a {before.pass_ms:.1f} ms pass "
-                           f"{where}, gives at most {bound.ratio:.3f}x)")
-
-
 @JUDGES("copies_small_batches")
 def _copies_small_batches(run: Run) -> Judged:
     """The copies' share of a pass with blocking copies at the base's (small) batch, given beside the sweep it
@@ -275,25 +266,28 @@ def _return_activations(run: Run) -> Judged:
     )
 
 
-# The write-up's ranking of its fixes, biggest first, each by the key of the row that judges it here (None: no
-# variant times it).
+# The write-up's ranking of its fixes, biggest first, each by the key of the row that judges it here.
 RANKED = (("jit", "eager/jit"), ("async copies", "jit_padded/jit_padded_async"), ("padding", "jit/jit_padded"),
-          ("pipelining", "jit_padded_async/pipelined"), ("vectorizing", None), ("scan", "scan_batches"))
+          ("pipelining", "jit_padded_async/pipelined"), ("vectorizing", "batched_copy"), ("scan", "scan_batches"))
 
 
 def ranked(gains: dict[str, tuple[float, float, float]]) -> Judged:
-    """The ranking judged on the fixes' gains (estimate, 95% low, high) as their own rows judge them: never whole
-    here (vectorizing has no variant; on a CPU backend the spec's `accelerator` makes it not testable), so the
-    order of the fixes timed here is shown against the write-up's."""
-    timed = [name for name, key in RANKED if key]
-    measured = sorted(timed, key=lambda name: -gains[name][0])
-    order = " > ".join(f"{name} {interval(*gains[name], 'x')}" for name in measured)
-    agrees = "the write-up's order" if measured == timed else f"not the write-up's order ({' > '.join(timed)})"
-    return Judged(verdict=NOT_MEASURED, measured=f"not measured: vectorizing needs a variant with one stacked "
-                                                 f"blocking copy; the fixes timed here rank {order}: {agrees}")
+    """The ranking judged on the fixes' gains (estimate, 95% low, high) as their own rows judge them, in the
+    write-up's order: every fix's interval wholly above the next one's reproduces it; a later fix's wholly above
+    an earlier one's refutes it (on a CPU backend the spec's `accelerator` makes that not testable); overlapping
+    intervals cannot tell."""
+    names = [name for name, _ in RANKED]
+    reversed_pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if gains[b][1] > gains[a][2]]
+    ordered = all(gains[a][1] > gains[b][2] for a, b in pairwise(names))
+    by_estimate = " > ".join(f"{name} {interval(*gains[name], 'x')}" for name in
+                             sorted(names, key=lambda name: -gains[name][0]))
+    against = "; ".join(f"{b} above {a}" for a, b in reversed_pairs)
+    return Judged(measured=f"the fixes rank {by_estimate}" + (f" (against the write-up's order: {against})"
+                                                              if against else ""),
+                  verdict=verdict(False if reversed_pairs else (True if ordered else None)))
 
 
 @JUDGES("ranking")
 def _ranking(run: Run) -> Judged:
-    fixes = {name: _fix(run, key, fix=SCAN if key == "scan_batches" else None) for name, key in RANKED if key}
+    fixes = {name: _fix(run, key, fix=NAMED_FIXES.get(key)) for name, key in RANKED}
     return ranked({name: judged.judged_ratio for name, judged in fixes.items()})

@@ -1,4 +1,4 @@
-"""Six ways to extract a decoder's activations for a dataset, cumulative as the write-up's phases (seeds/001).
+"""Seven ways to extract a decoder's activations for a dataset, cumulative as the write-up's phases (seeds/001).
 
 Every variant runs the same loop: batches of sequences -> forward -> activations of the requested layers
 -> the real (unpadded) tokens' rows stored, one `.npy` file per layer and batch (a layer shard). They differ
@@ -10,8 +10,10 @@ in how:
   compiles a second program; copies as `eager`;
 - `jit_padded`: the write-up's fix: the last batch's rows padded too (masked), so every batch has one
   shape and one program serves them all; copies as `eager`;
-- `jit_padded_async`: as `jit_padded`, but one batched device-to-host copy per batch, started
-  asynchronously, instead of a blocking copy per sample and layer;
+- `jit_padded_stacked`: as `jit_padded`, but one blocking copy of the batch's stacked activations (every layer
+  and sample at once: the write-up's "vectorizing") instead of a copy per sample and layer;
+- `jit_padded_async`: as `jit_padded_stacked`, the one copy started asynchronously when the batch is
+  dispatched;
 - `pipelined`: as `jit_padded_async`, with batch i+1 dispatched before batch i is stored;
 - `scanned`: as `pipelined`, but over chunks of batches, each chunk's forwards one jitted `lax.scan` (the
   write-up's phase 2 "pipeline multiple batches with jax.lax.scan"): one dispatch per chunk instead of per
@@ -67,7 +69,7 @@ class Extractor:
         self.model, self.layers = model, layers
         self.forward = self._compiled()
         self.seconds = {"forward": 0.0, "transfer": 0.0, "storage": 0.0}
-        self.counts = {"forward_calls": 0, "host_copies": 0, "max_in_flight": 0}
+        self.counts = {"forward_calls": 0, "host_copies": 0, "async_copies": 0, "max_in_flight": 0}
 
     def _compiled(self) -> Callable:
         return jax.jit(lambda model, ids, mask: hidden_states(model, ids, mask, self.layers))
@@ -117,22 +119,28 @@ class JitPadded(Extractor):
     name = "jit_padded"
 
 
-class JitPaddedAsync(Extractor):
-    name = "jit_padded_async"
+class JitPaddedStacked(Extractor):
+    name = "jit_padded_stacked"
 
     def to_host(self, acts) -> np.ndarray:
-        """One batched copy (started asynchronously when dispatched), read once: (layers, batch, seq, hd)."""
+        """One copy of the batch's stacked activations, read once: (layers, batch, seq, hidden)."""
         self.counts["host_copies"] += 1
         return np.asarray(acts)
-
-    def dispatch(self, batch: Batch):
-        acts = super().dispatch(batch)
-        acts.copy_to_host_async()
-        return acts
 
     def store(self, host, lengths: list[int], index: int, out_dir: Path) -> None:
         super().store([[host[j, i] for i in range(host.shape[1])] for j in range(host.shape[0])], lengths, index,
                       out_dir)
+
+
+class JitPaddedAsync(JitPaddedStacked):
+    name = "jit_padded_async"
+
+    def dispatch(self, batch: Batch):
+        """The forward dispatched with its one copy to the host started at once (read later by `to_host`)."""
+        acts = super().dispatch(batch)
+        acts.copy_to_host_async()
+        self.counts["async_copies"] += 1
+        return acts
 
 
 class Pipelined(JitPaddedAsync):
@@ -193,4 +201,4 @@ class Scanned(Pipelined):
                 index += 1
 
 
-EXTRACTORS = {e.name: e for e in (Eager, Jit, JitPadded, JitPaddedAsync, Pipelined, Scanned)}
+EXTRACTORS = {e.name: e for e in (Eager, Jit, JitPadded, JitPaddedStacked, JitPaddedAsync, Pipelined, Scanned)}
