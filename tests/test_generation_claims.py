@@ -119,3 +119,20 @@ def test_memory_profiling_is_a_verdict_on_what_the_jobs_recorded(device_peaks, b
     judged = applicable(JUDGES.one(run, "memory_profiling"))  # the engine's CPU clause (Claim.accelerator)
     assert judged.verdict == expected, judged.measured
     assert "host resident peak up to 2400 MB" in judged.measured
+
+
+def test_the_distortion_keeps_its_direction_so_the_scorecard_shows_which_way_each_went():
+    """The 2026-11-26-7 reference: the short warmup overstated the speedup (3.186x vs 2.362x proper), where the
+    write-up's understated it (2.44x vs 16.32x); both as the same quotient, short / proper."""
+    keys = {"layers": 12, "hidden": 768, "prompt": 4, "new_tokens": 15, "axes": "warmup_fraction"}
+    configs = {"short": (0.33, "warmup 5 of 15 tokens", (3.186, 3.042, 3.391)), "base": (1.0, "", (2.362, 2.3, 2.686))}
+    steps = pd.DataFrame([{**keys, "config_id": c, "variant": v, "warmup_fraction": w, "demonstration": demo,
+                           "median_ms": 1000.0, "compiles_in_timed_region": 10 if demo else 0, "n": 5}
+                          for c, (w, demo, _) in configs.items() for v in ("uncached", "kv_cache")])
+    comp = pd.DataFrame([{**keys, "config_id": c, "variant": "uncached", "baseline": "kv_cache", "mode": "generate",
+                          "demonstration": demo, "ratio": r[0], "ratio_ci_low": r[1], "ratio_ci_high": r[2]}
+                         for c, (_, demo, r) in configs.items()])
+    judged = JUDGES.one(run_on(SPEC, "base", steps=steps, comparisons=comp), "distortion")
+    assert judged.verdict == "reproduced" and judged.measured.startswith("the short warmup overstated")
+    assert judged.ours[0][0] == pytest.approx(3.186 / 2.362)  # above 1, the write-up's below it
+    assert SPEC.claims["distortion"].numbers[0].low == pytest.approx(0.1495, abs=1e-4)
