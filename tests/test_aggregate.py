@@ -260,8 +260,9 @@ def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_de
 
 def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_several():
     one = {"dispatch": pd.DataFrame({"code": ["c0aca50", "c0aca50"]}), "tree_at": pd.DataFrame({"code": ["c0aca50"]})}
-    assert markdown.code_line(one) == ("Every timing job ran the workflow's code at `c0aca50` (`+dirty`: with "
-                                       "uncommitted edits).")
+    assert markdown.code_line(one) == "Every timing job ran the workflow's code at `c0aca50`."
+    edited = {"dispatch": pd.DataFrame({"code": ["c0aca50+dirty"]})}
+    assert markdown.code_line(edited) == "Every timing job ran the workflow's code at `c0aca50` with uncommitted edits."
     spans = one | {"tree_at": pd.DataFrame({"code": ["c0aca50", "d08a3ac+dirty"]})}
     line = markdown.code_line(spans)
     assert line.startswith("**The timing jobs ran 2 versions of the workflow's code**")

@@ -52,7 +52,8 @@ def code_line(checks: dict[str, pd.DataFrame]) -> str:
     codes = {study: sorted(set(c["code"])) if "code" in c else ["unknown"] for study, c in checks.items()}
     every = sorted(set().union(*codes.values()))
     if len(every) == 1:
-        return f"Every timing job ran the workflow's code at `{every[0]}` (`+dirty`: with uncommitted edits)."
+        edits = " with uncommitted edits" if every[0].endswith("+dirty") else ""
+        return f"Every timing job ran the workflow's code at `{every[0].removesuffix('+dirty')}`{edits}."
     per_study = "; ".join(f"`{study}`: {', '.join(f'`{c}`' for c in cs)}" for study, cs in codes.items())
     return (f"**The timing jobs ran {len(every)} versions of the workflow's code** ({per_study}): results of "
             "different code are compared here as if alike; rerun the older jobs before publishing.")
