@@ -123,8 +123,8 @@ CLAIMS = {
              f"split is traced: below {LEFT_OF_OVERHEAD:.0%} reproduced, above not reproduced (a trace has no "
              "interval: partitioning either runs these steps on every call or it does not). What jax.jit's own "
              "flattening costs, against a flat list of leaves the write-up never timed, is the row beyond it",
-        advice=Advice("Partition once and combine inside jax.jit: filter_jit's per-call splitting and rebuilding "
-                      "of the module go away.",
+        advice=Advice("Combined inside the jitted function, a model partitioned once leaves none of filter_jit's "
+                      "per-call splitting and rebuilding; jax.jit's own flattening of the pytree stays.",
                       "Partitioning left filter_jit's per-call steps in place here: check that the combine runs "
                       "inside the jitted function.")),
     "flattening_left": Claim(
