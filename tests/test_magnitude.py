@@ -3,6 +3,8 @@ sets a dimensionless number, on our 95% interval, and only at the write-up's str
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 import yaml
@@ -142,6 +144,16 @@ def test_the_scorecard_figure_shows_a_write_up_s_single_number_not_only_its_rang
     theirs = next(line for line in fig.axes[0].lines if line.get_label() == "write-up")
     fig.canvas.draw()
     assert theirs.get_marker() == "o" and theirs.get_window_extent().width > 0  # drawn, not a zero-length line
+
+
+def test_the_scorecard_figure_spans_whole_decades_so_both_ends_are_labelled():
+    """The 2026-11-26-8 reference's distortion: the write-up's 0.15x left of 1, where the axis had no label."""
+    from jaxpitfalls.report.plots import claims_figure
+
+    claims = {"s": [{"key": "a", "numbers": (BATCHING,), "ours": ((7.0, 6.5, 7.5),), "verdict": "reproduced"}],
+              "t": [{"key": "b", "numbers": (replace(BATCHING, low=0.15, high=0.15),), "ours": ((1.39, 1.32, 1.47),),
+                     "verdict": "reproduced"}]}
+    assert claims_figure(ratio_points(claims)).axes[0].get_xlim() == pytest.approx((0.1, 10.0))
 
 
 def test_a_report_must_return_typed_rows():

@@ -8,6 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
@@ -136,7 +137,8 @@ def claims_figure(points: pd.DataFrame):
     write-up's number or range (`theirs_low`..`theirs_high`) as a grey bar (a single number as a grey dot:
     a line of no length draws nothing), ours (`ours`, 95% interval
     `ours_low`..`ours_high`) as a dot coloured by its verdict, hollow where it was measured at a smaller
-    structure than the write-up's (`at_structure` False); a dashed line at 1 (no effect)."""
+    structure than the write-up's (`at_structure` False); a dashed line at 1 (no effect); the axis spans whole
+    decades, so that a write-up's number below 1 (a slowdown, an understatement) has a labelled decade too."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(9.0, 1.2 + 0.45 * max(len(points), 1)))
     if points.empty:
@@ -159,6 +161,9 @@ def claims_figure(points: pd.DataFrame):
         ax.plot([], [], "o", color="black", markerfacecolor="white", label="ours at a smaller structure")
     ax.axvline(1, color="0.3", ls="--", lw=1)
     ax.set_xscale("log")
+    ratios = points[["theirs_low", "theirs_high", "ours_low", "ours_high"]].to_numpy(dtype=float)
+    ratios = ratios[ratios > 0]  # whole decades either side, so that each end of the axis is labelled
+    ax.set_xlim(10 ** np.floor(np.log10(min(ratios.min(), 1))), 10 ** np.ceil(np.log10(max(ratios.max(), 1))))
     ax.set_yticks(range(len(points)), points.label)
     ax.invert_yaxis()
     ax.set_xlabel("ratio (log scale): the write-up's (grey) and ours with its 95% interval")
