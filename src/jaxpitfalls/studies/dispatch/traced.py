@@ -10,7 +10,7 @@ from ...harness.stats import difference_of_estimates
 from ...report.claims import median_of
 from ...report.judging import Run
 from .report import WHERE
-from .spec import PER_CALL_STEPS, SPEC
+from .spec import SPEC
 from .structure import width_note
 
 
@@ -23,7 +23,7 @@ def traced_inclusive(run: Run, config_id: str, variant: str) -> pd.Series:
 
 def postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
     """filter_jit's traced _preprocess and _postprocess (ms per step) and the latter's share of the two."""
-    pre, post = traced_inclusive(run, config_id, "filter_jit")[list(PER_CALL_STEPS)]
+    pre, post = traced_inclusive(run, config_id, "filter_jit")[["_preprocess", "_postprocess"]]
     return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
 
 
