@@ -29,7 +29,7 @@ def test_every_panel_of_a_log_axis_labels_its_own_points():
 
 
 def test_grouped_bars_keep_their_labels_apart_and_draw_intervals():
-    variants = ("eager", "jit", "jit_padded", "jit_padded_async", "pipelined")
+    variants = ("eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned")
     data = pd.DataFrame([{"variant": v, "configuration": c, "rate": 10.0 * (i + 1), "low": 9.0 * (i + 1),
                           "high": 11.0 * (i + 1)} for i, v in enumerate(variants) for c in ("base", "batch 8")])
     fig = bars(data, x="variant", y="rate", hue="configuration", order=variants, low="low", high="high", log=True)

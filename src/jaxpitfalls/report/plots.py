@@ -3,6 +3,8 @@ the claims beside the write-ups' numbers."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -89,9 +91,9 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
          xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False, low: str | None = None,
          high: str | None = None):
     """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall, with
-    error bars from interval columns (`low`, `high`) where given. The figure widens with its bars and tick labels
-    slant only where they would still touch; keep `hue` labels short (aggregate.setting_labels), the legend sits
-    beside the plot."""
+    error bars from interval columns (`low`, `high`) where given. The figure widens with its bars, and again
+    where two neighbouring tick labels would touch as drawn; keep `hue` labels short (aggregate.setting_labels),
+    the legend sits beside the plot."""
     sns.set_theme(style="whitegrid", context="notebook")
     groups = [o for o in order if o in set(data[x])] or sorted(data[x].unique())
     hues = [h for h in hue_order if h in set(data[hue])] or list(dict.fromkeys(data[hue]))
@@ -104,9 +106,7 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
         err = None if not (low and high) else [part[y] - part[low], part[high] - part[y]]
         ax.bar(at, part[y], width=width * 0.95, color=colors[h], label=str(h), yerr=err, capsize=3,
                error_kw={"elinewidth": 1, "ecolor": "0.2"})
-    slant = max(map(len, map(str, groups))) * len(groups) > 11 * inches  # ~11 characters an inch: they'd touch
-    ax.set_xticks(range(len(groups)), [str(g) for g in groups], rotation=20 if slant else 0,
-                  ha="right" if slant else "center")
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups])
     if log:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel or x)
@@ -115,6 +115,13 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
     if title:
         ax.set_title(title)
     fig.tight_layout()
+    fig.canvas.draw()  # the labels' drawn extents: two long neighbours can touch where the average label fits
+    boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
+    crowded = max([(a.width + b.width) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
+                  default=0)  # each pair's half-widths over the distance between their centres
+    if crowded > 1:  # widen the figure until they fit, labels level (slanted ones still touch when long)
+        fig.set_figwidth(fig.get_figwidth() * crowded * 1.15)
+        fig.tight_layout()
     return fig
 
 
