@@ -226,20 +226,24 @@ def test_garbage_collection_is_off_inside_a_sample_and_back_on_after():
     assert seen == [False, False] and gc.isenabled()
 
 
+def counted_sampler(calls: dict[str, int], name: str, seconds: float):
+    """A sampler that "takes" `seconds` (with protocol.timed patched to return what it returns), counting its
+    calls in `calls[name]`."""
+    def call():
+        calls[name] += 1
+        return seconds
+    return call
+
+
 def test_calibration_repeats_calls_until_a_sample_lasts_min_sample_s(monkeypatch):
     """Each variant's calls per sample from how long one call took, on a clock the test sets (a call "takes"
     the seconds its sampler returns), so a busy machine cannot change the counts."""
     calls = {"a": 0, "b": 0}
-
-    def sampler(name, seconds):
-        def call():
-            calls[name] += 1
-            return seconds
-        return call
-
     monkeypatch.setattr(protocol, "timed", lambda fn: fn())
-    calibrated, n = protocol.calibrate({"a": sampler("a", 0.002), "b": sampler("b", 0.004)}, 0.02, "t")
+    calibrated, n, sample_s = protocol.calibrate({"a": counted_sampler(calls, "a", 0.002),
+                                                  "b": counted_sampler(calls, "b", 0.004)}, 0.02, "t")
     assert n == {"a": 10, "b": 5}  # 0.02 s / 0.002 s and / 0.004 s: each its own count
+    assert sample_s == pytest.approx({"a": 0.02, "b": 0.02})
     calls.update(a=0, b=0)
     assert calibrated["a"]() == pytest.approx(0.002) and calls["a"] == n["a"]
     assert calibrated["b"]() == pytest.approx(0.004) and calls["b"] == n["b"]
@@ -291,7 +295,7 @@ def test_each_round_opens_with_an_untimed_call_and_every_variant_opens_as_many_r
     scripted = ColdAfterYardstick(penalty=0.01)
     samplers = {name: scripted.sample(0.03) for name in ("first", "middle", "last")}
     samples, _, _, record = interleaved(samplers, Sampling(repeats=12, on_contention="warn"), watch=scripted,
-                                        primed=primed)
+                                        primed={} if primed else None)
     if primed:  # the primer paid it
         assert {round(x, 9) for xs in samples.values() for x in xs} == {0.03}
     else:  # each variant paid it in the rounds it opened, as often as the others
@@ -348,5 +352,35 @@ def test_a_sample_of_a_second_or_more_is_not_primed_after_the_first_round():
         calls["long"] += 1
         return long()
 
-    interleaved({"long": counted}, Sampling(repeats=4, on_contention="warn"), watch=scripted, primed=True)
+    interleaved({"long": counted}, Sampling(repeats=4, on_contention="warn"), watch=scripted, primed={})
     assert calls["long"] == 4 + 1  # four samples and the first round's primer
+    calls["long"] = 0  # its length known beforehand (a calibration's): no primer in the first round either
+    interleaved({"long": counted}, Sampling(repeats=4, on_contention="warn"), watch=scripted,
+                primed={"long": timing.PRIME_BELOW_S})
+    assert calls["long"] == 4
+
+
+def test_a_call_known_to_be_long_is_not_called_to_calibrate_and_a_short_known_one_is(monkeypatch):
+    """A whole pass known from before (extraction's first pass, compilation taken out) needs no calibrating
+    pass; a known call near `min_sample_s` may still hold tracing, so it is timed."""
+    calls = {"long": 0, "short": 0}
+    monkeypatch.setattr(protocol, "timed", lambda fn: fn())
+    min_sample_s = 0.05
+    margin_s = protocol.KNOWN_CALL_MARGIN * min_sample_s
+    known = {"long": margin_s, "short": 0.9 * margin_s}
+    _, n, sample_s = protocol.calibrate({"long": counted_sampler(calls, "long", 2.0),
+                                         "short": counted_sampler(calls, "short", 0.01)}, min_sample_s, "t", known)
+    assert calls == {"long": 0, "short": 1}
+    assert n == {"long": 1, "short": 5} and sample_s == pytest.approx({"long": 1.0, "short": 0.05})
+
+
+def test_a_mode_of_whole_passes_known_beforehand_calls_each_only_for_its_samples(monkeypatch):
+    """measure_mode with `known_s` (extraction's passes, ~6-25 s each on the seeds preset): no calibrating
+    pass and no first-round primer, so every call of a variant is one of its timed samples."""
+    calls = {"a": 0, "b": 0}
+    monkeypatch.setattr(protocol, "timed", lambda fn: fn())
+    sampling = Sampling(repeats=3, min_sample_s=0.05, on_contention="warn")
+    samplers = {name: counted_sampler(calls, name, timing.PRIME_BELOW_S) for name in calls}
+    done = protocol.measure_mode(samplers, "extract", "a", sampling, "t", known_s={"a": 2.0, "b": 2.0})
+    assert calls == {"a": 3, "b": 3}
+    assert {name: e["calls_per_sample"] for name, e in done.entries.items()} == {"a": 1, "b": 1}

@@ -110,22 +110,32 @@ class Repeated:
 
 MAX_CALLS_PER_SAMPLE = 10_000
 
+# A call already known to last this many times `min_sample_s` (e.g. a whole pass timed before, its compilation
+# taken out) needs no calibrating call: one call per sample. The known time may still hold tracing or a first
+# allocation, so it overstates a warm call; only far above the target can that not leave a sample too short.
+KNOWN_CALL_MARGIN = 20
 
-def calibrate(samplers: dict[str, Sampler], min_sample_s: float,
-              where: str) -> tuple[dict[str, Sampler], dict[str, int]]:
+
+def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
+              known_s: Mapping[str, float] | None = None
+              ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
     """Calls per sample for each variant, so that each sample lasts at least `min_sample_s` (pyperf's
-    calibration). Each variant gets its own count: rounds pair the variants' samples in time, and samples of
-    about the same length pair best, where one count for all would make a variant 100x slower than the fastest
-    take 100x the budget. The calibrating calls are warm calls like the timed ones: a compilation there means
-    the warmup missed a shape, and fails the job."""
+    calibration), and how long a sample will take. Each variant gets its own count: rounds pair the variants'
+    samples in time, and samples of about the same length pair best, where one count for all would make a
+    variant 100x slower than the fastest take 100x the budget. The calibrating calls are warm calls like the
+    timed ones: a compilation there means the warmup missed a shape, and fails the job. `known_s`: seconds of
+    a call measured before; one at least KNOWN_CALL_MARGIN x `min_sample_s` is not called again (a whole pass
+    of the extraction study: 6-25 s each, one call per sample anyway)."""
     if min_sample_s <= 0:
-        return samplers, dict.fromkeys(samplers, 1)
+        return samplers, dict.fromkeys(samplers, 1), dict.fromkeys(samplers, 0.0)
+    known = {name: t for name, t in (known_s or {}).items() if t >= KNOWN_CALL_MARGIN * min_sample_s}
     with count_compiles() as counter, gc_paused():
-        seconds = {name: timed(sampler) for name, sampler in samplers.items()}
+        seconds = known | {name: timed(sampler) for name, sampler in samplers.items() if name not in known}
     require_no_compiles({"calibration": counter.count}, where)
     counts = {name: min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(t, 1e-9))))
               for name, t in seconds.items()}
-    return {name: Repeated(s, counts[name]) if counts[name] > 1 else s for name, s in samplers.items()}, counts
+    return ({name: Repeated(s, counts[name]) if counts[name] > 1 else s for name, s in samplers.items()}, counts,
+            {name: seconds[name] * counts[name] for name in samplers})
 
 
 def precise(pairs: list[tuple[str, str]], target: float) -> Callable[[dict[str, list[float]]], bool]:
@@ -146,6 +156,7 @@ def measure_mode(
     extra_pairs: tuple[tuple[str, str], ...] = (),
     compiles: str = "forbidden",
     beside: Collection[str] = (),
+    known_s: Mapping[str, float] | None = None,
 ) -> Timed:
     """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`
     names samplers of another model or setting (e.g. a configuration's anchor), timed in the same rounds and
@@ -155,14 +166,14 @@ def measure_mode(
     `required` labels a mode that measures compilation on purpose (a first run): every sample must have
     compiled, none from the persistent cache; `recorded` labels a deliberate demonstration of a pitfall:
     compilations are counted and kept, not judged. Only `forbidden` modes are calibrated to
-    `sampling.min_sample_s` (a sample of the others is one first run or one demonstration, on purpose).
-    """
+    `sampling.min_sample_s` and primed (a sample of the others is one first run or a demonstration, on purpose);
+    `known_s`: calibrate's."""
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     where = f"{label} ({mode})"
-    calls_per_sample = dict.fromkeys(samplers, 1)
+    calls_per_sample, sample_s = dict.fromkeys(samplers, 1), None
     if compiles == "forbidden":
-        samplers, calls_per_sample = calibrate(samplers, sampling.min_sample_s, where)
+        samplers, calls_per_sample, sample_s = calibrate(samplers, sampling.min_sample_s, where, known_s)
     pairs = [(name, floor) for name in samplers if name not in (floor, *beside)] + list(extra_pairs)
     untimed = sorted({v for pair in pairs for side in pair for v in stats.side_parts(side)} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
@@ -172,7 +183,7 @@ def measure_mode(
         else None
     memory.reset_host_peak()
     samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", enough=enough,
-                                                      primed=compiles == "forbidden")
+                                                      primed=sample_s)
     if compiles == "required":
         require_compiled(counts, where)
     elif compiles == "forbidden":

@@ -8,7 +8,7 @@ import gc
 import logging
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -157,21 +157,21 @@ def interleaved(
     min_repeats: int = 2,
     watch: Watch = REAL,
     enough: Callable[[dict[str, list[float]]], bool] | None = None,
-    primed: bool = False,
+    primed: Mapping[str, float] | None = None,
     first_round: int | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
-    """Run every sampler up to `sampling.repeats` rounds in turn (in `round_order`, from `first_round`: by
-    default a random place in its cycle); each round ends with the yardstick (`_round`) and opens with an
-    untimed call of its first sampler where `primed` and its sample is short (measure_mode primes the modes
-    that compile nothing). With a budget, no new round starts once the rounds so far took that long and
-    `min_repeats` are kept: samples that cost seconds each stay affordable, cheap ones get every round. The
-    machine is watched (`watch`) over windows of rounds at least `WINDOW_S` long; what a contended window means
-    is `contention.Contention`'s to say (re-timed after a wait for quiet, refused, or kept and marked).
-    `enough` (a precision target: `protocol.precise`) makes `repeats` a minimum: once that many rounds are kept
-    it is asked after each kept window, and rounds go on until it is satisfied or the budget is spent (without
-    a budget, at most PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, their
-    compilations, whether each was taken in a contended window, and the mode's machine record (with places)."""
-    names, last = list(samplers), {} if primed else None
+    """Run every sampler up to `sampling.repeats` rounds in turn (`round_order`, from `first_round` or a random
+    place in its cycle); each round ends with the yardstick (`_round`) and opens with an untimed call of its
+    first sampler where `primed` (each sample's length known beforehand, a calibration's; {} for none) and its
+    sample is short (measure_mode primes the modes that compile nothing). With a budget, no new round starts
+    once the rounds so far took that long and `min_repeats` are kept: samples that cost seconds each stay
+    affordable, cheap ones get every round. The machine is watched (`watch`) over windows of rounds at least
+    `WINDOW_S` long; what a contended window means is `contention.Contention`'s to say (re-timed after a wait
+    for quiet, refused, or kept and marked). `enough` (a precision target: `protocol.precise`) makes `repeats`
+    a minimum: rounds go on until it is satisfied (asked after each kept window) or the budget is spent (no
+    budget: PRECISION_ROUNDS_CAP x `repeats` rounds). Returns the raw samples per variant, their compilations,
+    whether each was taken in a contended window, and the mode's machine record (with places)."""
+    names, last = list(samplers), None if primed is None else dict(primed)
     offset = random.randrange(2 * len(names)) if first_round is None else first_round
     kept = _Kept(names)
     windows: list[dict[str, Any]] = []

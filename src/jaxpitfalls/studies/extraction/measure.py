@@ -148,7 +148,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
             s.extractor.seconds = dict.fromkeys(s.extractor.seconds, 0.0)
         warm_passes = {name: s.passes for name, s in samplers.items()}
         sampling = settings.sampling
-        modes = {"extract": measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"], SPEC.extra_pairs)}
+        warm_s = {name: f["seconds"] - f["compile_seconds"] for name, f in first.items()}  # no calibrating pass
+        modes = {"extract": measure_mode(samplers, "extract", SPEC.floor, sampling, conf["id"], SPEC.extra_pairs,
+                                         known_s=warm_s)}
         timed_passes = {name: s.passes - warm_passes[name] for name, s in samplers.items()}
         forward = partial(hidden_states, layers=layers)
         found = {"device_get": device_get_probe(samplers["jit_padded"].extractor, data[True][0]),
