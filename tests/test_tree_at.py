@@ -148,7 +148,7 @@ def test_a_deeper_model_s_first_runs_are_paired_with_its_one_layer_anchor(tables
     anchor = two["variants"][ANCHOR]
     assert set(anchor["modes"]) == {"first_run"} and anchor["modes"]["first_run"]["compiles_in_timed_region"] >= 2
     assert anchor["signature"]["transforms_applied"] == one["structure"]["transforms"]
-    from jaxpitfalls.studies.tree_at.claims import anchored_first_runs
+    from jaxpitfalls.studies.tree_at.derived import anchored_first_runs
 
     transforms = tables["steps"].drop_duplicates("config_id").set_index("config_id").structure_transforms
     q = anchored_first_runs(tables["comparisons"], tables["steps"], transforms).set_index("config_id")

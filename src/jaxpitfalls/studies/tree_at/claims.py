@@ -9,71 +9,32 @@ import pandas as pd
 
 from ...contract.verdicts import NOT_MEASURED, Judged
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
-from ...report.aggregate import variants_only
-from ...report.claims import (
-    decide,
-    interval,
-    median_of,
-    ratio_interval,
-    ratio_of,
-    row,
-    verdict,
+from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, verdict
+from ...report.judging import Judges, Run
+from .derived import (
+    NOT_STEPPED,
+    anchored_first_runs,
+    exponents,
+    median,
+    per_call,
+    ratios,
+    stepped_row,
+    transforms_of,
 )
-from ...report.judging import Judges, Run, once_per_run
-from .report import exponent_text, scaling
-from .spec import ANCHOR, DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
+from .report import exponent_text
+from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
-
-
-@once_per_run
-def _transforms(run: Run) -> pd.Series:
-    """Each configuration's transforms in the plan."""
-    return run.steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
-
-
-@once_per_run
-def _comp(run: Run) -> pd.DataFrame:
-    """The paired ratios of the variants against the floor (not the first_run mode's anchor), with each
-    configuration's transforms."""
-    comp = variants_only(run.comp[run.comp.baseline == SPEC.floor], SPEC.variants)
-    return comp.assign(transforms=comp.config_id.map(_transforms(run)))
-
-
-@once_per_run
-def _fits(run: Run) -> pd.DataFrame:
-    """The fitted exponents of time vs transforms, by (mode, variant)."""
-    return scaling(run.steps).set_index(["mode", "variant"])
-
-
-def _ratios(run: Run, mode: str) -> pd.DataFrame:
-    """unbatched / batched in `mode`, by transforms."""
-    comp = _comp(run)
-    return comp[comp["mode"] == mode].sort_values("transforms")
-
-
-def _median(run: Run, config_id: str, variant: str, mode: str) -> float:
-    return median_of(run.steps, config_id, variant, mode)[0]
-
-
-def _per_call(run: Run, key: str, variant: str, mode: str,
-              per_transform: bool = False) -> tuple[float, float, float] | None:
-    """A median (and its 95% interval) at the write-up's structure for `key`, per transform or per call."""
-    config_id = run.at(key)
-    if config_id is None:
-        return None
-    n = _transforms(run)[config_id] if per_transform else 1
-    return tuple(ms / n for ms in median_of(run.steps, config_id, variant, mode))
 
 
 @JUDGES("faster")
 def _faster(run: Run) -> Judged:
     head_id, where, at_structure = run.headline("faster")
-    head = row(_ratios(run, "direct"), config_id=head_id)
+    head = row(ratios(run, "direct"), config_id=head_id)
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True)
     return Judged(
-        measured=(f"{ratio_interval(head)} {where} ({_median(run, head_id, 'unbatched', 'direct'):.1f} "
-                  f"ms -> {_median(run, head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
+        measured=(f"{ratio_interval(head)} {where} ({median(run, head_id, 'unbatched', 'direct'):.1f} "
+                  f"ms -> {median(run, head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
                   "transforms)"),
         reason=faster.reason,
         verdict=faster.verdict(),
@@ -84,15 +45,15 @@ def _faster(run: Run) -> Judged:
 
 @JUDGES("per_transform")
 def _per_transform(run: Run) -> Judged:
-    direct = _ratios(run, "direct")
+    direct = ratios(run, "direct")
     n_base = int(row(direct, config_id=run.base_id).transforms)
-    per_transform = (f"{_median(run, run.base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
-                     f"{_median(run, run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
+    per_transform = (f"{median(run, run.base_id, 'unbatched', 'direct') / n_base:.2f} ms unbatched vs "
+                     f"{median(run, run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
                      f"{n_base}")
     judged = {"measured": f"not measured: fewer than 2 depths; {per_transform}", "verdict": NOT_MEASURED}
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
-        u, b = _fits(run).loc[("direct", "unbatched")], _fits(run).loc[("direct", SPEC.floor)]
+        u, b = exponents(run).loc[("direct", "unbatched")], exponents(run).loc[("direct", SPEC.floor)]
         grows = decide(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent",
                        scatter=gain["scatter"])
         judged = {
@@ -104,7 +65,7 @@ def _per_transform(run: Run) -> Judged:
             "reason": grows.reason,
             "verdict": grows.verdict(),
         }
-    return Judged(**judged, ours=tuple(_per_call(run, "per_transform", variant, "direct", per_transform=True)
+    return Judged(**judged, ours=tuple(per_call(run, "per_transform", variant, "direct", per_transform=True)
                                        for variant in ("unbatched", SPEC.floor)))
 
 
@@ -118,7 +79,7 @@ def _against_one(fit: dict) -> str:
 
 @JUDGES("same_with_depth")
 def _same_with_depth(run: Run) -> Judged:
-    direct = _ratios(run, "direct")
+    direct = ratios(run, "direct")
     base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
     return Judged(
         measured=", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
@@ -127,30 +88,17 @@ def _same_with_depth(run: Run) -> Judged:
     )
 
 
-def anchored_first_runs(comp: pd.DataFrame, steps: pd.DataFrame, transforms: pd.Series) -> pd.DataFrame:
-    """Per configuration, the batched first run over its own job's one-layer anchor (`q`, with its 95%
-    interval from the paired rounds): exactly 1 where the model is one layer (its own anchor). Jobs ran at
-    different times, on a machine whose speed drifts between them: the quotient is paired in time."""
-    anchors = comp[(comp.variant == ANCHOR) & (comp.baseline == SPEC.floor) & (comp["mode"] == "first_run")]
-    rows = [{"config_id": r.config_id, "q": 1 / r.ratio, "q_low": 1 / r.ratio_ci_high, "q_high": 1 / r.ratio_ci_low}
-            for r in anchors.itertuples()]
-    one_layer = steps[(steps.layers == 1) & ~steps.config_id.isin(anchors.config_id)].config_id.unique()
-    rows += [{"config_id": c, "q": 1.0, "q_low": 1.0, "q_high": 1.0} for c in one_layer]
-    table = pd.DataFrame(rows, columns=["config_id", "q", "q_low", "q_high"])
-    return table.assign(transforms=table.config_id.map(transforms))
-
-
 @JUDGES("first_run_linear")
 def _first_run_linear(run: Run) -> Judged:
     """Affine, not a power law: a first run is a fixed part (start-up that no transform adds) plus a cost per
     transform, so its exponent lies below 1 even where it is exactly linear; the cost of one more transform
     over the larger depths against the smaller ones cancels the fixed part. Each depth's first run is read
     over its own job's one-layer anchor (`anchored_first_runs`): the fixed part and the anchor cancel alike."""
-    largest = _ratios(run, "direct").iloc[-1]
+    largest = ratios(run, "direct").iloc[-1]
     ours = (tuple(ms / largest.transforms for ms in median_of(run.steps, largest.config_id, SPEC.floor, "first_run")),)
     base = row(run.steps.drop_duplicates("config_id"), config_id=run.base_id)
     at_width = run.steps[run.steps.hidden == base.hidden].config_id.unique()  # depth alone: width changes the cost
-    first = anchored_first_runs(run.comp, run.steps, _transforms(run))
+    first = anchored_first_runs(run.comp, run.steps, transforms_of(run))
     first = first[first.config_id.isin(at_width)].sort_values("transforms")
     if first.transforms.nunique() < 3:
         return Judged(measured=f"not measured: fewer than 3 depths at the base's width ({int(base.hidden)}), each "
@@ -158,7 +106,7 @@ def _first_run_linear(run: Run) -> Judged:
                       ours=ours)
     growth = marginal_cost_ratio(first.transforms, first.q, first.q_low, first.q_high)
     n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
-    f = _fits(run).loc[("first_run", SPEC.floor)]
+    f = exponents(run).loc[("first_run", SPEC.floor)]
     shown = (f"each transform's cost from {n[1]} to {n[2]} transforms over that from {n[0]} to {n[1]}: "
              f"{interval(*growth, 'x')} (1: a fixed part plus a cost per transform; "
              f"{(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic), each depth's first run over its own job's "
@@ -176,7 +124,7 @@ def _first_run_linear(run: Run) -> Judged:
 
 @JUDGES("jit_negligible")
 def _jit_negligible(run: Run) -> Judged:
-    steady = _ratios(run, "steady")
+    steady = ratios(run, "steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
     negligible = decide(overall[1], overall[2], 0.9, 1.1, holds="inside", log=True, of="the ratio over all depths")
     return Judged(
@@ -184,13 +132,13 @@ def _jit_negligible(run: Run) -> Judged:
             f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")"),
         reason=negligible.reason,
         verdict=negligible.verdict(),
-        ours=(_per_call(run, "jit_negligible", SPEC.floor, "steady"),),
+        ours=(per_call(run, "jit_negligible", SPEC.floor, "steady"),),
     )
 
 
 @JUDGES("less_compilation")
 def _less_compilation(run: Run) -> Judged:
-    first = _ratios(run, "first_run")
+    first = ratios(run, "first_run")
     top = first.iloc[-1]
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
                                          first.compile_ratio_ci_high)
@@ -209,7 +157,7 @@ def _less_compilation(run: Run) -> Judged:
 @JUDGES("init_faster")
 def _init_faster(run: Run) -> Judged:
     init_at = run.at("init_faster")
-    init = row(_ratios(run, "first_run"), config_id=init_at or run.base_id)
+    init = row(ratios(run, "first_run"), config_id=init_at or run.base_id)
     faster = decide(init.ratio_ci_low, init.ratio_ci_high, 1.5, log=True)
     return Judged(
         measured=(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
@@ -226,8 +174,8 @@ def _variance(run: Run) -> Judged:
     direct = run.steps[run.steps["mode"] == "direct"]
     columns = ["relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"]
     spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
-                          for v in ("unbatched", SPEC.floor)] for config_id in _ratios(run, "direct").config_id}
-    measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(_transforms(run)[c])}" for c, (u, b) in spread.items())
+                          for v in ("unbatched", SPEC.floor)] for config_id in ratios(run, "direct").config_id}
+    measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(transforms_of(run)[c])}" for c, (u, b) in spread.items())
     def iqr_ms(config_id: str, variant: str) -> float:
         found = row(direct, config_id=config_id, variant=variant)
         return found.relative_iqr * found.median_ms
@@ -248,22 +196,9 @@ def _variance(run: Run) -> Judged:
     )
 
 
-def _stepped(run: Run, key: str) -> tuple[pd.Series | None, str, bool]:
-    """The batched variant's step-by-step row where `key` is judged (the write-up's structure, else the base:
-    supporting only; None where the run timed no step-by-step mode there), the words that say where, and
-    whether it is the write-up's structure."""
-    config_id, where, at_structure = run.headline(key)
-    stepped = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == SPEC.floor)]
-    found = row(stepped, config_id=config_id) if config_id in set(stepped.config_id) else None
-    return found, where, at_structure
-
-
-NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
-
-
 @JUDGES("setup_split")
 def _setup_split(run: Run) -> Judged:
-    stepped, where, at_structure = _stepped(run, "setup_split")
+    stepped, where, at_structure = stepped_row(run, "setup_split")
     if stepped is None:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
     shares = {step: tuple(stepped[f"step_{step}_{k}"] for k in ("share", "share_ci_low", "share_ci_high"))
@@ -281,7 +216,7 @@ def _setup_split(run: Run) -> Judged:
 
 @JUDGES("jit_vs_eager_setup")
 def _jit_vs_eager_setup(run: Run) -> Judged:
-    stepped, where, at_structure = _stepped(run, "jit_vs_eager_setup")
+    stepped, where, at_structure = stepped_row(run, "jit_vs_eager_setup")
     if stepped is None:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
     compiled, first = (median_of(run.steps, stepped.config_id, SPEC.floor, m) for m in ("steady", "first_run"))

@@ -1,0 +1,80 @@
+"""What the tree_at claims read from a run's tables, each derived once per run (`once_per_run`) or looked up
+where a claim is judged: the variants' ratios by transforms, the fitted exponents, per-call medians, each
+depth's anchored first run, and the un-jitted start-up's steps."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...report.aggregate import variants_only
+from ...report.claims import median_of, row
+from ...report.judging import Run, once_per_run
+from .report import scaling
+from .spec import ANCHOR, SPEC
+
+
+@once_per_run
+def transforms_of(run: Run) -> pd.Series:
+    """Each configuration's transforms in the plan."""
+    return run.steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
+
+
+@once_per_run
+def floor_ratios(run: Run) -> pd.DataFrame:
+    """The paired ratios of the variants against the floor (not the first_run mode's anchor), with each
+    configuration's transforms."""
+    table = variants_only(run.comp[run.comp.baseline == SPEC.floor], SPEC.variants)
+    return table.assign(transforms=table.config_id.map(transforms_of(run)))
+
+
+@once_per_run
+def exponents(run: Run) -> pd.DataFrame:
+    """The fitted exponents of time vs transforms, by (mode, variant)."""
+    return scaling(run.steps).set_index(["mode", "variant"])
+
+
+def ratios(run: Run, mode: str) -> pd.DataFrame:
+    """unbatched / batched in `mode`, by transforms."""
+    table = floor_ratios(run)
+    return table[table["mode"] == mode].sort_values("transforms")
+
+
+def median(run: Run, config_id: str, variant: str, mode: str) -> float:
+    """A variant's median ms in `mode` at `config_id`."""
+    return median_of(run.steps, config_id, variant, mode)[0]
+
+
+def per_call(run: Run, key: str, variant: str, mode: str,
+             per_transform: bool = False) -> tuple[float, float, float] | None:
+    """A median (and its 95% interval) at the write-up's structure for `key`, per transform or per call."""
+    config_id = run.at(key)
+    if config_id is None:
+        return None
+    n = transforms_of(run)[config_id] if per_transform else 1
+    return tuple(ms / n for ms in median_of(run.steps, config_id, variant, mode))
+
+
+def anchored_first_runs(comp: pd.DataFrame, steps: pd.DataFrame, transforms: pd.Series) -> pd.DataFrame:
+    """Per configuration, the batched first run over its own job's one-layer anchor (`q`, with its 95%
+    interval from the paired rounds): exactly 1 where the model is one layer (its own anchor). Jobs ran at
+    different times, on a machine whose speed drifts between them: the quotient is paired in time."""
+    anchors = comp[(comp.variant == ANCHOR) & (comp.baseline == SPEC.floor) & (comp["mode"] == "first_run")]
+    rows = [{"config_id": r.config_id, "q": 1 / r.ratio, "q_low": 1 / r.ratio_ci_high, "q_high": 1 / r.ratio_ci_low}
+            for r in anchors.itertuples()]
+    one_layer = steps[(steps.layers == 1) & ~steps.config_id.isin(anchors.config_id)].config_id.unique()
+    rows += [{"config_id": c, "q": 1.0, "q_low": 1.0, "q_high": 1.0} for c in one_layer]
+    table = pd.DataFrame(rows, columns=["config_id", "q", "q_low", "q_high"])
+    return table.assign(transforms=table.config_id.map(transforms))
+
+
+def stepped_row(run: Run, key: str) -> tuple[pd.Series | None, str, bool]:
+    """The batched variant's step-by-step row where `key` is judged (the write-up's structure, else the base:
+    supporting only; None where the run timed no step-by-step mode there), the words that say where, and
+    whether it is the write-up's structure."""
+    config_id, where, at_structure = run.headline(key)
+    timed = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == SPEC.floor)]
+    found = row(timed, config_id=config_id) if config_id in set(timed.config_id) else None
+    return found, where, at_structure
+
+
+NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
