@@ -219,13 +219,29 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
     stepped, where, at_structure = stepped_row(run, "jit_vs_eager_setup")
     if stepped is None:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
-    compiled, first = (median_of(run.steps, stepped.config_id, SPEC.floor, m) for m in ("steady", "first_run"))
-    un_jitted = (stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms))
-    gain = ratio_of_estimates(*un_jitted, compiled[0], compiled[1:])
-    once = ratio_of_estimates(*un_jitted, first[0], first[1:])
+    gain, compiled = _un_jitted_over(run, stepped, "steady")
     massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
     measured = (f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
-                f"{compiled[0]:.1f} ms = {interval(*gain, 'x')}; run once, the first run (trace + compile) "
-                f"{first[0]:.0f} ms: un-jitted / first run {interval(*once, 'x')}")
+                f"{compiled:.1f} ms = {interval(*gain, 'x')}")
     return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
                   ours=(gain if at_structure else None,), judged_ratio=gain)
+
+
+def _un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float, float, float], float]:
+    """The un-jitted start-up's median over the batched variant's in `mode` at the step-by-step configuration
+    (ratio of the two medians' bootstrap 95% intervals), and that median (ms)."""
+    jitted = median_of(run.steps, stepped.config_id, SPEC.floor, mode)
+    return ratio_of_estimates(stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms), jitted[0],
+                              jitted[1:]), jitted[0]
+
+
+@JUDGES("once_run")
+def _once_run(run: Run) -> Judged:
+    stepped, where, _ = stepped_row(run, "jit_vs_eager_setup")
+    if stepped is None:
+        return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED)
+    once, first = _un_jitted_over(run, stepped, "first_run")
+    pays = decide(once[1], once[2], 1, log=True, of="un-jitted / first run")
+    return Judged(measured=(f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / first "
+                            f"run (trace + compile + run) {first:.1f} ms = {interval(*once, 'x')}"),
+                  reason=pays.reason, verdict=pays.verdict(), judged_ratio=once)
