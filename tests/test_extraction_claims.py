@@ -18,6 +18,7 @@ from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.extraction.claims import (
     JUDGES,
+    _apply_auto_jit,
     _decode_activations,
     _device_get_async,
     _donate_params,
@@ -215,6 +216,37 @@ def test_the_decode_step_probe_pairs_eager_and_jitted_calls_on_one_token():
     found = decode_step.probe(weights, lambda m, ids, mask: jnp.stack([m["w"] * ids.sum()] * 3), probes=5)
     assert found["probes"] == 5 and found["eager_ms"] > 0 and found["jit_ms"] > 0
     assert found["ratio_ci_low"] <= found["ratio"] <= found["ratio_ci_high"]
+
+
+def test_the_flax_probe_counts_one_program_per_operation_for_an_un_jitted_apply():
+    from jaxpitfalls.studies.extraction import flax_apply
+
+    found = flax_apply.probe(layers=2, hidden=8, batch=2, length=3, probes=3)
+    assert found["jit_compiles"] == 1 and found["apply_compiles"] > 1, found  # Dense, gelu, LayerNorm: each its own
+    assert found["layers"] == 2 and found["release"][0].isdigit()
+
+
+@pytest.mark.parametrize(("apply_compiles", "expected"), [
+    (19, "not reproduced"),  # the 2026-11-26 probe: one program per operation
+    (1, "reproduced"),  # as many as jax.jit(model.apply): compiled as a whole
+])
+def test_flax_s_apply_is_judged_on_the_programs_its_first_call_compiled(apply_compiles, expected):
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
+                            "flax_apply_release": "0.12.8", "flax_apply_layers": 24, "flax_apply_hidden": 896,
+                            "flax_apply_probes": 15, "flax_apply_apply_compiles": apply_compiles,
+                            "flax_apply_jit_compiles": 1, "flax_apply_apply_ms": 108.0, "flax_apply_jit_ms": 34.6,
+                            "flax_apply_ratio": 3.15, "flax_apply_ratio_ci_low": 3.09,
+                            "flax_apply_ratio_ci_high": 3.26}])
+    judged = _apply_auto_jit(run_on(SPEC, BASE, checks=checks))
+    assert judged.verdict == expected, judged.measured
+    assert f"compiled {apply_compiles} programs (one per operation), jax.jit(model.apply) 1" in judged.measured
+
+
+def test_an_environment_without_flax_leaves_apply_auto_jit_not_measured_saying_so():
+    checks = pd.DataFrame([{"config_id": BASE, "axes": "layers,hidden", "demonstration": "",
+                            "flax_apply_release": "not installed in the job's environment"}])
+    judged = _apply_auto_jit(run_on(SPEC, BASE, checks=checks))
+    assert judged.verdict == NOT_MEASURED and "Flax not installed" in judged.measured
 
 
 @pytest.mark.parametrize(("ratio", "expected"), [

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Bound, Judged, speedup_removing
+from ...contract.verdicts import NOT_MEASURED, Judged, speedup_removing
 from ...report.aggregate import measured
 from ...report.claims import (
     decide,
@@ -19,45 +19,14 @@ from ...report.claims import (
     to_decide,
     verdict,
 )
-from ...report.judging import Judges, Run, not_probed, once_per_run
-from .report import in_mode, throughput, warmup_pass_seconds
+from ...report.judging import Judges, Run, not_probed
+from .derived import bound, eager_row, host_ms, speeds, warmup_passes
+from .report import in_mode
 from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, SPLIT_SHARE, STACKED
 
 IMMEDIATE, WAITS = 0.1, 0.5  # device_get's share of the run left: at most returns at once, at least waits for it
 
 JUDGES = Judges(SPEC)
-
-def _host_ms(phases: pd.Series) -> float:
-    """A pass's copies and the Python storing them (its transfer and storage phases): what the copy fixes and
-    the write-up's time split are about."""
-    return phases.transfer_ms + phases.storage_ms
-
-
-# What a fix removes at best, from the pass's phases of the variant before it (ms per pass): the blocking
-# copies and their storage, or pipelining's overlap (the smaller side of device work and host work). The scan
-# has no such bound: besides Python's per-batch dispatch (pipelined's forward phase) it removes each call's
-# runtime setup, which no phase shows (the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching).
-REMOVABLE = {
-    ("jit_padded", "jit_padded_async"): _host_ms,
-    STACKED: _host_ms,
-    ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, _host_ms(p)),
-}
-
-
-@once_per_run
-def _speeds(run: Run) -> pd.DataFrame:
-    """Throughput and the pass's phases per configuration and variant (the report's table)."""
-    return throughput(run.tables["steps"])
-
-
-def _bound(before: pd.Series, fix: tuple[str, str]) -> Bound | None:
-    """The largest gain this hardware can show for a fix: removing all it removes from the pass of the variant
-    before it (None where REMOVABLE does not say what that is)."""
-    if fix not in REMOVABLE:
-        return None
-    removable = REMOVABLE[fix](before)
-    return Bound(before.pass_ms, removable, f"removing all it can ({removable:.1f} ms of a {before.pass_ms:.1f} ms "
-                                            "pass)")
 
 
 def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], at_structure: bool) -> Judged:
@@ -85,7 +54,7 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     if fix == FIRST_PASS_VARIANTS:
         return _first_pass_fix(run, config_id, where, fix, at_structure)
     r = run.pair(slow, fast, config_id, mode="extract")
-    first = _warmup_passes(run)
+    first = warmup_passes(run)
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
     passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n)
@@ -94,14 +63,8 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
         measured=(f"{ratio_interval(r)} {where} ({config_id}), over {passes} timed passes per variant; first pass "
                   f"{first_gain:.2f}x (one pass each)"),
         reason=faster.reason, verdict=faster.verdict(),
-        bound=_bound(row(_speeds(run), config_id=config_id, variant=slow), fix),
+        bound=bound(row(speeds(run), config_id=config_id, variant=slow), fix),
     )
-
-
-@once_per_run
-def _warmup_passes(run: Run) -> pd.Series:
-    """Each variant's single warmup pass in seconds, by configuration."""
-    return warmup_pass_seconds(run.tables["steps"])
 
 
 # Every fix judged alike (`_fix`), each under its own key.
@@ -116,21 +79,24 @@ for _key, _fixed in NAMED_FIXES.items():
 del _key, _fixed
 
 
-def _eager(run: Run) -> pd.Series:
-    """eager's timed passes at the base configuration."""
-    return row(run.steps, config_id=run.base_id, variant="eager", mode="extract")
-
-
 @JUDGES("apply_auto_jit")
 def _apply_auto_jit(run: Run) -> Judged:
-    eager = run.pair("eager", "jit", mode="extract")
-    no_gain = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1 / 1.1, 1.1, holds="inside", log=True)
+    """The job's probe of a Flax model.apply (flax_apply.py): the programs its first call on a new shape
+    compiled, against jax.jit(model.apply)'s."""
+    checks = run.probed("flax_apply")
+    if checks is None:
+        return not_probed("flax_apply")
+    if pd.isna(checks.get("flax_apply_apply_compiles")):
+        return Judged(measured=f"not measured: Flax {checks.flax_apply_release}", verdict=NOT_MEASURED)
+    ratio = (checks.flax_apply_ratio, checks.flax_apply_ratio_ci_low, checks.flax_apply_ratio_ci_high)
     return Judged(
-        measured=(f"an Equinox module's un-jitted call (eager; this project builds no Flax model) / jit "
-                  f"{ratio_interval(eager)} at {run.base_id}, "
-                  f"{int(_eager(run).first_run_compiles)} per-operation compilations in its first pass"),
-        reason=no_gain.reason,
-        verdict=no_gain.verdict(),
+        measured=(f"a Flax {checks.flax_apply_release} linen model ({int(checks.flax_apply_layers)} residual layers, "
+                  f"hidden {int(checks.flax_apply_hidden)}) at {run.base_id}: model.apply's first call on a new "
+                  f"shape compiled {int(checks.flax_apply_apply_compiles)} programs (one per operation), "
+                  f"jax.jit(model.apply) {int(checks.flax_apply_jit_compiles)}; un-jitted / jitted "
+                  f"{interval(*ratio, 'x')} (medians of {int(checks.flax_apply_probes)} calls: "
+                  f"{checks.flax_apply_apply_ms:.1f} ms, {checks.flax_apply_jit_ms:.1f} ms)"),
+        verdict=verdict(bool(checks.flax_apply_apply_compiles <= checks.flax_apply_jit_compiles)),
     )
 
 
@@ -140,8 +106,8 @@ def _time_split(run: Run) -> Judged:
     most removing them could gain. The split is an accelerator's (a fast forward, copies over a bus): the spec
     declares it, so on a CPU backend a "no" is not testable."""
     config_id, where, at_structure = run.headline("time_split")
-    eager = row(_speeds(run), config_id=config_id, variant="eager")
-    host = _host_ms(eager)
+    eager = row(speeds(run), config_id=config_id, variant="eager")
+    host = host_ms(eager)
     median = row(run.steps, config_id=config_id, variant="eager", mode="extract")
     share = tuple(100 * host / ms for ms in (median.median_ms, median.median_ci_high_ms, median.median_ci_low_ms))
     third = decide(share[1], share[2], SPLIT_SHARE, of="the share", unit="%")
@@ -215,7 +181,7 @@ def _donate_params(run: Run) -> Judged:
 
 @JUDGES("eager_recompiles")
 def _eager_recompiles(run: Run) -> Judged:
-    compiled = _eager(run)
+    compiled = eager_row(run)
     return Judged(
         measured=f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {run.base_id} "
                  f"(its first pass: {int(compiled.first_run_compiles)})",
@@ -227,7 +193,7 @@ def _eager_recompiles(run: Run) -> Judged:
 def _copies_small_batches(run: Run) -> Judged:
     """The copies' share of a pass with blocking copies at the base's (small) batch, given beside the sweep it
     needs (on a CPU backend, the spec's `accelerator` makes it not testable: a copy there is a host memcpy)."""
-    before = row(_speeds(run), config_id=run.base_id, variant="jit_padded")
+    before = row(speeds(run), config_id=run.base_id, variant="jit_padded")
     return Judged(verdict=NOT_MEASURED,
                   measured=f"not measured: needs a batch sweep judged on the share's interval; jit_padded's copies "
                            f"take {before.transfer_ms / before.pass_ms:.1%} of its pass at batch {int(before.batch)} "

@@ -19,7 +19,7 @@ from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, Timed, measure_mode, result_document
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
-from . import decode_step, device_get, donation
+from . import decode_step, device_get, donation, flax_apply
 from .extractors import EXTRACTORS, Extractor, batches, hidden_states
 from .spec import FIRST_PASS_VARIANTS, SPEC
 
@@ -155,7 +155,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         forward = partial(hidden_states, layers=layers)
         found = {"device_get": device_get_probe(samplers["jit_padded"].extractor, data[True][0]),
                  "decode_step": decode_step.probe(model, forward),
-                 "donation": donation.probe(model, forward, *data[True][:2])}
+                 "donation": donation.probe(model, forward, *data[True][:2]),
+                 "flax_apply": flax_apply.probe(config.num_hidden_layers, config.hidden_size, conf["batch"],
+                                                conf["max_len"])}
         modes["first_pass"] = first_passes(model, layers, data, scratch, sampling, conf["id"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

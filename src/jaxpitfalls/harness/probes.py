@@ -1,0 +1,39 @@
+"""Two calls probed against each other outside the interleaved rounds: a study's finding about a call that
+its timed passes do not make (the write-up's un-jitted decode step, a Flax model.apply). Each call warms up
+once, its compilations counted, then the two alternate call by call, so a drift of the machine falls on both."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import jax
+
+from .compiles import count_compiles
+from .stats import paired_comparison
+
+PROBES = 15  # alternating pairs of calls: the paired ratio's median and bootstrap 95% interval
+
+
+def _ms(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    jax.block_until_ready(call())
+    return (time.perf_counter() - start) * 1e3
+
+
+def paired_calls(slow: tuple[str, Callable[[], object]], fast: tuple[str, Callable[[], object]],
+                 probes: int = PROBES) -> dict[str, object]:
+    """Each call's warm-up compilations (`<name>_compiles`) and median ms over `probes` alternating calls
+    (`<name>_ms`), and slow / fast per pair: median and bootstrap 95% interval (`ratio*`)."""
+    found: dict[str, object] = {"probes": probes}
+    for name, call in (slow, fast):
+        with count_compiles() as counter:
+            _ms(call)  # a jitted call compiles its program, operations called one by one theirs, for this shape
+        found[f"{name}_compiles"] = counter.count
+    times: dict[str, list[float]] = {slow[0]: [], fast[0]: []}
+    for _ in range(probes):
+        for name, call in (slow, fast):
+            times[name].append(_ms(call))
+    ratio = paired_comparison(times[slow[0]], times[fast[0]])
+    return found | {f"{name}_ms": float(sorted(xs)[probes // 2]) for name, xs in times.items()} | {
+        "ratio": ratio["ratio"], "ratio_ci_low": ratio["ratio_ci_low"], "ratio_ci_high": ratio["ratio_ci_high"]}

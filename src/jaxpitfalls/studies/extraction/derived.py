@@ -1,0 +1,57 @@
+"""What the extraction claims read from a run's tables, each derived once per run (`once_per_run`) or looked up
+where a claim is judged: the throughput table with each pass's phases, what a fix can remove at best, the
+warmup passes, eager's timed passes."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...contract.verdicts import Bound
+from ...report.claims import row
+from ...report.judging import Run, once_per_run
+from .report import throughput, warmup_pass_seconds
+from .spec import STACKED
+
+
+def host_ms(phases: pd.Series) -> float:
+    """A pass's copies and the Python storing them (its transfer and storage phases): what the copy fixes and
+    the write-up's time split are about."""
+    return phases.transfer_ms + phases.storage_ms
+
+
+# What a fix removes at best, from the pass's phases of the variant before it (ms per pass): the blocking
+# copies and their storage, or pipelining's overlap (the smaller side of device work and host work). The scan
+# has no such bound: besides Python's per-batch dispatch (pipelined's forward phase) it removes each call's
+# runtime setup, which no phase shows (the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching).
+REMOVABLE = {
+    ("jit_padded", "jit_padded_async"): host_ms,
+    STACKED: host_ms,
+    ("jit_padded_async", "pipelined"): lambda p: min(p.forward_ms, host_ms(p)),
+}
+
+
+@once_per_run
+def speeds(run: Run) -> pd.DataFrame:
+    """Throughput and the pass's phases per configuration and variant (the report's table)."""
+    return throughput(run.tables["steps"])
+
+
+def bound(before: pd.Series, fix: tuple[str, str]) -> Bound | None:
+    """The largest gain this hardware can show for a fix: removing all it removes from the pass of the variant
+    before it (None where REMOVABLE does not say what that is)."""
+    if fix not in REMOVABLE:
+        return None
+    removable = REMOVABLE[fix](before)
+    return Bound(before.pass_ms, removable, f"removing all it can ({removable:.1f} ms of a {before.pass_ms:.1f} ms "
+                                            "pass)")
+
+
+@once_per_run
+def warmup_passes(run: Run) -> pd.Series:
+    """Each variant's single warmup pass in seconds, by configuration."""
+    return warmup_pass_seconds(run.tables["steps"])
+
+
+def eager_row(run: Run) -> pd.Series:
+    """eager's timed passes at the base configuration."""
+    return row(run.steps, config_id=run.base_id, variant="eager", mode="extract")
