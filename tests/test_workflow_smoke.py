@@ -132,7 +132,9 @@ def test_extraction_stores_agreeing_activations_and_reports_its_phases(smoke_run
         assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
         calls = {v: doc["variants"][v]["signature"]["forward_calls_per_pass"] for v in ("pipelined", "scanned")}
         assert calls["scanned"] < calls["pipelined"]  # one scanned call per chunk of batches
-        assert set(doc["checks"]["findings"]) == {"device_get", "decode_step", "donation"}
+        assert set(doc["checks"]["findings"]) == {"device_get", "decode_step", "donation", "flax_apply"}
+        flax = doc["checks"]["findings"]["flax_apply"]  # merged over the job's processes
+        assert flax["apply_compiles"] > flax["jit_compiles"] == 1, flax
     section = (smoke_run / "reports" / "report.md").read_text().split("## Study `extraction`")[1]
     assert "### Gains phase by phase" in section and "figures/extraction/time_split.png" in section
 

@@ -90,8 +90,8 @@ def _apply_auto_jit(run: Run) -> Judged:
         return Judged(measured=f"not measured: Flax {checks.flax_apply_release}", verdict=NOT_MEASURED)
     ratio = (checks.flax_apply_ratio, checks.flax_apply_ratio_ci_low, checks.flax_apply_ratio_ci_high)
     return Judged(
-        measured=(f"a Flax {checks.flax_apply_release} linen model ({int(checks.flax_apply_layers)} residual layers, "
-                  f"hidden {int(checks.flax_apply_hidden)}) at {run.base_id}: model.apply's first call on a new "
+        measured=(f"a Flax {checks.flax_apply_release} linen model of depth {int(checks.flax_apply_layers)}, hidden "
+                  f"{int(checks.flax_apply_hidden)} at {run.base_id}: model.apply's first call on a new "
                   f"shape compiled {int(checks.flax_apply_apply_compiles)} programs (one per operation), "
                   f"jax.jit(model.apply) {int(checks.flax_apply_jit_compiles)}; un-jitted / jitted "
                   f"{interval(*ratio, 'x')} (medians of {int(checks.flax_apply_probes)} calls: "

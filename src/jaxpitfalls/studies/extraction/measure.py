@@ -156,8 +156,8 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
         found = {"device_get": device_get_probe(samplers["jit_padded"].extractor, data[True][0]),
                  "decode_step": decode_step.probe(model, forward),
                  "donation": donation.probe(model, forward, *data[True][:2]),
-                 "flax_apply": flax_apply.probe(config.num_hidden_layers, config.hidden_size, conf["batch"],
-                                                conf["max_len"])}
+                 "flax_apply": flax_apply.probe(config.num_hidden_layers, int(model.embed_tokens.shape[1]),
+                                                conf["batch"], conf["max_len"])}
         modes["first_pass"] = first_passes(model, layers, data, scratch, sampling, conf["id"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
