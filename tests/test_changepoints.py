@@ -58,3 +58,27 @@ def test_a_release_measured_badly_is_no_step():
 
 def test_a_step_smaller_than_the_noise_is_not_claimed():
     assert fit_steps(RELEASES, *_series([1.0] * 6 + [1.02] * 6, half_width=0.10)).steps == ()
+
+
+def test_a_release_split_off_alone_in_one_job_gives_way_to_the_fit_that_keeps_it_with_its_neighbours():
+    """The 2026-11-26 equinox history's filter_jit / jit_flat (blocked): 0.11.8, timed in one job, stood at
+    2.05 between 1.75 before it and 1.95 after; the best fit split it off alone, so the 0.11.7 -> 0.11.8 step
+    rested on one release and went unnamed. With `single` marking it, the fit that keeps it with the later
+    releases names that step and says which release it set apart; unmarked, the best fit stands."""
+    labels = RELEASES[:8]
+    levels = [1.75] * 4 + [2.05] + [1.95] * 3
+    ratios, lows, highs = _series(levels, half_width=0.02)
+    best = fit_steps(labels, ratios, lows, highs)
+    assert [(s.first, s.last) for s in best.segments if s.first == s.last] == [("0.11.4", "0.11.4")]
+    single = [label == "0.11.4" for label in labels]
+    kept = fit_steps(labels, ratios, lows, highs, single=single)
+    assert [(s.before, s.after) for s in kept.steps] == [("0.11.3", "0.11.4")] and kept.set_apart == ("0.11.4",)
+    assert 1.08 < kept.steps[0].ratio < 1.2
+
+
+def test_a_release_split_off_alone_with_no_other_fit_that_has_a_step_stands_as_found():
+    ratios, lows, highs = _series([1.0] * 5 + [1.3] + [1.0] * 6)
+    single = [True] * 12
+    fit = fit_steps(RELEASES, ratios, lows, highs, single=single)
+    assert [(s.before, s.after) for s in fit.steps] == [("0.11.4", "0.11.5"), ("0.11.5", "0.11.6")]
+    assert fit.set_apart == ()

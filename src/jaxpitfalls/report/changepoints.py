@@ -17,7 +17,7 @@ interval. Where the fit finds no step, it says how large a step the measurements
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import ruptures
@@ -55,11 +55,14 @@ class Segment:
 @dataclass(frozen=True)
 class Fit:
     """The steps found (in release order), the segments between them, and `ruled_out`: the relative change
-    (e.g. 0.04 for 4%) larger than which no further step fits inside any segment at 95%."""
+    (e.g. 0.04 for 4%) larger than which no further step fits inside any segment at 95%; `set_apart`: the
+    releases a fit with more steps split off alone, each timed once (`fit_steps`' `single`), that this fit keeps
+    with their neighbours."""
 
     steps: tuple[Step, ...]
     segments: tuple[Segment, ...]
     ruled_out: float
+    set_apart: tuple[str, ...] = ()
 
 
 class _WeightedLevel(BaseCost):
@@ -114,9 +117,13 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
 
 
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
-              highs: Sequence[float], max_steps: int = 3, series: int = 1) -> Fit:
+              highs: Sequence[float], max_steps: int = 3, series: int = 1,
+              single: Sequence[bool] | None = None) -> Fit:
     """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
-    one of `series` fitted for one report."""
+    one of `series` fitted for one report. `single`: per release, whether one job timed it; where the fit with
+    the most steps splits such a release off alone (one job's offset fits that as well as a step does), the fit
+    with the most steps that splits off none is kept instead where one has a step (the 2026-11-26 equinox
+    history: 0.11.8 alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four)."""
     y = np.log(np.asarray(ratios, dtype=float))
     se = np.maximum(log_standard_error(lows, highs), 1e-6)
     n = y.size
@@ -124,12 +131,22 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
         raise ValueError("no releases to fit")
     z = float(norm.ppf(1 - 0.025 / (max(n - 1, 1) * series)))  # Bonferroni: n - 1 places in each series
     signal = np.column_stack([y, 1 / se ** 2])
-    bounds = [0, n]
+    told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k in range(1, min(max_steps, n - 1) + 1):
         candidate = _bounds(n, k, signal)
         if all(abs(d) > z * s for d, s in (_difference(y, se, *candidate[i:i + 3]) for i in range(k))):
-            bounds = candidate
-    return _described(list(labels), y, se, bounds)
+            told_apart.append(candidate)
+    alone = [_alone(bounds, single) for bounds in told_apart]
+    kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
+    if alone[-1] and len(kept) > 2:
+        return replace(_described(list(labels), y, se, kept), set_apart=tuple(labels[i] for i in alone[-1]))
+    return _described(list(labels), y, se, told_apart[-1])
+
+
+def _alone(bounds: list[int], single: Sequence[bool] | None) -> list[int]:
+    """The releases (indices) that `bounds` puts in a segment of their own and one job timed."""
+    return [start for start, end in zip(bounds, bounds[1:], strict=False)
+            if end - start == 1 and single is not None and single[start]]
 
 
 def _exp(log_value: float, log_se: float) -> tuple[float, float, float]:

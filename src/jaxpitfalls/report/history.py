@@ -25,7 +25,8 @@ from .release_levels import SERIES, release_levels
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
-                "also_changed", "one_release", "releases", "ruled_out", "detectable_change", "between_jobs"]
+                "also_changed", "one_release", "set_apart", "releases", "ruled_out", "detectable_change",
+                "between_jobs"]
 
 
 class WrongRelease(RuntimeError):
@@ -78,16 +79,17 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
     between one release's jobs (release_levels). The false alarms are controlled
     over every series of the report (`fit_steps`' `series`); `one_release`: the release a step rests on alone
     (a segment of one release timed in one job beside it: that job's offset, not named a step until the
-    release is timed again), else empty."""
+    release is timed again), else empty; `set_apart`: the releases a fit with more steps split off alone, one
+    job each, kept here with their neighbours (`fit_steps`' `single`), else empty."""
     rows = []
     grouped = levels.groupby(SERIES, sort=False)
     for key, series in grouped:
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
         fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
-                        series=grouped.ngroups)
+                        series=grouped.ngroups, single=list(series.jobs == 1))
         alone = {s.first for s in fit.segments if s.first == s.last and series.jobs[s.first] == 1}
         common = dict(zip(SERIES, key, strict=True)) | {
-            "releases": len(series), "ruled_out": fit.ruled_out,
+            "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
             "between_jobs": series.between_jobs.iloc[0]}
         rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
@@ -110,7 +112,11 @@ def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
             lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change larger than "
                          f"{rows.ruled_out.iloc[0]:.1%} is ruled out")
             continue
-        lines.append(f"- {name}: " + "; ".join(_step_text(r, package) for r in rows.itertuples()))
+        apart = rows.set_apart.iloc[0]
+        lines.append(f"- {name}: " + "; ".join(_step_text(r, package) for r in rows.itertuples())
+                     + (f" ({package} {apart}, timed in one job, also fits in a segment of its own: one job's offset "
+                        "or a step of its own, not told apart until it is timed again)"
+                        if isinstance(apart, str) and apart else ""))
     return lines
 
 
