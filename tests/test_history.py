@@ -135,3 +135,18 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
         y = rng.normal(0, 0.01, release.size) + rng.normal(0, spread, release.size)
         assert low <= between_jobs(pd.DataFrame({"y": y, "var": se ** 2, "release": release})) <= high
     assert between_jobs(pd.DataFrame({"y": [0.0, 0.1], "var": [1e-4, 1e-4], "release": [1, 2]})) is None
+
+
+def test_a_lone_release_that_hid_a_step_is_set_apart_and_the_step_named():
+    """filter_jit's ratio steps up at 0.11.5, and 0.11.5's one job sits higher still: the fit with the most steps
+    splits it off alone; the summary names the step the fit keeping it with its neighbours finds, and says which
+    release it set apart."""
+    rng = np.random.default_rng(0)
+    levels = [1.0] * 5 + [1.3] + [1.2] * 4
+    measured = {r: [_doc(r, level * float(np.exp(rng.normal(0, 0.01))))] for r, level in zip(RELEASES, levels,
+                                                                                               strict=True)}
+    steps = history.steps_table(release_levels(history.ratios_table(measured, "equinox")), RELEASES, "equinox",
+                                history.environments(measured))
+    line = history.summary_lines(steps, "equinox")[0]
+    assert "**equinox 0.11.4 -> 0.11.5: " in line, line
+    assert "(equinox 0.11.5, timed in one job, also fits in a segment of its own" in line
