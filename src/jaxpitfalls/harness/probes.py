@@ -4,21 +4,19 @@ once, its compilations counted, then the two alternate call by call, so a drift 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import jax
 
 from .compiles import count_compiles
 from .stats import paired_comparison
+from .timing import timed
 
 PROBES = 15  # alternating pairs of calls: the paired ratio's median and bootstrap 95% interval
 
 
 def _ms(call: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    jax.block_until_ready(call())
-    return (time.perf_counter() - start) * 1e3
+    return timed(lambda: jax.block_until_ready(call())) * 1e3
 
 
 def paired_calls(slow: tuple[str, Callable[[], object]], fast: tuple[str, Callable[[], object]],

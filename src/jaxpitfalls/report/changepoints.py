@@ -55,13 +55,14 @@ class Segment:
 @dataclass(frozen=True)
 class Fit:
     """The steps found (in release order), the segments between them, and `ruled_out`: the relative change
-    (e.g. 0.04 for 4%) larger than which no further step fits inside any segment at 95%; `set_apart`: the
-    releases a fit with more steps split off alone, each timed once (`fit_steps`' `single`), that this fit keeps
-    with their neighbours."""
+    (e.g. 0.04 for 4%) larger than which no further step fits inside any segment at 95%; `alone`: the releases
+    this fit puts in a segment of their own that one job timed (`fit_steps`' `single`); `set_apart`: such
+    releases of a fit with more steps, that this fit keeps with their neighbours."""
 
     steps: tuple[Step, ...]
     segments: tuple[Segment, ...]
     ruled_out: float
+    alone: tuple[str, ...] = ()
     set_apart: tuple[str, ...] = ()
 
 
@@ -136,11 +137,11 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
         candidate = _bounds(n, k, signal)
         if all(abs(d) > z * s for d, s in (_difference(y, se, *candidate[i:i + 3]) for i in range(k))):
             told_apart.append(candidate)
-    alone = [_alone(bounds, single) for bounds in told_apart]
+    alone = [tuple(labels[i] for i in _alone(bounds, single)) for bounds in told_apart]
     kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
     if alone[-1] and len(kept) > 2:
-        return replace(_described(list(labels), y, se, kept), set_apart=tuple(labels[i] for i in alone[-1]))
-    return _described(list(labels), y, se, told_apart[-1])
+        return replace(_described(list(labels), y, se, kept), set_apart=alone[-1])
+    return replace(_described(list(labels), y, se, told_apart[-1]), alone=alone[-1])
 
 
 def _alone(bounds: list[int], single: Sequence[bool] | None) -> list[int]:

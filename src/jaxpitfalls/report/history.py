@@ -87,7 +87,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
         fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
                         series=grouped.ngroups, single=list(series.jobs == 1))
-        alone = {s.first for s in fit.segments if s.first == s.last and series.jobs[s.first] == 1}
+        alone = set(fit.alone)
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
