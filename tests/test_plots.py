@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from matplotlib.container import BarContainer
+from matplotlib.container import BarContainer, ErrorbarContainer
 
 from jaxpitfalls.plan import TABLES
 from jaxpitfalls.report.plots import bars, facet_lines
@@ -38,10 +38,20 @@ def test_grouped_bars_keep_their_labels_apart_and_draw_intervals():
     boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
     assert _labels(ax) == list(variants)
     assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))
-    bar_sets = [c for c in ax.containers if isinstance(c, BarContainer)]
-    assert len(bar_sets) == 2 and all(c.errorbar is not None for c in bar_sets)  # a bar set per hue, intervals on
+    points = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(points) == 2 and all(c.has_yerr for c in points)  # a point set per hue, intervals on
+    assert not [c for c in ax.containers if isinstance(c, BarContainer)]  # on a log axis a bar's length means nothing
     legend = ax.get_legend().get_window_extent()
     assert legend.width < ax.get_window_extent().width / 2  # beside the plot, not wider than it
+
+
+def test_grouped_bars_on_a_linear_axis_are_bars_from_zero_with_intervals():
+    data = pd.DataFrame([{"variant": v, "warmup": w, "ms": 5.0, "low": 4.0, "high": 6.0}
+                         for v in ("a", "b") for w in ("proper", "short")])
+    ax = bars(data, x="variant", y="ms", hue="warmup", low="low", high="high").axes[0]
+    bar_sets = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert len(bar_sets) == 2 and all(c.errorbar is not None for c in bar_sets)
+    assert ax.get_ylim()[0] == 0
 
 
 def test_generation_draws_the_warmup_pitfall_only_where_a_run_has_the_demonstration():

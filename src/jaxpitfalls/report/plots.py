@@ -91,9 +91,10 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
          xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False, low: str | None = None,
          high: str | None = None):
     """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall, with
-    error bars from interval columns (`low`, `high`) where given. The figure widens with its bars, and again
-    where two neighbouring tick labels would touch as drawn; keep `hue` labels short (aggregate.setting_labels),
-    the legend sits beside the plot."""
+    error bars from interval columns (`low`, `high`) where given. On a `log` axis a bar's length means nothing
+    (it starts wherever the axis does), so each value is a point with its interval instead. The figure widens
+    with its groups, and again where two neighbouring tick labels would touch as drawn; keep `hue` labels short
+    (aggregate.setting_labels), the legend sits beside the plot."""
     sns.set_theme(style="whitegrid", context="notebook")
     groups = [o for o in order if o in set(data[x])] or sorted(data[x].unique())
     hues = [h for h in hue_order if h in set(data[hue])] or list(dict.fromkeys(data[hue]))
@@ -104,8 +105,12 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
         part = data[data[hue] == h].set_index(x).reindex(groups)
         at = [i - 0.4 + width * (j + 0.5) for i in range(len(groups))]
         err = None if not (low and high) else [part[y] - part[low], part[high] - part[y]]
-        ax.bar(at, part[y], width=width * 0.95, color=colors[h], label=str(h), yerr=err, capsize=3,
-               error_kw={"elinewidth": 1, "ecolor": "0.2"})
+        if log:
+            ax.errorbar(at, part[y], yerr=err, fmt="o", markersize=7, color=colors[h], label=str(h), capsize=3,
+                        elinewidth=1, ecolor="0.2")
+        else:
+            ax.bar(at, part[y], width=width * 0.95, color=colors[h], label=str(h), yerr=err, capsize=3,
+                   error_kw={"elinewidth": 1, "ecolor": "0.2"})
     ax.set_xticks(range(len(groups)), [str(g) for g in groups])
     if log:
         ax.set_yscale("log")

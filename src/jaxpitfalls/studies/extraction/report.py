@@ -15,7 +15,7 @@ from .spec import FIXES, SPEC, estimate
 
 FINDINGS = ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "time_split")  # fix by fix, then where
 FIGURES = {
-    "throughput": "Tokens per second of one pass per variant and configuration (log scale).",
+    "throughput": "Tokens per second of one pass per variant and configuration, with its 95% interval (log scale).",
     "time_split": "Where a pass's time goes per variant (base configuration): forward, device-to-host "
                   "transfer, storage (pipelined: the phases overlap, the bars show the time spent in each).",
 }
