@@ -1,9 +1,10 @@
 """Five ways to greedy-decode with the GPT-2, each a real code path (seeds/004 and one beyond it).
 
 - `uncached_eager`: the whole growing sequence through the model each step, under `jax.disable_jit()`
-  (the write-up's "Non-Cached" baseline against "Cached + JIT");
+  (the write-up's "Non-Cached" against "Cached + JIT" read as un-jitted; shown beside the judged baseline);
 - `uncached`: the whole growing sequence through the model each step: a new shape, so a new program,
-  per length;
+  per length (the cache's judged baseline: the write-up's non-cached path compiles,
+  `warmup(use_cache=False)  # Compiles non-cached path`);
 - `uncached_padded`: the sequence padded to its final length, the real length passed in (masked): one
   program, but every step redoes the whole padded sequence;
 - `kv_cache`: the prompt once (prefill), then one jitted single-token step that reads and writes a
@@ -72,8 +73,9 @@ def _eager_step(model, ids: np.ndarray) -> int:
 
 
 class UncachedEager(Decoder):
-    """The write-up's 'Non-Cached' baseline: the uncached loop without jax.jit. Its programs are the operations'
-    own, cached process-wide (no fresh ones to build): the warmup pitfall's demonstration leaves it out."""
+    """The uncached loop without jax.jit (the write-up's 'Non-Cached' read as un-jitted, beside the judged
+    baseline `Uncached`). Its programs are the operations' own, cached process-wide (no fresh ones to build):
+    the warmup pitfall's demonstration leaves it out."""
 
     name = "uncached_eager"
 

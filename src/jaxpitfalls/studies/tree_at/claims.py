@@ -207,7 +207,8 @@ def _setup_split(run: Run) -> Judged:
     return Judged(
         measured=(f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
             f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
-            for step, s in shares.items()) + f" of {stepped.median_ms:.0f} ms"),
+            for step, s in shares.items())
+            + f": shares of the four steps' time in each call (the whole start-up: {stepped.median_ms:.0f} ms)"),
         reason=minor.reason,
         verdict=minor.verdict(),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
