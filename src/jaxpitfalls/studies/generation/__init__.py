@@ -11,9 +11,8 @@ baseline), `uncached_padded`, `kv_cache` and `kv_cache_scan`; each sample is one
 The pitfall is its own configuration axis: `warmup_fraction` below 1 warms up with that fraction of the
 tokens, on fresh programs before every sample, as the write-up's short warmup did (its non-cached baseline
 nearly kept its speed, so the distortion is judged with the baseline held at its proper time). The compile
-guard then counts the
-compilations inside the timed region instead of failing; such a configuration is labelled a
-demonstration, kept out of the speed tables, and reported beside the proper one.
+guard then counts the compilations inside the timed region instead of failing; such a configuration is
+labelled a demonstration, kept out of the speed tables, and reported beside the proper one.
 
 What must hold: every variant generates the same tokens (the tests also compare them with PyTorch's
 `generate`), and no two record the same signature (jitted calls and compilations per generation).
