@@ -93,8 +93,8 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
     """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall, with
     error bars from interval columns (`low`, `high`) where given. On a `log` axis a bar's length means nothing
     (it starts wherever the axis does), so each value is a point with its interval instead. The figure widens
-    with its groups, and again where two neighbouring tick labels would touch as drawn; keep `hue` labels short
-    (aggregate.setting_labels), the legend sits beside the plot."""
+    with its groups, and again where two neighbouring tick labels would come closer than an em as drawn; keep
+    `hue` labels short (aggregate.setting_labels), the legend sits beside the plot."""
     sns.set_theme(style="whitegrid", context="notebook")
     groups = [o for o in order if o in set(data[x])] or sorted(data[x].unique())
     hues = [h for h in hue_order if h in set(data[hue])] or list(dict.fromkeys(data[hue]))
@@ -121,9 +121,11 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
         ax.set_title(title)
     fig.tight_layout()
     fig.canvas.draw()  # the labels' drawn extents: two long neighbours can touch where the average label fits
-    boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
-    crowded = max([(a.width + b.width) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
-                  default=0)  # each pair's half-widths over the distance between their centres
+    labels = ax.get_xticklabels()
+    boxes = [t.get_window_extent() for t in labels]
+    gap = labels[0].get_fontsize() * fig.dpi / 72 if labels else 0  # an em between neighbours, in pixels
+    crowded = max([(a.width + b.width + 2 * gap) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
+                  default=0)  # each pair's half-widths and the gap over the distance between their centres
     if crowded > 1:  # widen the figure until they fit, labels level (slanted ones still touch when long)
         fig.set_figwidth(fig.get_figwidth() * crowded * 1.15)
         fig.tight_layout()
