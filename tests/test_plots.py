@@ -3,18 +3,41 @@ overlap, intervals wherever the table has them, a legend that leaves the plot it
 
 from __future__ import annotations
 
+import importlib
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from matplotlib.container import BarContainer, ErrorbarContainer
 
 from jaxpitfalls.plan import TABLES
-from jaxpitfalls.report.plots import bars, facet_lines
+from jaxpitfalls.report.aggregate import read_tables
+from jaxpitfalls.report.plots import bars, facet_lines, stacked_bars
+
+PUBLISHED = Path(__file__).parents[1] / "docs/reference/2026-11-26-9"  # the write-ups' structures, on 2 cores
 
 
 def _labels(ax) -> list[str]:
     ax.figure.canvas.draw()
     return [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+
+
+def _closest_labels(ax) -> float:
+    """The smallest gap between neighbouring x tick labels as drawn, in ems."""
+    ax.figure.canvas.draw()
+    labels = [t for t in ax.get_xticklabels() if t.get_text()]
+    boxes = [t.get_window_extent() for t in labels]
+    em = labels[0].get_fontsize() * ax.figure.dpi / 72
+    return min((b.x0 - a.x1 for a, b in pairwise(boxes)), default=em) / em
+
+
+def _y_labels(ax) -> list[str]:
+    """The y tick labels a reader sees (matplotlib also labels ticks outside the drawn range)."""
+    ax.figure.canvas.draw()
+    low, high = ax.get_ylim()
+    return [t.get_text() for t in [*ax.get_yticklabels(), *ax.get_yticklabels(minor=True)]
+            if t.get_text() and low <= t.get_position()[1] <= high]
 
 
 def test_every_panel_of_a_log_axis_labels_its_own_points():
@@ -34,11 +57,8 @@ def test_grouped_bars_keep_their_labels_apart_and_draw_intervals():
                           "high": 11.0 * (i + 1)} for i, v in enumerate(variants) for c in ("base", "batch 8")])
     fig = bars(data, x="variant", y="rate", hue="configuration", order=variants, low="low", high="high", log=True)
     ax = fig.axes[0]
-    fig.canvas.draw()
-    boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
     assert _labels(ax) == list(variants)
-    em = ax.get_xticklabels()[0].get_fontsize() * fig.dpi / 72
-    assert min(b.x0 - a.x1 for a, b in zip(boxes, boxes[1:], strict=False)) >= em * 0.9  # apart, not just not touching
+    assert _closest_labels(ax) >= 0.9  # apart by an em, not just not touching
     points = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(points) == 2 and all(c.has_yerr for c in points)  # a point set per hue, intervals on
     assert not [c for c in ax.containers if isinstance(c, BarContainer)]  # on a log axis a bar's length means nothing
@@ -67,3 +87,42 @@ def test_generation_draws_the_warmup_pitfall_only_where_a_run_has_the_demonstrat
     assert set(figures(tables)) == {"tokens_per_s", "warmup_pitfall"}
     without = tables | {"steps": tables["steps"][~demonstrated(tables["steps"])]}
     assert set(figures(without)) == {"tokens_per_s"}
+
+
+def test_stacked_bars_keep_their_labels_apart():
+    """extraction's time split: jit_padded, jit_padded_stacked and jit_padded_async ran into each other."""
+    variants = ["eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned"]
+    table = pd.DataFrame({"forward": 100.0, "transfer": 5.0, "storage": 1.0}, index=variants)
+    assert _closest_labels(stacked_bars(table).axes[0]) >= 0.9
+
+
+def test_a_log_axis_within_a_decade_shows_a_few_plain_ticks():
+    """tree_at's step-by-step panel (305-312 ms) labelled eight minor ticks as `3.05x10^2`."""
+    data = pd.DataFrame([{"mode": "step_by_step", "transforms": 24, "ms": ms, "variant": v}
+                         for v, ms in (("unbatched", 312.4), ("batched", 304.6))])
+    ax = facet_lines(data, x="transforms", y="ms", hue="variant", col="mode", log="xy").axes[0]
+    labels = _y_labels(ax)
+    assert 2 <= len(labels) <= 5 and all(label.replace(".", "").isdigit() for label in labels)
+
+
+def _published_figures(study: str) -> dict[str, object]:
+    tables = read_tables({t: str(PUBLISHED / f"tables/{study}/{t}.csv") for t in TABLES if t != "environment"}
+                         | {"environment": str(PUBLISHED / f"environment/{study}.csv")})
+    return importlib.import_module(f"jaxpitfalls.studies.{study}.report").figures(tables)
+
+
+@pytest.mark.parametrize("study", ["dispatch", "tree_at", "extraction", "generation"])
+def test_each_study_s_figures_draw_intervals_plain_ticks_and_no_line_through_one_value(study):
+    """Every figure of a study from the published reference's tables: intervals on every series drawn from a
+    table that has them (all of them here), tick labels in plain numbers, x labels apart, lines at a single x
+    value labelled with that value alone (generation's speed drew one on an axis of 14.25-15.75), no legend of
+    one entry."""
+    for name, fig in _published_figures(study).items():
+        for ax in (a for a in fig.axes if a.get_visible()):
+            series = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+            assert all(c.has_yerr for c in series), name
+            assert not [label for label in _y_labels(ax) if "times" in label or "^" in label], name
+            assert _closest_labels(ax) >= 0.9, name
+            xs = {x for c in series if c.lines[0].get_linestyle() != "None" for x in c.lines[0].get_xdata()}
+            assert len(xs) != 1 or len(_labels(ax)) == 1, name  # lines at one x: that value, not a made-up axis
+            assert ax.get_legend() is None or len(ax.get_legend().get_texts()) > 1, name

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
 
@@ -24,9 +25,37 @@ def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
         ax.set_xticks(xs, [f"{t:g}" for t in xs])
         ax.minorticks_off()
     if "y" in log:
-        ax.set_yscale("log")
+        _log_y(ax)
     if reference is not None:
         ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
+
+
+def _log_y(ax) -> None:
+    """A log y axis labelled in plain numbers (`40`, not matplotlib's `4x10^1`); within a decade, a few plain
+    ticks (matplotlib would label every minor tick)."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.LogFormatter())
+    ax.yaxis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))  # the minor ticks matplotlib labels
+    low, high = ax.get_ylim()
+    if high / low < 10:
+        ax.yaxis.set_major_locator(ticker.MaxNLocator(4))
+        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_locator(ticker.NullLocator())
+
+
+def _spread_ticks(fig, ax) -> None:
+    """Widen the figure where two neighbouring x tick labels come closer than an em as drawn (two long
+    neighbours can touch where the average label fits); labels stay level, slanted ones still touch when long."""
+    fig.tight_layout()
+    fig.canvas.draw()
+    labels = ax.get_xticklabels()
+    boxes = [t.get_window_extent() for t in labels]
+    gap = labels[0].get_fontsize() * fig.dpi / 72 if labels else 0  # an em, in pixels
+    crowded = max([(a.width + b.width + 2 * gap) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
+                  default=0)  # each pair's half-widths and the gap over the distance between their centres
+    if crowded > 1:
+        fig.set_figwidth(fig.get_figwidth() * crowded * 1.15)
+        fig.tight_layout()
 
 
 def facet_lines(
@@ -113,27 +142,22 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
                    error_kw={"elinewidth": 1, "ecolor": "0.2"})
     ax.set_xticks(range(len(groups)), [str(g) for g in groups])
     if log:
-        ax.set_yscale("log")
+        _log_y(ax)
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
-    ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    if len(hues) > 1:
+        ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    else:  # a legend of one entry: said in the axis label instead
+        ax.set_xlabel(f"{xlabel or x} ({hue}: {hues[0]})")
     if title:
         ax.set_title(title)
-    fig.tight_layout()
-    fig.canvas.draw()  # the labels' drawn extents: two long neighbours can touch where the average label fits
-    labels = ax.get_xticklabels()
-    boxes = [t.get_window_extent() for t in labels]
-    gap = labels[0].get_fontsize() * fig.dpi / 72 if labels else 0  # an em between neighbours, in pixels
-    crowded = max([(a.width + b.width + 2 * gap) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
-                  default=0)  # each pair's half-widths and the gap over the distance between their centres
-    if crowded > 1:  # widen the figure until they fit, labels level (slanted ones still touch when long)
-        fig.set_figwidth(fig.get_figwidth() * crowded * 1.15)
-        fig.tight_layout()
+    _spread_ticks(fig, ax)
     return fig
 
 
 def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
-    """One stacked bar per row of `table` (index: the bars, columns: the parts)."""
+    """One stacked bar per row of `table` (index: the bars, columns: the parts); the figure widens where
+    neighbouring labels would crowd."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.5, 4.0))
     table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
@@ -142,7 +166,7 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
     ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
     if title:
         ax.set_title(title)
-    fig.tight_layout()
+    _spread_ticks(fig, ax)
     return fig
 
 

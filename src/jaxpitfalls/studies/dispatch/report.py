@@ -53,9 +53,9 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
     compute_overhead = pd.concat([on_axis(vs_floor, a) for a in swept])
     return leaves | {
         "step_vs_compute": facet_lines(
-            compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", hue="variant",
-            col="axis", sharex=False, hue_order=SPEC.variants, ylabel="median step, blocked (ms)",
-            title="Step time vs compute"),
+            compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", low="median_ci_low_ms",
+            high="median_ci_high_ms", hue="variant", col="axis", sharex=False, hue_order=SPEC.variants,
+            ylabel="median step, blocked (ms)", title="Step time vs compute"),
         "overhead_vs_compute": facet_lines(
             compute_overhead[compute_overhead["mode"] == "blocked"], x="value", y="diff_ms",
             low="diff_ci_low_ms", high="diff_ci_high_ms", hue="variant", col="axis", sharex=False,

@@ -9,24 +9,29 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import demonstrated, measured
+from ...report.aggregate import demonstrated, measured, setting_labels
 from .spec import SPEC
 
 FINDINGS = ("cache_faster", "recompiles", "short_warmup", "scan")  # the cache, static shapes, warmup, scan
 FIGURES = {
-    "tokens_per_s": "Tokens per second per variant vs each swept setting (log scale), proper warmup only.",
+    "tokens_per_s": "Tokens per second per variant vs each swept setting (per variant where nothing is swept; log "
+                    "scale, 95% intervals), proper warmup only.",
     "warmup_pitfall": "Median time of one generation with a proper warmup and with the insufficient one "
                       "(a labelled demonstration: compilations inside the timed region).",
 }
 AXES = ("prompt", "new_tokens", "hidden", "layers")
+PAIRED_ON = ["layers", "hidden", "prompt", "new_tokens", "variant"]  # a demonstration and its proper configuration
 
 
 def speed(steps: pd.DataFrame) -> pd.DataFrame:
-    """Per proper configuration and variant: tokens per second, latency per token, the first run."""
+    """Per proper configuration and variant: tokens per second (95% interval from the median's), latency per
+    token, the first run."""
     s = measured(steps)
     return pd.DataFrame({
         "config_id": s.config_id, "variant": s.variant, "prompt": s.prompt, "new_tokens": s.new_tokens,
-        "tokens_per_s": s.new_tokens / (s.median_ms / 1e3), "ms_per_token": s.median_ms / s.new_tokens,
+        "tokens_per_s": s.new_tokens / (s.median_ms / 1e3), "tokens_per_s_ci_low": s.new_tokens / (
+            s.median_ci_high_ms / 1e3), "tokens_per_s_ci_high": s.new_tokens / (s.median_ci_low_ms / 1e3),
+        "ms_per_token": s.median_ms / s.new_tokens,
         "first_run_s": s.first_run_seconds, "compiles_first_run": s.first_run_compiles,
         "compile_s": s.first_run_compile_seconds,
     })
@@ -34,11 +39,10 @@ def speed(steps: pd.DataFrame) -> pd.DataFrame:
 
 def pitfall(steps: pd.DataFrame) -> pd.DataFrame:
     """Each demonstration beside the proper configuration it differs from only in warmup."""
-    keys = ["layers", "hidden", "prompt", "new_tokens", "variant"]
     demo = steps[demonstrated(steps)]
-    proper = measured(steps)[[*keys, "median_ms"]].rename(columns={"median_ms": "proper_ms"})
+    proper = measured(steps)[[*PAIRED_ON, "median_ms"]].rename(columns={"median_ms": "proper_ms"})
     table = demo.assign(compiles_per_sample=demo.compiles_in_timed_region / demo.n)[
-        [*keys, "warmup_fraction", "median_ms", "compiles_per_sample"]].merge(proper, on=keys)
+        [*PAIRED_ON, "warmup_fraction", "median_ms", "compiles_per_sample"]].merge(proper, on=PAIRED_ON)
     return table.rename(columns={"median_ms": "short_warmup_ms"}).assign(
         inflation=lambda d: d.short_warmup_ms / d.proper_ms)
 
@@ -64,16 +68,20 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     on_axes = pd.concat([s[s["axes"].str.split(",").apply(lambda a, ax=ax: ax in a)].assign(axis=ax, value=s[ax])
                          for ax in AXES])
     swept = on_axes.groupby("axis").value.transform("nunique") > 1
-    on_axes = on_axes[swept] if swept.any() else on_axes[on_axes.axis == "new_tokens"]  # nothing swept: one point
-    speed_figure = {"tokens_per_s": facet_lines(on_axes, x="value", y="tokens_per_s", hue="variant", col="axis",
-                                                sharex=False, hue_order=SPEC.variants, log="y",
-                                                ylabel="tokens per second", title="Generation speed")}
-    p = pitfall(tables["steps"])
-    if p.empty:  # a run without the demonstration (no warmup_fraction below 1): nothing to set side by side
+    interval = {"low": "tokens_per_s_ci_low", "high": "tokens_per_s_ci_high"}
+    speed_figure = {"tokens_per_s": facet_lines(
+        on_axes[swept], x="value", y="tokens_per_s", **interval, hue="variant", col="axis", sharex=False,
+        hue_order=SPEC.variants, log="y", ylabel="tokens per second", title="Generation speed")
+        if swept.any() else bars(  # nothing swept: a point per variant, not lines over one x value
+            s.assign(configuration=s.config_id.map(setting_labels(tables["steps"]))), x="variant",
+            y="tokens_per_s", **interval, hue="configuration", order=SPEC.variants, log=True,
+            ylabel="tokens per second", title="Generation speed")}
+    demo = tables["steps"][demonstrated(tables["steps"])]
+    if demo.empty:  # a run without the demonstration (no warmup_fraction below 1): nothing to set side by side
         return speed_figure
-    long = pd.concat([p.assign(warmup="proper", ms=p.proper_ms),
-                      p.assign(warmup="insufficient", ms=p.short_warmup_ms)])
-    return speed_figure | {"warmup_pitfall": bars(long, x="variant", y="ms", hue="warmup", order=SPEC.variants,
-                                                  hue_order=("proper", "insufficient"), log=True,
-                                                  ylabel="median generation (ms)",
-                                                  title="Insufficient warmup: compilation inside the timed region")}
+    long = pd.concat([measured(tables["steps"]).merge(demo[PAIRED_ON], on=PAIRED_ON).assign(warmup="proper"),
+                      demo.assign(warmup="insufficient")])
+    return speed_figure | {"warmup_pitfall": bars(
+        long, x="variant", y="median_ms", low="median_ci_low_ms", high="median_ci_high_ms", hue="warmup",
+        order=SPEC.variants, hue_order=("proper", "insufficient"), log=True, ylabel="median generation (ms)",
+        title="Insufficient warmup: compilation inside the timed region")}

@@ -81,7 +81,8 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     comp = comp[comp.baseline == SPEC.floor].assign(transforms=lambda d: d.config_id.map(transforms))
     return {
         "time_vs_transforms": facet_lines(
-            steps, x="structure_transforms", y="median_ms", hue="variant", col="mode", hue_order=SPEC.variants,
+            steps, x="structure_transforms", y="median_ms", low="median_ci_low_ms", high="median_ci_high_ms",
+            hue="variant", col="mode", hue_order=SPEC.variants,
             wrap=3, sharex=True, log="xy", xlabel="transforms in the plan", ylabel="median time (ms)",
             title="Applying a tensor-parallel plan: time vs transforms"),
         "speedup_vs_transforms": facet_lines(
