@@ -1,7 +1,8 @@
 """Advice that the tables cannot contradict: the README's summary of the latest reference quotes only numbers
 that reference's report holds, and a claim's advice uses a word of magnitude (linear, quadratic, most of,
 removes) only where the claim's rule decides that magnitude, never where its claim is undecided; words no
-interval can support (where the gain is) are not used at all."""
+interval can support (where the gain is) are not used at all; the advice ("What to do") quotes no number its
+rule does not hold."""
 
 from __future__ import annotations
 
@@ -86,3 +87,6 @@ def test_advice_uses_a_word_of_magnitude_only_where_its_rule_decides_it(study, k
             assert any(p in rule for p in decided_by), (
                 f"{study}/{key}: advice says {word!r}, its rule decides none of {decided_by}")
     assert not [w for w in NEVER if re.search(w, text, re.IGNORECASE)], f"{study}/{key}: {text}"
+    # "What to do" is made of these texts: a number in one is its rule's (a threshold, a prediction), never a
+    # measurement, which only the tables hold
+    assert unquoted(text, rule) == [], f"{study}/{key}: advice quotes a number its rule does not: {text}"

@@ -10,6 +10,7 @@ import numpy as np
 import optax
 import pandas as pd
 import pytest
+from hand_tables import run_on
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from jaxpitfalls.contract.settings import Timing
@@ -225,20 +226,21 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
         steps += _step_by_step(conf, start_up_steps) if layers == 4 else []
     steps = pd.DataFrame(steps)
     return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
-            "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]],
+            "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]].assign(
+                outputs_agree=True, outputs_compared="2 variants vs batched", max_abs_difference=0.0),
             "environment": pd.DataFrame({"backend": ["cpu"]})}
 
 
 @pytest.mark.parametrize(("steady", "compile_ratio", "expected"), [
     ((1.0, 0.97, 1.03), (1.0, 0.95, 1.05),
      ["reproduced", "reproduced", "not reproduced", "reproduced", "reproduced", "not reproduced", "reproduced",
-      "reproduced", "reproduced", "reproduced", "not reproduced"]),
+      "reproduced", "reproduced", "reproduced", "not reproduced", "reproduced"]),
     ((1.3, 1.25, 1.35), (1.5, 1.3, 1.7),
      ["reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced", "reproduced", "reproduced",
-      "reproduced", "reproduced", "reproduced", "not reproduced"]),
+      "reproduced", "reproduced", "reproduced", "not reproduced", "reproduced"]),
     ((1.0, 0.8, 1.25), (1.1, 1.0, 1.2),  # each interval across its threshold: the run cannot tell
      ["reproduced", "reproduced", "not reproduced", "reproduced", "inconclusive", "inconclusive", "reproduced",
-      "reproduced", "reproduced", "reproduced", "not reproduced"]),
+      "reproduced", "reproduced", "reproduced", "not reproduced", "reproduced"]),
 ])
 def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
     claims = JUDGES.judge(_synthetic(steady, compile_ratio))
@@ -336,3 +338,16 @@ def test_the_gain_s_exponent_is_read_against_the_write_up_s_prediction_of_1():
     assert judged.verdict == "reproduced" and "predicts 1: inside its interval" in judged.measured, judged.measured
     slower = _against_one({"exponent_ci_low": 0.764, "exponent_ci_high": 0.929})  # the reference's 0.846
     assert slower.endswith("the gain grows slower than that")
+
+
+@pytest.mark.parametrize(("agree", "expected"), [((True, True), "reproduced"), ((True, False), "not reproduced")])
+def test_the_same_model_is_a_verdict_on_every_job_s_guard(agree, expected):
+    """The write-up's "same functionality": each job compares the variants' trees before timing (a difference
+    fails the job), so the comparisons recorded are the verdict's evidence, not a "checked" method."""
+    checks = pd.DataFrame({"config_id": ["layers4-hidden768", "layers8-hidden768"], "demonstration": "",
+                           "axes": ["layers,hidden", "points"], "outputs_agree": agree,
+                           "outputs_compared": "2 variants vs batched: structure, bitwise values and sharding",
+                           "max_abs_difference": [0.0, 0.0 if all(agree) else 1e-3]})
+    judged = applicable(JUDGES.one(run_on(SPEC, "layers4-hidden768", checks=checks), "same_result"))
+    assert judged.verdict == expected
+    assert judged.measured.startswith(f"equal in {sum(agree)} of 2 jobs (at layers4-hidden768, layers8-hidden768)")

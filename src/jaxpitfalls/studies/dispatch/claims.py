@@ -89,8 +89,8 @@ def _every_call(run: Run) -> Judged:
     gap = _pair(run, "filter_jit", "jit_partition")
     paid = decide(gap.diff_ci_low_ms, gap.diff_ci_high_ms, 0, of="the per-step difference", unit=" ms")
     return Judged(  # ms per step x 1000 steps: the same number in seconds
-        measured=f"filter_jit - jit_partition per warm step {ms(gap)} at {run.base_id}: over 1000 steps "
-                 f"{interval(*difference_of(gap), ' s')}",
+        measured=f"filter_jit - jit_partition per warm step {ms(gap)} at {run.base_id}"
+                 f"{width_note(run, run.base_id)}: over 1000 steps {interval(*difference_of(gap), ' s')}",
         reason=paid.reason,
         verdict=paid.verdict(),
     )
@@ -277,7 +277,8 @@ def _inference_ok(run: Run) -> Judged:
                    unit=" ms")
     return Judged(
         measured=f"forward call {ms(forward)} per call ({ratio_interval(forward)}) vs training step (blocked) "
-                 f"{ms(step)} per step ({ratio_interval(step)}) at {run.base_id}: {INFERENCE_SHARE:g} of the step's "
+                 f"{ms(step)} per step ({ratio_interval(step)}) at {run.base_id}{width_note(run, run.base_id)}: "
+                 f"{INFERENCE_SHARE:g} of the step's "
                  f"overhead minus the forward's {interval(*room, ' ms')} (the forward returns logits, no model or "
                  "optimizer state)",
         reason=small.reason,

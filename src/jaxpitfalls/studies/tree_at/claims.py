@@ -246,3 +246,15 @@ def _once_run(run: Run) -> Judged:
     return Judged(measured=(f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / first "
                             f"run (trace + compile + run) {first:.1f} ms = {interval(*once, 'x')}"),
                   reason=pays.reason, verdict=pays.verdict(), judged_ratio=once)
+
+
+@JUDGES("same_result")
+def _same_result(run: Run) -> Judged:
+    """The guard every job runs before timing, read as the verdict on the write-up's "same functionality": a job
+    whose variants differ fails, so a run of finished jobs shows the claim true, each comparison its evidence."""
+    checks = run.tables["checks"]
+    agree = checks.outputs_agree.astype(bool)
+    return Judged(verdict=verdict(bool(agree.all())),
+                  measured=(f"equal in {int(agree.sum())} of {len(checks)} jobs (at {', '.join(checks.config_id)}): "
+                            f"{checks.outputs_compared.iloc[0]}, largest difference "
+                            f"{checks.max_abs_difference.max():g}"))

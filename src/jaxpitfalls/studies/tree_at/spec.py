@@ -101,8 +101,8 @@ CLAIMS = {
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
         rule="the most transforms' ratio interval overlaps the fewest's",
         advice=Advice("", "The gain grows with depth, the way the write-up's O(N*L) -> O(L) analysis implies "
-                          "(how fast: per_transform's exponent against the 1 it predicts; its extrapolated table "
-                          "kept the gain constant): batching matters most for deep models.")),
+                          "(how fast: per_transform's exponent against the analysis's prediction; its extrapolated "
+                          "table kept the gain constant): batching matters most for deep models.")),
     "first_run_linear": Claim(
         "the first run of make_module_opt scales near-linearly with the number of transforms",
         "~90 ms per transform; 1.24 s at 24 -> 32.4 s at 360 transforms (TPU v4)",
@@ -211,8 +211,12 @@ CLAIMS = {
                      "with one signature (tests/test_tree_at.py shows the refusal)"),
     "same_result": Claim(
         "the batched version builds the same sharded model (no downside)", "same functionality, no complexity",
-        checked="every job compares the two variants' trees, values and shardings "
-                     "before timing (a difference fails the job)"),
+        rule="every job compares the two variants' trees, bitwise values and shardings before timing, and a "
+             "difference fails the job (the audit's checks table records each comparison): equal in every job "
+             "reproduced, a difference in any not reproduced",
+        advice=Advice("Batch the plan's tree_at calls: the sharded model is the same, leaf for leaf and bit for bit.",
+                      "The batched plan built a different model here: do not batch it until that difference is "
+                      "understood.")),
     "largest_model": Claim(
         "models up to 3.1B parameters (60L-2048H, 360 transforms) fit, limited by TPU v4 memory",
         "11.5 GB fp32 on a 16 GB TPU v4 chip",
