@@ -227,7 +227,8 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
     steps = pd.DataFrame(steps)
     return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
             "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]].assign(
-                outputs_agree=True, outputs_compared="2 variants vs batched", max_abs_difference=0.0),
+                outputs_exact=True, outputs_agree="2 variants vs batched", outputs_compared="trees",
+                max_abs_difference=0.0),
             "environment": pd.DataFrame({"backend": ["cpu"]})}
 
 
@@ -340,14 +341,16 @@ def test_the_gain_s_exponent_is_read_against_the_write_up_s_prediction_of_1():
     assert slower.endswith("the gain grows slower than that")
 
 
-@pytest.mark.parametrize(("agree", "expected"), [((True, True), "reproduced"), ((True, False), "not reproduced")])
-def test_the_same_model_is_a_verdict_on_every_job_s_guard(agree, expected):
+@pytest.mark.parametrize(("exact", "expected"), [((True, True), "reproduced"), ((True, False), "not reproduced")])
+def test_the_same_model_is_a_verdict_on_every_job_s_guard(exact, expected):
     """The write-up's "same functionality": each job compares the variants' trees before timing (a difference
     fails the job), so the comparisons recorded are the verdict's evidence, not a "checked" method."""
     checks = pd.DataFrame({"config_id": ["layers4-hidden768", "layers8-hidden768"], "demonstration": "",
-                           "axes": ["layers,hidden", "points"], "outputs_agree": agree,
-                           "outputs_compared": "2 variants vs batched: structure, bitwise values and sharding",
-                           "max_abs_difference": [0.0, 0.0 if all(agree) else 1e-3]})
+                           "axes": ["layers,hidden", "points"], "outputs_exact": exact,
+                           "outputs_agree": "2 variants vs batched: structure, bitwise values and sharding",
+                           "outputs_compared": "trees after make_module_opt",
+                           "max_abs_difference": [0.0, 0.0 if all(exact) else 1e-3]})
     judged = applicable(JUDGES.one(run_on(SPEC, "layers4-hidden768", checks=checks), "same_result"))
     assert judged.verdict == expected
-    assert judged.measured.startswith(f"equal in {sum(agree)} of 2 jobs (at layers4-hidden768, layers8-hidden768)")
+    assert judged.measured.startswith(f"equal in {sum(exact)} of 2 jobs (at layers4-hidden768, layers8-hidden768): "
+                                      "2 variants vs batched: structure, bitwise values and sharding; trees after")

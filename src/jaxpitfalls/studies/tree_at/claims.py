@@ -253,8 +253,8 @@ def _same_result(run: Run) -> Judged:
     """The guard every job runs before timing, read as the verdict on the write-up's "same functionality": a job
     whose variants differ fails, so a run of finished jobs shows the claim true, each comparison its evidence."""
     checks = run.tables["checks"]
-    agree = checks.outputs_agree.astype(bool)
-    return Judged(verdict=verdict(bool(agree.all())),
-                  measured=(f"equal in {int(agree.sum())} of {len(checks)} jobs (at {', '.join(checks.config_id)}): "
-                            f"{checks.outputs_compared.iloc[0]}, largest difference "
+    exact = checks.outputs_exact.astype(bool)  # outputs_agree says what the guard compared (job_checks.agreement)
+    return Judged(verdict=verdict(bool(exact.all())),
+                  measured=(f"equal in {int(exact.sum())} of {len(checks)} jobs (at {', '.join(checks.config_id)}): "
+                            f"{checks.outputs_agree.iloc[0]}; {checks.outputs_compared.iloc[0]}; largest difference "
                             f"{checks.max_abs_difference.max():g}"))
