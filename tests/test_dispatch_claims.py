@@ -179,6 +179,17 @@ def test_filter_jit_s_overhead_at_bert_base_width_is_not_testable_where_the_step
                                           "(the base, at most 1.20 ms) on a 950 ms step gives at most 1.001x")
 
 
+def test_a_claim_at_a_base_shallower_than_bert_base_says_so():
+    """The default config's base is one layer at hidden 64: not BERT-base's pytree at another width."""
+    comp = pd.DataFrame([{**BASE, "layers": 1, "config_id": "base", "diff_ms": 0.8, "diff_ci_low_ms": 0.6,
+                          "diff_ci_high_ms": 1.0, "variant": "filter_jit", "baseline": "jit_partition",
+                          "mode": "blocked"}])
+    steps = pd.DataFrame([{**BASE, "layers": 1, "config_id": "base"}])
+    judged = _every_call(run_on(SPEC, "base", comparisons=comp, steps=steps))
+    said = "at base (depth 1, shallower than BERT-base's 12 layers: supporting only): over 1000 steps"
+    assert said in judged.measured
+
+
 @pytest.mark.parametrize(("gap", "expected"), [
     ((0.8, 0.6, 1.0), "reproduced"),  # every warm step pays 0.8 ms: 0.8 s over 1000 steps
     ((0.1, -0.3, 0.5), "inconclusive"),

@@ -24,10 +24,10 @@ def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
         ax.set_xscale("log")
         ax.set_xticks(xs, [f"{t:g}" for t in xs])
         ax.minorticks_off()
+    if reference is not None:  # first: the line can widen the range _log_y reads
+        ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
     if "y" in log:
         _log_y(ax)
-    if reference is not None:
-        ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
 
 
 def _log_y(ax) -> None:

@@ -10,15 +10,17 @@ from .spec import BERT_BASE
 
 
 def width_note(run: Run, config_id: str | None) -> str:
-    """'' at BERT-base's whole shape (or None: not at its pytree); at its 12-layer pytree at another width, the
-    words that say so: such a claim is judged there (a millisecond overhead shows on a short step) but not
-    counted as measured at the write-up's structure (`ours` stays empty)."""
+    """'' at BERT-base's whole shape (or None: not at its pytree); at its 12-layer pytree at another width, or
+    at another depth, the words that say so: such a claim is judged there (a millisecond overhead shows on a
+    short step) but not counted as measured at the write-up's structure (`ours` stays empty)."""
     if config_id is None:
         return ""
-    hidden = int(row(run.steps.drop_duplicates("config_id"), config_id=config_id).hidden)
-    return "" if hidden == BERT_BASE["hidden"] else (
-        f" (BERT-base's {BERT_BASE['layers']}-layer pytree at hidden {hidden}, not its {BERT_BASE['hidden']}: "
-        "supporting only)")
+    shape = row(run.steps.drop_duplicates("config_id"), config_id=config_id)
+    if int(shape.layers) != BERT_BASE["layers"]:
+        return f" (depth {int(shape.layers)}, shallower than BERT-base's {BERT_BASE['layers']} layers: supporting only)"
+    return "" if int(shape.hidden) == BERT_BASE["hidden"] else (
+        f" (BERT-base's {BERT_BASE['layers']}-layer pytree at hidden {int(shape.hidden)}, not its "
+        f"{BERT_BASE['hidden']}: supporting only)")
 
 
 def at_pytree(run: Run, available: set[str]) -> tuple[str, str]:

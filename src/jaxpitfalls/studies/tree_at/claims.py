@@ -251,10 +251,16 @@ def _once_run(run: Run) -> Judged:
 @JUDGES("same_result")
 def _same_result(run: Run) -> Judged:
     """The guard every job runs before timing, read as the verdict on the write-up's "same functionality": a job
-    whose variants differ fails, so a run of finished jobs shows the claim true, each comparison its evidence."""
+    whose variants differ fails (its log names the difference), so the jobs a report holds show the claim true,
+    each comparison its evidence; a result from before the guard recorded its comparison counts for neither."""
     checks = run.tables["checks"]
-    exact = checks.outputs_exact.astype(bool)  # outputs_agree says what the guard compared (job_checks.agreement)
+    recorded = checks[checks.outputs_exact.notna()]
+    if recorded.empty:
+        return Judged(verdict=NOT_MEASURED, measured="not measured: no job recorded its comparison of the variants")
+    exact = recorded.outputs_exact.astype(bool)
+    values = recorded.outputs_agree.str.extract(r"\((\d+) values", expand=False).fillna("?")  # job_checks.agreement
     return Judged(verdict=verdict(bool(exact.all())),
-                  measured=(f"equal in {int(exact.sum())} of {len(checks)} jobs (at {', '.join(checks.config_id)}): "
-                            f"{checks.outputs_agree.iloc[0]}; {checks.outputs_compared.iloc[0]}; largest difference "
-                            f"{checks.max_abs_difference.max():g}"))
+                  measured=(f"equal in {int(exact.sum())} of {len(checks)} jobs (at {', '.join(recorded.config_id)}; "
+                            f"{', '.join(values)} values): the structure, bitwise values and sharding of every leaf "
+                            f"of the {recorded.outputs_compared.iloc[0]}; largest difference "
+                            f"{recorded.max_abs_difference.max():g}"))

@@ -211,9 +211,10 @@ CLAIMS = {
                      "with one signature (tests/test_tree_at.py shows the refusal)"),
     "same_result": Claim(
         "the batched version builds the same sharded model (no downside)", "same functionality, no complexity",
-        rule="every job compares the two variants' trees, bitwise values and shardings before timing, and a "
-             "difference fails the job (the audit's checks table records each comparison): equal in every job "
-             "reproduced, a difference in any not reproduced",
+        rule="every job compares the two variants' trees, bitwise values and shardings before timing (the audit's "
+             "checks table records each comparison): equal in every job that recorded one reproduced. A difference "
+             "fails its job before anything is timed (its log names the leaf), so it refutes the claim by a failed "
+             "run, not by a verdict in a report",
         advice=Advice("Batch the plan's tree_at calls: the sharded model is the same, leaf for leaf and bit for bit.",
                       "The batched plan built a different model here: do not batch it until that difference is "
                       "understood.")),
