@@ -2,7 +2,7 @@
 
 A reference snapshot keeps each study's tables (report/reference.py): everything its claims were judged on. A
 change to a claim's rule or to the rule of what this hardware can show is then checked against published
-numbers in seconds, not by a 56-minute `make reference`: every claim's verdict as published and as judged now,
+numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
 
     python -m jaxpitfalls.report.rejudge docs/reference/<snapshot>
