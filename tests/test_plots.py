@@ -7,6 +7,7 @@ import importlib
 from itertools import pairwise
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 from matplotlib.container import BarContainer, ErrorbarContainer
@@ -126,3 +127,16 @@ def test_each_study_s_figures_draw_intervals_plain_ticks_and_no_line_through_one
             xs = {x for c in series if c.lines[0].get_linestyle() != "None" for x in c.lines[0].get_xdata()}
             assert len(xs) != 1 or len(_labels(ax)) == 1, name  # lines at one x: that value, not a made-up axis
             assert ax.get_legend() is None or len(ax.get_legend().get_texts()) > 1, name
+        _assert_legends_beside_the_panels(fig, name)
+        plt.close(fig)
+
+
+def _assert_legends_beside_the_panels(fig, name: str) -> None:
+    """No legend lies over a panel or the title (generation's speed legend hid two variants' lines in the first
+    panel)."""
+    fig.canvas.draw()
+    panels = [ax.get_window_extent() for ax in fig.axes if ax.get_visible()]
+    panels += [fig._suptitle.get_window_extent()] if fig._suptitle else []  # nor over the figure's title
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]:
+        box = legend.get_window_extent()
+        assert not any(box.overlaps(panel) for panel in panels), name

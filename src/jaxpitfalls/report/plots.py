@@ -109,11 +109,24 @@ def facet_lines(
         ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")
-    flat_axes[0].legend(title=hue, fontsize="small")
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    _legend_beside(fig, flat_axes[:len(panels)], hue)
     return fig
+
+
+def _legend_beside(fig, axes, title: str) -> None:
+    """One legend for every panel, at the middle of the figure's right edge (below any title): the figure widens
+    by the legend's width, so it never lies over a panel's data (in the first panel it hid lines where they ran)."""
+    entries: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    legend = fig.legend(list(entries.values()), list(entries), title=title, fontsize="small", loc="center right")
+    fig.canvas.draw()
+    width = legend.get_window_extent().width / fig.dpi + 0.15  # inches, and a margin
+    fig.set_figwidth(fig.get_figwidth() + width)
+    fig.tight_layout(rect=(0, 0, 1 - width / fig.get_figwidth(), 1))
 
 
 def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = (), hue_order: tuple[str, ...] = (),

@@ -17,7 +17,9 @@ FINDINGS = ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "time_
 FIGURES = {
     "throughput": "Tokens per second of one pass per variant and configuration, with its 95% interval (log scale).",
     "time_split": "Where a pass's time goes per variant (base configuration): forward, device-to-host "
-                  "transfer, storage (pipelined: the phases overlap, the bars show the time spent in each).",
+                  "transfer, storage. pipelined and scanned dispatch the forward without waiting for it: their "
+                  "forward is the dispatch alone and their transfer includes waiting for the computation (means "
+                  "over the timed passes, no interval).",
 }
 
 

@@ -100,9 +100,9 @@ CLAIMS = {
         "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
         rule="the most transforms' ratio interval overlaps the fewest's",
-        advice=Advice("", "The gain grows with depth, the way the write-up's O(N*L) -> O(L) analysis implies "
-                          "(how fast: per_transform's exponent against the analysis's prediction; its extrapolated "
-                          "table kept the gain constant): batching matters most for deep models.")),
+        advice=Advice("", "The gain grows with depth, where the write-up's extrapolated table kept it constant "
+                          "(how fast, against its O(N*L) -> O(L) analysis: per_transform's exponent): batching "
+                          "matters most for deep models.")),
     "first_run_linear": Claim(
         "the first run of make_module_opt scales near-linearly with the number of transforms",
         "~90 ms per transform; 1.24 s at 24 -> 32.4 s at 360 transforms (TPU v4)",
