@@ -162,6 +162,12 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     lucky = Judged(measured="1.038x [1.012, 1.068]", verdict="reproduced", judged_ratio=(1.038, 1.012, 1.068),
                    bound=Bound(4374.0, 131.0, "removing all copies"))
     assert applicable(lucky).verdict == NOT_TESTABLE
+    # reference 2026-11-27's stacked copy: 1.053x [1.030, 1.077] against at most 1.046x: the point beyond the
+    # bound, the interval not wholly, so the bound stands and the row says where the estimate lies
+    beyond = applicable(Judged(measured="1.053x", verdict="reproduced", judged_ratio=(1.053, 1.030, 1.077),
+                               bound=Bound(7433.5, 328.5, "removing all it can")))
+    said = "width (0.047) (the estimate, 1.053x, lies beyond it; its interval does not); 1.053x"
+    assert beyond.verdict == NOT_TESTABLE and said in beyond.measured, beyond.measured
     assert applicable(replace(lucky, judged_ratio=(1.03, 1.02, 1.04))).verdict == "reproduced"  # 0.02 < 0.031
     assert applicable(room) == Judged(measured="1.60x [1.50, 1.70]", verdict="reproduced",
                                       judged_ratio=(1.6, 1.5, 1.7), bound=room.bound)

@@ -52,6 +52,8 @@ def applicable(judged: Judged) -> Judged:
         why = f"below the {bound.needs:g}x it needs"
     elif bound is not None and ratio is not None and bound.ratio - 1 <= ratio[2] - ratio[1]:
         why = f"inside the interval's width ({ratio[2] - ratio[1]:.3f})"
+        if ratio[0] > bound.ratio:  # the point beyond the bound, the interval reaching back inside: noise, said so
+            why += f" (the estimate, {ratio[0]:.3f}x, lies beyond it; its interval does not)"
     if why:
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
             f"not testable on this hardware: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))
