@@ -42,6 +42,12 @@ def measured(table: pd.DataFrame) -> pd.DataFrame:
     return table[~demonstrated(table)]
 
 
+def per_second(count, timed):
+    """`count` (tokens, sequences) per second of `timed`'s median time (ms), with the interval its median's
+    95% interval gives: (rate, low, high), the slower end the lower rate. `timed` is a steps table or one row."""
+    return tuple(count / (timed[ms] / 1e3) for ms in ("median_ms", "median_ci_high_ms", "median_ci_low_ms"))
+
+
 def base_config_id(table: pd.DataFrame) -> str:
     """The base configuration: the one that lies on every sweep axis."""
     n_axes = table["axes"].str.split(",").apply(len)

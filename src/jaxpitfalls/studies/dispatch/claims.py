@@ -278,9 +278,8 @@ def _inference_ok(run: Run) -> Judged:
     return Judged(
         measured=f"forward call {ms(forward)} per call ({ratio_interval(forward)}) vs training step (blocked) "
                  f"{ms(step)} per step ({ratio_interval(step)}) at {run.base_id}{width_note(run, run.base_id)}: "
-                 f"{INFERENCE_SHARE:g} of the step's "
-                 f"overhead minus the forward's {interval(*room, ' ms')} (the forward returns logits, no model or "
-                 "optimizer state)",
+                 f"{INFERENCE_SHARE:g} of the step's overhead minus the forward's {interval(*room, ' ms')} (the "
+                 "forward returns logits, no model or optimizer state)",
         reason=small.reason,
         verdict=small.verdict(),
     )

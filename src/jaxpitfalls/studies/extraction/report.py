@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import base_config_id, measured, setting_labels
+from ...report.aggregate import base_config_id, measured, per_second, setting_labels
 from ...report.claims import ratio_interval
 from .spec import FIXES, SPEC, estimate
 
@@ -31,12 +31,11 @@ def in_mode(table: pd.DataFrame, mode: str) -> pd.DataFrame:
 
 def throughput(steps: pd.DataFrame) -> pd.DataFrame:
     s = in_mode(steps, "extract")
-    seconds = s.median_ms / 1e3
+    tokens, low, high = per_second(s.structure_tokens, s)
     return pd.DataFrame({
         "config_id": s.config_id, "variant": s.variant, "batch": s.batch,
-        "sequences_per_s": s.structure_sequences / seconds, "tokens_per_s": s.structure_tokens / seconds,
-        "tokens_per_s_low": s.structure_tokens / (s.median_ci_high_ms / 1e3),
-        "tokens_per_s_high": s.structure_tokens / (s.median_ci_low_ms / 1e3),
+        "sequences_per_s": per_second(s.structure_sequences, s)[0], "tokens_per_s": tokens,
+        "tokens_per_s_low": low, "tokens_per_s_high": high,
         "pass_ms": s.median_ms, "forward_ms": s.phase_forward_ms, "transfer_ms": s.phase_transfer_ms,
         "storage_ms": s.phase_storage_ms, "first_pass_s": s.first_run_seconds,
         "compiles_first_pass": s.first_run_compiles,

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ...contract.verdicts import NOT_MEASURED, Judged
 from ...harness.stats import ratio_of_estimates
-from ...report.aggregate import demonstrated
+from ...report.aggregate import demonstrated, per_second
 from ...report.claims import (
     Decision,
     decide,
@@ -28,7 +28,7 @@ JUDGES = Judges(SPEC)
 def _tokens_per_s(run: Run, config_id: str) -> tuple[float, float, float]:
     """The floor's tokens per second from its median generation, with the median's 95% interval."""
     kv = row(run.steps, config_id=config_id, variant=SPEC.floor, mode="generate")
-    return tuple(kv.new_tokens / (ms / 1e3) for ms in (kv.median_ms, kv.median_ci_high_ms, kv.median_ci_low_ms))
+    return per_second(kv.new_tokens, kv)
 
 
 def _first(run: Run) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import demonstrated, measured, setting_labels
+from ...report.aggregate import demonstrated, measured, per_second, setting_labels
 from .spec import SPEC
 
 FINDINGS = ("cache_faster", "recompiles", "short_warmup", "scan")  # the cache, static shapes, warmup, scan
@@ -27,10 +27,10 @@ def speed(steps: pd.DataFrame) -> pd.DataFrame:
     """Per proper configuration and variant: tokens per second (95% interval from the median's), latency per
     token, the first run."""
     s = measured(steps)
+    tokens, low, high = per_second(s.new_tokens, s)
     return pd.DataFrame({
         "config_id": s.config_id, "variant": s.variant, "prompt": s.prompt, "new_tokens": s.new_tokens,
-        "tokens_per_s": s.new_tokens / (s.median_ms / 1e3), "tokens_per_s_ci_low": s.new_tokens / (
-            s.median_ci_high_ms / 1e3), "tokens_per_s_ci_high": s.new_tokens / (s.median_ci_low_ms / 1e3),
+        "tokens_per_s": tokens, "tokens_per_s_low": low, "tokens_per_s_high": high,
         "ms_per_token": s.median_ms / s.new_tokens,
         "first_run_s": s.first_run_seconds, "compiles_first_run": s.first_run_compiles,
         "compile_s": s.first_run_compile_seconds,
@@ -68,7 +68,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
     on_axes = pd.concat([s[s["axes"].str.split(",").apply(lambda a, ax=ax: ax in a)].assign(axis=ax, value=s[ax])
                          for ax in AXES])
     swept = on_axes.groupby("axis").value.transform("nunique") > 1
-    interval = {"low": "tokens_per_s_ci_low", "high": "tokens_per_s_ci_high"}
+    interval = {"low": "tokens_per_s_low", "high": "tokens_per_s_high"}  # extraction's throughput's names
     speed_figure = {"tokens_per_s": facet_lines(
         on_axes[swept], x="value", y="tokens_per_s", **interval, hue="variant", col="axis", sharex=False,
         hue_order=SPEC.variants, log="y", ylabel="tokens per second", title="Generation speed")
