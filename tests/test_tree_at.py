@@ -25,7 +25,7 @@ from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp
 from jaxpitfalls.studies.tree_at.claims import JUDGES, _against_one
-from jaxpitfalls.studies.tree_at.spec import ANCHOR, SPEC, START_UP_STEPS
+from jaxpitfalls.studies.tree_at.spec import ANCHOR, REFERENCE, SPEC, START_UP_STEPS
 
 SETTINGS = {"repeats": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
 
@@ -136,9 +136,26 @@ def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
                 assert modes["step_by_step"]["compiles_in_timed_region"] == 0 and list(by_step) == list(START_UP_STEPS)
                 assert len({len(xs) for xs in by_step.values()}) == 1
                 assert len(by_step["apply"]) >= modes["step_by_step"]["summary"]["n"]
-        calls = {name: v["signature"]["tree_at_calls_per_first_run"] for name, v in doc["variants"].items()}
+        calls = {name: v["signature"]["tree_at_calls_per_first_run"] for name, v in doc["variants"].items()
+                 if name != REFERENCE}
         assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1} | (
             {} if stepped else {ANCHOR: 1})  # the 2-layer model's one-layer anchor, a batched first run
+
+
+def test_the_direct_mode_times_the_machine_s_reference_workload_in_its_rounds(tables):
+    """The pytree rebuild is timed in the direct mode alone, as many samples as the variants, compiling
+    nothing, its calls counted (a result's schema wants at least one); its relative spread reaches the steps
+    table, and the study's own tables leave it out."""
+    for doc in tables["docs"]:
+        reference = doc["variants"][REFERENCE]
+        direct = reference["modes"]["direct"]
+        assert set(reference["modes"]) == {"direct"} and reference["calls"] >= direct["summary"]["n"]
+        assert direct["compiles_in_timed_region"] == 0
+        assert direct["summary"]["n"] == doc["variants"][SPEC.floor]["modes"]["direct"]["summary"]["n"]
+        assert not any(c["variant"] == REFERENCE or c["baseline"] == REFERENCE for c in doc["comparisons"])
+    timed = tables["steps"][tables["steps"].variant == REFERENCE]
+    assert set(timed["mode"]) == {"direct"} and timed.relative_iqr.notna().all()
+    assert all(REFERENCE not in set(t.get("variant", ())) for _, _, t in report.tables(tables))
 
 
 def test_a_deeper_model_s_first_runs_are_paired_with_its_one_layer_anchor(tables):
@@ -208,6 +225,8 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
                  ("first_run", "unbatched"): 3 * first_run(n) * drift[layers],
                  ("first_run", "batched"): first_run(n) * drift[layers],
                  ("steady", "unbatched"): 35.0, ("steady", "batched"): 35.0}
+        if REFERENCE in spread:  # the machine's reference workload, timed in the direct mode alone
+            times[("direct", REFERENCE)] = 0.1 * n
         steps += [conf | {"mode": mode, "variant": variant, "median_ms": ms,
                           "median_ci_low_ms": (0.97 if mode == "first_run" else 0.9) * ms,
                           "median_ci_high_ms": (1.03 if mode == "first_run" else 1.1) * ms}
@@ -258,6 +277,25 @@ def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
 def test_far_less_variance_is_a_relative_spread_at_most_half(spread, expected):
     variance = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread), "variance")
     assert variance.verdict == expected, variance.measured
+
+
+NOISY = {"unbatched": (0.51, 0.40, 0.62), "batched": (0.56, 0.45, 0.70)}  # 2026-11-27's 24 transforms
+
+
+@pytest.mark.parametrize(("spread", "expected", "said"), [
+    # a noisy machine: its own spread as large as the variants', so no ratio of 2 could show (2026-11-27 said "no")
+    (NOISY | {REFERENCE: (0.50, 0.40, 0.60)}, "not testable", "gives at most 1.020x, below the 2x it needs"),
+    # a quiet machine leaves room: batched's spread near the machine's, unbatched's far above
+    ({"unbatched": (0.20, 0.15, 0.25), "batched": (0.02, 0.015, 0.025), REFERENCE: (0.01, 0.008, 0.012)},
+     "reproduced", "rebuild timed in the same rounds: 1.0%, 1.0%, 1.0%"),
+    # batched steadier than the reference, wholly beyond the bound: the bound is refuted, the claim judged
+    ({"unbatched": (0.20, 0.15, 0.25), "batched": (0.02, 0.015, 0.025), REFERENCE: (0.15, 0.12, 0.18)},
+     "reproduced", "that bound is refuted, not used"),
+    (NOISY, "not reproduced", "relative IQR unbatched / batched 0.911x"),  # no reference timed: judged as before
+])
+def test_a_spread_claim_is_bounded_by_the_machine_s_own_spread(spread, expected, said):
+    variance = applicable(_judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread), "variance"))
+    assert variance.verdict == expected and said in variance.measured, variance.measured
 
 
 @pytest.mark.parametrize(("first_run", "expected"), [

@@ -26,7 +26,7 @@ from jaxpitfalls.contract import registry
 from jaxpitfalls.studies.dispatch.spec import ANCHOR as DISPATCH_ANCHOR
 from jaxpitfalls.studies.dispatch.spec import BESIDE as DISPATCH_BESIDE
 from jaxpitfalls.studies.dispatch.spec import beside_name as dispatch_beside
-from jaxpitfalls.studies.tree_at.spec import ANCHOR
+from jaxpitfalls.studies.tree_at.spec import ANCHOR, REFERENCE
 from jaxpitfalls.studies.tree_at.spec import SPEC as TREE_AT
 
 TREE_AT_VARIANTS = TREE_AT.variants  # the two code paths (not the first_run anchor)
@@ -93,8 +93,10 @@ def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):
             assert doc["structure"]["sharded_leaves"] > 0
         calls = {name: doc["variants"][name]["signature"]["tree_at_calls_per_application"] for name in TREE_AT_VARIANTS}
         assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
-        for variant in doc["variants"].values():
-            assert variant["modes"]["first_run"]["measures_compilation"]
+        for name, variant in doc["variants"].items():
+            if name != REFERENCE:  # the machine's reference workload: timed in the direct mode alone
+                assert variant["modes"]["first_run"]["measures_compilation"]
+        assert set(doc["variants"][REFERENCE]["modes"]) == {"direct"} and doc["variants"][REFERENCE]["calls"] > 0
     assert deeper["structure"]["transforms"] == 2 * base["structure"]["transforms"]
     # the 2-layer model's first runs are paired with its one-layer anchor; the 1-layer base is its own
     assert ANCHOR not in base["variants"] and set(deeper["variants"][ANCHOR]["modes"]) == {"first_run"}

@@ -28,14 +28,15 @@ def speedup_removing(total_ms: float, removable_ms: float) -> float:
 @dataclass(frozen=True)
 class Bound:
     """The largest effect this run's hardware can show for a claim: what the effect consists of here
-    (`removable_ms` of a `total_ms` pass or step: the copies a fix removes, the overhead a variant adds), and
+    (`removable` of a `total`: ms of a pass or step, the copies a fix removes, the overhead a variant adds; or
+    a spread, the part of a variant's spread above the machine's own), and
     `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
     rule asks for that). `report.claims.applicable` judges every bounded claim by it alike, reading the claim's
     `judged_ratio` oriented as the bound is (above 1: the effect), so that a run measuring more than the bound
     allows refutes the bound instead of being called not testable by it."""
 
-    total_ms: float
-    removable_ms: float
+    total: float
+    removable: float
     what: str
     needs: float = 1.0
 
@@ -43,7 +44,7 @@ class Bound:
     def ratio(self) -> float:
         """`speedup_removing` this bound's part: where it lies inside a claim's band, no run on this hardware can
         reproduce the claim."""
-        return speedup_removing(self.total_ms, self.removable_ms)
+        return speedup_removing(self.total, self.removable)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Judged
+from ...contract.verdicts import NOT_MEASURED, Bound, Judged
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
-from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, verdict
+from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, rows, verdict
 from ...report.judging import Judges, Run
 from .derived import (
     NOT_STEPPED,
@@ -22,7 +22,7 @@ from .derived import (
     transforms_of,
 )
 from .report import exponent_text
-from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
+from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, REFERENCE, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
@@ -176,6 +176,13 @@ def _variance(run: Run) -> Judged:
     spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
                           for v in ("unbatched", SPEC.floor)] for config_id in ratios(run, "direct").config_id}
     measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(transforms_of(run)[c])}" for c, (u, b) in spread.items())
+    machine = _machine_spread(direct, spread)
+    if machine:
+        measured += (f"; the machine's own, a fixed pytree rebuild timed in the same rounds: "
+                     f"{', '.join(f'{m:.1%}' for m in machine.values())}")
+    bound = Bound(*_room(spread, machine), "unbatched's relative spread over the machine's own (the depths as "
+                  "one)", needs=FAR_LESS) if machine else None
+
     def iqr_ms(config_id: str, variant: str) -> float:
         found = row(direct, config_id=config_id, variant=variant)
         return found.relative_iqr * found.median_ms
@@ -183,7 +190,7 @@ def _variance(run: Run) -> Judged:
     absolute = ", ".join(f"{iqr_ms(c, 'unbatched'):.2f} vs {iqr_ms(c, SPEC.floor):.2f} ms" for c in spread)
     if any(b[1] <= 0 for _, b in spread.values()):
         return Judged(measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; "
-                               "a batched interval reaches 0: no ratio", verdict=verdict(None))
+                               "a batched interval reaches 0: no ratio", verdict=verdict(None), bound=bound)
     each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
     overall = geometric_mean_ratio(*zip(*each, strict=True))
     far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
@@ -193,7 +200,29 @@ def _variance(run: Run) -> Judged:
                   f"time it spreads)"),
         reason=far_less.reason,
         verdict=far_less.verdict(),
+        judged_ratio=overall,
+        bound=bound,
     )
+
+
+def _machine_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float]:
+    """The machine's own relative IQR per configuration: the reference workload's (spec.REFERENCE), timed in
+    the direct mode's rounds, under which no variant's spread is measured; empty where the run timed none at
+    some depth (results older than it)."""
+    timed = {c: rows(direct, config_id=c, variant=REFERENCE) for c in spread}
+    if any(found.empty for found in timed.values()):
+        return {}
+    return {c: float(found.relative_iqr.iloc[0]) for c, found in timed.items()}
+
+
+def _room(spread: dict[str, list], machine: dict[str, float]) -> tuple[float, float]:
+    """(unbatched's relative IQR, the part of it above the machine's), geometric means over the depths: removing
+    all that part, batching could show at most unbatched's over the machine's."""
+    def geometric(values) -> float:
+        return float(np.exp(np.mean(np.log(list(values)))))
+
+    total = geometric(u[0] for u, _ in spread.values())
+    return total, total - geometric(machine.values())
 
 
 @JUDGES("setup_split")

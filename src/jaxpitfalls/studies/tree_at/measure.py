@@ -20,7 +20,7 @@ from ...harness.timing import timed
 from ...harness.variants import VariantOutputsDisagree, require_distinct, require_same_trees
 from ...plan import is_base
 from . import tensor_parallel as tp
-from .spec import ANCHOR, SPEC, START_UP_STEPS, steps_timed
+from .spec import ANCHOR, REFERENCE, SPEC, START_UP_STEPS, steps_timed
 from .spec import Timing as TreeAtTiming
 
 
@@ -102,6 +102,19 @@ def _samplers(variants: dict[str, _Variant], method: str) -> dict[str, Callable[
     return {name: (lambda v=v: timed(getattr(v, method))) for name, v in variants.items()}
 
 
+class Rebuild:
+    """The machine's reference workload (spec.REFERENCE), a sampler: the model's pytree flattened and rebuilt,
+    the same work at every call, so that its spread in the direct mode's rounds is the machine's; `calls`
+    counts them (the result's proof that it ran)."""
+
+    def __init__(self, model: eqx.Module) -> None:
+        self.model, self.calls = model, 0
+
+    def __call__(self) -> float:
+        self.calls += 1
+        return timed(lambda: jax.tree_util.tree_map(lambda leaf: leaf, self.model))
+
+
 def _sharded_leaves(tree: Any) -> int:
     return sum(not leaf.sharding.is_fully_replicated for leaf in jax.tree_util.tree_leaves(tree)
                if isinstance(leaf, jax.Array))
@@ -172,15 +185,18 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed
 def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
                  step_by_step: bool = False) -> dict[str, Any]:
     """Time the two code paths interleaved in the three modes (four with `step_by_step`), checking after each
-    what it produced."""
+    what it produced; the direct mode's rounds also time the machine's reference workload (`Rebuild`)."""
     model = next(iter(variants.values())).model
     transforms = len(tp.find_matches(model, tp.BERT_PLAN))
     warmup_compiles = warm_up(variants, model)
 
-    def mode(name: str, timed: dict[str, _Variant] = variants, **kwargs):
-        return measure_mode(_samplers(timed, name), name, SPEC.floor, settings.sampling, label, **kwargs)
+    def mode(name: str, timed: dict[str, _Variant] = variants, beside: dict[str, Callable] | None = None, **kwargs):
+        beside = beside or {}
+        return measure_mode(_samplers(timed, name) | beside, name, SPEC.floor, settings.sampling, label,
+                            beside=tuple(beside), **kwargs)
 
-    results = {"direct": mode("direct")}
+    reference = Rebuild(model)
+    results = {"direct": mode("direct", beside={REFERENCE: reference})}
     signatures = {name: {"tree_at_calls_per_application": v.direct_calls, "transforms_applied": transforms}
                   for name, v in variants.items()}
     distinct = require_distinct(signatures)
@@ -203,6 +219,8 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
         records[ANCHOR] = {"signature": {"transforms_applied": len(tp.find_matches(anchor.model, tp.BERT_PLAN)),
                                          "tree_at_calls_per_first_run": anchor.first_run_calls},
                            "calls": anchor.calls.count, "compiles_in_warmup": 0}
+    records[REFERENCE] = {"signature": {"model_leaves": len(jax.tree_util.tree_leaves(model))},
+                          "calls": reference.calls, "compiles_in_warmup": 0}  # timed in the direct mode alone
     checks = {"outputs_agree": agreement | {"outputs": "trees after direct application and after make_module_opt "
                                                        "(model and optimizer state; un-jitted, the same values, and "
                                                        "the same trees across variants)"},
