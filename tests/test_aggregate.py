@@ -148,7 +148,7 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     shown = applicable(no)
     assert shown.verdict == NOT_TESTABLE and shown.measured == (
         "not testable on this hardware: removing all copies gives at most 1.022x, inside the interval's "
-        "width (0.120); 0.99x [0.93, 1.05]")
+        "width (its ends 1.129x apart); 0.99x [0.93, 1.05]")
     undecided = Judged(measured="1.01x [0.95, 1.08]", verdict="inconclusive", judged_ratio=(1.01, 0.95, 1.08),
                        reason="undecided: ... about 4x the samples", bound=copies)
     assert "the samples" not in applicable(undecided).measured  # no number of samples would decide it
@@ -162,12 +162,19 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     lucky = Judged(measured="1.038x [1.012, 1.068]", verdict="reproduced", judged_ratio=(1.038, 1.012, 1.068),
                    bound=Bound(4374.0, 131.0, "removing all copies"))
     assert applicable(lucky).verdict == NOT_TESTABLE
-    # reference 2026-11-27's stacked copy: 1.053x [1.030, 1.077] against at most 1.046x: the point beyond the
-    # bound, the interval not wholly, so the bound stands and the row says where the estimate lies
-    beyond = applicable(Judged(measured="1.053x", verdict="reproduced", judged_ratio=(1.053, 1.030, 1.077),
-                               bound=Bound(7433.5, 328.5, "removing all it can")))
-    said = "width (0.047) (the estimate, 1.053x, lies beyond it; its interval does not); 1.053x"
+    # a stacked copy at most 1.046x (reference 2026-11-27's bound) against 1.053x [1.025, 1.080]: the point beyond
+    # the bound, the interval not wholly, so the bound stands and the row says where the estimate lies
+    stacked = Bound(7433.5, 328.5, "removing all it can")
+    beyond = applicable(Judged(measured="1.053x", verdict="reproduced", judged_ratio=(1.053, 1.025, 1.080),
+                               bound=stacked))
+    said = "width (its ends 1.054x apart) (the estimate, 1.053x, lies beyond it; its interval does not); 1.053x"
     assert beyond.verdict == NOT_TESTABLE and said in beyond.measured, beyond.measured
+    # widths are ratios: 2026-11-27's own 1.053x [1.030, 1.077] has ends 1.0456x apart, inside 1.0462x (a
+    # difference of ends, 0.047 against 0.046, called it not testable), and a decided 10x [5.2, 19] against a
+    # bound of 10x stays decided (its ends 3.65x apart; a difference, 13.8 against 9, would not)
+    for ratio, bound in (((1.053, 1.030, 1.077), stacked), ((10.0, 5.2, 19.0), Bound(10.0, 9.0, "a spread floor"))):
+        assert applicable(Judged(measured="", verdict="reproduced", judged_ratio=ratio, bound=bound)).verdict == \
+            "reproduced"
     assert applicable(replace(lucky, judged_ratio=(1.03, 1.02, 1.04))).verdict == "reproduced"  # 0.02 < 0.031
     assert applicable(room) == Judged(measured="1.60x [1.50, 1.70]", verdict="reproduced",
                                       judged_ratio=(1.6, 1.5, 1.7), bound=room.bound)

@@ -287,11 +287,15 @@ NOISY = {"unbatched": (0.51, 0.40, 0.62), "batched": (0.56, 0.45, 0.70)}  # 2026
     (NOISY | {REFERENCE: (0.50, 0.40, 0.60)}, "not testable", "gives at most 1.020x, below the 2x it needs"),
     # a quiet machine leaves room: batched's spread near the machine's, unbatched's far above
     ({"unbatched": (0.20, 0.15, 0.25), "batched": (0.02, 0.015, 0.025), REFERENCE: (0.01, 0.008, 0.012)},
-     "reproduced", "rebuild timed in the same rounds: 1.0%, 1.0%, 1.0%"),
+     "reproduced", "rebuild timed in the same rounds: 1.0% at 24, 1.0% at 72, 1.0% at 144"),
     # batched steadier than the reference, wholly beyond the bound: the bound is refuted, the claim judged
     ({"unbatched": (0.20, 0.15, 0.25), "batched": (0.02, 0.015, 0.025), REFERENCE: (0.15, 0.12, 0.18)},
      "reproduced", "that bound is refuted, not used"),
     (NOISY, "not reproduced", "relative IQR unbatched / batched 0.911x"),  # no reference timed: judged as before
+    (NOISY | {REFERENCE: (0.0, 0.0, 0.0)}, "not reproduced", "same rounds: 0.0% at 24"),  # a zero floor: no bound
+    # no ratio to a batched spread that may be 0, so nothing a floor could bound (or the run refute)
+    ({"unbatched": (0.20, 0.10, 0.30), "batched": (0.0, 0.0, 0.01), REFERENCE: (0.5, 0.4, 0.6)}, "inconclusive",
+     "a batched interval reaches 0"),
 ])
 def test_a_spread_claim_is_bounded_by_the_machine_s_own_spread(spread, expected, said):
     variance = applicable(_judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), spread), "variance"))

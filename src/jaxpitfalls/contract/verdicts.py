@@ -20,9 +20,10 @@ NOT_TESTABLE = "not testable"
 UNSTABLE = "unstable"
 
 
-def speedup_removing(total_ms: float, removable_ms: float) -> float:
-    """The largest speedup removing `removable_ms` of a `total_ms` pass could give: total / (total - part)."""
-    return total_ms / max(total_ms - removable_ms, 1e-12)
+def speedup_removing(total: float, removable: float) -> float:
+    """The largest speedup removing `removable` of a `total` (ms of a pass, or a spread) could give:
+    total / (total - part)."""
+    return total / max(total - removable, 1e-12)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,10 @@ def applicable(judged: Judged) -> Judged:
     The width, not the half-width: an interval as wide as the largest effect can hold both "no effect" and
     "all of it", so whether it clears 1 is decided by where the noise put the estimate (two references in a
     row swapped a yes and an inconclusive between two copy fixes whose bound sat between half and whole
-    width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability.
+    width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability. Both
+    are ratios, compared as ratios (the interval's high end over its low end against the bound): a ratio's
+    interval is symmetric on the log scale, and a difference of ends would call a decided 10x [5.2, 19]
+    against a bound of 10x "not testable" (near 1 the two readings agree to a few parts in a thousand).
 
     A bound the run's own interval lies wholly beyond (its judged ratio, oriented as the bound's: above 1, the
     effect) is refuted, so it is not used: the claim is judged as if it had none, saying so.
@@ -50,8 +53,8 @@ def applicable(judged: Judged) -> Judged:
     why = ""
     if bound is not None and bound.ratio < bound.needs:
         why = f"below the {bound.needs:g}x it needs"
-    elif bound is not None and ratio is not None and bound.ratio - 1 <= ratio[2] - ratio[1]:
-        why = f"inside the interval's width ({ratio[2] - ratio[1]:.3f})"
+    elif bound is not None and ratio is not None and bound.ratio <= ratio[2] / ratio[1]:
+        why = f"inside the interval's width (its ends {ratio[2] / ratio[1]:.3f}x apart)"
         if ratio[0] > bound.ratio:  # the point beyond the bound, the interval reaching back inside: noise, said so
             why += f" (the estimate, {ratio[0]:.3f}x, lies beyond it; its interval does not)"
     if why:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...contract.verdicts import NOT_MEASURED, Bound, Judged
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
-from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, rows, verdict
+from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, verdict
 from ...report.judging import Judges, Run
 from .derived import (
     NOT_STEPPED,
@@ -175,22 +175,21 @@ def _variance(run: Run) -> Judged:
     columns = ["relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"]
     spread = {config_id: [tuple(row(direct, config_id=config_id, variant=v)[columns])
                           for v in ("unbatched", SPEC.floor)] for config_id in ratios(run, "direct").config_id}
-    measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {int(transforms_of(run)[c])}" for c, (u, b) in spread.items())
+    at = {c: int(transforms_of(run)[c]) for c in spread}
+    measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {at[c]}" for c, (u, b) in spread.items())
     machine = _machine_spread(direct, spread)
-    if machine:
+    if machine is not None:
         measured += (f"; the machine's own, a fixed pytree rebuild timed in the same rounds: "
-                     f"{', '.join(f'{m:.1%}' for m in machine.values())}")
-    bound = Bound(*_room(spread, machine), "unbatched's relative spread over the machine's own (the depths as "
-                  "one)", needs=FAR_LESS) if machine else None
+                     f"{', '.join(f'{m:.1%} at {at[c]}' for c, m in machine.items())}")
 
     def iqr_ms(config_id: str, variant: str) -> float:
         found = row(direct, config_id=config_id, variant=variant)
         return found.relative_iqr * found.median_ms
 
     absolute = ", ".join(f"{iqr_ms(c, 'unbatched'):.2f} vs {iqr_ms(c, SPEC.floor):.2f} ms" for c in spread)
-    if any(b[1] <= 0 for _, b in spread.values()):
+    if any(b[1] <= 0 for _, b in spread.values()):  # no ratio, so no bound it could refute either
         return Judged(measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; "
-                               "a batched interval reaches 0: no ratio", verdict=verdict(None), bound=bound)
+                               "a batched interval reaches 0: no ratio", verdict=verdict(None))
     each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
     overall = geometric_mean_ratio(*zip(*each, strict=True))
     far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
@@ -201,28 +200,33 @@ def _variance(run: Run) -> Judged:
         reason=far_less.reason,
         verdict=far_less.verdict(),
         judged_ratio=overall,
-        bound=bound,
+        bound=_machine_floor(spread, machine),
     )
 
 
-def _machine_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float]:
+def _machine_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
     """The machine's own relative IQR per configuration: the reference workload's (spec.REFERENCE), timed in
-    the direct mode's rounds, under which no variant's spread is measured; empty where the run timed none at
-    some depth (results older than it)."""
-    timed = {c: rows(direct, config_id=c, variant=REFERENCE) for c in spread}
-    if any(found.empty for found in timed.values()):
-        return {}
-    return {c: float(found.relative_iqr.iloc[0]) for c, found in timed.items()}
+    the direct mode's rounds, under which no variant's spread is measured; None where the run timed none
+    (results older than it)."""
+    if (direct.variant != REFERENCE).all():
+        return None
+    return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
 
 
-def _room(spread: dict[str, list], machine: dict[str, float]) -> tuple[float, float]:
-    """(unbatched's relative IQR, the part of it above the machine's), geometric means over the depths: removing
-    all that part, batching could show at most unbatched's over the machine's."""
+def _machine_floor(spread: dict[str, list], machine: dict[str, float] | None) -> Bound | None:
+    """The most a spread ratio can show on this machine: with batched's spread no lower than the machine's,
+    unbatched's over the machine's, geometric means over the depths (removing all of unbatched's spread above
+    the machine's). None without a reference, or where a spread is 0 (a ratio to it has no bound)."""
+    unbatched = [u[0] for u, _ in spread.values()]
+    if machine is None or min(*unbatched, *machine.values()) <= 0:
+        return None
+
     def geometric(values) -> float:
         return float(np.exp(np.mean(np.log(list(values)))))
 
-    total = geometric(u[0] for u, _ in spread.values())
-    return total, total - geometric(machine.values())
+    total = geometric(unbatched)
+    return Bound(total, total - geometric(machine.values()), "the machine's own spread as a floor under "
+                 "batched's (the depths as one)", needs=FAR_LESS)
 
 
 @JUDGES("setup_split")

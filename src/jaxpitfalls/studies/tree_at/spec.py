@@ -14,7 +14,9 @@ from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
 
 MODES = {
-    "direct": "the plan applied outside JIT, once per sample",
+    "direct": "the plan applied outside JIT; beside the variants, `pytree_rebuild`: the model's "
+              "pytree flattened and rebuilt, the same work every call, whose spread is the machine's own (the "
+              "floor under the variants')",
     "first_run": "a fresh `eqx.filter_jit(make_module_opt)` called once: trace (applying the plan) + compile "
                  "+ execute, persistent cache off; measures compilation on purpose (labelled, every sample "
                  "must compile); beside the variants, `batched_one_layer`: the batched first run of the model's "
@@ -153,9 +155,9 @@ CLAIMS = {
              f"(geometric mean) above {FAR_LESS:g}: batched's at most half; wholly below {FAR_LESS:g}: not reproduced "
              f"(the IQR's spread only: the tails the write-up's std shows, one outlier, are not compared; its "
              f"std is absolute, 22.03 vs 0.22 ms, 16% vs 1.3% of the mean: relative too; the absolute IQRs are "
-             f"shown beside); the machine's own relative spread (a fixed pytree rebuild timed in the same rounds) "
-             f"is the floor under batched's: where unbatched's over it, the most batching could show, is below "
-             f"{FAR_LESS:g}, not testable",
+             f"shown beside). Not testable where unbatched's relative spread over the machine's own (a fixed "
+             f"pytree rebuild timed in the same rounds, the floor under batched's) is below {FAR_LESS:g} or inside "
+             f"the interval's width; a batched spread wholly below the machine's refutes that floor",
         advice=Advice("Batching also makes applying the plan more predictable, not only faster.",
                       "Batching does not make applying the plan more predictable here: its spread shrinks with "
                       "its time (the absolute IQR), no more; relative to its time it varies as much or more.")),
