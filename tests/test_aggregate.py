@@ -169,7 +169,7 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
                                bound=stacked))
     said = "width (its ends 1.054x apart) (the estimate, 1.053x, lies beyond it; its interval does not); 1.053x"
     assert beyond.verdict == NOT_TESTABLE and said in beyond.measured, beyond.measured
-    # widths are ratios: 2026-11-27's own 1.053x [1.030, 1.077] has ends 1.0456x apart, inside 1.0462x (a
+    # widths are ratios: 2026-11-27's own 1.053x [1.030, 1.077] has ends 1.0456x apart, narrower than 1.0462x (a
     # difference of ends, 0.047 against 0.046, called it not testable), and a decided 10x [5.2, 19] against a
     # bound of 10x stays decided (its ends 3.65x apart; a difference, 13.8 against 9, would not)
     for ratio, bound in (((1.053, 1.030, 1.077), stacked), ((10.0, 5.2, 19.0), Bound(10.0, 9.0, "a spread floor"))):
