@@ -30,16 +30,19 @@ def speedup_removing(total: float, removable: float) -> float:
 class Bound:
     """The largest effect this run's hardware can show for a claim: what the effect consists of here
     (`removable` of a `total`: ms of a pass or step, the copies a fix removes, the overhead a variant adds; or
-    a spread, the part of a variant's spread above the machine's own), and
+    a spread, the part of a variant's spread above a fixed workload's in the same rounds), and
     `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
     rule asks for that). `report.claims.applicable` judges every bounded claim by it alike, reading the claim's
     `judged_ratio` oriented as the bound is (above 1: the effect), so that a run measuring more than the bound
-    allows refutes the bound instead of being called not testable by it."""
+    allows refutes the bound instead of being called not testable by it. `scope`: what the bound holds for,
+    said in the verdict (the hardware, or only this run where the run's own conditions set it: a noisy
+    machine's spread)."""
 
     total: float
     removable: float
     what: str
     needs: float = 1.0
+    scope: str = "on this hardware"
 
     @property
     def ratio(self) -> float:

@@ -59,7 +59,7 @@ def applicable(judged: Judged) -> Judged:
             why += f" (the estimate, {ratio[0]:.3f}x, lies beyond it; its interval does not)"
     if why:
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
-            f"not testable on this hardware: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))
+            f"not testable {bound.scope}: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))
     reason = judged.reason
     if reason and bound is not None:  # more samples could find at most this much
         reason += f" (this hardware can show at most {bound.ratio:.3f}x: {bound.what})"

@@ -15,7 +15,7 @@ compile-measuring mode) and `steady` (the compiled `make_module_opt` called agai
 configuration also `step_by_step` (`make_module_opt` un-jitted, each of its four steps blocked and timed,
 as the write-up's table: where an un-jitted start-up spends its time, and what jitting it buys). The
 direct mode's rounds also time a reference workload (the model's pytree rebuilt, the same work every call):
-its spread is the machine's, the floor under the variants' (the `variance` claim's bound).
+its spread is what the run's conditions put on any workload in those rounds (the `variance` claim's bound).
 
 What must hold: both give identical trees (structure, values, sharding of every leaf), and each records
 the `tree_at` calls it made (N vs 1): two variants with the same count ran the same code.

@@ -179,7 +179,7 @@ def _variance(run: Run) -> Judged:
     measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {at[c]}" for c, (u, b) in spread.items())
     machine = _machine_spread(direct, spread)
     if machine is not None:
-        measured += (f"; the machine's own, a fixed pytree rebuild timed in the same rounds: "
+        measured += (f"; a fixed pytree rebuild timed in the same rounds: "
                      f"{', '.join(f'{m:.1%} at {at[c]}' for c, m in machine.items())}")
 
     def iqr_ms(config_id: str, variant: str) -> float:
@@ -205,18 +205,19 @@ def _variance(run: Run) -> Judged:
 
 
 def _machine_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
-    """The machine's own relative IQR per configuration: the reference workload's (spec.REFERENCE), timed in
-    the direct mode's rounds, under which no variant's spread is measured; None where the run timed none
-    (results older than it)."""
+    """The reference workload's relative IQR per configuration (spec.REFERENCE, timed in the direct mode's
+    rounds): the spread this run's conditions put on a workload that does the same work every call; None where
+    the run timed none (results older than it)."""
     if (direct.variant != REFERENCE).all():
         return None
     return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
 
 
 def _machine_floor(spread: dict[str, list], machine: dict[str, float] | None) -> Bound | None:
-    """The most a spread ratio can show on this machine: with batched's spread no lower than the machine's,
-    unbatched's over the machine's, geometric means over the depths (removing all of unbatched's spread above
-    the machine's). None without a reference, or where a spread is 0 (a ratio to it has no bound)."""
+    """The most a spread ratio can show in this run: with batched's spread no lower than the reference's,
+    unbatched's over the reference's, geometric means over the depths (removing all of unbatched's spread
+    above the reference's); point estimates, as every bound. None without a reference, or where a spread is 0
+    (a ratio to it has no bound)."""
     unbatched = [u[0] for u, _ in spread.values()]
     if machine is None or min(*unbatched, *machine.values()) <= 0:
         return None
@@ -225,8 +226,8 @@ def _machine_floor(spread: dict[str, list], machine: dict[str, float] | None) ->
         return float(np.exp(np.mean(np.log(list(values)))))
 
     total = geometric(unbatched)
-    return Bound(total, total - geometric(machine.values()), "the machine's own spread as a floor under "
-                 "batched's (the depths as one)", needs=FAR_LESS)
+    return Bound(total, total - geometric(machine.values()), "unbatched's relative spread over a fixed "
+                 "workload's in the same rounds (the depths as one)", needs=FAR_LESS, scope="in this run")
 
 
 @JUDGES("setup_split")

@@ -104,7 +104,7 @@ def _samplers(variants: dict[str, _Variant], method: str) -> dict[str, Callable[
 
 class Rebuild:
     """The machine's reference workload (spec.REFERENCE), a sampler: the model's pytree flattened and rebuilt,
-    the same work at every call, so that its spread in the direct mode's rounds is the machine's; `calls`
+    the same work at every call, so that its spread in the direct mode's rounds is the run's conditions'; `calls`
     counts them (the result's proof that it ran)."""
 
     def __init__(self, model: eqx.Module) -> None:
