@@ -98,7 +98,7 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
                       "", *shown, table(pd.DataFrame(rows)), ""])
 
 
-UNCOMPARED = "not compared: the claim is not testable on this hardware (the measurement gives the bound)"
+UNCOMPARED = "not compared: the claim is not testable here (the measurement gives the bound)"
 
 
 def _sizes(c: dict[str, Any], here: str) -> list[tuple[str, str]]:
