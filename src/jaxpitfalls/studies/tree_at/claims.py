@@ -177,10 +177,10 @@ def _variance(run: Run) -> Judged:
                           for v in ("unbatched", SPEC.floor)] for config_id in ratios(run, "direct").config_id}
     at = {c: int(transforms_of(run)[c]) for c in spread}
     measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {at[c]}" for c, (u, b) in spread.items())
-    machine = _machine_spread(direct, spread)
-    if machine is not None:
+    reference = _reference_spread(direct, spread)
+    if reference is not None:
         measured += (f"; a fixed pytree rebuild timed in the same rounds: "
-                     f"{', '.join(f'{m:.1%} at {at[c]}' for c, m in machine.items())}")
+                     f"{', '.join(f'{m:.1%} at {at[c]}' for c, m in reference.items())}")
 
     def iqr_ms(config_id: str, variant: str) -> float:
         found = row(direct, config_id=config_id, variant=variant)
@@ -200,11 +200,11 @@ def _variance(run: Run) -> Judged:
         reason=far_less.reason,
         verdict=far_less.verdict(),
         judged_ratio=overall,
-        bound=_machine_floor(spread, machine),
+        bound=_reference_bound(spread, reference),
     )
 
 
-def _machine_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
+def _reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
     """The reference workload's relative IQR per configuration (spec.REFERENCE, timed in the direct mode's
     rounds): the spread this run's conditions put on a workload that does the same work every call; None where
     the run timed none (results older than it)."""
@@ -213,20 +213,20 @@ def _machine_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, 
     return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
 
 
-def _machine_floor(spread: dict[str, list], machine: dict[str, float] | None) -> Bound | None:
+def _reference_bound(spread: dict[str, list], reference: dict[str, float] | None) -> Bound | None:
     """The most a spread ratio can show in this run: with batched's spread no lower than the reference's,
     unbatched's over the reference's, geometric means over the depths (removing all of unbatched's spread
     above the reference's); point estimates, as every bound. None without a reference, or where a spread is 0
     (a ratio to it has no bound)."""
     unbatched = [u[0] for u, _ in spread.values()]
-    if machine is None or min(*unbatched, *machine.values()) <= 0:
+    if reference is None or min(*unbatched, *reference.values()) <= 0:
         return None
 
     def geometric(values) -> float:
         return float(np.exp(np.mean(np.log(list(values)))))
 
     total = geometric(unbatched)
-    return Bound(total, total - geometric(machine.values()), "unbatched's relative spread over a fixed "
+    return Bound(total, total - geometric(reference.values()), "unbatched's relative spread over a fixed "
                  "workload's in the same rounds (the depths as one)", needs=FAR_LESS, scope="in this run")
 
 

@@ -103,7 +103,7 @@ def _samplers(variants: dict[str, _Variant], method: str) -> dict[str, Callable[
 
 
 class Rebuild:
-    """The machine's reference workload (spec.REFERENCE), a sampler: the model's pytree flattened and rebuilt,
+    """The direct mode's reference workload (spec.REFERENCE), a sampler: the model's pytree flattened and rebuilt,
     the same work at every call, so that its spread in the direct mode's rounds is the run's conditions'; `calls`
     counts them (the result's proof that it ran)."""
 
@@ -185,9 +185,10 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed
 def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
                  step_by_step: bool = False) -> dict[str, Any]:
     """Time the two code paths interleaved in the three modes (four with `step_by_step`), checking after each
-    what it produced; the direct mode's rounds also time the machine's reference workload (`Rebuild`)."""
+    what it produced; the direct mode's rounds also time a reference workload (`Rebuild`)."""
     model = next(iter(variants.values())).model
     transforms = len(tp.find_matches(model, tp.BERT_PLAN))
+    model_leaves = len(jax.tree_util.tree_leaves(model))
     warmup_compiles = warm_up(variants, model)
 
     def mode(name: str, timed: dict[str, _Variant] = variants, beside: dict[str, Callable] | None = None, **kwargs):
@@ -219,7 +220,7 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
         records[ANCHOR] = {"signature": {"transforms_applied": len(tp.find_matches(anchor.model, tp.BERT_PLAN)),
                                          "tree_at_calls_per_first_run": anchor.first_run_calls},
                            "calls": anchor.calls.count, "compiles_in_warmup": 0}
-    records[REFERENCE] = {"signature": {"model_leaves": len(jax.tree_util.tree_leaves(model))},
+    records[REFERENCE] = {"signature": {"model_leaves": model_leaves},
                           "calls": reference.calls, "compiles_in_warmup": 0}  # timed in the direct mode alone
     checks = {"outputs_agree": agreement | {"outputs": "trees after direct application and after make_module_opt "
                                                        "(model and optimizer state; un-jitted, the same values, and "
@@ -227,7 +228,7 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
               "signatures_distinct": distinct}
     array_leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
     return result_document(SPEC.floor, results, records, checks, structure={
-        "model_leaves": len(jax.tree_util.tree_leaves(model)),
+        "model_leaves": model_leaves,
         "array_leaves": len(array_leaves),
         "parameters": sum(x.size for x in array_leaves),
         "transforms": transforms,
