@@ -55,7 +55,7 @@ $(STAMP): requirements.txt envs/common.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-# The published reference: presets/seeds-cpu.yaml (the write-ups' model structures; 56-67 minutes on 2 cores)
+# The published reference: presets/seeds-cpu.yaml (the write-ups' model structures; 45 minutes on 2 cores is the target)
 # in a fresh directory of its own, then a dated snapshot of its report, figures, run summary, environment and
 # tables in docs/reference/ (checked against the run's bundle; commit it). A reference is one whole run: the
 # publisher refuses a directory holding an earlier invocation's jobs.
