@@ -128,15 +128,15 @@ def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
 
 
 def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
-    """aggregate, plot, render_report, bundle and compare read results: they start without JAX, Equinox or
-    optax, and a study's report reaches its spec, never its measure module."""
+    """aggregate, plot, render_report, bundle and compare read results (as does a run judged again, thinned): they
+    start without JAX, Equinox or optax, and a study's report reaches its spec, never its measure module."""
     import subprocess
     import sys
 
     from jaxpitfalls.contract import registry
 
     modules = ["report.aggregate", "report.plots", "report.build", "report.bundle", "report.compare",
-               *(f"studies.{s}.{part}" for s in registry.names() for part in ("spec", "report"))]
+               "report.thinned", *(f"studies.{s}.{part}" for s in registry.names() for part in ("spec", "report"))]
     check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
              "heavy = sorted({'jax', 'equinox', 'optax', 'torch'} & set(sys.modules)); "
              "measuring = sorted(m for m in sys.modules if m.endswith('.measure')); "

@@ -3,51 +3,16 @@ summaries, intervals over processes, and a refusal when the processes ran differ
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from results_docs import process_doc
 
-from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import ProcessesDisagree, merge
 from jaxpitfalls.report import aggregate
 from jaxpitfalls.report.claims import row
 
 
-def _doc(level: float, seed: int, signature: str = "s") -> dict:
-    """A minimal per-process result: floor 'f' and variant 'v' = level x floor, one mode."""
-    rng = np.random.default_rng(seed)
-    floor = list(rng.uniform(9e-3, 11e-3, 8))
-    variant = [x * level for x in floor]
-
-    def entry(xs):
-        return {"samples_s": xs, "summary": stats.summarize(xs), "compiles_in_timed_region": 0,
-                "contended": [False] * len(xs), "calls_per_sample": 3}
-
-    window = {"wall_s": 0.3, "own_cpu_s": 0.3, "others_share": 0.01, "steal_share": 0.0, "rounds": 8,
-              "contended": False, "kept": True}
-    return {
-        "variants": {name: {"modes": {"m": entry(xs)}, "signature": {"code": signature + name}, "calls": 10,
-                            "compiles_in_warmup": 1, "first_run": {"seconds": level}}
-                     for name, xs in (("f", floor), ("v", variant))},
-        "comparisons": [{"variant": "v", "baseline": "f", "mode": "m"} | stats.paired_comparison(variant, floor)],
-        "memory": {"m": {"host_peak_bytes": int(100 * level), "device_peak_bytes": None}},
-        "machine": {"m": {"measurable": True, "rounds_kept": 8, "rounds_retried": 1, "rounds_contended_kept": 0,
-                          "others_share_median": 0.01, "others_share_max": 0.02, "steal_share_median": 0.0,
-                          "steal_share_max": 0.0, "waited_s": 1.5 * level,
-                          "waits": [{"seconds": 1.5 * level, "quiet_s": 1.0, "quiet": True, "probes": 3}],
-                          "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
-                          "gc_disabled_in_samples": True, "policy": {}, "yardstick_s": [8e-3 * level] * 8,
-                          "places": {"f": [0, 1] * 4, "v": [1, 0] * 4},
-                          "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
-        "checks": {key: {"reference": "f", "compared": "bitwise", "values": 3, "outputs": "o",
-                         "max_abs_difference": {"f": 0.0, "v": level - 1},
-                         "bitwise_equal": {"f": True, "v": level == 1}}
-                   for key in ("outputs_agree", "inference_outputs_agree")},  # a study's second agreement (dispatch)
-        "structure": {"leaves": 5},
-    }
-
-
 def test_merged_result_keeps_each_process_and_resamples_processes():
-    docs = [_doc(1.0, 0), _doc(1.2, 1)]
+    docs = [process_doc(1.0, 0), process_doc(1.2, 1)]
     merged = merge(docs)
     v = merged["variants"]["v"]
     assert merged["processes"] == 2 and v["calls"] == 20 and v["compiles_in_warmup"] == 2
@@ -70,18 +35,18 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
 
 
 def test_one_process_is_its_own_result():
-    doc = _doc(1.0, 0)
+    doc = process_doc(1.0, 0)
     assert merge([doc]) is doc
 
 
 def test_processes_that_ran_different_code_are_refused():
     with pytest.raises(ProcessesDisagree, match="process 1 ran another code path"):
-        merge([_doc(1.0, 0), _doc(1.0, 1, signature="other")])
+        merge([process_doc(1.0, 0), process_doc(1.0, 1, signature="other")])
 
 
 def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resamples_processes():
     """The split's interval spans what the processes saw: one process spends 20% in `a`, the other 40%."""
-    docs = [_doc(1.0, 0), _doc(1.0, 1)]
+    docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
     for doc, a in zip(docs, (0.2, 0.4), strict=True):
         doc["variants"]["v"]["modes"]["m"]["step_seconds"] = {"a": [a] * 10, "b": [1 - a] * 10}
     mode = merge(docs)["variants"]["v"]["modes"]["m"]
@@ -94,7 +59,7 @@ def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resa
 
 
 def test_every_process_s_finding_is_kept_and_an_interval_spans_them_all():
-    docs = [_doc(1.0, 0), _doc(1.0, 1), _doc(1.0, 2)]
+    docs = [process_doc(1.0, 0), process_doc(1.0, 1), process_doc(1.0, 2)]
     for doc, (low, mid, high, matched) in zip(docs, ((0.9, 0.95, 1.0, 0), (0.5, 0.6, 0.7, 1), (0.92, 0.96, 1.01, 0)),
                                                strict=True):
         doc["checks"]["findings"] = {"probe": {"share": mid, "share_ci_low": low, "share_ci_high": high,

@@ -1,14 +1,15 @@
 """A reference judged again from the tables it keeps (report/rejudge.py), on the smoke run laid out as a
 snapshot: the code that made it finds every verdict unchanged, and a verdict published otherwise is shown
-changed, first."""
+changed, first; and a run judged as if it had measured less (report/thinned.py) on what the cut kept."""
 
 from __future__ import annotations
 
 import shutil
 
+import pandas as pd
 import pytest
 
-from jaxpitfalls.report import reference, rejudge
+from jaxpitfalls.report import reference, rejudge, thinned
 from jaxpitfalls.report.scorecard import VERDICT_MARK
 
 pytestmark = pytest.mark.workflow
@@ -32,6 +33,16 @@ def test_a_snapshot_judged_again_by_the_code_that_made_it_changes_nothing(smoke_
     report.write_text("\n".join(rows))
     again = rejudge.rejudged(snapshot)
     assert int(again.changed.sum()) == 1 and (again.iloc[0].published, again.iloc[0].now) == (other, verdict)
+
+
+def test_a_run_judged_with_nothing_cut_changes_nothing_and_a_cut_one_on_what_it_kept(smoke_run, tmp_path):
+    same = thinned.judged_thinned(smoke_run, tmp_path / "same", {})
+    assert not same.changed.any() and "absent" not in set(same.published), same[same.changed]
+    cut = thinned.judged_thinned(smoke_run, tmp_path / "cut", {"dispatch": thinned.Cut(rounds=2)})
+    assert set(cut.study) == set(same.study)
+    steps = pd.read_csv(tmp_path / "cut" / "tables" / "dispatch" / "steps.csv")
+    per_process = steps[steps.process.astype(str) != "all"]
+    assert not per_process.empty and (per_process.n <= 2).all()
 
 
 def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_so(tmp_path):
