@@ -306,11 +306,14 @@ def test_a_spread_claim_is_bounded_by_the_machine_s_own_spread(spread, expected,
 @pytest.mark.parametrize(("first_run", "expected"), [
     (_affine, "reproduced"),  # its exponent is below 1 (the fixed part), its cost per transform constant
     (lambda n: 400.0 + 0.1 * n ** 2, "not reproduced"),  # each transform costs more the more there are
+    # 2026-11-27-3: a noisy first run came out shorter at the middle depth than at the first: no ratio, and no
+    # "nanx" in what the scorecard says
+    (lambda n: {6: 300.0, 24: 600.0, 72: 590.0}.get(n, 900.0), "inconclusive"),
 ])
 def test_a_first_run_is_linear_where_each_transform_costs_the_same_whatever_the_fixed_part(first_run, expected):
     linear = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), first_run=first_run), "first_run_linear")
     assert linear.verdict == expected, linear.measured
-    assert "from 72 to 144 transforms over that from 24 to 72" in linear.measured
+    assert "from 72 to 144 transforms over that from 24 to 72" in linear.measured and "nan" not in linear.measured
 
 
 def test_a_first_run_s_linearity_survives_a_machine_that_drifted_between_the_depths_jobs():

@@ -107,16 +107,16 @@ def _first_run_linear(run: Run) -> Judged:
     growth = marginal_cost_ratio(first.transforms, first.q, first.q_low, first.q_high)
     n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
     f = exponents(run).loc[("first_run", SPEC.floor)]
+    ratio = "no ratio, a first run shorter at more transforms" if np.isnan(growth[0]) else interval(*growth, "x")
     shown = (f"each transform's cost from {n[1]} to {n[2]} transforms over that from {n[0]} to {n[1]}: "
-             f"{interval(*growth, 'x')} (1: a fixed part plus a cost per transform; "
+             f"{ratio} (1: a fixed part plus a cost per transform; "
              f"{(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic), each depth's first run over its own job's "
              "one-layer first run (" + ", ".join(f"{r.q:.2f}x at {int(r.transforms)}" for r in first.itertuples())
              + f": paired in time, so the machine's drift between jobs cancels); across jobs, unpaired: power-law "
              f"exponent {exponent_text(f)}, {f.ms_per_transform_first:.1f} ms per transform at {n[0]}, "
              f"{f.ms_per_transform_last:.1f} ms at {n[2]}")
     if np.isnan(growth[0]):
-        return Judged(measured=f"{shown}: a first run shorter at more transforms, no ratio", verdict=verdict(None),
-                      ours=ours)
+        return Judged(measured=shown, verdict=verdict(None), ours=ours)
     linear = decide(growth[1], growth[2], 1 / LINEAR_BAND, LINEAR_BAND, holds="inside", log=True,
                     of="the cost-per-transform ratio")
     return Judged(measured=shown, reason=linear.reason, verdict=linear.verdict(), ours=ours)
