@@ -10,6 +10,7 @@ rule prepare_model:
         "results/benchmarks/prepare_model/{model}.tsv"
     conda:
         ENV
+    priority: 2  # every model first, two at a time on two cores, before the timing jobs take the machine
     params:
         spec=model_spec_of,
     script:
@@ -28,6 +29,7 @@ rule prepare_data:
         "results/benchmarks/prepare_data/corpus.tsv"
     conda:
         ENV
+    priority: 2  # as prepare_model
     params:
         data=config["data"],
     script:

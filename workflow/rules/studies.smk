@@ -12,6 +12,7 @@ rule run_study:
     conda:
         ENV
     threads: workflow.cores  # the machine to itself: no other job steals cycles from the timed steps
+    priority: 1  # before the one-core jobs that only read (parse_trace): those then run side by side at the end
     resources:
         timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
     params:

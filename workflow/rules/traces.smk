@@ -12,6 +12,7 @@ rule capture_trace:
     conda:
         ENV
     threads: workflow.cores
+    priority: 1  # as run_study
     resources:
         timing=1,
     params:
