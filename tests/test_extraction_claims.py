@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
-from jaxpitfalls.contract.verdicts import NOT_MEASURED, NOT_TESTABLE
+from jaxpitfalls.contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound
 from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.extraction.claims import (
@@ -283,6 +283,22 @@ def test_a_ranking_against_the_write_up_s_order_names_the_pairs_that_refute_it()
     assert "(against the write-up's order: padding above async copies; scan above async copies; scan above " \
            "pipelining; scan above vectorizing)" in judged.measured
     assert "cannot rank" in SPEC.claims["ranking"].stated_rule  # on a CPU backend the engine's rule says why
+
+
+def test_a_ranking_whose_fix_can_gain_here_less_than_the_next_one_shows_is_not_testable():
+    """2026-11-27-3: the intervals overlapped (inconclusive), but async copies, at most 1.046x here (a memcpy),
+    cannot rank above padding's 1.052x at the least: more samples would not decide it."""
+    gains = GAINS | {"async copies": (1.036, 0.923, 1.112), "padding": (1.191, 1.052, 1.234),
+                     "scan": (1.01, 0.96, 1.14)}
+    copies = Bound(7406.9, 328.5, "removing all it can (328.5 ms of a 7406.9 ms pass)")
+    assert ranked(gains).verdict == "inconclusive"
+    judged = applicable(ranked(gains, {"async copies": copies}))
+    assert judged.verdict == "not testable", judged.measured
+    assert judged.measured.startswith("not testable on this hardware: async copies (removing all it can (328.5 ms "
+                                      "of a 7406.9 ms pass)), to rank above padding (its interval's low end) gives "
+                                      "at most 1.046x, below the 1.052x it needs; the fixes rank jit")
+    roomy = Bound(7406.9, 1400.0, "a bus's copies")  # room to rank above padding: judged on the intervals
+    assert applicable(ranked(gains, {"async copies": roomy})).verdict == "inconclusive"
 
 
 def test_a_ranking_in_the_write_up_s_order_reproduces_and_overlaps_cannot_tell():

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from itertools import pairwise
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Judged, speedup_removing
+from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Judged, speedup_removing
 from ...report.aggregate import measured
 from ...report.claims import (
+    applicable,
     decide,
     interval,
     ratio_interval,
@@ -237,23 +239,34 @@ RANKED = (("jit", "eager/jit"), ("async copies", "jit_padded/jit_padded_async"),
           ("pipelining", "jit_padded_async/pipelined"), ("vectorizing", "batched_copy"), ("scan", "scan_batches"))
 
 
-def ranked(gains: dict[str, tuple[float, float, float]]) -> Judged:
+def ranked(gains: dict[str, tuple[float, float, float]], bounds: dict[str, Bound] | None = None) -> Judged:
     """The ranking judged on the fixes' gains (estimate, 95% low, high) as their own rows judge them, in the
     write-up's order: every fix's interval wholly above the next one's reproduces it; a later fix's wholly above
     an earlier one's refutes it (on a CPU backend the spec's `accelerator` makes that not testable); overlapping
-    intervals cannot tell."""
+    intervals cannot tell. `bounds`: the fixes whose own rows are not testable, by their bound: where the most
+    such a fix can gain here lies below the next fix's interval, it cannot rank above it, and the engine's rule
+    says so (more samples would not decide it: 2026-11-27-3 called that inconclusive)."""
     names = [name for name, _ in RANKED]
+    short = [(a, b, (bounds or {})[a]) for a, b in pairwise(names)
+             if a in (bounds or {}) and (bounds or {})[a].ratio < gains[b][1]]
     reversed_pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if gains[b][1] > gains[a][2]]
     ordered = all(gains[a][1] > gains[b][2] for a, b in pairwise(names))
     by_estimate = " > ".join(f"{name} {interval(*gains[name], 'x')}" for name in
                              sorted(names, key=lambda name: -gains[name][0]))
     against = "; ".join(f"{b} above {a}" for a, b in reversed_pairs)
+    bound = None
+    if short:
+        a, b, own = short[0]
+        bound = replace(own, needs=round(gains[b][1], 3),
+                        what=f"{a} ({own.what}), to rank above {b} (its interval's low end)")
     return Judged(measured=f"the fixes rank {by_estimate}" + (f" (against the write-up's order: {against})"
                                                               if against else ""),
-                  verdict=verdict(False if reversed_pairs else (True if ordered else None)))
+                  verdict=verdict(False if reversed_pairs else (True if ordered else None)), bound=bound)
 
 
 @JUDGES("ranking")
 def _ranking(run: Run) -> Judged:
     fixes = {name: _fix(run, key, fix=NAMED_FIXES.get(key)) for name, key in RANKED}
-    return ranked({name: judged.judged_ratio for name, judged in fixes.items()})
+    bounds = {name: judged.bound for name, judged in fixes.items()
+              if judged.bound is not None and applicable(judged).verdict == NOT_TESTABLE}
+    return ranked({name: judged.judged_ratio for name, judged in fixes.items()}, bounds)
