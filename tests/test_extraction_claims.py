@@ -286,7 +286,7 @@ def test_a_ranking_against_the_write_up_s_order_names_the_pairs_that_refute_it()
 
 
 def test_a_ranking_whose_fix_can_gain_here_less_than_the_next_one_shows_is_not_testable():
-    """2026-11-27-3: the intervals overlapped (inconclusive), but async copies, at most 1.046x here (a memcpy),
+    """2026-11-27-3: the intervals overlapped (inconclusive), but async copies, at most 1.042x there (a memcpy),
     cannot rank above padding's 1.052x at the least: more samples would not decide it."""
     gains = GAINS | {"async copies": (1.036, 0.923, 1.112), "padding": (1.191, 1.052, 1.234),
                      "scan": (1.01, 0.96, 1.14)}
