@@ -8,9 +8,9 @@ rule prepare_model:
         "results/logs/prepare_model/{model}.log",
     benchmark:
         "results/benchmarks/prepare_model/{model}.tsv"
+    priority: 2  # every model first, two at a time on two cores, before the timing jobs take the machine
     conda:
         ENV
-    priority: 2  # every model first, two at a time on two cores, before the timing jobs take the machine
     params:
         spec=model_spec_of,
     script:
@@ -27,9 +27,9 @@ rule prepare_data:
         "results/logs/prepare_data/corpus.log",
     benchmark:
         "results/benchmarks/prepare_data/corpus.tsv"
+    priority: 2  # as prepare_model
     conda:
         ENV
-    priority: 2  # as prepare_model
     params:
         data=config["data"],
     script:

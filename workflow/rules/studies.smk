@@ -9,10 +9,10 @@ rule run_study:
         "results/logs/run_study/{study}/{config}.log",
     benchmark:
         "results/benchmarks/run_study/{study}/{config}.tsv"
+    priority: 1  # before the one-core jobs that only read (parse_trace): those then run side by side at the end
     conda:
         ENV
     threads: workflow.cores  # the machine to itself: no other job steals cycles from the timed steps
-    priority: 1  # before the one-core jobs that only read (parse_trace): those then run side by side at the end
     resources:
         timing=1,  # the default profile allows one timing job at a time (clusters: see profiles/)
     params:

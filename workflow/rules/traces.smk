@@ -9,10 +9,10 @@ rule capture_trace:
         "results/logs/capture_trace/{study}/{config}.log",
     benchmark:
         "results/benchmarks/capture_trace/{study}/{config}.tsv"
+    priority: 1  # as run_study
     conda:
         ENV
     threads: workflow.cores
-    priority: 1  # as run_study
     resources:
         timing=1,
     params:
