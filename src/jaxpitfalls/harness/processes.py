@@ -56,7 +56,7 @@ def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
                            {name: [x for r in records for x in r["places"][name]] for name in records[0]["places"]})
 
 
-def _samples(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
+def side_samples_of(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
     """One process's samples of a comparison's side: a variant, or a difference of two (stats.DIFFERENCE)."""
     return stats.side_samples({name: doc["variants"][name]["modes"][mode]["samples_s"]
                                for name in stats.side_parts(side)}, side)
@@ -91,8 +91,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
             elif key != "signature":
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [
-        c | stats.paired_comparison([_samples(d, c["variant"], c["mode"]) for d in docs],
-                                    [_samples(d, c["baseline"], c["mode"]) for d in docs],
+        c | stats.paired_comparison([side_samples_of(d, c["variant"], c["mode"]) for d in docs],
+                                    [side_samples_of(d, c["baseline"], c["mode"]) for d in docs],
                                     of_medians=stats.is_difference(c["variant"], c["baseline"]))
         | {"process_ratios": [_ratio_of(d, c) for d in docs]}
         for c in first["comparisons"]

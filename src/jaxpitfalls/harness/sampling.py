@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 ON_CONTENTION = ("retry", "fail", "warn")
+MIN_REPEATS = 2  # rounds a time budget never stops a mode below (harness.timing.interleaved)
 
 
 @dataclass(frozen=True)

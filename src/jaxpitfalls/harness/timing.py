@@ -15,7 +15,7 @@ from typing import Any
 from .compiles import CompileCount, count_compiles
 from .contention import Contention
 from .machine import REAL, Activity, Reading, Watch, cpu_mhz, load_average, machine_summary
-from .sampling import Sampling
+from .sampling import MIN_REPEATS, Sampling
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def interleaved(
     samplers: dict[str, Sampler],
     sampling: Sampling,
     label: str = "",
-    min_repeats: int = 2,
+    min_repeats: int = MIN_REPEATS,
     watch: Watch = REAL,
     enough: Callable[[dict[str, list[float]]], bool] | None = None,
     primed: Mapping[str, float] | None = None,

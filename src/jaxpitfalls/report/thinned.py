@@ -35,11 +35,10 @@ import pandas as pd
 from .. import results
 from ..harness import stats
 from ..harness.machine import machine_summary
-from ..harness.processes import merge
+from ..harness.processes import merge, side_samples_of
+from ..harness.sampling import MIN_REPEATS
 from .aggregate import aggregate
 from .rejudge import rejudged, table_paths
-
-MIN_ROUNDS = 2  # harness.timing.interleaved's min_repeats (its default, which measure_mode keeps)
 
 
 @dataclass(frozen=True)
@@ -94,13 +93,13 @@ def _round_walls(windows: list[dict[str, Any]]) -> list[float]:
 
 def rounds_kept(walls: Sequence[float], cut: Cut) -> int:
     """How many of a process's rounds the cut keeps: at most `cut.rounds`, and none started once the rounds
-    before it took `cut.budget` (but MIN_ROUNDS), as harness.timing.interleaved stops a mode. A precision
+    before it took `cut.budget` (but MIN_REPEATS), as harness.timing.interleaved stops a mode. A precision
     target may have run a mode past its `repeats`: `rounds` caps it where the cut drops the target too."""
     k = len(walls) if cut.rounds is None else min(len(walls), cut.rounds)
     if cut.budget is not None:
         elapsed = 0.0
         for i, wall in enumerate(walls[:k]):
-            if i >= MIN_ROUNDS and elapsed >= cut.budget:
+            if i >= MIN_REPEATS and elapsed >= cut.budget:
                 return i
             elapsed += wall
     return k
@@ -134,6 +133,9 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
         keep = [rounds_kept(_round_walls(w), cut) for w in windows]
         yardsticks = _split(record["yardstick_s"], counts)
         places = {name: _split(where, counts) for name, where in record["places"].items()}
+        contended = {name: _split(entry["contended"], counts) for name, entry in entries.items()}
+        compile_s = {name: _split(entry["compile_seconds"], counts) for name, entry in entries.items()
+                     if "compile_seconds" in entry}
         for i, result in enumerate(per):
             k = keep[i]
             result["machine"][mode] = machine_summary(
@@ -142,13 +144,11 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
                 {name: where[i][:k] for name, where in places.items()})
             for name, entry in entries.items():
                 own = entry["processes"][i]
-                total = sum(counts)
                 result["variants"][name]["modes"][mode] = entry | own | {
                     "samples_s": own["samples_s"][:k], "summary": stats.summarize(own["samples_s"][:k]),
-                    "contended": _split(entry["contended"], counts)[i][:k],
-                    "compiles_in_timed_region": round(entry["compiles_in_timed_region"] * k / total),
-                } | ({"compile_seconds": _split(entry["compile_seconds"], counts)[i][:k]}
-                     if "compile_seconds" in entry else {}) | (
+                    "contended": contended[name][i][:k],
+                    "compiles_in_timed_region": round(entry["compiles_in_timed_region"] * k / sum(counts)),
+                } | ({"compile_seconds": compile_s[name][i][:k]} if name in compile_s else {}) | (
                     {"step_seconds": {s: xs[:math.ceil(len(xs) * k / max(1, counts[i]))]
                                       for s, xs in own["step_seconds"].items()}} if "step_seconds" in own else {})
                 result["variants"][name]["modes"][mode].pop("processes", None)
@@ -158,10 +158,9 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
                 variant[key] = round(variant[key] / n)
         result["comparisons"] = [
             {k: c[k] for k in ("variant", "baseline", "mode")}
-            | stats.paired_comparison(*(stats.side_samples(
-                {part: result["variants"][part]["modes"][c["mode"]]["samples_s"] for part in stats.side_parts(side)},
-                side) for side in (c["variant"], c["baseline"])), of_medians=stats.is_difference(c["variant"],
-                                                                                               c["baseline"]))
+            | stats.paired_comparison(side_samples_of(result, c["variant"], c["mode"]),
+                                      side_samples_of(result, c["baseline"], c["mode"]),
+                                      of_medians=stats.is_difference(c["variant"], c["baseline"]))
             for c in doc["comparisons"]]
     return per
 

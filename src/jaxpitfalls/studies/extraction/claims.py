@@ -246,9 +246,8 @@ def ranked(gains: dict[str, tuple[float, float, float]], bounds: dict[str, Bound
     intervals cannot tell. `bounds`: the fixes whose own rows are not testable, by their bound: where the most
     such a fix can gain here lies below the next fix's interval, it cannot rank above it, and the engine's rule
     says so (more samples would not decide it: 2026-11-27-3 called that inconclusive)."""
-    names = [name for name, _ in RANKED]
-    short = [(a, b, (bounds or {})[a]) for a, b in pairwise(names)
-             if a in (bounds or {}) and (bounds or {})[a].ratio < gains[b][1]]
+    names, bounds = [name for name, _ in RANKED], bounds or {}
+    short = [(a, b, bounds[a]) for a, b in pairwise(names) if a in bounds and bounds[a].ratio < gains[b][1]]
     reversed_pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if gains[b][1] > gains[a][2]]
     ordered = all(gains[a][1] > gains[b][2] for a, b in pairwise(names))
     by_estimate = " > ".join(f"{name} {interval(*gains[name], 'x')}" for name in
