@@ -98,6 +98,32 @@ def test_nested_compile_counters_each_see_their_own_block():
     assert inner.count == 0 and outer.count >= 1
 
 
+def test_a_thread_only_counter_ignores_compilations_other_threads_ask_for():
+    import threading
+
+    x = jnp.ones(6)  # made before the counters: eager ops compile too
+    elsewhere = threading.Thread(target=lambda: jax.jit(lambda y: y * 5)(x).block_until_ready())
+    with count_compiles(this_thread=True) as mine, count_compiles() as every:
+        elsewhere.start()
+        elsewhere.join()
+        jax.jit(lambda y: y * 7)(x).block_until_ready()
+    assert mine.count == 1 and every.count == 2
+
+
+def test_first_calls_give_each_variant_its_output_and_its_own_compilations():
+    """Run side by side, each call's compilations are its own: one program for `one`, two for `two`."""
+    from jaxpitfalls.harness.compiles import first_calls
+
+    x = jnp.arange(4.0)
+    calls = {"one": lambda: jax.jit(lambda y: y + 1)(x),
+             "two": lambda: jax.jit(lambda y: y * 3)(jax.jit(lambda y: y - 1)(x))}
+    firsts = first_calls(calls)
+    assert list(firsts) == ["one", "two"]
+    np.testing.assert_array_equal(firsts["one"][0], [1, 2, 3, 4])  # waited for, as the call returned it
+    np.testing.assert_array_equal(firsts["two"][0], [-3, 0, 3, 6])
+    assert (firsts["one"][1], firsts["two"][1]) == (1, 2)
+
+
 def test_a_measuring_job_sets_its_xla_flags_before_anything_imports_jax():
     """scripts/run_study.py imports the job's code, then sets the study's XLA flags: that import must not
     start JAX (a study's flags, e.g. two host devices for tree_at, would be refused)."""

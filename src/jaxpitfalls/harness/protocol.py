@@ -13,7 +13,7 @@ import jax
 import numpy as np
 
 from . import memory, stats
-from .compiles import count_compiles, require_compiled, require_no_compiles
+from .compiles import count_compiles, first_calls, require_compiled, require_no_compiles
 from .sampling import Sampling
 from .timing import Sampler, gc_paused, interleaved, timed
 
@@ -79,14 +79,18 @@ def warm_up(
     """Run every variant in both modes with the timed shapes, from the same starting state.
 
     Returns the compilations each variant triggered and the outputs of its first `steps` blocked steps
-    (its trajectory, which the study compares across variants).
+    (its trajectory, which the study compares across variants). The first steps, where the variants compile,
+    run side by side (`compiles.first_calls`); the rest one variant after another.
     """
+    firsts = first_calls({name: r.step for name, r in runners.items()})
     compiles, outputs = {}, {}
     for name, runner in runners.items():
+        first, first_compiles = firsts[name]
         with count_compiles() as counter:
-            outputs[name] = np.array([np.asarray(jax.block_until_ready(runner.step())) for _ in range(steps)])
+            rest = [np.asarray(jax.block_until_ready(runner.step())) for _ in range(steps - 1)]
             _pipelined(runner, steps_per_sample)()
-        compiles[name] = counter.count
+        compiles[name] = first_compiles + counter.count
+        outputs[name] = np.array([np.asarray(first), *rest])
     return compiles, outputs
 
 

@@ -11,7 +11,7 @@ import equinox as eqx
 import jax
 import numpy as np
 
-from ...harness.compiles import count_compiles
+from ...harness.compiles import first_calls
 from ...harness.protocol import Timed, measure_mode
 from ...harness.sampling import Sampling
 from ...harness.timing import Sampler, timed
@@ -64,11 +64,9 @@ def measure_inference(model, batch: dict[str, jax.Array], sampling: Sampling, la
     """The `infer` mode: each forward warmed (compiled) once, their logits compared and their signatures told
     apart, then their calls timed interleaved against jit_partition (no compilation allowed)."""
     forwards = build_forwards(model, batch)
-    compiles, outputs = {}, {}
-    for name, forward in forwards.items():
-        with count_compiles() as counter:
-            outputs[name] = np.asarray(forward())
-        compiles[name] = counter.count
+    firsts = first_calls(forwards)
+    outputs = {name: np.asarray(out) for name, (out, _) in firsts.items()}
+    compiles = {name: n for name, (_, n) in firsts.items()}
     agreement = require_agree(outputs, INFER_FLOOR, exact=jax.default_backend() == "cpu")
     signatures = {name: f.signature() for name, f in forwards.items()}
     distinct = require_distinct(signatures)

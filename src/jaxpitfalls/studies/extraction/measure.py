@@ -15,7 +15,7 @@ import numpy as np
 
 from ...contract.settings import Timing, Traced
 from ...harness import tracing
-from ...harness.compiles import count_compiles
+from ...harness.compiles import count_compiles, first_calls
 from ...harness.protocol import Runner, Timed, measure_mode, result_document
 from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
@@ -185,13 +185,14 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     layers = tuple(range(config.num_hidden_layers + 1))
     scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))
     try:
-        runners = {}
+        samplers = {}
         for name, cls in EXTRACTORS.items():
             data = dataset_batches(sequences, conf, cls.padded)
-            sampler = _Pass(name, cls(model, layers), data[:TRACED_BATCHES] + data[max(TRACED_BATCHES, len(data) - 1):],
-                            scratch)
-            sampler()
-            runners[name] = Runner(name=name, step=lambda s=sampler: (s.setup(), s()), signature=dict)
+            samplers[name] = _Pass(name, cls(model, layers),
+                                   data[:TRACED_BATCHES] + data[max(TRACED_BATCHES, len(data) - 1):], scratch)
+        first_calls(samplers)  # warm (every shape compiled), side by side
+        runners = {name: Runner(name=name, step=lambda s=s: (s.setup(), s()), signature=dict)
+                   for name, s in samplers.items()}
         return str(tracing.capture(runners, settings.trace_steps, out_dir))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

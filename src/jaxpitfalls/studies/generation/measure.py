@@ -10,7 +10,7 @@ import numpy as np
 
 from ...contract.settings import Traced
 from ...harness import tracing
-from ...harness.compiles import count_compiles
+from ...harness.compiles import count_compiles, first_calls
 from ...harness.protocol import Runner, measure_mode, result_document
 from ...harness.variants import require_agree, require_distinct
 from ...plan import is_base
@@ -163,6 +163,5 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     decoders, prompt = prepare(conf, inputs)
     runners = {name: Runner(name=name, step=lambda d=d: d.generate(prompt, conf["new_tokens"]), signature=dict)
                for name, d in decoders.items()}
-    for runner in runners.values():
-        runner.step()
+    first_calls({name: r.step for name, r in runners.items()})  # warm, side by side
     return str(tracing.capture(runners, settings.trace_steps, out_dir))
