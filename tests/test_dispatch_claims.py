@@ -320,6 +320,7 @@ def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, p
     assert judged.verdict == expected, judged.measured
     assert f"filter_jit / {SPEC.floor}: pipelined / blocked " in judged.measured
     if expected == "not testable":
+        assert judged.measured.startswith("not testable in this run: ")  # two medians of the run, not the hardware
         assert f"{SPEC.floor}'s own gain from dispatching back to back (42.50 -> 43.00 ms per step) gives at " \
                "most 0.988x, below the 1x it needs" in judged.measured
 

@@ -227,10 +227,12 @@ def _pipelining(run: Run) -> Judged:
     rise = ratio_of_estimates(pipelined.ratio, (pipelined.ratio_ci_low, pipelined.ratio_ci_high),
                               blocked.ratio, (blocked.ratio_ci_low, blocked.ratio_ci_high))
     rises = decide(rise[1], rise[2], 1, log=True, of="pipelined / blocked")
-    # at most, filter_jit gains nothing from dispatching back to back: the quotient is then the floor's own gain
+    # at most, filter_jit gains nothing from dispatching back to back: the quotient is then the floor's own gain,
+    # two medians of this run (another run's may show a gain where this one shows none: "in this run")
     floor = {mode: median_of(run.steps, run.base_id, SPEC.floor, mode)[0] for mode in ("blocked", "pipelined")}
     bound = Bound(floor["blocked"], floor["blocked"] - floor["pipelined"], f"{SPEC.floor}'s own gain from "
-                  f"dispatching back to back ({floor['blocked']:.2f} -> {floor['pipelined']:.2f} ms per step)")
+                  f"dispatching back to back ({floor['blocked']:.2f} -> {floor['pipelined']:.2f} ms per step)",
+                  scope="in this run")
     return Judged(
         measured=(f"filter_jit / {SPEC.floor}: pipelined / blocked {interval(*rise, 'x')} (blocked "
                   f"{ratio_interval(blocked)}, pipelined {ratio_interval(pipelined)})"),
