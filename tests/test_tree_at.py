@@ -210,13 +210,15 @@ NO_DRIFT = {4: 1.0, 12: 1.0, 24: 1.0}
 
 
 def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, float, float],
-               spread: dict = SPREAD, start_up_steps: dict = STEPS, first_run=_affine, drift: dict = NO_DRIFT) -> dict:
+               spread: dict = SPREAD, start_up_steps: dict = STEPS, first_run=_affine, drift: dict = NO_DRIFT,
+               one_program: tuple[bool, ...] | None = None) -> dict:
     """Three depths (24, 72, 144 transforms) with known results: direct time quadratic in the transforms
     unbatched, linear batched; the first run batched `first_run(transforms)` (its median within 3%: many
     rounds) on a machine `drift[layers]` times slower in that depth's job, unbatched 3x, and over its job's
     one-layer anchor (6 transforms, the same drift: paired); the given steady and compile ratios at every depth, and
     each variant's relative spread (IQR / median with its interval) in every mode; the un-jitted start-up
-    step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says; a CPU backend."""
+    step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says; a CPU backend;
+    per depth, whether the variants' start-ups lowered to one program (`one_program`; None: not recorded)."""
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
@@ -244,10 +246,11 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
                                    "ratio_ci_low": 0.97 * anchor, "ratio_ci_high": 1.03 * anchor})
         steps += _step_by_step(conf, start_up_steps) if layers == 4 else []
     steps = pd.DataFrame(steps)
-    return {"steps": steps, "comparisons": pd.DataFrame(comparisons),
-            "checks": steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]].assign(
-                outputs_exact=True, outputs_agree="2 variants vs batched", outputs_compared="trees",
-                max_abs_difference=0.0),
+    checks = steps.drop_duplicates("config_id")[["config_id", "axes", "demonstration"]].assign(
+        outputs_exact=True, outputs_agree="2 variants vs batched", outputs_compared="trees", max_abs_difference=0.0)
+    if one_program is not None:
+        checks = checks.assign(start_up_program_same=list(one_program))
+    return {"steps": steps, "comparisons": pd.DataFrame(comparisons), "checks": checks,
             "environment": pd.DataFrame({"backend": ["cpu"]})}
 
 
@@ -265,6 +268,38 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
 def test_claim_verdicts_follow_their_rules(steady, compile_ratio, expected):
     claims = JUDGES.judge(_synthetic(steady, compile_ratio))
     assert [c.verdict for c in claims] == expected, [(c.claim, c.measured) for c in claims]
+
+
+@pytest.mark.parametrize(("one_program", "compile_ratio", "expected"), [
+    ((True, True, True), (1.1, 1.0, 1.2), "not reproduced"),  # one program: the interval is the machine's noise
+    ((True, True, True), (1.5, 1.3, 1.7), "not reproduced"),  # however far the noise took it
+    ((True, False, True), (1.1, 1.0, 1.2), "inconclusive"),  # a depth whose programs differ: the interval decides
+    ((True, False, True), (1.5, 1.3, 1.7), "reproduced"),
+    (None, (1.1, 1.0, 1.2), "inconclusive"),  # results that did not record it
+])
+def test_less_compilation_is_not_reproduced_where_every_job_lowered_one_program(one_program, compile_ratio,
+                                                                                  expected):
+    judged = _judged(_synthetic((1.0, 0.97, 1.03), compile_ratio, one_program=one_program), "less_compilation")
+    assert judged.verdict == expected, judged.measured
+    if expected == "not reproduced":
+        assert judged.measured.startswith("both variants' jitted start-ups lower to one program in every job (24 "
+                                          "transforms, 72 transforms, 144 transforms): XLA compiles the same")
+
+
+def test_the_variants_start_ups_lower_to_one_program_in_every_job(tables):
+    """Measured, not assumed: both code paths trace to the same program (the finding, and its checks column)."""
+    assert (tables["checks"].start_up_program_same == True).all()  # noqa: E712 (a column of bools)
+    for doc in tables["docs"]:
+        found = doc["checks"]["findings"]["start_up_program"]
+        assert found["same"] and found["unbatched"] == found["batched"] and len(found["batched"]) == 16
+
+
+def test_lowering_the_start_up_for_its_fingerprint_counts_none_of_the_variant_s_tree_at_calls(model_and_mesh):
+    variants = tree_at.build_variants(_deeper(model_and_mesh[0], 2), model_and_mesh[1])
+    variants["unbatched"].first_run()
+    counted = variants["unbatched"].calls.count
+    assert variants["unbatched"].start_up_program() == variants["batched"].start_up_program()
+    assert variants["unbatched"].calls.count == counted
 
 
 @pytest.mark.parametrize(("spread", "expected"), [

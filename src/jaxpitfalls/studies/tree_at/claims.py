@@ -16,13 +16,15 @@ from .derived import (
     anchored_first_runs,
     exponents,
     median,
+    one_program_in_every_job,
     per_call,
     ratios,
+    reference_spread,
     stepped_row,
     transforms_of,
 )
 from .report import exponent_text
-from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, REFERENCE, SPEC, START_UP_STEPS
+from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
@@ -138,20 +140,21 @@ def _jit_negligible(run: Run) -> Judged:
 
 @JUDGES("less_compilation")
 def _less_compilation(run: Run) -> Judged:
+    """Where every job found one program for both variants' start-ups, XLA's work is the same for both: that
+    finding is the verdict; otherwise (or in results that did not record it) the compile-time interval decides."""
     first = ratios(run, "first_run")
     top = first.iloc[-1]
-    compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low,
-                                         first.compile_ratio_ci_high)
+    compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low, first.compile_ratio_ci_high)
+    measured = (f"XLA compile time unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
+                + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
+                + f"); the whole first run {ratio_interval(top)} at {int(top.transforms)} transforms: its saving "
+                  "is in tracing, which applies the plan")
+    if one_program := one_program_in_every_job(run):
+        return Judged(measured=f"both variants' jitted start-ups lower to one program in every job ({one_program}):"
+                               f" XLA compiles the same program for both; {measured}",
+                      verdict=verdict(False))
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
-    return Judged(
-        measured=(
-            f"XLA compile time unbatched / batched {interval(*compile_ratio, 'x')} over all depths ("
-            + ", ".join(f"{r.compile_ratio:.2f}x at {int(r.transforms)}" for r in first.itertuples())
-            + f"); the whole first run {ratio_interval(top)} at {int(top.transforms)} transforms: its saving is "
-              "in tracing, which applies the plan"),
-        reason=less.reason,
-        verdict=less.verdict(),
-    )
+    return Judged(measured=measured, reason=less.reason, verdict=less.verdict())
 
 
 @JUDGES("init_faster")
@@ -177,7 +180,7 @@ def _variance(run: Run) -> Judged:
                           for v in ("unbatched", SPEC.floor)] for config_id in ratios(run, "direct").config_id}
     at = {c: int(transforms_of(run)[c]) for c in spread}
     measured = ", ".join(f"{u[0]:.1%} vs {b[0]:.1%} at {at[c]}" for c, (u, b) in spread.items())
-    reference = _reference_spread(direct, spread)
+    reference = reference_spread(direct, spread)
     if reference is not None:
         measured += (f"; a fixed pytree rebuild timed in the same rounds: "
                      f"{', '.join(f'{m:.1%} at {at[c]}' for c, m in reference.items())}")
@@ -202,15 +205,6 @@ def _variance(run: Run) -> Judged:
         judged_ratio=overall,
         bound=_reference_bound(spread, reference),
     )
-
-
-def _reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
-    """The reference workload's relative IQR per configuration (spec.REFERENCE, timed in the direct mode's
-    rounds): the spread this run's conditions put on a workload that does the same work every call; None where
-    the run timed none (results older than it)."""
-    if (direct.variant != REFERENCE).all():
-        return None
-    return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
 
 
 def _reference_bound(spread: dict[str, list], reference: dict[str, float] | None) -> Bound | None:

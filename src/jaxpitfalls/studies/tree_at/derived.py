@@ -1,6 +1,7 @@
 """What the tree_at claims read from a run's tables, each derived once per run (`once_per_run`) or looked up
 where a claim is judged: the variants' ratios by transforms, the fitted exponents, per-call medians, each
-depth's anchored first run, and the un-jitted start-up's steps."""
+depth's anchored first run, the un-jitted start-up's steps, the reference workload's spread, and whether the
+variants' start-ups lowered to one program."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ...report.aggregate import variants_only
 from ...report.claims import median_of, row
 from ...report.judging import Run, once_per_run
 from .report import scaling
-from .spec import ANCHOR, SPEC
+from .spec import ANCHOR, REFERENCE, SPEC
 
 
 @once_per_run
@@ -78,3 +79,24 @@ def stepped_row(run: Run, key: str) -> tuple[pd.Series | None, str, bool]:
 
 
 NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
+
+
+def one_program_in_every_job(run: Run) -> str:
+    """The jobs' depths where every job recorded its variants' start-up programs and found them one (`measure.
+    same_program`), as text; empty where any job did not record them or found them different."""
+    checks = run.tables["checks"]
+    if "start_up_program_same" not in checks:
+        return ""
+    if not (checks.start_up_program_same.astype(str) == "True").all():
+        return ""
+    transforms = transforms_of(run)
+    return ", ".join(f"{int(transforms[c])} transforms" for c in sorted(checks.config_id, key=transforms.get))
+
+
+def reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
+    """The reference workload's relative IQR per configuration (spec.REFERENCE, timed in the direct mode's
+    rounds): the spread this run's conditions put on a workload that does the same work every call; None where
+    the run timed none (results older than it)."""
+    if (direct.variant != REFERENCE).all():
+        return None
+    return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}

@@ -17,7 +17,7 @@ from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, Timed, measure_mode, result_document
 from ...harness.timing import timed
-from ...harness.variants import VariantOutputsDisagree, require_distinct, require_same_trees
+from ...harness.variants import VariantOutputsDisagree, fingerprint, require_distinct, require_same_trees
 from ...plan import is_base
 from . import tensor_parallel as tp
 from .spec import ANCHOR, REFERENCE, SPEC, START_UP_STEPS, steps_timed
@@ -47,18 +47,28 @@ class _Variant:
         self.direct_calls = self.calls.count - before
         return self.applied
 
-    def first_run(self, model: eqx.Module | None = None) -> Any:
-        """A fresh `eqx.filter_jit` of the start-up, called once: it traces (applying the plan) and compiles."""
+    def _jitted_start_up(self, calls: tp.TreeAtCalls) -> Callable:
+        """A fresh `eqx.filter_jit` of the start-up, its `tree_at` calls counted in `calls`."""
 
         def make_module_opt(model):
-            return tp.make_module_opt(model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, self.calls)
+            return tp.make_module_opt(model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, calls)
 
+        return eqx.filter_jit(make_module_opt)
+
+    def first_run(self, model: eqx.Module | None = None) -> Any:
+        """A fresh `eqx.filter_jit` of the start-up, called once: it traces (applying the plan) and compiles."""
         self.started = None  # see steady()
-        self.start_up = eqx.filter_jit(make_module_opt)
+        self.start_up = self._jitted_start_up(self.calls)
         before = self.calls.count
         self.started = jax.block_until_ready(self.start_up(self.model if model is None else model))
         self.first_run_calls = self.calls.count - before
         return self.started
+
+    def start_up_program(self) -> str:
+        """The fingerprint of the program XLA compiles for the jitted start-up (its lowered StableHLO): equal
+        for two variants, XLA's compilation is the same work for both. Lowered with a counter of its own, so
+        the variant's `tree_at` calls stay those of its timed calls."""
+        return fingerprint(self._jitted_start_up(tp.TreeAtCalls()).lower(self.model).as_text())
 
     def steady(self) -> Any:
         """The compiled start-up called again: dispatch, reshard the model, create the optimizer state.
@@ -182,6 +192,13 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed
     return timed
 
 
+def same_program(variants: dict[str, _Variant]) -> dict[str, Any]:
+    """Whether the variants' jitted start-ups lower to one program (`less_compilation`: XLA then has the same
+    work whatever the Python that built it), with each one's fingerprint."""
+    programs = {name: v.start_up_program() for name, v in variants.items()}
+    return {"same": len(set(programs.values())) == 1} | programs
+
+
 def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
                  step_by_step: bool = False) -> dict[str, Any]:
     """Time the two code paths interleaved in the three modes (four with `step_by_step`), checking after each
@@ -225,7 +242,7 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
     checks = {"outputs_agree": agreement | {"outputs": "trees after direct application and after make_module_opt "
                                                        "(model and optimizer state; un-jitted, the same values, and "
                                                        "the same trees across variants)"},
-              "signatures_distinct": distinct}
+              "signatures_distinct": distinct, "findings": {"start_up_program": same_program(variants)}}
     array_leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
     return result_document(SPEC.floor, results, records, checks, structure={
         "model_leaves": model_leaves,
