@@ -280,3 +280,15 @@ def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_sev
     line = markdown.code_line(spans)
     assert line.startswith("**The timing jobs ran 2 versions of the workflow's code**")
     assert "`tree_at`: `c0aca50`, `d08a3ac+dirty`" in line
+
+
+def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_jobs_own_high_water_marks():
+    """2026-11-27-4's headline said 12.4 GiB (Snakemake's polls) beside a job table's 12.7 (VmHWM) for one job."""
+    summary = pd.DataFrame({"rule": ["run_study", "capture_trace"], "job": ["dispatch/big", "dispatch/big"],
+                            "max_rss_mb": [12676.0, 11157.0]})
+    checks = {"dispatch": pd.DataFrame({"config_id": ["big", "small"], "host_peak_mb": [13005.0, None]})}
+    assert markdown.largest_peak(summary, checks) == (13005.0, "run_study/dispatch/big",
+                                                      "its processes' own high-water mark")
+    lower = {"dispatch": checks["dispatch"].assign(host_peak_mb=[12000.0, None])}
+    assert markdown.largest_peak(summary, lower) == (12676.0, "run_study/dispatch/big", "its benchmark file")
+    assert markdown.largest_peak(summary, {"tree_at": pd.DataFrame({"config_id": ["x"]})})[0] == 12676.0

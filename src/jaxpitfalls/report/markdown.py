@@ -79,10 +79,10 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                   "included).", ""]
     lines += [code_line(checks), ""]
     if len(summary):
-        peak = summary.loc[summary.max_rss_mb.idxmax()]
-        lines += [f"Peak memory: **{peak.max_rss_mb / 1024:.1f} GiB** resident, the largest job "
-                  f"(`{peak.rule}/{peak.job}`){_memory_against(peak.max_rss_mb / 1024, targets['memory_target_gib'])}; "
-                  "(per job, from the benchmark files: jobs that ran side by side add up).", ""]
+        peak_mb, job, source = largest_peak(summary, checks)
+        lines += [f"Peak memory: **{peak_mb / 1024:.1f} GiB** resident, the largest job (`{job}`, {source})"
+                  f"{_memory_against(peak_mb / 1024, targets['memory_target_gib'])}; (per job: jobs that ran side "
+                  "by side add up).", ""]
     for study, (seconds, study_target) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)")
@@ -91,6 +91,18 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
     lines += ["", table(per_rule, ".1f"), ""]
     return "\n".join(lines)
+
+
+def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:
+    """The largest resident peak of any job (MiB), the job, and where it was read: Snakemake's benchmark file
+    (resident size polled while the job ran: a peak between two polls is missed) or, for a measuring job, its
+    worker processes' own high-water mark (VmHWM, the checks tables' `host_peak_mb`), whichever is higher, so
+    the headline is never below the job table's."""
+    peaks = [(r.max_rss_mb, f"{r.rule}/{r.job}", "its benchmark file") for r in summary.itertuples()]
+    peaks += [(mb, f"run_study/{study}/{config_id}", "its processes' own high-water mark")
+              for study, c in checks.items() if "host_peak_mb" in c
+              for config_id, mb in zip(c.config_id, c.host_peak_mb, strict=True) if pd.notna(mb)]
+    return max(peaks, key=lambda peak: peak[0])
 
 
 def _recorded_settings(checks: pd.DataFrame) -> str:
