@@ -3,15 +3,17 @@ the real tokens, signatures that tell the variants apart, and the negative contr
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.studies.extraction import extractors
 from jaxpitfalls.studies.extraction import measure as extraction
+from jaxpitfalls.studies.extraction.spec import Timing
 
 CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
 SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
@@ -87,3 +89,20 @@ def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):
                                                    "pipelined": extractors.JitPaddedAsync})
     with pytest.raises(VariantsIndistinguishable, match="'jit_padded_async' and 'pipelined'"):
         extraction.run(CONF, inputs, Timing.of(SETTINGS))
+
+
+def test_first_passes_open_with_an_untimed_round_then_time_their_own_rounds(inputs, tmp_path):
+    """Every variant's first fresh pass of the mode is run and dropped (the process's first one ran seconds
+    long in three references), then `first_pass_repeats` rounds are timed, each sample a fresh jax.jit that
+    compiles: the ragged last batch's program too without padding."""
+    model, config = checkpoint.load_model(inputs["model"])
+    sequences = extraction.dataset(inputs["data"], CONF)
+    data = {padded: extraction.dataset_batches(sequences, CONF, padded) for padded in (False, True)}
+    sampling = Timing.of(SETTINGS | {"first_pass_repeats": 3}).first_pass_sampling
+    assert sampling.repeats == 3 and Timing.of(SETTINGS).first_pass_sampling.repeats == SETTINGS["repeats"]
+    timed = extraction.first_passes(model, tuple(range(config.num_hidden_layers + 1)), data, tmp_path,
+                                    replace(sampling, budget_s=None), "e")
+    assert {name: len(entry["samples_s"]) for name, entry in timed.entries.items()} == {"jit": 3, "jit_padded": 3}
+    assert timed.entries["jit"]["compiles_in_timed_region"] == 2 * 3  # the full batches' shape and the ragged one's
+    assert timed.entries["jit_padded"]["compiles_in_timed_region"] == 3
+    assert sorted(p.name for p in (tmp_path / "first_pass" / "jit").iterdir()) == ["pass3"]  # 1 untimed + 3 timed

@@ -35,10 +35,21 @@ def test_default_config_validates_with_defaults_and_plans_models():
     assert spec["layers"] == 4 and spec["hidden"] == 64 and spec["seed"] == 0
 
 
-@pytest.mark.parametrize("preset", ["presets/smoke.yaml", "presets/paper.yaml"])
+@pytest.mark.parametrize("preset", ["presets/smoke.yaml", "presets/paper.yaml", "presets/seeds-cpu.yaml"])
 def test_presets_validate(preset):
     config = config_with(preset)
     assert all(plan.configurations(config["studies"][s]) for s in plan.enabled_studies(config))
+
+
+def test_a_study_s_own_measure_key_reaches_its_timing_job_and_no_other():
+    """extraction's first_pass_repeats (its spec's Timing): handed to its timing job, read there; a study
+    whose Timing lacks it is not handed it (nor the traces, which read only trace_steps)."""
+    config = config_with("presets/seeds-cpu.yaml")
+    settings = plan.timing_settings(config, "extraction")
+    assert registry.spec("extraction").timing.of(settings).first_pass_sampling.repeats == 3
+    assert plan.timing_settings(config_with(), "extraction")["first_pass_repeats"] is None
+    assert "first_pass_repeats" not in plan.timing_settings(config, "generation")
+    assert "first_pass_repeats" not in plan.trace_settings(config, "extraction")
 
 
 def test_the_tests_workflow_runs_record_contention_and_never_fail_on_it():

@@ -4,10 +4,13 @@ plan, the config check, the trace parser and the report read it without importin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...breakdown import Component
+from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
+from ...harness.sampling import Sampling
 
 # The extractors (measure.py checks its EXTRACTORS are these, in this order), slowest first.
 VARIANTS = ("eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned")
@@ -25,7 +28,24 @@ FIRST_PASS_VARIANTS = ("jit", "jit_padded")
 MODES = {"extract": "one whole pass over the dataset: every batch forward, copied to the host, stored",
          "first_pass": "a whole pass of a fresh jax.jit of the forward (jit and jit_padded only): its programs "
                        "compile from scratch in every sample, the persistent cache off; measures compilation "
-                       "on purpose (labelled, every sample must compile)"}
+                       "on purpose (labelled, every sample must compile); its own rounds "
+                       "(measure.first_pass_repeats), after one untimed round of both variants"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timing(settings.Timing):
+    """extraction's timing settings: besides the common ones, the rounds of fresh first passes per process
+    (`first_pass` mode), apart from the timed passes' `repeats`: what padding saves is about a second of
+    compilation in a ~10 s first pass whose samples move by a second or more, so its interval needs more rounds
+    than the warm passes' gains (2026-11-27-5: 1.148x [0.975, 1.267] over 2 rounds in 2 processes); None: as
+    many as `repeats`."""
+
+    first_pass_repeats: int | None = None
+
+    @property
+    def first_pass_sampling(self) -> Sampling:
+        """How the `first_pass` mode is sampled: the common settings with its own rounds."""
+        return replace(self.sampling, repeats=self.first_pass_repeats or self.sampling.repeats)
 
 COMPONENTS = (
     Component("store", (("extractors.py", "store"),), description="writing the real tokens' rows (np.save)"),
@@ -258,4 +278,5 @@ SPEC = StudySpec(
     schema=Path(__file__).with_name("config.schema.yaml"),
     reads_corpus=True,
     check_sizes=check_sizes,
+    timing=Timing,
 )
