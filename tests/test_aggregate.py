@@ -282,6 +282,24 @@ def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_sev
     assert "`tree_at`: `c0aca50`, `d08a3ac+dirty`" in line
 
 
+def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path):
+    """A short commit can be all digits (9099972 failed `make all` in the report's code line): the tables
+    read its code, the environment's commit and the configurations' ids back as written."""
+    from jaxpitfalls.plan import TABLES
+    from jaxpitfalls.report.aggregate import read_tables
+
+    written = {"steps": {"process": ["all"], "config_id": ["1024"]}, "comparisons": {"process": ["all"]},
+               "checks": {"code": ["9099972"]}, "overhead": {"config_id": ["1024"]},
+               "environment": {"git_commit": ["9099972042"], "jax": ["0.4.34"]}}
+    paths = {name: str(tmp_path / f"{name}.csv") for name in TABLES}
+    for name, columns in written.items():
+        pd.DataFrame(columns).to_csv(paths[name], index=False)
+    tables = read_tables(paths)
+    assert markdown.code_line({"dispatch": tables["checks"]}) == \
+        "Every timing job ran the workflow's code at `9099972`."
+    assert tables["environment"].git_commit[0] == "9099972042" and tables["steps"].config_id[0] == "1024"
+
+
 def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_jobs_own_high_water_marks():
     """2026-11-27-4's headline said 12.4 GiB (Snakemake's polls) beside a job table's 12.7 (VmHWM) for one job."""
     summary = pd.DataFrame({"rule": ["run_study", "capture_trace"], "job": ["dispatch/big", "dispatch/big"],

@@ -13,7 +13,7 @@ from .. import results
 from ..harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
 from ..plan import TABLES, settings_of, value_label
-from .environments import code_version, flat_environment, require_comparable
+from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
 from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
 
 
@@ -251,7 +251,8 @@ PER_PROCESS = ("steps", "comparisons")
 def read_tables(paths: Mapping[str, str], process: str = POOLED) -> dict[str, pd.DataFrame]:
     """A study's tables as written by `aggregate`, by name, as one process saw them: `all` (every process's
     samples pooled; what figures and tables show) or a worker process's own rows (`0`, `1`, ...)."""
-    tables = {name: pd.read_csv(paths[name], keep_default_na=name != "environment") for name in TABLES}
+    tables = {name: pd.read_csv(paths[name], keep_default_na=name != "environment", dtype=TEXT_COLUMNS)
+              for name in TABLES}
     for name in PER_PROCESS:
         table = tables[name]
         tables[name] = table[table.process.astype(str) == process].reset_index(drop=True)

@@ -67,4 +67,7 @@ class StudyCaption:
     def environment(self) -> str:
         import pandas as pd  # here, not at the top: the Snakefile imports this module on every invocation
 
-        return describe_environment(pd.read_csv(self.environment_table, keep_default_na=False).iloc[0])
+        from .environments import TEXT_COLUMNS
+
+        return describe_environment(pd.read_csv(self.environment_table, keep_default_na=False,
+                                                dtype=TEXT_COLUMNS).iloc[0])

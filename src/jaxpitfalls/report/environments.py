@@ -24,6 +24,11 @@ def require_comparable(docs: list[dict[str, Any]], paths: list[str]) -> None:
             )
 
 
+# Columns of the tables that hold identifiers, read back as text: a short commit of digits alone ("9099972")
+# came back from the checks table as a number, and the report's code line failed `make all` on it.
+TEXT_COLUMNS = {"code": str, "git_commit": str, "config_id": str}
+
+
 def code_version(environment: dict[str, Any]) -> str:
     """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits."""
     git = environment.get("git") or {}
