@@ -143,4 +143,6 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
     slowed = ratio_of_estimates(2218.3, (2125.7, 2271.7), 354.4, (331.2, 379.2))  # slowed_cached's interval
     assert judged.ours[0][1:] == pytest.approx((1 / slowed[2], 1 / slowed[1]))
     assert "(1.336x" in judged.measured and "overstated)" in judged.measured  # both warmed short: beside it
+    # in the first clause, the scorecard's cell: the row below (slowed_cached) is the same measurement
+    assert judged.measured.index("slowed_cached: one measurement") < judged.measured.index("; with both")
     assert SPEC.claims["distortion"].numbers[0].low == pytest.approx(0.1495, abs=1e-4)

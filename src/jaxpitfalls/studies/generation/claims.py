@@ -204,7 +204,8 @@ def _distortion(run: Run) -> Judged:
     return Judged(
         measured=f"the short warmup {'understated' if off[0] < 1 else 'overstated'} the cache's speedup "
                  f"{interval(*off, 'x')} of the proper one, the uncached baseline held at its proper time (the "
-                 f"write-up's nearly kept its speed); with both variants warmed short, uncached/kv_cache "
+                 f"write-up's nearly kept its speed), so 1 / kv_cache's slow-down (slowed_cached: one measurement, "
+                 f"not two); with both variants warmed short, uncached/kv_cache "
                  f"{ratio_interval(demo)} vs {ratio_interval(proper)} proper ({interval(*both, 'x')}: "
                  f"{'under' if both[0] < 1 else 'over'}stated), the timed region compiling uncached "
                  f"{compiled['uncached']:g} and kv_cache {compiled[SPEC.floor]:g} times per generation",
