@@ -256,6 +256,10 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     assert "the interval crosses 1.05; one 1.8x narrower would decide it: about 3.2x the samples" in reason
     assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; one 1.5x narrower")
     assert "centred on 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
+    assert "a run's own" not in reason  # 3.2x: more rounds could do it
+    # 2026-11-27-7's first_run_linear, 1.394x [0.188, 10.362] against 0.8-1.25: hundreds of times the samples
+    far = to_decide(0.188, 10.362, 0.8, 1.25, log=True)
+    assert "x the samples" in far and "more than 10x a run's own: not more rounds of this design" in far
     assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
         "undecided: the shift crosses -1 ms, 1 ms; one 5.0x narrower")  # the nearer edge, 1, sets the distance
     decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)

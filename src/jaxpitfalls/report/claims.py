@@ -93,6 +93,11 @@ def within(low: float, high: float, lower: float, upper: float) -> bool | None:
     return False if high < lower or low > upper else None
 
 
+# Past this many times a run's own samples (its time, about as many times), "more samples" is not an answer: the
+# 2026-11-27-7 reference told tree_at's first_run_linear "about 336x the samples", which no preset affords.
+MORE_ROUNDS_AT_MOST = 10
+
+
 def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str = "the interval",
               unit: str = "", scatter: float = 1.0) -> str:
     """Why an interval across a rule's edge cannot tell, and what would: its half-width against the distance
@@ -118,8 +123,12 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
         return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their own intervals "
                 "allow, so more samples per point would not narrow it: the sizes do not follow one law here")
     more = (half / distance) ** 2
-    return (f"{crosses}; one {half / distance:.1f}x narrower would decide it: about "
+    said = (f"{crosses}; one {half / distance:.1f}x narrower would decide it: about "
             f"{more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) if the estimate holds")
+    if more > MORE_ROUNDS_AT_MOST:
+        said += (f", more than {MORE_ROUNDS_AT_MOST:g}x a run's own: not more rounds of this design but another "
+                 "(a quantity with less noise, or more configurations)")
+    return said
 
 
 @dataclass(frozen=True)

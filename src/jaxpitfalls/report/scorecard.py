@@ -89,8 +89,9 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
     return "\n".join(["## Reproduction scorecard", "",
                       f"{tally(claims)}. `yes`: the effect holds here in the "
                       "write-up's direction by its rule (next section); `inconclusive`: the interval straddles "
-                      "the rule's threshold (more samples may decide it); `not testable`: the largest effect this "
-                      "hardware can show is below what the claim needs or no wider than the interval, so no verdict "
+                      "the rule's threshold (more samples may decide it, or only another design where its row "
+                      "says so); `not testable`: the largest effect this hardware can show is below what the "
+                      "claim needs or no wider than the interval, so no verdict "
                       "here could be trusted (the bound is given); `unstable`: worker "
                       "processes reached opposite verdicts; `checked`: every job checks it (a guard that fails "
                       "the job, or a method the harness follows) instead of timing it; `not measured`: no run of "
