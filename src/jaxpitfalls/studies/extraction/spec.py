@@ -47,6 +47,7 @@ class Timing(settings.Timing):
         """How the `first_pass` mode is sampled: the common settings with its own rounds."""
         return replace(self.sampling, repeats=self.first_pass_repeats or self.sampling.repeats)
 
+
 COMPONENTS = (
     Component("store", (("extractors.py", "store"),), description="writing the real tokens' rows (np.save)"),
     Component("to_host", (("extractors.py", "to_host"),), description="device-to-host copies (and waiting)"),
