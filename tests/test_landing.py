@@ -54,3 +54,37 @@ def test_the_findings_tell_the_picture_the_study_names_in_its_order_whatever_was
             for key, v, picture in (("gain", "reproduced", 0), ("noise", "reproduced", None),
                                     ("limit", "inconclusive", 2), ("cost", "not reproduced", 1))]
     assert findings_section({"tree_at": rows}).endswith("- **tree_at**: gain held. cost failed. limit undecided.\n")
+
+
+def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once():
+    """2026-11-27-7: generation's distortion is 1 / slowed_cached's measurement, counted as two "yes" rows and
+    drawn as two agreeing marks in scorecard.png."""
+    from jaxpitfalls.contract.interface import Number
+    from jaxpitfalls.report.build import ratio_points
+    from jaxpitfalls.report.scorecard import scorecard_section, tally
+
+    six = (Number(5.8, 5.8, "x", structural=True),)
+    rows = {"generation": [
+        {"key": "slowed", "claim": "slowed", "write_up": "5.8x", "measured": "6.4x", "verdict": "reproduced",
+         "beyond": False, "numbers": six, "ours": ((6.4, 5.9, 7.0),)},
+        {"key": "distortion", "claim": "off", "write_up": "0.15x", "measured": "0.16x", "verdict": "reproduced",
+         "beyond": False, "numbers": six, "ours": ((6.4, 5.9, 7.0),), "restates": "slowed"}]}
+    assert tally(rows) == ("2 claims of the source write-ups: 1 yes (distortion restates slowed: one measurement, "
+                           "counted once)")
+    assert "| yes (= slowed) |" in scorecard_section(rows)
+    assert list(ratio_points(rows).label) == ["generation: slowed"]
+
+
+def test_a_claim_restates_only_another_judged_claim_of_its_study():
+    from dataclasses import replace
+
+    import pytest
+
+    from jaxpitfalls.contract import registry
+
+    spec = registry.spec("generation")
+    assert spec.claims["distortion"].restates == "slowed_cached"
+    for wrong in ("no_such_claim", "distortion", "load_outside_timing"):  # unknown, itself, a checked claim
+        claims = dict(spec.claims) | {"distortion": replace(spec.claims["distortion"], restates=wrong)}
+        with pytest.raises(ValueError, match="restates"):
+            replace(spec, claims=claims)

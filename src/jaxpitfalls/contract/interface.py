@@ -106,6 +106,10 @@ class Claim:
     # bus): on a CPU backend the engine makes its "no" or "not measured" not testable, saying this
     # (report.claims.applicable); a "yes" or an inconclusive stands (the CPU showed it, or more samples might).
     accelerator: str = ""
+    # The key of the claim whose measurement this one's verdict reads from the other side (the write-up states one
+    # effect twice, e.g. a speedup understated and the variant slowed): the tally counts the measurement once and
+    # the scorecard figure draws one mark, so two rows never look like two agreeing results.
+    restates: str = ""
 
     def __post_init__(self) -> None:
         if self.judged != bool(self.rule):
@@ -162,6 +166,11 @@ class StudySpec:
                              f"variants {self.variants}")
         if self.traced_mode not in self.modes:
             raise ValueError(f"study {self.name}: traced mode {self.traced_mode!r} is not one of {list(self.modes)}")
+        for key, claim in self.claims.items():
+            named = self.claims.get(claim.restates)
+            if claim.restates and (named is None or not named.judged or named.restates or key == claim.restates):
+                raise ValueError(f"study {self.name}: claim {key!r} restates {claim.restates!r}, which is not "
+                                 "another judged claim with a measurement of its own")
 
 
 @runtime_checkable

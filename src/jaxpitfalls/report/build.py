@@ -88,16 +88,20 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
                "rule": claim.stated_rule, "advice": claim.advice, "beyond": claim.beyond,
+               "restates": claim.restates,
                "picture": findings.index(key) if key in findings else None}
             for key, claim in spec.claims.items()]
 
 
 def ratio_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
     """The scorecard figure's rows: every write-up ratio (unit `x`) beside ours, measured at the write-up's
-    structure, or else the ratio the verdict was judged on at a smaller structure (`at_structure` False)."""
+    structure, or else the ratio the verdict was judged on at a smaller structure (`at_structure` False); a claim
+    that restates another's measurement draws no mark of its own (one measurement, one mark)."""
     rows = []
     for study, cs in claims.items():
         for c in cs:
+            if c.get("restates"):
+                continue
             for i, (n, o) in enumerate(zip(c["numbers"], c["ours"], strict=True)):
                 ours = o if o is not None else (c.get("judged_ratio") if i == 0 else None)
                 if ours is None or not n.unit.strip().startswith("x") or min(ours) <= 0:

@@ -58,10 +58,14 @@ def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
 
 def tally(claims: dict[str, list[dict[str, Any]]]) -> str:
     """`59 claims of the source write-ups: 20 yes, 3 **no**, ...; 2 beyond them: 1 yes, 1 **no**`: the
-    scorecard's verdicts counted, the write-ups' claims apart from ours beside them (Claim.beyond)."""
+    scorecard's verdicts counted, the write-ups' claims apart from ours beside them (Claim.beyond); a claim that
+    restates another's measurement is named, not counted again (one measurement, one verdict)."""
     def counted(rows: list[dict[str, Any]]) -> str:
-        counts = pd.Series([VERDICT_MARK[c["verdict"]] for c in rows], dtype=object).value_counts()
-        return ", ".join(f"{n} {m}" for m, n in counts.items())
+        counts = pd.Series([VERDICT_MARK[c["verdict"]] for c in rows if not c.get("restates")],
+                           dtype=object).value_counts()
+        restating = [f"{c['key']} restates {c['restates']}" for c in rows if c.get("restates")]
+        said = ", ".join(f"{n} {m}" for m, n in counts.items())
+        return f"{said} ({'; '.join(restating)}: one measurement, counted once)" if restating else said
 
     every = [c for cs in claims.values() for c in cs]
     theirs, ours = [c for c in every if not c["beyond"]], [c for c in every if c["beyond"]]
@@ -84,7 +88,7 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
     """The compact scorecard (claim, the write-up's number, ours, verdict) and, where given, the figure of
     every ratio beside the write-up's on one axis."""
     rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": _short(c["measured"]),
-             "verdict": VERDICT_MARK[c["verdict"]]} for s, cs in claims.items() for c in cs]
+             "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
     shown = [f"![Each claim's ratio here (95% interval) beside the write-up's]({figure})", ""] if figure else []
     return "\n".join(["## Reproduction scorecard", "",
                       f"{tally(claims)}. `yes`: the effect holds here in the "
@@ -97,6 +101,12 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
                       "the job, or a method the harness follows) instead of timing it; `not measured`: no run of "
                       "this workflow judges it (why is given).",
                       "", *shown, table(pd.DataFrame(rows)), ""])
+
+
+def _mark(claim: dict[str, Any]) -> str:
+    """The verdict as the scorecard shows it; a claim restating another's measurement names it."""
+    mark = VERDICT_MARK[claim["verdict"]]
+    return f"{mark} (= {claim['restates']})" if claim.get("restates") else mark
 
 
 UNCOMPARED = "not compared: the claim is not testable here (the measurement gives the bound)"

@@ -81,13 +81,19 @@ CLAIMS = {
         "a KV cache makes greedy generation faster than rerunning the whole sequence",
         "16.32x (GPT-2 124M, 15 new tokens, proper warmup; 24.45 tok/s on an RTX 4070)",
         numbers=(Number(16.32, 16.32, "x", structural=False, at=GPT2_SMALL,
-                        differs="the same pair of loops (a jitted uncached loop, compiling per length, against "
-                                "a jitted cached step), INT8 on an RTX 4070 there, float32 weights on {here} here"),
+                        differs="the same pair of loops, the uncached one compiling in its timed region as the "
+                                "write-up's most likely did (its 1.50 tok/s is a compilation per token; ours: the "
+                                "warmup demonstration's), against the warm cached step; INT8 on an RTX 4070 there, "
+                                "float32 weights on {here} here"),
                  Number(24.45, 24.45, " tok/s kv_cache", structural=False, at=GPT2_SMALL,
                         differs="INT8 on an RTX 4070 there, float32 weights on {here} here")),
-        rule="95% interval of uncached / kv_cache above 1, at GPT-2 124M's structure where the preset runs it: the "
-             "write-up's pair, its 'Non-Cached' path compiled per length ('warmup(use_cache=False)  # Compiles "
-             "non-cached path') against 'Cached + JIT'; the un-jitted loop (uncached_eager) shown beside it",
+        rule="95% interval of uncached / kv_cache, both warm, above 1, at GPT-2 124M's structure where the preset "
+             "runs it: the write-up's pair, its 'Non-Cached' path compiled per length ('warmup(use_cache=False)  # "
+             "Compiles non-cached path') against 'Cached + JIT'. The write-up's number is compared with the same "
+             "pair, the uncached loop compiling in its timed region (the warmup demonstration's, ratio of the two "
+             "medians' bootstrap intervals): its uncached ran 1.50 tok/s with the proper warmup and 1.73 with the "
+             "short one, the pace of one compilation per token, not of a forward; the un-jitted loop "
+             "(uncached_eager) shown beside it",
         advice=Advice("Decode with a preallocated KV cache and one jitted single-token step.")),
     "recompiles": Claim(
         "without a cache every new sequence length compiles a new program",
@@ -121,7 +127,8 @@ CLAIMS = {
              "scorecard shows which way each went. Both variants warmed short are shown beside it: that direction "
              "follows which variant compiles more inside its timed region",
         advice=Advice("A speedup timed with compilation inside can be off several times, either way: never "
-                      "compare variants that are not both fully warmed up.")),
+                      "compare variants that are not both fully warmed up."),
+        restates="slowed_cached"),
     "slowed_cached": Claim(
         "the short warmup slowed the cached variant (it compiled inside the timed region)",
         "24.45 -> 4.23 tok/s: 5.8x slower",
@@ -168,8 +175,16 @@ CLAIMS = {
     "trial_variance": Claim(
         "high variance (std above 10%) means interference: background processes, throttling",
         "24.45 +- 0.83 tok/s (3.4%)",
-        checked="built into every job: the machine is watched while timing and contended rounds "
-                     "re-timed (the audit's machine table)"),
+        rule="every job watches the machine while timing and re-times the rounds it catches busy (the audit's "
+             "machine table): a timed row (each worker process's, and pooled) whose std / mean exceeds 10% in a job "
+             "where the watch caught no round busy refutes it (not reproduced; such rows are named, the warmup "
+             "demonstration's marked: compiling in its timed region); every such row's job caught busy: "
+             "reproduced; no row above 10%: nothing here tests it (inconclusive)",
+        advice=Advice("A spread above 10% of the mean points at interference: watch the machine while timing and "
+                      "re-time the rounds it catches busy.",
+                      "A spread above 10% is not only interference: here it came on a machine the watch saw quiet "
+                      "(the rows are named in the judging table); count compilations in the timed region before "
+                      "blaming the machine.")),
     "document_environment": Claim(
         "record hardware, JAX version, model size and configuration with results", "minimum reporting list",
         checked="followed by every job: every result carries its environment (the audit's environment table)"),
