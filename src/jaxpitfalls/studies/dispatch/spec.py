@@ -126,11 +126,11 @@ CLAIMS = {
              "of leaves, which the write-up never timed, is the floor)",
         advice=Advice("Partition once and combine inside the jitted function: almost nothing of filter_jit's per-call "
                       "overhead stays.",
-                      "Partitioning once removes filter_jit's splitting and rebuilding, not all of its per-call cost: "
-                      "jax.jit still flattens the partitioned pytree on every call (pass a flat list of leaves for "
-                      "the rest).",
-                      "Partitioning once removes filter_jit's splitting and rebuilding; jax.jit's own flattening of "
-                      "the pytree stays, a share of the old overhead this run could not pin down.")),
+                      "Partitioning once takes filter_jit's splitting and rebuilding out of each call, not all of its "
+                      "per-call cost: jax.jit still flattens the partitioned pytree on every call (pass a flat list "
+                      "of leaves for the rest).",
+                      "Partitioning once takes filter_jit's splitting and rebuilding out of each call; jax.jit still "
+                      "flattens the pytree on every call, a share of the old overhead this run could not pin down.")),
     "flattening_left": Claim(
         "(beyond the write-up) jax.jit still flattens the partitioned model and state on every call: a flat list "
         "of leaves is faster",
