@@ -24,7 +24,7 @@ from .derived import (
     transforms_of,
 )
 from .report import exponent_text
-from .spec import DOMINATES, FAR_LESS, GROWS, JIT_GAIN, LINEAR_BAND, SPEC, START_UP_STEPS
+from .spec import DOMINATES, FAR_LESS, JIT_GAIN, LINEAR_BAND, ORDER_BAND, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
@@ -56,8 +56,8 @@ def _per_transform(run: Run) -> Judged:
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
         u, b = exponents(run).loc[("direct", "unbatched")], exponents(run).loc[("direct", SPEC.floor)]
-        grows = decide(gain["exponent_ci_low"], gain["exponent_ci_high"], GROWS, of="the gain's exponent",
-                       scatter=gain["scatter"])
+        grows = decide(gain["exponent_ci_low"], gain["exponent_ci_high"], *ORDER_BAND, holds="inside",
+                       of="the gain's exponent", scatter=gain["scatter"])
         judged = {
             "measured": (
                 f"the gain's exponent in the transforms {exponent_text(pd.Series(gain))}, "
@@ -76,7 +76,8 @@ def _against_one(fit: dict) -> str:
     low, high = fit["exponent_ci_low"], fit["exponent_ci_high"]
     if low <= 1 <= high:
         return "the write-up's O(N*L) -> O(L) predicts 1: inside its interval"
-    return f"the write-up's O(N*L) -> O(L) predicts 1: the gain grows {'slower' if high < 1 else 'faster'} than that"
+    way = "slower" if high < 1 else "faster"
+    return f"the write-up's O(N*L) -> O(L) predicts 1: the gain grows in that order, {way} than linearly"
 
 
 @JUDGES("same_with_depth")
