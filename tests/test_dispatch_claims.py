@@ -385,3 +385,22 @@ def test_the_share_flattening_leaves_is_read_round_by_round_where_the_job_paired
     how = "end divided by end" if share[0] is None else "paired by round"
     shown = "17.3% [9.3, 45.8]" if share[0] is None else "21.0% [17.0, 25.0]"
     assert f"{shown} of filter_jit's 13.600 ms [11.600, 15.600] ({how})" in judged.measured
+
+
+def test_a_breakdown_row_with_a_part_below_0_is_marked_not_to_be_read():
+    """2026-11-27-7 at 24 layers: Python around the program -12.678 ms, the program's run 18.850 ms, for a gap of
+    9.115 ms: the two traces split their steps differently, so only the parts' sum is a reading."""
+    from jaxpitfalls.studies.dispatch.report import NEGATIVE_PART, attribution
+
+    parts = {"filter_jit": {"_preprocess": 10.0, "wait": 30.0}, "jit_partition": {"_preprocess": 22.7, "wait": 11.1}}
+    overhead = pd.DataFrame([{"config_id": c, "mode": SPEC.traced_mode, "variant": v, "component": k,
+                              "untraced_estimate_ms": t * (1 if c == "deep" else 0.1)}
+                             for c in ("base", "deep") for v, ks in parts.items() for k, t in ks.items()])
+    comp = pd.DataFrame([_overhead(c, (9.1, 8.0, 10.3)) for c in ("base", "deep")])
+    table = attribution(comp, overhead).set_index("config_id")
+    assert table.loc["deep", "python_around_program_ms"] == pytest.approx(-12.7)
+    assert table.loc["deep", "parts"] == "python_around_program < 0" + NEGATIVE_PART
+    assert table.loc["base", "parts"] == "python_around_program < 0" + NEGATIVE_PART  # scaled: still below 0
+    positive = overhead.assign(untraced_estimate_ms=overhead.untraced_estimate_ms.abs())
+    positive.loc[positive.variant == "jit_partition", "untraced_estimate_ms"] = 0.0
+    assert set(attribution(comp, positive).parts) == {""}

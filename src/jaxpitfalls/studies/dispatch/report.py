@@ -20,7 +20,9 @@ FIGURES = {
     "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
                           "(layers sweep), with 95% bootstrap intervals; each point from its own job, so the "
                           "machine's drift between jobs is in the line (the structure claim reads each depth over "
-                          "the base timed in the same job).",
+                          "the base timed in the same job). More layers add compute with the leaves: a difference "
+                          "of two variants cancels it only where both run the program alike (the breakdown's "
+                          "program_run column says where they did not).",
     "step_vs_compute": "Median step time per variant vs each compute setting, at fixed structure.",
     "overhead_vs_compute": "Per-step overhead against the floor vs each swept size, each point from its own job "
                            "(the machine's drift between jobs is in the line; the compute claim reads dropout and "
@@ -84,6 +86,11 @@ WHERE = {
 }
 
 
+# A part below 0 says the two variants' traces split their steps differently (one trace each, no interval), not
+# that filter_jit spends less there: the row's parts are not a breakdown to read, only their sum.
+NEGATIVE_PART = ": not a breakdown (the two traces split their steps differently); read the sum only"
+
+
 def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
     """filter_jit minus jit_partition per traced configuration, split by where the time goes (each traced
     component's share applied to its variant's untraced median), beside the paired measured difference."""
@@ -100,6 +107,8 @@ def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
         rows.append({"config_id": config_id, "measured_ms": ms(measured)} | split | {
             "parts_sum_ms": total,
             "within_interval": "yes" if measured.diff_ci_low_ms <= total <= measured.diff_ci_high_ms else "**no**",
+            "parts": ", ".join(f"{group.removesuffix('_ms')} < 0" for group, t in split.items() if t < 0)
+                     + NEGATIVE_PART * any(t < 0 for t in split.values()),
         })
     return pd.DataFrame(rows)
 
@@ -120,7 +129,8 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
          "dominates, the variants differ in the program's run (memory, threads), not in Python: the write-up's "
          "explanation covers only the first column. The parts come from one trace each, without intervals: "
          "the tracer slows Python more than the program, so a Python part can exceed the gap and leave the "
-         "others negative; `within_interval` checks their sum only.",
+         "others negative; `within_interval` checks their sum only, and `parts` marks a row with a part below 0, "
+         "whose split is not to be read.",
          attribution(tables["comparisons"], tables["overhead"])),
     ]
 

@@ -100,7 +100,10 @@ CLAIMS = {
                                 "Python on the host"),),
         rule="filter_jit - jit_partition (blocked) at the layers configuration farthest from the base in leaves, "
              "against the base's timed in that configuration's own job (paired in time): the overhead at more "
-             "leaves minus at fewer (95% interval of the difference) above 0 reproduced, below 0 not reproduced",
+             "leaves minus at fewer (95% interval of the difference) above 0 reproduced, below 0 not reproduced. "
+             "More layers also add compute: the difference of the two variants cancels it only where both run the "
+             "program alike, which the breakdown's program_run column shows per traced depth (a leaves axis at fixed "
+             "compute is not built)",
         advice=Advice("The per-call cost grows with the pytree's leaves: keep what a jitted step takes and returns "
                       "small or flat.")),
     "not_compute": Claim(
