@@ -18,7 +18,7 @@ import pandas as pd
 from ..plan import TABLES
 from .aggregate import read_tables
 from .build import study_claims
-from .scorecard import VERDICT_MARK
+from .scorecard import RESTATED, VERDICT_MARK
 
 VERDICT_OF_MARK = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
 
@@ -38,10 +38,11 @@ def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
     if not rows or rows[0][:2] != ["study", "claim"] or rows[0][-1] != "verdict":
         raise UnreadableSnapshot(f"its scorecard's columns are {rows[0] if rows else 'missing'}, not study, "
                                  "claim, ..., verdict")
-    unknown = sorted({cells[-1] for cells in rows[2:]} - set(VERDICT_OF_MARK))
+    marks = {(cells[0], cells[1]): cells[-1].split(RESTATED)[0] for cells in rows[2:]}  # past header and rule
+    unknown = sorted(set(marks.values()) - set(VERDICT_OF_MARK))
     if unknown:
         raise UnreadableSnapshot(f"its scorecard has verdicts this checkout does not name: {unknown}")
-    return {(cells[0], cells[1]): VERDICT_OF_MARK[cells[-1]] for cells in rows[2:]}  # past header and rule
+    return {key: VERDICT_OF_MARK[mark] for key, mark in marks.items()}
 
 
 def table_paths(snapshot: Path, study: str) -> dict[str, str]:

@@ -103,10 +103,13 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
                       "", *shown, table(pd.DataFrame(rows)), ""])
 
 
+RESTATED = " (= "  # after a verdict: the claim whose measurement this one restates, `yes (= slowed_cached)`
+
+
 def _mark(claim: dict[str, Any]) -> str:
     """The verdict as the scorecard shows it; a claim restating another's measurement names it."""
     mark = VERDICT_MARK[claim["verdict"]]
-    return f"{mark} (= {claim['restates']})" if claim.get("restates") else mark
+    return f"{mark}{RESTATED}{claim['restates']})" if claim.get("restates") else mark
 
 
 UNCOMPARED = "not compared: the claim is not testable here (the measurement gives the bound)"
