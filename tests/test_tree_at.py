@@ -211,19 +211,20 @@ NO_DRIFT = {4: 1.0, 12: 1.0, 24: 1.0}
 
 def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, float, float],
                spread: dict = SPREAD, start_up_steps: dict = STEPS, first_run=_affine, drift: dict = NO_DRIFT,
-               one_program: tuple[bool, ...] | None = None) -> dict:
+               one_program: tuple[bool, ...] | None = None, gain_order: float = 1) -> dict:
     """Three depths (24, 72, 144 transforms) with known results: direct time quadratic in the transforms
     unbatched, linear batched; the first run batched `first_run(transforms)` (its median within 3%: many
     rounds) on a machine `drift[layers]` times slower in that depth's job, unbatched 3x, and over its job's
     one-layer anchor (6 transforms, the same drift: paired); the given steady and compile ratios at every depth, and
     each variant's relative spread (IQR / median with its interval) in every mode; the un-jitted start-up
     step by step at the base (500 ms: 14x the compiled call), split as `start_up_steps` says; a CPU backend;
-    per depth, whether the variants' start-ups lowered to one program (`one_program`; None: not recorded)."""
+    per depth, whether the variants' start-ups lowered to one program (`one_program`; None: not recorded); the
+    direct gain growing as the transforms to `gain_order`."""
     steps, comparisons = [], []
     for layers, n in ((4, 24), (12, 72), (24, 144)):
         conf = {"config_id": f"layers{layers}-hidden64", "axes": "layers,hidden" if layers == 4 else "layers",
                 "layers": layers, "hidden": 64, "structure_transforms": n, "demonstration": ""}
-        times = {("direct", "unbatched"): 0.01 * n ** 2, ("direct", "batched"): 0.1 * n,
+        times = {("direct", "unbatched"): 0.1 * n * (0.1 * n) ** gain_order, ("direct", "batched"): 0.1 * n,
                  ("first_run", "unbatched"): 3 * first_run(n) * drift[layers],
                  ("first_run", "batched"): first_run(n) * drift[layers],
                  ("steady", "unbatched"): 35.0, ("steady", "batched"): 35.0}
@@ -235,7 +236,8 @@ def _synthetic(steady: tuple[float, float, float], compile_ratio: tuple[float, f
                   | dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), spread[variant],
                              strict=True))
                   for (mode, variant), ms in times.items()]
-        ratios = {"direct": (0.1 * n, 0.09 * n, 0.11 * n), "first_run": (3.0, 2.8, 3.2), "steady": steady}
+        gain = (0.1 * n) ** gain_order
+        ratios = {"direct": (gain, 0.9 * gain, 1.1 * gain), "first_run": (3.0, 2.8, 3.2), "steady": steady}
         comparisons += [conf | {"mode": mode, "variant": "unbatched", "baseline": "batched", "ratio": r[0],
                                 "ratio_ci_low": r[1], "ratio_ci_high": r[2]}
                         | (dict(zip(("compile_ratio", "compile_ratio_ci_low", "compile_ratio_ci_high"),
@@ -413,6 +415,13 @@ def test_a_start_up_run_once_is_judged_on_its_first_run_against_its_steps_un_jit
     assert judged.verdict == expected, judged.measured
     assert judged.judged_ratio[0] == pytest.approx(un_jitted_ms / 640)
     assert f"first run (trace + compile + run) 640.0 ms = {judged.judged_ratio[0]:.3f}x" in judged.measured
+
+
+@pytest.mark.parametrize(("order", "expected"), [(1, "reproduced"), (2, "not reproduced"), (0.2, "not reproduced")])
+def test_the_gain_s_exponent_is_judged_as_the_order_the_write_up_s_analysis_predicts(order, expected):
+    """O(N*L) -> O(L) predicts a gain of order 1: a quadratic gain, or one that barely grows, is another order."""
+    judged = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), gain_order=order), "per_transform")
+    assert judged.verdict == expected, judged.measured
 
 
 def test_the_gain_s_exponent_is_read_against_the_write_up_s_prediction_of_1():
