@@ -178,8 +178,7 @@ def _partition_free(run: Run) -> Judged:
     filter_jit's overhead over the same floor (paired by round, `_share_left`), at BERT-base's 12-layer pytree.
     The trace beside it shows why filter_jit's own steps (PER_CALL_STEPS) are gone, which holds by construction
     (jit_partition never calls them), so it cannot be the verdict: what stays is jax.jit's own flattening."""
-    config_id, tree_only = at_pytree(run, set(run.comp.config_id))
-    part, whole = (_pair(run, v, SPEC.floor, config_id=config_id) for v in ("jit_partition", "filter_jit"))
+    config_id, tree_only, part, whole = _flattening(run)
     if not whole.diff_ci_low_ms > 0:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: filter_jit's overhead over {SPEC.floor} "
                                                      f"{ms(whole)} may be 0 at {config_id}: no share of it")
@@ -189,9 +188,9 @@ def _partition_free(run: Run) -> Judged:
     steps = {v: traced_inclusive(run, traced, v).reindex(list(PER_CALL_STEPS)).fillna(0).sum()
              for v in ("filter_jit", "jit_partition")}
     return Judged(
-        measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {100 * left[0]:.1f}% [{100 * left[1]:.1f}, "
-                  f"{100 * left[2]:.1f}] of filter_jit's {ms(whole)} ({how}) at {config_id}{tree_only}: jax.jit's "
-                  f"own flattening; traced, filter_jit's steps around the program ({' and '.join(PER_CALL_STEPS)}) "
+        measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {_share_text(left, how, whole)} at "
+                  f"{config_id}{tree_only}: jax.jit's own flattening; traced, filter_jit's steps around the program "
+                  f"({' and '.join(PER_CALL_STEPS)}) "
                   f"take jit_partition {steps['jit_partition']:.3f} ms, filter_jit {steps['filter_jit']:.3f} ms at "
                   f"{traced}{where} (gone by construction)"),
         reason=small.reason,
@@ -203,17 +202,28 @@ def _partition_free(run: Run) -> Judged:
 def _flattening_left(run: Run) -> Judged:
     """jax.jit's own flattening of the partitioned pytree: jit_partition over the flat-leaves floor per step (paired,
     above 0: it costs), with its share of filter_jit's overhead over the same floor beside it."""
-    config_id, tree_only = at_pytree(run, set(run.comp.config_id))
-    part, whole = (_pair(run, v, SPEC.floor, config_id=config_id) for v in ("jit_partition", "filter_jit"))
+    config_id, tree_only, part, whole = _flattening(run)
     costs = decide(part.diff_ci_low_ms, part.diff_ci_high_ms, 0, of=f"jit_partition - {SPEC.floor}", unit=" ms")
     share = ""
     if whole.diff_ci_low_ms > 0:
-        left, how = _share_left(run, config_id, part, whole)
-        low, high = (f"{100 * x:.1f}" for x in left[1:])
-        share = f": {100 * left[0]:.1f}% [{low}, {high}] of filter_jit's {ms(whole)} ({how})"
+        share = f": {_share_text(*_share_left(run, config_id, part, whole), whole)}"
     return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
                            f"{config_id}{tree_only}",
                   reason=costs.reason, verdict=costs.verdict())
+
+
+def _flattening(run: Run) -> tuple[str, str, pd.Series, pd.Series]:
+    """Where jax.jit's own flattening is timed (BERT-base's 12-layer pytree, `at_pytree`, with the words that say
+    at which width) and its two rows there, jit_partition's and filter_jit's overhead over the flat-leaves floor
+    (blocked): what partition_free and flattening_left both read."""
+    config_id, tree_only = at_pytree(run, set(run.comp.config_id))
+    part, whole = (_pair(run, v, SPEC.floor, config_id=config_id) for v in ("jit_partition", "filter_jit"))
+    return config_id, tree_only, part, whole
+
+
+def _share_text(left: tuple[float, ...], how: str, whole: pd.Series) -> str:
+    """`14.3% [1.0, 25.3] of filter_jit's 7.348 ms [...] (paired by round)`: the share `_share_left` gives."""
+    return f"{100 * left[0]:.1f}% [{100 * left[1]:.1f}, {100 * left[2]:.1f}] of filter_jit's {ms(whole)} ({how})"
 
 
 def _share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> tuple[tuple[float, ...], str]:

@@ -104,11 +104,11 @@ def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
                        mode=SPEC.traced_mode)
         split = {group: float(gap.reindex(list(components)).fillna(0).sum()) for group, components in WHERE.items()}
         total = sum(split.values())
+        negative = [f"{group.removesuffix('_ms')} < 0" for group, t in split.items() if t < 0]
         rows.append({"config_id": config_id, "measured_ms": ms(measured)} | split | {
             "parts_sum_ms": total,
             "within_interval": "yes" if measured.diff_ci_low_ms <= total <= measured.diff_ci_high_ms else "**no**",
-            "parts": ", ".join(f"{group.removesuffix('_ms')} < 0" for group, t in split.items() if t < 0)
-                     + NEGATIVE_PART * any(t < 0 for t in split.values()),
+            "parts": ", ".join(negative) + NEGATIVE_PART if negative else "",
         })
     return pd.DataFrame(rows)
 

@@ -70,15 +70,11 @@ def _cache_faster(run: Run) -> Judged:
 
 def _compiling_baseline(run: Run) -> tuple[float, float, float] | None:
     """uncached's median generation in the warmup demonstration (compiling inside its timed region) over kv_cache's
-    proper median at the same structure (two jobs: ratio of the medians' bootstrap intervals); None where the
-    config runs no demonstration."""
+    proper median at the same structure; None where the config runs no demonstration."""
     if _pitfall(run).empty:
         return None
     demo, same, _ = _demonstration(run)
-    short = row(run.tables["steps"], config_id=demo.config_id, variant="uncached", mode="generate")
-    cached = row(run.steps, variant=SPEC.floor, mode="generate", **same)
-    return ratio_of_estimates(short.median_ms, (short.median_ci_low_ms, short.median_ci_high_ms),
-                              cached.median_ms, (cached.median_ci_low_ms, cached.median_ci_high_ms))
+    return _slowed(run, "uncached", demo.config_id, same, over=SPEC.floor)
 
 
 @JUDGES("recompiles")
@@ -250,11 +246,12 @@ def _slowed_cached(run: Run) -> Judged:
     )
 
 
-def _slowed(run: Run, variant: str, demo_id: str, same: dict) -> tuple[float, float, float]:
+def _slowed(run: Run, variant: str, demo_id: str, same: dict, over: str | None = None) -> tuple[float, float, float]:
     """How much the short warmup slowed one variant's generation: its median in the demonstration over the
-    proper configuration's (two jobs: independent medians, each with its bootstrap interval)."""
+    proper configuration's (two jobs: independent medians, each with its bootstrap interval); `over`: another
+    variant's proper median instead of its own."""
     short = row(run.tables["steps"], config_id=demo_id, variant=variant, mode="generate")
-    proper = row(run.steps, variant=variant, mode="generate", **same)
+    proper = row(run.steps, variant=over or variant, mode="generate", **same)
     return ratio_of_estimates(short.median_ms, (short.median_ci_low_ms, short.median_ci_high_ms),
                               proper.median_ms, (proper.median_ci_low_ms, proper.median_ci_high_ms))
 
