@@ -17,14 +17,14 @@ from ...report.claims import (
     median_of,
     ratio_interval,
     ratio_of,
-    rows,
     share_of,
     verdict,
 )
 from ...report.judging import Judges, Run
 from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth
+from .flattening import flattening, share_left, share_text
 from .report import attribution, ms, on_axis
-from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, LEFT_SHARE, PER_CALL_STEPS, SPEC
+from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, PER_CALL_STEPS, SPEC
 from .structure import at_pytree, width_note
 from .traced import postprocess_share, traced_at, traced_inclusive, traced_python
 
@@ -175,20 +175,20 @@ def _not_compute(run: Run) -> Judged:
 @JUDGES("partition_free")
 def _partition_free(run: Run) -> Judged:
     """What partitioning once leaves per call, timed: jit_partition over the flat-leaves floor as a share of
-    filter_jit's overhead over the same floor (paired by round, `_share_left`), at BERT-base's 12-layer pytree.
+    filter_jit's overhead over the same floor (paired by round, `share_left`), at BERT-base's 12-layer pytree.
     The trace beside it shows why filter_jit's own steps (PER_CALL_STEPS) are gone, which holds by construction
     (jit_partition never calls them), so it cannot be the verdict: what stays is jax.jit's own flattening."""
-    config_id, tree_only, part, whole = _flattening(run)
+    config_id, tree_only, part, whole = flattening(run)
     if not whole.diff_ci_low_ms > 0:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: filter_jit's overhead over {SPEC.floor} "
                                                      f"{ms(whole)} may be 0 at {config_id}: no share of it")
-    left, how = _share_left(run, config_id, part, whole)
+    left, how = share_left(run, config_id, part, whole)
     small = decide(left[1], left[2], LEFT_OF_OVERHEAD, holds="below", of="the share left")
     traced, where, _ = traced_at(run)
     steps = {v: traced_inclusive(run, traced, v).reindex(list(PER_CALL_STEPS)).fillna(0).sum()
              for v in ("filter_jit", "jit_partition")}
     return Judged(
-        measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {_share_text(left, how, whole)} at "
+        measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {share_text(left, how, whole)} at "
                   f"{config_id}{tree_only}: jax.jit's own flattening; traced, filter_jit's steps around the program "
                   f"({' and '.join(PER_CALL_STEPS)}) "
                   f"take jit_partition {steps['jit_partition']:.3f} ms, filter_jit {steps['filter_jit']:.3f} ms at "
@@ -202,38 +202,14 @@ def _partition_free(run: Run) -> Judged:
 def _flattening_left(run: Run) -> Judged:
     """jax.jit's own flattening of the partitioned pytree: jit_partition over the flat-leaves floor per step (paired,
     above 0: it costs), with its share of filter_jit's overhead over the same floor beside it."""
-    config_id, tree_only, part, whole = _flattening(run)
+    config_id, tree_only, part, whole = flattening(run)
     costs = decide(part.diff_ci_low_ms, part.diff_ci_high_ms, 0, of=f"jit_partition - {SPEC.floor}", unit=" ms")
     share = ""
     if whole.diff_ci_low_ms > 0:
-        share = f": {_share_text(*_share_left(run, config_id, part, whole), whole)}"
+        share = f": {share_text(*share_left(run, config_id, part, whole), whole)}"
     return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
                            f"{config_id}{tree_only}",
                   reason=costs.reason, verdict=costs.verdict())
-
-
-def _flattening(run: Run) -> tuple[str, str, pd.Series, pd.Series]:
-    """Where jax.jit's own flattening is timed (BERT-base's 12-layer pytree, `at_pytree`, with the words that say
-    at which width) and its two rows there, jit_partition's and filter_jit's overhead over the flat-leaves floor
-    (blocked): what partition_free and flattening_left both read."""
-    config_id, tree_only = at_pytree(run, set(run.comp.config_id))
-    part, whole = (_pair(run, v, SPEC.floor, config_id=config_id) for v in ("jit_partition", "filter_jit"))
-    return config_id, tree_only, part, whole
-
-
-def _share_text(left: tuple[float, ...], how: str, whole: pd.Series) -> str:
-    """`14.3% [1.0, 25.3] of filter_jit's 7.348 ms [...] (paired by round)`: the share `_share_left` gives."""
-    return f"{100 * left[0]:.1f}% [{100 * left[1]:.1f}, {100 * left[2]:.1f}] of filter_jit's {ms(whole)} ({how})"
-
-
-def _share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> tuple[tuple[float, ...], str]:
-    """jit_partition's overhead over the floor as a share of filter_jit's, paired by round (spec.LEFT_SHARE), or,
-    where the job timed none or filter_jit's overhead may be 0 (no ratio), the two medians' intervals end
-    divided by end (wider: the drift between rounds stays in)."""
-    paired = rows(run.comp, config_id=config_id, variant=LEFT_SHARE[0], baseline=LEFT_SHARE[1], mode="blocked")
-    if len(paired) == 1 and pd.notna(paired.ratio.iloc[0]):
-        return ratio_of(paired.iloc[0]), "paired by round"
-    return share_of(difference_of(part), difference_of(whole)), "end divided by end"
 
 
 @JUDGES("pipelining")
