@@ -76,10 +76,11 @@ def test_batches_are_deterministic_and_always_have_a_target():
     assert jax.numpy.asarray(a["input_ids"]).dtype == np.int32
 
 
-def test_a_run_times_the_forward_of_filter_jit_and_jit_partition_only_as_its_infer_mode(tiny_bert_dir):
+def test_a_run_times_forwards_and_no_ops_at_the_base_as_modes_of_their_own(tiny_bert_dir):
     """run() refuses forwards whose logits differ (bitwise on CPU) or whose signatures match; the `infer`
-    mode (at the base configuration) is filter_jit's and jit_partition's alone, compared with jit_partition,
-    and the result stays valid."""
+    mode (at the base configuration) is filter_jit's and jit_partition's alone, compared with jit_partition; the
+    `flatten` mode's no-ops take jit_partition's and jit_flat's arguments to one program; the result stays
+    valid."""
     conf = {"id": "t", "layers": 1, "hidden": 16, "batch": 2, "seq": 16, "dropout": 0.1, "attention": "explicit"}
     conf["axes"] = [key for key in conf if key != "id"]  # the base: the infer mode runs there only
     settings = Timing.of({"repeats": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
@@ -102,6 +103,18 @@ def test_a_run_times_the_forward_of_filter_jit_and_jit_partition_only_as_its_inf
     assert forward["filter_jit"]["callable"].startswith("equinox.") and forward["jit_partition"]["leaves_out"] == 1
     # the forward's arguments are the model (or its arrays) and the batch: no optimizer state, no key
     assert forward["filter_jit"]["leaves_in"] < doc["variants"]["filter_jit"]["signature"]["leaves_in"]
+    # the flatten mode: the same no-op on jit_partition's arguments and on jit_flat's flat list, one scalar out
+    noops = {name for name, v in doc["variants"].items() if "flatten" in v["modes"]}
+    assert noops == {"jit_partition", "jit_flat"}
+    assert [(c["variant"], c["baseline"]) for c in doc["comparisons"] if c["mode"] == "flatten"] == [
+        ("jit_partition", "jit_flat")]
+    agree, distinct = doc["checks"]["flatten_outputs_agree"], doc["checks"]["flatten_signatures_distinct"]
+    assert agree["compared"] == "bitwise" and agree["values"] == 1 and distinct["distinct_signatures"] == 2
+    noop = {name: doc["variants"][name]["signature"]["flatten"] for name in noops}
+    train = {name: doc["variants"][name]["signature"] for name in noops}
+    assert {name: s["leaves_in"] for name, s in noop.items()} == {  # the step's arguments less the batch and key
+        name: train[name]["leaves_in"] - 3 - 1 for name in noops}
+    assert noop["jit_partition"]["program"] == noop["jit_flat"]["program"]  # one program: only the arguments differ
 
 
 def test_pairs_timed_beside_the_variants_in_the_blocked_rounds(tiny_bert_dir):

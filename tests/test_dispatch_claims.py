@@ -325,6 +325,12 @@ def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, p
                "most 0.988x, below the 1x it needs" in judged.measured
 
 
+# filter_jit's own steps around the program, traced at the base: jit_partition never calls them
+TRACED = pd.DataFrame([{"config_id": "base", "mode": "blocked", "variant": v, "component": c, "inclusive_ms": t}
+                       for v, times in (("filter_jit", (3.8, 9.7)), ("jit_partition", (0.0, 0.0)))
+                       for c, t in zip(("_preprocess", "_postprocess"), times, strict=True)])
+
+
 @pytest.mark.parametrize(("share", "expected"), [
     ((0.05, 0.02, 0.08), "reproduced"),  # a twentieth of filter_jit's overhead left: ~0
     ((0.223, 0.056, 0.455), "inconclusive"),  # the 2026-11-27-7 reference's: across 10%
@@ -333,9 +339,7 @@ def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, p
 def test_partitioning_is_judged_on_the_time_it_leaves_not_on_the_trace_that_holds_by_construction(share, expected):
     """2026-11-27-7: "0.000 ms traced" in filter_jit's own steps held by construction (jit_partition never calls
     them); timed against flat leaves, partitioning left 1.696 ms, 22.3% [5.6, 45.5] of filter_jit's overhead."""
-    overhead = pd.DataFrame([{"config_id": "base", "mode": "blocked", "variant": v, "component": c, "inclusive_ms": t}
-                             for v, times in (("filter_jit", (3.8, 9.7)), ("jit_partition", (0.0, 0.0)))
-                             for c, t in zip(("_preprocess", "_postprocess"), times, strict=True)])
+    overhead = TRACED
     rows = [_overhead("base", (1.696, 0.514, 3.091), ("jit_partition", "jit_flat"), axes="layers,hidden"),
             _overhead("base", (7.589, 4.658, 8.991), ("filter_jit", "jit_flat"), axes="layers,hidden"),
             _overhead("base", (1.0, 0.5, 1.5), LEFT_SHARE, axes="layers,hidden")]
@@ -351,6 +355,37 @@ def test_partitioning_is_judged_on_the_time_it_leaves_not_on_the_trace_that_hold
     untimed = comp.assign(diff_ci_low_ms=-1.0)  # filter_jit's overhead may be 0: no share of it
     assert _partition_free(run_on(SPEC, "base", steps=BASE_STEPS, overhead=overhead,
                                   comparisons=untimed)).verdict == "not measured"
+
+
+def _noop(ms: tuple[float, float, float]) -> dict:
+    """The flatten mode's row (noop.py): jax.jit's handling of jit_partition's arguments over jit_flat's."""
+    return _overhead("base", ms, ("jit_partition", "jit_flat"), axes="layers,hidden") | {"mode": "flatten"}
+
+
+@pytest.mark.parametrize(("share", "noop", "expected"), [
+    ((0.223, 0.056, 0.455), (1.4, 1.2, 1.6), "not reproduced"),  # the no-op alone: 13.3% at least of 7.589 ms
+    ((0.05, 0.02, 0.08), (1.4, 1.2, 1.6), "not reproduced"),  # a step's share it contradicts: the bound decides
+    ((0.223, 0.056, 0.455), (0.3, 0.1, 0.5), "inconclusive"),  # across 10% itself: says nothing
+    ((0.223, 0.056, 0.455), (0.1, 0.05, 0.15), "inconclusive"),  # below 10%: a bound from below says nothing
+    ((0.05, 0.02, 0.08), (0.1, 0.05, 0.15), "reproduced"),  # nor against the step's own
+])
+def test_what_a_step_pays_before_its_program_decides_where_it_alone_exceeds_the_edge(share, noop, expected):
+    """The flatten mode's no-op difference is at most the step's (the step also rebuilds its outputs): where its
+    share of filter_jit's overhead lies wholly above 10%, the step's does too; below, the step's own decides."""
+    rows = [_overhead("base", (1.696, 0.514, 3.091), ("jit_partition", "jit_flat"), axes="layers,hidden"),
+            _overhead("base", (7.589, 4.658, 8.991), ("filter_jit", "jit_flat"), axes="layers,hidden"),
+            _overhead("base", (1.0, 0.5, 1.5), LEFT_SHARE, axes="layers,hidden"), _noop(noop)]
+    comp = pd.DataFrame(rows).assign(ratio=1.0, ratio_ci_low=1.0, ratio_ci_high=1.0)
+    comp.loc[2, ["ratio", "ratio_ci_low", "ratio_ci_high"]] = share
+    judged = _partition_free(run_on(SPEC, "base", steps=BASE_STEPS, overhead=TRACED, comparisons=comp))
+    assert judged.verdict == expected, judged.measured
+    low, high = 100 * noop[1] / 8.991, 100 * noop[2] / 4.658
+    assert (f"jax.jit's handling of them costs {noop[0]:.3f} ms [{noop[1]:.3f}, {noop[2]:.3f}] over jit_flat's flat "
+            f"list: {100 * noop[0] / 7.589:.1f}% [{low:.1f}, {high:.1f}] of filter_jit's") in judged.measured
+    flattening = _flattening_left(run_on(SPEC, "base", steps=BASE_STEPS, comparisons=comp.assign(
+        diff_ms=lambda c: c.diff_ms.where(c.index != 0, 0.2), diff_ci_low_ms=lambda c: c.diff_ci_low_ms.where(
+            c.index != 0, -0.5))))  # the step's own across 0: the no-op decides where it lies above 0
+    assert flattening.verdict == ("reproduced" if noop[1] > 0 else "inconclusive"), flattening.measured
 
 
 @pytest.mark.parametrize(("left", "expected"), [

@@ -149,9 +149,10 @@ def test_tables_figures_and_report(smoke_run):
     tables = smoke_run / "results" / "tables" / "dispatch"
     steps = pd.read_csv(tables / "steps.csv")
     pooled = steps[steps.process.astype(str) == "all"]
-    # configurations x variants x training modes, the base's infer mode (filter_jit, jit_partition), the 2-layer
-    # point's anchor (the base's filter_jit and jit_partition, blocked) and the base's compute setting (its pair)
-    assert len(pooled) == 2 * 4 * 2 + 2 + 2 + 2 and (steps.median_ms > 0).all()
+    # configurations x variants x training modes, the base's infer mode (filter_jit, jit_partition) and flatten
+    # mode (jit_partition, jit_flat), the 2-layer point's anchor (the base's filter_jit and jit_partition, blocked)
+    # and the base's compute setting (its pair)
+    assert len(pooled) == 2 * 4 * 2 + 2 + 2 + 2 + 2 and (steps.median_ms > 0).all()
     assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}

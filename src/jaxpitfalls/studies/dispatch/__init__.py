@@ -14,9 +14,10 @@ run the same AdamW masked-LM step:
 
 A forward-only mode (`infer`) times the write-up's hybrid advice, filter_jit for inference: filter_jit and
 jit_partition each return the batch's logits from the untrained model, dropout off, with no model or optimizer
-state to rebuild.
+state to rebuild. A `flatten` mode times jax.jit's handling of its arguments alone: a jitted no-op on
+jit_partition's arguments (the model's arrays and optimizer state) against the same on jit_flat's flat list.
 
 What must hold: all four produce the same loss trajectory for the same keys (bitwise on CPU), and no two
-record the same dispatch signature; the two forwards give the same logits (bitwise on CPU) by different
-signatures.
+record the same dispatch signature; the two forwards give the same logits, and the two no-ops the same scalar
+(bitwise on CPU), by different signatures.
 """

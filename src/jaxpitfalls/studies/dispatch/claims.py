@@ -22,7 +22,7 @@ from ...report.claims import (
 )
 from ...report.judging import Judges, Run
 from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth
-from .flattening import flattening, share_left, share_text
+from .flattening import at_least, before_program, before_program_text, flattening, share_left, share_text
 from .report import attribution, ms, on_axis
 from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, PER_CALL_STEPS, SPEC
 from .structure import at_pytree, width_note
@@ -184,12 +184,17 @@ def _partition_free(run: Run) -> Judged:
                                                      f"{ms(whole)} may be 0 at {config_id}: no share of it")
     left, how = share_left(run, config_id, part, whole)
     small = decide(left[1], left[2], LEFT_OF_OVERHEAD, holds="below", of="the share left")
+    noop, shown = before_program(run, config_id, whole), ""
+    if noop is not None:
+        small = at_least(small, *noop[1][1:], LEFT_OF_OVERHEAD, holds="below", of="the share left")
+        shown = before_program_text(noop[0], noop[1], whole)
     traced, where, _ = traced_at(run)
     steps = {v: traced_inclusive(run, traced, v).reindex(list(PER_CALL_STEPS)).fillna(0).sum()
              for v in ("filter_jit", "jit_partition")}
     return Judged(
         measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {share_text(left, how, whole)} at "
-                  f"{config_id}{tree_only}: jax.jit's own flattening; traced, filter_jit's steps around the program "
+                  f"{config_id}{tree_only}: jax.jit's own flattening{shown}; traced, filter_jit's steps around the "
+                  f"program "
                   f"({' and '.join(PER_CALL_STEPS)}) "
                   f"take jit_partition {steps['jit_partition']:.3f} ms, filter_jit {steps['filter_jit']:.3f} ms at "
                   f"{traced}{where} (gone by construction)"),
@@ -204,11 +209,16 @@ def _flattening_left(run: Run) -> Judged:
     above 0: it costs), with its share of filter_jit's overhead over the same floor beside it."""
     config_id, tree_only, part, whole = flattening(run)
     costs = decide(part.diff_ci_low_ms, part.diff_ci_high_ms, 0, of=f"jit_partition - {SPEC.floor}", unit=" ms")
-    share = ""
+    share, shown = "", ""
     if whole.diff_ci_low_ms > 0:
         share = f": {share_text(*share_left(run, config_id, part, whole), whole)}"
+    noop = before_program(run, config_id, whole)
+    if noop is not None:
+        costs = at_least(costs, noop[0].diff_ci_low_ms, noop[0].diff_ci_high_ms, 0, holds="above",
+                         of=f"jit_partition - {SPEC.floor}")
+        shown = before_program_text(noop[0], None, whole)
     return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
-                           f"{config_id}{tree_only}",
+                           f"{config_id}{tree_only}{shown}",
                   reason=costs.reason, verdict=costs.verdict())
 
 

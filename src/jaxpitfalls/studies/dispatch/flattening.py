@@ -1,12 +1,14 @@
 """jax.jit's own flattening of the partitioned pytree, as the dispatch claims about it read it: jit_partition's and
 filter_jit's overhead over a flat list of leaves at BERT-base's 12-layer pytree, and the share of filter_jit's
-that partitioning leaves (partition_free judges that share, flattening_left the flattening's cost)."""
+that partitioning leaves (partition_free judges that share, flattening_left the flattening's cost); and, where the
+job timed the `flatten` mode (noop.py), the part of it a step pays before its program starts, at most what the
+step's difference holds, so that where it alone decides against a claim's edge, the step's would too."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ...report.claims import difference_of, ratio_of, rows, share_of
+from ...report.claims import Decision, decide, difference_of, ratio_of, rows, share_of
 from ...report.judging import Run
 from .report import ms
 from .spec import LEFT_SHARE, SPEC
@@ -35,3 +37,29 @@ def share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> t
     if len(paired) == 1 and pd.notna(paired.ratio.iloc[0]):
         return ratio_of(paired.iloc[0]), "paired by round"
     return share_of(difference_of(part), difference_of(whole)), "end divided by end"
+
+
+def before_program(run: Run, config_id: str, whole: pd.Series) -> tuple[pd.Series, tuple[float, ...]] | None:
+    """The `flatten` mode's row at `config_id`: jax.jit's handling of jit_partition's arguments over jit_flat's
+    flat list on a jitted no-op, and its share of filter_jit's overhead `whole` (end divided by end); None where
+    the job timed no such mode (results older than it)."""
+    found = rows(run.comp, config_id=config_id, variant="jit_partition", baseline=SPEC.floor, mode="flatten")
+    if found.empty:
+        return None
+    return found.iloc[0], share_of(difference_of(found.iloc[0]), difference_of(whole))
+
+
+def before_program_text(noop: pd.Series, share: tuple[float, ...] | None, whole: pd.Series) -> str:
+    """What `before_program` found, as a claim's cell shows it (with its share where there is one)."""
+    shown = f": {share_text(share, 'end divided by end', whole)}" if share else ""
+    return (f"; before the program starts (a jitted no-op on the same arguments, `flatten` mode) jax.jit's handling "
+            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: at most what a step leaves")
+
+
+def at_least(step: Decision, low: float, high: float, edge: float, holds: str, of: str) -> Decision:
+    """A claim's decision on the step's interval, unless a quantity that is at most the step's (its part before
+    the program, `before_program`) lies wholly above `edge`: then the step's does too, and that decides (for a
+    claim that holds `below` the edge, against it; `above`, for it). Below the edge it says nothing."""
+    if not low > edge:
+        return step
+    return decide(low, high, edge, holds=holds, of=of)

@@ -17,7 +17,9 @@ from ...harness.stats import difference_side
 from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
-from .inference import add_inference, measure_inference
+from .calls import add_mode
+from .inference import measure_inference
+from .noop import measure_flattening
 from .spec import ANCHOR, ANCHOR_PAIR, BESIDE, LEFT_SHARE, SPEC, Timing, Traced, beside_name, setting_label
 
 MASK_RATE = 0.15
@@ -86,11 +88,16 @@ def _as_train_step(fn):
     return fn
 
 
-def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array], lr: float = 1e-4) -> dict[str, Runner]:
-    """The four variants, each from the same model, optimizer state, batch and keys."""
+def train_state(model, lr: float = 1e-4):
+    """What every variant starts from: the optimizer, the model's arrays and static part, the optimizer's state."""
     optimizer = optax.adamw(lr)
     params, static = eqx.partition(model, eqx.is_array)
-    opt_state = optimizer.init(params)
+    return optimizer, params, static, optimizer.init(params)
+
+
+def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array]) -> dict[str, Runner]:
+    """The four variants, each from the same model, optimizer state, batch and keys."""
+    optimizer, params, static, opt_state = train_state(model)
 
     def model_step(model, opt_state, batch, key):
         loss, grads = eqx.filter_value_and_grad(mlm_loss)(model, batch, key)
@@ -197,7 +204,8 @@ def _beside_pairs(key: str, pair: tuple[str, str]) -> tuple[tuple[str, str], ...
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
     """One configuration: verify the variants, then time them interleaved in both training modes (with the
     pairs `_beside` adds in the blocked rounds); at the base configuration (where its claim is judged), then
-    filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training."""
+    filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training, and the
+    jitted no-op on jit_partition's and jit_flat's arguments (the `flatten` mode)."""
     ready, beside = _ready(conf, inputs["model"], settings), _beside(conf, inputs, settings)
     model = ready.model
     blocked_pairs = (LEFT_SHARE, *(pair for key, group in beside.items()
@@ -214,7 +222,9 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
                                                                          "warmup steps"},
                    f"{key}_signatures_distinct": group.distinct}
     if is_base(conf):
-        add_inference(modes, variants, checks, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
+        add_mode(modes, variants, checks, measure_inference(model, ready.batch, settings.sampling, conf["id"]))
+        _, params, _, opt_state = train_state(model)
+        add_mode(modes, variants, checks, measure_flattening(params, opt_state, settings.sampling, conf["id"]))
     arrays = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array))
     return result_document(
         SPEC.floor, modes, variants, checks,

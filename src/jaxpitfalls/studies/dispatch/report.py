@@ -41,7 +41,8 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
     from ...report.plots import facet_lines
 
     comparisons = tables["comparisons"]
-    vs_floor = comparisons[comparisons["baseline"] == SPEC.floor]
+    # steps (the flatten mode's no-op against the floor, timed at the base only, would draw a lone point)
+    vs_floor = comparisons[(comparisons["baseline"] == SPEC.floor) & (comparisons["mode"] != "flatten")]
     structure = on_axis(vs_floor, "layers")
     swept = [a for a in COMPUTE_AXES if on_axis(vs_floor, a)[a].nunique() > 1]  # a lone base point draws no line
     leaves = {"overhead_vs_leaves": facet_lines(

@@ -22,6 +22,9 @@ MODES = {
     "pipelined": "several steps dispatched back to back, one wait at the end",
     "infer": "one forward call of the batch, logits out, dropout off, waited for (filter_jit and jit_partition "
              "only, against jit_partition, at the base configuration only): no model or optimizer state returned",
+    "flatten": "one call of a jitted no-op (one scalar out) on the model's arrays and optimizer state, waited for: "
+               "jit_partition's arguments against the same leaves as jit_flat's flat list, at the base configuration "
+               "only: jax.jit's handling of the arguments alone (noop.py)",
 }
 
 # The parts of a step the trace breakdown reports (innermost match wins; the first listed wins a tie).
@@ -126,7 +129,9 @@ CLAIMS = {
              f"reproduced, above not reproduced. The trace of filter_jit's own steps around the program "
              f"({' and '.join(PER_CALL_STEPS)}) is shown beside it, not judged: jit_partition never calls them, so "
              "their absence holds by construction; what a call still pays is jax.jit's own flattening (a flat list "
-             "of leaves, which the write-up never timed, is the floor)",
+             "of leaves, which the write-up never timed, is the floor). Where the job timed the `flatten` mode, a "
+             "jitted no-op on the same arguments (what a step pays before its program starts, at most the step's "
+             "difference) whose share lies wholly above 10% decides against it; below, it says nothing",
         advice=Advice("Partition once and combine inside the jitted function: almost nothing of filter_jit's per-call "
                       "overhead stays.",
                       "Partitioning once takes filter_jit's splitting and rebuilding out of each call, not all of its "
@@ -141,7 +146,8 @@ CLAIMS = {
         beyond=True,
         rule="jit_partition - jit_flat per step (blocked, at BERT-base's 12-layer pytree, paired, 95% interval) "
              "above 0 reproduced, below 0 not reproduced; its share of filter_jit's overhead over jit_flat shown "
-             "(paired by round)",
+             "(paired by round). Where the job timed the `flatten` mode, a jitted no-op on the same arguments "
+             "(at most the step's difference) wholly above 0 reproduces it",
         advice=Advice("For the last milliseconds per call, pass jax.jit a flat list of leaves: it flattens the "
                       "module and optimizer state on every call.",
                       "jax.jit's flattening of the partitioned pytree costs nothing measurable here: partitioning "

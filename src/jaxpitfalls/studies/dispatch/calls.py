@@ -1,0 +1,64 @@
+"""A dispatch mode of jitted calls with fixed arguments (the `infer` mode's forwards, the `flatten` mode's no-ops):
+each call waited for, first called (compiled) once, outputs compared bitwise on CPU and signatures told apart
+before any timing, then timed interleaved against one of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+
+from ...harness.compiles import first_calls
+from ...harness.protocol import Timed, measure_mode
+from ...harness.sampling import Sampling
+from ...harness.timing import Sampler, timed
+from ...harness.variants import call_signature, require_agree, require_distinct
+
+
+@dataclass
+class WaitedCall:
+    """One variant of such a mode: its jitted function and the arguments it is called with (the same every call:
+    nothing is carried from one call to the next)."""
+
+    fn: Any
+    args: tuple
+
+    def __call__(self) -> jax.Array:
+        return jax.block_until_ready(self.fn(*self.args))
+
+    def sampler(self) -> Sampler:
+        """One call waited for: a sample is a call's latency (calibration repeats it to `min_sample_s`)."""
+        return lambda: timed(self)
+
+    def signature(self) -> dict[str, Any]:
+        return call_signature(self.fn, self.args, leaves_out=1)
+
+
+def measure_calls(calls: dict[str, WaitedCall], mode: str, floor: str, sampling: Sampling, label: str,
+                  checks_as: str, outputs: str) -> dict[str, Any]:
+    """Mode `mode` of `calls`: each called once (compiled), outputs compared with `floor`'s and signatures told
+    apart (recorded as `<checks_as>_outputs_agree` and `<checks_as>_signatures_distinct`, `outputs` saying what
+    was compared), then timed interleaved against `floor` (no compilation allowed)."""
+    firsts = first_calls(calls)
+    agreement = require_agree({name: np.asarray(out) for name, (out, _) in firsts.items()}, floor,
+                              exact=jax.default_backend() == "cpu")
+    signatures = {name: c.signature() for name, c in calls.items()}
+    distinct = require_distinct(signatures)
+    measured = measure_mode({name: c.sampler() for name, c in calls.items()}, mode, floor, sampling, label)
+    return {"mode": mode, "timed": measured, "compiles": {name: n for name, (_, n) in firsts.items()},
+            "signatures": signatures,
+            "checks": {f"{checks_as}_outputs_agree": agreement | {"outputs": outputs},
+                       f"{checks_as}_signatures_distinct": distinct}}
+
+
+def add_mode(modes: dict[str, Timed], variants: dict[str, dict[str, Any]], checks: dict[str, Any],
+             measured: dict[str, Any]) -> None:
+    """A `measure_calls` mode's timing, signatures, compilations and checks, beside the training modes'."""
+    mode = measured["mode"]
+    modes[mode] = measured["timed"]
+    for name in measured["timed"].entries:
+        variants[name]["signature"][mode] = measured["signatures"][name]
+        variants[name]["compiles_in_warmup"] += measured["compiles"][name]
+    checks |= measured["checks"]

@@ -1,0 +1,48 @@
+"""The dispatch study's `flatten` mode: what jax.jit's handling of its arguments costs with the partitioned model
+and optimizer state (jit_partition's) against the same leaves as a flat list (jit_flat's), on a jitted no-op that
+returns one scalar, so that no step's compute is in the difference: at BERT-base's 12-layer pytree the step is
+~30 ms and spreads ~15% between rounds, while the difference is 1-2 ms (partition_free stayed undecided on steps,
+needing ~15x a run's samples in the 2026-11-27-6 reference).
+
+A step pays this before its program starts, whatever the program; it also rebuilds the state it returns, which
+asynchronous dispatch may hide behind the program's run. So this difference is at most what partitioning leaves
+per step: where it alone is too large for a claim, the step's is too (flattening.py reads it so)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from ...harness.sampling import Sampling
+from .calls import WaitedCall, measure_calls
+from .spec import SPEC
+
+
+def _first_elements(leaves: list[jax.Array]) -> jax.Array:
+    """Every leaf's first element, summed in order: one scalar out whatever the tree (so the outputs, rebuilt by
+    neither variant, do not differ) that still reads each argument."""
+    return sum(leaf.ravel()[0].astype(jnp.float32) for leaf in leaves)
+
+
+def _as_noop(fn):
+    """One program name for both variants (see measure.py's `_as_train_step`): they lower to the same program."""
+    fn.__name__ = fn.__qualname__ = "noop"
+    return fn
+
+
+def build_noops(params, opt_state) -> dict[str, WaitedCall]:
+    """The flatten mode's variants: the same no-op jitted on the partitioned model and optimizer state, as
+    jit_partition's step takes them, and on their leaves as one flat list, as jit_flat's does."""
+    tree_noop = jax.jit(_as_noop(lambda params, opt_state: _first_elements(jax.tree_util.tree_leaves((params,
+                                                                                                       opt_state)))))
+    flat_noop = jax.jit(_as_noop(_first_elements))
+    return {"jit_partition": WaitedCall(tree_noop, (params, opt_state)),
+            SPEC.floor: WaitedCall(flat_noop, (jax.tree_util.tree_leaves((params, opt_state)),))}
+
+
+def measure_flattening(params, opt_state, sampling: Sampling, label: str) -> dict[str, Any]:
+    """The `flatten` mode (`measure_calls`): each no-op compiled once, their scalars compared, then timed."""
+    return measure_calls(build_noops(params, opt_state), "flatten", SPEC.floor, sampling, label, "flatten",
+                         "one scalar: every argument leaf's first element, summed")
