@@ -53,7 +53,7 @@ def before_program_text(noop: pd.Series, share: tuple[float, ...] | None, whole:
     """What `before_program` found, as a claim's cell shows it (with its share where there is one)."""
     shown = f": {share_text(share, 'end divided by end', whole)}" if share else ""
     return (f"; before the program starts (a jitted no-op on the same arguments, `flatten` mode) jax.jit's handling "
-            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: at most what a step leaves")
+            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: a step pays at least this")
 
 
 def at_least(step: Decision, low: float, high: float, edge: float, holds: str, of: str) -> Decision:
