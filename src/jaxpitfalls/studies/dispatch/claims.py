@@ -194,8 +194,7 @@ def _partition_free(run: Run) -> Judged:
     return Judged(
         measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {share_text(left, how, whole)} at "
                   f"{config_id}{tree_only}: jax.jit's own flattening{shown}; traced, filter_jit's steps around the "
-                  f"program "
-                  f"({' and '.join(PER_CALL_STEPS)}) "
+                  f"program ({' and '.join(PER_CALL_STEPS)}) "
                   f"take jit_partition {steps['jit_partition']:.3f} ms, filter_jit {steps['filter_jit']:.3f} ms at "
                   f"{traced}{where} (gone by construction)"),
         reason=small.reason,
