@@ -17,6 +17,17 @@ from ...harness.timing import Sampler, timed
 from ...harness.variants import call_signature, require_agree, require_distinct
 
 
+def program_named(name: str):
+    """A decorator giving a jitted function's Python callable `name`: one program name for all variants of a mode,
+    so identical programs share the persistent compilation cache (the lowered text carries the name)."""
+
+    def named(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+
+    return named
+
+
 @dataclass
 class WaitedCall:
     """One variant of such a mode: its jitted function and the arguments it is called with (the same every call:

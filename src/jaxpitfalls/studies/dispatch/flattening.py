@@ -11,7 +11,7 @@ import pandas as pd
 from ...report.claims import Decision, decide, difference_of, ratio_of, rows, share_of
 from ...report.judging import Run
 from .report import ms
-from .spec import LEFT_SHARE, SPEC
+from .spec import FLATTEN_MODE, LEFT_SHARE, SPEC
 from .structure import at_pytree
 
 
@@ -43,7 +43,7 @@ def before_program(run: Run, config_id: str, whole: pd.Series) -> tuple[pd.Serie
     """The `flatten` mode's row at `config_id`: jax.jit's handling of jit_partition's arguments over jit_flat's
     flat list on a jitted no-op, and its share of filter_jit's overhead `whole` (end divided by end); None where
     the job timed no such mode (results older than it)."""
-    found = rows(run.comp, config_id=config_id, variant="jit_partition", baseline=SPEC.floor, mode="flatten")
+    found = rows(run.comp, config_id=config_id, variant="jit_partition", baseline=SPEC.floor, mode=FLATTEN_MODE)
     if found.empty:
         return None
     return found.iloc[0], share_of(difference_of(found.iloc[0]), difference_of(whole))

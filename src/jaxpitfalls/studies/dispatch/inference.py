@@ -10,20 +10,15 @@ import equinox as eqx
 import jax
 
 from ...harness.sampling import Sampling
-from .calls import WaitedCall, measure_calls
+from .calls import WaitedCall, measure_calls, program_named
 
 INFER_FLOOR = "jit_partition"  # the infer mode's two variants: filter_jit against the write-up's fix
+_as_forward = program_named("forward")  # both variants' forward
 
 
 def logits(model, batch: dict[str, jax.Array]) -> jax.Array:
     """The forward of the whole batch with dropout off (key None): what an inference call returns."""
     return jax.vmap(lambda ids, mask: model(ids, mask))(batch["input_ids"], batch["attention_mask"])
-
-
-def _as_forward(fn):
-    """One program name for both inference variants (see measure.py's `_as_train_step`)."""
-    fn.__name__ = fn.__qualname__ = "forward"
-    return fn
 
 
 def build_forwards(model, batch: dict[str, jax.Array]) -> dict[str, WaitedCall]:

@@ -17,7 +17,7 @@ from ...harness.stats import difference_side
 from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
 from ...plan import is_base
-from .calls import add_mode
+from .calls import add_mode, program_named
 from .inference import measure_inference
 from .noop import measure_flattening
 from .spec import ANCHOR, ANCHOR_PAIR, BESIDE, LEFT_SHARE, SPEC, Timing, Traced, beside_name, setting_label
@@ -82,17 +82,14 @@ class _Stepper:
         return Runner(name=name, step=self.step, signature=self.signature, calls=self.calls)
 
 
-def _as_train_step(fn):
-    """One program name for every variant, so identical programs share the persistent compilation cache."""
-    fn.__name__ = fn.__qualname__ = "train_step"
-    return fn
-
-
 def train_state(model, lr: float = 1e-4):
     """What every variant starts from: the optimizer, the model's arrays and static part, the optimizer's state."""
     optimizer = optax.adamw(lr)
     params, static = eqx.partition(model, eqx.is_array)
     return optimizer, params, static, optimizer.init(params)
+
+
+_as_train_step = program_named("train_step")  # every variant's step
 
 
 def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array]) -> dict[str, Runner]:

@@ -18,20 +18,16 @@ import jax
 import jax.numpy as jnp
 
 from ...harness.sampling import Sampling
-from .calls import WaitedCall, measure_calls
-from .spec import SPEC
+from .calls import WaitedCall, measure_calls, program_named
+from .spec import FLATTEN_MODE, SPEC
+
+_as_noop = program_named("noop")  # both variants lower to one program
 
 
 def _first_elements(leaves: list[jax.Array]) -> jax.Array:
     """Every leaf's first element, summed in order: one scalar out whatever the tree (so the outputs, rebuilt by
     neither variant, do not differ) that still reads each argument."""
     return sum(leaf.ravel()[0].astype(jnp.float32) for leaf in leaves)
-
-
-def _as_noop(fn):
-    """One program name for both variants (see measure.py's `_as_train_step`): they lower to the same program."""
-    fn.__name__ = fn.__qualname__ = "noop"
-    return fn
 
 
 def build_noops(params, opt_state) -> dict[str, WaitedCall]:
@@ -46,5 +42,5 @@ def build_noops(params, opt_state) -> dict[str, WaitedCall]:
 
 def measure_flattening(params, opt_state, sampling: Sampling, label: str) -> dict[str, Any]:
     """The `flatten` mode (`measure_calls`): each no-op compiled once, their scalars compared, then timed."""
-    return measure_calls(build_noops(params, opt_state), "flatten", SPEC.floor, sampling, label, "flatten",
+    return measure_calls(build_noops(params, opt_state), FLATTEN_MODE, SPEC.floor, sampling, label, FLATTEN_MODE,
                          "one scalar: every argument leaf's first element, summed")

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...report.aggregate import variants_only
 from ...report.claims import difference_of, interval, row
-from .spec import SPEC
+from .spec import FLATTEN_MODE, SPEC
 
 FINDINGS = ("slower", "where", "partition_free", "pipelining")  # the cost, its cause, the fix, the catch
 FIGURES = {
@@ -42,7 +42,7 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
 
     comparisons = tables["comparisons"]
     # steps (the flatten mode's no-op against the floor, timed at the base only, would draw a lone point)
-    vs_floor = comparisons[(comparisons["baseline"] == SPEC.floor) & (comparisons["mode"] != "flatten")]
+    vs_floor = comparisons[(comparisons["baseline"] == SPEC.floor) & (comparisons["mode"] != FLATTEN_MODE)]
     structure = on_axis(vs_floor, "layers")
     swept = [a for a in COMPUTE_AXES if on_axis(vs_floor, a)[a].nunique() > 1]  # a lone base point draws no line
     leaves = {"overhead_vs_leaves": facet_lines(

@@ -14,6 +14,7 @@ from ...contract.interface import Advice, Claim, Number, StudySpec
 from ...harness.stats import difference_side
 from ...plan import value_label
 
+FLATTEN_MODE = "flatten"  # the jitted no-op's mode (noop.py), read by flattening.py, left out of the step figures
 MODES = {
     "blocked": "each step waited for (a sample averages several); where the configuration differs from the base "
                "only in layers, the base's filter_jit and jit_partition too (`base_*`, the anchor: ANCHOR); at the "
@@ -22,7 +23,7 @@ MODES = {
     "pipelined": "several steps dispatched back to back, one wait at the end",
     "infer": "one forward call of the batch, logits out, dropout off, waited for (filter_jit and jit_partition "
              "only, against jit_partition, at the base configuration only): no model or optimizer state returned",
-    "flatten": "one call of a jitted no-op (one scalar out) on the model's arrays and optimizer state, waited for: "
+    FLATTEN_MODE: "one call of a jitted no-op (one scalar out) on the model's arrays and optimizer state, waited for: "
                "jit_partition's arguments against the same leaves as jit_flat's flat list, at the base configuration "
                "only: jax.jit's handling of the arguments alone (noop.py)",
 }
