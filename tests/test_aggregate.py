@@ -260,6 +260,11 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     # 2026-11-27-7's first_run_linear, 1.394x [0.188, 10.362] against 0.8-1.25: hundreds of times the samples
     far = to_decide(0.188, 10.362, 0.8, 1.25, log=True)
     assert "x the samples" in far and "more than 10x a run's own: not more rounds of this design" in far
+    # 2026-11-27-11's, 1.009x [0.010, 99.765]: mid-band, not "centred on 1.25" (its middle is 1.0)
+    mid_band = to_decide(0.010, 99.765, 0.8, 1.25, log=True)
+    assert mid_band.startswith("undecided: the interval crosses 0.8, 1.25; one 20.7x narrower")
+    assert "centred" not in mid_band
+    assert "centred on 1.25" in to_decide(1.0, 1.56, 0.8, 1.25, log=True)  # its middle on the upper edge
     assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
         "undecided: the shift crosses -1 ms, 1 ms; one 5.0x narrower")  # the nearer edge, 1, sets the distance
     decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)

@@ -115,7 +115,10 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     middle, half = (lo + hi) / 2, (hi - lo) / 2
     nearest = min(crossed, key=lambda e: abs(middle - scale(e)))
     distance = abs(middle - scale(nearest))
-    if distance < 0.05 * half:
+    # Centred on an edge: near it against the interval's width, or, where the middle lies inside a band whose
+    # edges the interval both crosses, against the band's (1.009x [0.010, 99.8] across 0.8-1.25 sits mid-band)
+    inside = len(crossed) == 2 and scale(min(crossed)) < middle < scale(max(crossed))
+    if distance < 0.05 * ((scale(max(crossed)) - scale(min(crossed))) / 2 if inside else half):
         return (f"undecided: {of} is centred on {nearest:.3g}{unit}; more samples decide it only if the estimate "
                 "moves")
     crosses = f"undecided: {of} crosses {', '.join(f'{e:.3g}{unit}' for e in crossed)}"
