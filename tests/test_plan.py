@@ -49,7 +49,17 @@ def test_a_study_s_own_measure_key_reaches_its_timing_job_and_no_other():
     assert registry.spec("extraction").timing.of(settings).first_pass_sampling.repeats == 3
     assert plan.timing_settings(config_with(), "extraction")["first_pass_repeats"] is None
     assert "first_pass_repeats" not in plan.timing_settings(config, "generation")
-    assert "first_pass_repeats" not in plan.trace_settings(config, "extraction")
+    base = plan.configurations(config["studies"]["extraction"])[0]["id"]
+    assert "first_pass_repeats" not in plan.trace_settings(config, "extraction", base)
+
+
+def test_captures_are_taken_at_the_base_only():
+    """The seeds preset's dispatch captures its base's trace several times (attribution_complete reads their
+    spread) and every other traced configuration once (a capture at BERT-base's width costs ~10 s)."""
+    config = config_with("presets/seeds-cpu.yaml")
+    base, *others = (c["id"] for c in plan.traced_configurations(config, "dispatch"))
+    assert plan.trace_settings(config, "dispatch", base)["captures"] > 1 and others
+    assert all("captures" not in plan.trace_settings(config, "dispatch", other) for other in others)
 
 
 def test_the_tests_workflow_runs_record_contention_and_never_fail_on_it():
@@ -183,6 +193,6 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     dispatch["measure"]["step_by_step"] = "base"  # another study's key: dispatch has no un-jitted start-up
     problems, _ = schema_problems(config, SCHEMA)
     assert problems == ["config studies.dispatch.measure: unknown key 'step_by_step' (known: budget_s, "
-                        "max_busy_share, max_wait_s, min_sample_s, on_contention, processes, repeats, "
+                        "captures, max_busy_share, max_wait_s, min_sample_s, on_contention, processes, repeats, "
                         "steps_per_sample, target_precision, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(registry.names())

@@ -55,8 +55,12 @@ def test_each_job_is_handed_what_it_reads_and_reads_it_by_attribute(config):
     typed = DispatchTiming.of(timing)
     assert (typed.warmup_steps, typed.steps_per_sample, typed.processes) == (2, 4, 3)
     assert typed.sampling.repeats == 6 and typed.sampling.on_contention == "retry"
-    assert set(plan.trace_settings(config, "dispatch")) == {"trace_steps", "warmup_steps", "steps_per_sample"}
-    assert set(plan.trace_settings(config, "tree_at")) == {"trace_steps"}
+    base = plan.configurations(config["studies"]["dispatch"])[0]["id"]
+    assert set(plan.trace_settings(config, "dispatch", base)) == {"trace_steps", "captures", "warmup_steps",
+                                                                  "steps_per_sample"}
+    tree_at = plan.configurations(config["studies"]["tree_at"])[0]["id"]
+    assert set(plan.trace_settings(config, "tree_at", tree_at)) == {"trace_steps", "captures"}
+
     assert registry.spec("generation").timing.of(plan.timing_settings(config, "generation")).eager == "base"
     assert "eager" not in plan.timing_settings(config, "extraction")
 

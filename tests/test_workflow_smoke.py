@@ -156,8 +156,12 @@ def test_tables_figures_and_report(smoke_run):
     assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
-    for (_, _), part in overhead.groupby(["config_id", "variant"]):
+    for (_, _, _), part in overhead.groupby(["config_id", "variant", "capture"]):
         assert part.share.sum() == pytest.approx(1.0, abs=0.05)
+    # config.yaml's 3 captures at the base (attribution_complete reads their spread), one elsewhere
+    captures = overhead.groupby("config_id").capture.nunique()
+    assert len(captures) == 2
+    assert captures.to_dict() == {c: 1 if c.startswith("layers2-") else 3 for c in captures.index}
     figures = sorted(p.name for p in (smoke_run / "reports" / "figures" / "dispatch").glob("*.png"))
     assert figures == ["overhead_vs_leaves.png"]  # no size swept: no compute figure of one point per line
     assert all((smoke_run / "reports" / "figures" / "dispatch" / f).stat().st_size > 10_000 for f in figures)

@@ -85,9 +85,14 @@ def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
     return _read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys())
 
 
-def trace_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
-    """What the study's trace reads of its `measure` block (`StudySpec.traced`), and nothing else."""
-    return _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
+def trace_settings(config: dict[str, Any], study: str, config_id: str) -> dict[str, Any]:
+    """What the study's trace of `config_id` reads of its `measure` block (`StudySpec.traced`), and nothing
+    else: `captures` at the base only (the claims that read a trace's spread read the base's; elsewhere more
+    captures would cost minutes at BERT-base's width for nothing judged)."""
+    settings = _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
+    if config_id != configurations(config["studies"][study])[0]["id"]:
+        settings.pop("captures", None)
+    return settings
 
 
 def _read_by(measure: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

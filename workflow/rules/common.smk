@@ -56,7 +56,7 @@ def timing_settings(wildcards):
 
 def trace_settings(wildcards):
     """What the study's trace reads of its `measure` block: editing it reruns the traces, and only them."""
-    return plan.trace_settings(config, wildcards.study)
+    return plan.trace_settings(config, wildcards.study, wildcards.config)
 
 
 def model_spec_of(wildcards):

@@ -44,9 +44,11 @@ class Timing:
 
 @dataclass(frozen=True, kw_only=True)
 class Traced:
-    """What every trace job reads: how many steps per variant the profiler records."""
+    """What every trace job reads: how many steps per variant the profiler records, and how many captures of
+    them it takes one after another (at the base configuration: `plan.trace_settings`)."""
 
     trace_steps: int = 3
+    captures: int = 1
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

@@ -224,6 +224,17 @@ def difference_of_estimates(a: float, a_interval: tuple[float, float], b: float,
     return float(diff), float(diff - Z_95 * se), float(diff + Z_95 * se)
 
 
+def widened_by_repeats(estimate: tuple[float, float, float], repeats: Sequence[float]) -> tuple[float, float, float]:
+    """An estimate whose interval omits a source of noise, widened by the spread of repeated measurements of it
+    that include that noise (profiler captures): their mean's 95% half-width (Student's t, repeats - 1 degrees
+    of freedom) added in quadrature to each side's. One repeat says nothing of the spread: infinite interval."""
+    from scipy.stats import t
+
+    k, (value, low, high) = len(repeats), estimate
+    spread = t.ppf(0.975, k - 1) * np.std(repeats, ddof=1) / np.sqrt(k) if k > 1 else np.inf
+    return float(value), float(value - np.hypot(value - low, spread)), float(value + np.hypot(high - value, spread))
+
+
 def ratio_of_estimates(a: float, a_interval: tuple[float, float], b: float,
                        b_interval: tuple[float, float]) -> tuple[float, float, float]:
     """a / b with a 95% interval for two independent positive estimates (ratios, times):

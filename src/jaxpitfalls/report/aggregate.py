@@ -213,7 +213,8 @@ def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd
     that was traced.
 
     The Python tracer inflates Python time, so absolute traced milliseconds overstate the overhead;
-    shares applied to the untraced step time are the better estimate.
+    shares applied to the untraced step time are the better estimate. One block of rows per capture
+    (`capture`); a reader of one row per component averages them.
     """
     table = pd.concat(list(overheads), ignore_index=True)
     untraced = steps[["config_id", "variant", "mode", "median_ms"]].rename(columns={"median_ms": "untraced_step_ms"})
@@ -256,6 +257,8 @@ def read_tables(paths: Mapping[str, str], process: str = POOLED) -> dict[str, pd
     for name in PER_PROCESS:
         table = tables[name]
         tables[name] = table[table.process.astype(str) == process].reset_index(drop=True)
+    if "capture" not in tables["overhead"]:  # written before several captures: one each
+        tables["overhead"] = tables["overhead"].assign(capture=0)
     return tables
 
 

@@ -58,4 +58,4 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
-    return str(tracing.capture(runners(inputs["model"]), settings.trace_steps, out_dir))
+    return tracing.capture(runners(inputs["model"]), settings.trace_steps, out_dir, settings.captures)

@@ -255,8 +255,15 @@ def _attribution_complete(run: Run) -> Judged:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
     # the 12-layer pytree, not the whole shape `where` prefers: a millisecond gap shows on a short step only
     config_id, where = at_pytree(run, set(traced.config_id))
-    python, gap = traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition", config_id=config_id)
-    measured = f"Python around the program {interval(*python, ' ms')} of a {ms(gap)} gap at {config_id}"
+    (python, captures), gap = traced_python(run, config_id), _pair(run, "filter_jit", "jit_partition",
+                                                                   config_id=config_id)
+    if captures < 2:
+        return Judged(measured=f"Python around the program {python[0]:.3f} ms of a {ms(gap)} gap at {config_id}, "
+                               f"from one profiler capture{where}", verdict=verdict(None),
+                      reason="undecided: one capture says nothing of how much the next would differ (at the base "
+                             "they spread by several ms); 2 or more (the `captures` setting) give it an interval")
+    measured = (f"Python around the program {interval(*python, ' ms')} (mean of {captures} profiler captures, the "
+                f"interval with their spread) of a {ms(gap)} gap at {config_id}")
     if gap.diff_ci_low_ms <= 0:
         return Judged(measured=measured + where, reason="undecided: the gap's interval reaches 0, no gap to "
                       "explain", verdict=verdict(None))

@@ -243,4 +243,4 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     """The traced pass: warm every variant, then trace a few blocked steps of each."""
     runners = build_runners(*prepare(conf, inputs["model"]))
     warm_up(runners, settings.warmup_steps, settings.steps_per_sample)
-    return str(tracing.capture(runners, settings.trace_steps, out_dir))
+    return tracing.capture(runners, settings.trace_steps, out_dir, settings.captures)

@@ -165,8 +165,9 @@ CLAIMS = {
     "attribution_complete": Claim(
         "all of filter_jit's extra time is Python pre/postprocessing outside the compiled program",
         "46.8 ms of traced _preprocess, hashable_partition, _postprocess and combine for a 47.2 ms gap",
-        rule="the traced Python around the program (filter_jit - jit_partition, each component's share applied "
-             "to the untraced median, its interval carried from the medians') as a share of the measured gap "
+        rule="the traced Python around the program (filter_jit - jit_partition, each component's share, the mean "
+             "of the base's profiler captures, applied to the untraced median; its interval carried from the "
+             "medians' and the captures' spread, Student's t; one capture: undecided) as a share of the measured gap "
              f"(95% interval, end divided by end) above {ALL_OF_GAP:g}; wholly below it: not reproduced (the rest "
              "is the program's run or its dispatch)",
         advice=Advice("The gap is Python around the program: partition once and combine inside jax.jit to move it "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...harness.stats import difference_of_estimates
+from ...harness.stats import difference_of_estimates, widened_by_repeats
 from ...report.claims import median_of
 from ...report.judging import Run
 from .report import WHERE
@@ -18,7 +18,7 @@ def traced_inclusive(run: Run, config_id: str, variant: str) -> pd.Series:
     """A variant's traced time per step by component at `config_id`, each with what it calls (ms)."""
     overhead = run.tables["overhead"]
     return overhead[(overhead.variant == variant) & (overhead.config_id == config_id)
-                    & (overhead["mode"] == SPEC.traced_mode)].set_index("component").inclusive_ms
+                    & (overhead["mode"] == SPEC.traced_mode)].groupby("component", sort=False).inclusive_ms.mean()
 
 
 def postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
@@ -40,14 +40,18 @@ def traced_at(run: Run) -> tuple[str, str, bool]:
     return at, note, not note
 
 
-def traced_python(run: Run, config_id: str) -> tuple[float, float, float]:
-    """filter_jit's minus jit_partition's Python around the program (ms, with a 95% interval): each variant's
-    traced share of it applied to its untraced median, the interval carried from the medians' own. The shares
-    come from one trace, so their own noise is not in it."""
+def traced_python(run: Run, config_id: str) -> tuple[tuple[float, float, float], int]:
+    """filter_jit's minus jit_partition's Python around the program (ms, with a 95% interval), and the captures
+    it rests on: each variant's traced share of it (the captures' mean) applied to its untraced median. The
+    interval carries the medians' own and the spread between captures (one capture's shares move by more than
+    its steps show: 5.4-10.4 ms over 9 captures at the base); one capture gives an infinite interval."""
     overhead = run.tables["overhead"]
     python = overhead[(overhead.config_id == config_id) & (overhead["mode"] == SPEC.traced_mode)
                       & overhead.component.isin(WHERE["python_around_program_ms"])]
-    share = python.groupby("variant").share.sum()
+    shares = python.pivot_table(index="capture", columns="variant", values="share", aggfunc="sum")
     fj, jp = (median_of(run.steps, config_id, variant, SPEC.traced_mode) for variant in ("filter_jit", "jit_partition"))
-    return difference_of_estimates(share["filter_jit"] * fj[0], tuple(share["filter_jit"] * v for v in fj[1:]),
-                                   share["jit_partition"] * jp[0], tuple(share["jit_partition"] * v for v in jp[1:]))
+    share = shares.mean()
+    medians = difference_of_estimates(share["filter_jit"] * fj[0], tuple(share["filter_jit"] * v for v in fj[1:]),
+                                      share["jit_partition"] * jp[0], tuple(share["jit_partition"] * v for v in jp[1:]))
+    per_capture = shares["filter_jit"] * fj[0] - shares["jit_partition"] * jp[0]
+    return widened_by_repeats(medians, per_capture.to_numpy()), len(shares)

@@ -201,6 +201,6 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
         first_calls(samplers)  # warm (every shape compiled), side by side
         runners = {name: Runner(name=name, step=lambda s=s: (s.setup(), s()), signature=dict)
                    for name, s in samplers.items()}
-        return str(tracing.capture(runners, settings.trace_steps, out_dir))
+        return tracing.capture(runners, settings.trace_steps, out_dir, settings.captures)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -164,4 +164,4 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     runners = {name: Runner(name=name, step=lambda d=d: d.generate(prompt, conf["new_tokens"]), signature=dict)
                for name, d in decoders.items()}
     first_calls({name: r.step for name, r in runners.items()})  # warm, side by side
-    return str(tracing.capture(runners, settings.trace_steps, out_dir))
+    return tracing.capture(runners, settings.trace_steps, out_dir, settings.captures)

@@ -267,4 +267,4 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     runners = {name: Runner(name=name, step=v.direct, signature=dict) for name, v in variants.items()}
     for v in variants.values():
         v.direct()
-    return str(tracing.capture(runners, settings.trace_steps, out_dir))
+    return tracing.capture(runners, settings.trace_steps, out_dir, settings.captures)
