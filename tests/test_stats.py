@@ -148,3 +148,16 @@ def test_a_comparison_of_two_differences_is_paired_round_by_round():
     samples["d"] = samples["d"] + np.array([2.0, 2.0, 2.0, 2.0, 2.0, 0.0])  # c - d below 0 in all rounds but one
     crossing = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides), of_medians=True)
     assert crossing["ratio"] is crossing["ratio_ci_low"] is crossing["ratio_ci_high"] is None
+
+
+def test_repeats_widen_an_interval_by_their_mean_s_student_t_half_width():
+    """Three captures at 1, 2 and 3 ms (sd 1): their mean's half-width is t(0.975, 2) / sqrt(3) = 2.484 ms,
+    added in quadrature to each side of the medians' own interval; one capture says nothing of the spread."""
+    value, low, high = stats.widened_by_repeats((2.0, 1.5, 2.6), [1.0, 2.0, 3.0])
+    spread = 4.302653 / 3 ** 0.5
+    assert value == 2.0
+    assert low == pytest.approx(2.0 - (0.5 ** 2 + spread ** 2) ** 0.5, rel=1e-5)
+    assert high == pytest.approx(2.0 + (0.6 ** 2 + spread ** 2) ** 0.5, rel=1e-5)
+    assert stats.widened_by_repeats((2.0, 1.5, 2.6), [2.0, 2.0, 2.0]) == (2.0, 1.5, 2.6)  # no spread: as it was
+    one = stats.widened_by_repeats((2.0, 1.5, 2.6), [2.0])
+    assert one[1] == float("-inf") and one[2] == float("inf")
