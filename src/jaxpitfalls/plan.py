@@ -90,7 +90,7 @@ def trace_settings(config: dict[str, Any], study: str, config_id: str) -> dict[s
     else: `captures` at the base only (the claims that read a trace's spread read the base's; elsewhere more
     captures would cost minutes at BERT-base's width for nothing judged)."""
     settings = _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
-    if config_id != configurations(config["studies"][study])[0]["id"]:
+    if not is_base(configuration(config, study, config_id)):
         settings.pop("captures", None)
     return settings
 
