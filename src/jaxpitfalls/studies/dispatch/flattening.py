@@ -1,8 +1,10 @@
 """jax.jit's own flattening of the partitioned pytree, as the dispatch claims about it read it: jit_partition's and
 filter_jit's overhead over a flat list of leaves at BERT-base's 12-layer pytree, and the share of filter_jit's
 that partitioning leaves (partition_free judges that share, flattening_left the flattening's cost); and, where the
-job timed the `flatten` mode (noop.py), the part of it a step pays before its program starts, at most what the
-step's difference holds, so that where it alone decides against a claim's edge, the step's would too."""
+job timed the `flatten` mode (noop.py), the part of it a step pays before its program starts: at most what the
+step's difference holds, so that where that difference, timed in the no-op's own rounds, lies above 0, the step's
+does too (flattening_left). Its share of filter_jit's overhead divides it by steps timed minutes apart, at another
+speed of the machine: shown, not judged (spec.UNPAIRED)."""
 
 from __future__ import annotations
 
@@ -59,7 +61,8 @@ def before_program_text(noop: pd.Series, share: tuple[float, ...] | None, whole:
 def at_least(step: Decision, low: float, high: float, edge: float, holds: str, of: str) -> Decision:
     """A claim's decision on the step's interval, unless a quantity that is at most the step's (its part before
     the program, `before_program`) lies wholly above `edge`: then the step's does too, and that decides (for a
-    claim that holds `below` the edge, against it; `above`, for it). Below the edge it says nothing."""
+    claim that holds `below` the edge, against it; `above`, for it). Below the edge it says nothing. Only for a
+    quantity timed in its own rounds (the no-op's difference), not one divided by another mode's."""
     if not low > edge:
         return step
     return decide(low, high, edge, holds=holds, of=of)

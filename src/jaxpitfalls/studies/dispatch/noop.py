@@ -7,8 +7,9 @@ needing ~15x a run's samples in the 2026-11-27-6 reference).
 A step pays this before its program starts; it also rebuilds the state it returns, which asynchronous dispatch
 may hide behind the program's run; and jit_partition's and jit_flat's steps compile to the same instructions
 (42,399 of the same opcodes each at the base, checked by hand at 3001d5f), so their programs run alike. This
-difference is therefore at most what partitioning leaves per step: where it alone is too large for a claim, the
-step's is too (flattening.py reads it so)."""
+difference is therefore at most what partitioning leaves per step, at the machine's speed while it was timed:
+where it lies above 0, the step's does too (flattening_left). Divided by steps timed minutes away, at another
+speed, it decides nothing (spec.UNPAIRED)."""
 
 from __future__ import annotations
 

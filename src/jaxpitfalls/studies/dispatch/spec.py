@@ -67,6 +67,12 @@ INFERENCE_SHARE = 0.5
 ALL_OF_GAP = 0.9
 # "leaves ~0 ms of per-call overhead": at most this share of filter_jit's own per-call steps left (traced)
 LEFT_OF_OVERHEAD = 0.1
+# Why the flatten mode's share does not judge partition_free, measured: the no-op's difference came out 0.79-1.99 ms
+# in four references, intervals apart; by hand at a86c274, one ~15 s process after another, a pure-Python loop took
+# 0.50 ms in one and 0.66-0.87 ms in the next seven (the no-op's difference 0.69, then 1.16-1.99 ms): the machine's
+# speed moves for minutes, so a share whose parts were timed minutes apart carries the move.
+UNPAIRED = ("the 2026-11-27-12 reference: the no-op's share 27.5% [14.1, 43.8], its steps' paired share 0.5% "
+            "[-17.3, 24.0]")
 # filter_jit's own steps around the program on every call (trace components, each with the partitioning, combining
 # and flattening it calls): what partitioning once and combining inside jax.jit removes
 PER_CALL_STEPS = ("_preprocess", "_postprocess")
@@ -131,8 +137,10 @@ CLAIMS = {
              f"({' and '.join(PER_CALL_STEPS)}) is shown beside it, not judged: jit_partition never calls them, so "
              "their absence holds by construction; what a call still pays is jax.jit's own flattening (a flat list "
              "of leaves, which the write-up never timed, is the floor). Where the job timed the `flatten` mode, a "
-             "jitted no-op on the same arguments (what a step pays before its program starts, at most the step's "
-             "difference) whose share lies wholly above 10% decides against it; below, it says nothing",
+             "jitted no-op on the same arguments (what a step pays before its program starts) and its share of "
+             "filter_jit's overhead are shown, not judged: the no-op is timed in a mode of its own, minutes from the "
+             "steps whose overhead divides it, and this VM's speed for Python moves between such minutes (" + UNPAIRED
+             + ")",
         advice=Advice("Partition once and combine inside the jitted function: almost nothing of filter_jit's per-call "
                       "overhead stays.",
                       "Partitioning once takes filter_jit's splitting and rebuilding out of each call, not all of its "
