@@ -3,8 +3,8 @@ filter_jit's overhead over a flat list of leaves at BERT-base's 12-layer pytree,
 that partitioning leaves (partition_free judges that share, flattening_left the flattening's cost); and, where the
 job timed the `flatten` mode (noop.py), the part of it a step pays before its program starts: at most what the
 step's difference holds, so that where that difference, timed in the no-op's own rounds, lies above 0, the step's
-does too (flattening_left). Its share of filter_jit's overhead divides it by steps timed minutes apart, at another
-speed of the machine: shown, not judged (spec.UNPAIRED)."""
+does too (flattening_left). Its share of filter_jit's overhead divides it by steps timed minutes apart, where the
+machine's speed can differ: shown, not judged (spec.UNPAIRED)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def before_program_text(noop: pd.Series, share: tuple[float, ...] | None, whole:
     """What `before_program` found, as a claim's cell shows it (with its share where there is one)."""
     shown = f": {share_text(share, 'end divided by end', whole)}" if share else ""
     return (f"; before the program starts (a jitted no-op on the same arguments, `flatten` mode) jax.jit's handling "
-            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: a step pays at least this")
+            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: a step pays at least this difference, "
+            "at the speed it was timed")
 
 
 def at_least(step: Decision, low: float, high: float, edge: float, holds: str, of: str) -> Decision:

@@ -1,15 +1,15 @@
 """The dispatch study's `flatten` mode: what jax.jit's handling of its arguments costs with the partitioned model
 and optimizer state (jit_partition's) against the same leaves as a flat list (jit_flat's), on a jitted no-op that
 returns one scalar, so that no step's compute is in the difference: at BERT-base's 12-layer pytree the step is
-~30 ms and spreads ~15% between rounds, while the difference is 1-2 ms (partition_free stayed undecided on steps,
-needing ~15x a run's samples in the 2026-11-27-6 reference).
+~30 ms and spreads ~15% between rounds, while the difference is 1-2 ms (whether jax.jit's flattening costs anything
+at all stayed undecided on steps in the 2026-11-27-6 reference).
 
 A step pays this before its program starts; it also rebuilds the state it returns, which asynchronous dispatch
 may hide behind the program's run; and jit_partition's and jit_flat's steps compile to the same instructions
 (42,399 of the same opcodes each at the base, checked by hand at 3001d5f), so their programs run alike. This
 difference is therefore at most what partitioning leaves per step, at the machine's speed while it was timed:
-where it lies above 0, the step's does too (flattening_left). Divided by steps timed minutes away, at another
-speed, it decides nothing (spec.UNPAIRED)."""
+where it lies above 0, the step's does too (flattening_left). Divided by steps timed minutes away, where the
+machine's speed can differ, it decides nothing (spec.UNPAIRED)."""
 
 from __future__ import annotations
 

@@ -67,8 +67,8 @@ INFERENCE_SHARE = 0.5
 ALL_OF_GAP = 0.9
 # "leaves ~0 ms of per-call overhead": at most this share of filter_jit's own per-call steps left (traced)
 LEFT_OF_OVERHEAD = 0.1
-# Why the flatten mode's share does not judge partition_free, measured: the no-op's difference came out 0.79-1.99 ms
-# in four references, intervals apart; by hand at a86c274, one ~15 s process after another, a pure-Python loop took
+# Why the flatten mode's share does not judge partition_free, measured: the no-op's difference came out from 0.79 to
+# 1.99 ms in four references; by hand at a86c274, one ~15 s process after another, a pure-Python loop took
 # 0.50 ms in one and 0.66-0.87 ms in the next seven (the no-op's difference 0.69, then 1.16-1.99 ms): the machine's
 # speed moves for minutes, so a share whose parts were timed minutes apart carries the move.
 UNPAIRED = ("the 2026-11-27-12 reference: the no-op's share 27.5% [14.1, 43.8], its steps' paired share 0.5% "
