@@ -108,6 +108,17 @@ def test_the_index_lists_every_snapshot():
         assert json.loads(manifest.read_text())["date"] in index
 
 
+def test_the_index_lists_a_day_s_runs_in_the_order_they_ran(tmp_path):
+    """A day's tenth run is named -10: sorted by name it came before -9 (the published index did so)."""
+    names = ["2026-11-27", "2026-11-27-2", "2026-11-27-9", "2026-11-27-12", "2026-11-28"]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / reference.MANIFEST).write_text(json.dumps({"date": name, "preset": "p", "wall_seconds": 60}))
+    reference.write_index(tmp_path)
+    index = (tmp_path / reference.INDEX).read_text()
+    assert sorted(names, key=lambda n: index.index(f"[{n}]")) == names[::-1]
+
+
 @pytest.mark.parametrize("sums", sorted((ROOT / "docs/gpu").glob("*/SHA256SUMS")), ids=lambda p: p.parent.name)
 def test_a_gpu_snapshot_holds_exactly_the_files_its_checksums_list(sums):
     """docs/gpu/ keeps runs made on a lent accelerator, finished here (not one invocation: no manifest); its

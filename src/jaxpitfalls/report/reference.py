@@ -116,10 +116,17 @@ def check(snapshot: str | Path) -> dict[str, Any]:
     return manifest
 
 
+def _run_of_day(name: str) -> tuple[str, int]:
+    """A snapshot's place in time: its date, then its run of that day (`_free`'s suffix: 2026-11-27-12 after
+    -9, which a sort of the names puts first)."""
+    date, _, n = name[:10], name[10:11], name[11:]
+    return date, int(n) if n.isdigit() else 1
+
+
 def write_index(out_root: Path) -> None:
     """out_root/README.md: every snapshot, newest first, with its preset, commit and wall time."""
     rows = []
-    for path in sorted(out_root.glob(f"*/{MANIFEST}"), reverse=True):
+    for path in sorted(out_root.glob(f"*/{MANIFEST}"), key=lambda p: _run_of_day(p.parent.name), reverse=True):
         m = json.loads(path.read_text())
         commit = (m.get("git") or {}).get("commit", "unknown")
         rows.append({"snapshot": f"[{m['date']}]({m['date']}/report.md)", "preset": f"`{m['preset']}`",
