@@ -16,7 +16,7 @@ from jaxpitfalls.plan import TABLES
 from jaxpitfalls.report.aggregate import read_tables
 from jaxpitfalls.report.plots import bars, facet_lines, stacked_bars
 
-PUBLISHED = Path(__file__).parents[1] / "docs/reference/2026-11-27-12"  # the write-ups' structures, on 2 cores
+PUBLISHED = Path(__file__).parents[1] / "docs/reference/2026-11-28-2"  # the write-ups' structures, on 2 cores
 
 
 def _labels(ax) -> list[str]:
