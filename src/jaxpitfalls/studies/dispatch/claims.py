@@ -187,8 +187,7 @@ def _partition_free(run: Run) -> Judged:
     small = decide(left[1], left[2], LEFT_OF_OVERHEAD, holds="below", of="the share left")
     noop, shown = before_program(run, config_id, whole), ""
     if noop is not None:  # shown, not judged: timed minutes from the steps it is divided by (spec.UNPAIRED)
-        shown = before_program_text(noop[0], noop[1], whole) + " (not judged: timed in its own mode, minutes from " \
-                                                               "the steps it is divided by)"
+        shown = before_program_text(noop[0], noop[1], whole)
     traced, where, _ = traced_at(run)
     steps = {v: traced_inclusive(run, traced, v).reindex(list(PER_CALL_STEPS)).fillna(0).sum()
              for v in ("filter_jit", "jit_partition")}

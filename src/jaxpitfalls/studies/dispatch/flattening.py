@@ -52,8 +52,10 @@ def before_program(run: Run, config_id: str, whole: pd.Series) -> tuple[pd.Serie
 
 
 def before_program_text(noop: pd.Series, share: tuple[float, ...] | None, whole: pd.Series) -> str:
-    """What `before_program` found, as a claim's cell shows it (with its share where there is one)."""
-    shown = f": {share_text(share, 'end divided by end', whole)}" if share else ""
+    """What `before_program` found, as a claim's cell shows it (with its share where there is one, never judged:
+    spec.UNPAIRED)."""
+    shown = (f": {share_text(share, 'end divided by end', whole)} (not judged: timed in its own mode, minutes from "
+             "the steps it is divided by)") if share else ""
     return (f"; before the program starts (a jitted no-op on the same arguments, `flatten` mode) jax.jit's handling "
             f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: a step pays at least this difference, "
             "at the speed it was timed")
