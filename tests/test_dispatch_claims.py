@@ -51,7 +51,7 @@ def _run(shifts: dict[tuple[tuple[str, object], ...], tuple[float, float, float]
         else:
             pair = (difference_side(*(beside_name(v, dict(setting)) for v in BESIDE)), difference_side(*BESIDE))
             rows.append(_overhead("base", ms, pair))
-    return run_on(SPEC, "base", comparisons=pd.DataFrame(rows))
+    return run_on(SPEC, "base", comparisons=pd.DataFrame(rows), steps=BASE_STEPS)
 
 
 DROPOUT_OFF, SDPA = (("dropout", 0.0),), (("dropout", 0.0), ("attention", "fused"))
@@ -68,6 +68,8 @@ BERT_BASE_WIDTH = (("hidden", 768),)
 def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_only(shifts, expected):
     judged = applicable(_not_compute(_run(shifts)))
     assert judged.verdict == expected, judged.measured
+    if expected != "not measured":  # judged at the base: BERT-base's pytree at hidden 64, labelled (2026-11-28-3)
+        assert f"over the base's 8.000 ms [7.000, 9.000]{SUPPORTING}, both timed" in judged.measured
     if BERT_BASE_WIDTH in shifts:
         assert "not judged, from separate jobs, not paired in time: the machine's drift between them is in the " \
                "difference: hidden 768:" in judged.measured
@@ -188,7 +190,7 @@ def test_a_claim_at_a_base_shallower_than_bert_base_says_so():
                           "mode": "blocked"}])
     steps = pd.DataFrame([{**BASE, "layers": 1, "config_id": "base"}])
     judged = _every_call(run_on(SPEC, "base", comparisons=comp, steps=steps))
-    said = "at base (depth 1, shallower than BERT-base's 12 layers: supporting only): over 1000 steps"
+    said = "at base (depth 1, not BERT-base's 12 layers: supporting only): over 1000 steps"
     assert said in judged.measured
 
 
@@ -338,6 +340,7 @@ def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, p
     judged = applicable(_pipelining(_pipelining_run(blocked, pipelined, floor_ms)))
     assert judged.verdict == expected, judged.measured
     assert f"filter_jit / {SPEC.floor}: pipelined / blocked " in judged.measured
+    assert f") at base{SUPPORTING}" in judged.measured  # the base's shape, labelled (2026-11-28-3)
     if expected == "not testable":
         assert judged.measured.startswith("not testable in this run: ")  # two medians of the run, not the hardware
         assert f"{SPEC.floor}'s own gain from dispatching back to back (42.50 -> 43.00 ms per step) gives at " \

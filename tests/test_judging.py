@@ -103,3 +103,16 @@ def test_a_claim_whose_effect_needs_an_accelerator_is_not_testable_on_a_cpu_wher
                                "not testable" else said)
     assert spec.claims["slower"].stated_rule.endswith(
         'on a CPU backend a "no" or "not measured" is not testable: a copy is a memcpy here')
+
+
+@pytest.mark.parametrize(("measured", "supporting"), [
+    ("1.2 ms [0.8, 1.6] at base (BERT-base's 12-layer pytree at hidden 64, not its 768: supporting only)", True),
+    ("1.2 ms [0.8, 1.6] at the write-up's structure (layers12-hidden768)", False),
+])
+def test_a_verdict_whose_words_say_it_rests_on_a_smaller_structure_is_marked_supporting(measured, supporting):
+    """The engine marks it from the words the reader reads (contract.verdicts.SUPPORTING), so the tally counts
+    apart exactly the cells that say so (2026-11-28-3: six dispatch verdicts at hidden 64 were counted with
+    those at the write-ups' structures)."""
+    judges = Judges(SPEC)
+    judges("slower")(lambda run: Judged(measured=measured, verdict="inconclusive"))
+    assert judges.one(run_on(SPEC, "base"), "slower").supporting is supporting

@@ -75,6 +75,24 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
     assert list(ratio_points(rows).label) == ["generation: slowed"]
 
 
+def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest():
+    """The issue's "labelled and not counted as at the write-up's structure": the tally gives them apart, and the
+    restating note once, not in every count."""
+    from jaxpitfalls.report.scorecard import tally
+
+    def claim(key, verdict, supporting=False, restates=None):
+        return {"key": key, "claim": key, "verdict": verdict, "beyond": False, "supporting": supporting,
+                "restates": restates}
+
+    rows = {"dispatch": [claim("free", "inconclusive", True), claim("every", "reproduced", True),
+                         claim("slower", "not testable")],
+            "generation": [claim("slowed", "inconclusive"), claim("off", "inconclusive", restates="slowed")]}
+    assert tally(rows) == ("5 claims of the source write-ups: 2 inconclusive, 1 yes, 1 not testable (off restates "
+                           "slowed: one measurement, counted once); of them, 2 judged at a structure smaller than "
+                           "the write-up's (supporting only: 1 inconclusive, 1 yes), the other 3 at it or untimed (1 "
+                           "not testable, 1 inconclusive)")
+
+
 def test_a_claim_restates_only_another_judged_claim_of_its_study():
     from dataclasses import replace
 

@@ -159,7 +159,7 @@ def test_the_scorecard_figure_spans_whole_decades_so_both_ends_are_labelled():
 def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",
-                                                  "ours": (None,), "judged_ratio": None}]
+                                                  "ours": (None,), "judged_ratio": None, "supporting": False}]
     with pytest.raises(TypeError, match=r"study dispatch: its claims must be contract.verdicts.Judged rows, got "
                                         r"\['dict'\]"):
         judged_rows("dispatch", [{"claim": "slower"}])

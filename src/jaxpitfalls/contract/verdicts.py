@@ -18,6 +18,10 @@ NOT_MEASURED, CHECKED = "not measured", "checked"
 NOT_TESTABLE = "not testable"
 # A claim whose worker processes' own samples reach opposite verdicts, one reproduced, another not (build.py).
 UNSTABLE = "unstable"
+# What a claim's `measured` says where its verdict rests on a configuration smaller than the write-up's structure
+# (report.claims.judged_at, dispatch's width_note): the engine marks such a verdict (`Judged.supporting`) from
+# these words, so the scorecard's tally counts apart exactly what its cells say.
+SUPPORTING = "supporting only"
 
 
 def speedup_removing(total: float, removable: float) -> float:
@@ -60,7 +64,9 @@ class Judged:
     (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
     not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
     effect this hardware can show; `absent_here`, why this run's hardware has none of the claim's effect (the engine
-    sets it from the claim's `accelerator` on a CPU backend) (both read by `report.claims.applicable`)."""
+    sets it from the claim's `accelerator` on a CPU backend) (both read by `report.claims.applicable`); `supporting`,
+    whether the verdict rests on a configuration smaller than the write-up's structure (the engine sets it where
+    `measured` says `SUPPORTING`): it supports the claim, it does not reproduce it, and is counted apart."""
 
     measured: str
     verdict: str
@@ -70,3 +76,4 @@ class Judged:
     reason: str = ""
     bound: Bound | None = None
     absent_here: str = ""
+    supporting: bool = False

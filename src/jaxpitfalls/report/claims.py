@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..contract.interface import Number
-from ..contract.verdicts import INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, Judged
+from ..contract.verdicts import INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SUPPORTING, Judged
 from ..harness.stats import difference_of_estimates
 from .aggregate import base_config_id
 
@@ -198,13 +198,17 @@ def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
     return None if rows.empty else base_config_id(rows)
 
 
+# Where a verdict rests on a configuration smaller than the write-up's: the engine counts it apart (`SUPPORTING`).
+BELOW_STRUCTURE = f"smaller than the write-up's structure ({SUPPORTING})"
+
+
 def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, str, bool]:
     """Where a headline verdict is judged: the configuration at the write-up's structure (`number.at`) where
     the run has one, else the base configuration; the words that say which; whether it is the write-up's."""
     at = at_write_up_structure(table, number)
     if at is not None:
         return at, "at the write-up's structure", True
-    return base_id, "at the base configuration, smaller than the write-up's structure (supporting only)", False
+    return base_id, f"at the base configuration, {BELOW_STRUCTURE}", False
 
 
 def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:

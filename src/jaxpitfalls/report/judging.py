@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..contract.interface import StudySpec
-from ..contract.verdicts import NOT_MEASURED, Judged
+from ..contract.verdicts import NOT_MEASURED, SUPPORTING, Judged
 from .aggregate import base_config_id, measured
 from .claims import at_write_up_structure, judged_at, row
 
@@ -131,9 +131,11 @@ class Judges:
         return [self.one(run, key) for key in self.spec.claims if key in self._by_key]
 
     def one(self, run: Run, key: str) -> Judged:
-        """Claim `key` judged on `run`, named by its key; on a CPU backend, a claim whose effect needs an
+        """Claim `key` judged on `run`, named by its key and marked `supporting` where its words say it rests on a
+        configuration smaller than the write-up's structure; on a CPU backend, a claim whose effect needs an
         accelerator carries why (`Judged.absent_here`, which `claims.applicable` reads)."""
-        judged = replace(self._by_key[key](run), claim=key)
+        judged = self._by_key[key](run)
+        judged = replace(judged, claim=key, supporting=SUPPORTING in judged.measured)
         accelerator = self.spec.claims[key].accelerator
         if accelerator and run.backend == "cpu":
             judged = replace(judged, absent_here=accelerator)

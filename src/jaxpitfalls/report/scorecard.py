@@ -58,18 +58,25 @@ def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
 
 def tally(claims: dict[str, list[dict[str, Any]]]) -> str:
     """`59 claims of the source write-ups: 20 yes, 3 **no**, ...; 2 beyond them: 1 yes, 1 **no**`: the
-    scorecard's verdicts counted, the write-ups' claims apart from ours beside them (Claim.beyond); a claim that
-    restates another's measurement is named, not counted again (one measurement, one verdict)."""
-    def counted(rows: list[dict[str, Any]]) -> str:
+    scorecard's verdicts counted, the write-ups' claims apart from ours beside them (Claim.beyond), and those
+    judged at a structure smaller than the write-up's (`supporting`) apart from the rest, since they support a
+    claim without reproducing it; a claim that restates another's measurement is named, not counted again (one
+    measurement, one verdict)."""
+    def counted(rows: list[dict[str, Any]], restated: bool = True) -> str:
         counts = pd.Series([VERDICT_MARK[c["verdict"]] for c in rows if not c.get("restates")],
                            dtype=object).value_counts()
         restating = [f"{c['key']} restates {c['restates']}" for c in rows if c.get("restates")]
         said = ", ".join(f"{n} {m}" for m, n in counts.items())
-        return f"{said} ({'; '.join(restating)}: one measurement, counted once)" if restating else said
+        return f"{said} ({'; '.join(restating)}: one measurement, counted once)" if restating and restated else said
 
     every = [c for cs in claims.values() for c in cs]
     theirs, ours = [c for c in every if not c["beyond"]], [c for c in every if c["beyond"]]
-    return f"{len(theirs)} claims of the source write-ups: {counted(theirs)}" + (
+    supporting = [c for c in theirs if c.get("supporting")]
+    rest = [c for c in theirs if not c.get("supporting")]
+    apart = (f"; of them, {len(supporting)} judged at a structure smaller than the write-up's (supporting only: "
+             f"{counted(supporting, False)}), the other {len(rest)} at it or untimed ({counted(rest, False)})"
+             ) if supporting else ""
+    return f"{len(theirs)} claims of the source write-ups: {counted(theirs)}{apart}" + (
         f"; {len(ours)} beyond them: {counted(ours)}" if ours else "")
 
 

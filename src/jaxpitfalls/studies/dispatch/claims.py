@@ -165,8 +165,9 @@ def _not_compute(run: Run) -> Judged:
     outcome = False if False in outcomes else (True if all(outcomes) else None)
     shown = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in judged.items())
     return Judged(
-        measured=(f"overhead shift per dropout and attention setting over the base's {ms(base)}, both timed in the "
-                  f"base's job and paired round by round: {shown} (band +-{band:.3f} ms){apart_text}"),
+        measured=(f"overhead shift per dropout and attention setting over the base's {ms(base)}"
+                  f"{width_note(run, run.base_id)}, both timed in the base's job and paired round by round: {shown} "
+                  f"(band +-{band:.3f} ms){apart_text}"),
         reason="" if outcome is not None else "; ".join(d.reason for d in decisions if d.reason),
         verdict=verdict(outcome),
     )
@@ -236,7 +237,8 @@ def _pipelining(run: Run) -> Judged:
                   scope="in this run")
     return Judged(
         measured=(f"filter_jit / {SPEC.floor}: pipelined / blocked {interval(*rise, 'x')} (blocked "
-                  f"{ratio_interval(blocked)}, pipelined {ratio_interval(pipelined)})"),
+                  f"{ratio_interval(blocked)}, pipelined {ratio_interval(pipelined)}) at {run.base_id}"
+                  f"{width_note(run, run.base_id)}"),
         reason=rises.reason,
         verdict=rises.verdict(),
         bound=bound,

@@ -4,6 +4,7 @@ there says so and is not counted as measured at the write-up's structure."""
 
 from __future__ import annotations
 
+from ...contract.verdicts import SUPPORTING
 from ...report.claims import row
 from ...report.judging import Run
 from .spec import BERT_BASE
@@ -17,10 +18,10 @@ def width_note(run: Run, config_id: str | None) -> str:
         return ""
     shape = row(run.steps.drop_duplicates("config_id"), config_id=config_id)
     if int(shape.layers) != BERT_BASE["layers"]:
-        return f" (depth {int(shape.layers)}, shallower than BERT-base's {BERT_BASE['layers']} layers: supporting only)"
+        return f" (depth {int(shape.layers)}, not BERT-base's {BERT_BASE['layers']} layers: {SUPPORTING})"
     return "" if int(shape.hidden) == BERT_BASE["hidden"] else (
         f" (BERT-base's {BERT_BASE['layers']}-layer pytree at hidden {int(shape.hidden)}, not its "
-        f"{BERT_BASE['hidden']}: supporting only)")
+        f"{BERT_BASE['hidden']}: {SUPPORTING})")
 
 
 def at_pytree(run: Run, available: set[str]) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from ...contract.verdicts import NOT_MEASURED, Judged
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import demonstrated, per_second
 from ...report.claims import (
+    BELOW_STRUCTURE,
     Decision,
     decide,
     interval,
@@ -192,13 +193,18 @@ def _short_warmup(run: Run) -> Judged:
 
 def _demonstration(run: Run) -> tuple[pd.Series, dict, bool]:
     """The first demonstration's uncached / kv_cache row, the keys its proper configuration shares with it, and
-    whether it lies at the write-up's structure."""
+    whether it lies at the write-up's structure (where not, a claim judged on it says so: `_below`)."""
     every = run.tables["comparisons"]  # `run.comp` leaves the demonstrations out
     demos = every[demonstrated(every)]
     demo = row(demos, config_id=demos.config_id.iloc[0], variant="uncached", baseline=SPEC.floor)
     same = {key: demo[key] for key in ("layers", "hidden", "prompt", "new_tokens")}
     at_structure = all(demo[k] == v for k, v in SPEC.claims["distortion"].numbers[0].at.items())
     return demo, same, at_structure
+
+
+def _below(demo: pd.Series, at_structure: bool) -> str:
+    """'' at the write-up's structure; else the words that mark a verdict on the demonstration as supporting."""
+    return "" if at_structure else f" (at {demo.config_id}, {BELOW_STRUCTURE})"
 
 
 @JUDGES("distortion")
@@ -224,7 +230,8 @@ def _distortion(run: Run) -> Judged:
                  f"not two); with both variants warmed short, uncached/kv_cache "
                  f"{ratio_interval(demo)} vs {ratio_interval(proper)} proper ({interval(*both, 'x')}: "
                  f"{'under' if both[0] < 1 else 'over'}stated), the timed region compiling uncached "
-                 f"{compiled['uncached']:g} and kv_cache {compiled[SPEC.floor]:g} times per generation",
+                 f"{compiled['uncached']:g} and kv_cache {compiled[SPEC.floor]:g} times per generation"
+                 f"{_below(demo, at_structure)}",
         verdict=verdict(distorted(off)),
         ours=(off if at_structure else None,),  # the write-up's number is the same quotient: its direction shows
     )
@@ -239,7 +246,7 @@ def _slowed_cached(run: Run) -> Judged:
     slowed = decide(cached[1], cached[2], 1, log=True, of="kv_cache's slow-down")
     return Judged(
         measured=(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
-                  f"(uncached: {interval(*uncached, 'x')})"),
+                  f"(uncached: {interval(*uncached, 'x')}){_below(demo, at_structure)}"),
         reason=slowed.reason,
         verdict=slowed.verdict(),
         ours=(cached if at_structure else None,),
