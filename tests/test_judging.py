@@ -14,8 +14,11 @@ from hand_tables import run_on
 from jaxpitfalls.contract import registry
 from jaxpitfalls.contract.verdicts import Judged
 from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.report.judging import Judges, once_per_run
+from jaxpitfalls.report.judging import NO_STRUCTURE, Judges, once_per_run
 from jaxpitfalls.studies.dispatch.spec import SPEC
+
+# A run's one job at BERT-base's 12-layer pytree (hidden 64): it holds a structure the write-up measured at.
+AT_PYTREE = pd.DataFrame({"config_id": ["base"], "axes": ["layers"], "layers": [12], "hidden": [64]})
 
 
 def test_a_key_the_spec_does_not_judge_is_refused_at_registration():
@@ -34,10 +37,10 @@ def test_a_judged_claim_without_its_function_is_refused_naming_it_and_rows_are_n
     judges = Judges(SPEC)
     judges("slower")(lambda run: Judged(measured="", verdict="inconclusive"))
     with pytest.raises(KeyError, match="no function judges \\['where', 'structure'"):
-        judges.judge({})
+        judges.judge({"checks": AT_PYTREE})
     for key in [k for k, c in SPEC.claims.items() if c.judged][1:]:
         judges(key)(lambda run: Judged(measured="", verdict="inconclusive"))
-    assert [j.claim for j in judges.judge({})] == [k for k, c in SPEC.claims.items() if c.judged]
+    assert [j.claim for j in judges.judge({"checks": AT_PYTREE})] == [k for k, c in SPEC.claims.items() if c.judged]
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -73,9 +76,9 @@ def test_a_claim_the_run_did_not_measure_says_so_in_its_verdict_and_its_words_al
         judges(key)(lambda run: Judged(measured=measured, verdict=verdict))
     if refused:
         with pytest.raises(ValueError, match="claim slower: verdict"):
-            judges.judge({})
+            judges.judge({"checks": AT_PYTREE})
     else:
-        assert {j.verdict for j in judges.judge({})} == {verdict}
+        assert {j.verdict for j in judges.judge({"checks": AT_PYTREE})} == {verdict}
 
 
 @pytest.mark.parametrize(("backend", "verdict", "shown"), [
@@ -115,4 +118,18 @@ def test_a_verdict_whose_words_say_it_rests_on_a_smaller_structure_is_marked_sup
     those at the write-ups' structures)."""
     judges = Judges(SPEC)
     judges("slower")(lambda run: Judged(measured=measured, verdict="inconclusive"))
-    assert judges.one(run_on(SPEC, "base"), "slower").supporting is supporting
+    judged = judges.one(run_on(SPEC, "base", checks=AT_PYTREE), "slower")
+    assert (judged.supporting, judged.measured) == (supporting, measured)
+
+
+@pytest.mark.parametrize(("verdict", "supporting"), [("reproduced", True), ("not measured", False)])
+def test_every_verdict_of_a_run_without_the_write_up_s_structure_is_supporting_and_says_so(verdict, supporting):
+    """The default config's one-layer BERT at hidden 64: whatever configuration a claim picks, it is smaller than
+    any the write-up measured (make all at e02ec98 counted 40 such verdicts with those at the structure)."""
+    said = "not measured: nothing" if verdict == "not measured" else "1.2x [1.1, 1.3] at base"
+    judges = Judges(SPEC)
+    judges("slower")(lambda run: Judged(measured=said, verdict=verdict))
+    one_layer = AT_PYTREE.assign(layers=1)
+    judged = judges.one(run_on(SPEC, "base", checks=one_layer), "slower")
+    assert judged.supporting is supporting
+    assert judged.measured == (said + NO_STRUCTURE if supporting else said)

@@ -18,7 +18,7 @@ import pandas as pd
 from ..contract.interface import StudySpec
 from ..contract.verdicts import NOT_MEASURED, SUPPORTING, Judged
 from .aggregate import base_config_id, measured
-from .claims import at_write_up_structure, judged_at, row
+from .claims import at_write_up_structure, judged_at, row, rows
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,17 @@ class Run:
     def base_id(self) -> str:
         """The base configuration: the one on every sweep axis of the proper measurements."""
         return base_config_id(measured(self.tables["checks"]))
+
+    @cached_property
+    def holds_write_up_structure(self) -> bool:
+        """Whether the run timed a configuration (a job: a row of its checks) at any structure the study's
+        write-up measured at (its claims' numbers' `at`): where it timed none (the default config's small models),
+        every verdict it gives rests on a smaller structure, whatever configuration a claim picks. Checks that
+        record no structure's keys (tables written by hand) say nothing against it."""
+        checks = self.tables["checks"]
+        numbers = [n for claim in self.spec.claims.values() for n in claim.numbers
+                   if n.at and set(n.at) <= set(checks.columns)]
+        return not numbers or any(not rows(checks, **n.at).empty for n in numbers)
 
     @cached_property
     def backend(self) -> str:
@@ -131,11 +142,10 @@ class Judges:
         return [self.one(run, key) for key in self.spec.claims if key in self._by_key]
 
     def one(self, run: Run, key: str) -> Judged:
-        """Claim `key` judged on `run`, named by its key and marked `supporting` where its words say it rests on a
-        configuration smaller than the write-up's structure; on a CPU backend, a claim whose effect needs an
-        accelerator carries why (`Judged.absent_here`, which `claims.applicable` reads)."""
-        judged = self._by_key[key](run)
-        judged = replace(judged, claim=key, supporting=SUPPORTING in judged.measured)
+        """Claim `key` judged on `run`, named by its key and marked where it rests on a structure smaller than the
+        write-up's (`_supporting`); on a CPU backend, a claim whose effect needs an accelerator carries why
+        (`Judged.absent_here`, which `claims.applicable` reads)."""
+        judged = replace(_supporting(self._by_key[key](run), run), claim=key)
         accelerator = self.spec.claims[key].accelerator
         if accelerator and run.backend == "cpu":
             judged = replace(judged, absent_here=accelerator)
@@ -143,6 +153,19 @@ class Judges:
 
 
 NOT_MEASURED_TEXT = "not measured:"
+NO_STRUCTURE = f" ({SUPPORTING}: this run timed no configuration at the write-up's structures)"
+
+
+def _supporting(judged: Judged, run: Run) -> Judged:
+    """The judged claim marked `supporting` where its words say it rests on a configuration smaller than the
+    write-up's structure (`SUPPORTING`: report.claims.judged_at, dispatch's width_note), or where the run timed
+    none at the write-up's structures (its words then say that too): the tally counts apart exactly the cells
+    that say so. A claim the run did not measure rests on nothing."""
+    if judged.verdict == NOT_MEASURED:
+        return judged
+    if SUPPORTING not in judged.measured and not run.holds_write_up_structure:
+        judged = replace(judged, measured=judged.measured + NO_STRUCTURE)
+    return replace(judged, supporting=SUPPORTING in judged.measured)
 
 
 def _said(judged: Judged) -> Judged:

@@ -26,6 +26,7 @@ def width_note(run: Run, config_id: str | None) -> str:
 
 def at_pytree(run: Run, available: set[str]) -> tuple[str, str]:
     """Where a claim judged at BERT-base's 12-layer pytree is judged: there, where `available` holds it, with the
-    words that say at which width (`width_note`); else the base."""
-    at = run.at("where")
-    return (at, width_note(run, at)) if at in available else (run.base_id, "")
+    words that say at which width (`width_note`); else the base, with the words that say what it is."""
+    where = run.at("where")
+    at = where if where in available else run.base_id
+    return at, width_note(run, at)

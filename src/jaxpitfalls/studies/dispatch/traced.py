@@ -29,13 +29,12 @@ def postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
 
 def traced_at(run: Run) -> tuple[str, str, bool]:
     """Where the traced claims read the trace: BERT-base's whole shape where a trace was taken there, else its
-    12-layer pytree, else the base; with the words that say at which width (`width_note`) and whether it is the
-    write-up's whole structure (the base stands for none)."""
+    12-layer pytree, else the base; with the words that say at which width or depth (`width_note`) and whether it
+    is the write-up's whole structure."""
     traced = set(run.tables["overhead"].config_id)
     whole = run.at("slower")  # BERT-base's whole shape (`slower`'s number is measured there), where run
     at = whole if whole in traced else run.at("where")
-    if at not in traced:
-        return run.base_id, "", False
+    at = at if at in traced else run.base_id
     note = width_note(run, at)
     return at, note, not note
 
