@@ -1,7 +1,9 @@
 """False alarms across a report's rows: each row's 95% interval keeps its own 5%, but a comparison of 100 rows
 of identical code would flag about five of them. The gate therefore fails only on changes that survive Holm's
 step-down over every row it judges (the chance of any false alarm in the report held at 5%), each row's
-p-value read off its 95% interval (normal on the log scale, where ratios' intervals are near symmetric)."""
+p-value its own (a `p_value` column: the lockstep's t-test over processes) or read off its 95% interval (normal on
+the log scale, where ratios' intervals are near symmetric: at Holm's smaller levels a t-interval read so would
+give too small a p-value)."""
 
 from __future__ import annotations
 
@@ -54,8 +56,9 @@ def surviving(table: pd.DataFrame, value: str) -> pd.Series:
     kept = pd.Series(False, index=table.index)
     rows = table[measured]
     if len(rows):
-        p = [p_value(*(getattr(r, c) for c in (value, f"{value}_ci_low", f"{value}_ci_high")))
-             for r in rows.itertuples()]
+        p = (rows.p_value.tolist() if "p_value" in rows else
+             [p_value(*(getattr(r, c) for c in (value, f"{value}_ci_low", f"{value}_ci_high")))
+              for r in rows.itertuples()])
         kept[rows.index] = holm(p)
     return kept
 
