@@ -249,6 +249,24 @@ def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went
     assert checks.loc["c0"].first_place == "not recorded (an older result)"
 
 
+def test_the_checks_table_keeps_the_machines_speed_and_the_run_summary_shows_it(tmp_path):
+    """A run slower than the last on a slower yardstick reads as the machine, not the code: each job's yardstick
+    median (the current workload only: version 1's woke numpy's BLAS threads) goes into the checks table and the
+    run summary's machine line."""
+    from jaxpitfalls.harness.yardstick import VERSION
+
+    older, recorded = _doc("c0"), _doc("c1")
+    recorded["machine"]["blocked"] |= {"yardstick_s": [0.0010, 0.0030, 0.0016], "yardstick_version": VERSION}
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"]
+    speeds = checks.set_index("config_id").yardstick_ms
+    assert pd.isna(speeds["c0"]) and speeds["c1"] == pytest.approx(1.6)
+    assert "; the yardstick (a fixed Python and numpy workload timed every round) 1.60 ms, its jobs' medians " \
+           "1.60-1.60" in markdown.quietness_line(checks)
+    assert "yardstick" not in markdown.quietness_line(checks.drop(columns="yardstick_ms"))  # an older table
+
+
 def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     from jaxpitfalls.report.claims import decide, to_decide
     # 1.057x [1.043, 1.075] against "at most 1.05": half-width 0.016, its middle 0.009 above the edge (log scale)

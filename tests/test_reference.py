@@ -43,6 +43,7 @@ def _run(tmp_path: Path, monkeypatch, *, earlier_job: bool = False) -> Path:
         "results/tables/run_summary.csv": "rule,job,seconds\n",
         "results/tables/toy/environment.csv": "jax\n0.10.2\n",
         "results/tables/toy/comparisons.csv": "config_id,ratio\nbase,1.2\n",
+        "results/tables/toy/checks.csv": "config_id,yardstick_ms\nbase,1.25\nwide,1.75\nold,\n",
         "results/runs/toy/base.json": "{}",
     }
     for name, text in files.items():
@@ -65,11 +66,13 @@ def test_publish_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
     snap = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
     m = reference.check(snap)
     assert set(m["files"]) == {"report.md", "scorecard.png", "figures/toy/speed.png", "run_summary.csv",
-                               "environment/toy.csv", "tables/toy/comparisons.csv"}
+                               "environment/toy.csv", "tables/toy/comparisons.csv", "tables/toy/checks.csv"}
     assert m["files"]["report.md"]["bundle_path"] == "reports/report.md"
     assert (snap / "report.md").read_bytes() == (run / "reports/report.md").read_bytes()
     assert m["git"]["commit"] == "abc123" and m["wall_seconds"] == 12
-    assert f"({snap.name}/report.md)" in (tmp_path / "reference/README.md").read_text()
+    assert m["yardstick_ms"] == 1.5  # the machine's speed: the jobs' yardsticks' median, where recorded
+    assert f"({snap.name}/report.md)" in (index := (tmp_path / "reference/README.md").read_text())
+    assert "| 1.50 ms" in index
     again = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
     assert again.name == f"{snap.name}-2" and reference.check(snap)  # the day's first snapshot is kept
 

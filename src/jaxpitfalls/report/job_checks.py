@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ..harness.yardstick import VERSION as YARDSTICK_VERSION
+
 
 def agreement(checks: dict[str, Any]) -> dict[str, Any]:
     """The outputs check as the guard recorded it (harness.variants); a result written before the guards
@@ -68,7 +70,17 @@ def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "load_average_max": max((x for m in modes for x in m["load_average"]), default=None),
         "on_contention": modes[0]["policy"]["on_contention"],
         "machine_measurable": all(m["measurable"] for m in modes),
+        "yardstick_ms": yardstick_ms(machine),
     }
+
+
+def yardstick_ms(machine: dict[str, dict[str, Any]]) -> float | None:
+    """The yardstick's median over the job's rounds, in ms (harness/yardstick.py: a fixed Python and numpy
+    workload timed once a round): how fast the machine was while the job timed, so that a run slower than the
+    last on a slower yardstick reads as the machine, not the code. None for a result of an older workload."""
+    speeds = [s for m in machine.values() if m.get("yardstick_version", 1) == YARDSTICK_VERSION
+              for s in m.get("yardstick_s") or []]
+    return float(np.median(speeds)) * 1e3 if speeds else None
 
 
 def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:

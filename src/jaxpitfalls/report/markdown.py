@@ -40,10 +40,13 @@ def quietness_line(checks: pd.DataFrame) -> str:
         return "machine activity not measurable here (no /proc/stat)"
     kept, retried, marked = (int(checks[k].sum()) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept"))
     contended = f"**{marked} kept although contended**" if marked else "none kept contended"
+    speed = checks["yardstick_ms"].dropna() if "yardstick_ms" in checks else pd.Series(dtype=float)
     return (f"{kept} rounds kept, {retried} re-timed (contended) after waiting {checks.waited_s.sum():.0f} s in all "
             f"for a quiet machine, {contended}; other processes up to {checks.others_share_max.max():.0%} of the "
             f"cores, steal (the hypervisor's) up to {checks.steal_share_max.max():.0%}, load average up to "
-            f"{checks.load_average_max.max():.2f}")
+            f"{checks.load_average_max.max():.2f}"
+            + (f"; the yardstick (a fixed Python and numpy workload timed every round) {speed.median():.2f} ms, "
+               f"its jobs' medians {speed.min():.2f}-{speed.max():.2f}" if len(speed) else ""))
 
 
 def code_line(checks: dict[str, pd.DataFrame]) -> str:
@@ -87,7 +90,8 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)")
     lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
-              "than `measure.max_busy_share` of the cores):", ""]
+              "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: where a run is "
+              "slower than another on a slower yardstick, the machine was, not the code):", ""]
     lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
     lines += ["", table(per_rule, ".1f"), ""]
     return "\n".join(lines)
@@ -192,10 +196,11 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM). `first_place`: "
         "what opening a round cost, the largest over variants of its median when first over its median elsewhere "
         "(a variant opening a round runs slower even after the round's untimed call, so each variant opens as "
-        "many rounds as the others, to the number after `openings within`).", "",
+        "many rounds as the others, to the number after `openings within`). `yardstick_ms`: the median of a fixed "
+        "Python and numpy workload timed once a round, the machine's speed while the job timed.", "",
         table(checks[["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried", "waited_s",
-                       "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max",
-                       "first_place"]], ".3g"), "",
+                      "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max",
+                      "first_place", *(["yardstick_ms"] if "yardstick_ms" in checks else [])]], ".3g"), "",
     ]
     return "\n".join(lines)
 

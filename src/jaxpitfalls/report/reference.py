@@ -65,6 +65,14 @@ def _whole_run(run: Path) -> float:
     return span
 
 
+def _yardstick_ms(run: Path, sources: dict[str, str]) -> float | None:
+    """The median of the timing jobs' yardsticks (the checks tables' `yardstick_ms`): the machine's speed in
+    this run, beside its wall time in the index, so that a slow run on a slow machine reads as the machine's."""
+    values = [v for snap, src in sources.items() if snap.endswith("/checks.csv")
+              for v in pd.read_csv(run / src).get("yardstick_ms", pd.Series(dtype=float)).dropna()]
+    return round(float(pd.Series(values).median()), 3) if values else None
+
+
 def _free(out_root: Path, date: str) -> Path:
     """`out_root/<date>`, or `<date>-2`, `-3`, ... where that day already has a snapshot (kept, not replaced)."""
     out, n = out_root / date, 1
@@ -86,7 +94,8 @@ def publish(run: str | Path, out_root: str | Path, preset: str) -> Path:
             raise InvalidReference(f"{run / source}: not the file the run's bundle holds (rerun the bundle rule)")
     date = datetime.date.fromtimestamp((run / "reports/report.md").stat().st_mtime).isoformat()
     out = _free(Path(out_root), date)
-    manifest = {"date": out.name, "preset": preset, "wall_seconds": round(wall_s), "git": bundle.get("git"),
+    manifest = {"date": out.name, "preset": preset, "wall_seconds": round(wall_s),
+                "yardstick_ms": _yardstick_ms(run, sources), "git": bundle.get("git"),
                 "files": {snap: {"sha256": bundle["files"][src], "bundle_path": src} for snap, src in sources.items()}}
 
     def write(tmp: str) -> None:
@@ -124,18 +133,22 @@ def _run_of_day(name: str) -> tuple[str, int]:
 
 
 def write_index(out_root: Path) -> None:
-    """out_root/README.md: every snapshot, newest first, with its preset, commit and wall time."""
+    """out_root/README.md: every snapshot, newest first, with its preset, commit, wall time and yardstick."""
     rows = []
     for path in sorted(out_root.glob(f"*/{MANIFEST}"), key=lambda p: _run_of_day(p.parent.name), reverse=True):
         m = json.loads(path.read_text())
         commit = (m.get("git") or {}).get("commit", "unknown")
         rows.append({"snapshot": f"[{m['date']}]({m['date']}/report.md)", "preset": f"`{m['preset']}`",
-                     "measured at commit": f"`{str(commit)[:10]}`", "wall time": f"{m['wall_seconds'] / 60:.0f} min"})
+                     "measured at commit": f"`{str(commit)[:10]}`", "wall time": f"{m['wall_seconds'] / 60:.0f} min",
+                     "yardstick": f"{m['yardstick_ms']:.2f} ms" if m.get("yardstick_ms") else "not recorded"})
     write_text(out_root / INDEX, "\n".join([
         "# Reference results", "",
         "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary and the "
         "environment, each file checked against the run's results bundle (`manifest.json`; "
-        "tests/test_reference.py).", "", pd.DataFrame(rows).to_markdown(index=False), ""]))
+        "tests/test_reference.py). `yardstick`: the median over the run's timing rounds of a fixed Python and "
+        "numpy workload (harness/yardstick.py), the machine's speed: a longer wall time on a slower yardstick is "
+        "the machine, not the code (snapshots before it was kept: not recorded).", "",
+        pd.DataFrame(rows).to_markdown(index=False), ""]))
 
 
 def main() -> None:
