@@ -116,7 +116,9 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
-        "Each share with its Wilson 95% interval; `met`: the share lies within the target.", "",
+        "A row's interval: Student's t over its fresh processes' median log-ratios (processes - 1 degrees of "
+        "freedom; report/lockstep.over_processes). Each share with its Wilson 95% interval; `met`: the share lies "
+        "within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
