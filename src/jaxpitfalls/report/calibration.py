@@ -117,7 +117,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "A row's interval: Student's t over its fresh processes' median log-ratios (processes - 1 degrees of "
-        "freedom; report/lockstep.over_processes). Each share with its Wilson 95% interval; `met`: the share lies "
+        "freedom; report/process_t.py). Each share with its Wilson 95% interval; `met`: the share lies "
         "within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),

@@ -213,17 +213,19 @@ def counts(table: pd.DataFrame) -> str:
     return ", ".join(f"{v} {counts[v]}" for v in known) or "none"
 
 
-def could_tell(table: pd.DataFrame, threshold: float) -> list[str]:
-    """What an inconclusive row could have detected, summarised: say what the runs cannot tell."""
+def could_tell(table: pd.DataFrame, threshold: float,
+               per_row: str = "`repeats_needed` per row: that many repeats or rounds, or more processes where "
+                              "processes disagree") -> list[str]:
+    """What an inconclusive row could have detected, summarised: say what the runs cannot tell (`per_row`:
+    what the table's own column of what would tell says)."""
     undecided = table[table.verdict == "inconclusive"] if len(table) else table
     if not len(undecided):
         return []
     detectable = undecided.detectable_change
     return [f"The {len(undecided)} inconclusive rows could detect changes of {detectable.min():.0%}-"
             f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
-            f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; `repeats_needed` "
-            "per row: that many repeats or rounds, or more processes where processes disagree), or a quieter "
-            "machine.", ""]
+            f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; {per_row}), or a "
+            "quieter machine.", ""]
 
 
 def verdict_rule(threshold: float, evidence: str) -> str:

@@ -38,7 +38,16 @@ GATES = {"medians": ("ratio", _median_row), "ratios": ("change", _ratio_row), "l
 def _inconclusive_row(r, value: str) -> str:
     low, high = getattr(r, f"{value}_ci_low"), getattr(r, f"{value}_ci_high")
     return (f"{r.study} {r.config_id} {r.variant} ({r.mode}): {value} {getattr(r, value):.3f}x [{low:.3f}, "
-            f"{high:.3f}], detectable change {r.detectable_change:.0%}, about {r.repeats_needed} repeats would tell")
+            f"{high:.3f}], detectable change {r.detectable_change:.0%}, {_would_tell(r)}")
+
+
+def _would_tell(r) -> str:
+    """What would decide an undecided row: repeats (a baseline comparison) or fresh processes (lockstep)."""
+    if not hasattr(r, "processes_needed"):
+        return f"about {r.repeats_needed} repeats would tell"
+    if pd.isna(r.processes_needed):
+        return "no number of processes known to tell (one process: their spread not measured)"
+    return f"about {r.processes_needed:.0f} processes a side would tell"
 
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,

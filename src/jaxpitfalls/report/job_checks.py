@@ -76,8 +76,9 @@ def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def yardstick_ms(machine: dict[str, dict[str, Any]]) -> float | None:
     """The yardstick's median over the job's rounds, in ms (harness/yardstick.py: a fixed Python and numpy
-    workload timed once a round): how fast the machine was while the job timed, so that a run slower than the
-    last on a slower yardstick reads as the machine, not the code. None for a result of an older workload."""
+    workload timed once a round): how fast the machine was while the job timed. A run slower than another by
+    about its yardstick's ratio was slowed by the machine; beyond that ratio, something else. None for a result
+    without one, or of an older workload."""
     speeds = [s for m in machine.values() if m.get("yardstick_version", 1) == YARDSTICK_VERSION
               for s in m.get("yardstick_s") or []]
     return float(np.median(speeds)) * 1e3 if speeds else None

@@ -3,8 +3,8 @@ on the rounds the sides took in lockstep (harness/lockstep.py).
 
 Round i of every side timed each variant a fraction of a second apart, so each round's ratio side / first
 sees one machine, and drift slower than a round cancels. A fresh process shifts all its rounds alike (another
-core, another memory layout), so the processes are the independent units: the ratio and its 95% interval are
-Student's t over the processes' median log-ratios (`over_processes`). The verdict
+core, another memory layout), so the processes are the independent units: the ratio, its 95% interval and what
+the row could detect are Student's t over the processes' median log-ratios (process_t.py). The verdict
 language is compare's: a change beyond the threshold only where the interval excludes 1, `unchanged` only
 where the whole interval lies within the threshold. The sides' order was counterbalanced and recorded: each
 row also gives its ratio in the rounds where the side went first over those where it went second
@@ -13,19 +13,17 @@ row also gives its ratio in the rounds where the side went first over those wher
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t
 
-from . import familywise
-from .compare import could_tell, counts, detectability, environment_changes, verdict, verdict_rule
+from . import familywise, process_t
+from .compare import could_tell, counts, environment_changes, verdict, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
            "p_value", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",
-           "detectable_change", "samples_factor", "repeats_needed", "environment_changes"]
+           "detectable_change", "samples_factor", "processes_needed", "environment_changes"]
 
 
 def _injected(timed: dict[str, Any], side: str) -> float:
@@ -34,26 +32,6 @@ def _injected(timed: dict[str, Any], side: str) -> float:
     first = timed["sides"][0]
     fraction = {name: timed["descriptions"][name][0].get("injected_slowdown", 0.0) for name in (first, side)}
     return (1 + fraction[side]) / (1 + fraction[first])
-
-
-def over_processes(side: list[list[float]], first: list[list[float]]) -> dict[str, float]:
-    """The ratio side / first with its 95% interval and the p-value of "no change", over fresh processes: each
-    process's median of its rounds' log-ratios, their mean, Student's t on processes - 1 degrees of freedom.
-
-    Why not a bootstrap over processes, then rounds: simulating lockstep rows of 5 processes x 30 rounds (3%
-    noise per round), that covered the true ratio in 97-100% of rows where fresh processes agree and in 86-90%
-    where they differ by 2%; this interval in 94-96% at either, and no wider where they agree
-    (tests/test_lockstep.py). One process: nothing says how far a fresh one moves the ratio, no interval."""
-    logs = np.array([np.median(np.log(np.asarray(s, dtype=float) / np.asarray(f, dtype=float)))
-                     for s, f in zip(side, first, strict=True)])
-    centre = float(logs.mean())
-    se = float(logs.std(ddof=1) / math.sqrt(logs.size)) if logs.size > 1 else math.inf
-    if not math.isfinite(se):
-        return {"ratio": math.exp(centre), "ratio_ci_low": 0.0, "ratio_ci_high": math.inf, "p_value": 1.0}
-    half = float(t.ppf(0.975, logs.size - 1)) * se
-    p = float(2 * t.sf(abs(centre) / se, logs.size - 1)) if se > 0 else float(centre == 0)
-    return {"ratio": math.exp(centre), "ratio_ci_low": math.exp(centre - half),
-            "ratio_ci_high": math.exp(centre + half), "p_value": p}
 
 
 def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
@@ -66,7 +44,8 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
         for variant in variants:
             against = [p[first][mode][variant] for p in processes]
             for side in others:
-                c = over_processes([p[side][mode][variant] for p in processes], against)
+                c = process_t.interval([p[side][mode][variant] for p in processes], against)
+                spread = c.pop("log_sd")
                 low, high = c["ratio_ci_low"], c["ratio_ci_high"]
                 rows.append({
                     "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
@@ -76,7 +55,7 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
                     "verdict": verdict(c["ratio"], low, high, not low <= 1 <= high, threshold),
                     "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
                                                                timed["descriptions"][side][0]["environment"]),
-                } | detectability(low, high, threshold, len(processes)))
+                } | process_t.detectability(spread, len(processes), threshold))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -148,13 +127,14 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         "side compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: over the "
         "fresh processes, the mean of each one's median log-ratio, with Student's t 95% interval on processes - 1 "
         "degrees of freedom (a process shifts all its rounds alike: the processes are the independent units; "
-        "one process gives no interval); `repeats_needed`: processes. "
+        "one process gives no interval). "
         + verdict_rule(threshold, "the interval excludes 1"), "",
         *described, "",
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
         *familywise.line(table, "ratio"),
-        *could_tell(table, threshold),
+        *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
+                    "spread between processes this run saw"),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
     ])

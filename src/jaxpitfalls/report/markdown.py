@@ -35,18 +35,18 @@ def _memory_against(gib: float, target_gib: float) -> str:
 
 
 def quietness_line(checks: pd.DataFrame) -> str:
-    """How quiet the machine was while a study was timed, from its checks table."""
+    """How quiet the machine was while a study was timed, and how fast (the yardstick), from its checks table."""
+    speed = checks["yardstick_ms"].dropna() if "yardstick_ms" in checks else pd.Series(dtype=float)
+    pace = (f"; the yardstick (a fixed Python and numpy workload timed every round) {speed.median():.2f} ms, its "
+            f"jobs' medians {speed.min():.2f}-{speed.max():.2f}" if len(speed) else "")
     if not checks["machine_measurable"].all():
-        return "machine activity not measurable here (no /proc/stat)"
+        return "machine activity not measurable here (no /proc/stat)" + pace
     kept, retried, marked = (int(checks[k].sum()) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept"))
     contended = f"**{marked} kept although contended**" if marked else "none kept contended"
-    speed = checks["yardstick_ms"].dropna() if "yardstick_ms" in checks else pd.Series(dtype=float)
     return (f"{kept} rounds kept, {retried} re-timed (contended) after waiting {checks.waited_s.sum():.0f} s in all "
             f"for a quiet machine, {contended}; other processes up to {checks.others_share_max.max():.0%} of the "
             f"cores, steal (the hypervisor's) up to {checks.steal_share_max.max():.0%}, load average up to "
-            f"{checks.load_average_max.max():.2f}"
-            + (f"; the yardstick (a fixed Python and numpy workload timed every round) {speed.median():.2f} ms, "
-               f"its jobs' medians {speed.min():.2f}-{speed.max():.2f}" if len(speed) else ""))
+            f"{checks.load_average_max.max():.2f}{pace}")
 
 
 def code_line(checks: dict[str, pd.DataFrame]) -> str:
@@ -90,8 +90,8 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)")
     lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
-              "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: where a run is "
-              "slower than another on a slower yardstick, the machine was, not the code):", ""]
+              "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "
+              "another by about its yardstick's ratio was slowed by the machine, beyond it by something else):", ""]
     lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
     lines += ["", table(per_rule, ".1f"), ""]
     return "\n".join(lines)

@@ -66,8 +66,8 @@ def _whole_run(run: Path) -> float:
 
 
 def _yardstick_ms(run: Path, sources: dict[str, str]) -> float | None:
-    """The median of the timing jobs' yardsticks (the checks tables' `yardstick_ms`): the machine's speed in
-    this run, beside its wall time in the index, so that a slow run on a slow machine reads as the machine's."""
+    """The median over the run's timing jobs of each one's yardstick median (the checks tables' `yardstick_ms`):
+    the machine's speed in this run, beside its wall time in the index."""
     values = [v for snap, src in sources.items() if snap.endswith("/checks.csv")
               for v in pd.read_csv(run / src).get("yardstick_ms", pd.Series(dtype=float)).dropna()]
     return round(float(pd.Series(values).median()), 3) if values else None
@@ -145,9 +145,10 @@ def write_index(out_root: Path) -> None:
         "# Reference results", "",
         "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary and the "
         "environment, each file checked against the run's results bundle (`manifest.json`; "
-        "tests/test_reference.py). `yardstick`: the median over the run's timing rounds of a fixed Python and "
-        "numpy workload (harness/yardstick.py), the machine's speed: a longer wall time on a slower yardstick is "
-        "the machine, not the code (snapshots before it was kept: not recorded).", "",
+        "tests/test_reference.py). `yardstick`: a fixed Python and numpy workload timed every round "
+        "(harness/yardstick.py), the median over the run's timing jobs of each one's median: the machine's speed. "
+        "A run longer than another by about its yardstick's ratio was slowed by the machine; beyond that ratio, "
+        "by something else (snapshots before it was kept: not recorded).", "",
         pd.DataFrame(rows).to_markdown(index=False), ""]))
 
 
