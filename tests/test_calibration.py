@@ -86,6 +86,11 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
                                                                 table.ratio)))
     assert "on the mark" in missed[2] and "**off the mark** by +3" in missed[3]  # the 10% knob 3% past its factor
     assert "only the A/A rows test the intervals here" in calibration.knob_lines(table, proportional=False)[2]
+    assert "the same factor in every row, as far as this tells" in calibration.knob_lines(table)[3]
+    rng = np.random.default_rng(0)  # the 10% knob adding 6-14% by row: its truths are not all 1.1
+    bumps = np.exp(rng.normal(0, 0.03, len(table)))
+    scattered = table.assign(ratio=np.where(table.injected > 1.07, table.ratio * bumps, table.ratio))
+    assert "**scatter beyond the A/A rows'**" in calibration.knob_lines(scattered)[3]
     assert "sides a, a2, b5 (0.05 slower), b10 (0.1 slower), 3 processes x 20 rounds a side" in text
 
 

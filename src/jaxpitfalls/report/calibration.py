@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from scipy.stats import levene
 
 from ..harness.injected import KNOB, SLOWDOWN_ENV
 from .environments import code_version
@@ -82,14 +84,30 @@ def knob_lines(table: pd.DataFrame, proportional: bool = True) -> list[str]:
         "- the injected sides' workers added a fixed amount each, set from their own reference samples (the "
         "knob before it was proportional to each sample): each row's truth is off the nominal factor by its "
         "worker's reference, so only the A/A rows test the intervals here; power is that of the changes made"]
+    same = np.log(table.ratio[table.injected.round(4) == 1])
     for factor, part in table[table.injected.round(4) != 1].groupby(table.injected.round(4)):
         middle, (q1, q3) = part.ratio.median(), part.ratio.quantile([0.25, 0.75])
         off = abs(middle / factor - 1) > KNOB_TOLERANCE
         lines.append(f"- injected {factor:g}: its {len(part)} rows' ratios median {middle:.3f} (quartiles {q1:.3f}-"
                      f"{q3:.3f}): " + (f"**off the mark** by {middle / factor - 1:+.1%}, so covering {factor:g} "
                                        "tests the knob, not the intervals; power is that of the change it did make"
-                                       if off else "on the mark"))
+                                       if off else "on the mark") + _scatter(np.log(part.ratio / factor), same))
     return ["The knob's own check:", "", *lines, ""] if lines else []
+
+
+def _scatter(injected: pd.Series, same: pd.Series) -> str:
+    """Does the knob inject the same factor in every row? Its rows' log-ratios (over the factor) against the A/A
+    rows' (Brown-Forsythe: Levene's test about the medians): where they scatter more, some rows' truths are not
+    the factor, and covering the factor tests the knob there too."""
+    if len(same) < 3 or len(injected) < 3 or not (injected.std() > 0 or same.std() > 0):
+        return ""  # too few rows, or no spread on either side: nothing to compare
+    p = float(levene(injected, same, center="median").pvalue)
+    spread = f"spread across rows {injected.std():.1%} in log against the A/A rows' {same.std():.1%}"
+    if p < 0.05 and injected.std() > same.std():
+        return (f"; but its rows **scatter beyond the A/A rows'** ({spread}, Brown-Forsythe p = {p:.2g}): the "
+                "factor it adds differs by row, so covering the nominal factor tests the knob as well as the "
+                "intervals (the A/A rows test the intervals alone)")
+    return f"; {spread} (Brown-Forsythe p = {p:.2g}): the same factor in every row, as far as this tells"
 
 
 def _sides(compare: dict[str, Any]) -> str:
