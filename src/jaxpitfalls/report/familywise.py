@@ -56,7 +56,8 @@ def surviving(table: pd.DataFrame, value: str) -> pd.Series:
     kept = pd.Series(False, index=table.index)
     rows = table[measured]
     if len(rows):
-        p = [r.p_value if "p_value" in rows and pd.notna(r.p_value) else
+        own = "p_value" in rows
+        p = [r.p_value if own and pd.notna(r.p_value) else
              p_value(*(getattr(r, c) for c in (value, f"{value}_ci_low", f"{value}_ci_high")))
              for r in rows.itertuples()]
         kept[rows.index] = holm(p)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..harness.yardstick import VERSION as YARDSTICK_VERSION
+from .machine_speed import current_yardstick
 
 
 def agreement(checks: dict[str, Any]) -> dict[str, Any]:
@@ -79,8 +79,7 @@ def yardstick_ms(machine: dict[str, dict[str, Any]]) -> float | None:
     workload timed once a round): how fast the machine was while the job timed. A run slower than another by
     about its yardstick's ratio was slowed by the machine; beyond that ratio, something else. None for a result
     without one, or of an older workload."""
-    speeds = [s for m in machine.values() if m.get("yardstick_version", 1) == YARDSTICK_VERSION
-              for s in m.get("yardstick_s") or []]
+    speeds = [s for m in machine.values() for s in current_yardstick(m)]
     return float(np.median(speeds)) * 1e3 if speeds else None
 
 

@@ -28,14 +28,19 @@ def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
     return all(baseline.get(k) == current.get(k) for k in MACHINE_KEYS)
 
 
+def current_yardstick(record: dict[str, Any]) -> list[float]:
+    """A mode's machine record's yardstick seconds, one per round, where they timed the current workload; none
+    where the result has none or timed another (an older yardstick_version: version 1's woke numpy's BLAS
+    threads), since only one workload's seconds are compared with each other."""
+    if record.get("yardstick_version", 1) != YARDSTICK_VERSION:
+        return []
+    return record.get("yardstick_s") or []
+
+
 def yardsticks(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:
     """The yardstick of each sample's round, split as the samples are (per process); None where the result
-    has none, timed another workload (an older yardstick_version: version 1's woke numpy's BLAS threads), or
-    they do not line up with the samples."""
-    record = doc.get("machine", {}).get(mode, {})
-    speeds = record.get("yardstick_s")
-    if record.get("yardstick_version", 1) != YARDSTICK_VERSION:
-        return None
+    has no current one (`current_yardstick`), or they do not line up with the samples."""
+    speeds = current_yardstick(doc.get("machine", {}).get(mode, {}))
     if not speeds or len(speeds) != sum(len(g) for g in groups):
         return None
     bounds = np.cumsum([0] + [len(g) for g in groups])

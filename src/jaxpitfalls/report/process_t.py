@@ -5,7 +5,7 @@ A fresh process shifts all its rounds alike (another core, another memory layout
 independent units. A bootstrap over processes, then rounds, which this replaced, covered the true ratio in
 97-100% of simulated rows (5 processes x 30 rounds, 3% noise a round) where fresh processes agree and in 86-90%
 where they differ by 2%; this interval in 94-96% at either, about as wide where they agree
-(tests/test_lockstep.py).
+(tests/test_process_t.py).
 """
 
 from __future__ import annotations
