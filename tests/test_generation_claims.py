@@ -11,7 +11,7 @@ from hand_tables import run_on
 
 from jaxpitfalls.harness.stats import ratio_of_estimates
 from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.report.scorecard import _short
+from jaxpitfalls.report.scorecard import ours_cell, size_cell
 from jaxpitfalls.studies.generation.claims import (
     JUDGES,
     _cache_faster,
@@ -133,7 +133,10 @@ def test_the_write_ups_16x_is_compared_with_the_uncached_loop_compiling_in_its_t
     assert judged.verdict == "reproduced" and judged.judged_ratio == (1.932, 1.843, 2.118)
     assert judged.ours[0] == pytest.approx(expected) and expected[0] == pytest.approx(18.48, abs=0.01)
     assert judged.measured.startswith("uncached / kv_cache 1.932x [1.843, 2.118] both warm")
-    assert "18.481x" in _short(judged.measured)  # in the scorecard's cell, beside the warm pair
+    row = {"verdict": judged.verdict, "numbers": SPEC.claims["cache_faster"].numbers, "ours": judged.ours,
+           "headline": judged.headline}
+    assert ours_cell(row) == "uncached / kv_cache, both warm 1.932x [1.843, 2.118]"  # the verdict's number
+    assert size_cell(row).startswith("at 18.5x: ")  # the write-up's 16.32x against its like, named as such
 
 
 @pytest.mark.parametrize(("device_peaks", "backend", "expected"), [
@@ -180,9 +183,10 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
     assert judged.ours[0][0] == pytest.approx(354.4 / 2218.3)  # below 1, as the write-up's
     slowed = ratio_of_estimates(2218.3, (2125.7, 2271.7), 354.4, (331.2, 379.2))  # slowed_cached's interval
     assert judged.ours[0][1:] == pytest.approx((1 / slowed[2], 1 / slowed[1]))
-    assert "(1.336x" in judged.measured and "overstated)" in judged.measured  # both warmed short: beside it
-    # in the first clause, the scorecard's cell: the row below (slowed_cached) is the same measurement
-    assert judged.measured.index("slowed_cached: one measurement") < judged.measured.index("; with both")
+    assert "(1.336x" in judged.measured and "overstated;" in judged.measured  # both warmed short: beside it
+    # the row below (slowed_cached) is the same measurement: said first, and one effect in the tally
+    assert judged.measured.index("slowed_cached") < judged.measured.index("; both warmed short")
+    assert judged.headline.value == pytest.approx(judged.ours[0][0])
     assert SPEC.claims["distortion"].numbers[0].low == pytest.approx(0.1495, abs=1e-4)
 
 

@@ -72,7 +72,8 @@ def test_outputs_must_agree_bitwise_or_within_tolerance():
     with pytest.raises(VariantOutputsDisagree):
         require_agree({"a": ref, "b": close}, "a", exact=True)
     found = require_agree({"a": ref, "b": close}, "a", exact=False)
-    assert found["compared"] == "within rtol=1e-05, atol=1e-06" and found["bitwise_equal"] == {"a": True, "b": False}
+    assert found["compared"] == "within rtol=0.00001, atol=0.000001"
+    assert found["bitwise_equal"] == {"a": True, "b": False}
     assert 0 < found["max_abs_difference"]["b"] < 1e-6
     with pytest.raises(VariantOutputsDisagree):
         require_agree({"a": ref, "b": ref * 1.1}, "a", exact=False)

@@ -10,15 +10,19 @@ from jaxpitfalls.contract.interface import Advice
 from jaxpitfalls.report.landing import landing_rst
 from jaxpitfalls.report.scorecard import findings_section
 
+
+def _claim(key: str, verdict: str, advice: Advice | None = None, beyond: bool = False) -> dict:
+    return {"key": key, "verdict": verdict, "advice": advice, "beyond": beyond, "numbers": (), "ours": ()}
+
+
 CLAIMS = {
     "dispatch": [
-        {"verdict": "reproduced", "advice": Advice("Pass *args flat to jax.jit; filter_jit_ costs `leaves`."),
-         "beyond": False},
-        {"verdict": "inconclusive", "advice": Advice("never shown", "", "Measure at your sizes."), "beyond": False},
-        {"verdict": "not measured", "advice": None, "beyond": False},
-        {"verdict": "not reproduced", "advice": None, "beyond": True},  # ours, beside the write-up's
+        _claim("a", "reproduced", Advice("Pass *args flat to jax.jit; filter_jit_ costs `leaves`.")),
+        _claim("b", "inconclusive", Advice("never shown", "", "Measure at your sizes.")),
+        _claim("c", "not measured"),
+        _claim("d", "not reproduced", beyond=True),  # ours, beside the write-up's
     ],
-    "tree_at": [{"verdict": "checked", "advice": None, "beyond": False}],
+    "tree_at": [_claim("e", "checked")],
 }
 
 
@@ -32,20 +36,24 @@ def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_esc
     assert f"<strong>dispatch</strong>: {said}" in html.replace("&quot;", '"')
     assert f"- **dispatch**: {said}" in findings_section(CLAIMS)
     assert "<strong>tree_at</strong>: nothing decided on this run." in html
-    score = html[html.index("4 claims of the source write-ups: "):]
-    assert all(f"1 {verdict}" in score[:200] for verdict in ("yes", "inconclusive", "not measured", "checked"))
-    assert score.startswith("4 claims of the source write-ups: 1 yes, 1 inconclusive, 1 not measured, 1 checked; "
-                            "1 beyond them: 1 no.")  # ours counted apart from the write-ups' claims
+    score = html[html.index("4 effects in the write-ups' 4 claims: "):]
+    assert score.startswith("4 effects in the write-ups' 4 claims: 1 yes, no number to compare, 1 inconclusive, 1 "
+                            "checked, 1 not measured; 1 beyond them: 1 no.")  # ours counted apart
     assert "never shown" not in html and "problematic" not in html  # docutils marks markup errors so
 
 
-def test_a_scorecard_cell_ends_at_a_clause_never_inside_a_bracket():
+def test_a_scorecard_row_is_one_line_of_numbers():
+    from jaxpitfalls.contract.interface import Number
+    from jaxpitfalls.contract.verdicts import Estimate
     from jaxpitfalls.report.scorecard import scorecard_section
 
     measured = "5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms); 10.8x at 48"
-    rows = {"tree_at": [{"claim": "c", "write_up": "7.6x", "measured": measured, "verdict": "reproduced",
-                         "beyond": False}]}
-    assert "| 5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms) |" in scorecard_section(rows)
+    rows = {"tree_at": [_claim("faster", "reproduced") | {
+        "claim": "c", "write_up": "7.6x", "measured": measured, "numbers": (Number(7.6, 7.6, "x", True),),
+        "ours": ((5.9, 5.8, 6.0),), "headline": Estimate(5.9, 5.8, 6.0, "x", "unbatched / batched")}]}
+    cells = [c.strip() for c in scorecard_section(rows).splitlines()[-1].strip("|").split("|")]
+    assert cells[3:] == ["unbatched / batched 5.900x [5.800, 6.000]", "1.32x smaller", "yes"]
+    assert measured not in scorecard_section(rows)  # the reasoning goes to "How each claim was judged"
 
 
 def test_the_findings_tell_the_picture_the_study_names_in_its_order_whatever_was_decided():
@@ -60,37 +68,35 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
     """2026-11-27-7: generation's distortion is 1 / slowed_cached's measurement, counted as two "yes" rows and
     drawn as two agreeing marks in scorecard.png."""
     from jaxpitfalls.contract.interface import Number
-    from jaxpitfalls.report.build import ratio_points
-    from jaxpitfalls.report.scorecard import scorecard_section, tally
+    from jaxpitfalls.contract.verdicts import Estimate
+    from jaxpitfalls.report.claims_figure import claim_points
+    from jaxpitfalls.report.tally import tally
 
     six = (Number(5.8, 5.8, "x", structural=True),)
     rows = {"generation": [
-        {"key": "slowed", "claim": "slowed", "write_up": "5.8x", "measured": "6.4x", "verdict": "reproduced",
-         "beyond": False, "numbers": six, "ours": ((6.4, 5.9, 7.0),)},
-        {"key": "distortion", "claim": "off", "write_up": "0.15x", "measured": "0.16x", "verdict": "reproduced",
-         "beyond": False, "numbers": six, "ours": ((6.4, 5.9, 7.0),), "restates": "slowed"}]}
-    assert tally(rows) == ("2 claims of the source write-ups: 1 yes (distortion restates slowed: one measurement, "
-                           "counted once)")
-    assert "| yes (= slowed) |" in scorecard_section(rows)
-    assert list(ratio_points(rows).label) == ["generation: slowed"]
+        _claim("slowed", "reproduced") | {"numbers": six, "ours": ((6.4, 5.9, 7.0),),
+                                          "headline": Estimate(6.4, 5.9, 7.0)},
+        _claim("distortion", "reproduced") | {"numbers": six, "ours": ((6.4, 5.9, 7.0),), "restates": "slowed",
+                                              "headline": Estimate(0.156, 0.143, 0.169)}]}
+    assert tally(rows) == ("**1 of the 1 write-up numbers this run could size held in size**; 0 did not (the size "
+                           "column). 1 effects in the write-ups' 2 claims: 1 yes, in size")
+    assert list(claim_points(rows).label) == ["generation: slowed = distortion"]
 
 
 def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest():
-    """The issue's "labelled and not counted as at the write-up's structure": the tally gives them apart, and the
-    restating note once, not in every count."""
-    from jaxpitfalls.report.scorecard import tally
+    """The issue's "labelled and not counted as at the write-up's structure": the tally gives them apart."""
+    from jaxpitfalls.report.tally import tally
 
     def claim(key, verdict, supporting=False, restates=None):
-        return {"key": key, "claim": key, "verdict": verdict, "beyond": False, "supporting": supporting,
-                "restates": restates}
+        return _claim(key, verdict) | {"supporting": supporting, "restates": restates}
 
     rows = {"dispatch": [claim("free", "inconclusive", True), claim("every", "reproduced", True),
                          claim("slower", "not testable")],
             "generation": [claim("slowed", "inconclusive"), claim("off", "inconclusive", restates="slowed")]}
-    assert tally(rows) == ("5 claims of the source write-ups: 2 inconclusive, 1 yes, 1 not testable (off restates "
-                           "slowed: one measurement, counted once); of them, 2 judged at a structure smaller than "
-                           "the write-up's (supporting only: 1 inconclusive, 1 yes), the other 3 at it or untimed (1 "
-                           "not testable, 1 inconclusive)")
+    assert tally(rows).endswith(
+        "4 effects in the write-ups' 5 claims: 1 yes, no number to compare, 2 inconclusive, 1 not testable (2 of "
+        "them judged only at a structure smaller than the write-up's, supporting only: 1 yes, no number to compare, "
+        "1 inconclusive)")
 
 
 def test_a_claim_restates_only_another_judged_claim_of_its_study():

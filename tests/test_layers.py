@@ -19,7 +19,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 # sits below the plan and the report; the report's helpers below the studies that judge with them; the jobs
 # that run a study on top.
 FLOORS = (
-    ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources"),
+    ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources",
+     "jaxpitfalls.formatting"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.contract",),
     ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),

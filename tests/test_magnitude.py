@@ -1,5 +1,6 @@
-"""The scorecard's magnitude verdicts: the write-up's number beside ours, judged only where the structure
-sets a dimensionless number, on our 95% interval, and only at the write-up's structure."""
+"""Whether a write-up's number held in size: its number beside ours, judged on the effect (a ratio's distance from
+1, an exponent itself, a share in points) on our 95% interval, only where the write-up's number is dimensionless;
+and the scorecard's figure, which draws every claim's headline."""
 
 from __future__ import annotations
 
@@ -11,50 +12,47 @@ import yaml
 
 from jaxpitfalls.contract import registry
 from jaxpitfalls.contract.interface import Claim, Number
-from jaxpitfalls.contract.verdicts import Judged
-from jaxpitfalls.report.build import declared, judged_rows, ratio_points
+from jaxpitfalls.contract.verdicts import Estimate, Judged
+from jaxpitfalls.report.build import declared, judged_rows
 from jaxpitfalls.report.claims import at_write_up_structure
-from jaxpitfalls.report.magnitude import device_here, magnitude
-from jaxpitfalls.report.scorecard import UNCOMPARED, _sizes
+from jaxpitfalls.report.claims_figure import claim_points
+from jaxpitfalls.report.magnitude import device_here, size
+from jaxpitfalls.report.scorecard import size_cell
 
 BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
 SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
 SPEEDUP = Number(1.23, 1.27, "x", structural=False, at={"layers": 12, "hidden": 768},
                  differs="a GPU there, {here} here")
 OVERHEAD = Number(46.8, 47.2, " ms", structural=False, at={"layers": 12}, differs="the host's Python")
+SLOWDOWN = Number(0.15, 0.15, "x (short / proper)", structural=False, differs="an RTX 4070 there")
 
 
-@pytest.mark.parametrize("ours, verdict", [
-    ((7.0, 6.5, 7.5), "same size"),
-    ((4.0, 3.5, 4.5), "same size"),          # within the factor 2 of the hosts
-    ((2.0, 1.8, 3.0), "**3.8x smaller**"),   # the interval stays below 7.6 / 2
-    ((20.0, 16.0, 24.0), "**2.6x larger**"),
-    ((-2.0, -4.0, 0.5), "opposite sign"),
+@pytest.mark.parametrize(("number", "ours", "cell", "held"), [
+    (BATCHING, (7.0, 6.5, 8.0), "in range", True),
+    (BATCHING, (5.88, 5.86, 5.90), "1.35x smaller", True),  # the gains 4.9 and 6.6: within 1.5x
+    (BATCHING, (1.057, 1.02, 1.098), "**67x smaller**", False),  # init_faster: a gain of 10% against 660%
+    (BATCHING, (20.0, 16.0, 24.0), "**2.27x larger**", False),
+    (BATCHING, (0.9, 0.8, 0.95), "**opposite direction**", False),
+    (SPEEDUP, (1.013, 1.005, 1.029), "**7.93x smaller**", False),  # a gain of 2.9% at most against 23%
+    (Number(5, 10, "x", structural=False, differs="d"), (3.139, 3.0, 3.3), "**1.74x smaller**", False),
+    (SLOWDOWN, (0.164, 0.134, 0.2), "in range", True),  # a slowdown's effect: 1/x - 1, either side alike
+    (SLOWDOWN, (0.5, 0.45, 0.55), "**4.64x smaller**", False),
+    (SHARE, (71.0, 65.0, 77.0), "in range", True),
+    (SHARE, (60.0, 58.0, 62.0), "11 points less", True),
+    (SHARE, (37.0, 35.0, 40.0), "**33 points less**", False),  # a factor would have called this the same size
+    (Number(1, 1, " exponent", structural=True), (0.867, 0.832, 0.902), "1.11x smaller", True),
 ])
-def test_structural_ratios_are_judged_within_a_factor_on_the_interval(ours, verdict):
-    side_by_side, size = magnitude(BATCHING, ours, "this CPU")
-    assert size == verdict
-    assert side_by_side.startswith("7.6x vs ")
+def test_a_number_held_in_size_where_our_interval_reaches_its_effect(number, ours, cell, held):
+    found = size(number, ours, "this CPU")
+    assert (found.cell, found.held) == (cell, held)
 
 
-@pytest.mark.parametrize("ours, verdict", [
-    ((71.0, 65.0, 77.0), "same size"),
-    ((60.0, 58.0, 62.0), "same size"),             # 11 points below the write-up's low end
-    ((37.0, 35.0, 40.0), "**33 points less**"),    # a factor 2 would have called this the same size
-    ((100.0, 100.0, 100.0), "**26 points more**"),
-])
-def test_shares_are_judged_in_percentage_points(ours, verdict):
-    assert magnitude(SHARE, ours, "this CPU")[1] == verdict
-
-
-def test_a_single_number_is_shown_without_an_interval():
-    assert magnitude(BATCHING, (7.0, 7.0, 7.0), "this CPU")[0] == "7.6x vs 7x"
-
-
-def test_numbers_the_structure_does_not_set_show_the_factor_and_what_differs():
-    assert magnitude(SPEEDUP, (1.02, 0.9, 1.2), "this CPU")[1] == "1.2x smaller; differs: a GPU there, this CPU here"
-    assert magnitude(SPEEDUP, (1.25, 1.2, 1.3), "this CPU")[1] == "same size; differs: a GPU there, this CPU here"
-    assert magnitude(OVERHEAD, (13.0, 11.0, 15.0), "this CPU")[1] == "3.6x smaller; differs: the host's Python"
+def test_an_absolute_time_is_shown_beside_ours_never_judged():
+    found = size(OVERHEAD, (13.0, 11.0, 15.0), "this CPU")
+    assert found.held is None and found.cell == "— (absolute: host-bound)"
+    assert found.side_by_side == "46.8-47.2 ms vs 13 ms [11, 15] (the host's Python)"
+    assert size(BATCHING, (7.0, 7.0, 7.0), "this CPU").side_by_side == "7.6x vs 7x"  # no interval: none shown
+    assert size(SLOWDOWN, (0.164, 0.134, 0.2), "").side_by_side == "0.15x (short / proper) vs 0.164x [0.134, 0.2]"
 
 
 def test_what_differs_names_the_device_the_run_measured_on():
@@ -62,8 +60,8 @@ def test_what_differs_names_the_device_the_run_measured_on():
     gpu = pd.DataFrame({"backend": ["gpu"], "device_kind": ["NVIDIA H200"]})
     cpu = pd.DataFrame({"backend": ["cpu"], "device_kind": ["cpu"]})
     assert device_here(gpu) == "this NVIDIA H200" and device_here(cpu) == "this CPU"
-    assert magnitude(SPEEDUP, (1.02, 1.01, 1.03), device_here(gpu))[1] == (
-        "1.2x smaller; differs: a GPU there, this NVIDIA H200 here")
+    assert size(SPEEDUP, (1.02, 1.01, 1.03), device_here(gpu)).side_by_side.endswith(
+        "(a GPU there, this NVIDIA H200 here)")
 
 
 def test_every_write_up_number_names_the_device_only_through_its_placeholder():
@@ -82,8 +80,9 @@ def test_only_a_dimensionless_number_can_be_set_by_the_structure():
 
 
 def test_not_measured_names_the_write_ups_structure():
-    assert magnitude(SPEEDUP, None, "this CPU") == ("1.23-1.27x vs not measured",
-                                        "not measured at the write-up's structure (layers 12, hidden 768)")
+    found = size(SPEEDUP, None, "this CPU")
+    assert (found.cell, found.held) == ("— (not at its structure)", None)
+    assert found.side_by_side == "1.23-1.27x vs not measured at the write-up's structure (layers 12, hidden 768)"
 
 
 def test_the_write_ups_structure_prefers_the_base_configuration():
@@ -122,44 +121,54 @@ def test_a_report_must_measure_each_of_the_write_ups_numbers():
         declared(spec, rows)
 
 
-def test_the_scorecard_figure_draws_ours_at_the_write_ups_structure_else_the_judged_ratio_hollow():
+def _row(key, numbers, ours, headline, verdict="reproduced", **more):
+    return {"key": key, "numbers": numbers, "ours": ours, "headline": headline, "verdict": verdict} | more
+
+
+def test_the_scorecard_figure_draws_every_headline_and_the_write_up_beside_the_same_quantity_only():
     claims = {"s": [
-        {"key": "a", "numbers": (BATCHING,), "ours": ((7.0, 6.5, 7.5),), "verdict": "reproduced"},
-        {"key": "b", "numbers": (BATCHING,), "ours": (None,), "judged_ratio": (2.0, 1.5, 2.5), "verdict": "reproduced"},
-        {"key": "c", "numbers": (BATCHING,), "ours": (None,), "verdict": "inconclusive"},  # nothing judged: not drawn
-        {"key": "d", "numbers": (OVERHEAD,), "ours": ((13.0, 11.0, 15.0),), "verdict": "reproduced"},  # not a ratio
+        _row("a", (BATCHING,), ((7.0, 6.5, 7.5),), Estimate(7.0, 6.5, 7.5)),
+        _row("b", (BATCHING,), (None,), Estimate(2.0, 1.5, 2.5), supporting=True),  # below the structure: hollow
+        _row("c", (BATCHING,), (None,), None, "inconclusive"),  # nothing judged: not drawn
+        _row("d", (OVERHEAD,), ((13.0, 11.0, 15.0),), Estimate(13.0, 11.0, 15.0, " ms")),  # its own panel
+        _row("e", (BATCHING,), ((23.9, 20.0, 27.0),), Estimate(2.0, 1.9, 2.1)),  # theirs measured another pair
+        _row("f", (), (), Estimate(3.0, 3.0, 3.0, " compilations")),
     ]}
-    points = ratio_points(claims)
-    assert list(points.label) == ["s: a", "s: b"] and list(points.at_structure) == [True, False]
-    assert list(points.ours) == [7.0, 2.0]
+    points = claim_points(claims)
+    assert list(points.label) == ["s: a", "s: b", "s: d", "s: e", "s: f"]
+    assert list(points.value) == [7.0, 2.0, 13.0, 2.0, 3.0] and list(points.supporting) == [False, True] + [False] * 3
+    assert list(points.unit) == ["x", "x", "ms", "x", "compilations"]
+    assert points.theirs_low.notna().tolist() == [True, False, True, False, False]  # only where ours is theirs' like
 
 
-def test_the_scorecard_figure_shows_a_write_up_s_single_number_not_only_its_ranges():
-    from jaxpitfalls.report.plots import claims_figure
-
-    claims = {"s": [{"key": "a", "numbers": (BATCHING,), "ours": ((7.0, 6.5, 7.5),), "verdict": "reproduced"}]}
-    points = ratio_points(claims)
-    assert points.theirs_low.iloc[0] == points.theirs_high.iloc[0]  # 7.6x: a line of no length
-    fig = claims_figure(points)
-    theirs = next(line for line in fig.axes[0].lines if line.get_label() == "write-up")
-    fig.canvas.draw()
-    assert theirs.get_marker() == "o" and theirs.get_window_extent().width > 0  # drawn, not a zero-length line
+def test_claims_resting_on_one_measurement_share_one_mark():
+    claims = {"s": [_row("a", (), (), Estimate(2.0, 1.9, 2.1)), _row("b", (), (), Estimate(2.0, 1.9, 2.1)),
+                    _row("c", (), (), Estimate(0.5, 0.4, 0.6), restates="a")]}
+    assert list(claim_points(claims).label) == ["s: a = b = c"]
 
 
-def test_the_scorecard_figure_spans_whole_decades_so_both_ends_are_labelled():
+def test_the_scorecard_figure_has_a_labelled_axis_for_every_unit_and_both_ends_of_its_ratios():
     """The 2026-11-26-8 reference's distortion: the write-up's 0.15x left of 1, where the axis had no label."""
-    from jaxpitfalls.report.plots import claims_figure
+    from jaxpitfalls.report.claims_figure import claims_figure
 
-    claims = {"s": [{"key": "a", "numbers": (BATCHING,), "ours": ((7.0, 6.5, 7.5),), "verdict": "reproduced"}],
-              "t": [{"key": "b", "numbers": (replace(BATCHING, low=0.15, high=0.15),), "ours": ((1.39, 1.32, 1.47),),
-                     "verdict": "reproduced"}]}
-    assert claims_figure(ratio_points(claims)).axes[0].get_xlim() == pytest.approx((0.1, 10.0))
+    claims = {"s": [_row("a", (BATCHING,), ((7.0, 6.5, 7.5),), Estimate(7.0, 6.5, 7.5))],
+              "t": [_row("b", (replace(BATCHING, low=0.15, high=0.15),), ((1.39, 1.32, 1.47),),
+                         Estimate(1.39, 1.32, 1.47)),
+                    _row("c", (), (), Estimate(1550.0, 1400.0, 1700.0, " ms"))]}
+    fig = claims_figure(claim_points(claims))
+    ratios, times = fig.axes[:2]
+    assert ratios.get_xlim() == pytest.approx((0.1, 10.0)) and times.get_xlabel() == "ms"
+    fig.canvas.draw()
+    for ax in (ratios, times):
+        labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+        assert labels and not any("e+" in t or "e-" in t or "$" in t for t in labels), labels  # plain numbers
 
 
 def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",
-                                                  "ours": (None,), "judged_ratio": None, "supporting": False}]
+                                                  "ours": (None,), "judged_ratio": None, "supporting": False,
+                                                  "headline": None, "ceiling": None}]
     with pytest.raises(TypeError, match=r"study dispatch: its claims must be contract.verdicts.Judged rows, got "
                                         r"\['dict'\]"):
         judged_rows("dispatch", [{"claim": "slower"}])
@@ -178,12 +187,10 @@ def test_the_rule_comes_from_the_spec_beside_its_claim():
         Claim("not measured, yet a rule", "1x", rule="above 1", not_measured="no accelerator")
 
 
-@pytest.mark.parametrize("verdict", ["not testable", "inconclusive"])
-def test_a_claim_not_testable_here_shows_its_headline_number_without_judging_its_size(verdict):
+def test_a_claim_not_testable_here_shows_the_ceiling_of_this_hardware_in_place_of_its_size():
     """dispatch's `slower` on this CPU: 1.01x on a 613 ms step against the write-up's 1.23-1.27x, where the
-    overhead can add at most 1.5%: the step times are still shown with what differs, the ratio is not judged."""
-    row = {"numbers": [SPEEDUP, OVERHEAD], "ours": [(1.008, 0.919, 1.115), (9.3, 8.0, 10.6)], "verdict": verdict}
-    (ratio, ratio_size), (_, overhead_size) = _sizes(row, "this CPU")
-    assert ratio == "1.23-1.27x vs 1.01x [0.919, 1.11]"
-    assert (ratio_size == UNCOMPARED) == (verdict == "not testable")
-    assert overhead_size.endswith("differs: the host's Python")
+    overhead can add at most 1.5%: its size says what this hardware can show, not a judgement of the write-up's."""
+    row = _row("slower", (SPEEDUP, OVERHEAD), ((1.008, 0.919, 1.115), (9.3, 8.0, 10.6)),
+               Estimate(1.008, 0.919, 1.115), "not testable", ceiling=1.0153)
+    assert size_cell(row) == "— (at most 1.015x here)"
+    assert size_cell(row | {"verdict": "inconclusive"}) == "**2.00x smaller**"  # a gain of 11.5% at most, for 23%

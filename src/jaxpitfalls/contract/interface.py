@@ -103,8 +103,8 @@ class Claim:
     checked: str = ""
     beyond: bool = False  # not the write-up's claim: ours, beside it (counted apart in the scorecard)
     # What of the claim's effect exists only on an accelerator (a device apart from the host, reached over a
-    # bus): on a CPU backend the engine makes its "no" or "not measured" not testable, saying this
-    # (report.claims.applicable); a "yes" or an inconclusive stands (the CPU showed it, or more samples might).
+    # bus): on a CPU backend the engine makes it not testable whatever it came out, saying this
+    # (report.claims.applicable): a "no" there refutes nothing, and a "yes" is not the claim's effect.
     accelerator: str = ""
     # The key of the claim whose measurement this one's verdict reads from the other side (the write-up states one
     # effect twice, e.g. a speedup understated and the variant slowed): the tally counts the measurement once and
@@ -127,7 +127,7 @@ class Claim:
         claim's effect needs an accelerator."""
         if not self.accelerator:
             return self.rule
-        return f'{self.rule}; on a CPU backend a "no" or "not measured" is not testable: {self.accelerator}'
+        return f"{self.rule}; not testable on a CPU backend: {self.accelerator}"
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,12 @@ class Bound:
     """The largest effect this run's hardware can show for a claim: what the effect consists of here
     (`removable` of a `total`: ms of a pass or step, the copies a fix removes, the overhead a variant adds; or
     a spread, the part of a variant's spread above a fixed workload's in the same rounds), and
-    `needs`, the smallest ratio the claim needs to hold (its rule's edge, or the write-up's number where the
-    rule asks for that). `report.claims.applicable` judges every bounded claim by it alike, reading the claim's
-    `judged_ratio` oriented as the bound is (above 1: the effect), so that a run measuring more than the bound
-    allows refutes the bound instead of being called not testable by it. `scope`: what the bound holds for,
-    said in the verdict (the hardware, or only this run where the run's own conditions set it: a noisy
-    machine's spread)."""
+    `needs`, the smallest ratio the claim needs to hold (its rule's edge; the engine raises it to the size the
+    write-up claims, report.judging.claimed_size). `report.claims.applicable` judges every bounded claim by it
+    alike, reading the claim's `judged_ratio` oriented as the bound is (above 1: the effect), so that a run
+    measuring more than the bound allows refutes the bound instead of being called not testable by it.
+    `scope`: what the bound holds for, said in the verdict (the hardware, or only this run where the run's own
+    conditions set it: a noisy machine's spread)."""
 
     total: float
     removable: float
@@ -55,13 +55,32 @@ class Bound:
         return speedup_removing(self.total, self.removable)
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """The number a claim's verdict rests on, as the scorecard's `ours` cell shows it: the estimate with its 95%
+    interval (`low == high` where it has none: a count, one profiler trace), in `unit` (`x`, ` ms`, `%`, ...),
+    and `what`, a few words naming the quantity where the claim's own words do not (`filter_jit / jit_partition`).
+    One number per claim, so a reader sees what decided it, its sign included, without reading the reasoning."""
+
+    value: float
+    low: float
+    high: float
+    unit: str = "x"
+    what: str = ""
+
+    @property
+    def has_interval(self) -> bool:
+        return not self.low == self.high == self.value
+
+
 @dataclass(frozen=True, kw_only=True)
 class Judged:
     """One claim as its study's claims module judged it on this run (`claim`: its key, which the engine
     names it by: report.judging.Judges): what was measured, the verdict (by the rule its
     spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
-    low, high), or None where this run did not measure it; `judged_ratio`, the ratio the verdict rests on
-    (the scorecard's figure shows it where the write-up's structure was not run); `reason`, why the rule could
+    low, high), or None where this run did not measure it; `headline`, the number the verdict rests on (the
+    scorecard's `ours` cell; the engine takes `judged_ratio` where a claim gives none); `judged_ratio`, the ratio
+    the verdict rests on, which a bound is held against; `reason`, why the rule could
     not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
     effect this hardware can show; `absent_here`, why this run's hardware has none of the claim's effect (the engine
     sets it from the claim's `accelerator` on a CPU backend) (both read by `report.claims.applicable`); `supporting`,
@@ -71,6 +90,7 @@ class Judged:
     measured: str
     verdict: str
     claim: str = ""
+    headline: Estimate | None = None
     ours: tuple = ()
     judged_ratio: tuple[float, float, float] | None = None
     reason: str = ""

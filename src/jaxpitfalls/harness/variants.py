@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..formatting import short
+
 
 class VariantsIndistinguishable(RuntimeError):
     """Two variants that must be different code paths recorded the same signature."""
@@ -52,7 +54,7 @@ def require_agree(
     were compared, the values compared per variant, and per variant the max abs difference and whether
     it was bitwise equal."""
     ref = np.asarray(outputs[reference])
-    how = "bitwise" if exact else f"within rtol={rtol}, atol={atol}"
+    how = "bitwise" if exact else f"within rtol={short(rtol)}, atol={short(atol)}"
     differences, bitwise = {}, {}
     for name, out in outputs.items():
         out = np.asarray(out)
@@ -62,7 +64,7 @@ def require_agree(
         bitwise[name] = bool(np.array_equal(out, ref))
         if not (bitwise[name] if exact else np.allclose(out, ref, rtol=rtol, atol=atol)):
             raise VariantOutputsDisagree(
-                f"{name!r} and {reference!r} outputs differ {how}: max |diff| = {differences[name]:.3g}"
+                f"{name!r} and {reference!r} outputs differ {how}: max |diff| = {short(differences[name])}"
             )
     return {"reference": reference, "compared": how, "values": int(ref.size), "max_abs_difference": differences,
             "bitwise_equal": bitwise}

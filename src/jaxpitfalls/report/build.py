@@ -12,7 +12,7 @@ import pandas as pd
 from .. import results
 from ..contract import registry
 from ..contract.interface import Claim, StudySpec
-from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, UNSTABLE, Judged
+from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
 from . import markdown, scorecard
 from .aggregate import processes_of, read_tables
 from .claims import applicable
@@ -20,6 +20,7 @@ from .magnitude import device_here
 from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
+VERDICT_WORD = {REPRODUCED: "yes", NOT_REPRODUCED: "no"}  # each process's verdict, as the scorecard says it
 APPLIED = ("reason", "bound", "absent_here")  # what claims.applicable folds into a row's verdict and words
 
 
@@ -33,8 +34,8 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
     for claim in pooled:
         verdicts = [next(c["verdict"] for c in claims if c["claim"] == claim["claim"]) for claims in per_process]
         if len(set(verdicts)) > 1:
-            listed = ", ".join(f"process {i}: {v}" for i, v in enumerate(verdicts))
-            claim = claim | {"measured": f"{claim['measured']} (per process: {listed})"}
+            listed = ", ".join(VERDICT_WORD.get(v, v) for v in verdicts)
+            claim = claim | {"measured": f"{claim['measured']} (processes 0-{len(verdicts) - 1}: {listed})"}
             if set(DECIDED) <= set(verdicts):
                 claim |= {"verdict": UNSTABLE}
         judged.append(claim)
@@ -47,7 +48,15 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
         raise TypeError(f"study {study}: its claims must be contract.verdicts.Judged rows, got {wrong}")
-    return [{k: v for k, v in asdict(applicable(j)).items() if k not in APPLIED} for j in judged]
+    return [_row(applicable(j)) for j in judged]
+
+
+def _row(judged: Judged) -> dict[str, Any]:
+    """A judged claim as the report's row: its headline kept as an `Estimate`, and where the claim is not testable
+    the ceiling its bound sets (`ceiling`: the largest ratio this hardware can show), for the size column."""
+    row = {k: v for k, v in asdict(judged).items() if k not in APPLIED}
+    testable = judged.verdict != NOT_TESTABLE or judged.bound is None
+    return row | {"headline": judged.headline, "ceiling": None if testable else judged.bound.ratio}
 
 
 def study_claims(name: str, table_paths: dict[str, str], pooled: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
@@ -84,33 +93,13 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
         if given != wanted:
             raise ValueError(f"study {spec.name}: claim {key!r}: its judge measured {given} numbers, "
                              f"the spec's write-up gives {wanted}")
-    return [{"ours": (None,) * len(claim.numbers)}
+    return [{"ours": (None,) * len(claim.numbers), "headline": None, "ceiling": None}
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
                "rule": claim.stated_rule, "advice": claim.advice, "beyond": claim.beyond,
                "restates": claim.restates,
                "picture": findings.index(key) if key in findings else None}
             for key, claim in spec.claims.items()]
-
-
-def ratio_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
-    """The scorecard figure's rows: every write-up ratio (unit `x`) beside ours, measured at the write-up's
-    structure, or else the ratio the verdict was judged on at a smaller structure (`at_structure` False); a claim
-    that restates another's measurement draws no mark of its own (one measurement, one mark)."""
-    rows = []
-    for study, cs in claims.items():
-        for c in cs:
-            if c.get("restates"):
-                continue
-            for i, (n, o) in enumerate(zip(c["numbers"], c["ours"], strict=True)):
-                ours = o if o is not None else (c.get("judged_ratio") if i == 0 else None)
-                if ours is None or not n.unit.strip().startswith("x") or min(ours) <= 0:
-                    continue
-                rows.append({"label": f"{study}: {c['key']}", "theirs_low": n.low, "theirs_high": n.high,
-                             "ours": ours[0], "ours_low": ours[1], "ours_high": ours[2], "verdict": c["verdict"],
-                             "at_structure": o is not None})
-    return pd.DataFrame(rows, columns=["label", "theirs_low", "theirs_high", "ours", "ours_low", "ours_high",
-                                       "verdict", "at_structure"])
 
 
 def build_report(
@@ -122,8 +111,9 @@ def build_report(
     blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it.
     Findings and the scorecard (with its figure, `out_figure`) open it; the audit closes it. The findings also
     go to `out_landing`, the HTML report's landing page (landing.py)."""
+    from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst
-    from .plots import claims_figure, save
+    from .plots import save
 
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
@@ -141,12 +131,13 @@ def build_report(
         checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
                        settings["studies"][name]["target_s"])
-    save(claims_figure(ratio_points(claims)), out_figure)
+    save(claims_figure(claim_points(claims)), out_figure)
     text = markdown.render([
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
         scorecard.judging_section(claims, {name: device_here(env) for name, env in environments.items()}),
         *sections,
+        scorecard.rules_section(claims),
         "## Audit\n",
         markdown.run_summary_section(summary, span_seconds(summary), settings, parts, checks),
         *audits,

@@ -17,32 +17,26 @@ import numpy as np
 import pandas as pd
 
 from ..contract.interface import Number
-from ..contract.verdicts import INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SUPPORTING, Judged
+from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SUPPORTING, Judged
+from ..formatting import fixed, short
 from ..harness.stats import difference_of_estimates
 from .aggregate import base_config_id
 
 
 def applicable(judged: Judged) -> Judged:
-    """The claim as the report shows it: "not testable" with its bound wherever the largest effect this
-    hardware can show lies below what the claim needs, or inside the width of the interval its verdict rests
-    on; otherwise as judged, with the reason it could not tell where it could not. One rule for every study's
-    claims (build applies it to each row).
-
-    The width, not the half-width: an interval as wide as the largest effect can hold both "no effect" and
-    "all of it", so whether it clears 1 is decided by where the noise put the estimate (two references in a
-    row swapped a yes and an inconclusive between two copy fixes whose bound sat between half and whole
-    width). Narrower than the largest effect, a run finds that effect with at least 97.5% probability. Both
-    are ratios, compared as ratios (the interval's high end over its low end against the bound): a ratio's
-    interval is symmetric on the log scale, and a difference of ends would call a decided 10x [5.2, 19]
-    against a bound of 10x "not testable" (near 1 the two readings agree to a few parts in a thousand).
+    """The claim as the report shows it: "not testable", with its bound, wherever the largest effect this
+    hardware can show lies below the size the write-up claims (`Bound.needs`: the engine raises it to the
+    write-up's number, judging.claimed_size), whatever the estimate came out; otherwise as judged, "yes" and
+    "no" alike, with the reason it could not tell where it could not. One rule for every study's claims (build
+    applies it to each row).
 
     A bound the run's own interval lies wholly beyond (its judged ratio, oriented as the bound's: above 1, the
     effect) is refuted, so it is not used: the claim is judged as if it had none, saying so.
 
     A claim whose effect this run's hardware lacks altogether (`absent_here`: an accelerator's, on a CPU backend)
-    is not testable where it came out "no" or was not measured: a "no" there refutes nothing, so measuring it
-    would test one side only; its "yes" or inconclusive stands."""
-    if judged.absent_here and judged.verdict in (NOT_REPRODUCED, NOT_MEASURED):
+    is not testable whatever it came out: a "no" there refutes nothing, and a "yes" confirms the effect on
+    hardware the claim is not about."""
+    if judged.absent_here:
         said = judged.measured.removeprefix("not measured: ")  # what it needs, told as such
         return replace(judged, verdict=NOT_TESTABLE, reason="",
                        measured=f"not testable on this hardware: {judged.absent_here}; {said}")
@@ -50,19 +44,13 @@ def applicable(judged: Judged) -> Judged:
     if bound is not None and ratio is not None and ratio[1] > bound.ratio:  # the run measured more than it allows
         return applicable(replace(judged, bound=None, measured=f"{judged.measured} (measured beyond the at most "
                                   f"{bound.ratio:.3f}x of {bound.what}: that bound is refuted, not used)"))
-    why = ""
     if bound is not None and bound.ratio < bound.needs:
-        why = f"below the {bound.needs:g}x it needs"
-    elif bound is not None and ratio is not None and bound.ratio <= ratio[2] / ratio[1]:
-        why = f"inside the interval's width (its ends {ratio[2] / ratio[1]:.3f}x apart)"
-        if ratio[0] > bound.ratio:  # the point beyond the bound, the interval reaching back inside: noise, said so
-            why += f" (the estimate, {ratio[0]:.3f}x, lies beyond it; its interval does not)"
-    if why:
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
-            f"not testable {bound.scope}: {bound.what} gives at most {bound.ratio:.3f}x, {why}; {judged.measured}"))
+            f"not testable {bound.scope}: {bound.what} gives at most {bound.ratio:.3f}x, below the "
+            f"{bound.needs:g}x the claim needs; {judged.measured}"))
     reason = judged.reason
     if reason and bound is not None:  # more samples could find at most this much
-        reason += f" (this hardware can show at most {bound.ratio:.3f}x: {bound.what})"
+        reason += f" (this hardware can show at most {bound.ratio:.3f}x)"
     return replace(judged, reason="", measured=f"{judged.measured}; {reason}" if reason else judged.measured)
 
 
@@ -119,18 +107,16 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     # edges the interval both crosses, against the band's (1.009x [0.010, 99.8] across 0.8-1.25 sits mid-band)
     inside = len(crossed) == 2 and scale(min(crossed)) < middle < scale(max(crossed))
     if distance < 0.05 * ((scale(max(crossed)) - scale(min(crossed))) / 2 if inside else half):
-        return (f"undecided: {of} is centred on {nearest:.3g}{unit}; more samples decide it only if the estimate "
+        return (f"undecided: {of} is centred on {short(nearest)}{unit}; more samples decide it only if the estimate "
                 "moves")
-    crosses = f"undecided: {of} crosses {', '.join(f'{e:.3g}{unit}' for e in crossed)}"
+    crosses = f"undecided: {of} crosses {', '.join(f'{short(e)}{unit}' for e in crossed)}"
     if scatter > 1:
-        return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their own intervals "
-                "allow, so more samples per point would not narrow it: the sizes do not follow one law here")
+        return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their intervals allow: "
+                "the sizes follow no one law, and more samples per point would not narrow it")
     more = (half / distance) ** 2
-    said = (f"{crosses}; one {half / distance:.1f}x narrower would decide it: about "
-            f"{more:.{1 if more < 10 else 0}f}x the samples (rounds x processes) if the estimate holds")
+    said = f"{crosses}; about {more:.{1 if more < 10 else 0}f}x the samples would decide it if the estimate holds"
     if more > MORE_ROUNDS_AT_MOST:
-        said += (f", more than {MORE_ROUNDS_AT_MOST:g}x a run's own: not more rounds of this design but another "
-                 "(a quantity with less noise, or more configurations)")
+        said += f", over {MORE_ROUNDS_AT_MOST:g}x a run's: another design, not more rounds"
     return said
 
 
@@ -164,10 +150,11 @@ def decide(low: float, high: float, *edges: float, holds: str = "above", log: bo
     return Decision(outcome, reason)
 
 
-def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False) -> str:
+def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False, decimals: int = 3) -> str:
     """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them (`signed`: a
-    change, `+1.234 ms` or `-0.025 ms`)."""
-    return f"{value:{'+' if signed else ''}.3f}{unit} [{low:.3f}, {high:.3f}]"
+    change, `+1.234 ms` or `-0.025 ms`), in fixed point (formatting.fixed: a tiny number keeps 3 digits)."""
+    sign = "+" if signed and value >= 0 else ""
+    return f"{sign}{fixed(value, decimals)}{unit} [{fixed(low, decimals)}, {fixed(high, decimals)}]"
 
 
 def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:

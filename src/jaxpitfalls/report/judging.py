@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.interface import StudySpec
-from ..contract.verdicts import NOT_MEASURED, SUPPORTING, Judged
+from ..contract.interface import Claim, StudySpec
+from ..contract.verdicts import NOT_MEASURED, SUPPORTING, Bound, Estimate, Judged
 from .aggregate import base_config_id, measured
 from .claims import at_write_up_structure, judged_at, row, rows
 
@@ -143,13 +143,29 @@ class Judges:
 
     def one(self, run: Run, key: str) -> Judged:
         """Claim `key` judged on `run`, named by its key and marked where it rests on a structure smaller than the
-        write-up's (`_supporting`); on a CPU backend, a claim whose effect needs an accelerator carries why
-        (`Judged.absent_here`, which `claims.applicable` reads)."""
+        write-up's (`_supporting`), its headline its judged ratio where it names none, its bound held against the
+        write-up's claimed size (`claimed_size`); on a CPU backend, a claim whose effect needs an accelerator
+        carries why (`Judged.absent_here`): `claims.applicable` reads both, the one rule for every claim."""
         judged = replace(_supporting(self._by_key[key](run), run), claim=key)
-        accelerator = self.spec.claims[key].accelerator
-        if accelerator and run.backend == "cpu":
-            judged = replace(judged, absent_here=accelerator)
+        claim = self.spec.claims[key]
+        if judged.headline is None and judged.judged_ratio is not None:
+            judged = replace(judged, headline=Estimate(*judged.judged_ratio, "x"))
+        if judged.bound is not None:
+            judged = replace(judged, bound=claimed_size(judged.bound, claim))
+        if claim.accelerator and run.backend == "cpu":
+            judged = replace(judged, absent_here=claim.accelerator)
         return _said(judged)
+
+
+def claimed_size(bound: Bound, claim: Claim) -> Bound:
+    """The bound held against the size the write-up claims: the larger of its rule's edge and the write-up's first
+    ratio (a slowdown's turned around, as bounds are oriented: above 1, the effect), so that a claim of 2-3x on
+    hardware that can show at most 1.04x is not testable here whatever its estimate came out."""
+    number = claim.numbers[0] if claim.numbers else None
+    if number is None or not number.unit.startswith("x"):
+        return bound
+    claimed = number.low if number.low >= 1 else 1 / number.high
+    return replace(bound, needs=max(bound.needs, claimed))
 
 
 NOT_MEASURED_TEXT = "not measured:"

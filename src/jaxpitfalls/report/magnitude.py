@@ -1,27 +1,41 @@
-"""The scorecard's magnitude columns: the write-up's number beside ours in the same unit, and whether the two
-agree in size where the quantity is set by the model's structure rather than by the write-up's hardware.
+"""Whether a write-up's number held in size: its number beside ours in the same unit, judged on the effect.
 
-A claim's verdict says whether the effect has the write-up's direction; this says whether its size holds.
-Only a dimensionless number the structure sets (a ratio of two Python-side costs, an exponent, a share) is
-judged, with a tolerance for the hosts' single-thread speed and the library versions (shares in percentage
-points). An absolute time or rate always depends on the host, and a speedup of the compute on the write-up's
-accelerator and sizes: for those the factor is shown with what differs (`Number.differs`), no verdict.
+A claim's verdict says whether the effect has the write-up's direction; this says whether its size held. Sizes
+are compared on the effect, not on the raw ratio: a ratio's distance from 1 (a speedup's gain, `x - 1`; a
+slowdown's, `1/x - 1`), so 1.013x against a claimed 1.5x reads as a gain 38x smaller, not as "1.5x smaller". An
+effect held in size where our 95% interval reaches the write-up's number or range widened by TOLERANCE (the two
+are measured on other hosts, sizes and library versions); a share within POINTS percentage points; an exponent
+or a count within TOLERANCE of the number itself. An absolute time or rate depends on the host: shown beside
+ours with what differs, never judged.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from ..contract.interface import Number
+from ..formatting import short
 
-FACTOR = 2.0  # ratios, exponents, counts the structure sets: hosts' single-thread speed and library versions
-POINTS = 15.0  # shares the structure sets: percentage points either way
+TOLERANCE = 1.5  # effects and exponents: the factor within which a write-up's number held in size
+POINTS = 15.0  # shares: percentage points either way
 
-RULE = ("ours is measured at the write-up's structure (the configuration with its layers and hidden size), as a "
-        "95% interval; dimensionless numbers the structure sets: **same size** where our interval reaches within "
-        f"a factor {FACTOR:g} of the write-up's number or range (shares: within {POINTS:g} percentage points), "
-        "else larger/smaller by the factor shown; absolute times and rates, and numbers the write-up's "
-        "accelerator sets: the factor only, with what differs between the two measurements, no verdict")
+RULE = (f"size compares effects, our 95% interval against the write-up's number or range: a ratio's distance from "
+        f"1 (x - 1 for a speedup, 1/x - 1 for a slowdown), an exponent or count itself, a share in percentage "
+        f"points; **in range** where they meet, else smaller or larger by the factor shown, held in size within "
+        f"{TOLERANCE:g}x ({POINTS:g} points for shares) and bold beyond it; absolute times and rates depend on the "
+        "host: shown, not judged")
+
+
+@dataclass(frozen=True)
+class Size:
+    """One write-up number against ours: the scorecard's `size` cell, whether it held in size (None: not judged,
+    an absolute number or none of ours), and both numbers side by side for "How judged"."""
+
+    cell: str
+    held: bool | None
+    side_by_side: str
 
 
 def device_here(environment: pd.DataFrame) -> str:
@@ -32,39 +46,78 @@ def device_here(environment: pd.DataFrame) -> str:
     return "this " + " and ".join(kinds) if kinds else "this machine"
 
 
-def _number(low: float, high: float, unit: str) -> str:
-    return f"{low:.3g}{unit}" if low == high else f"{low:.3g}-{high:.3g}{unit}"
+def theirs_text(number: Number) -> str:
+    """The write-up's number as the report writes it: `7.6x`, `1.23-1.27x`."""
+    low, high = short(number.low), short(number.high)
+    return f"{low}{number.unit}" if low == high else f"{low}-{high}{number.unit}"
 
 
-def magnitude(number: Number, ours: tuple[float, float, float] | None, here: str) -> tuple[str, str]:
-    """(the two numbers side by side, the magnitude verdict) for one number; `ours` is (estimate, 95% low, high)
-    in the number's unit at the write-up's structure (at_write_up_structure), None where this run did not
-    measure it there; `here` names the run's device in what differs (device_here)."""
-    differs = number.differs.format(here=here)
-    theirs = _number(number.low, number.high, number.unit)
-    if ours is None:
-        where = ", ".join(f"{k} {v}" for k, v in number.at.items())
-        return f"{theirs} vs not measured", f"not measured at the write-up's structure ({where})" if where else (
-            "not measured")
+def ours_text(ours: tuple[float, float, float], unit: str) -> str:
+    """Ours in the number's unit, its first word only (the words after it are the write-up's beside it):
+    `5.88x [5.86, 5.90]`, `515 ms/step [493, 656]`, without an interval where it has none."""
     value, low, high = ours
-    spread = "" if low == high == value else f" [{low:.3g}, {high:.3g}]"
-    side_by_side = f"{theirs} vs {value:.3g}{number.unit}{spread}"
-    if number.is_share and number.structural:
-        return side_by_side, _points(number, low, high)
-    if value <= 0:
-        return side_by_side, "opposite sign" if number.structural else f"opposite sign ({differs})"
-    factor = value / number.high if value > number.high else value / number.low if value < number.low else 1.0
-    size = "same size" if factor == 1.0 else (f"{factor:.2g}x larger" if factor > 1 else f"{1 / factor:.2g}x smaller")
-    if not number.structural:
-        return side_by_side, f"{size}; differs: {differs}"
-    reaches = high >= number.low / FACTOR and low <= number.high * FACTOR
-    return side_by_side, "same size" if reaches else f"**{size}**"
+    spread = "" if low == high == value else f" [{short(low)}, {short(high)}]"
+    first = unit.split()[0] if unit.split() else ""
+    return f"{short(value)}{' ' if unit.startswith(' ') else ''}{first}{spread}"
 
 
-def _points(number: Number, low: float, high: float) -> str:
+def _effect(ratio: float) -> float:
+    """A ratio's effect: its gain above 1 (`x - 1`), or below 1 its slowdown's (`-(1/x - 1)`), so a claim and
+    its reverse have effects of one size and opposite signs."""
+    return ratio - 1 if ratio >= 1 else -(1 / ratio - 1)
+
+
+def _factor_size(low: float, high: float, theirs_low: float, theirs_high: float) -> tuple[str, bool]:
+    """(the cell, held) for an interval of effects against the write-up's range of effects: met, on the other
+    side of 0, or apart by the factor between the nearest ends."""
+    if high >= theirs_low and low <= theirs_high:
+        return "in range", True
+    if theirs_high < 0:  # a slowdown's effects, turned to a gain's: the same comparison
+        low, high, theirs_low, theirs_high = -high, -low, -theirs_high, -theirs_low
+    if high <= 0:
+        return "**opposite direction**", False
+    if high < theirs_low:
+        factor, word = theirs_low / high, "smaller"
+    else:
+        factor, word = low / theirs_high, "larger"
+    held = factor <= TOLERANCE
+    said = f"{factor:.{2 if factor < 10 else 0}f}x {word}" if factor < 100 else f"over 100x {word}"
+    return (said if held else f"**{said}**"), held
+
+
+def _points(number: Number, low: float, high: float) -> tuple[str, bool]:
     """A share against the write-up's, in percentage points: a factor on a share would call 37% and 100% the
     same size as 74%."""
-    if high >= number.low - POINTS and low <= number.high + POINTS:
-        return "same size"
+    if high >= number.low and low <= number.high:
+        return "in range", True
     gap = low - number.high if low > number.high else number.low - high
-    return f"**{gap:.0f} points {'more' if low > number.high else 'less'}**"
+    held = gap <= POINTS
+    said = f"{gap:.0f} point{'' if round(gap) == 1 else 's'} {'more' if low > number.high else 'less'}"
+    return (said if held else f"**{said}**"), held
+
+
+def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> Size:
+    """The write-up's `number` against `ours` (estimate, 95% low, high) in its unit at the write-up's structure
+    (None where this run did not measure it there); `here` names the run's device in what differs (where given:
+    '' leaves it out, for a caller that says it once for several numbers)."""
+    theirs = theirs_text(number)
+    if ours is None:
+        where = ", ".join(f"{k} {v}" for k, v in number.at.items())
+        return Size("— (not at its structure)", None,
+                    f"{theirs} vs not measured at the write-up's structure{f' ({where})' if where else ''}")
+    side_by_side = f"{theirs} vs {ours_text(ours, number.unit)}"
+    if not number.structural and here:
+        side_by_side += f" ({number.differs.format(here=here)})"
+    _, low, high = ours
+    first = (number.unit.split() or [""])[0]
+    if number.is_share:
+        cell, held = _points(number, low, high)
+    elif first.startswith("x"):
+        if low <= 0:
+            return Size("— (not a ratio)", None, side_by_side)
+        cell, held = _factor_size(_effect(low), _effect(high), _effect(number.low), _effect(number.high))
+    elif number.dimensionless:
+        cell, held = _factor_size(low, high, number.low, number.high)
+    else:
+        return Size("— (absolute: host-bound)", None, side_by_side)
+    return Size(cell, held, side_by_side)

@@ -10,13 +10,19 @@ from typing import Any
 import pandas as pd
 
 from ..contract.interface import Report, StudySpec
+from ..formatting import fixed
 from ..harness.stats import DIFFERENCE, relative_half_width
 from .aggregate import base_config_id, measured
 from .claims import interval
 
 
-def table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    return df.to_markdown(index=False, floatfmt=floatfmt) if len(df) else "_(no rows)_"
+def table(df: pd.DataFrame) -> str:
+    """A markdown table whose numbers read as written: floats in fixed point (formatting.fixed: three places, or
+    three significant digits below a hundredth), never e-notation, which tabulate gives a column of mixed types."""
+    if not len(df):
+        return "_(no rows)_"
+    shown = df.map(lambda v: fixed(v) if isinstance(v, float) and not pd.isna(v) else v)
+    return shown.to_markdown(index=False, disable_numparse=True)
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
@@ -158,7 +164,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         "short); the interval of each median is in `results/tables/<study>/steps.csv`.", "",
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
-        medians.reset_index().to_markdown(index=False, floatfmt=".3f"), "",
+        table(medians.reset_index()), "",
         "### Ratios and differences (median of paired samples, bootstrap 95% interval)", "",
         "Where a configuration ran in several fresh processes (`measure.processes`), the interval resamples "
         "processes, then pairs, and `between_processes` gives the lowest and highest ratio a single process "

@@ -10,12 +10,9 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib import ticker  # noqa: E402
-
-from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
 
 
 def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
@@ -180,46 +177,6 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
     if title:
         ax.set_title(title)
     _spread_ticks(fig, ax)
-    return fig
-
-
-def claims_figure(points: pd.DataFrame):
-    """Each claim's ratio here beside the write-up's, on one log axis: one row per claim (`label`), the
-    write-up's number or range (`theirs_low`..`theirs_high`) as a grey bar (a single number as a grey dot:
-    a line of no length draws nothing), ours (`ours`, 95% interval
-    `ours_low`..`ours_high`) as a dot coloured by its verdict, hollow where it was measured at a smaller
-    structure than the write-up's (`at_structure` False); a dashed line at 1 (no effect); the axis spans whole
-    decades, so that a write-up's number below 1 (a slowdown, an understatement) has a labelled decade too."""
-    sns.set_theme(style="whitegrid", context="notebook")
-    fig, ax = plt.subplots(figsize=(9.0, 1.2 + 0.45 * max(len(points), 1)))
-    if points.empty:
-        ax.text(0.5, 0.5, "no claim with a write-up ratio was judged in this run",
-                ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
-    colors = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, NOT_TESTABLE),
-                      sns.color_palette("colorblind", 5), strict=True))
-    for y, p in enumerate(points.itertuples()):
-        ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
-                marker="o", ms=7, label="write-up" if y == 0 else None)
-        color = colors.get(p.verdict, "black")
-        ax.errorbar(p.ours, y, xerr=[[p.ours - p.ours_low], [p.ours_high - p.ours]], fmt="o", capsize=3,
-                    color=color, markerfacecolor=color if p.at_structure else "white")
-    for verdict, color in colors.items():
-        if verdict in set(points.verdict):
-            ax.plot([], [], "o", color=color, label=f"ours: {verdict}")
-    if not points.at_structure.all():
-        ax.plot([], [], "o", color="black", markerfacecolor="white", label="ours at a smaller structure")
-    ax.axvline(1, color="0.3", ls="--", lw=1)
-    ax.set_xscale("log")
-    ratios = points[["theirs_low", "theirs_high", "ours_low", "ours_high"]].to_numpy(dtype=float)
-    ratios = ratios[ratios > 0]  # whole decades either side, so that each end of the axis is labelled
-    ax.set_xlim(10 ** np.floor(np.log10(min(ratios.min(), 1))), 10 ** np.ceil(np.log10(max(ratios.max(), 1))))
-    ax.set_yticks(range(len(points)), points.label)
-    ax.invert_yaxis()
-    ax.set_xlabel("ratio (log scale): the write-up's (grey) and ours with its 95% interval")
-    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
-    fig.tight_layout()
     return fig
 
 

@@ -8,10 +8,22 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.verdicts import CHECKED, INCONCLUSIVE, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE
-from .magnitude import RULE as MAGNITUDE_RULE
-from .magnitude import magnitude
+from ..contract.verdicts import (
+    CHECKED,
+    INCONCLUSIVE,
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    REPRODUCED,
+    UNSTABLE,
+    Estimate,
+)
+from ..formatting import short
+from .claims import interval
+from .magnitude import RULE as SIZE_RULE
+from .magnitude import size
 from .markdown import table
+from .tally import tally
 
 VERDICT_MARK = {REPRODUCED: "yes", NOT_REPRODUCED: "**no**", INCONCLUSIVE: INCONCLUSIVE,
                 NOT_TESTABLE: NOT_TESTABLE, UNSTABLE: UNSTABLE, NOT_MEASURED: NOT_MEASURED, CHECKED: CHECKED}
@@ -56,58 +68,62 @@ def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     return "\n".join([*lines, ""])
 
 
-def tally(claims: dict[str, list[dict[str, Any]]]) -> str:
-    """`59 claims of the source write-ups: 20 yes, 3 **no**, ...; 2 beyond them: 1 yes, 1 **no**`: the
-    scorecard's verdicts counted, the write-ups' claims apart from ours beside them (Claim.beyond), and those
-    judged at a structure smaller than the write-up's (`supporting`) apart from the rest, since they support a
-    claim without reproducing it; a claim that restates another's measurement is named, not counted again (one
-    measurement, one verdict)."""
-    def counted(rows: list[dict[str, Any]], restated: bool = True) -> str:
-        counts = pd.Series([VERDICT_MARK[c["verdict"]] for c in rows if not c.get("restates")],
-                           dtype=object).value_counts()
-        restating = [f"{c['key']} restates {c['restates']}" for c in rows if c.get("restates")]
-        said = ", ".join(f"{n} {m}" for m, n in counts.items())
-        return f"{said} ({'; '.join(restating)}: one measurement, counted once)" if restating and restated else said
-
-    every = [c for cs in claims.values() for c in cs]
-    theirs, ours = [c for c in every if not c["beyond"]], [c for c in every if c["beyond"]]
-    supporting = [c for c in theirs if c.get("supporting")]
-    rest = [c for c in theirs if not c.get("supporting")]
-    apart = (f"; of them, {len(supporting)} judged at a structure smaller than the write-up's (supporting only: "
-             f"{counted(supporting, False)}), the other {len(rest)} at it or untimed ({counted(rest, False)})"
-             ) if supporting else ""
-    return f"{len(theirs)} claims of the source write-ups: {counted(theirs)}{apart}" + (
-        f"; {len(ours)} beyond them: {counted(ours)}" if ours else "")
+def estimate_text(estimate: Estimate) -> str:
+    """A headline as the `ours` cell shows it: `filter_jit / jit_partition 1.026x [0.828, 1.261]`, or a number
+    without an interval where it has none (`15 compilations`)."""
+    decimals = 1 if estimate.unit.startswith("%") else 3  # a share's tenth of a point is its noise already
+    unit = estimate.unit.removesuffix("s") if estimate.value == 1 and not estimate.has_interval else estimate.unit
+    number = (interval(estimate.value, estimate.low, estimate.high, unit, decimals=decimals)
+              if estimate.has_interval else f"{short(estimate.value)}{unit}")
+    return f"{estimate.what} {number}" if estimate.what else number
 
 
-def _short(measured: str) -> str:
-    """The measurement's first clause: its headline number, the rest is in the judging table. Clauses end at a
-    "; " outside brackets: one inside a parenthesis would cut the cell mid-text."""
-    depth = 0
-    for i, char in enumerate(measured):
-        depth += (char in "([") - (char in ")]")
-        if depth == 0 and measured.startswith("; ", i):
-            return measured[:i]
-    return measured
+SUPPORTING_MARK = " (smaller model)"  # after `ours`: judged below the write-up's structure, supporting only
+
+
+def ours_cell(claim: dict[str, Any]) -> str:
+    """The number the claim's verdict rests on, with its 95% interval; a dash where it rests on none (checked by
+    every job, not measured, or a verdict read off counts its text gives)."""
+    headline = claim.get("headline")
+    if headline is None:
+        return "—"
+    return estimate_text(headline) + (SUPPORTING_MARK if claim.get("supporting") else "")
+
+
+def size_cell(claim: dict[str, Any]) -> str:
+    """The first write-up number's size against ours (magnitude.size): the ceiling this hardware allows where the
+    claim is not testable; ours named where the number compared is not the headline (the write-up's baseline
+    differs from the verdict's)."""
+    if claim["verdict"] == NOT_TESTABLE and claim.get("ceiling"):
+        return f"— (at most {claim['ceiling']:.3f}x here)"
+    if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
+        return "—"
+    number, ours = claim["numbers"][0], claim["ours"][0]
+    found = size(number, ours, "")
+    headline = claim.get("headline")
+    if ours is not None and found.held is not None and (headline is None or headline.value != ours[0]):
+        return f"at {short(ours[0])}{'x' if number.unit.startswith('x') else number.unit}: {found.cell}"
+    return found.cell
+
+
+HOW_TO_READ = (
+    "`ours`: the number the verdict rests on, with its 95% interval ({mark}: judged below the write-up's "
+    "structure, supporting only). `size`: the write-up's first number against ours ({rule}). `verdict`: the "
+    "direction, by the claim's rule (its rule under \"The rules\"): `yes` holds here, `**no**` does not, "
+    "`inconclusive` the interval straddles the rule's edge, `not testable` the largest effect this hardware can "
+    "show lies below the write-up's claimed size, `unstable` worker processes disagreed, `checked` every job "
+    "checks it, `not measured` no run here judges it. A verdict `(= key)` rests on the measurement of claim `key`.")
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
-    """The compact scorecard (claim, the write-up's number, ours, verdict) and, where given, the figure of
-    every ratio beside the write-up's on one axis."""
-    rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": _short(c["measured"]),
-             "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
-    shown = [f"![Each claim's ratio here (95% interval) beside the write-up's]({figure})", ""] if figure else []
-    return "\n".join(["## Reproduction scorecard", "",
-                      f"{tally(claims)}. `yes`: the effect holds here in the "
-                      "write-up's direction by its rule (next section); `inconclusive`: the interval straddles "
-                      "the rule's threshold (more samples may decide it, or only another design where its row "
-                      "says so); `not testable`: the largest effect this hardware can show is below what the "
-                      "claim needs or no wider than the interval, so no verdict "
-                      "here could be trusted (the bound is given); `unstable`: worker "
-                      "processes reached opposite verdicts; `checked`: every job checks it (a guard that fails "
-                      "the job, or a method the harness follows) instead of timing it; `not measured`: no run of "
-                      "this workflow judges it (why is given).",
-                      "", *shown, table(pd.DataFrame(rows)), ""])
+    """The scorecard: one line of numbers per claim (claim, the write-up's number, ours, size, verdict) under the
+    tally, and where given the figure of every headline beside the write-up's."""
+    rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": ours_cell(c),
+             "size": size_cell(c), "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
+    shown = [f"![Each claim's number here (95% interval) beside the write-up's]({figure})", ""] if figure else []
+    return "\n".join(["## Reproduction scorecard", "", f"{tally(claims)}.", "",
+                      HOW_TO_READ.format(mark=SUPPORTING_MARK.strip(), rule=SIZE_RULE), "",
+                      table(pd.DataFrame(rows)), "", *shown])
 
 
 RESTATED = " (= "  # after a verdict: the claim whose measurement this one restates, `yes (= slowed_cached)`
@@ -119,31 +135,34 @@ def _mark(claim: dict[str, Any]) -> str:
     return f"{mark}{RESTATED}{claim['restates']})" if claim.get("restates") else mark
 
 
-UNCOMPARED = "not compared: the claim is not testable here (the measurement gives the bound)"
-
-
-def _sizes(c: dict[str, Any], here: str) -> list[tuple[str, str]]:
-    """Each number of a claim beside ours with its magnitude verdict; where the claim is not testable here, its
-    first number (the one its verdict rests on) is shown, not judged: a size this hardware cannot reach says
-    nothing of the write-up's."""
-    sizes = [magnitude(n, o, here) for n, o in zip(c["numbers"], c.get("ours", ()), strict=True)]
-    if c["verdict"] == NOT_TESTABLE and sizes:
-        sizes[0] = (sizes[0][0], UNCOMPARED)
-    return sizes
-
-
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
-    """How each claim was judged: the rule, the whole measurement (per process where they differ), and the
-    write-up's numbers beside ours with the magnitude verdict (`here`: each study's device, device_here)."""
-    rows = []
+    """How each claim was judged: one short paragraph per claim, what it measured (per process where they
+    differ) and each write-up number beside ours (`here`: each study's device, device_here)."""
+    lines = ["## How each claim was judged", "",
+             "Per claim, what this run measured and how the verdict follows from it, then each write-up number "
+             "beside ours with what differs between the two measurements.", ""]
     for s, cs in claims.items():
         for c in cs:
-            sizes = _sizes(c, here[s])
-            rows.append({"study": s, "claim": c["key"], "rule": c["rule"], "measured here": c["measured"],
-                         "write-up vs ours": "; ".join(n for n, _ in sizes),
-                         "magnitude": "; ".join(v for _, v in sizes), "advice": _advice(c)})
-    return "\n".join(["## How each claim was judged", "",
-                      "The rule each verdict follows, everything it measured, where the write-up gives a number "
-                      f"the two side by side in one unit with a judgement of size ({MAGNITUDE_RULE}), and the "
-                      "claim's advice for its verdict.", "",
+            beside = _side_by_side(c, here[s])
+            said = f" Write-up vs ours: {beside}." if beside and c["verdict"] not in (NOT_MEASURED, CHECKED) else ""
+            measured = c["measured"].removeprefix(f"{c['verdict']} ")  # the verdict leads the paragraph already
+            lines += [f"- **{s} `{c['key']}`** ({VERDICT_MARK[c['verdict']].strip('*')}): {measured}.{said}", ""]
+    return "\n".join(lines)
+
+
+def _side_by_side(claim: dict[str, Any], here: str) -> str:
+    """Each write-up number beside ours, and once what differs between the two measurements."""
+    pairs = [size(n, o, "") for n, o in zip(claim["numbers"], claim["ours"], strict=True)]
+    said = dict.fromkeys(n.differs.format(here=here) for n in claim["numbers"] if not n.structural)
+    differs = [d for d in said if not any(d != other and d in other for other in said)]  # each said once
+    shown = "; ".join(p.side_by_side.replace(" ()", "") for p in pairs)
+    return shown + (f" ({'; '.join(differs)})" if differs else "")
+
+
+def rules_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    """The rule each verdict follows and the claim's advice for how it came out here."""
+    rows = [{"study": s, "claim": c["key"], "rule": c["rule"], "advice": _advice(c)} for s, cs in claims.items()
+            for c in cs if c["rule"]]
+    return "\n".join(["## The rules", "", "The rule each judged claim's verdict follows (docs/claims.md gives the "
+                      "same per write-up), and its advice for the verdict it reached here.", "",
                       table(pd.DataFrame(rows)), ""])

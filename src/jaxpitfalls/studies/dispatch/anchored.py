@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.verdicts import Estimate
 from ...harness.stats import difference_side, side_parts
 from ...report.claims import difference_between, difference_of, interval, row, rows
 from ...report.judging import Run
@@ -15,7 +16,7 @@ from .spec import ANCHOR_PAIR, BESIDE
 
 # Said beside a difference of two configurations' overheads timed in separate jobs, minutes apart: a shared VM's
 # speed moves between jobs (1.15-1.8x within the 2026-11-25-5 reference), which no interval of one job holds.
-ACROSS_JOBS = "from separate jobs, not paired in time: the machine's drift between them is in the difference"
+ACROSS_JOBS = "separate jobs: the machine's drift is in their difference"
 
 
 def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float, float]] | None:
@@ -58,3 +59,9 @@ def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[
         growth = shift if r.leaves > base_leaves else (-shift[0], -shift[2], -shift[1])
         found.append((ends[0][0], ends[1][0], growth, f"{ends[0][1]} -> {ends[1][1]}"))
     return sorted(found, key=lambda f: -(f[1] - f[0]))
+
+
+def widest_shift(shifts: dict[str, tuple[float, float, float]], band: float) -> Estimate:
+    """The compute setting whose overhead shift reaches farthest from 0: the one that decides against the band."""
+    setting, shift = max(shifts.items(), key=lambda kv: max(abs(kv[1][1]), abs(kv[1][2])))
+    return Estimate(*shift, " ms", f"{setting} shift (band +-{band:.3f} ms)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Bound, Judged
+from ...contract.verdicts import NOT_MEASURED, Bound, Estimate, Judged
 from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from ...plan import value_label
 from ...report.claims import (
@@ -21,12 +21,12 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run
-from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth
+from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth, widest_shift
 from .flattening import at_least, before_program, before_program_text, flattening, share_left, share_text
 from .report import attribution, ms, on_axis
-from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, PER_CALL_STEPS, SPEC
+from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, SPEC
 from .structure import at_pytree, width_note
-from .traced import postprocess_share, traced_at, traced_inclusive, traced_python
+from .traced import postprocess_share, traced_at, traced_python
 
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
@@ -67,16 +67,15 @@ def _slower_bound(run: Run, fj: pd.Series, config_id: str) -> Bound | None:
 def _slower(run: Run) -> Judged:
     config_id, where, at_structure = run.headline("slower")
     fj = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
-    every = _filter_jit_rows(run, "jit_partition")
     supporting = "" if config_id == run.base_id else (
-        f"; at the base configuration {run.base_id}: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))}")
+        f"; at the base: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))}")
     slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
     return Judged(
-        measured=(f"{ratio_interval(fj)} {where} ({config_id}){supporting}; significantly slower in "
-                  f"{int((every.ratio_ci_low > 1).sum())}/{len(every)} configurations"),
+        measured=f"{ratio_interval(fj)} {where} ({config_id}){supporting}",
         reason=slower.reason,
         verdict=slower.verdict(),
         judged_ratio=ratio_of(fj),
+        headline=Estimate(*ratio_of(fj), "x", "filter_jit / jit_partition"),
         bound=_slower_bound(run, fj, config_id),
         ours=(None, None, None) if not at_structure else (
             ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))),
@@ -93,6 +92,7 @@ def _every_call(run: Run) -> Judged:
                  f"{width_note(run, run.base_id)}: over 1000 steps {interval(*difference_of(gap), ' s')}",
         reason=paid.reason,
         verdict=paid.verdict(),
+        headline=Estimate(*difference_of(gap), " ms", "per warm step"),
     )
 
 
@@ -106,6 +106,7 @@ def _where(run: Run) -> Judged:
                  f"per step at {config_id}{tree_only})",
         verdict=verdict(bool(share > 0.5)),
         ours=((share * 100,) * 3 if at_structure else None,),
+        headline=Estimate(*(share * 100,) * 3, "%", "_postprocess, one trace:"),
     )
 
 
@@ -131,6 +132,7 @@ def _structure(run: Run) -> Judged:
         reason=grows.reason,
         verdict=grows.verdict(),
         ours=ours,
+        headline=Estimate(*growth, " ms", f"{fewer} -> {more} leaves:"),
     )
 
 
@@ -154,7 +156,7 @@ def _not_compute(run: Run) -> Judged:
     base = _pair(run, "filter_jit", "jit_partition")
     judged, apart = compute_shifts(run), _apart(run, base)
     shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
-    apart_text = f"; not judged, {ACROSS_JOBS}: {shown_apart}" if apart else ""
+    apart_text = f"; not judged ({ACROSS_JOBS}): {shown_apart}" if apart else ""
     if not judged:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: the config times no dropout or attention "
                                                       f"setting beside the base (`beside`){apart_text}")
@@ -166,10 +168,11 @@ def _not_compute(run: Run) -> Judged:
     shown = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in judged.items())
     return Judged(
         measured=(f"overhead shift per dropout and attention setting over the base's {ms(base)}"
-                  f"{width_note(run, run.base_id)}, both timed in the base's job and paired round by round: {shown} "
+                  f"{width_note(run, run.base_id)}, paired round by round in the base's job: {shown} "
                   f"(band +-{band:.3f} ms){apart_text}"),
-        reason="" if outcome is not None else "; ".join(d.reason for d in decisions if d.reason),
+        reason="" if outcome is not None else next(d.reason for d in decisions if d.reason),
         verdict=verdict(outcome),
+        headline=widest_shift(judged, band),
     )
 
 
@@ -177,29 +180,21 @@ def _not_compute(run: Run) -> Judged:
 def _partition_free(run: Run) -> Judged:
     """What partitioning once leaves per call, timed: jit_partition over the flat-leaves floor as a share of
     filter_jit's overhead over the same floor (paired by round, `share_left`), at BERT-base's 12-layer pytree.
-    The trace beside it shows why filter_jit's own steps (PER_CALL_STEPS) are gone, which holds by construction
-    (jit_partition never calls them), so it cannot be the verdict: what stays is jax.jit's own flattening. The
-    flatten mode's no-op and its share are shown beside it (spec.UNPAIRED says why they do not judge it)."""
+    filter_jit's own steps (PER_CALL_STEPS) are gone by construction (jit_partition never calls them), so they
+    cannot be the verdict: what stays is jax.jit's own flattening. The flatten mode's no-op does not judge it
+    (spec.UNPAIRED says why): flattening_left shows it."""
     config_id, tree_only, part, whole = flattening(run)
     if not whole.diff_ci_low_ms > 0:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: filter_jit's overhead over {SPEC.floor} "
                                                      f"{ms(whole)} may be 0 at {config_id}: no share of it")
     left, how = share_left(run, config_id, part, whole)
     small = decide(left[1], left[2], LEFT_OF_OVERHEAD, holds="below", of="the share left")
-    noop, shown = before_program(run, config_id, whole), ""
-    if noop is not None:  # shown, not judged: timed minutes from the steps it is divided by (spec.UNPAIRED)
-        shown = before_program_text(noop[0], noop[1], whole)
-    traced, where, _ = traced_at(run)
-    steps = {v: traced_inclusive(run, traced, v).reindex(list(PER_CALL_STEPS)).fillna(0).sum()
-             for v in ("filter_jit", "jit_partition")}
     return Judged(
         measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {share_text(left, how, whole)} at "
-                  f"{config_id}{tree_only}: jax.jit's own flattening{shown}; traced, filter_jit's steps around the "
-                  f"program ({' and '.join(PER_CALL_STEPS)}) "
-                  f"take jit_partition {steps['jit_partition']:.3f} ms, filter_jit {steps['filter_jit']:.3f} ms at "
-                  f"{traced}{where} (gone by construction)"),
+                  f"{config_id}{tree_only}: jax.jit's own flattening"),
         reason=small.reason,
         verdict=small.verdict(),
+        headline=Estimate(*(100 * x for x in left), "%", "left of filter_jit's overhead"),
     )
 
 
@@ -212,14 +207,17 @@ def _flattening_left(run: Run) -> Judged:
     share, shown = "", ""
     if whole.diff_ci_low_ms > 0:
         share = f": {share_text(*share_left(run, config_id, part, whole), whole)}"
-    noop = before_program(run, config_id, whole)
+    noop = before_program(run, config_id)
     if noop is not None:
-        costs = at_least(costs, noop[0].diff_ci_low_ms, noop[0].diff_ci_high_ms, 0, holds="above",
+        costs = at_least(costs, noop.diff_ci_low_ms, noop.diff_ci_high_ms, 0, holds="above",
                          of=f"jit_partition - {SPEC.floor}")
-        shown = before_program_text(noop[0], None, whole)
+        shown = before_program_text(noop)
+    decided = noop is not None and noop.diff_ci_low_ms > 0  # the no-op decides where it is wholly above 0
+    headline = (Estimate(*difference_of(noop), " ms", "jitted no-op, partitioned - flat") if decided else
+                Estimate(*difference_of(part), " ms", f"jit_partition - {SPEC.floor}"))
     return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
                            f"{config_id}{tree_only}{shown}",
-                  reason=costs.reason, verdict=costs.verdict())
+                  reason=costs.reason, verdict=costs.verdict(), headline=headline)
 
 
 @JUDGES("pipelining")
@@ -243,6 +241,7 @@ def _pipelining(run: Run) -> Judged:
         verdict=rises.verdict(),
         bound=bound,
         judged_ratio=rise,
+        headline=Estimate(*rise, "x", "filter_jit's ratio pipelined / blocked"),
     )
 
 
@@ -274,7 +273,7 @@ def _attribution_complete(run: Run) -> Judged:
     over = (" (wholly above 1: the traced Python exceeds the gap, so part of it overlaps the program's run or the "
             "tracer inflated it; the gap is Python, its size is not this share)") if share[1] > 1 else ""
     return Judged(measured=f"{measured}: {interval(*share)} of it{over}{where}", reason=all_of.reason,
-                  verdict=all_of.verdict())
+                  verdict=all_of.verdict(), headline=Estimate(*share, "x", "traced Python / the gap"))
 
 
 @JUDGES("inference_ok")
@@ -294,4 +293,5 @@ def _inference_ok(run: Run) -> Judged:
                  "forward returns logits, no model or optimizer state)",
         reason=small.reason,
         verdict=small.verdict(),
+        headline=Estimate(*room, " ms", f"{INFERENCE_SHARE:g} x the step's overhead - the forward's"),
     )

@@ -41,23 +41,17 @@ def share_left(run: Run, config_id: str, part: pd.Series, whole: pd.Series) -> t
     return share_of(difference_of(part), difference_of(whole)), "end divided by end"
 
 
-def before_program(run: Run, config_id: str, whole: pd.Series) -> tuple[pd.Series, tuple[float, ...]] | None:
+def before_program(run: Run, config_id: str) -> pd.Series | None:
     """The `flatten` mode's row at `config_id`: jax.jit's handling of jit_partition's arguments over jit_flat's
-    flat list on a jitted no-op, and its share of filter_jit's overhead `whole` (end divided by end); None where
-    the job timed no such mode (results older than it)."""
+    flat list on a jitted no-op; None where the job timed no such mode (results older than it)."""
     found = rows(run.comp, config_id=config_id, variant="jit_partition", baseline=SPEC.floor, mode=FLATTEN_MODE)
-    if found.empty:
-        return None
-    return found.iloc[0], share_of(difference_of(found.iloc[0]), difference_of(whole))
+    return None if found.empty else found.iloc[0]
 
 
-def before_program_text(noop: pd.Series, share: tuple[float, ...] | None, whole: pd.Series) -> str:
-    """What `before_program` found, as a claim's cell shows it (with its share where there is one, never judged:
-    spec.UNPAIRED)."""
-    shown = (f": {share_text(share, 'end divided by end', whole)} (not judged: timed in its own mode, minutes from "
-             "the steps it is divided by)") if share else ""
+def before_program_text(noop: pd.Series) -> str:
+    """What `before_program` found, as a claim's text shows it: what a step pays before its program starts."""
     return (f"; before the program starts (a jitted no-op on the same arguments, `flatten` mode) jax.jit's handling "
-            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list{shown}: a step pays at least this difference, "
+            f"of them costs {ms(noop)} over {SPEC.floor}'s flat list: a step pays at least this difference, "
             "at the speed it was timed")
 
 

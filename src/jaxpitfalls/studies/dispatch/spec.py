@@ -55,8 +55,7 @@ BERT_BASE_TREE = {"layers": 12}
 BERT_BASE = {"layers": 12, "hidden": 768}
 
 # What differs between the write-up's step times and ours, whatever the structure.
-GPU_SIZES = ("a GPU at batch 64 x seq 512 there, {here} at the preset's batch and sequence here: the compute "
-             "the fixed overhead adds to")
+GPU_SIZES = "a GPU at batch 64 x seq 512 there, {here} at the preset's batch and sequence here"
 
 COMPUTE_BAND = 0.25  # "does not depend": within 25% of the base configuration's overhead, either way
 # "acceptable for inference (small outputs)": a forward call pays at most this share of filter_jit's overhead per
@@ -133,14 +132,12 @@ CLAIMS = {
         "~0 ms (combine happens inside the program)",
         rule=f"timed: jit_partition - jit_flat as a share of filter_jit - jit_flat (blocked, paired by round, at "
              f"BERT-base's 12-layer pytree, 95% interval): below {LEFT_OF_OVERHEAD:.0%} of filter_jit's overhead "
-             f"reproduced, above not reproduced. The trace of filter_jit's own steps around the program "
-             f"({' and '.join(PER_CALL_STEPS)}) is shown beside it, not judged: jit_partition never calls them, so "
-             "their absence holds by construction; what a call still pays is jax.jit's own flattening (a flat list "
-             "of leaves, which the write-up never timed, is the floor). Where the job timed the `flatten` mode, a "
-             "jitted no-op on the same arguments (what a step pays before its program starts) and its share of "
-             "filter_jit's overhead are shown, not judged: the no-op is timed in a mode of its own, minutes from the "
-             "steps whose overhead divides it, and this VM's speed for Python moves between such minutes (" + UNPAIRED
-             + ")",
+             f"reproduced, above not reproduced. What a call still pays is jax.jit's own flattening (a flat list "
+             "of leaves, which the write-up never timed, is the floor): filter_jit's own steps around the program "
+             f"({' and '.join(PER_CALL_STEPS)}) are gone by construction (the trace breakdown shows them), and the "
+             "flatten mode's jitted no-op (flattening_left) does not judge this share: timed in a mode of its own, "
+             "minutes from the steps whose overhead divides it, while this VM's speed for Python moves between "
+             "such minutes (" + UNPAIRED + ")",
         advice=Advice("Partition once and combine inside the jitted function: almost nothing of filter_jit's per-call "
                       "overhead stays.",
                       "Partitioning once takes filter_jit's splitting and rebuilding out of each call, not all of its "

@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Judged, speedup_removing
+from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Estimate, Judged, speedup_removing
 from ...report.aggregate import measured
 from ...report.claims import (
     applicable,
@@ -21,7 +21,7 @@ from ...report.claims import (
     to_decide,
     verdict,
 )
-from ...report.judging import Judges, Run, not_probed
+from ...report.judging import Judges, Run, claimed_size, not_probed
 from .derived import bound, eager_row, host_ms, speeds, warmup_passes
 from .report import in_mode
 from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, SPLIT_SHARE, STACKED
@@ -44,6 +44,7 @@ def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], 
         verdict=faster.verdict(),
         ours=(ratio_of(fresh) if at_structure else None,),
         judged_ratio=ratio_of(fresh),
+        headline=Estimate(*ratio_of(fresh), "x", f"first pass {slow} / {fast}"),
     )
 
 
@@ -62,6 +63,7 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n)
     return Judged(
         ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
+        headline=Estimate(*ratio_of(r), "x", f"{slow} / {fast}"),
         measured=(f"{ratio_interval(r)} {where} ({config_id}), over {passes} timed passes per variant; first pass "
                   f"{first_gain:.2f}x (one pass each)"),
         reason=faster.reason, verdict=faster.verdict(),
@@ -99,6 +101,8 @@ def _apply_auto_jit(run: Run) -> Judged:
                   f"{interval(*ratio, 'x')} (medians of {int(checks.flax_apply_probes)} calls: "
                   f"{checks.flax_apply_apply_ms:.1f} ms, {checks.flax_apply_jit_ms:.1f} ms)"),
         verdict=verdict(bool(checks.flax_apply_apply_compiles <= checks.flax_apply_jit_compiles)),
+        headline=Estimate(*(float(checks.flax_apply_apply_compiles),) * 3, " programs",
+                          f"first call, jax.jit(model.apply) {int(checks.flax_apply_jit_compiles)}, model.apply"),
     )
 
 
@@ -115,12 +119,12 @@ def _time_split(run: Run) -> Judged:
     third = decide(share[1], share[2], SPLIT_SHARE, of="the share", unit="%")
     most = speedup_removing(eager.pass_ms, host)
     return Judged(
-        measured=f"eager's pass {where} ({config_id}): forward (un-jitted, extraction included) "
+        measured=f"eager's pass {where} ({config_id}): forward "
                  f"{eager.forward_ms:.1f} ms, copies {eager.transfer_ms:.1f} ms, Python storage "
                  f"{eager.storage_ms:.1f} ms: copies and Python {share[0]:.1f}% [{share[1]:.1f}, {share[2]:.1f}] "
-                 f"of its {eager.pass_ms:.1f} ms (removing them would give at most {most:.3f}x; a "
-                 f"{SPLIT_SHARE}% share gives {100 / (100 - SPLIT_SHARE):g}x)",
-        reason=third.reason, verdict=third.verdict(), ours=(share if at_structure else None,))
+                 f"of its {eager.pass_ms:.1f} ms (removing them: at most {most:.3f}x)",
+        reason=third.reason, verdict=third.verdict(), ours=(share if at_structure else None,),
+        headline=Estimate(*share, "%", "copies and Python"))
 
 
 @JUDGES("device_get_async")
@@ -145,7 +149,8 @@ def _device_get_async(run: Run) -> Judged:
         to_decide(share[1], share[2], IMMEDIATE, WAITS, of="the share")
         or f"it waited for part of the run, between returning at once ({IMMEDIATE:g}) and waiting ({WAITS:g}): "
            "more probes would not decide it")
-    return Judged(measured=shown, reason=reason, verdict=verdict(outcome))
+    return Judged(measured=shown, reason=reason, verdict=verdict(outcome),
+                  headline=Estimate(*(100 * x for x in share), "%", "device_get, of the run left"))
 
 
 @JUDGES("decode_activations")
@@ -160,7 +165,7 @@ def _decode_activations(run: Run) -> Judged:
         measured=f"the decode step with every layer's activations on one token, un-jitted / jitted "
                  f"{interval(*ratio, 'x')} at {run.base_id} (medians of {int(checks.decode_step_probes)} calls: "
                  f"{checks.decode_step_eager_ms:.1f} ms un-jitted, {checks.decode_step_jit_ms:.2f} ms jitted)",
-        reason=slower.reason, verdict=slower.verdict(),
+        reason=slower.reason, verdict=slower.verdict(), headline=Estimate(*ratio, "x", "un-jitted / jitted"),
     )
 
 
@@ -178,6 +183,8 @@ def _donate_params(run: Run) -> Judged:
                  f"{checks.donation_parameter_mb:.1f} MB) at {run.base_id} ({warned}); the next batch with the "
                  f"same parameters {checks.donation_second_batch}",
         verdict=verdict(bool(checks.donation_freed_mb >= checks.donation_parameter_mb / 2)),
+        headline=Estimate(*(float(checks.donation_freed_mb),) * 3, " MB",
+                          f"freed of {checks.donation_parameter_mb:.0f} MB donated:"),
     )
 
 
@@ -188,6 +195,7 @@ def _eager_recompiles(run: Run) -> Judged:
         measured=f"eager's timed passes compiled {int(compiled.compiles_in_timed_region)} times at {run.base_id} "
                  f"(its first pass: {int(compiled.first_run_compiles)})",
         verdict=verdict(bool(compiled.compiles_in_timed_region > 0)),
+        headline=Estimate(*(float(compiled.compiles_in_timed_region),) * 3, " compilations", "eager's timed passes"),
     )
 
 
@@ -214,6 +222,7 @@ def _ragged_recompiles(run: Run) -> Judged:
         measured=f"programs compiled per fresh first pass at {run.base_id}: jit {jit:g} for {batches} batches "
                  f"(the last of {last} rows), jit_padded {padded:g}",
         verdict=verdict(bool(padded < jit)),
+        headline=Estimate(jit, jit, jit, " programs", f"per first pass, jit_padded {padded:g}, jit"),
     )
 
 
@@ -231,6 +240,7 @@ def _return_activations(run: Run) -> Judged:
                  f"{int(jit.first_run_compiles)} compilations in its first pass, {int(jit.compiles_in_timed_region)} "
                  f"in its timed passes; every variant's outputs alike ({agree})",
         verdict=verdict(None if not held else False),
+        headline=Estimate(*(float(jit.compiles_in_timed_region),) * 3, " compilations", "jit's timed passes"),
     )
 
 
@@ -266,6 +276,9 @@ def ranked(gains: dict[str, tuple[float, float, float]], bounds: dict[str, Bound
 @JUDGES("ranking")
 def _ranking(run: Run) -> Judged:
     fixes = {name: _fix(run, key, fix=NAMED_FIXES.get(key)) for name, key in RANKED}
+    fixes = {name: judged if judged.bound is None else replace(judged, bound=claimed_size(judged.bound,
+                                                                                        SPEC.claims[key]))
+             for (name, key), judged in zip(RANKED, fixes.values(), strict=True)}  # as their own rows are judged
     bounds = {name: judged.bound for name, judged in fixes.items()
               if judged.bound is not None and applicable(judged).verdict == NOT_TESTABLE}
     return ranked({name: judged.judged_ratio for name, judged in fixes.items()}, bounds)

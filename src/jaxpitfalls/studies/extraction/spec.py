@@ -184,8 +184,7 @@ CLAIMS = {
              "fixes: extraction un-jitted, blocking copies), at the write-up's structure where run: 95% interval "
              f"above {SPLIT_SHARE}% reproduces its third, below does not; the phases are means over every timed "
              "pass (no interval of their own), the interval is the pass median's",
-        accelerator="the write-up's split is an accelerator's (a fast forward, copies over a bus); on a CPU the "
-                    "forward is the host's and a copy a memcpy, so a small share refutes nothing",
+        accelerator="the write-up's split is an accelerator's (copies over a bus); on a CPU a copy is a memcpy",
         advice=Advice("Measure where a batch's time goes before fixing it: copies and Python take a real share of "
                       "it here.",
                       "On this hardware the un-jitted forward, not copies or Python, takes a batch's time: jit it "

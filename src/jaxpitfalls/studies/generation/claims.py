@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Judged
+from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
 from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import demonstrated, per_second
 from ...report.claims import (
@@ -46,26 +46,23 @@ def _cache_faster(run: Run) -> Judged:
     and the un-jitted loop, where timed (`measure.eager`)."""
     head_id, where, at_structure = run.headline("cache_faster")
     head = run.pair("uncached", config_id=head_id)
-    per_config = run.comp[(run.comp.variant == "uncached") & (run.comp.baseline == SPEC.floor)]
     try:
         beside = f"; against the un-jitted loop {ratio_interval(run.pair('uncached_eager', config_id=head_id))}"
     except LookupError:  # not timed here (`measure.eager: base`)
         beside = ""
     compiling = _compiling_baseline(run) if at_structure else None
-    if compiling is not None:
-        beside = (f", {interval(*compiling, 'x')} against the uncached loop compiling in its timed region (the "
-                  f"warmup demonstration's: the write-up's uncached ran 1.50 and 1.73 tok/s with either warmup, the "
-                  f"pace of a compilation per token, so its 16.32x most likely timed that){beside}")
+    if compiling is not None:  # the write-up's number most likely timed that (its Number says why)
+        beside = f", {interval(*compiling, 'x')} against the uncached loop compiling in its timed region{beside}"
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True, of="uncached / kv_cache")
     return Judged(
         measured=(
             f"uncached / kv_cache {ratio_interval(head)} both warm {where} ({head_id}; {SPEC.floor}: "
-            f"{_tokens_per_s(run, head_id)[0]:.1f} tok/s){beside}; faster than the warm jitted uncached loop in "
-            f"{int((per_config.ratio_ci_low > 1).sum())}/{len(per_config)} configurations"),
+            f"{_tokens_per_s(run, head_id)[0]:.1f} tok/s){beside}"),
         reason=faster.reason,
         verdict=faster.verdict(),
         ours=(compiling, _tokens_per_s(run, head_id)) if at_structure else (None, None),
         judged_ratio=ratio_of(head),
+        headline=Estimate(*ratio_of(head), "x", "uncached / kv_cache, both warm"),
     )
 
 
@@ -88,6 +85,8 @@ def _recompiles(run: Run) -> Judged:
         measured=f"first run at {run.base_id}: " + ", ".join(f"{v} {c}" for v, c in compiles.items())
                  + f" compilations for {new} tokens; {per_program:.2f} s per uncached program",
         verdict=verdict(compiles["uncached"] >= new and compiles["uncached_padded"] == 1),
+        headline=Estimate(*(float(compiles["uncached"]),) * 3, " compilations",
+                          f"uncached's first run ({new} tokens; padded {compiles['uncached_padded']})"),
         ours=(None if run.at("recompiles") != run.base_id else (per_program, per_program, per_program),),
     )
 
@@ -109,6 +108,8 @@ def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
     return Judged(
         measured=f"first run over the median generation at {config_id}: " + ", ".join(map(excess, first.index)),
         verdict=verdict(bool((first.first_run_seconds * 1e3 > first.median_ci_high_ms).all())),
+        headline=Estimate(*(float((first.first_run_seconds * 1e3 / first.median_ms).min()),) * 3, "x",
+                          "first run / median, the least of the variants"),
     )
 
 
@@ -125,6 +126,8 @@ def _match_warmup_config(run: Run) -> Judged:
                  f"generation ({checks.mismatched_warmup_mismatched_ms:.0f} ms); warmed up by itself: {matched} "
                  f"({checks.mismatched_warmup_matched_ms:.0f} ms)",
         verdict=verdict(None if matched else mismatched > 0),
+        headline=Estimate(*(float(mismatched),) * 3, " compilations", f"in the timed generation ({matched} when "
+                          "warmed up by itself)"),
     )
 
 
@@ -137,6 +140,7 @@ def _disable_jit_baseline(run: Run) -> Judged:
                   f"{run.base_id}"),
         reason=slower.reason,
         verdict=slower.verdict(),
+        headline=Estimate(*ratio_of(eager), "x", "disable_jit / jitted"),
     )
 
 
@@ -154,6 +158,7 @@ def _scan(run: Run) -> Judged:
         measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
         reason=beats.reason,
         verdict=beats.verdict(),
+        headline=Estimate(*ratio_of(scan), "x", "kv_cache_scan / kv_cache"),
     )
 
 
@@ -188,6 +193,7 @@ def _short_warmup(run: Run) -> Judged:
         measured="compilations the guard counted per timed generation: "
                  + ", ".join(f"{v} {int(n)}" for v, n in caught.items()),
         verdict=verdict(bool((caught > 0).all())),
+        headline=Estimate(*(float(caught.min()),) * 3, " compilations", "per timed generation, the fewest"),
     )
 
 
@@ -225,14 +231,15 @@ def _distortion(run: Run) -> Judged:
     compiled = _pitfall(run).groupby("variant").compiles_per_sample.min().to_dict()
     return Judged(
         measured=f"the short warmup {'understated' if off[0] < 1 else 'overstated'} the cache's speedup "
-                 f"{interval(*off, 'x')} of the proper one, the uncached baseline held at its proper time (the "
-                 f"write-up's nearly kept its speed), so 1 / kv_cache's slow-down (slowed_cached: one measurement, "
-                 f"not two); with both variants warmed short, uncached/kv_cache "
+                 f"{interval(*off, 'x')} of the proper one (1 / kv_cache's slow-down, slowed_cached, the uncached "
+                 f"baseline at its proper time); both warmed short, "
+                 f"uncached/kv_cache "
                  f"{ratio_interval(demo)} vs {ratio_interval(proper)} proper ({interval(*both, 'x')}: "
-                 f"{'under' if both[0] < 1 else 'over'}stated), the timed region compiling uncached "
-                 f"{compiled['uncached']:g} and kv_cache {compiled[SPEC.floor]:g} times per generation"
+                 f"{'under' if both[0] < 1 else 'over'}stated; compiling uncached {compiled['uncached']:g}, kv_cache "
+                 f"{compiled[SPEC.floor]:g} times per timed generation)"
                  f"{_below(demo, at_structure)}",
         verdict=verdict(distorted(off)),
+        headline=Estimate(*off, "x", "the speedup warmed short / warmed properly"),
         ours=(off if at_structure else None,),  # the write-up's number is the same quotient: its direction shows
     )
 
@@ -249,6 +256,7 @@ def _slowed_cached(run: Run) -> Judged:
                   f"(uncached: {interval(*uncached, 'x')}){_below(demo, at_structure)}"),
         reason=slowed.reason,
         verdict=slowed.verdict(),
+        headline=Estimate(*cached, "x", "kv_cache warmed short / properly"),
         ours=(cached if at_structure else None,),
     )
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Bound, Judged
+from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
+from ...formatting import short
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
 from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, verdict
 from ...report.judging import Judges, Run
@@ -19,6 +20,7 @@ from .derived import (
     one_program_in_every_job,
     per_call,
     ratios,
+    reference_bound,
     reference_spread,
     stepped_row,
     transforms_of,
@@ -41,6 +43,7 @@ def _faster(run: Run) -> Judged:
         reason=faster.reason,
         verdict=faster.verdict(),
         judged_ratio=ratio_of(head),
+        headline=Estimate(*ratio_of(head), "x", "unbatched / batched"),
         ours=(ratio_of(head) if at_structure else None,),
     )
 
@@ -66,6 +69,8 @@ def _per_transform(run: Run) -> Judged:
                 + f"; time's exponent unbatched {exponent_text(u)}, batched {exponent_text(b)}); {per_transform}"),
             "reason": grows.reason,
             "verdict": grows.verdict(),
+            "headline": Estimate(gain["exponent"], gain["exponent_ci_low"], gain["exponent_ci_high"], "",
+                                 "the gain's exponent in the transforms"),
         }
     return Judged(**judged, ours=tuple(per_call(run, "per_transform", variant, "direct", per_transform=True)
                                        for variant in ("unbatched", SPEC.floor)))
@@ -84,10 +89,14 @@ def _against_one(fit: dict) -> str:
 def _same_with_depth(run: Run) -> Judged:
     direct = ratios(run, "direct")
     base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
+    grown = ratio_of_estimates(largest.ratio, (largest.ratio_ci_low, largest.ratio_ci_high), base.ratio,
+                               (base.ratio_ci_low, base.ratio_ci_high))
     return Judged(
         measured=", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
         verdict=verdict(None if len(direct) < 2 else bool(
             largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
+        headline=None if len(direct) < 2 else Estimate(
+            *grown, "x", f"the gain at {int(largest.transforms)} / at {int(base.transforms)} transforms"),
     )
 
 
@@ -109,20 +118,17 @@ def _first_run_linear(run: Run) -> Judged:
                       ours=ours)
     growth = marginal_cost_ratio(first.transforms, first.q, first.q_low, first.q_high)
     n = [int(first.transforms.iloc[i]) for i in (0, len(first) // 2, -1)]
-    f = exponents(run).loc[("first_run", SPEC.floor)]
     ratio = "no ratio, a first run shorter at more transforms" if np.isnan(growth[0]) else interval(*growth, "x")
+    each = ", ".join(f"{r.q:.2f}x at {int(r.transforms)}" for r in first.itertuples())
     shown = (f"each transform's cost from {n[1]} to {n[2]} transforms over that from {n[0]} to {n[1]}: "
-             f"{ratio} (1: a fixed part plus a cost per transform; "
-             f"{(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic), each depth's first run over its own job's "
-             "one-layer first run (" + ", ".join(f"{r.q:.2f}x at {int(r.transforms)}" for r in first.itertuples())
-             + f": paired in time, so the machine's drift between jobs cancels); across jobs, unpaired: power-law "
-             f"exponent {exponent_text(f)}, {f.ms_per_transform_first:.1f} ms per transform at {n[0]}, "
-             f"{f.ms_per_transform_last:.1f} ms at {n[2]}")
+             f"{ratio} (1: linear; {(n[2] + n[1]) / (n[1] + n[0]):.1f}: quadratic), each depth's first run over its "
+             f"job's one-layer run ({each})")
     if np.isnan(growth[0]):
         return Judged(measured=shown, verdict=verdict(None), ours=ours)
     linear = decide(growth[1], growth[2], 1 / LINEAR_BAND, LINEAR_BAND, holds="inside", log=True,
                     of="the cost-per-transform ratio")
-    return Judged(measured=shown, reason=linear.reason, verdict=linear.verdict(), ours=ours)
+    return Judged(measured=shown, reason=linear.reason, verdict=linear.verdict(), ours=ours,
+                  headline=Estimate(*growth, "x", f"cost per transform, {n[1]}-{n[2]} over {n[0]}-{n[1]}"))
 
 
 @JUDGES("jit_negligible")
@@ -135,6 +141,7 @@ def _jit_negligible(run: Run) -> Judged:
             f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")"),
         reason=negligible.reason,
         verdict=negligible.verdict(),
+        headline=Estimate(*overall, "x", "compiled, unbatched / batched"),
         ours=(per_call(run, "jit_negligible", SPEC.floor, "steady"),),
     )
 
@@ -153,9 +160,10 @@ def _less_compilation(run: Run) -> Judged:
     if one_program := one_program_in_every_job(run):
         return Judged(measured=f"both variants' jitted start-ups lower to one program in every job ({one_program}):"
                                f" XLA compiles the same program for both; {measured}",
-                      verdict=verdict(False))
+                      verdict=verdict(False), headline=Estimate(1, 1, 1, " program", "both variants compile"))
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
-    return Judged(measured=measured, reason=less.reason, verdict=less.verdict())
+    return Judged(measured=measured, reason=less.reason, verdict=less.verdict(),
+                  headline=Estimate(*compile_ratio, "x", "XLA compile time unbatched / batched"))
 
 
 @JUDGES("init_faster")
@@ -170,6 +178,7 @@ def _init_faster(run: Run) -> Judged:
         verdict=faster.verdict(),
         ours=(None if init_at is None else ratio_of(init),),
         judged_ratio=ratio_of(init),
+        headline=Estimate(*ratio_of(init), "x", "whole first run unbatched / batched"),
     )
 
 
@@ -204,25 +213,9 @@ def _variance(run: Run) -> Judged:
         reason=far_less.reason,
         verdict=far_less.verdict(),
         judged_ratio=overall,
-        bound=_reference_bound(spread, reference),
+        headline=Estimate(*overall, "x", "relative IQR unbatched / batched"),
+        bound=reference_bound(spread, reference),
     )
-
-
-def _reference_bound(spread: dict[str, list], reference: dict[str, float] | None) -> Bound | None:
-    """The most a spread ratio can show in this run: with batched's spread no lower than the reference's,
-    unbatched's over the reference's, geometric means over the depths (removing all of unbatched's spread
-    above the reference's); point estimates, as every bound. None without a reference, or where a spread is 0
-    (a ratio to it has no bound)."""
-    unbatched = [u[0] for u, _ in spread.values()]
-    if reference is None or min(*unbatched, *reference.values()) <= 0:
-        return None
-
-    def geometric(values) -> float:
-        return float(np.exp(np.mean(np.log(list(values)))))
-
-    total = geometric(unbatched)
-    return Bound(total, total - geometric(reference.values()), "unbatched's relative spread over a fixed "
-                 "workload's in the same rounds (the depths as one)", needs=FAR_LESS, scope="in this run")
 
 
 @JUDGES("setup_split")
@@ -240,6 +233,7 @@ def _setup_split(run: Run) -> Judged:
             + f": shares of the four steps' time in each call (the whole start-up: {stepped.median_ms:.0f} ms)"),
         reason=minor.reason,
         verdict=minor.verdict(),
+        headline=Estimate(*(100 * x for x in shares["apply"]), "%", "apply's share"),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
     )
 
@@ -254,7 +248,8 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
     measured = (f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
                 f"{compiled:.1f} ms = {interval(*gain, 'x')}")
     return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
-                  ours=(gain if at_structure else None,), judged_ratio=gain)
+                  ours=(gain if at_structure else None,), judged_ratio=gain,
+                  headline=Estimate(*gain, "x", "un-jitted / compiled call"))
 
 
 def _un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float, float, float], float]:
@@ -274,7 +269,8 @@ def _once_run(run: Run) -> Judged:
     pays = decide(once[1], once[2], 1, log=True, of="un-jitted / first run")
     return Judged(measured=(f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / first "
                             f"run (trace + compile + run) {first:.1f} ms = {interval(*once, 'x')}"),
-                  reason=pays.reason, verdict=pays.verdict(), judged_ratio=once)
+                  reason=pays.reason, verdict=pays.verdict(), judged_ratio=once,
+                  headline=Estimate(*once, "x", "un-jitted / first run"))
 
 
 @JUDGES("same_result")
@@ -292,4 +288,4 @@ def _same_result(run: Run) -> Judged:
                   measured=(f"equal in {int(exact.sum())} of {len(checks)} jobs (at {', '.join(recorded.config_id)}; "
                             f"{', '.join(values)} values): the structure, bitwise values and sharding of every leaf "
                             f"of the {recorded.outputs_compared.iloc[0]}; largest difference "
-                            f"{recorded.max_abs_difference.max():g}"))
+                            f"{short(recorded.max_abs_difference.max())}"))

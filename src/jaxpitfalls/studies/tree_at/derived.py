@@ -5,13 +5,15 @@ variants' start-ups lowered to one program."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from ...contract.verdicts import Bound
 from ...report.aggregate import variants_only
 from ...report.claims import median_of, row
 from ...report.judging import Run, once_per_run
 from .report import scaling
-from .spec import ANCHOR, REFERENCE, SPEC
+from .spec import ANCHOR, FAR_LESS, REFERENCE, SPEC
 
 
 @once_per_run
@@ -100,3 +102,20 @@ def reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str,
     if (direct.variant != REFERENCE).all():
         return None
     return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
+
+
+def reference_bound(spread: dict[str, list], reference: dict[str, float] | None) -> Bound | None:
+    """The most a spread ratio can show in this run: with batched's spread no lower than the reference's,
+    unbatched's over the reference's, geometric means over the depths (removing all of unbatched's spread
+    above the reference's); point estimates, as every bound. None without a reference, or where a spread is 0
+    (a ratio to it has no bound)."""
+    unbatched = [u[0] for u, _ in spread.values()]
+    if reference is None or min(*unbatched, *reference.values()) <= 0:
+        return None
+
+    def geometric(values) -> float:
+        return float(np.exp(np.mean(np.log(list(values)))))
+
+    total = geometric(unbatched)
+    return Bound(total, total - geometric(reference.values()), "unbatched's relative spread over a fixed "
+                 "workload's in the same rounds (the depths as one)", needs=FAR_LESS, scope="in this run")

@@ -1,0 +1,104 @@
+"""The scorecard's figure: every claim's headline, the number its verdict rests on, with its 95% interval, beside
+the write-up's number where the two measure the same quantity; one panel per unit (ratios on a log axis, times,
+shares, counts), one mark per effect (claims resting on one measurement share it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib import ticker  # noqa: E402
+
+from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
+from ..formatting import short  # noqa: E402
+from .tally import effects  # noqa: E402
+
+COLUMNS = ["label", "unit", "value", "low", "high", "theirs_low", "theirs_high", "verdict", "supporting"]
+VERDICT_COLORS = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, NOT_TESTABLE),
+                          sns.color_palette("colorblind", 5), strict=True))
+
+
+def _unit(unit: str) -> str:
+    """A headline's panel: ratios together (`x`, `x slower`), any other unit its own."""
+    return "x" if unit.startswith("x") else unit.strip()
+
+
+def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
+    """One row per effect with a headline (`tally.effects`: claims resting on one measurement share a row, labelled
+    by all their keys): the headline and its interval, and the write-up's first number where our number compared
+    with it is the headline itself (`theirs_*`; NaN where the write-up's number measured another quantity)."""
+    rows = []
+    for study, cs in claims.items():
+        for group in effects(cs):
+            lead = group[0]
+            h = lead.get("headline")
+            if h is None:
+                continue
+            theirs = (np.nan, np.nan)
+            if lead["numbers"] and lead["ours"][0] is not None and lead["ours"][0][0] == h.value:
+                number = lead["numbers"][0]
+                if _unit(number.unit) == _unit(h.unit):
+                    theirs = (number.low, number.high)
+            rows.append({"label": f"{study}: {' = '.join(r['key'] for r in group)}", "unit": _unit(h.unit),
+                         "value": h.value, "low": h.low, "high": h.high, "theirs_low": theirs[0],
+                         "theirs_high": theirs[1], "verdict": lead["verdict"],
+                         "supporting": bool(lead.get("supporting"))})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _panel(ax, points: pd.DataFrame, unit: str) -> None:
+    """One unit's claims: the write-up's number (grey) and ours (coloured by verdict, hollow where judged below the
+    write-up's structure) with a dashed line at no effect (1 for ratios, on a log axis; 0 otherwise)."""
+    for y, p in enumerate(points.itertuples()):
+        if not np.isnan(p.theirs_low):
+            ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
+                    marker="o", ms=7)
+        color = VERDICT_COLORS.get(p.verdict, "black")
+        ax.errorbar(p.value, y, xerr=[[max(p.value - p.low, 0)], [max(p.high - p.value, 0)]], fmt="o", capsize=3,
+                    color=color, markerfacecolor="white" if p.supporting else color)
+    ratio = unit == "x"
+    ax.axvline(1 if ratio else 0, color="0.3", ls="--", lw=1)
+    if ratio:
+        ends = points[["low", "high", "theirs_low", "theirs_high"]].to_numpy(dtype=float)
+        ends = ends[np.isfinite(ends) & (ends > 0)]
+        ax.set_xscale("log")  # whole decades either side of 1, so each end of the axis is labelled
+        ax.set_xlim(10 ** np.floor(np.log10(min(ends.min(), 0.9))), 10 ** np.ceil(np.log10(max(ends.max(), 1.1))))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: short(x)))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.set_yticks(range(len(points)), points.label)
+    ax.set_ylim(len(points) - 0.5, -0.5)
+    ax.set_xlabel("ratio (log scale)" if ratio else unit)
+
+
+def claims_figure(points: pd.DataFrame):
+    """Every effect's headline beside the write-up's number, one panel per unit, ratios first."""
+    sns.set_theme(style="whitegrid", context="notebook")
+    units = sorted(points.unit.unique(), key=lambda u: (u != "x", -int((points.unit == u).sum()), u))
+    if not units:
+        fig, ax = plt.subplots(figsize=(9.0, 1.5))
+        ax.text(0.5, 0.5, "no claim was judged on a number in this run", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    heights = [1.0 + 0.32 * int((points.unit == u).sum()) for u in units]
+    fig, axes = plt.subplots(len(units), 1, figsize=(10.0, 0.6 + sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, unit in zip(axes[:, 0], units, strict=True):
+        _panel(ax, points[points.unit == unit], unit)
+    handles = [plt.Line2D([], [], color="0.6", lw=7, alpha=0.6, label="write-up")]
+    handles += [plt.Line2D([], [], color=c, marker="o", ls="", label=f"ours: {v}")
+                for v, c in VERDICT_COLORS.items() if v in set(points.verdict)]
+    if points.supporting.any():
+        handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
+                                  label="ours below the write-up's structure"))
+    axes[0, 0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1, 1))
+    axes[0, 0].set_title("Each claim's number here (95% interval) beside the write-up's")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,96 @@
+"""The scorecard's first lines: how many of the write-ups' numbers held in size, and the verdicts counted per
+effect, not per row.
+
+Several claims can rest on one measurement (a speedup stated twice, "understated" and "slowed"; jit's gain read
+again as a phase of fixes it dominates): they are one effect, counted once, so a row repeated never looks like
+two agreeing results. Claims are one effect where one declares it restates the other (`Claim.restates`) or where
+their verdicts rest on the same number (the same headline, to the last digit). A "yes" is counted apart by
+whether the write-up's number held in size (magnitude.py), held in direction only, or gave no number to compare.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
+from .magnitude import size
+
+Row = dict[str, Any]
+UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say nothing of the write-up's size
+
+
+def sizes(row: Row) -> list[bool | None]:
+    """Whether each write-up number of a claim held in size here (None: not judged: absolute, not measured at its
+    structure, or the claim is not testable, not measured or checked here)."""
+    if row["verdict"] in UNSIZED:
+        return [None] * len(row["numbers"])
+    return [size(n, o, "").held for n, o in zip(row["numbers"], row["ours"], strict=True)]
+
+
+def effects(rows: list[Row]) -> list[list[Row]]:
+    """A study's claims grouped by the measurement their verdicts rest on, each group led by the claim the others
+    restate (or the first), in the spec's order."""
+    lead: dict[str, str] = {}
+    by_number: dict[tuple, str] = {}
+    for row in rows:
+        headline = row.get("headline")
+        number = None if headline is None else (headline.value, headline.low, headline.high, headline.unit)
+        lead[row["key"]] = row.get("restates") or by_number.get(number) or row["key"]
+        if number is not None:
+            by_number.setdefault(number, lead[row["key"]])
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(lead[row["key"]], []).append(row)
+    return [sorted(g, key=lambda r: r["key"] != key) for key, g in groups.items()]
+
+
+def _kind(group: list[Row]) -> str:
+    """An effect's verdict as the tally counts it: a yes split by size (in size, direction only, no number)."""
+    verdict = group[0]["verdict"]
+    if verdict != REPRODUCED:
+        return "no" if verdict == "not reproduced" else verdict
+    held = [h for row in group for h in sizes(row) if h is not None]
+    return "yes, in size" if any(held) else "yes, direction only" if held else "yes, no number to compare"
+
+
+ORDER = ("yes, in size", "yes, direction only", "yes, no number to compare", "no", "inconclusive", "unstable",
+         NOT_TESTABLE, CHECKED, NOT_MEASURED)
+
+
+def _counted(groups: list[list[Row]]) -> str:
+    counts = pd.Series([_kind(g) for g in groups], dtype=object).value_counts()
+    return ", ".join(f"{counts[k]} {'**no**' if k == 'no' else k}" for k in ORDER if k in counts)
+
+
+def numbers_line(claims: dict[str, list[Row]]) -> str:
+    """How many of the write-ups' distinct numbers held in size: each counted once however many claims give it,
+    held where any claim that judged it holds it (the write-up's 7.6x held where it was measured, applying the
+    plan, whatever a claim that stretched it to the whole start-up found)."""
+    judged: dict[tuple, list[bool]] = {}
+    for study, rows in claims.items():
+        for row in rows:
+            if row["beyond"]:
+                continue
+            for number, held in zip(row["numbers"], sizes(row), strict=True):
+                if held is not None:
+                    judged.setdefault((study, number.low, number.high, number.unit), []).append(held)
+    held = sum(any(v) for v in judged.values())
+    return (f"**{held} of the {len(judged)} write-up numbers this run could size held in size**; "
+            f"{len(judged) - held} did not (the size column)")
+
+
+def tally(claims: dict[str, list[Row]]) -> str:
+    """The scorecard's first line and its counts: write-up numbers held in size, then effects (claims resting on
+    one measurement counted once) by verdict, the write-ups' apart from ours beside them (Claim.beyond), and
+    those judged at a structure smaller than the write-up's (supporting only) counted apart."""
+    theirs = [g for rows in claims.values() for g in effects([r for r in rows if not r["beyond"]])]
+    ours = [g for rows in claims.values() for g in effects([r for r in rows if r["beyond"]])]
+    supporting = [g for g in theirs if g[0].get("supporting")]
+    rows = sum(len(g) for g in theirs)
+    apart = (f" ({len(supporting)} of them judged only at a structure smaller than the write-up's, supporting "
+             f"only: {_counted(supporting)})") if supporting else ""
+    beyond = f"; {len(ours)} beyond them: {_counted(ours)}" if ours else ""
+    return (f"{numbers_line(claims)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
+            f"{apart}{beyond}")
