@@ -137,7 +137,7 @@ def test_the_scorecard_figure_draws_every_headline_and_the_write_up_beside_the_s
     points = claim_points(claims)
     assert list(points.label) == ["s: a", "s: b", "s: d", "s: e", "s: f"]
     assert list(points.value) == [7.0, 2.0, 13.0, 2.0, 3.0] and list(points.supporting) == [False, True] + [False] * 3
-    assert list(points.unit) == ["x", "x", "ms", "x", "compilations"]
+    assert list(points.unit) == ["x", "x", "ms", "x", "count"]  # counted things share an axis
     assert points.theirs_low.notna().tolist() == [True, False, True, False, False]  # only where ours is theirs' like
 
 

@@ -61,9 +61,9 @@ def _run(tmp_path: Path, monkeypatch, *, earlier_job: bool = False) -> Path:
     return run
 
 
-def test_publish_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
+def test_a_snapshot_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
     run = _run(tmp_path, monkeypatch)
-    snap = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+    snap = reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
     m = reference.check(snap)
     assert set(m["files"]) == {"report.md", "scorecard.png", "figures/toy/speed.png", "run_summary.csv",
                                "environment/toy.csv", "tables/toy/comparisons.csv", "tables/toy/checks.csv"}
@@ -73,8 +73,20 @@ def test_publish_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
     assert m["yardstick_ms"] == 1.5  # the machine's speed: the jobs' yardsticks' median, where recorded
     assert f"({snap.name}/report.md)" in (index := (tmp_path / "reference/README.md").read_text())
     assert "| 1.50 ms" in index
-    again = reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+    again = reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
     assert again.name == f"{snap.name}-2" and reference.check(snap)  # the day's first snapshot is kept
+    assert m["status"] == reference.UNREVIEWED  # publishing is a step of its own
+    with pytest.raises(reference.InvalidReference, match="0 published snapshots"):
+        reference.published(tmp_path / "reference")
+    reference.set_status(snap, reference.PUBLISHED)
+    reference.set_status(again, reference.PUBLISHED)  # the newer one replaces it, which then says so
+    assert reference.published(tmp_path / "reference") == again
+    assert reference.check(snap)["status"] == f"not published: superseded by {again.name}"
+    reference.set_status(snap, "not published: a slower VM (yardstick 0.6 ms against 0.26)")
+    index = (tmp_path / "reference/README.md").read_text()
+    assert "| **yes** " in index and "| no: a slower VM (yardstick 0.6 ms against 0.26) " in index
+    with pytest.raises(ValueError, match="not published: <why>"):
+        reference.set_status(snap, "withdrawn")
 
     (snap / "figures/toy/speed.png").write_text("edited")
     with pytest.raises(reference.InvalidReference, match="changed.*speed.png"):
@@ -89,26 +101,27 @@ def test_publish_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch):
         reference.check(snap)
 
 
-def test_publish_refuses_a_report_newer_than_the_bundle(tmp_path, monkeypatch):
+def test_a_snapshot_refuses_a_report_newer_than_the_bundle(tmp_path, monkeypatch):
     run = _run(tmp_path, monkeypatch)
     (run / "reports/report.md").write_text("# edited after the bundle\n")
     with pytest.raises(reference.InvalidReference, match="not the file the run's bundle holds"):
-        reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+        reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
     assert not (tmp_path / "reference").exists()
 
 
-def test_publish_refuses_a_partial_rerun(tmp_path, monkeypatch):
+def test_a_snapshot_refuses_a_partial_rerun(tmp_path, monkeypatch):
     run = _run(tmp_path, monkeypatch, earlier_job=True)
     with pytest.raises(reference.InvalidReference, match="1 jobs come from earlier invocations"):
-        reference.publish(run, tmp_path / "reference", preset="presets/toy.yaml")
+        reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
 
 
-def test_the_index_lists_every_snapshot():
+def test_the_index_lists_every_snapshot_and_publishes_one():
     if not SNAPSHOTS:
         pytest.fail("no snapshot under docs/reference/")
     index = (ROOT / "docs/reference" / reference.INDEX).read_text()
     for manifest in SNAPSHOTS:
         assert json.loads(manifest.read_text())["date"] in index
+    assert reference.published(ROOT / "docs/reference").exists() and index.count("| **yes** ") == 1
 
 
 def test_the_index_lists_a_day_s_runs_in_the_order_they_ran(tmp_path):

@@ -4,6 +4,7 @@ changed, first; and a run judged as if it had measured less (report/thinned.py) 
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pandas as pd
@@ -57,3 +58,32 @@ def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_
     odd = "## Reproduction scorecard\n\n| study | claim | verdict |\n|:-|:-|:-|\n| a | b | maybe |\n"
     with pytest.raises(rejudge.UnreadableSnapshot, match="'maybe'"):
         rejudge.published_verdicts(odd)
+
+
+def test_a_snapshot_rerendered_by_this_checkout_keeps_its_run_s_sections_and_lists_a_study_it_did_not_run(
+        smoke_run, tmp_path):
+    """rejudge --write (report/rerender.py): the claims sections and figure written again from the kept tables,
+    every study's claims listed (one whose tables the snapshot lacks, as the GPU lease's extraction: not
+    measured, saying so), the study sections and audit as the run wrote them, the manifest naming what changed."""
+    from jaxpitfalls.contract import registry
+    from jaxpitfalls.report import rerender
+
+    snapshot = tmp_path / "snapshot"
+    for kept, source in reference.kept_files(smoke_run).items():
+        (snapshot / kept).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(smoke_run / source, snapshot / kept)
+    (snapshot / "manifest.json").write_text(json.dumps({"files": {
+        f: {"sha256": reference._sha256(snapshot / f)} for f in reference.kept_files(smoke_run)}}))
+    shutil.rmtree(snapshot / "tables" / "extraction")
+    before = (snapshot / "report.md").read_text()
+    claims = rerender.rerender(snapshot)
+    after = (snapshot / "report.md").read_text()
+    assert set(claims) == set(registry.names())
+    assert all(c["measured"] == rerender.NOT_RUN for c in claims["extraction"] if c["rule"])
+    for kept in ("## Study `dispatch`", "## Audit", "## Environment"):  # the run's own sections, as written
+        assert before[before.index(kept):].split("\n## ")[0] == after[after.index(kept):].split("\n## ")[0]
+    assert after.count("## Reproduction scorecard") == 1 and after.count("## The rules") == 1
+    assert reference.check(snapshot)["rejudged"]["files"].keys() == {"report.md", "scorecard.png"}
+    (snapshot / "report.md").write_text(after + "edited by hand\n")
+    with pytest.raises(reference.InvalidReference, match="changed"):
+        reference.check(snapshot)

@@ -106,9 +106,10 @@ class Claim:
     # bus): on a CPU backend the engine makes it not testable whatever it came out, saying this
     # (report.claims.applicable): a "no" there refutes nothing, and a "yes" is not the claim's effect.
     accelerator: str = ""
-    # The key of the claim whose measurement this one's verdict reads from the other side (the write-up states one
-    # effect twice, e.g. a speedup understated and the variant slowed): the tally counts the measurement once and
-    # the scorecard figure draws one mark, so two rows never look like two agreeing results.
+    # The key of the claim whose effect this one's verdict measures again: the same measurement read from the other
+    # side (the write-up states one effect twice, e.g. a speedup understated and the variant slowed), or that effect
+    # with others added to it (all fixes together, jit's gain the most of them): the tally counts the effect once
+    # and the scorecard figure draws one mark, so two rows never look like two agreeing results.
     restates: str = ""
 
     def __post_init__(self) -> None:

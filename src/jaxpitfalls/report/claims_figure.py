@@ -25,9 +25,15 @@ VERDICT_COLORS = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, N
                           sns.color_palette("colorblind", 5), strict=True))
 
 
+COUNTS = ("compilations", "programs", "program", "alarms")  # counted things share one axis
+
+
 def _unit(unit: str) -> str:
-    """A headline's panel: ratios together (`x`, `x slower`), any other unit its own."""
-    return "x" if unit.startswith("x") else unit.strip()
+    """A headline's panel: ratios together (`x`, `x slower`), counts together, any other unit its own."""
+    first = unit.strip().split(" ")[0]
+    if unit.startswith("x"):
+        return "x"
+    return "count" if first in COUNTS else first or "exponent"  # a bare number: an exponent, as the write-up's
 
 
 def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:

@@ -5,23 +5,25 @@ timing, the environment."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
 from ..contract.interface import Report, StudySpec
-from ..formatting import fixed
+from ..formatting import fixed, short
 from ..harness.stats import DIFFERENCE, relative_half_width
 from .aggregate import base_config_id, measured
 from .claims import interval
 
 
-def table(df: pd.DataFrame) -> str:
-    """A markdown table whose numbers read as written: floats in fixed point (formatting.fixed: three places, or
-    three significant digits below a hundredth), never e-notation, which tabulate gives a column of mixed types."""
+def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
+    """A markdown table whose numbers read as written: floats by `number` (formatting.fixed: three places, or three
+    significant digits below a hundredth; formatting.short: three significant digits), never e-notation, which
+    tabulate gives a column of mixed types."""
     if not len(df):
         return "_(no rows)_"
-    shown = df.map(lambda v: fixed(v) if isinstance(v, float) and not pd.isna(v) else v)
+    shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else v)
     return shown.to_markdown(index=False, disable_numparse=True)
 
 
@@ -99,7 +101,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
               "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "
               "another by about its yardstick's ratio was slowed by the machine, beyond it by something else):", ""]
     lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
-    lines += ["", table(per_rule, ".1f"), ""]
+    lines += ["", table(per_rule, lambda x: fixed(x, 1)), ""]
     return "\n".join(lines)
 
 
@@ -190,11 +192,11 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
         table(checks[["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
                        "signatures_distinct", "compiles_in_warmup", "compiles_in_timed_region",
-                       "compiles_measured_on_purpose", "compiles_demonstrated"]], ".3g"), "",
+                       "compiles_measured_on_purpose", "compiles_demonstrated"]], short), "",
         "Each measuring job's seconds and peak memory in GiB (the host's: the measuring processes' resident "
         "high-water mark; the device's where the backend reports one).", "",
         table(checks.assign(host_peak_gib=checks.host_peak_mb / 1024, device_peak_gib=checks.device_peak_mb / 1024)[
-            ["config_id", "ran_on", "job_seconds", "host_peak_gib", "device_peak_gib"]], ".3g"), "",
+            ["config_id", "ran_on", "job_seconds", "host_peak_gib", "device_peak_gib"]], short), "",
         "Machine while timing (per configuration, all modes and processes): rounds kept, rounds re-timed "
         "because other processes or steal used more than `measure.max_busy_share` of the cores, seconds spent "
         "waiting for a quiet machine before re-timing, rounds kept although contended (`on_contention: warn`: "
@@ -206,7 +208,7 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "Python and numpy workload timed once a round, the machine's speed while the job timed.", "",
         table(checks[["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried", "waited_s",
                       "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max",
-                      "first_place", *(["yardstick_ms"] if "yardstick_ms" in checks else [])]], ".3g"), "",
+                      "first_place", *(["yardstick_ms"] if "yardstick_ms" in checks else [])]], short), "",
     ]
     return "\n".join(lines)
 

@@ -3,6 +3,7 @@ the claims beside the write-ups' numbers."""
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 
 import matplotlib
@@ -14,12 +15,14 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
+from ..formatting import short  # noqa: E402
+
 
 def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
     """Log axes where `log` names them (x ticks at the data's values) and the dashed reference line."""
     if "x" in log:
         ax.set_xscale("log")
-        ax.set_xticks(xs, [f"{t:g}" for t in xs])
+        ax.set_xticks(xs, [short(t) for t in xs])
         ax.minorticks_off()
     if reference is not None:  # first: the line can widen the range _log_y reads
         ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
@@ -28,16 +31,25 @@ def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
 
 
 def _log_y(ax) -> None:
-    """A log y axis labelled in plain numbers (`40`, not matplotlib's `4x10^1`); within a decade, a few plain
-    ticks (matplotlib would label every minor tick)."""
+    """A log y axis labelled in plain numbers (`40`, not matplotlib's `4x10^1` or `1.55e+03`) at 1-2-5 steps, its
+    ends widened to the steps around the data so that its lowest and highest points lie between labelled ticks
+    (an extraction figure's eager point sat below the lowest label); a range narrower than 3x gets a few evenly
+    spaced plain ticks instead."""
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(ticker.LogFormatter())
-    ax.yaxis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))  # the minor ticks matplotlib labels
     low, high = ax.get_ylim()
-    if high / low < 10:
-        ax.yaxis.set_major_locator(ticker.MaxNLocator(4))
-        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
-        ax.yaxis.set_minor_locator(ticker.NullLocator())
+    ax.yaxis.set_minor_locator(ticker.NullLocator())
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: short(y)))
+    if high / low < 3:
+        ax.yaxis.set_major_locator(ticker.MaxNLocator(5))
+        return
+    steps = [m * 10.0 ** e for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
+             for m in (1, 2, 5)]
+    below, above = max(t for t in steps if t <= low), min(t for t in steps if t >= high)
+    ticks = [t for t in steps if below <= t <= above]
+    if len(ticks) > 9:  # many decades: the decades alone, and the ends
+        ticks = sorted({below, above, *(t for t in ticks if math.log10(t).is_integer())})
+    ax.set_ylim(below, above)
+    ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
 
 
 def _spread_ticks(fig, ax) -> None:
@@ -165,18 +177,44 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
     return fig
 
 
-def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = ""):
-    """One stacked bar per row of `table` (index: the bars, columns: the parts); the figure widens where
-    neighbouring labels would crowd."""
+def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: pd.DataFrame | None = None):
+    """One stacked bar per row of `table` (index: the bars, columns: the parts: means, which have no interval of
+    their own), and where given each bar's `total` (columns: value, low, high: a median and its 95% interval) as
+    an error bar, so the figure says how sure its heights are; the figure widens where neighbouring labels would
+    crowd."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.5, 4.0))
     table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
+    if total is not None:
+        value, low, high = (total[c].to_numpy(dtype=float) for c in total.columns)
+        ax.errorbar(range(len(total)), value, yerr=[value - low, high - value], fmt="_", color="black", capsize=4,
+                    markersize=14, label="median (95% interval)")
     ax.set_ylabel(ylabel)
     ax.set_xlabel("")
     ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
     if title:
         ax.set_title(title)
     _spread_ticks(fig, ax)
+    return fig
+
+
+def interval_dots(rows: pd.DataFrame, band: float | None = None, xlabel: str = "", title: str = ""):
+    """One row per estimate (`rows`: label, value, low, high), a dot with its 95% interval, a dashed line at 0 and,
+    where given, the band +-`band` shaded: where a claim holds (every interval inside it)."""
+    sns.set_theme(style="whitegrid", context="notebook")
+    fig, ax = plt.subplots(figsize=(8.0, 1.4 + 0.5 * len(rows)))
+    if band is not None:  # said in the axis label: a legend of one entry is a label
+        ax.axvspan(-band, band, color="0.85")
+        xlabel += f" (shaded: +-{short(band)})"
+    ax.axvline(0, color="0.3", ls="--", lw=1)
+    ax.errorbar(rows.value, range(len(rows)), xerr=[rows.value - rows.low, rows.high - rows.value], fmt="o",
+                capsize=4, color=sns.color_palette("colorblind")[0])
+    ax.set_yticks(range(len(rows)), rows.label)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
     return fig
 
 

@@ -5,7 +5,10 @@ change to a claim's rule or to the rule of what this hardware can show is then c
 numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
 
-    python -m jaxpitfalls.report.rejudge docs/reference/<snapshot>
+    python -m jaxpitfalls.report.rejudge docs/reference/<snapshot> [--write]
+
+With --write, the snapshot's claims sections and scorecard figure are written again by this checkout's rules
+(report/rerender.py): a change that only judges or words differently, published without timing a new run.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..plan import TABLES
 from .aggregate import read_tables
 from .build import study_claims
+from .reference import table_paths
 from .scorecard import RESTATED, VERDICT_MARK
 
 VERDICT_OF_MARK = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
@@ -45,13 +48,6 @@ def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
     return {key: VERDICT_OF_MARK[mark] for key, mark in marks.items()}
 
 
-def table_paths(snapshot: Path, study: str) -> dict[str, str]:
-    """A study's tables as a snapshot keeps them (report/reference.kept_files): tables/<study>/<table>.csv, its
-    environment apart in environment/<study>.csv."""
-    paths = {t: str(snapshot / "tables" / study / f"{t}.csv") for t in TABLES}
-    return paths | {"environment": str(snapshot / "environment" / f"{study}.csv")}
-
-
 def _claims(study: str, paths: dict[str, str]) -> list[dict]:
     """The study's claims judged now on the snapshot's tables."""
     return study_claims(study, paths, read_tables(paths))
@@ -74,12 +70,19 @@ def rejudged(snapshot: Path) -> pd.DataFrame:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    write = "--write" in argv
+    paths = [a for a in argv if a != "--write"]
+    if len(paths) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    table = rejudged(Path(argv[0]))
+    table = rejudged(Path(paths[0]))
     print(f"{int(table.changed.sum())} of {len(table)} verdicts changed (published -> now)\n")
     print(table.to_markdown(index=False))
+    if write:
+        from .rerender import rerender  # it reads this module's table paths
+
+        rerender(paths[0])
+        print(f"\nwrote {paths[0]}/report.md's claims sections and its scorecard figure by this checkout's rules")
     return 0
 
 

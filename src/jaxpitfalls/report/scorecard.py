@@ -94,8 +94,8 @@ def size_cell(claim: dict[str, Any]) -> str:
     """The first write-up number's size against ours (magnitude.size): the ceiling this hardware allows where the
     claim is not testable; ours named where the number compared is not the headline (the write-up's baseline
     differs from the verdict's)."""
-    if claim["verdict"] == NOT_TESTABLE and claim.get("ceiling"):
-        return f"— (at most {claim['ceiling']:.3f}x here)"
+    if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
+        return f"— (at most {claim['ceiling']:.3f}x here)" if claim.get("ceiling") else "— (not testable here)"
     if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
         return "—"
     number, ours = claim["numbers"][0], claim["ours"][0]

@@ -36,7 +36,8 @@ def effects(rows: list[Row]) -> list[list[Row]]:
     by_number: dict[tuple, str] = {}
     for row in rows:
         headline = row.get("headline")
-        number = None if headline is None else (headline.value, headline.low, headline.high, headline.unit)
+        number = None if headline is None else (headline.value, headline.low, headline.high, headline.unit,
+                                                headline.what)  # the same quantity, not two counts that are both 0
         lead[row["key"]] = row.get("restates") or by_number.get(number) or row["key"]
         if number is not None:
             by_number.setdefault(number, lead[row["key"]])
@@ -47,21 +48,22 @@ def effects(rows: list[Row]) -> list[list[Row]]:
 
 
 def _kind(group: list[Row]) -> str:
-    """An effect's verdict as the tally counts it: a yes split by size (in size, direction only, no number)."""
+    """An effect's verdict as the tally counts it: its lead claim's (the one the others restate), a yes split by
+    whether the lead's own numbers held in size (in size, direction only, no number)."""
     verdict = group[0]["verdict"]
     if verdict != REPRODUCED:
         return "no" if verdict == "not reproduced" else verdict
-    held = [h for row in group for h in sizes(row) if h is not None]
-    return "yes, in size" if any(held) else "yes, direction only" if held else "yes, no number to compare"
+    held = [h for h in sizes(group[0]) if h is not None]
+    return "yes in size" if any(held) else "yes in direction only" if held else "yes with no number to compare"
 
 
-ORDER = ("yes, in size", "yes, direction only", "yes, no number to compare", "no", "inconclusive", "unstable",
+ORDER = ("yes in size", "yes in direction only", "yes with no number to compare", "no", "inconclusive", "unstable",
          NOT_TESTABLE, CHECKED, NOT_MEASURED)
 
 
 def _counted(groups: list[list[Row]]) -> str:
     counts = pd.Series([_kind(g) for g in groups], dtype=object).value_counts()
-    return ", ".join(f"{counts[k]} {'**no**' if k == 'no' else k}" for k in ORDER if k in counts)
+    return "; ".join(f"{counts[k]} {'**no**' if k == 'no' else k}" for k in ORDER if k in counts)
 
 
 def numbers_line(claims: dict[str, list[Row]]) -> str:
@@ -91,6 +93,6 @@ def tally(claims: dict[str, list[Row]]) -> str:
     rows = sum(len(g) for g in theirs)
     apart = (f" ({len(supporting)} of them judged only at a structure smaller than the write-up's, supporting "
              f"only: {_counted(supporting)})") if supporting else ""
-    beyond = f"; {len(ours)} beyond them: {_counted(ours)}" if ours else ""
+    beyond = f". {len(ours)} beyond them: {_counted(ours)}" if ours else ""
     return (f"{numbers_line(claims)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
             f"{apart}{beyond}")

@@ -38,7 +38,8 @@ from ..harness.machine import machine_summary
 from ..harness.processes import merge, side_samples_of
 from ..harness.sampling import MIN_REPEATS
 from .aggregate import aggregate
-from .rejudge import rejudged, table_paths
+from .reference import table_paths
+from .rejudge import rejudged
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...contract.verdicts import Estimate
-from ...harness.stats import difference_side, side_parts
+from ...harness.stats import difference_side
 from ...report.claims import difference_between, difference_of, interval, row, rows
 from ...report.judging import Run
 from .report import ms
@@ -35,13 +35,6 @@ def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float
         return anchor, difference_between(run.pair(*BESIDE, config_id=config_id, mode="blocked"), anchor)
     shift = run.pair(difference_side(*BESIDE), difference_side(*ANCHOR_PAIR), config_id=config_id, mode="blocked")
     return anchor, difference_of(shift)
-
-
-def compute_shifts(run: Run) -> dict[str, tuple[float, float, float]]:
-    """Per compute setting timed in the base's job (the config's `beside`: spec.BESIDE under beside_name), its
-    overhead minus the base's, paired round by round in that job (ms, 95% interval), by the setting's label."""
-    shifts = rows(run.comp, config_id=run.base_id, baseline=difference_side(*BESIDE), mode="blocked")
-    return {side_parts(r.variant)[0].split("@", 1)[1]: difference_of(r) for _, r in shifts.iterrows()}
 
 
 def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[float, float, float], str]]:

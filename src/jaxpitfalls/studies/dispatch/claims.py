@@ -21,9 +21,9 @@ from ...report.claims import (
     verdict,
 )
 from ...report.judging import Judges, Run
-from .anchored import ACROSS_JOBS, compute_shifts, leaves_growth, widest_shift
+from .anchored import ACROSS_JOBS, leaves_growth, widest_shift
 from .flattening import at_least, before_program, before_program_text, flattening, share_left, share_text
-from .report import attribution, ms, on_axis
+from .report import attribution, compute_shifts, ms, on_axis
 from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, SPEC
 from .structure import at_pytree, width_note
 from .traced import postprocess_share, traced_at, traced_python

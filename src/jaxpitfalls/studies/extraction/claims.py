@@ -183,8 +183,8 @@ def _donate_params(run: Run) -> Judged:
                  f"{checks.donation_parameter_mb:.1f} MB) at {run.base_id} ({warned}); the next batch with the "
                  f"same parameters {checks.donation_second_batch}",
         verdict=verdict(bool(checks.donation_freed_mb >= checks.donation_parameter_mb / 2)),
-        headline=Estimate(*(float(checks.donation_freed_mb),) * 3, " MB",
-                          f"freed of {checks.donation_parameter_mb:.0f} MB donated:"),
+        headline=Estimate(*(100 * float(checks.donation_freed_mb / checks.donation_parameter_mb),) * 3, "%",
+                          f"freed of the {checks.donation_parameter_mb:.0f} MB of parameters donated"),
     )
 
 

@@ -19,7 +19,7 @@ FIGURES = {
     "time_split": "Where a pass's time goes per variant (base configuration): forward, device-to-host "
                   "transfer, storage. pipelined and scanned dispatch the forward without waiting for it: their "
                   "forward is the dispatch alone and their transfer includes waiting for the computation (means "
-                  "over the timed passes, no interval).",
+                  "over the timed passes); the black bar is each pass's median with its 95% interval.",
 }
 
 
@@ -36,7 +36,8 @@ def throughput(steps: pd.DataFrame) -> pd.DataFrame:
         "config_id": s.config_id, "variant": s.variant, "batch": s.batch,
         "sequences_per_s": per_second(s.structure_sequences, s)[0], "tokens_per_s": tokens,
         "tokens_per_s_low": low, "tokens_per_s_high": high,
-        "pass_ms": s.median_ms, "forward_ms": s.phase_forward_ms, "transfer_ms": s.phase_transfer_ms,
+        "pass_ms": s.median_ms, "pass_ms_low": s.median_ci_low_ms, "pass_ms_high": s.median_ci_high_ms,
+        "forward_ms": s.phase_forward_ms, "transfer_ms": s.phase_transfer_ms,
         "storage_ms": s.phase_storage_ms, "first_pass_s": s.first_run_seconds,
         "compiles_first_pass": s.first_run_compiles,
     })
@@ -89,13 +90,14 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
 
     t = throughput(tables["steps"])
     base_id = base_config_id(measured(tables["checks"]))
-    split = t[t.config_id == base_id].set_index("variant").loc[list(SPEC.variants),
-                                                               ["forward_ms", "transfer_ms", "storage_ms"]]
+    base = t[t.config_id == base_id].set_index("variant").loc[list(SPEC.variants)]
+    split = base[["forward_ms", "transfer_ms", "storage_ms"]]
     return {
         "throughput": bars(t.assign(configuration=t.config_id.map(setting_labels(tables["steps"]))), x="variant",
                            y="tokens_per_s", hue="configuration", order=SPEC.variants, log=True,
                            low="tokens_per_s_low", high="tokens_per_s_high",
                            ylabel="tokens per second (95% interval)", title="Activation extraction throughput"),
         "time_split": stacked_bars(split.rename(columns=lambda c: c.removesuffix("_ms")), ylabel="ms per pass",
-                                   title=f"Where a pass goes ({base_id})"),
+                                   title=f"Where a pass goes ({base_id})",
+                                   total=base[["pass_ms", "pass_ms_low", "pass_ms_high"]]),
     }

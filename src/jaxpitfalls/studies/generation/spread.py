@@ -39,5 +39,5 @@ def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame) -> Judged:
                   + (f" ({named})" if named else "") + f", {len(missed)} busy jobs it missed"
                   + (f" ({', '.join(missed)})" if missed else "") + beside),
         verdict=verdict(false_alarms.empty and not missed),
-        headline=Estimate(*(float(len(false_alarms) + len(missed)),) * 3, "", "false alarms + misses"),
+        headline=Estimate(*(float(len(false_alarms) + len(missed)),) * 3, " alarms", "false and missed"),
     )

@@ -56,6 +56,7 @@ def _per_transform(run: Run) -> Judged:
                      f"{median(run, run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
                      f"{n_base}")
     judged = {"measured": f"not measured: fewer than 2 depths; {per_transform}", "verdict": NOT_MEASURED}
+    exponent = None
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
         u, b = exponents(run).loc[("direct", "unbatched")], exponents(run).loc[("direct", SPEC.floor)]
@@ -69,11 +70,11 @@ def _per_transform(run: Run) -> Judged:
                 + f"; time's exponent unbatched {exponent_text(u)}, batched {exponent_text(b)}); {per_transform}"),
             "reason": grows.reason,
             "verdict": grows.verdict(),
-            "headline": Estimate(gain["exponent"], gain["exponent_ci_low"], gain["exponent_ci_high"], "",
-                                 "the gain's exponent in the transforms"),
         }
-    return Judged(**judged, ours=tuple(per_call(run, "per_transform", variant, "direct", per_transform=True)
-                                       for variant in ("unbatched", SPEC.floor)))
+        exponent = (gain["exponent"], gain["exponent_ci_low"], gain["exponent_ci_high"])
+        judged["headline"] = Estimate(*exponent, "", "the gain's exponent in the transforms")
+    return Judged(**judged, ours=(exponent, *(per_call(run, "per_transform", variant, "direct", per_transform=True)
+                                              for variant in ("unbatched", SPEC.floor))))
 
 
 def _against_one(fit: dict) -> str:
@@ -160,7 +161,7 @@ def _less_compilation(run: Run) -> Judged:
     if one_program := one_program_in_every_job(run):
         return Judged(measured=f"both variants' jitted start-ups lower to one program in every job ({one_program}):"
                                f" XLA compiles the same program for both; {measured}",
-                      verdict=verdict(False), headline=Estimate(1, 1, 1, " program", "both variants compile"))
+                      verdict=verdict(False), headline=Estimate(1, 1, 1, " programs", "both variants compile"))
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
     return Judged(measured=measured, reason=less.reason, verdict=less.verdict(),
                   headline=Estimate(*compile_ratio, "x", "XLA compile time unbatched / batched"))

@@ -1,0 +1,86 @@
+"""The README's summary of the published reference, its numbers filled from that snapshot's tables, so that it
+cannot drift from the report it links: the prose is written by hand, each number in it sits between markers that
+name what it is, and this fills them.
+
+    <!-- tree_at.faster -->5.881x [5.864, 5.897]<!-- / -->    the headline the claim's verdict rests on
+    <!-- tree_at.faster.size -->1.35x smaller<!-- / -->         its size against the write-up's number
+    <!-- tree_at.faster.verdict -->yes<!-- / -->                its verdict, as the scorecard marks it
+    <!-- tally -->...<!-- / -->                                  the scorecard's first line
+    <!-- snapshot -->2026-11-28-5<!-- / -->                     the published snapshot's name
+    <!-- snapshot.link -->[2026-11-28-5](...)<!-- / -->         a link to its report
+
+    python -m jaxpitfalls.report.readme README.md           fill the README from the published snapshot
+    python -m jaxpitfalls.report.readme README.md --check   fail, naming each, where a number differs
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .reference import published
+from .rerender import snapshot_claims
+from .scorecard import VERDICT_MARK, estimate_text, size_cell
+from .tally import tally
+
+MARKED = re.compile(r"<!-- (?P<key>[\w./-]+) -->(?P<value>.*?)<!-- / -->", re.S)
+REFERENCE = Path("docs/reference")
+
+
+def _headline(claim: dict[str, Any]) -> str:
+    """The number a claim's verdict rests on, without its words (the README's prose says what it is)."""
+    return "no number" if claim["headline"] is None else estimate_text(replace(claim["headline"], what=""))
+
+
+def values(snapshot: Path) -> dict[str, str]:
+    """Every value a marker can name, from the snapshot's tables judged by this checkout's rules (those of the
+    published report: the test checks the report says each)."""
+    claims, _ = snapshot_claims(snapshot)
+    found = {"snapshot": snapshot.name, "tally": tally(claims).replace("**", ""),
+             "snapshot.link": f"[{snapshot.name}](docs/reference/{snapshot.name}/report.md)",
+             "wall": f"{json.loads((snapshot / 'manifest.json').read_text())['wall_seconds'] / 60:.0f} min"}
+    for study, rows in claims.items():
+        for claim in rows:
+            key = f"{study}.{claim['key']}"
+            size = size_cell(claim).replace("**", "")
+            found |= {key: _headline(claim), f"{key}.size": size[3:-1] if size.startswith("— (") else size,
+                      f"{key}.verdict": VERDICT_MARK[claim["verdict"]].replace("**", "")}
+    return found
+
+
+def fill(text: str, found: dict[str, str]) -> str:
+    """`text` with every marker's value replaced by its value in `found`; a marker naming nothing is refused."""
+    unknown = sorted({m["key"] for m in MARKED.finditer(text)} - set(found))
+    if unknown:
+        raise KeyError(f"markers naming no value of the snapshot: {unknown}")
+    return MARKED.sub(lambda m: f"<!-- {m['key']} -->{found[m['key']]}<!-- / -->", text)
+
+
+def drifted(text: str, found: dict[str, str]) -> list[str]:
+    """Each marker whose value is not the snapshot's: `key: said -> now`."""
+    return [f"{m['key']}: {m['value']!r} -> {found.get(m['key'])!r}" for m in MARKED.finditer(text)
+            if found.get(m["key"]) != m["value"]]
+
+
+def main(argv: list[str]) -> int:
+    paths = [a for a in argv if a != "--check"]
+    if len(paths) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    readme = Path(paths[0])
+    found = values(published(REFERENCE))
+    text = readme.read_text()
+    if "--check" in argv:
+        changed = drifted(text, found)
+        print("\n".join(changed) or "every number is the published snapshot's")
+        return 1 if changed else 0
+    readme.write_text(fill(text, found))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,45 @@
+"""The README's summary is the published reference's: its numbers filled from that snapshot's tables
+(report/readme.py), each one said by the report it links, and the link the published snapshot's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxpitfalls.report import readme, reference
+
+ROOT = Path(__file__).parents[1]
+README = (ROOT / "README.md").read_text()
+SUMMARY = README[README.index("## What the published reference found"):README.index("## Fresh machine")]
+
+
+def test_the_summary_links_the_published_snapshot():
+    published = reference.published(ROOT / "docs/reference")
+    marked = {m["key"]: m["value"] for m in readme.MARKED.finditer(SUMMARY)}
+    assert marked["snapshot.link"] == f"[{published.name}](docs/reference/{published.name}/report.md)"
+
+
+def test_every_number_of_the_summary_is_the_published_snapshot_s():
+    """Filled from the snapshot's tables judged by this checkout's rules: where the rules or the words change,
+    the published snapshot is rejudged (rejudge --write) and the README filled again, or this names what drifted."""
+    found = readme.values(reference.published(ROOT / "docs/reference"))
+    assert readme.drifted(SUMMARY, found) == []
+
+
+def test_every_number_in_the_summary_appears_in_the_report_it_links():
+    """No number typed by hand: each decimal of the summary (markers and prose) is in the linked report."""
+    report = (reference.published(ROOT / "docs/reference") / "report.md").read_text()
+    numbers = set(re.findall(r"\d+\.\d+", re.sub(r"<!--.*?-->", "", SUMMARY)))
+    assert numbers and not sorted(n for n in numbers if n not in report)
+
+
+def test_a_marker_naming_no_value_and_a_drifted_number_are_named():
+    found = {"tree_at.faster": "5.881x [5.864, 5.897]"}
+    assert readme.fill("a <!-- tree_at.faster -->6x<!-- / --> gain", found) == (
+        "a <!-- tree_at.faster -->5.881x [5.864, 5.897]<!-- / --> gain")
+    assert readme.drifted("<!-- tree_at.faster -->6x<!-- / -->", found) == [
+        "tree_at.faster: '6x' -> '5.881x [5.864, 5.897]'"]
+    with pytest.raises(KeyError, match="tree_at.slower"):
+        readme.fill("<!-- tree_at.slower -->1x<!-- / -->", found)
