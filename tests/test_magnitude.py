@@ -81,7 +81,7 @@ def test_only_a_dimensionless_number_can_be_set_by_the_structure():
 
 def test_not_measured_names_the_write_ups_structure():
     found = size(SPEEDUP, None, "this CPU")
-    assert (found.cell, found.held) == ("— (not at its structure)", None)
+    assert (found.cell, found.held) == ("— (not measured here)", None)
     assert found.side_by_side == "1.23-1.27x vs not measured at the write-up's structure (layers 12, hidden 768)"
 
 

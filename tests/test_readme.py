@@ -43,3 +43,18 @@ def test_a_marker_naming_no_value_and_a_drifted_number_are_named():
         "tree_at.faster: '6x' -> '5.881x [5.864, 5.897]'"]
     with pytest.raises(KeyError, match="tree_at.slower"):
         readme.fill("<!-- tree_at.slower -->1x<!-- / -->", found)
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "docs/gpu").glob("*/README.md")), ids=lambda p: p.parent.name)
+def test_an_accelerator_run_s_table_is_its_snapshot_s_judged_by_today_s_rules(page):
+    """docs/gpu's README table: its numbers filled from that run's tables (the 2026-11-26 README, typed by hand,
+    put the un-jitted baseline's 248x in bold where the verdict rests on the jitted pair), the published CPU
+    reference's beside them, each number said by the run's report or the reference's."""
+    text = page.read_text()
+    table = text[text.index("## What it shows"):text.index("\n## ", text.index("## What it shows") + 3)]
+    published = reference.published(ROOT / "docs/reference")
+    found = readme.values(page.parent, page) | {f"published:{k}": v for k, v in readme.values(published).items()}
+    assert readme.drifted(table, found) == []
+    said = (page.parent / "report.md").read_text() + (published / "report.md").read_text()
+    numbers = set(re.findall(r"\d+\.\d+", re.sub(r"<!--.*?-->", "", table)))
+    assert numbers and not sorted(n for n in numbers if n not in said)

@@ -103,7 +103,7 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
     theirs = theirs_text(number)
     if ours is None:
         where = ", ".join(f"{k} {v}" for k, v in number.at.items())
-        return Size("— (not at its structure)", None,
+        return Size("— (not measured here)", None,
                     f"{theirs} vs not measured at the write-up's structure{f' ({where})' if where else ''}")
     side_by_side = f"{theirs} vs {ours_text(ours, number.unit)}"
     if not number.structural and here:

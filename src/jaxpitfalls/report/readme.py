@@ -8,14 +8,18 @@ name what it is, and this fills them.
     <!-- tally -->...<!-- / -->                                  the scorecard's first line
     <!-- snapshot -->2026-11-28-5<!-- / -->                     the published snapshot's name
     <!-- snapshot.link -->[2026-11-28-5](...)<!-- / -->         a link to its report
+    <!-- published:tree_at.faster -->...<!-- / -->              on another snapshot's page, the published one's
 
     python -m jaxpitfalls.report.readme README.md           fill the README from the published snapshot
     python -m jaxpitfalls.report.readme README.md --check   fail, naming each, where a number differs
+    python -m jaxpitfalls.report.readme docs/gpu/<run>/README.md --snapshot docs/gpu/<run>   another snapshot's
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
 import sys
 from dataclasses import replace
@@ -27,7 +31,7 @@ from .rerender import snapshot_claims
 from .scorecard import VERDICT_MARK, estimate_text, size_cell
 from .tally import tally
 
-MARKED = re.compile(r"<!-- (?P<key>[\w./-]+) -->(?P<value>.*?)<!-- / -->", re.S)
+MARKED = re.compile(r"<!-- (?P<key>\w[\w.:/-]*) -->(?P<value>.*?)<!-- / -->", re.S)
 REFERENCE = Path("docs/reference")
 
 
@@ -36,13 +40,16 @@ def _headline(claim: dict[str, Any]) -> str:
     return "no number" if claim["headline"] is None else estimate_text(replace(claim["headline"], what=""))
 
 
-def values(snapshot: Path) -> dict[str, str]:
-    """Every value a marker can name, from the snapshot's tables judged by this checkout's rules (those of the
-    published report: the test checks the report says each)."""
+def values(snapshot: Path, page: Path = Path("README.md")) -> dict[str, str]:
+    """Every value a marker can name, from the snapshot's tables judged by this checkout's rules (those of its
+    report, rejudged where the rules changed: the test checks the report says each); `page`, the file the markers
+    are in, which the link to the snapshot's report is relative to."""
     claims, _ = snapshot_claims(snapshot)
+    link = os.path.relpath(snapshot / "report.md", page.parent)
     found = {"snapshot": snapshot.name, "tally": tally(claims).replace("**", ""),
-             "snapshot.link": f"[{snapshot.name}](docs/reference/{snapshot.name}/report.md)",
-             "wall": f"{json.loads((snapshot / 'manifest.json').read_text())['wall_seconds'] / 60:.0f} min"}
+             "snapshot.link": f"[{snapshot.name}]({link})"}
+    if (snapshot / "manifest.json").exists():  # a reference's (report/reference.py); a GPU run's has none
+        found["wall"] = f"{json.loads((snapshot / 'manifest.json').read_text())['wall_seconds'] / 60:.0f} min"
     for study, rows in claims.items():
         for claim in rows:
             key = f"{study}.{claim['key']}"
@@ -67,14 +74,17 @@ def drifted(text: str, found: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    paths = [a for a in argv if a != "--check"]
-    if len(paths) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    readme = Path(paths[0])
-    found = values(published(REFERENCE))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("page", type=Path, help="the file whose markers to fill (README.md)")
+    parser.add_argument("--snapshot", type=Path, help="the snapshot it summarises (default: the published one)")
+    parser.add_argument("--check", action="store_true", help="fail, naming each marker that differs")
+    args = parser.parse_args(argv)
+    readme = args.page
+    found = published_values = values(published(REFERENCE), readme)
+    if args.snapshot:  # another snapshot's page: its own values, the published reference's under `published:`
+        found = values(args.snapshot, readme) | {f"published:{k}": v for k, v in published_values.items()}
     text = readme.read_text()
-    if "--check" in argv:
+    if args.check:
         changed = drifted(text, found)
         print("\n".join(changed) or "every number is the published snapshot's")
         return 1 if changed else 0

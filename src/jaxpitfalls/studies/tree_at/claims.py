@@ -73,6 +73,8 @@ def _per_transform(run: Run) -> Judged:
         }
         exponent = (gain["exponent"], gain["exponent_ci_low"], gain["exponent_ci_high"])
         judged["headline"] = Estimate(*exponent, "", "the gain's exponent in the transforms")
+        if run.at("per_transform") is None:  # fitted at another width than the write-up's: not sized
+            exponent = None
     return Judged(**judged, ours=(exponent, *(per_call(run, "per_transform", variant, "direct", per_transform=True)
                                               for variant in ("unbatched", SPEC.floor))))
 
