@@ -11,7 +11,8 @@ from hand_tables import run_on
 
 from jaxpitfalls.harness.stats import ratio_of_estimates
 from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.report.scorecard import ours_cell, size_cell
+from jaxpitfalls.report.magnitude import size_cell
+from jaxpitfalls.report.scorecard import ours_cell
 from jaxpitfalls.studies.generation.claims import (
     JUDGES,
     _cache_faster,
@@ -136,7 +137,8 @@ def test_the_write_ups_16x_is_compared_with_the_uncached_loop_compiling_in_its_t
     row = {"verdict": judged.verdict, "numbers": SPEC.claims["cache_faster"].numbers, "ours": judged.ours,
            "headline": judged.headline}
     assert ours_cell(row) == "uncached / kv_cache, both warm 1.932x [1.843, 2.118]"  # the verdict's number
-    assert size_cell(row).startswith("at 18.5x: ")  # the write-up's 16.32x against its like, named as such
+    # the write-up's 16.32x against the warm pair, and against its like, named as such: both, said apart
+    assert size_cell(row) == "**14x smaller**; ours like theirs, 18.5x: 1.05x larger"
 
 
 @pytest.mark.parametrize(("device_peaks", "backend", "expected"), [

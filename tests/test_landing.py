@@ -78,8 +78,8 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
                                           "headline": Estimate(6.4, 5.9, 7.0)},
         _claim("distortion", "reproduced") | {"numbers": six, "ours": ((6.4, 5.9, 7.0),), "restates": "slowed",
                                               "headline": Estimate(0.156, 0.143, 0.169)}]}
-    assert tally(rows) == ("**1 of the 1 write-up numbers this run could size held in size**; 0 did not (the size "
-                           "column). 1 effects in the write-ups' 2 claims: 1 yes in size")
+    assert tally(rows) == ("**1 of the 1 write-up numbers this run could size held in size**. 1 effects in the "
+                           "write-ups' 2 claims: 1 yes in size")
     assert list(claim_points(rows).label) == ["generation: slowed = distortion"]
 
 
@@ -94,9 +94,9 @@ def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest(
                          claim("slower", "not testable")],
             "generation": [claim("slowed", "inconclusive"), claim("off", "inconclusive", restates="slowed")]}
     assert tally(rows).endswith(
-        "4 effects in the write-ups' 5 claims: 1 yes with no number to compare; 2 inconclusive; 1 not testable (2 of "
-        "them judged only at a structure smaller than the write-up's, supporting only: 1 yes with no number to "
-        "compare; 1 inconclusive)")
+        "4 effects in the write-ups' 5 claims: 1 yes with no number to compare; 2 inconclusive; 1 not testable. Of "
+        "these effects, 2 were judged only at a structure smaller than the write-up's (supporting only: 1 yes with "
+        "no number to compare; 1 inconclusive)")
 
 
 def test_a_claim_restates_only_another_judged_claim_of_its_study():

@@ -45,8 +45,10 @@ def applicable(judged: Judged) -> Judged:
         return applicable(replace(judged, bound=None, measured=f"{judged.measured} (measured beyond the at most "
                                   f"{bound.ratio:.3f}x of {bound.what}: that bound is refuted, not used)"))
     if bound is not None and bound.ratio < bound.needs:
+        beyond = (f" (the estimate {ratio[0]:.3f}x beyond it, not its interval)"
+                  if ratio is not None and ratio[0] > bound.ratio else "")
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
-            f"not testable {bound.scope}: {bound.what} gives at most {bound.ratio:.3f}x, below the "
+            f"not testable {bound.scope}: {bound.what} gives at most {bound.ratio:.3f}x{beyond}, below the "
             f"{bound.needs:g}x the claim needs; {judged.measured}"))
     reason = judged.reason
     if reason and bound is not None:  # more samples could find at most this much

@@ -25,7 +25,7 @@ VERDICT_COLORS = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, N
                           sns.color_palette("colorblind", 5), strict=True))
 
 
-COUNTS = ("compilations", "programs", "program", "alarms")  # counted things share one axis
+COUNTS = ("compilations", "programs", "program", "false")  # counted things share one axis (false alarms too)
 
 
 def _unit(unit: str) -> str:

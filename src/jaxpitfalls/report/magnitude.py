@@ -12,10 +12,12 @@ ours with what differs, never judged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
 from ..contract.interface import Number
+from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE
 from ..formatting import short
 
 TOLERANCE = 1.5  # effects and exponents: the factor within which a write-up's number held in size
@@ -46,9 +48,14 @@ def device_here(environment: pd.DataFrame) -> str:
     return "this " + " and ".join(kinds) if kinds else "this machine"
 
 
+def as_written(x: float) -> str:
+    """A write-up's number as it wrote it (133.5, 0.1495, 16.32), never in e-notation."""
+    return f"{x:g}" if 1e-4 <= abs(x) < 1e6 else short(x)
+
+
 def theirs_text(number: Number) -> str:
     """The write-up's number as the report writes it: `7.6x`, `1.23-1.27x`."""
-    low, high = short(number.low), short(number.high)
+    low, high = as_written(number.low), as_written(number.high)
     return f"{low}{number.unit}" if low == high else f"{low}-{high}{number.unit}"
 
 
@@ -105,7 +112,8 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
         where = ", ".join(f"{k} {v}" for k, v in number.at.items())
         return Size("— (not measured here)", None,
                     f"{theirs} vs not measured at the write-up's structure{f' ({where})' if where else ''}")
-    side_by_side = f"{theirs} vs {ours_text(ours, number.unit)}"
+    shown = ours if number.dimensionless else (ours[0],) * 3  # an absolute number: no interval, it is not judged
+    side_by_side = f"{theirs} vs {ours_text(shown, number.unit)}"
     if not number.structural and here:
         side_by_side += f" ({number.differs.format(here=here)})"
     _, low, high = ours
@@ -120,4 +128,23 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
         cell, held = _factor_size(low, high, number.low, number.high)
     else:
         return Size("— (absolute: host-bound)", None, side_by_side)
-    return Size(cell, held, side_by_side)
+    return Size(cell, bool(held), side_by_side)  # a numpy bool is not `False`
+
+
+def size_cell(claim: dict[str, Any]) -> str:
+    """The first write-up number's size against ours (magnitude.size): the ceiling this hardware allows where the
+    claim is not testable; ours named where the number compared is not the headline (the write-up's baseline
+    differs from the verdict's)."""
+    if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
+        return f"— (at most {claim['ceiling']:.3f}x here)" if claim.get("ceiling") else "— (not testable here)"
+    if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
+        return "—"
+    number, ours = claim["numbers"][0], claim["ours"][0]
+    found = size(number, ours, "")
+    headline = claim.get("headline")
+    if ours is None or found.held is None or headline is None or headline.value == ours[0]:
+        return found.cell
+    like = f"ours like theirs, {short(ours[0])}{'x' if number.unit.startswith('x') else number.unit}: {found.cell}"
+    if headline.unit.split(" ")[0] != number.unit.split(" ")[0]:
+        return like
+    return f"{size(number, (headline.value, headline.low, headline.high), '').cell}; {like}"  # both, said apart

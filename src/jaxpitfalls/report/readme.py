@@ -26,9 +26,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .magnitude import size_cell
 from .reference import published
 from .rerender import snapshot_claims
-from .scorecard import VERDICT_MARK, estimate_text, size_cell
+from .scorecard import VERDICT_MARK, estimate_text
 from .tally import tally
 
 MARKED = re.compile(r"<!-- (?P<key>\w[\w.:/-]*) -->(?P<value>.*?)<!-- / -->", re.S)

@@ -21,7 +21,7 @@ from ..contract.verdicts import (
 from ..formatting import short
 from .claims import interval
 from .magnitude import RULE as SIZE_RULE
-from .magnitude import size
+from .magnitude import as_written, size, size_cell
 from .markdown import table
 from .tally import tally
 
@@ -90,22 +90,6 @@ def ours_cell(claim: dict[str, Any]) -> str:
     return estimate_text(headline) + (SUPPORTING_MARK if claim.get("supporting") else "")
 
 
-def size_cell(claim: dict[str, Any]) -> str:
-    """The first write-up number's size against ours (magnitude.size): the ceiling this hardware allows where the
-    claim is not testable; ours named where the number compared is not the headline (the write-up's baseline
-    differs from the verdict's)."""
-    if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
-        return f"— (at most {claim['ceiling']:.3f}x here)" if claim.get("ceiling") else "— (not testable here)"
-    if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
-        return "—"
-    number, ours = claim["numbers"][0], claim["ours"][0]
-    found = size(number, ours, "")
-    headline = claim.get("headline")
-    if ours is not None and found.held is not None and (headline is None or headline.value != ours[0]):
-        return f"at {short(ours[0])}{'x' if number.unit.startswith('x') else number.unit}: {found.cell}"
-    return found.cell
-
-
 HOW_TO_READ = (
     "`ours`: the number the verdict rests on, with its 95% interval ({mark}: judged below the write-up's "
     "structure, supporting only). `size`: the write-up's first number against ours ({rule}). `verdict`: the "
@@ -151,12 +135,19 @@ def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str
 
 
 def _side_by_side(claim: dict[str, Any], here: str) -> str:
-    """Each write-up number beside ours, and once what differs between the two measurements."""
-    pairs = [size(n, o, "") for n, o in zip(claim["numbers"], claim["ours"], strict=True)]
+    """Each write-up number beside ours but the one the scorecard's row already shows (ours is the headline), those
+    this run did not measure together, and once what differs between the two measurements."""
+    headline = claim.get("headline")
+    shown = None if headline is None else (headline.value, headline.low, headline.high)
+    pairs = [size(n, o, "").side_by_side for n, o in zip(claim["numbers"], claim["ours"], strict=True)
+             if o and tuple(o) != shown]
+    missing = [n for n, o in zip(claim["numbers"], claim["ours"], strict=True) if not o]
+    if missing:  # their numbers, in the first's unit: the write-up column names them
+        pairs.append(f"{' and '.join(as_written(n.low) for n in missing)} {missing[0].unit.split()[0]}: not "
+                     "measured here")
     said = dict.fromkeys(n.differs.format(here=here) for n in claim["numbers"] if not n.structural)
     differs = [d for d in said if not any(d != other and d in other for other in said)]  # each said once
-    shown = "; ".join(p.side_by_side.replace(" ()", "") for p in pairs)
-    return shown + (f" ({'; '.join(differs)})" if differs else "")
+    return "; ".join(pairs) + (f" ({'; '.join(differs)})" if differs and pairs else "")
 
 
 def rules_section(claims: dict[str, list[dict[str, Any]]]) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
-from .magnitude import size
+from .magnitude import size, size_cell
 
 Row = dict[str, Any]
 UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say nothing of the write-up's size
@@ -67,20 +67,21 @@ def _counted(groups: list[list[Row]]) -> str:
 
 
 def numbers_line(claims: dict[str, list[Row]]) -> str:
-    """How many of the write-ups' distinct numbers held in size: each counted once however many claims give it,
-    held where any claim that judged it holds it (the write-up's 7.6x held where it was measured, applying the
-    plan, whatever a claim that stretched it to the whole start-up found)."""
-    judged: dict[tuple, list[bool]] = {}
+    """How many of the write-ups' numbers held in size, one per effect: the size column of each effect's lead row
+    (rows restating another are that claim's effect, counted with it), naming those that did not."""
+    held, missed = 0, []
     for study, rows in claims.items():
-        for row in rows:
-            if row["beyond"]:
+        for group in effects([r for r in rows if not r["beyond"]]):
+            lead = group[0]
+            if not lead["numbers"] or lead["verdict"] in UNSIZED:
                 continue
-            for number, held in zip(row["numbers"], sizes(row), strict=True):
-                if held is not None:
-                    judged.setdefault((study, number.low, number.high, number.unit), []).append(held)
-    held = sum(any(v) for v in judged.values())
-    return (f"**{held} of the {len(judged)} write-up numbers this run could size held in size**; "
-            f"{len(judged) - held} did not (the size column)")
+            found = size(lead["numbers"][0], lead["ours"][0], "").held
+            if found:
+                held += 1
+            elif found is False:
+                missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
+    said = f"; {len(missed)} did not: {', '.join(missed)}" if missed else ""
+    return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{said}"
 
 
 def tally(claims: dict[str, list[Row]]) -> str:
@@ -91,8 +92,8 @@ def tally(claims: dict[str, list[Row]]) -> str:
     ours = [g for rows in claims.values() for g in effects([r for r in rows if r["beyond"]])]
     supporting = [g for g in theirs if g[0].get("supporting")]
     rows = sum(len(g) for g in theirs)
-    apart = (f" ({len(supporting)} of them judged only at a structure smaller than the write-up's, supporting "
-             f"only: {_counted(supporting)})") if supporting else ""
+    apart = (f". Of these effects, {len(supporting)} were judged only at a structure smaller than the write-up's "
+             f"(supporting only: {_counted(supporting)})") if supporting else ""
     beyond = f". {len(ours)} beyond them: {_counted(ours)}" if ours else ""
     return (f"{numbers_line(claims)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
             f"{apart}{beyond}")

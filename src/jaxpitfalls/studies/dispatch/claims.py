@@ -25,8 +25,8 @@ from .anchored import ACROSS_JOBS, leaves_growth, widest_shift
 from .flattening import at_least, before_program, before_program_text, flattening, share_left, share_text
 from .report import attribution, compute_shifts, ms, on_axis
 from .spec import ALL_OF_GAP, COMPUTE_BAND, INFERENCE_SHARE, LEFT_OF_OVERHEAD, SPEC
-from .structure import at_pytree, width_note
-from .traced import postprocess_share, traced_at, traced_python
+from .structure import at_pytree, no_dropout, width_note
+from .traced import postprocess_share, traced_at, traced_python, traced_steps
 
 JUDGES = Judges(SPEC)
 # what a configuration may change at the base's structure
@@ -59,26 +59,25 @@ def _slower_bound(run: Run, fj: pd.Series, config_id: str) -> Bound | None:
         return None
     step = median_of(run.steps, config_id, "jit_partition", "blocked")[0]
     overhead = max(base.diff_ci_high_ms, 0.0)
-    return Bound(step + overhead, overhead, f"the per-call overhead at the same pytree (the base, at most "
-                                            f"{base.diff_ci_high_ms:.2f} ms) on a {step:.0f} ms step")
+    return Bound(step + overhead, overhead, f"the base's overhead (at most {base.diff_ci_high_ms:.2f} ms) on a "
+                                            f"{step:.0f} ms step")
 
 
 @JUDGES("slower")
 def _slower(run: Run) -> Judged:
     config_id, where, at_structure = run.headline("slower")
     fj = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
-    supporting = "" if config_id == run.base_id else (
-        f"; at the base: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))}")
     slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
     return Judged(
-        measured=f"{ratio_interval(fj)} {where} ({config_id}){supporting}",
+        measured=f"{ratio_interval(fj)} {where} ({config_id})",
         reason=slower.reason,
         verdict=slower.verdict(),
         judged_ratio=ratio_of(fj),
         headline=Estimate(*ratio_of(fj), "x", "filter_jit / jit_partition"),
         bound=_slower_bound(run, fj, config_id),
-        ours=(None, None, None) if not at_structure else (
-            ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))),
+        ours=((None, None, None) if not at_structure else (
+            ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))))
+        + no_dropout(run),
     )
 
 
@@ -105,7 +104,7 @@ def _where(run: Run) -> Judged:
         measured=f"_preprocess {1 - share:.0%}, _postprocess {share:.0%} (traced: {pre:.3f} ms + {post:.3f} ms "
                  f"per step at {config_id}{tree_only})",
         verdict=verdict(bool(share > 0.5)),
-        ours=((share * 100,) * 3 if at_structure else None,),
+        ours=((share * 100,) * 3 if at_structure else None, *traced_steps(run, config_id, at_structure)),
         headline=Estimate(*(share * 100,) * 3, "%", "_postprocess, one trace:"),
     )
 

@@ -5,9 +5,9 @@ there says so and is not counted as measured at the write-up's structure."""
 from __future__ import annotations
 
 from ...contract.verdicts import SUPPORTING
-from ...report.claims import row
+from ...report.claims import at_write_up_structure, median_of, row
 from ...report.judging import Run
-from .spec import BERT_BASE
+from .spec import BERT_BASE, SPEC
 
 
 def width_note(run: Run, config_id: str | None) -> str:
@@ -30,3 +30,11 @@ def at_pytree(run: Run, available: set[str]) -> tuple[str, str]:
     where = run.at("where")
     at = where if where in available else run.base_id
     return at, width_note(run, at)
+
+
+def no_dropout(run: Run) -> tuple:
+    """The write-up's no-dropout pair, each variant's median step, where the run timed BERT-base's shape with
+    dropout 0 (a configuration of its own), else not measured."""
+    at = at_write_up_structure(run.comp, SPEC.claims["slower"].numbers[3])
+    return tuple(None if at is None else median_of(run.steps, at, variant, "blocked")
+                 for variant in ("filter_jit", "jit_partition"))

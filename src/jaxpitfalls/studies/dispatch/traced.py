@@ -39,6 +39,18 @@ def traced_at(run: Run) -> tuple[str, str, bool]:
     return at, note, not note
 
 
+def traced_steps(run: Run, config_id: str, at_structure: bool) -> tuple:
+    """Each variant's traced step (ms, the mean over captures, its range as the interval: a profiled step, not a
+    timed one), filter_jit's then jit_partition's, where the trace is at the write-up's structure, else None."""
+    overhead = run.tables["overhead"]
+    if not at_structure or "traced_step_ms" not in overhead:  # tables from before traces kept their steps
+        return (None, None)
+    steps = overhead[(overhead.config_id == config_id) & (overhead["mode"] == SPEC.traced_mode)]
+    per_capture = steps.drop_duplicates(["variant", "capture"]).groupby("variant").traced_step_ms
+    return tuple((float(c.mean()), float(c.min()), float(c.max())) for _, c in
+                 ((v, per_capture.get_group(v)) for v in ("filter_jit", "jit_partition")))
+
+
 def traced_python(run: Run, config_id: str) -> tuple[tuple[float, float, float], int]:
     """filter_jit's minus jit_partition's Python around the program (ms, with a 95% interval), and the captures
     it rests on: each variant's traced share of it (the captures' mean) applied to its untraced median. The

@@ -62,7 +62,7 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
     passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n)
     return Judged(
-        ours=(ratio_of(r) if at_structure else None,), judged_ratio=ratio_of(r),
+        ours=(ratio_of(r) if at_structure else None,) * len(SPEC.claims[key].numbers), judged_ratio=ratio_of(r),
         headline=Estimate(*ratio_of(r), "x", f"{slow} / {fast}"),
         measured=(f"{ratio_interval(r)} {where} ({config_id}), over {passes} timed passes per variant; first pass "
                   f"{first_gain:.2f}x (one pass each)"),

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...contract.verdicts import Bound
+from ...harness.stats import ratio_of_estimates
 from ...report.aggregate import variants_only
 from ...report.claims import median_of, row
 from ...report.judging import Run, once_per_run
@@ -70,12 +71,12 @@ def anchored_first_runs(comp: pd.DataFrame, steps: pd.DataFrame, transforms: pd.
     return table.assign(transforms=table.config_id.map(transforms))
 
 
-def stepped_row(run: Run, key: str) -> tuple[pd.Series | None, str, bool]:
-    """The batched variant's step-by-step row where `key` is judged (the write-up's structure, else the base:
-    supporting only; None where the run timed no step-by-step mode there), the words that say where, and
-    whether it is the write-up's structure."""
+def stepped_row(run: Run, key: str, variant: str = SPEC.floor) -> tuple[pd.Series | None, str, bool]:
+    """A variant's step-by-step row (the batched floor's by default) where `key` is judged (the write-up's
+    structure, else the base: supporting only; None where the run timed no step-by-step mode there), the words
+    that say where, and whether it is the write-up's structure."""
     config_id, where, at_structure = run.headline(key)
-    timed = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == SPEC.floor)]
+    timed = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == variant)]
     found = row(timed, config_id=config_id) if config_id in set(timed.config_id) else None
     return found, where, at_structure
 
@@ -119,3 +120,11 @@ def reference_bound(spread: dict[str, list], reference: dict[str, float] | None)
     total = geometric(unbatched)
     return Bound(total, total - geometric(reference.values()), "unbatched's relative spread over a fixed "
                  "workload's in the same rounds (the depths as one)", needs=FAR_LESS, scope="in this run")
+
+
+def un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float, float, float], float]:
+    """The un-jitted start-up's median over the batched variant's in `mode` at the step-by-step configuration
+    (ratio of the two medians' bootstrap 95% intervals), and that median (ms)."""
+    jitted = median_of(run.steps, stepped.config_id, stepped.variant, mode)
+    return ratio_of_estimates(stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms), jitted[0],
+                              jitted[1:]), jitted[0]

@@ -177,17 +177,24 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed
     shape; counted with the warmup's), checked against the compiled start-up's output, which is then
     released: each timed call holds what a `steady` call holds (the other variant's last output), not a
     second model and optimizer state per variant. Each entry records its steps' seconds in every call the
-    mode made (calibration's and re-timed rounds' included: a share is a ratio within one call)."""
+    mode made (calibration's and re-timed rounds' included: a share is a ratio within one call), and its warm
+    call as its `first_run` (seconds, compilations): the first variant's is the un-jitted start-up run once, its
+    operations compiling as they first run, which `once_run` holds against the jitted first run."""
+    first_calls = {}
     for name, v in variants.items():
         with count_compiles() as counter:
+            start = time.perf_counter()
             v.step_by_step()
+            seconds = time.perf_counter() - start
         warmup_compiles[name] += counter.count
+        first_calls[name] = {"seconds": seconds, "compiles": counter.count, "compile_seconds": counter.seconds}
         _same_values(v.started, v.stepped, name)
         v.started = None
         v.step_seconds = {step: [] for step in START_UP_STEPS}
     timed = mode("step_by_step")
     for name, v in variants.items():
         timed.entries[name]["step_seconds"] = v.step_seconds
+        timed.entries[name]["first_run"] = first_calls[name]
     require_same_trees({name: v.stepped for name, v in variants.items()}, SPEC.floor)
     return timed
 
