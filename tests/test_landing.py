@@ -37,7 +37,7 @@ def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_esc
     assert f"- **dispatch**: {said}" in findings_section(CLAIMS)
     assert "<strong>tree_at</strong>: nothing decided on this run." in html
     score = html[html.index("4 effects in the write-ups' 4 claims: "):]
-    assert score.startswith("4 effects in the write-ups' 4 claims: 1 yes with no number to compare; 1 inconclusive; "
+    assert score.startswith("4 effects in the write-ups' 4 claims: 1 yes, size not compared; 1 inconclusive; "
                             "1 checked; 1 not measured. 1 beyond them: 1 no.")  # ours counted apart
     assert "never shown" not in html and "problematic" not in html  # docutils marks markup errors so
 
@@ -94,9 +94,9 @@ def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest(
                          claim("slower", "not testable")],
             "generation": [claim("slowed", "inconclusive"), claim("off", "inconclusive", restates="slowed")]}
     assert tally(rows).endswith(
-        "4 effects in the write-ups' 5 claims: 1 yes with no number to compare; 2 inconclusive; 1 not testable. Of "
-        "these effects, 2 were judged only at a structure smaller than the write-up's (supporting only: 1 yes with "
-        "no number to compare; 1 inconclusive)")
+        "4 effects in the write-ups' 5 claims: 1 yes, size not compared; 2 inconclusive; 1 not testable. Of "
+        "these effects, 2 were judged only at a structure smaller than the write-up's (supporting only: 1 yes, size "
+        "not compared; 1 inconclusive)")
 
 
 def test_a_claim_restates_only_another_judged_claim_of_its_study():

@@ -4,6 +4,7 @@ judged (rule, whole measurement, magnitude). The markdown report and the HTML la
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -21,7 +22,7 @@ from ..contract.verdicts import (
 from ..formatting import short
 from .claims import interval
 from .magnitude import RULE as SIZE_RULE
-from .magnitude import as_written, size, size_cell
+from .magnitude import size, size_cell, theirs_text
 from .markdown import table
 from .tally import tally
 
@@ -91,12 +92,12 @@ def ours_cell(claim: dict[str, Any]) -> str:
 
 
 HOW_TO_READ = (
-    "`ours`: the number the verdict rests on, with its 95% interval ({mark}: judged below the write-up's "
-    "structure, supporting only). `size`: the write-up's first number against ours ({rule}). `verdict`: the "
-    "direction, by the claim's rule (its rule under \"The rules\"): `yes` holds here, `**no**` does not, "
-    "`inconclusive` the interval straddles the rule's edge, `not testable` the largest effect this hardware can "
-    "show lies below the write-up's claimed size, `unstable` worker processes disagreed, `checked` every job "
-    "checks it, `not measured` no run here judges it. A verdict `(= key)` rests on the measurement of claim `key`.")
+    "`ours`: the number the verdict rests on, with its 95% interval; `{mark}` marks one judged below the write-up's "
+    "structure (supporting only). `size`: the write-up's first number against ours ({rule}). `verdict`: the "
+    "direction, by the claim's rule (under \"The rules\"): `yes` holds here, `**no**` does not, `inconclusive` the "
+    "interval straddles the rule's edge, `not testable` the largest effect this hardware can show lies below the "
+    "write-up's claimed size, `unstable` worker processes disagreed, `checked` every job checks it, `not measured` "
+    "no run here judges it; `(= key)`: the verdict rests on claim `key`'s measurement.")
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
@@ -141,10 +142,13 @@ def _side_by_side(claim: dict[str, Any], here: str) -> str:
     shown = None if headline is None else (headline.value, headline.low, headline.high)
     pairs = [size(n, o, "").side_by_side for n, o in zip(claim["numbers"], claim["ours"], strict=True)
              if o and tuple(o) != shown]
-    missing = [n for n, o in zip(claim["numbers"], claim["ours"], strict=True) if not o]
-    if missing:  # their numbers, in the first's unit: the write-up column names them
-        pairs.append(f"{' and '.join(as_written(n.low) for n in missing)} {missing[0].unit.split()[0]}: not "
-                     "measured here")
+    missing: dict[str, list[str]] = {}  # their numbers by unit (the write-up column says what each is)
+    for n, o in zip(claim["numbers"], claim["ours"], strict=True):
+        if not o:
+            missing.setdefault(n.unit.split()[0], []).append(theirs_text(replace(n, unit="")))
+    if missing:
+        pairs.append("; ".join(f"{', '.join(said)}{' ' * (unit[0] != 'x')}{unit}" for unit, said in missing.items())
+                     + ": not measured here")
     said = dict.fromkeys(n.differs.format(here=here) for n in claim["numbers"] if not n.structural)
     differs = [d for d in said if not any(d != other and d in other for other in said)]  # each said once
     return "; ".join(pairs) + (f" ({'; '.join(differs)})" if differs and pairs else "")

@@ -5,7 +5,8 @@ Several claims can rest on one measurement (a speedup stated twice, "understated
 again as a phase of fixes it dominates): they are one effect, counted once, so a row repeated never looks like
 two agreeing results. Claims are one effect where one declares it restates the other (`Claim.restates`) or where
 their verdicts rest on the same number (the same headline, to the last digit). A "yes" is counted apart by
-whether the write-up's number held in size (magnitude.py), held in direction only, or gave no number to compare.
+whether the write-up's number held in size (magnitude.py), held in direction only, or was not sized (the write-up
+gives none, an absolute one, or this run did not measure it at the write-up's structure).
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ def _kind(group: list[Row]) -> str:
     if verdict != REPRODUCED:
         return "no" if verdict == "not reproduced" else verdict
     held = [h for h in sizes(group[0]) if h is not None]
-    return "yes in size" if any(held) else "yes in direction only" if held else "yes with no number to compare"
+    return "yes in size" if any(held) else "yes in direction only" if held else "yes, size not compared"
 
 
-ORDER = ("yes in size", "yes in direction only", "yes with no number to compare", "no", "inconclusive", "unstable",
+ORDER = ("yes in size", "yes in direction only", "yes, size not compared", "no", "inconclusive", "unstable",
          NOT_TESTABLE, CHECKED, NOT_MEASURED)
 
 
@@ -81,6 +82,8 @@ def numbers_line(claims: dict[str, list[Row]]) -> str:
             elif found is False:
                 missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     said = f"; {len(missed)} did not: {', '.join(missed)}" if missed else ""
+    if not held + len(missed):
+        return "**No write-up number could be sized in this run** (none measured at the write-up's structure)"
     return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{said}"
 
 

@@ -94,7 +94,7 @@ CLAIMS = {
                       "step's own spread, though the same pytree shows it on a short step: where steps are short, "
                       "partition once and call jax.jit instead.")),
     "where": Claim(
-        "the overhead is pre/postprocessing outside the compiled program, mostly _postprocess + combine",
+        "of filter_jit's pre/postprocessing outside the compiled program, _postprocess + combine is most",
         "_preprocess + hashable_partition 26%, _postprocess + combine 74%; the traced step 3: 156.63 vs 109.43 ms",
         numbers=(Number(73, 74, "%", structural=True, at=BERT_BASE_TREE),
                  *(Number(ms, ms, f" ms traced step {variant}", structural=False, at=BERT_BASE, differs=TRACED_STEP)

@@ -133,7 +133,8 @@ def fix_numbers(fix: tuple[str, str], gain: tuple[float, float]) -> tuple[Number
 
 
 CLAIMS = {
-    **{f"{slow}/{fast}": Claim(f"{what} speeds up extraction",
+    **{f"{slow}/{fast}": Claim(f"{what} speeds up {'a first pass of ' if (slow, fast) == FIRST_PASS_VARIANTS else ''}"
+                               "extraction",
                                f"{estimate(*gain)} (estimated, not measured){FIX_ALSO.get((slow, fast), ('', ''))[1]}",
                                numbers=fix_numbers((slow, fast), gain),
                                rule=fix_rule(slow, fast), advice=FIX_ADVICE[(slow, fast)],
