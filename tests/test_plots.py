@@ -17,7 +17,7 @@ from jaxpitfalls.plan import TABLES
 from jaxpitfalls.report.aggregate import read_tables
 from jaxpitfalls.report.plots import bars, facet_lines, stacked_bars
 
-PUBLISHED = Path(__file__).parents[1] / "docs/reference/2026-11-28-2"  # the write-ups' structures, on 2 cores
+SEEDS = Path(__file__).parent / "fixtures/seeds-cpu"  # the write-ups' structures, on 2 cores (its README)
 
 
 def _labels(ax) -> list[str]:
@@ -83,9 +83,8 @@ def test_generation_draws_the_warmup_pitfall_only_where_a_run_has_the_demonstrat
     from jaxpitfalls.report.aggregate import demonstrated, read_tables
     from jaxpitfalls.studies.generation.report import figures
 
-    published = Path(__file__).parents[1] / "docs/reference/2026-11-26"
-    tables = read_tables({t: str(published / f"tables/generation/{t}.csv") for t in TABLES if t != "environment"}
-                         | {"environment": str(published / "environment/generation.csv")})
+    tables = read_tables({t: str(SEEDS / f"tables/generation/{t}.csv") for t in TABLES if t != "environment"}
+                         | {"environment": str(SEEDS / "environment/generation.csv")})
     assert set(figures(tables)) == {"tokens_per_s", "warmup_pitfall"}
     without = tables | {"steps": tables["steps"][~demonstrated(tables["steps"])]}
     assert set(figures(without)) == {"tokens_per_s"}
@@ -107,9 +106,9 @@ def test_a_log_axis_within_a_decade_shows_a_few_plain_ticks():
     assert 2 <= len(labels) <= 5 and all(label.replace(".", "").isdigit() for label in labels)
 
 
-def _published_figures(study: str) -> dict[str, object]:
-    tables = read_tables({t: str(PUBLISHED / f"tables/{study}/{t}.csv") for t in TABLES if t != "environment"}
-                         | {"environment": str(PUBLISHED / f"environment/{study}.csv")})
+def _seeds_figures(study: str) -> dict[str, object]:
+    tables = read_tables({t: str(SEEDS / f"tables/{study}/{t}.csv") for t in TABLES if t != "environment"}
+                         | {"environment": str(SEEDS / f"environment/{study}.csv")})
     return importlib.import_module(f"jaxpitfalls.studies.{study}.report").figures(tables)
 
 
@@ -119,7 +118,7 @@ def test_each_study_s_figures_draw_intervals_plain_ticks_and_no_line_through_one
     table that has them (all of them here), tick labels in plain numbers, x labels apart, lines at a single x
     value labelled with that value alone (generation's speed drew one on an axis of 14.25-15.75), no legend of
     one entry."""
-    for name, fig in _published_figures(study).items():
+    for name, fig in _seeds_figures(study).items():
         for ax in (a for a in fig.axes if a.get_visible()):
             series = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
             assert all(c.has_yerr or c.has_xerr for c in series), name
@@ -140,14 +139,14 @@ def test_each_study_s_figures_draw_intervals_plain_ticks_and_no_line_through_one
 def test_dispatch_draws_the_axis_its_compute_claim_is_judged_on():
     """2026-11-28-3's overhead_vs_compute drew the hidden size from jobs of their own (a bar reaching ~900 ms, read
     as overhead growing with compute) and not the dropout and attention settings the claim is judged on."""
-    ax = _published_figures("dispatch")["overhead_vs_compute"].axes[0]
+    ax = _seeds_figures("dispatch")["overhead_vs_compute"].axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["dropout0", "dropout0-attentionfused"]
     assert [p for p in ax.patches if p.get_x() < 0 < p.get_x() + p.get_width()]  # the band the claim holds inside
     plt.close(ax.figure)
 
 
 def test_the_time_split_draws_each_pass_s_interval():
-    ax = _published_figures("extraction")["time_split"].axes[0]
+    ax = _seeds_figures("extraction")["time_split"].axes[0]
     (total,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert total.has_yerr and len(total.lines[0].get_xdata()) == 7  # one a variant
     plt.close(ax.figure)

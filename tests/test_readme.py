@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jaxpitfalls.report import readme, reference
+from jaxpitfalls.report import published as publishing
+from jaxpitfalls.report import readme
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text()
@@ -16,7 +17,7 @@ SUMMARY = README[README.index("## What the published reference found"):README.in
 
 
 def test_the_summary_links_the_published_snapshot():
-    published = reference.published(ROOT / "docs/reference")
+    published = publishing.published(ROOT / "docs/reference")
     marked = {m["key"]: m["value"] for m in readme.MARKED.finditer(SUMMARY)}
     assert marked["snapshot.link"] == f"[{published.name}](docs/reference/{published.name}/report.md)"
 
@@ -24,13 +25,13 @@ def test_the_summary_links_the_published_snapshot():
 def test_every_number_of_the_summary_is_the_published_snapshot_s():
     """Filled from the snapshot's tables judged by this checkout's rules: where the rules or the words change,
     the published snapshot is rejudged (rejudge --write) and the README filled again, or this names what drifted."""
-    found = readme.values(reference.published(ROOT / "docs/reference"))
+    found = readme.values(publishing.published(ROOT / "docs/reference"))
     assert readme.drifted(SUMMARY, found) == []
 
 
 def test_every_number_in_the_summary_appears_in_the_report_it_links():
     """No number typed by hand: each decimal of the summary (markers and prose) is in the linked report."""
-    report = (reference.published(ROOT / "docs/reference") / "report.md").read_text()
+    report = (publishing.published(ROOT / "docs/reference") / "report.md").read_text()
     numbers = set(re.findall(r"\d+\.\d+", re.sub(r"<!--.*?-->", "", SUMMARY)))
     assert numbers and not sorted(n for n in numbers if n not in report)
 
@@ -52,7 +53,7 @@ def test_an_accelerator_run_s_table_is_its_snapshot_s_judged_by_today_s_rules(pa
     reference's beside them, each number said by the run's report or the reference's."""
     text = page.read_text()
     table = text[text.index("## What it shows"):text.index("\n## ", text.index("## What it shows") + 3)]
-    published = reference.published(ROOT / "docs/reference")
+    published = publishing.published(ROOT / "docs/reference")
     found = readme.values(page.parent, page) | {f"published:{k}": v for k, v in readme.values(published).items()}
     assert readme.drifted(table, found) == []
     said = (page.parent / "report.md").read_text() + (published / "report.md").read_text()

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from jaxpitfalls.report import bundle, reference
+from jaxpitfalls.report import published as publishing
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = sorted((ROOT / "docs/reference").glob(f"*/{reference.MANIFEST}"))
+SNAPSHOTS = sorted((ROOT / "docs/reference").glob(f"*/{publishing.MANIFEST}"))
 
 
 def test_a_reference_is_committed_and_linked_from_the_readme():
@@ -75,18 +76,18 @@ def test_a_snapshot_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch
     assert "| 1.50 ms" in index
     again = reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
     assert again.name == f"{snap.name}-2" and reference.check(snap)  # the day's first snapshot is kept
-    assert m["status"] == reference.UNREVIEWED  # publishing is a step of its own
-    with pytest.raises(reference.InvalidReference, match="0 published snapshots"):
-        reference.published(tmp_path / "reference")
-    reference.set_status(snap, reference.PUBLISHED)
-    reference.set_status(again, reference.PUBLISHED)  # the newer one replaces it, which then says so
-    assert reference.published(tmp_path / "reference") == again
+    assert m["status"] == publishing.UNREVIEWED  # publishing is a step of its own
+    with pytest.raises(ValueError, match="0 published snapshots"):
+        publishing.published(tmp_path / "reference")
+    publishing.set_status(snap, publishing.PUBLISHED)
+    publishing.set_status(again, publishing.PUBLISHED)  # the newer one replaces it, which then says so
+    assert publishing.published(tmp_path / "reference") == again
     assert reference.check(snap)["status"] == f"not published: superseded by {again.name}"
-    reference.set_status(snap, "not published: a slower VM (yardstick 0.6 ms against 0.26)")
+    publishing.set_status(snap, "not published: a slower VM (yardstick 0.6 ms against 0.26)")
     index = (tmp_path / "reference/README.md").read_text()
     assert "| **yes** " in index and "| no: a slower VM (yardstick 0.6 ms against 0.26) " in index
     with pytest.raises(ValueError, match="not published: <why>"):
-        reference.set_status(snap, "withdrawn")
+        publishing.set_status(snap, "withdrawn")
 
     (snap / "figures/toy/speed.png").write_text("edited")
     with pytest.raises(reference.InvalidReference, match="changed.*speed.png"):
@@ -115,13 +116,29 @@ def test_a_snapshot_refuses_a_partial_rerun(tmp_path, monkeypatch):
         reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
 
 
-def test_the_index_lists_every_snapshot_and_publishes_one():
-    if not SNAPSHOTS:
-        pytest.fail("no snapshot under docs/reference/")
-    index = (ROOT / "docs/reference" / reference.INDEX).read_text()
-    for manifest in SNAPSHOTS:
-        assert json.loads(manifest.read_text())["date"] in index
-    assert reference.published(ROOT / "docs/reference").exists() and index.count("| **yes** ") == 1
+def test_the_tree_keeps_one_published_snapshot_and_the_index_every_other_with_its_commit():
+    """Published results are not source: docs/reference held 37 snapshots (78% of the tracked files); now the
+    published one, and the index each other's row with the commit that still holds it."""
+    assert [m.parent for m in SNAPSHOTS] == [publishing.published(ROOT / "docs/reference")]
+    index = (ROOT / "docs/reference" / publishing.INDEX).read_text()
+    assert index.count("| **yes** ") == 1
+    archived = json.loads((ROOT / "docs/reference" / publishing.ARCHIVE).read_text())
+    for m in archived:
+        assert f"{m['date']} (in git at `{m['kept_at']}`)" in index and m["status"].startswith("not published: ")
+
+
+def test_archiving_keeps_the_published_snapshot_and_each_other_s_row(tmp_path):
+    for name, status in (("2026-11-27", "not published: superseded"), ("2026-11-28", publishing.PUBLISHED),
+                         ("2026-11-28-2", "not published: a slower VM")):
+        (tmp_path / name).mkdir()
+        manifest = {"date": name, "preset": "p", "wall_seconds": 60, "status": status, "files": {}}
+        (tmp_path / name / publishing.MANIFEST).write_text(json.dumps(manifest))
+    assert publishing.archive(tmp_path, "abc1234") == ["2026-11-28-2", "2026-11-27"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["2026-11-28"]
+    index = (tmp_path / publishing.INDEX).read_text()
+    assert "| 2026-11-28-2 (in git at `abc1234`) | no: a slower VM " in index
+    assert "| [2026-11-28](2026-11-28/report.md) | **yes** " in index
+    assert index.index("2026-11-28-2") < index.index("[2026-11-28]") < index.index("2026-11-27 (")  # newest first
 
 
 def test_the_index_lists_a_day_s_runs_in_the_order_they_ran(tmp_path):
@@ -129,9 +146,10 @@ def test_the_index_lists_a_day_s_runs_in_the_order_they_ran(tmp_path):
     names = ["2026-11-27", "2026-11-27-2", "2026-11-27-9", "2026-11-27-12", "2026-11-28"]
     for name in names:
         (tmp_path / name).mkdir()
-        (tmp_path / name / reference.MANIFEST).write_text(json.dumps({"date": name, "preset": "p", "wall_seconds": 60}))
-    reference.write_index(tmp_path)
-    index = (tmp_path / reference.INDEX).read_text()
+        manifest = {"date": name, "preset": "p", "wall_seconds": 60}
+        (tmp_path / name / publishing.MANIFEST).write_text(json.dumps(manifest))
+    publishing.write_index(tmp_path)
+    index = (tmp_path / publishing.INDEX).read_text()
     assert sorted(names, key=lambda n: index.index(f"[{n}]")) == names[::-1]
 
 

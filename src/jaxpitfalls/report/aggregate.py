@@ -89,7 +89,9 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         "measures_compilation": pooled.get("measures_compilation", False),
         "compile_median_ms": (float(np.median(pooled["compile_seconds"])) * 1e3
                               if "compile_seconds" in pooled else None),
-        **{f"first_run_{k}": x for k, x in v.get("first_run", {}).items()},
+        # a variant's first run: its mode's own where the mode kept one (tree_at's un-jitted start-up), else the
+        # variant's (generation's, extraction's first pass)
+        **{f"first_run_{k}": x for k, x in (pooled.get("first_run") or v.get("first_run", {})).items()},
         **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
         **_step_split([p["step_seconds"] for p in pooled.get("processes") or [pooled] if "step_seconds" in p]
                       if process == POOLED else [m["step_seconds"]] if "step_seconds" in m else []),

@@ -131,20 +131,30 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
     return Size(cell, bool(held), side_by_side)  # a numpy bool is not `False`
 
 
+def sized(claim: dict[str, Any]) -> tuple[Size, Size | None]:
+    """The size the scorecard judges a claim by, and an aside: the headline (the number the verdict rests on)
+    against the write-up's first number where the two are in one unit and the headline is at the write-up's
+    structure; else ours measured for that number. Where both exist and differ (generation's cache: the warm pair
+    decides, the write-up's 16.32x most likely timed a loop compiling per length), the other is the aside."""
+    number, ours, headline = claim["numbers"][0], claim["ours"][0], claim.get("headline")
+    same_unit = headline is not None and headline.unit.split(" ")[0] == number.unit.split(" ")[0]
+    if not same_unit or claim.get("supporting"):
+        return size(number, ours, ""), None
+    judged = size(number, (headline.value, headline.low, headline.high), "")
+    aside = None if ours is None or ours[0] == headline.value else size(number, ours, "")
+    return judged, aside
+
+
 def size_cell(claim: dict[str, Any]) -> str:
-    """The first write-up number's size against ours (magnitude.size): the ceiling this hardware allows where the
-    claim is not testable; ours named where the number compared is not the headline (the write-up's baseline
-    differs from the verdict's)."""
+    """The first write-up number's size (`sized`): the ceiling this hardware allows where the claim is not
+    testable; an aside, ours measured like the write-up's number, named where it is not the headline."""
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
         return f"— (at most {claim['ceiling']:.3f}x here)" if claim.get("ceiling") else "— (not testable here)"
     if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
         return "—"
+    judged, aside = sized(claim)
+    if aside is None or aside.held is None:
+        return judged.cell
     number, ours = claim["numbers"][0], claim["ours"][0]
-    found = size(number, ours, "")
-    headline = claim.get("headline")
-    if ours is None or found.held is None or headline is None or headline.value == ours[0]:
-        return found.cell
-    like = f"ours like theirs, {short(ours[0])}{'x' if number.unit.startswith('x') else number.unit}: {found.cell}"
-    if headline.unit.split(" ")[0] != number.unit.split(" ")[0]:
-        return like
-    return f"{size(number, (headline.value, headline.low, headline.high), '').cell}; {like}"  # both, said apart
+    return (f"{judged.cell}; ours like theirs, {short(ours[0])}{'x' if number.unit.startswith('x') else number.unit}"
+            f": {aside.cell}")

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .magnitude import size_cell
-from .reference import published
+from .published import published
 from .rerender import snapshot_claims
 from .scorecard import VERDICT_MARK, estimate_text
 from .tally import tally

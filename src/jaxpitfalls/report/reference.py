@@ -6,9 +6,9 @@ The snapshot's files are copied unchanged from the run, and its `manifest.json` 
 results bundle: its sha256, and the bundle path it came from, whose sha256 in the bundle's own manifest must
 be the same. `check` verifies a snapshot against its manifest (no file missing, added or changed).
 
-    python -m jaxpitfalls.report.reference snapshot RUN_DIR docs/reference --preset presets/seeds-cpu.yaml
-    python -m jaxpitfalls.report.reference publish docs/reference/<date>    (the README then reads it)
-    python -m jaxpitfalls.report.reference withhold docs/reference/<date> "why, in one line"
+    python -m jaxpitfalls.report.reference RUN_DIR docs/reference --preset presets/seeds-cpu.yaml
+
+Publishing one, and why the others are not, is published.py's.
 """
 
 from __future__ import annotations
@@ -25,15 +25,10 @@ from typing import Any
 import pandas as pd
 
 from ..plan import TABLES
-from ..results import write_dir_atomically, write_text
+from ..results import write_dir_atomically
 from .bundle import MANIFEST as BUNDLE_MANIFEST
+from .published import MANIFEST, UNREVIEWED, write_index
 from .run_summary import run_summary, span_seconds
-
-MANIFEST = "manifest.json"
-INDEX = "README.md"
-# A snapshot's status (its manifest's): the one published, each other with why not, in one line.
-PUBLISHED = "published"
-UNREVIEWED = "not published: not yet read against the write-ups (publish it, or say why not)"
 
 
 class InvalidReference(ValueError):
@@ -97,8 +92,8 @@ def _free(out_root: Path, date: str) -> Path:
 
 def snapshot(run: str | Path, out_root: str | Path, preset: str) -> Path:
     """Copy a finished run's report, figures, run summary, environments and tables into `out_root/<date>/` with
-    a manifest, and list it in `out_root/README.md`, not published until `set_status` says so; returns the
-    snapshot's directory."""
+    a manifest, and list it in `out_root/README.md`, not published until published.set_status says so; returns
+    the snapshot's directory."""
     run = Path(run)
     bundle = _bundle_manifest(run)
     wall_s = _whole_run(run)
@@ -144,90 +139,13 @@ def check(snapshot: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def _run_of_day(name: str) -> tuple[str, int]:
-    """A snapshot's place in time: its date, then its run of that day (`_free`'s suffix: 2026-11-27-12 after
-    -9, which a sort of the names puts first)."""
-    date, _, n = name[:10], name[10:11], name[11:]
-    return date, int(n) if n.isdigit() else 1
-
-
-
-
-def _manifests(out_root: Path) -> list[Path]:
-    """Every snapshot's manifest under `out_root`, newest first."""
-    return sorted(out_root.glob(f"*/{MANIFEST}"), key=lambda p: _run_of_day(p.parent.name), reverse=True)
-
-
-def published(out_root: str | Path) -> Path:
-    """The one published snapshot under `out_root` (its manifest's status): the result a reader is pointed to."""
-    found = [p.parent for p in _manifests(Path(out_root)) if json.loads(p.read_text()).get("status") == PUBLISHED]
-    if len(found) != 1:
-        raise InvalidReference(f"{out_root}: {len(found)} published snapshots, not one ({[p.name for p in found]})")
-    return found[0]
-
-
-def set_status(snapshot: str | Path, status: str) -> None:
-    """A snapshot's status in its manifest: `published` (every other published one then says it was superseded)
-    or `not published: <why, in one line>`; the index is written again."""
-    snapshot = Path(snapshot)
-    if status != PUBLISHED and not status.startswith("not published: "):
-        raise ValueError(f"a status is {PUBLISHED!r} or 'not published: <why>', not {status!r}")
-    for path in _manifests(snapshot.parent):
-        m = json.loads(path.read_text())
-        if path.parent == snapshot:
-            m["status"] = status
-        elif status == PUBLISHED and m.get("status") == PUBLISHED:
-            m["status"] = f"not published: superseded by {snapshot.name}"
-        else:
-            continue
-        path.write_text(json.dumps(m, indent=1) + "\n")
-    write_index(snapshot.parent)
-
-
-def write_index(out_root: Path) -> None:
-    """out_root/README.md: every snapshot, newest first, with whether it is published (and why not), its preset,
-    commit, wall time and yardstick."""
-    rows = []
-    for path in _manifests(out_root):
-        m = json.loads(path.read_text())
-        commit = (m.get("git") or {}).get("commit", "unknown")
-        status = m.get("status", UNREVIEWED)
-        rows.append({"snapshot": f"[{m['date']}]({m['date']}/report.md)",
-                     "published": "**yes**" if status == PUBLISHED else f"no: {status.removeprefix('not published: ')}",
-                     "preset": f"`{m['preset']}`",
-                     "measured at commit": f"`{str(commit)[:10]}`", "wall time": f"{m['wall_seconds'] / 60:.0f} min",
-                     "yardstick": f"{m['yardstick_ms']:.2f} ms" if m.get("yardstick_ms") else "not recorded"})
-    write_text(out_root / INDEX, "\n".join([
-        "# Reference results", "",
-        "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary and the "
-        "environment, each file checked against the run's results bundle (`manifest.json`; "
-        "tests/test_reference.py; a snapshot whose claims were judged again by later rules says so, "
-        "report/rerender.py). One is published: the result to trust, which the README summarises; each other "
-        "says why not (`python -m jaxpitfalls.report.reference publish|withhold`). `yardstick`: a fixed Python and "
-        "numpy workload timed every round "
-        "(harness/yardstick.py), the median over the run's timing jobs of each one's median: the machine's speed. "
-        "A run longer than another by about its yardstick's ratio was slowed by the machine; beyond that ratio, "
-        "by something else (snapshots before it was kept: not recorded).", "",
-        pd.DataFrame(rows).to_markdown(index=False), ""]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    taking = commands.add_parser("snapshot", help="a finished run's dated snapshot (not published yet)")
-    taking.add_argument("run", help="the run's directory (snakemake --directory)")
-    taking.add_argument("out_root", help="where dated snapshots go (docs/reference)")
-    taking.add_argument("--preset", required=True, help="the preset the run used, as the index shows it")
-    publishing = commands.add_parser("publish", help="make a snapshot the published one (the README's)")
-    publishing.add_argument("snapshot")
-    withhold = commands.add_parser("withhold", help="say in one line why a snapshot is not published")
-    withhold.add_argument("snapshot")
-    withhold.add_argument("reason", help="e.g. 'a VM 2-3.5x slower for Python (yardstick 0.6 ms against 0.26)'")
+    parser.add_argument("run", help="the run's directory (snakemake --directory)")
+    parser.add_argument("out_root", help="where dated snapshots go (docs/reference)")
+    parser.add_argument("--preset", required=True, help="the preset the run used, as the index shows it")
     args = parser.parse_args()
-    if args.command == "snapshot":
-        print(snapshot(args.run, args.out_root, args.preset))
-    else:
-        set_status(args.snapshot, PUBLISHED if args.command == "publish" else f"not published: {args.reason}")
+    print(snapshot(args.run, args.out_root, args.preset))
 
 
 if __name__ == "__main__":

@@ -94,8 +94,10 @@ def rerender(snapshot: str | Path) -> dict[str, Any]:
     report.write_text(rerendered(report.read_text(), claims, here))
     save(claims_figure(claim_points(claims)), str(snapshot / FIGURE))
     manifest = snapshot / MANIFEST
-    if manifest.exists():
+    if manifest.exists():  # what changed, kept with what changed before (a table aggregated again from the run)
         found = json.loads(manifest.read_text())
-        found["rejudged"] = {"commit": _commit(), "files": {f: _sha256(snapshot / f) for f in ("report.md", FIGURE)}}
+        before = found.get("rejudged", {})
+        found["rejudged"] = before | {"commit": _commit(), "files": before.get("files", {}) | {
+            f: _sha256(snapshot / f) for f in ("report.md", FIGURE)}}
         manifest.write_text(json.dumps(found, indent=1) + "\n")
     return claims

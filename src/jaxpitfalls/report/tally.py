@@ -16,18 +16,19 @@ from typing import Any
 import pandas as pd
 
 from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
-from .magnitude import size, size_cell
+from .magnitude import size, size_cell, sized
 
 Row = dict[str, Any]
 UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say nothing of the write-up's size
 
 
 def sizes(row: Row) -> list[bool | None]:
-    """Whether each write-up number of a claim held in size here (None: not judged: absolute, not measured at its
-    structure, or the claim is not testable, not measured or checked here)."""
-    if row["verdict"] in UNSIZED:
+    """Whether each write-up number of a claim held in size here, the first as the scorecard judges it (None: not
+    judged: absolute, not measured at its structure, or the claim is not testable, not measured or checked here)."""
+    if row["verdict"] in UNSIZED or not row["numbers"]:
         return [None] * len(row["numbers"])
-    return [size(n, o, "").held for n, o in zip(row["numbers"], row["ours"], strict=True)]
+    return [sized(row)[0].held] + [size(n, o, "").held for n, o in zip(row["numbers"][1:], row["ours"][1:],
+                                                                       strict=True)]
 
 
 def effects(rows: list[Row]) -> list[list[Row]]:
@@ -76,7 +77,7 @@ def numbers_line(claims: dict[str, list[Row]]) -> str:
             lead = group[0]
             if not lead["numbers"] or lead["verdict"] in UNSIZED:
                 continue
-            found = size(lead["numbers"][0], lead["ours"][0], "").held
+            found = sized(lead)[0].held
             if found:
                 held += 1
             elif found is False:

@@ -39,6 +39,6 @@ def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame) -> Judged:
                   + (f" ({named})" if named else "") + f", {len(missed)} busy jobs it missed"
                   + (f" ({', '.join(missed)})" if missed else "") + beside),
         verdict=verdict(false_alarms.empty and not missed),
-        headline=Estimate(*(float(len(false_alarms)),) * 3, " false alarms", f"the 10% rule ({len(missed)} busy jobs "
-                          "missed):"),
+        headline=Estimate(*(float(len(false_alarms)),) * 3, " false alarms",
+                          f"the 10% rule ({int(busy.sum())} jobs busy, {len(missed)} missed):"),
     )

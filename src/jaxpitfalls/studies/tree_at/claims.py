@@ -10,7 +10,7 @@ import pandas as pd
 from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
 from ...formatting import short
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
-from ...report.claims import decide, interval, median_of, ratio_interval, ratio_of, row, verdict
+from ...report.claims import Decision, decide, interval, median_of, ratio_interval, ratio_of, row, verdict
 from ...report.judging import Judges, Run
 from .derived import (
     NOT_STEPPED,
@@ -22,6 +22,7 @@ from .derived import (
     ratios,
     reference_bound,
     reference_spread,
+    run_once,
     stepped_row,
     transforms_of,
     un_jitted_over,
@@ -258,28 +259,19 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
 
 @JUDGES("once_run")
 def _once_run(run: Run) -> Judged:
-    """A start-up run once, both ways cold: the un-jitted start-up's first call (its operations compiling as they
-    first run: the first variant's warm call of the step-by-step mode) over the same variant's jitted first run.
-    Results that kept no first call fall back to the warm median, saying so (its compilations left out)."""
-    first_variant = SPEC.variants[0]
-    stepped, where, _ = stepped_row(run, "jit_vs_eager_setup", first_variant)
+    """A start-up run once, both ways cold (derived.run_once): where the run kept no un-jitted first call, its warm
+    median leaves its compilations out, in its favour, so only a "yes" holds."""
+    stepped, where, _ = stepped_row(run, "jit_vs_eager_setup", SPEC.variants[0])
     if stepped is None:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED)
-    jitted = median_of(run.steps, stepped.config_id, first_variant, "first_run")
-    cold = stepped.get("first_run_seconds")
-    if cold is None or pd.isna(cold):
-        once, _ = un_jitted_over(run, stepped, "first_run")
-        said = f"un-jitted warm median {stepped.median_ms:.1f} ms (no first call kept: its compilations left out)"
-    else:
-        ms_once = 1e3 * cold
-        once = (ms_once / jitted[0], ms_once / jitted[2], ms_once / jitted[1])  # one call: the median's interval
-        said = (f"un-jitted first call {ms_once:.1f} ms ({int(stepped.first_run_compiles)} compilations; warm "
-                f"{stepped.median_ms:.1f} ms)")
+    once, said, cold = run_once(run, stepped)
     pays = decide(once[1], once[2], 1, log=True, of="un-jitted / first run")
-    return Judged(measured=(f"{first_variant}, {where} ({stepped.config_id}): {said} / jitted first run (trace + "
-                            f"compile + run) {jitted[0]:.1f} ms = {interval(*once, 'x')}"),
+    if not cold and not pays.outcome:
+        pays = Decision(None, "undecided: the un-jitted side's compilations are left out (no first call kept)")
+    return Judged(measured=f"{stepped.variant}, {where} ({stepped.config_id}): {said} = {interval(*once, 'x')}",
                   reason=pays.reason, verdict=pays.verdict(), judged_ratio=once,
-                  headline=Estimate(*once, "x", "un-jitted / jitted, each run once"))
+                  headline=Estimate(*once, "x", "un-jitted / jitted, each run once" if cold else
+                                    "un-jitted warm / jitted first run"))
 
 
 @JUDGES("same_result")

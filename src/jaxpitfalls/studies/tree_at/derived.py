@@ -128,3 +128,20 @@ def un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float
     jitted = median_of(run.steps, stepped.config_id, stepped.variant, mode)
     return ratio_of_estimates(stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms), jitted[0],
                               jitted[1:]), jitted[0]
+
+
+def run_once(run: Run, stepped: pd.Series) -> tuple[tuple[float, float, float], str, bool]:
+    """The un-jitted start-up's first call in its process (its operations compiling as they first run: the step-by-
+    step mode's first call, `first_run_seconds`) over the same variant's jitted first run (trace + compile + run, a
+    fresh jit per sample; one call: the median's interval); the words that say it; whether a first call was kept
+    (older results: the warm median instead, its compilations left out)."""
+    jitted = median_of(run.steps, stepped.config_id, stepped.variant, "first_run")
+    beside = f" / jitted first run (trace + compile + run) {jitted[0]:.1f} ms"
+    cold = stepped.get("first_run_seconds")
+    if cold is None or pd.isna(cold):
+        once, _ = un_jitted_over(run, stepped, "first_run")
+        return once, f"un-jitted warm median {stepped.median_ms:.1f} ms (no first call kept){beside}", False
+    ms = 1e3 * cold
+    said = (f"un-jitted first call {ms:.1f} ms ({int(stepped.first_run_compiles)} compilations; warm "
+            f"{stepped.median_ms:.1f} ms){beside}")
+    return (ms / jitted[0], ms / jitted[2], ms / jitted[1]), said, True
