@@ -189,7 +189,7 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
     # the row below (slowed_cached) is the same measurement: said first, and one effect in the tally
     assert judged.measured.index("slowed_cached") < judged.measured.index("; both warmed short")
     assert judged.headline.value == pytest.approx(judged.ours[0][0])
-    assert SPEC.claims["distortion"].numbers[0].low == pytest.approx(0.1495, abs=1e-4)
+    assert SPEC.claims["distortion"].numbers[0].low == pytest.approx(0.173, abs=1e-3)  # 4.23 / 24.45: baseline held
 
 
 @pytest.mark.parametrize(("proper_std_ms", "retried", "expected"), [

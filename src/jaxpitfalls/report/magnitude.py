@@ -149,7 +149,10 @@ def size_cell(claim: dict[str, Any]) -> str:
     """The first write-up number's size (`sized`): the ceiling this hardware allows where the claim is not
     testable; an aside, ours measured like the write-up's number, named where it is not the headline."""
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
-        return f"— (at most {claim['ceiling']:.3f}x here)" if claim.get("ceiling") else "— (not testable here)"
+        ceiling = claim.get("ceiling")
+        if not ceiling:
+            return "— (not testable here)"
+        return f"— (at most {ceiling:.3f}x here)" if ceiling >= 1 else f"— (no gain here to show: {ceiling:.3f}x)"
     if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
         return "—"
     judged, aside = sized(claim)

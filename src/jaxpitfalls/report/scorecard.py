@@ -97,7 +97,8 @@ HOW_TO_READ = (
     "direction, by the claim's rule (under \"The rules\"): `yes` holds here, `**no**` does not, `inconclusive` the "
     "interval straddles the rule's edge, `not testable` the largest effect this hardware can show lies below the "
     "write-up's claimed size, `unstable` worker processes disagreed, `checked` every job checks it, `not measured` "
-    "no run here judges it; `(= key)`: the verdict rests on claim `key`'s measurement.")
+    "no run here judges it; `(= key)`: the same effect as claim `key`'s (the same measurement read again, or its "
+    "effect with others added), counted once.")
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:

@@ -51,8 +51,7 @@ COMPONENTS = (
 # BERT-base's pytree is its 12 layers' (the hidden size changes the arrays, not the tree, but the compute).
 BERT_BASE_TREE = {"layers": 12}
 BERT_BASE = {"layers": 12, "hidden": 768}
-# The write-up's no-dropout pair, measured where a preset runs BERT-base's shape with dropout 0 (seeds-cpu: beside
-# the base only, at hidden 64). Its step 3, one profiled step a variant: compared with the trace's own steps.
+# The write-up's no-dropout pair (slower's rule says where); its step 3, one profiled step a variant: the trace's own.
 NO_DROPOUT = BERT_BASE | {"dropout": 0.0}
 TRACED_STEP = "one profiled step on a GPU there; {here}'s traced steps here: the tracer inflates Python 1.7-3x"
 GPU_SIZES = "a GPU at batch 64 x seq 512 there, {here} at the preset's batch and sequence here"  # whatever the tree
@@ -86,7 +85,8 @@ CLAIMS = {
                           differs=GPU_SIZES) for ms, variant in ((133.5, "filter_jit"), (104.7, "jit_partition")))),
         rule="95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure where "
              "the preset runs it; not testable where the base's overhead (same pytree) added to that step gives a "
-             "largest ratio below the write-up's 1.23x",
+             "largest ratio below the write-up's 1.23x. Its no-dropout pair is measured where a preset runs "
+             "BERT-base's shape with dropout 0 as a configuration of its own (seeds-cpu does not: not testable there)",
         advice=Advice("In a training loop, partition the model once and call jax.jit on its arrays, combining inside "
                       "the program, instead of eqx.filter_jit on the whole model.",
                       "eqx.filter_jit cost no more than jit + partition at this structure: keep it.",

@@ -44,7 +44,10 @@ def warmup_tokens(conf: dict[str, Any]) -> int:
 GPT2_SMALL = {"layers": 12, "hidden": 768}  # GPT-2 124M's shape
 
 UNDISTORTED = 1.05  # a short warmup whose speedup stays within 5% of the proper one's did not distort it
-WRITE_UP_DISTORTION = 2.44 / 16.32  # the write-up's speedup with its short warmup over the proper one (understated)
+# The write-up's speedup with its short warmup over the proper one, 2.44 / 16.32 (understated, 6.7x off), and the
+# like of ours (its baseline held at its proper time): kv_cache's proper speed over its short-warmup one, 4.23 / 24.45
+WRITE_UP_DISTORTION = 2.44 / 16.32
+WRITE_UP_DISTORTION_HELD = 4.23 / 24.45
 # "beats" is a gain a user would act on: the scanned loop at most 95% of the Python loop's time (5%, the change
 # compare counts); a gain wholly under 5% is "as fast", not an undecided beat.
 SCAN_BEATS = 0.95
@@ -111,8 +114,8 @@ CLAIMS = {
                       "compilations inside the timed region (jax_log_compiles or a compile listener).")),
     "distortion": Claim(
         "insufficient warmup distorts the measured speedup of the cache",
-        "2.44x measured instead of 16.32x: understated, 6.7x off",
-        numbers=(Number(WRITE_UP_DISTORTION, WRITE_UP_DISTORTION, "x (short-warmup speedup / proper)",
+        "2.44x measured instead of 16.32x: understated, 6.7x off (0.15x); its baseline held: 4.23 / 24.45 = 0.17x",
+        numbers=(Number(WRITE_UP_DISTORTION_HELD, WRITE_UP_DISTORTION_HELD, "x (short-warmup speedup / proper)",
                         structural=False, at=GPT2_SMALL,
                         differs="an RTX 4070 there, {here} here: what a compilation costs against a decode step"),),
         rule=f"the speedup measured with the short warmup over the proper one, the write-up's way (its non-cached "
@@ -120,9 +123,11 @@ CLAIMS = {
              f"proper time: kv_cache's proper median over its short-warmup one, ratio of the two medians' bootstrap "
              f"intervals), 95% interval "
              f"excluding 1 (the warmup changed the answer; within 1/{UNDISTORTED}-{UNDISTORTED}x: not reproduced); "
-             f"the quotient beside the write-up's {WRITE_UP_DISTORTION:.2f}x (2.44 / 16.32: understated), so the "
-             "scorecard shows which way each went. Both variants warmed short are shown beside it: that direction "
-             "follows which variant compiles more inside its timed region",
+             f"the quotient sized against the write-up's like one, {WRITE_UP_DISTORTION_HELD:.2f}x (4.23 / 24.45: "
+             f"its baseline held too; its own {WRITE_UP_DISTORTION:.2f}x, 2.44 / 16.32, carries its baseline's 15% "
+             "change). "
+             "Both variants warmed short are shown beside it: that direction follows which variant compiles more "
+             "inside its timed region",
         advice=Advice("A speedup timed with compilation inside can be off several times, either way: never "
                       "compare variants that are not both fully warmed up."),
         restates="slowed_cached"),

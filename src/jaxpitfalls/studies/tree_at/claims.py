@@ -270,7 +270,7 @@ def _once_run(run: Run) -> Judged:
         pays = Decision(None, "undecided: the un-jitted side's compilations are left out (no first call kept)")
     return Judged(measured=f"{stepped.variant}, {where} ({stepped.config_id}): {said} = {interval(*once, 'x')}",
                   reason=pays.reason, verdict=pays.verdict(), judged_ratio=once,
-                  headline=Estimate(*once, "x", "un-jitted / jitted, each run once" if cold else
+                  headline=Estimate(*once, "x", "un-jitted first call (one) / jitted first run" if cold else
                                     "un-jitted warm / jitted first run"))
 
 
