@@ -124,20 +124,21 @@ def _row(key, numbers, ours, headline, verdict="reproduced", **more):
     return {"key": key, "numbers": numbers, "ours": ours, "headline": headline, "verdict": verdict} | more
 
 
-def test_the_scorecard_figure_draws_every_headline_and_the_write_up_beside_the_same_quantity_only():
+def test_the_scorecard_figure_draws_every_headline_and_the_write_up_where_the_size_column_judges_it():
     claims = {"s": [
         _row("a", (BATCHING,), ((7.0, 6.5, 7.5),), Estimate(7.0, 6.5, 7.5)),
         _row("b", (BATCHING,), (None,), Estimate(2.0, 1.5, 2.5), supporting=True),  # below the structure: hollow
         _row("c", (BATCHING,), (None,), None, "inconclusive"),  # nothing judged: not drawn
         _row("d", (OVERHEAD,), ((13.0, 11.0, 15.0),), Estimate(13.0, 11.0, 15.0, " ms")),  # its own panel
-        _row("e", (BATCHING,), ((23.9, 20.0, 27.0),), Estimate(2.0, 1.9, 2.1)),  # theirs measured another pair
+        _row("e", (BATCHING,), ((23.9, 20.0, 27.0),), Estimate(2.0, 1.9, 2.1)),  # ours like theirs: an aside
         _row("f", (), (), Estimate(3.0, 3.0, 3.0, " compilations")),
     ]}
     points = claim_points(claims)
     assert list(points.label) == ["s: a", "s: b", "s: d", "s: e", "s: f"]
     assert list(points.value) == [7.0, 2.0, 13.0, 2.0, 3.0] and list(points.supporting) == [False, True] + [False] * 3
     assert list(points.unit) == ["x", "x", "ms", "x", "count"]  # counted things share an axis
-    assert points.theirs_low.notna().tolist() == [True, False, True, False, False]  # only where ours is theirs' like
+    # beside the headline where the size column judges it by the write-up's number: in one unit, at its structure
+    assert points.theirs_low.notna().tolist() == [True, False, True, True, False]
 
 
 def test_claims_resting_on_one_measurement_share_one_mark():

@@ -38,8 +38,8 @@ def _unit(unit: str) -> str:
 
 def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
     """One row per effect with a headline (`tally.effects`: claims resting on one measurement share a row, labelled
-    by all their keys): the headline and its interval, and the write-up's first number where our number compared
-    with it is the headline itself (`theirs_*`; NaN where the write-up's number measured another quantity)."""
+    by all their keys): the headline and its interval, and the write-up's first number where the size column judges
+    the headline by it (`theirs_*`: in one unit, at the write-up's structure; NaN otherwise)."""
     rows = []
     for study, cs in claims.items():
         for group in effects(cs):
@@ -47,11 +47,9 @@ def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
             h = lead.get("headline")
             if h is None:
                 continue
-            theirs = (np.nan, np.nan)
-            if lead["numbers"] and lead["ours"][0] is not None and lead["ours"][0][0] == h.value:
-                number = lead["numbers"][0]
-                if _unit(number.unit) == _unit(h.unit):
-                    theirs = (number.low, number.high)
+            theirs = (np.nan, np.nan)  # the write-up's number where the size column judges the headline by it
+            if lead["numbers"] and _unit(lead["numbers"][0].unit) == _unit(h.unit) and not lead.get("supporting"):
+                theirs = (lead["numbers"][0].low, lead["numbers"][0].high)
             rows.append({"label": f"{study}: {' = '.join(r['key'] for r in group)}", "unit": _unit(h.unit),
                          "value": h.value, "low": h.low, "high": h.high, "theirs_low": theirs[0],
                          "theirs_high": theirs[1], "verdict": lead["verdict"],
