@@ -217,6 +217,17 @@ def test_each_job_s_code_is_in_the_checks_table(tmp_path):
     assert checks.code.to_dict() == {"c0": "unknown", "c1": "d08a3ac+dirty"}
 
 
+def test_the_checks_table_names_the_variants_whose_processes_lowered_apart(tmp_path):
+    """harness.processes.merge keeps a job whose processes ran one code path lowered to different program texts,
+    recording them; the checks table names those variants (blank where every process lowered alike)."""
+    apart, alike = _doc("c0"), _doc("c1")
+    apart["checks"]["programs_lowered_apart"] = {"a": [{"program": "62ce"}, {"program": "be73"}]}
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    checks = aggregate(_write(tmp_path, [apart, alike]), [str(overhead)])["checks"].set_index("config_id")
+    assert checks.programs_lowered_apart.fillna("").to_dict() == {"c0": "a", "c1": ""}
+
+
 def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went_round(tmp_path):
     from jaxpitfalls.harness import stats
 

@@ -44,6 +44,22 @@ def test_processes_that_ran_different_code_are_refused():
         merge([process_doc(1.0, 0), process_doc(1.0, 1, signature="other")])
 
 
+def test_processes_whose_same_code_path_lowered_to_another_text_are_merged_saying_so():
+    """A history's job lost to a guard: process 4 of 5 'ran another code path' for jit_partition where callable,
+    argument tree and leaves agreed and only the lowered program text's fingerprint differed (62ce0a432f52f47b
+    against be731d19fe62b151). The code path decides; the texts are kept in the checks."""
+    docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
+    for doc, program in zip(docs, ("62ce0a432f52f47b", "be731d19fe62b151"), strict=True):
+        doc["variants"]["v"]["signature"] |= {"program": program, "infer": {"program": program + "i", "leaves": 3}}
+    merged = merge(docs)
+    assert merged["checks"]["programs_lowered_apart"] == {"v": [
+        {"program": "62ce0a432f52f47b", "infer.program": "62ce0a432f52f47bi"},
+        {"program": "be731d19fe62b151", "infer.program": "be731d19fe62b151i"}]}
+    docs[1]["variants"]["v"]["signature"]["infer"]["leaves"] = 4  # a leaf more: another code path after all
+    with pytest.raises(ProcessesDisagree, match="process 1 ran another code path for 'v'"):
+        merge(docs)
+
+
 def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resamples_processes():
     """The split's interval spans what the processes saw: one process spends 20% in `a`, the other 40%."""
     docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
@@ -67,3 +83,4 @@ def test_every_process_s_finding_is_kept_and_an_interval_spans_them_all():
     merged = merge(docs)["checks"]["findings"]["probe"]
     assert merged == {"share": 0.95, "share_ci_low": 0.5, "share_ci_high": 1.01, "matched_compiles": 0.0,
                       "returned": "numpy.ndarray"}
+

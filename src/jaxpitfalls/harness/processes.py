@@ -22,6 +22,30 @@ class ProcessesDisagree(RuntimeError):
     """Two worker processes of one configuration ran different code paths (different signatures)."""
 
 
+PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (variants.signature)
+
+
+def _code_path(signature: Any) -> Any:
+    """A signature without its lowered programs' text fingerprints: the callable, argument tree, leaves and static
+    arguments, which say which code path a process ran. The lowered text alone can differ between fresh processes
+    that ran the same path (a history's job: one process of six lowered jit_partition to another text with its
+    callable, tree and leaves the same; each of six fresh processes afterwards lowered the other's), so it is
+    recorded where it differs, not a reason to lose the job."""
+    if not isinstance(signature, dict):
+        return signature
+    return {k: _code_path(v) for k, v in signature.items() if k != PROGRAM}
+
+
+def _programs(signature: Any, at: str = "") -> dict[str, str]:
+    """Every lowered program's fingerprint in a signature, by where it sits (`infer.program`)."""
+    if not isinstance(signature, dict):
+        return {}
+    found = {at or PROGRAM: signature[PROGRAM]} if PROGRAM in signature else {}
+    for key, value in signature.items():
+        found |= _programs(value, f"{at}.{key}".lstrip(".") + f".{PROGRAM}") if isinstance(value, dict) else {}
+    return found
+
+
 def _mean_leaves(values: list[Any]) -> Any:
     """Numbers averaged, dicts merged key by key; anything else is taken from the first process."""
     first = values[0]
@@ -74,13 +98,19 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
     first = docs[0]
     if len(docs) == 1:
         return first
+    lowered_apart = {}
     for i, doc in enumerate(docs[1:], start=1):
         for name, variant in first["variants"].items():
-            if doc["variants"][name]["signature"] != variant["signature"]:
+            theirs = doc["variants"][name]["signature"]
+            if _code_path(theirs) != _code_path(variant["signature"]):
                 raise ProcessesDisagree(
-                    f"process {i} ran another code path for {name!r} than process 0: "
-                    f"{doc['variants'][name]['signature']} vs {variant['signature']}")
+                    f"process {i} ran another code path for {name!r} than process 0: {theirs} vs "
+                    f"{variant['signature']}")
+            if theirs != variant["signature"]:
+                lowered_apart[name] = [_programs(d["variants"][name]["signature"]) for d in docs]
     merged = copy.deepcopy(first)
+    if lowered_apart:  # the same code path, its program's text lowered apart: kept, said in the checks
+        merged["checks"]["programs_lowered_apart"] = lowered_apart
     for name, variant in merged["variants"].items():
         per = [doc["variants"][name] for doc in docs]
         for key in variant:

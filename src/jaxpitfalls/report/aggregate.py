@@ -190,6 +190,8 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
         checks, env = doc["checks"], doc["environment"]
         rows.append(_config_columns(doc) | agreement(checks) | {
             "signatures_distinct": distinct(checks),
+            # variants whose fresh processes ran one code path lowered to different program texts (processes.merge)
+            "programs_lowered_apart": ", ".join(checks.get("programs_lowered_apart", {})),
             "distinct_signatures": len({str(v["signature"]) for v in doc["variants"].values()}),
             "not_timed": "; ".join(f"{name} ({why})" for name, why in doc.get("not_timed", {}).items()),
             "compiles_in_timed_region": timed_compiles(doc, None),

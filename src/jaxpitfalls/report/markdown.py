@@ -191,7 +191,9 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
         "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
         table(checks[["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
-                       "signatures_distinct", "compiles_in_warmup", "compiles_in_timed_region",
+                       "signatures_distinct", *(["programs_lowered_apart"] if checks.get("programs_lowered_apart",
+                                                                                        pd.Series()).any() else []),
+                       "compiles_in_warmup", "compiles_in_timed_region",
                        "compiles_measured_on_purpose", "compiles_demonstrated"]], short), "",
         "Each measuring job's seconds and peak memory in GiB (the host's: the measuring processes' resident "
         "high-water mark; the device's where the backend reports one).", "",
