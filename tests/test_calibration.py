@@ -5,6 +5,8 @@ and against its target."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,10 +83,12 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
                "processes": 3, "rounds": 20, "pyperf": {"callable": "", "options": []}}
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
-    assert "- injected 1.1: its 50 rows' ratios median 1.1" in text and "on the mark" in text
+    median = re.search(r"- injected 1\.1: its 50 rows' ratios median (\d\.\d+)", text)
+    assert median and abs(float(median[1]) - 1.1) < 0.01 and "on the mark" in text  # the knob adds its factor
     missed = calibration.knob_lines(table.assign(ratio=np.where(table.injected > 1.07, table.ratio * 1.03,
                                                                 table.ratio)))
-    assert "on the mark" in missed[2] and "**off the mark** by +3" in missed[3]  # the 10% knob 3% past its factor
+    off = re.search(r"\*\*off the mark\*\* by \+(\d\.\d)%", missed[3])  # the 10% knob 3% past its factor
+    assert "on the mark" in missed[2] and off and abs(float(off[1]) - 3) < 0.5
     assert "only the A/A rows test the intervals here" in calibration.knob_lines(table, proportional=False)[2]
     assert "the same factor in every row, as far as this tells" in calibration.knob_lines(table)[3]
     rng = np.random.default_rng(0)  # the 10% knob adding 6-14% by row: its truths are not all 1.1

@@ -112,6 +112,21 @@ class OnFirstIsSlower(FakeWorker):
         return self.machine.block(BASE_S[variant] * self.slowdown, samples)
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_a_williams_design_balances_the_first_place_and_who_follows_whom(n):
+    """Rotations of four sides put `a` right before `a2` in 3 of every 4 rounds (issue 70); a Williams design puts
+    each side right before each other side equally often, and each first equally often."""
+    from collections import Counter
+
+    from jaxpitfalls.harness.lockstep import williams
+
+    rows = williams(n)
+    assert len(rows) == (n if n % 2 == 0 else 2 * n) and all(sorted(r) == list(range(n)) for r in rows)
+    assert set(Counter(r[0] for r in rows).values()) == {len(rows) // n}
+    follows = Counter((r[i], r[i + 1]) for r in rows for i in range(n - 1))
+    assert len(follows) == n * (n - 1) and set(follows.values()) == {len(rows) // n}
+
+
 @pytest.mark.parametrize("sides", [2, 3])
 def test_the_sides_order_is_counterbalanced_and_recorded(sides):
     names = [Side(n) for n in "abc"[:sides]]

@@ -64,8 +64,9 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
     """Time every side's variants in lockstep: per process, one warm worker per side (`start(side, process)`),
     then per mode `rounds` rounds; in a round, variant by variant (forward, then reversed order, alternately),
     every side times one block of that variant: the blocks paired across sides are a fraction of a second
-    apart. The sides' order is a rotation of their list, every rotation once per `len(sides)` rounds of a
-    variant in a random order (`_orders`): each side goes first equally often. What is left is each sample's
+    apart. The sides' order is a row of a Williams design, every row once per block of rounds of a variant in a
+    random order (`_orders`): each side goes first, and follows each other side, equally often. What is left is
+    each sample's
     own noise (on the 2-core VM, paired ~50 ms samples of a small BERT step differ by 10-15%, with blocks a
     second apart as with a tenth of a second), which only more rounds average out.
 
@@ -139,12 +140,29 @@ def round_window(activity: Activity, workers_cpu_s: float, max_busy_share: float
             "contended": replace(activity, others_share=others).contended(max_busy_share)}
 
 
+def williams(n: int) -> list[list[int]]:
+    """The rows of a Williams design for `n` sides (Williams 1949): each side first in as many rows as any other,
+    and each side right before each other side in exactly one row (n even; two rows for n odd, the mirrored square
+    added). Rotations of one list balance the first place only: with four sides, `a` runs before `a2` in 3 of
+    every 4 rotations, so whatever one side leaves behind (a warm cache, a busy core) falls on the next."""
+    first, low, high = [0], 1, n - 1
+    while len(first) < n:  # 0, 1, n-1, 2, n-2, ...
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    rows = [[(k + i) % n for k in first] for i in range(n)]
+    return rows + [row[::-1] for row in rows] if n % 2 else rows
+
+
 def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[list[str]]:
-    """The sides' order in each of `rounds` rounds: rotations of `names`, each once per `len(names)` rounds in a
-    random order (so each side goes first equally often, and no period of the machine lines up with it)."""
-    n = len(names)
-    starts = np.concatenate([rng.permutation(n) for _ in range(-(-rounds // n))])[:rounds]
-    return [names[k:] + names[:k] for k in starts.tolist()]
+    """The sides' order in each of `rounds` rounds: the rows of a Williams design (`williams`), each once per
+    block of them in a random order (so each side goes first equally often and follows each other side equally
+    often, and no period of the machine lines up with either)."""
+    rows = williams(len(names))
+    picks = np.concatenate([rng.permutation(len(rows)) for _ in range(-(-rounds // len(rows)))])[:rounds]
+    return [[names[k] for k in rows[i]] for i in picks.tolist()]
 
 
 def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
