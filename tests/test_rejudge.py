@@ -74,7 +74,7 @@ def test_a_snapshot_rerendered_by_this_checkout_keeps_its_run_s_sections_and_lis
         shutil.copy(smoke_run / source, snapshot / kept)
     shutil.rmtree(snapshot / "tables" / "extraction")
     (snapshot / "manifest.json").write_text(json.dumps({"files": {
-        f: {"sha256": reference._sha256(snapshot / f)} for f in reference.kept_files(smoke_run)
+        f: {"sha256": reference.sha256(snapshot / f)} for f in reference.kept_files(smoke_run)
         if (snapshot / f).exists()}}))
     before = (snapshot / "report.md").read_text()
     claims = rerender.rerender(snapshot)

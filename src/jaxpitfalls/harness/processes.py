@@ -37,12 +37,12 @@ def _code_path(signature: Any) -> Any:
 
 
 def _programs(signature: Any, at: str = "") -> dict[str, str]:
-    """Every lowered program's fingerprint in a signature, by where it sits (`infer.program`)."""
+    """Every lowered program's fingerprint in a signature, by where it sits (`program`, `infer.program`)."""
     if not isinstance(signature, dict):
         return {}
-    found = {at or PROGRAM: signature[PROGRAM]} if PROGRAM in signature else {}
+    found = {f"{at}{PROGRAM}": signature[PROGRAM]} if PROGRAM in signature else {}
     for key, value in signature.items():
-        found |= _programs(value, f"{at}.{key}".lstrip(".") + f".{PROGRAM}") if isinstance(value, dict) else {}
+        found |= _programs(value, f"{at}{key}.")
     return found
 
 

@@ -18,6 +18,7 @@ from matplotlib import ticker  # noqa: E402
 
 from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
 from ..formatting import short  # noqa: E402
+from .magnitude import unit_word  # noqa: E402
 from .tally import effects  # noqa: E402
 
 COLUMNS = ["label", "unit", "value", "low", "high", "theirs_low", "theirs_high", "verdict", "supporting"]
@@ -30,7 +31,7 @@ COUNTS = ("compilations", "programs", "program", "false")  # counted things shar
 
 def _unit(unit: str) -> str:
     """A headline's panel: ratios together (`x`, `x slower`), counts together, any other unit its own."""
-    first = unit.strip().split(" ")[0]
+    first = unit_word(unit)
     if unit.startswith("x"):
         return "x"
     return "count" if first in COUNTS else first or "exponent"  # a bare number: an exponent, as the write-up's

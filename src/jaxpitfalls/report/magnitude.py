@@ -48,6 +48,12 @@ def device_here(environment: pd.DataFrame) -> str:
     return "this " + " and ".join(kinds) if kinds else "this machine"
 
 
+def unit_word(unit: str) -> str:
+    """A unit's first word, what it measures in (`x` of `x slower`, `ms` of ` ms/step filter_jit`, `%`); the
+    words after it say of what."""
+    return (unit.split() or [""])[0]
+
+
 def as_written(x: float) -> str:
     """A write-up's number as it wrote it (133.5, 0.1495, 16.32), never in e-notation."""
     return f"{x:g}" if 1e-4 <= abs(x) < 1e6 else short(x)
@@ -64,8 +70,7 @@ def ours_text(ours: tuple[float, float, float], unit: str) -> str:
     `5.88x [5.86, 5.90]`, `515 ms/step [493, 656]`, without an interval where it has none."""
     value, low, high = ours
     spread = "" if low == high == value else f" [{short(low)}, {short(high)}]"
-    first = unit.split()[0] if unit.split() else ""
-    return f"{short(value)}{' ' if unit.startswith(' ') else ''}{first}{spread}"
+    return f"{short(value)}{' ' if unit.startswith(' ') else ''}{unit_word(unit)}{spread}"
 
 
 def _effect(ratio: float) -> float:
@@ -117,10 +122,9 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
     if not number.structural and here:
         side_by_side += f" ({number.differs.format(here=here)})"
     _, low, high = ours
-    first = (number.unit.split() or [""])[0]
     if number.is_share:
         cell, held = _points(number, low, high)
-    elif first.startswith("x"):
+    elif unit_word(number.unit).startswith("x"):
         if low <= 0:
             return Size("— (not a ratio)", None, side_by_side)
         cell, held = _factor_size(_effect(low), _effect(high), _effect(number.low), _effect(number.high))
@@ -137,7 +141,7 @@ def sized(claim: dict[str, Any]) -> tuple[Size, Size | None]:
     structure; else ours measured for that number. Where both exist and differ (generation's cache: the warm pair
     decides, the write-up's 16.32x most likely timed a loop compiling per length), the other is the aside."""
     number, ours, headline = claim["numbers"][0], claim["ours"][0], claim.get("headline")
-    same_unit = headline is not None and headline.unit.split(" ")[0] == number.unit.split(" ")[0]
+    same_unit = headline is not None and unit_word(headline.unit) == unit_word(number.unit)
     if not same_unit or claim.get("supporting"):
         return size(number, ours, ""), None
     judged = size(number, (headline.value, headline.low, headline.high), "")

@@ -35,7 +35,7 @@ class InvalidReference(ValueError):
     """A snapshot whose files do not match its manifest, or a run that cannot be published."""
 
 
-def _sha256(path: Path) -> str:
+def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -99,7 +99,7 @@ def snapshot(run: str | Path, out_root: str | Path, preset: str) -> Path:
     wall_s = _whole_run(run)
     sources = kept_files(run)
     for source in sources.values():
-        if bundle["files"].get(source) != _sha256(run / source):
+        if bundle["files"].get(source) != sha256(run / source):
             raise InvalidReference(f"{run / source}: not the file the run's bundle holds (rerun the bundle rule)")
     date = datetime.date.fromtimestamp((run / "reports/report.md").stat().st_mtime).isoformat()
     out = _free(Path(out_root), date)
@@ -129,7 +129,7 @@ def check(snapshot: str | Path) -> dict[str, Any]:
     rejudged = manifest.get("rejudged", {}).get("files", {})  # rerender.py: its claims written again, said so
 
     def kept(name: str) -> bool:
-        return _sha256(snapshot / name) in (manifest["files"][name]["sha256"], rejudged.get(name))
+        return sha256(snapshot / name) in (manifest["files"][name]["sha256"], rejudged.get(name))
 
     changed = sorted(f for f in present & listed if not kept(f))
     for problem, names in (("missing", sorted(listed - present)), ("not in the manifest", sorted(present - listed)),

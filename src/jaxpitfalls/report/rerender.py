@@ -11,19 +11,18 @@ not measured, saying so, so that a snapshot carries every claim the workflow jud
 
 from __future__ import annotations
 
-import hashlib
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from ..contract import registry
 from ..contract.verdicts import NOT_MEASURED
+from ..harness.environment import git_state
 from . import scorecard
 from .aggregate import read_tables
 from .build import declared, study_claims
 from .magnitude import device_here
-from .reference import table_paths
+from .reference import sha256, table_paths
 
 NOT_RUN = "not measured: this run did not time the study"
 FIGURE = "scorecard.png"
@@ -72,15 +71,6 @@ def rerendered(report_md: str, claims: dict[str, list[dict[str, Any]]], here: di
     return f"{head}{claims_part}{body.rstrip()}\n\n{scorecard.rules_section(claims)}\n## Audit{audit}"
 
 
-def _commit() -> str:
-    found = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True, check=False)
-    return found.stdout.strip() or "unknown"
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def rerender(snapshot: str | Path) -> dict[str, Any]:
     """Write the snapshot's claims sections and figure again by this checkout's rules; where it has a manifest
     (report/reference.py), record which files were rejudged, at which commit, with their new sha256s. Returns the
@@ -97,7 +87,7 @@ def rerender(snapshot: str | Path) -> dict[str, Any]:
     if manifest.exists():  # what changed, kept with what changed before (a table aggregated again from the run)
         found = json.loads(manifest.read_text())
         before = found.get("rejudged", {})
-        found["rejudged"] = before | {"commit": _commit(), "files": before.get("files", {}) | {
-            f: _sha256(snapshot / f) for f in ("report.md", FIGURE)}}
+        found["rejudged"] = before | {"commit": (git_state()["commit"] or "unknown")[:10], "files": before.get(
+            "files", {}) | {f: sha256(snapshot / f) for f in ("report.md", FIGURE)}}
         manifest.write_text(json.dumps(found, indent=1) + "\n")
     return claims

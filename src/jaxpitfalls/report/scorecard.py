@@ -22,7 +22,7 @@ from ..contract.verdicts import (
 from ..formatting import short
 from .claims import interval
 from .magnitude import RULE as SIZE_RULE
-from .magnitude import size, size_cell, theirs_text
+from .magnitude import size, size_cell, theirs_text, unit_word
 from .markdown import table
 from .tally import tally
 
@@ -146,7 +146,7 @@ def _side_by_side(claim: dict[str, Any], here: str) -> str:
     missing: dict[str, list[str]] = {}  # their numbers by unit (the write-up column says what each is)
     for n, o in zip(claim["numbers"], claim["ours"], strict=True):
         if not o:
-            missing.setdefault(n.unit.split()[0], []).append(theirs_text(replace(n, unit="")))
+            missing.setdefault(unit_word(n.unit), []).append(theirs_text(replace(n, unit="")))
     if missing:
         pairs.append("; ".join(f"{', '.join(said)}{' ' * (unit[0] != 'x')}{unit}" for unit, said in missing.items())
                      + ": not measured here")

@@ -68,20 +68,19 @@ def _counted(groups: list[list[Row]]) -> str:
     return "; ".join(f"{counts[k]} {'**no**' if k == 'no' else k}" for k in ORDER if k in counts)
 
 
-def numbers_line(claims: dict[str, list[Row]]) -> str:
-    """How many of the write-ups' numbers held in size, one per effect: the size column of each effect's lead row
-    (rows restating another are that claim's effect, counted with it), naming those that did not."""
+def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
+    """How many of the write-ups' numbers held in size, one per effect (`theirs`: (study, effect) pairs): the size
+    column of each effect's lead row (rows restating another are that claim's effect, counted with it), naming
+    those that did not."""
     held, missed = 0, []
-    for study, rows in claims.items():
-        for group in effects([r for r in rows if not r["beyond"]]):
-            lead = group[0]
-            if not lead["numbers"] or lead["verdict"] in UNSIZED:
-                continue
-            found = sized(lead)[0].held
-            if found:
-                held += 1
-            elif found is False:
-                missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
+    for study, (lead, *_) in theirs:
+        if not lead["numbers"] or lead["verdict"] in UNSIZED:
+            continue
+        found = sized(lead)[0].held
+        if found:
+            held += 1
+        elif found is False:
+            missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     said = f"; {len(missed)} did not: {', '.join(missed)}" if missed else ""
     if not held + len(missed):
         return "**No write-up number could be sized in this run** (none measured at the write-up's structure)"
@@ -92,12 +91,13 @@ def tally(claims: dict[str, list[Row]]) -> str:
     """The scorecard's first line and its counts: write-up numbers held in size, then effects (claims resting on
     one measurement counted once) by verdict, the write-ups' apart from ours beside them (Claim.beyond), and
     those judged at a structure smaller than the write-up's (supporting only) counted apart."""
-    theirs = [g for rows in claims.values() for g in effects([r for r in rows if not r["beyond"]])]
+    by_study = [(s, g) for s, rows in claims.items() for g in effects([r for r in rows if not r["beyond"]])]
+    theirs = [g for _, g in by_study]
     ours = [g for rows in claims.values() for g in effects([r for r in rows if r["beyond"]])]
     supporting = [g for g in theirs if g[0].get("supporting")]
     rows = sum(len(g) for g in theirs)
     apart = (f". Of these effects, {len(supporting)} were judged only at a structure smaller than the write-up's "
              f"(supporting only: {_counted(supporting)})") if supporting else ""
     beyond = f". {len(ours)} beyond them: {_counted(ours)}" if ours else ""
-    return (f"{numbers_line(claims)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
+    return (f"{numbers_line(by_study)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
             f"{apart}{beyond}")
