@@ -1,7 +1,6 @@
 """Rule capture_trace: the separate profiler pass of one configuration, into its own directory."""
 
-from jaxpitfalls import runtime
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry, runtime
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0], **sm.params.runtime)

@@ -1,7 +1,6 @@
 """Rule history_run: one configuration timed in one release's environment (or the release's failure recorded)."""
 
-from jaxpitfalls import runtime
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry, runtime
 from jaxpitfalls.jobs.history_run import measure_release
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -1,7 +1,6 @@
 """Rule lockstep: one configuration timed in every side's environment at once (compare.sides)."""
 
-from jaxpitfalls import runtime
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry, runtime
 from jaxpitfalls.jobs.lockstep import run_lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

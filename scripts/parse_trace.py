@@ -2,8 +2,7 @@
 
 import pandas as pd
 
-from jaxpitfalls import results, runtime, traces
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry, results, runtime, traces
 from jaxpitfalls.harness.tracing import find_xplanes
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

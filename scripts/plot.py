@@ -2,11 +2,10 @@
 
 from pathlib import Path
 
-from jaxpitfalls import runtime
-from jaxpitfalls.contract import registry
-from jaxpitfalls.plan import TABLES
+from jaxpitfalls import registry, runtime
+from jaxpitfalls.contract.figures import save
+from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.report.aggregate import read_tables
-from jaxpitfalls.report.plots import save
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -1,7 +1,6 @@
 """Rule pyperf_pair: pyperf at its defaults on the base configuration's callable of one variant and mode, twice."""
 
-from jaxpitfalls import runtime
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry, runtime
 from jaxpitfalls.jobs.pyperf_pair import run_pyperf
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -1,7 +1,7 @@
 """Rule render_report: reports/report.md from every study's tables, figures and the run's benchmarks."""
 
 from jaxpitfalls import runtime
-from jaxpitfalls.plan import TABLES
+from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.report.build import build_report
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -1,7 +1,6 @@
 """Rule run_study: time every variant of one configuration and write its result JSON."""
 
-from jaxpitfalls import runtime
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry, runtime
 from jaxpitfalls.jobs.study import run_configuration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

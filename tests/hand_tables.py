@@ -1,4 +1,4 @@
-"""Claims judged on hand-made tables: a `report.judging.Run` over the tables a test gives, the way the report
+"""Claims judged on hand-made tables: a `contract.judging.Run` over the tables a test gives, the way the report
 builds it from a run's CSVs."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from jaxpitfalls.contract.interface import StudySpec
-from jaxpitfalls.report.judging import Run
+from jaxpitfalls.contract.judging import Run
 
 
 def run_on(spec: StudySpec, base_id: str, **tables: pd.DataFrame) -> Run:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBER = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d+)?)(x|%)?(?![\w.]*\d)")  # 5.9x, 72%, 0.93 (not a version)

@@ -120,7 +120,7 @@ def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_
 
 
 def test_interval_rules_have_a_band_where_the_run_cannot_tell():
-    from jaxpitfalls.report.claims import decide
+    from jaxpitfalls.contract.decisions import decide
 
     def holds(low, high, *edges, how="above"):
         return decide(low, high, *edges, holds=how).outcome
@@ -139,8 +139,8 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     makes it "not testable" with the bound, "yes" and "no" alike; above it, the claim is judged as measured,
     whatever the interval's width; the undecided reason says what more samples could find; a bound the run's
     interval lies wholly beyond is refuted and not used."""
+    from jaxpitfalls.contract.decisions import applicable
     from jaxpitfalls.contract.verdicts import NOT_TESTABLE, Bound, Judged
-    from jaxpitfalls.report.claims import applicable
 
     copies = Bound(800.0, 17.5, "removing all copies", needs=2.0)  # 800 / 782.5: at most 1.022x, for 2-3x claimed
     no = Judged(measured="0.99x [0.93, 1.05]", verdict="not reproduced", judged_ratio=(0.99, 0.93, 1.05),
@@ -265,7 +265,7 @@ def test_the_checks_table_keeps_the_machines_speed_and_the_run_summary_shows_it(
 
 
 def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
-    from jaxpitfalls.report.claims import decide, to_decide
+    from jaxpitfalls.contract.decisions import decide, to_decide
     # 1.057x [1.043, 1.075] against "at most 1.05": half-width 0.016, its middle 0.009 above the edge (log scale)
     reason = to_decide(1.043, 1.075, 1.05, log=True)
     assert "the interval crosses 1.05; about 3.2x the samples would decide it" in reason
@@ -288,7 +288,7 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
 
 
 def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_decide_it():
-    from jaxpitfalls.report.claims import decide
+    from jaxpitfalls.contract.decisions import decide
 
     scattered = decide(-0.03, 0.84, 0.75, 1.25, holds="inside", of="the exponent", scatter=4.0)
     assert scattered.outcome is None and "4.0x farther from one power law" in scattered.reason
@@ -309,7 +309,7 @@ def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_sev
 def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path):
     """A short commit can be all digits (9099972 failed `make all` in the report's code line): the tables
     read its code, the environment's commit and the configurations' ids back as written."""
-    from jaxpitfalls.plan import TABLES
+    from jaxpitfalls.contract.tables import TABLES
     from jaxpitfalls.report.aggregate import read_tables
 
     written = {"steps": {"process": ["all"], "config_id": ["1024"]}, "comparisons": {"process": ["all"]},

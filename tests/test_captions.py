@@ -7,7 +7,7 @@ import jinja2
 import pandas as pd
 import pytest
 
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry
 from jaxpitfalls.report.captions import StudyCaption
 
 ROOT = Path(__file__).resolve().parents[1]

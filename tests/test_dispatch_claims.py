@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
+from jaxpitfalls.contract.decisions import applicable
+from jaxpitfalls.contract.judging import Run
 from jaxpitfalls.harness.stats import difference_side
-from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.dispatch.claims import (
     JUDGES,
     _attribution_complete,

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
+from jaxpitfalls.contract.decisions import applicable
+from jaxpitfalls.contract.judging import Run
 from jaxpitfalls.contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound
-from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.report.judging import Run
 from jaxpitfalls.studies.extraction.claims import (
     JUDGES,
     _apply_auto_jit,

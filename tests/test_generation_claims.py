@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
+from jaxpitfalls.contract.decisions import applicable
 from jaxpitfalls.harness.stats import ratio_of_estimates
-from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.report.magnitude import size_cell
 from jaxpitfalls.report.scorecard import ours_cell
 from jaxpitfalls.studies.generation.claims import (

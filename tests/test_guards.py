@@ -160,9 +160,9 @@ def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
     import subprocess
     import sys
 
-    from jaxpitfalls.contract import registry
+    from jaxpitfalls import registry
 
-    modules = ["report.aggregate", "report.plots", "report.build", "report.bundle", "report.compare",
+    modules = ["report.aggregate", "contract.figures", "report.build", "report.bundle", "report.compare",
                "report.thinned", *(f"studies.{s}.{part}" for s in registry.names() for part in ("spec", "report"))]
     check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
              "heavy = sorted({'jax', 'equinox', 'optax', 'torch'} & set(sys.modules)); "

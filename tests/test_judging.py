@@ -1,4 +1,4 @@
-"""One shape for every study's claims (report.judging): a claim's function registered under its key, refused
+"""One shape for every study's claims (contract.judging): a claim's function registered under its key, refused
 where the spec declares no such judged claim or twice; a judged claim without its function refused when the
 report runs, naming it; every study's claims module registers exactly the claims its spec declares judged; a
 claim whose effect needs an accelerator is not testable on a CPU backend where it came out "no"."""
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from hand_tables import run_on
 
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry
+from jaxpitfalls.contract.decisions import applicable
+from jaxpitfalls.contract.judging import NO_STRUCTURE, Judges, once_per_run
 from jaxpitfalls.contract.verdicts import Judged
-from jaxpitfalls.report.claims import applicable
-from jaxpitfalls.report.judging import NO_STRUCTURE, Judges, once_per_run
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
 # A run's one job at BERT-base's 12-layer pytree (hidden 64): it holds a structure the write-up measured at.

@@ -104,7 +104,7 @@ def test_a_claim_restates_only_another_judged_claim_of_its_study():
 
     import pytest
 
-    from jaxpitfalls.contract import registry
+    from jaxpitfalls import registry
 
     spec = registry.spec("generation")
     assert spec.claims["distortion"].restates == "slowed_cached"

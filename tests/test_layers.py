@@ -14,18 +14,19 @@ from jaxpitfalls import sources
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 
-# Bottom to top, each folder on exactly one floor. The contract (what a study implements and the rest reads:
-# spec and claim types, settings, Judged and the verdict names, the registry that imports the studies by name)
-# sits below the plan and the report; the report's helpers below the studies that judge with them; the jobs
-# that run a study on top.
+# Bottom to top, each folder on exactly one floor. The contract (what a study implements and what it calls:
+# spec and claim types, settings, verdicts, the judging engine and its rules, table and figure helpers, naming)
+# sits right below the studies; the registry that imports the studies by name right above them; the plan, the
+# config check and the report read the studies through it; the jobs that run a study on top.
 FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources",
      "jaxpitfalls.formatting"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.contract",),
+    ("jaxpitfalls.studies",),
+    ("jaxpitfalls.registry",),
     ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
-    ("jaxpitfalls.studies",),
     ("jaxpitfalls.jobs",),
 )
 LONGEST_FUNCTION = 60
@@ -55,9 +56,16 @@ def floor(module: str) -> int:
             raise KeyError(f"{module} is on no floor: add it or its folder to FLOORS")
 
 
+STUDIES = "jaxpitfalls.studies"
+REGISTRY = "jaxpitfalls.registry"
+# The registry imports every study's modules by name (importlib), which no import statement shows.
+LOADED_BY_NAME = {REGISTRY: {m for m in MODULES if m.startswith(f"{STUDIES}.")}}
+
+
 def imports(module: str) -> set[str]:
-    """The package's modules `module` imports (sources.imported_by: `from P import x` counts P and P.x)."""
-    return set(sources.imported_by(module)) & set(MODULES)
+    """The package's modules `module` imports at run time: its import statements' (sources.imported_by: `from P
+    import x` counts P and P.x) and, for the registry, the studies it loads by name."""
+    return (set(sources.imported_by(module)) | LOADED_BY_NAME.get(module, set())) & set(MODULES)
 
 
 def test_the_reader_reads_this_checkout():
@@ -112,6 +120,20 @@ def _loops(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_loop_among_a_floors_modules():
     same_floor = {m: {n for n in imports(m) if floor(n) == floor(m)} for m in MODULES}
     assert not _loops(same_floor)
+
+
+def test_no_import_loop_at_run_time():
+    """Across floors too, the registry's loads by name included: a study that imported the report would close
+    a loop through the registry that the import statements alone do not show."""
+    assert not _loops({m: imports(m) for m in MODULES})
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m != REGISTRY and not m.startswith(STUDIES)])
+def test_only_the_registry_imports_a_study(module):
+    """The plan, the config check, the report and the jobs read a study through the registry, so a study
+    found elsewhere (a user's own folder) reads the same as a packaged one."""
+    direct = sorted(m for m in imports(module) if m == STUDIES or m.startswith(f"{STUDIES}."))
+    assert not direct, f"{module} imports {direct}: read a study through jaxpitfalls.registry"
 
 
 def test_a_loop_is_found():

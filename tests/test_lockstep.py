@@ -166,7 +166,7 @@ def test_sides_offering_different_variants_are_refused_and_every_worker_is_close
 def test_the_config_check_knows_which_studies_offer_samplers():
     import importlib
 
-    from jaxpitfalls.contract import registry
+    from jaxpitfalls import registry
 
     for name in registry.names():
         measure = importlib.import_module(f"jaxpitfalls.studies.{name}.measure")

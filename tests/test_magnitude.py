@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from jaxpitfalls.contract import registry
+from jaxpitfalls import registry
+from jaxpitfalls.contract.decisions import at_write_up_structure
 from jaxpitfalls.contract.interface import Claim, Number
 from jaxpitfalls.contract.verdicts import Estimate, Judged
 from jaxpitfalls.report.build import declared, judged_rows
-from jaxpitfalls.report.claims import at_write_up_structure
 from jaxpitfalls.report.claims_figure import claim_points
 from jaxpitfalls.report.magnitude import device_here, size, size_cell
 

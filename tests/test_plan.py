@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from configs import ROOT, SCHEMA, config_with, validate
 
-from jaxpitfalls import plan, sources
+from jaxpitfalls import plan, registry, sources
 from jaxpitfalls.configcheck.schema import schema_problems
-from jaxpitfalls.contract import registry
+from jaxpitfalls.contract import naming
 
 
 def test_one_axis_at_a_time_sweep_with_the_base_once():
@@ -23,7 +23,7 @@ def test_one_axis_at_a_time_sweep_with_the_base_once():
     base = confs[0]
     assert base["axes"] == ["layers", "hidden", "dropout"] and base["model"] == "bert-L2-H8"
     assert confs[3]["axes"] == ["dropout"]
-    assert [plan.is_base(c) for c in confs] == [True, False, False, False]
+    assert [naming.is_base(c) for c in confs] == [True, False, False, False]
 
 
 def test_default_config_validates_with_defaults_and_plans_models():
@@ -149,7 +149,7 @@ def test_explicit_points_add_configurations_on_no_axis():
     assert [c["id"] for c in confs] == ["layers4-hidden768", "layers12-hidden768", "layers24-hidden2048"]
     assert confs[2]["axes"] == ["points"] and confs[2]["model"] == "bert-L24-H2048"
     assert "points" in confs[0]["axes"]  # a point equal to the base is the base
-    assert [plan.is_base(c) for c in confs] == [True, False, False]
+    assert [naming.is_base(c) for c in confs] == [True, False, False]
 
 
 def test_a_configuration_that_differs_from_the_base_in_keys_its_claims_compare_across_jobs_is_anchored_to_it():
@@ -174,7 +174,7 @@ def test_a_configuration_that_differs_from_the_base_in_keys_its_claims_compare_a
                                                             "anchor_model": "results/models/bert-L1-H64"}
     assert "anchor_model" not in plan.timing_inputs(config, "dispatch", base_id)
     assert "anchor" not in plan.configuration(config, "dispatch", deep)  # traces, lockstep and history time none
-    assert plan.settings_of(plan.timing_configuration(config, "dispatch", deep)) == {
+    assert naming.settings_of(plan.timing_configuration(config, "dispatch", deep)) == {
         k: v for k, v in confs[deep].items() if k not in ("id", "axes", "model")}
     config["studies"]["dispatch"]["beside"] = [{"dropout": 0.0}]  # the base's own dropout
     with pytest.raises(ValueError, match=r"studies.dispatch.beside\[0\]: \{'dropout': 0.0\} is the base's own setting"):

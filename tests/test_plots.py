@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from matplotlib.container import BarContainer, ErrorbarContainer
 
-from jaxpitfalls.plan import TABLES
+from jaxpitfalls.contract.figures import bars, facet_lines, stacked_bars
+from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.report.aggregate import read_tables
-from jaxpitfalls.report.plots import bars, facet_lines, stacked_bars
 
 SEEDS = Path(__file__).parent / "fixtures/seeds-cpu"  # the write-ups' structures, on 2 cores (its README)
 
@@ -80,7 +80,8 @@ def test_grouped_bars_on_a_linear_axis_are_bars_from_zero_with_intervals():
 def test_generation_draws_the_warmup_pitfall_only_where_a_run_has_the_demonstration():
     """A run without a warmup_fraction below 1 (presets/gpu-lease.yaml) has no pitfall to draw: the speed figure
     alone, where the bar chart divided by its zero groups."""
-    from jaxpitfalls.report.aggregate import demonstrated, read_tables
+    from jaxpitfalls.contract.tables import demonstrated
+    from jaxpitfalls.report.aggregate import read_tables
     from jaxpitfalls.studies.generation.report import figures
 
     tables = read_tables({t: str(SEEDS / f"tables/generation/{t}.csv") for t in TABLES if t != "environment"}

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from results_docs import process_doc
 
+from jaxpitfalls.contract.decisions import row
 from jaxpitfalls.harness.processes import ProcessesDisagree, merge
 from jaxpitfalls.report import aggregate
-from jaxpitfalls.report.claims import row
 
 
 def test_merged_result_keeps_each_process_and_resamples_processes():

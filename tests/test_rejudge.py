@@ -65,7 +65,7 @@ def test_a_snapshot_rerendered_by_this_checkout_keeps_its_run_s_sections_and_lis
     """rejudge --write (report/rerender.py): the claims sections and figure written again from the kept tables,
     every study's claims listed (one whose tables the snapshot lacks, as the GPU lease's extraction: not
     measured, saying so), the study sections and audit as the run wrote them, the manifest naming what changed."""
-    from jaxpitfalls.contract import registry
+    from jaxpitfalls import registry
     from jaxpitfalls.report import rerender
 
     snapshot = tmp_path / "snapshot"

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jaxpitfalls import plan
+from jaxpitfalls import plan, registry
 from jaxpitfalls.configcheck.schema import fill_defaults, load
-from jaxpitfalls.contract import registry
 from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.studies.dispatch.spec import Timing as DispatchTiming

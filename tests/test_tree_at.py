@@ -13,6 +13,7 @@ import pytest
 from hand_tables import run_on
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
+from jaxpitfalls.contract.decisions import applicable
 from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.compiles import NotAFirstRun
 from jaxpitfalls.harness.protocol import measure_mode
@@ -20,7 +21,6 @@ from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.stats import marginal_cost_ratio
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report import aggregate
-from jaxpitfalls.report.claims import applicable
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp

@@ -22,8 +22,8 @@ from configs import RETRYING, smoke_result
 from report_browser import ReportPage
 from workflow_copy import snakemake as _snakemake
 
-from jaxpitfalls import plan, results
-from jaxpitfalls.contract import registry
+from jaxpitfalls import plan, registry, results
+from jaxpitfalls.contract import naming
 from jaxpitfalls.studies.dispatch.spec import ANCHOR as DISPATCH_ANCHOR
 from jaxpitfalls.studies.dispatch.spec import BESIDE as DISPATCH_BESIDE
 from jaxpitfalls.studies.dispatch.spec import beside_name as dispatch_beside
@@ -50,9 +50,9 @@ def test_every_result_is_written_and_valid(smoke_run):
         # the 2-layer configuration (what `structure` compares across jobs) also times the base's pair; the base
         # times its compute setting's pair (`beside`: what not_compute compares)
         anchor = set(DISPATCH_ANCHOR) if "anchor" in doc["config"] else set()
-        assert anchor == (set() if plan.is_base(doc["config"]) else set(DISPATCH_ANCHOR))
+        assert anchor == (set() if naming.is_base(doc["config"]) else set(DISPATCH_ANCHOR))
         beside = {dispatch_beside(v, s) for s in doc["config"].get("beside", []) for v in DISPATCH_BESIDE}
-        assert len(beside) == (2 if plan.is_base(doc["config"]) else 0)
+        assert len(beside) == (2 if naming.is_base(doc["config"]) else 0)
         own = set(doc["variants"]) - anchor - beside
         agreement, distinct = doc["checks"]["outputs_agree"], doc["checks"]["signatures_distinct"]
         assert agreement["reference"] == doc["floor"] and set(agreement["bitwise_equal"]) == own

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import plan
-from .contract import registry
+from . import plan, registry
+from .contract import naming
 from .contract.settings import Timing
 from .harness.sampling import Sampling
 
@@ -42,7 +42,7 @@ def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[s
     found = set()
     for listed in plan.configurations(config["studies"][study]):
         conf = plan.timing_configuration(config, study, listed["id"])
-        at_base = plan.is_base(conf)
+        at_base = naming.is_base(conf)
         found.add("the base configuration" if at_base else "a non-base configuration")
         found |= set(spec.kinds(conf, timing, at_base)) if spec.kinds else set()
     return found

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .contract import registry
+from . import registry
+from .contract.naming import is_base, settings_of, value_label
+from .contract.tables import TABLES
 
 # The text corpus (made by `prepare_data`) of the studies whose spec `reads_corpus`.
 CORPUS = "results/data/corpus"
-# The CSV tables `aggregate` writes per study (results/tables/{study}/{table}.csv).
-TABLES = ("steps", "comparisons", "checks", "overhead", "environment")
 
 
 def enabled_studies(config: dict[str, Any]) -> list[str]:
@@ -24,11 +24,6 @@ def enabled_studies(config: dict[str, Any]) -> list[str]:
 
 def reads_corpus(study: str) -> bool:
     return registry.spec(study).reads_corpus
-
-
-def value_label(value: Any) -> str:
-    """A configuration value as its id writes it (`0.1`, `64`, `fused`)."""
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
@@ -59,21 +54,6 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     for conf in confs.values():
         conf["model"] = model_name(study["model_family"], conf["layers"], conf["hidden"])
     return list(confs.values())
-
-
-# What the plan adds to a configuration beside the study's own keys (`anchor`, `beside`: timing_configuration's).
-PLAN_KEYS = ("id", "axes", "model", "anchor", "beside")
-
-
-def settings_of(conf: dict[str, Any]) -> dict[str, Any]:
-    """A configuration's own keys (layers, hidden, ...), without what the plan adds (PLAN_KEYS)."""
-    return {k: v for k, v in conf.items() if k not in PLAN_KEYS}
-
-
-def is_base(conf: dict[str, Any]) -> bool:
-    """Whether a configuration is its study's base: the only one `configurations` puts on every axis (every
-    key of the base names an axis, swept or not)."""
-    return set(settings_of(conf)) <= set(conf["axes"])
 
 
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")

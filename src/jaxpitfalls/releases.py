@@ -14,6 +14,7 @@ from typing import Any
 from packaging.version import Version
 
 from . import plan
+from .contract import naming
 
 # (package, first release of the row) -> the pins of its environments, until the next row of that package.
 # Checked by building each: equinox up to 0.11.4 sets jax.core.pp_eqn_rules, removed in jax 0.4.34; 0.11.5 to
@@ -60,4 +61,4 @@ def requirements(config: dict[str, Any], release: str) -> list[str]:
 def configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The configurations of the history's study timed in every release: its base, or all of them."""
     confs = plan.configurations(config["studies"][config["history"]["study"]])
-    return confs if config["history"]["configs"] == "all" else [c for c in confs if plan.is_base(c)]
+    return confs if config["history"]["configs"] == "all" else [c for c in confs if naming.is_base(c)]

@@ -46,7 +46,7 @@ def parse_sources(wildcards):
 
 
 def plot_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}.report", "report.plots", "runtime")
+    return sources.files_of(f"studies.{wildcards.study}.report", "contract.figures", "runtime")
 
 
 def timing_settings(wildcards):

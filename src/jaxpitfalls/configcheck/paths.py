@@ -10,8 +10,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import plan
-from ..contract import registry
+from .. import plan, registry
 from ..data import long_description
 from ..models.hf_config import unsupported_activation
 from .sizes import read_local

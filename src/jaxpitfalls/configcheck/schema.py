@@ -14,7 +14,7 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from ..contract import registry
+from .. import registry
 
 
 def key_path(parts) -> str:

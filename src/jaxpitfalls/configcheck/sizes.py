@@ -12,8 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .. import plan
-from ..contract import registry
+from .. import plan, registry
 
 # A local Hugging Face directory's config.json names for each family's sizes.
 HF_KEYS = {

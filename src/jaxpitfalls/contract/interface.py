@@ -4,7 +4,7 @@ A study is one package under `studies/`: `spec.py` holds `SPEC`, a `StudySpec` (
 config check, the trace parser and the report read it without importing measuring code); `measure.py`
 implements `Measure` (it imports JAX); `report.py` implements `Report` (JAX-free, reading only the spec and
 the result tables); `claims.py` judges the spec's claims (`JUDGES`: one function per claim key,
-report.judging, each returning a `Judged`: verdicts.py); `config.schema.yaml` is its block of the config
+contract.judging, each returning a `Judged`: verdicts.py); `config.schema.yaml` is its block of the config
 schema; the package's docstring describes it in the report. registry.py finds the studies and hands out
 these parts by name.
 """
@@ -104,7 +104,7 @@ class Claim:
     beyond: bool = False  # not the write-up's claim: ours, beside it (counted apart in the scorecard)
     # What of the claim's effect exists only on an accelerator (a device apart from the host, reached over a
     # bus): on a CPU backend the engine makes it not testable whatever it came out, saying this
-    # (report.claims.applicable): a "no" there refutes nothing, and a "yes" is not the claim's effect.
+    # (contract.decisions.applicable): a "no" there refutes nothing, and a "yes" is not the claim's effect.
     accelerator: str = ""
     # The key of the claim whose effect this one's verdict measures again: the same measurement read from the other
     # side (the write-up states one effect twice, e.g. a speedup understated and the variant slowed), or that effect

@@ -1,15 +1,15 @@
 """What a study's claims module returns per claim (`Judged`, with the `Bound` of what this hardware can show)
 and the verdicts the report reads: the three a claim's rule gives, and those no rule gives.
 
-A study's `claims.py` builds them (its rules' helpers are report/claims.py's); the report's engine and its
-renderer read them (report/judging.py, build.py, markdown.py), never a study's package.
+A study's `claims.py` builds them (its rules' helpers are contract/decisions.py's); the report's engine and its
+renderer read them (contract/judging.py, report/build.py, markdown.py), never a study's package.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The verdicts a claim's rule gives: held, failed, or could not be decided (report.claims.verdict).
+# The verdicts a claim's rule gives: held, failed, or could not be decided (contract.decisions.verdict).
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 # The verdicts of claims no report judges (build.py gives them, markdown.py shows them without advice).
 NOT_MEASURED, CHECKED = "not measured", "checked"
@@ -19,7 +19,7 @@ NOT_TESTABLE = "not testable"
 # A claim whose worker processes' own samples reach opposite verdicts, one reproduced, another not (build.py).
 UNSTABLE = "unstable"
 # What a claim's `measured` says where its verdict rests on a configuration smaller than the write-up's structure
-# (report.claims.judged_at, dispatch's width_note): the engine marks such a verdict (`Judged.supporting`) from
+# (contract.decisions.judged_at, dispatch's width_note): the engine marks such a verdict (`Judged.supporting`) from
 # these words, so the scorecard's tally counts apart exactly what its cells say.
 SUPPORTING = "supporting only"
 
@@ -36,7 +36,7 @@ class Bound:
     (`removable` of a `total`: ms of a pass or step, the copies a fix removes, the overhead a variant adds; or
     a spread, the part of a variant's spread above a fixed workload's in the same rounds), and
     `needs`, the smallest ratio the claim needs to hold (its rule's edge; the engine raises it to the size the
-    write-up claims, report.judging.claimed_size). `report.claims.applicable` judges every bounded claim by it
+    write-up claims, contract.judging.claimed_size). `contract.decisions.applicable` judges every bounded claim by it
     alike, reading the claim's `judged_ratio` oriented as the bound is (above 1: the effect), so that a run
     measuring more than the bound allows refutes the bound instead of being called not testable by it.
     `scope`: what the bound holds for, said in the verdict (the hardware, or only this run where the run's own
@@ -76,16 +76,17 @@ class Estimate:
 @dataclass(frozen=True, kw_only=True)
 class Judged:
     """One claim as its study's claims module judged it on this run (`claim`: its key, which the engine
-    names it by: report.judging.Judges): what was measured, the verdict (by the rule its
+    names it by: contract.judging.Judges): what was measured, the verdict (by the rule its
     spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
     low, high), or None where this run did not measure it; `headline`, the number the verdict rests on (the
     scorecard's `ours` cell; the engine takes `judged_ratio` where a claim gives none); `judged_ratio`, the ratio
     the verdict rests on, which a bound is held against; `reason`, why the rule could
     not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
     effect this hardware can show; `absent_here`, why this run's hardware has none of the claim's effect (the engine
-    sets it from the claim's `accelerator` on a CPU backend) (both read by `report.claims.applicable`); `supporting`,
-    whether the verdict rests on a configuration smaller than the write-up's structure (the engine sets it where
-    `measured` says `SUPPORTING`): it supports the claim, it does not reproduce it, and is counted apart."""
+    sets it from the claim's `accelerator` on a CPU backend) (both read by `contract.decisions.applicable`);
+    `supporting`, whether the verdict rests on a configuration smaller than the write-up's structure (the engine
+    sets it where `measured` says `SUPPORTING`): it supports the claim, it does not reproduce it,
+    and is counted apart."""
 
     measured: str
     verdict: str

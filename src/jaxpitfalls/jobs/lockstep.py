@@ -11,8 +11,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from .. import results
-from ..contract import registry
+from .. import registry, results
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
 
 log = logging.getLogger(__name__)

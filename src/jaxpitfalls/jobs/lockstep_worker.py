@@ -16,8 +16,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from .. import runtime
-from ..contract import registry
+from .. import registry, runtime
 from ..harness import environment
 from ..harness.compiles import count_compiles
 from ..harness.injected import KNOB, inject, injected_fraction

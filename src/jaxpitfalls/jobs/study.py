@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import results
-from ..contract import registry
+from .. import registry, results
 from ..harness import environment
 from ..harness.processes import merge
 from ..harness.workers import PipeWorker, WorkerFailed

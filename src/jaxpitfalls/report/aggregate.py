@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from .. import results
+from ..contract.naming import settings_of
+from ..contract.tables import TABLES
 from ..harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
 from ..harness.variants import VariantsIndistinguishable, require_distinct
-from ..plan import TABLES, settings_of, value_label
 from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
 from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
 
@@ -23,45 +24,6 @@ def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
             "axes": ",".join(doc["config"]["axes"]), "demonstration": doc.get("demonstration", "")} | conf | {
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
     }
-
-
-def demonstrated(table: pd.DataFrame) -> pd.Series:
-    """Whether each row is of a configuration that demonstrates a pitfall on purpose (its `demonstration` names
-    it; a column read back from CSV with none is all NaN)."""
-    return table["demonstration"].astype("string").fillna("") != ""
-
-
-def variants_only(table: pd.DataFrame, variants: Iterable[str]) -> pd.DataFrame:
-    """The rows of the study's own `variants`, without a configuration's anchor (another model timed beside
-    them in the same rounds, recorded under a name of its own)."""
-    return table[table.variant.isin(list(variants))]
-
-
-def measured(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of proper measurements: without the configurations that demonstrate a pitfall on purpose."""
-    return table[~demonstrated(table)]
-
-
-def per_second(count, timed):
-    """`count` (tokens, sequences) per second of `timed`'s median time (ms), with the interval its median's
-    95% interval gives: (rate, low, high), the slower end the lower rate. `timed` is a steps table or one row."""
-    return tuple(count / (timed[ms] / 1e3) for ms in ("median_ms", "median_ci_high_ms", "median_ci_low_ms"))
-
-
-def base_config_id(table: pd.DataFrame) -> str:
-    """The base configuration: the one that lies on every sweep axis."""
-    n_axes = table["axes"].str.split(",").apply(len)
-    return table.loc[n_axes.idxmax(), "config_id"]
-
-
-def setting_labels(table: pd.DataFrame) -> dict[str, str]:
-    """Each configuration as a legend names it: `base`, or the values it changes from the base (`batch 8`),
-    where a whole configuration id would be wider than the figure."""
-    rows = table.drop_duplicates("config_id").set_index("config_id")
-    base = rows.loc[base_config_id(rows.reset_index())]
-    keys = base["axes"].split(",")  # the base lies on every axis: every key of a configuration
-    return {config_id: ", ".join(f"{k} {value_label(r[k])}" for k in keys if r[k] != base[k]) or "base"
-            for config_id, r in rows.iterrows()}
 
 
 POOLED = "all"

@@ -52,7 +52,7 @@ class StudyCaption:
     def figure(self, figure: str) -> str:
         """What the figure shows, as the study's report module says (imported only when rendering); a
         figure the study does not describe is an error, not an empty caption."""
-        from ..contract import registry
+        from .. import registry
 
         described = registry.report(self.name).FIGURES
         if figure not in described:

@@ -12,8 +12,7 @@ import sys
 
 import pandas as pd
 
-from .. import results
-from ..contract import registry
+from .. import registry, results
 from ..contract.interface import Claim
 
 INTRO = """\

@@ -133,7 +133,7 @@ def _step_text(r, package: str) -> str:
 def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
     """Each series' level per release with its 95% interval, one panel per variant and mode, a dashed line
     between the releases of each step found."""
-    from .plots import facet_lines
+    from ..contract.figures import facet_lines
 
     shown = [r for r in releases if r in set(levels.release)]
     data = levels.assign(position=levels.release.map(shown.index),
@@ -202,7 +202,7 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     """The history's outputs from every release's results (results/history/runs/{release}/job{k}/{config}.json)
     and its jobs' benchmarks: the ratios and steps tables, the figure, reports/history.md."""
     from .. import results
-    from .plots import save
+    from ..contract.figures import save
 
     history = params.history
     releases = list(history["versions"])

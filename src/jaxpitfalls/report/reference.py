@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..plan import TABLES
+from ..contract.tables import TABLES
 from ..results import write_dir_atomically
 from .bundle import MANIFEST as BUNDLE_MANIFEST
 from .published import MANIFEST, UNREVIEWED, write_index

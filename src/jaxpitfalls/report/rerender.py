@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..contract import registry
+from .. import registry
 from ..contract.verdicts import NOT_MEASURED
 from ..harness.environment import git_state
 from . import scorecard
@@ -75,8 +75,8 @@ def rerender(snapshot: str | Path) -> dict[str, Any]:
     """Write the snapshot's claims sections and figure again by this checkout's rules; where it has a manifest
     (report/reference.py), record which files were rejudged, at which commit, with their new sha256s. Returns the
     claims."""
+    from ..contract.figures import save
     from .claims_figure import claim_points, claims_figure
-    from .plots import save
 
     snapshot = Path(snapshot)
     claims, here = snapshot_claims(snapshot)

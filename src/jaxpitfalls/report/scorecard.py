@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..contract.decisions import interval
 from ..contract.verdicts import (
     CHECKED,
     INCONCLUSIVE,
@@ -20,7 +21,6 @@ from ..contract.verdicts import (
     Estimate,
 )
 from ..formatting import short
-from .claims import interval
 from .magnitude import RULE as SIZE_RULE
 from .magnitude import size, size_cell, theirs_text, unit_word
 from .markdown import table

@@ -1,2 +1,2 @@
 """The studies: each subfolder with a `spec.py` is one (contract/interface.py says what its parts provide).
-The registry that finds and imports them is contract/registry.py; nothing else lists them."""
+The registry that finds and imports them is registry.py; nothing else lists them."""

@@ -1,10 +1,10 @@
-"""The toy study's one claim, judged on this run's tables (report.judging: one function per claim key)."""
+"""The toy study's one claim, judged on this run's tables (contract.judging: one function per claim key)."""
 
 from __future__ import annotations
 
+from ...contract.decisions import decide, interval
+from ...contract.judging import Judges, Run
 from ...contract.verdicts import Judged
-from ...report.claims import decide, interval
-from ...report.judging import Judges, Run
 from .spec import SPEC
 
 JUDGES = Judges(SPEC)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.decisions import difference_between, difference_of, interval, row, rows
+from ...contract.judging import Run
 from ...contract.verdicts import Estimate
 from ...harness.stats import difference_side
-from ...report.claims import difference_between, difference_of, interval, row, rows
-from ...report.judging import Run
 from .report import ms
 from .spec import ANCHOR_PAIR, BESIDE
 

@@ -1,15 +1,12 @@
 """The dispatch write-up's claims judged on this run's tables: one function per claim, registered under its key
-(report.judging), each reading the shared `Run`. The headline verdicts are judged at BERT-base's structure where
+(contract.judging), each reading the shared `Run`. The headline verdicts are judged at BERT-base's structure where
 the preset ran it, else at the base configuration (supporting only)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Bound, Estimate, Judged
-from ...harness.stats import difference_of_estimates, ratio_of_estimates
-from ...plan import value_label
-from ...report.claims import (
+from ...contract.decisions import (
     decide,
     difference_between,
     difference_of,
@@ -20,7 +17,10 @@ from ...report.claims import (
     share_of,
     verdict,
 )
-from ...report.judging import Judges, Run
+from ...contract.judging import Judges, Run
+from ...contract.naming import value_label
+from ...contract.verdicts import NOT_MEASURED, Bound, Estimate, Judged
+from ...harness.stats import difference_of_estimates, ratio_of_estimates
 from .anchored import ACROSS_JOBS, leaves_growth, widest_shift
 from .flattening import at_least, before_program, before_program_text, flattening, share_left, share_text
 from .report import attribution, compute_shifts, ms, on_axis

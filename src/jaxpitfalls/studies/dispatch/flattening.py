@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.claims import Decision, decide, difference_of, ratio_of, rows, share_of
-from ...report.judging import Run
+from ...contract.decisions import Decision, decide, difference_of, ratio_of, rows, share_of
+from ...contract.judging import Run
 from .report import ms
 from .spec import FLATTEN_MODE, LEFT_SHARE, SPEC
 from .structure import at_pytree

@@ -11,12 +11,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from ...contract.naming import is_base
 from ...harness import tracing
 from ...harness.protocol import Runner, measure, mode_samplers, result_document, warm_up
 from ...harness.stats import difference_side
 from ...harness.timing import Sampler
 from ...harness.variants import call_signature, require_agree, require_distinct
-from ...plan import is_base
 from .calls import add_mode, program_named
 from .inference import measure_inference
 from .noop import measure_flattening

@@ -11,10 +11,10 @@ from typing import Any
 
 import pandas as pd
 
+from ...contract.decisions import difference_of, interval, row, rows
+from ...contract.judging import Run
+from ...contract.tables import variants_only
 from ...harness.stats import difference_side, side_parts
-from ...report.aggregate import variants_only
-from ...report.claims import difference_of, interval, row, rows
-from ...report.judging import Run
 from .spec import BESIDE, COMPUTE_BAND, FLATTEN_MODE, SPEC
 
 FINDINGS = ("slower", "where", "partition_free", "pipelining")  # the cost, its cause, the fix, the catch
@@ -49,7 +49,7 @@ def on_axis(table, axis: str):
 
 
 def figures(tables: dict[str, Any]) -> dict[str, Any]:
-    from ...report.plots import facet_lines, interval_dots
+    from ...contract.figures import facet_lines, interval_dots
 
     comparisons = tables["comparisons"]
     # steps (the flatten mode's no-op against the floor, timed at the base only, would draw a lone point)

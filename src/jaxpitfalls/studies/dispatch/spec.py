@@ -10,8 +10,8 @@ from typing import Any
 from ...breakdown import Component
 from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
+from ...contract.naming import value_label
 from ...harness.stats import difference_side
-from ...plan import value_label
 
 FLATTEN_MODE = "flatten"  # the jitted no-op's mode (noop.py), read by flattening.py, left out of the step figures
 MODES = {

@@ -4,9 +4,9 @@ there says so and is not counted as measured at the write-up's structure."""
 
 from __future__ import annotations
 
+from ...contract.decisions import at_write_up_structure, median_of, row
+from ...contract.judging import Run
 from ...contract.verdicts import SUPPORTING
-from ...report.claims import at_write_up_structure, median_of, row
-from ...report.judging import Run
 from .spec import BERT_BASE, SPEC
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.decisions import median_of
+from ...contract.judging import Run
 from ...harness.stats import difference_of_estimates, widened_by_repeats
-from ...report.claims import median_of
-from ...report.judging import Run
 from .report import WHERE
 from .spec import SPEC
 from .structure import width_note

@@ -1,5 +1,5 @@
 """The extraction write-up's claims judged on this run's tables: one function per claim, registered under its key
-(report.judging), each reading the shared `Run`. A fix's key is `slow/fast`: the variant before it and after."""
+(contract.judging), each reading the shared `Run`. A fix's key is `slow/fast`: the variant before it and after."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from itertools import pairwise
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Estimate, Judged, speedup_removing
-from ...report.aggregate import measured
-from ...report.claims import (
+from ...contract.decisions import (
     applicable,
     decide,
     interval,
@@ -21,7 +19,9 @@ from ...report.claims import (
     to_decide,
     verdict,
 )
-from ...report.judging import Judges, Run, claimed_size, not_probed
+from ...contract.judging import Judges, Run, claimed_size, not_probed
+from ...contract.tables import measured
+from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Estimate, Judged, speedup_removing
 from .derived import bound, eager_row, host_ms, speeds, warmup_passes
 from .report import in_mode
 from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, SPLIT_SHARE, STACKED

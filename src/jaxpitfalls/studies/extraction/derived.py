@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.decisions import row
+from ...contract.judging import Run, once_per_run
 from ...contract.verdicts import Bound
-from ...report.claims import row
-from ...report.judging import Run, once_per_run
 from .report import throughput, warmup_pass_seconds
 from .spec import STACKED
 

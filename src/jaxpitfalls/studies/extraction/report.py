@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import base_config_id, measured, per_second, setting_labels
-from ...report.claims import ratio_interval
+from ...contract.decisions import ratio_interval
+from ...contract.tables import base_config_id, measured, per_second, setting_labels
 from .spec import FIXES, SPEC, estimate
 
 FINDINGS = ("eager/jit", "jit/jit_padded", "jit_padded/jit_padded_async", "time_split")  # fix by fix, then where
@@ -86,7 +86,7 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
-    from ...report.plots import bars, stacked_bars
+    from ...contract.figures import bars, stacked_bars
 
     t = throughput(tables["steps"])
     base_id = base_config_id(measured(tables["checks"]))

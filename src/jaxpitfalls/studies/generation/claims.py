@@ -1,14 +1,11 @@
 """The generation write-up's claims judged on this run's tables: one function per claim, registered under its key
-(report.judging), each reading the shared `Run`; the warmup pitfall's claims from the demonstration."""
+(contract.judging), each reading the shared `Run`; the warmup pitfall's claims from the demonstration."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
-from ...harness.stats import ratio_of_estimates
-from ...report.aggregate import demonstrated, per_second
-from ...report.claims import (
+from ...contract.decisions import (
     BELOW_STRUCTURE,
     Decision,
     decide,
@@ -19,7 +16,10 @@ from ...report.claims import (
     verdict,
     within,
 )
-from ...report.judging import Judges, Run, not_probed, once_per_run
+from ...contract.judging import Judges, Run, not_probed, once_per_run
+from ...contract.tables import demonstrated, per_second
+from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
+from ...harness.stats import ratio_of_estimates
 from .report import pitfall
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
 from .spread import spread_against_watch

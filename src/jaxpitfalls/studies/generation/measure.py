@@ -8,12 +8,12 @@ from typing import Any
 import jax
 import numpy as np
 
+from ...contract.naming import is_base
 from ...contract.settings import Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles, first_calls
 from ...harness.protocol import Runner, measure_mode, result_document
 from ...harness.variants import require_agree, require_distinct
-from ...plan import is_base
 from .decoding import DECODERS, Decoder
 from .spec import SPEC, Timing, untimed, warmup_tokens
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.aggregate import demonstrated, measured, per_second, setting_labels
+from ...contract.tables import demonstrated, measured, per_second, setting_labels
 from .spec import SPEC
 
 FINDINGS = ("cache_faster", "recompiles", "short_warmup", "scan")  # the cache, static shapes, warmup, scan
@@ -61,7 +61,7 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
-    from ...report.plots import bars, facet_lines
+    from ...contract.figures import bars, facet_lines
 
     s = speed(tables["steps"]).merge(measured(tables["steps"])[["config_id", "variant", "axes", *AXES]],
                                      on=["config_id", "variant", "prompt", "new_tokens"])

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.decisions import verdict
+from ...contract.tables import demonstrated
 from ...contract.verdicts import Estimate, Judged
-from ...report.aggregate import demonstrated
-from ...report.claims import verdict
 
 INTERFERENCE_SPREAD = 0.10  # the write-up's "std above 10%"
 

@@ -1,5 +1,5 @@
 """The tree_at write-ups' claims judged on this run's tables: one function per claim, registered under its key
-(report.judging), each reading the shared `Run`; ratios are unbatched / batched (the floor), by the plan's
+(contract.judging), each reading the shared `Run`; ratios are unbatched / batched (the floor), by the plan's
 transforms."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...contract.decisions import Decision, decide, interval, median_of, ratio_interval, ratio_of, row, verdict
+from ...contract.judging import Judges, Run
 from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
 from ...formatting import short
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
-from ...report.claims import Decision, decide, interval, median_of, ratio_interval, ratio_of, row, verdict
-from ...report.judging import Judges, Run
 from .derived import (
     NOT_STEPPED,
     anchored_first_runs,

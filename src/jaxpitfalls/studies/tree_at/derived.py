@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...contract.decisions import median_of, row
+from ...contract.judging import Run, once_per_run
+from ...contract.tables import variants_only
 from ...contract.verdicts import Bound
 from ...harness.stats import ratio_of_estimates
-from ...report.aggregate import variants_only
-from ...report.claims import median_of, row
-from ...report.judging import Run, once_per_run
 from .report import scaling
 from .spec import ANCHOR, FAR_LESS, REFERENCE, SPEC
 

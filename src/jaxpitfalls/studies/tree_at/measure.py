@@ -12,13 +12,13 @@ import numpy as np
 import optax
 from jax.sharding import Mesh
 
+from ...contract.naming import is_base
 from ...contract.settings import Timing, Traced
 from ...harness import tracing
 from ...harness.compiles import count_compiles
 from ...harness.protocol import Runner, Timed, measure_mode, result_document
 from ...harness.timing import timed
 from ...harness.variants import VariantOutputsDisagree, fingerprint, require_distinct, require_same_trees
-from ...plan import is_base
 from . import tensor_parallel as tp
 from .spec import ANCHOR, REFERENCE, SPEC, START_UP_STEPS, steps_timed
 from .spec import Timing as TreeAtTiming

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.decisions import interval
+from ...contract.tables import variants_only
 from ...harness.stats import power_law_exponent
-from ...report.aggregate import variants_only
-from ...report.claims import interval
 from .spec import SPEC, START_UP_STEPS
 
 # the gain, how it grows, where it stops (compiled), what it buys at start-up
@@ -75,7 +75,7 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
-    from ...report.plots import facet_lines
+    from ...contract.figures import facet_lines
 
     steps, comp = (variants_only(tables[name], SPEC.variants) for name in ("steps", "comparisons"))
     transforms = steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]

@@ -10,9 +10,9 @@ import pkgutil
 from functools import cache
 from pathlib import Path
 
-from .interface import Lockstep, Measure, Report, StudySpec
+from .contract.interface import Lockstep, Measure, Report, StudySpec
 
-FOLDER = Path(__file__).parents[1] / "studies"
+FOLDER = Path(__file__).parent / "studies"
 PACKAGE = f"{__name__.split('.')[0]}.studies"  # what the studies are imported as, by name (the plugins)
 
 
@@ -64,10 +64,10 @@ def report(name: str) -> Report:
 
 
 def judges(name: str):
-    """The study's judged claims (`JUDGES` in its claims.py, a report.judging.Judges of its spec: JAX-free)."""
+    """The study's judged claims (`JUDGES` in its claims.py, a contract.judging.Judges of its spec: JAX-free)."""
     found = getattr(_part(name, "claims"), "JUDGES", None)
     if found is None or getattr(found, "spec", None) is not spec(name):
-        raise TypeError(f"studies/{name}/claims.py must define JUDGES = Judges(SPEC) (report.judging)")
+        raise TypeError(f"studies/{name}/claims.py must define JUDGES = Judges(SPEC) (contract.judging)")
     return found
 
 

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..contract.interface import Number
-from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SUPPORTING, Judged
 from ..formatting import fixed, short
 from ..harness.stats import difference_of_estimates
-from .aggregate import base_config_id
+from .interface import Number
+from .tables import base_config_id
+from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SUPPORTING, Judged
 
 
 def applicable(judged: Judged) -> Judged:

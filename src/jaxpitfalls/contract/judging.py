@@ -15,10 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.interface import Claim, StudySpec
-from ..contract.verdicts import NOT_MEASURED, SUPPORTING, Bound, Estimate, Judged
-from .aggregate import base_config_id, measured
-from .claims import at_write_up_structure, judged_at, row, rows
+from .decisions import at_write_up_structure, judged_at, row, rows
+from .interface import Claim, StudySpec
+from .tables import base_config_id, measured
+from .verdicts import NOT_MEASURED, SUPPORTING, Bound, Estimate, Judged
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ NO_STRUCTURE = f" ({SUPPORTING}: this run timed no configuration at the write-up
 
 def _supporting(judged: Judged, run: Run) -> Judged:
     """The judged claim marked `supporting` where its words say it rests on a configuration smaller than the
-    write-up's structure (`SUPPORTING`: report.claims.judged_at, dispatch's width_note), or where the run timed
+    write-up's structure (`SUPPORTING`: contract.decisions.judged_at, dispatch's width_note), or where the run timed
     none at the write-up's structures (its words then say that too): the tally counts apart exactly the cells
     that say so. A claim the run did not measure rests on nothing."""
     if judged.verdict == NOT_MEASURED:

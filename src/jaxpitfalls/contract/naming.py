@@ -1,0 +1,25 @@
+"""How a configuration is named and read: the values its id is made of, the keys that are its own, whether it
+is its study's base. The plan builds configurations with these; a study reads its own with them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# What the plan adds to a configuration beside the study's own keys (`anchor`, `beside`: timing_configuration's).
+PLAN_KEYS = ("id", "axes", "model", "anchor", "beside")
+
+
+def value_label(value: Any) -> str:
+    """A configuration value as its id writes it (`0.1`, `64`, `fused`)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def settings_of(conf: dict[str, Any]) -> dict[str, Any]:
+    """A configuration's own keys (layers, hidden, ...), without what the plan adds (PLAN_KEYS)."""
+    return {k: v for k, v in conf.items() if k not in PLAN_KEYS}
+
+
+def is_base(conf: dict[str, Any]) -> bool:
+    """Whether a configuration is its study's base: the only one the plan puts on every axis (every key of the
+    base names an axis, swept or not)."""
+    return set(settings_of(conf)) <= set(conf["axes"])
