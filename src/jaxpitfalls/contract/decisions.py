@@ -83,8 +83,9 @@ def within(low: float, high: float, lower: float, upper: float) -> bool | None:
     return False if high < lower or low > upper else None
 
 
-# Past this many times a run's own samples (its time, about as many times), "more samples" is not an answer: the
-# 2026-11-27-7 reference told tree_at's first_run_linear "about 336x the samples", which no preset affords.
+# Past this many times a run's own samples (its time, about as many times), "more samples" is not an answer: a
+# reference told tree_at's first_run_linear "about 336x the samples", which no preset affords
+# (docs/decisions.md#more-rounds-at-most-10x).
 MORE_ROUNDS_AT_MOST = 10
 
 

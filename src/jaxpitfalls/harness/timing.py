@@ -85,9 +85,9 @@ def _set_up(sampler: Sampler) -> None:
 
 def _prime(sampler: Sampler) -> None:
     """One untimed call of `sampler` (`once()`, one call of what its sample repeats, where it has one): the
-    variant timed first after the yardstick ran ~10 ms slower on a ~30 ms step than in any other place (the
-    2026-11-26 reference: filter_jit 46.2 ms first in forward rounds, 37.3 ms in reversed ones, while the
-    variants never first moved 0.5 ms), so every round opens with a call nobody times."""
+    variant timed first after the yardstick ran ~10 ms slower on a ~30 ms step than in any other place
+    (filter_jit 46.2 ms first in forward rounds, 37.3 ms in reversed ones, while the variants never first moved
+    0.5 ms; docs/decisions.md#primer), so every round opens with a call nobody times."""
     _set_up(sampler)
     with gc_paused():
         getattr(sampler, "once", sampler)()
@@ -120,10 +120,10 @@ def round_order(names: list[str], index: int) -> list[str]:
     """Round `index`'s order: the variants turned by one place a round, reversed every other `len(names)`
     rounds. Over 2 x len(names) rounds each variant opens two rounds and every pair is timed both ways round, so
     what a place costs falls on every variant alike: the first place still paid 2-3 ms per ~30 ms step after its
-    primer (the 2026-11-26-4 reference), and plain forward/reversed alternation gave it only to the two ends.
+    primer, and plain forward/reversed alternation gave it only to the two ends.
     A mode rarely keeps a whole number of cycles, so `interleaved` starts each at a random place: the extra
     openings past the last whole cycle go to different variants in each process and job, not always to the
-    first ones listed (the 2026-11-26-6 reference's dispatch base: 12 openings against 9)."""
+    first ones listed (12 openings against 9 in dispatch's base job; docs/decisions.md#rotating-order)."""
     turn = index % len(names)
     turned = names[turn:] + names[:turn]
     return turned if (index // len(names)) % 2 == 0 else turned[::-1]

@@ -15,7 +15,7 @@ The matrices stay below OpenBLAS's threading threshold (m x n x k under 262144),
 the calling thread. Version 1 multiplied 160 x 160 matrices: that woke numpy's BLAS threads, which then spun
 on the cores for a while after each run, and a jitted 8 ms matmul timed right after the yardstick took 13.0
 ms against 7.8 ms without it on the 2-core VM (48 x 48: 8.44 vs 8.37 ms). Every round's first sample paid it
-most: the "first place" cost the 2026-11-26 references measured (docs/measurement.md).
+most: the cost of the first place in a round (docs/decisions.md#yardstick-size).
 """
 
 from __future__ import annotations

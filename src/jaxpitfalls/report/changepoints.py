@@ -123,8 +123,9 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
     one of `series` fitted for one report. `single`: per release, whether one job timed it; where the fit with
     the most steps splits such a release off alone (one job's offset fits that as well as a step does), the fit
-    with the most steps that splits off none is kept instead where one has a step (the 2026-11-26 equinox
-    history: 0.11.8 alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four)."""
+    with the most steps that splits off none is kept instead where one has a step (equinox's history: 0.11.8
+    alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four;
+    docs/decisions.md#single-job-releases)."""
     y = np.log(np.asarray(ratios, dtype=float))
     se = np.maximum(log_standard_error(lows, highs), 1e-6)
     n = y.size

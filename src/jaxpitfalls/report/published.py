@@ -30,8 +30,8 @@ UNREVIEWED = "not published: not yet read against the write-ups (publish it, or 
 
 
 def run_of_day(name: str) -> tuple[str, int]:
-    """A snapshot's place in time: its date, then its run of that day (2026-11-27-12 after -9, which a sort of the
-    names puts first)."""
+    """A snapshot's place in time: its date, then its run of that day (YYYY-MM-DD-12 after YYYY-MM-DD-9, which a
+    sort of the names puts first; the day's first run has no -N)."""
     date, _, n = name[:10], name[10:11], name[11:]
     return date, int(n) if n.isdigit() else 1
 

@@ -6,8 +6,8 @@ name what it is, and this fills them.
     <!-- tree_at.faster.size -->1.35x smaller<!-- / -->         its size against the write-up's number
     <!-- tree_at.faster.verdict -->yes<!-- / -->                its verdict, as the scorecard marks it
     <!-- tally -->...<!-- / -->                                  the scorecard's first line
-    <!-- snapshot -->2026-11-28-5<!-- / -->                     the published snapshot's name
-    <!-- snapshot.link -->[2026-11-28-5](...)<!-- / -->         a link to its report
+    <!-- snapshot -->YYYY-MM-DD-N<!-- / -->                     the published snapshot's name
+    <!-- snapshot.link -->[YYYY-MM-DD-N](...)<!-- / -->         a link to its report
     <!-- published:tree_at.faster -->...<!-- / -->              on another snapshot's page, the published one's
 
     python -m jaxpitfalls.report.readme README.md           fill the README from the published snapshot

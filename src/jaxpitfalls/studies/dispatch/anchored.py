@@ -15,7 +15,8 @@ from .report import ms
 from .spec import ANCHOR_PAIR, BESIDE
 
 # Said beside a difference of two configurations' overheads timed in separate jobs, minutes apart: a shared VM's
-# speed moves between jobs (1.15-1.8x within the 2026-11-25-5 reference), which no interval of one job holds.
+# speed moves between jobs (1.15-1.8x within one reference run: docs/decisions.md#anchors), which no interval of
+# one job holds.
 ACROSS_JOBS = "separate jobs: the machine's drift is in their difference"
 
 

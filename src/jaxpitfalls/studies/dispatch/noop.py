@@ -2,7 +2,7 @@
 and optimizer state (jit_partition's) against the same leaves as a flat list (jit_flat's), on a jitted no-op that
 returns one scalar, so that no step's compute is in the difference: at BERT-base's 12-layer pytree the step is
 ~30 ms and spreads ~15% between rounds, while the difference is 1-2 ms (whether jax.jit's flattening costs anything
-at all stayed undecided on steps in the 2026-11-27-6 reference).
+at all stayed undecided when timed on steps: docs/decisions.md#flatten-no-op).
 
 A step pays this before its program starts; it also rebuilds the state it returns, which asynchronous dispatch
 may hide behind the program's run; and jit_partition's and jit_flat's steps compile to the same instructions

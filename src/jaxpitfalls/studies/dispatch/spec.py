@@ -65,9 +65,9 @@ INFERENCE_SHARE = 0.5
 ALL_OF_GAP = 0.9
 # "leaves ~0 ms of per-call overhead": at most this share of filter_jit's own per-call steps left (traced)
 LEFT_OF_OVERHEAD = 0.1
-# Why the flatten mode's share does not judge partition_free: the no-op's difference came out 0.79-1.99 ms in four
-# references; by hand (a86c274) a pure-Python loop took 0.50 ms in one ~15 s process, 0.66-0.87 ms in the next seven.
-UNPAIRED = ("the 2026-11-27-12 reference: the no-op's share 27.5% [14.1, 43.8], its steps' paired share 0.5% "
+# Why the flatten mode's share does not judge partition_free (docs/decisions.md#unpaired-no-op-share): the no-op's
+# difference came out 0.79-1.99 ms in four references, a pure-Python loop 0.50 ms in one process, 0.66-0.87 in seven.
+UNPAIRED = ("an earlier reference run: the no-op's share 27.5% [14.1, 43.8], its steps' paired share 0.5% "
             "[-17.3, 24.0]")
 # filter_jit's own steps around the program on every call (trace components, each with the partitioning, combining
 # and flattening it calls): what partitioning once and combining inside jax.jit removes
@@ -252,19 +252,19 @@ class Traced(Steps, settings.Traced):
 # Timed in the blocked rounds of every configuration that differs from the base only in what `structure`
 # compares (ANCHORED): the base configuration's own filter_jit and jit_partition, by the names they are recorded
 # under. Each configuration's overhead is read over the base's timed in its own job, paired in time: jobs minutes
-# apart on a shared VM ran 1.15-1.8x apart in speed (the 2026-11-25-5 reference's per-leaf cost came out over
-# three times the -4 reference's from unpaired jobs).
+# apart on a shared VM ran 1.15-1.8x apart in speed (from unpaired jobs, the per-leaf cost came out over 3x apart
+# in two reference runs; docs/decisions.md#anchors).
 ANCHOR = {"base_filter_jit": "filter_jit", "base_jit_partition": "jit_partition"}
 ANCHOR_PAIR = tuple(ANCHOR)  # compared with each other: the base's overhead in the anchored job
 ANCHORED = ("layers",)
 # `not_compute`'s pair, timed at the base for each of the config's `beside` settings (dropout, attention: the same
-# model's weights) in the base's own blocked rounds, so each setting's overhead shift is paired in time with the
-# base's and costs two variants, not a job of its own (two such jobs took 475 s of the 2026-11-26-3 reference).
+# model's weights) in the base's own blocked rounds: each setting's overhead shift is paired in time with the base's
+# and costs two variants, not a job (two jobs took 475 s of a 66-minute run; docs/decisions.md#beside-settings).
 BESIDE = ("filter_jit", "jit_partition")
 # `flattening_left`'s share: jit_partition's time over the flat-leaves floor against filter_jit's, in every job's
 # blocked rounds (a ratio of two differences' medians, both resampled by the same rounds: paired, so the machine's
-# drift between rounds cancels instead of widening the share end divided by end, 7-31% in the 2026-11-26-3
-# reference)
+# drift between rounds cancels instead of widening the share end divided by end, to 7-31%;
+# docs/decisions.md#paired-shares)
 LEFT_SHARE = (difference_side("jit_partition", "jit_flat"), difference_side("filter_jit", "jit_flat"))
 
 

@@ -255,7 +255,8 @@ def ranked(gains: dict[str, tuple[float, float, float]], bounds: dict[str, Bound
     an earlier one's refutes it (on a CPU backend the spec's `accelerator` makes that not testable); overlapping
     intervals cannot tell. `bounds`: the fixes whose own rows are not testable, by their bound: where the most
     such a fix can gain here lies below the next fix's interval, it cannot rank above it, and the engine's rule
-    says so (more samples would not decide it: 2026-11-27-3 called that inconclusive)."""
+    says so (more samples would not decide it: without the bound, a copy fix's at most 1.042x against padding's
+    interval from 1.052x read inconclusive; docs/decisions.md#ranking-bounds)."""
     names, bounds = [name for name, _ in RANKED], bounds or {}
     short = [(a, b, bounds[a]) for a, b in pairwise(names) if a in bounds and bounds[a].ratio < gains[b][1]]
     reversed_pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if gains[b][1] > gains[a][2]]

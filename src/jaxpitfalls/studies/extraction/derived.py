@@ -22,7 +22,8 @@ def host_ms(phases: pd.Series) -> float:
 # What a fix removes at best, from the pass's phases of the variant before it (ms per pass): the blocking
 # copies and their storage, or pipelining's overlap (the smaller side of device work and host work). The scan
 # has no such bound: besides Python's per-batch dispatch (pipelined's forward phase) it removes each call's
-# runtime setup, which no phase shows (the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching).
+# runtime setup, which no phase shows (a scan gained 245 ms, 66 ms of it dispatching;
+# docs/decisions.md#scans-have-no-bound).
 REMOVABLE = {
     ("jit_padded", "jit_padded_async"): host_ms,
     STACKED: host_ms,

@@ -101,10 +101,10 @@ def first_passes(model, layers: tuple[int, ...], data: dict[bool, list], scratch
     """The padding claim's quantity: whole first passes, compilation included, of the variants before and after
     padding, timed interleaved (`first_pass` mode: every sample must compile, the persistent cache is off).
 
-    One untimed round of both variants opens the mode: in the 2026-11-27-3, -4 and -5 references the first
-    fresh pass of the mode in a job's first process ran 0.9-2.7 s longer than the same variant's second (13.2
-    against 10.5 s; a second of compilation is what padding saves), so the first round's quotient was each run's
-    lowest and the padding interval's low end (-5: 0.975 of [0.975, 1.267])."""
+    One untimed round of both variants opens the mode: in three reference runs in a row the first fresh pass of
+    the mode in a job's first process ran 0.9-2.7 s longer than the same variant's second (13.2 against 10.5 s;
+    a second of compilation is what padding saves), so the first round's quotient was each run's lowest and the
+    padding interval's low end (0.975 of [0.975, 1.267]; docs/decisions.md#first-pass-primer-round)."""
     samplers = {name: _FreshPass(name, lambda cls=EXTRACTORS[name]: cls(model, layers), data[EXTRACTORS[name].padded],
                                  scratch / "first_pass")
                 for name in FIRST_PASS_VARIANTS}

@@ -37,8 +37,8 @@ class Timing(settings.Timing):
     """extraction's timing settings: besides the common ones, the rounds of fresh first passes per process
     (`first_pass` mode), apart from the timed passes' `repeats`: what padding saves is about a second of
     compilation in a ~10 s first pass whose samples move by a second or more, so its interval needs more rounds
-    than the warm passes' gains (2026-11-27-5: 1.148x [0.975, 1.267] over 2 rounds in 2 processes); None: as
-    many as `repeats`."""
+    than the warm passes' gains (1.148x [0.975, 1.267] over 2 rounds in 2 processes:
+    docs/decisions.md#first-pass-rounds); None: as many as `repeats`."""
 
     first_pass_repeats: int | None = None
 

@@ -138,7 +138,7 @@ CLAIMS = {
                         differs="one compile against one decode step on an RTX 4070 there, on {here} here"),),
         rule="kv_cache's median generation with the short warmup over the proper one (ratio of the two medians' "
              "bootstrap intervals) above 1"),
-    "scan": Claim(
+    "scan": Claim(  # the estimate its rule cites: docs/decisions.md#scans-have-no-bound
         f"(beyond the write-up) the whole decode loop in one lax.scan beats a Python loop of steps by more than "
         f"{1 - SCAN_BEATS:.0%}",
         "not measured",
@@ -146,7 +146,7 @@ CLAIMS = {
         rule=f"kv_cache_scan / kv_cache, 95% interval below {SCAN_BEATS:g} (a gain of at least "
              f"{1 - SCAN_BEATS:.0%}); wholly above {SCAN_BEATS:g}: not reproduced (as fast, or slower). No bound: "
              f"a scan also removes work no phase of the loop shows (each step's runtime setup, its cache's copies), "
-             f"as the 2026-11-26-3 reference's estimate showed: 0.928x [0.903, 0.990], beyond the at most 1.046x "
+             f"as an earlier reference run's estimate showed: 0.928x [0.903, 0.990], beyond the at most 1.046x "
              f"that removing the loop's whole host side could give",
         advice=Advice("Fuse the decode loop with lax.scan where per-token dispatch is a visible share.",
                       "A Python loop of jitted steps is as fast as lax.scan here: keep the loop where it is "

@@ -19,7 +19,8 @@ def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame) -> Judged:
     """The write-up's rule on every proper row (each worker process's, or pooled: as the run's tables hold them):
     no false alarm (a row above 10% in a job the watch saw quiet) and no miss (a job caught busy with no row above
     10%) reproduces it; either refutes it. The warmup demonstration's rows are shown beside it, not judged: it
-    compiles in its timed region on purpose, which widens a spread with no interference (2026-11-27-7: 17%)."""
+    compiles in its timed region on purpose, which widens a spread with no interference (to 17%:
+    docs/decisions.md#warmup-demonstration)."""
     checks = checks.set_index("config_id")
     busy = (checks.rounds_retried.fillna(0) + checks.rounds_contended_kept.fillna(0)) > 0
     each = steps[steps.n >= 2].assign(spread=lambda d: d.std_ms / d.mean_ms,

@@ -261,17 +261,17 @@ def check_sizes(at, conf, model, config) -> Iterator[str]:
 
 # Timed beside the variants in the first_run mode of every model deeper than one layer: the batched first run of
 # the model's one-layer slice. A first run is timed in its depth's own job, and jobs minutes apart on a shared
-# VM ran 1.15-1.8x apart in speed (the 2026-11-25-5 reference: the 16-layer job, run first, came out barely slower
-# than the 8-layer one, run last); a depth's first run over this anchor, paired round by round in one job, cancels
-# that drift, and first_run_linear is judged on those quotients.
+# VM ran 1.15-1.8x apart in speed (the 16-layer job, run first, came out barely slower than the 8-layer one, run
+# last; docs/decisions.md#anchors); a depth's first run over this anchor, paired round by round in one job,
+# cancels that drift, and first_run_linear is judged on those quotients.
 ANCHOR = "batched_one_layer"
 
 # Timed beside the variants in the direct mode, in the same rounds: the model's pytree flattened and rebuilt (the
 # pure-Python tree work applying the plan does, without choosing what to replace), a workload whose every call
 # does the same work, so its spread is what the run's conditions put on any workload there (a yardstick, not a
-# measured floor: in 2026-11-27-2 batched's spread fell below it at one depth). Without it, the 2026-11-27
-# reference's noisy VM gave both variants 13-56% (~1% in quiet runs) while the contention watcher saw steal and
-# others' CPU under its threshold, and `variance` called that machine noise a "no".
+# measured floor: batched's spread has fallen below it at one depth). Without it, a noisy VM gave both variants
+# 13-56% (~1% in quiet runs) while the contention watcher saw steal and others' CPU under its threshold, and
+# `variance` called that machine noise a "no" (docs/decisions.md#rebuild-yardstick).
 REFERENCE = "pytree_rebuild"
 
 SPEC = StudySpec(
