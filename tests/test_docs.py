@@ -13,7 +13,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
 def test_every_relative_link_resolves_inside_the_repository(page):
-    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text())
+    prose = re.sub(r"^```.*?^```$", "", page.read_text(), flags=re.M | re.S)  # code is not links: f[k](x)
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", prose)
     local = [link for link in links if not re.match(r"[a-z]+:", link)]
     missing = [link for link in local if not (page.parent / link).resolve().exists()]
     outside = [link for link in local if ROOT not in (page.parent / link).resolve().parents]
@@ -34,3 +35,19 @@ def test_the_readme_is_short_and_every_page_under_docs_is_linked_from_it():
     assert len(readme.splitlines()) < 170
     unlinked = [p.name for p in (ROOT / "docs").glob("*.md") if f"(docs/{p.name})" not in readme]
     assert not unlinked, f"pages under docs/ the README does not link: {unlinked}"
+
+
+def test_adding_a_study_shows_the_toys_own_code_and_config_block():
+    """docs/adding-a-study.md walks a user through tests/new_study/toy: every file of the toy, as it is (the
+    study tests/test_new_study.py runs through every rule), and the config block that test runs it with."""
+    import yaml
+    from test_new_study import BLOCK, TOY
+
+    page = (ROOT / "docs/adding-a-study.md").read_text()
+    shown = dict(re.findall(r"^### `toy/([^`]+)`\n\n```[a-z]*\n(.*?)\n```$", page, flags=re.M | re.S))
+    files = {p.name: p.read_text().rstrip() for p in TOY.iterdir() if p.is_file()}
+    assert set(shown) == set(files), f"toy files shown or kept, not both: {set(shown) ^ set(files)}"
+    stale = [name for name, text in files.items() if shown[name] != text]
+    assert not stale, f"docs/adding-a-study.md shows an old {stale}: paste the toy's file again"
+    (config,) = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(study_folders.*?)\n```", page, flags=re.S)]
+    assert config["studies"]["toy"] == BLOCK["toy"] and config["study_folders"]

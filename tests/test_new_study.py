@@ -1,5 +1,6 @@
-"""Adding a study is one folder and one config block: a throwaway fifth study (tests/new_study/toy) copied
-into a copy of the workflow runs through every rule, from its measuring job to the report's scorecard."""
+"""A study of one's own is one folder and one config block: a fifth study (tests/new_study/toy) in a temporary
+folder outside the repository, named by `study_folders`, runs through every rule of a copy of the workflow,
+from its measuring job to the report's scorecard (refusals at parse: tests/test_study_folders.py)."""
 
 from __future__ import annotations
 
@@ -22,14 +23,19 @@ BLOCK = {"toy": {"base": {"layers": 1, "hidden": 16}, "measure": {"repeats": 3, 
 OTHERS_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}
 
 
-def test_a_fifth_study_from_one_folder_and_one_config_block(tmp_path):
-    work = copy_workflow(tmp_path)
-    shutil.copytree(TOY, work / "src/jaxpitfalls/studies/toy", ignore=shutil.ignore_patterns("__pycache__"))
+def test_a_fifth_study_from_a_folder_of_ones_own(tmp_path):
+    (tmp_path / "workflow").mkdir()
+    work = copy_workflow(tmp_path / "workflow")
+    mine = tmp_path / "my-studies"
+    shutil.copytree(TOY, mine / "toy", ignore=shutil.ignore_patterns("__pycache__"))
+    assert not mine.resolve().is_relative_to(ROOT) and not mine.resolve().is_relative_to(work.resolve())
+    folders = {"study_folders": [str(mine)]}
     overlay = work / "toy.yaml"
-    overlay.write_text(yaml.safe_dump({"studies": OTHERS_OFF | BLOCK}))
+    overlay.write_text(yaml.safe_dump(folders | {"studies": OTHERS_OFF | BLOCK}))
 
     bad = work / "bad.yaml"  # the study's own fragment validates its block, like any other study's
-    bad.write_text(yaml.safe_dump({"studies": OTHERS_OFF | {"toy": {"base": {"layers": 1, "hidden": 16, "seq": 4}}}}))
+    bad.write_text(yaml.safe_dump(folders | {"studies": OTHERS_OFF | {
+        "toy": {"base": {"layers": 1, "hidden": 16, "seq": 4}}}}))
     refused = snakemake(work, "-n", overlay=bad, check=False)
     assert refused.returncode != 0 and "config studies.toy.base: unknown key 'seq'" in refused.stdout + refused.stderr
 

@@ -1,39 +1,97 @@
-"""The study registry: every package in `studies/` with a `spec.py` is a study (interface.py says what its parts
-provide). Adding a folder adds a study; nothing else lists them. Each part is imported by name, only when asked
-for: the studies plug in here, so nothing below them imports a study package."""
+"""The study registry: every package in `studies/` with a `spec.py` is a study (contract/interface.py says what
+its parts provide), and so is every such package in the user's own study folders (the config's
+`study_folders`). Adding a folder adds a study; nothing else lists them. Each part is imported by name, only when
+asked for: the studies plug in here, so nothing below them imports a study package, and everything above reads
+a study through here alone (a user's study reads like a packaged one)."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pkgutil
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from . import sources
 from .contract.interface import Lockstep, Measure, Report, StudySpec
 
 FOLDER = Path(__file__).parent / "studies"
-PACKAGE = f"{__name__.split('.')[0]}.studies"  # what the studies are imported as, by name (the plugins)
+PACKAGE = sources.STUDIES  # what every study is imported as, by name (the plugins), wherever its folder lies
+
+
+class StudyRefused(ValueError):
+    """A study folder or a study that cannot be used as given; the message names the path and why."""
 
 
 @cache
+def _found(folders: tuple[Path, ...]) -> dict[str, Path]:
+    """Each study's folder by name, across `folders`; two studies of one name are refused (which one a run
+    imports would depend on the order of the folders)."""
+    found: dict[str, Path] = {}
+    for folder in folders:
+        for module in pkgutil.iter_modules([str(folder)]):
+            where = folder / module.name
+            if not (module.ispkg and (where / "spec.py").is_file()):
+                continue
+            if module.name in found:
+                raise StudyRefused(f"{where}: a study named {module.name!r} is already at {found[module.name]}: "
+                                   "rename the folder (the folder's name is the study's)")
+            found[module.name] = where
+    return found
+
+
+def _studies() -> dict[str, Path]:
+    return _found((FOLDER, *(f.resolve() for f in sources.study_folders())))
+
+
+def use_folders(paths: Iterable[str | Path]) -> None:
+    """Add the user's own study folders (each holding one or more study folders, as studies/ does), for this
+    process and every process it starts. Refuses a folder that is missing or holds no study, and a study whose
+    name another already has, naming the path."""
+    folders = [Path(p).expanduser().resolve() for p in paths]
+    for folder in folders:
+        if not folder.is_dir():
+            raise StudyRefused(f"{folder}: no such folder")
+        if not _found((folder,)):
+            raise StudyRefused(f"{folder} holds no study: a study is a subfolder with a spec.py "
+                               "(docs/adding-a-study.md)")
+    os.environ[sources.STUDY_FOLDERS] = os.pathsep.join(str(f) for f in folders)
+    _studies()  # refuses a clash now, not at a study's first use
+    package = importlib.import_module(PACKAGE)
+    package.__path__[:] = [str(FOLDER), *(str(f) for f in folders)]
+
+
 def names() -> tuple[str, ...]:
     """Every study, by folder name, sorted (a config runs and reports them in its own order)."""
-    return tuple(sorted(m.name for m in pkgutil.iter_modules([str(FOLDER)])
-                        if m.ispkg and (FOLDER / m.name / "spec.py").is_file()))
+    return tuple(sorted(_studies()))
+
+
+def where(name: str) -> Path:
+    """A study's folder."""
+    if name not in _studies():
+        raise KeyError(f"unknown study {name!r}; known: {', '.join(sorted(_studies()))}")
+    return _studies()[name]
 
 
 def _part(name: str, part: str):
-    if name not in names():
-        raise KeyError(f"unknown study {name!r}; known: {', '.join(names())}")
-    return importlib.import_module(".".join(filter(None, [PACKAGE, name, part])))
+    folder = where(name)
+    package = importlib.import_module(PACKAGE)
+    if str(folder.parent) not in package.__path__:  # a process started with the folders in its environment
+        package.__path__.append(str(folder.parent))
+    try:
+        return importlib.import_module(".".join(filter(None, [PACKAGE, name, part])))
+    except Exception as e:  # a user's study whose module fails to import: say which file, and why
+        raise StudyRefused(f"{folder / (part or '__init__')}.py cannot be imported: {type(e).__name__}: {e}") from e
 
 
 def spec(name: str) -> StudySpec:
     """The study's JAX-free spec (`SPEC` in its spec.py)."""
     found = getattr(_part(name, "spec"), "SPEC", None)
     if not isinstance(found, StudySpec) or found.name != name:
-        raise TypeError(f"studies/{name}/spec.py must define SPEC = StudySpec(name={name!r}, ...)")
+        raise StudyRefused(f"{where(name) / 'spec.py'} must define SPEC = StudySpec(name={name!r}, ...) "
+                           "(contract/interface.py)")
     return found
 
 
@@ -43,7 +101,7 @@ def _implementing(name: str, part: str, protocol: type):
         members = [*protocol.__annotations__, *(k for k, v in vars(protocol).items()
                                                  if callable(v) and not k.startswith("_"))]
         missing = [m for m in members if not hasattr(module, m)]
-        raise TypeError(f"studies/{name}/{part}.py does not implement {protocol.__name__}: lacks {missing}")
+        raise StudyRefused(f"{where(name) / part}.py does not implement {protocol.__name__}: lacks {missing}")
     return module
 
 
@@ -67,7 +125,7 @@ def judges(name: str):
     """The study's judged claims (`JUDGES` in its claims.py, a contract.judging.Judges of its spec: JAX-free)."""
     found = getattr(_part(name, "claims"), "JUDGES", None)
     if found is None or getattr(found, "spec", None) is not spec(name):
-        raise TypeError(f"studies/{name}/claims.py must define JUDGES = Judges(SPEC) (contract.judging)")
+        raise StudyRefused(f"{where(name) / 'claims.py'} must define JUDGES = Judges(SPEC) (contract.judging)")
     return found
 
 

@@ -7,26 +7,45 @@ Found by reading import statements (no import is executed, so the Snakefile stay
 from __future__ import annotations
 
 import ast
+import os
 from functools import cache
 from pathlib import Path
 
 PACKAGE = "jaxpitfalls"
 ROOT = Path(__file__).resolve().parent
+STUDIES = f"{PACKAGE}.studies"
+# The user's own study folders (the config's `study_folders`, registry.use_folders), os.pathsep-separated, in
+# the environment: every process of a run (the Snakefile's, its jobs', their workers', a release's interpreter)
+# inherits them, so each finds the same studies. Their studies are imported as `jaxpitfalls.studies.<name>`.
+STUDY_FOLDERS = "JAXPITFALLS_STUDY_FOLDERS"
+
+
+def study_folders() -> tuple[Path, ...]:
+    """The user's own study folders this process was given, beside the package's studies/."""
+    return tuple(Path(p) for p in os.environ.get(STUDY_FOLDERS, "").split(os.pathsep) if p)
+
+
+def _roots() -> list[tuple[Path, str]]:
+    """Where modules lie, by the name they are imported under: the user's study folders, then the package."""
+    return [*((folder.resolve(), STUDIES) for folder in study_folders()), (ROOT, PACKAGE)]
 
 
 def _module_file(module: str) -> Path | None:
-    rel = Path(*module.split(".")[1:])
-    for candidate in (ROOT / rel / "__init__.py", (ROOT / rel).with_suffix(".py")):
-        if candidate.is_file():
-            return candidate
+    for root, prefix in _roots():
+        if module.startswith(f"{prefix}.") or (module == prefix and root == ROOT):
+            rel = Path(*module[len(prefix):].split(".")[1:])
+            for candidate in (root / rel / "__init__.py", (root / rel).with_suffix(".py")):
+                if candidate.is_file():
+                    return candidate
     return None
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
+    root, prefix = next((r, p) for r, p in _roots() if path.is_relative_to(r))
+    parts = path.relative_to(root).with_suffix("").parts
     if parts[-1] == "__init__":
         parts = parts[:-1]
-    return ".".join((PACKAGE, *parts))
+    return ".".join((prefix, *parts))
 
 
 @cache

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import results
+from .. import registry, results
 from .paths import path_problems
 from .schema import fill_defaults, load, schema_problems
 from .sizes import size_problems
@@ -21,12 +21,23 @@ class InvalidConfig(ValueError):
     """The config cannot run as given; the message lists every problem."""
 
 
+def _study_folders(config: dict[str, Any]) -> list[str]:
+    """The config's own study folders, read before the schema is (their studies' fragments are part of it);
+    a value of another type is left for the schema to name."""
+    folders = config.get("study_folders", [])
+    return folders if isinstance(folders, list) and all(isinstance(f, str) for f in folders) else []
+
+
 def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     """Validate the config against the assembled schema (schema.load) and fill in its defaults, or raise
     InvalidConfig. Schema violations come first (their full jsonschema detail goes to DETAIL_LOG); only a
     config that fits the schema, defaults filled in, is checked for what its studies ask of the models,
     files and flags it names."""
-    schema = load(schema_path)
+    try:
+        registry.use_folders(_study_folders(config))
+        schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
+    except registry.StudyRefused as e:
+        raise InvalidConfig(f"1 problem in the config:\nconfig study_folders: {e}") from None
     problems, detail = schema_problems(config, schema)
     if not problems:
         fill_defaults(config, schema)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ...contract.decisions import decide, interval
-from ...contract.judging import Judges, Run
-from ...contract.verdicts import Judged
+from jaxpitfalls.contract.decisions import decide, interval
+from jaxpitfalls.contract.judging import Judges, Run
+from jaxpitfalls.contract.verdicts import Judged
+
 from .spec import SPEC
 
 JUDGES = Judges(SPEC)

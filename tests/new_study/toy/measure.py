@@ -9,13 +9,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...contract.settings import Timing, Traced
-from ...harness import tracing
-from ...harness.compiles import count_compiles
-from ...harness.protocol import Runner, measure_mode, result_document
-from ...harness.timing import timed
-from ...harness.variants import require_agree, require_distinct
-from ...models.checkpoint import load_model
+from jaxpitfalls.contract.settings import Timing, Traced
+from jaxpitfalls.harness import tracing
+from jaxpitfalls.harness.compiles import count_compiles
+from jaxpitfalls.harness.protocol import Runner, measure_mode, result_document
+from jaxpitfalls.harness.timing import timed
+from jaxpitfalls.harness.variants import require_agree, require_distinct
+from jaxpitfalls.models.checkpoint import load_model
+
 from .spec import SPEC
 
 

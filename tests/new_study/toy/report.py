@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from jaxpitfalls.contract.figures import bars
 from jaxpitfalls.contract.tables import measured
 
-from ...contract.figures import bars
 from .spec import SPEC
 
 FINDINGS = ()  # its one claim has no advice: the report opens on decided claims

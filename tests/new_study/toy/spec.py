@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...breakdown import Component
-from ...contract.interface import Claim, StudySpec
+from jaxpitfalls.breakdown import Component
+from jaxpitfalls.contract.interface import Claim, StudySpec
 
 SPEC = StudySpec(
     name="toy",

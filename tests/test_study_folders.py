@@ -1,0 +1,83 @@
+"""A study from the user's own folder (`study_folders`): found and read like a packaged one, its files tracked
+as rule inputs; a folder that is missing or holds no study, a name a packaged study has, and a spec that breaks
+the contract are refused at parse, naming the path and the reason (the whole run: tests/test_new_study.py)."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from configs import ROOT, config_with
+
+from jaxpitfalls import registry, sources
+from jaxpitfalls.configcheck import InvalidConfig, require_valid
+
+TOY = Path(__file__).parent / "new_study" / "toy"
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@pytest.fixture
+def folders(monkeypatch):
+    """Restores what use_folders changes for this process: the environment, the studies' import path, and the
+    user's study modules it imported."""
+    package = importlib.import_module(registry.PACKAGE)
+    monkeypatch.setattr(package, "__path__", list(package.__path__))
+    monkeypatch.delenv(sources.STUDY_FOLDERS, raising=False)
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith(f"{registry.PACKAGE}."):
+            del sys.modules[name]
+
+
+def _toy_folder(tmp_path: Path, name: str = "toy") -> Path:
+    shutil.copytree(TOY, tmp_path / "mine" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "mine"
+
+
+def _check(study_folders: list[str]) -> str:
+    config = config_with("presets/smoke.yaml") | {"study_folders": study_folders}
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    return str(refused.value)
+
+
+def test_a_study_from_a_folder_of_ones_own_reads_like_a_packaged_one(tmp_path, folders):
+    mine = _toy_folder(tmp_path)
+    registry.use_folders([mine])
+    assert "toy" in registry.names() and {"dispatch", "generation"} <= set(registry.names())
+    assert registry.where("toy") == mine.resolve() / "toy"
+    assert registry.spec("toy").variants == ("eager", "jit") and registry.judges("toy").spec is registry.spec("toy")
+    inputs = sources.files_of("studies.toy.report")
+    assert str(mine.resolve() / "toy" / "report.py") in inputs and str(mine.resolve() / "toy" / "spec.py") in inputs
+    assert any(p.endswith("contract/figures.py") for p in inputs)  # what the user's study imports of the package
+
+
+@pytest.mark.parametrize("what, made, said", [
+    ("a missing folder", lambda t: t / "nowhere", "nowhere: no such folder"),
+    ("a folder of no study", lambda t: (t / "empty").mkdir() or t / "empty", "empty holds no study"),
+    ("a packaged study's name", lambda t: _toy_folder(t, "dispatch"),
+     "mine/dispatch: a study named 'dispatch' is already at "),
+])
+def test_a_folder_that_cannot_be_used_is_refused_at_parse_naming_it(tmp_path, folders, what, made, said):
+    message = _check([str(made(tmp_path))])
+    assert "config study_folders: " in message and said in message, what
+
+
+def test_a_spec_that_breaks_the_contract_is_refused_naming_its_file(tmp_path, folders):
+    mine = _toy_folder(tmp_path)
+    spec = mine / "toy" / "spec.py"
+    spec.write_text(spec.read_text().replace("SPEC = StudySpec(", "STUDY = StudySpec("))
+    message = _check([str(mine)])
+    assert f"{spec.resolve()} must define SPEC = StudySpec(name='toy', ...)" in message
+
+
+def test_a_spec_that_fails_to_import_is_refused_naming_its_file(tmp_path, folders):
+    mine = _toy_folder(tmp_path)
+    spec = mine / "toy" / "spec.py"
+    spec.write_text(spec.read_text().replace('floor="jit"', 'floor="nope"'))
+    message = _check([str(mine)])
+    assert f"{spec.resolve().with_suffix('')}.py cannot be imported: " in message
