@@ -67,17 +67,12 @@ def test_a_folder_that_cannot_be_used_is_refused_at_parse_naming_it(tmp_path, fo
     assert "config study_folders: " in message and said in message, what
 
 
-def test_a_spec_that_breaks_the_contract_is_refused_naming_its_file(tmp_path, folders):
+@pytest.mark.parametrize("edit, said", [
+    (("SPEC = StudySpec(", "STUDY = StudySpec("), "{spec} must define SPEC = StudySpec(name='toy', ...)"),
+    (('floor="jit"', 'floor="nope"'), "{spec} cannot be imported: "),
+])
+def test_a_spec_that_breaks_the_contract_is_refused_naming_its_file(tmp_path, folders, edit, said):
     mine = _toy_folder(tmp_path)
     spec = mine / "toy" / "spec.py"
-    spec.write_text(spec.read_text().replace("SPEC = StudySpec(", "STUDY = StudySpec("))
-    message = _check([str(mine)])
-    assert f"{spec.resolve()} must define SPEC = StudySpec(name='toy', ...)" in message
-
-
-def test_a_spec_that_fails_to_import_is_refused_naming_its_file(tmp_path, folders):
-    mine = _toy_folder(tmp_path)
-    spec = mine / "toy" / "spec.py"
-    spec.write_text(spec.read_text().replace('floor="jit"', 'floor="nope"'))
-    message = _check([str(mine)])
-    assert f"{spec.resolve().with_suffix('')}.py cannot be imported: " in message
+    spec.write_text(spec.read_text().replace(*edit))
+    assert said.format(spec=spec.resolve()) in _check([str(mine)])
