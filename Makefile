@@ -59,13 +59,13 @@ $(STAMP): requirements.txt envs/common.txt pyproject.toml
 # fresh directory of its own, then a dated snapshot of its report, figures, run summary, environment and tables in
 # docs/reference/ (checked against the run's bundle), not yet published. A reference is one whole run: the
 # snapshot refuses a directory holding an earlier invocation's jobs. Publishing is a step of its own, once the
-# snapshot is read: `python -m jaxpitfalls.report.published publish docs/reference/<date>`, then
-# `python -m jaxpitfalls.report.readme README.md` fills the README's summary from it.
+# snapshot is read: `python -m jaxpitfalls.report.reference.published publish docs/reference/<date>`, then
+# `python -m jaxpitfalls.report.reference.readme README.md` fills the README's summary from it.
 REFERENCE_PRESET := presets/seeds-cpu.yaml
 REFERENCE_RUN := runs/reference-$(shell date -u +%Y%m%dT%H%M%S)
 reference: $(STAMP)
 	$(BIN)/snakemake --cores all --configfile $(REFERENCE_PRESET) --directory $(REFERENCE_RUN)
-	$(BIN)/python -m jaxpitfalls.report.reference $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
+	$(BIN)/python -m jaxpitfalls.report.reference.reference $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
 
 # The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
 # itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their

@@ -1,7 +1,7 @@
 """Rule aggregate: one study's result JSONs + overhead tables -> CSV tables."""
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.report.aggregate import aggregate
+from jaxpitfalls.report.tables.aggregate import aggregate
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.report import bundle
+from jaxpitfalls.report.tables import bundle
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

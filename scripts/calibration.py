@@ -1,7 +1,7 @@
 """Rule calibration: the lockstep table against its known truths, and pyperf beside it -> reports/calibration.md."""
 
 from jaxpitfalls import runtime
-from jaxpitfalls.report import calibration
+from jaxpitfalls.report.calibration import calibration
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

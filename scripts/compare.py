@@ -1,7 +1,7 @@
 """Rule compare: this run's results against a baseline run's -> reports/compare.md and CSV tables."""
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.report import compare
+from jaxpitfalls.report.comparison import compare
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.report import lockstep
+from jaxpitfalls.report.comparison import lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -5,7 +5,7 @@ from pathlib import Path
 from jaxpitfalls import registry, runtime
 from jaxpitfalls.contract.figures import save
 from jaxpitfalls.contract.tables import TABLES
-from jaxpitfalls.report.aggregate import read_tables
+from jaxpitfalls.report.tables.aggregate import read_tables
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

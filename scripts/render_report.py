@@ -2,7 +2,7 @@
 
 from jaxpitfalls import runtime
 from jaxpitfalls.contract.tables import TABLES
-from jaxpitfalls.report.build import build_report
+from jaxpitfalls.report.scorecard.build import build_report
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0])

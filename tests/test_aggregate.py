@@ -10,9 +10,9 @@ import pytest
 
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
-from jaxpitfalls.report import markdown
-from jaxpitfalls.report.aggregate import aggregate
-from jaxpitfalls.report.environments import IncomparableResults
+from jaxpitfalls.report.scorecard import markdown
+from jaxpitfalls.report.tables.aggregate import aggregate
+from jaxpitfalls.report.tables.environments import IncomparableResults
 
 
 def _doc(config_id: str) -> dict:
@@ -73,7 +73,7 @@ def test_results_from_different_environments_are_not_mixed(tmp_path):
 def test_run_span_counts_the_latest_invocation_only():
     import pandas as pd
 
-    from jaxpitfalls.report.run_summary import span_seconds
+    from jaxpitfalls.report.tables.run_summary import span_seconds
 
     jobs = pd.DataFrame({"seconds": [10.0, 20.0, 30.0, 5.0], "end": [100.0, 1000.0, 1025.0, 1030.0]})
     assert span_seconds(jobs) == (50.0, 1)  # the job that ended at 100 s is from an earlier run
@@ -83,8 +83,8 @@ def test_run_span_counts_the_latest_invocation_only():
 def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_are_unstable(tmp_path):
     from jaxpitfalls import plan
     from jaxpitfalls.harness.processes import merge
-    from jaxpitfalls.report.aggregate import processes_of, read_tables
-    from jaxpitfalls.report.build import judged_per_process
+    from jaxpitfalls.report.scorecard.build import judged_per_process
+    from jaxpitfalls.report.tables.aggregate import processes_of, read_tables
 
     docs = [_doc("c0"), _doc("c0")]
     docs[1]["comparisons"][0] |= {"ratio": 1.3, "ratio_ci_low": 1.2, "ratio_ci_high": 1.4}
@@ -310,7 +310,7 @@ def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path)
     """A short commit can be all digits (9099972 failed `make all` in the report's code line): the tables
     read its code, the environment's commit and the configurations' ids back as written."""
     from jaxpitfalls.contract.tables import TABLES
-    from jaxpitfalls.report.aggregate import read_tables
+    from jaxpitfalls.report.tables.aggregate import read_tables
 
     written = {"steps": {"process": ["all"], "config_id": ["1024"]}, "comparisons": {"process": ["all"]},
                "checks": {"code": ["9099972"]}, "overhead": {"config_id": ["1024"]},

@@ -14,7 +14,8 @@ from test_lockstep import BASE_S, Machine
 
 from jaxpitfalls.harness.injected import SLOWDOWN_ENV, inject, injected_fraction, slowed
 from jaxpitfalls.harness.lockstep import Side, in_lockstep
-from jaxpitfalls.report import calibration, lockstep
+from jaxpitfalls.report.calibration import calibration
+from jaxpitfalls.report.comparison import lockstep
 
 SIDES = {"a": 0.0, "a2": 0.0, "b5": 0.05, "b10": 0.10}
 
@@ -120,7 +121,7 @@ def _pyperf_doc(offset: float, spread: float, seed: int = 0) -> dict:
 def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
     """pyperf's own t-test pools its processes' values; the interval over processes does not, so with a 3%
     offset per fresh process the pooled test claims a precision the processes do not have."""
-    from jaxpitfalls.report.pyperf_beside import beside, time_to_target
+    from jaxpitfalls.report.calibration.pyperf_beside import beside, time_to_target
 
     table = pd.DataFrame([{"config_id": "base", "mode": m, "variant": v, "side": side, "against": "a",
                            "injected": injected, "ratio": 1.01,

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls import registry
-from jaxpitfalls.report.captions import StudyCaption
+from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 ROOT = Path(__file__).resolve().parents[1]
 

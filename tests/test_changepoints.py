@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jaxpitfalls.report.changepoints import fit_steps
+from jaxpitfalls.report.history.changepoints import fit_steps
 
 RELEASES = [f"0.11.{i}" for i in range(12)]
 

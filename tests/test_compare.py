@@ -15,7 +15,7 @@ import pytest
 
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.yardstick import VERSION as YARDSTICK_VERSION
-from jaxpitfalls.report import compare, gate, machine_speed
+from jaxpitfalls.report.comparison import compare, gate, machine_speed
 
 
 def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3,
@@ -225,7 +225,7 @@ def test_a_missing_mode_is_listed():
 def test_a_bundle_is_a_baseline_and_a_tampered_one_is_refused(tmp_path, monkeypatch):
     import tarfile
 
-    from jaxpitfalls.report import bundle
+    from jaxpitfalls.report.tables import bundle
 
     monkeypatch.chdir(tmp_path)
     for name, text in (("results/runs/s/a.json", "{}"), ("reports/report.md", "# r")):
@@ -257,7 +257,7 @@ def test_the_gate_controls_false_alarms_across_the_report_s_rows():
     """100 rows of unchanged code, each row's 95% interval honest: about five are flagged one by one, none
     survives Holm's step-down over the 100, so the gate passes; a real 10% regression among them still fails it.
     The report states the control and what it kept."""
-    from jaxpitfalls.report import familywise
+    from jaxpitfalls.report.comparison import familywise
 
     rng = np.random.default_rng(7)
     se = 0.02  # each row's log-ratio standard error

@@ -24,10 +24,10 @@ def test_every_relative_link_resolves_inside_the_repository(page):
 def test_the_claims_page_is_the_one_the_specs_generate():
     """docs/claims.md states every write-up's claims from the specs the report judges them from: edited by
     hand or left behind by a spec's edit, it fails here (regenerate it as its first lines say)."""
-    from jaxpitfalls.report import claims_page
+    from jaxpitfalls.report.scorecard import claims_page
 
     assert (ROOT / "docs/claims.md").read_text() == claims_page.page(), \
-        "docs/claims.md is stale: python -m jaxpitfalls.report.claims_page docs/claims.md"
+        "docs/claims.md is stale: python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md"
 
 
 def test_the_readme_is_short_and_every_page_under_docs_is_linked_from_it():

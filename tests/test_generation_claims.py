@@ -11,8 +11,8 @@ from hand_tables import run_on
 
 from jaxpitfalls.contract.decisions import applicable
 from jaxpitfalls.harness.stats import ratio_of_estimates
-from jaxpitfalls.report.magnitude import size_cell
-from jaxpitfalls.report.scorecard import ours_cell
+from jaxpitfalls.report.scorecard.magnitude import size_cell
+from jaxpitfalls.report.scorecard.scorecard import ours_cell
 from jaxpitfalls.studies.generation.claims import (
     JUDGES,
     _cache_faster,

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jaxpitfalls.report import history
-from jaxpitfalls.report.release_levels import between_jobs, release_levels
+from jaxpitfalls.report.history import history
+from jaxpitfalls.report.history.release_levels import between_jobs, release_levels
 
 RELEASES = [f"0.11.{i}" for i in range(10)]
 

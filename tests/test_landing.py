@@ -7,8 +7,8 @@ import base64
 from docutils.core import publish_parts
 
 from jaxpitfalls.contract.interface import Advice
-from jaxpitfalls.report.landing import landing_rst
-from jaxpitfalls.report.scorecard import findings_section
+from jaxpitfalls.report.scorecard.landing import landing_rst
+from jaxpitfalls.report.scorecard.scorecard import findings_section
 
 
 def _claim(key: str, verdict: str, advice: Advice | None = None, beyond: bool = False) -> dict:
@@ -45,7 +45,7 @@ def test_the_landing_page_says_what_the_markdown_report_says_with_rst_markup_esc
 def test_a_scorecard_row_is_one_line_of_numbers():
     from jaxpitfalls.contract.interface import Number
     from jaxpitfalls.contract.verdicts import Estimate
-    from jaxpitfalls.report.scorecard import scorecard_section
+    from jaxpitfalls.report.scorecard.scorecard import scorecard_section
 
     measured = "5.9x [5.8, 6.0] at 24 (30 ms -> 5 ms; 24 transforms); 10.8x at 48"
     rows = {"tree_at": [_claim("faster", "reproduced") | {
@@ -69,8 +69,8 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
     drawn as two agreeing marks in scorecard.png."""
     from jaxpitfalls.contract.interface import Number
     from jaxpitfalls.contract.verdicts import Estimate
-    from jaxpitfalls.report.claims_figure import claim_points
-    from jaxpitfalls.report.tally import tally
+    from jaxpitfalls.report.scorecard.claims_figure import claim_points
+    from jaxpitfalls.report.scorecard.tally import tally
 
     six = (Number(5.8, 5.8, "x", structural=True),)
     rows = {"generation": [
@@ -85,7 +85,7 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
 
 def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest():
     """The issue's "labelled and not counted as at the write-up's structure": the tally gives them apart."""
-    from jaxpitfalls.report.tally import tally
+    from jaxpitfalls.report.scorecard.tally import tally
 
     def claim(key, verdict, supporting=False, restates=None):
         return _claim(key, verdict) | {"supporting": supporting, "restates": restates}

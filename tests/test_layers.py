@@ -153,3 +153,14 @@ def test_no_module_is_longer_than_one_purpose():
     long = [f"{name}: {n} lines" for name, path in MODULES.items()
             if (n := len(path.read_text().splitlines())) > LONGEST_MODULE]
     assert not long, long
+
+
+def test_the_report_is_one_folder_per_feature():
+    """report/ holds feature folders only (tables, the scorecard, comparison, history, calibration, reference),
+    none of more modules than a reader holds apart at once."""
+    report = PACKAGE / "report"
+    loose = [p.name for p in report.glob("*.py") if p.name != "__init__.py"]
+    sizes = {d.name: len([p for p in d.glob("*.py") if p.name != "__init__.py"]) for d in report.iterdir()
+             if (d / "__init__.py").is_file()}
+    assert not loose, f"modules of no feature in report/: {loose}"
+    assert max(sizes.values()) <= 10, sizes

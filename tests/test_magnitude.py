@@ -14,9 +14,9 @@ from jaxpitfalls import registry
 from jaxpitfalls.contract.decisions import at_write_up_structure
 from jaxpitfalls.contract.interface import Claim, Number
 from jaxpitfalls.contract.verdicts import Estimate, Judged
-from jaxpitfalls.report.build import declared, judged_rows
-from jaxpitfalls.report.claims_figure import claim_points
-from jaxpitfalls.report.magnitude import device_here, size, size_cell
+from jaxpitfalls.report.scorecard.build import declared, judged_rows
+from jaxpitfalls.report.scorecard.claims_figure import claim_points
+from jaxpitfalls.report.scorecard.magnitude import device_here, size, size_cell
 
 BATCHING = Number(7.6, 7.6, "x", structural=True, at={"layers": 12})
 SHARE = Number(73, 74, "%", structural=True, at={"layers": 12})
@@ -149,7 +149,7 @@ def test_claims_resting_on_one_measurement_share_one_mark():
 
 def test_the_scorecard_figure_has_a_labelled_axis_for_every_unit_and_both_ends_of_its_ratios():
     """The 2026-11-26-8 reference's distortion: the write-up's 0.15x left of 1, where the axis had no label."""
-    from jaxpitfalls.report.claims_figure import claims_figure
+    from jaxpitfalls.report.scorecard.claims_figure import claims_figure
 
     claims = {"s": [_row("a", (BATCHING,), ((7.0, 6.5, 7.5),), Estimate(7.0, 6.5, 7.5))],
               "t": [_row("b", (replace(BATCHING, low=0.15, high=0.15),), ((1.39, 1.32, 1.47),),

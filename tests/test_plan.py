@@ -129,7 +129,7 @@ def test_rule_sources_are_the_modules_a_rule_imports():
     assert {"studies/dispatch/measure.py", "studies/dispatch/spec.py", "models/bert.py", "harness/protocol.py",
             "__init__.py"} <= study
     # figures and claims live apart: editing them must not rerun the timed jobs
-    assert "studies/dispatch/report.py" not in study and "report/markdown.py" not in study
+    assert "studies/dispatch/report.py" not in study and "report/scorecard/markdown.py" not in study
     parse = _sources("traces")
     assert "breakdown.py" in parse and "models/bert.py" not in parse and "harness/tracing.py" not in parse
 

@@ -15,7 +15,7 @@ from matplotlib.container import BarContainer, ErrorbarContainer
 
 from jaxpitfalls.contract.figures import bars, facet_lines, stacked_bars
 from jaxpitfalls.contract.tables import TABLES
-from jaxpitfalls.report.aggregate import read_tables
+from jaxpitfalls.report.tables.aggregate import read_tables
 
 SEEDS = Path(__file__).parent / "fixtures/seeds-cpu"  # the write-ups' structures, on 2 cores (its README)
 
@@ -81,7 +81,7 @@ def test_generation_draws_the_warmup_pitfall_only_where_a_run_has_the_demonstrat
     """A run without a warmup_fraction below 1 (presets/gpu-lease.yaml) has no pitfall to draw: the speed figure
     alone, where the bar chart divided by its zero groups."""
     from jaxpitfalls.contract.tables import demonstrated
-    from jaxpitfalls.report.aggregate import read_tables
+    from jaxpitfalls.report.tables.aggregate import read_tables
     from jaxpitfalls.studies.generation.report import figures
 
     tables = read_tables({t: str(SEEDS / f"tables/generation/{t}.csv") for t in TABLES if t != "environment"}

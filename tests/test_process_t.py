@@ -1,7 +1,7 @@
-"""A lockstep row's statistics over fresh processes (report/process_t.py), on simulated rows of 5 processes x 30
-rounds: the interval covers 95% of A/A rows whether the processes agree or are offset by 2%, as wide as the
-bootstrap it replaced where they agree; the p-value agrees with the interval and is what Holm reads; a change of
-the detectable size is found in about 80% of rows; one process gives no interval."""
+"""A lockstep row's statistics over fresh processes (report/comparison/process_t.py), on simulated rows of 5 processes x
+30 rounds: the interval covers 95% of A/A rows whether the processes agree or are offset by 2%, as wide as the bootstrap
+it replaced where they agree; the p-value agrees with the interval and is what Holm reads; a change of the detectable
+size is found in about 80% of rows; one process gives no interval."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.harness.stats import paired_comparison, relative_half_width
-from jaxpitfalls.report import familywise, process_t
+from jaxpitfalls.report.comparison import familywise, process_t
 
 
 def _rows(offset: float, rows: int, seed: int = 1, log_ratio: float = 0.0):

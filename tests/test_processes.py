@@ -8,7 +8,7 @@ from results_docs import process_doc
 
 from jaxpitfalls.contract.decisions import row
 from jaxpitfalls.harness.processes import ProcessesDisagree, merge
-from jaxpitfalls.report import aggregate
+from jaxpitfalls.report.tables import aggregate
 
 
 def test_merged_result_keeps_each_process_and_resamples_processes():

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxpitfalls.report import bundle, reference
-from jaxpitfalls.report import published as publishing
+from jaxpitfalls.report.reference import published as publishing
+from jaxpitfalls.report.reference import reference
+from jaxpitfalls.report.tables import bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = sorted((ROOT / "docs/reference").glob(f"*/{publishing.MANIFEST}"))

@@ -1,6 +1,6 @@
-"""A reference judged again from the tables it keeps (report/rejudge.py), on the smoke run laid out as a
+"""A reference judged again from the tables it keeps (report/reference/rejudge.py), on the smoke run laid out as a
 snapshot: the code that made it finds every verdict unchanged, and a verdict published otherwise is shown
-changed, first; and a run judged as if it had measured less (report/thinned.py) on what the cut kept."""
+changed, first; and a run judged as if it had measured less (report/reference/thinned.py) on what the cut kept."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import shutil
 import pandas as pd
 import pytest
 
-from jaxpitfalls.report import reference, rejudge, thinned
-from jaxpitfalls.report.scorecard import VERDICT_MARK
+from jaxpitfalls.report.reference import reference, rejudge, thinned
+from jaxpitfalls.report.scorecard.scorecard import VERDICT_MARK
 
 pytestmark = pytest.mark.workflow
 
@@ -62,11 +62,11 @@ def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_
 
 def test_a_snapshot_rerendered_by_this_checkout_keeps_its_run_s_sections_and_lists_a_study_it_did_not_run(
         smoke_run, tmp_path):
-    """rejudge --write (report/rerender.py): the claims sections and figure written again from the kept tables,
-    every study's claims listed (one whose tables the snapshot lacks, as the GPU lease's extraction: not
+    """rejudge --write (report/reference/rerender.py): the claims sections and figure written again from the kept
+    tables, every study's claims listed (one whose tables the snapshot lacks, as the GPU lease's extraction: not
     measured, saying so), the study sections and audit as the run wrote them, the manifest naming what changed."""
     from jaxpitfalls import registry
-    from jaxpitfalls.report import rerender
+    from jaxpitfalls.report.reference import rerender
 
     snapshot = tmp_path / "snapshot"
     for kept, source in reference.kept_files(smoke_run).items():

@@ -1,5 +1,5 @@
-"""A finished run judged as if it had measured less (report/thinned.py): the cut of a merged result is the result
-its kept processes and rounds would have merged into, a budget keeps the rounds that started within it at the
+"""A finished run judged as if it had measured less (report/reference/thinned.py): the cut of a merged result is the
+result its kept processes and rounds would have merged into, a budget keeps the rounds that started within it at the
 pace the run's windows recorded, and a cut it cannot make is refused."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from results_docs import process_doc
 
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
-from jaxpitfalls.report import aggregate
-from jaxpitfalls.report.thinned import Cut, rounds_kept, thin
+from jaxpitfalls.report.reference.thinned import Cut, rounds_kept, thin
+from jaxpitfalls.report.tables import aggregate
 
 RATIO = ("ratio", "ratio_ci_low", "ratio_ci_high", "diff", "diff_ci_low", "diff_ci_high")
 

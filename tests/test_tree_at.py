@@ -20,7 +20,7 @@ from jaxpitfalls.harness.protocol import measure_mode
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.stats import marginal_cost_ratio
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
-from jaxpitfalls.report import aggregate
+from jaxpitfalls.report.tables import aggregate
 from jaxpitfalls.studies.tree_at import measure as tree_at
 from jaxpitfalls.studies.tree_at import report
 from jaxpitfalls.studies.tree_at import tensor_parallel as tp

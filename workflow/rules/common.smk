@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from jaxpitfalls import plan, releases, sources
-from jaxpitfalls.report.captions import StudyCaption
+from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
 ENV = f"{workflow.basedir}/{config['conda_env']}"  # used with --software-deployment-method conda

@@ -69,7 +69,7 @@ if config["compare"]["sides"]:
             pyperf=pyperf_pair_of(),
             history=["results/tables/history_steps.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],
-            sources=sources.files_of("report.calibration", "runtime"),
+            sources=sources.files_of("report.calibration.calibration", "runtime"),
         output:
             "reports/calibration.md",
         log:

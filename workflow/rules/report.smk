@@ -3,7 +3,7 @@ rule aggregate:
     input:
         runs=study_runs,
         overhead=study_overheads,
-        sources=sources.files_of("report.aggregate", "runtime"),
+        sources=sources.files_of("report.tables.aggregate", "runtime"),
     output:
         **{
             t: report(p, caption=f"../report/table_{t}.rst", category="{study}", subcategory="tables")
@@ -49,7 +49,7 @@ rule render_report:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
         sources=sources.files_of(
-            "report.build", *[f"studies.{s}.{part}" for s in STUDIES for part in ("report", "claims")], "runtime"
+            "report.scorecard.build", *[f"studies.{s}.{part}" for s in STUDIES for part in ("report", "claims")], "runtime"
         ),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
@@ -76,7 +76,7 @@ rule bundle:
         report="reports/report.md",
         summary="results/tables/run_summary.csv",
         scorecard="reports/scorecard.png",
-        sources=sources.files_of("report.bundle", "runtime"),
+        sources=sources.files_of("report.tables.bundle", "runtime"),
     output:
         "reports/bundle.tar.gz",
     log:

@@ -60,7 +60,7 @@ class Number:
                              f"(unit starting {DIMENSIONLESS}) can be set by the structure alone")
         if not self.structural and not self.differs:
             raise ValueError(f"write-up number {self.low:g}{self.unit}: say what differs from our measurement")
-        self.differs.format(here="")  # `{here}` (the run's device, report.magnitude.device_here) is its only field
+        self.differs.format(here="")  # its only field: `{here}`, the run's device (magnitude.device_here)
 
     @property
     def dimensionless(self) -> bool:

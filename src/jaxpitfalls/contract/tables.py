@@ -1,6 +1,6 @@
 """The table helpers a study's claims and figures read its rows with: which rows are proper measurements, the
 study's own variants, its base configuration, each configuration's legend label, a rate from a median time.
-The report's aggregation writes the tables (report/aggregate.py); a study reads them only through these."""
+The report's aggregation writes the tables (report/tables/aggregate.py); a study reads them only through these."""
 
 from __future__ import annotations
 

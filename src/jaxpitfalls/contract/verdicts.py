@@ -2,7 +2,7 @@
 and the verdicts the report reads: the three a claim's rule gives, and those no rule gives.
 
 A study's `claims.py` builds them (its rules' helpers are contract/decisions.py's); the report's engine and its
-renderer read them (contract/judging.py, report/build.py, markdown.py), never a study's package.
+renderer read them (contract/judging.py, report/scorecard/build.py, markdown.py), never a study's package.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ machine was while it timed, round by round.
 Two runs timed at different times (another day, half an hour apart on a shared cloud VM) differ by the
 machine's speed as much as by anything they were meant to compare: a VM ran a whole job 1.4x slower and the
 next 0.6x faster than the same code half an hour earlier. A variant's sample divided by the yardstick of its
-own round is its cost in units of the machine's speed at that moment, which is what `report.compare` sets
+own round is its cost in units of the machine's speed at that moment, which is what `report.comparison.compare` sets
 side by side across runs. On this project's 2-core VM, with a busy neighbour for 20 s of a minute, a jitted
 step took 2.14x as long and the yardstick 2.34x, their quotient moving 2.6%.
 

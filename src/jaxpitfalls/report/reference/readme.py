@@ -10,9 +10,9 @@ name what it is, and this fills them.
     <!-- snapshot.link -->[YYYY-MM-DD-N](...)<!-- / -->         a link to its report
     <!-- published:tree_at.faster -->...<!-- / -->              on another snapshot's page, the published one's
 
-    python -m jaxpitfalls.report.readme README.md           fill the README from the published snapshot
-    python -m jaxpitfalls.report.readme README.md --check   fail, naming each, where a number differs
-    python -m jaxpitfalls.report.readme docs/gpu/<run>/README.md --snapshot docs/gpu/<run>   another snapshot's
+    python -m jaxpitfalls.report.reference.readme README.md           fill the README from the published snapshot
+    python -m jaxpitfalls.report.reference.readme README.md --check   fail, naming each, where a number differs
+    python -m jaxpitfalls.report.reference.readme docs/gpu/<run>/README.md --snapshot docs/gpu/<run>   another's
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .magnitude import size_cell
+from ..scorecard.magnitude import size_cell
+from ..scorecard.scorecard import VERDICT_MARK, estimate_text
+from ..scorecard.tally import tally
 from .published import published
 from .rerender import snapshot_claims
-from .scorecard import VERDICT_MARK, estimate_text
-from .tally import tally
 
 MARKED = re.compile(r"<!-- (?P<key>\w[\w.:/-]*) -->(?P<value>.*?)<!-- / -->", re.S)
 REFERENCE = Path("docs/reference")
@@ -49,7 +49,7 @@ def values(snapshot: Path, page: Path = Path("README.md")) -> dict[str, str]:
     link = os.path.relpath(snapshot / "report.md", page.parent)
     found = {"snapshot": snapshot.name, "tally": tally(claims).replace("**", ""),
              "snapshot.link": f"[{snapshot.name}]({link})"}
-    if (snapshot / "manifest.json").exists():  # a reference's (report/reference.py); a GPU run's has none
+    if (snapshot / "manifest.json").exists():  # a reference's (report/reference/reference.py); a GPU run's has none
         found["wall"] = f"{json.loads((snapshot / 'manifest.json').read_text())['wall_seconds'] / 60:.0f} min"
     for study, rows in claims.items():
         for claim in rows:

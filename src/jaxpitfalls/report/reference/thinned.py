@@ -7,9 +7,9 @@ interleaved (every variant sampled once per round, in one process), so the first
 paired, and a budget keeps the rounds that started within it, at the pace the run's own timing windows
 recorded. Each kept process's result is rebuilt from the merged one, cut, and merged again by
 harness.processes.merge itself; the result is aggregated and judged by this checkout's rules beside the
-verdicts the run published (report/rejudge.py), the changed ones first.
+verdicts the run published (report/reference/rejudge.py), the changed ones first.
 
-    python -m jaxpitfalls.report.thinned <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
+    python -m jaxpitfalls.report.reference.thinned <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
 
 A cut is any of `processes=0+1` (the worker processes kept, by index), `rounds=16` (at most that many per
 process and mode) and `budget=15` (seconds per process and mode), joined by `,`: `dispatch:budget=15`.
@@ -32,12 +32,12 @@ from typing import Any
 
 import pandas as pd
 
-from .. import results
-from ..harness import stats
-from ..harness.machine import machine_summary
-from ..harness.processes import merge, side_samples_of
-from ..harness.sampling import MIN_REPEATS
-from .aggregate import aggregate
+from ... import results
+from ...harness import stats
+from ...harness.machine import machine_summary
+from ...harness.processes import merge, side_samples_of
+from ...harness.sampling import MIN_REPEATS
+from ..tables.aggregate import aggregate
 from .reference import table_paths
 from .rejudge import rejudged
 

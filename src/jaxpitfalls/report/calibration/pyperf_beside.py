@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.decisions import row
-from ..harness.stats import ratio_of_medians_ci
+from ...contract.decisions import row
+from ...harness.stats import ratio_of_medians_ci
 
 TARGET = 0.05  # the detectable change each harness is costed at (issue #40)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
+from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
 from .magnitude import size, size_cell, sized
 
 Row = dict[str, Any]

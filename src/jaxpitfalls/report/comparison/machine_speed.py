@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..harness.stats import ratio_of_medians_ci
-from ..harness.yardstick import VERSION as YARDSTICK_VERSION
+from ...harness.stats import ratio_of_medians_ci
+from ...harness.yardstick import VERSION as YARDSTICK_VERSION
 
 # What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
 # machine's speed only where the rest of the hardware is the same (the CPU's model and how many cores JAX's

@@ -29,10 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import results
-from ..harness.stats import is_difference, ratio_of_medians_ci
-from . import bundle, familywise, machine_speed
-from .environments import COMPARABLE, code_version
+from ... import results
+from ...harness.stats import is_difference, ratio_of_medians_ci
+from ..tables import bundle
+from ..tables.environments import COMPARABLE, code_version
+from . import familywise, machine_speed
 
 Key = tuple[str, str]
 

@@ -52,7 +52,7 @@ class StudyCaption:
     def figure(self, figure: str) -> str:
         """What the figure shows, as the study's report module says (imported only when rendering); a
         figure the study does not describe is an error, not an empty caption."""
-        from .. import registry
+        from ... import registry
 
         described = registry.report(self.name).FIGURES
         if figure not in described:
@@ -67,7 +67,7 @@ class StudyCaption:
     def environment(self) -> str:
         import pandas as pd  # here, not at the top: the Snakefile imports this module on every invocation
 
-        from .environments import TEXT_COLUMNS
+        from ..tables.environments import TEXT_COLUMNS
 
         return describe_environment(pd.read_csv(self.environment_table, keep_default_na=False,
                                                 dtype=TEXT_COLUMNS).iloc[0])

@@ -6,7 +6,7 @@ audit and the figures of the study tables stay as the run wrote them.
 A study the run did not time (the GPU lease ran three of four) keeps its place: every one of its claims is listed,
 not measured, saying so, so that a snapshot carries every claim the workflow judges.
 
-    python -m jaxpitfalls.report.rejudge SNAPSHOT --write
+    python -m jaxpitfalls.report.reference.rejudge SNAPSHOT --write
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import registry
-from ..contract.verdicts import NOT_MEASURED
-from ..harness.environment import git_state
-from . import scorecard
-from .aggregate import read_tables
-from .build import declared, study_claims
-from .magnitude import device_here
+from ... import registry
+from ...contract.verdicts import NOT_MEASURED
+from ...harness.environment import git_state
+from ..scorecard import scorecard
+from ..scorecard.build import declared, study_claims
+from ..scorecard.magnitude import device_here
+from ..tables.aggregate import read_tables
 from .reference import sha256, table_paths
 
 NOT_RUN = "not measured: this run did not time the study"
@@ -73,10 +73,10 @@ def rerendered(report_md: str, claims: dict[str, list[dict[str, Any]]], here: di
 
 def rerender(snapshot: str | Path) -> dict[str, Any]:
     """Write the snapshot's claims sections and figure again by this checkout's rules; where it has a manifest
-    (report/reference.py), record which files were rejudged, at which commit, with their new sha256s. Returns the
-    claims."""
-    from ..contract.figures import save
-    from .claims_figure import claim_points, claims_figure
+    (report/reference/reference.py), record which files were rejudged, at which commit, with their new sha256s. Returns
+    the claims."""
+    from ...contract.figures import save
+    from ..scorecard.claims_figure import claim_points, claims_figure
 
     snapshot = Path(snapshot)
     claims, here = snapshot_claims(snapshot)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.decisions import interval
-from ..contract.verdicts import (
+from ...contract.decisions import interval
+from ...contract.verdicts import (
     CHECKED,
     INCONCLUSIVE,
     NOT_MEASURED,
@@ -20,7 +20,7 @@ from ..contract.verdicts import (
     UNSTABLE,
     Estimate,
 )
-from ..formatting import short
+from ...formatting import short
 from .magnitude import RULE as SIZE_RULE
 from .magnitude import size, size_cell, theirs_text, unit_word
 from .markdown import table

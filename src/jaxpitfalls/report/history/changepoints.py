@@ -24,7 +24,7 @@ import ruptures
 from ruptures.base import BaseCost
 from scipy.stats import norm
 
-from ..harness.stats import Z_95, log_standard_error
+from ...harness.stats import Z_95, log_standard_error
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,13 @@
 """Which reference is published, and where the others went: a reader finds one result to trust.
 
-A snapshot's manifest (report/reference.py) holds its status: `published` for exactly one, the result the README
-summarises, or `not published: <why, in one line>` (superseded, a slower VM, a test run). Published results are
-not source: the others leave the tree (`archive`), and the index keeps each one's row with the commit that still
-holds it, so `git show <commit>:docs/reference/<date>/report.md` recovers any of them.
+A snapshot's manifest (report/reference/reference.py) holds its status: `published` for exactly one, the result the
+README summarises, or `not published: <why, in one line>` (superseded, a slower VM, a test run). Published results are
+not source: the others leave the tree (`archive`), and the index keeps each one's row with the commit that still holds
+it, so `git show <commit>:docs/reference/<date>/report.md` recovers any of them.
 
-    python -m jaxpitfalls.report.published publish docs/reference/<date>
-    python -m jaxpitfalls.report.published withhold docs/reference/<date> "why, in one line"
-    python -m jaxpitfalls.report.published archive docs/reference <commit>   (every snapshot but the published)
+    python -m jaxpitfalls.report.reference.published publish docs/reference/<date>
+    python -m jaxpitfalls.report.reference.published withhold docs/reference/<date> "why, in one line"
+    python -m jaxpitfalls.report.reference.published archive docs/reference <commit>   (all but the published)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..results import write_text
+from ...results import write_text
 
 MANIFEST = "manifest.json"
 INDEX = "README.md"
@@ -106,12 +106,12 @@ def write_index(out_root: Path) -> None:
     write_text(out_root / INDEX, "\n".join([
         "# Reference results", "",
         "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary, the environment "
-        "and the tables, each file checked against the run's results bundle (`manifest.json`; "
-        "tests/test_reference.py; a snapshot whose claims were judged again by later rules says so, "
-        "report/rerender.py). One is published, the result to trust, which the README summarises, and only it is "
-        "kept in the tree; each other says why it is not and which commit holds it: `git show "
-        "<commit>:docs/reference/<date>/report.md` (report/published.py). `yardstick`: a fixed Python and numpy "
-        "workload timed every round (harness/yardstick.py), the median over the run's timing jobs of each one's "
+        "and the tables, each file checked against the run's results bundle (`manifest.json`; tests/test_reference.py; "
+        "a snapshot whose claims were judged again by later rules says so, report/reference/rerender.py). One is "
+        "published, the result to trust, which the README summarises, and only it is kept in the tree; each other says "
+        "why it is not and which commit holds it: `git show <commit>:docs/reference/<date>/report.md` "
+        "(report/reference/published.py). `yardstick`: a fixed Python and numpy workload timed every round "
+        "(harness/yardstick.py), the median over the run's timing jobs of each one's "
         "median: the machine's speed for Python (not for compiled code: a run on another CPU can differ in both).", "",
         pd.DataFrame([_row(m, at) for m, at in every]).to_markdown(index=False), ""]))
 

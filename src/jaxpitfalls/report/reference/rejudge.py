@@ -1,14 +1,14 @@
 """A published reference judged again by this checkout's rules, from the tables it keeps.
 
-A reference snapshot keeps each study's tables (report/reference.py): everything its claims were judged on. A
+A reference snapshot keeps each study's tables (report/reference/reference.py): everything its claims were judged on. A
 change to a claim's rule or to the rule of what this hardware can show is then checked against published
 numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
 
-    python -m jaxpitfalls.report.rejudge docs/reference/<snapshot> [--write]
+    python -m jaxpitfalls.report.reference.rejudge docs/reference/<snapshot> [--write]
 
 With --write, the snapshot's claims sections and scorecard figure are written again by this checkout's rules
-(report/rerender.py): a change that only judges or words differently, published without timing a new run.
+(report/reference/rerender.py): a change that only judges or words differently, published without timing a new run.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .aggregate import read_tables
-from .build import study_claims
+from ..scorecard.build import study_claims
+from ..scorecard.scorecard import RESTATED, VERDICT_MARK
+from ..tables.aggregate import read_tables
 from .reference import table_paths
-from .scorecard import RESTATED, VERDICT_MARK
 
 VERDICT_OF_MARK = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pandas as pd
 
-from .. import registry, results
-from ..contract.decisions import applicable
-from ..contract.interface import Claim, StudySpec
-from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
+from ... import registry, results
+from ...contract.decisions import applicable
+from ...contract.interface import Claim, StudySpec
+from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
+from ..tables.aggregate import processes_of, read_tables
+from ..tables.run_summary import run_summary, span_seconds, study_seconds
 from . import markdown, scorecard
-from .aggregate import processes_of, read_tables
 from .magnitude import device_here
-from .run_summary import run_summary, span_seconds, study_seconds
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
 VERDICT_WORD = {REPRODUCED: "yes", NOT_REPRODUCED: "no"}  # each process's verdict, as the scorecard says it
@@ -110,7 +110,7 @@ def build_report(
     blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it.
     Findings and the scorecard (with its figure, `out_figure`) open it; the audit closes it. The findings also
     go to `out_landing`, the HTML report's landing page (landing.py)."""
-    from ..contract.figures import save
+    from ...contract.figures import save
     from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst
 

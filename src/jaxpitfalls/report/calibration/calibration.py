@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import levene
 
-from ..harness.injected import KNOB, SLOWDOWN_ENV
-from .environments import code_version
-from .history import SERIES, jobs_line
+from ...harness.injected import KNOB, SLOWDOWN_ENV
+from ..history.history import SERIES, jobs_line
+from ..tables.environments import code_version
+from ..tables.run_summary import run_summary
 from .pyperf_beside import beside
-from .run_summary import run_summary
 
 # The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
 TARGETS = {
@@ -135,7 +135,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "A row's interval: Student's t over its fresh processes' median log-ratios (processes - 1 degrees of "
-        "freedom; report/process_t.py). Each share with its Wilson 95% interval; `met`: the share lies "
+        "freedom; report/comparison/process_t.py). Each share with its Wilson 95% interval; `met`: the share lies "
         "within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
@@ -190,7 +190,7 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
           history: dict[str, Any] | None = None) -> None:
     """reports/calibration.md from the calibration's lockstep table, its jobs (their machine time), the pyperf
     pair and the null history, where they ran."""
-    from .. import results
+    from ... import results
 
     table = pd.read_csv(table_path)
     jobs = [json.loads(Path(p).read_text()) for p in run_paths]

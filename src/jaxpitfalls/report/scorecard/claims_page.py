@@ -3,7 +3,7 @@ run treats each claim: judged, checked by every job, or not measured and why.
 
 Generated from the studies' specs, the one source the report judges the claims from, so that the page a
 clone reads and the report cannot drift apart (tests/test_docs.py regenerates it and compares). Run
-`python -m jaxpitfalls.report.claims_page docs/claims.md` after editing a spec's claims.
+`python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md` after editing a spec's claims.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import sys
 
 import pandas as pd
 
-from .. import registry, results
-from ..contract.interface import Claim
+from ... import registry, results
+from ...contract.interface import Claim
 
 INTRO = """\
 # What the write-ups claimed
@@ -27,7 +27,7 @@ latest reference: [reference/README.md](reference/README.md)); a claim is otherw
 guard that fails the job when it does not hold) or *not measured*, with the reason.
 
 Generated from the studies' specs (`src/jaxpitfalls/studies/*/spec.py`, `claims`): edit a claim there and run
-`python -m jaxpitfalls.report.claims_page docs/claims.md`.
+`python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md`.
 """
 
 
@@ -61,5 +61,5 @@ def page() -> str:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m jaxpitfalls.report.claims_page docs/claims.md")
+        sys.exit("usage: python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md")
     results.write_text(sys.argv[1], page())

@@ -6,7 +6,7 @@ The snapshot's files are copied unchanged from the run, and its `manifest.json` 
 results bundle: its sha256, and the bundle path it came from, whose sha256 in the bundle's own manifest must
 be the same. `check` verifies a snapshot against its manifest (no file missing, added or changed).
 
-    python -m jaxpitfalls.report.reference RUN_DIR docs/reference --preset presets/seeds-cpu.yaml
+    python -m jaxpitfalls.report.reference.reference RUN_DIR docs/reference --preset presets/seeds-cpu.yaml
 
 Publishing one, and why the others are not, is published.py's.
 """
@@ -24,11 +24,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.tables import TABLES
-from ..results import write_dir_atomically
-from .bundle import MANIFEST as BUNDLE_MANIFEST
+from ...contract.tables import TABLES
+from ...results import write_dir_atomically
+from ..tables.bundle import MANIFEST as BUNDLE_MANIFEST
+from ..tables.run_summary import run_summary, span_seconds
 from .published import MANIFEST, UNREVIEWED, write_index
-from .run_summary import run_summary, span_seconds
 
 
 class InvalidReference(ValueError):

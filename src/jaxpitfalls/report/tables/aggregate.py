@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import results
-from ..contract.naming import settings_of
-from ..contract.tables import TABLES
-from ..harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
-from ..harness.variants import VariantsIndistinguishable, require_distinct
+from ... import results
+from ...contract.naming import settings_of
+from ...contract.tables import TABLES
+from ...harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
+from ...harness.variants import VariantsIndistinguishable, require_distinct
 from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
 from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.decisions import interval
-from ..contract.interface import Report, StudySpec
-from ..contract.tables import base_config_id, measured
-from ..formatting import fixed, short
-from ..harness.stats import DIFFERENCE, relative_half_width
+from ...contract.decisions import interval
+from ...contract.interface import Report, StudySpec
+from ...contract.tables import base_config_id, measured
+from ...formatting import fixed, short
+from ...harness.stats import DIFFERENCE, relative_half_width
 
 
 def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..harness.stats import Z_95, log_standard_error
-from .compare import detectability
+from ...harness.stats import Z_95, log_standard_error
+from ..comparison.compare import detectability
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
 LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_high", "between_jobs",

@@ -14,7 +14,7 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from ..results import write_atomically
+from ...results import write_atomically
 
 MANIFEST = "manifest.json"
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..contract.interface import Number
-from ..contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE
-from ..formatting import short
+from ...contract.interface import Number
+from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE
+from ...formatting import short
 
 TOLERANCE = 1.5  # effects and exponents: the factor within which a write-up's number held in size
 POINTS = 15.0  # shares: percentage points either way

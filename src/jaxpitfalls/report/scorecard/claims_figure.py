@@ -16,8 +16,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from ..contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
-from ..formatting import short  # noqa: E402
+from ...contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
+from ...formatting import short  # noqa: E402
 from .magnitude import unit_word  # noqa: E402
 from .tally import effects  # noqa: E402
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..harness.stats import is_difference
+from ...harness.stats import is_difference
+from ..comparison.compare import detectability, environment_changes
 from .changepoints import fit_steps
-from .compare import detectability, environment_changes
 from .release_levels import SERIES, release_levels
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
@@ -133,7 +133,7 @@ def _step_text(r, package: str) -> str:
 def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
     """Each series' level per release with its 95% interval, one panel per variant and mode, a dashed line
     between the releases of each step found."""
-    from ..contract.figures import facet_lines
+    from ...contract.figures import facet_lines
 
     shown = [r for r in releases if r in set(levels.release)]
     data = levels.assign(position=levels.release.map(shown.index),
@@ -201,8 +201,8 @@ def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
 def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
     """The history's outputs from every release's results (results/history/runs/{release}/job{k}/{config}.json)
     and its jobs' benchmarks: the ratios and steps tables, the figure, reports/history.md."""
-    from .. import results
-    from ..contract.figures import save
+    from ... import results
+    from ...contract.figures import save
 
     history = params.history
     releases = list(history["versions"])
