@@ -25,6 +25,15 @@ $(SLURM) &:
 		mariadb-server
 slurm-packages: $(SLURM)
 
+# The driver environment (envs/driver.txt): Snakemake and what the parse needs, neither JAX nor the package, as
+# a catalog workflow is run (tests/test_driver.py parses the workflow with it).
+DRIVER := .venv-driver/.installed
+$(DRIVER): envs/driver.txt
+	test -x .venv-driver/bin/python || $(PY) -m venv .venv-driver
+	.venv-driver/bin/python -m pip install --quiet --upgrade pip
+	.venv-driver/bin/python -m pip install --quiet -r envs/driver.txt
+	touch $@
+
 # The unit tests on every core, file by file (a module's fixtures compile once); then the tests that run the
 # workflow, on every core too: their smoke run is made once by the first worker that needs it (the others wait
 # for it, tests/conftest.py), and a test that runs snakemake works in a copy of it.
@@ -34,7 +43,7 @@ UNIT := -n auto --dist loadfile -m "not workflow"
 
 # Snakemake's own best-practice checks and snakefmt's formatting first (each fails on a finding); then the
 # tests.
-test: $(STAMP) $(BROWSER) $(SLURM)
+test: $(STAMP) $(DRIVER) $(BROWSER) $(SLURM)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(call PYTEST,$(UNIT))
@@ -87,11 +96,12 @@ calibrate: $(STAMP)
 
 # The dispatch study under equinox 0.11.7 (filter_jit does not block per call) and 0.11.8 (it does), on the
 # same JAX, timed in lockstep: each side's workers run in its own venv, the job in this one, so that rounds
-# paired across the sides saw the same machine (README "Comparing environments"): runs/compare-equinox/reports/compare.md.
+# paired across the sides saw the same machine (README "Comparing environments"):
+# runs/compare-equinox/reports/compare_lockstep.md.
 EQX_OLD := equinox-0.11.7
 EQX_NEW := equinox-0.11.8
 compare-equinox: $(STAMP) .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installed
-	$(BIN)/snakemake --cores all reports/compare.md --directory runs/compare-equinox \
+	$(BIN)/snakemake --cores all reports/compare_lockstep.md --directory runs/compare-equinox \
 		--configfile presets/compare-equinox.yaml
 
 # The dispatch study across eight equinox releases, each in an environment the workflow builds (docs/history.md):

@@ -1,5 +1,12 @@
 # Measures what JAX/Equinox idioms cost; see README.md. Wiring only: the logic lives in src/jaxpitfalls.
+import sys
+
 from snakemake.utils import min_version
+
+# The parse-time code from this checkout, whether the package is installed or not: a driver environment of
+# Snakemake and envs/driver.txt alone parses the workflow, and the jobs run in one that installs the package
+# (envs/cpu.yaml under --software-deployment-method conda).
+sys.path.insert(0, f"{workflow.basedir}/src")
 
 from jaxpitfalls.configcheck import require_valid
 

@@ -1,4 +1,4 @@
-"""Rule compare_lockstep: the sides timed in lockstep, each against the first -> reports/compare.md."""
+"""Rule compare_lockstep: the sides timed in lockstep, each against the first -> reports/compare_lockstep.md."""
 
 import json
 from pathlib import Path

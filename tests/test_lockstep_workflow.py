@@ -1,6 +1,6 @@
 """The project's environment against itself (and against itself with other XLA flags), timed in lockstep by
 the real workflow on the smoke preset: every side's worker answers every round, both sides' variants ran
-the same code, and reports/compare.md counts its verdicts."""
+the same code, and reports/compare_lockstep.md counts its verdicts."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
         | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
         "compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": ONE_DEVICE}}}, "rounds": 3, "samples_per_block": 1,
                     "processes": 1}}))
-    snakemake(workdir, "--cores", "all", "reports/compare.md", overlay=overlay)
+    snakemake(workdir, "--cores", "all", "reports/compare_lockstep.md", overlay=overlay)
 
     (path,) = (workdir / "results" / "lockstep" / "dispatch").glob("*.json")
     timed = json.loads(path.read_text())["timed"]
@@ -37,7 +37,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     signatures = {side: described[0]["signatures"] for side, described in timed["descriptions"].items()}
     assert signatures["a"] == signatures["b"]  # the same code on both sides
 
-    report = (workdir / "reports" / "compare.md").read_text()
+    report = (workdir / "reports" / "compare_lockstep.md").read_text()
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
     assert [len(rounds) for rounds in timed["machine"][0].values()] == [3, 3]  # every round of both modes watched
     assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report

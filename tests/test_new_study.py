@@ -46,6 +46,7 @@ def test_a_fifth_study_from_a_folder_of_ones_own(tmp_path):
     assert doc["checks"]["outputs_agree"]["reference"] == "jit" and doc["checks"]["signatures_distinct"][
         "distinct_signatures"] == 2
     assert doc["settings"]["budget_s"] == 1  # its fragment's default
+    assert doc["environment"]["study_code"]["folder"] == str(mine.resolve() / "toy")  # outside the checkout's git
     overhead = pd.read_csv(work / "results/tables/toy/overhead.csv")
     assert set(overhead.component) >= {"executable", "rest"} and set(overhead.variant) == {"eager", "jit"}
     assert (work / "reports/figures/toy/median.png").stat().st_size > 10_000

@@ -5,6 +5,7 @@ the contract are refused at parse, naming the path and the reason (the whole run
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -20,16 +21,15 @@ SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 @pytest.fixture
-def folders(monkeypatch):
+def folders(monkeypatch, tmp_path):
     """Restores what use_folders changes for this process: the environment, the studies' import path, and the
-    user's study modules it imported."""
+    modules it imported from the test's folders (the packaged studies' stay: other tests hold their objects)."""
     package = importlib.import_module(registry.PACKAGE)
     monkeypatch.setattr(package, "__path__", list(package.__path__))
-    monkeypatch.delenv(sources.STUDY_FOLDERS, raising=False)
-    before = set(sys.modules)
+    monkeypatch.setenv(sources.STUDY_FOLDERS, "")  # recorded as absent before, so undone: a delenv would not be
     yield
-    for name in set(sys.modules) - before:
-        if name.startswith(f"{registry.PACKAGE}."):
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path.resolve())):
             del sys.modules[name]
 
 
@@ -61,10 +61,22 @@ def test_a_study_from_a_folder_of_ones_own_reads_like_a_packaged_one(tmp_path, f
     ("a folder of no study", lambda t: (t / "empty").mkdir() or t / "empty", "empty holds no study"),
     ("a packaged study's name", lambda t: _toy_folder(t, "dispatch"),
      "mine/dispatch: a study named 'dispatch' is already at "),
+    ("a study without __init__.py", lambda t: (_toy_folder(t) / "toy" / "__init__.py").unlink() or t / "mine",
+     "mine/toy has a spec.py but no __init__.py"),
+    ("a name Python cannot import", lambda t: _toy_folder(t, "my-toy"), "my-toy: a study's folder name is its"),
 ])
 def test_a_folder_that_cannot_be_used_is_refused_at_parse_naming_it(tmp_path, folders, what, made, said):
     message = _check([str(made(tmp_path))])
     assert "config study_folders: " in message and said in message, what
+    assert os.environ[sources.STUDY_FOLDERS] == "", "a refused folder changes nothing"
+
+
+def test_a_folder_named_relative_to_the_working_directory_or_home_and_twice_is_one(tmp_path, folders, monkeypatch):
+    mine = _toy_folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    registry.use_folders(["mine", "~/mine", str(mine)])
+    assert sources.study_folders() == (mine.resolve(),) and registry.where("toy") == mine.resolve() / "toy"
 
 
 @pytest.mark.parametrize("edit, said", [
@@ -76,3 +88,26 @@ def test_a_spec_that_breaks_the_contract_is_refused_naming_its_file(tmp_path, fo
     spec = mine / "toy" / "spec.py"
     spec.write_text(spec.read_text().replace(*edit))
     assert said.format(spec=spec.resolve()) in _check([str(mine)])
+
+
+def test_a_study_folder_that_holds_the_checkout_does_not_rename_the_packages_modules(monkeypatch):
+    """The deepest root names a file: ~/projects as a study folder, the checkout inside it."""
+    before = sources.imported_by("jaxpitfalls.report.tables.aggregate")
+    monkeypatch.setenv(sources.STUDY_FOLDERS, str(ROOT.parent))
+    assert sources.imported_by("jaxpitfalls.report.tables.aggregate") == before
+    assert not [p for p in sources.files_of("report.tables.aggregate") if "studies" in p]
+
+
+def test_a_users_study_records_its_files_digest_where_a_packaged_one_has_the_commit(tmp_path, folders):
+    from jaxpitfalls.harness.environment import study_code
+    from jaxpitfalls.report.tables.environments import code_version
+
+    mine = _toy_folder(tmp_path)
+    registry.use_folders([mine])
+    before = study_code("toy")
+    (mine / "toy" / "report.py").write_text((mine / "toy" / "report.py").read_text() + "\n# edited\n")
+    after = study_code("toy")
+    assert before["folder"] == after["folder"] == str(mine.resolve() / "toy") and before["sha256"] != after["sha256"]
+    assert study_code("dispatch") is None
+    git = {"commit": "0123456789", "dirty": False}
+    assert code_version({"git": git, "study_code": after}) == f"0123456+study:{after['sha256'][:7]}"

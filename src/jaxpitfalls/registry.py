@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-import pkgutil
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -25,20 +24,29 @@ class StudyRefused(ValueError):
     """A study folder or a study that cannot be used as given; the message names the path and why."""
 
 
+def _study_folder(where: Path) -> bool:
+    """Whether a folder is a study (it has a spec.py), refusing one that could not be imported by its name."""
+    if not (where / "spec.py").is_file():
+        return False
+    if not where.name.isidentifier():
+        raise StudyRefused(f"{where}: a study's folder name is its import name: letters, digits and _ only")
+    if not (where / "__init__.py").is_file():
+        raise StudyRefused(f"{where} has a spec.py but no __init__.py: add one (its docstring describes the "
+                           "study in the report)")
+    return True
+
+
 @cache
 def _found(folders: tuple[Path, ...]) -> dict[str, Path]:
     """Each study's folder by name, across `folders`; two studies of one name are refused (which one a run
     imports would depend on the order of the folders)."""
     found: dict[str, Path] = {}
     for folder in folders:
-        for module in pkgutil.iter_modules([str(folder)]):
-            where = folder / module.name
-            if not (module.ispkg and (where / "spec.py").is_file()):
-                continue
-            if module.name in found:
-                raise StudyRefused(f"{where}: a study named {module.name!r} is already at {found[module.name]}: "
+        for where in sorted(p for p in folder.iterdir() if p.is_dir() and _study_folder(p)):
+            if where.name in found:
+                raise StudyRefused(f"{where}: a study named {where.name!r} is already at {found[where.name]}: "
                                    "rename the folder (the folder's name is the study's)")
-            found[module.name] = where
+            found[where.name] = where
     return found
 
 
@@ -48,17 +56,19 @@ def _studies() -> dict[str, Path]:
 
 def use_folders(paths: Iterable[str | Path]) -> None:
     """Add the user's own study folders (each holding one or more study folders, as studies/ does), for this
-    process and every process it starts. Refuses a folder that is missing or holds no study, and a study whose
-    name another already has, naming the path."""
-    folders = [Path(p).expanduser().resolve() for p in paths]
+    process and every process it starts. A relative path is read from the working directory (Snakemake's
+    `--directory`, where given). Refuses a folder that is missing or holds no study, and a study whose name
+    another already has, naming the path; nothing changes unless all are accepted."""
+    folders = list(dict.fromkeys(Path(p).expanduser().resolve() for p in paths))
     for folder in folders:
         if not folder.is_dir():
-            raise StudyRefused(f"{folder}: no such folder")
+            raise StudyRefused(f"{folder}: no such folder (a relative path is read from {Path.cwd()}; "
+                               "an absolute one or ~ does not depend on --directory)")
         if not _found((folder,)):
             raise StudyRefused(f"{folder} holds no study: a study is a subfolder with a spec.py "
                                "(docs/adding-a-study.md)")
+    _found((FOLDER, *folders))  # refuses a clash before anything changes
     os.environ[sources.STUDY_FOLDERS] = os.pathsep.join(str(f) for f in folders)
-    _studies()  # refuses a clash now, not at a study's first use
     package = importlib.import_module(PACKAGE)
     package.__path__[:] = [str(FOLDER), *(str(f) for f in folders)]
 

@@ -25,13 +25,17 @@ def study_folders() -> tuple[Path, ...]:
     return tuple(Path(p) for p in os.environ.get(STUDY_FOLDERS, "").split(os.pathsep) if p)
 
 
-def _roots() -> list[tuple[Path, str]]:
-    """Where modules lie, by the name they are imported under: the user's study folders, then the package."""
-    return [*((folder.resolve(), STUDIES) for folder in study_folders()), (ROOT, PACKAGE)]
+Roots = tuple[tuple[Path, str], ...]
 
 
-def _module_file(module: str) -> Path | None:
-    for root, prefix in _roots():
+def _roots() -> Roots:
+    """Where modules lie, by the name they are imported under: the package, then the user's study folders (the
+    order of the studies' import path, registry.use_folders)."""
+    return ((ROOT, PACKAGE), *((folder.resolve(), STUDIES) for folder in study_folders()))
+
+
+def _module_file(module: str, roots: Roots) -> Path | None:
+    for root, prefix in roots:
         if module.startswith(f"{prefix}.") or (module == prefix and root == ROOT):
             rel = Path(*module[len(prefix):].split(".")[1:])
             for candidate in (root / rel / "__init__.py", (root / rel).with_suffix(".py")):
@@ -40,8 +44,9 @@ def _module_file(module: str) -> Path | None:
     return None
 
 
-def _module_name(path: Path) -> str:
-    root, prefix = next((r, p) for r, p in _roots() if path.is_relative_to(r))
+def _module_name(path: Path, roots: Roots) -> str:
+    # the deepest root holding the file: a user's folder may hold the checkout itself
+    root, prefix = max(((r, p) for r, p in roots if path.is_relative_to(r)), key=lambda rp: len(rp[0].parts))
     parts = path.relative_to(root).with_suffix("").parts
     if parts[-1] == "__init__":
         parts = parts[:-1]
@@ -49,9 +54,9 @@ def _module_name(path: Path) -> str:
 
 
 @cache
-def _imports(path: Path) -> frozenset[str]:
+def _imports(path: Path, roots: Roots) -> frozenset[str]:
     """Package modules imported by a file, absolute or relative, at any depth (lazy imports count)."""
-    this = _module_name(path)
+    this = _module_name(path, roots)
     package = this if path.name == "__init__.py" else this.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -74,28 +79,29 @@ def imported_by(module: str) -> frozenset[str]:
     """The package's modules that `module` (its full name) imports itself, lazy imports included: for
     `from P import name`, P (importing it runs P's __init__) and P.name where that is a module. `files_of`
     follows these to every file a rule depends on; tests/test_layers.py checks the package's floors on them."""
-    path = _module_file(module)
+    roots = _roots()
+    path = _module_file(module, roots)
     if path is None:
         raise KeyError(f"{module}: no module of {PACKAGE} under {ROOT}")
-    return frozenset(m for m in _imports(path) if m != module and _module_file(m) is not None)
+    return frozenset(m for m in _imports(path, roots) if m != module and _module_file(m, roots) is not None)
 
 
 def files_of(*modules: str) -> tuple[str, ...]:
     """Sorted source files of the given modules and everything in the package they import, as rule inputs."""
-    return tuple(sorted(_as_input(p) for p in _files_of(modules)))
+    return tuple(sorted(_as_input(p) for p in _files_of(modules, _roots())))
 
 
 @cache
-def _files_of(modules: tuple[str, ...]) -> frozenset[Path]:
+def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
     seen: set[Path] = set()
     todo = [f"{PACKAGE}.{m}" if not m.startswith(PACKAGE) else m for m in modules]
     while todo:
-        path = _module_file(todo.pop())
+        path = _module_file(todo.pop(), roots)
         if path is None or path in seen:
             continue
         seen.add(path)
-        todo.extend(_imports(path))
-        module = _module_name(path)
+        todo.extend(_imports(path, roots))
+        module = _module_name(path, roots)
         while "." in module:  # importing a module runs its packages' __init__ (and what those import)
             module = module.rpartition(".")[0]
             todo.append(module)

@@ -169,7 +169,8 @@ def compare_targets():
     if not (config["compare"]["baseline"] or config["compare"]["sides"]):
         return []
     gated = config["compare"]["fail_on_regression"] or config["compare"]["fail_on_inconclusive"]
-    return ["reports/compare.md"] + (["results/tables/compare.passed"] if gated else [])
+    compared = "reports/compare_lockstep.md" if config["compare"]["sides"] else "reports/compare.md"
+    return [compared] + (["results/tables/compare.passed"] if gated else [])
 
 
 # The release history (config `history`, rules in history.smk).

@@ -37,14 +37,14 @@ if config["compare"]["sides"]:
         compare_lockstep,
 
     rule compare_lockstep:
-        """reports/compare.md: every side against the first, per configuration, variant and mode, on the
+        """reports/compare_lockstep.md: every side against the first, per configuration, variant and mode, on the
         rounds paired in time (report/comparison/lockstep.py)."""
         input:
             runs=runs_of(config["compare"]["study"], "lockstep"),
             sources=sources.files_of("report.comparison.lockstep", "runtime"),
         output:
             report=report(
-                "reports/compare.md",
+                "reports/compare_lockstep.md",
                 caption="../report/compare_lockstep.rst",
                 category="Comparison",
             ),

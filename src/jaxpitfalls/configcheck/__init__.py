@@ -33,11 +33,14 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     InvalidConfig. Schema violations come first (their full jsonschema detail goes to DETAIL_LOG); only a
     config that fits the schema, defaults filled in, is checked for what its studies ask of the models,
     files and flags it names."""
-    try:
+    try:  # the user's own studies join the packaged ones for this process and every one it starts
         registry.use_folders(_study_folders(config))
-        schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
     except registry.StudyRefused as e:
         raise InvalidConfig(f"1 problem in the config:\nconfig study_folders: {e}") from None
+    try:
+        schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
+    except registry.StudyRefused as e:
+        raise InvalidConfig(f"1 problem in a study:\n{e}") from None
     problems, detail = schema_problems(config, schema)
     if not problems:
         fill_defaults(config, schema)

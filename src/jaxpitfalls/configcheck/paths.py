@@ -3,6 +3,7 @@ whose READMEs make the corpus, XLA flags. Each checked before any job starts."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tarfile
 from collections.abc import Iterator
@@ -78,8 +79,15 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
                    "'make .venv-<spec>/.installed' makes one from envs/<spec>.txt)")
 
 
+def _jobs_run_here() -> bool:
+    """Whether this interpreter can run the jobs (JAX is installed in it). A driver environment that only parses
+    the workflow (envs/driver.txt: the jobs run in envs/cpu.yaml's) holds none of the corpus' packages; the
+    jobs' environment refuses one without a README when it makes the corpus (data.corpus)."""
+    return importlib.util.find_spec("jax") is not None
+
+
 def _packages(config: dict[str, Any]) -> Iterator[str]:
-    if not any(map(plan.reads_corpus, plan.enabled_studies(config))):
+    if not any(map(plan.reads_corpus, plan.enabled_studies(config))) or not _jobs_run_here():
         return
     for i, name in enumerate(config["data"]["packages"]):
         try:

@@ -1,5 +1,5 @@
-"""Figure helpers the studies and the report share: lines per variant with their 95% intervals, faceted; bars;
-the claims beside the write-ups' numbers."""
+"""Figure helpers the studies and the report share: lines per variant with their 95% intervals, faceted; bars
+and stacked bars; intervals as dots against a band; a figure saved for the HTML report."""
 
 from __future__ import annotations
 

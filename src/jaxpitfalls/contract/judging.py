@@ -3,7 +3,7 @@ claim's key (`@JUDGES("slower")`, the key written once, beside its function), an
 context, `Run`: the tables by name, the proper measurements, the base configuration computed once, and where
 the write-up measured each claim's number. The engine then names each row by its key and checks that every
 claim the spec declares judged has its function; build applies the one applicability rule to every row
-(`claims.applicable`).
+(`decisions.applicable`).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Run:
         return at_write_up_structure(self.comp, self.spec.claims[key].numbers[0])
 
     def headline(self, key: str) -> tuple[str, str, bool]:
-        """Where claim `key` is judged (`claims.judged_at`): the configuration, the words that say where, and
+        """Where claim `key` is judged (`decisions.judged_at`): the configuration, the words that say where, and
         whether it is the write-up's structure."""
         return judged_at(self.comp, self.spec.claims[key].numbers[0], self.base_id)
 
@@ -145,7 +145,7 @@ class Judges:
         """Claim `key` judged on `run`, named by its key and marked where it rests on a structure smaller than the
         write-up's (`_supporting`), its headline its judged ratio where it names none, its bound held against the
         write-up's claimed size (`claimed_size`); on a CPU backend, a claim whose effect needs an accelerator
-        carries why (`Judged.absent_here`): `claims.applicable` reads both, the one rule for every claim."""
+        carries why (`Judged.absent_here`): `decisions.applicable` reads both, the one rule for every claim."""
         judged = replace(_supporting(self._by_key[key](run), run), claim=key)
         claim = self.spec.claims[key]
         if judged.headline is None and judged.judged_ratio is not None:

@@ -5,10 +5,12 @@ The report's aggregation writes the tables (report/tables/aggregate.py); a study
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .naming import value_label
+
+if TYPE_CHECKING:  # the Snakefile's parse reads TABLES: a driver environment without pandas parses the workflow
+    import pandas as pd
 
 # The CSV tables the aggregation writes per study (results/tables/{study}/{table}.csv).
 TABLES = ("steps", "comparisons", "checks", "overhead", "environment")

@@ -11,6 +11,8 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+from .. import sources
+
 PACKAGES = ("jax", "jaxlib", "equinox", "optax", "transformers", "torch", "numpy", "snakemake")
 
 
@@ -73,7 +75,21 @@ def of_request(request: dict) -> dict[str, object]:
     """The environment a job's request (study, conf, settings, model_spec, inputs) is measured in, by whichever
     job or worker measures it, with the hash of what determines its result."""
     hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
-    return describe(hashed, REPO, request.get("record", ()))
+    own = study_code(request["study"]) if "study" in request else None
+    return describe(hashed, REPO, request.get("record", ())) | ({"study_code": own} if own else {})
+
+
+def study_code(study: str) -> dict[str, str] | None:
+    """A study of the user's own (the config's study_folders) lies outside this checkout's git: its folder and a
+    digest of its files stand in for the commit, so a comparison sees its code change. None for a packaged one."""
+    for folder in sources.study_folders():
+        where = folder.resolve() / study
+        if (where / "spec.py").is_file():
+            digest = hashlib.sha256()
+            for path in sorted(p for p in where.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+                digest.update(path.relative_to(where).as_posix().encode() + b"\0" + path.read_bytes())
+            return {"folder": str(where), "sha256": digest.hexdigest()}
+    return None
 
 
 def describe(config: dict, repo: str | os.PathLike = ".", record: tuple[str, ...] | list[str] = ()

@@ -147,7 +147,7 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
     processes' and steal's shares per window (each apart: a neighbour the user can see, or the hypervisor),
     the waits for quiet, load average and CPU clock at the start and end, the yardstick of every kept round
     (in the order of the variants' samples), each sample's place in its round per variant (0: first; what the
-    first place cost: report/job_checks.first_place), and the policy that judged it. Several processes' records
+    first place cost: report/tables/job_checks.first_place), and the policy that judged it. Several processes' records
     merge by summarising all their windows and waits together, yardsticks and places in the order of samples."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)

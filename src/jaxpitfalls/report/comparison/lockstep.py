@@ -114,7 +114,7 @@ def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
              timed_docs: list[dict[str, Any]] = ()) -> str:
-    """reports/compare.md for a lockstep comparison: the sides, the rule, the machine and order checks (the
+    """reports/compare_lockstep.md: a lockstep comparison: the sides, the rule, the machine and order checks (the
     jobs' `timed` records), the verdicts, the rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")

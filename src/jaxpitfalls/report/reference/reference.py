@@ -52,8 +52,8 @@ def kept_files(run: Path) -> dict[str, str]:
 
 
 def table_paths(snapshot: Path, study: str) -> dict[str, str]:
-    """A study's tables as a snapshot keeps them (report/reference.kept_files): tables/<study>/<table>.csv, its
-    environment apart in environment/<study>.csv."""
+    """A study's tables as a snapshot keeps them (report/reference/reference.kept_files): tables/<study>/<table>.csv,
+    its environment apart in environment/<study>.csv."""
     paths = {t: str(snapshot / "tables" / study / f"{t}.csv") for t in TABLES}
     return paths | {"environment": str(snapshot / "environment" / f"{study}.csv")}
 

@@ -20,7 +20,7 @@ from .magnitude import device_here
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
 VERDICT_WORD = {REPRODUCED: "yes", NOT_REPRODUCED: "no"}  # each process's verdict, as the scorecard says it
-APPLIED = ("reason", "bound", "absent_here")  # what claims.applicable folds into a row's verdict and words
+APPLIED = ("reason", "bound", "absent_here")  # what contract.decisions.applicable folds into a row's verdict and words
 
 
 def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
@@ -43,7 +43,7 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
 
 def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
     """A study's judged claims as the report's rows, each through the one rule for what this hardware can show
-    (claims.applicable); anything but a `Judged` is refused, naming the study."""
+    (contract.decisions.applicable); anything but a `Judged` is refused, naming the study."""
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
         raise TypeError(f"study {study}: its claims must be contract.verdicts.Judged rows, got {wrong}")

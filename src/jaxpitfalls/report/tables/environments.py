@@ -30,11 +30,12 @@ TEXT_COLUMNS = {"code": str, "git_commit": str, "config_id": str}
 
 
 def code_version(environment: dict[str, Any]) -> str:
-    """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits."""
-    git = environment.get("git") or {}
+    """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits, and a
+    study of the user's own by its files' digest (`+study:1a2b3c4`)."""
+    git, own = environment.get("git") or {}, environment.get("study_code")
     if not git.get("commit"):
         return "unknown"
-    return git["commit"][:7] + ("+dirty" if git.get("dirty") else "")
+    return git["commit"][:7] + ("+dirty" if git.get("dirty") else "") + (f"+study:{own['sha256'][:7]}" if own else "")
 
 
 def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
@@ -43,4 +44,5 @@ def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
     flat |= env["packages"]
     flat |= {f"git_{k}": v for k, v in env["git"].items()}
     flat |= {k: v for k, v in env.get("placement", {}).items() if k != "host"}  # older results have none
+    flat |= {f"study_code_{k}": v for k, v in (env.get("study_code") or {}).items()}  # a user's own study
     return flat
