@@ -6,14 +6,16 @@ from pathlib import Path
 import pandas as pd
 
 from jaxpitfalls import results, runtime
+from jaxpitfalls.contract.run_settings import Compare
 from jaxpitfalls.report.comparison import lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
-threshold = sm.params.compare["threshold"]
+threshold = Compare.of(sm.params.compare).threshold
 docs = [json.loads(Path(path).read_text()) for path in sm.input.runs]
 table = pd.concat([lockstep.side_by_side(doc, threshold) for doc in docs], ignore_index=True)
 results.write_csv(sm.output.table, table)
-results.write_text(sm.output.report, lockstep.markdown(table, sm.params.compare["sides"], threshold,
-                                                     [doc["timed"] for doc in docs]))
+sides = docs[0]["sides"] if docs else {}  # as the jobs recorded them
+results.write_text(sm.output.report, lockstep.markdown(table, sides, threshold, [doc["timed"] for doc in docs],
+                                                     lockstep.set_up_line(docs)))
 log.info("%d rows: %s", len(table), table.verdict.value_counts().to_dict())

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from test_lockstep import BASE_S, Machine
 
+from jaxpitfalls.contract.run_settings import History
 from jaxpitfalls.harness.injected import SLOWDOWN_ENV, inject, injected_fraction, slowed
 from jaxpitfalls.harness.lockstep import Side, in_lockstep
 from jaxpitfalls.report.calibration import calibration
@@ -161,16 +162,16 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
          "one_release": None},
         {"config_id": "base", "variant": "jit_partition", "baseline": "jit_flat", "mode": "pipelined", "step": 0,
          "one_release": None}]).assign(between_jobs=None)
-    history = {"study": "dispatch", "package": "safetensors", "versions": ["0.4.1", "0.4.2"],
-               "with": {"equinox": "0.11.8"}, "repeats": 1}
-    text = "\n".join(calibration.null_history(steps, 600.0, history))
+    block = {"study": "dispatch", "package": "safetensors", "versions": ["0.4.1", "0.4.2"],
+             "with": {"equinox": "0.11.8"}, "repeats": 1, "pins": {}, "pythons": {}, "configs": "base"}
+    text = "\n".join(calibration.null_history(steps, 600.0, History.of(block)))
     assert "1 of 4 series with a step named (25.0% [4.6%, 69.9%]" in text
     assert "1 step(s) resting on one release's job listed, not named" in text and "600 s (10.0 min)" in text
     assert "release of safetensors (0.4.1, 0.4.2), with equinox 0.11.8 fixed: the config's history" in text
     assert "the spread between jobs of one release is not estimated" in text
 
     twice = steps.assign(one_release="", between_jobs=[0.01, 0.01, 0.02, 0.03])  # every release in two jobs
-    text = "\n".join(calibration.null_history(twice, 600.0, history | {"repeats": 2}))
+    text = "\n".join(calibration.null_history(twice, 600.0, History.of(block | {"repeats": 2})))
     assert "2 of 4 series with a step named" in text
     assert "Each release timed in 2 jobs: between jobs of one release, beyond their own intervals, a spread of " \
            "1.5% in median over the series (largest 3.0%)" in text

@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from . import plan
 from .contract import naming
+from .contract.run_settings import History
 
 # (package, first release of the row) -> the pins of its environments, until the next row of that package.
 # Checked by building each: equinox up to 0.11.4 sets jax.core.pp_eqn_rules, removed in jax 0.4.34; 0.11.5 to
@@ -51,9 +52,9 @@ def default_pins(package: str, release: str) -> dict[str, str]:
 def requirements(config: dict[str, Any], release: str) -> list[str]:
     """pip's lines for one release's environment: the release, its pins (its own over `with` over the default
     table), and the rest of what a timing job imports, unpinned (`LEAN`)."""
-    history = config["history"]
-    package = history["package"]
-    pins = default_pins(package, release) | history["with"] | history["pins"].get(release, {})
+    history = History.of(config["history"])
+    package = history.package
+    pins = default_pins(package, release) | dict(history.shared_pins) | dict(history.pins.get(release, {}))
     pinned = {package: release} | {name: version for name, version in pins.items() if name != package}
     return [f"{name}=={version}" for name, version in pinned.items()] + [p for p in LEAN if p not in pinned]
 

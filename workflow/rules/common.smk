@@ -1,7 +1,9 @@
 # Helpers the rules share: what to run (from the config alone) and which package files each rule uses.
+from dataclasses import fields
 from pathlib import Path
 
 from jaxpitfalls import plan, releases, sources
+from jaxpitfalls.contract.run_settings import Lockstep
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
@@ -151,7 +153,7 @@ def gate_on():
 
 def lockstep_settings():
     """What a lockstep job reads of `compare` (its sides and how many rounds): the threshold reruns no job."""
-    return {k: config["compare"][k] for k in ("sides", "rounds", "samples_per_block", "processes")}
+    return {f.name: config["compare"][f.name] for f in fields(Lockstep)}
 
 
 def pyperf_pair_of():

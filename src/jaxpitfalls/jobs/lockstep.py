@@ -12,39 +12,39 @@ from pathlib import Path
 from typing import Any
 
 from .. import registry, results
+from ..contract.run_settings import Lockstep
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
 
 
-def sides_of(compare: dict[str, Any]) -> list[Side]:
+def sides_of(settings: Lockstep) -> list[Side]:
     """The config's `compare.sides` (name -> python, env), in their order: the first is the one the others are
     compared with; an empty `python` is this environment's."""
-    return [Side(name, side.get("python") or Side.python, dict(side.get("env", {})))
-            for name, side in compare["sides"].items()]
+    return [Side(name, side.python or Side.python, dict(side.env)) for name, side in settings.sides.items()]
 
 
 def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
-                 inputs: dict[str, str], compare: dict[str, Any], out_path: str, log_path: str = "",
+                 inputs: dict[str, str], compare: Lockstep, out_path: str, log_path: str = "",
                  jax_cache_dir: str = "") -> dict[str, Any]:
     """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes). Every
     worker compiles through the shared persistent cache (its key holds JAX's version and the XLA flags, so
     sides that differ in them do not share programs): a fresh process after the first loads its programs."""
     sides = sides_of(compare)
     log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
-             ", ".join(s.name for s in sides), compare["processes"], compare["rounds"], compare["samples_per_block"])
+             ", ".join(s.name for s in sides), compare.processes, compare.rounds, compare.samples_per_block)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
     with tempfile.TemporaryDirectory(prefix="lockstep-") as tmp:
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))
         worker = ["-m", WORKER, str(request_path), log_path, jax_cache_dir]
-        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare["processes"],
-                            compare["rounds"], compare["samples_per_block"], seed=zlib.crc32(conf["id"].encode()),
+        timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare.processes,
+                            compare.rounds, compare.samples_per_block, seed=zlib.crc32(conf["id"].encode()),
                             max_busy_share=registry.spec(study).timing.of(settings).sampling.max_busy_share)
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
-           "sides": {s.name: {"python": s.python, "env": s.env} for s in sides},
+           "sides": {s.name: {"python": s.python, "env": s.env} for s in sides}, "lockstep": compare.recorded(),
            "job_seconds": time.perf_counter() - start}
     results.write_text(out_path, json.dumps(doc, indent=1))
     log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)

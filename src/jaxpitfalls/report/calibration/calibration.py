@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import levene
 
+from ...contract.run_settings import Compare, History
 from ...harness.injected import KNOB, SLOWDOWN_ENV
 from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
@@ -110,18 +111,18 @@ def _scatter(injected: pd.Series, same: pd.Series) -> str:
     return f"; {spread} (Brown-Forsythe p = {p:.2g}): the same factor in every row, as far as this tells"
 
 
-def _sides(compare: dict[str, Any]) -> str:
-    """The sides as the calibration set them: each side's injected slowdown, if any."""
+def _sides(ran: dict[str, Any]) -> str:
+    """The sides as the calibration's jobs recorded them: each side's injected slowdown, if any."""
     return ", ".join(f"{name} ({side.get('env', {}).get(SLOWDOWN_ENV, '0')} slower)" if side.get("env") else name
-                     for name, side in compare["sides"].items())
+                     for name, side in ran["sides"].items())
 
 
-def _options(compare: dict[str, Any]) -> str:
-    options = compare["pyperf"]["options"]
+def _options(ran: dict[str, Any]) -> str:
+    options = ran["pyperf"]["options"]
     return f", but with `{' '.join(options)}`" if options else ""
 
 
-def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare: dict[str, Any],
+def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
              pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True) -> str:
     """docs/calibration.md: what was timed, each rate against its target, the machine time, and pyperf beside
     the lockstep on one callable where the calibration ran it."""
@@ -129,8 +130,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
     lines = [
         "# Calibration: do the lockstep comparison's 95% intervals keep their 95%?", "",
-        f"`make calibrate` (presets/calibrate.yaml): {compare['study']} timed in lockstep on sides "
-        f"{_sides(compare)}, {compare['processes']} processes x {compare['rounds']} rounds a side: this environment "
+        f"`make calibrate` (presets/calibrate.yaml): {ran['study']} timed in lockstep on sides "
+        f"{_sides(ran)}, {ran['processes']} processes x {ran['rounds']} rounds a side: this environment "
         "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
@@ -146,7 +147,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
         lines += [
             "## Beside pyperf, on the same callable", "",
             "pyperf at its defaults (20 processes x 3 values after a warmup, loops calibrated to 100 ms a value)"
-            f"{_options(compare)} on one lockstep callable ({compare['pyperf']['callable']} at the base), run "
+            f"{_options(ran)} on one lockstep callable ({ran['pyperf']['callable']} at the base), run "
             "twice one after the other as `pyperf compare_to` compares two runs: an A/A pair. `machine_s`: the "
             "machine time that pair took, process starts and each worker's preparation "
             "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
@@ -159,7 +160,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, compare
     return "\n".join(lines)
 
 
-def null_history(steps: pd.DataFrame, machine_s: float, history: dict[str, Any]) -> list[str]:
+def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:
     """The null release history's section: every step it names is a false alarm (the swept package is one the
     timed code never calls), counted over its series with a Wilson interval; steps resting on one release's job
     are listed apart (the history does not name them)."""
@@ -169,25 +170,32 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: dict[str, Any])
     low, high = wilson(named, series)
     return [
         "## A null release history", "",
-        f"The base of {history['study']} timed in an environment per release of {history['package']} "
-        f"({', '.join(history['versions'])}){_fixed(history)}: the config's history (presets/calibrate.yaml: a "
+        f"The base of {history.study} timed in an environment per release of {history.package} "
+        f"({', '.join(history.versions)}){_fixed(history)}: the config's history (presets/calibrate.yaml: a "
         "package the timed steps never call), so any step it names is a false alarm. "
         f"{named} of {series} series with a step named ({named / max(series, 1):.1%} [{low:.1%}, {high:.1%}]; "
         f"target: none in any series, at most 5% across the calibration's null series); {int(alone.sum())} step(s) "
         "resting on one release's job listed, not named. "
-        f"{jobs_line(steps, history['repeats'])} Machine time (environments built and timed): "
+        f"{jobs_line(steps, history.repeats)} Machine time (environments built and timed): "
         f"{machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
     ]
 
 
-def _fixed(history: dict[str, Any]) -> str:
-    pins = ", ".join(f"{k} {v}" for k, v in history["with"].items())
+def _fixed(history: History) -> str:
+    pins = ", ".join(f"{k} {v}" for k, v in history.shared_pins.items())
     return f", with {pins} fixed" if pins else ""
 
 
-def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: dict[str, Any], out: str,
-          history_paths: list[str] = (), history_benchmarks: list[str] = (),
-          history: dict[str, Any] | None = None) -> None:
+def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
+    """What the calibration's lockstep jobs recorded of their set-up (the config may have changed since), with
+    the pyperf pair's callable and options."""
+    recorded = jobs[0]
+    return {**recorded["lockstep"], "study": recorded["study"], "sides": recorded["sides"],  # names, with their env
+            "pyperf": {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options)}}
+
+
+def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: Compare, out: str,
+          history_paths: list[str] = (), history_benchmarks: list[str] = (), history: History | None = None) -> None:
     """reports/calibration.md from the calibration's lockstep table, its jobs (their machine time), the pyperf
     pair and the null history, where they ran."""
     from ... import results
@@ -196,7 +204,7 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     jobs = [json.loads(Path(p).read_text()) for p in run_paths]
     machine_s = sum(job["job_seconds"] for job in jobs)
     pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
-    text = markdown(table, summary(table), machine_s, compare, pair[0] if pair else None, _commits(jobs),
+    text = markdown(table, summary(table), machine_s, _ran(jobs, compare), pair[0] if pair else None, _commits(jobs),
                     _proportional(jobs))
     null = [null_history(pd.read_csv(p), float(run_summary(history_benchmarks).seconds.sum()), history)
             for p in history_paths]

@@ -112,8 +112,18 @@ def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
                if len(moved) else "."), ""]
 
 
+def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
+    """How the jobs were timed, as each recorded it (`lockstep`: what it read of `compare`), not as the config
+    says now: an edited threshold reruns no job, an edited number of rounds does."""
+    recorded = sorted({(d["processes"], d["rounds"], d["samples_per_block"]) for d in
+                       (doc["lockstep"] for doc in docs if "lockstep" in doc)})
+    said = "; ".join(f"{p} fresh process{'es' * (p > 1)} x {r} rounds x {s} sample{'s' * (s > 1)} per block a side"
+                     for p, r, s in recorded)
+    return [f"Timed: {said}, as the {len(docs)} job{'s' * (len(docs) > 1)} recorded.", ""] if recorded else []
+
+
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
-             timed_docs: list[dict[str, Any]] = ()) -> str:
+             timed_docs: list[dict[str, Any]] = (), set_up: list[str] = ()) -> str:
     """reports/compare_lockstep.md: a lockstep comparison: the sides, the rule, the machine and order checks (the
     jobs' `timed` records), the verdicts, the rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
@@ -130,6 +140,7 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         "one process gives no interval). "
         + verdict_rule(threshold, "the interval excludes 1"), "",
         *described, "",
+        *set_up,
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...contract.run_settings import History
 from ...harness.stats import is_difference
 from ..comparison.compare import detectability, environment_changes
 from .changepoints import fit_steps
@@ -163,20 +164,20 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
 
 
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
-             history: dict[str, Any]) -> str:
+             history: History) -> str:
     """reports/history.md: what changed and where, how it was decided, the releases that failed, the rows."""
-    package = history["package"]
+    package = history.package
     failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
     return "\n".join([
-        f"# {history['study']} across {package} releases", "",
-        f"Each release timed in an environment of its own ({len(history['versions'])} releases asked for; the "
+        f"# {history.study} across {package} releases", "",
+        f"Each release timed in an environment of its own ({len(history.versions)} releases asked for; the "
         "versions each result recorded are in the table). A release's ratio is each variant's paired ratio to "
         "its floor inside that release's jobs, so the machine's drift between jobs cancels. Steps: the exact "
         "best piecewise-constant fit over the releases in order, each weighted by its own interval, keeping the "
         "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
         "could be in every series of this report; each step's size with its 95% interval; a step beside a "
         "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
-        "none, the change ruled out.", "", jobs_line(steps, history["repeats"]), "",
+        "none, the change ruled out.", "", jobs_line(steps, history.repeats), "",
         "![Each release's paired ratio](figures/history.png)", "",
         "## What changed", "", *summary_lines(steps, package), "",
         *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
@@ -184,7 +185,7 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "## Steps", "", steps.to_markdown(index=False, floatfmt=".3f"), "",
         "## Each release's ratios", "", levels.to_markdown(index=False, floatfmt=".3f"), "",
         *(["## Each job's ratios", "", ratios.to_markdown(index=False, floatfmt=".3f"), ""]
-          if history["repeats"] > 1 else []),
+          if history.repeats > 1 else []),
     ])
 
 
@@ -204,8 +205,8 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     from ... import results
     from ...contract.figures import save
 
-    history = params.history
-    releases = list(history["versions"])
+    history = History.of(params.history)
+    releases = list(history.versions)
     measured: dict[str, list[dict[str, Any]]] = {}
     unavailable = {}
     for path in sorted(run_paths):
@@ -216,11 +217,11 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
         else:
             measured.setdefault(release, []).append(doc)
     measured = {r: measured[r] for r in releases if r in measured}
-    ratios = ratios_table(measured, history["package"])
+    ratios = ratios_table(measured, history.package)
     levels = release_levels(ratios)
-    steps = steps_table(levels, releases, history["package"], environments(measured))
+    steps = steps_table(levels, releases, history.package, environments(measured))
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
-    save(figure(levels, steps, releases, history["package"]), out.figure)
+    save(figure(levels, steps, releases, history.package), out.figure)
     results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history)
                        + "\n".join(["## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))

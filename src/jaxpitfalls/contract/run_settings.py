@@ -1,0 +1,103 @@
+"""What a comparison and a release history read of the config (`compare`, `history`), typed: read by attribute,
+a key the schema has and no field names is refused where the block is read, not carried as a raw dict to the
+code that needs it. The schema (workflow/schemas/config.schema.yaml) holds the defaults and has filled them in;
+tests/test_settings.py holds the two to the same keys."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+def _refuse_unknown(cls: type, block: Mapping[str, Any], aliases: Mapping[str, str] = {}) -> dict[str, Any]:
+    """The block's keys as field names (a key that is a Python keyword under its alias), refusing others."""
+    named = {aliases.get(key, key): value for key, value in block.items()}
+    unknown = set(named) - {f.name for f in fields(cls)}
+    if unknown:
+        raise KeyError(f"{cls.__name__} has no setting {sorted(unknown)}")
+    return named
+
+
+@dataclass(frozen=True)
+class Side:
+    """An environment timed in lockstep: its interpreter ("" for this one's) and the variables set for it."""
+
+    python: str
+    env: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Pyperf:
+    """pyperf beside the lockstep on one callable (`mode/variant`; "" for none), with options beyond its
+    defaults."""
+
+    callable: str
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Lockstep:
+    """What a lockstep job reads of `compare` (its sides and how many rounds), and records in its result: the
+    threshold or the gate, edited, reruns no job."""
+
+    sides: Mapping[str, Side]
+    rounds: int
+    samples_per_block: int
+    processes: int
+
+    @classmethod
+    def of(cls, block: Mapping[str, Any]) -> Lockstep:
+        named = {f.name: block[f.name] for f in fields(cls)}
+        return cls(**named | {"sides": _sides(named["sides"])})
+
+    def recorded(self) -> dict[str, Any]:
+        return {"sides": list(self.sides), "rounds": self.rounds, "samples_per_block": self.samples_per_block,
+                "processes": self.processes}
+
+
+def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:
+    return {name: Side(side.get("python", ""), dict(side.get("env", {}))) for name, side in block.items()}
+
+
+@dataclass(frozen=True)
+class Compare:
+    """config `compare`: a baseline run's comparison or sides timed in lockstep, and the gate."""
+
+    baseline: str
+    sides: Mapping[str, Side]
+    study: str
+    rounds: int
+    samples_per_block: int
+    processes: int
+    threshold: float
+    machine_units: bool
+    pyperf: Pyperf
+    fail_on_regression: bool
+    fail_on_inconclusive: bool
+    gate_on: str
+
+    @classmethod
+    def of(cls, block: Mapping[str, Any]) -> Compare:
+        named = _refuse_unknown(cls, block)
+        return cls(**named | {"sides": _sides(named["sides"]),
+                              "pyperf": Pyperf(named["pyperf"]["callable"], tuple(named["pyperf"]["options"]))})
+
+
+@dataclass(frozen=True)
+class History:
+    """config `history`: one study timed in an environment per release of a package."""
+
+    package: str
+    versions: tuple[str, ...]
+    shared_pins: Mapping[str, str]  # the config's `with`: pins every release's environment shares
+    pins: Mapping[str, Mapping[str, str]]
+    pythons: Mapping[str, str]
+    study: str
+    repeats: int
+    configs: str
+
+    @classmethod
+    def of(cls, block: Mapping[str, Any]) -> History:
+        named = _refuse_unknown(cls, block, {"with": "shared_pins"})
+        return cls(**named | {"versions": tuple(named["versions"])})
