@@ -13,7 +13,7 @@ from jaxpitfalls.report.scorecard.captions import StudyCaption
 ROOT = Path(__file__).resolve().parents[1]
 
 STUDY = {"base": {"layers": 4, "hidden": 64}, "sweep": {"layers": [12, 24], "hidden": []},
-         "points": [{"layers": 12, "hidden": 1024}], "measure": {"repeats": 6, "budget_s": 20}}
+         "points": [{"layers": 12, "hidden": 1024}], "measure": {"rounds": 6, "budget_s": 20}}
 ENVIRONMENT = {"jax": "0.10.2", "jaxlib": "0.10.2", "equinox": "0.13.8", "optax": "0.2.8", "backend": "gpu",
                "device_count": 2, "device_kind": "H100", "cpu_model": "Xeon", "cpu_count": 16,
                "xla_flags": "", "python": "3.11.7", "git_commit": "0123456789abcdef", "git_dirty": True}
@@ -22,7 +22,7 @@ ENVIRONMENT = {"jax": "0.10.2", "jaxlib": "0.10.2", "equinox": "0.13.8", "optax"
 def test_the_caption_names_the_configuration_without_empty_sweeps(tmp_path):
     text = StudyCaption("tree_at", STUDY, str(tmp_path / "missing.csv")).configuration
     assert text == ("base layers=4, hidden=64; one-axis sweeps: layers in [12, 24]; "
-                    "extra points: layers=12, hidden=1024; measured with repeats=6, budget_s=20.")
+                    "extra points: layers=12, hidden=1024; measured with rounds=6, budget_s=20.")
 
 
 def test_the_caption_reads_the_environment_only_when_rendered(tmp_path):

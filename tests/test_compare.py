@@ -25,7 +25,7 @@ def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: fl
     variant = np.asarray(seconds)
     floor = variant / ratio / (1 + pair_noise * np.random.default_rng(seed + 100).standard_normal(variant.size))
     comparison = {"variant": "filter_jit", "baseline": "jit_flat", "mode": "blocked"}
-    return {"study": "dispatch", "config_id": config_id, "settings": {"repeats": floor.size},
+    return {"study": "dispatch", "config_id": config_id, "settings": {"rounds": floor.size},
             "variants": {"filter_jit": {"modes": {"blocked": {"samples_s": variant.tolist()}}},
                          "jit_flat": {"modes": {"blocked": {"samples_s": floor.tolist()}}}},
             "comparisons": [comparison | stats.paired_comparison(variant, floor)],
@@ -56,8 +56,8 @@ def test_medians_are_regressed_improved_unchanged_or_inconclusive_by_their_evide
     same, wide = rows.loc["same"], rows.loc["wide"]
     assert 0.95 <= same.ratio_ci_low and same.ratio_ci_high <= 1.05  # equivalence: the interval, not the p-value
     assert wide.ratio_ci_low < 0.95 or wide.ratio_ci_high > 1.05
-    assert wide.detectable_change > 0.05 and wide.repeats_needed > 8 and wide.samples_factor > 1
-    assert same.detectable_change < 0.05 and same.repeats_needed == 20  # enough already
+    assert wide.detectable_change > 0.05 and wide.rounds_needed > 8 and wide.samples_factor > 1
+    assert same.detectable_change < 0.05 and same.rounds_needed == 20  # enough already
 
 
 def _in_processes(config_id: str, center: float, offsets: tuple[float, ...], seed: int) -> dict:

@@ -55,7 +55,7 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
 
 
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
-    modes = protocol.measure(tiny_runners, SPEC.floor, Sampling(repeats=3, on_contention="warn"),
+    modes = protocol.measure(tiny_runners, SPEC.floor, Sampling(rounds=3, on_contention="warn"),
                              steps_per_sample=2, label="t", extra_pairs=SPEC.extra_pairs)
     assert list(modes) == list(protocol.MODES)
     for timed in modes.values():
@@ -83,7 +83,7 @@ def test_a_run_times_forwards_and_no_ops_at_the_base_as_modes_of_their_own(tiny_
     valid."""
     conf = {"id": "t", "layers": 1, "hidden": 16, "batch": 2, "seq": 16, "dropout": 0.1, "attention": "explicit"}
     conf["axes"] = [key for key in conf if key != "id"]  # the base: the infer mode runs there only
-    settings = Timing.of({"repeats": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
+    settings = Timing.of({"rounds": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
     doc = dispatch.run(conf, {"model": str(tiny_bert_dir)}, settings)
     results.validate(doc | {"study": "dispatch", "config_id": "t", "config": conf | {"model": "m"}, "settings": {},
                             "environment": {"python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu",
@@ -125,7 +125,7 @@ def test_pairs_timed_beside_the_variants_in_the_blocked_rounds(tiny_bert_dir):
             "attention": "explicit"}
     fused = {"attention": "fused"}
     conf = base | {"id": "t", "dropout": 0.0, "axes": ["dropout"], "anchor": base, "beside": [fused]}
-    settings = Timing.of({"repeats": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
+    settings = Timing.of({"rounds": 2, "on_contention": "warn", "warmup_steps": 2, "steps_per_sample": 1})
     doc = dispatch.run(conf, {"model": str(tiny_bert_dir), "anchor_model": str(tiny_bert_dir)}, settings)
     results.validate(doc | {"study": "dispatch", "config_id": "t", "config": conf, "settings": {},
                             "environment": {"python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu",

@@ -16,7 +16,7 @@ from jaxpitfalls.studies.extraction import measure as extraction
 from jaxpitfalls.studies.extraction.spec import Timing
 
 CONF = {"id": "e", "layers": 2, "hidden": 32, "batch": 2, "sequences": 3, "min_len": 3, "max_len": 8}
-SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
+SETTINGS = {"rounds": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
 
 
 @pytest.fixture(scope="module")
@@ -93,13 +93,13 @@ def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):
 
 def test_first_passes_open_with_an_untimed_round_then_time_their_own_rounds(inputs, tmp_path):
     """Every variant's first fresh pass of the mode is run and dropped (the process's first one ran seconds
-    long in three references), then `first_pass_repeats` rounds are timed, each sample a fresh jax.jit that
+    long in three references), then `first_pass_rounds` rounds are timed, each sample a fresh jax.jit that
     compiles: the ragged last batch's program too without padding."""
     model, config = checkpoint.load_model(inputs["model"])
     sequences = extraction.dataset(inputs["data"], CONF)
     data = {padded: extraction.dataset_batches(sequences, CONF, padded) for padded in (False, True)}
-    sampling = Timing.of(SETTINGS | {"first_pass_repeats": 3}).first_pass_sampling
-    assert sampling.repeats == 3 and Timing.of(SETTINGS).first_pass_sampling.repeats == SETTINGS["repeats"]
+    sampling = Timing.of(SETTINGS | {"first_pass_rounds": 3}).first_pass_sampling
+    assert sampling.rounds == 3 and Timing.of(SETTINGS).first_pass_sampling.rounds == SETTINGS["rounds"]
     timed = extraction.first_passes(model, tuple(range(config.num_hidden_layers + 1)), data, tmp_path,
                                     replace(sampling, budget_s=None), "e")
     assert {name: len(entry["samples_s"]) for name, entry in timed.entries.items()} == {"jit": 3, "jit_padded": 3}

@@ -15,7 +15,7 @@ from jaxpitfalls.studies.generation import decoding
 from jaxpitfalls.studies.generation import measure as generation
 from jaxpitfalls.studies.generation.spec import Timing
 
-SETTINGS = {"repeats": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
+SETTINGS = {"rounds": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
 CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0,
         "axes": ["layers", "hidden", "prompt", "new_tokens", "warmup_fraction"]}  # the base: every variant timed
 

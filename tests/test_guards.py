@@ -51,7 +51,7 @@ def test_measure_fails_when_a_timed_region_compiles():
     }
     protocol.warm_up(runners, steps=1, steps_per_sample=1)
     with pytest.raises(CompiledInTimedRegion, match="growing"):
-        protocol.measure(runners, floor="steady", sampling=Sampling(repeats=2, on_contention="warn"),
+        protocol.measure(runners, floor="steady", sampling=Sampling(rounds=2, on_contention="warn"),
                          steps_per_sample=1, label="guard")
 
 

@@ -100,7 +100,7 @@ def _samplers(scripted: ScriptedMachine, seconds: float = 0.125):
 
 def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed():
     scripted = ScriptedMachine(others=[(0.0, 20.0, 0.5)])
-    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(repeats=32), "c1 blocked",
+    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(rounds=32), "c1 blocked",
                                                 watch=scripted)
     assert len(samples["a"]) == 32 and not any(contended["a"])
     (wait,) = record["waits"]  # from the first window's end (2 s) until 1 s of quiet after the neighbour stops
@@ -114,7 +114,7 @@ def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed():
 
 def test_a_wait_and_the_rounds_it_re_timed_spend_none_of_the_modes_budget():
     scripted = ScriptedMachine(others=[(0.0, 20.0, 0.5)])
-    samples, _, _, record = interleaved(_samplers(scripted), Sampling(repeats=100, budget_s=3.0), watch=scripted)
+    samples, _, _, record = interleaved(_samplers(scripted), Sampling(rounds=100, budget_s=3.0), watch=scripted)
     assert record["waited_s"] == 19.0 and record["rounds_retried"] == 8
     assert len(samples["a"]) == 12  # 3 s of 0.25 s rounds, timed after the wait
 
@@ -123,7 +123,7 @@ def test_a_burst_of_steal_shorter_than_a_window_does_not_count():
     """The failure of the issue: 23-33% steal over 0.3-0.4 s. Within a 2 s window it is ~7%: kept, unmarked;
     a burst in a mode's short last window is judged over the rounds before it too."""
     scripted = ScriptedMachine(steal=[(0.5, 0.9, 0.33), (2.1, 2.5, 0.33)])
-    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(repeats=11), watch=scripted)
+    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(rounds=11), watch=scripted)
     assert len(samples["a"]) == 11 and not any(contended["a"]) and record["rounds_retried"] == 0
     assert [w["wall_s"] for w in record["windows"]] == pytest.approx([2.0, 2.0])  # the last judged over 2 s
     assert 0.05 < record["steal_share_max"] < 0.1 and record["waits"] == []
@@ -134,7 +134,7 @@ def test_waits_back_off_and_fail_after_max_wait_s_naming_the_steal():
     busy = (r"c1 blocked: the machine was busy.*steal 30%.*mostly the hypervisor.*re-timed 6 window\(s\) and "
             r"waited 31 s in 5 wait\(s\), 43 s in all.*max_wait_s=45.*measure.on_contention: warn")
     with pytest.raises(MachineBusy, match=busy):
-        interleaved(_samplers(scripted), Sampling(repeats=30, max_wait_s=45), "c1 blocked", watch=scripted)
+        interleaved(_samplers(scripted), Sampling(rounds=30, max_wait_s=45), "c1 blocked", watch=scripted)
     # each wait asks for twice the quiet of the last: 1 + 2 + 4 + 8 + 16 s of probes after 2 s windows; after
     # the sixth window 2 s are left, less than the 30 s of quiet the next wait would ask for: it fails at once
     assert len(scripted.slept) == (1 + 2 + 4 + 8 + 16) / contention.PROBE_S and scripted.clock == 43
@@ -145,20 +145,20 @@ def test_a_neighbour_that_never_stops_fails_the_mode_after_max_wait_s_naming_it(
     busy = (r"other processes used 50%.*mostly another process.*waited 58 s in 1 wait.*while it waited other "
             "processes used median 50%")
     with pytest.raises(MachineBusy, match=busy):
-        interleaved(_samplers(scripted), Sampling(repeats=30, max_wait_s=60), "c1", watch=scripted)
+        interleaved(_samplers(scripted), Sampling(rounds=30, max_wait_s=60), "c1", watch=scripted)
     assert scripted.clock == 60
 
 
 def test_fail_refuses_the_first_contended_window():
     scripted = ScriptedMachine(others=[(2.0, 1e9, 0.5)])
     with pytest.raises(MachineBusy, match="on_contention is fail"):
-        interleaved(_samplers(scripted), Sampling(repeats=30, on_contention="fail"), watch=scripted)
+        interleaved(_samplers(scripted), Sampling(rounds=30, on_contention="fail"), watch=scripted)
     assert scripted.slept == []
 
 
 def test_warn_keeps_contended_samples_marked():
     scripted = ScriptedMachine(others=[(2.0, 4.0, 0.6)])
-    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(repeats=40, on_contention="warn"),
+    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(rounds=40, on_contention="warn"),
                                                 watch=scripted)
     assert contended["a"] == contended["b"] == [False] * 8 + [True] * 8 + [False] * 24
     assert record["rounds_contended_kept"] == 8 and record["rounds_retried"] == 0 and record["waits"] == []
@@ -176,7 +176,7 @@ def test_a_few_ticks_in_a_short_mode_are_not_contention():
 
 def test_short_rounds_are_judged_together_over_a_window():
     scripted = ScriptedMachine()
-    samples, _, _, record = interleaved(_samplers(scripted, 0.0625), Sampling(repeats=64), watch=scripted)
+    samples, _, _, record = interleaved(_samplers(scripted, 0.0625), Sampling(rounds=64), watch=scripted)
     assert len(samples["a"]) == 64
     assert [w["wall_s"] for w in record["windows"]] == [timing.WINDOW_S] * 4
     assert [w["rounds"] for w in record["windows"]] == [16] * 4
@@ -199,7 +199,7 @@ def _jittery(scripted: ScriptedMachine, spread: float):
 
 def test_a_precision_target_stops_a_mode_once_every_ratio_is_known_that_well():
     scripted = ScriptedMachine()
-    sampling = Sampling(repeats=10, target_precision=0.02)
+    sampling = Sampling(rounds=10, target_precision=0.02)
     samples, *_ = interleaved(_jittery(scripted, 0.05), sampling, watch=scripted,
                               enough=protocol.precise([("a", "b")], sampling.target_precision))
     reached = stats.paired_comparison(samples["a"], samples["b"])
@@ -209,12 +209,12 @@ def test_a_precision_target_stops_a_mode_once_every_ratio_is_known_that_well():
 
 def test_an_unreachable_precision_target_ends_with_the_budget_or_the_round_cap():
     scripted = ScriptedMachine()
-    sampling = Sampling(repeats=10, budget_s=12.0, target_precision=0.0001)
+    sampling = Sampling(rounds=10, budget_s=12.0, target_precision=0.0001)
     samples, *_ = interleaved(_jittery(scripted, 0.5), sampling, watch=scripted,
                               enough=protocol.precise([("a", "b")], sampling.target_precision))
-    assert 12.0 <= scripted.clock < 12.0 + 2 * timing.WINDOW_S and len(samples["a"]) > 10  # past `repeats`
+    assert 12.0 <= scripted.clock < 12.0 + 2 * timing.WINDOW_S and len(samples["a"]) > 10  # past `rounds`
     capped = ScriptedMachine()
-    samples, *_ = interleaved(_jittery(capped, 0.5), Sampling(repeats=10), watch=capped,
+    samples, *_ = interleaved(_jittery(capped, 0.5), Sampling(rounds=10), watch=capped,
                               enough=protocol.precise([("a", "b")], 0.0001))
     assert len(samples["a"]) == 10 * timing.PRECISION_ROUNDS_CAP
 
@@ -222,7 +222,7 @@ def test_an_unreachable_precision_target_ends_with_the_budget_or_the_round_cap()
 def test_garbage_collection_is_off_inside_a_sample_and_back_on_after():
     seen = []
     interleaved({"a": lambda: seen.append(gc.isenabled()) or 0.001, "b": lambda: 0.001},
-                Sampling(repeats=2, on_contention="warn"))
+                Sampling(rounds=2, on_contention="warn"))
     assert seen == [False, False] and gc.isenabled()
 
 
@@ -294,7 +294,7 @@ class ColdAfterYardstick(ScriptedMachine):
 def test_each_round_opens_with_an_untimed_call_and_every_variant_opens_as_many_rounds(primed):
     scripted = ColdAfterYardstick(penalty=0.01)
     samplers = {name: scripted.sample(0.03) for name in ("first", "middle", "last")}
-    samples, _, _, record = interleaved(samplers, Sampling(repeats=12, on_contention="warn"), watch=scripted,
+    samples, _, _, record = interleaved(samplers, Sampling(rounds=12, on_contention="warn"), watch=scripted,
                                         primed={} if primed else None)
     if primed:  # the primer paid it
         assert {round(x, 9) for xs in samples.values() for x in xs} == {0.03}
@@ -319,7 +319,7 @@ def test_the_rounds_start_at_a_random_place_in_the_cycle_so_no_variant_always_ge
     scripted = ScriptedMachine()
     monkeypatch.setattr(timing.random, "randrange", lambda n: n - 1)  # the cycle's last place: turned by 2, reversed
     samplers = {name: scripted.sample(0.01) for name in ("a", "b", "c")}
-    *_, record = interleaved(samplers, Sampling(repeats=1, on_contention="warn"), watch=scripted)
+    *_, record = interleaved(samplers, Sampling(rounds=1, on_contention="warn"), watch=scripted)
     opened = [name for name, places in record["places"].items() if places == [0]]
     assert opened == [timing.round_order(list(samplers), 5)[0]] == ["b"]
 
@@ -330,7 +330,7 @@ def test_an_a_a_pair_at_the_end_and_in_the_middle_of_the_order_agrees_though_ope
     only (a 1.33x A/A ratio in half the rounds); turned orders give it to each name as often."""
     scripted = ColdAfterYardstick(penalty=0.01)
     samplers = {"a": scripted.sample(0.03), "other": scripted.sample(0.05), "a_again": scripted.sample(0.03)}
-    samples, *_ = interleaved(samplers, Sampling(repeats=30, on_contention="warn"), watch=scripted)
+    samples, *_ = interleaved(samplers, Sampling(rounds=30, on_contention="warn"), watch=scripted)
     same = stats.paired_comparison(samples["a_again"], samples["a"])
     assert same["ratio"] == pytest.approx(1.0) and same["ratio_ci_low"] <= 1.0 <= same["ratio_ci_high"]
 
@@ -352,10 +352,10 @@ def test_a_sample_of_a_second_or_more_is_not_primed_after_the_first_round():
         calls["long"] += 1
         return long()
 
-    interleaved({"long": counted}, Sampling(repeats=4, on_contention="warn"), watch=scripted, primed={})
+    interleaved({"long": counted}, Sampling(rounds=4, on_contention="warn"), watch=scripted, primed={})
     assert calls["long"] == 4 + 1  # four samples and the first round's primer
     calls["long"] = 0  # its length known beforehand (a calibration's): no primer in the first round either
-    interleaved({"long": counted}, Sampling(repeats=4, on_contention="warn"), watch=scripted,
+    interleaved({"long": counted}, Sampling(rounds=4, on_contention="warn"), watch=scripted,
                 primed={"long": timing.PRIME_BELOW_S})
     assert calls["long"] == 4
 
@@ -379,7 +379,7 @@ def test_a_mode_of_whole_passes_known_beforehand_calls_each_only_for_its_samples
     pass and no first-round primer, so every call of a variant is one of its timed samples."""
     calls = {"a": 0, "b": 0}
     monkeypatch.setattr(protocol, "timed", lambda fn: fn())
-    sampling = Sampling(repeats=3, min_sample_s=0.05, on_contention="warn")
+    sampling = Sampling(rounds=3, min_sample_s=0.05, on_contention="warn")
     samplers = {name: counted_sampler(calls, name, timing.PRIME_BELOW_S) for name in calls}
     done = protocol.measure_mode(samplers, "extract", "a", sampling, "t", known_s={"a": 2.0, "b": 2.0})
     assert calls == {"a": 3, "b": 3}

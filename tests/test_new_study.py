@@ -17,7 +17,7 @@ from workflow_copy import ROOT, copy_workflow, snakemake
 pytestmark = pytest.mark.workflow
 
 TOY = Path(__file__).parent / "new_study" / "toy"
-BLOCK = {"toy": {"base": {"layers": 1, "hidden": 16}, "measure": {"repeats": 3, "trace_steps": 1,
+BLOCK = {"toy": {"base": {"layers": 1, "hidden": 16}, "measure": {"rounds": 3, "trace_steps": 1,
                                                                  "on_contention": "warn"}}}
 # Only to keep the test short: the four real studies are off.
 OTHERS_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}

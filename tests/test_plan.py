@@ -28,7 +28,7 @@ def test_one_axis_at_a_time_sweep_with_the_base_once():
 
 def test_default_config_validates_with_defaults_and_plans_models():
     config = config_with()
-    assert config["studies"]["dispatch"]["measure"]["repeats"] >= 2
+    assert config["studies"]["dispatch"]["measure"]["rounds"] >= 2
     models = plan.all_models(config)
     assert "bert-L4-H64" in models
     spec = plan.model_spec(config, "bert-L4-H64")
@@ -42,15 +42,15 @@ def test_presets_validate(preset):
 
 
 def test_a_study_s_own_measure_key_reaches_its_timing_job_and_no_other():
-    """extraction's first_pass_repeats (its spec's Timing): handed to its timing job, read there; a study
+    """extraction's first_pass_rounds (its spec's Timing): handed to its timing job, read there; a study
     whose Timing lacks it is not handed it (nor the traces, which read only trace_steps)."""
     config = config_with("presets/seeds-cpu.yaml")
     settings = plan.timing_settings(config, "extraction")
-    assert registry.spec("extraction").timing.of(settings).first_pass_sampling.repeats == 3
-    assert plan.timing_settings(config_with(), "extraction")["first_pass_repeats"] is None
-    assert "first_pass_repeats" not in plan.timing_settings(config, "generation")
+    assert registry.spec("extraction").timing.of(settings).first_pass_sampling.rounds == 3
+    assert plan.timing_settings(config_with(), "extraction")["first_pass_rounds"] is None
+    assert "first_pass_rounds" not in plan.timing_settings(config, "generation")
     base = plan.configurations(config["studies"]["extraction"])[0]["id"]
-    assert "first_pass_repeats" not in plan.trace_settings(config, "extraction", base)
+    assert "first_pass_rounds" not in plan.trace_settings(config, "extraction", base)
 
 
 def test_captures_are_taken_at_the_base_only():
@@ -87,7 +87,7 @@ def test_studies_set_their_own_runtime_and_trace_only_what_they_ask():
 
 @pytest.mark.parametrize("path, value, key", [
     (("studies", "dispatch", "base", "layers"), 0, "layers"),
-    (("studies", "dispatch", "measure", "repeats"), "many", "repeats"),
+    (("studies", "dispatch", "measure", "rounds"), "many", "rounds"),
     (("studies", "dispatch", "sweep", "width"), [1], "width"),
     (("jax_cache"), "x", "jax_cache"),
     (("studies", "tree_at", "compilation_cache"), True, "compilation_cache"),
@@ -188,11 +188,11 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     tree_at, dispatch = config["studies"]["tree_at"], config["studies"]["dispatch"]
     assert tree_at["measure"]["budget_s"] == 6 and tree_at["measure"]["processes"] == 1  # its own, the common
     assert tree_at["trace"] == "base" and tree_at["compilation_cache"] is False and tree_at["model_family"] == "bert"
-    assert dispatch["measure"]["repeats"] == 20 and "budget_s" not in dispatch["measure"]
+    assert dispatch["measure"]["rounds"] == 20 and "budget_s" not in dispatch["measure"]
     assert dispatch["trace"] == "all" and dispatch["measure"]["warmup_steps"] == 3
     dispatch["measure"]["step_by_step"] = "base"  # another study's key: dispatch has no un-jitted start-up
     problems, _ = schema_problems(config, SCHEMA)
     assert problems == ["config studies.dispatch.measure: unknown key 'step_by_step' (known: budget_s, "
-                        "captures, max_busy_share, max_wait_s, min_sample_s, on_contention, processes, repeats, "
+                        "captures, max_busy_share, max_wait_s, min_sample_s, on_contention, processes, rounds, "
                         "steps_per_sample, target_precision, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(registry.names())

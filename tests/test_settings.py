@@ -34,7 +34,7 @@ def _measure_schema(name: str) -> dict:
 def test_every_measure_key_is_read_by_a_job_and_no_job_reads_an_unknown_one(name):
     spec = registry.spec(name)
     read = set(spec.timing.keys()) | set(spec.traced.keys())
-    # a study's schema may offer no time budget (dispatch: its repeats are exact); Sampling then has none
+    # a study's schema may offer no time budget (dispatch: its rounds are exact); Sampling then has none
     assert set(_measure_schema(name)) <= read and read - set(_measure_schema(name)) <= {"budget_s"}, name
 
 
@@ -53,7 +53,7 @@ def test_each_job_is_handed_what_it_reads_and_reads_it_by_attribute(config):
     assert "trace_steps" not in timing and timing["warmup_steps"] == 2
     typed = DispatchTiming.of(timing)
     assert (typed.warmup_steps, typed.steps_per_sample, typed.processes) == (2, 4, 3)
-    assert typed.sampling.repeats == 6 and typed.sampling.on_contention == "retry"
+    assert typed.sampling.rounds == 6 and typed.sampling.on_contention == "retry"
     base = plan.configurations(config["studies"]["dispatch"])[0]["id"]
     assert set(plan.trace_settings(config, "dispatch", base)) == {"trace_steps", "captures", "warmup_steps",
                                                                   "steps_per_sample"}
@@ -66,9 +66,9 @@ def test_each_job_is_handed_what_it_reads_and_reads_it_by_attribute(config):
 
 def test_a_key_no_job_reads_is_refused_by_name():
     with pytest.raises(ValueError, match=r"measure settings \['eager'\]: .*settings.Timing reads only"):
-        Timing.of({"repeats": 2, "eager": "all"})
+        Timing.of({"rounds": 2, "eager": "all"})
     with pytest.raises(FrozenInstanceError):
-        Timing.of({"repeats": 2}).processes = 3  # frozen: read, never edited
+        Timing.of({"rounds": 2}).processes = 3  # frozen: read, never edited
 
 
 @pytest.mark.parametrize("key, cls", [("compare", "Compare"), ("history", "History")])

@@ -27,7 +27,7 @@ from jaxpitfalls.studies.tree_at import tensor_parallel as tp
 from jaxpitfalls.studies.tree_at.claims import JUDGES, _against_one
 from jaxpitfalls.studies.tree_at.spec import ANCHOR, REFERENCE, SPEC, START_UP_STEPS
 
-SETTINGS = {"repeats": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
+SETTINGS = {"rounds": 3, "budget_s": 0.5, "on_contention": "warn"}  # timed, never judged
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_a_first_run_that_did_not_compile_is_refused():
     f(x).block_until_ready()
     cached = {"a": lambda: float(f(x).block_until_ready()[0]), "b": lambda: 1.0}
     with pytest.raises(NotAFirstRun, match="did not measure a first run"):
-        measure_mode(cached, "first_run", "b", Sampling(repeats=2, on_contention="warn"), "guard", compiles="required")
+        measure_mode(cached, "first_run", "b", Sampling(rounds=2, on_contention="warn"), "guard", compiles="required")
 
 
 @pytest.fixture(scope="module")

@@ -66,14 +66,14 @@ def test_every_result_is_written_and_valid(smoke_run):
         assert env["backend"] == jax.default_backend() and env["device_count"] >= 1
         assert set(env["git"]) == {"commit", "dirty"} and env["packages"]["equinox"]
         for variant in doc["variants"].values():
-            assert variant["calls"] > doc["settings"]["repeats"] and variant["compiles_in_warmup"] >= 1
+            assert variant["calls"] > doc["settings"]["rounds"] and variant["compiles_in_warmup"] >= 1
             for mode in variant["modes"].values():  # the smoke preset times dispatch in 2 fresh processes
-                assert [p["summary"]["n"] for p in mode["processes"]] == [doc["settings"]["repeats"]] * 2
+                assert [p["summary"]["n"] for p in mode["processes"]] == [doc["settings"]["rounds"]] * 2
                 assert len(mode["contended"]) == len(mode["samples_s"]) and mode["calls_per_sample"] >= 1
         assert own == {"filter_jit", "jit_partition", "jit_flat", "jit_static_arg"}
         assert doc["processes"] == 2 and len(doc["comparisons_by_process"]) == 2
         for machine in doc["machine"].values():  # the smoke preset keeps contended rounds (marked): none re-timed
-            assert machine["gc_disabled_in_samples"] and machine["rounds_kept"] == 2 * doc["settings"]["repeats"]
+            assert machine["gc_disabled_in_samples"] and machine["rounds_kept"] == 2 * doc["settings"]["rounds"]
             assert machine["policy"]["on_contention"] == "warn" and machine["waits"] == []
 
 
@@ -299,9 +299,9 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(workdir, edi
 @pytest.mark.parametrize("edit, reruns", [
     ({"compare": {"threshold": 0.2}}, {"bundle", "all"}),  # used by no job here; the bundle records the config
     ({"studies": {"dispatch": {"target_s": 61}}}, {"render_report", "bundle", "all"}),  # shown by the report only
-    # the traces read trace_steps, the timing jobs do not; the timing jobs read repeats, the traces do not
+    # the traces read trace_steps, the timing jobs do not; the timing jobs read rounds, the traces do not
     ({"studies": {"tree_at": {"measure": {"trace_steps": 2}}}}, {"capture_trace", "parse_trace"} | DOWNSTREAM),
-    ({"studies": {"tree_at": {"measure": {"repeats": 4}}}}, {"run_study"} | DOWNSTREAM),
+    ({"studies": {"tree_at": {"measure": {"rounds": 4}}}}, {"run_study"} | DOWNSTREAM),
 ])
 def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(workdir, tmp_path, edit, reruns):
     overlay = tmp_path / "edit.yaml"

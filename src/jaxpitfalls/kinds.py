@@ -29,7 +29,7 @@ def _sampling(sampling: Sampling) -> set[str]:
     """The branches of how rounds are sampled and judged, which the harness applies alike to every study."""
     return {
         f"on_contention: {sampling.on_contention}",
-        "rounds bounded by budget_s" if sampling.budget_s else "rounds fixed by repeats",
+        "rounds bounded by budget_s" if sampling.budget_s else "a fixed number of rounds",
         "samples calibrated to min_sample_s" if sampling.min_sample_s > 0 else "one call per sample",
         "rounds until target_precision" if sampling.target_precision > 0 else "no precision target",
     }

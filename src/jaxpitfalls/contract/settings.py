@@ -1,7 +1,7 @@
 """A study's `measure` settings as its measuring code reads them: typed, read by attribute, built once where a
 job starts from the validated config (the schema has filled in every default: `$defs/study` and the study's
 fragment, whose descriptions are each key's help text; a study may raise a default there, as dispatch's
-repeats).
+rounds).
 
 A timing job gets its study's `Timing`, a trace its `Traced`; their fields are exactly what the plan hands
 each rule (plan.timing_settings, plan.trace_settings), so editing a key only the traces read reruns no timing

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 ON_CONTENTION = ("retry", "fail", "warn")
-MIN_REPEATS = 2  # rounds a time budget never stops a mode below (harness.timing.interleaved)
+MIN_ROUNDS = 2  # rounds a time budget never stops a mode below (harness.timing.interleaved)
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class Sampling:
     """How a mode is sampled (a study's `measure` settings): rounds, time budget, calibrated sample length,
     and what a round taken while the machine was busy means."""
 
-    repeats: int
+    rounds: int
     budget_s: float | None = None
     min_sample_s: float = 0.0
     on_contention: str = "retry"

@@ -72,19 +72,25 @@ def verdict(change: float, low: float, high: float, significant: bool, threshold
 Z_95, Z_POWER_80 = 1.96, 0.84
 
 
-def detectability(low: float, high: float, threshold: float, repeats: int) -> dict[str, float]:
+def rounds_of(settings: dict[str, Any]) -> int:
+    """A result's `measure.rounds`, as its timing job recorded it (a baseline timed before the key was renamed
+    recorded `repeats`)."""
+    return settings["rounds"] if "rounds" in settings else settings["repeats"]
+
+
+def detectability(low: float, high: float, threshold: float, rounds: int) -> dict[str, float]:
     """What this pair of runs could have told, from the width of the change's 95% interval (log scale).
 
     `detectable_change`: the smallest relative change detected with 80% power at the 95% level;
     `samples_factor`: how many times the samples per run that would detect the threshold (an interval's
-    width shrinks as 1/sqrt(n)); `repeats_needed`: `measure.repeats` that many times over (or as many times the
+    width shrinks as 1/sqrt(n)); `rounds_needed`: `measure.rounds` that many times over (or as many times the
     processes, where the spread is between processes).
     """
     se = (math.log(high) - math.log(low)) / (2 * Z_95) if low > 0 and high > 0 else float("inf")
     detectable = math.exp((Z_95 + Z_POWER_80) * se) - 1
     factor = max(1.0, ((Z_95 + Z_POWER_80) * se / math.log(1 + threshold)) ** 2)
     return {"detectable_change": detectable, "samples_factor": factor,
-            "repeats_needed": math.ceil(repeats * factor) if math.isfinite(factor) else None}
+            "rounds_needed": math.ceil(rounds * factor) if math.isfinite(factor) else None}
 
 
 VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
@@ -158,7 +164,7 @@ def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, 
         "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "n_baseline": b.size, "n_current": c.size,
         "processes": f"{len(groups_b)} / {len(groups_a)}",
         "verdict": verdict(ratio, low, high, not low <= 1 <= high, threshold),
-    } | detectability(low, high, threshold, after["settings"]["repeats"])
+    } | detectability(low, high, threshold, rounds_of(after["settings"]))
 
 
 def _groups(entry: dict[str, Any]) -> list[list[float]]:
@@ -182,7 +188,7 @@ def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, 
 
 RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",
                  "change_ci_low", "change_ci_high", "agree", "intervals_overlap", "verdict", "detectable_change",
-                 "samples_factor", "repeats_needed"]
+                 "samples_factor", "rounds_needed"]
 
 
 def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
@@ -204,7 +210,7 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
                          "change_ci_low": low, "change_ci_high": high,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
                          "verdict": verdict(change, low, high, not overlap, threshold)}
-                        | detectability(low, high, threshold, current[key]["settings"]["repeats"]))
+                        | detectability(low, high, threshold, rounds_of(current[key]["settings"])))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
 
@@ -215,7 +221,7 @@ def counts(table: pd.DataFrame) -> str:
 
 
 def could_tell(table: pd.DataFrame, threshold: float,
-               per_row: str = "`repeats_needed` per row: that many repeats or rounds, or more processes where "
+               per_row: str = "`rounds_needed` per row: that many rounds, or more processes where "
                               "processes disagree") -> list[str]:
     """What an inconclusive row could have detected, summarised: say what the runs cannot tell (`per_row`:
     what the table's own column of what would tell says)."""

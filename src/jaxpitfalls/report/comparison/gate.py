@@ -42,9 +42,9 @@ def _inconclusive_row(r, value: str) -> str:
 
 
 def _would_tell(r) -> str:
-    """What would decide an undecided row: repeats (a baseline comparison) or fresh processes (lockstep)."""
+    """What would decide an undecided row: rounds (a baseline comparison) or fresh processes (lockstep)."""
     if not hasattr(r, "processes_needed"):
-        return f"about {r.repeats_needed} repeats would tell"
+        return f"about {r.rounds_needed} rounds would tell"
     if pd.isna(r.processes_needed):
         return "no number of processes known to tell (one process: their spread not measured)"
     return f"about {r.processes_needed:.0f} processes a side would tell"

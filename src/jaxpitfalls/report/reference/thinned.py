@@ -36,7 +36,7 @@ from ... import results
 from ...harness import stats
 from ...harness.machine import machine_summary
 from ...harness.processes import merge, side_samples_of
-from ...harness.sampling import MIN_REPEATS
+from ...harness.sampling import MIN_ROUNDS
 from ..tables.aggregate import aggregate
 from .reference import table_paths
 from .rejudge import rejudged
@@ -94,13 +94,13 @@ def _round_walls(windows: list[dict[str, Any]]) -> list[float]:
 
 def rounds_kept(walls: Sequence[float], cut: Cut) -> int:
     """How many of a process's rounds the cut keeps: at most `cut.rounds`, and none started once the rounds
-    before it took `cut.budget` (but MIN_REPEATS), as harness.timing.interleaved stops a mode. A precision
-    target may have run a mode past its `repeats`: `rounds` caps it where the cut drops the target too."""
+    before it took `cut.budget` (but MIN_ROUNDS), as harness.timing.interleaved stops a mode. A precision
+    target may have run a mode past its `rounds`: the cut's `rounds` caps it where the cut drops the target too."""
     k = len(walls) if cut.rounds is None else min(len(walls), cut.rounds)
     if cut.budget is not None:
         elapsed = 0.0
         for i, wall in enumerate(walls[:k]):
-            if i >= MIN_REPEATS and elapsed >= cut.budget:
+            if i >= MIN_ROUNDS and elapsed >= cut.budget:
                 return i
             elapsed += wall
     return k

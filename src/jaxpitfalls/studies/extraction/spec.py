@@ -29,23 +29,23 @@ MODES = {"extract": "one whole pass over the dataset: every batch forward, copie
          "first_pass": "a whole pass of a fresh jax.jit of the forward (jit and jit_padded only): its programs "
                        "compile from scratch in every sample, the persistent cache off; measures compilation "
                        "on purpose (labelled, every sample must compile); its own rounds "
-                       "(measure.first_pass_repeats), after one untimed round of both variants"}
+                       "(measure.first_pass_rounds), after one untimed round of both variants"}
 
 
 @dataclass(frozen=True, kw_only=True)
 class Timing(settings.Timing):
     """extraction's timing settings: besides the common ones, the rounds of fresh first passes per process
-    (`first_pass` mode), apart from the timed passes' `repeats`: what padding saves is about a second of
+    (`first_pass` mode), apart from the timed passes' `rounds`: what padding saves is about a second of
     compilation in a ~10 s first pass whose samples move by a second or more, so its interval needs more rounds
     than the warm passes' gains (1.148x [0.975, 1.267] over 2 rounds in 2 processes:
-    docs/decisions.md#first-pass-rounds); None: as many as `repeats`."""
+    docs/decisions.md#first-pass-rounds); None: as many as `rounds`."""
 
-    first_pass_repeats: int | None = None
+    first_pass_rounds: int | None = None
 
     @property
     def first_pass_sampling(self) -> Sampling:
         """How the `first_pass` mode is sampled: the common settings with its own rounds."""
-        return replace(self.sampling, repeats=self.first_pass_repeats or self.sampling.repeats)
+        return replace(self.sampling, rounds=self.first_pass_rounds or self.sampling.rounds)
 
 
 COMPONENTS = (
