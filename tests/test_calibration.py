@@ -85,6 +85,7 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
                "processes": 3, "rounds": 20, "pyperf": {"callable": "", "options": []}}
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
+    assert "## What this page calibrates, and what it does not" in text and "on 2 degrees of freedom" in text
     median = re.search(r"- injected 1\.1: its 50 rows' ratios median (\d\.\d+)", text)
     assert median and abs(float(median[1]) - 1.1) < 0.01 and "on the mark" in text  # the knob adds its factor
     missed = calibration.knob_lines(table.assign(ratio=np.where(table.injected > 1.07, table.ratio * 1.03,
@@ -175,3 +176,18 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
     assert "2 of 4 series with a step named" in text
     assert "Each release timed in 2 jobs: between jobs of one release, beyond their own intervals, a spread of " \
            "1.5% in median over the series (largest 3.0%)" in text
+
+
+def test_the_page_says_what_it_does_not_calibrate():
+    """The rates are per lockstep row: the page names what they do not reach (the studies' intervals, the gate
+    after Holm, a history at one job a release), with the |t| Holm's first step asks of the gate's rows."""
+    from workflow_copy import ROOT
+
+    from jaxpitfalls.report.calibration import reach
+
+    assert reach.holm_first_t(16, 5) == pytest.approx(6.36, abs=0.01)
+    assert reach.holm_first_t(104, 5) == pytest.approx(10.41, abs=0.01)
+    assert reach.holm_first_t(104, 1) == float("inf")
+    page = (ROOT / "docs" / "calibration.md").read_text()
+    assert "\n".join(reach.reach_lines(104, 5, 13)) in page  # the committed page: 104 rows, 13 configurations
+    assert "false alarm" not in reach.one_pair_line([])[0] and "`a` called" in reach.one_pair_line(["a"])[0]

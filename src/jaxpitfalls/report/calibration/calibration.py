@@ -25,6 +25,7 @@ from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
 from ..tables.run_summary import run_summary
 from .pyperf_beside import beside
+from .reach import one_pair_line, reach_lines
 
 # The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
 TARGETS = {
@@ -156,8 +157,10 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
             "`machine_s_to_5pct`: `machine_s` x (half-width / 5%)^2, the samples an interval of +-5% would need; "
             "`unprepared_s_to_5pct`: the same without the preparation, pyperf's lower bound.", "",
             pyperf.to_markdown(index=False, floatfmt=".3f"), "",
+            *one_pair_line(list(pyperf.harness[pyperf.change_found.astype(bool)])),
         ]
-    return "\n".join(lines)
+    configurations = table.config_id.nunique() if len(table) else 0
+    return "\n".join(lines + reach_lines(found.rows.max() if len(found) else 0, ran["processes"], configurations))
 
 
 def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:

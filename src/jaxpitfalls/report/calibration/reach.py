@@ -1,0 +1,50 @@
+"""How far the calibration page's rates reach: what it calibrates, what it leaves out, and how much its own
+intervals can be trusted. A rate measured on one kind of decision says nothing of another, and a reader who
+carries the lockstep rows' 95% to the scorecard, the gate or the release history has been misled by omission."""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import t
+
+
+def holm_first_t(rows: int, processes: int) -> float:
+    """The |t| the most extreme of `rows` rows needs to survive Holm's first step at 5%, on processes - 1
+    degrees of freedom (infinite with one process: no interval, nothing survives)."""
+    return float(t.ppf(1 - 0.05 / (2 * rows), processes - 1)) if processes > 1 else math.inf
+
+
+def reach_lines(rows: int, processes: int, configurations: int) -> list[str]:
+    """The page's closing section, from the run's own counts."""
+    return [
+        "## What this page calibrates, and what it does not", "",
+        f"Calibrated here: the lockstep comparison's rows, each judged on its own, at {processes} fresh processes "
+        "a side: false alarms and coverage on A/A rows, and how often a 5% and a 10% slowdown is found.", "",
+        "Not calibrated here:", "",
+        "- the studies' own intervals (every scorecard interval, a release's level in the history, "
+        "`target_precision`): a two-level bootstrap over each job's 2-3 processes, not the lockstep's Student's t; "
+        "nothing on this page measures their coverage;",
+        f"- the gate after its correction: the rates above are per row, before Holm; the gate fails a run only on "
+        f"a row that survives Holm's step-down over all {rows} rows, whose first step asks |t| above "
+        f"{holm_first_t(rows, processes):.1f} on {processes - 1} degrees of freedom, so a change found in every "
+        "row here can still pass the gate;",
+        "- a release history at the default `history.repeats: 1` (the null history below times every release "
+        "twice), and comparisons at fewer processes than these;",
+        "- how often a real change of another size is called unchanged.", "",
+        "How far the rates reach: the Student's t interval was chosen after an earlier run of these rows showed "
+        "the bootstrap covering 98.1%, so its coverage here is the first on that choice, measured in sample; each "
+        "share's Wilson interval counts the rows as independent, while the rows of one configuration share its "
+        f"fresh processes ({rows} rows over {configurations} configurations), so those intervals are too narrow; "
+        "and an injected row is an A/A row times a known factor (harness/injected.py), which tests the intervals' "
+        "width, not a change that differs by variant or mode.", "",
+    ]
+
+
+def one_pair_line(harnesses_found_change: list[str]) -> list[str]:
+    """Beside pyperf, one A/A pair per harness: its seconds to ±5% extrapolate one interval's width. What holds
+    without extrapolating is which harness called its own A/A pair changed."""
+    said = ("; what holds without extrapolating: " + " and ".join(f"`{h}`" for h in harnesses_found_change)
+            + " called the A/A pair changed, a false alarm") if harnesses_found_change else ""
+    return ["One A/A pair per harness: each `machine_s_to_5pct` extrapolates one interval's width, and a second "
+            f"pair could move it several-fold{said}.", ""]
