@@ -54,6 +54,11 @@ def test_a_study_from_a_folder_of_ones_own_reads_like_a_packaged_one(tmp_path, f
     inputs = sources.files_of("studies.toy.report")
     assert str(mine.resolve() / "toy" / "report.py") in inputs and str(mine.resolve() / "toy" / "spec.py") in inputs
     assert any(p.endswith("contract/figures.py") for p in inputs)  # what the user's study imports of the package
+    allowed = ("contract", "harness", "models", "data", "breakdown", "studies.toy")  # a study's floors, and itself
+    for part in ("spec", "measure", "claims", "report"):
+        outside = [m for m in sources.imported_by(f"jaxpitfalls.studies.toy.{part}")
+                   if not m.removeprefix("jaxpitfalls.").startswith(allowed) and m != "jaxpitfalls"]
+        assert not outside, f"the toy's {part}.py imports {outside}: a study imports the contract and below only"
 
 
 @pytest.mark.parametrize("what, made, said", [

@@ -49,7 +49,9 @@ rule render_report:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
         sources=sources.files_of(
-            "report.scorecard.build", *[f"studies.{s}.{part}" for s in STUDIES for part in ("report", "claims")], "runtime"
+            "report.scorecard.build",
+            *[f"studies.{s}.{part}" for s in STUDIES for part in ("report", "claims")],
+            "runtime",
         ),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),
