@@ -150,3 +150,19 @@ def test_a_lone_release_that_hid_a_step_is_set_apart_and_the_step_named():
     line = history.summary_lines(steps, "equinox")[0]
     assert "**equinox 0.11.4 -> 0.11.5: " in line, line
     assert "(equinox 0.11.5, timed in one job, also fits in a segment of its own" in line
+
+
+def test_the_report_names_the_order_the_jobs_ran_in_and_says_when_it_was_the_releases_own():
+    """The results' timestamps record the order; one lined up with the releases is said to confound drift."""
+    def stamped(order: list[int]) -> dict[str, list[dict]]:
+        measured = _measured()
+        for minute, i in enumerate(order):
+            measured[RELEASES[i]][0]["environment"]["timestamp"] = f"2026-11-29T01:{minute:02d}:00+00:00"
+        return measured
+
+    shuffled = history.ratios_table(stamped([3, 0, 2, 1, *range(4, len(RELEASES))]), "equinox")
+    line = history.order_line(shuffled, RELEASES)[0]
+    assert line.startswith("Jobs ran shuffled, not in the releases' order") and f"{RELEASES[3]} job 1, " in line
+    lined_up = history.ratios_table(stamped(list(range(len(RELEASES)))), "equinox")
+    assert "a drift of the machine over the run would read as a step" in history.order_line(lined_up, RELEASES)[0]
+    assert history.order_line(history.ratios_table(_measured(), "equinox"), RELEASES) == []  # no timestamps

@@ -9,6 +9,8 @@ wherever the table allows (docs/history.md).
 
 from __future__ import annotations
 
+import random
+import zlib
 from typing import Any
 
 from packaging.version import Version
@@ -63,3 +65,28 @@ def configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The configurations of the history's study timed in every release: its base, or all of them."""
     confs = plan.configurations(config["studies"][config["history"]["study"]])
     return confs if config["history"]["configs"] == "all" else [c for c in confs if naming.is_base(c)]
+
+
+RUN = "results/history/runs/{release}/job{job}/{config}.json"
+
+
+def runs(config: dict[str, Any]) -> list[str]:
+    """Every timing job's result, in the releases' order (`history.repeats` jobs per release and configuration)."""
+    history = config["history"]
+    return [RUN.format(release=release, job=job, config=conf["id"]) for release in releases(config)
+            for job in range(1, history["repeats"] + 1) for conf in configurations(config)]
+
+
+def run_order(config: dict[str, Any]) -> list[str]:
+    """The timing jobs in the order they run: shuffled, so that the machine's drift over a run is not lined up
+    with the releases' order (a slower hour would read as a step), by a seed made of the jobs themselves, so a
+    rerun keeps the order and a reader can redo it. Each result's timestamp records the order it ran in."""
+    planned = runs(config)
+    random.Random(zlib.crc32("|".join(planned).encode())).shuffle(planned)
+    return planned
+
+
+def run_priority(config: dict[str, Any], run: str) -> int:
+    """`run`'s priority among the history's timing jobs: the first in run_order the highest (1 the last)."""
+    order = run_order(config)
+    return len(order) - order.index(run)

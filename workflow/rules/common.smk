@@ -202,12 +202,20 @@ def history_model_spec(wildcards):
 
 def history_runs():
     """Every release's results of every configuration the history times, one per job (`history.repeats`)."""
-    return expand(
-        "results/history/runs/{release}/job{job}/{config}.json",
-        release=releases.releases(config),
-        job=range(1, HISTORY["repeats"] + 1),
-        config=[c["id"] for c in releases.configurations(config)],
-    )
+    return releases.runs(config)
+
+
+def history_run_priority(wildcards):
+    """The history's timing jobs run in its shuffled order (releases.run_order), the first the highest priority:
+    a priority orders them without an input between them, so adding a release reruns no job."""
+    run = releases.RUN.format(release=wildcards.release, job=wildcards.job, config=wildcards.config)
+    return releases.run_priority(config, run)
+
+
+def release_env_priority(wildcards):
+    """Every environment built before any timing job: no install between two of them, and every timing job
+    ready when the first starts, so that their priorities set the order."""
+    return len(releases.runs(config)) + 1
 
 
 def history_benchmarks():

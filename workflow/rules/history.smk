@@ -13,6 +13,7 @@ rule release_env:
         "results/logs/release_env/{release}.log",
     benchmark:
         "results/benchmarks/release_env/{release}.tsv"
+    priority: release_env_priority
     conda:
         ENV
     resources:
@@ -28,7 +29,8 @@ rule release_env:
 rule history_run:
     """One configuration of the history's study timed in one release's environment, in one of its
     `history.repeats` jobs: its worker processes run there, every check of run_study made; a release whose
-    environment failed is recorded, not timed."""
+    environment failed is recorded, not timed. The jobs run one after another in a shuffled order (their
+    priorities), not in the releases' order."""
     input:
         unpack(history_inputs),
         env="results/history/envs/{release}/status.json",
@@ -43,6 +45,7 @@ rule history_run:
         "results/benchmarks/history_run/{release}/job{job}/{config}.tsv"
     wildcard_constraints:
         job=r"\d+",
+    priority: history_run_priority
     conda:
         ENV
     threads: workflow.cores

@@ -29,8 +29,8 @@ def reach_lines(rows: int, processes: int, configurations: int) -> list[str]:
         f"a row that survives Holm's step-down over all {rows} rows, whose first step asks |t| above "
         f"{holm_first_t(rows, processes):.1f} on {processes - 1} degrees of freedom, so a change found in every "
         "row here can still pass the gate;",
-        "- a release history at the default `history.repeats: 1` (the null history below times every release "
-        "twice), and comparisons at fewer processes than these;",
+        "- a release history at `history.repeats: 1` (the null history below times every release twice, as the "
+        "default does), and comparisons at fewer processes than these;",
         "- how often a real change of another size is called unchanged.", "",
         "How far the rates reach: the Student's t interval was chosen after an earlier run of these rows showed "
         "the bootstrap covering 98.1%, so its coverage here is the first on that choice, measured in sample; each "

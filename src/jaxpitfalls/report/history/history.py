@@ -24,7 +24,8 @@ from ..comparison.compare import detectability, environment_changes
 from .changepoints import fit_steps
 from .release_levels import SERIES, release_levels
 
-COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions"]
+COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
+           "ran_at"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
                 "also_changed", "one_release", "set_apart", "releases", "ruled_out", "detectable_change",
                 "between_jobs"]
@@ -50,8 +51,23 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
              "config_id": doc["config_id"],
              "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
              "detectable_change": detectability(c["ratio_ci_low"], c["ratio_ci_high"], 0.05, 1)["detectable_change"],
-             "versions": _versions(doc["environment"])} for c in doc["comparisons"]
+             "versions": _versions(doc["environment"]), "ran_at": doc["environment"].get("timestamp", "")}
+            for c in doc["comparisons"]
             if not is_difference(c["variant"], c["baseline"])]
+
+
+def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:
+    """How the jobs ran in time, as their results' timestamps record it. In the releases' own order, the
+    machine's drift over the run would read as a step; the workflow shuffles them (releases.run_order)."""
+    jobs = ratios.drop_duplicates(["release", "job", "config_id"]).sort_values(["ran_at", "release", "job"])
+    if jobs.release.nunique() < 2 or not jobs.ran_at.astype(bool).all():
+        return []
+    position = [releases.index(r) for r in jobs.release]
+    lined_up = position == sorted(position)
+    said = ("in the releases' own order: a drift of the machine over the run would read as a step" if lined_up
+            else "shuffled, not in the releases' order")
+    return [f"Jobs ran {said} (their results' timestamps): "
+            + ", ".join(f"{r.release} job {r.job}" for r in jobs.itertuples()) + ".", ""]
 
 
 def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.DataFrame:
@@ -178,6 +194,7 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "could be in every series of this report; each step's size with its 95% interval; a step beside a "
         "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
         "none, the change ruled out.", "", jobs_line(steps, history.repeats), "",
+        *order_line(ratios, list(history.versions)),
         "![Each release's paired ratio](figures/history.png)", "",
         "## What changed", "", *summary_lines(steps, package), "",
         *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
