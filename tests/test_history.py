@@ -166,3 +166,39 @@ def test_the_report_names_the_order_the_jobs_ran_in_and_says_when_it_was_the_rel
     lined_up = history.ratios_table(stamped(list(range(len(RELEASES)))), "equinox")
     assert "a drift of the machine over the run would read as a step" in history.order_line(lined_up, RELEASES)[0]
     assert history.order_line(history.ratios_table(_measured(), "equinox"), RELEASES) == []  # no timestamps
+
+
+def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkeypatch):
+    """A job whose measurement failed (a worker that died, processes that disagreed) records that it was lost;
+    the history reports every other job and names the lost one, where one such job once lost a whole run."""
+    import json
+    import sys
+    from types import SimpleNamespace
+
+    from jaxpitfalls.harness.processes import ProcessesDisagree
+    from jaxpitfalls.jobs import history_run
+
+    def disagreeing(*args, **kwargs):
+        raise ProcessesDisagree("process 4 ran another code path for 'jit_partition' than process 0")
+
+    monkeypatch.setattr(history_run, "run_configuration", disagreeing)
+    (status := tmp_path / "status.json").write_text(json.dumps({"ok": True, "python": sys.executable}))
+    lost = tmp_path / "runs" / RELEASES[2] / "job2" / "base.json"
+    history_run.measure_release(RELEASES[2], "equinox", str(status), "dispatch", {"id": "base"}, {}, {}, {},
+                                str(lost), "", "")
+    assert json.loads(lost.read_text())["lost"].startswith("ProcessesDisagree: process 4 ran another code path")
+
+    paths = [lost]
+    for release, (doc,) in _measured().items():
+        for job in (1, 2) if release != RELEASES[2] else (1,):
+            (path := tmp_path / "runs" / release / f"job{job}" / "base.json").parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(doc))
+            paths.append(path)
+    block = {"study": "dispatch", "package": "equinox", "versions": RELEASES, "with": {}, "pins": {}, "pythons": {},
+             "repeats": 2, "configs": "base"}
+    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
+    history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
+    report = (tmp_path / "report.out").read_text()
+    assert "## Jobs lost" in report and f"- `equinox {RELEASES[2]} job 2 (base)`: ProcessesDisagree" in report
+    ratios = pd.read_csv(out.ratios, dtype={"release": str})
+    assert set(ratios.release) == set(RELEASES) and len(ratios) == 2 * (2 * len(RELEASES) - 1)

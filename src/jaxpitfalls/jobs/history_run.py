@@ -4,11 +4,16 @@ release_env.py), as a `run_study` job times it; a release without an environment
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
+from ..harness.processes import ProcessesDisagree
+from ..harness.workers import WorkerFailed
 from .release_env import write_json
 from .study import run_configuration
+
+log = logging.getLogger(__name__)
 
 
 def measure_release(release: str, package: str, status_path: str, study: str, conf: dict[str, Any],
@@ -16,11 +21,18 @@ def measure_release(release: str, package: str, status_path: str, study: str, co
                     log_path: str, jax_cache_dir: str) -> None:
     """Time one configuration with the release's interpreter (every worker process there, every check of a
     timing job made, the release of `package` recorded in its environment); where the release has no
-    environment, its result says why instead."""
+    environment, its result says why instead, and where one job's measurement fails (a worker that died or
+    raised, processes that disagree), its result says it was lost: the history reports the other jobs and
+    names this one, instead of losing the whole run to it."""
     status = json.loads(Path(status_path).read_text())
     if not status["ok"]:
         write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],
                                 "unavailable": status["reason"]})
         return
-    run_configuration(study, conf, settings, model_spec, inputs, out_path, log_path, jax_cache_dir,
-                      python=status["python"], record=(package,))
+    try:
+        run_configuration(study, conf, settings, model_spec, inputs, out_path, log_path, jax_cache_dir,
+                          python=status["python"], record=(package,))
+    except (WorkerFailed, ProcessesDisagree) as e:  # one job's measurement, not the release: the others stand
+        log.error("%s %s job lost: %s", release, conf["id"], e)
+        write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],
+                              "lost": f"{type(e).__name__}: {e}"})

@@ -180,10 +180,12 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
 
 
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
-             history: History) -> str:
-    """reports/history.md: what changed and where, how it was decided, the releases that failed, the rows."""
+             history: History, lost: dict[str, str] | None = None) -> str:
+    """reports/history.md: what changed and where, how it was decided, the releases that failed, the jobs lost,
+    the rows."""
     package = history.package
     failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
+    gone = [f"- `{package} {job}`: {reason.splitlines()[0]}" for job, reason in (lost or {}).items()]
     return "\n".join([
         f"# {history.study} across {package} releases", "",
         f"Each release timed in an environment of its own ({len(history.versions)} releases asked for; the "
@@ -197,6 +199,9 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         *order_line(ratios, list(history.versions)),
         "![Each release's paired ratio](figures/history.png)", "",
         "## What changed", "", *summary_lines(steps, package), "",
+        *(["## Jobs lost", "", "Their measurement failed (the reason below; the job's log has the rest): their "
+            "release's other jobs stand and the steps are fit without them; rerun one to time it again.", "",
+            *gone, ""] if gone else []),
         *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
             *failed, ""] if failed else []),
         "## Steps", "", steps.to_markdown(index=False, floatfmt=".3f"), "",
@@ -225,12 +230,14 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     history = History.of(params.history)
     releases = list(history.versions)
     measured: dict[str, list[dict[str, Any]]] = {}
-    unavailable = {}
+    unavailable, lost = {}, {}
     for path in sorted(run_paths):
         release, job, doc = Path(path).parents[1].name, Path(path).parent.name, json.loads(Path(path).read_text())
         doc["job"] = int(job.removeprefix("job"))
         if "unavailable" in doc:
             unavailable[release] = doc["unavailable"]
+        elif "lost" in doc:
+            lost[f"{release} job {doc['job']} ({doc['config_id']})"] = doc["lost"]
         else:
             measured.setdefault(release, []).append(doc)
     measured = {r: measured[r] for r in releases if r in measured}
@@ -240,5 +247,5 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
     save(figure(levels, steps, releases, history.package), out.figure)
-    results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history)
+    results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history, lost)
                        + "\n".join(["## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))
