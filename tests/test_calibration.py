@@ -86,6 +86,7 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
     assert "## What this page calibrates, and what it does not" in text and "on 2 degrees of freedom" in text
+    assert "a 5% and 10% slowdown is found" in text and "null history below" not in text  # none ran here
     median = re.search(r"- injected 1\.1: its 50 rows' ratios median (\d\.\d+)", text)
     assert median and abs(float(median[1]) - 1.1) < 0.01 and "on the mark" in text  # the knob adds its factor
     missed = calibration.knob_lines(table.assign(ratio=np.where(table.injected > 1.07, table.ratio * 1.03,
@@ -189,5 +190,7 @@ def test_the_page_says_what_it_does_not_calibrate():
     assert reach.holm_first_t(104, 5) == pytest.approx(10.41, abs=0.01)
     assert reach.holm_first_t(104, 1) == float("inf")
     page = (ROOT / "docs" / "calibration.md").read_text()
-    assert "\n".join(reach.reach_lines(104, 5, 13)) in page  # the committed page: 104 rows, 13 configurations
+    assert reach.holm_first_t(312, 5) == pytest.approx(13.8, abs=0.05)  # the calibration's 3 x 104 rows
+    # the committed page: 3 sides against the first over 104 rows of 13 configurations, a null history of 2 jobs
+    assert "\n".join(reach.reach_lines(312, 5, 13, [1.05, 1.1], 2)) in page
     assert "false alarm" not in reach.one_pair_line([])[0] and "`a` called" in reach.one_pair_line(["a"])[0]

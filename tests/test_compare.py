@@ -288,3 +288,8 @@ def test_the_gate_controls_false_alarms_across_the_report_s_rows():
     assert not familywise.surviving(sided, "ratio").iloc[-1]  # a row on one side only has nothing to test
     assert "of 3 measured rows" in familywise.line(sided, "ratio")[0]
     assert not familywise.surviving(pd.DataFrame({"verdict": ["only in current"]}), "ratio").any()
+
+
+def test_a_result_timed_before_rounds_had_its_name_is_read():
+    """Results recorded `repeats` before measure.rounds was named so; a comparison still reads them."""
+    assert compare.rounds_of({"rounds": 6}) == 6 and compare.rounds_of({"repeats": 8}) == 8

@@ -163,9 +163,16 @@ def test_the_report_names_the_order_the_jobs_ran_in_and_says_when_it_was_the_rel
     shuffled = history.ratios_table(stamped([3, 0, 2, 1, *range(4, len(RELEASES))]), "equinox")
     line = history.order_line(shuffled, RELEASES)[0]
     assert line.startswith("Jobs ran shuffled, not in the releases' order") and f"{RELEASES[3]} job 1, " in line
-    lined_up = history.ratios_table(stamped(list(range(len(RELEASES)))), "equinox")
-    assert "a drift of the machine over the run would read as a step" in history.order_line(lined_up, RELEASES)[0]
+    for lined_up in (list(range(len(RELEASES))), list(range(len(RELEASES)))[::-1]):  # either way: drift is a step
+        said = history.order_line(history.ratios_table(stamped(lined_up), "equinox"), RELEASES)[0]
+        assert "lined up with the releases: a drift of the machine over the run would read as a step" in said
     assert history.order_line(history.ratios_table(_measured(), "equinox"), RELEASES) == []  # no timestamps
+    blocks = stamped([3, 0, 2, 1, *range(4, len(RELEASES))])  # job 1 shuffled, then job 2 in its reverse
+    for minute, i in enumerate([*range(4, len(RELEASES))][::-1] + [1, 2, 0, 3]):
+        blocks[RELEASES[i]].append(dict(blocks[RELEASES[i]][0], job=2, environment=dict(
+            blocks[RELEASES[i]][0]["environment"], timestamp=f"2026-11-29T02:{minute:02d}:00+00:00")))
+    said = history.order_line(history.ratios_table(blocks, "equinox"), RELEASES)[0]
+    assert said.startswith("Jobs ran every release at the same mean place: a drift over the run adds the same")
 
 
 def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkeypatch):
@@ -188,9 +195,14 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
                                 str(lost), "", "")
     assert json.loads(lost.read_text())["lost"].startswith("ProcessesDisagree: process 4 ran another code path")
 
-    paths = [lost]
+    gone = tmp_path / "runs" / RELEASES[5] / "job1" / "base.json"  # a release that loses both its jobs
+    history_run.measure_release(RELEASES[5], "equinox", str(status), "dispatch", {"id": "base"}, {}, {}, {},
+                                str(gone), "", "")
+    paths = [lost, gone, gone.parents[1] / "job2" / "base.json"]
+    paths[2].parent.mkdir()
+    paths[2].write_text(gone.read_text())
     for release, (doc,) in _measured().items():
-        for job in (1, 2) if release != RELEASES[2] else (1,):
+        for job in {RELEASES[2]: (1,), RELEASES[5]: ()}.get(release, (1, 2)):
             (path := tmp_path / "runs" / release / f"job{job}" / "base.json").parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(doc))
             paths.append(path)
@@ -200,5 +212,6 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
     history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
     report = (tmp_path / "report.out").read_text()
     assert "## Jobs lost" in report and f"- `equinox {RELEASES[2]} job 2 (base)`: ProcessesDisagree" in report
+    assert f"- `equinox {RELEASES[5]}`: every job lost (ProcessesDisagree: " in report  # without a result
     ratios = pd.read_csv(out.ratios, dtype={"release": str})
-    assert set(ratios.release) == set(RELEASES) and len(ratios) == 2 * (2 * len(RELEASES) - 1)
+    assert set(ratios.release) == set(RELEASES) - {RELEASES[5]} and len(ratios) == 2 * (2 * len(RELEASES) - 3)

@@ -65,6 +65,7 @@ def test_each_release_is_timed_in_its_environment_and_a_new_one_alone(smoke_run,
     assert _jobs(dry) == {"release_env": 1, "history_run": 2, "history": 1}  # adding a release reruns none
     # the new release's jobs are planned at their places in the shuffled order: their priorities
     config = config_with("presets/smoke.yaml", yaml.safe_load(wider.read_text()))
-    said = dict(re.findall(r"rule history_run:\n(?:.*\n)*?\s+output: (\S+)\n(?:.*\n)*?\s+priority: (\d+)", dry.stdout))
-    assert said and {run: int(p) for run, p in said.items()} == {
+    job = r"rule history_run:\n(?:.*\n)*?\s+output: (\S+)\n(?:.*\n)*?\s+priority: ([\d.]+)"
+    said = dict(re.findall(job, dry.stdout))
+    assert said and {run: float(p) for run, p in said.items()} == {
         run: releases.run_priority(config, run) for run in said}

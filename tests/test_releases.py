@@ -75,14 +75,19 @@ def test_a_result_records_the_version_of_any_package_its_request_names():
     assert packages["packaging"] == metadata.version("packaging") and packages["jax"]
 
 
-def test_the_timing_jobs_run_in_a_shuffled_order_a_rerun_keeps():
-    """Two jobs per release by default, run one after another in an order seeded by the jobs themselves: not the
-    releases' order (where the machine's drift would read as a step), the same on every parse."""
+def test_the_timing_jobs_run_in_blocks_a_shuffled_one_then_its_reverse():
+    """Two jobs per release by default: job 1 of every release in an order seeded by what is timed (not the
+    releases' order), then job 2 in the reverse, so every release's two jobs sit at the same mean place and a
+    drift over the run cannot read as a step; the same on every parse."""
     versions = ["0.11.2", "0.11.4", "0.11.5", "0.11.6", "0.11.7", "0.11.8", "0.11.9", "0.11.10"]
     config = _config(versions=versions)
     assert config["history"]["repeats"] == 2
     planned, order = releases.runs(config), releases.run_order(config)
     assert len(planned) == 16 and sorted(order) == sorted(planned) and order == releases.run_order(config)
-    position = [versions.index(path.split("/")[3]) for path in order]
-    assert position != sorted(position) and position != sorted(position, reverse=True)
-    assert [releases.run_priority(config, run) for run in order] == list(range(16, 0, -1))
+    first = [versions.index(path.split("/")[3]) for path in order[:8]]
+    assert first != sorted(first) and [path.split("/")[3] for path in order[8:]] == [
+        path.split("/")[3] for path in reversed(order[:8])] and all("/job2/" in path for path in order[8:])
+    place = {v: [i for i, path in enumerate(order) if path.split("/")[3] == v] for v in versions}
+    assert {sum(p) / 2 for p in place.values()} == {7.5}
+    priorities = [releases.run_priority(config, run) for run in order]
+    assert priorities == sorted(priorities, reverse=True) and 0 < min(priorities) and max(priorities) == 1

@@ -71,22 +71,34 @@ RUN = "results/history/runs/{release}/job{job}/{config}.json"
 
 
 def runs(config: dict[str, Any]) -> list[str]:
-    """Every timing job's result, in the releases' order (`history.repeats` jobs per release and configuration)."""
-    history = config["history"]
-    return [RUN.format(release=release, job=job, config=conf["id"]) for release in releases(config)
-            for job in range(1, history["repeats"] + 1) for conf in configurations(config)]
+    """Every timing job's result (`history.repeats` jobs per release and configuration)."""
+    return [RUN.format(release=r, job=job, config=c) for job in _jobs(config) for r, c in _places(config)]
+
+
+def _places(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each release and configuration the history times, in the releases' order."""
+    return [(release, conf["id"]) for release in releases(config) for conf in configurations(config)]
+
+
+def _jobs(config: dict[str, Any]) -> range:
+    return range(1, History.of(config["history"]).repeats + 1)
 
 
 def run_order(config: dict[str, Any]) -> list[str]:
-    """The timing jobs in the order they run: shuffled, so that the machine's drift over a run is not lined up
-    with the releases' order (a slower hour would read as a step), by a seed made of the jobs themselves, so a
-    rerun keeps the order and a reader can redo it. Each result's timestamp records the order it ran in."""
-    planned = runs(config)
-    random.Random(zlib.crc32("|".join(planned).encode())).shuffle(planned)
-    return planned
+    """The timing jobs in the order they run, in blocks of one job a release and configuration: the first
+    block shuffled, each next one the one before reversed. A drift of the machine over the run (a slower hour)
+    then adds the same to every release's mean of two jobs instead of reading as a step, and the two jobs of a
+    release lie a block apart, not back to back. The seed is made of what is timed: a rerun keeps the order and a
+    reader can redo it. Each result's timestamp records the order it ran in."""
+    places = _places(config)
+    random.Random(zlib.crc32("|".join(f"{r}/{c}" for r, c in places).encode())).shuffle(places)
+    return [RUN.format(release=r, job=job, config=c) for job in _jobs(config)
+            for r, c in (places if job % 2 else places[::-1])]
 
 
-def run_priority(config: dict[str, Any], run: str) -> int:
-    """`run`'s priority among the history's timing jobs: the first in run_order the highest (1 the last)."""
+def run_priority(config: dict[str, Any], run: str) -> float:
+    """`run`'s priority among the history's timing jobs, in (0, 1]: the first in run_order the highest, all of
+    them below model preparation's (2) and the environments' (release_env: 1.5), so every model and environment
+    is ready before the first timing job and their priorities alone set the order."""
     order = run_order(config)
-    return len(order) - order.index(run)
+    return (len(order) - order.index(run)) / len(order)

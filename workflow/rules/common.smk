@@ -212,12 +212,6 @@ def history_run_priority(wildcards):
     return releases.run_priority(config, run)
 
 
-def release_env_priority(wildcards):
-    """Every environment built before any timing job: no install between two of them, and every timing job
-    ready when the first starts, so that their priorities set the order."""
-    return len(releases.runs(config)) + 1
-
-
 def history_benchmarks():
     """The history's jobs' benchmark files (its run summary: installs and timing jobs)."""
     runs = [p.replace("results/history/runs/", "results/benchmarks/history_run/") for p in history_runs()]

@@ -13,7 +13,7 @@ rule release_env:
         "results/logs/release_env/{release}.log",
     benchmark:
         "results/benchmarks/release_env/{release}.tsv"
-    priority: release_env_priority
+    priority: 1.5  # after every model (2), before any timing job (0, 1]: none waits on an install
     conda:
         ENV
     resources:

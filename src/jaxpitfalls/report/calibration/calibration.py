@@ -124,7 +124,8 @@ def _options(ran: dict[str, Any]) -> str:
 
 
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
-             pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True) -> str:
+             pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True,
+             history_repeats: int | None = None) -> str:
     """docs/calibration.md: what was timed, each rate against its target, the machine time, and pyperf beside
     the lockstep on one callable where the calibration ran it."""
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
@@ -159,8 +160,9 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
             pyperf.to_markdown(index=False, floatfmt=".3f"), "",
             *one_pair_line(list(pyperf.harness[pyperf.change_found.astype(bool)])),
         ]
-    configurations = table.config_id.nunique() if len(table) else 0
-    return "\n".join(lines + reach_lines(found.rows.max() if len(found) else 0, ran["processes"], configurations))
+    factors = [f for f in table.injected.round(4).unique() if f > 1] if len(table) else []
+    return "\n".join(lines + reach_lines(len(table), ran["processes"], table.config_id.nunique() if len(table) else 0,
+                                         factors, history_repeats))
 
 
 def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:
@@ -193,7 +195,9 @@ def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
     """What the calibration's lockstep jobs recorded of their set-up (the config may have changed since), with
     the pyperf pair's callable and options."""
     recorded = jobs[0]
-    return {**recorded["lockstep"], "study": recorded["study"], "sides": recorded["sides"],  # names, with their env
+    # results made before a job recorded its set-up: the config's, which those jobs ran with
+    set_up = recorded.get("lockstep", {"processes": compare.processes, "rounds": compare.rounds})
+    return {**set_up, "study": recorded["study"], "sides": recorded["sides"],  # names, with their env
             "pyperf": {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options)}}
 
 
@@ -208,7 +212,7 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     machine_s = sum(job["job_seconds"] for job in jobs)
     pair = [beside(table, jobs, json.loads(Path(p).read_text())) for p in pyperf_paths]
     text = markdown(table, summary(table), machine_s, _ran(jobs, compare), pair[0] if pair else None, _commits(jobs),
-                    _proportional(jobs))
+                    _proportional(jobs), history.repeats if history and history_paths else None)
     null = [null_history(pd.read_csv(p), float(run_summary(history_benchmarks).seconds.sum()), history)
             for p in history_paths]
     results.write_text(out, text + ("\n" + "\n".join(null[0]) if null else ""))

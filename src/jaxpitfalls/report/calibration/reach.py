@@ -15,29 +15,31 @@ def holm_first_t(rows: int, processes: int) -> float:
     return float(t.ppf(1 - 0.05 / (2 * rows), processes - 1)) if processes > 1 else math.inf
 
 
-def reach_lines(rows: int, processes: int, configurations: int) -> list[str]:
-    """The page's closing section, from the run's own counts."""
+def reach_lines(rows: int, processes: int, configurations: int, factors: list[float],
+                history_repeats: int | None) -> list[str]:
+    """The page's closing section, from the run's own counts: `rows` of the table a gate would judge, the
+    injected `factors` (above 1), and the null history's jobs a release (None where none ran)."""
+    sizes = " and ".join(f"{f - 1:.0%}" for f in sorted(factors))
+    null = f" (the null history below times every release {history_repeats} times)" if history_repeats else ""
     return [
         "## What this page calibrates, and what it does not", "",
-        f"Calibrated here: the lockstep comparison's rows, each judged on its own, at {processes} fresh processes "
-        "a side: false alarms and coverage on A/A rows, and how often a 5% and a 10% slowdown is found.", "",
+        f"Calibrated here: the lockstep comparison's rows, each judged on its own, at {processes} fresh process"
+        f"{'es' * (processes > 1)} a side: false alarms and coverage on A/A rows, and how often a {sizes} slowdown "
+        "is found.", "",
         "Not calibrated here:", "",
         "- the studies' own intervals (every scorecard interval, a release's level in the history, "
-        "`target_precision`): a two-level bootstrap over each job's 2-3 processes, not the lockstep's Student's t; "
-        "nothing on this page measures their coverage;",
+        "`target_precision`): a two-level bootstrap over each job's few processes, not the lockstep's Student's "
+        "t; nothing on this page measures their coverage;",
         f"- the gate after its correction: the rates above are per row, before Holm; the gate fails a run only on "
-        f"a row that survives Holm's step-down over all {rows} rows, whose first step asks |t| above "
-        f"{holm_first_t(rows, processes):.1f} on {processes - 1} degrees of freedom, so a change found in every "
-        "row here can still pass the gate;",
-        "- a release history at `history.repeats: 1` (the null history below times every release twice, as the "
-        "default does), and comparisons at fewer processes than these;",
+        f"a row that survives Holm's step-down over every row of the table it judges ({rows} here), whose first "
+        f"step asks |t| above {holm_first_t(rows, processes):.1f} on {processes - 1} degrees of freedom, so a "
+        "change found in every row here can still pass the gate;",
+        f"- a release history at `history.repeats: 1`{null}, and comparisons at fewer processes than these;",
         "- how often a real change of another size is called unchanged.", "",
-        "How far the rates reach: the Student's t interval was chosen after an earlier run of these rows showed "
-        "the bootstrap covering 98.1%, so its coverage here is the first on that choice, measured in sample; each "
-        "share's Wilson interval counts the rows as independent, while the rows of one configuration share its "
-        f"fresh processes ({rows} rows over {configurations} configurations), so those intervals are too narrow; "
-        "and an injected row is an A/A row times a known factor (harness/injected.py), which tests the intervals' "
-        "width, not a change that differs by variant or mode.", "",
+        "How far the rates reach: each share's Wilson interval counts the rows as independent, while the rows of "
+        f"one configuration share its fresh processes ({rows} rows over {configurations} configurations), so "
+        "those intervals are too narrow; and an injected row is an A/A row times a known factor "
+        "(harness/injected.py), which tests the intervals' width, not a change that differs by variant or mode.", "",
     ]
 
 

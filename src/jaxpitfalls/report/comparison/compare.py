@@ -73,8 +73,8 @@ Z_95, Z_POWER_80 = 1.96, 0.84
 
 
 def rounds_of(settings: dict[str, Any]) -> int:
-    """A result's `measure.rounds`, as its timing job recorded it (a baseline timed before the key was renamed
-    recorded `repeats`)."""
+    """A result's `measure.rounds`, as its timing job recorded it (results timed before the key was renamed, read
+    here as this run's, recorded `repeats`)."""
     return settings["rounds"] if "rounds" in settings else settings["repeats"]
 
 

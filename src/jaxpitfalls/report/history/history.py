@@ -57,15 +57,17 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
 
 
 def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:
-    """How the jobs ran in time, as their results' timestamps record it. In the releases' own order, the
-    machine's drift over the run would read as a step; the workflow shuffles them (releases.run_order)."""
+    """How the jobs ran in time, as their results' timestamps record it, judged by each release's mean place in
+    it: equal for every release, a drift over the run adds the same to each (the workflow's blocks,
+    releases.run_order); rising or falling with the releases, a drift reads as a step."""
     jobs = ratios.drop_duplicates(["release", "job", "config_id"]).sort_values(["ran_at", "release", "job"])
     if jobs.release.nunique() < 2 or not jobs.ran_at.astype(bool).all():
         return []
-    position = [releases.index(r) for r in jobs.release]
-    lined_up = position == sorted(position)
-    said = ("in the releases' own order: a drift of the machine over the run would read as a step" if lined_up
-            else "shuffled, not in the releases' order")
+    place = jobs.assign(place=range(len(jobs))).groupby("release").place.mean()
+    mean = [place[r] for r in releases if r in place.index]
+    said = ("every release at the same mean place: a drift over the run adds the same to each" if len(set(mean)) == 1
+            else "lined up with the releases: a drift of the machine over the run would read as a step"
+            if mean in (sorted(mean), sorted(mean, reverse=True)) else "shuffled, not in the releases' order")
     return [f"Jobs ran {said} (their results' timestamps): "
             + ", ".join(f"{r.release} job {r.job}" for r in jobs.itertuples()) + ".", ""]
 
@@ -200,9 +202,12 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "![Each release's paired ratio](figures/history.png)", "",
         "## What changed", "", *summary_lines(steps, package), "",
         *(["## Jobs lost", "", "Their measurement failed (the reason below; the job's log has the rest): their "
-            "release's other jobs stand and the steps are fit without them; rerun one to time it again.", "",
+            "release's other jobs stand and the steps are fit without them. To time one again, delete its result "
+            "(results/history/runs/<release>/job<k>/) or name it to `snakemake --forcerun`; a release that "
+            "loses every job is listed without a result.", "",
             *gone, ""] if gone else []),
-        *(["## Releases without a result", "", "Their environment did not install or import: not a change.", "",
+        *(["## Releases without a result", "", "Their environment did not install or import, or every job of theirs "
+            "was lost: not a change.", "",
             *failed, ""] if failed else []),
         "## Steps", "", steps.to_markdown(index=False, floatfmt=".3f"), "",
         "## Each release's ratios", "", levels.to_markdown(index=False, floatfmt=".3f"), "",
@@ -241,6 +246,10 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
         else:
             measured.setdefault(release, []).append(doc)
     measured = {r: measured[r] for r in releases if r in measured}
+    for release in releases:  # a release that lost every job has no result, as one that did not install
+        reasons = [why for job, why in lost.items() if job.startswith(f"{release} job")]
+        if reasons and release not in measured and release not in unavailable:
+            unavailable[release] = f"every job lost ({reasons[0]})"
     ratios = ratios_table(measured, history.package)
     levels = release_levels(ratios)
     steps = steps_table(levels, releases, history.package, environments(measured))
