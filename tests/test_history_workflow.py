@@ -68,4 +68,4 @@ def test_each_release_is_timed_in_its_environment_and_a_new_one_alone(smoke_run,
     job = r"rule history_run:\n(?:.*\n)*?\s+output: (\S+)\n(?:.*\n)*?\s+priority: ([\d.]+)"
     said = dict(re.findall(job, dry.stdout))
     assert said and {run: float(p) for run, p in said.items()} == {
-        run: releases.run_priority(config, run) for run in said}
+        run: releases.run_priorities(config)[run] for run in said}

@@ -89,5 +89,5 @@ def test_the_timing_jobs_run_in_blocks_a_shuffled_one_then_its_reverse():
         path.split("/")[3] for path in reversed(order[:8])] and all("/job2/" in path for path in order[8:])
     place = {v: [i for i, path in enumerate(order) if path.split("/")[3] == v] for v in versions}
     assert {sum(p) / 2 for p in place.values()} == {7.5}
-    priorities = [releases.run_priority(config, run) for run in order]
+    priorities = [releases.run_priorities(config)[run] for run in order]
     assert priorities == sorted(priorities, reverse=True) and 0 < min(priorities) and max(priorities) == 1

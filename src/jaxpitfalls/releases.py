@@ -96,9 +96,9 @@ def run_order(config: dict[str, Any]) -> list[str]:
             for r, c in (places if job % 2 else places[::-1])]
 
 
-def run_priority(config: dict[str, Any], run: str) -> float:
-    """`run`'s priority among the history's timing jobs, in (0, 1]: the first in run_order the highest, all of
-    them below model preparation's (2) and the environments' (release_env: 1.5), so every model and environment
-    is ready before the first timing job and their priorities alone set the order."""
+def run_priorities(config: dict[str, Any]) -> dict[str, float]:
+    """Each timing job's priority, in (0, 1]: the first in run_order the highest, all of them below model
+    preparation's (2) and the environments' (release_env: 1.5), so every model and environment is ready before
+    the first timing job and their priorities alone set the order."""
     order = run_order(config)
-    return (len(order) - order.index(run)) / len(order)
+    return {run: (len(order) - i) / len(order) for i, run in enumerate(order)}

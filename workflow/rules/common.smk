@@ -205,11 +205,15 @@ def history_runs():
     return releases.runs(config)
 
 
+HISTORY_PRIORITIES = releases.run_priorities(config)  # once at parse, not the whole order again per job
+
+
 def history_run_priority(wildcards):
     """The history's timing jobs run in its shuffled order (releases.run_order), the first the highest priority:
     a priority orders them without an input between them, so adding a release reruns no job."""
-    run = releases.RUN.format(release=wildcards.release, job=wildcards.job, config=wildcards.config)
-    return releases.run_priority(config, run)
+    return HISTORY_PRIORITIES[
+        releases.RUN.format(release=wildcards.release, job=wildcards.job, config=wildcards.config)
+    ]
 
 
 def history_benchmarks():

@@ -182,12 +182,13 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
 
 
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
-             history: History, lost: dict[str, str] | None = None) -> str:
+             history: History, lost: dict[tuple[str, int, str], str] | None = None) -> str:
     """reports/history.md: what changed and where, how it was decided, the releases that failed, the jobs lost,
     the rows."""
     package = history.package
     failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
-    gone = [f"- `{package} {job}`: {reason.splitlines()[0]}" for job, reason in (lost or {}).items()]
+    gone = [f"- `{package} {release} job {job} ({config_id})`: {reason.splitlines()[0]}"
+            for (release, job, config_id), reason in (lost or {}).items()]
     return "\n".join([
         f"# {history.study} across {package} releases", "",
         f"Each release timed in an environment of its own ({len(history.versions)} releases asked for; the "
@@ -242,12 +243,12 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
         if "unavailable" in doc:
             unavailable[release] = doc["unavailable"]
         elif "lost" in doc:
-            lost[f"{release} job {doc['job']} ({doc['config_id']})"] = doc["lost"]
+            lost[release, doc["job"], doc["config_id"]] = doc["lost"]
         else:
             measured.setdefault(release, []).append(doc)
     measured = {r: measured[r] for r in releases if r in measured}
     for release in releases:  # a release that lost every job has no result, as one that did not install
-        reasons = [why for job, why in lost.items() if job.startswith(f"{release} job")]
+        reasons = [why for (lost_release, *_), why in lost.items() if lost_release == release]
         if reasons and release not in measured and release not in unavailable:
             unavailable[release] = f"every job lost ({reasons[0]})"
     ratios = ratios_table(measured, history.package)
