@@ -117,6 +117,11 @@ MALFORMED = [
     ("a release's python that is not there", {"history": {"versions": ["0.11.8"], "pythons": {"0.11.8": "/no/py"}}},
      "config history.pythons.0.11.8 = '/no/py': not a file"),
     ("a release that is not a version", {"history": {"versions": ["latest"]}}, "config history.versions[0] = 'latest'"),
+    ("a precision target over one process", {"studies": {"tree_at": {"measure": {"processes": 1}}}},
+     "config studies.tree_at.measure.target_precision: 0.05 is reached over fresh processes: set processes to at "
+     "least 2 (it is 1)"),
+    ("fewer processes at most than at first", {"studies": {"tree_at": {"measure": {"max_processes": 1}}}},
+     "config studies.tree_at.measure.max_processes: 1 is below processes (2)"),
 ]
 
 

@@ -9,7 +9,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from busy import busy_neighbours
 
@@ -180,43 +179,6 @@ def test_short_rounds_are_judged_together_over_a_window():
     assert len(samples["a"]) == 64
     assert [w["wall_s"] for w in record["windows"]] == [timing.WINDOW_S] * 4
     assert [w["rounds"] for w in record["windows"]] == [16] * 4
-
-
-def _jittery(scripted: ScriptedMachine, spread: float):
-    """Two variants 10% apart whose samples vary by `spread` around their means (fixed seed), on the
-    scripted clock: how precisely their ratio is known grows with the rounds kept."""
-    rng = np.random.default_rng(0)
-
-    def sampler(mean: float):
-        def run() -> float:
-            seconds = mean * (1 + spread * rng.uniform(-1, 1))
-            scripted.clock += seconds
-            scripted.ran += seconds
-            return seconds
-        return run
-    return {"a": sampler(0.11), "b": sampler(0.1)}
-
-
-def test_a_precision_target_stops_a_mode_once_every_ratio_is_known_that_well():
-    scripted = ScriptedMachine()
-    sampling = Sampling(rounds=10, target_precision=0.02)
-    samples, *_ = interleaved(_jittery(scripted, 0.05), sampling, watch=scripted,
-                              enough=protocol.precise([("a", "b")], sampling.target_precision))
-    reached = stats.paired_comparison(samples["a"], samples["b"])
-    assert 10 <= len(samples["a"]) < 10 * timing.PRECISION_ROUNDS_CAP
-    assert stats.relative_half_width(reached) <= 0.02
-
-
-def test_an_unreachable_precision_target_ends_with_the_budget_or_the_round_cap():
-    scripted = ScriptedMachine()
-    sampling = Sampling(rounds=10, budget_s=12.0, target_precision=0.0001)
-    samples, *_ = interleaved(_jittery(scripted, 0.5), sampling, watch=scripted,
-                              enough=protocol.precise([("a", "b")], sampling.target_precision))
-    assert 12.0 <= scripted.clock < 12.0 + 2 * timing.WINDOW_S and len(samples["a"]) > 10  # past `rounds`
-    capped = ScriptedMachine()
-    samples, *_ = interleaved(_jittery(capped, 0.5), Sampling(rounds=10), watch=capped,
-                              enough=protocol.precise([("a", "b")], 0.0001))
-    assert len(samples["a"]) == 10 * timing.PRECISION_ROUNDS_CAP
 
 
 def test_garbage_collection_is_off_inside_a_sample_and_back_on_after():

@@ -193,6 +193,6 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     dispatch["measure"]["step_by_step"] = "base"  # another study's key: dispatch has no un-jitted start-up
     problems, _ = schema_problems(config, SCHEMA)
     assert problems == ["config studies.dispatch.measure: unknown key 'step_by_step' (known: budget_s, "
-                        "captures, max_busy_share, max_wait_s, min_sample_s, on_contention, processes, rounds, "
-                        "steps_per_sample, target_precision, trace_steps, warmup_steps)"]
+                        "captures, max_busy_share, max_processes, max_wait_s, min_sample_s, on_contention, processes, "
+                        "rounds, steps_per_sample, target_precision, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(registry.names())

@@ -4,12 +4,13 @@ pace the run's windows recorded, and a cut it cannot make is refused."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from results_docs import process_doc
 
 from jaxpitfalls.harness import stats
-from jaxpitfalls.harness.processes import merge
+from jaxpitfalls.harness.processes import merge, pooled_intervals
 from jaxpitfalls.report.reference.thinned import Cut, rounds_kept, thin
 from jaxpitfalls.report.tables import aggregate
 
@@ -58,7 +59,9 @@ def test_keeping_the_first_rounds_keeps_every_process_paired():
     assert entry["summary"]["n"] == 10 and len(entry["contended"]) == 10
     (got,) = thinned["comparisons"]
     heads = {name: [_samples(d, name)[:5] for d in docs] for name in ("v", "f")}
-    want = stats.paired_comparison(heads["v"], heads["f"])
+    own = [stats.paired_comparison(v, f) for v, f in zip(heads["v"], heads["f"], strict=True)]
+    (want,) = pooled_intervals([[o["ratio"] for o in own]], [[o["diff"] for o in own]],
+                               [float(np.median(heads["f"]))], [False])
     assert [got[k] for k in RATIO] == pytest.approx([want[k] for k in RATIO])
     record = thinned["machine"]["m"]
     assert record["places"] == {"f": [0, 1, 0, 1, 0] * 2, "v": [1, 0, 1, 0, 1] * 2} and record["rounds_kept"] == 10

@@ -13,7 +13,6 @@ from typing import Any
 from . import plan, registry
 from .contract import naming
 from .contract.settings import Timing
-from .harness.sampling import Sampling
 
 
 def _settings(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
@@ -25,13 +24,14 @@ def _settings(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
     }
 
 
-def _sampling(sampling: Sampling) -> set[str]:
+def _sampling(timing: Timing) -> set[str]:
     """The branches of how rounds are sampled and judged, which the harness applies alike to every study."""
+    sampling = timing.sampling
     return {
+        "processes until target_precision" if timing.target_precision > 0 else "no precision target",
         f"on_contention: {sampling.on_contention}",
         "rounds bounded by budget_s" if sampling.budget_s else "a fixed number of rounds",
         "samples calibrated to min_sample_s" if sampling.min_sample_s > 0 else "one call per sample",
-        "rounds until target_precision" if sampling.target_precision > 0 else "no precision target",
     }
 
 
@@ -55,5 +55,5 @@ def of_config(config: dict[str, Any]) -> set[str]:
     for study in plan.enabled_studies(config):
         timing = registry.spec(study).timing.of(plan.timing_settings(config, study))
         found |= {f"{study}: {kind}" for kind in _settings(config, study, timing) | _configurations(
-            config, study, timing)} | {f"any study: {kind}" for kind in _sampling(timing.sampling)}
+            config, study, timing)} | {f"any study: {kind}" for kind in _sampling(timing)}
     return found

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import registry, results
+from ..contract.settings import processes_problem
 from .paths import path_problems
 from .schema import fill_defaults, load, schema_problems
 from .sizes import size_problems
@@ -28,6 +29,18 @@ def _study_folders(config: dict[str, Any]) -> list[str]:
     return folders if isinstance(folders, list) and all(isinstance(f, str) for f in folders) else []
 
 
+def _processes_problems(config: dict[str, Any]) -> list[str]:
+    """Each study's `measure` processes as Timing would refuse them when its first job starts."""
+    found = []
+    for name, study in config.get("studies", {}).items():
+        measure = study.get("measure", {})
+        problem = processes_problem(measure.get("processes", 1), measure.get("target_precision", 0),
+                                    measure.get("max_processes", 0))
+        if problem:
+            found.append(f"config studies.{name}.measure.{problem}")
+    return found
+
+
 def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     """Validate the config against the assembled schema (schema.load) and fill in its defaults, or raise
     InvalidConfig. Schema violations come first (their full jsonschema detail goes to DETAIL_LOG); only a
@@ -44,7 +57,7 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     problems, detail = schema_problems(config, schema)
     if not problems:
         fill_defaults(config, schema)
-        problems = size_problems(config) + path_problems(config)
+        problems = size_problems(config) + path_problems(config) + _processes_problems(config)
     if not problems:
         return
     note = ""

@@ -22,13 +22,42 @@ def _refuse_unknown(cls: type, settings: dict[str, Any], known: tuple[str, ...])
         raise ValueError(f"measure settings {unknown}: {cls.__module__}.{cls.__qualname__} reads only {list(known)}")
 
 
+def processes_problem(processes: int, target_precision: float, max_processes: int) -> str | None:
+    """What is wrong with a `measure` block's processes, starting with the key (None: nothing): a precision
+    target is reached over fresh processes, so it needs two to start from; the most cannot be below the first."""
+    if target_precision and processes < 2:
+        return (f"target_precision: {target_precision} is reached over fresh processes: set processes to at "
+                f"least 2 (it is {processes})")
+    if max_processes and max_processes < processes:
+        return f"max_processes: {max_processes} is below processes ({processes})"
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Timing:
     """What every timing job reads: how each mode is sampled (`Sampling`: rounds, budget, calibration,
-    contention policy, precision target) and how many fresh worker processes time the configuration."""
+    contention policy) and how many fresh worker processes time the configuration: `processes`, and with a
+    `target_precision` more, one at a time, until every ratio of two variants' times has its 95% interval within
+    that share of the ratio either way, or `max_processes` have timed it (0: three times `processes`). The
+    processes are the independent units of a job's interval (harness.moderated), so its precision grows with
+    them, not with rounds in one."""
 
     sampling: Sampling
     processes: int = 1
+    target_precision: float = 0.0
+    max_processes: int = 0
+
+    def __post_init__(self) -> None:
+        problem = processes_problem(self.processes, self.target_precision, self.max_processes)
+        if problem:
+            raise ValueError(f"measure.{problem}")
+
+    @property
+    def most_processes(self) -> int:
+        """The most fresh processes a configuration is timed in."""
+        if not self.target_precision:
+            return self.processes
+        return self.max_processes or 3 * self.processes
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

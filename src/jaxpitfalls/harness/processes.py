@@ -3,18 +3,20 @@
 Medians of the same callable differ by tens of percent between fresh processes (allocation, code layout,
 which core, the machine's mood at the time); a single process's interval cannot see that. Each worker
 times every variant interleaved, as a single process would; the merged result keeps each process's samples
-and comparisons, pools the samples, and recomputes every paired ratio with a two-level bootstrap
-(processes, then pairs within a process), so the interval carries the spread between processes.
+and comparisons, pools the samples, and estimates every comparison from the processes' own (their mean, Student's
+t on the spread between processes pooled across the job's rows: harness.moderated), so the interval carries the
+spread between processes.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import numpy as np
 
-from . import stats
+from . import moderated, stats
 from .machine import machine_summary
 
 
@@ -86,11 +88,55 @@ def side_samples_of(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
                                for name in stats.side_parts(side)}, side)
 
 
-def _ratio_of(doc: dict[str, Any], pair: dict[str, Any]) -> float | None:
-    """The paired ratio one process measured for the pair (variant, baseline, mode); None where two differences'
-    baseline may be 0 (stats.paired_comparison)."""
+def _own(doc: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
+    """One process's own comparison of the pair (variant, baseline, mode): its ratio (None where two differences'
+    baseline may be 0: stats.paired_comparison) and its difference."""
     key = ("variant", "baseline", "mode")
-    return next(c["ratio"] for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
+    return next(c for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
+
+
+def _scale(docs: list[dict[str, Any]], c: dict[str, Any]) -> float:
+    """A comparison's size in seconds: the median of its baseline's first variant over every process (a
+    difference's baseline `a - b`: a's), by which its differences are put on one scale with the job's others."""
+    return float(np.median(np.concatenate([side_samples_of(d, stats.side_parts(c["baseline"])[0], c["mode"])
+                                           for d in docs])))
+
+
+def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every comparison of a job from each process's own (its ratio, its difference), by moderated t."""
+    own = [[_own(d, c) for d in docs] for c in docs[0]["comparisons"]]
+    return pooled_intervals([[o["ratio"] for o in row] for row in own], [[o["diff"] for o in row] for row in own],
+                            [_scale(docs, c) for c in docs[0]["comparisons"]],
+                            [stats.is_difference(c["variant"], c["baseline"]) for c in docs[0]["comparisons"]])
+
+
+RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_p_value", "ratio_df")
+
+
+def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
+    return dict(zip(RATIO_FIELDS, (math.exp(log.mean), math.exp(log.low), math.exp(log.high), log.p_value, log.df),
+                    strict=True))
+
+
+def pooled_intervals(ratios: list[list[float | None]], diffs: list[list[float]], scales: list[float],
+                     differences: list[bool]) -> list[dict[str, Any]]:
+    """A job's comparisons from their processes' own ratios and differences (seconds; `scales`: each row's size,
+    _scale), by moderated.pooled: the log-ratios of two variants' times pooled across the job's such rows, the
+    differences relative to their size pooled across all rows. A ratio of two differences (`differences`) is a
+    share of one overhead in another, near 0 or below in a process where an overhead is: its processes' ratios
+    averaged as they are (not on the log scale) on their own t, and none where a process's ratio is missing."""
+    plain = [i for i, d in enumerate(differences) if not d]
+    ratio = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain]),
+                                                strict=True)}
+    for i in set(range(len(ratios))) - set(plain):
+        if None not in ratios[i]:
+            e = moderated.estimate(ratios[i])
+            ratio[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df), strict=True))
+    relative = moderated.pooled([np.asarray(d, dtype=float) / s for d, s in zip(diffs, scales, strict=True)])
+    return [ratio.get(i, dict.fromkeys(RATIO_FIELDS))
+            | {"diff": rel.mean * scale, "diff_ci_low": rel.low * scale, "diff_ci_high": rel.high * scale,
+               "diff_df": rel.df}
+            for i, (rel, scale) in enumerate(zip(relative, scales, strict=True))]
 
 
 def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -121,11 +167,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
             elif key != "signature":
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [
-        c | stats.paired_comparison([side_samples_of(d, c["variant"], c["mode"]) for d in docs],
-                                    [side_samples_of(d, c["baseline"], c["mode"]) for d in docs],
-                                    of_medians=stats.is_difference(c["variant"], c["baseline"]))
-        | {"process_ratios": [_ratio_of(d, c) for d in docs]}
-        for c in first["comparisons"]
+        c | found | {"process_ratios": [_own(d, c)["ratio"] for d in docs]}
+        for c, found in zip(first["comparisons"], _pooled_comparisons(docs), strict=True)
     ]
     merged["comparisons_by_process"] = [d["comparisons"] for d in docs]
     merged["memory"] = {mode: {k: max((d["memory"][mode][k] for d in docs if d["memory"][mode][k] is not None),
@@ -166,3 +209,11 @@ def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
     names = records[0]["max_abs_difference"]
     return records[0] | {"max_abs_difference": {k: max(r["max_abs_difference"][k] for r in records) for k in names},
                          "bitwise_equal": {k: all(r["bitwise_equal"][k] for r in records) for k in names}}
+
+
+def precise_enough(docs: list[dict[str, Any]], target: float) -> bool:
+    """Whether the processes so far know every ratio of two variants' times (not a ratio of differences, a share
+    that may be near 0) to within `target` of it either way (stats.relative_half_width of the merged result)."""
+    return all(stats.relative_half_width(c) <= target for c in merge(docs)["comparisons"]
+               if c["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"]))
+

@@ -142,15 +142,6 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
             {name: seconds[name] * counts[name] for name in samplers})
 
 
-def precise(pairs: list[tuple[str, str]], target: float) -> Callable[[dict[str, list[float]]], bool]:
-    """`measure.target_precision` as `interleaved`'s stopping rule: every pair's paired ratio is known to
-    within `target` (stats.relative_half_width), so a marginal claim is decided where the budget allows it."""
-    def enough(samples: dict[str, list[float]]) -> bool:
-        return all(stats.relative_half_width(stats.paired_comparison(samples[a], samples[b])) <= target
-                   for a, b in pairs)
-    return enough
-
-
 def measure_mode(
     samplers: dict[str, Sampler],
     mode: str,
@@ -182,12 +173,8 @@ def measure_mode(
     untimed = sorted({v for pair in pairs for side in pair for v in stats.side_parts(side)} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
         raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
-    plain = [pair for pair in pairs if not stats.is_difference(*pair)]  # a precision of variants' ratios
-    enough = precise(plain, sampling.target_precision) if sampling.target_precision and compiles == "forbidden" \
-        else None
     memory.reset_host_peak()
-    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", enough=enough,
-                                                      primed=sample_s)
+    samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", primed=sample_s)
     if compiles == "required":
         require_compiled(counts, where)
     elif compiles == "forbidden":

@@ -13,8 +13,8 @@ MIN_ROUNDS = 2  # rounds a time budget never stops a mode below (harness.timing.
 
 @dataclass(frozen=True)
 class Sampling:
-    """How a mode is sampled (a study's `measure` settings): rounds, time budget, calibrated sample length,
-    and what a round taken while the machine was busy means."""
+    """How a mode is sampled in one process (a study's `measure` settings): rounds, time budget, calibrated
+    sample length, and what a round taken while the machine was busy means."""
 
     rounds: int
     budget_s: float | None = None
@@ -22,7 +22,6 @@ class Sampling:
     on_contention: str = "retry"
     max_busy_share: float = 0.2
     max_wait_s: float = 300.0
-    target_precision: float = 0.0
 
     def __post_init__(self) -> None:
         if self.on_contention not in ON_CONTENTION:

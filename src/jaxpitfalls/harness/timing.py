@@ -42,9 +42,6 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-# Without a budget, a precision target may extend a mode to this many times its `rounds`.
-PRECISION_ROUNDS_CAP = 10
-
 # The kernel counts CPU time in ticks (10 ms) and a cloud VM's hypervisor steals in bursts of a few tenths of a
 # second: rounds are judged together over windows at least this long (a shorter last window is judged over the
 # rounds before it too), so that neither a stray tick nor a burst shorter than a window makes rounds look busy.
@@ -64,12 +61,11 @@ def _judged_from(readings: list[Reading], window_start: Reading, now: Reading) -
     return next((r for r in reversed(readings) if now.wall - r.wall >= WINDOW_S), readings[0])
 
 
-def _progress(label: str, done: int, rounds: int, elapsed: float, policy: Contention, last: bool,
-              precise: bool) -> None:
+def _progress(label: str, done: int, rounds: int, elapsed: float, policy: Contention, last: bool) -> None:
     """A line in the job's log every fifth of the mode's rounds, and at its last."""
     if done % max(1, rounds // 5) == 0 or done == rounds or last:
-        log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)%s", label, done, rounds, elapsed,
-                 policy.retimed, policy.waited_s, ", precise enough" if precise else "")
+        log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)", label, done, rounds, elapsed,
+                 policy.retimed, policy.waited_s)
 
 
 # One round: every variant's (seconds, compilations) and the yardstick taken after them.
@@ -156,7 +152,6 @@ def interleaved(
     label: str = "",
     min_rounds: int = MIN_ROUNDS,
     watch: Watch = REAL,
-    enough: Callable[[dict[str, list[float]]], bool] | None = None,
     primed: Mapping[str, float] | None = None,
     first_round: int | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
@@ -167,9 +162,7 @@ def interleaved(
     once the rounds so far took that long and `min_rounds` are kept: samples that cost seconds each stay
     affordable, cheap ones get every round. The machine is watched (`watch`) over windows of rounds at least
     `WINDOW_S` long; what a contended window means is `contention.Contention`'s to say (re-timed after a wait
-    for quiet, refused, or kept and marked). `enough` (a precision target: `protocol.precise`) makes `rounds`
-    a minimum: rounds go on until it is satisfied (asked after each kept window) or the budget is spent (no
-    budget: PRECISION_ROUNDS_CAP x `rounds`). Returns the raw samples per variant, their compilations,
+    for quiet, refused, or kept and marked). Returns the raw samples per variant, their compilations,
     whether each was taken in a contended window, and the mode's machine record (with places)."""
     names, last = list(samplers), None if primed is None else dict(primed)
     offset = random.randrange(2 * len(names)) if first_round is None else first_round
@@ -180,8 +173,7 @@ def interleaved(
     loads, clocks = [load_average()], [cpu_mhz()]
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
     start = window_start = readings[0]
-    cap = sampling.rounds if enough is None else sampling.rounds * PRECISION_ROUNDS_CAP
-    while len(kept.samples[names[0]]) < cap:
+    while len(kept.samples[names[0]]) < sampling.rounds:
         done_before = len(kept.samples[names[0]]) + len(pending)
         pending.append(_round(samplers, round_order(names, offset + done_before), watch, last))
         now = watch.now()
@@ -189,7 +181,7 @@ def interleaved(
         done = done_before + 1
         elapsed = now.wall - start.wall - policy.spent_s  # re-timed windows and waits spend none of the budget
         out_of_budget = sampling.budget_s is not None and done >= min_rounds and elapsed >= sampling.budget_s
-        if now.wall - window_start.wall < WINDOW_S and done < cap and not out_of_budget:
+        if now.wall - window_start.wall < WINDOW_S and done < sampling.rounds and not out_of_budget:
             continue
         activity = watch.between(_judged_from(readings, window_start, now), now)
         contended = activity.contended(sampling.max_busy_share)
@@ -197,9 +189,8 @@ def interleaved(
         windows.append(_window_record(activity, len(pending), contended, keep))
         if keep:
             kept.add(pending, contended)
-            precise = enough is not None and done >= sampling.rounds and enough(kept.samples)
-            _progress(label, done, sampling.rounds, elapsed, policy, out_of_budget or precise, precise)
-            if out_of_budget or precise:
+            _progress(label, done, sampling.rounds, elapsed, policy, out_of_budget)
+            if out_of_budget:
                 break
         else:
             readings = [watch.now()]  # after a wait: judge nothing across it

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import registry, results
+from ..contract.settings import Timing
 from ..harness import environment
-from ..harness.processes import merge
+from ..harness.processes import merge, precise_enough
 from ..harness.workers import PipeWorker, WorkerFailed
 
 log = logging.getLogger(__name__)
@@ -27,19 +28,30 @@ def measure_here(request: dict[str, Any]) -> dict[str, Any]:
     return {"doc": doc, "environment": environment.of_request(request)}
 
 
-def measure_in_workers(request: dict[str, Any], processes: int, log_path: str | None, jax_cache_dir: str,
+def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
+    """Whether the processes so far are enough: `processes` of them, then `target_precision` reached
+    (harness.processes.precise_enough) or `max_processes` timed."""
+    if len(measured) < timing.processes:
+        return False
+    return not timing.target_precision or len(measured) >= timing.most_processes or precise_enough(
+        [m["doc"] for m in measured], timing.target_precision)
+
+
+def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | None, jax_cache_dir: str,
                        python: str = sys.executable) -> list[dict[str, Any]]:
     """Each worker a fresh Python process (`python -m jaxpitfalls.jobs.study_worker`, the workers' protocol),
     one after the other (they must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to
-    the job's log. `python`: another environment's interpreter (a release of the history), running this
-    checkout's code."""
-    measured = []
+    the job's log; as many as `timing` asks (_enough). `python`: another environment's interpreter (a release of
+    the history), running this checkout's code."""
+    measured: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))
-        for i in range(processes):
-            log.info("%s %s: process %d of %d", request["study"], request["conf"]["id"], i + 1, processes)
-            worker = PipeWorker(f"worker process {i + 1} of {processes}", python, {},
+        while not _enough(measured, timing):
+            i, most = len(measured), timing.most_processes
+            of = f"{timing.processes}" if most == timing.processes else f"{timing.processes} (up to {most})"
+            log.info("%s %s: process %d of %s", request["study"], request["conf"]["id"], i + 1, of)
+            worker = PipeWorker(f"worker process {i + 1} of {of}", python, {},
                                 ["-m", WORKER, str(request_path), log_path or "", jax_cache_dir])
             try:
                 measured.append(worker.first)
@@ -76,9 +88,9 @@ def run_configuration(
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,
                "record": list(record)}
-    processes = registry.spec(study).timing.of(settings).processes  # refuses a key the study does not read
-    measured = ([measure_here(request)] if processes == 1 and python is None
-                else measure_in_workers(request, processes, log_path, jax_cache_dir, python or sys.executable))
+    timing = registry.spec(study).timing.of(settings)  # refuses a key the study does not read
+    measured = ([measure_here(request)] if timing.processes == 1 and python is None
+                else measure_in_workers(request, timing, log_path, jax_cache_dir, python or sys.executable))
     doc = merge([m["doc"] for m in measured])
     doc |= {
         "study": study,

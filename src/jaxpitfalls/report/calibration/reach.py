@@ -28,8 +28,9 @@ def reach_lines(rows: int, processes: int, configurations: int, factors: list[fl
         "is found.", "",
         "Not calibrated here:", "",
         "- the studies' own intervals (every scorecard interval, a release's level in the history, "
-        "`target_precision`): a two-level bootstrap over each job's few processes, not the lockstep's Student's "
-        "t; nothing on this page measures their coverage;",
+        "`target_precision`): Student's t over each job's fresh processes, their spread pooled across the job's "
+        "rows (harness/moderated.py), covering 93-97% of simulated rows at 2, 3 and 5 processes "
+        "(tests/test_moderated.py); nothing on this page measures their coverage on real jobs;",
         f"- the gate after its correction: the rates above are per row, before Holm; the gate fails a run only on "
         f"a row that survives Holm's step-down over every row of the table it judges ({rows} here), whose first "
         f"step asks |t| above {holm_first_t(rows, processes):.1f} on {processes - 1} degrees of freedom, so a "

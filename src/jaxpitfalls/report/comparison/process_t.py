@@ -16,26 +16,21 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import t
 
+from ...harness import moderated
+
 MOST_PROCESSES = 10_000  # beyond this many, a row's "processes needed" is reported as none
 
 
 def interval(side: Sequence[Sequence[float]], first: Sequence[Sequence[float]]) -> dict[str, float]:
     """The ratio side / first (one list of rounds per process, paired round by round) with its 95% interval and
     p-value: each process's median of its rounds' log-ratios, their mean, Student's t on processes - 1 degrees
-    of freedom; `log_sd`, the processes' spread, for `detectability`. One process, or processes that agree to
-    the last bit: nothing says how far a fresh one moves the ratio, so no interval (0, inf) and p = 1."""
-    logs = np.array([np.median(np.log(np.asarray(s, dtype=float) / np.asarray(f, dtype=float)))
-                     for s, f in zip(side, first, strict=True)])
-    centre = float(logs.mean())
-    sd = float(logs.std(ddof=1)) if logs.size > 1 else 0.0
-    if sd == 0:
-        return {"ratio": math.exp(centre), "ratio_ci_low": 0.0, "ratio_ci_high": math.inf, "p_value": 1.0,
-                "log_sd": math.nan}
-    se, df = sd / math.sqrt(logs.size), logs.size - 1
-    half = float(t.ppf(0.975, df)) * se
-    return {"ratio": math.exp(centre), "ratio_ci_low": math.exp(centre - half),
-            "ratio_ci_high": math.exp(centre + half), "p_value": float(2 * t.sf(abs(centre) / se, df)),
-            "log_sd": sd}
+    of freedom (harness.moderated.estimate, each row on its own spread: the rows calibrated so); `log_sd`, the
+    processes' spread, for `detectability`. One process, or processes that agree to the last bit: nothing says
+    how far a fresh one moves the ratio, so no interval (0, inf) and p = 1."""
+    found = moderated.estimate([np.median(np.log(np.asarray(s, dtype=float) / np.asarray(f, dtype=float)))
+                                for s, f in zip(side, first, strict=True)])
+    return {"ratio": math.exp(found.mean), "ratio_ci_low": math.exp(found.low), "ratio_ci_high": math.exp(found.high),
+            "p_value": found.p_value, "log_sd": found.sd if math.isfinite(found.high) else math.nan}
 
 
 def _reach(log_sd: float, processes: int) -> float:

@@ -72,9 +72,8 @@ def rerendered(report_md: str, claims: dict[str, list[dict[str, Any]]], here: di
 
 
 def rerender(snapshot: str | Path) -> dict[str, Any]:
-    """Write the snapshot's claims sections and figure again by this checkout's rules; where it has a manifest
-    (report/reference/reference.py), record which files were rejudged, at which commit, with their new sha256s. Returns
-    the claims."""
+    """Write the snapshot's claims sections and figure again by this checkout's rules, recorded in its manifest
+    (record_rejudged). Returns the claims."""
     from ...contract.figures import save
     from ..scorecard.claims_figure import claim_points, claims_figure
 
@@ -83,11 +82,17 @@ def rerender(snapshot: str | Path) -> dict[str, Any]:
     report = snapshot / "report.md"
     report.write_text(rerendered(report.read_text(), claims, here))
     save(claims_figure(claim_points(claims)), str(snapshot / FIGURE))
+    record_rejudged(snapshot, ["report.md", FIGURE])
+    return claims
+
+
+def record_rejudged(snapshot: Path, files: list[str]) -> None:
+    """Where the snapshot has a manifest (report/reference/reference.py), record which of its files were written
+    again, at which commit, with their new sha256s, kept with what changed before (a table estimated again)."""
     manifest = snapshot / MANIFEST
-    if manifest.exists():  # what changed, kept with what changed before (a table aggregated again from the run)
+    if manifest.exists() and files:
         found = json.loads(manifest.read_text())
         before = found.get("rejudged", {})
         found["rejudged"] = before | {"commit": (git_state()["commit"] or "unknown")[:10], "files": before.get(
-            "files", {}) | {f: sha256(snapshot / f) for f in ("report.md", FIGURE)}}
+            "files", {}) | {f: sha256(snapshot / f) for f in files}}
         manifest.write_text(json.dumps(found, indent=1) + "\n")
-    return claims

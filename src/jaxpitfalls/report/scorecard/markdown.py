@@ -167,11 +167,13 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
         table(medians.reset_index()), "",
-        "### Ratios and differences (median of paired samples, bootstrap 95% interval)", "",
-        "Where a configuration ran in several fresh processes (`measure.processes`), the interval resamples "
-        "processes, then pairs, and `between_processes` gives the lowest and highest ratio a single process "
-        "measured. `precision`: half the interval relative to the ratio (`measure.target_precision`, where set, "
-        "keeps timing a mode until every ratio reaches it or the budget ends).", "",
+        "### Ratios and differences (paired samples, 95% interval)", "",
+        "Where a configuration ran in several fresh processes (`measure.processes`), each ratio is the mean of the "
+        "processes' own (on the log scale) and its interval Student's t on their spread, pooled across the job's "
+        "rows (harness/moderated.py); `between_processes` gives the lowest and highest ratio a single process "
+        "measured. In one process: the median of paired samples, bootstrap interval. `precision`: half the "
+        "interval relative to the ratio (`measure.target_precision`, where set, adds fresh processes until every "
+        "ratio reaches it or `max_processes` have timed it).", "",
         table(comparisons), "",
         *_breakdown_lines(name, spec, tables["overhead"], base_config_id(checks)),
         "### Figures", "",

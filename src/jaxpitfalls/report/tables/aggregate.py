@@ -27,6 +27,7 @@ def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 POOLED = "all"
+ESTIMATE_COLUMNS = ("ratio_p_value", "ratio_df", "diff_df")  # what harness.processes.pooled_intervals adds
 
 
 def _per_process(pooled: dict[str, Any], processes: list[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
@@ -140,6 +141,8 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     "diff_ci_high_ms": c["diff_ci_high"] * 1e3,
                     "process_ratio_min": min(spread) if spread else None,
                     "process_ratio_max": max(spread) if spread else None,
+                    # a job's row over several processes: its p-value and degrees of freedom (harness.moderated)
+                    **{k: c.get(k) for k in ESTIMATE_COLUMNS},
                 } | _compile_ratio(doc, c, process))
     return pd.DataFrame(rows)
 

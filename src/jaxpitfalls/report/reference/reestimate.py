@@ -1,0 +1,83 @@
+"""A published snapshot's comparisons estimated again by this checkout's estimator, from the tables it keeps.
+
+A snapshot's comparisons table keeps each worker process's own ratio and difference beside the job's (`process`
+0, 1, ... beside `all`), and its steps table each variant's median: all that harness.processes.pooled_intervals
+reads. A snapshot measured before that estimator (its table has no `ratio_df`) gets its job rows estimated again,
+the per-process rows as they were, so its claims are judged on today's intervals without timing a new run; a
+snapshot that has them is left as it is.
+
+    python -m jaxpitfalls.report.reference.reestimate SNAPSHOT
+
+then `python -m jaxpitfalls.report.reference.rejudge SNAPSHOT --write` to judge and render it again.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ...harness.processes import pooled_intervals
+from ...harness.stats import is_difference, side_parts
+from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
+from .reference import table_paths
+from .rerender import record_rejudged
+
+PAIR = ["variant", "baseline", "mode"]
+MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_ci_high_ms"}
+
+
+def _job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """One configuration's job rows from its processes' rows (unchanged where it kept one process)."""
+    job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
+    if own.empty:
+        return job
+    mine = [own.merge(pd.DataFrame([r[PAIR]]), on=PAIR).sort_values("process") for _, r in job.iterrows()]
+    medians = steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms
+    found = pooled_intervals(
+        [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
+        [list(m.diff_ms / 1e3) for m in mine],
+        [float(medians[(side_parts(r.baseline)[0], r["mode"])]) / 1e3 for _, r in job.iterrows()],
+        [is_difference(r.variant, r.baseline) for _, r in job.iterrows()])
+    new = pd.DataFrame([{MS.get(k, k): v * 1e3 if k in MS else v for k, v in f.items()} for f in found],
+                       index=job.index)
+    return job.drop(columns=[c for c in new if c in job]).join(new)[[*job.columns, *ESTIMATE_COLUMNS]]
+
+
+def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """The comparisons table with every job row estimated by pooled_intervals, in the table's own order."""
+    if "ratio_df" in comparisons:
+        return comparisons
+    jobs = [_job(rows, steps[steps.config_id == config]) for config, rows in comparisons.groupby("config_id",
+                                                                                                sort=False)]
+    own = comparisons[comparisons.process.astype(str) != POOLED]
+    return pd.concat([*jobs, own]).loc[comparisons.index]
+
+
+def reestimate(snapshot: Path) -> list[str]:
+    """Every study's comparisons table in the snapshot estimated again where it predates the estimator; the
+    tables it rewrote (recorded in the manifest's `rejudged`)."""
+    written = []
+    for study in sorted(p.name for p in (snapshot / "tables").iterdir() if p.is_dir()):
+        paths = table_paths(snapshot, study)
+        comparisons = pd.read_csv(paths["comparisons"], dtype={"process": str})
+        if "ratio_df" not in comparisons:
+            reestimated(comparisons, pd.read_csv(paths["steps"], dtype={"process": str})).to_csv(
+                paths["comparisons"], index=False)
+            written.append(str(Path(paths["comparisons"]).relative_to(snapshot)))
+    record_rejudged(snapshot, written)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    written = reestimate(Path(argv[0]))
+    print("\n".join(f"estimated again: {w}" for w in written) or "nothing to estimate again")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,45 @@
+"""`measure.target_precision` reached over fresh processes (jobs/study.py `_enough`, harness.processes
+.precise_enough): `processes` first, then one more at a time until every ratio of two variants' times is known to
+the target, or `max_processes` (three times `processes` unless set) have timed it; refused over one process."""
+
+from __future__ import annotations
+
+import pytest
+from results_docs import process_doc
+
+from jaxpitfalls.contract.settings import Timing
+from jaxpitfalls.harness.processes import precise_enough
+from jaxpitfalls.harness.sampling import Sampling
+from jaxpitfalls.jobs.study import _enough
+
+
+def _measured(*levels: float) -> list[dict]:
+    """Each process's result: variant v at `level` times floor f, exactly (its ratio is the level)."""
+    return [{"doc": process_doc(level, seed)} for seed, level in enumerate(levels)]
+
+
+def _timing(**fields) -> Timing:
+    return Timing(sampling=Sampling(rounds=3), **fields)
+
+
+def test_a_third_process_that_agrees_brings_the_interval_within_the_target():
+    two, three = _measured(1.10, 1.11), _measured(1.10, 1.11, 1.105)
+    assert not precise_enough([m["doc"] for m in two], 0.05)  # t on 1 degree of freedom: 12.7
+    assert precise_enough([m["doc"] for m in three], 0.05)
+    timing = _timing(processes=2, target_precision=0.05)
+    assert [_enough(two[:1], timing), _enough(two, timing), _enough(three, timing)] == [False, False, True]
+
+
+def test_processes_stop_at_the_most_and_without_a_target_at_the_first():
+    apart = _measured(1.0, 1.3, 1.0, 1.3, 1.0, 1.3)
+    target = _timing(processes=2, target_precision=0.01)
+    assert target.most_processes == 6 and not _enough(apart[:5], target) and _enough(apart, target)
+    assert _enough(apart[:4], _timing(processes=2, target_precision=0.01, max_processes=4))
+    assert _enough(apart[:2], _timing(processes=2)) and _timing(processes=2).most_processes == 2
+
+
+def test_a_target_over_one_process_or_a_most_below_the_first_is_refused():
+    with pytest.raises(ValueError, match="target_precision: 0.05 is reached over fresh processes"):
+        _timing(processes=1, target_precision=0.05)
+    with pytest.raises(ValueError, match=r"max_processes: 2 is below processes \(3\)"):
+        _timing(processes=3, max_processes=2)

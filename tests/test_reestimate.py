@@ -1,0 +1,47 @@
+"""A snapshot measured before the moderated estimator, estimated again from the tables it keeps
+(report/reference/reestimate.py): its job rows become what harness.processes.merge now makes of the same
+processes, its per-process rows stay as they were, and a snapshot that already has them is left alone."""
+
+from __future__ import annotations
+
+import pandas as pd
+from results_docs import process_doc
+
+from jaxpitfalls.harness.processes import merge
+from jaxpitfalls.report.reference.reestimate import reestimate, reestimated
+from jaxpitfalls.report.tables import aggregate
+
+ESTIMATED = ["ratio", "ratio_ci_low", "ratio_ci_high", "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms"]
+
+
+def _tables(*levels: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    docs = [process_doc(level, seed) for seed, level in enumerate(levels)]
+    merged = merge(docs) | {"config_id": "c", "config": {"id": "c", "model": "m", "axes": []}}
+    return aggregate.comparisons_table([merged]), aggregate.steps_table([merged])
+
+
+def _as_published_before(table: pd.DataFrame) -> pd.DataFrame:
+    """The table as a snapshot kept it before: no degrees of freedom, the job rows' own numbers."""
+    before = table.drop(columns=list(aggregate.ESTIMATE_COLUMNS))
+    before.loc[before.process == "all", ESTIMATED] = 9.0
+    return before
+
+
+def test_the_job_rows_become_what_the_merge_makes_of_the_same_processes():
+    now, steps = _tables(1.0, 1.1, 1.3)
+    again = reestimated(_as_published_before(now), steps)
+    pd.testing.assert_frame_equal(again, now, check_dtype=False)
+    assert now.loc[now.process == "all", "ratio_df"].iloc[0] == 2  # one row: its own spread
+
+
+def test_a_snapshot_with_degrees_of_freedom_is_left_as_it_is(tmp_path):
+    now, steps = _tables(1.0, 1.2)
+    assert reestimated(now, steps) is now
+    tables = tmp_path / "tables" / "s"
+    tables.mkdir(parents=True)
+    _as_published_before(now).to_csv(tables / "comparisons.csv", index=False)
+    steps.to_csv(tables / "steps.csv", index=False)
+    assert reestimate(tmp_path) == ["tables/s/comparisons.csv"]
+    assert reestimate(tmp_path) == []  # estimated once
+    written = pd.read_csv(tables / "comparisons.csv", dtype={"process": str})
+    pd.testing.assert_frame_equal(written[ESTIMATED], now[ESTIMATED], check_dtype=False)
