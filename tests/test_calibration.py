@@ -13,6 +13,7 @@ import pytest
 from test_lockstep import BASE_S, Machine
 
 from jaxpitfalls.contract.run_settings import History
+from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.injected import SLOWDOWN_ENV, inject, injected_fraction, slowed
 from jaxpitfalls.harness.lockstep import Side, in_lockstep
 from jaxpitfalls.report.calibration import calibration
@@ -105,7 +106,7 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
 @pytest.mark.parametrize(("k", "n", "expected"), [(0, 100, (0.0, 0.037)), (95, 100, (0.888, 0.978)),
                                                   (50, 100, (0.404, 0.596))])
 def test_wilson_intervals(k, n, expected):
-    assert np.allclose(calibration.wilson(k, n), expected, atol=1e-3)
+    assert np.allclose(stats.wilson(k, n), expected, atol=1e-3)
 
 
 def _pyperf_doc(offset: float, spread: float, seed: int = 0) -> dict:

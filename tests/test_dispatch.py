@@ -11,7 +11,7 @@ import pytest
 from jaxpitfalls import results
 from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.sampling import Sampling
-from jaxpitfalls.harness.stats import difference_side, side_parts
+from jaxpitfalls.harness.stats import difference_side, side_parts, twin_side
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
 from jaxpitfalls.studies.dispatch.spec import ANCHOR, ANCHOR_PAIR, BESIDE, SPEC, Timing, beside_name
@@ -59,11 +59,12 @@ def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners,
                              steps_per_sample=2, label="t", extra_pairs=SPEC.extra_pairs)
     assert list(modes) == list(protocol.MODES)
     for timed in modes.values():
-        assert set(timed.entries) == set(tiny_runners)
+        assert set(timed.entries) == set(tiny_runners) | {twin_side(SPEC.floor)}  # the floor timed twice
         assert all(len(e["samples_s"]) == 3 and e["compiles_in_timed_region"] == 0 for e in timed.entries.values())
     comparisons = [c for timed in modes.values() for c in timed.comparisons]
     pairs = {(c["variant"], c["baseline"], c["mode"]) for c in comparisons}
     assert ("filter_jit", "jit_partition", "blocked") in pairs
+    assert (twin_side(SPEC.floor), SPEC.floor, "blocked") in pairs
     assert ("jit_static_arg", SPEC.floor, "pipelined") in pairs
     assert all(c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"] for c in comparisons)
 
@@ -89,11 +90,12 @@ def test_a_run_times_forwards_and_no_ops_at_the_base_as_modes_of_their_own(tiny_
                             "environment": {"python": "3", "packages": {}, "backend": "cpu", "device_kind": "cpu",
                                             "device_count": 1, "cpu_model": "x", "xla_flags": "", "config_hash": "h",
                                             "git": {"commit": None, "dirty": None}, "timestamp": "t"}})
-    timed = {name for name, v in doc["variants"].items() if "infer" in v["modes"]}
+    timed = {name for name, v in doc["variants"].items() if "infer" in v["modes"] and "twin_of" not in v}
     assert timed == {"filter_jit", "jit_partition"}
+    assert doc["variants"][twin_side("jit_partition")]["twin_of"] == "jit_partition"  # the calls' floor, twice
     assert all(doc["variants"][name]["modes"]["infer"]["compiles_in_timed_region"] == 0 for name in timed)
     assert [(c["variant"], c["baseline"]) for c in doc["comparisons"] if c["mode"] == "infer"] == [
-        ("filter_jit", "jit_partition")]
+        ("filter_jit", "jit_partition"), (twin_side("jit_partition"), "jit_partition")]
     assert set(doc["memory"]) == set(doc["machine"]) == set(SPEC.modes)
     agree, distinct = doc["checks"]["inference_outputs_agree"], doc["checks"]["inference_signatures_distinct"]
     assert agree["compared"] == "bitwise" and set(agree["bitwise_equal"]) == timed
@@ -105,9 +107,9 @@ def test_a_run_times_forwards_and_no_ops_at_the_base_as_modes_of_their_own(tiny_
     assert forward["filter_jit"]["leaves_in"] < doc["variants"]["filter_jit"]["signature"]["leaves_in"]
     # the flatten mode: the same no-op on jit_partition's arguments and on jit_flat's flat list, one scalar out
     noops = {name for name, v in doc["variants"].items() if "flatten" in v["modes"]}
-    assert noops == {"jit_partition", "jit_flat"}
+    assert noops == {"jit_partition", "jit_flat", twin_side("jit_flat")}
     assert [(c["variant"], c["baseline"]) for c in doc["comparisons"] if c["mode"] == "flatten"] == [
-        ("jit_partition", "jit_flat")]
+        ("jit_partition", "jit_flat"), (twin_side("jit_flat"), "jit_flat")]
     agree, distinct = doc["checks"]["flatten_outputs_agree"], doc["checks"]["flatten_signatures_distinct"]
     assert agree["compared"] == "bitwise" and agree["values"] == 1 and distinct["distinct_signatures"] == 2
     noop = {name: doc["variants"][name]["signature"]["flatten"] for name in noops}
@@ -132,7 +134,7 @@ def test_pairs_timed_beside_the_variants_in_the_blocked_rounds(tiny_bert_dir):
                                             "device_count": 1, "cpu_model": "x", "xla_flags": "", "config_hash": "h",
                                             "git": {"commit": None, "dirty": None}, "timestamp": "t"}})
     setting = tuple(beside_name(v, fused) for v in BESIDE)
-    beside = {name for name, v in doc["variants"].items() if name not in SPEC.variants}
+    beside = {name for name, v in doc["variants"].items() if name not in SPEC.variants and "twin_of" not in v}
     assert beside == {*ANCHOR, *setting}
     assert all(set(doc["variants"][name]["modes"]) == {"blocked"} for name in beside)
     compared = [(c["variant"], c["baseline"], c["mode"]) for c in doc["comparisons"]

@@ -18,7 +18,7 @@ from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.compiles import NotAFirstRun
 from jaxpitfalls.harness.protocol import measure_mode
 from jaxpitfalls.harness.sampling import Sampling
-from jaxpitfalls.harness.stats import marginal_cost_ratio
+from jaxpitfalls.harness.stats import marginal_cost_ratio, twin_side
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable, require_same_trees
 from jaxpitfalls.report.tables import aggregate
 from jaxpitfalls.studies.tree_at import measure as tree_at
@@ -137,7 +137,10 @@ def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
                 assert len({len(xs) for xs in by_step.values()}) == 1
                 assert len(by_step["apply"]) >= modes["step_by_step"]["summary"]["n"]
         calls = {name: v["signature"]["tree_at_calls_per_first_run"] for name, v in doc["variants"].items()
-                 if name != REFERENCE}
+                 if name != REFERENCE and "twin_of" not in v}
+        twin = doc["variants"][twin_side(SPEC.floor)]  # the floor timed twice in the modes that compile nothing
+        assert twin["twin_of"] == SPEC.floor
+        assert set(twin["modes"]) == {"direct", "steady"} | ({"step_by_step"} if stepped else set())
         assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1} | (
             {} if stepped else {ANCHOR: 1})  # the 2-layer model's one-layer anchor, a batched first run
 

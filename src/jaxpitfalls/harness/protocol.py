@@ -142,6 +142,16 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
             {name: seconds[name] * counts[name] for name in samplers})
 
 
+def _with_twin(floor: str, samplers: dict[str, Sampler], calls: dict[str, int], seconds: dict[str, float]
+               ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
+    """A calibrated mode's samplers, calls per sample and sample lengths with the floor's A/A twin beside it: the
+    same sampler under another name (stats.twin_side)."""
+    if floor not in samplers:
+        return samplers, calls, seconds
+    twin = stats.twin_side(floor)
+    return samplers | {twin: samplers[floor]}, calls | {twin: calls[floor]}, seconds | {twin: seconds[floor]}
+
+
 def measure_mode(
     samplers: dict[str, Sampler],
     mode: str,
@@ -157,6 +167,9 @@ def measure_mode(
     names samplers of another model or setting (e.g. a configuration's anchor), timed in the same rounds and
     compared only where `extra_pairs` name them.
 
+    In a mode that compiles nothing, `floor` is also timed under a second name (stats.twin_side) in the same
+    rounds and compared with itself: an A/A pair (the report's audit counts how often its interval missed 1).
+
     `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
     `required` labels a mode that measures compilation on purpose (a first run): every sample must have
     compiled, none from the persistent cache; `recorded` labels a deliberate demonstration of a pitfall:
@@ -168,7 +181,8 @@ def measure_mode(
     where = f"{label} ({mode})"
     calls_per_sample, sample_s = dict.fromkeys(samplers, 1), None
     if compiles == "forbidden":
-        samplers, calls_per_sample, sample_s = calibrate(samplers, sampling.min_sample_s, where, known_s)
+        samplers, calls_per_sample, sample_s = _with_twin(floor, *calibrate(samplers, sampling.min_sample_s, where,
+                                                                            known_s))
     pairs = [(name, floor) for name in samplers if name not in (floor, *beside)] + list(extra_pairs)
     untimed = sorted({v for pair in pairs for side in pair for v in stats.side_parts(side)} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
@@ -226,11 +240,15 @@ def result_document(floor: str, modes: Mapping[str, Timed], variants: Mapping[st
     """The result every study's `run` returns (results.py checks it against its schema), assembled in one
     place: each variant's entry in every mode that timed it beside what the study records of it (`variants`:
     signature, calls, compilations in warmup, ...), the modes' comparisons, peak memory and machine record,
-    the checks that held, and the study's own fields (`more`: structure, not_timed, ...)."""
+    the checks that held, and the study's own fields (`more`: structure, not_timed, ...). The floor's A/A
+    twin (measure_mode) is recorded as the floor is, marked `twin_of`."""
+    twins = {name for t in modes.values() for name in t.entries if stats.is_twin(name)}
+    of = {twin: twin.removesuffix(stats.TWIN) for twin in sorted(twins)}  # a mode's own floor (dispatch's calls)
+    records = dict(variants) | {twin: variants[base] | {"twin_of": base} for twin, base in of.items()}
     return {
         "floor": floor,
         "variants": {name: {"modes": {mode: t.entries[name] for mode, t in modes.items() if name in t.entries}}
-                     | record for name, record in variants.items()},
+                     | record for name, record in records.items()},
         "comparisons": [c for t in modes.values() for c in t.comparisons],
         "memory": {mode: t.memory for mode, t in modes.items()},
         "machine": {mode: t.machine for mode, t in modes.items()},

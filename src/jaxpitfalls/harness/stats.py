@@ -6,6 +6,7 @@ ratios and differences are formed pair by pair, then summarised.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -113,6 +114,19 @@ def ratio_of_medians_ci(current: Samples, baseline: Samples, level: float = 0.95
 # rounds), so that two overheads (e.g. filter_jit - jit_partition at two dropout settings) are compared round by
 # round and the machine's drift between rounds cancels from their difference.
 DIFFERENCE = " - "
+
+
+TWIN = "~twin"
+
+
+def twin_side(floor: str) -> str:
+    """The name under which `floor` is timed a second time in the same rounds: an A/A pair whose true ratio is 1,
+    so every job measures its own intervals' false alarms (protocol.measure_mode)."""
+    return f"{floor}{TWIN}"
+
+
+def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
+    return name.endswith(TWIN)
 
 
 def difference_side(a: str, b: str) -> str:
@@ -274,3 +288,13 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
     se = log_standard_error(lows, highs)
     mean, mean_se = logs.mean(), np.sqrt(np.sum(se ** 2)) / logs.size
     return float(np.exp(mean)), float(np.exp(mean - Z_95 * mean_se)), float(np.exp(mean + Z_95 * mean_se))
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score 95% interval of a proportion k / n (sound near 0 and 1, unlike k/n +- z se)."""
+    if n == 0:
+        return 0.0, 1.0
+    p, z2 = k / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

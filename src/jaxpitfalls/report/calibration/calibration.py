@@ -21,6 +21,7 @@ from scipy.stats import levene
 
 from ...contract.run_settings import Compare, History
 from ...harness.injected import KNOB, SLOWDOWN_ENV
+from ...harness.stats import wilson
 from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
 from ..tables.run_summary import run_summary
@@ -34,16 +35,6 @@ TARGETS = {
 }
 FOUND = {1.05: ("excludes_1", 0.80), 1.10: ("regressed", 0.90)}  # an injected change found often enough
 COLUMNS = ["injected", "rows", "quantity", "count", "share", "share_low", "share_high", "target", "met"]
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score 95% interval of a proportion k / n (sound near 0 and 1, unlike k/n +- z se)."""
-    if n == 0:
-        return 0.0, 1.0
-    p, z2 = k / n, z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _targets(factor: float) -> list[tuple[str, float, float]]:

@@ -17,6 +17,7 @@ from ..tables.aggregate import processes_of, read_tables
 from ..tables.run_summary import run_summary, span_seconds, study_seconds
 from . import markdown, scorecard
 from .magnitude import device_here
+from .twins import twin_rows, twin_sections
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
 VERDICT_WORD = {REPRODUCED: "yes", NOT_REPRODUCED: "no"}  # each process's verdict, as the scorecard says it
@@ -116,7 +117,7 @@ def build_report(
 
     summary = run_summary(benchmark_paths)
     results.write_csv(out_summary, summary)
-    claims, sections, audits, environments, checks, parts = {}, [], [], {}, {}, {}
+    claims, sections, audits, environments, checks, parts, twins = {}, [], [], {}, {}, {}, {}
     for name, inputs in study_inputs.items():
         spec, report = registry.spec(name), registry.report(name)
         tables = read_tables(inputs["tables"])
@@ -126,6 +127,7 @@ def build_report(
         sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,
                                                figures))
         audits.append(markdown.audit_section(name, tables["checks"]))
+        twins[name] = twin_rows(inputs["tables"])
         environments[name] = tables["environment"]
         checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
@@ -139,6 +141,7 @@ def build_report(
         scorecard.rules_section(claims),
         "## Audit\n",
         markdown.run_summary_section(summary, span_seconds(summary), settings, parts, checks),
+        *twin_sections(twins),
         *audits,
         markdown.environment_section(environments),
     ])

@@ -12,7 +12,7 @@ import pandas as pd
 from ... import results
 from ...contract.naming import settings_of
 from ...contract.tables import TABLES
-from ...harness.stats import bootstrap_median_ci, is_difference, paired_comparison, relative_iqr_ci
+from ...harness.stats import bootstrap_median_ci, is_difference, is_twin, paired_comparison, relative_iqr_ci
 from ...harness.variants import VariantsIndistinguishable, require_distinct
 from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
 from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
@@ -157,7 +157,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "signatures_distinct": distinct(checks),
             # variants whose fresh processes ran one code path lowered to different program texts (processes.merge)
             "programs_lowered_apart": ", ".join(checks.get("programs_lowered_apart", {})),
-            "distinct_signatures": len({str(v["signature"]) for v in doc["variants"].values()}),
+            "distinct_signatures": len({str(v["signature"]) for v in _told_apart(doc).values()}),
             "not_timed": "; ".join(f"{name} ({why})" for name, why in doc.get("not_timed", {}).items()),
             "compiles_in_timed_region": timed_compiles(doc, None),
             "compiles_measured_on_purpose": timed_compiles(doc, "measures_compilation"),
@@ -192,6 +192,11 @@ def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd
     return table
 
 
+def _told_apart(doc: dict[str, Any]) -> dict[str, Any]:
+    """A result's variants that must run code paths of their own: all but the floor's A/A twin."""
+    return {name: v for name, v in doc["variants"].items() if "twin_of" not in v}
+
+
 def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.DataFrame]:
     """The study's tables, after re-checking what must hold across its results.
 
@@ -202,7 +207,7 @@ def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.D
     require_comparable(docs, run_paths)
     for doc, path in zip(docs, run_paths, strict=True):
         try:
-            require_distinct({name: v["signature"] for name, v in doc["variants"].items()})
+            require_distinct({name: v["signature"] for name, v in _told_apart(doc).items()})
         except VariantsIndistinguishable as e:
             raise VariantsIndistinguishable(f"{path}: {e}") from None
     steps = steps_table(docs)
@@ -218,14 +223,18 @@ def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.D
 PER_PROCESS = ("steps", "comparisons")
 
 
-def read_tables(paths: Mapping[str, str], process: str = POOLED) -> dict[str, pd.DataFrame]:
+def read_tables(paths: Mapping[str, str], process: str = POOLED, twins: bool = False) -> dict[str, pd.DataFrame]:
     """A study's tables as written by `aggregate`, by name, as one process saw them: `all` (every process's
-    samples pooled; what figures and tables show) or a worker process's own rows (`0`, `1`, ...)."""
+    samples pooled; what figures and tables show) or a worker process's own rows (`0`, `1`, ...). The floor's
+    A/A twin (protocol.measure_mode) is the audit's, not the study's: its rows only with `twins`."""
     tables = {name: pd.read_csv(paths[name], keep_default_na=name != "environment", dtype=TEXT_COLUMNS)
               for name in TABLES}
     for name in PER_PROCESS:
         table = tables[name]
-        tables[name] = table[table.process.astype(str) == process].reset_index(drop=True)
+        kept = table.process.astype(str) == process
+        if not twins and "variant" in table:
+            kept &= ~table.variant.astype(str).map(is_twin)
+        tables[name] = table[kept].reset_index(drop=True)
     if "capture" not in tables["overhead"]:  # written before several captures: one each
         tables["overhead"] = tables["overhead"].assign(capture=0)
     return tables

@@ -13,6 +13,7 @@ import numpy as np
 from ...harness.compiles import first_calls
 from ...harness.protocol import Timed, measure_mode
 from ...harness.sampling import Sampling
+from ...harness.stats import is_twin
 from ...harness.timing import Sampler, timed
 from ...harness.variants import call_signature, require_agree, require_distinct
 
@@ -70,6 +71,8 @@ def add_mode(modes: dict[str, Timed], variants: dict[str, dict[str, Any]], check
     mode = measured["mode"]
     modes[mode] = measured["timed"]
     for name in measured["timed"].entries:
+        if is_twin(name):  # recorded as its floor is (protocol.result_document)
+            continue
         variants[name]["signature"][mode] = measured["signatures"][name]
         variants[name]["compiles_in_warmup"] += measured["compiles"][name]
     checks |= measured["checks"]

@@ -1,0 +1,48 @@
+"""The floors' A/A twins, stated in the report's audit: every job that times its floor in a mode compiling nothing
+times it a second time in the same rounds under another name (protocol.measure_mode), a pair whose true ratio is
+1. An interval that excludes 1 there is a false alarm of the run's own intervals, counted for every run instead of
+trusted from a simulation. What a twin cannot show: a real pair whose ratio moves from process to process (the
+variants' code differs; the twin's does not)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ...harness.stats import is_twin, wilson
+from ..tables.aggregate import read_tables
+from .markdown import table
+
+
+def twin_rows(paths: Mapping[str, str]) -> pd.DataFrame:
+    """A study's twin rows (one per configuration and mode), every process's samples pooled."""
+    comparisons = read_tables(paths, twins=True)["comparisons"]
+    return comparisons[comparisons.variant.astype(str).map(is_twin)].reset_index(drop=True)
+
+
+def _row(study: str, rows: pd.DataFrame) -> dict[str, object]:
+    alarms = int(((rows.ratio_ci_low > 1) | (rows.ratio_ci_high < 1)).sum())
+    return {"study": study, "rows": len(rows), "jobs": rows.config_id.nunique(), "excluded 1": alarms,
+            "largest |ratio - 1|": f"{np.max(np.abs(rows.ratio - 1)):.1%}",
+            "median half-width": f"{np.median((rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio):.1%}"}
+
+
+def twin_sections(rows: Mapping[str, pd.DataFrame]) -> list[str]:
+    """The audit's section on the twins of every study (`rows`: twin_rows by study), as one text; none where no
+    job had one (results measured before the twins)."""
+    found = {study: r for study, r in rows.items() if len(r)}
+    if not found:
+        return []
+    every = pd.concat(found.values())
+    alarms = int(((every.ratio_ci_low > 1) | (every.ratio_ci_high < 1)).sum())
+    low, high = wilson(alarms, len(every))
+    return ["\n".join(["### A/A twins", "",
+            f"Every job times its floor twice in the same rounds under two names (`<floor>~twin`): the true ratio "
+            f"is 1, so an interval that excludes it is a false alarm of this run's own intervals. **{alarms} of "
+            f"{len(every)}** twin rows excluded 1 ({alarms / len(every):.1%}, Wilson 95% [{low:.1%}, {high:.1%}]; "
+            "5% expected at the 95% level). The rows of one job share its processes, so that interval is too "
+            "narrow; and a twin runs the same code, so it cannot show a real pair whose ratio moves from process "
+            "to process (docs/decisions.md#pooled-spread-between-processes).", "",
+            table(pd.DataFrame([_row(study, r) for study, r in found.items()])), ""])]
