@@ -24,6 +24,7 @@ from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, registry, results
 from jaxpitfalls.contract import naming
+from jaxpitfalls.harness.stats import twin_side
 from jaxpitfalls.studies.dispatch.spec import ANCHOR as DISPATCH_ANCHOR
 from jaxpitfalls.studies.dispatch.spec import BESIDE as DISPATCH_BESIDE
 from jaxpitfalls.studies.dispatch.spec import beside_name as dispatch_beside
@@ -53,7 +54,9 @@ def test_every_result_is_written_and_valid(smoke_run):
         assert anchor == (set() if naming.is_base(doc["config"]) else set(DISPATCH_ANCHOR))
         beside = {dispatch_beside(v, s) for s in doc["config"].get("beside", []) for v in DISPATCH_BESIDE}
         assert len(beside) == (2 if naming.is_base(doc["config"]) else 0)
-        own = set(doc["variants"]) - anchor - beside
+        twins = {name: v["twin_of"] for name, v in doc["variants"].items() if "twin_of" in v}
+        assert doc["floor"] in twins.values() and all(name == twin_side(of) for name, of in twins.items())
+        own = set(doc["variants"]) - anchor - beside - set(twins)
         agreement, distinct = doc["checks"]["outputs_agree"], doc["checks"]["signatures_distinct"]
         assert agreement["reference"] == doc["floor"] and set(agreement["bitwise_equal"]) == own
         assert distinct["distinct_signatures"] == distinct["variants"] == len(own) == 4
@@ -95,7 +98,7 @@ def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):
         calls = {name: doc["variants"][name]["signature"]["tree_at_calls_per_application"] for name in TREE_AT_VARIANTS}
         assert calls == {"unbatched": doc["structure"]["transforms"], "batched": 1}
         for name, variant in doc["variants"].items():
-            if name != REFERENCE:  # the machine's reference workload: timed in the direct mode alone
+            if name != REFERENCE and "twin_of" not in variant:  # the reference: timed in the direct mode alone
                 assert variant["modes"]["first_run"]["measures_compilation"]
         assert set(doc["variants"][REFERENCE]["modes"]) == {"direct"} and doc["variants"][REFERENCE]["calls"] > 0
     assert deeper["structure"]["transforms"] == 2 * base["structure"]["transforms"]
@@ -131,7 +134,7 @@ def test_extraction_stores_agreeing_activations_and_reports_its_phases(smoke_run
     assert len(paths) == 2  # the base and more sequences on the same model
     for doc in map(results.read_result, paths):
         assert doc["structure"]["last_batch"] < doc["config"]["batch"]  # ragged
-        assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == set(extraction_variants())
+        assert doc["checks"]["outputs_agree"] and set(doc["variants"]) == {*extraction_variants(), "pipelined~twin"}
         assert doc["variants"]["pipelined"]["signature"]["max_in_flight_per_pass"] == 2
         calls = {v: doc["variants"][v]["signature"]["forward_calls_per_pass"] for v in ("pipelined", "scanned")}
         assert calls["scanned"] < calls["pipelined"]  # one scanned call per chunk of batches
@@ -152,8 +155,9 @@ def test_tables_figures_and_report(smoke_run):
     pooled = steps[steps.process.astype(str) == "all"]
     # configurations x variants x training modes, the base's infer mode (filter_jit, jit_partition) and flatten
     # mode (jit_partition, jit_flat), the 2-layer point's anchor (the base's filter_jit and jit_partition, blocked)
-    # and the base's compute setting (its pair)
-    assert len(pooled) == 2 * 4 * 2 + 2 + 2 + 2 + 2 and (steps.median_ms > 0).all()
+    # and the base's compute setting (its pair); the floors' A/A twins: jit_flat's in each configuration's training
+    # modes, the infer mode's (jit_partition's) and the flatten mode's (jit_flat's)
+    assert len(pooled) == 2 * 4 * 2 + 2 + 2 + 2 + 2 + 2 * 2 + 1 + 1 and (steps.median_ms > 0).all()
     assert len(steps) == len(pooled) * 3  # and each of the smoke preset's 2 dispatch processes on its own
     overhead = pd.read_csv(tables / "overhead.csv")
     assert set(overhead.component) >= {"_preprocess", "_postprocess", "combine", "executable", "rest"}
