@@ -42,7 +42,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     assert "Timed: 1 fresh process x 3 rounds x 1 sample per block a side, as the 1 job recorded." in report
     assert [len(rounds) for rounds in timed["machine"][0].values()] == [3, 3]  # every round of both modes watched
     assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report
-    assert "survive Holm's step-down over all" in report
+    assert "survives Benjamini-Hochberg over all" in report
     assert f"xla_flags {SMOKE_XLA_FLAGS} -> {ONE_DEVICE}" in report
 
 

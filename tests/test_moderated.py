@@ -1,6 +1,7 @@
 """The one estimator of a job's intervals (harness/moderated.py), on simulated jobs: rows of 2, 3 and 5 fresh
 processes whose spread between processes differs from row to row (log-normal about 2%, beside 3% noise a round
-over 30 rounds), covered in 92-97% of rows; narrower than each row's own t where the rows spread alike; a job
+over 30 rounds), with and without an offset each process shares across the rows, covered in at least 93% of rows;
+narrower than each row's own t where the rows spread alike; a job
 whose rows spread alike pools them, one whose rows spread apart leaves each its own; and the merge of a job's
 processes reports it (harness/processes.py)."""
 
@@ -18,21 +19,27 @@ from jaxpitfalls.harness.processes import pooled_intervals
 ROUND_NOISE = 0.03 * 1.2533 / math.sqrt(30)  # the spread of a median of 30 rounds at 3% noise a round
 
 
-def _jobs(processes: int, rows: int, spread_apart: float, jobs: int, seed: int = 0):
+def _jobs(processes: int, rows: int, spread_apart: float, jobs: int, seed: int = 0, shared: float = 0.0):
     """`jobs` simulated jobs: per row one value per process (its median log-ratio; true ratio 1), each row's
-    spread between processes 2% times a log-normal factor of sd `spread_apart`."""
+    spread between processes 2% times a log-normal factor of sd `spread_apart`, and each process off by its own
+    `shared` offset in every row alike (the floor the rows are compared with ran slow in it)."""
     rng = np.random.default_rng(seed)
     for _ in range(jobs):
         sd = 0.02 * np.exp(spread_apart * rng.standard_normal(rows))
-        yield rng.standard_normal((rows, processes)) * np.hypot(sd, ROUND_NOISE)[:, None]
+        yield (rng.standard_normal((rows, processes)) * np.hypot(sd, ROUND_NOISE)[:, None]
+               + shared * rng.standard_normal(processes))
 
 
 @pytest.mark.parametrize("processes", [2, 3, 5])
-@pytest.mark.parametrize("rows,spread_apart", [(3, 0.5), (8, 0.5), (8, 1.0)])
-def test_rows_are_covered_in_92_to_97_percent_at_2_3_and_5_processes(processes, rows, spread_apart):
-    found = [e for job in _jobs(processes, rows, spread_apart, 2400 // rows) for e in moderated.pooled(job)]
+@pytest.mark.parametrize("rows,spread_apart,shared", [(3, 0.5, 0.0), (8, 0.5, 0.0), (8, 1.0, 0.0), (3, 0.5, 0.02),
+                                                      (8, 0.5, 0.02)])
+def test_rows_are_covered_in_at_least_93_percent_at_2_3_and_5_processes(processes, rows, spread_apart, shared):
+    """Never below 93%; up to 99% at 2 processes and 3 rows, where the common spread rests on 1 degree of
+    freedom."""
+    found = [e for job in _jobs(processes, rows, spread_apart, 2400 // rows, shared=shared)
+             for e in moderated.pooled(job)]
     covered = np.mean([e.low <= 0 <= e.high for e in found])
-    assert 0.92 <= covered <= 0.97, covered
+    assert 0.93 <= covered <= 0.995, covered
     assert np.mean([e.p_value < 0.05 for e in found]) == pytest.approx(1 - covered)  # p and interval agree
 
 
@@ -40,7 +47,7 @@ def test_rows_are_covered_in_92_to_97_percent_at_2_3_and_5_processes(processes, 
 def test_pooling_narrows_the_interval_each_rows_own_t_would_give(processes):
     found = [e for job in _jobs(processes, 8, 0.3, 100, seed=1) for e in moderated.pooled(job)]
     own = [e for job in _jobs(processes, 8, 0.3, 100, seed=1) for e in (moderated.estimate(r) for r in job)]
-    assert np.median([e.high - e.low for e in found]) < 0.7 * np.median([e.high - e.low for e in own])
+    assert np.median([e.high - e.low for e in found]) < 0.8 * np.median([e.high - e.low for e in own])
 
 
 def test_rows_that_spread_alike_pool_and_rows_that_spread_apart_do_not():
@@ -68,7 +75,8 @@ def test_a_jobs_comparisons_pool_ratios_with_ratios_and_differences_on_their_own
     found = pooled_intervals(ratios, diffs, [0.1, 0.1, 0.01, 0.01], [False, False, True, True])
     first = found[0]
     assert first["ratio"] == pytest.approx(math.exp(np.mean(np.log(ratios[0]))))
-    assert first["ratio_ci_low"] < first["ratio"] < first["ratio_ci_high"] and first["ratio_df"] == 3  # 2 + 2 / 2
+    assert first["ratio_ci_low"] < first["ratio"] < first["ratio_ci_high"]
+    assert 0 < first["ratio_df"] <= 4  # at most the two rows' own
     assert found[2]["ratio_df"] == 2  # a ratio of differences: its own spread
     assert found[3]["ratio"] is None and found[3]["diff"] == pytest.approx(0.004 / 3)
     assert all(f["diff_ci_low"] < f["diff"] < f["diff_ci_high"] and f["diff_df"] > 2 for f in found)

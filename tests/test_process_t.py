@@ -1,7 +1,7 @@
 """A lockstep row's statistics over fresh processes (report/comparison/process_t.py), on simulated rows of 5 processes x
 30 rounds: the interval covers 95% of A/A rows whether the processes agree or are offset by 2%, as wide as the bootstrap
-it replaced where they agree; the p-value agrees with the interval and is what Holm reads; a change of the detectable
-size is found in about 80% of rows; one process gives no interval."""
+it replaced where they agree; the p-value agrees with the interval, and the gate reads each row's own degrees of
+freedom; a change of the detectable size is found in about 80% of rows; one process gives no interval."""
 
 from __future__ import annotations
 
@@ -72,16 +72,18 @@ def test_one_process_or_processes_that_agree_to_the_bit_give_a_ratio_but_no_inte
     assert same["ratio"] == pytest.approx(1.1) and same["ratio_ci_high"] == np.inf and same["p_value"] == 1
 
 
-def test_holm_across_rows_reads_each_rows_own_t_test():
-    """At Holm's smaller levels a t-interval read as a normal one would claim too much: a row 5 standard errors
-    from 1 over 5 processes has p = 0.0075 (t on 4 degrees of freedom); read off its interval, 0.0004."""
-    logs = 0.05 + 0.02825 * np.array([-1, -0.5, 0, 0.5, 1])  # each process's median log-ratio: t = 5
+def test_the_gate_reads_each_rows_own_degrees_of_freedom():
+    """A t-interval read as a normal one would claim too much: a row whose log-ratio is 5 standard errors above the
+    threshold's over 5 processes has p = 0.0037 on its own 4 degrees of freedom; read as normal, 0.0002."""
+    edge = np.log(1.05)
+    logs = edge + 0.05 + 0.02825 * np.array([-1, -0.5, 0, 0.5, 1])  # each process's median log-ratio: t = 5
     row = process_t.interval([[np.exp(x)] for x in logs], [[1.0]] * 5)
-    assert row["p_value"] == pytest.approx(0.0075, abs=5e-4) and row["ratio_ci_low"] > 1
+    assert row["df"] == 4
+    p = familywise.p_beyond(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 0.05, row["df"])
+    assert p == pytest.approx(0.0037, abs=3e-4)
+    assert familywise.p_beyond(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 0.05) < 0.001
     table = pd.DataFrame([row | {"verdict": "regressed"}]
-                         + [{"ratio": 1.0, "ratio_ci_low": 0.9, "ratio_ci_high": 1.1, "p_value": 1.0,
-                             "verdict": "unchanged"}] * 9)
-    assert not familywise.surviving(table, "ratio").any()  # 0.0075 > 0.05 / 10
-    assert familywise.surviving(table.drop(columns="p_value"), "ratio").iloc[0]  # what reading the interval gave
-    unread = table.assign(p_value=[np.nan] + [1.0] * 9)  # a row without its own: read off its interval
-    assert familywise.surviving(unread, "ratio").iloc[0]
+                         + [{"ratio": 1.0, "ratio_ci_low": 0.9, "ratio_ci_high": 1.1, "df": 4.0,
+                             "verdict": "unchanged"}] * 19)
+    assert not familywise.surviving(table, "ratio", 0.05).any()  # 0.0037 > 1/20 x 0.05
+    assert familywise.surviving(table.drop(columns="df"), "ratio", 0.05).iloc[0]  # what reading it as normal gave

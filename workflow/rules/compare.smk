@@ -78,5 +78,6 @@ rule compare_gate:
     params:
         gate_on=gate_on(),
         fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
+        threshold=config["compare"]["threshold"],
     script:
         "../../scripts/compare_gate.py"

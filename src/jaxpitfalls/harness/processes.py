@@ -11,7 +11,6 @@ spread between processes.
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any
 
 import numpy as np
@@ -114,8 +113,7 @@ RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_p_value", "rati
 
 
 def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
-    return dict(zip(RATIO_FIELDS, (math.exp(log.mean), math.exp(log.low), math.exp(log.high), log.p_value, log.df),
-                    strict=True))
+    return dict(zip(RATIO_FIELDS, (*log.as_ratio(), log.p_value, log.df), strict=True))
 
 
 def pooled_intervals(ratios: list[list[float | None]], diffs: list[list[float]], scales: list[float],

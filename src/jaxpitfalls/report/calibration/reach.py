@@ -4,16 +4,6 @@ carries the lockstep rows' 95% to the scorecard, the gate or the release history
 
 from __future__ import annotations
 
-import math
-
-from scipy.stats import t
-
-
-def holm_first_t(rows: int, processes: int) -> float:
-    """The |t| the most extreme of `rows` rows needs to survive Holm's first step at 5%, on processes - 1
-    degrees of freedom (infinite with one process: no interval, nothing survives)."""
-    return float(t.ppf(1 - 0.05 / (2 * rows), processes - 1)) if processes > 1 else math.inf
-
 
 def reach_lines(rows: int, processes: int, configurations: int, factors: list[float],
                 history_repeats: int | None) -> list[str]:
@@ -31,10 +21,10 @@ def reach_lines(rows: int, processes: int, configurations: int, factors: list[fl
         "`target_precision`): Student's t over each job's fresh processes, their spread pooled across the job's "
         "rows (harness/moderated.py), covering 93-97% of simulated rows at 2, 3 and 5 processes "
         "(tests/test_moderated.py); nothing on this page measures their coverage on real jobs;",
-        f"- the gate after its correction: the rates above are per row, before Holm; the gate fails a run only on "
-        f"a row that survives Holm's step-down over every row of the table it judges ({rows} here), whose first "
-        f"step asks |t| above {holm_first_t(rows, processes):.1f} on {processes - 1} degrees of freedom, so a "
-        "change found in every row here can still pass the gate;",
+        f"- the gate after its correction: the rates above are per row; the gate names a row only where its change "
+        f"beyond the threshold survives Benjamini-Hochberg over every row of the table it judges ({rows} here), "
+        "and tests the rows as a whole by flipping the signs of whole processes; its power and its false fails "
+        "are simulated (tests/test_gate_power.py), not measured on this page;",
         f"- a release history at `history.repeats: 1`{null}, and comparisons at fewer processes than these;",
         "- how often a real change of another size is called unchanged.", "",
         "How far the rates reach: each share's Wilson interval counts the rows as independent, while the rows of "

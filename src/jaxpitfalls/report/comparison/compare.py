@@ -8,9 +8,9 @@ on that interval alone (a test on the pooled samples would ignore the processes:
 read as significant while the interval, which resamples processes, includes 1). On the same
 kind of machine the samples are judged in units of the yardstick timed in their own rounds
 (`machine_speed`), so that the machine's drift between the runs is not called a change of the code. A change
-(regressed / improved) only where the whole interval lies beyond 1, `unchanged` only when the whole interval
-lies within the threshold (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could have
-detected and how many more samples would detect the threshold. A run that cannot tell never reads
+(regressed / improved) only where the whole interval lies beyond 1 +- threshold, `unchanged` only when the whole
+interval lies within it (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could
+tell from none and how many more samples would tell the threshold from none. A run that cannot tell never reads
 "unchanged". What differs in the environments is named per row; configurations on one side only are
 listed, never dropped.
 
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ... import results
-from ...harness.stats import is_difference, ratio_of_medians_ci
+from ...harness.stats import is_difference, is_twin, ratio_of_medians_ci
 from ..tables import bundle
 from ..tables.environments import COMPARABLE, code_version
 from . import familywise, machine_speed
@@ -56,13 +56,14 @@ def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
     return docs
 
 
-def verdict(change: float, low: float, high: float, significant: bool, threshold: float) -> str:
-    """regressed / improved when the change passes the threshold and the evidence says so; unchanged only when
-    the whole 95% interval of the change lies within 1 +- threshold (equivalence: two one-sided tests at
-    2.5% each); inconclusive otherwise: this pair of runs could not tell."""
-    if significant and change > 1 + threshold:
+def verdict(low: float, high: float, threshold: float) -> str:
+    """regressed / improved only when the whole 95% interval of the change lies beyond 1 +- threshold (a
+    minimum-effect test at 2.5%: the word and the gate's test agree, familywise.py); unchanged only when it lies
+    within (equivalence: two one-sided tests at 2.5% each); inconclusive otherwise: this pair of runs could not
+    tell whether the change passes the threshold."""
+    if low > 1 + threshold:
         return "regressed"
-    if significant and change < 1 - threshold:
+    if high < 1 - threshold:
         return "improved"
     if 1 - threshold <= low and high <= 1 + threshold:
         return "unchanged"
@@ -115,13 +116,14 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
 
 def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
             machine_units: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side;
-    `machine_units`: judge the medians in yardstick units (`compare.machine_units`, machine_speed.judged_as)."""
+    """Rows per (study, configuration, variant, mode) on both sides (not a floor's A/A twin: its floor's row says
+    it), and the configurations on one side; `machine_units`: judge the medians in yardstick units
+    (`compare.machine_units`, machine_speed.judged_as)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
         changed = environment_changes(before["environment"], after["environment"])
-        for variant in sorted(set(before["variants"]) | set(after["variants"])):
+        for variant in sorted(v for v in set(before["variants"]) | set(after["variants"]) if not is_twin(v)):
             modes_before = before["variants"].get(variant, {}).get("modes", {})
             modes_after = after["variants"].get(variant, {}).get("modes", {})
             for mode in sorted(set(modes_before) | set(modes_after)):
@@ -163,7 +165,7 @@ def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, 
         "machine_ratio_ci_high": speed.get("machine_ratio_ci_high"), "judged_on": judged_on,
         "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "n_baseline": b.size, "n_current": c.size,
         "processes": f"{len(groups_b)} / {len(groups_a)}",
-        "verdict": verdict(ratio, low, high, not low <= 1 <= high, threshold),
+        "verdict": verdict(low, high, threshold),
     } | detectability(low, high, threshold, rounds_of(after["settings"]))
 
 
@@ -181,9 +183,10 @@ def _ratio_groups(doc: dict[str, Any], variant: str, against: str, mode: str) ->
 
 def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
     """A run's paired ratios of two variants; not those of two differences (stats.DIFFERENCE: an overhead over an
-    overhead, whose per-round ratio a claim reads only as a difference)."""
+    overhead, whose per-round ratio a claim reads only as a difference), nor a floor's A/A twin (the job's own
+    audit: stats.twin_side)."""
     return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]
-            if not is_difference(c["variant"], c["baseline"])}
+            if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])}
 
 
 RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",
@@ -194,8 +197,8 @@ RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_r
 def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
     """Each paired ratio measured on both sides: the two ratios, current / baseline with a bootstrap 95%
     interval (each run's pairs resampled on their own), whether they agree within the threshold and whether
-    their 95% intervals overlap; a change needs both a change beyond the threshold and intervals apart,
-    `unchanged` the change's whole interval within the threshold (`verdict`)."""
+    their 95% intervals overlap; the verdict on the change's interval (`verdict`: beyond 1 +- threshold, or
+    within it)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])
@@ -209,7 +212,7 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
                          "baseline_ratio": b["ratio"], "current_ratio": c["ratio"], "change": change,
                          "change_ci_low": low, "change_ci_high": high,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
-                         "verdict": verdict(change, low, high, not overlap, threshold)}
+                         "verdict": verdict(low, high, threshold)}
                         | detectability(low, high, threshold, rounds_of(current[key]["settings"])))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
@@ -235,11 +238,12 @@ def could_tell(table: pd.DataFrame, threshold: float,
             "quieter machine.", ""]
 
 
-def verdict_rule(threshold: float, evidence: str) -> str:
-    return (f"Verdict: regressed (improved) when the change is above 1 + {threshold:g} (below 1 - {threshold:g}) "
-            f"and {evidence}; unchanged only when its whole 95% interval lies within 1 ± {threshold:g} "
-            "(equivalence); inconclusive otherwise — this pair of runs could not tell, and `detectable_change` is "
-            "the smallest change it could have detected (80% power, 95% level).")
+def verdict_rule(threshold: float) -> str:
+    return (f"Verdict: regressed (improved) only when the change's whole 95% interval lies above 1 + {threshold:g} "
+            f"(below 1 - {threshold:g}); unchanged only when it lies within 1 ± {threshold:g} (equivalence); "
+            "inconclusive otherwise — this pair of runs could not tell whether the change passes the threshold, and "
+            "`detectable_change` is the smallest change it could tell from none (80% power, 95% level); to be "
+            "called regressed a change must pass the threshold by about as much again.")
 
 
 def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
@@ -250,9 +254,9 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
         f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
         f"(current / baseline, bootstrap 95% interval). The runs agree on {ratios.agree.sum()} of {len(ratios)} "
         f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
-        f"of {len(ratios)}. " + verdict_rule(threshold, "the two runs' intervals are apart"), "",
+        f"of {len(ratios)}. " + verdict_rule(threshold), "",
         "Verdicts: " + counts(ratios), "",
-        *familywise.line(ratios, "change"),
+        *familywise.line(ratios, "change", threshold),
         *could_tell(ratios, threshold),
         ratios.to_markdown(index=False, floatfmt=".4g"), "",
     ]
@@ -267,8 +271,8 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         f"mode: ratio of medians current / baseline with a bootstrap 95% interval (processes resampled, then "
         "samples: `processes` baseline / current), on what `judged_on` says: raw samples with the machine's "
         "speed beside them, unless compare.machine_units divides each sample by its round's yardstick. "
-        + verdict_rule(threshold, "that interval excludes 1"), "",
-        *familywise.line(table, "ratio"),
+        + verdict_rule(threshold), "",
+        *familywise.line(table, "ratio", threshold),
         "## The machine between the runs", "",
         *machine_speed.section(table),
         "## Medians", "",

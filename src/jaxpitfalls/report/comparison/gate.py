@@ -1,12 +1,13 @@
 """The compare gate: fail the workflow naming the worst regressions of the table it judges (a baseline run's
-medians or paired ratios, or sides timed in lockstep), and with `fail_on_inconclusive` the rows a pair of runs
-could not decide."""
+medians or paired ratios, or sides timed in lockstep), or where lockstep rows as a whole are slower than the
+threshold, and with `fail_on_inconclusive` the rows a pair of runs could not decide."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from .familywise import surviving
+from .familywise import FDR, surviving
+from .sign_flip import global_p
 
 
 class Regressions(RuntimeError):
@@ -21,7 +22,7 @@ def _median_row(r) -> str:
 
 def _ratio_row(r) -> str:
     return (f"{r.study} {r.config_id} {r.variant} / {r.against} ({r.mode}): {r.baseline_ratio:.3f}x -> "
-            f"{r.current_ratio:.3f}x ({r.change:.3f}x, intervals apart)")
+            f"{r.current_ratio:.3f}x ({r.change:.3f}x [{r.change_ci_low:.3f}, {r.change_ci_high:.3f}])")
 
 
 def _side_row(r) -> str:
@@ -51,21 +52,25 @@ def _would_tell(r) -> str:
 
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
-                           worst: int = 5) -> None:
-    """Raise naming the worst regressions (largest change first) of the table the gate judges, those that survive
-    Holm's step-down over all its rows (familywise.py: a row flagged at 5% alone may be one of the report's
-    expected false alarms); with `fail_on_inconclusive`, also the rows this pair of runs could not decide
-    (widest detectable change first)."""
+                           threshold: float = 0.05, worst: int = 5) -> None:
+    """Raise naming the worst regressions (largest change first) of the table the gate judges, the regressed rows
+    whose test of a change beyond the threshold survives Benjamini-Hochberg over all its rows (familywise.py); for
+    sides timed in lockstep, also where the rows as a whole are slower than the threshold though none is named
+    (sign_flip.py, at 5%); with `fail_on_inconclusive`, also the rows this pair of runs could not decide (widest
+    detectable change first)."""
     rank, describe = GATES[gate_on]
     flagged = table.verdict == "regressed"
-    regressed = table[flagged & surviving(table, rank)].sort_values(rank, ascending=False)
-    by_chance = int(flagged.sum()) - len(regressed)
+    regressed = table[flagged & surviving(table, rank, threshold)].sort_values(rank, ascending=False)
     undecided = table[table.verdict == "inconclusive"].sort_values("detectable_change", ascending=False)
+    whole = global_p(table, threshold) if gate_on == "lockstep" else None
     problems = []
     if len(regressed):
-        problems.append(f"{len(regressed)} regression(s) against the baseline ({gate_on}), surviving Holm's "
-                        f"step-down over {len(table)} rows ({by_chance} more flagged, within what chance gives); "
-                        "the worst:\n  " + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
+        problems.append(f"{len(regressed)} regression(s) beyond {threshold:g} against the baseline ({gate_on}), "
+                        f"surviving Benjamini-Hochberg over {len(table)} rows ({int(flagged.sum())} regressed one by "
+                        "one); the worst:\n  " + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
+    elif whole is not None and whole <= FDR:
+        problems.append(f"the {len(table)} rows as a whole are slower than {threshold:g} (sign flips of whole "
+                        f"processes: p = {whole:.3f}), though no single row is named")
     if fail_on_inconclusive and len(undecided):
         rows = [_inconclusive_row(r, rank) for r in undecided.head(worst).itertuples()]
         problems.append(f"{len(undecided)} row(s) inconclusive ({gate_on}: compare.fail_on_inconclusive); the least "

@@ -4,9 +4,10 @@ on the rounds the sides took in lockstep (harness/lockstep.py).
 Round i of every side timed each variant a fraction of a second apart, so each round's ratio side / first
 sees one machine, and drift slower than a round cancels. A fresh process shifts all its rounds alike (another
 core, another memory layout), so the processes are the independent units: the ratio, its 95% interval and what
-the row could detect are Student's t over the processes' median log-ratios (process_t.py). The verdict
-language is compare's: a change beyond the threshold only where the interval excludes 1, `unchanged` only
-where the whole interval lies within the threshold. The sides' order was counterbalanced and recorded: each
+the row could detect are Student's t over the processes' median log-ratios (process_t.py), each row's spread
+pooled with the job's other rows (harness/moderated.py; `df`: the degrees of freedom it rests on). The verdict
+language is compare's: a change only where the whole interval lies beyond 1 +- threshold, `unchanged` only
+where it lies within. The sides' order was counterbalanced and recorded: each
 row also gives its ratio in the rounds where the side went first over those where it went second
 (`order_effect`), 1 where going first does not matter.
 """
@@ -18,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...harness import moderated
 from . import familywise, process_t
 from .compare import could_tell, counts, environment_changes, verdict, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
-           "p_value", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",
-           "detectable_change", "samples_factor", "processes_needed", "environment_changes"]
+           "p_value", "df", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",
+           "detectable_change", "samples_factor", "processes_needed", "environment_changes", "process_log_ratios"]
 
 
 def _injected(timed: dict[str, Any], side: str) -> float:
@@ -35,27 +37,29 @@ def _injected(timed: dict[str, Any], side: str) -> float:
 
 
 def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
-    """One lockstep result's rows: each later side's paired ratio to the first side, with its verdict."""
+    """One lockstep result's rows: each later side's paired ratio to the first side, with its verdict; the rows'
+    spreads between processes pooled across the job (harness.moderated.pooled: they share its processes)."""
     timed = doc["timed"]
     first, *others = timed["sides"]
     processes = timed["processes"]
+    keys = [(mode, variant, side) for mode, variants in processes[0][first].items() for variant in variants
+            for side in others]
+    logs = [process_t.process_logs([p[side][mode][variant] for p in processes],
+                                   [p[first][mode][variant] for p in processes]) for mode, variant, side in keys]
     rows = []
-    for mode, variants in processes[0][first].items():
-        for variant in variants:
-            against = [p[first][mode][variant] for p in processes]
-            for side in others:
-                c = process_t.interval([p[side][mode][variant] for p in processes], against)
-                spread = c.pop("log_sd")
-                low, high = c["ratio_ci_low"], c["ratio_ci_high"]
-                rows.append({
-                    "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
-                    "side": side, "against": first, **c, "rounds": timed["rounds"], "processes": len(processes),
-                    "contended_rounds": contended_rounds(timed, mode),
-                    "order_effect": order_effect(timed, side, mode, variant), "injected": _injected(timed, side),
-                    "verdict": verdict(c["ratio"], low, high, not low <= 1 <= high, threshold),
-                    "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
-                                                               timed["descriptions"][side][0]["environment"]),
-                } | process_t.detectability(spread, len(processes), threshold))
+    for (mode, variant, side), own, found in zip(keys, logs, moderated.pooled(logs), strict=True):
+        c = process_t.as_row(found)
+        spread = c.pop("log_sd")
+        rows.append({
+            "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
+            "side": side, "against": first, **c, "rounds": timed["rounds"], "processes": len(processes),
+            "contended_rounds": contended_rounds(timed, mode),
+            "order_effect": order_effect(timed, side, mode, variant), "injected": _injected(timed, side),
+            "verdict": verdict(c["ratio_ci_low"], c["ratio_ci_high"], threshold),
+            "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
+                                                       timed["descriptions"][side][0]["environment"]),
+            "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
+        } | process_t.detectability(spread, len(processes), threshold, c["df"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -129,22 +133,22 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
-    shown = table.drop(columns=["against"]) if len(table) else table
+    shown = table.drop(columns=["against", "process_log_ratios"]) if len(table) else table
     return "\n".join([
         "# Lockstep comparison", "",
         "The sides, each in its own warm worker processes, timed in lockstep: every round asks each side for one "
         "short block of each variant, the sides in a counterbalanced order, so that a round's ratio side / first "
         "side compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: over the "
-        "fresh processes, the mean of each one's median log-ratio, with Student's t 95% interval on processes - 1 "
-        "degrees of freedom (a process shifts all its rounds alike: the processes are the independent units; "
-        "one process gives no interval). "
-        + verdict_rule(threshold, "the interval excludes 1"), "",
+        "fresh processes, the mean of each one's median log-ratio, with Student's t 95% interval on the spread "
+        "between processes, pooled with the job's other rows (`df`: its degrees of freedom; a process shifts all "
+        "its rounds alike: the processes are the independent units; one process gives no interval). "
+        + verdict_rule(threshold), "",
         *described, "",
         *set_up,
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
-        *familywise.line(table, "ratio"),
+        *familywise.line(table, "ratio", threshold),
         *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
                     "spread between processes this run saw"),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",

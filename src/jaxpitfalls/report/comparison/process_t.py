@@ -21,31 +21,45 @@ from ...harness import moderated
 MOST_PROCESSES = 10_000  # beyond this many, a row's "processes needed" is reported as none
 
 
+def process_logs(side: Sequence[Sequence[float]], first: Sequence[Sequence[float]]) -> list[float]:
+    """Each process's median of its rounds' log-ratios side / first (one list of rounds per process, paired round
+    by round)."""
+    return [float(np.median(np.log(np.asarray(s, dtype=float) / np.asarray(f, dtype=float))))
+            for s, f in zip(side, first, strict=True)]
+
+
+def as_row(found: moderated.Estimate) -> dict[str, float]:
+    """A row's ratio with its 95% interval, p-value and degrees of freedom; `log_sd`, the spread between processes
+    its interval rests on (pooled), for `detectability`. No interval (0, inf) and p = 1 where nothing says how
+    far a fresh process moves it."""
+    ratio, low, high = found.as_ratio()
+    return {"ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "p_value": found.p_value, "df": found.df,
+            "log_sd": found.pooled_sd if math.isfinite(found.high) else math.nan}
+
+
 def interval(side: Sequence[Sequence[float]], first: Sequence[Sequence[float]]) -> dict[str, float]:
-    """The ratio side / first (one list of rounds per process, paired round by round) with its 95% interval and
-    p-value: each process's median of its rounds' log-ratios, their mean, Student's t on processes - 1 degrees
-    of freedom (harness.moderated.estimate, each row on its own spread: the rows calibrated so); `log_sd`, the
-    processes' spread, for `detectability`. One process, or processes that agree to the last bit: nothing says
-    how far a fresh one moves the ratio, so no interval (0, inf) and p = 1."""
-    found = moderated.estimate([np.median(np.log(np.asarray(s, dtype=float) / np.asarray(f, dtype=float)))
-                                for s, f in zip(side, first, strict=True)])
-    return {"ratio": math.exp(found.mean), "ratio_ci_low": math.exp(found.low), "ratio_ci_high": math.exp(found.high),
-            "p_value": found.p_value, "log_sd": found.sd if math.isfinite(found.high) else math.nan}
+    """One row on its own: the mean of process_logs, Student's t on processes - 1 degrees of freedom
+    (harness.moderated.estimate). One process, or processes that agree to the last bit: no interval."""
+    return as_row(moderated.estimate(process_logs(side, first)))
 
 
-def _reach(log_sd: float, processes: int) -> float:
-    """The smallest log-ratio found with 80% power at the 95% level over `processes` processes."""
-    df = processes - 1
+def _reach(log_sd: float, processes: int, prior_df: float) -> float:
+    """The smallest log-ratio told from none with 80% power at the 95% level over `processes` processes, on
+    processes - 1 degrees of freedom plus what pooling adds (`prior_df`)."""
+    df = processes - 1 + prior_df
     return float(t.ppf(0.975, df) + t.ppf(0.80, df)) * log_sd / math.sqrt(processes)
 
 
-def detectability(log_sd: float, processes: int, threshold: float) -> dict[str, float | int | None]:
-    """What a row over `processes` processes could detect (`detectable_change`: 80% power at the 95% level, t's
-    own quantiles), and how many processes would detect the threshold (`processes_needed`, and as a factor of
-    this row's, `samples_factor`), at the spread the row saw (`log_sd`); nothing for a row without one."""
+def detectability(log_sd: float, processes: int, threshold: float, df: float | None = None
+                  ) -> dict[str, float | int | None]:
+    """What a row over `processes` processes could detect (`detectable_change`: told from no change with 80% power
+    at the 95% level, t's own quantiles on `df`, processes - 1 where not given), and how many processes would
+    tell the threshold from none (`processes_needed`, and as a factor of this row's, `samples_factor`), at the
+    spread the row's interval rests on (`log_sd`); nothing for a row without one."""
     if not (math.isfinite(log_sd) and log_sd > 0 and processes > 1):
         return {"detectable_change": math.inf, "samples_factor": math.inf, "processes_needed": None}
+    prior_df = max(0.0, (df if df is not None else processes - 1) - (processes - 1))
     target = math.log(1 + threshold)
-    needed = next((m for m in range(2, MOST_PROCESSES + 1) if _reach(log_sd, m) <= target), None)
-    return {"detectable_change": math.expm1(_reach(log_sd, processes)),
+    needed = next((m for m in range(2, MOST_PROCESSES + 1) if _reach(log_sd, m, prior_df) <= target), None)
+    return {"detectable_change": math.expm1(_reach(log_sd, processes, prior_df)),
             "samples_factor": max(1.0, needed / processes) if needed else math.inf, "processes_needed": needed}

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ...contract.run_settings import History
-from ...harness.stats import is_difference
+from ...harness.stats import is_difference, is_twin
 from ..comparison.compare import detectability, environment_changes
 from .changepoints import fit_steps
 from .release_levels import SERIES, release_levels
@@ -41,7 +41,8 @@ def _versions(environment: dict[str, Any]) -> str:
 
 
 def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """One result's paired ratios of two variants (not of two differences: stats.is_difference), labelled with
+    """One result's paired ratios of two variants (not of two differences: stats.is_difference, nor a floor's A/A
+    twin), labelled with
     its release and job (`job`, 1 where it has none), after checking it ran that release."""
     measured = doc["environment"]["packages"].get(package)
     if measured != release:
@@ -53,7 +54,7 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
              "detectable_change": detectability(c["ratio_ci_low"], c["ratio_ci_high"], 0.05, 1)["detectable_change"],
              "versions": _versions(doc["environment"]), "ran_at": doc["environment"].get("timestamp", "")}
             for c in doc["comparisons"]
-            if not is_difference(c["variant"], c["baseline"])]
+            if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])]
 
 
 def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:

@@ -2,9 +2,8 @@
 
 A snapshot's comparisons table keeps each worker process's own ratio and difference beside the job's (`process`
 0, 1, ... beside `all`), and its steps table each variant's median: all that harness.processes.pooled_intervals
-reads. A snapshot measured before that estimator (its table has no `ratio_df`) gets its job rows estimated again,
-the per-process rows as they were, so its claims are judged on today's intervals without timing a new run; a
-snapshot that has them is left as it is.
+reads. Its job rows are estimated again from them, the per-process rows as they were, so its claims are judged on
+today's intervals without timing a new run (a snapshot estimated by today's code comes out as it was).
 
     python -m jaxpitfalls.report.reference.reestimate SNAPSHOT
 
@@ -47,8 +46,7 @@ def _job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 
 def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """The comparisons table with every job row estimated by pooled_intervals, in the table's own order."""
-    if "ratio_df" in comparisons:
-        return comparisons
+    comparisons = comparisons.drop(columns=[c for c in ESTIMATE_COLUMNS if c in comparisons])
     jobs = [_job(rows, steps[steps.config_id == config]) for config, rows in comparisons.groupby("config_id",
                                                                                                 sort=False)]
     own = comparisons[comparisons.process.astype(str) != POOLED]
@@ -56,15 +54,16 @@ def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def reestimate(snapshot: Path) -> list[str]:
-    """Every study's comparisons table in the snapshot estimated again where it predates the estimator; the
-    tables it rewrote (recorded in the manifest's `rejudged`)."""
+    """Every study's comparisons table in the snapshot estimated again; the tables whose content changed
+    (recorded in the manifest's `rejudged`)."""
     written = []
     for study in sorted(p.name for p in (snapshot / "tables").iterdir() if p.is_dir()):
         paths = table_paths(snapshot, study)
+        before = Path(paths["comparisons"]).read_text()
         comparisons = pd.read_csv(paths["comparisons"], dtype={"process": str})
-        if "ratio_df" not in comparisons:
-            reestimated(comparisons, pd.read_csv(paths["steps"], dtype={"process": str})).to_csv(
-                paths["comparisons"], index=False)
+        reestimated(comparisons, pd.read_csv(paths["steps"], dtype={"process": str})).to_csv(
+            paths["comparisons"], index=False)
+        if Path(paths["comparisons"]).read_text() != before:
             written.append(str(Path(paths["comparisons"]).relative_to(snapshot)))
     record_rejudged(snapshot, written)
     return written

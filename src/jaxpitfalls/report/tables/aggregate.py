@@ -162,7 +162,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_in_timed_region": timed_compiles(doc, None),
             "compiles_measured_on_purpose": timed_compiles(doc, "measures_compilation"),
             "compiles_demonstrated": timed_compiles(doc, "demonstration"),
-            "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in doc["variants"].values()),
+            "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in _told_apart(doc).values()),
             "job_seconds": doc.get("job_seconds"),
             "ran_on": ran_on(env),
             "code": code_version(env),
