@@ -173,7 +173,7 @@ CLAIMS = {
         checked="followed by every job: models load and convert before any timer starts"),
     "multiple_trials": Claim(
         "run several trials and report mean +- std", "3-5 trials, mean +- std, min and max",
-        checked="exceeded by every job: medians with paired bootstrap 95% intervals, over fresh worker "
+        checked="exceeded by every job: paired ratios with 95% intervals (Student's t) over fresh worker "
                 "processes where the preset runs several (measure.processes)"),
     "trial_variance": Claim(
         "high variance (std above 10%) means interference: background processes, throttling",
