@@ -80,3 +80,14 @@ def test_a_jobs_comparisons_pool_ratios_with_ratios_and_differences_on_their_own
     assert found[2]["ratio_df"] == 2  # a ratio of differences: its own spread
     assert found[3]["ratio"] is None and found[3]["diff"] == pytest.approx(0.004 / 3)
     assert all(f["diff_ci_low"] < f["diff"] < f["diff_ci_high"] and f["diff_df"] > 2 for f in found)
+
+
+def test_a_twin_is_judged_by_the_pool_of_the_real_pairs_without_entering_it():
+    """A floor's A/A twin spreads far less than the job's real pairs (no process offset moves it): judged by their
+    pool, its interval is theirs in width, and theirs are what they would be without it."""
+    rng = np.random.default_rng(3)
+    real = rng.standard_normal((6, 3)) * 0.02
+    rows = np.vstack([real, rng.standard_normal((1, 3)) * 0.001])
+    alone, judged = moderated.pooled(real), moderated.pooled(rows, [True] * 6 + [False])
+    assert [e.high - e.low for e in judged[:6]] == pytest.approx([e.high - e.low for e in alone])
+    assert judged[6].high - judged[6].low > 0.5 * np.median([e.high - e.low for e in alone])

@@ -124,25 +124,28 @@ def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
     return _interval(float(x.mean()), float(variance), df, x.size, sd)
 
 
-def pooled(rows: Sequence[Sequence[float]]) -> list[Estimate]:
+def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None) -> list[Estimate]:
     """Every row of a job: one value per process each, the same processes. A process's offset common to the rows
     (the floor every row is compared with ran slow in it) moves every row alike: it is split off as the job's
     common spread, known on processes - 1 degrees of freedom however many rows share it; what is left of each
     row's spread is pooled across the rows (fit_prior); a row's interval rests on the two added, its degrees of
     freedom by Satterthwaite's rule. Without a common part the rows pool fully; where it dominates they keep
-    processes - 1 (on simulated jobs whose rows share a 2% offset a process, the pooled rows alone fell to a
-    row's 90% where this holds 95%: tests/test_moderated.py)."""
+    processes - 1. Only the `fitted` rows (all by default) inform the common part and the pool: a floor's A/A
+    twin, which no process offset moves, is judged by them without narrowing theirs."""
     x = np.asarray(rows, dtype=float)
-    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+    fit = np.ones(len(x), dtype=bool) if fitted is None else np.asarray(fitted, dtype=bool)
+    if x.ndim != 2 or fit.sum() < 2 or x.shape[1] < 2:
         return [estimate(r) for r in rows]
-    n, k = x.shape
+    n, k = int(fit.sum()), x.shape[1]
     centred = x - x.mean(axis=1, keepdims=True)
-    common = centred.mean(axis=0)
-    residual_df = (k - 1) * (n - 1) / n
-    own, own_df = _posterior(fit_prior(list(((centred - common) ** 2).sum(axis=1) / residual_df), residual_df),
-                             ((centred - common) ** 2).sum(axis=1) / residual_df, residual_df)
-    shared = max(0.0, float((common ** 2).sum() / (k - 1) - own.mean() / n))
+    common = centred[fit].mean(axis=0)
+    residual_df = np.where(fit, (k - 1) * (n - 1) / n, k - 1)  # a fitted row's residual also left the common part
+    residual = ((centred - common) ** 2).sum(axis=1) / residual_df
+    prior = fit_prior(list(residual[fit]), float(residual_df[fit][0]))
+    own, own_df = zip(*(_posterior(prior, v, d) for v, d in zip(residual, residual_df, strict=True)), strict=True)
+    own, own_df = np.array(own, dtype=float), np.array(own_df, dtype=float)
+    shared = max(0.0, float((common ** 2).sum() / (k - 1) - own[fit].mean() / n))
     total = own + shared
     df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / (k - 1), 1e-300), 0.0)
     return [_interval(float(x[i].mean()), float(total[i]), float(df[i]), k, float(x[i].std(ddof=1)))
-            for i in range(n)]
+            for i in range(len(x))]

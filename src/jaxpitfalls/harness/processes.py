@@ -106,7 +106,8 @@ def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     own = [[_own(d, c) for d in docs] for c in docs[0]["comparisons"]]
     return pooled_intervals([[o["ratio"] for o in row] for row in own], [[o["diff"] for o in row] for row in own],
                             [_scale(docs, c) for c in docs[0]["comparisons"]],
-                            [stats.is_difference(c["variant"], c["baseline"]) for c in docs[0]["comparisons"]])
+                            [stats.is_difference(c["variant"], c["baseline"]) for c in docs[0]["comparisons"]],
+                            [stats.is_twin(c["variant"]) for c in docs[0]["comparisons"]])
 
 
 RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_p_value", "ratio_df")
@@ -117,20 +118,22 @@ def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
 
 
 def pooled_intervals(ratios: list[list[float | None]], diffs: list[list[float]], scales: list[float],
-                     differences: list[bool]) -> list[dict[str, Any]]:
+                     differences: list[bool], twins: list[bool] | None = None) -> list[dict[str, Any]]:
     """A job's comparisons from their processes' own ratios and differences (seconds; `scales`: each row's size,
     _scale), by moderated.pooled: the log-ratios of two variants' times pooled across the job's such rows, the
     differences relative to their size pooled across all rows. A ratio of two differences (`differences`) is a
     share of one overhead in another, near 0 or below in a process where an overhead is: its processes' ratios
-    averaged as they are (not on the log scale) on their own t, and none where a process's ratio is missing."""
+    averaged as they are (not on the log scale) on their own t, and none where a process's ratio is missing. A
+    floor's A/A twin (`twins`) is judged by the pool of the job's real pairs, not part of it."""
+    real = [not t for t in (twins or [False] * len(ratios))]
     plain = [i for i, d in enumerate(differences) if not d]
-    ratio = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain]),
-                                                strict=True)}
+    ratio = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain],
+                                                                      [real[i] for i in plain]), strict=True)}
     for i in set(range(len(ratios))) - set(plain):
         if None not in ratios[i]:
             e = moderated.estimate(ratios[i])
             ratio[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df), strict=True))
-    relative = moderated.pooled([np.asarray(d, dtype=float) / s for d, s in zip(diffs, scales, strict=True)])
+    relative = moderated.pooled([np.asarray(d, dtype=float) / s for d, s in zip(diffs, scales, strict=True)], real)
     return [ratio.get(i, dict.fromkeys(RATIO_FIELDS))
             | {"diff": rel.mean * scale, "diff_ci_low": rel.low * scale, "diff_ci_high": rel.high * scale,
                "diff_df": rel.df}

@@ -49,10 +49,11 @@ def twin_coverage(docs: Sequence[dict[str, Any]], sizes: Sequence[int] = (2, 3))
 
 
 def _spreads(doc: dict[str, Any]) -> np.ndarray:
-    """A job's rows of two variants' times: each one's spread between processes (sd of the processes' log-ratios)
-    as the run measured it; rows whose processes agreed to the last bit are left out."""
+    """A job's rows of two variants' times (not the floor's A/A twin): each one's spread between processes (sd of
+    the processes' log-ratios) as the run measured it; rows whose processes agreed to the last bit are left out."""
     logs = [np.log(c["process_ratios"]) for c in doc["comparisons"]
-            if not is_difference(c["variant"], c["baseline"]) and None not in c.get("process_ratios", [None])]
+            if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])
+            and None not in c.get("process_ratios", [None])]
     sd = np.array([np.std(x, ddof=1) for x in logs if len(x) > 1])
     return sd[sd > 0]
 

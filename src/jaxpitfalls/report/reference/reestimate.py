@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...harness.processes import pooled_intervals
-from ...harness.stats import is_difference, side_parts
+from ...harness.stats import is_difference, is_twin, side_parts
 from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
 from .reference import table_paths
 from .rerender import record_rejudged
@@ -38,7 +38,8 @@ def _job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
         [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
         [list(m.diff_ms / 1e3) for m in mine],
         [float(medians[(side_parts(r.baseline)[0], r["mode"])]) / 1e3 for _, r in job.iterrows()],
-        [is_difference(r.variant, r.baseline) for _, r in job.iterrows()])
+        [is_difference(r.variant, r.baseline) for _, r in job.iterrows()],
+        [is_twin(r.variant) for _, r in job.iterrows()])
     new = pd.DataFrame([{MS.get(k, k): v * 1e3 if k in MS else v for k, v in f.items()} for f in found],
                        index=job.index)
     return job.drop(columns=[c for c in new if c in job]).join(new)[[*job.columns, *ESTIMATE_COLUMNS]]
