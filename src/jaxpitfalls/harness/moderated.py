@@ -105,13 +105,14 @@ def _interval(mean: float, variance: float, df: float, processes: int, sd: float
                     math.sqrt(variance))
 
 
-def _posterior(prior: Prior, variance, df: float):
-    """The moderated variance of rows whose own is `variance` on `df` degrees of freedom, and its df."""
+def _posterior(prior: Prior, variance, df):
+    """The moderated variance of rows whose own is `variance` on `df` degrees of freedom (numbers or arrays of
+    them), and its degrees of freedom: 0 where neither the prior nor the row has any."""
+    variance, df = np.asarray(variance, dtype=float), np.asarray(df, dtype=float)
     if math.isinf(prior.df):
-        return prior.variance + 0 * np.asarray(variance), math.inf
-    if not prior.df + df:
-        return 0 * np.asarray(variance), 0.0
-    return (prior.df * prior.variance + df * np.asarray(variance)) / (prior.df + df), prior.df + df
+        return np.full(np.broadcast(variance, df).shape, prior.variance), np.full_like(df, math.inf)
+    total = prior.df + df
+    return np.where(total > 0, (prior.df * prior.variance + df * variance) / np.where(total > 0, total, 1), 0.0), total
 
 
 def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
@@ -121,7 +122,7 @@ def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
     x = np.asarray(values, dtype=float)
     sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
     variance, df = _posterior(prior, sd ** 2, x.size - 1)
-    return _interval(float(x.mean()), float(variance), df, x.size, sd)
+    return _interval(float(x.mean()), float(variance), float(df), x.size, sd)
 
 
 def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None) -> list[Estimate]:
@@ -142,8 +143,7 @@ def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None
     residual_df = np.where(fit, (k - 1) * (n - 1) / n, k - 1)  # a fitted row's residual also left the common part
     residual = ((centred - common) ** 2).sum(axis=1) / residual_df
     prior = fit_prior(list(residual[fit]), float(residual_df[fit][0]))
-    own, own_df = zip(*(_posterior(prior, v, d) for v, d in zip(residual, residual_df, strict=True)), strict=True)
-    own, own_df = np.array(own, dtype=float), np.array(own_df, dtype=float)
+    own, own_df = _posterior(prior, residual, residual_df)
     shared = max(0.0, float((common ** 2).sum() / (k - 1) - own[fit].mean() / n))
     total = own + shared
     df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / (k - 1), 1e-300), 0.0)

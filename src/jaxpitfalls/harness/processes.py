@@ -214,7 +214,9 @@ def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def precise_enough(docs: list[dict[str, Any]], target: float) -> bool:
     """Whether the processes so far know every ratio of two variants' times (not a ratio of differences, a share
-    that may be near 0) to within `target` of it either way (stats.relative_half_width of the merged result)."""
-    return all(stats.relative_half_width(c) <= target for c in merge(docs)["comparisons"]
-               if c["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"]))
+    that may be near 0) to within `target` of it either way: the comparisons merge would make of them
+    (stats.relative_half_width), without merging the rest of their results."""
+    return all(stats.relative_half_width(found) <= target
+               for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
+               if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"]))
 
