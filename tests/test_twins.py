@@ -58,7 +58,7 @@ def test_the_tables_hide_the_twins_and_the_audit_counts_their_misses(tmp_path):
     paths = _paths(tmp_path, pd.DataFrame(rows))
     tables = aggregate.read_tables(paths)
     assert list(tables["comparisons"].variant) == ["v"] and list(tables["steps"].variant) == ["f"]
-    found = twin_rows(paths)
+    found = twin_rows(aggregate.read_tables(paths, twins=True)["comparisons"])
     assert len(found) == 20
     (text,) = twin_sections({"s": found, "other": found.iloc[:0]})
     assert "**1 of 20** twin rows excluded 1 (5.0%" in text

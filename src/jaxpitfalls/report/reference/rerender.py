@@ -46,8 +46,9 @@ def snapshot_claims(snapshot: Path) -> tuple[dict[str, list[dict[str, Any]]], di
         if not Path(paths["steps"]).exists():
             claims[name], here[name] = _not_run(name), "this machine"
             continue
-        claims[name] = study_claims(name, paths, read_tables(paths))
-        here[name] = device_here(read_tables(paths)["environment"])
+        tables = read_tables(paths)
+        claims[name] = study_claims(name, paths, tables)
+        here[name] = device_here(tables["environment"])
     return claims, here
 
 

@@ -13,7 +13,7 @@ from ... import registry, results
 from ...contract.decisions import applicable
 from ...contract.interface import Claim, StudySpec
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
-from ..tables.aggregate import processes_of, read_tables
+from ..tables.aggregate import processes_of, read_tables, without_twins
 from ..tables.run_summary import run_summary, span_seconds, study_seconds
 from . import markdown, scorecard
 from .magnitude import device_here
@@ -120,14 +120,15 @@ def build_report(
     claims, sections, audits, environments, checks, parts, twins = {}, [], [], {}, {}, {}, {}
     for name, inputs in study_inputs.items():
         spec, report = registry.spec(name), registry.report(name)
-        tables = read_tables(inputs["tables"])
+        found = read_tables(inputs["tables"], twins=True)
+        tables = without_twins(found)
         claims[name] = study_claims(name, inputs["tables"], tables)
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,
                                                figures))
         audits.append(markdown.audit_section(name, tables["checks"]))
-        twins[name] = twin_rows(inputs["tables"])
+        twins[name] = twin_rows(found["comparisons"])
         environments[name] = tables["environment"]
         checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),

@@ -12,19 +12,22 @@ import numpy as np
 import pandas as pd
 
 from ...harness.stats import is_twin, wilson
-from ..tables.aggregate import read_tables
 from .markdown import table
 
 
-def twin_rows(paths: Mapping[str, str]) -> pd.DataFrame:
-    """A study's twin rows (one per configuration and mode), every process's samples pooled."""
-    comparisons = read_tables(paths, twins=True)["comparisons"]
+def twin_rows(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """A study's twin rows (one per configuration and mode) of its comparisons table read with them
+    (aggregate.read_tables)."""
     return comparisons[comparisons.variant.astype(str).map(is_twin)].reset_index(drop=True)
 
 
+def _missed(rows: pd.DataFrame) -> int:
+    """How many twin rows' intervals exclude 1."""
+    return int(((rows.ratio_ci_low > 1) | (rows.ratio_ci_high < 1)).sum())
+
+
 def _row(study: str, rows: pd.DataFrame) -> dict[str, object]:
-    alarms = int(((rows.ratio_ci_low > 1) | (rows.ratio_ci_high < 1)).sum())
-    return {"study": study, "rows": len(rows), "jobs": rows.config_id.nunique(), "excluded 1": alarms,
+    return {"study": study, "rows": len(rows), "jobs": rows.config_id.nunique(), "excluded 1": _missed(rows),
             "largest |ratio - 1|": f"{np.max(np.abs(rows.ratio - 1)):.1%}",
             "median half-width": f"{np.median((rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio):.1%}"}
 
@@ -36,7 +39,7 @@ def twin_sections(rows: Mapping[str, pd.DataFrame]) -> list[str]:
     if not found:
         return []
     every = pd.concat(found.values())
-    alarms = int(((every.ratio_ci_low > 1) | (every.ratio_ci_high < 1)).sum())
+    alarms = _missed(every)
     low, high = wilson(alarms, len(every))
     return ["\n".join(["### A/A twins", "",
             f"Every job times its floor twice in the same rounds under two names (`<floor>~twin`): the true ratio "

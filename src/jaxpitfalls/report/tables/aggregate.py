@@ -231,13 +231,16 @@ def read_tables(paths: Mapping[str, str], process: str = POOLED, twins: bool = F
               for name in TABLES}
     for name in PER_PROCESS:
         table = tables[name]
-        kept = table.process.astype(str) == process
-        if not twins and "variant" in table:
-            kept &= ~table.variant.astype(str).map(is_twin)
-        tables[name] = table[kept].reset_index(drop=True)
+        tables[name] = table[table.process.astype(str) == process].reset_index(drop=True)
     if "capture" not in tables["overhead"]:  # written before several captures: one each
         tables["overhead"] = tables["overhead"].assign(capture=0)
-    return tables
+    return tables if twins else without_twins(tables)
+
+
+def without_twins(tables: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """A study's tables without the floor's A/A twin's rows (read_tables)."""
+    return {name: table[~table.variant.astype(str).map(is_twin)].reset_index(drop=True)
+            if name in PER_PROCESS and "variant" in table else table for name, table in tables.items()}
 
 
 def processes_of(tables: Mapping[str, pd.DataFrame]) -> list[str]:
