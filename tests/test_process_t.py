@@ -11,8 +11,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from jaxpitfalls.harness import moderated
 from jaxpitfalls.harness.stats import paired_comparison, relative_half_width
 from jaxpitfalls.report.comparison import familywise, process_t
+from jaxpitfalls.report.comparison.process_t import process_logs
+
+
+def _interval(side, first) -> dict:
+    """One lockstep row on its own spread (processes - 1 degrees of freedom), as the calibrated rows were."""
+    return process_t.as_row(moderated.estimate(process_logs(side, first)))
 
 
 def _rows(offset: float, rows: int, seed: int = 1, log_ratio: float = 0.0):
@@ -28,7 +35,7 @@ def _rows(offset: float, rows: int, seed: int = 1, log_ratio: float = 0.0):
 
 @pytest.mark.parametrize("offset", [0.0, 0.02])
 def test_the_interval_keeps_its_95_percent_whether_fresh_processes_agree_or_differ(offset):
-    rows = [process_t.interval(side, first) for side, first in _rows(offset, 400)]
+    rows = [_interval(side, first) for side, first in _rows(offset, 400)]
     covered = np.mean([c["ratio_ci_low"] <= 1 <= c["ratio_ci_high"] for c in rows])
     assert 0.92 <= covered <= 0.98, covered
     flagged = np.mean([c["p_value"] < 0.05 for c in rows])
@@ -39,14 +46,14 @@ def test_where_processes_agree_the_interval_is_about_as_wide_as_the_bootstrap_it
     """The two-level bootstrap (processes, then rounds) covered more than 95% there, and less where processes
     differ (process_t's docstring); the t-interval pays nothing for its coverage where they agree."""
     rows = list(_rows(0.0, 30, seed=2))
-    ours = np.median([relative_half_width(process_t.interval(s, f)) for s, f in rows])
+    ours = np.median([relative_half_width(_interval(s, f)) for s, f in rows])
     assert ours <= 1.1 * np.median([relative_half_width(paired_comparison(s, f)) for s, f in rows])
 
 
 def test_a_change_of_the_detectable_size_is_found_in_about_80_percent_of_rows():
-    sd = np.sqrt(np.mean([process_t.interval(s, f)["log_sd"] ** 2 for s, f in _rows(0.02, 200, seed=3)]))
+    sd = np.sqrt(np.mean([_interval(s, f)["log_sd"] ** 2 for s, f in _rows(0.02, 200, seed=3)]))
     detectable = process_t.detectability(sd, 5, 0.05)["detectable_change"]
-    found = [process_t.interval(s, f)["ratio_ci_low"] > 1
+    found = [_interval(s, f)["ratio_ci_low"] > 1
              for s, f in _rows(0.02, 400, seed=4, log_ratio=math.log1p(detectable))]
     assert 0.72 <= np.mean(found) <= 0.88, (detectable, np.mean(found))
 
@@ -65,10 +72,10 @@ def test_what_would_tell_the_threshold_is_counted_in_processes():
 
 def test_one_process_or_processes_that_agree_to_the_bit_give_a_ratio_but_no_interval():
     (side, first), = _rows(0.0, 1)
-    one = process_t.interval(side[:1], first[:1])
+    one = _interval(side[:1], first[:1])
     assert one["ratio_ci_low"] == 0 and one["ratio_ci_high"] == np.inf and one["p_value"] == 1
     assert one["ratio"] == pytest.approx(np.exp(np.median(np.log(side[0] / first[0]))))
-    same = process_t.interval([[1.1, 1.1]] * 3, [[1.0, 1.0]] * 3)
+    same = _interval([[1.1, 1.1]] * 3, [[1.0, 1.0]] * 3)
     assert same["ratio"] == pytest.approx(1.1) and same["ratio_ci_high"] == np.inf and same["p_value"] == 1
 
 
@@ -77,7 +84,7 @@ def test_the_gate_reads_each_rows_own_degrees_of_freedom():
     threshold's over 5 processes has p = 0.0037 on its own 4 degrees of freedom; read as normal, 0.0002."""
     edge = np.log(1.05)
     logs = edge + 0.05 + 0.02825 * np.array([-1, -0.5, 0, 0.5, 1])  # each process's median log-ratio: t = 5
-    row = process_t.interval([[np.exp(x)] for x in logs], [[1.0]] * 5)
+    row = _interval([[np.exp(x)] for x in logs], [[1.0]] * 5)
     assert row["df"] == 4
     p = familywise.p_beyond(row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"], 0.05, row["df"])
     assert p == pytest.approx(0.0037, abs=3e-4)

@@ -116,19 +116,6 @@ def ratio_of_medians_ci(current: Samples, baseline: Samples, level: float = 0.95
 DIFFERENCE = " - "
 
 
-TWIN = "~twin"
-
-
-def twin_side(floor: str) -> str:
-    """The name under which `floor` is timed a second time in the same rounds: an A/A pair whose true ratio is 1,
-    so every job measures its own intervals' false alarms (protocol.measure_mode)."""
-    return f"{floor}{TWIN}"
-
-
-def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
-    return name.endswith(TWIN)
-
-
 def difference_side(a: str, b: str) -> str:
     """The comparison side that is variant a's samples minus b's."""
     return f"{a}{DIFFERENCE}{b}"
@@ -150,6 +137,19 @@ def is_difference(variant: str, baseline: str) -> bool:
     variants' times (nothing to gate a release or an environment on; its ratio: paired_comparison's
     `of_medians`)."""
     return DIFFERENCE in variant + baseline
+
+
+TWIN = "~twin"
+
+
+def twin_side(floor: str) -> str:
+    """The name under which `floor` is timed a second time in the same rounds: an A/A pair whose true ratio is 1,
+    so every job measures its own intervals' false alarms (protocol.measure_mode)."""
+    return f"{floor}{TWIN}"
+
+
+def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
+    return name.endswith(TWIN)
 
 
 def paired_comparison(variant: Samples, baseline: Samples, of_medians: bool = False) -> dict[str, float | None]:

@@ -37,12 +37,6 @@ def as_row(found: moderated.Estimate) -> dict[str, float]:
             "log_sd": found.pooled_sd if math.isfinite(found.high) else math.nan}
 
 
-def interval(side: Sequence[Sequence[float]], first: Sequence[Sequence[float]]) -> dict[str, float]:
-    """One row on its own: the mean of process_logs, Student's t on processes - 1 degrees of freedom
-    (harness.moderated.estimate). One process, or processes that agree to the last bit: no interval."""
-    return as_row(moderated.estimate(process_logs(side, first)))
-
-
 def _reach(log_sd: float, processes: int, prior_df: float) -> float:
     """The smallest log-ratio told from none with 80% power at the 95% level over `processes` processes, on
     processes - 1 degrees of freedom plus what pooling adds (`prior_df`)."""

@@ -31,7 +31,9 @@ def _logs(table: pd.DataFrame) -> list[tuple[tuple[str, str], np.ndarray]]:
     rows = [((r.study, r.config_id), np.array([float(x) for x in r.process_log_ratios.split(";")]))
             for r in table.itertuples() if isinstance(r.process_log_ratios, str) and r.process_log_ratios]
     rows = [(job, x) for job, x in rows if len(x) > 1 and np.isfinite(x).all()]
-    lengths = {job: {len(x) for j, x in rows if j == job} for job, _ in rows}
+    lengths: dict[tuple[str, str], set[int]] = {}
+    for job, x in rows:
+        lengths.setdefault(job, set()).add(len(x))
     uneven = sorted(job for job, found in lengths.items() if len(found) > 1)
     if uneven:
         raise ValueError(f"rows of one job recorded different numbers of processes: {uneven}")

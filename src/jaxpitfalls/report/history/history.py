@@ -42,8 +42,7 @@ def _versions(environment: dict[str, Any]) -> str:
 
 def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
     """One result's paired ratios of two variants (not of two differences: stats.is_difference, nor a floor's A/A
-    twin), labelled with
-    its release and job (`job`, 1 where it has none), after checking it ran that release."""
+    twin), labelled with its release and job (`job`, 1 where it has none), after checking it ran that release."""
     measured = doc["environment"]["packages"].get(package)
     if measured != release:
         raise WrongRelease(f"{doc['study']} {doc['config_id']}: asked for {package} {release}, the job's "
