@@ -49,7 +49,7 @@ def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | 
         request_path.write_text(json.dumps(request))
         while not _enough(measured, timing):
             i, most = len(measured), timing.most_processes
-            of = f"{timing.processes}" if most == timing.processes else f"{timing.processes} (up to {most})"
+            of = f"{timing.processes}" if most == timing.processes else f"{timing.processes}-{most}"  # 3 of 2-3
             log.info("%s %s: process %d of %s", request["study"], request["conf"]["id"], i + 1, of)
             worker = PipeWorker(f"worker process {i + 1} of {of}", python, {},
                                 ["-m", WORKER, str(request_path), log_path or "", jax_cache_dir])
