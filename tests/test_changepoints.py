@@ -82,3 +82,13 @@ def test_a_release_split_off_alone_with_no_other_fit_that_has_a_step_stands_as_f
     fit = fit_steps(RELEASES, ratios, lows, highs, single=single)
     assert [(s.before, s.after) for s in fit.steps] == [("0.11.4", "0.11.5"), ("0.11.5", "0.11.6")]
     assert fit.set_apart == ()
+
+
+def test_intervals_on_few_degrees_of_freedom_need_a_larger_step():
+    """A 6% step over +-3% intervals is told apart where the intervals' spread is known, not where it was
+    estimated on two degrees of freedom (Student's t's tail); its size's interval widens with it."""
+    measured = _series([1.0] * 6 + [1.06] * 6, seed=1)
+    (known,) = fit_steps(RELEASES, *measured).steps
+    assert fit_steps(RELEASES, *measured, df=2).steps == ()
+    (estimated,) = fit_steps(RELEASES, *measured, df=30).steps
+    assert estimated.ratio == pytest.approx(known.ratio) and estimated.low < known.low

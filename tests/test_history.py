@@ -137,6 +137,23 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
     assert between_jobs(pd.DataFrame({"y": [0.0, 0.1], "var": [1e-4, 1e-4], "release": [1, 2]})) is None
 
 
+def test_a_spread_between_jobs_counts_on_the_degrees_of_freedom_it_was_estimated_from():
+    """Six releases in two jobs each, the jobs scattering beyond their own 1% errors: every level's interval
+    takes Student's t on the six pairs' degrees of freedom, wider than the normal one on the same variance;
+    jobs that scatter no more than their intervals leave the levels on the normal quantile."""
+    rows = [{"release": f"r{r}", "job": j, "config_id": "base", "variant": "v", "baseline": "floor", "mode": "m",
+             "ratio": np.exp(y), "ratio_ci_low": np.exp(y - 0.0196), "ratio_ci_high": np.exp(y + 0.0196),
+             "versions": ""}
+            for r in range(6) for j, y in ((1, 0.03), (2, -0.03))]
+    levels = release_levels(pd.DataFrame(rows))
+    assert set(levels.df) == {6.0}
+    half = np.log(levels.ratio_ci_high / levels.ratio)
+    variance = (0.01 ** 2 + (0.06 ** 2 / 2 - 0.01 ** 2)) / 2  # their own, plus the excess, over two jobs
+    assert np.allclose(half, 2.447 * np.sqrt(variance), rtol=1e-3)  # t(0.975, 6), not 1.96
+    agreeing = pd.DataFrame(rows).assign(ratio=1.0, ratio_ci_low=np.exp(-0.0196), ratio_ci_high=np.exp(0.0196))
+    assert np.isinf(release_levels(agreeing).df).all()
+
+
 def test_a_lone_release_that_hid_a_step_is_set_apart_and_the_step_named():
     """filter_jit's ratio steps up at 0.11.5, and 0.11.5's one job sits higher still: the fit with the most steps
     splits it off alone; the summary names the step the fit keeping it with its neighbours finds, and says which

@@ -23,8 +23,9 @@ import numpy as np
 import ruptures
 from ruptures.base import BaseCost
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
-from ...harness.stats import Z_95, log_standard_error
+from ...harness.stats import log_standard_error
 
 
 @dataclass(frozen=True)
@@ -117,21 +118,27 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
 
 
+def _quantile(p: float, df: float) -> float:
+    """The upper `p` quantile of Student's t on `df` degrees of freedom (the normal's where they are infinite)."""
+    return float(norm.isf(p) if np.isinf(df) else student_t.isf(p, df))
+
+
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
               highs: Sequence[float], max_steps: int = 3, series: int = 1,
-              single: Sequence[bool] | None = None) -> Fit:
+              single: Sequence[bool] | None = None, df: float = np.inf) -> Fit:
     """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
     one of `series` fitted for one report. `single`: per release, whether one job timed it; where the fit with
     the most steps splits such a release off alone (one job's offset fits that as well as a step does), the fit
     with the most steps that splits off none is kept instead where one has a step (equinox's history: 0.11.8
     alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four;
-    docs/decisions.md#single-job-releases)."""
+    docs/decisions.md#single-job-releases). `df`: the degrees of freedom the intervals' spread was estimated
+    on (release_levels: the jobs' scatter), on which every step is tested and sized."""
     y = np.log(np.asarray(ratios, dtype=float))
     se = np.maximum(log_standard_error(lows, highs), 1e-6)
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")
-    z = float(norm.ppf(1 - 0.025 / (max(n - 1, 1) * series)))  # Bonferroni: n - 1 places in each series
+    z = _quantile(0.025 / (max(n - 1, 1) * series), df)  # Bonferroni: n - 1 places in each series
     signal = np.column_stack([y, 1 / se ** 2])
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k in range(1, min(max_steps, n - 1) + 1):
@@ -141,8 +148,14 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     alone = [tuple(labels[i] for i in _alone(bounds, single)) for bounds in told_apart]
     kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
     if alone[-1] and len(kept) > 2:
-        return replace(_described(list(labels), y, se, kept), set_apart=alone[-1])
-    return replace(_described(list(labels), y, se, told_apart[-1]), alone=alone[-1])
+        return replace(_described(list(labels), y, se, kept, df), set_apart=alone[-1])
+    return replace(_described(list(labels), y, se, told_apart[-1], df), alone=alone[-1])
+
+
+def resting_alone(fit: Fit, step: Step) -> tuple[str, ...]:
+    """The releases on either side of `step` that `fit` puts in a segment of their own and one job timed: a step
+    beside such a release rests on that job alone and is not named one (its offset looks the same)."""
+    return tuple(release for release in (step.before, step.after) if release in fit.alone)
 
 
 def _alone(bounds: list[int], single: Sequence[bool] | None) -> list[int]:
@@ -151,21 +164,22 @@ def _alone(bounds: list[int], single: Sequence[bool] | None) -> list[int]:
             if end - start == 1 and single is not None and single[start]]
 
 
-def _exp(log_value: float, log_se: float) -> tuple[float, float, float]:
-    """A log estimate and its standard error as (value, 95% low, high) on the ratio scale."""
-    return tuple(float(np.exp(log_value + k * Z_95 * log_se)) for k in (0, -1, 1))
+def _exp(log_value: float, log_se: float, t: float) -> tuple[float, float, float]:
+    """A log estimate and its standard error as (value, 95% low, high) on the ratio scale, `t` its quantile."""
+    return tuple(float(np.exp(log_value + k * t * log_se)) for k in (0, -1, 1))
 
 
-def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[int]) -> Fit:
+def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[int], df: float) -> Fit:
+    t = _quantile(0.025, df)
     steps = []
     for start, split, end in zip(bounds, bounds[1:], bounds[2:], strict=False):
         d, d_se = _difference(y, se, start, split, end)
-        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se),
+        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se, t),
                           tuple((labels[s - 1], labels[s]) for s in _locations(y, se, start, split, end))))
     segments = []
     for start, end in zip(bounds, bounds[1:], strict=False):
         level, level_se = _level(y[start:end], se[start:end])
-        segments.append(Segment(labels[start], labels[end - 1], *_exp(level, level_se)))
-    inner = [abs(d) + Z_95 * s for start, end in zip(bounds, bounds[1:], strict=False)
+        segments.append(Segment(labels[start], labels[end - 1], *_exp(level, level_se, t)))
+    inner = [abs(d) + t * s for start, end in zip(bounds, bounds[1:], strict=False)
              for d, s in (_difference(y, se, start, split, end) for split in range(start + 1, end))]
     return Fit(tuple(steps), tuple(segments), float(np.expm1(max(inner))) if inner else 0.0)

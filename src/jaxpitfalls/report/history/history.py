@@ -21,7 +21,7 @@ import pandas as pd
 from ...contract.run_settings import History
 from ...harness.stats import is_difference, is_twin
 from ..comparison.compare import detectability, environment_changes
-from .changepoints import fit_steps
+from .changepoints import fit_steps, resting_alone
 from .release_levels import SERIES, release_levels
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
@@ -105,8 +105,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
     for key, series in grouped:
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
         fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
-                        series=grouped.ngroups, single=list(series.jobs == 1))
-        alone = set(fit.alone)
+                        series=grouped.ngroups, single=list(series.jobs == 1), df=float(series.df.min()))
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
@@ -115,7 +114,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
                            "ratio_ci_low": s.low, "ratio_ci_high": s.high,
                            "or_between": "; ".join(f"{a} -> {b}" for a, b in s.also_between),
                            "also_changed": also_changed(envs[s.before], envs[s.after], package),
-                           "one_release": " / ".join(r for r in (s.before, s.after) if r in alone)}
+                           "one_release": " / ".join(resting_alone(fit, s))}
                  for i, s in enumerate(fit.steps)]
         rows += [] if fit.steps else [common | {"step": 0}]
     return pd.DataFrame(rows, columns=STEP_COLUMNS)

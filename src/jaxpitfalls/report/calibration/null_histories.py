@@ -1,0 +1,118 @@
+"""Simulated null release histories (docs/calibration.md): how often the history's own fit names a step where
+nothing changed, with the variance components a real null history measured.
+
+One measured null history gives one yes-or-no per report; its false-step rate needs hundreds. The measured
+history (a package the timed code never calls, every release in two jobs) gives, per series, the components a
+simulation draws from (`components`): the variance of a job's log ratio between jobs of one release (what the
+job's own interval holds and what the whole job shares), the variance between releases beyond that (what an
+environment shares with all its jobs: a step the jobs cannot tell from a change), and the standard errors the
+jobs' intervals reported. Each simulated history times as many releases and series as the measured one, at a
+given `repeats`, and goes through the history's own code (release_levels, fit_steps with its correction over
+every series and its one-release rule); a history counts as a false alarm where any series names a step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ...harness.stats import log_standard_error, wilson
+from ..history.changepoints import fit_steps, resting_alone
+from ..history.release_levels import SERIES, release_levels
+
+HISTORIES = 500  # the issue's floor: at least 500 simulated null histories per repeats
+TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
+
+
+@dataclass(frozen=True)
+class Components:
+    """One series' variance components on the log scale: `jobs` between jobs of one release, `releases` between
+    releases beyond it; `reported`: the standard errors its jobs' intervals reported."""
+
+    jobs: float
+    releases: float
+    reported: tuple[float, ...]
+
+
+def components(ratios: pd.DataFrame) -> list[Components]:
+    """Per series of a history's job table (results/tables/history.csv), its components: `jobs` pooled over the
+    releases timed in two jobs or more, `releases` the variance of the release means less the share of `jobs`
+    they carry (method of moments, never below 0). Raises where no release was timed twice."""
+    y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
+    usable = ratios.assign(y=y, se=se)[np.isfinite(y) & np.isfinite(se)]
+    found = []
+    for _, series in usable.groupby(SERIES, sort=False):
+        by_release = series.groupby("release").y
+        counts, variances = by_release.count(), by_release.var(ddof=1)
+        repeated = counts > 1
+        if not repeated.any():
+            raise ValueError("no release timed in two jobs: the spread between jobs cannot be measured")
+        jobs = float((variances[repeated] * (counts[repeated] - 1)).sum() / (counts[repeated] - 1).sum())
+        means = by_release.mean()
+        releases = max(0.0, float(means.var(ddof=1)) - jobs * float((1 / counts).mean())) if len(means) > 1 else 0.0
+        found.append(Components(jobs, releases, tuple(series.se)))
+    return found
+
+
+def _history(rng: np.random.Generator, measured: list[Components], releases: int, repeats: int) -> pd.DataFrame:
+    """One simulated null history's job table: every ratio's truth 1."""
+    rows = []
+    for index, c in enumerate(measured):
+        offsets = rng.normal(0, np.sqrt(c.releases), releases)
+        for release in range(releases):
+            for job in range(repeats):
+                y = offsets[release] + rng.normal(0, np.sqrt(c.jobs))
+                half = 1.96 * rng.choice(c.reported)
+                rows.append({"release": f"r{release}", "job": job + 1, "config_id": "base", "variant": f"s{index}",
+                             "baseline": "floor", "mode": "m", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - half),
+                             "ratio_ci_high": np.exp(y + half), "versions": ""})
+    return pd.DataFrame(rows)
+
+
+def names_a_step(ratios: pd.DataFrame, releases: int) -> bool:
+    """Whether the history's fit names a step in any series of `ratios` (a step resting on one release's job
+    alone is not named, as in the report)."""
+    levels = release_levels(ratios)
+    grouped = levels.groupby(SERIES, sort=False)
+    order = [f"r{r}" for r in range(releases)]
+    for _, series in grouped:
+        series = series.set_index("release").reindex(order)
+        fit = fit_steps(order, series.ratio, series.ratio_ci_low, series.ratio_ci_high, series=grouped.ngroups,
+                        single=list(series.jobs == 1), df=float(series.df.min()))
+        if any(not resting_alone(fit, step) for step in fit.steps):
+            return True
+    return False
+
+
+def false_step_rate(measured: list[Components], releases: int, repeats: int, histories: int = HISTORIES,
+                    seed: int = 0) -> tuple[int, int]:
+    """How many of `histories` simulated null histories name a step, of how many."""
+    rng = np.random.default_rng(seed)
+    return sum(names_a_step(_history(rng, measured, releases, repeats), releases) for _ in range(histories)), histories
+
+
+def section(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: int = HISTORIES) -> list[str]:
+    """The page's lines on simulated null histories drawn from the measured one's components."""
+    measured = components(ratios)
+    releases = ratios.release.nunique()
+    jobs_sd = np.sqrt([c.jobs for c in measured])
+    releases_sd = np.sqrt([c.releases for c in measured])
+    reported = np.concatenate([c.reported for c in measured])
+    lines = [
+        "### Simulated null histories", "",
+        f"Drawn from the measured history's components, per series ({len(measured)} series, {releases} releases): "
+        f"between jobs of one release a spread of {np.median(jobs_sd):.1%} in median (largest {jobs_sd.max():.1%}) "
+        f"against the {np.median(reported):.1%} the jobs' own intervals reported (median standard error); between "
+        f"releases beyond that {np.median(releases_sd):.1%} in median (largest {releases_sd.max():.1%}). Each "
+        "simulated history goes through the history's own fit; one naming a step in any series is a false alarm "
+        f"(target: at most {TARGET[0]:.0%}, the upper Wilson bound at most {TARGET[1]:.0%}).", "",
+        "| repeats | histories | naming a step | share | met |", "|---:|---:|---:|:---|:---|",
+    ]
+    for n in repeats:
+        k, total = false_step_rate(measured, releases, n, histories)
+        low, high = wilson(k, total)
+        met = k / total <= TARGET[0] and high <= TARGET[1]
+        lines.append(f"| {n} | {total} | {k} | {k / total:.1%} [{low:.1%}, {high:.1%}] | {met} |")
+    return [*lines, ""]

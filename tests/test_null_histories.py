@@ -1,0 +1,46 @@
+"""Simulated null release histories: the components a measured history gives, and the false-step rate of the
+history's own fit when the jobs' intervals hold and when they are too narrow."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jaxpitfalls.report.calibration import null_histories
+from jaxpitfalls.report.calibration.null_histories import Components, components, false_step_rate
+
+
+def test_the_components_of_a_measured_history_are_recovered():
+    """A history of many releases timed in two jobs each, a 2% spread between jobs and 1% between releases:
+    the moments give both back."""
+    truth = [Components(jobs=0.02 ** 2, releases=0.01 ** 2, reported=(0.01,))]
+    table = null_histories._history(np.random.default_rng(3), truth, releases=400, repeats=2)
+    (found,) = components(table)
+    assert np.sqrt(found.jobs) == pytest.approx(0.02, rel=0.1)
+    assert np.sqrt(found.releases) == pytest.approx(0.01, rel=0.3)
+    assert set(np.round(found.reported, 4)) == {0.01}
+
+
+def test_one_job_a_release_cannot_give_the_spread_between_jobs():
+    table = null_histories._history(np.random.default_rng(0), [Components(1e-4, 0.0, (0.01,))], 6, 1)
+    with pytest.raises(ValueError, match="no release timed in two jobs"):
+        components(table)
+
+
+def test_the_fit_names_few_false_steps_where_intervals_hold_and_many_where_a_job_offset_goes_uncounted():
+    """Six releases, four series. Intervals that hold (a job's spread is what it reports): few histories name
+    a step. A job offset three times its reported error: at one job a release nothing measures it and false
+    steps are common; at two the spread between jobs goes into every interval and they are rare again."""
+    holding = [Components(0.01 ** 2, 0.0, (0.01,))] * 4
+    k, n = false_step_rate(holding, releases=6, repeats=2, histories=60)
+    assert k / n <= 0.1
+    offset = [Components(0.01 ** 2 + 0.03 ** 2, 0.0, (0.01,))] * 4
+    once, n = false_step_rate(offset, releases=6, repeats=1, histories=60)
+    twice, _ = false_step_rate(offset, releases=6, repeats=2, histories=60)
+    assert once / n >= 0.3 and twice / n <= 0.1
+
+
+def test_the_section_states_each_repeats_rate_against_its_target():
+    table = null_histories._history(np.random.default_rng(1), [Components(0.01 ** 2, 0.0, (0.01,))] * 2, 6, 2)
+    text = "\n".join(null_histories.section(table, histories=20))
+    assert "(2 series, 6 releases)" in text and "| 1 | 20 |" in text and "| 2 | 20 |" in text
