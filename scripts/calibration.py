@@ -8,5 +8,6 @@ sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 history = History.of(sm.params.history)
 calibration.write(sm.input.table, list(sm.input.runs), list(sm.input.pyperf), Compare.of(sm.params.compare),
-                  sm.output[0], list(sm.input.history), list(sm.input.history_benchmarks), history)
+                  sm.output[0], list(sm.input.history), list(sm.input.history_benchmarks), history,
+                  list(sm.input.history_ratios), sm.params.reference)
 log.info("calibration -> %s", sm.output[0])

@@ -78,14 +78,18 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
     assert aa.loc["flagged", "rows"] == 50 and aa.loc["flagged", "share"] <= 0.10
     assert aa.loc["covers", "share"] >= 0.85 and aa.loc["covers", "target"] == "92%-98%"
     assert ten.loc["regressed", "share"] >= 0.9 and ten.loc["regressed", "met"]
-    assert found.loc[(1.05, "excludes_1"), "target"] == "80%-100%"
+    assert found.loc[(1.05, "excludes_1"), "target"] == "80%-100%" and found.loc[(1.05, "regressed"), "met"]
+    assert found.loc[(1.05, "regressed"), "target"] == "0%-2.5%"
     low, high = found.loc[(1.0, "flagged"), ["share_low", "share_high"]]
     assert low <= found.loc[(1.0, "flagged"), "share"] <= high
     compare = {"study": "dispatch", "sides": {name: {"env": {SLOWDOWN_ENV: str(f)}} if f else {}
                                               for name, f in SIDES.items()},
-               "processes": 3, "rounds": 20, "pyperf": {"callable": "", "options": []}}
+               "processes": 3, "rounds": 20, "threshold": 0.05, "pyperf": {"callable": "", "options": []}}
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
+    gate = re.search(r"- injected 1\.1: (\d+) of 50 rows named .*target at least 90%: met", text)
+    assert "## The gate, after its correction" in text and gate and int(gate[1]) >= 45
+    assert re.search(r"- A/A \(a2\): the gate passed on its 50 rows, and failed on \d+\.\d% of its subsets", text)
     assert "## What this page calibrates, and what it does not" in text and "Benjamini-Hochberg" in text
     assert "a 5% and 10% slowdown is found" in text and "null history below" not in text  # none ran here
     median = re.search(r"- injected 1\.1: its 50 rows' ratios median (\d\.\d+)", text)
@@ -133,7 +137,7 @@ def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
                            "verdict": "unchanged"} for m in ("blocked", "pipelined") for v in ("filter_jit", "jit")
                           for side, injected in (("a2", 1.0), ("b5", 1.05))])
     job = {"config_id": "base", "sides": {"a": {}, "a2": {}, "b5": {}, "b10": {}}, "job_seconds": 320.0}
-    rows = beside(table, [job], _pyperf_doc(1.0, spread=0.03)).set_index("harness")
+    rows = beside(table, [job], [_pyperf_doc(1.0, spread=0.03)]).set_index("harness")
     lockstep = rows.loc["lockstep (this calibration's a2 vs a)"]
     assert lockstep.machine_s == 320.0 * 2 / 4 / 4  # one pair of sides of four, one row of four
     assert lockstep.half_width == pytest.approx(0.025 / 1.01) and not lockstep.change_found
@@ -144,13 +148,45 @@ def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
     assert own.timing_s == 80.0 and pd.isna(lockstep.timing_s)
     assert own.unprepared_s_to_5pct == pytest.approx(own.machine_s_to_5pct * 200 / 300)  # without 100 s of it
     assert ours.half_width > 1.2 * own.half_width  # resampling processes: as wide as their offsets make it
-    slowed = beside(table, [job], _pyperf_doc(1.10, spread=0.03)).set_index("harness")
+    slowed = beside(table, [job], [_pyperf_doc(1.10, spread=0.03)]).set_index("harness")
     assert slowed.loc["pyperf's values, processes then values"].change_found  # a 10% change is found
     text = calibration.markdown(table, calibration.summary(table),
                                 320.0, {"study": "dispatch", "sides": {"a": {}, "a2": {}}, "processes": 5,
-                                        "rounds": 30, "pyperf": {"callable": "blocked/filter_jit",
+                                        "rounds": 30, "threshold": 0.05,
+                                        "pyperf": {"callable": "blocked/filter_jit",
                                                                  "options": []}}, rows.reset_index())
     assert "## Beside pyperf, on the same callable" in text and "(blocked/filter_jit at the base)" in text
+
+
+def test_each_harness_is_judged_over_its_replicate_pairs():
+    """Five pyperf A/A pairs and a lockstep pair in each of six configurations: each harness's false alarms
+    counted over its pairs, and pyperf's cost to +-5% over the lockstep's with an interval that covers the
+    ratio the pairs were built with."""
+    from jaxpitfalls.report.calibration.harness_cost import cost_summary, pyperf_section
+    from jaxpitfalls.report.calibration.pyperf_beside import beside
+
+    configs = [f"layers{n}" for n in range(1, 7)]
+    table = pd.DataFrame([{"config_id": c, "mode": "blocked", "variant": "filter_jit", "side": "a2", "against": "a",
+                           "injected": 1.0, "ratio": 1.0 + 0.004 * i, "ratio_ci_low": 0.98 + 0.004 * i,
+                           "ratio_ci_high": 1.02 + 0.004 * i, "processes": 5, "rounds": 30,
+                           "verdict": "unchanged"} for i, c in enumerate(configs)])
+    jobs = [{"config_id": c, "sides": {"a": {}, "a2": {}}, "job_seconds": 60.0 * (1 + i % 2)}
+            for i, c in enumerate(configs)]
+    docs = [_pyperf_doc(1.0, spread=0.03, seed=seed) | {"config_id": "layers1"} for seed in range(5)]
+    pairs = beside(table, jobs, docs)
+    assert list(pairs.pair[:6]) == configs and list(pairs.pair[6:]) == [str(n) for n in range(1, 6) for _ in "ab"]
+    summary = cost_summary(pairs).set_index("harness")
+    lockstep = summary.loc["lockstep (this calibration's a2 vs a)"]
+    assert lockstep.pairs == 6 and lockstep.false_alarms == "0 of 6 (0% [0%, 39%])"
+    assert lockstep.against_lockstep == pytest.approx(1.0) and lockstep.against_low < 1 < lockstep.against_high
+    own = summary.loc["pyperf, its own t-test (compare_to)"]
+    assert own.pairs == 5 and own.low < own.machine_s_to_5pct < own.high
+    costs = pairs.set_index("harness").machine_s_to_5pct
+    truth = np.exp(np.log(costs.loc["pyperf, its own t-test (compare_to)"]).mean()
+                   - np.log(costs.loc["lockstep (this calibration's a2 vs a)"]).mean())
+    assert own.against_lockstep == pytest.approx(truth) and own.against_low < truth < own.against_high
+    text = "\n".join(pyperf_section(pairs, {"callable": "blocked/filter_jit", "options": []}))
+    assert "5 such pair(s)" in text and "| layers6 |" in text
 
 
 def test_a_null_history_counts_the_series_it_names_a_step_in():
@@ -191,4 +227,3 @@ def test_the_page_says_what_it_does_not_calibrate():
     # the committed page: 3 sides against the first over 104 rows of 13 configurations, a null history of 2 jobs
     assert "\n".join(reach.reach_lines(312, 5, 13, [1.05, 1.1], 2)) in page
     assert "Benjamini-Hochberg" in page and "Holm" not in page
-    assert "false alarm" not in reach.one_pair_line([])[0] and "`a` called" in reach.one_pair_line(["a"])[0]

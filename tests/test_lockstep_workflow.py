@@ -58,7 +58,7 @@ def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(
                     "pyperf": {"callable": "blocked/jit_partition", "options": ["-p", "2", "-n", "2", "-l", "1"]}}}))
     snakemake(workdir, "--cores", "all", "reports/calibration.md", overlay=overlay)
 
-    (path,) = (workdir / "results" / "pyperf" / "dispatch").rglob("jit_partition.json")
+    (path,) = (workdir / "results" / "pyperf" / "dispatch").rglob("jit_partition/pair1.json")
     pair = json.loads(path.read_text())
     assert pair["options"][-6:] == ["-p", "2", "-n", "2", "-l", "1"]
     for run in pair["runs"].values():  # two worker processes of two values each, per run

@@ -1,15 +1,19 @@
-"""The studies' own intervals checked where the truth is known (report/calibration/study_intervals.py): the
-floors' A/A twins over every subset of a job's processes, and rows simulated from the spread between processes
-the job measured."""
+"""The studies' own intervals checked where the truth is known (report/calibration/study_intervals.py), from a
+run's or snapshot's tables: the floors' A/A twins over every subset of a job's processes, and rows simulated from
+the spread between processes the job measured."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from results_docs import process_doc
 
+from jaxpitfalls import results
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
-from jaxpitfalls.report.calibration.study_intervals import simulated_coverage, twin_coverage
+from jaxpitfalls.report.calibration.study_intervals import section, simulated_coverage, table_jobs, twin_coverage
+from jaxpitfalls.report.tables import aggregate
 
 
 def _with_twin(doc: dict, seed: int) -> dict:
@@ -25,16 +29,31 @@ def _with_twin(doc: dict, seed: int) -> dict:
     return doc
 
 
-def test_twins_are_counted_over_every_subset_of_a_jobs_processes():
-    doc = merge([_with_twin(process_doc(level, seed) | {"config_id": "c"}, seed)
-                 for seed, level in enumerate((1.0, 1.1, 1.3))])
-    found = twin_coverage([doc]).set_index("processes")
+def _snapshot(root, *levels: float, twin: bool = True):
+    """A snapshot's tables (tables/s/) of one job of three processes at `levels`."""
+    docs = [process_doc(level, seed) for seed, level in enumerate(levels)]
+    merged = merge([_with_twin(d, seed) if twin else d for seed, d in enumerate(docs)]) | {
+        "config_id": "c", "config": {"id": "c", "model": "m", "axes": []}}
+    results.write_csv(root / "tables" / "s" / "comparisons.csv", aggregate.comparisons_table([merged]))
+    results.write_csv(root / "tables" / "s" / "steps.csv", aggregate.steps_table([merged]))
+    return root
+
+
+def test_twins_are_counted_over_every_subset_of_a_jobs_processes(tmp_path):
+    jobs = list(table_jobs(_snapshot(tmp_path, 1.0, 1.1, 1.3)))
+    found = twin_coverage(jobs).set_index("processes")
     assert found.rows.to_dict() == {2: 3, 3: 1}  # three pairs of the three processes, and all three
     assert (found.covered <= found.rows).all() and (found.share_low <= found.share).all()
 
 
-def test_rows_simulated_from_a_jobs_spread_are_covered_near_95_percent():
-    doc = merge([process_doc(level, seed) | {"config_id": "c"} for seed, level in enumerate((1.0, 1.1, 1.3))])
-    found = simulated_coverage([doc]).set_index("processes")
+def test_rows_simulated_from_a_jobs_spread_are_covered_near_95_percent(tmp_path):
+    jobs = list(table_jobs(_snapshot(tmp_path, 1.0, 1.1, 1.3, twin=False)))
+    found = simulated_coverage(jobs).set_index("processes")
     assert found.rows.to_dict() == {2: 400, 3: 400, 5: 400}  # one row (v / f), 400 simulated jobs each
     assert ((found.share > 0.91) & (found.share < 0.99)).all(), found
+
+
+def test_the_section_names_its_jobs_and_states_both_checks(tmp_path):
+    text = "\n".join(section([_snapshot(tmp_path, 1.0, 1.1, 1.3)]))
+    assert f"From 1 jobs of {tmp_path}" in text and "target 93-97%" in text
+    assert re.search(r"\|\s+2 \|\s+3 \|\s+3 \|", text)  # 2 processes: three subsets, each twin covered

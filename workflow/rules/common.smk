@@ -4,6 +4,7 @@ from pathlib import Path
 
 from jaxpitfalls import plan, releases, sources
 from jaxpitfalls.contract.run_settings import Lockstep
+from jaxpitfalls.report.reference.published import published
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
@@ -157,12 +158,18 @@ def lockstep_settings():
 
 
 def pyperf_pair_of():
-    """The pyperf pair on compare.pyperf's callable at the study's base configuration (the first), if asked for."""
+    """The pyperf pairs (compare.pyperf.pairs) on its callable at the study's base configuration (the first), if
+    asked for."""
     pyperf, study = config["compare"]["pyperf"], config["compare"]["study"]
     if not pyperf["callable"]:
         return []
     base = plan.configurations(config["studies"][study])[0]["id"]
-    return [f"results/pyperf/{study}/{base}/{pyperf['callable']}.json"]
+    return [f"results/pyperf/{study}/{base}/{pyperf['callable']}/pair{n}.json" for n in range(1, pyperf["pairs"] + 1)]
+
+
+def published_reference():
+    """The published reference snapshot (docs/reference): the calibration reads its studies' intervals."""
+    return published(Path(workflow.basedir) / "docs" / "reference")
 
 
 def compare_targets():

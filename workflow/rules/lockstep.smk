@@ -31,17 +31,20 @@ rule lockstep:
 
 rule pyperf_pair:
     """pyperf at its defaults on one lockstep callable (compare.pyperf: a mode/variant of the base
-    configuration), run twice one after the other: the calibration's yardstick (jobs/pyperf_pair.py)."""
+    configuration), run twice one after the other: one A/A pair of the calibration's yardstick, of
+    compare.pyperf.pairs (jobs/pyperf_pair.py)."""
     input:
         unpack(inputs_of),
         sources=sources.files_of("jobs.pyperf_pair", "jobs.pyperf_worker", "jobs.lockstep_worker", "runtime"),
         study_sources=study_sources,
     output:
-        "results/pyperf/{study}/{config}/{mode}/{variant}.json",
+        "results/pyperf/{study}/{config}/{mode}/{variant}/pair{pair}.json",
     log:
-        "results/logs/pyperf/{study}/{config}/{mode}/{variant}.log",
+        "results/logs/pyperf/{study}/{config}/{mode}/{variant}/pair{pair}.log",
     benchmark:
-        "results/benchmarks/pyperf/{study}/{config}/{mode}/{variant}.tsv"
+        "results/benchmarks/pyperf/{study}/{config}/{mode}/{variant}/pair{pair}.tsv"
+    wildcard_constraints:
+        pair=r"\d+",
     conda:
         ENV
     threads: workflow.cores  # the machine to itself, as lockstep
@@ -61,14 +64,18 @@ if config["compare"]["sides"]:
 
     rule calibration:
         """reports/calibration.md: the lockstep rows against what is known of them (A/A: no change; injected: the
-        factor), each rate with its interval and target, pyperf beside the lockstep on one callable, and a null
-        release history (config history: a package the timed code never calls) where the config has one."""
+        factor), each rate with its interval and target, the gate after its correction, pyperf beside the
+        lockstep on one callable, the published reference's study intervals, and a null release history (config
+        history: a package the timed code never calls) with null histories simulated from it, where the config
+        has one."""
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
             pyperf=pyperf_pair_of(),
             history=["results/tables/history_steps.csv"] if HISTORY["versions"] else [],
+            history_ratios=["results/tables/history.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],
+            reference=[str(p) for p in sorted(published_reference().glob("tables/*/*.csv"))],
             sources=sources.files_of("report.calibration.calibration", "runtime"),
         output:
             "reports/calibration.md",
@@ -79,5 +86,6 @@ if config["compare"]["sides"]:
         params:
             compare=config["compare"],
             history=HISTORY,
+            reference=str(published_reference()),
         script:
             "../../scripts/calibration.py"

@@ -1,10 +1,12 @@
-"""pyperf beside the lockstep on one callable (docs/calibration.md): what each harness's A/A pair measured, its
-95% interval of the ratio, and the machine time each would need for a +-5% detectable change.
+"""pyperf beside the lockstep on one callable (docs/calibration.md): what each harness's A/A pairs measured, their
+95% intervals of the ratio, and the machine time each would need for a +-5% detectable change.
 
 pyperf is judged by its own test (`pyperf compare_to`: Student's t on every value of both runs, its
 processes pooled) and, on the same values, by the interval this workflow uses for separate runs (processes,
 then values: harness.stats.ratio_of_medians_ci). The lockstep's row is the calibration's own A/A row of that
-configuration, variant and mode; its machine time is its job's share for one pair of sides and one row.
+configuration, variant and mode in every configuration the calibration timed (each an A/A pair of its own); its
+machine time is its job's share for one pair of sides and one row. pyperf's pairs are `compare.pyperf.pairs`
+jobs on the base configuration, one after another.
 """
 
 from __future__ import annotations
@@ -29,20 +31,20 @@ def time_to_target(half_width: float, seconds: float) -> float:
 
 
 def _row(harness: str, samples: str, spent: dict[str, float], ratio: float, low: float, high: float,
-         found: bool) -> dict[str, Any]:
+         found: bool, pair: str) -> dict[str, Any]:
     """One harness's A/A pair: `spent`, its machine time (`wall_s`), and where known what its runs timed
     (`timed_s`) and what its workers spent preparing (`prepare_s`)."""
     half = (high - low) / 2 / ratio
     wall, prepare = spent["wall_s"], spent.get("prepare_s")
-    return {"harness": harness, "samples": samples, "machine_s": wall, "timing_s": spent.get("timed_s"),
+    return {"harness": harness, "pair": pair, "samples": samples, "machine_s": wall, "timing_s": spent.get("timed_s"),
             "prepare_s": prepare, "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "half_width": half,
             "machine_s_to_5pct": time_to_target(half, wall),
             "unprepared_s_to_5pct": time_to_target(half, wall - prepare) if prepare is not None else None,
             "change_found": found}
 
 
-def pyperf_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """pyperf's A/A pair read twice: by its own t-test, and by the hierarchical interval."""
+def pyperf_rows(doc: dict[str, Any], pair: str = "1") -> list[dict[str, Any]]:
+    """pyperf's A/A pair (number `pair`) read twice: by its own t-test, and by the hierarchical interval."""
     from pyperf._utils import is_significant, pooled_sample_variance, tdist95conf_level
 
     a, a2 = doc["runs"]["a"], doc["runs"]["a2"]
@@ -55,10 +57,10 @@ def pyperf_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     half = tdist95conf_level(2 * n - 2) * math.sqrt(pooled_sample_variance(flat_a, flat_a2) / n * 2)
     ratio = mean(flat_a2) / mean(flat_a)
     own = _row("pyperf, its own t-test (compare_to)", samples, spent, ratio, ratio - half / mean(flat_a),
-               ratio + half / mean(flat_a), bool(is_significant(flat_a, flat_a2)[0]))
+               ratio + half / mean(flat_a), bool(is_significant(flat_a, flat_a2)[0]), pair)
     low, high = ratio_of_medians_ci(a2["values_s"], a["values_s"])
     ours = _row("pyperf's values, processes then values", samples, spent, median(flat_a2) / median(flat_a), low,
-                high, not low <= 1 <= high)
+                high, not low <= 1 <= high, pair)
     return [own, ours]
 
 
@@ -73,12 +75,14 @@ def lockstep_row(table: pd.DataFrame, job: dict[str, Any], mode: str, variant: s
     seconds = job["job_seconds"] * 2 / len(job["sides"]) / len(ours[ours.side == same[0]])
     return _row(f"lockstep (this calibration's {same[0]} vs {r.against})", f"{int(r.processes)} processes x "
                 f"{int(r.rounds)} rounds, a side", {"wall_s": seconds}, r.ratio, r.ratio_ci_low, r.ratio_ci_high,
-                r.verdict in ("regressed", "improved"))
+                r.verdict in ("regressed", "improved"), job["config_id"])
 
 
-def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pyperf: dict[str, Any]) -> pd.DataFrame:
-    """The three rows on pyperf's callable: lockstep, pyperf by its own test, pyperf's values by ours."""
-    job = [j for j in jobs if j["config_id"] == pyperf["config_id"]]
-    if not job:
-        raise ValueError(f"pyperf timed {pyperf['config_id']}, which no lockstep job of the calibration timed")
-    return pd.DataFrame([lockstep_row(table, job[0], pyperf["mode"], pyperf["variant"]), *pyperf_rows(pyperf)])
+def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> pd.DataFrame:
+    """Every A/A pair on pyperf's callable: the lockstep's, one per configuration timed (`pair`: its id), and
+    each of pyperf's pairs read by its own test and by ours (`pair`: its number)."""
+    first = pairs[0]
+    if not any(j["config_id"] == first["config_id"] for j in jobs):
+        raise ValueError(f"pyperf timed {first['config_id']}, which no lockstep job of the calibration timed")
+    lockstep = [lockstep_row(table, job, first["mode"], first["variant"]) for job in jobs]
+    return pd.DataFrame([*lockstep, *(r for n, doc in enumerate(pairs, 1) for r in pyperf_rows(doc, str(n)))])

@@ -1,10 +1,11 @@
-"""How often the studies' own intervals cover what they should, from finished runs' results (issue 70's first
-target): the floors' A/A twins, whose true ratio is 1, at every subset of 2, 3, ... of each job's fresh processes
-(report/reference/thinned.py keeps the subset and merges it again: harness.processes.merge estimates as a job
-does), and rows simulated from the spread between processes each run measured, row by row, at 2, 3 and 5
-processes, where the truth is known and the estimator (harness/moderated.py) is the same.
+"""How often the studies' own intervals cover what they should, from a run's or a published snapshot's tables
+(issue 70's first target): the floors' A/A twins, whose true ratio is 1, at every subset of 2, 3, ... of each
+job's fresh processes (the job's rows estimated again from the kept processes' own rows, as
+report/reference/reestimate.py does for a whole snapshot), and rows simulated from the spread between processes
+each job measured, row by row, at 2, 3 and 5 processes, where the truth is known and the estimator
+(harness/moderated.py) is the same.
 
-    python -m jaxpitfalls.report.calibration.study_intervals RUN [RUN ...]
+    python -m jaxpitfalls.report.calibration.study_intervals RUN_OR_SNAPSHOT [...]
 
 A twin's subsets of one job share processes, and the rows of one job share them too: the Wilson intervals below
 count them as independent, so they are too narrow; the simulated rows are independent by construction.
@@ -13,9 +14,8 @@ count them as independent, so they are too narrow; the simulated rows are indepe
 from __future__ import annotations
 
 import itertools
-import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,12 @@ import pandas as pd
 
 from ...harness import moderated
 from ...harness.stats import is_difference, is_twin, wilson
-from ..reference.thinned import Cut, thin
+from ..reference.reestimate import estimated_job
+from ..tables.aggregate import POOLED
 
-SIMULATED = 400  # simulated jobs per run job and number of processes
+SIMULATED = 400  # simulated jobs per job measured and number of processes
+SHARE_FORMAT = ("g", "g", "g", ".3f", ".3f", ".3f")  # processes, rows, covered as counts; the shares
+Job = tuple[pd.DataFrame, pd.DataFrame]  # one configuration's comparisons rows (its own and its processes'), steps
 
 
 def _share(covered: int, rows: int) -> dict[str, Any]:
@@ -35,62 +38,84 @@ def _share(covered: int, rows: int) -> dict[str, Any]:
             "share_low": low, "share_high": high}
 
 
-def twin_coverage(docs: Sequence[dict[str, Any]], sizes: Sequence[int] = (2, 3)) -> pd.DataFrame:
+def table_jobs(root: Path) -> Iterator[Job]:
+    """Every job of a finished run (results/tables/<study>/) or a published snapshot (tables/<study>/)."""
+    tables = root / "tables" if (root / "tables").is_dir() else root / "results" / "tables"
+    for comparisons_csv in sorted(tables.glob("*/comparisons.csv")):
+        comparisons = pd.read_csv(comparisons_csv).assign(process=lambda t: t.process.astype(str))
+        steps = pd.read_csv(comparisons_csv.with_name("steps.csv")).assign(process=lambda t: t.process.astype(str))
+        for config, rows in comparisons.groupby("config_id", sort=False):
+            yield rows, steps[steps.config_id == config]
+
+
+def _processes(rows: pd.DataFrame) -> list[str]:
+    return sorted(set(rows.process) - {POOLED})
+
+
+def twin_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3)) -> pd.DataFrame:
     """Per number of processes: how many twin rows' intervals held 1, over every subset of that many of each
     job's processes (jobs with fewer are left out)."""
     found = []
     for size in sizes:
-        twins = [c for doc in docs if doc.get("processes", 1) >= size
-                 for kept in itertools.combinations(range(doc["processes"]), size)
-                 for c in thin(doc, Cut(processes=kept))["comparisons"] if is_twin(c["variant"])]
-        held = sum(c["ratio_ci_low"] <= 1 <= c["ratio_ci_high"] for c in twins)
-        found.append({"processes": size, **_share(held, len(twins))})
-    return pd.DataFrame(found)
-
-
-def _spreads(doc: dict[str, Any]) -> np.ndarray:
-    """A job's rows of two variants' times (not the floor's A/A twin): each one's spread between processes (sd of
-    the processes' log-ratios) as the run measured it; rows whose processes agreed to the last bit are left out."""
-    logs = [np.log(c["process_ratios"]) for c in doc["comparisons"]
-            if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])
-            and None not in c.get("process_ratios", [None])]
-    sd = np.array([np.std(x, ddof=1) for x in logs if len(x) > 1])
-    return sd[sd > 0]
-
-
-def simulated_coverage(docs: Sequence[dict[str, Any]], sizes: Sequence[int] = (2, 3, 5),
-                       seed: int = 0) -> pd.DataFrame:
-    """Per number of processes: jobs shaped as the runs' own (their rows, each row's measured spread taken as its
-    true one, true ratio 1) simulated SIMULATED times each, every row's interval from moderated.pooled."""
-    rng = np.random.default_rng(seed)
-    jobs = [sd for sd in map(_spreads, docs) if len(sd)]
-    found = []
-    for size in sizes:
         held = total = 0
-        for sd in jobs:
-            for _ in range(SIMULATED):
-                rows = moderated.pooled(rng.standard_normal((len(sd), size)) * sd[:, None])
-                held += sum(e.low <= 0 <= e.high for e in rows)
-                total += len(rows)
+        for rows, steps in jobs:
+            for kept in itertools.combinations(_processes(rows), size):
+                job = estimated_job(rows[rows.process.isin([POOLED, *kept])], steps)
+                twins = job[(job.process == POOLED) & job.variant.map(is_twin)]
+                held += int(((twins.ratio_ci_low <= 1) & (1 <= twins.ratio_ci_high)).sum())
+                total += len(twins)
         found.append({"processes": size, **_share(held, total)})
     return pd.DataFrame(found)
 
 
-def run_docs(run: Path) -> list[dict[str, Any]]:
-    """A finished run's timing results (results/runs/<study>/*.json)."""
-    return [json.loads(p.read_text()) for p in sorted((run / "results" / "runs").glob("*/*.json"))]
+def _spreads(rows: pd.DataFrame) -> np.ndarray:
+    """A job's rows of two variants' times (not the floor's A/A twin): each one's spread between processes (sd of
+    the processes' log-ratios) as the job measured it; rows whose processes agreed to the last bit are left out."""
+    plain = [not is_twin(v) and not is_difference(v, b) for v, b in zip(rows.variant, rows.baseline, strict=True)]
+    own = rows[(rows.process != POOLED) & np.array(plain, dtype=bool)]
+    sd = own.groupby(["variant", "baseline", "mode"]).ratio.agg(lambda r: np.std(np.log(r), ddof=1)).dropna()
+    return sd[sd > 0].to_numpy()
+
+
+def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
+    """Per number of processes: jobs shaped as the measured ones (their rows, each row's measured spread taken as
+    its true one, true ratio 1) simulated SIMULATED times each, every row's interval from moderated.pooled."""
+    rng = np.random.default_rng(seed)
+    spreads = [sd for sd in (_spreads(rows) for rows, _ in jobs) if len(sd)]
+    found = []
+    for size in sizes:
+        held = total = 0
+        for sd in spreads:
+            for _ in range(SIMULATED):
+                estimates = moderated.pooled(rng.standard_normal((len(sd), size)) * sd[:, None])
+                held += sum(e.low <= 0 <= e.high for e in estimates)
+                total += len(estimates)
+        found.append({"processes": size, **_share(held, total)})
+    return pd.DataFrame(found)
+
+
+def section(roots: Sequence[Path]) -> list[str]:
+    """The calibration page's lines on the studies' own intervals, from the runs or snapshots named."""
+    jobs = [job for root in roots for job in table_jobs(root)]
+    twins, simulated = twin_coverage(jobs), simulated_coverage(jobs)
+    return [
+        "## The studies' own intervals", "",
+        f"From {len(jobs)} jobs of {', '.join(str(r) for r in roots)}: every study's rows, each job's "
+        "intervals estimated by harness/moderated.py (the spread between fresh processes pooled across the job's "
+        "rows). The floors' A/A twins (true ratio 1), their job estimated again from every subset of its "
+        "processes:", "", twins.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
+        "A twin compares the floor with itself inside one process, so no process offset moves it, and the pool "
+        "it is judged by is the job's real pairs': it tests false alarms, and over-covers by construction. Rows "
+        "simulated from each job's measured spread between processes, row by row (true ratio 1; target 93-97%):",
+        "", simulated.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
+    ]
 
 
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    docs = [doc for run in argv for doc in run_docs(Path(run))]
-    print(f"{len(docs)} jobs from {', '.join(argv)}\n")
-    print("A/A twins (true ratio 1), every subset of each job's processes:\n")
-    print(twin_coverage(docs).to_markdown(index=False, floatfmt=".3f"))
-    print("\nRows simulated from the measured spread between processes (true ratio 1):\n")
-    print(simulated_coverage(docs).to_markdown(index=False, floatfmt=".3f"))
+    print("\n".join(section([Path(a) for a in argv])))
     return 0
 
 

@@ -27,7 +27,7 @@ PAIR = ["variant", "baseline", "mode"]
 MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_ci_high_ms"}
 
 
-def _job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """One configuration's job rows from its processes' rows (unchanged where it kept one process)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
     if own.empty:
@@ -48,7 +48,7 @@ def _job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """The comparisons table with every job row estimated by pooled_intervals, in the table's own order."""
     comparisons = comparisons.drop(columns=[c for c in ESTIMATE_COLUMNS if c in comparisons])
-    jobs = [_job(rows, steps[steps.config_id == config]) for config, rows in comparisons.groupby("config_id",
+    jobs = [estimated_job(rows, steps[steps.config_id == config]) for config, rows in comparisons.groupby("config_id",
                                                                                                 sort=False)]
     own = comparisons[comparisons.process.astype(str) != POOLED]
     return pd.concat([*jobs, own]).loc[comparisons.index]

@@ -1,0 +1,65 @@
+"""The compare gate on the calibration's real rows (docs/calibration.md): its power after its correction and
+its false fails, where the per-row rates above it say nothing of either.
+
+The gate names a row only where it is regressed (its whole interval beyond 1 + threshold) and its one-sided
+test survives Benjamini-Hochberg over every row judged; for lockstep tables it also fails where the rows as a
+whole are slower than the threshold (sign flips of whole processes). Each side of the calibration is judged as
+a gate would judge it alone: all its rows (104 in `make calibrate`), and random subsets of SUBSET rows, the size
+of a small project's table (their rows overlap, so their rates are not independent draws).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...harness.stats import wilson
+from ..comparison.familywise import FDR, surviving
+from ..comparison.sign_flip import global_p
+
+SUBSET, SUBSETS = 16, 200
+COLUMNS = ["side", "injected", "rows", "named", "named_share", "gate_fails", f"named_share_{SUBSET}",
+           f"gate_fails_{SUBSET}"]
+
+
+def judged(rows: pd.DataFrame, threshold: float) -> tuple[int, bool]:
+    """How many rows the gate names, and whether it fails (a row named, or the rows as a whole slower)."""
+    named = int(((rows.verdict == "regressed") & surviving(rows, "ratio", threshold)).sum())
+    whole = global_p(rows, threshold)
+    return named, bool(named or (whole is not None and whole <= FDR))
+
+
+def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame:
+    """Per side against the first: the gate on all its rows and on SUBSETS random subsets of SUBSET rows."""
+    rng = np.random.default_rng(seed)
+    found = []
+    for side, rows in table.groupby("side", sort=False):
+        named, fails = judged(rows, threshold)
+        small = [judged(rows.iloc[rng.choice(len(rows), SUBSET, replace=False)], threshold)
+                 for _ in range(SUBSETS if len(rows) > SUBSET else 0)]
+        found.append({"side": side, "injected": float(rows.injected.iloc[0]), "rows": len(rows), "named": named,
+                      "named_share": named / len(rows), "gate_fails": fails,
+                      f"named_share_{SUBSET}": np.mean([n / SUBSET for n, _ in small]) if small else np.nan,
+                      f"gate_fails_{SUBSET}": np.mean([f for _, f in small]) if small else np.nan})
+    return pd.DataFrame(found, columns=COLUMNS)
+
+
+def gate_lines(table: pd.DataFrame, threshold: float) -> list[str]:
+    """The page's section: the gate per side, and the issue's targets read from it."""
+    gates = gate_table(table, threshold)
+    lines = ["## The gate, after its correction", "",
+             f"Each side judged as `compare.fail_on_regression` would judge it alone, at the threshold {threshold:g}: "
+             f"`named`, the rows it names (regressed, surviving Benjamini-Hochberg at {FDR:.0%} over the side's "
+             "rows); `gate_fails`, whether it fails (a row named, or the rows as a whole slower by sign flips of "
+             f"whole processes); the same over {SUBSETS} random subsets of {SUBSET} rows (overlapping: not "
+             "independent draws).", "", gates.to_markdown(index=False, floatfmt=".3f"), ""]
+    for g in gates.itertuples():
+        low, high = wilson(g.named, g.rows)
+        if round(g.injected, 2) >= 1.10:
+            lines.append(f"- injected {g.injected:g}: {g.named} of {g.rows} rows named ({g.named_share:.1%} [{low:.1%}"
+                         f", {high:.1%}]; target at least 90%: {'met' if g.named_share >= 0.9 else '**missed**'})")
+        elif round(g.injected, 4) == 1:
+            lines.append(f"- A/A ({g.side}): the gate {'**failed**' if g.gate_fails else 'passed'} on its {g.rows} "
+                         f"rows, and failed on {getattr(g, f'gate_fails_{SUBSET}'):.1%} of its subsets of {SUBSET} "
+                         "(target: at most 5% of A/A runs)")
+    return [*lines, ""]

@@ -1,0 +1,93 @@
+"""pyperf and the lockstep over their replicate A/A pairs (docs/calibration.md): each harness's own false alarms,
+and what a +-5% interval costs it, with the ratio of those costs and its interval.
+
+One A/A pair per harness made the page's cost ratio an extrapolation of one interval's width, which a second
+pair could move several-fold (issue #70). Over several pairs per harness the cost to +-5% is summarized by its
+geometric mean with a Student's t interval over the pairs' logs, and the ratio of two harnesses' costs gets
+Welch's interval on the difference of those logs. The cost model: a harness narrows its interval by adding
+fresh processes, each of which starts and prepares the configuration anew, so all of its machine time scales
+with the samples (`machine_s_to_5pct`); `unprepared_s_to_5pct` scales only what is left after the workers'
+preparation, the lower bound of a hand-written script that prepares less.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as scipy_stats
+
+from ...harness.stats import wilson
+
+COLUMNS = ["harness", "pairs", "false_alarms", "median_half_width", "machine_s_to_5pct", "low", "high",
+           "against_lockstep", "against_low", "against_high"]
+
+
+def _log_mean(values: np.ndarray) -> tuple[float, float, int]:
+    """Mean, standard error and degrees of freedom of the logs of `values`."""
+    logs = np.log(values)
+    return float(logs.mean()), float(logs.std(ddof=1) / np.sqrt(logs.size)) if logs.size > 1 else np.inf, logs.size - 1
+
+
+def _geometric(values: np.ndarray) -> tuple[float, float, float]:
+    """The geometric mean of `values` with a 95% t interval (nan bounds from one value)."""
+    mean, se, df = _log_mean(values)
+    if df < 1:
+        return float(np.exp(mean)), np.nan, np.nan
+    t = float(scipy_stats.t.ppf(0.975, df))
+    return float(np.exp(mean)), float(np.exp(mean - t * se)), float(np.exp(mean + t * se))
+
+
+def ratio_of_geometric_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """a's geometric mean over b's, with Welch's 95% interval on the logs (Satterthwaite's degrees of freedom);
+    nan bounds where either has one value."""
+    (ma, sa, da), (mb, sb, db) = _log_mean(a), _log_mean(b)
+    if min(da, db) < 1:
+        return float(np.exp(ma - mb)), np.nan, np.nan
+    se = np.hypot(sa, sb)
+    df = se ** 4 / (sa ** 4 / da + sb ** 4 / db)
+    t = float(scipy_stats.t.ppf(0.975, df))
+    return float(np.exp(ma - mb)), float(np.exp(ma - mb - t * se)), float(np.exp(ma - mb + t * se))
+
+
+def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per harness (pyperf_beside.beside's rows): its pairs, how many it called changed (each an A/A pair: a
+    false alarm) with a Wilson interval, the median half-width, and its cost to +-5% against the lockstep's."""
+    lockstep = pairs[pairs.harness.str.startswith("lockstep")].machine_s_to_5pct.to_numpy(dtype=float)
+    rows = []
+    for harness, own in pairs.groupby("harness", sort=False):
+        cost = own.machine_s_to_5pct.to_numpy(dtype=float)
+        k, n = int(own.change_found.astype(bool).sum()), len(own)
+        low, high = wilson(k, n)
+        rows.append({"harness": harness, "pairs": n,
+                     "false_alarms": f"{k} of {n} ({k / n:.0%} [{low:.0%}, {high:.0%}])",
+                     "median_half_width": float(own.half_width.median()),
+                     **dict(zip(("machine_s_to_5pct", "low", "high"), _geometric(cost), strict=True)),
+                     **dict(zip(("against_lockstep", "against_low", "against_high"),
+                                ratio_of_geometric_means(cost, lockstep), strict=True))})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
+    """The page's section on pyperf beside the lockstep: the summary per harness, then every pair.
+    `pyperf`: the callable and the options it ran with."""
+    options = f", but with `{' '.join(pyperf['options'])}`" if pyperf["options"] else ""
+    runs = pairs[~pairs.harness.str.startswith("lockstep")].pair.nunique()
+    return [
+        "## Beside pyperf, on the same callable", "",
+        f"pyperf at its defaults (20 processes x 3 values after a warmup, loops calibrated to 100 ms a value){options} "
+        f"on one lockstep callable ({pyperf['callable']} at the base), run twice one after the other as `pyperf "
+        f"compare_to` compares two runs: an A/A pair, {runs} such pair(s) one after another. The lockstep's A/A "
+        "pairs: that callable's row (a2 against a) in each configuration the calibration timed. Every pair called "
+        "changed is a false alarm. `machine_s_to_5pct`: the machine time to an interval of +-5%, geometric mean "
+        "over the pairs with a 95% interval; `against_lockstep`: that cost over the lockstep's, with Welch's 95% "
+        "interval on the logs.", "",
+        cost_summary(pairs).to_markdown(index=False, floatfmt=".3f"), "",
+        "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
+        "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
+        "preparing the configuration as a lockstep worker does, every variant checked, more than a hand-written "
+        "pyperf script would); for the lockstep, its job's time for one pair of sides and one row. "
+        "`machine_s_to_5pct`: `machine_s` x (half-width / 5%)^2, the samples an interval of +-5% would need, all "
+        "of it scaled (each added process starts and prepares anew); `unprepared_s_to_5pct`: the same without the "
+        "preparation, pyperf's lower bound.", "",
+        pairs.to_markdown(index=False, floatfmt=".3f"), "",
+    ]
