@@ -19,15 +19,21 @@ from jaxpitfalls.report.comparison import compare, gate, machine_speed
 
 
 def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3,
-         pair_noise: float = 0.005, seed: int = 0) -> dict:
+         pair_noise: float = 0.005, seed: int = 0, processes: int = 3) -> dict:
     """A result with `filter_jit` timed at `seconds` and the floor `jit_flat` paired with it at 1 / `ratio` (each
-    pair's ratio off by `pair_noise`), its comparison computed from those samples like a study's."""
+    pair's ratio off by `pair_noise`), its comparison computed from those samples like a study's; the samples
+    split in turn among `processes` fresh processes (a comparison of runs rests on their processes)."""
     variant = np.asarray(seconds)
     floor = variant / ratio / (1 + pair_noise * np.random.default_rng(seed + 100).standard_normal(variant.size))
     comparison = {"variant": "filter_jit", "baseline": "jit_flat", "mode": "blocked"}
+
+    def entry(samples: np.ndarray) -> dict:
+        return {"samples_s": samples.tolist(),
+                "processes": [{"samples_s": g.tolist()} for g in np.array_split(samples, processes)]}
+
     return {"study": "dispatch", "config_id": config_id, "settings": {"rounds": floor.size},
-            "variants": {"filter_jit": {"modes": {"blocked": {"samples_s": variant.tolist()}}},
-                         "jit_flat": {"modes": {"blocked": {"samples_s": floor.tolist()}}}},
+            "variants": {"filter_jit": {"modes": {"blocked": entry(variant)}},
+                         "jit_flat": {"modes": {"blocked": entry(floor)}}},
             "comparisons": [comparison | stats.paired_comparison(variant, floor)],
             "environment": {"python": "3.11", "packages": {"jax": "0.10.2", "equinox": equinox}, "backend": "cpu",
                             "device_kind": "cpu", "device_count": 1, "cpu_model": "x", "xla_flags": ""}}
@@ -56,8 +62,8 @@ def test_medians_are_regressed_improved_unchanged_or_inconclusive_by_their_evide
     same, wide = rows.loc["same"], rows.loc["wide"]
     assert 0.95 <= same.ratio_ci_low and same.ratio_ci_high <= 1.05  # equivalence: the interval, not the p-value
     assert wide.ratio_ci_low < 0.95 or wide.ratio_ci_high > 1.05
-    assert wide.detectable_change > 0.05 and wide.rounds_needed > 8 and wide.samples_factor > 1
-    assert same.detectable_change < 0.05 and same.rounds_needed == 20  # enough already
+    assert wide.detectable_change > 0.05 and wide.processes_needed > 3 and wide.samples_factor > 1
+    assert same.detectable_change < 0.05 and same.processes_needed <= 3  # enough already
 
 
 def _in_processes(config_id: str, center: float, offsets: tuple[float, ...], seed: int) -> dict:
@@ -164,8 +170,10 @@ def _timed_on(doc: dict, speed: float, seed: int, noise: float = 0.03) -> dict:
     n = len(doc["variants"]["filter_jit"]["modes"]["blocked"]["samples_s"])
     moment = speed * (1 + noise * np.random.default_rng(seed).standard_normal(n))  # the machine, round by round
     for variant in slowed["variants"].values():
-        variant["modes"]["blocked"]["samples_s"] = (np.asarray(variant["modes"]["blocked"]["samples_s"])
-                                                    * moment).tolist()
+        entry = variant["modes"]["blocked"]
+        entry["samples_s"] = (np.asarray(entry["samples_s"]) * moment).tolist()
+        bounds = np.cumsum([len(p["samples_s"]) for p in entry["processes"]])[:-1]
+        entry["processes"] = [{"samples_s": g.tolist()} for g in np.split(np.asarray(entry["samples_s"]), bounds)]
     stick = 8e-3 * moment * (1 + noise * np.random.default_rng(seed + 1).standard_normal(n))
     slowed["machine"] = {"blocked": {"yardstick_s": stick.tolist(), "yardstick_version": YARDSTICK_VERSION}}
     return slowed
@@ -289,7 +297,3 @@ def test_the_gate_names_only_rows_beyond_the_threshold_that_survive_the_correcti
     assert "over all 3 measured rows" in familywise.line(sided, "ratio", 0.05)[0]
     assert not familywise.surviving(pd.DataFrame({"verdict": ["only in current"]}), "ratio", 0.05).any()
 
-
-def test_a_result_timed_before_rounds_had_its_name_is_read():
-    """Results recorded `repeats` before measure.rounds was named so; a comparison still reads them."""
-    assert compare.rounds_of({"rounds": 6}) == 6 and compare.rounds_of({"repeats": 8}) == 8

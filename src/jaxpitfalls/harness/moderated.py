@@ -1,8 +1,8 @@
 """Student's t over fresh processes, with the spread between processes pooled across the rows of one job: the
 estimator of the comparisons a job of several processes reports (a study's claims, hence a release's level in the
-history) and of the rows sides timed in lockstep report (report/comparison/lockstep.py). Not yet of a comparison
-of two separate runs (report/comparison/compare.py: a bootstrap) nor of a median's or share's interval in the
-steps tables.
+history) and of the rows sides timed in lockstep report (report/comparison/lockstep.py), and, unpaired
+(`two_sample`), of a comparison of two separate runs (report/comparison/compare.py). Not yet of a median's or
+share's interval in the steps tables.
 
 A fresh process shifts all its rounds alike (another core, another memory layout), so the processes are the
 independent units: each gives one value per row (its median log-ratio, its median difference), and the row's
@@ -95,8 +95,9 @@ class Estimate:
         return math.exp(self.mean), math.exp(self.low), math.exp(self.high)
 
 
-def _interval(mean: float, variance: float, df: float, processes: int, sd: float) -> Estimate:
-    """A mean over `processes` with the spread between them `variance` known on `df` degrees of freedom."""
+def _interval(mean: float, variance: float, df: float, processes: float, sd: float) -> Estimate:
+    """A mean over `processes` with the spread between them `variance` known on `df` degrees of freedom (for a
+    difference of two means over m and n processes, `processes` is 1 / (1/m + 1/n))."""
     if not variance > 0 or not df > 0:
         return Estimate(mean, -math.inf, math.inf, 1.0, sd, float(df))
     se = math.sqrt(variance / processes)
@@ -149,3 +150,20 @@ def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None
     df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / (k - 1), 1e-300), 0.0)
     return [_interval(float(x[i].mean()), float(total[i]), float(df[i]), k, float(x[i].std(ddof=1)))
             for i in range(len(x))]
+
+
+def two_sample(current: Sequence[Sequence[float]], baseline: Sequence[Sequence[float]]) -> list[Estimate]:
+    """Rows compared across two separate runs: each row's current processes' values against its baseline's, no
+    process paired with another. A row's estimate is the difference of the two means; its spread between
+    processes is the two runs' pooled (on m + n - 2 degrees of freedom), moderated across the rows (fit_prior,
+    at the fewest degrees of freedom any row has); its interval Student's t on sqrt(1/m + 1/n) of it. One process
+    a side and no prior: nothing says how far a fresh process moves it, so no interval."""
+    rows = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(current, baseline, strict=True)]
+    df = np.array([a.size + b.size - 2 for a, b in rows], dtype=float)
+    variance = np.array([(((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()) / d if d > 0 else 0.0
+                         for (a, b), d in zip(rows, df, strict=True)])
+    prior = fit_prior(list(variance[df > 0]), float(df[df > 0].min())) if (df > 0).any() else NO_PRIOR
+    moderated, moderated_df = _posterior(prior, variance, df)
+    return [_interval(float(a.mean() - b.mean()), float(v), float(d), 1 / (1 / a.size + 1 / b.size),
+                      math.sqrt(float(own))) for (a, b), v, d, own in zip(rows, moderated, moderated_df, variance,
+                                                                           strict=True)]

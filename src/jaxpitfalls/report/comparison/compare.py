@@ -1,11 +1,13 @@
 """Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine
 make an idiom cheaper or dearer?
 
-Every (study, configuration, variant, mode) present on both sides is compared on its samples: ratio of
-medians (current / baseline) with a bootstrap 95% interval (the sides are independent runs, so each is
-resampled on its own, processes first, then each process's samples), and a three-way verdict at a threshold
-on that interval alone (a test on the pooled samples would ignore the processes: a process-wide offset would
-read as significant while the interval, which resamples processes, includes 1). On the same
+Every (study, configuration, variant, mode) present on both sides is compared over its fresh processes: each
+process's median, current / baseline as the difference of the two runs' mean log medians, with Student's t on
+their spread between processes pooled across the configuration's rows (harness.moderated.two_sample: the sides
+are independent runs, no process paired with another), and a three-way verdict at a threshold on that interval
+alone (a test on the pooled samples would ignore the processes: a process-wide offset would read as
+significant while the interval over processes includes 1). A run timed in one process says nothing of how far
+a fresh process moves it: its rows get no interval and read inconclusive. On the same
 kind of machine the samples are judged in units of the yardstick timed in their own rounds
 (`machine_speed`), so that the machine's drift between the runs is not called a change of the code. A change
 (regressed / improved) only where the whole interval lies beyond 1 +- threshold, `unchanged` only when the whole
@@ -30,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from ... import results
-from ...harness.stats import is_difference, is_twin, ratio_of_medians_ci
+from ...harness import moderated
+from ...harness.stats import is_difference, is_twin
 from ..tables import bundle
 from ..tables.environments import COMPARABLE, code_version
-from . import familywise, machine_speed
+from . import familywise, machine_speed, process_t
 
 Key = tuple[str, str]
 
@@ -70,30 +73,6 @@ def verdict(low: float, high: float, threshold: float) -> str:
     return "inconclusive"
 
 
-Z_95, Z_POWER_80 = 1.96, 0.84
-
-
-def rounds_of(settings: dict[str, Any]) -> int:
-    """A result's `measure.rounds`, as its timing job recorded it (results timed before the key was renamed, read
-    here as this run's, recorded `repeats`)."""
-    return settings["rounds"] if "rounds" in settings else settings["repeats"]
-
-
-def detectability(low: float, high: float, threshold: float, rounds: int) -> dict[str, float]:
-    """What this pair of runs could have told, from the width of the change's 95% interval (log scale).
-
-    `detectable_change`: the smallest relative change detected with 80% power at the 95% level;
-    `samples_factor`: how many times the samples per run that would detect the threshold (an interval's
-    width shrinks as 1/sqrt(n)); `rounds_needed`: `measure.rounds` that many times over (or as many times the
-    processes, where the spread is between processes).
-    """
-    se = (math.log(high) - math.log(low)) / (2 * Z_95) if low > 0 and high > 0 else float("inf")
-    detectable = math.exp((Z_95 + Z_POWER_80) * se) - 1
-    factor = max(1.0, ((Z_95 + Z_POWER_80) * se / math.log(1 + threshold)) ** 2)
-    return {"detectable_change": detectable, "samples_factor": factor,
-            "rounds_needed": math.ceil(rounds * factor) if math.isfinite(factor) else None}
-
-
 VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 
 
@@ -118,11 +97,13 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
             machine_units: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows per (study, configuration, variant, mode) on both sides (not a floor's A/A twin: its floor's row says
     it), and the configurations on one side; `machine_units`: judge the medians in yardstick units
-    (`compare.machine_units`, machine_speed.judged_as)."""
+    (`compare.machine_units`, machine_speed.judged_as). A configuration's rows are estimated together
+    (`_estimated`: their spread between processes pooled)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
         changed = environment_changes(before["environment"], after["environment"])
+        measured = []
         for variant in sorted(v for v in set(before["variants"]) | set(after["variants"]) if not is_twin(v)):
             modes_before = before["variants"].get(variant, {}).get("modes", {})
             modes_after = after["variants"].get(variant, {}).get("modes", {})
@@ -132,41 +113,67 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                 if mode not in modes_before or mode not in modes_after:
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
-                rows.append(row | _median_change(before, after, variant, mode, threshold, machine_units))
+                measured.append(row | _medians(before, after, variant, mode, machine_units))
+        rows += _estimated(measured, threshold)
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
 
 
-def _median_change(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str, threshold: float,
-                   machine_units: bool) -> dict[str, Any]:
-    """One mode of one variant on both sides: the raw medians and their ratio, the machine's speed change
-    (the yardstick), and the ratio judged: raw, or in yardstick units where asked and both runs ran on the same
-    kind of machine and timed a yardstick (`machine_speed.judged_as`)."""
+def process_logs(groups: list) -> list[float]:
+    """Each process's log median: the value a fresh process gives (its samples share its offset)."""
+    return [float(np.log(np.median(g))) for g in groups]
+
+
+def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
+             machine_units: bool) -> dict[str, Any]:
+    """One mode of one variant on both sides: the medians, the machine's speed change (the yardstick), what the
+    row is judged on (raw, or in yardstick units where asked and both runs ran on the same kind of machine and
+    timed a yardstick: `machine_speed.judged_as`) and each process's log median, raw and as judged (`_raw`,
+    `_judged`: current's, baseline's), for `_estimated`."""
     groups_b = _groups(before["variants"][variant]["modes"][mode])
     groups_a = _groups(after["variants"][variant]["modes"][mode])
     b, c = np.concatenate(groups_b), np.concatenate(groups_a)
-    raw_ratio = float(np.median(c) / np.median(b))
-    raw_low, raw_high = ratio_of_medians_ci(groups_a, groups_b)
     same = machine_speed.same_machine(before["environment"], after["environment"])
     units_b = machine_speed.in_machine_units(before, mode, groups_b)
     units_a = machine_speed.in_machine_units(after, mode, groups_a)
     judged_on = machine_speed.judged_as(same, units_b, units_a, machine_units)
-    if judged_on == "yardstick units":
-        ratio = float(np.median(np.concatenate(units_a)) / np.median(np.concatenate(units_b)))
-        low, high = ratio_of_medians_ci(units_a, units_b)
-    else:
-        ratio, low, high = raw_ratio, raw_low, raw_high
+    raw = (process_logs(groups_a), process_logs(groups_b))
     speed = machine_speed.speed_change(before, after, mode, groups_b, groups_a) or {}
     return {
         "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
-        "raw_ratio": raw_ratio, "raw_ratio_ci_low": raw_low, "raw_ratio_ci_high": raw_high,
         "machine_ratio": speed.get("machine_ratio"), "machine_ratio_ci_low": speed.get("machine_ratio_ci_low"),
         "machine_ratio_ci_high": speed.get("machine_ratio_ci_high"), "judged_on": judged_on,
-        "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "n_baseline": b.size, "n_current": c.size,
-        "processes": f"{len(groups_b)} / {len(groups_a)}",
-        "verdict": verdict(low, high, threshold),
-    } | detectability(low, high, threshold, rounds_of(after["settings"]))
+        "n_baseline": b.size, "n_current": c.size, "processes": f"{len(groups_b)} / {len(groups_a)}",
+        "_raw": raw,
+        "_judged": (process_logs(units_a), process_logs(units_b)) if judged_on == "yardstick units" else raw,
+    }
+
+
+def _estimated(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """One configuration's rows judged: current / baseline over fresh processes (moderated.two_sample, the
+    rows' spreads pooled), raw and as judged, with the verdict and what the runs could detect."""
+    if not rows:
+        return []
+    raw = moderated.two_sample(*zip(*(r.pop("_raw") for r in rows), strict=True))
+    judged = moderated.two_sample(*zip(*(r.pop("_judged") for r in rows), strict=True))
+    out = []
+    for row, r, j in zip(rows, raw, judged, strict=True):
+        (raw_ratio, raw_low, raw_high), (ratio, low, high) = r.as_ratio(), j.as_ratio()
+        out.append(row | {"raw_ratio": raw_ratio, "raw_ratio_ci_low": raw_low, "raw_ratio_ci_high": raw_high,
+                          "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "df": j.df,
+                          "verdict": verdict(low, high, threshold)} | _could_detect(j, row["processes"], threshold))
+    return out
+
+
+def _could_detect(found: moderated.Estimate, processes: str, threshold: float) -> dict[str, Any]:
+    """What a comparison of two runs of m and n processes could detect (process_t.detectability): a difference
+    of two means over m and n has the spread of one mean over M / 2, M their harmonic mean, at sqrt(2) times
+    the spread between processes; `processes_needed`: per run."""
+    m, n = (int(x) for x in processes.split(" / "))
+    per_run = 2 / (1 / m + 1 / n)
+    sd = found.pooled_sd * math.sqrt(2) if math.isfinite(found.high) else math.nan
+    return process_t.detectability(sd, max(2, round(per_run)), threshold, found.df)
 
 
 def _groups(entry: dict[str, Any]) -> list[list[float]]:
@@ -190,30 +197,32 @@ def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, 
 
 
 RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",
-                 "change_ci_low", "change_ci_high", "agree", "intervals_overlap", "verdict", "detectable_change",
-                 "samples_factor", "rounds_needed"]
+                 "change_ci_low", "change_ci_high", "df", "agree", "intervals_overlap", "verdict",
+                 "detectable_change", "samples_factor", "processes_needed"]
 
 
 def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
-    """Each paired ratio measured on both sides: the two ratios, current / baseline with a bootstrap 95%
-    interval (each run's pairs resampled on their own), whether they agree within the threshold and whether
-    their 95% intervals overlap; the verdict on the change's interval (`verdict`: beyond 1 +- threshold, or
-    within it)."""
+    """Each paired ratio measured on both sides: the two ratios, and current / baseline over fresh processes
+    (each process's median paired ratio; moderated.two_sample, a configuration's rows pooled), whether they
+    agree within the threshold and whether their 95% intervals overlap; the verdict on the change's interval
+    (`verdict`: beyond 1 +- threshold, or within it)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])
-        for variant, against, mode in sorted(set(before) & set(after)):
-            b, c = before[(variant, against, mode)], after[(variant, against, mode)]
-            change = c["ratio"] / b["ratio"]
-            low, high = ratio_of_medians_ci(_ratio_groups(current[key], variant, against, mode),
-                                            _ratio_groups(baseline[key], variant, against, mode))
-            overlap = max(b["ratio_ci_low"], c["ratio_ci_low"]) <= min(b["ratio_ci_high"], c["ratio_ci_high"])
+        both = sorted(set(before) & set(after))
+        logs = [(process_logs(_ratio_groups(current[key], *row)), process_logs(_ratio_groups(baseline[key], *row)))
+                for row in both]
+        found = moderated.two_sample([a for a, _ in logs], [b for _, b in logs]) if logs else []
+        for (variant, against, mode), (a, b), f in zip(both, logs, found, strict=True):
+            old, new = before[(variant, against, mode)], after[(variant, against, mode)]
+            change, low, high = f.as_ratio()
+            overlap = max(old["ratio_ci_low"], new["ratio_ci_low"]) <= min(old["ratio_ci_high"], new["ratio_ci_high"])
             rows.append({"study": key[0], "config_id": key[1], "variant": variant, "against": against, "mode": mode,
-                         "baseline_ratio": b["ratio"], "current_ratio": c["ratio"], "change": change,
-                         "change_ci_low": low, "change_ci_high": high,
+                         "baseline_ratio": old["ratio"], "current_ratio": new["ratio"], "change": change,
+                         "change_ci_low": low, "change_ci_high": high, "df": f.df,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
                          "verdict": verdict(low, high, threshold)}
-                        | detectability(low, high, threshold, rounds_of(current[key]["settings"])))
+                        | _could_detect(f, f"{len(b)} / {len(a)}", threshold))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
 
@@ -224,8 +233,8 @@ def counts(table: pd.DataFrame) -> str:
 
 
 def could_tell(table: pd.DataFrame, threshold: float,
-               per_row: str = "`rounds_needed` per row: that many rounds, or more processes where "
-                              "processes disagree") -> list[str]:
+               per_row: str = "`processes_needed` per row: that many fresh processes a run, at the spread "
+                              "between processes these runs saw") -> list[str]:
     """What an inconclusive row could have detected, summarised: say what the runs cannot tell (`per_row`:
     what the table's own column of what would tell says)."""
     undecided = table[table.verdict == "inconclusive"] if len(table) else table
@@ -252,7 +261,8 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
     per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
     return [
         f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
-        f"(current / baseline, bootstrap 95% interval). The runs agree on {ratios.agree.sum()} of {len(ratios)} "
+        "(current / baseline over fresh processes, Student's t on their pooled spread, 95%). The runs agree on "
+        f"{ratios.agree.sum()} of {len(ratios)} "
         f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
         f"of {len(ratios)}. " + verdict_rule(threshold), "",
         "Verdicts: " + counts(ratios), "",
@@ -268,8 +278,10 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
     lines = [
         "# Comparison with a baseline run", "",
         f"Baseline: `{baseline}`. Each row compares the samples of one study, configuration, variant and "
-        f"mode: ratio of medians current / baseline with a bootstrap 95% interval (processes resampled, then "
-        "samples: `processes` baseline / current), on what `judged_on` says: raw samples with the machine's "
+        f"mode: current / baseline over fresh processes (each process's median; the mean of their logs on each "
+        "side, Student's t on the two runs' spread between processes, pooled across a configuration's rows; "
+        "`processes` baseline / current, `df` its degrees of freedom), on what `judged_on` says: raw samples with "
+        "the machine's "
         "speed beside them, unless compare.machine_units divides each sample by its round's yardstick. "
         + verdict_rule(threshold), "",
         *familywise.line(table, "ratio", threshold),

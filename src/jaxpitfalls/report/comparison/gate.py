@@ -43,9 +43,7 @@ def _inconclusive_row(r, value: str) -> str:
 
 
 def _would_tell(r) -> str:
-    """What would decide an undecided row: rounds (a baseline comparison) or fresh processes (lockstep)."""
-    if not hasattr(r, "processes_needed"):
-        return f"about {r.rounds_needed} rounds would tell"
+    """What would decide an undecided row: fresh processes (a side, or a run)."""
     if pd.isna(r.processes_needed):
         return "no number of processes known to tell (one process: their spread not measured)"
     return f"about {r.processes_needed:.0f} processes a side would tell"

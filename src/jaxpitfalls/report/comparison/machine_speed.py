@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.stats import ratio_of_medians_ci
+from ...harness import moderated
 from ...harness.yardstick import VERSION as YARDSTICK_VERSION
 
 # What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
@@ -58,16 +58,17 @@ def in_machine_units(doc: dict[str, Any], mode: str, groups: list[list[float]]) 
 def speed_change(baseline: dict[str, Any], current: dict[str, Any], mode: str, baseline_groups: list[list[float]],
                  current_groups: list[list[float]]) -> dict[str, float] | None:
     """How much longer the yardstick took in the current run than in the baseline's, over one mode's rounds:
-    above 1, the machine was slower (median ratio with a bootstrap 95% interval); None without yardsticks."""
+    above 1, the machine was slower (over fresh processes, each its median yardstick: moderated.two_sample, with
+    its 95% interval); None without yardsticks."""
     before = yardsticks(baseline, mode, baseline_groups)
     after = yardsticks(current, mode, current_groups)
     if before is None or after is None:
         return None
-    low, high = ratio_of_medians_ci(after, before)
+    (found,) = moderated.two_sample([[np.log(np.median(s)) for s in after]], [[np.log(np.median(s)) for s in before]])
+    ratio, low, high = found.as_ratio()
     return {"baseline_yardstick_ms": float(np.median(np.concatenate(before))) * 1e3,
             "current_yardstick_ms": float(np.median(np.concatenate(after))) * 1e3,
-            "machine_ratio": float(np.median(np.concatenate(after)) / np.median(np.concatenate(before))),
-            "machine_ratio_ci_low": low, "machine_ratio_ci_high": high}
+            "machine_ratio": ratio, "machine_ratio_ci_low": low, "machine_ratio_ci_high": high}
 
 
 def judged_as(same: bool, baseline_units: list | None, current_units: list | None, asked: bool = False) -> str:

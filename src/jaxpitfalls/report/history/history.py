@@ -20,9 +20,9 @@ import pandas as pd
 
 from ...contract.run_settings import History
 from ...harness.stats import is_difference, is_twin
-from ..comparison.compare import detectability, environment_changes
+from ..comparison.compare import environment_changes
 from .changepoints import fit_steps, resting_alone
-from .release_levels import SERIES, release_levels
+from .release_levels import SERIES, detectable_change, release_levels
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
            "ran_at"]
@@ -50,7 +50,7 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
     return [{"release": release, "job": doc.get("job", 1), **{k: c[k] for k in SERIES[1:]},
              "config_id": doc["config_id"],
              "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
-             "detectable_change": detectability(c["ratio_ci_low"], c["ratio_ci_high"], 0.05, 1)["detectable_change"],
+             "detectable_change": detectable_change(c["ratio_ci_low"], c["ratio_ci_high"]),
              "versions": _versions(doc["environment"]), "ran_at": doc["environment"].get("timestamp", "")}
             for c in doc["comparisons"]
             if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])]
