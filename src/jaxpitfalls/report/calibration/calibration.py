@@ -122,20 +122,20 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
     lines = [
-        "# Calibration: do the lockstep comparison's 95% intervals keep their 95%?", "",
+        "# Calibration: does every decision keep its error rate?", "",
         f"`make calibrate` (presets/calibrate.yaml): {ran['study']} timed in lockstep on sides "
         f"{_sides(ran)}, {ran['processes']} processes x {ran['rounds']} rounds a side: this environment "
         "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
-        "A row's interval: Student's t over its fresh processes' median log-ratios (processes - 1 degrees of "
-        "freedom; report/comparison/process_t.py). Each share with its Wilson 95% interval; `met`: the share lies "
+        "A row's interval: Student's t over its fresh processes' median log-ratios, their spread pooled across the "
+        "rows of its job (harness/moderated.py). Each share with its Wilson 95% interval; `met`: the share lies "
         "within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
-        *(gate_lines(table, ran["threshold"]) if len(table) else []),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
+        *(gate_lines(table, ran["threshold"]) if len(table) else []),
     ]
     if pyperf is not None:
         lines += pyperf_section(pyperf, ran["pyperf"])
