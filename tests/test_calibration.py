@@ -87,6 +87,8 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
                "processes": 3, "rounds": 20, "threshold": 0.05, "pyperf": {"callable": "", "options": []}}
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
+    assert re.search(r"## In brief\n\n- \*\*Lockstep rows\*\* \(A/A\): \d+ of 50 \(.*\) flagged", text)
+    assert re.search(r"- \*\*The gate\*\*: a 10% slowdown named in \d+ of 50 rows", text)
     gate = re.search(r"- injected 1\.1: (\d+) of 50 rows named .*target at least 90%: met", text)
     assert "## The gate, after its correction" in text and gate and int(gate[1]) >= 45
     assert re.search(r"- A/A \(a2\): the gate passed on its 50 rows, and failed on \d+\.\d% of its subsets", text)
@@ -227,3 +229,25 @@ def test_the_page_says_what_it_does_not_calibrate():
     # the committed page: 3 sides against the first over 104 rows of 13 configurations, a null history of 2 jobs
     assert "\n".join(reach.reach_lines(312, 5, 13, [1.05, 1.1], 2)) in page
     assert "Benjamini-Hochberg" in page and "Holm" not in page
+
+
+def test_the_brief_gives_each_decision_its_number_and_interval():
+    """Every part a calibration measured gets its line, numbers first; a part it did not run gets none."""
+    from jaxpitfalls.report.calibration.brief import Measured, brief
+
+    found = calibration.summary(_calibration_table(configs=3))
+    twins = pd.DataFrame([{"processes": 2, "rows": 62, "covered": 62, "share": 1.0}])
+    simulated = pd.DataFrame([{"processes": p, "rows": 100, "covered": 95, "share": 0.95} for p in (2, 3, 5)])
+    costs = pd.DataFrame([{"harness": "lockstep (a2 vs a)", "false_alarms": "0 of 13 (0% [0%, 23%])",
+                           "against_lockstep": 1.0, "against_low": 0.8, "against_high": 1.2},
+                          {"harness": "pyperf, its own t-test (compare_to)", "false_alarms": "2 of 5 (40% [12%, 77%])",
+                           "against_lockstep": 9.4, "against_low": 4.1, "against_high": 21.5}])
+    rates = pd.DataFrame([{"repeats": 2, "histories": 500, "share": 0.01, "share_low": 0.004, "share_high": 0.023}])
+    text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates)))
+    assert "- **The studies' intervals** (published reference): A/A twins covered 1 in 62 of 62 at 2 processes; " \
+           "rows simulated from each job's measured spread covered in 95.0%, 95.0%, 95.0% at 2, 3, 5 processes" in text
+    assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
+    assert "pyperf needs 9.4x the lockstep's machine time [4.1, 21.5]" in text
+    assert "the null history named a step in 0 of 10 series; 1.0% [0.4%, 2.3%] of 500 simulated" in text
+    assert "**The gate**" not in text  # not measured here
+    assert brief(Measured(found.iloc[0:0])) == []

@@ -42,5 +42,8 @@ def test_the_fit_names_few_false_steps_where_intervals_hold_and_many_where_a_job
 
 def test_the_section_states_each_repeats_rate_against_its_target():
     table = null_histories._history(np.random.default_rng(1), [Components(0.01 ** 2, 0.0, (0.01,))] * 2, 6, 2)
-    text = "\n".join(null_histories.section(table, histories=20))
-    assert "(2 series, 6 releases)" in text and "| 1 | 20 |" in text and "| 2 | 20 |" in text
+    found = null_histories.rates(table, histories=20)
+    assert found.repeats.tolist() == [1, 2] and (found.histories == 20).all()
+    assert (found.share_low <= found.share).all() and (found.share <= found.share_high).all()
+    text = "\n".join(null_histories.section(table, found))
+    assert "(2 series, 6 releases)" in text and "naming_a_step" in text

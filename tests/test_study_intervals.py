@@ -12,7 +12,8 @@ from results_docs import process_doc
 from jaxpitfalls import results
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
-from jaxpitfalls.report.calibration.study_intervals import section, simulated_coverage, table_jobs, twin_coverage
+from jaxpitfalls.report.calibration import study_intervals
+from jaxpitfalls.report.calibration.study_intervals import coverages, simulated_coverage, table_jobs, twin_coverage
 from jaxpitfalls.report.tables import aggregate
 
 
@@ -54,6 +55,7 @@ def test_rows_simulated_from_a_jobs_spread_are_covered_near_95_percent(tmp_path)
 
 
 def test_the_section_names_its_jobs_and_states_both_checks(tmp_path):
-    text = "\n".join(section([_snapshot(tmp_path, 1.0, 1.1, 1.3)]))
+    roots = [_snapshot(tmp_path, 1.0, 1.1, 1.3)]
+    text = "\n".join(study_intervals.section(roots, *coverages(roots)))
     assert f"From 1 jobs of {tmp_path}" in text and "target 93-97%" in text
     assert re.search(r"\|\s+2 \|\s+3 \|\s+3 \|", text)  # 2 processes: three subsets, each twin covered

@@ -168,8 +168,16 @@ def pyperf_pair_of():
 
 
 def published_reference():
-    """The published reference snapshot (docs/reference): the calibration reads its studies' intervals."""
-    return published(Path(workflow.basedir) / "docs" / "reference")
+    """The published reference snapshot (docs/reference), where this copy of the workflow holds the folder: the
+    calibration reads its studies' intervals."""
+    root = Path(workflow.basedir) / "docs" / "reference"
+    return published(root) if root.is_dir() else None
+
+
+def published_reference_tables():
+    """The published reference's study tables, the calibration's inputs (none without one)."""
+    snapshot = published_reference()
+    return [str(p) for p in sorted(snapshot.glob("tables/*/*.csv"))] if snapshot else []
 
 
 def compare_targets():

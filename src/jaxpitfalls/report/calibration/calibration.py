@@ -26,8 +26,9 @@ from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
 from ..tables.run_summary import run_summary
 from . import null_histories, study_intervals
-from .gate_power import gate_lines
-from .harness_cost import pyperf_section
+from .brief import Measured, brief
+from .gate_power import gate_lines, gate_table
+from .harness_cost import cost_summary, pyperf_section
 from .pyperf_beside import beside
 from .reach import reach_lines
 
@@ -115,14 +116,18 @@ def _sides(ran: dict[str, Any]) -> str:
 
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
              pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True,
-             history_repeats: int | None = None, sections: list[str] = ()) -> str:
-    """docs/calibration.md: what was timed, each rate against its target, the machine time, the gate, pyperf
-    beside the lockstep on one callable where the calibration ran it, then `sections` (the studies' intervals,
-    the null history), and what the page reaches."""
+             history_repeats: int | None = None, sections: list[str] = (), measured: Measured | None = None) -> str:
+    """docs/calibration.md: each decision's rate in brief (`measured`), what was timed, each rate against its
+    target, the machine time, the gate, pyperf beside the lockstep on one callable where the calibration ran
+    it, then `sections` (the studies' intervals, the null history), and what the page reaches."""
+    measured = measured or Measured(found, gate_table(table, ran["threshold"]) if len(table) else None,
+                                    cost_summary(pyperf) if pyperf is not None else None)
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
     lines = [
         "# Calibration: does every decision keep its error rate?", "",
+        *brief(measured),
+        "## The lockstep rows", "",
         f"`make calibrate` (presets/calibrate.yaml): {ran['study']} timed in lockstep on sides "
         f"{_sides(ran)}, {ran['processes']} processes x {ran['rounds']} rounds a side: this environment "
         "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
@@ -135,7 +140,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         *knob_lines(table, proportional),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
-        *(gate_lines(table, ran["threshold"]) if len(table) else []),
+        *(gate_lines(measured.gates, ran["threshold"]) if measured.gates is not None else []),
     ]
     if pyperf is not None:
         lines += pyperf_section(pyperf, ran["pyperf"])
@@ -149,9 +154,7 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> lis
     """The null release history's section: every step it names is a false alarm (the swept package is one the
     timed code never calls), counted over its series with a Wilson interval; steps resting on one release's job
     are listed apart (the history does not name them)."""
-    stepped = steps[steps.step > 0]
-    alone = stepped.one_release.fillna("").astype(str) != ""
-    series, named = steps.groupby(SERIES).ngroups, stepped[~alone].groupby(SERIES).ngroups
+    named, series, alone = null_series(steps)
     low, high = wilson(named, series)
     return [
         "## A null release history", "",
@@ -159,11 +162,19 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> lis
         f"({', '.join(history.versions)}){_fixed(history)}: the config's history (presets/calibrate.yaml: a "
         "package the timed steps never call), so any step it names is a false alarm. "
         f"{named} of {series} series with a step named ({named / max(series, 1):.1%} [{low:.1%}, {high:.1%}]; "
-        f"target: none in any series, at most 5% across the calibration's null series); {int(alone.sum())} step(s) "
+        f"target: none in any series, at most 5% across the calibration's null series); {alone} step(s) "
         "resting on one release's job listed, not named. "
         f"{jobs_line(steps, history.repeats)} Machine time (environments built and timed): "
         f"{machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
     ]
+
+
+def null_series(steps: pd.DataFrame) -> tuple[int, int, int]:
+    """A null history's series with a step named, its series, and its steps resting on one release's job alone
+    (listed, not named)."""
+    stepped = steps[steps.step > 0]
+    alone = stepped.one_release.fillna("").astype(str) != ""
+    return stepped[~alone].groupby(SERIES).ngroups, steps.groupby(SERIES).ngroups, int(alone.sum())
 
 
 def _fixed(history: History) -> str:
@@ -193,13 +204,18 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     jobs = [json.loads(Path(p).read_text()) for p in run_paths]
     machine_s = sum(job["job_seconds"] for job in jobs)
     pairs = beside(table, jobs, [json.loads(Path(p).read_text()) for p in pyperf_paths]) if pyperf_paths else None
-    studies = study_intervals.section([Path(reference)]) if reference else []
-    null = [line for p, r in zip(history_paths, history_ratios, strict=True)
-            for line in null_history(pd.read_csv(p), float(run_summary(history_benchmarks).seconds.sum()), history)
-            + null_histories.section(pd.read_csv(r))]
-    results.write_text(out, markdown(table, summary(table), machine_s, _ran(jobs, compare), pairs, _commits(jobs),
-                                     _proportional(jobs), history.repeats if history and history_paths else None,
-                                     [*studies, *null]))
+    ran, found = _ran(jobs, compare), summary(table)
+    studies = study_intervals.coverages([Path(reference)]) if reference else None
+    steps, ratios = ([pd.read_csv(p) for p in paths] for paths in (history_paths, history_ratios))
+    rates = null_histories.rates(ratios[0]) if ratios else None
+    measured = Measured(found, gate_table(table, ran["threshold"]) if len(table) else None,
+                        cost_summary(pairs) if pairs is not None else None, *(studies[1:] if studies else (None, None)),
+                        null_series(steps[0])[:2] if steps else None, rates)
+    sections = study_intervals.section([Path(reference)], *studies) if studies else []
+    sections += [*null_history(steps[0], float(run_summary(history_benchmarks).seconds.sum()), history),
+                 *null_histories.section(ratios[0], rates)] if steps else []
+    results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),
+                                     history.repeats if history and history_paths else None, sections, measured))
 
 
 def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

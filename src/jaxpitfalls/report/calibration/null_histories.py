@@ -93,26 +93,35 @@ def false_step_rate(measured: list[Components], releases: int, repeats: int, his
     return sum(names_a_step(_history(rng, measured, releases, repeats), releases) for _ in range(histories)), histories
 
 
-def section(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: int = HISTORIES) -> list[str]:
-    """The page's lines on simulated null histories drawn from the measured one's components."""
-    measured = components(ratios)
-    releases = ratios.release.nunique()
-    jobs_sd = np.sqrt([c.jobs for c in measured])
-    releases_sd = np.sqrt([c.releases for c in measured])
-    reported = np.concatenate([c.reported for c in measured])
-    lines = [
-        "### Simulated null histories", "",
-        f"Drawn from the measured history's components, per series ({len(measured)} series, {releases} releases): "
-        f"between jobs of one release a spread of {np.median(jobs_sd):.1%} in median (largest {jobs_sd.max():.1%}) "
-        f"against the {np.median(reported):.1%} the jobs' own intervals reported (median standard error); between "
-        f"releases beyond that {np.median(releases_sd):.1%} in median (largest {releases_sd.max():.1%}). Each "
-        "simulated history goes through the history's own fit; one naming a step in any series is a false alarm "
-        f"(target: at most {TARGET[0]:.0%}, the upper Wilson bound at most {TARGET[1]:.0%}).", "",
-        "| repeats | histories | naming a step | share | met |", "|---:|---:|---:|:---|:---|",
-    ]
+def rates(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: int = HISTORIES) -> pd.DataFrame:
+    """Per `repeats`, how many of `histories` simulated from the measured history's components name a step, the
+    share with its Wilson interval, and whether the target is met."""
+    measured, releases = components(ratios), ratios.release.nunique()
+    rows = []
     for n in repeats:
         k, total = false_step_rate(measured, releases, n, histories)
         low, high = wilson(k, total)
-        met = k / total <= TARGET[0] and high <= TARGET[1]
-        lines.append(f"| {n} | {total} | {k} | {k / total:.1%} [{low:.1%}, {high:.1%}] | {met} |")
-    return [*lines, ""]
+        rows.append({"repeats": n, "histories": total, "naming_a_step": k, "share": k / total, "share_low": low,
+                     "share_high": high, "met": k / total <= TARGET[0] and high <= TARGET[1]})
+    return pd.DataFrame(rows)
+
+
+def section(ratios: pd.DataFrame, found: pd.DataFrame) -> list[str]:
+    """The page's lines on null histories simulated from the measured one's components (`found`: `rates`)."""
+    measured = components(ratios)
+    jobs_sd = np.sqrt([c.jobs for c in measured])
+    releases_sd = np.sqrt([c.releases for c in measured])
+    reported = np.concatenate([c.reported for c in measured])
+    shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
+                                zip(found.share, found.share_low, found.share_high, strict=True)])
+    return [
+        "### Simulated null histories", "",
+        f"Drawn from the measured history's components, per series ({len(measured)} series, "
+        f"{ratios.release.nunique()} releases): between jobs of one release a spread of {np.median(jobs_sd):.1%} in "
+        f"median (largest {jobs_sd.max():.1%}) against the {np.median(reported):.1%} the jobs' own intervals "
+        f"reported (median standard error); between releases beyond that {np.median(releases_sd):.1%} in median "
+        f"(largest {releases_sd.max():.1%}). Each simulated history goes through the history's own fit; one naming "
+        f"a step in any series is a false alarm (target: at most {TARGET[0]:.0%}, the upper Wilson bound at most "
+        f"{TARGET[1]:.0%}).", "",
+        shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False), "",
+    ]

@@ -94,13 +94,17 @@ def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), se
     return pd.DataFrame(found)
 
 
-def section(roots: Sequence[Path]) -> list[str]:
-    """The calibration page's lines on the studies' own intervals, from the runs or snapshots named."""
+def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame]:
+    """The jobs of the runs or snapshots named, counted, with their twins' and simulated rows' coverage."""
     jobs = [job for root in roots for job in table_jobs(root)]
-    twins, simulated = twin_coverage(jobs), simulated_coverage(jobs)
+    return len(jobs), twin_coverage(jobs), simulated_coverage(jobs)
+
+
+def section(roots: Sequence[Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame) -> list[str]:
+    """The calibration page's lines on the studies' own intervals (`coverages` of `roots`)."""
     return [
         "## The studies' own intervals", "",
-        f"From {len(jobs)} jobs of {', '.join(str(r) for r in roots)}: every study's rows, each job's "
+        f"From {jobs} jobs of {', '.join(str(r) for r in roots)}: every study's rows, each job's "
         "intervals estimated by harness/moderated.py (the spread between fresh processes pooled across the job's "
         "rows). The floors' A/A twins (true ratio 1), their job estimated again from every subset of its "
         "processes:", "", twins.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
@@ -115,7 +119,8 @@ def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    print("\n".join(section([Path(a) for a in argv])))
+    roots = [Path(a) for a in argv]
+    print("\n".join(section(roots, *coverages(roots))))
     return 0
 
 
