@@ -2,7 +2,7 @@
 
 from jaxpitfalls import results, runtime
 from jaxpitfalls.contract.run_settings import Compare
-from jaxpitfalls.report.comparison import compare
+from jaxpitfalls.report.comparison import compare, compare_report
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
@@ -14,8 +14,8 @@ ratios = compare.paired_ratios(baseline, current, settings.threshold)
 results.write_csv(sm.output.table, table)
 results.write_csv(sm.output.one_sided, one_sided)
 results.write_csv(sm.output.ratios, ratios)
-results.write_text(sm.output.report, compare.markdown(table, one_sided, ratios, settings.baseline,
-                                                      settings.threshold))
+results.write_text(sm.output.report, compare_report.markdown(table, one_sided, ratios, settings.baseline,
+                                                             settings.threshold))
 log.info("%d rows (%s), %d configurations on one side only, paired ratios agree: %d of %d (%s)", len(table),
          table.verdict.value_counts().to_dict() if len(table) else {}, len(one_sided),
          ratios.agree.sum(), len(ratios), ratios.verdict.value_counts().to_dict() if len(ratios) else {})

@@ -131,7 +131,7 @@ def _pyperf_doc(offset: float, spread: float, seed: int = 0) -> dict:
 def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
     """pyperf's own t-test pools its processes' values; the interval over processes does not, so with a 3%
     offset per fresh process the pooled test claims a precision the processes do not have."""
-    from jaxpitfalls.report.calibration.pyperf_beside import beside, time_to_target
+    from jaxpitfalls.report.calibration.pyperf_beside import OVER_PROCESSES, beside, time_to_target
 
     table = pd.DataFrame([{"config_id": "base", "mode": m, "variant": v, "side": side, "against": "a",
                            "injected": injected, "ratio": 1.01,
@@ -145,13 +145,13 @@ def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
     assert lockstep.half_width == pytest.approx(0.025 / 1.01) and not lockstep.change_found
     assert time_to_target(0.10, 100.0) == pytest.approx(400.0)  # twice the width: four times the samples
     own = rows.loc["pyperf, its own t-test (compare_to)"]
-    ours = rows.loc["pyperf's values, processes then values"]
+    ours = rows.loc[OVER_PROCESSES]
     assert own.machine_s == ours.machine_s == 300.0 and own.samples == "20 processes x 3 values, a side"
     assert own.timing_s == 80.0 and pd.isna(lockstep.timing_s)
     assert own.unprepared_s_to_5pct == pytest.approx(own.machine_s_to_5pct * 200 / 300)  # without 100 s of it
     assert ours.half_width > 1.2 * own.half_width  # resampling processes: as wide as their offsets make it
     slowed = beside(table, [job], [_pyperf_doc(1.10, spread=0.03)]).set_index("harness")
-    assert slowed.loc["pyperf's values, processes then values"].change_found  # a 10% change is found
+    assert slowed.loc[OVER_PROCESSES].change_found  # a 10% change is found
     text = calibration.markdown(table, calibration.summary(table),
                                 320.0, {"study": "dispatch", "sides": {"a": {}, "a2": {}}, "processes": 5,
                                         "rounds": 30, "threshold": 0.05,
@@ -219,15 +219,16 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
 
 
 def test_the_page_says_what_it_does_not_calibrate():
-    """The rates are per lockstep row: the page names what they do not reach (the studies' intervals, the gate
-    after its correction, a history at one job a release)."""
+    """The page names what it calibrates and what it does not (separate runs, real changes that differ by
+    process), from the run's own counts; without a published reference, it says so."""
     from workflow_copy import ROOT
 
     from jaxpitfalls.report.calibration import reach
 
     page = (ROOT / "docs" / "calibration.md").read_text()
-    # the committed page: 3 sides against the first over 104 rows of 13 configurations, a null history of 2 jobs
-    assert "\n".join(reach.reach_lines(312, 5, 13, [1.05, 1.1], 2)) in page
+    # the committed page: 3 sides of 104 rows against the first, 13 configurations, a null history of 2 jobs
+    assert "\n".join(reach.reach_lines(312, 104, 5, 13, [1.05, 1.1], 2, studies=True)) in page
+    assert "no published reference was read" in "\n".join(reach.reach_lines(312, 104, 5, 13, [1.1], None))
     assert "Benjamini-Hochberg" in page and "Holm" not in page
 
 

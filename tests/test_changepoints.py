@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from jaxpitfalls.report.history.changepoints import fit_steps
 
@@ -85,10 +86,16 @@ def test_a_release_split_off_alone_with_no_other_fit_that_has_a_step_stands_as_f
 
 
 def test_intervals_on_few_degrees_of_freedom_need_a_larger_step():
-    """A 6% step over +-3% intervals is told apart where the intervals' spread is known, not where it was
-    estimated on two degrees of freedom (Student's t's tail); its size's interval widens with it."""
-    measured = _series([1.0] * 6 + [1.06] * 6, seed=1)
-    (known,) = fit_steps(RELEASES, *measured).steps
-    assert fit_steps(RELEASES, *measured, df=2).steps == ()
-    (estimated,) = fit_steps(RELEASES, *measured, df=30).steps
+    """The same measurements (a 6% step, each release's standard error 1.5%), their intervals built on t with
+    the degrees of freedom their spread was estimated on: told apart where that spread is known, not on two
+    degrees of freedom (t's tail at the Bonferroni level); the step's size is the same, its interval wider."""
+    ratios, _, _ = _series([1.0] * 6 + [1.06] * 6, seed=1)
+
+    def fit(df: float):
+        half = np.exp(0.015 * (1.96 if np.isinf(df) else stats.t.ppf(0.975, df)))
+        return fit_steps(RELEASES, ratios, [r / half for r in ratios], [r * half for r in ratios], df=df)
+
+    (known,) = fit(np.inf).steps
+    assert fit(2).steps == ()
+    (estimated,) = fit(30).steps
     assert estimated.ratio == pytest.approx(known.ratio) and estimated.low < known.low

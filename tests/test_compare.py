@@ -15,7 +15,7 @@ import pytest
 
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.yardstick import VERSION as YARDSTICK_VERSION
-from jaxpitfalls.report.comparison import compare, gate, machine_speed
+from jaxpitfalls.report.comparison import compare, compare_report, gate, machine_speed
 
 
 def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3,
@@ -133,7 +133,7 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     with pytest.raises(gate.Regressions,
                        match=r"(?s)2 regression.*\(medians\).*dispatch a (filter_jit|jit_flat) \(blocked\): 1\.(19|2)"):
         gate.require_no_regressions(table)
-    text = compare.markdown(table, one_sided, compare.paired_ratios(baseline, current), "baseline-dir", 0.05)
+    text = compare_report.markdown(table, one_sided, compare.paired_ratios(baseline, current), "baseline-dir", 0.05)
     assert "Verdicts: regressed 2" in text and "| gone" in text and "agree on 1 of 1 within ±0.05" in text
 
 
@@ -151,7 +151,7 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     with pytest.raises(gate.Regressions, match=r"(?s)1 regression.*\(ratios\).*dispatch dearer filter_jit / "
                        r"jit_flat \(blocked\): 1\.30\dx -> 1\.4[23]\dx"):
         gate.require_no_regressions(ratios, "ratios")
-    assert "regressed 1, unchanged 1" in compare.markdown(table, one_sided, ratios, "b", 0.05)
+    assert "regressed 1, unchanged 1" in compare_report.markdown(table, one_sided, ratios, "b", 0.05)
     wide = {("dispatch", "w"): _doc("w", _samples(0.010, 1, n=6, noise=0.3))}
     wider = {("dispatch", "w"): _doc("w", _samples(0.010, 2, n=6, noise=0.3))}
     undecided, _ = compare.compare(wide, wider)
@@ -159,7 +159,7 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     gate.require_no_regressions(undecided, "medians")
     with pytest.raises(gate.Regressions, match=r"(?s)2 row\(s\) inconclusive.*detectable change \d+%"):
         gate.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
-    text = compare.markdown(undecided, one_sided, ratios, "b", 0.05)
+    text = compare_report.markdown(undecided, one_sided, ratios, "b", 0.05)
     assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows could detect changes of" in text
 
 
@@ -209,7 +209,7 @@ def test_the_machines_drift_between_runs_is_divided_out_where_asked_and_a_real_c
     assert set(rows.judged_on) == {"yardstick units"}
     assert rows.verdict.to_dict() == {"same": "unchanged", "slower": "regressed"}
     assert rows.loc["slower", "ratio"] == pytest.approx(1.10, abs=0.03)
-    text = compare.markdown(table, one_sided, compare.paired_ratios(baseline, current), "b", 0.05)
+    text = compare_report.markdown(table, one_sided, compare.paired_ratios(baseline, current), "b", 0.05)
     assert re.search(r"took 1\.[45]\d-1\.5\dx as long in this run as in the baseline's across 2 timed modes", text)
     for other in ({"cpu_model": "another CPU"}, {"cpu_count": 16}, {"backend": "gpu"}):  # each another machine
         for doc in current.values():
@@ -297,3 +297,18 @@ def test_the_gate_names_only_rows_beyond_the_threshold_that_survive_the_correcti
     assert "over all 3 measured rows" in familywise.line(sided, "ratio", 0.05)[0]
     assert not familywise.surviving(pd.DataFrame({"verdict": ["only in current"]}), "ratio", 0.05).any()
 
+
+
+def test_runs_of_one_process_get_no_interval_and_the_report_says_why():
+    """A run timed in one process cannot say how far a fresh process moves it: its rows read inconclusive with
+    no interval, whatever their samples, and the report opens by saying so."""
+    baseline = {("dispatch", "one"): _doc("one", _samples(0.010, 0), processes=1)}
+    current = {("dispatch", "one"): _doc("one", _samples(0.013, 1), processes=1)}
+    table, one_sided = compare.compare(baseline, current)
+    assert set(table.verdict) == {"inconclusive"} and (table.ratio_ci_high == np.inf).all()
+    assert table.processes_needed.isna().all()
+    text = compare_report.markdown(table, one_sided, compare.paired_ratios(baseline, current), "b", 0.05)
+    assert "**1 configuration(s) timed in one process on one side** (one)" in text
+    assert "timed in one process" not in compare_report.markdown(
+        *compare.compare({("dispatch", "one"): _doc("one", _samples(0.010, 0))},
+                         {("dispatch", "one"): _doc("one", _samples(0.013, 1))}), pd.DataFrame(), "b", 0.05)

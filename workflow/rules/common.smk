@@ -174,8 +174,9 @@ def published_reference():
     return published(root) if root.is_dir() else None
 
 
-def published_reference_tables():
-    """The published reference's study tables, the calibration's inputs (none without one)."""
+def published_reference_tables(wildcards):
+    """The published reference's study tables, the calibration's inputs (none without one); read when the
+    calibration is asked for, not at every parse."""
     snapshot = published_reference()
     return [str(p) for p in sorted(snapshot.glob("tables/*/*.csv"))] if snapshot else []
 

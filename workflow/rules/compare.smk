@@ -8,12 +8,12 @@ if not config["compare"]["sides"]:
         compare,
 
     rule compare:
-        """This run's results against a baseline run's (config `compare.baseline`): medians, ratio with a bootstrap
-        interval (processes, then samples), verdict per row on it; configurations on one side only listed."""
+        """This run's results against a baseline run's (config `compare.baseline`): medians, ratio over fresh
+        processes with its interval (Student's t), verdict per row on it; configurations on one side only listed."""
         input:
             runs=[p for s in STUDIES for p in runs_of(s)],
             baseline=baseline_runs(),
-            sources=sources.files_of("report.comparison.compare", "runtime"),
+            sources=sources.files_of("report.comparison.compare", "report.comparison.compare_report", "runtime"),
         output:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),

@@ -75,7 +75,7 @@ if config["compare"]["sides"]:
             history=["results/tables/history_steps.csv"] if HISTORY["versions"] else [],
             history_ratios=["results/tables/history.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],
-            reference=published_reference_tables(),
+            reference=published_reference_tables,
             sources=sources.files_of("report.calibration.calibration", "runtime"),
         output:
             "reports/calibration.md",
@@ -86,6 +86,6 @@ if config["compare"]["sides"]:
         params:
             compare=config["compare"],
             history=HISTORY,
-            reference=str(published_reference() or ""),
+            reference=lambda wildcards: str(published_reference() or ""),
         script:
             "../../scripts/calibration.py"

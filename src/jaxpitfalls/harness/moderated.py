@@ -138,32 +138,51 @@ def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None
     fit = np.ones(len(x), dtype=bool) if fitted is None else np.asarray(fitted, dtype=bool)
     if x.ndim != 2 or fit.sum() < 2 or x.shape[1] < 2:
         return [estimate(r) for r in rows]
-    n, k = int(fit.sum()), x.shape[1]
-    centred = x - x.mean(axis=1, keepdims=True)
-    common = centred[fit].mean(axis=0)
-    residual_df = np.where(fit, (k - 1) * (n - 1) / n, k - 1)  # a fitted row's residual also left the common part
-    residual = ((centred - common) ** 2).sum(axis=1) / residual_df
-    prior = fit_prior(list(residual[fit]), float(residual_df[fit][0]))
-    own, own_df = _posterior(prior, residual, residual_df)
-    shared = max(0.0, float((common ** 2).sum() / (k - 1) - own[fit].mean() / n))
-    total = own + shared
-    df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / (k - 1), 1e-300), 0.0)
+    k = x.shape[1]
+    total, df = _split(x - x.mean(axis=1, keepdims=True), fit, k - 1)
     return [_interval(float(x[i].mean()), float(total[i]), float(df[i]), k, float(x[i].std(ddof=1)))
             for i in range(len(x))]
 
 
+def _split(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's variance between processes and its degrees of freedom, from its values centred on their
+    group's mean (`dof` per row: the processes less the groups): the part common to the `fit` rows (a process's
+    offset they share) on `dof` degrees of freedom, plus each row's own residual moderated across them
+    (fit_prior), their degrees of freedom by Satterthwaite's rule."""
+    n = int(fit.sum())
+    common = centred[fit].mean(axis=0)
+    residual_df = np.where(fit, dof * (n - 1) / n, dof)  # a fitted row's residual also left the common part
+    residual = ((centred - common) ** 2).sum(axis=1) / residual_df
+    prior = fit_prior(list(residual[fit]), float(residual_df[fit][0]))
+    own, own_df = _posterior(prior, residual, residual_df)
+    shared = max(0.0, float((common ** 2).sum() / dof - own[fit].mean() / n))
+    total = own + shared
+    df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / dof, 1e-300), 0.0)
+    return total, df
+
+
 def two_sample(current: Sequence[Sequence[float]], baseline: Sequence[Sequence[float]]) -> list[Estimate]:
     """Rows compared across two separate runs: each row's current processes' values against its baseline's, no
-    process paired with another. A row's estimate is the difference of the two means; its spread between
-    processes is the two runs' pooled (on m + n - 2 degrees of freedom), moderated across the rows (fit_prior,
-    at the fewest degrees of freedom any row has); its interval Student's t on sqrt(1/m + 1/n) of it. One process
-    a side and no prior: nothing says how far a fresh process moves it, so no interval."""
+    process paired with another. A row's estimate is the difference of the two means, its interval Student's t
+    on sqrt(1/m + 1/n) of the spread between processes. A slow process slows every row of its run alike, so
+    where the rows share their processes (m and n the same for all) that common offset is split off as `pooled`
+    does, on m + n - 2 degrees of freedom however many rows share it, and the rest is pooled across the rows;
+    otherwise each row rests on its own two runs' spread. One process a side: no interval."""
     rows = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(current, baseline, strict=True)]
-    df = np.array([a.size + b.size - 2 for a, b in rows], dtype=float)
-    variance = np.array([(((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()) / d if d > 0 else 0.0
-                         for (a, b), d in zip(rows, df, strict=True)])
-    prior = fit_prior(list(variance[df > 0]), float(df[df > 0].min())) if (df > 0).any() else NO_PRIOR
-    moderated, moderated_df = _posterior(prior, variance, df)
-    return [_interval(float(a.mean() - b.mean()), float(v), float(d), 1 / (1 / a.size + 1 / b.size),
-                      math.sqrt(float(own))) for (a, b), v, d, own in zip(rows, moderated, moderated_df, variance,
-                                                                           strict=True)]
+    sizes = {(a.size, b.size) for a, b in rows}
+    ((m, n),) = sizes if len(sizes) == 1 else ((0, 0),)
+    if len(rows) < 2 or m + n < 3:
+        return [_two_runs(a, b) for a, b in rows]
+    centred = np.array([np.concatenate([a - a.mean(), b - b.mean()]) for a, b in rows])
+    total, df = _split(centred, np.ones(len(rows), dtype=bool), m + n - 2)
+    return [_interval(float(a.mean() - b.mean()), float(v), float(d), 1 / (1 / m + 1 / n),
+                      float(np.sqrt(centred[i] @ centred[i] / (m + n - 2))))
+            for i, ((a, b), v, d) in enumerate(zip(rows, total, df, strict=True))]
+
+
+def _two_runs(a: np.ndarray, b: np.ndarray) -> Estimate:
+    """One row of two separate runs on its own: Student's t on the runs' pooled spread (m + n - 2 degrees of
+    freedom; none, no interval)."""
+    df = a.size + b.size - 2
+    variance = (((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()) / df if df > 0 else 0.0
+    return _interval(float(a.mean() - b.mean()), variance, df, 1 / (1 / a.size + 1 / b.size), float(np.sqrt(variance)))

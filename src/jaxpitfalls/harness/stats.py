@@ -103,13 +103,6 @@ def bootstrap_median_ci(values: Samples, level: float = 0.95) -> tuple[float, fl
     return percentile_interval(bootstrap_medians(values), level)
 
 
-def ratio_of_medians_ci(current: Samples, baseline: Samples, level: float = 0.95) -> tuple[float, float]:
-    """Bootstrap interval of median(current) / median(baseline) for two independent runs: each side is
-    resampled on its own (its own seed, so equal-sized sides do not share their draws)."""
-    return percentile_interval(bootstrap_medians(current, BOOTSTRAP_SEED)
-                               / bootstrap_medians(baseline, BOOTSTRAP_SEED + 1), level)
-
-
 # A comparison side named `a - b`: variant a's samples minus b's, sample by sample (both timed in the same
 # rounds), so that two overheads (e.g. filter_jit - jit_partition at two dropout settings) are compared round by
 # round and the machine's drift between rounds cancels from their difference.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .gate_power import SUBSET
@@ -61,9 +62,11 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame) -> str:
 def _harnesses(costs: pd.DataFrame) -> str:
     lockstep = costs[costs.harness.str.startswith("lockstep")].iloc[0]
     pyperf = costs[costs.harness.str.contains("compare_to")].iloc[0]
+    interval = (f"[{pyperf.against_low:.1f}, {pyperf.against_high:.1f}]" if np.isfinite(pyperf.against_low)
+                else "(one pair: no interval)")
     return (f"- **pyperf beside the lockstep** (A/A pairs): pyperf's own test called {pyperf.false_alarms} changed, "
             f"the lockstep {lockstep.false_alarms}; to +-5%, pyperf needs {pyperf.against_lockstep:.1f}x the "
-            f"lockstep's machine time [{pyperf.against_low:.1f}, {pyperf.against_high:.1f}].")
+            f"lockstep's machine time {interval}.")
 
 
 def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None) -> str:

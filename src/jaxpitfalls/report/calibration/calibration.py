@@ -145,9 +145,10 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
     if pyperf is not None:
         lines += pyperf_section(pyperf, ran["pyperf"])
     factors = [f for f in table.injected.round(4).unique() if f > 1] if len(table) else []
-    return "\n".join([*lines, *sections, *reach_lines(len(table), ran["processes"],
-                                                     table.config_id.nunique() if len(table) else 0, factors,
-                                                     history_repeats)])
+    per_side = int(table.groupby("side").size().max()) if len(table) else 0
+    return "\n".join([*lines, *sections, *reach_lines(
+        len(table), per_side, ran["processes"], table.config_id.nunique() if len(table) else 0, factors,
+        history_repeats, measured.twins is not None)])
 
 
 def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:
@@ -206,16 +207,31 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     pairs = beside(table, jobs, [json.loads(Path(p).read_text()) for p in pyperf_paths]) if pyperf_paths else None
     ran, found = _ran(jobs, compare), summary(table)
     studies = study_intervals.coverages([Path(reference)]) if reference else None
-    steps, ratios = ([pd.read_csv(p) for p in paths] for paths in (history_paths, history_ratios))
-    rates = null_histories.rates(ratios[0]) if ratios else None
+    series, rates, null = _null_history(history_paths, history_ratios, history_benchmarks, history)
     measured = Measured(found, gate_table(table, ran["threshold"]) if len(table) else None,
                         cost_summary(pairs) if pairs is not None else None, *(studies[1:] if studies else (None, None)),
-                        null_series(steps[0])[:2] if steps else None, rates)
-    sections = study_intervals.section([Path(reference)], *studies) if studies else []
-    sections += [*null_history(steps[0], float(run_summary(history_benchmarks).seconds.sum()), history),
-                 *null_histories.section(ratios[0], rates)] if steps else []
+                        series, rates)
+    label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
+    sections = [*(study_intervals.section([label], *studies) if studies else []), *null]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),
                                      history.repeats if history and history_paths else None, sections, measured))
+
+
+def _null_history(steps_paths: list[str], ratios_paths: list[str], benchmarks: list[str], history: History | None
+                  ) -> tuple[tuple[int, int] | None, pd.DataFrame | None, list[str]]:
+    """The null history's series with a step and its series, the null histories simulated from its jobs (where
+    a release ran in two jobs or more: one job a release cannot give the spread between jobs), and its section;
+    nothing where none ran."""
+    if not steps_paths or history is None:
+        return None, None, []
+    steps = pd.read_csv(steps_paths[0])
+    lines = null_history(steps, float(run_summary(benchmarks).seconds.sum()), history)
+    if history.repeats < 2 or not ratios_paths:
+        return null_series(steps)[:2], None, [*lines, "No null history simulated: one job a release cannot give the "
+                                              "spread between jobs the simulation draws from.", ""]
+    ratios = pd.read_csv(ratios_paths[0])
+    rates = null_histories.rates(ratios)
+    return null_series(steps)[:2], rates, [*lines, *null_histories.section(ratios, rates)]
 
 
 def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

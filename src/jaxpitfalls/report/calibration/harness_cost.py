@@ -77,10 +77,11 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
         f"pyperf at its defaults (20 processes x 3 values after a warmup, loops calibrated to 100 ms a value){options} "
         f"on one lockstep callable ({pyperf['callable']} at the base), run twice one after the other as `pyperf "
         f"compare_to` compares two runs: an A/A pair, {runs} such pair(s) one after another. The lockstep's A/A "
-        "pairs: that callable's row (a2 against a) in each configuration the calibration timed. Every pair called "
-        "changed is a false alarm. `machine_s_to_5pct`: the machine time to an interval of +-5%, geometric mean "
-        "over the pairs with a 95% interval; `against_lockstep`: that cost over the lockstep's, with Welch's 95% "
-        "interval on the logs.", "",
+        "pairs: that callable's row (a2 against a) in each configuration the calibration timed, so its costs "
+        "spread with the configurations' sizes as well as from pair to pair. A pair called changed (its interval "
+        "excludes 1; pyperf's own test: significant) is a false alarm. `machine_s_to_5pct`: the machine time to "
+        "an interval of +-5%, geometric mean over the pairs with a 95% interval; `against_lockstep`: that cost "
+        "over the lockstep's, with Welch's 95% interval on the logs.", "",
         cost_summary(pairs).to_markdown(index=False, floatfmt=".3f"), "",
         "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
         "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ...harness.stats import log_standard_error, wilson
-from ..history.changepoints import fit_steps, resting_alone
+from ..history.changepoints import resting_alone
+from ..history.history import fitted
 from ..history.release_levels import SERIES, release_levels
 
 HISTORIES = 500  # the issue's floor: at least 500 simulated null histories per repeats
@@ -74,16 +75,9 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
 def names_a_step(ratios: pd.DataFrame, releases: int) -> bool:
     """Whether the history's fit names a step in any series of `ratios` (a step resting on one release's job
     alone is not named, as in the report)."""
-    levels = release_levels(ratios)
-    grouped = levels.groupby(SERIES, sort=False)
-    order = [f"r{r}" for r in range(releases)]
-    for _, series in grouped:
-        series = series.set_index("release").reindex(order)
-        fit = fit_steps(order, series.ratio, series.ratio_ci_low, series.ratio_ci_high, series=grouped.ngroups,
-                        single=list(series.jobs == 1), df=float(series.df.min()))
-        if any(not resting_alone(fit, step) for step in fit.steps):
-            return True
-    return False
+    return any(not resting_alone(fit, step) for _, _, fit in fitted(release_levels(ratios),
+                                                                    [f"r{r}" for r in range(releases)])
+               for step in fit.steps)
 
 
 def false_step_rate(measured: list[Components], releases: int, repeats: int, histories: int = HISTORIES,

@@ -2,25 +2,28 @@
 95% intervals of the ratio, and the machine time each would need for a +-5% detectable change.
 
 pyperf is judged by its own test (`pyperf compare_to`: Student's t on every value of both runs, its
-processes pooled) and, on the same values, by the interval this workflow uses for separate runs (processes,
-then values: harness.stats.ratio_of_medians_ci). The lockstep's row is the calibration's own A/A row of that
-configuration, variant and mode in every configuration the calibration timed (each an A/A pair of its own); its
-machine time is its job's share for one pair of sides and one row. pyperf's pairs are `compare.pyperf.pairs`
-jobs on the base configuration, one after another.
+processes pooled) and, on the same values, as this workflow judges two separate runs (each process's median,
+Student's t over the processes: harness.moderated.two_sample). The lockstep's row is the calibration's own A/A
+row of that configuration, variant and mode in every configuration the calibration timed (each an A/A pair of
+its own); its machine time is its job's share for one pair of sides and one row. Every harness calls a pair
+changed where its interval excludes 1 (pyperf's own test: where it is significant), the same question of each.
+pyperf's pairs are `compare.pyperf.pairs` jobs on the base configuration, one after another.
 """
 
 from __future__ import annotations
 
 import math
-from statistics import mean, median
+from statistics import mean
 from typing import Any
 
 import pandas as pd
 
 from ...contract.decisions import row
-from ...harness.stats import ratio_of_medians_ci
+from ...harness.moderated import two_sample
+from ..comparison.compare import log_medians
 
 TARGET = 0.05  # the detectable change each harness is costed at (issue #40)
+OVER_PROCESSES = "pyperf's values, over its processes (as separate runs are judged)"
 
 
 def time_to_target(half_width: float, seconds: float) -> float:
@@ -58,9 +61,9 @@ def pyperf_rows(doc: dict[str, Any], pair: str = "1") -> list[dict[str, Any]]:
     ratio = mean(flat_a2) / mean(flat_a)
     own = _row("pyperf, its own t-test (compare_to)", samples, spent, ratio, ratio - half / mean(flat_a),
                ratio + half / mean(flat_a), bool(is_significant(flat_a, flat_a2)[0]), pair)
-    low, high = ratio_of_medians_ci(a2["values_s"], a["values_s"])
-    ours = _row("pyperf's values, processes then values", samples, spent, median(flat_a2) / median(flat_a), low,
-                high, not low <= 1 <= high, pair)
+    (found,) = two_sample(*([log_medians(run["values_s"])] for run in (a2, a)))
+    ratio, low, high = found.as_ratio()
+    ours = _row(OVER_PROCESSES, samples, spent, ratio, low, high, not low <= 1 <= high, pair)
     return [own, ours]
 
 
@@ -75,7 +78,7 @@ def lockstep_row(table: pd.DataFrame, job: dict[str, Any], mode: str, variant: s
     seconds = job["job_seconds"] * 2 / len(job["sides"]) / len(ours[ours.side == same[0]])
     return _row(f"lockstep (this calibration's {same[0]} vs {r.against})", f"{int(r.processes)} processes x "
                 f"{int(r.rounds)} rounds, a side", {"wall_s": seconds}, r.ratio, r.ratio_ci_low, r.ratio_ci_high,
-                r.verdict in ("regressed", "improved"), job["config_id"])
+                not r.ratio_ci_low <= 1 <= r.ratio_ci_high, job["config_id"])
 
 
 def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> pd.DataFrame:

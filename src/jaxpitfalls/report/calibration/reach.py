@@ -5,10 +5,11 @@ carries the lockstep rows' 95% to a decision the page did not measure has been m
 from __future__ import annotations
 
 
-def reach_lines(rows: int, processes: int, configurations: int, factors: list[float],
-                history_repeats: int | None) -> list[str]:
-    """The page's closing section, from the run's own counts: `rows` of the table a gate would judge, the
-    injected `factors` (above 1), and the null history's jobs a release (None where none ran)."""
+def reach_lines(rows: int, per_side: int, processes: int, configurations: int, factors: list[float],
+                history_repeats: int | None, studies: bool = False) -> list[str]:
+    """The page's closing section, from the run's own counts: the table's `rows`, `per_side` of them a gate
+    judges, the injected `factors` (above 1), the null history's jobs a release (None where none ran), and
+    whether the published reference's studies were read."""
     sizes = " and ".join(f"{f - 1:.0%}" for f in sorted(factors))
     null = (f"- the release history's false steps: one null history timed with {history_repeats} job(s) a release, "
             "and null histories simulated from its variance components at 1 and 2 jobs a release;"
@@ -20,14 +21,16 @@ def reach_lines(rows: int, processes: int, configurations: int, factors: list[fl
         f"on its own: false alarms and coverage on A/A rows, how often a {sizes} slowdown is found, and `regressed` "
         "at the threshold's edge;",
         "- the gate after its correction (Benjamini-Hochberg over a side's rows, and the sign-flip test of the rows "
-        f"as a whole) on those rows ({rows} here, each side judged alone): its power and its false fails;",
-        "- the studies' own intervals on the published reference: false alarms on the floors' A/A twins, and "
-        "coverage of rows simulated from each job's measured spread between processes;",
+        f"as a whole) on those rows ({per_side} a side, each side judged alone): its power and its false fails;",
+        *(["- the studies' own intervals on the published reference: false alarms on the floors' A/A twins, and "
+            "coverage of rows simulated from each job's measured spread between processes;"] if studies else []),
         null, "",
         "Not calibrated here:", "",
         "- the comparison of two separate runs (`compare.baseline`: their medians and ratios): the same estimator "
-        "over processes, unpaired (harness/moderated.two_sample; 94-95% of simulated rows covered at 2, 3 and 5 "
-        "processes a run, tests/test_moderated.py), but no A/A pair of separate runs is timed here;",
+        "over processes, unpaired (harness/moderated.two_sample; 95-96% of simulated rows covered at 2, 3 and 5 "
+        "processes a run, with and without an offset a run's rows share, tests/test_moderated.py), but no A/A pair "
+        "of separate runs is timed here;",
+        *([] if studies else ["- the studies' own intervals: no published reference was read with this page;"]),
         "- the studies' intervals where a real change differs from process to process (a twin has none; the "
         "simulated rows draw each process's offset from a normal with the row's measured spread);",
         "- comparisons at fewer processes than these, and how often a real change of another size is called "

@@ -100,8 +100,8 @@ def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame]:
     return len(jobs), twin_coverage(jobs), simulated_coverage(jobs)
 
 
-def section(roots: Sequence[Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame) -> list[str]:
-    """The calibration page's lines on the studies' own intervals (`coverages` of `roots`)."""
+def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame) -> list[str]:
+    """The calibration page's lines on the studies' own intervals (`coverages` of `roots`, named as given)."""
     return [
         "## The studies' own intervals", "",
         f"From {jobs} jobs of {', '.join(str(r) for r in roots)}: every study's rows, each job's "

@@ -12,7 +12,7 @@ kind of machine the samples are judged in units of the yardstick timed in their 
 (`machine_speed`), so that the machine's drift between the runs is not called a change of the code. A change
 (regressed / improved) only where the whole interval lies beyond 1 +- threshold, `unchanged` only when the whole
 interval lies within it (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could
-tell from none and how many more samples would tell the threshold from none. A run that cannot tell never reads
+tell from none and how many fresh processes a run would tell the threshold from none. A run that cannot tell never reads
 "unchanged". What differs in the environments is named per row; configurations on one side only are
 listed, never dropped.
 
@@ -36,7 +36,7 @@ from ...harness import moderated
 from ...harness.stats import is_difference, is_twin
 from ..tables import bundle
 from ..tables.environments import COMPARABLE, code_version
-from . import familywise, machine_speed, process_t
+from . import machine_speed, process_t
 
 Key = tuple[str, str]
 
@@ -71,9 +71,6 @@ def verdict(low: float, high: float, threshold: float) -> str:
     if 1 - threshold <= low and high <= 1 + threshold:
         return "unchanged"
     return "inconclusive"
-
-
-VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 
 
 def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
@@ -113,14 +110,16 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                 if mode not in modes_before or mode not in modes_after:
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
-                measured.append(row | _medians(before, after, variant, mode, machine_units))
-        rows += _estimated(measured, threshold)
+                measured.append((len(rows), row | _medians(before, after, variant, mode, machine_units)))
+                rows.append({})  # its place, filled once the configuration's rows are estimated together
+        for (place, _), estimated in zip(measured, _estimated([r for _, r in measured], threshold), strict=True):
+            rows[place] = estimated
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
 
 
-def process_logs(groups: list) -> list[float]:
+def log_medians(groups: list) -> list[float]:
     """Each process's log median: the value a fresh process gives (its samples share its offset)."""
     return [float(np.log(np.median(g))) for g in groups]
 
@@ -138,7 +137,7 @@ def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: 
     units_b = machine_speed.in_machine_units(before, mode, groups_b)
     units_a = machine_speed.in_machine_units(after, mode, groups_a)
     judged_on = machine_speed.judged_as(same, units_b, units_a, machine_units)
-    raw = (process_logs(groups_a), process_logs(groups_b))
+    raw = (log_medians(groups_a), log_medians(groups_b))
     speed = machine_speed.speed_change(before, after, mode, groups_b, groups_a) or {}
     return {
         "baseline_median_ms": float(np.median(b)) * 1e3, "current_median_ms": float(np.median(c)) * 1e3,
@@ -146,7 +145,7 @@ def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: 
         "machine_ratio_ci_high": speed.get("machine_ratio_ci_high"), "judged_on": judged_on,
         "n_baseline": b.size, "n_current": c.size, "processes": f"{len(groups_b)} / {len(groups_a)}",
         "_raw": raw,
-        "_judged": (process_logs(units_a), process_logs(units_b)) if judged_on == "yardstick units" else raw,
+        "_judged": (log_medians(units_a), log_medians(units_b)) if judged_on == "yardstick units" else raw,
     }
 
 
@@ -173,7 +172,7 @@ def _could_detect(found: moderated.Estimate, processes: str, threshold: float) -
     m, n = (int(x) for x in processes.split(" / "))
     per_run = 2 / (1 / m + 1 / n)
     sd = found.pooled_sd * math.sqrt(2) if math.isfinite(found.high) else math.nan
-    return process_t.detectability(sd, max(2, round(per_run)), threshold, found.df)
+    return process_t.detectability(sd, per_run, threshold, found.df)
 
 
 def _groups(entry: dict[str, Any]) -> list[list[float]]:
@@ -210,7 +209,7 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
     for key in sorted(set(baseline) & set(current)):
         before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])
         both = sorted(set(before) & set(after))
-        logs = [(process_logs(_ratio_groups(current[key], *row)), process_logs(_ratio_groups(baseline[key], *row)))
+        logs = [(log_medians(_ratio_groups(current[key], *row)), log_medians(_ratio_groups(baseline[key], *row)))
                 for row in both]
         found = moderated.two_sample([a for a, _ in logs], [b for _, b in logs]) if logs else []
         for (variant, against, mode), (a, b), f in zip(both, logs, found, strict=True):
@@ -224,77 +223,3 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
                          "verdict": verdict(low, high, threshold)}
                         | _could_detect(f, f"{len(b)} / {len(a)}", threshold))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
-
-
-def counts(table: pd.DataFrame) -> str:
-    counts = table.verdict.value_counts().to_dict() if len(table) else {}
-    known = [v for v in VERDICTS if v in counts] + sorted(set(counts) - set(VERDICTS))
-    return ", ".join(f"{v} {counts[v]}" for v in known) or "none"
-
-
-def could_tell(table: pd.DataFrame, threshold: float,
-               per_row: str = "`processes_needed` per row: that many fresh processes a run, at the spread "
-                              "between processes these runs saw") -> list[str]:
-    """What an inconclusive row could have detected, summarised: say what the runs cannot tell (`per_row`:
-    what the table's own column of what would tell says)."""
-    undecided = table[table.verdict == "inconclusive"] if len(table) else table
-    if not len(undecided):
-        return []
-    detectable = undecided.detectable_change
-    return [f"The {len(undecided)} inconclusive rows could detect changes of {detectable.min():.0%}-"
-            f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
-            f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; {per_row}), or a "
-            "quieter machine.", ""]
-
-
-def verdict_rule(threshold: float) -> str:
-    return (f"Verdict: regressed (improved) only when the change's whole 95% interval lies above 1 + {threshold:g} "
-            f"(below 1 - {threshold:g}); unchanged only when it lies within 1 ± {threshold:g} (equivalence); "
-            "inconclusive otherwise — this pair of runs could not tell whether the change passes the threshold, and "
-            "`detectable_change` is the smallest change it could tell from none (80% power, 95% level); to be "
-            "called regressed a change must pass the threshold by about as much again.")
-
-
-def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
-    if not len(ratios):
-        return ["_(no paired ratio measured on both sides)_", ""]
-    per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
-    return [
-        f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
-        "(current / baseline over fresh processes, Student's t on their pooled spread, 95%). The runs agree on "
-        f"{ratios.agree.sum()} of {len(ratios)} "
-        f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
-        f"of {len(ratios)}. " + verdict_rule(threshold), "",
-        "Verdicts: " + counts(ratios), "",
-        *familywise.line(ratios, "change", threshold),
-        *could_tell(ratios, threshold),
-        ratios.to_markdown(index=False, floatfmt=".4g"), "",
-    ]
-
-
-def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float
-             ) -> str:
-    shown = table.drop(columns=["metric"]) if len(table) else table
-    lines = [
-        "# Comparison with a baseline run", "",
-        f"Baseline: `{baseline}`. Each row compares the samples of one study, configuration, variant and "
-        f"mode: current / baseline over fresh processes (each process's median; the mean of their logs on each "
-        "side, Student's t on the two runs' spread between processes, pooled across a configuration's rows; "
-        "`processes` baseline / current, `df` its degrees of freedom), on what `judged_on` says: raw samples with "
-        "the machine's "
-        "speed beside them, unless compare.machine_units divides each sample by its round's yardstick. "
-        + verdict_rule(threshold), "",
-        *familywise.line(table, "ratio", threshold),
-        "## The machine between the runs", "",
-        *machine_speed.section(table),
-        "## Medians", "",
-        "Verdicts: " + counts(table), "",
-        *could_tell(table, threshold),
-        shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
-        "## Paired ratios: do the runs reach the same conclusions?", "",
-        *_ratios_section(ratios, threshold),
-        "## Configurations on one side only", "",
-        one_sided.to_markdown(index=False) if len(one_sided) else "_(none: both runs have the same configurations)_",
-        "",
-    ]
-    return "\n".join(lines)

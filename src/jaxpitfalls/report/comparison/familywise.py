@@ -5,8 +5,8 @@ of identical code would flag about five of them by chance, and the gate's questi
 gate names the rows that survive Benjamini-Hochberg's step-up over every row it judges: of the rows it names,
 at most 5% are expected false, where Holm's step-down, which it replaced, asked |t| > 10.4 of a row at 104 rows
 on 4 degrees of freedom and found a 10% regression at a 3% spread in a quarter of them (issue 70). A row's
-interval is read as Student's t on its own degrees of freedom (`df`: a lockstep row's), or normal on the log
-scale (a bootstrap's)."""
+interval is read as Student's t on its own degrees of freedom (`df`: a lockstep row's, or a separate runs'
+comparison's), or normal on the log scale where a row records none."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ FDR = 0.05
 
 def p_beyond(value: float, low: float, high: float, threshold: float, df: float = math.inf) -> float:
     """One-sided p-value of "the change is at most 1 + threshold" for a change known by its 95% interval (t on
-    `df` degrees of freedom; normal where infinite), its spread read on the side facing the threshold (a
-    bootstrap's interval may be lopsided); 1 where nothing was measured."""
+    `df` degrees of freedom; normal where infinite), its spread read on the side facing the threshold (an
+    interval need not be symmetric); 1 where nothing was measured."""
     if not all(math.isfinite(x) and x > 0 for x in (value, low, high)) or low == high:
         return 1.0
     edge = math.log1p(threshold)
@@ -55,7 +55,7 @@ def _measured(table: pd.DataFrame, value: str) -> pd.Series:
 
 
 def _df(row) -> float:
-    """A row's degrees of freedom: its own (`df`: a lockstep row's), else normal (a bootstrap's interval)."""
+    """A row's degrees of freedom: its own (`df`), else normal (a row that records none)."""
     df = getattr(row, "df", None)
     return float(df) if isinstance(df, int | float) and df > 0 else math.inf
 

@@ -21,7 +21,8 @@ import pandas as pd
 
 from ...harness import moderated
 from . import familywise, process_t
-from .compare import could_tell, counts, environment_changes, verdict, verdict_rule
+from .compare import environment_changes, verdict
+from .compare_report import could_tell, counts, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
            "p_value", "df", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",

@@ -44,7 +44,7 @@ def _reach(log_sd: float, processes: int, prior_df: float) -> float:
     return float(t.ppf(0.975, df) + t.ppf(0.80, df)) * log_sd / math.sqrt(processes)
 
 
-def detectability(log_sd: float, processes: int, threshold: float, df: float | None = None
+def detectability(log_sd: float, processes: float, threshold: float, df: float | None = None
                   ) -> dict[str, float | int | None]:
     """What a row over `processes` processes could detect (`detectable_change`: told from no change with 80% power
     at the 95% level, t's own quantiles on `df`, processes - 1 where not given), and how many processes would

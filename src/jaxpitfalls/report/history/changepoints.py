@@ -1,7 +1,7 @@
 """Steps in a series of measured ratios over ordered releases: which release changed a cost.
 
-Each release's ratio comes with its own 95% interval (its jobs' paired bootstrap, with the spread between its
-jobs where it was timed in several: release_levels.py). Comparing neighbours
+Each release's ratio comes with its own 95% interval (its jobs' Student's t over their fresh processes, with the
+spread between its jobs where it was timed in several: release_levels.py). Comparing neighbours
 pairwise multiplies false alarms with every release added, and asv's step detection fits one value per
 commit, ignoring how noisy each one was. Here, for each number of steps, the exact best piecewise-constant fit
 (ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own interval: weighted
@@ -10,8 +10,9 @@ every step is told apart at 95% after a Bonferroni correction over the positions
 of the report (`series`: a history fits one series per variant, mode and configuration, and a false alarm in
 any of them is one in the report). A segment's level
 is the weighted mean of its releases, its standard error widened wherever they scatter beyond their own
-intervals (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets an ordinary 95%
-interval. Where the fit finds no step, it says how large a step the measurements rule out.
+intervals (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets a 95% interval
+(Student's t on the degrees of freedom the releases' spread rests on, normal where it is known). Where the
+fit finds no step, it says how large a step the measurements rule out.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ruptures.base import BaseCost
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from ...harness.stats import log_standard_error
+from ...harness.stats import Z_95, log_standard_error
 
 
 @dataclass(frozen=True)
@@ -132,9 +133,10 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     with the most steps that splits off none is kept instead where one has a step (equinox's history: 0.11.8
     alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four;
     docs/decisions.md#single-job-releases). `df`: the degrees of freedom the intervals' spread was estimated
-    on (release_levels: the jobs' scatter), on which every step is tested and sized."""
+    on (release_levels: the jobs' scatter), whose t quantile the intervals were built with, and on which every
+    step is tested and sized."""
     y = np.log(np.asarray(ratios, dtype=float))
-    se = np.maximum(log_standard_error(lows, highs), 1e-6)
+    se = np.maximum(log_standard_error(lows, highs) * Z_95 / _quantile(0.025, df), 1e-6)  # built on t(df)
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")

@@ -13,6 +13,7 @@ install or import is listed as such, never read as a change.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import pandas as pd
 from ...contract.run_settings import History
 from ...harness.stats import is_difference, is_twin
 from ..comparison.compare import environment_changes
-from .changepoints import fit_steps, resting_alone
+from .changepoints import Fit, fit_steps, resting_alone
 from .release_levels import SERIES, detectable_change, release_levels
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
@@ -101,11 +102,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
     release is timed again), else empty; `set_apart`: the releases a fit with more steps split off alone, one
     job each, kept here with their neighbours (`fit_steps`' `single`), else empty."""
     rows = []
-    grouped = levels.groupby(SERIES, sort=False)
-    for key, series in grouped:
-        series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
-        fit = fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
-                        series=grouped.ngroups, single=list(series.jobs == 1), df=float(series.df.min()))
+    for key, series, fit in fitted(levels, releases):
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
@@ -118,6 +115,17 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
                  for i, s in enumerate(fit.steps)]
         rows += [] if fit.steps else [common | {"step": 0}]
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
+
+
+def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
+    """Per series of the releases' levels (release_levels), its key, its levels in release order and the steps
+    fitted to them, the false alarms controlled over every series (`fit_steps`' `series`)."""
+    grouped = levels.groupby(SERIES, sort=False)
+    for key, series in grouped:
+        series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
+        yield key, series, fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
+                                     series=grouped.ngroups, single=list(series.jobs == 1),
+                                     df=float(series.df.min()))
 
 
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:

@@ -11,7 +11,9 @@ among the others. A spread estimated from a few releases' jobs is itself uncerta
 level's variance is in effect the jobs' own scatter, so its interval takes Student's t on the degrees of freedom
 that scatter was estimated from (`df`: the releases' jobs less one each, summed), and the fit over releases tests
 on them too (changepoints.fit_steps); treated as known, a spread from six pairs of jobs let simulated null
-histories name a step in 8-16% of cases where a job's offset matched or exceeded its reported error.
+histories name a step in 8-16% of cases where a job's offset matched or exceeded its reported error, 0-2% on its
+degrees of freedom (docs/decisions.md). A release whose own jobs scatter more than the pooled spread takes its
+own excess, still on the pooled degrees of freedom: an approximation, conservative in the variance.
 """
 
 from __future__ import annotations
@@ -30,11 +32,14 @@ LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_
 Z_POWER_80 = 0.84
 
 
-def detectable_change(low: float, high: float) -> float:
-    """The smallest relative change a 95% interval low..high tells from none with 80% power (read as normal on
-    the log scale): how much a release's, or a job's, measurement could see."""
-    se = (np.log(high) - np.log(low)) / (2 * Z_95) if low > 0 and high > 0 else np.inf
-    return float(np.expm1((Z_95 + Z_POWER_80) * se))
+def detectable_change(low: float, high: float, df: float = np.inf) -> float:
+    """The smallest relative change a 95% interval low..high, built on Student's t with `df` degrees of freedom
+    (normal where infinite), tells from none with 80% power: how much a release's, or a job's, measurement could
+    see."""
+    t = Z_95 if np.isinf(df) else float(student_t.ppf(0.975, df))
+    se = (np.log(high) - np.log(low)) / (2 * t) if low > 0 and high > 0 else np.inf
+    power = Z_POWER_80 if np.isinf(df) else float(student_t.ppf(0.80, df))
+    return float(np.expm1((t + power) * se))
 
 
 def _excess(jobs: pd.DataFrame) -> float:
@@ -78,7 +83,7 @@ def _level(release: str, jobs: pd.DataFrame, spread: tuple[float, float] | None)
         ratio, low, high = (float(np.exp(level + k * t * level_se)) for k in (0, -1, 1))
     return {"release": release, "jobs": len(jobs), "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
             "between_jobs": None if tau is None else float(np.expm1(tau)), "df": df,
-            "detectable_change": detectable_change(low, high),
+            "detectable_change": detectable_change(low, high, df),
             "versions": jobs.versions.iloc[0]}
 
 

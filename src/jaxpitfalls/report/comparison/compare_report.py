@@ -1,0 +1,100 @@
+"""The report of a comparison with a baseline run (reports/compare.md), and the wording a lockstep comparison
+shares with it: each verdict counted, what the undecided rows could tell, the rule the verdicts follow.
+A run timed in one process says nothing of how far a fresh process moves it, so the report says so first."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import familywise, machine_speed
+
+VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
+
+
+def single_process_line(table: pd.DataFrame) -> list[str]:
+    """Where either run timed a configuration in one process: its rows have no interval (inconclusive), and
+    `measure.processes` of 2 or more is what would give one."""
+    if not len(table) or "processes" not in table:
+        return []
+    alone = table[table.processes.fillna("").astype(str).str.split(" / ").map(lambda p: "1" in p)]
+    if alone.empty:
+        return []
+    configs = sorted(set(alone.config_id))
+    return [f"**{len(configs)} configuration(s) timed in one process on one side** ({', '.join(configs[:5])}"
+            f"{', ...' if len(configs) > 5 else ''}): nothing says how far a fresh process moves their times, so their "
+            "rows have no interval and read inconclusive; time both runs with `measure.processes` of 2 or more.", ""]
+
+
+def counts(table: pd.DataFrame) -> str:
+    counts = table.verdict.value_counts().to_dict() if len(table) else {}
+    known = [v for v in VERDICTS if v in counts] + sorted(set(counts) - set(VERDICTS))
+    return ", ".join(f"{v} {counts[v]}" for v in known) or "none"
+
+
+def could_tell(table: pd.DataFrame, threshold: float,
+               per_row: str = "`processes_needed` per row: that many fresh processes a run, at the spread "
+                              "between processes these runs saw") -> list[str]:
+    """What an inconclusive row could have detected, summarised: say what the runs cannot tell (`per_row`:
+    what the table's own column of what would tell says)."""
+    undecided = table[table.verdict == "inconclusive"] if len(table) else table
+    if not len(undecided):
+        return []
+    detectable = undecided.detectable_change
+    return [f"The {len(undecided)} inconclusive rows could detect changes of {detectable.min():.0%}-"
+            f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
+            f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; {per_row}), or a "
+            "quieter machine.", ""]
+
+
+def verdict_rule(threshold: float) -> str:
+    return (f"Verdict: regressed (improved) only when the change's whole 95% interval lies above 1 + {threshold:g} "
+            f"(below 1 - {threshold:g}); unchanged only when it lies within 1 ± {threshold:g} (equivalence); "
+            "inconclusive otherwise — this pair of runs could not tell whether the change passes the threshold, and "
+            "`detectable_change` is the smallest change it could tell from none (80% power, 95% level); to be "
+            "called regressed a change must pass the threshold by about as much again.")
+
+
+def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
+    if not len(ratios):
+        return ["_(no paired ratio measured on both sides)_", ""]
+    per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
+    return [
+        f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
+        "(current / baseline over fresh processes, Student's t on their pooled spread, 95%). The runs agree on "
+        f"{ratios.agree.sum()} of {len(ratios)} "
+        f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
+        f"of {len(ratios)}. " + verdict_rule(threshold), "",
+        "Verdicts: " + counts(ratios), "",
+        *familywise.line(ratios, "change", threshold),
+        *could_tell(ratios, threshold),
+        ratios.to_markdown(index=False, floatfmt=".4g"), "",
+    ]
+
+
+def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float
+             ) -> str:
+    shown = table.drop(columns=["metric"]) if len(table) else table
+    lines = [
+        "# Comparison with a baseline run", "",
+        *single_process_line(table),
+        f"Baseline: `{baseline}`. Each row compares the samples of one study, configuration, variant and "
+        f"mode: current / baseline over fresh processes (each process's median; the mean of their logs on each "
+        "side, Student's t on the two runs' spread between processes, pooled across a configuration's rows; "
+        "`processes` baseline / current, `df` its degrees of freedom), on what `judged_on` says: raw samples with "
+        "the machine's "
+        "speed beside them, unless compare.machine_units divides each sample by its round's yardstick. "
+        + verdict_rule(threshold), "",
+        *familywise.line(table, "ratio", threshold),
+        "## The machine between the runs", "",
+        *machine_speed.section(table),
+        "## Medians", "",
+        "Verdicts: " + counts(table), "",
+        *could_tell(table, threshold),
+        shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
+        "## Paired ratios: do the runs reach the same conclusions?", "",
+        *_ratios_section(ratios, threshold),
+        "## Configurations on one side only", "",
+        one_sided.to_markdown(index=False) if len(one_sided) else "_(none: both runs have the same configurations)_",
+        "",
+    ]
+    return "\n".join(lines)
