@@ -164,7 +164,7 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
     """Five pyperf A/A pairs and a lockstep pair in each of six configurations: each harness's false alarms
     counted over its pairs, and pyperf's cost to +-5% over the lockstep's with an interval that covers the
     ratio the pairs were built with."""
-    from jaxpitfalls.report.calibration.harness_cost import cost_summary, pyperf_section
+    from jaxpitfalls.report.calibration.harness_cost import cost_summary, pyperf_section, same_configuration
     from jaxpitfalls.report.calibration.pyperf_beside import beside
 
     configs = [f"layers{n}" for n in range(1, 7)]
@@ -188,7 +188,10 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
                    - np.log(costs.loc["lockstep (this calibration's a2 vs a)"]).mean())
     assert own.against_lockstep == pytest.approx(truth) and own.against_low < truth < own.against_high
     text = "\n".join(pyperf_section(pairs, {"callable": "blocked/filter_jit", "options": []}))
-    assert "5 such pair(s)" in text and "| layers6 |" in text
+    assert "5 such pair(s)" in text and "| layers6 " in text
+    config, lockstep_cost, pyperf_cost = same_configuration(pairs)  # like for like: pyperf's configuration
+    assert config == "layers1" and lockstep_cost == costs.loc["lockstep (this calibration's a2 vs a)"].iloc[0]
+    assert f"pyperf timed (layers1), the lockstep's one A/A pair cost {lockstep_cost:.1f} s" in text
 
 
 def test_a_null_history_counts_the_series_it_names_a_step_in():
@@ -248,7 +251,7 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     assert "- **The studies' intervals** (published reference): A/A twins covered 1 in 62 of 62 at 2 processes; " \
            "rows simulated from each job's measured spread covered in 95.0%, 95.0%, 95.0% at 2, 3, 5 processes" in text
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
-    assert "pyperf needs 9.4x the lockstep's machine time [4.1, 21.5]" in text
+    assert "pyperf needs 9.4x the lockstep's machine time over all its configurations [4.1, 21.5]." in text
     assert "the null history named a step in 0 of 10 series; 1.0% [0.4%, 2.3%] of 500 simulated" in text
     assert "**The gate**" not in text  # not measured here
     assert brief(Measured(found.iloc[0:0])) == []

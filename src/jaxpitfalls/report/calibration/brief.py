@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ...harness.stats import wilson
 from .gate_power import SUBSET
 
 
@@ -27,6 +28,7 @@ class Measured:
     simulated: pd.DataFrame | None = None
     null_series: tuple[int, int] | None = None
     null_rates: pd.DataFrame | None = None
+    like: tuple[str, float, float] | None = None  # harness_cost.same_configuration
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -45,7 +47,9 @@ def _lockstep(found: pd.DataFrame) -> str:
 
 def _gate(gates: pd.DataFrame) -> str:
     slowed, same = gates[gates.injected.round(2) >= 1.10], gates[gates.injected.round(4) == 1]
-    parts = [f"a 10% slowdown named in {g.named} of {g.rows} rows after its correction" for g in slowed.itertuples()]
+    parts = [f"a 10% slowdown named in {g.named} of {g.rows} rows after its correction ({g.named_share:.1%} "
+             f"[{wilson(g.named, g.rows)[0]:.1%}, {wilson(g.named, g.rows)[1]:.1%}]; target at least 90%)"
+             for g in slowed.itertuples()]
     parts += [f"on A/A rows it {'**failed**' if g.gate_fails else 'passed'} ({getattr(g, f'gate_fails_{SUBSET}'):.0%} "
               f"of subsets of {SUBSET} rows failed)" for g in same.itertuples()]
     return "- **The gate**: " + "; ".join(parts) + "."
@@ -59,14 +63,15 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame) -> str:
             f"from each job's measured spread covered in {covered} at {sizes} processes (target 93-97%).")
 
 
-def _harnesses(costs: pd.DataFrame) -> str:
+def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> str:
     lockstep = costs[costs.harness.str.startswith("lockstep")].iloc[0]
     pyperf = costs[costs.harness.str.contains("compare_to")].iloc[0]
     interval = (f"[{pyperf.against_low:.1f}, {pyperf.against_high:.1f}]" if np.isfinite(pyperf.against_low)
                 else "(one pair: no interval)")
+    same = f", {like[2] / like[1]:.1f}x at the configuration pyperf timed (one lockstep pair)" if like else ""
     return (f"- **pyperf beside the lockstep** (A/A pairs): pyperf's own test called {pyperf.false_alarms} changed, "
             f"the lockstep {lockstep.false_alarms}; to +-5%, pyperf needs {pyperf.against_lockstep:.1f}x the "
-            f"lockstep's machine time {interval}.")
+            f"lockstep's machine time over all its configurations {interval}{same}.")
 
 
 def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None) -> str:
@@ -83,6 +88,6 @@ def brief(measured: Measured) -> list[str]:
     lines = [_lockstep(m.found)] if len(m.found) else []
     lines += [_gate(m.gates)] if m.gates is not None and len(m.gates) else []
     lines += [_studies(m.twins, m.simulated)] if m.twins is not None and m.simulated is not None else []
-    lines += [_harnesses(m.costs)] if m.costs is not None else []
+    lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []
     lines += [_history(m.null_series, m.null_rates)] if m.null_series or m.null_rates is not None else []
     return ["## In brief", "", *lines, ""] if lines else []

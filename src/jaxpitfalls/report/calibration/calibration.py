@@ -28,7 +28,7 @@ from ..tables.run_summary import run_summary
 from . import null_histories, study_intervals
 from .brief import Measured, brief
 from .gate_power import gate_lines, gate_table
-from .harness_cost import cost_summary, pyperf_section
+from .harness_cost import cost_summary, pyperf_section, same_configuration
 from .pyperf_beside import beside
 from .reach import reach_lines
 
@@ -210,7 +210,7 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     series, rates, null = _null_history(history_paths, history_ratios, history_benchmarks, history)
     measured = Measured(found, gate_table(table, ran["threshold"]) if len(table) else None,
                         cost_summary(pairs) if pairs is not None else None, *(studies[1:] if studies else (None, None)),
-                        series, rates)
+                        series, rates, same_configuration(pairs) if pairs is not None else None)
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),

@@ -19,14 +19,23 @@ from ..comparison.sign_flip import global_p
 
 SUBSET, SUBSETS = 16, 200
 COLUMNS = ["side", "injected", "rows", "named", "named_share", "gate_fails", f"named_share_{SUBSET}",
-           f"gate_fails_{SUBSET}"]
+           f"gate_fails_{SUBSET}", "half_width_named", "half_width_not_named"]
+
+
+def _named(rows: pd.DataFrame, threshold: float) -> pd.Series:
+    return (rows.verdict == "regressed") & surviving(rows, "ratio", threshold)
 
 
 def judged(rows: pd.DataFrame, threshold: float) -> tuple[int, bool]:
     """How many rows the gate names, and whether it fails (a row named, or the rows as a whole slower)."""
-    named = int(((rows.verdict == "regressed") & surviving(rows, "ratio", threshold)).sum())
+    named = int(_named(rows, threshold).sum())
     whole = global_p(rows, threshold)
     return named, bool(named or (whole is not None and whole <= FDR))
+
+
+def _half_width(rows: pd.DataFrame) -> float:
+    """The rows' median relative half-width (nan without rows): what decides whether a change can pass."""
+    return float(((rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio).median()) if len(rows) else np.nan
 
 
 def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame:
@@ -35,12 +44,14 @@ def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataF
     found = []
     for side, rows in table.groupby("side", sort=False):
         named, fails = judged(rows, threshold)
+        which = _named(rows, threshold)
         small = [judged(rows.iloc[rng.choice(len(rows), SUBSET, replace=False)], threshold)
                  for _ in range(SUBSETS if len(rows) > SUBSET else 0)]
         found.append({"side": side, "injected": float(rows.injected.iloc[0]), "rows": len(rows), "named": named,
                       "named_share": named / len(rows), "gate_fails": fails,
                       f"named_share_{SUBSET}": np.mean([n / SUBSET for n, _ in small]) if small else np.nan,
-                      f"gate_fails_{SUBSET}": np.mean([f for _, f in small]) if small else np.nan})
+                      f"gate_fails_{SUBSET}": np.mean([f for _, f in small]) if small else np.nan,
+                      "half_width_named": _half_width(rows[which]), "half_width_not_named": _half_width(rows[~which])})
     return pd.DataFrame(found, columns=COLUMNS)
 
 
@@ -56,9 +67,21 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
         low, high = wilson(g.named, g.rows)
         if round(g.injected, 2) >= 1.10:
             lines.append(f"- injected {g.injected:g}: {g.named} of {g.rows} rows named ({g.named_share:.1%} [{low:.1%}"
-                         f", {high:.1%}]; target at least 90%: {'met' if g.named_share >= 0.9 else '**missed**'})")
+                         f", {high:.1%}]; target at least 90%: {'met' if g.named_share >= 0.9 else '**missed**'})"
+                         + _why_not(g, threshold))
         elif round(g.injected, 4) == 1:
             lines.append(f"- A/A ({g.side}): the gate {'**failed**' if g.gate_fails else 'passed'} on its {g.rows} "
                          f"rows, and failed on {getattr(g, f'gate_fails_{SUBSET}'):.1%} of its subsets of {SUBSET} "
                          "(target: at most 5% of A/A runs)")
     return [*lines, ""]
+
+
+def _why_not(g, threshold: float) -> str:
+    """What kept a slowdown's rows from being named: a change passes the threshold only where its interval is
+    narrower than the change's distance beyond it, and the rows not named were wider."""
+    if g.named == g.rows or not np.isfinite(g.half_width_not_named):
+        return ""
+    room = g.injected / (1 + threshold) - 1
+    return (f"; the rows not named had a median half-width of {g.half_width_not_named:.1%} against the named rows' "
+            f"{g.half_width_named:.1%}: a {g.injected - 1:.0%} change passes a {threshold:.0%} threshold only where "
+            f"the interval is narrower than about {room:.1%}")

@@ -67,6 +67,19 @@ def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
+    """pyperf's configuration, the lockstep's cost to +-5% there (its one A/A pair), and pyperf's own test's
+    geometric mean cost over its pairs: the like-for-like comparison the pairs across configurations blur."""
+    own = pairs[pairs.harness.str.contains("compare_to")]
+    if own.empty:
+        return None
+    config = own.config_id.iloc[0]
+    there = pairs[pairs.harness.str.startswith("lockstep") & (pairs.config_id == config)]
+    if there.empty:
+        return None
+    return config, float(there.machine_s_to_5pct.iloc[0]), _geometric(own.machine_s_to_5pct.to_numpy(dtype=float))[0]
+
+
 def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
     """The page's section on pyperf beside the lockstep: the summary per harness, then every pair.
     `pyperf`: the callable and the options it ran with."""
@@ -83,6 +96,7 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
         "an interval of +-5%, geometric mean over the pairs with a 95% interval; `against_lockstep`: that cost "
         "over the lockstep's, with Welch's 95% interval on the logs.", "",
         cost_summary(pairs).to_markdown(index=False, floatfmt=".3f"), "",
+        *_same_configuration_line(pairs),
         "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
         "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
         "preparing the configuration as a lockstep worker does, every variant checked, more than a hand-written "
@@ -92,3 +106,15 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
         "preparation, pyperf's lower bound.", "",
         pairs.to_markdown(index=False, floatfmt=".3f"), "",
     ]
+
+
+def _same_configuration_line(pairs: pd.DataFrame) -> list[str]:
+    found = same_configuration(pairs)
+    if found is None:
+        return []
+    config, lockstep, pyperf = found
+    return [f"At the configuration pyperf timed ({config}), the lockstep's one A/A pair cost {lockstep:.1f} s to +-5% "
+            f"and pyperf's own test {pyperf:.1f} s (geometric mean over its pairs): {pyperf / lockstep:.1f}x, on one "
+            "lockstep pair (no interval); across the calibration's configurations the lockstep's cost ranged "
+            f"{pairs[pairs.harness.str.startswith('lockstep')].machine_s_to_5pct.min():.1f}-"
+            f"{pairs[pairs.harness.str.startswith('lockstep')].machine_s_to_5pct.max():.1f} s.", ""]

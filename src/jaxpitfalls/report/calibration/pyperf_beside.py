@@ -34,12 +34,13 @@ def time_to_target(half_width: float, seconds: float) -> float:
 
 
 def _row(harness: str, samples: str, spent: dict[str, float], ratio: float, low: float, high: float,
-         found: bool, pair: str) -> dict[str, Any]:
+         found: bool, pair: str, config_id: str) -> dict[str, Any]:
     """One harness's A/A pair: `spent`, its machine time (`wall_s`), and where known what its runs timed
     (`timed_s`) and what its workers spent preparing (`prepare_s`)."""
     half = (high - low) / 2 / ratio
     wall, prepare = spent["wall_s"], spent.get("prepare_s")
-    return {"harness": harness, "pair": pair, "samples": samples, "machine_s": wall, "timing_s": spent.get("timed_s"),
+    return {"harness": harness, "pair": pair, "config_id": config_id, "samples": samples, "machine_s": wall,
+            "timing_s": spent.get("timed_s"),
             "prepare_s": prepare, "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high, "half_width": half,
             "machine_s_to_5pct": time_to_target(half, wall),
             "unprepared_s_to_5pct": time_to_target(half, wall - prepare) if prepare is not None else None,
@@ -60,10 +61,10 @@ def pyperf_rows(doc: dict[str, Any], pair: str = "1") -> list[dict[str, Any]]:
     half = tdist95conf_level(2 * n - 2) * math.sqrt(pooled_sample_variance(flat_a, flat_a2) / n * 2)
     ratio = mean(flat_a2) / mean(flat_a)
     own = _row("pyperf, its own t-test (compare_to)", samples, spent, ratio, ratio - half / mean(flat_a),
-               ratio + half / mean(flat_a), bool(is_significant(flat_a, flat_a2)[0]), pair)
+               ratio + half / mean(flat_a), bool(is_significant(flat_a, flat_a2)[0]), pair, doc["config_id"])
     (found,) = two_sample(*([log_medians(run["values_s"])] for run in (a2, a)))
     ratio, low, high = found.as_ratio()
-    ours = _row(OVER_PROCESSES, samples, spent, ratio, low, high, not low <= 1 <= high, pair)
+    ours = _row(OVER_PROCESSES, samples, spent, ratio, low, high, not low <= 1 <= high, pair, doc["config_id"])
     return [own, ours]
 
 
@@ -78,7 +79,7 @@ def lockstep_row(table: pd.DataFrame, job: dict[str, Any], mode: str, variant: s
     seconds = job["job_seconds"] * 2 / len(job["sides"]) / len(ours[ours.side == same[0]])
     return _row(f"lockstep (this calibration's {same[0]} vs {r.against})", f"{int(r.processes)} processes x "
                 f"{int(r.rounds)} rounds, a side", {"wall_s": seconds}, r.ratio, r.ratio_ci_low, r.ratio_ci_high,
-                not r.ratio_ci_low <= 1 <= r.ratio_ci_high, job["config_id"])
+                not r.ratio_ci_low <= 1 <= r.ratio_ci_high, job["config_id"], job["config_id"])
 
 
 def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> pd.DataFrame:
