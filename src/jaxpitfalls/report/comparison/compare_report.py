@@ -77,6 +77,10 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
     lines = [
         "# Comparison with a baseline run", "",
         *single_process_line(table),
+        "Each run is one job a configuration: what a whole job shares (its moment on the machine, its file cache, "
+        "its first pass) moves all of its processes alike and is not in these intervals, as one job a release is "
+        "not in a release history's (docs/comparing.md: identical code run twice flagged a few rows of one "
+        "study, none named by the gate). For a decision at a few percent, time both environments in lockstep.", "",
         f"Baseline: `{baseline}`. Each row compares the samples of one study, configuration, variant and "
         f"mode: current / baseline over fresh processes (each process's median; the mean of their logs on each "
         "side, Student's t on the two runs' spread between processes, pooled across a configuration's rows; "
