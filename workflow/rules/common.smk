@@ -4,7 +4,6 @@ from pathlib import Path
 
 from jaxpitfalls import plan, releases, sources
 from jaxpitfalls.contract.run_settings import Lockstep
-from jaxpitfalls.report.reference.published import published
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
@@ -170,6 +169,8 @@ def pyperf_pair_of():
 def published_reference():
     """The published reference snapshot (docs/reference), where this copy of the workflow holds the folder: the
     calibration reads its studies' intervals."""
+    from jaxpitfalls.report.reference.published import published  # pandas: not in the driver's environment
+
     root = Path(workflow.basedir) / "docs" / "reference"
     return published(root) if root.is_dir() else None
 
