@@ -20,7 +20,7 @@ import pandas as pd
 
 from ...contract.decisions import row
 from ...harness.moderated import two_sample
-from ..comparison.compare import log_medians
+from ..comparison.process_t import log_medians
 
 TARGET = 0.05  # the detectable change each harness is costed at (issue #40)
 OVER_PROCESSES = "pyperf's values, over its processes (as separate runs are judged)"

@@ -37,6 +37,7 @@ from ...harness.stats import is_difference, is_twin
 from ..tables import bundle
 from ..tables.environments import COMPARABLE, code_version
 from . import machine_speed, process_t
+from .process_t import log_medians
 
 Key = tuple[str, str]
 
@@ -117,11 +118,6 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
-
-
-def log_medians(groups: list) -> list[float]:
-    """Each process's log median: the value a fresh process gives (its samples share its offset)."""
-    return [float(np.log(np.median(g))) for g in groups]
 
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...harness import moderated
 from ...harness.yardstick import VERSION as YARDSTICK_VERSION
+from .process_t import log_medians
 
 # What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
 # machine's speed only where the rest of the hardware is the same (the CPU's model and how many cores JAX's
@@ -64,7 +65,7 @@ def speed_change(baseline: dict[str, Any], current: dict[str, Any], mode: str, b
     after = yardsticks(current, mode, current_groups)
     if before is None or after is None:
         return None
-    (found,) = moderated.two_sample([[np.log(np.median(s)) for s in after]], [[np.log(np.median(s)) for s in before]])
+    (found,) = moderated.two_sample([log_medians(after)], [log_medians(before)])
     ratio, low, high = found.as_ratio()
     return {"baseline_yardstick_ms": float(np.median(np.concatenate(before))) * 1e3,
             "current_yardstick_ms": float(np.median(np.concatenate(after))) * 1e3,

@@ -28,6 +28,12 @@ def process_logs(side: Sequence[Sequence[float]], first: Sequence[Sequence[float
             for s, f in zip(side, first, strict=True)]
 
 
+def log_medians(groups: Sequence[Sequence[float]]) -> list[float]:
+    """Each process's log median of its samples, for runs whose processes are paired with none of another run's
+    (moderated.two_sample): the value a fresh process gives, its samples sharing its offset."""
+    return [float(np.log(np.median(g))) for g in groups]
+
+
 def as_row(found: moderated.Estimate) -> dict[str, float]:
     """A row's ratio with its 95% interval, p-value and degrees of freedom; `log_sd`, the spread between processes
     its interval rests on (pooled), for `detectability`. No interval (0, inf) and p = 1 where nothing says how
