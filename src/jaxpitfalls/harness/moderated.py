@@ -169,20 +169,12 @@ def two_sample(current: Sequence[Sequence[float]], baseline: Sequence[Sequence[f
     does, on m + n - 2 degrees of freedom however many rows share it, and the rest is pooled across the rows;
     otherwise each row rests on its own two runs' spread. One process a side: no interval."""
     rows = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(current, baseline, strict=True)]
-    sizes = {(a.size, b.size) for a, b in rows}
-    ((m, n),) = sizes if len(sizes) == 1 else ((0, 0),)
-    if len(rows) < 2 or m + n < 3:
-        return [_two_runs(a, b) for a, b in rows]
-    centred = np.array([np.concatenate([a - a.mean(), b - b.mean()]) for a, b in rows])
-    total, df = _split(centred, np.ones(len(rows), dtype=bool), m + n - 2)
-    return [_interval(float(a.mean() - b.mean()), float(v), float(d), 1 / (1 / m + 1 / n),
-                      float(np.sqrt(centred[i] @ centred[i] / (m + n - 2))))
-            for i, ((a, b), v, d) in enumerate(zip(rows, total, df, strict=True))]
-
-
-def _two_runs(a: np.ndarray, b: np.ndarray) -> Estimate:
-    """One row of two separate runs on its own: Student's t on the runs' pooled spread (m + n - 2 degrees of
-    freedom; none, no interval)."""
-    df = a.size + b.size - 2
-    variance = (((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()) / df if df > 0 else 0.0
-    return _interval(float(a.mean() - b.mean()), variance, df, 1 / (1 / a.size + 1 / b.size), float(np.sqrt(variance)))
+    centred = [np.concatenate([a - a.mean(), b - b.mean()]) for a, b in rows]  # each run about its own mean
+    dof = np.array([a.size + b.size - 2 for a, b in rows], dtype=float)
+    own = np.array([c @ c / d if d > 0 else 0.0 for c, d in zip(centred, dof, strict=True)])
+    if len(rows) > 1 and len({(a.size, b.size) for a, b in rows}) == 1 and dof[0] > 0:
+        total, df = _split(np.array(centred), np.ones(len(rows), dtype=bool), dof[0])
+    else:
+        total, df = own, dof
+    return [_interval(float(a.mean() - b.mean()), float(v), float(d), 1 / (1 / a.size + 1 / b.size),
+                      math.sqrt(float(o))) for (a, b), v, d, o in zip(rows, total, df, own, strict=True)]
