@@ -133,7 +133,8 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
     se = np.full(release.size, 0.01)
     for spread, low, high in ((0.03, 0.022, 0.038), (0.0, 0.0, 0.006)):
         y = rng.normal(0, 0.01, release.size) + rng.normal(0, spread, release.size)
-        assert low <= between_jobs(pd.DataFrame({"y": y, "var": se ** 2, "release": release})) <= high
+        spread, df = between_jobs(pd.DataFrame({"y": y, "var": se ** 2, "release": release}))
+        assert low <= spread <= high and df == 60  # 30 releases of 3 jobs: 2 degrees of freedom each
     assert between_jobs(pd.DataFrame({"y": [0.0, 0.1], "var": [1e-4, 1e-4], "release": [1, 2]})) is None
 
 

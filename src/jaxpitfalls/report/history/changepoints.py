@@ -119,7 +119,7 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
 
 
-def _quantile(p: float, df: float) -> float:
+def upper_quantile(p: float, df: float) -> float:
     """The upper `p` quantile of Student's t on `df` degrees of freedom (the normal's where they are infinite)."""
     return float(norm.isf(p) if np.isinf(df) else student_t.isf(p, df))
 
@@ -136,11 +136,11 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     on (release_levels: the jobs' scatter), whose t quantile the intervals were built with, and on which every
     step is tested and sized."""
     y = np.log(np.asarray(ratios, dtype=float))
-    se = np.maximum(log_standard_error(lows, highs) * Z_95 / _quantile(0.025, df), 1e-6)  # built on t(df)
+    se = np.maximum(log_standard_error(lows, highs) * Z_95 / upper_quantile(0.025, df), 1e-6)  # built on t(df)
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")
-    z = _quantile(0.025 / (max(n - 1, 1) * series), df)  # Bonferroni: n - 1 places in each series
+    z = upper_quantile(0.025 / (max(n - 1, 1) * series), df)  # Bonferroni: n - 1 places in each series
     signal = np.column_stack([y, 1 / se ** 2])
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k in range(1, min(max_steps, n - 1) + 1):
@@ -172,7 +172,7 @@ def _exp(log_value: float, log_se: float, t: float) -> tuple[float, float, float
 
 
 def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[int], df: float) -> Fit:
-    t = _quantile(0.025, df)
+    t = upper_quantile(0.025, df)
     steps = []
     for start, split, end in zip(bounds, bounds[1:], bounds[2:], strict=False):
         d, d_se = _difference(y, se, start, split, end)

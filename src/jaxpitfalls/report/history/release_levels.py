@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from ...harness.stats import Z_95, log_standard_error
+from ...harness.stats import log_standard_error
+from .changepoints import upper_quantile
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
 LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_high", "between_jobs", "df",
@@ -36,7 +37,7 @@ def detectable_change(low: float, high: float, df: float = np.inf) -> float:
     """The smallest relative change a 95% interval low..high, built on Student's t with `df` degrees of freedom
     (normal where infinite), tells from none with 80% power: how much a release's, or a job's, measurement could
     see."""
-    t = Z_95 if np.isinf(df) else float(student_t.ppf(0.975, df))
+    t = upper_quantile(0.025, df)
     se = (np.log(high) - np.log(low)) / (2 * t) if low > 0 and high > 0 else np.inf
     power = Z_POWER_80 if np.isinf(df) else float(student_t.ppf(0.80, df))
     return float(np.expm1((t + power) * se))
@@ -48,16 +49,11 @@ def _excess(jobs: pd.DataFrame) -> float:
     return float(jobs.y.var(ddof=1) - jobs["var"].mean())
 
 
-def between_jobs(series: pd.DataFrame) -> float | None:
+def between_jobs(series: pd.DataFrame) -> tuple[float, float] | None:
     """The standard deviation between jobs of one release (log scale), beyond their own intervals, pooled over
-    the releases timed in two jobs or more (None where none was: one job per release cannot tell it); `series`:
-    one row per job, its log ratio `y`, its own variance `var` and its `release`."""
-    spread = _between_jobs(series)
-    return None if spread is None else spread[0]
-
-
-def _between_jobs(series: pd.DataFrame) -> tuple[float, float] | None:
-    """`between_jobs` with the degrees of freedom of the jobs' scatter it was estimated from."""
+    the releases timed in two jobs or more, with the degrees of freedom of the jobs' scatter it was estimated
+    from (None where no release was: one job per release cannot tell it); `series`: one row per job, its log
+    ratio `y`, its own variance `var` and its `release`."""
     repeated = [jobs for _, jobs in series.groupby("release") if len(jobs) > 1]
     if not repeated:
         return None
@@ -79,7 +75,7 @@ def _level(release: str, jobs: pd.DataFrame, spread: tuple[float, float] | None)
         df = df if added > 0 else np.inf
         variance = jobs["var"].mean() + added
         level, level_se = float(jobs.y.mean()), float(np.sqrt(variance / len(jobs)))
-        t = float(student_t.ppf(0.975, df)) if np.isfinite(df) else Z_95
+        t = upper_quantile(0.025, df)
         ratio, low, high = (float(np.exp(level + k * t * level_se)) for k in (0, -1, 1))
     return {"release": release, "jobs": len(jobs), "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
             "between_jobs": None if tau is None else float(np.expm1(tau)), "df": df,
@@ -95,7 +91,7 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     usable = ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
     rows = []
     for key, series in usable.groupby(SERIES, sort=False):
-        spread = _between_jobs(series)
+        spread = between_jobs(series)
         rows += [_level(release, jobs, spread) | dict(zip(SERIES, key, strict=True))
                  for release, jobs in series.groupby("release", sort=False)]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
