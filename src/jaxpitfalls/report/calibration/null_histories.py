@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...harness.stats import log_standard_error, wilson
+from ...harness.stats import Z_95, wilson
 from ..history.changepoints import resting_alone
 from ..history.history import fitted
-from ..history.release_levels import SERIES, release_levels
+from ..history.release_levels import SERIES, job_logs, release_levels
 
 HISTORIES = 500  # the issue's floor: at least 500 simulated null histories per repeats
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
@@ -41,10 +41,8 @@ def components(ratios: pd.DataFrame) -> list[Components]:
     """Per series of a history's job table (results/tables/history.csv), its components: `jobs` pooled over the
     releases timed in two jobs or more, `releases` the variance of the release means less the share of `jobs`
     they carry (method of moments, never below 0). Raises where no release was timed twice."""
-    y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
-    usable = ratios.assign(y=y, se=se)[np.isfinite(y) & np.isfinite(se)]
     found = []
-    for _, series in usable.groupby(SERIES, sort=False):
+    for _, series in job_logs(ratios).groupby(SERIES, sort=False):
         by_release = series.groupby("release").y
         counts, variances = by_release.count(), by_release.var(ddof=1)
         repeated = counts > 1
@@ -53,7 +51,7 @@ def components(ratios: pd.DataFrame) -> list[Components]:
         jobs = float((variances[repeated] * (counts[repeated] - 1)).sum() / (counts[repeated] - 1).sum())
         means = by_release.mean()
         releases = max(0.0, float(means.var(ddof=1)) - jobs * float((1 / counts).mean())) if len(means) > 1 else 0.0
-        found.append(Components(jobs, releases, tuple(series.se)))
+        found.append(Components(jobs, releases, tuple(np.sqrt(series["var"]))))
     return found
 
 
@@ -65,7 +63,7 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
         for release in range(releases):
             for job in range(repeats):
                 y = offsets[release] + rng.normal(0, np.sqrt(c.jobs))
-                half = 1.96 * rng.choice(c.reported)
+                half = Z_95 * rng.choice(c.reported)
                 rows.append({"release": f"r{release}", "job": job + 1, "config_id": "base", "variant": f"s{index}",
                              "baseline": "floor", "mode": "m", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - half),
                              "ratio_ci_high": np.exp(y + half), "versions": ""})

@@ -83,14 +83,19 @@ def _level(release: str, jobs: pd.DataFrame, spread: tuple[float, float] | None)
             "versions": jobs.versions.iloc[0]}
 
 
-def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
-    """Per series and release, its level with a 95% interval (`_level`); `between_jobs`: the series' pooled
-    spread as a relative change (empty where no release was timed twice). Jobs without a finite ratio and
-    interval are left out (they would count as jobs while the means skip them)."""
+def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
+    """A history's job table with each job's log ratio `y` and its own variance `var` (its interval's, on the
+    log scale); jobs without a finite ratio and interval are left out (they would count as jobs while the means
+    skip them)."""
     y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
-    usable = ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
+    return ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
+
+
+def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Per series and release, its level with a 95% interval (`_level`) from its jobs (`job_logs`);
+    `between_jobs`: the series' pooled spread as a relative change (empty where no release was timed twice)."""
     rows = []
-    for key, series in usable.groupby(SERIES, sort=False):
+    for key, series in job_logs(ratios).groupby(SERIES, sort=False):
         spread = between_jobs(series)
         rows += [_level(release, jobs, spread) | dict(zip(SERIES, key, strict=True))
                  for release, jobs in series.groupby("release", sort=False)]
