@@ -187,7 +187,8 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
     truth = np.exp(np.log(costs.loc["pyperf, its own t-test (compare_to)"]).mean()
                    - np.log(costs.loc["lockstep (this calibration's a2 vs a)"]).mean())
     assert own.against_lockstep == pytest.approx(truth) and own.against_low < truth < own.against_high
-    text = "\n".join(pyperf_section(pairs, {"callable": "blocked/filter_jit", "options": []}))
+    text = "\n".join(pyperf_section(pairs, {"callable": "blocked/filter_jit", "options": []}, cost_summary(pairs),
+                                     same_configuration(pairs)))
     assert "5 such pair(s)" in text and "| layers6 " in text
     config, lockstep_cost, pyperf_cost = same_configuration(pairs)  # like for like: pyperf's configuration
     assert config == "layers1" and lockstep_cost == costs.loc["lockstep (this calibration's a2 vs a)"].iloc[0]

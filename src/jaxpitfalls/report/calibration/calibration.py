@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -120,8 +121,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
     """docs/calibration.md: each decision's rate in brief (`measured`), what was timed, each rate against its
     target, the machine time, the gate, pyperf beside the lockstep on one callable where the calibration ran
     it, then `sections` (the studies' intervals, the null history), and what the page reaches."""
-    measured = measured or Measured(found, gate_table(table, ran["threshold"]) if len(table) else None,
-                                    cost_summary(pyperf) if pyperf is not None else None)
+    measured = measured or _measured(table, found, ran["threshold"], pyperf)
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
     lines = [
@@ -143,7 +143,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         *(gate_lines(measured.gates, ran["threshold"]) if measured.gates is not None else []),
     ]
     if pyperf is not None:
-        lines += pyperf_section(pyperf, ran["pyperf"])
+        lines += pyperf_section(pyperf, ran["pyperf"], measured.costs, measured.like)
     factors = [f for f in table.injected.round(4).unique() if f > 1] if len(table) else []
     per_side = int(table.groupby("side").size().max()) if len(table) else 0
     return "\n".join([*lines, *sections, *reach_lines(
@@ -208,13 +208,20 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     ran, found = _ran(jobs, compare), summary(table)
     studies = study_intervals.coverages([Path(reference)]) if reference else None
     series, rates, null = _null_history(history_paths, history_ratios, history_benchmarks, history)
-    measured = Measured(found, gate_table(table, ran["threshold"]) if len(table) else None,
-                        cost_summary(pairs) if pairs is not None else None, *(studies[1:] if studies else (None, None)),
-                        series, rates, same_configuration(pairs) if pairs is not None else None)
+    measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
+                       simulated=studies[2] if studies else None, null_series=series, null_rates=rates)
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),
                                      history.repeats if history and history_paths else None, sections, measured))
+
+
+def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs: pd.DataFrame | None) -> Measured:
+    """What the lockstep rows and the pyperf pairs measured (brief.Measured), each computed once for the brief
+    and the sections."""
+    return Measured(found, gate_table(table, threshold) if len(table) else None,
+                    cost_summary(pairs) if pairs is not None else None,
+                    like=same_configuration(pairs) if pairs is not None else None)
 
 
 def _null_history(steps_paths: list[str], ratios_paths: list[str], benchmarks: list[str], history: History | None

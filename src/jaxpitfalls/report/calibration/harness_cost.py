@@ -80,9 +80,11 @@ def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
     return config, float(there.machine_s_to_5pct.iloc[0]), _geometric(own.machine_s_to_5pct.to_numpy(dtype=float))[0]
 
 
-def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
-    """The page's section on pyperf beside the lockstep: the summary per harness, then every pair.
-    `pyperf`: the callable and the options it ran with."""
+def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
+                   like: tuple[str, float, float] | None) -> list[str]:
+    """The page's section on pyperf beside the lockstep: the summary per harness (`costs`: cost_summary), the
+    like-for-like cost (`like`: same_configuration), then every pair. `pyperf`: the callable and the options it
+    ran with."""
     options = f", but with `{' '.join(pyperf['options'])}`" if pyperf["options"] else ""
     runs = pairs[~pairs.harness.str.startswith("lockstep")].pair.nunique()
     return [
@@ -95,8 +97,8 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
         "excludes 1; pyperf's own test: significant) is a false alarm. `machine_s_to_5pct`: the machine time to "
         "an interval of +-5%, geometric mean over the pairs with a 95% interval; `against_lockstep`: that cost "
         "over the lockstep's, with Welch's 95% interval on the logs.", "",
-        cost_summary(pairs).to_markdown(index=False, floatfmt=".3f"), "",
-        *_same_configuration_line(pairs),
+        costs.to_markdown(index=False, floatfmt=".3f"), "",
+        *_same_configuration_line(pairs, like),
         "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
         "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
         "preparing the configuration as a lockstep worker does, every variant checked, more than a hand-written "
@@ -108,13 +110,12 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict) -> list[str]:
     ]
 
 
-def _same_configuration_line(pairs: pd.DataFrame) -> list[str]:
-    found = same_configuration(pairs)
-    if found is None:
+def _same_configuration_line(pairs: pd.DataFrame, like: tuple[str, float, float] | None) -> list[str]:
+    if like is None:
         return []
-    config, lockstep, pyperf = found
+    config, lockstep, pyperf = like
+    spread = pairs[pairs.harness.str.startswith("lockstep")].machine_s_to_5pct
     return [f"At the configuration pyperf timed ({config}), the lockstep's one A/A pair cost {lockstep:.1f} s to +-5% "
             f"and pyperf's own test {pyperf:.1f} s (geometric mean over its pairs): {pyperf / lockstep:.1f}x, on one "
             "lockstep pair (no interval); across the calibration's configurations the lockstep's cost ranged "
-            f"{pairs[pairs.harness.str.startswith('lockstep')].machine_s_to_5pct.min():.1f}-"
-            f"{pairs[pairs.harness.str.startswith('lockstep')].machine_s_to_5pct.max():.1f} s.", ""]
+            f"{spread.min():.1f}-{spread.max():.1f} s.", ""]
