@@ -43,6 +43,15 @@ def test_rows_are_covered_in_at_least_93_percent_at_2_3_and_5_processes(processe
     assert np.mean([e.p_value < 0.05 for e in found]) == pytest.approx(1 - covered)  # p and interval agree
 
 
+@pytest.mark.parametrize("processes", [2, 3, 5])
+@pytest.mark.parametrize("rows,spread_apart", [(4, 0.5), (8, 0.5), (8, 1.0)])
+def test_rows_no_offset_moves_alike_are_covered_near_95_percent_pooled_apart(processes, rows, spread_apart):
+    """The shares of one call's steps (over_processes): no common part to split off, each row's own spread
+    moderated across the rows."""
+    found = [e for job in _jobs(processes, rows, spread_apart, 2400 // rows) for e in moderated.pooled_apart(job)]
+    assert 0.93 <= np.mean([e.low <= 0 <= e.high for e in found]) <= 0.975
+
+
 @pytest.mark.parametrize("processes", [2, 3])
 def test_pooling_narrows_the_interval_each_rows_own_t_would_give(processes):
     found = [e for job in _jobs(processes, 8, 0.3, 100, seed=1) for e in moderated.pooled(job)]

@@ -1,7 +1,8 @@
 """A lockstep row's statistics over fresh processes (report/comparison/process_t.py), on simulated rows of 5 processes x
-30 rounds: the interval covers 95% of A/A rows whether the processes agree or are offset by 2%, as wide as the bootstrap
-it replaced where they agree; the p-value agrees with the interval, and the gate reads each row's own degrees of
-freedom; a change of the detectable size is found in about 80% of rows; one process gives no interval."""
+30 rounds: the interval covers 95% of A/A rows whether the processes agree or are offset by 2%, at most 1.3 times as
+wide as a bootstrap of their rounds pooled where they agree; the p-value agrees with the interval, and the gate reads
+each row's own degrees of freedom; a change of the detectable size is found in about 80% of rows; one process gives no
+interval."""
 
 from __future__ import annotations
 
@@ -42,12 +43,13 @@ def test_the_interval_keeps_its_95_percent_whether_fresh_processes_agree_or_diff
     assert flagged == pytest.approx(1 - covered)  # the p-value and the interval agree on every row
 
 
-def test_where_processes_agree_the_interval_is_about_as_wide_as_the_bootstrap_it_replaced():
-    """The two-level bootstrap (processes, then rounds) covered more than 95% there, and less where processes
-    differ (process_t's docstring); the t-interval pays nothing for its coverage where they agree."""
+def test_where_processes_agree_the_interval_is_about_as_wide_as_a_bootstrap_of_their_rounds_pooled():
+    """Where no process is offset, every round is an independent unit and a bootstrap over all of them is right;
+    the t-interval over the processes pays little for also holding where they are offset."""
     rows = list(_rows(0.0, 30, seed=2))
     ours = np.median([relative_half_width(_interval(s, f)) for s, f in rows])
-    assert ours <= 1.1 * np.median([relative_half_width(paired_comparison(s, f)) for s, f in rows])
+    pooled = np.median([relative_half_width(paired_comparison(np.concatenate(s), np.concatenate(f))) for s, f in rows])
+    assert ours <= 1.3 * pooled, (ours, pooled)  # 1.24 here: t on 4 degrees of freedom, not 1.96
 
 
 def test_a_change_of_the_detectable_size_is_found_in_about_80_percent_of_rows():

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 from results_docs import process_doc
+from scipy.special import expit, logit
+from scipy.stats import t
 
 from jaxpitfalls.contract.decisions import row
+from jaxpitfalls.harness import moderated
 from jaxpitfalls.harness.processes import ProcessesDisagree, merge
 from jaxpitfalls.report.tables import aggregate
 
@@ -60,8 +63,10 @@ def test_processes_whose_same_code_path_lowered_to_another_text_are_merged_sayin
         merge(docs)
 
 
-def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resamples_processes():
-    """The split's interval spans what the processes saw: one process spends 20% in `a`, the other 40%."""
+def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_is_judged_over_processes():
+    """One process spends 20% in `a`, the other 40%: the job's share is their mean on the logit scale, its interval
+    Student's t on the spread between the processes, the steps' spreads pooled (moderated.pooled_apart; `b`'s, the
+    mirror image, counts at most half its degree of freedom): far wider than what the two processes saw."""
     docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
     for doc, a in zip(docs, (0.2, 0.4), strict=True):
         doc["variants"]["v"]["modes"]["m"]["step_seconds"] = {"a": [a] * 10, "b": [1 - a] * 10}
@@ -70,7 +75,11 @@ def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_resa
     assert [p["step_seconds"]["a"] for p in mode["processes"]] == [[0.2] * 10, [0.4] * 10]
     rows = aggregate.steps_table([merge(docs) | {"config_id": "c", "config": {"id": "c", "model": "m", "axes": []}}])
     pooled, first = (row(rows, variant="v", process=p) for p in ("all", "0"))
-    assert pooled.step_a_share_ci_low == pytest.approx(0.2) and pooled.step_a_share_ci_high == pytest.approx(0.4)
+    assert pooled.step_a_share == pytest.approx(expit((logit(0.2) + logit(0.4)) / 2))
+    a, _ = moderated.pooled_apart(logit([[0.2, 0.4], [0.8, 0.6]]))
+    assert (pooled.step_a_share_ci_low, pooled.step_a_share_ci_high) == pytest.approx(expit([a.low, a.high]))
+    assert a.df == 1.5 and a.high - a.mean > t.ppf(0.975, 1.5) * abs(logit(0.4) - logit(0.2)) / 2
+    assert pooled.step_a_share_ci_low < 0.05 and pooled.step_a_share_ci_high > 0.9
     assert first.step_a_share == pytest.approx(0.2) and first.step_b_ms == pytest.approx(800)
 
 

@@ -10,7 +10,9 @@ from results_docs import process_doc
 from jaxpitfalls.harness.processes import merge
 from jaxpitfalls.report.reference.reestimate import reestimate, reestimated
 from jaxpitfalls.report.tables import aggregate
+from jaxpitfalls.report.tables.over_processes import steps_over_processes
 
+MEDIAN = ["median_ms", "median_ci_low_ms", "median_ci_high_ms"]
 ESTIMATED = ["ratio", "ratio_ci_low", "ratio_ci_high", "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms"]
 
 
@@ -34,14 +36,24 @@ def test_the_job_rows_become_what_the_merge_makes_of_the_same_processes():
     assert now.loc[now.process == "all", "ratio_df"].iloc[0] == 2  # one row: its own spread
 
 
+def test_the_job_s_medians_become_what_the_steps_table_makes_of_the_same_processes():
+    _, steps = _tables(1.0, 1.1, 1.3)
+    before = steps.copy()
+    before.loc[before.process == "all", ["median_ms", "median_ci_low_ms", "relative_iqr_ci_high"]] = 9.0
+    pd.testing.assert_frame_equal(steps_over_processes(before), steps)
+
+
 def test_a_snapshot_estimated_by_todays_code_comes_out_as_it_was(tmp_path):
     now, steps = _tables(1.0, 1.2)
     pd.testing.assert_frame_equal(reestimated(now, steps), now, check_dtype=False)
     tables = tmp_path / "tables" / "s"
     tables.mkdir(parents=True)
     _as_published_before(now).to_csv(tables / "comparisons.csv", index=False)
-    steps.to_csv(tables / "steps.csv", index=False)
-    assert reestimate(tmp_path) == ["tables/s/comparisons.csv"]
+    steps.assign(median_ci_low_ms=steps.median_ci_low_ms.where(steps.process != "all", 9.0)).to_csv(
+        tables / "steps.csv", index=False)
+    assert reestimate(tmp_path) == ["tables/s/steps.csv", "tables/s/comparisons.csv"]
     assert reestimate(tmp_path) == []  # estimated again: nothing changes
     written = pd.read_csv(tables / "comparisons.csv", dtype={"process": str})
     pd.testing.assert_frame_equal(written[ESTIMATED], now[ESTIMATED], check_dtype=False)
+    written = pd.read_csv(tables / "steps.csv", dtype={"process": str})
+    pd.testing.assert_frame_equal(written[MEDIAN], steps[MEDIAN], check_dtype=False)

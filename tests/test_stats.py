@@ -33,33 +33,6 @@ def test_paired_comparison_refuses_unpaired_samples():
         stats.paired_comparison([1.0, 2.0], [1.0])
 
 
-def test_intervals_over_several_processes_carry_the_spread_between_them():
-    """Two processes that disagree (ratio 1.0 vs 1.2, each tight): pooled as one process the interval is
-    narrow and excludes both; resampling processes first, it spans them."""
-    rng = np.random.default_rng(1)
-    floor = [rng.uniform(9e-3, 11e-3, 30) for _ in range(2)]
-    variant = [f * level * rng.normal(1.0, 0.005, 30) for f, level in zip(floor, (1.0, 1.2), strict=True)]
-    two = stats.paired_comparison(variant, floor)
-    one = stats.paired_comparison(np.concatenate(variant), np.concatenate(floor))
-    assert two["ratio"] == pytest.approx(one["ratio"])
-    assert two["ratio_ci_low"] <= 1.01 and two["ratio_ci_high"] >= 1.19
-    assert one["ratio_ci_high"] - one["ratio_ci_low"] < two["ratio_ci_high"] - two["ratio_ci_low"]
-    with pytest.raises(ValueError, match="differ in length"):
-        stats.paired_comparison(variant, [floor[0]])
-
-
-def test_processes_of_different_lengths_are_each_resampled_at_their_own_length():
-    """A budget stops processes after different numbers of rounds: each chosen process is resampled at its
-    own length, nothing else enters a resample (a constant per process and odd lengths make every median one
-    of the processes' values, never a padding's)."""
-    groups = [np.full(3, 1.0), np.full(7, 2.0), np.full(5, 3.0)]
-    medians = stats.bootstrap_medians(groups)
-    assert set(np.unique(medians)) == {1.0, 2.0, 3.0}
-    assert np.array_equal(medians, stats.bootstrap_medians(groups))  # a fixed seed: the same distribution
-    low, high = stats.bootstrap_median_ci(groups)
-    assert low == 1.0 and high == 3.0
-
-
 def test_difference_of_two_estimates_can_be_significant_though_their_intervals_overlap():
     """2.0 [1.5, 2.5] vs 1.15 [0.65, 1.65]: the intervals share [1.5, 1.65], yet the difference's interval
     (half-widths added in quadrature, not end to end) excludes 0."""
@@ -105,10 +78,8 @@ def test_relative_iqr_is_robust_to_one_outlier_and_has_an_interval():
     spiky = np.concatenate([steady[:-1], [1.0]])  # one sample 100x the others: the std explodes, the IQR does not
     estimate, low, high = stats.relative_iqr_ci(spiky)
     assert np.std(spiky) / np.median(spiky) > 10 and estimate < 0.05 and low <= estimate <= high < 0.1
-    wide = stats.relative_iqr_ci([list(0.010 * (1 + 0.3 * rng.standard_normal(20))) for _ in range(2)])
+    wide = stats.relative_iqr_ci(0.010 * (1 + 0.3 * rng.standard_normal(40)))
     assert wide[1] > high  # a 15x wider spread is told apart
-    shifted = stats.relative_iqr_ci([list(steady[:20]), list(2 * steady[20:])])  # a second process 2x slower
-    assert shifted[0] < 0.05 and shifted[2] < 0.1  # its shift is not the variant's spread
 
 
 def test_the_marginal_cost_ratio_is_1_for_a_fixed_part_plus_a_cost_per_unit_and_2_for_a_square():

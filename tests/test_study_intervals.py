@@ -54,6 +54,15 @@ def test_rows_simulated_from_a_jobs_spread_are_covered_near_95_percent(tmp_path)
     assert ((found.share > 0.91) & (found.share < 0.99)).all(), found
 
 
+def test_medians_simulated_from_a_jobs_spreads_are_covered_near_95_percent(tmp_path):
+    """Two rows (f, v) of three processes, a process 10% and one 30% slower in both: the offset they share is
+    simulated beside each row's own spread (two rows whose shared offset dominates: conservative, about 99%)."""
+    jobs = list(table_jobs(_snapshot(tmp_path, 1.0, 1.1, 1.3, twin=False)))
+    found = study_intervals.simulated_median_coverage(jobs).set_index("processes")
+    assert found.rows.to_dict() == {2: 800, 3: 800, 5: 800}
+    assert ((found.share > 0.93) & (found.share <= 0.995)).all(), found
+
+
 def test_the_section_names_its_jobs_and_states_both_checks(tmp_path):
     roots = [_snapshot(tmp_path, 1.0, 1.1, 1.3)]
     text = "\n".join(study_intervals.section(roots, *coverages(roots)))

@@ -1,8 +1,9 @@
 """Student's t over fresh processes, with the spread between processes pooled across the rows of one job: the
 estimator of the comparisons a job of several processes reports (a study's claims, hence a release's level in the
 history) and of the rows sides timed in lockstep report (report/comparison/lockstep.py), and, unpaired
-(`two_sample`), of a comparison of two separate runs (report/comparison/compare.py). Not yet of a median's or
-share's interval in the steps tables.
+(`two_sample`), of a comparison of two separate runs (report/comparison/compare.py), and of a job's medians, step
+shares, relative IQRs and compile-time ratios (report/tables/over_processes.py; a call's step shares share no
+offset: `pooled_apart`).
 
 A fresh process shifts all its rounds alike (another core, another memory layout), so the processes are the
 independent units: each gives one value per row (its median log-ratio, its median difference), and the row's
@@ -142,6 +143,17 @@ def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None
     total, df = _split(x - x.mean(axis=1, keepdims=True), fit, k - 1)
     return [_interval(float(x[i].mean()), float(total[i]), float(df[i]), k, float(x[i].std(ddof=1)))
             for i in range(len(x))]
+
+
+def pooled_apart(rows: Sequence[Sequence[float]]) -> list[Estimate]:
+    """Rows of a job that no process offset moves alike (the shares of one call's steps: what one step gains in
+    a process another loses): each row's own spread between processes moderated across the rows (fit_prior), no
+    common part split off."""
+    x = np.asarray(rows, dtype=float)
+    if x.ndim != 2 or len(x) < 2 or x.shape[1] < 2:
+        return [estimate(r) for r in rows]
+    prior = fit_prior(list(x.var(axis=1, ddof=1)), x.shape[1] - 1)
+    return [estimate(r, prior) for r in x]
 
 
 def _split(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,9 @@
-"""Summaries of raw samples and paired ratios with bootstrap intervals.
+"""Summaries of one process's raw samples and paired ratios with bootstrap intervals.
 
 Variants are timed interleaved, so sample i of every variant shares the machine's state at that moment:
-ratios and differences are formed pair by pair, then summarised.
+ratios and differences are formed pair by pair, then summarised. Within one process the rounds are the units a
+bootstrap resamples; a job's value over several fresh processes rests on each process's own (harness.moderated,
+report/tables/over_processes.py), not on resampling processes.
 """
 
 from __future__ import annotations
@@ -32,23 +34,9 @@ def summarize(samples: Sequence[float]) -> dict[str, float]:
     }
 
 
-Samples = Sequence[float] | Sequence[Sequence[float]]  # one process's, or several processes' (one list each)
-
-
-def _as_groups(values: Samples) -> list[np.ndarray]:
-    """One process's samples (a flat sequence) or several processes' (a sequence of sequences)."""
-    if len(values) and np.ndim(values[0]) == 1:
-        return [np.asarray(g, dtype=float) for g in values]
-    return [np.asarray(values, dtype=float)]
-
-
-def bootstrap_medians(values: Samples, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
-    """The median of each bootstrap resample (fixed seed: the same samples give the same distribution).
-
-    Samples from several processes are resampled on both levels (processes, then each chosen process's
-    samples): a process-wide shift, such as a fresh process landing on a slower core or a different memory
-    layout, widens the distribution instead of hiding in a pool of correlated samples.
-    """
+def bootstrap_medians(values: Sequence[float], seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """The median of each bootstrap resample of one process's samples (fixed seed: the same samples give the
+    same distribution)."""
     return _bootstrap(values, np.median, seed)
 
 
@@ -59,37 +47,20 @@ def relative_iqr(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return (q3 - q1) / median
 
 
-def relative_iqr_ci(values: Samples, level: float = 0.95) -> tuple[float, float, float]:
-    """The samples' relative IQR within a process, with a percentile bootstrap interval (processes resampled
-    first): each process's samples over its own median, then pooled, so that fresh processes whose medians
-    differ (a VM's drift between them: 2x in one reference) do not count as the variant's unpredictability."""
-    groups = [g / np.median(g) for g in _as_groups(values)]
-    return (float(relative_iqr(np.concatenate(groups))),
-            *percentile_interval(_bootstrap(groups, relative_iqr, BOOTSTRAP_SEED), level))
+def relative_iqr_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """One process's samples' relative IQR with a percentile bootstrap interval: within a process, so that fresh
+    processes whose medians differ (a VM's drift between them: 2x in one reference) do not count as the
+    variant's unpredictability."""
+    x = np.asarray(values, dtype=float)
+    return float(relative_iqr(x)), *percentile_interval(_bootstrap(x, relative_iqr, BOOTSTRAP_SEED), level)
 
 
-def _bootstrap(values: Samples, statistic, seed: int) -> np.ndarray:
-    """`statistic(array, axis=1)` of each bootstrap resample, on both levels where there are processes: all
-    resamples drawn at once (a loop over 2000 resamples cost a comparison of 57 rows 21 s)."""
-    groups = _as_groups(values)
+def _bootstrap(values: Sequence[float], statistic, seed: int) -> np.ndarray:
+    """`statistic(array, axis=1)` of each bootstrap resample, all drawn at once (a loop over 2000 resamples cost
+    a comparison of 57 rows 21 s)."""
+    x = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
-    if len(groups) == 1:
-        x = groups[0]
-        return statistic(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
-    sizes = np.array([g.size for g in groups])
-    padded = np.zeros((len(groups), sizes.max()))
-    for i, g in enumerate(groups):
-        padded[i, :g.size] = g
-    chosen = rng.integers(0, len(groups), (BOOTSTRAP_RESAMPLES, len(groups)))  # processes, with replacement
-    size = sizes[chosen][..., None]  # each chosen process's samples, resampled at its own size
-    draws = padded[chosen[..., None], rng.integers(0, size, (*chosen.shape, sizes.max()))]
-    kept = np.broadcast_to(np.arange(sizes.max()) < size, draws.shape).reshape(BOOTSTRAP_RESAMPLES, -1)
-    draws = draws.reshape(BOOTSTRAP_RESAMPLES, -1)
-    totals, out = kept.sum(axis=1), np.empty(BOOTSTRAP_RESAMPLES)
-    for n in np.unique(totals):  # resamples of one length at a time (processes may differ in samples)
-        rows = totals == n
-        out[rows] = statistic(draws[rows][kept[rows]].reshape(-1, n), axis=1)
-    return out
+    return statistic(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
 
 
 def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[float, float]:
@@ -98,7 +69,7 @@ def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[
     return float(low), float(high)
 
 
-def bootstrap_median_ci(values: Samples, level: float = 0.95) -> tuple[float, float]:
+def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap interval of the median (see `bootstrap_medians`)."""
     return percentile_interval(bootstrap_medians(values), level)
 
@@ -145,39 +116,30 @@ def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
     return name.endswith(TWIN)
 
 
-def paired_comparison(variant: Samples, baseline: Samples, of_medians: bool = False) -> dict[str, float | None]:
-    """Median ratio variant/baseline and median difference, each with a bootstrap 95% interval.
+def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
+                      of_medians: bool = False) -> dict[str, float | None]:
+    """Median ratio variant/baseline and median difference over one process's paired samples (sample i of both
+    was taken in the same round), each with a bootstrap 95% interval over the rounds.
 
     `of_medians` (sides that are differences: is_difference, e.g. one overhead's share of another) takes the
     ratio of the two medians instead of the median of each round's quotient, both sides resampled with the same
     draws (paired), since a round's difference may come out near 0 or below; its fields are None where the
     baseline's median is not positive in every resample (no share of an overhead that may be 0).
-
-    Pairs are formed within a process (sample i of both was taken in the same round); with several
-    processes' samples the interval resamples processes, then pairs (`bootstrap_median_ci`).
     """
-    a_groups, b_groups = _as_groups(variant), _as_groups(baseline)
-    if len(a_groups) != len(b_groups) or any(a.shape != b.shape for a, b in zip(a_groups, b_groups, strict=True)):
-        raise ValueError(f"paired samples differ in length: {[a.size for a in a_groups]} vs "
-                         f"{[b.size for b in b_groups]}")
-    diffs = [a - b for a, b in zip(a_groups, b_groups, strict=True)]
-    d_low, d_high = bootstrap_median_ci(diffs)
+    a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
     keys = ("ratio", "ratio_ci_low", "ratio_ci_high")
     if not of_medians:
-        per_round = [a / b for a, b in zip(a_groups, b_groups, strict=True)]
-        ratio = dict(zip(keys, (float(np.median(np.concatenate(per_round))), *bootstrap_median_ci(per_round)),
-                         strict=True))
+        ratio = dict(zip(keys, (float(np.median(a / b)), *bootstrap_median_ci(a / b)), strict=True))
     else:
         ratio = dict.fromkeys(keys)
-        tops, bottoms = bootstrap_medians(a_groups), bootstrap_medians(b_groups)  # one seed: the same draws
+        tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
         if (bottoms > 0).all():
-            whole = float(np.median(np.concatenate(a_groups)) / np.median(np.concatenate(b_groups)))
-            ratio = dict(zip(keys, (whole, *percentile_interval(tops / bottoms)), strict=True))
-    return ratio | {
-        "diff": float(np.median(np.concatenate(diffs))),
-        "diff_ci_low": d_low,
-        "diff_ci_high": d_high,
-    }
+            ratio = dict(zip(keys, (float(np.median(a) / np.median(b)), *percentile_interval(tops / bottoms)),
+                             strict=True))
+    d_low, d_high = bootstrap_median_ci(a - b)
+    return ratio | {"diff": float(np.median(a - b)), "diff_ci_low": d_low, "diff_ci_high": d_high}
 
 
 def relative_half_width(comparison) -> float:

@@ -17,7 +17,7 @@ from .gate_power import SUBSET
 class Measured:
     """What a calibration run measured, each None where it did not run: the lockstep rows' rates
     (calibration.summary), the gate per side (gate_power.gate_table), the harnesses' costs
-    (harness_cost.cost_summary), the studies' twins and simulated rows (study_intervals.coverages), the null
+    (harness_cost.cost_summary), the studies' twins, simulated rows and medians (study_intervals.coverages), the null
     history's series with a step and its series (named, series), and the simulated null histories
     (null_histories.rates)."""
 
@@ -29,6 +29,7 @@ class Measured:
     null_series: tuple[int, int] | None = None
     null_rates: pd.DataFrame | None = None
     like: tuple[str, float, float] | None = None  # harness_cost.same_configuration
+    medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -55,12 +56,16 @@ def _gate(gates: pd.DataFrame) -> str:
     return "- **The gate**: " + "; ".join(parts) + "."
 
 
-def _studies(twins: pd.DataFrame, simulated: pd.DataFrame) -> str:
+def _studies(twins: pd.DataFrame, simulated: pd.DataFrame, medians: pd.DataFrame | None) -> str:
     held = ", ".join(f"{r.covered} of {r.rows} at {r.processes} processes" for r in twins.itertuples())
-    covered = ", ".join(f"{r.share:.1%}" for r in simulated.itertuples())
-    sizes = ", ".join(str(r.processes) for r in simulated.itertuples())
+
+    def covered(table: pd.DataFrame) -> str:
+        return (", ".join(f"{r.share:.1%}" for r in table.itertuples()) + " at "
+                + ", ".join(str(r.processes) for r in table.itertuples()) + " processes")
+
+    of_medians = "" if medians is None else f"; medians simulated from each job's measured spreads, {covered(medians)}"
     return (f"- **The studies' intervals** (published reference): A/A twins covered 1 in {held}; rows simulated "
-            f"from each job's measured spread covered in {covered} at {sizes} processes (target 93-97%).")
+            f"from each job's measured spread covered in {covered(simulated)}{of_medians} (target 93-97%).")
 
 
 def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> str:
@@ -87,7 +92,7 @@ def brief(measured: Measured) -> list[str]:
     m = measured
     lines = [_lockstep(m.found)] if len(m.found) else []
     lines += [_gate(m.gates)] if m.gates is not None and len(m.gates) else []
-    lines += [_studies(m.twins, m.simulated)] if m.twins is not None and m.simulated is not None else []
+    lines += [_studies(m.twins, m.simulated, m.medians)] if m.twins is not None and m.simulated is not None else []
     lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []
     lines += [_history(m.null_series, m.null_rates)] if m.null_series or m.null_rates is not None else []
     return ["## In brief", "", *lines, ""] if lines else []

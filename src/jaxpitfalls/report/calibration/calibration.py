@@ -209,7 +209,8 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     studies = study_intervals.coverages([Path(reference)]) if reference else None
     series, rates, null = _null_history(history_paths, history_ratios, history_benchmarks, history)
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
-                       simulated=studies[2] if studies else None, null_series=series, null_rates=rates)
+                       simulated=studies[2] if studies else None, medians=studies[3] if studies else None,
+                       null_series=series, null_rates=rates)
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),

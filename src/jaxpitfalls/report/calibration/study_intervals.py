@@ -3,7 +3,8 @@
 job's fresh processes (the job's rows estimated again from the kept processes' own rows, as
 report/reference/reestimate.py does for a whole snapshot), and rows simulated from the spread between processes
 each job measured, row by row, at 2, 3 and 5 processes, where the truth is known and the estimator
-(harness/moderated.py) is the same.
+(harness/moderated.py) is the same; and the jobs' medians over their processes (report/tables/over_processes.py)
+simulated the same way from the spreads each job's medians measured.
 
     python -m jaxpitfalls.report.calibration.study_intervals RUN_OR_SNAPSHOT [...]
 
@@ -77,30 +78,59 @@ def _spreads(rows: pd.DataFrame) -> np.ndarray:
     return sd[sd > 0].to_numpy()
 
 
-def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
-    """Per number of processes: jobs shaped as the measured ones (their rows, each row's measured spread taken as
-    its true one, true ratio 1) simulated SIMULATED times each, every row's interval from moderated.pooled."""
+def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
+    """A job's medians as measured: each row's own spread between processes (sd of its processes' log medians,
+    less what they share) and the offset every row shares (a slow process slows every variant), split as
+    moderated.pooled splits them; no rows without two processes."""
+    own = steps[steps.process != POOLED]
+    logs = np.log(own.pivot_table(index=["variant", "mode"], columns="process", values="median_ms").dropna()
+                  .to_numpy(dtype=float))
+    if logs.ndim != 2 or logs.shape[0] < 2 or logs.shape[1] < 2:
+        return np.array([]), 0.0
+    (n, k), centred = logs.shape, logs - logs.mean(axis=1, keepdims=True)
+    common = centred.mean(axis=0)
+    residual = np.sqrt(((centred - common) ** 2).sum(axis=1) / ((k - 1) * (n - 1) / n))
+    return residual[residual > 0], float(np.sqrt((common ** 2).sum() / (k - 1)))
+
+
+def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[int], seed: int) -> pd.DataFrame:
+    """Per number of processes: jobs of rows with the spreads given (each row's own, and an offset per process
+    the rows share; true value 0) simulated SIMULATED times each, every row's interval from moderated.pooled."""
     rng = np.random.default_rng(seed)
-    spreads = [sd for sd in (_spreads(rows) for rows, _ in jobs) if len(sd)]
     found = []
     for size in sizes:
         held = total = 0
-        for sd in spreads:
+        for sd, shared in components:
             for _ in range(SIMULATED):
-                estimates = moderated.pooled(rng.standard_normal((len(sd), size)) * sd[:, None])
+                values = rng.standard_normal((len(sd), size)) * sd[:, None] + shared * rng.standard_normal(size)
+                estimates = moderated.pooled(values)
                 held += sum(e.low <= 0 <= e.high for e in estimates)
                 total += len(estimates)
         found.append({"processes": size, **_share(held, total)})
     return pd.DataFrame(found)
 
 
-def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame]:
-    """The jobs of the runs or snapshots named, counted, with their twins' and simulated rows' coverage."""
+def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
+    """Per number of processes: jobs shaped as the measured ones (their comparisons' rows, each row's measured
+    spread taken as its true one, true ratio 1) simulated, each row's interval from moderated.pooled."""
+    return _simulated([(sd, 0.0) for sd in (_spreads(rows) for rows, _ in jobs) if len(sd)], sizes, seed)
+
+
+def simulated_median_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
+    """Per number of processes: jobs' medians shaped as the measured ones (their rows, each row's own spread and
+    the offset the rows share taken as true: _median_components) simulated, as over_processes estimates them."""
+    return _simulated([c for c in (_median_components(steps) for _, steps in jobs) if len(c[0])], sizes, seed)
+
+
+def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and simulated
+    medians' coverage."""
     jobs = [job for root in roots for job in table_jobs(root)]
-    return len(jobs), twin_coverage(jobs), simulated_coverage(jobs)
+    return len(jobs), twin_coverage(jobs), simulated_coverage(jobs), simulated_median_coverage(jobs)
 
 
-def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame) -> list[str]:
+def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame,
+            medians: pd.DataFrame) -> list[str]:
     """The calibration page's lines on the studies' own intervals (`coverages` of `roots`, named as given)."""
     return [
         "## The studies' own intervals", "",
@@ -112,6 +142,10 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
         "it is judged by is the job's real pairs': it tests false alarms, and over-covers by construction. Rows "
         "simulated from each job's measured spread between processes, row by row (true ratio 1; target 93-97%):",
         "", simulated.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
+        "A job's medians over its processes (report/tables/over_processes.py: each process's median, their mean on "
+        "the log scale, the spread pooled across the job's rows), simulated from each job's measured spreads: "
+        "each row's own, and the offset a slow process puts on every row alike (true value known; target "
+        "93-97%):", "", medians.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
     ]
 
 

@@ -1,9 +1,10 @@
-"""A published snapshot's comparisons estimated again by this checkout's estimator, from the tables it keeps.
+"""A published snapshot's job rows estimated again by this checkout's estimator, from the tables it keeps.
 
-A snapshot's comparisons table keeps each worker process's own ratio and difference beside the job's (`process`
-0, 1, ... beside `all`), and its steps table each variant's median: all that harness.processes.pooled_intervals
-reads. Its job rows are estimated again from them, the per-process rows as they were, so its claims are judged on
-today's intervals without timing a new run (a snapshot estimated by today's code comes out as it was).
+A snapshot's steps table keeps each worker process's own median, relative IQR and step shares beside the job's
+(`process` 0, 1, ... beside `all`), and its comparisons table each process's own ratio, difference and compile-time
+ratio: all that tables.over_processes and harness.processes.pooled_intervals read. Its job rows are estimated again
+from them, the per-process rows as they were, so its claims are judged on today's intervals without timing a new
+run (a snapshot estimated by today's code comes out as it was).
 
     python -m jaxpitfalls.report.reference.reestimate SNAPSHOT
 
@@ -20,6 +21,7 @@ import pandas as pd
 from ...harness.processes import pooled_intervals
 from ...harness.stats import is_difference, is_twin, side_parts
 from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
+from ..tables.over_processes import compile_ratios_over_processes, steps_over_processes
 from .reference import table_paths
 from .rerender import record_rejudged
 
@@ -55,17 +57,18 @@ def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def reestimate(snapshot: Path) -> list[str]:
-    """Every study's comparisons table in the snapshot estimated again; the tables whose content changed
-    (recorded in the manifest's `rejudged`)."""
+    """Every study's steps and comparisons tables in the snapshot estimated again (steps first: a comparison's
+    size is its baseline's median); the tables whose content changed (recorded in the manifest's `rejudged`)."""
     written = []
     for study in sorted(p.name for p in (snapshot / "tables").iterdir() if p.is_dir()):
-        paths = table_paths(snapshot, study)
-        before = Path(paths["comparisons"]).read_text()
+        paths = {name: Path(path) for name, path in table_paths(snapshot, study).items()}
+        before = {name: paths[name].read_text() for name in ("steps", "comparisons")}
+        steps = steps_over_processes(pd.read_csv(paths["steps"], dtype={"process": str}))
+        steps.to_csv(paths["steps"], index=False)
         comparisons = pd.read_csv(paths["comparisons"], dtype={"process": str})
-        reestimated(comparisons, pd.read_csv(paths["steps"], dtype={"process": str})).to_csv(
-            paths["comparisons"], index=False)
-        if Path(paths["comparisons"]).read_text() != before:
-            written.append(str(Path(paths["comparisons"]).relative_to(snapshot)))
+        compile_ratios_over_processes(reestimated(comparisons, steps)).to_csv(paths["comparisons"], index=False)
+        written += [str(paths[name].relative_to(snapshot)) for name, text in before.items()
+                    if paths[name].read_text() != text]
     record_rejudged(snapshot, written)
     return written
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from ...harness.stats import bootstrap_median_ci, is_difference, is_twin, paired
 from ...harness.variants import VariantsIndistinguishable, require_distinct
 from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
 from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
+from .over_processes import POOLED, compile_ratios_over_processes, steps_over_processes
 
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
@@ -25,8 +27,6 @@ def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
     }
 
-
-POOLED = "all"
 ESTIMATE_COLUMNS = ("ratio_p_value", "ratio_df", "diff_df")  # what harness.processes.pooled_intervals adds
 
 
@@ -41,8 +41,9 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
     return _config_columns(doc) | {
         "variant": variant, "mode": mode, "process": process,
         **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
-        **dict(zip(("median_ci_low_ms", "median_ci_high_ms"), _median_interval_ms(m), strict=True)),
-        **dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), relative_iqr_ci(_samples(m)),
+        **dict(zip(("median_ci_low_ms", "median_ci_high_ms"),
+                   _within(m, lambda s: tuple(x * 1e3 for x in bootstrap_median_ci(s)), 2), strict=True)),
+        **dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), _within(m, relative_iqr_ci, 3),
                    strict=True)),
         "n": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
         "contended_samples": sum(pooled["contended"]) if process == POOLED else None,
@@ -63,51 +64,49 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
 
 def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
     """A mode timed step by step (per process, per step, its seconds in every call): each step's median (ms)
-    and its share of the call, the median of the calls' shares with a bootstrap 95% interval (processes
-    resampled first, as every interval here); the split is judged on that interval, not on the medians'
-    quotient."""
+    and its share of the call, the median of the calls' shares with its 95% interval; the split is judged on
+    that interval, not on the medians' quotient. One process's: a bootstrap over its calls; a job's of several
+    processes: estimated from theirs (over_processes), left empty here."""
     if not processes:
         return {}
-    shares = [{step: np.asarray(xs) / np.sum(list(calls.values()), axis=0) for step, xs in calls.items()}
-              for calls in processes]
     out = {}
     for step in processes[0]:
-        low, high = bootstrap_median_ci([list(s[step]) for s in shares])
-        out |= {f"step_{step}_ms": float(np.median(np.concatenate([p[step] for p in processes]))) * 1e3,
-                f"step_{step}_share": float(np.median(np.concatenate([s[step] for s in shares]))),
-                f"step_{step}_share_ci_low": low, f"step_{step}_share_ci_high": high}
+        out[f"step_{step}_ms"] = float(np.median(np.concatenate([p[step] for p in processes]))) * 1e3
+        share = (np.asarray(processes[0][step]) / np.sum(list(processes[0].values()), axis=0)
+                 if len(processes) == 1 else None)
+        out |= dict(zip((f"step_{step}_share", f"step_{step}_share_ci_low", f"step_{step}_share_ci_high"),
+                        (math.nan,) * 3 if share is None else (float(np.median(share)), *bootstrap_median_ci(share)),
+                        strict=True))
     return out
 
 
-def _samples(m: dict[str, Any]) -> list[float] | list[list[float]]:
-    """A mode's samples, one list per worker process where there were several."""
-    return [p["samples_s"] for p in m["processes"]] if m.get("processes") else m["samples_s"]
-
-
-def _median_interval_ms(m: dict[str, Any]) -> tuple[float, float]:
-    """The 95% bootstrap interval of a mode's median (ms), resampling processes first where there were
-    several: what a claim about an absolute time is judged on, never the samples' range."""
-    low, high = bootstrap_median_ci(_samples(m))
-    return low * 1e3, high * 1e3
+def _within(m: dict[str, Any], summary: Callable[[list[float]], tuple[float, ...]], size: int) -> tuple[float, ...]:
+    """A mode's summary with its bootstrap interval over one process's samples (a claim about an absolute time
+    is judged on an interval, never on the samples' range); a job's of several processes is estimated from
+    theirs (over_processes): `size` blanks here."""
+    return (math.nan,) * size if m.get("processes") else summary(m["samples_s"])
 
 
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, variant, mode and process (`all`: every process's samples pooled; `0`,
-    `1`, ...: each worker process's own, when there were several): summary statistics in milliseconds, the
-    counts of the variant's signature (`signature_*`), whether the mode measures compilation on purpose."""
-    return pd.DataFrame([
+    """One row per configuration, variant, mode and process (`all`: the job's, over its processes; `0`,
+    `1`, ...: each worker process's own, when there were several): summary statistics in milliseconds (the job's
+    median, relative IQR and step shares with their intervals over its processes: over_processes), the counts of the
+    variant's signature (`signature_*`), whether the mode measures compilation on purpose."""
+    return steps_over_processes(pd.DataFrame([
         _step_row(doc, variant, mode, pooled, process, m)
         for doc in docs for variant, v in doc["variants"].items() for mode, pooled in v["modes"].items()
         for process, m in _per_process(pooled, pooled.get("processes"))
-    ])
+    ]))
 
 
-def _compile_seconds(mode: dict[str, Any], process: str) -> list[float] | list[list[float]]:
-    """A mode's compile time per sample: one list per worker process for the pooled row (cut at each
-    process's sample count, the order they were merged in), or the one process's own."""
+def _compile_seconds(mode: dict[str, Any], process: str) -> list[float] | None:
+    """A mode's compile time per sample in one process: the job's where it ran in one, else the named process's
+    (cut at each process's sample count, the order they were merged in); a job's of several processes is
+    estimated from theirs (over_processes): None."""
     seconds, counts = mode["compile_seconds"], [len(p["samples_s"]) for p in mode.get("processes", [])]
-    groups = [seconds[sum(counts[:i]):sum(counts[:i + 1])] for i in range(len(counts))] or [seconds]
-    return groups if process == POOLED else groups[int(process)]
+    if not counts or process == POOLED:
+        return None if counts else seconds
+    return seconds[sum(counts[:int(process)]):sum(counts[:int(process) + 1])]
 
 
 def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict[str, float]:
@@ -119,14 +118,15 @@ def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict
     modes = [doc["variants"][name]["modes"][c["mode"]] for name in sides]
     if not all("compile_seconds" in m for m in modes):
         return {}
-    compared = paired_comparison(*(_compile_seconds(m, process) for m in modes))
-    return {f"compile_{k}": compared[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")}
+    seconds = [_compile_seconds(m, process) for m in modes]
+    compared = paired_comparison(*seconds) if seconds[0] is not None else {}
+    return {f"compile_{k}": compared.get(k, math.nan) for k in ("ratio", "ratio_ci_low", "ratio_ci_high")}
 
 
 def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per configuration, compared pair and process (as in `steps_table`): median ratio and
-    difference (ms) with 95% intervals (and of XLA compile time, in modes that compile on purpose); pooled
-    rows name the lowest and highest ratio of a single process."""
+    difference (ms) with 95% intervals (and of XLA compile time, in modes that compile on purpose: a job's
+    over its processes, over_processes); pooled rows name the lowest and highest ratio of a single process."""
     rows = []
     for doc in docs:
         by_process = [(POOLED, doc["comparisons"])] + [
@@ -144,7 +144,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     # a job's row over several processes: its p-value and degrees of freedom (harness.moderated)
                     **{k: c.get(k) for k in ESTIMATE_COLUMNS},
                 } | _compile_ratio(doc, c, process))
-    return pd.DataFrame(rows)
+    return compile_ratios_over_processes(pd.DataFrame(rows))
 
 
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:

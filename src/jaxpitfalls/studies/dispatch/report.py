@@ -20,7 +20,7 @@ from .spec import BESIDE, COMPUTE_BAND, FLATTEN_MODE, SPEC
 FINDINGS = ("slower", "where", "partition_free", "pipelining")  # the cost, its cause, the fix, the catch
 FIGURES = {
     "overhead_vs_leaves": "Per-step overhead against the jit_flat floor vs the model's pytree leaves "
-                          "(layers sweep), with 95% bootstrap intervals; each point from its own job, so the "
+                          "(layers sweep), with 95% intervals; each point from its own job, so the "
                           "machine's drift between jobs is in the line (the structure claim reads each depth over "
                           "the base timed in the same job). More layers add compute with the leaves: a difference "
                           "of two variants cancels it only where both run the program alike (the breakdown's "

@@ -78,7 +78,7 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
          "split into forward, transfer and storage (ms per pass), and the first pass (the warmup) with its "
          "compilations.", throughput(tables["steps"])),
         ("Gains phase by phase",
-         "Each fix against the variant before it (time before / time after, paired samples, bootstrap 95% "
+         "Each fix against the variant before it (time before / time after, paired by round, 95% "
          "interval), beside the write-up's estimate, and the same ratio for first passes (compilations "
          "included): over fresh first passes, timed interleaved, for padding; from the single warmup pass of "
          "each variant for the others.", gains(tables)),

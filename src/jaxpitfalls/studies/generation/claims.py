@@ -263,7 +263,7 @@ def _slowed_cached(run: Run) -> Judged:
 
 def _slowed(run: Run, variant: str, demo_id: str, same: dict, over: str | None = None) -> tuple[float, float, float]:
     """How much the short warmup slowed one variant's generation: its median in the demonstration over the
-    proper configuration's (two jobs: independent medians, each with its bootstrap interval); `over`: another
+    proper configuration's (two jobs: independent medians, each with its 95% interval); `over`: another
     variant's proper median instead of its own."""
     short = row(run.tables["steps"], config_id=demo_id, variant=variant, mode="generate")
     proper = row(run.steps, variant=over or variant, mode="generate", **same)

@@ -92,8 +92,8 @@ CLAIMS = {
              "runs it: the write-up's pair, its 'Non-Cached' path compiled per length ('warmup(use_cache=False)  # "
              "Compiles non-cached path') against 'Cached + JIT'. The write-up's number is compared with the same "
              "pair, the uncached loop compiling in its timed region (the warmup demonstration's, ratio of the two "
-             "medians' bootstrap intervals): its uncached ran 1.50 tok/s with the proper warmup and 1.73 with the "
-             "short one, the pace of one compilation per token, not of a forward; the un-jitted loop "
+             "medians' 95% intervals): its uncached ran 1.50 tok/s with the proper warmup and 1.73 "
+             "with the short one, the pace of one compilation per token, not of a forward; the un-jitted loop "
              "(uncached_eager) shown beside it",
         advice=Advice("Decode with a preallocated KV cache and one jitted single-token step.")),
     "recompiles": Claim(
@@ -120,7 +120,7 @@ CLAIMS = {
                         differs="an RTX 4070 there, {here} here: what a compilation costs against a decode step"),),
         rule=f"the speedup measured with the short warmup over the proper one, the write-up's way (its non-cached "
              f"baseline nearly kept its speed, 1.50 and 1.73 tok/s from its numbers, so the baseline is held at its "
-             f"proper time: kv_cache's proper median over its short-warmup one, ratio of the two medians' bootstrap "
+             f"proper time: kv_cache's proper median over its short-warmup one, ratio of the two medians' 95% "
              f"intervals), 95% interval "
              f"excluding 1 (the warmup changed the answer; within 1/{UNDISTORTED}-{UNDISTORTED}x: not reproduced); "
              f"the quotient sized against the write-up's like one, {WRITE_UP_DISTORTION_HELD:.2f}x (4.23 / 24.45: "
@@ -137,7 +137,7 @@ CLAIMS = {
         numbers=(Number(5.8, 5.8, "x slower", structural=False, at=GPT2_SMALL,
                         differs="one compile against one decode step on an RTX 4070 there, on {here} here"),),
         rule="kv_cache's median generation with the short warmup over the proper one (ratio of the two medians' "
-             "bootstrap intervals) above 1"),
+             "95% intervals) above 1"),
     "scan": Claim(  # the estimate its rule cites: docs/decisions.md#scans-have-no-bound
         f"(beyond the write-up) the whole decode loop in one lax.scan beats a Python loop of steps by more than "
         f"{1 - SCAN_BEATS:.0%}",

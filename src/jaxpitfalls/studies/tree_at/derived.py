@@ -124,7 +124,7 @@ def reference_bound(spread: dict[str, list], reference: dict[str, float] | None)
 
 def un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float, float, float], float]:
     """The un-jitted start-up's median over the batched variant's in `mode` at the step-by-step configuration
-    (ratio of the two medians' bootstrap 95% intervals), and that median (ms)."""
+    (ratio of the two medians' 95% intervals), and that median (ms)."""
     jitted = median_of(run.steps, stepped.config_id, stepped.variant, mode)
     return ratio_of_estimates(stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms), jitted[0],
                               jitted[1:]), jitted[0]

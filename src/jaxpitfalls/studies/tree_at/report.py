@@ -20,7 +20,7 @@ FIGURES = {
     "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode timed at "
                           "several sizes, the step-by-step mode in its table). A slope of 1 is linear scaling, 2 "
                           "quadratic.",
-    "speedup_vs_transforms": "unbatched / batched per mode vs transforms, with 95% bootstrap intervals: "
+    "speedup_vs_transforms": "unbatched / batched per mode vs transforms, with 95% intervals: "
                              "above 1, batching is faster.",
 }
 

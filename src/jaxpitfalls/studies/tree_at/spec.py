@@ -158,8 +158,8 @@ CLAIMS = {
     "variance": Claim(
         "the batched version's times vary far less (more predictable)",
         "std 0.22 ms vs 22.03 ms over 20 runs (one outlier drives the unbatched std)",
-        rule="unbatched's relative spread (IQR / median, within a process: each process's samples over its own "
-             "median, so a shift between fresh processes is not spread; bootstrap 95% interval) over batched's, "
+        rule="unbatched's relative spread (IQR / median, within a process, so a shift between fresh processes is "
+             "not spread; its mean over processes with a 95% interval) over batched's, "
              "the depths as one "
              f"(geometric mean) above {FAR_LESS:g}: batched's at most half; wholly below {FAR_LESS:g}: not reproduced "
              f"(the IQR's spread only: the tails the write-up's std shows, one outlier, are not compared, and garbage "
@@ -181,7 +181,7 @@ CLAIMS = {
                         differs="sharding onto a TPU v4 slice there (a transfer per leaf); onto {here}'s "
                                 "devices here"),),
         rule=f"batched, step by step at BERT-4L-768H's structure: applying the plan's share of the un-jitted "
-             f"start-up (median of the calls' shares, bootstrap 95% interval) below {DOMINATES:.0%}, the rest "
+             f"start-up (median of the calls' shares, its 95% interval) below {DOMINATES:.0%}, the rest "
              f"going to the other steps (each step's share shown); above: not reproduced",
         advice=Advice("Batched, applying the plan is a small part of an un-jitted start-up: sharding and creating "
                       "the optimizer state are where its time goes (unbatched, its tree_at calls grow with the "
@@ -194,7 +194,7 @@ CLAIMS = {
         numbers=(Number(56, 56, "x", structural=False, at=BERT_4L_768H,
                         differs="a TPU v4 there, {here} here: what each un-jitted step costs to dispatch"),),
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
-             f"(ratio of the two medians' bootstrap 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
+             f"(ratio of the two medians' 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
              f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced (run once, the "
              f"first run is the fair comparison: once_run)",
         accelerator="on a CPU the compiled call does the un-jitted steps' own host-memory work (sharded copies, "
@@ -216,7 +216,7 @@ CLAIMS = {
         beyond=True,
         rule="each run once, cold: the un-jitted start-up's first call in its process (its operations compiling as "
              "they first run) over the jitted first run's median (trace + compile + run, a fresh jit per sample; "
-             "its bootstrap 95% interval), unbatched, where the step-by-step start-up was timed: above 1 "
+             "its 95% interval), unbatched, where the step-by-step start-up was timed: above 1 "
              "reproduced, below 1 not reproduced (results without a first call: the un-jitted warm median, said so)",
         advice=Advice("Jit a start-up even where it runs once: its first run, compilation included, beats its "
                       "steps un-jitted here.",
