@@ -23,7 +23,8 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "- the gate after its correction (Benjamini-Hochberg over a side's rows, and the sign-flip test of the rows "
         f"as a whole) on those rows ({per_side} a side, each side judged alone): its power and its false fails;",
         *(["- the studies' own intervals on the published reference: false alarms on the floors' A/A twins, and "
-            "coverage of rows simulated from each job's measured spread between processes;"] if studies else []),
+            "coverage of rows and of medians simulated from each job's measured spreads between processes;"]
+          if studies else []),
         null, "",
         "Not calibrated here:", "",
         "- the comparison of two separate runs (`compare.baseline`: their medians and ratios): the same estimator "
@@ -31,6 +32,8 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "processes a run, with and without an offset a run's rows share, tests/test_moderated.py), but no A/A pair "
         "of separate runs is timed here;",
         *([] if studies else ["- the studies' own intervals: no published reference was read with this page;"]),
+        "- a job's step shares, relative IQRs and compile-time ratios over its processes: the same estimator "
+        "(report/tables/over_processes.py), checked on simulated rows only (tests/test_moderated.py);",
         "- the studies' intervals where a real change differs from process to process (a twin has none; the "
         "simulated rows draw each process's offset from a normal with the row's measured spread);",
         "- comparisons at fewer processes than these, and how often a real change of another size is called "

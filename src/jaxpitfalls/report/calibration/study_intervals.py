@@ -102,7 +102,9 @@ def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[i
         held = total = 0
         for sd, shared in components:
             for _ in range(SIMULATED):
-                values = rng.standard_normal((len(sd), size)) * sd[:, None] + shared * rng.standard_normal(size)
+                values = rng.standard_normal((len(sd), size)) * sd[:, None]
+                if shared:  # drawn only where there is one: the comparisons' rows draw as they did before
+                    values += shared * rng.standard_normal(size)
                 estimates = moderated.pooled(values)
                 held += sum(e.low <= 0 <= e.high for e in estimates)
                 total += len(estimates)
