@@ -122,6 +122,9 @@ MALFORMED = [
      "least 2 (it is 1)"),
     ("fewer processes at most than at first", {"studies": {"tree_at": {"measure": {"max_processes": 1}}}},
      "config studies.tree_at.measure.max_processes: 1 is below processes (2)"),
+    ("a lockstep precision target over one process",
+     {"compare": {"sides": {"a": {}, "a2": {}}, "processes": 1, "target_precision": 0.04}},
+     "config compare.target_precision: 0.04 is reached over fresh processes: set processes to at least 2 (it is 1)"),
 ]
 
 

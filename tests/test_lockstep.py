@@ -280,3 +280,48 @@ def test_an_undecided_lockstep_row_says_how_many_processes_would_tell():
     assert set(one.verdict) == {"inconclusive"} and one.processes_needed.isna().all()
     with pytest.raises(gate.Regressions, match="one process: their spread not measured"):
         gate.require_no_regressions(one, "lockstep", fail_on_inconclusive=True)
+
+
+class OffsetPerProcess(FakeWorker):
+    """A side's worker whose fresh process lands `offset` x slower or faster (log-normal; another core, another
+    memory layout): what only more fresh processes average out."""
+
+    def __init__(self, machine: Machine, process: int, offset: float) -> None:
+        super().__init__(machine, float(np.exp(offset * np.random.default_rng(100 + process).standard_normal())))
+
+
+def test_a_target_precision_adds_fresh_processes_until_every_row_reaches_it():
+    """Side b's processes land 3% apart: 3 processes leave the rows wider than +-4%, so workers are added one
+    at a time until they are within it (6 here), before the most allowed have timed it."""
+    from jaxpitfalls.jobs.lockstep import precise_enough
+
+    enough, machines = precise_enough("dispatch", "base", 0.04), {}
+    timed = in_lockstep([A, B], lambda side, p: OffsetPerProcess(machines.setdefault(p, Machine(p)), p,
+                                                                  0.03 if side is B else 0.0),
+                        processes=3, rounds=20, samples_per_block=1, enough=enough, most=12)
+    rows = lockstep.side_by_side(_doc(timed))
+    half = (rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio
+    assert 3 < len(timed["processes"]) < 12 and (half <= 0.04).all()
+    assert not enough({**timed, "processes": timed["processes"][:-1]})  # one fewer: not yet
+
+
+def test_without_a_target_or_once_precise_the_job_times_its_processes_only():
+    from jaxpitfalls.jobs.lockstep import precise_enough
+
+    assert precise_enough("dispatch", "base", 0.0) is None
+    machines: dict[int, Machine] = {}  # one a process, both sides on it
+    timed = in_lockstep([A, B], lambda side, p: FakeWorker(machines.setdefault(p, Machine(p))), processes=3,
+                        rounds=20, samples_per_block=1, enough=precise_enough("dispatch", "base", 0.05), most=12)
+    assert len(timed["processes"]) == 3
+
+
+def test_the_report_says_how_many_jobs_timed_more_processes_for_their_target():
+    recorded = {"rounds": 20, "samples_per_block": 1, "processes": 3, "target_precision": 0.04, "max_processes": 8}
+    docs = [{"lockstep": recorded, "timed": {"processes": [{}] * n}} for n in (3, 6, 3)]
+    assert lockstep.set_up_line(docs)[0] == (
+        "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 3 jobs recorded; more processes "
+        "one at a time until every row was within ±4.0% of its ratio or 8 had timed it: 1 of 3 jobs took more "
+        "(6 processes).")
+    without = [{"lockstep": recorded | {"target_precision": 0}, "timed": {"processes": [{}] * 3}}]
+    assert lockstep.set_up_line(without)[0] == (
+        "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 1 job recorded.")

@@ -30,14 +30,18 @@ def _study_folders(config: dict[str, Any]) -> list[str]:
 
 
 def _processes_problems(config: dict[str, Any]) -> list[str]:
-    """Each study's `measure` processes as Timing would refuse them when its first job starts."""
+    """Each study's `measure` processes as Timing would refuse them when its first job starts, and the lockstep
+    sides' (`compare`), which reach a target precision the same way."""
+    blocks = [(f"studies.{name}.measure", study.get("measure", {}))
+              for name, study in config.get("studies", {}).items()]
+    if config.get("compare", {}).get("sides"):
+        blocks.append(("compare", config["compare"]))
     found = []
-    for name, study in config.get("studies", {}).items():
-        measure = study.get("measure", {})
-        problem = processes_problem(measure.get("processes", 1), measure.get("target_precision", 0),
-                                    measure.get("max_processes", 0))
+    for at, block in blocks:
+        problem = processes_problem(block.get("processes", 1), block.get("target_precision", 0),
+                                    block.get("max_processes", 0))
         if problem:
-            found.append(f"config studies.{name}.measure.{problem}")
+            found.append(f"config {at}.{problem}")
     return found
 
 

@@ -45,15 +45,25 @@ class Lockstep:
     rounds: int
     samples_per_block: int
     processes: int
+    target_precision: float = 0.0  # 0: `processes` only
+    max_processes: int = 0  # with target_precision: 0, twice `processes`
 
     @classmethod
     def of(cls, block: Mapping[str, Any]) -> Lockstep:
-        named = {f.name: block[f.name] for f in fields(cls)}
+        named = {f.name: block[f.name] for f in fields(cls) if f.name in block}
         return cls(**named | {"sides": _sides(named["sides"])})
+
+    @property
+    def most_processes(self) -> int:
+        """The most fresh workers per side a configuration is timed in: `processes` without a target."""
+        if not self.target_precision:
+            return self.processes
+        return max(self.processes, self.max_processes or 2 * self.processes)
 
     def recorded(self) -> dict[str, Any]:
         return {"sides": list(self.sides), "rounds": self.rounds, "samples_per_block": self.samples_per_block,
-                "processes": self.processes}
+                "processes": self.processes, "target_precision": self.target_precision,
+                "max_processes": self.most_processes}
 
 
 def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:
@@ -70,6 +80,8 @@ class Compare:
     rounds: int
     samples_per_block: int
     processes: int
+    target_precision: float
+    max_processes: int
     threshold: float
     machine_units: bool
     pyperf: Pyperf

@@ -59,16 +59,15 @@ class SidesDiffer(RuntimeError):
 
 
 def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], processes: int, rounds: int,
-                samples_per_block: int, seed: int = 0, watch: Watch = REAL,
-                max_busy_share: float = 0.2) -> dict[str, Any]:
+                samples_per_block: int, seed: int = 0, watch: Watch = REAL, max_busy_share: float = 0.2,
+                enough: Callable[[dict[str, Any]], bool] | None = None, most: int = 0) -> dict[str, Any]:
     """Time every side's variants in lockstep: per process, one warm worker per side (`start(side, process)`),
     then per mode `rounds` rounds; in a round, variant by variant (forward, then reversed order, alternately),
     every side times one block of that variant: the blocks paired across sides are a fraction of a second
     apart. The sides' order is a row of a Williams design, every row once per block of rounds of a variant in a
     random order (`_orders`): each side goes first, and follows each other side, equally often. What is left is
-    each sample's
-    own noise (on the 2-core VM, paired ~50 ms samples of a small BERT step differ by 10-15%, with blocks a
-    second apart as with a tenth of a second), which only more rounds average out.
+    each sample's own noise (on the 2-core VM, paired ~50 ms samples of a small BERT step differ by 10-15%, with
+    blocks a second apart as with a tenth of a second), which only more rounds average out.
 
     The machine is watched round by round as a timing job watches its windows (`watch`: other processes'
     and the hypervisor's shares of the cores, the workers' own CPU taken out), and every round is kept: a
@@ -77,47 +76,79 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
     Every worker calibrates its calls per sample; every block of every side and process is of the first
     side's first worker's count (`calls_per_sample`), one count shared as the rounds are.
 
+    After `processes`, where `enough` is given, one more fresh set of workers at a time until `enough` of the
+    result so far holds (every row precise enough) or `most` have timed it.
+
     Returns per process, side, mode and variant the median of each round's block (round i of every side
     paired), per process the sides' order in each round (`orders`) and per mode each round's machine
     (`machine`), the calls per sample, and every side's description from each process."""
-    rng = np.random.default_rng(seed)
     names = [s.name for s in sides]
+    plan = _Plan(names, rounds, samples_per_block, watch, max_busy_share, np.random.default_rng(seed))
     timed: list[dict[str, Any]] = []
     orders: list[dict[str, dict[str, list[list[str]]]]] = []
     watched: list[dict[str, list[dict[str, Any]]]] = []
     described: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     calls: dict[str, dict[str, int]] = {}
-    for process in range(processes):
+
+    def result() -> dict[str, Any]:
+        return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "calls_per_sample": calls,
+                "processes": timed, "orders": orders, "machine": watched, "max_busy_share": max_busy_share,
+                "descriptions": described}
+
+    process = 0
+    while process < processes or (enough is not None and process < most and not enough(result())):
+        if process >= processes:
+            log.info("lockstep: not every row precise enough after %d process(es): one more (at most %d)",
+                     process, most)
         workers: dict[str, Worker] = {}
         try:
             for side in sides:
                 workers[side.name] = start(side, process)
             for side in sides:  # every side ready before the first round
                 described[side.name].append(workers[side.name].description)
-            modes = _common_modes({name: w.description for name, w in workers.items()})
             calls = calls or workers[names[0]].description["calls_per_sample"]
-            rounds_of = {name: {m: {v: [] for v in vs} for m, vs in modes.items()} for name in names}
-            order_of = {m: {v: _orders(names, rounds, rng) for v in vs} for m, vs in modes.items()}
-            machine_of: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
-            for mode, variants in modes.items():
-                for r in range(rounds):
-                    began, workers_cpu = watch.now(), sum(w.cpu_s for w in workers.values())
-                    _round(workers, mode, variants, r, order_of[mode], samples_per_block, calls[mode], rounds_of)
-                    machine_of[mode].append(round_window(watch.between(began, watch.now()),
-                                                         sum(w.cpu_s for w in workers.values()) - workers_cpu,
-                                                         max_busy_share))
-                    if (r + 1) % max(1, rounds // 5) == 0:
-                        log.info("lockstep process %d/%d, %s: round %d/%d", process + 1, processes, mode, r + 1,
-                                 rounds)
+            rounds_of, order_of, machine_of = plan.time(
+                workers, _common_modes({name: w.description for name, w in workers.items()}), calls,
+                f"{process + 1}/{max(processes, most)}")
             timed.append(rounds_of)
             orders.append(order_of)
             watched.append(machine_of)
         finally:
             for worker in workers.values():
                 worker.close()
-    return {"sides": names, "rounds": rounds, "samples_per_block": samples_per_block, "calls_per_sample": calls,
-            "processes": timed, "orders": orders, "machine": watched, "max_busy_share": max_busy_share,
-            "descriptions": described}
+        process += 1
+    return result()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every process of a lockstep job times alike: the sides' names, rounds per mode, samples per block,
+    the machine's watch and its limit, and the random orders' generator."""
+
+    names: list[str]
+    rounds: int
+    samples_per_block: int
+    watch: Watch
+    max_busy_share: float
+    rng: np.random.Generator
+
+    def time(self, workers: dict[str, Worker], modes: dict[str, list[str]], calls: dict[str, dict[str, int]],
+             label: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[dict[str, Any]]]]:
+        """One process's rounds with its warm `workers`: per side, mode and variant each round's block median,
+        per mode and variant the sides' order in each round, and per mode each round's machine."""
+        rounds_of = {name: {m: {v: [] for v in vs} for m, vs in modes.items()} for name in self.names}
+        order_of = {m: {v: _orders(self.names, self.rounds, self.rng) for v in vs} for m, vs in modes.items()}
+        machine_of: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+        for mode, variants in modes.items():
+            for r in range(self.rounds):
+                began, workers_cpu = self.watch.now(), sum(w.cpu_s for w in workers.values())
+                _round(workers, mode, variants, r, order_of[mode], self.samples_per_block, calls[mode], rounds_of)
+                machine_of[mode].append(round_window(self.watch.between(began, self.watch.now()),
+                                                     sum(w.cpu_s for w in workers.values()) - workers_cpu,
+                                                     self.max_busy_share))
+                if (r + 1) % max(1, self.rounds // 5) == 0:
+                    log.info("lockstep process %s, %s: round %d/%d", label, mode, r + 1, self.rounds)
+        return rounds_of, order_of, machine_of
 
 
 def _round(workers: dict[str, Worker], mode: str, variants: list[str], r: int, orders: dict[str, list[list[str]]],

@@ -8,12 +8,14 @@ import logging
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .. import registry, results
 from ..contract.run_settings import Lockstep
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
+from ..report.comparison.lockstep import side_by_side
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
@@ -25,10 +27,28 @@ def sides_of(settings: Lockstep) -> list[Side]:
     return [Side(name, side.python or Side.python, dict(side.env)) for name, side in settings.sides.items()]
 
 
+def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[str, Any]], bool] | None:
+    """Whether the processes so far know every row (each later side against the first, as the report judges it:
+    report.comparison.lockstep.side_by_side) to within `target` of its ratio either way; None without a target.
+    Fewer than two processes give no interval: never enough."""
+    if not target:
+        return None
+
+    def enough(timed: dict[str, Any]) -> bool:
+        rows = side_by_side({"study": study, "config_id": config_id, "timed": timed})
+        half = (rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio
+        log.info("lockstep %s: rows within +-%.1f%% (widest) after %d process(es); target +-%.1f%%", config_id,
+                 100 * half.max(), len(timed["processes"]), 100 * target)
+        return bool((half <= target).all())
+
+    return enough
+
+
 def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
                  inputs: dict[str, str], compare: Lockstep, out_path: str, log_path: str = "",
                  jax_cache_dir: str = "") -> dict[str, Any]:
-    """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes). Every
+    """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes, more where
+    its target precision asks: precise_enough). Every
     worker compiles through the shared persistent cache (its key holds JAX's version and the XLA flags, so
     sides that differ in them do not share programs): a fresh process after the first loads its programs."""
     sides = sides_of(compare)
@@ -42,7 +62,9 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
         worker = ["-m", WORKER, str(request_path), log_path, jax_cache_dir]
         timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare.processes,
                             compare.rounds, compare.samples_per_block, seed=zlib.crc32(conf["id"].encode()),
-                            max_busy_share=registry.spec(study).timing.of(settings).sampling.max_busy_share)
+                            max_busy_share=registry.spec(study).timing.of(settings).sampling.max_busy_share,
+                            enough=precise_enough(study, conf["id"], compare.target_precision),
+                            most=compare.most_processes)
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
            "sides": {s.name: {"python": s.python, "env": s.env} for s in sides}, "lockstep": compare.recorded(),
            "job_seconds": time.perf_counter() - start}

@@ -23,6 +23,7 @@ from scipy.stats import levene
 from ...contract.run_settings import Compare, History
 from ...harness.injected import KNOB, SLOWDOWN_ENV
 from ...harness.stats import wilson
+from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
 from ..tables.run_summary import run_summary
@@ -129,7 +130,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         *brief(measured),
         "## The lockstep rows", "",
         f"`make calibrate` (presets/calibrate.yaml): {ran['study']} timed in lockstep on sides "
-        f"{_sides(ran)}, {ran['processes']} processes x {ran['rounds']} rounds a side: this environment "
+        f"{_sides(ran)}, {ran['processes']} processes x {ran['rounds']} rounds a side"
+        f"{' (' + ran['more'] + ')' if ran.get('more') else ''}: this environment "
         "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
@@ -190,7 +192,8 @@ def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
     # results made before a job recorded its set-up: the config's, which those jobs ran with
     set_up = recorded.get("lockstep", {"processes": compare.processes, "rounds": compare.rounds})
     return {**set_up, "study": recorded["study"], "sides": recorded["sides"], "threshold": compare.threshold,
-            "pyperf": {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options)}}
+            "pyperf": {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options)},
+            "more": more_processes(jobs)}
 
 
 def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: Compare, out: str,

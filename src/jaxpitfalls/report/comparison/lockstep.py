@@ -124,7 +124,23 @@ def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
                        (doc["lockstep"] for doc in docs if "lockstep" in doc)})
     said = "; ".join(f"{p} fresh process{'es' * (p > 1)} x {r} rounds x {s} sample{'s' * (s > 1)} per block a side"
                      for p, r, s in recorded)
-    return [f"Timed: {said}, as the {len(docs)} job{'s' * (len(docs) > 1)} recorded.", ""] if recorded else []
+    more = more_processes(docs)
+    return [f"Timed: {said}, as the {len(docs)} job{'s' * (len(docs) > 1)} recorded{'; ' + more if more else ''}.",
+            ""] if recorded else []
+
+
+def more_processes(docs: list[dict[str, Any]]) -> str:
+    """Where the jobs had a target precision (compare.target_precision): how many timed more processes to reach
+    it, and how many each timed ('' without one)."""
+    targets = sorted({d["lockstep"]["target_precision"] for d in docs if d.get("lockstep", {}).get("target_precision")})
+    if not targets:
+        return ""
+    most = max(d["lockstep"]["max_processes"] for d in docs if "lockstep" in d)
+    timed = [len(d["timed"]["processes"]) for d in docs]
+    more = [n for n, d in zip(timed, docs, strict=True) if n > d["lockstep"]["processes"]]
+    return (f"more processes one at a time until every row was within ±{', '.join(f'{t:.1%}' for t in targets)} "
+            f"of its ratio or {most} had timed it: {len(more)} of {len(docs)} jobs took more "
+            f"({', '.join(map(str, sorted(more))) or 'none'} processes)")
 
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,

@@ -25,7 +25,7 @@ APPLIED = ("reason", "bound", "absent_here")  # what contract.decisions.applicab
 
 
 def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
-    """Each claim as judged on every process's samples pooled, unless two worker processes' own samples
+    """Each claim as judged on the job's rows (over its processes), unless two worker processes' own samples
     reach opposite verdicts (one reproduced, another not): then it is `unstable`, never a yes or a no that
     another fresh process would have contradicted. A process that alone cannot tell (inconclusive, on a
     K-th of the samples) contradicts nothing; where the processes differ at all, each one's verdict is

@@ -224,8 +224,8 @@ PER_PROCESS = ("steps", "comparisons")
 
 
 def read_tables(paths: Mapping[str, str], process: str = POOLED, twins: bool = False) -> dict[str, pd.DataFrame]:
-    """A study's tables as written by `aggregate`, by name, as one process saw them: `all` (every process's
-    samples pooled; what figures and tables show) or a worker process's own rows (`0`, `1`, ...). The floor's
+    """A study's tables as written by `aggregate`, by name, as one process saw them: `all` (the job's, over
+    its processes; what figures and tables show) or a worker process's own rows (`0`, `1`, ...). The floor's
     A/A twin (protocol.measure_mode) is the audit's, not the study's: its rows only with `twins`."""
     tables = {name: pd.read_csv(paths[name], keep_default_na=name != "environment", dtype=TEXT_COLUMNS)
               for name in TABLES}
