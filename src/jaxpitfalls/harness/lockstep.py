@@ -109,7 +109,7 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
             calls = calls or workers[names[0]].description["calls_per_sample"]
             rounds_of, order_of, machine_of = plan.time(
                 workers, _common_modes({name: w.description for name, w in workers.items()}), calls,
-                f"{process + 1}/{max(processes, most)}")
+                f"{process + 1}/{processes}" if process < processes else f"{process + 1} (at most {most})")
             timed.append(rounds_of)
             orders.append(order_of)
             watched.append(machine_of)
