@@ -69,7 +69,7 @@ def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quant
     found = iter(pool(scaled[held]) if held.any() else [])
     named = {c[0]: c for c in columns}
     for (column, *key), row, in_pool in zip(values.index, scaled, held, strict=True):
-        e = next(found) if in_pool else moderated.Estimate(float(row.mean()), -math.inf, math.inf, 1.0, math.nan, 0.0)
+        e = next(found) if in_pool else moderated.estimate([float(row.mean())])  # one value: no interval
         job.loc[where[tuple(key)], list(named[column])] = [back(x) for x in (e.mean, e.low, e.high)]
 
 
