@@ -67,6 +67,20 @@ def test_rows_that_spread_alike_pool_and_rows_that_spread_apart_do_not():
     assert apart.df < 1
 
 
+@pytest.mark.parametrize("processes", [2, 3, 5])
+@pytest.mark.parametrize("rows", [2, 3, 8])
+def test_no_row_rests_on_fewer_degrees_of_freedom_than_its_own_spread(processes, rows):
+    """Two rows at 2 processes, their shared offset split off, would rest on 0.75 degrees of freedom: each keeps
+    its own spread (which holds the offset) on its own 1, as moderated.estimate gives it."""
+    for job in _jobs(processes, rows, 0.5, 50, seed=3, shared=0.02):
+        found = moderated.pooled(job)
+        assert min(e.df for e in found) >= processes - 1
+        for row, e in zip(job, found, strict=True):
+            if e.df == processes - 1:
+                alone = moderated.estimate(row)
+                assert (e.low, e.high) == pytest.approx((alone.low, alone.high))
+
+
 def test_one_row_or_one_process_has_no_prior_and_agreeing_processes_no_interval():
     assert moderated.fit_prior([0.01], 2) == moderated.NO_PRIOR
     assert moderated.fit_prior([0.0, 0.0, 0.01], 2) == moderated.NO_PRIOR  # agreeing rows say nothing

@@ -15,6 +15,7 @@ count them as independent, so they are too narrow; the simulated rows are indepe
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -80,17 +81,16 @@ def _spreads(rows: pd.DataFrame) -> np.ndarray:
 
 def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
     """A job's medians as measured: each row's own spread between processes (sd of its processes' log medians,
-    less what they share) and the offset every row shares (a slow process slows every variant), split as
-    moderated.pooled splits them; no rows without two processes."""
+    less what they share) and the offset every row shares (a slow process slows every variant), beyond what the
+    rows' own spreads put into their mean: moderated.components; no rows without two processes."""
     own = steps[steps.process != POOLED]
     logs = np.log(own.pivot_table(index=["variant", "mode"], columns="process", values="median_ms").dropna()
                   .to_numpy(dtype=float))
     if logs.ndim != 2 or logs.shape[0] < 2 or logs.shape[1] < 2:
         return np.array([]), 0.0
     (n, k), centred = logs.shape, logs - logs.mean(axis=1, keepdims=True)
-    common = centred.mean(axis=0)
-    residual = np.sqrt(((centred - common) ** 2).sum(axis=1) / ((k - 1) * (n - 1) / n))
-    return residual[residual > 0], float(np.sqrt((common ** 2).sum() / (k - 1)))
+    common, residual, _ = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
+    return np.sqrt(residual[residual > 0]), math.sqrt(moderated.shared_variance(common, residual, n, k - 1))
 
 
 def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[int], seed: int) -> pd.DataFrame:

@@ -94,14 +94,8 @@ def steps_over_processes(steps: pd.DataFrame) -> pd.DataFrame:
 
 def compile_ratios_over_processes(comparisons: pd.DataFrame) -> pd.DataFrame:
     """A comparisons table whose job rows' compile-time ratios (modes that compile on purpose) are estimated
-    over the job's processes, each on its own (_each_alone)."""
+    over the job's processes, pooled as its comparisons are (two rows at 2 processes keep each its own spread:
+    moderated.pooled)."""
     if "compile_ratio" not in comparisons:
         return comparisons
-    return _estimated(comparisons, COMPARISON_KEYS, [([_with_interval("compile_ratio")], LOG, _each_alone)])
-
-
-def _each_alone(rows: np.ndarray) -> list[moderated.Estimate]:
-    """Each row on its own spread between processes (which holds any offset its processes share): a job's
-    compile-time ratios are one or two rows, and two pooled at 2 processes, their shared offset split off, rest on
-    fewer degrees of freedom (0.75 in the published reference's tree_at jobs) than either alone (1)."""
-    return [moderated.estimate(r) for r in rows]
+    return _estimated(comparisons, COMPARISON_KEYS, [([_with_interval("compile_ratio")], LOG, moderated.pooled)])
