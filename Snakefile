@@ -9,6 +9,7 @@ from snakemake.utils import min_version
 sys.path.insert(0, f"{workflow.basedir}/src")
 
 from jaxpitfalls.configcheck import require_valid
+from jaxpitfalls.idle_scheduler import keep_idle
 
 min_version("9.0")
 
@@ -22,6 +23,11 @@ require_valid(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
 
 
 report: "workflow/report/workflow.rst"
+
+
+# No job-rate timers waking the scheduler many times a second beside a timed job.
+onstart:
+    keep_idle(workflow)
 
 
 # Cheap jobs that only read results run where Snakemake runs, never queued on a cluster (profiles/slurm).

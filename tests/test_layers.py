@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 # config check and the report read the studies through it; the jobs that run a study on top.
 FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources",
-     "jaxpitfalls.formatting"),
+     "jaxpitfalls.formatting", "jaxpitfalls.idle_scheduler"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.contract",),
     ("jaxpitfalls.studies",),
