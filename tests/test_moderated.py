@@ -31,11 +31,12 @@ def _jobs(processes: int, rows: int, spread_apart: float, jobs: int, seed: int =
 
 
 @pytest.mark.parametrize("processes", [2, 3, 5])
-@pytest.mark.parametrize("rows,spread_apart,shared", [(3, 0.5, 0.0), (8, 0.5, 0.0), (8, 1.0, 0.0), (3, 0.5, 0.02),
-                                                      (8, 0.5, 0.02)])
+@pytest.mark.parametrize("rows,spread_apart,shared", [(2, 0.5, 0.02), (3, 0.5, 0.0), (8, 0.5, 0.0), (8, 1.0, 0.0),
+                                                      (3, 0.5, 0.02), (8, 0.5, 0.02)])
 def test_rows_are_covered_in_at_least_93_percent_at_2_3_and_5_processes(processes, rows, spread_apart, shared):
     """Never below 93%; up to 99% at 2 processes and 3 rows, where the common spread rests on 1 degree of
-    freedom."""
+    freedom. Two rows keep each its own spread (the split would leave them fewer degrees of freedom): 94-96%,
+    where the split gave 97-99.5% on intervals 1.1-7 times as wide."""
     found = [e for job in _jobs(processes, rows, spread_apart, 2400 // rows, shared=shared)
              for e in moderated.pooled(job)]
     covered = np.mean([e.low <= 0 <= e.high for e in found])

@@ -159,8 +159,8 @@ def pooled_apart(rows: Sequence[Sequence[float]]) -> list[Estimate]:
 
 def components(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A job's rows' values centred on their group's mean (`dof` per row: the processes less the groups), split
-    into the offset per process common to the `fit` rows, each row's own residual variance about it, and that
-    residual's degrees of freedom (a fitted row's residual also left the common part)."""
+    into the offset per process common to the `fit` rows (two at least), each row's own residual variance about
+    it, and that residual's degrees of freedom (a fitted row's residual also left the common part)."""
     n = int(fit.sum())
     common = centred[fit].mean(axis=0)
     residual_df = np.where(fit, dof * (n - 1) / n, dof)
@@ -186,7 +186,7 @@ def _split(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray
     shared = shared_variance(common, own[fit], int(fit.sum()), dof)
     total = own + shared
     df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / dof, 1e-300), 0.0)
-    fewer = fit & (df < dof)
+    fewer = fit & (df < dof * (1 - 1e-9))  # not where rounding alone puts a row's df a hair below its own
     return np.where(fewer, (centred ** 2).sum(axis=1) / dof, total), np.where(fewer, dof, df)
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...harness.stats import wilson
 from .gate_power import SUBSET
 
 
@@ -49,7 +48,7 @@ def _lockstep(found: pd.DataFrame) -> str:
 def _gate(gates: pd.DataFrame) -> str:
     slowed, same = gates[gates.injected.round(2) >= 1.10], gates[gates.injected.round(4) == 1]
     parts = [f"a 10% slowdown named in {g.named} of {g.rows} rows after its correction ({g.named_share:.1%} "
-             f"[{wilson(g.named, g.rows)[0]:.1%}, {wilson(g.named, g.rows)[1]:.1%}]; target at least 90%)"
+             f"[{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"
              for g in slowed.itertuples()]
     parts += [f"on A/A rows it {'**failed**' if g.gate_fails else 'passed'} ({getattr(g, f'gate_fails_{SUBSET}'):.0%} "
               f"of subsets of {SUBSET} rows failed)" for g in same.itertuples()]

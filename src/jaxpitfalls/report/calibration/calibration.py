@@ -27,7 +27,7 @@ from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
 from ..tables.run_summary import run_summary
-from . import null_histories, study_intervals
+from . import clustered, null_histories, study_intervals
 from .brief import Measured, brief
 from .gate_power import gate_lines, gate_table
 from .harness_cost import cost_summary, pyperf_section, same_configuration
@@ -42,7 +42,8 @@ TARGETS = {
 # An injected change found often enough; at 1.05, the threshold's edge, `regressed` (a minimum-effect test: the
 # whole interval beyond 1.05) is a false call, at most its one-sided 2.5% (issue #70).
 FOUND = {1.05: (("excludes_1", 0.80, 1.0), ("regressed", 0.0, 0.025)), 1.10: (("regressed", 0.90, 1.0),)}
-COLUMNS = ["injected", "rows", "quantity", "count", "share", "share_low", "share_high", "target", "met"]
+COLUMNS = ["injected", "rows", "effective_rows", "quantity", "count", "share", "share_low", "share_high", "target",
+           "met"]
 
 
 def _targets(factor: float) -> list[tuple[str, float, float]]:
@@ -50,25 +51,34 @@ def _targets(factor: float) -> list[tuple[str, float, float]]:
     return [*TARGETS[kind], *FOUND.get(round(factor, 2), ())]
 
 
-def summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per injected factor (1 for A/A rows), the share of rows flagged (regressed or improved), regressed,
-    whose interval excludes 1, and whose interval covers the injected factor, each with its Wilson interval
-    and, where the issue sets one, its target."""
-    rows = []
+def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, pd.Series, pd.Series, pd.DataFrame]]:
+    """Per injected factor (1 for A/A rows) and quantity, which of its rows show it (flagged: regressed or
+    improved; regressed; an interval excluding 1; an interval covering the injected factor) and how far past it
+    each row's interval lies (clustered.margins)."""
     for factor, part in table.groupby(table.injected.round(4)):
-        seen = {"flagged": part.verdict.isin(["regressed", "improved"]),
-                "regressed": part.verdict == "regressed",
-                "excludes_1": (part.ratio_ci_low > 1) | (part.ratio_ci_high < 1),
-                "covers": (part.ratio_ci_low <= factor) & (factor <= part.ratio_ci_high)}
-        targets = {quantity: (low, high) for quantity, low, high in _targets(float(factor))}
-        for quantity, hits in seen.items():
-            k, n = int(hits.sum()), len(part)
-            low, high = wilson(k, n)
-            target = targets.get(quantity)
-            rows.append({"injected": float(factor), "rows": n, "quantity": quantity, "count": k, "share": k / n,
-                         "share_low": low, "share_high": high,
-                         "target": f"{100 * target[0]:g}%-{100 * target[1]:g}%" if target else "",
-                         "met": (target[0] <= k / n <= target[1]) if target else None})
+        margins = clustered.margins(part, float(factor), threshold)
+        yield from ((float(factor), quantity, hits, margins[quantity], part) for quantity, hits in {
+            "flagged": part.verdict.isin(["regressed", "improved"]),
+            "regressed": part.verdict == "regressed",
+            "excludes_1": (part.ratio_ci_low > 1) | (part.ratio_ci_high < 1),
+            "covers": (part.ratio_ci_low <= factor) & (factor <= part.ratio_ci_high)}.items())
+
+
+def summary(table: pd.DataFrame, threshold: float = 0.05) -> pd.DataFrame:
+    """Per injected factor and quantity (`_seen`), the share of rows with its 95% interval over the effective
+    rows (clustered: the rows of one configuration share its processes) and, where the issue sets one, its
+    target."""
+    rows = []
+    for factor, quantity, hits, margins, part in _seen(table, threshold):
+        k, n, configurations = int(hits.sum()), len(hits), part.config_id.nunique()
+        effective = clustered.effective_rows(n, clustered.design_effect(margins, hits, part.config_id),
+                                             configurations)
+        low, high = clustered.interval(k, n, effective)
+        target = {q: (lo, hi) for q, lo, hi in _targets(factor)}.get(quantity)
+        rows.append({"injected": factor, "rows": n, "effective_rows": effective, "quantity": quantity, "count": k,
+                     "share": k / n, "share_low": low, "share_high": high,
+                     "target": f"{100 * target[0]:g}%-{100 * target[1]:g}%" if target else "",
+                     "met": (target[0] <= k / n <= target[1]) if target else None})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -136,8 +146,9 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         "fraction of each sample (busy work, harness/injected.py), over "
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "A row's interval: Student's t over its fresh processes' median log-ratios, their spread pooled across the "
-        "rows of its job (harness/moderated.py). Each share with its Wilson 95% interval; `met`: the share lies "
-        "within the target.", "",
+        "rows of its job (harness/moderated.py). Each share with its Wilson 95% interval over its effective rows "
+        "(the rows of one configuration share its processes: report/calibration/clustered.py); `met`: the share "
+        "lies within the target.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
@@ -208,7 +219,8 @@ def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compar
     jobs = [json.loads(Path(p).read_text()) for p in run_paths]
     machine_s = sum(job["job_seconds"] for job in jobs)
     pairs = beside(table, jobs, [json.loads(Path(p).read_text()) for p in pyperf_paths]) if pyperf_paths else None
-    ran, found = _ran(jobs, compare), summary(table)
+    ran = _ran(jobs, compare)
+    found = summary(table, ran["threshold"])
     studies = study_intervals.coverages([Path(reference)]) if reference else None
     series, rates, null = _null_history(history_paths, history_ratios, history_benchmarks, history)
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,

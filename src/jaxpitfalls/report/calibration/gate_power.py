@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...harness.stats import wilson
 from ..comparison.familywise import FDR, surviving
 from ..comparison.sign_flip import global_p
+from . import clustered
 
 SUBSET, SUBSETS = 16, 200
-COLUMNS = ["side", "injected", "rows", "named", "named_share", "gate_fails", f"named_share_{SUBSET}",
-           f"gate_fails_{SUBSET}", "half_width_named", "half_width_not_named"]
+COLUMNS = ["side", "injected", "rows", "named", "named_share", "named_low", "named_high", "gate_fails",
+           f"named_share_{SUBSET}", f"gate_fails_{SUBSET}", "half_width_named", "half_width_not_named"]
 
 
 def _named(rows: pd.DataFrame, threshold: float) -> pd.Series:
@@ -45,10 +45,13 @@ def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataF
     for side, rows in table.groupby("side", sort=False):
         named, fails = judged(rows, threshold)
         which = _named(rows, threshold)
+        effect = clustered.design_effect(clustered.margins(rows, 1.0, threshold)["regressed"], which, rows.config_id)
+        low, high = clustered.interval(named, len(rows),
+                                       clustered.effective_rows(len(rows), effect, rows.config_id.nunique()))
         small = [judged(rows.iloc[rng.choice(len(rows), SUBSET, replace=False)], threshold)
                  for _ in range(SUBSETS if len(rows) > SUBSET else 0)]
         found.append({"side": side, "injected": float(rows.injected.iloc[0]), "rows": len(rows), "named": named,
-                      "named_share": named / len(rows), "gate_fails": fails,
+                      "named_share": named / len(rows), "named_low": low, "named_high": high, "gate_fails": fails,
                       f"named_share_{SUBSET}": np.mean([n / SUBSET for n, _ in small]) if small else np.nan,
                       f"gate_fails_{SUBSET}": np.mean([f for _, f in small]) if small else np.nan,
                       "half_width_named": _half_width(rows[which]), "half_width_not_named": _half_width(rows[~which])})
@@ -62,12 +65,13 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
              f"`named`, the rows it names (regressed, surviving Benjamini-Hochberg at {FDR:.0%} over the side's "
              "rows); `gate_fails`, whether it fails (a row named, or the rows as a whole slower by sign flips of "
              f"whole processes); the same over {SUBSETS} random subsets of {SUBSET} rows (overlapping: not "
-             "independent draws).", "", gates.to_markdown(index=False, floatfmt=".3f"), ""]
+             "independent draws); `named_low`-`named_high`, the named share's 95% interval over its effective rows (a "
+             "configuration's rows share its processes).", "", gates.to_markdown(index=False, floatfmt=".3f"), ""]
     for g in gates.itertuples():
-        low, high = wilson(g.named, g.rows)
         if round(g.injected, 2) >= 1.10:
-            lines.append(f"- injected {g.injected:g}: {g.named} of {g.rows} rows named ({g.named_share:.1%} [{low:.1%}"
-                         f", {high:.1%}]; target at least 90%: {'met' if g.named_share >= 0.9 else '**missed**'})"
+            met = "met" if g.named_share >= 0.9 else "**missed**"
+            lines.append(f"- injected {g.injected:g}: {g.named} of {g.rows} rows named ({g.named_share:.1%} "
+                         f"[{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%: {met})"
                          + _why_not(g, threshold))
         elif round(g.injected, 4) == 1:
             lines.append(f"- A/A ({g.side}): the gate {'**failed**' if g.gate_fails else 'passed'} on its {g.rows} "

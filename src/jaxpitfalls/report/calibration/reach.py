@@ -38,8 +38,11 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "simulated rows draw each process's offset from a normal with the row's measured spread);",
         "- comparisons at fewer processes than these, and how often a real change of another size is called "
         "unchanged.", "",
-        "How far the rates reach: each share's Wilson interval counts the rows as independent, while the rows of "
-        f"one configuration share its fresh processes ({rows} rows over {configurations} configurations), so "
-        "those intervals are too narrow; and an injected row is an A/A row times a known factor "
-        "(harness/injected.py), which tests the intervals' width, not a change that differs by variant or mode.", "",
+        "How far the rates reach: the rows of one configuration share its fresh processes "
+        f"({rows} rows over {configurations} configurations), so each share's interval counts its effective rows: "
+        "its rows over the larger design effect of its rows' margins (how far each interval lies past the event, "
+        "clustered by configuration) and of its own hits, with t on the configurations' degrees of freedom "
+        "(report/calibration/clustered.py). An injected row is an "
+        "A/A row times a known factor (harness/injected.py), which tests the intervals' width, not a change that "
+        "differs by variant or mode.", "",
     ]
