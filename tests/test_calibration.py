@@ -258,3 +258,18 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     assert "the null history named a step in 0 of 10 series; 1.0% [0.4%, 2.3%] of 500 simulated" in text
     assert "**The gate**" not in text  # not measured here
     assert brief(Measured(found.iloc[0:0])) == []
+
+
+def test_a_missed_power_target_says_whether_its_interval_still_reaches_it():
+    """80.8% named misses 90%; where the interval over the effective rows reaches 90% the page says the
+    configurations cannot rule the target out, and where it stops short it does not."""
+    from jaxpitfalls.report.calibration.gate_power import COLUMNS, gate_lines
+
+    def line(high: float) -> str:
+        gate = pd.DataFrame([dict.fromkeys(COLUMNS, np.nan) | {
+            "side": "b10", "injected": 1.1, "rows": 104, "named": 84, "named_share": 84 / 104, "named_low": 0.53,
+            "named_high": high, "gate_fails": True}])
+        return next(x for x in gate_lines(gate, 0.05) if x.startswith("- injected 1.1"))
+
+    assert "**missed**, though its interval reaches 90%: these configurations cannot rule the target out" in line(0.94)
+    assert "**missed**)" in line(0.87)
