@@ -78,8 +78,18 @@ def summary(table: pd.DataFrame, threshold: float = 0.05) -> pd.DataFrame:
         rows.append({"injected": factor, "rows": n, "effective_rows": effective, "quantity": quantity, "count": k,
                      "share": k / n, "share_low": low, "share_high": high,
                      "target": f"{100 * target[0]:g}%-{100 * target[1]:g}%" if target else "",
-                     "met": (target[0] <= k / n <= target[1]) if target else None})
+                     "met": _met(k / n, low, high, target)})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _met(share: float, low: float, high: float, target: tuple[float, float] | None) -> str:
+    """`yes` where the share lies within its target, `no` where its whole interval lies outside, `cannot tell`
+    where the share is outside but its interval reaches the target (the configurations cannot rule it out)."""
+    if target is None:
+        return ""
+    if target[0] <= share <= target[1]:
+        return "yes"
+    return "no" if high < target[0] or low > target[1] else "cannot tell"
 
 
 KNOB_TOLERANCE = 0.01  # how far the injected rows' median ratio may sit from the factor asked for
@@ -147,8 +157,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "A row's interval: Student's t over its fresh processes' median log-ratios, their spread pooled across the "
         "rows of its job (harness/moderated.py). Each share with its Wilson 95% interval over its effective rows "
-        "(the rows of one configuration share its processes: report/calibration/clustered.py); `met`: the share "
-        "lies within the target.", "",
+        "(the rows of one configuration share its processes: report/calibration/clustered.py); `met`: yes where "
+        "the share lies within the target, no where its whole interval lies outside, cannot tell otherwise.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
