@@ -70,26 +70,14 @@ def summary(table: pd.DataFrame, threshold: float = 0.05) -> pd.DataFrame:
     target."""
     rows = []
     for factor, quantity, hits, margins, part in _seen(table, threshold):
-        k, n, configurations = int(hits.sum()), len(hits), part.config_id.nunique()
-        effective = clustered.effective_rows(n, clustered.design_effect(margins, hits, part.config_id),
-                                             configurations)
-        low, high = clustered.interval(k, n, effective)
+        k, n = int(hits.sum()), len(hits)
+        effective, low, high = clustered.share_interval(margins, hits, part.config_id)
         target = {q: (lo, hi) for q, lo, hi in _targets(factor)}.get(quantity)
         rows.append({"injected": factor, "rows": n, "effective_rows": effective, "quantity": quantity, "count": k,
                      "share": k / n, "share_low": low, "share_high": high,
                      "target": f"{100 * target[0]:g}%-{100 * target[1]:g}%" if target else "",
-                     "met": _met(k / n, low, high, target)})
+                     "met": clustered.against(k / n, low, high, target) if target else ""})
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def _met(share: float, low: float, high: float, target: tuple[float, float] | None) -> str:
-    """`yes` where the share lies within its target, `no` where its whole interval lies outside, `cannot tell`
-    where the share is outside but its interval reaches the target (the configurations cannot rule it out)."""
-    if target is None:
-        return ""
-    if target[0] <= share <= target[1]:
-        return "yes"
-    return "no" if high < target[0] or low > target[1] else "cannot tell"
 
 
 KNOB_TOLERANCE = 0.01  # how far the injected rows' median ratio may sit from the factor asked for

@@ -81,3 +81,17 @@ def margins(rows: pd.DataFrame, factor: float, threshold: float) -> dict[str, pd
     return {"flagged": np.maximum(regressed, improved), "regressed": regressed,
             "excludes_1": np.maximum(low, -high) / half,
             "covers": np.minimum(math.log(factor) - low, high - math.log(factor)) / half}
+
+
+def share_interval(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> tuple[float, float, float]:
+    """The share of `hits` over rows grouped by `clusters`: its effective rows and its 95% interval over them."""
+    effective = effective_rows(len(hits), design_effect(margins, hits, clusters), clusters.nunique())
+    return effective, *interval(int(hits.sum()), len(hits), effective)
+
+
+def against(share: float, low: float, high: float, target: tuple[float, float]) -> str:
+    """`yes` where the share lies within its target, `no` where its whole interval lies outside, `cannot tell`
+    where the share is outside but its interval reaches the target (the configurations cannot rule it out)."""
+    if target[0] <= share <= target[1]:
+        return "yes"
+    return "no" if high < target[0] or low > target[1] else "cannot tell"

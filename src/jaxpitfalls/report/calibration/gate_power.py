@@ -18,6 +18,9 @@ from ..comparison.sign_flip import global_p
 from . import clustered
 
 SUBSET, SUBSETS = 16, 200
+# A power target's verdict in words (clustered.against): a miss whose interval still reaches the target says so.
+_MET = {"yes": "met", "no": "**missed**",
+        "cannot tell": "**missed**, though its interval reaches 90%: these configurations cannot rule the target out"}
 COLUMNS = ["side", "injected", "rows", "named", "named_share", "named_low", "named_high", "gate_fails",
            f"named_share_{SUBSET}", f"gate_fails_{SUBSET}", "half_width_named", "half_width_not_named"]
 
@@ -45,9 +48,8 @@ def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataF
     for side, rows in table.groupby("side", sort=False):
         named, fails = judged(rows, threshold)
         which = _named(rows, threshold)
-        effect = clustered.design_effect(clustered.margins(rows, 1.0, threshold)["regressed"], which, rows.config_id)
-        low, high = clustered.interval(named, len(rows),
-                                       clustered.effective_rows(len(rows), effect, rows.config_id.nunique()))
+        _, low, high = clustered.share_interval(clustered.margins(rows, 1.0, threshold)["regressed"], which,
+                                                rows.config_id)
         small = [judged(rows.iloc[rng.choice(len(rows), SUBSET, replace=False)], threshold)
                  for _ in range(SUBSETS if len(rows) > SUBSET else 0)]
         found.append({"side": side, "injected": float(rows.injected.iloc[0]), "rows": len(rows), "named": named,
@@ -69,7 +71,7 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
              "configuration's rows share its processes).", "", gates.to_markdown(index=False, floatfmt=".3f"), ""]
     for g in gates.itertuples():
         if round(g.injected, 2) >= 1.10:
-            met = "met" if g.named_share >= 0.9 else "**missed**" + _not_told(g.named_high)
+            met = _MET[clustered.against(g.named_share, g.named_low, g.named_high, (0.9, 1.0))]
             lines.append(f"- injected {g.injected:g}: {g.named} of {g.rows} rows named ({g.named_share:.1%} "
                          f"[{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%: {met})"
                          + _why_not(g, threshold))
@@ -78,12 +80,6 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
                          f"rows, and failed on {getattr(g, f'gate_fails_{SUBSET}'):.1%} of its subsets of {SUBSET} "
                          "(target: at most 5% of A/A runs)")
     return [*lines, ""]
-
-
-def _not_told(high: float, target: float = 0.9) -> str:
-    """Where a missed share's interval still reaches the target: its rows cannot tell the two apart."""
-    return f", though its interval reaches {target:.0%}: these configurations cannot rule the target out" if (
-        high >= target) else ""
 
 
 def _why_not(g, threshold: float) -> str:
