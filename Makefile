@@ -79,12 +79,14 @@ reference: $(STAMP)
 # The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
 # itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their
 # intervals, pyperf beside the lockstep on one callable, and a null release history (a package the timed code
-# never calls), in docs/calibration.md (commit it).
+# never calls), published as docs/calibration.md with what it timed in docs/calibration/ (commit both). A change
+# that only judges or words differently is published without timing again:
+# `python -m jaxpitfalls.report.calibration.published rejudge --write`.
 CALIBRATE_RUN := runs/calibrate-$(shell date -u +%Y%m%dT%H%M%S)
 calibrate: $(STAMP)
 	$(BIN)/snakemake --cores all --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \
 		reports/calibration.md
-	cp $(CALIBRATE_RUN)/reports/calibration.md docs/calibration.md
+	$(BIN)/python -m jaxpitfalls.report.calibration.published publish $(CALIBRATE_RUN)
 
 # Another environment from an envs/ spec: `make .venv-equinox-0.11.7/.installed` <- envs/equinox-0.11.7.txt.
 .venv-%/.installed: $(wildcard envs/*.txt) pyproject.toml

@@ -1,13 +1,13 @@
-"""Rule calibration: the lockstep table against its known truths, and pyperf beside it -> reports/calibration.md."""
+"""Rule calibration: what the calibration timed kept whole (results/calibration/), and its page rendered from
+what was kept -> reports/calibration.md."""
 
 from jaxpitfalls import runtime
-from jaxpitfalls.contract.run_settings import Compare, History
-from jaxpitfalls.report.calibration import calibration
+from jaxpitfalls.report.calibration import calibration, timed
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
-history = History.of(sm.params.history)
-calibration.write(sm.input.table, list(sm.input.runs), list(sm.input.pyperf), Compare.of(sm.params.compare),
-                  sm.output[0], list(sm.input.history), list(sm.input.history_benchmarks), history,
-                  list(sm.input.history_ratios), sm.params.reference)
-log.info("calibration -> %s", sm.output[0])
+timed.keep(sm.output.timed, sm.input.table, list(sm.input.runs), list(sm.input.pyperf), dict(sm.params.compare),
+           dict(sm.params.history), list(sm.input.history), list(sm.input.history_ratios),
+           list(sm.input.history_benchmarks), sm.params.reference)
+calibration.write(timed.read(sm.output.timed), sm.output.page, sm.params.reference)
+log.info("calibration -> %s (what it timed: %s)", sm.output.page, sm.output.timed)

@@ -227,12 +227,12 @@ def test_the_page_says_what_it_does_not_calibrate():
     process), from the run's own counts; without a published reference, it says so."""
     from workflow_copy import ROOT
 
-    from jaxpitfalls.report.calibration import reach
+    from jaxpitfalls.report.calibration.brief import reach_lines
 
     page = (ROOT / "docs" / "calibration.md").read_text()
     # the committed page: 3 sides of 104 rows against the first, 13 configurations, a null history of 2 jobs
-    assert "\n".join(reach.reach_lines(312, 104, 5, 13, [1.05, 1.1], 2, studies=True)) in page
-    assert "no published reference was read" in "\n".join(reach.reach_lines(312, 104, 5, 13, [1.1], None))
+    assert "\n".join(reach_lines(312, 104, 5, 13, [1.05, 1.1], 2, studies=True)) in page
+    assert "no published reference was read" in "\n".join(reach_lines(312, 104, 5, 13, [1.1], None))
     assert "Benjamini-Hochberg" in page and "Holm" not in page
 
 

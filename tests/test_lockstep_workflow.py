@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import pandas as pd
 import pytest
 import yaml
 from configs import SMOKE_XLA_FLAGS
 from workflow_copy import snakemake
+
+from jaxpitfalls.report.calibration import published, timed
 
 pytestmark = pytest.mark.workflow
 
@@ -28,19 +31,19 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     snakemake(workdir, "--cores", "all", "reports/compare_lockstep.md", overlay=overlay)
 
     (path,) = (workdir / "results" / "lockstep" / "dispatch").glob("*.json")
-    timed = json.loads(path.read_text())["timed"]
-    assert timed["sides"] == ["a", "b"] and len(timed["processes"]) == 1
-    rounds = timed["processes"][0]
+    recorded = json.loads(path.read_text())["timed"]
+    assert recorded["sides"] == ["a", "b"] and len(recorded["processes"]) == 1
+    rounds = recorded["processes"][0]
     for side in ("a", "b"):
         assert set(rounds[side]) == {"blocked", "pipelined"}
         assert all(len(xs) == 3 and min(xs) > 0 for mode in rounds[side].values() for xs in mode.values())
-    signatures = {side: described[0]["signatures"] for side, described in timed["descriptions"].items()}
+    signatures = {side: described[0]["signatures"] for side, described in recorded["descriptions"].items()}
     assert signatures["a"] == signatures["b"]  # the same code on both sides
 
     report = (workdir / "reports" / "compare_lockstep.md").read_text()
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
     assert "Timed: 1 fresh process x 3 rounds x 1 sample per block a side, as the 1 job recorded." in report
-    assert [len(rounds) for rounds in timed["machine"][0].values()] == [3, 3]  # every round of both modes watched
+    assert [len(rounds) for rounds in recorded["machine"][0].values()] == [3, 3]  # every round of both modes watched
     assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report
     assert "survives Benjamini-Hochberg over all" in report
     assert f"xla_flags {SMOKE_XLA_FLAGS} -> {ONE_DEVICE}" in report
@@ -67,3 +70,12 @@ def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(
     report = (workdir / "reports" / "calibration.md").read_text()
     assert "## Beside pyperf, on the same callable" in report and ", but with `-p 2 -n 2 -l 1`" in report
     assert "pyperf, its own t-test (compare_to)" in report and "lockstep (this calibration's a2 vs a)" in report
+
+    kept = timed.read(workdir / "results" / "calibration")  # what it timed, kept whole beside the page
+    assert kept.table.equals(pd.read_csv(workdir / "results" / "tables" / "compare_lockstep.csv"))
+    (lockstep,) = (workdir / "results" / "lockstep" / "dispatch").glob("*.json")
+    assert kept.jobs == [json.loads(lockstep.read_text())] and kept.pyperf[0] == pair
+    assert set(kept.compare["sides"]) == {"a", "a2"} and kept.history_steps is None
+    docs = tmp_path / "docs"  # published, and rejudged: the same page
+    published.publish(workdir, docs)
+    assert published.rejudged(docs) == report

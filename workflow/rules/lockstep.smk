@@ -67,7 +67,8 @@ if config["compare"]["sides"]:
         factor), each rate with its interval and target, the gate after its correction, pyperf beside the
         lockstep on one callable, the published reference's study intervals, and a null release history (config
         history: a package the timed code never calls) with null histories simulated from it, where the config
-        has one."""
+        has one. What it timed is kept whole beside it (report/calibration/timed.py), and the page rendered from
+        that: rejudged without timing again."""
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
@@ -78,7 +79,8 @@ if config["compare"]["sides"]:
             reference=published_reference_tables,
             sources=sources.files_of("report.calibration.calibration", "runtime"),
         output:
-            "reports/calibration.md",
+            page="reports/calibration.md",
+            timed=directory("results/calibration"),
         log:
             "results/logs/calibration.log",
         conda:

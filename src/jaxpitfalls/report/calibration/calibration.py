@@ -9,7 +9,6 @@ that keeps its 95% from one that only claims to.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import replace
@@ -26,13 +25,12 @@ from ...harness.stats import wilson
 from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..tables.environments import code_version
-from ..tables.run_summary import run_summary
 from . import clustered, null_histories, study_intervals
-from .brief import Measured, brief
+from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table
 from .harness_cost import cost_summary, pyperf_section, same_configuration
 from .pyperf_beside import beside
-from .reach import reach_lines
+from .timed import Timed
 
 # The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
 TARGETS = {
@@ -205,29 +203,27 @@ def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
             "more": more_processes(jobs)}
 
 
-def write(table_path: str, run_paths: list[str], pyperf_paths: list[str], compare: Compare, out: str,
-          history_paths: list[str] = (), history_benchmarks: list[str] = (), history: History | None = None,
-          history_ratios: list[str] = (), reference: str = "") -> None:
-    """reports/calibration.md from the calibration's lockstep table, its jobs (their machine time), the pyperf
-    pairs, the published reference's studies (`reference`: its snapshot) and the null history (its steps and its
-    jobs' ratios: null histories simulated from them), where they ran."""
+def write(timed: Timed, out: str, reference: str = "") -> None:
+    """reports/calibration.md from what the calibration timed (timed.py: the lockstep table and jobs, the pyperf
+    pairs, the null history, the config sections it was judged by) and the published reference's studies
+    (`reference`: its snapshot)."""
     from ... import results
 
-    table = pd.read_csv(table_path)
-    jobs = [json.loads(Path(p).read_text()) for p in run_paths]
+    table, jobs, history = timed.table, timed.jobs, History.of(timed.history)
     machine_s = sum(job["job_seconds"] for job in jobs)
-    pairs = beside(table, jobs, [json.loads(Path(p).read_text()) for p in pyperf_paths]) if pyperf_paths else None
-    ran = _ran(jobs, compare)
+    pairs = beside(table, jobs, timed.pyperf) if timed.pyperf else None
+    ran = _ran(jobs, Compare.of(timed.compare))
     found = summary(table, ran["threshold"])
     studies = study_intervals.coverages([Path(reference)]) if reference else None
-    series, rates, null = _null_history(history_paths, history_ratios, history_benchmarks, history)
+    series, rates, null = _null_history(timed, history)
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None,
                        null_series=series, null_rates=rates)
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),
-                                     history.repeats if history and history_paths else None, sections, measured))
+                                     history.repeats if timed.history_steps is not None else None, sections,
+                                     measured))
 
 
 def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs: pd.DataFrame | None) -> Measured:
@@ -238,19 +234,18 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
                     like=same_configuration(pairs) if pairs is not None else None)
 
 
-def _null_history(steps_paths: list[str], ratios_paths: list[str], benchmarks: list[str], history: History | None
+def _null_history(timed: Timed, history: History
                   ) -> tuple[tuple[int, int] | None, pd.DataFrame | None, list[str]]:
     """The null history's series with a step and its series, the null histories simulated from its jobs (where
     a release ran in two jobs or more: one job a release cannot give the spread between jobs), and its section;
     nothing where none ran."""
-    if not steps_paths or history is None:
+    steps, ratios = timed.history_steps, timed.history_ratios
+    if steps is None:
         return None, None, []
-    steps = pd.read_csv(steps_paths[0])
-    lines = null_history(steps, float(run_summary(benchmarks).seconds.sum()), history)
-    if history.repeats < 2 or not ratios_paths:
+    lines = null_history(steps, timed.history_machine_s, history)
+    if history.repeats < 2 or ratios is None:
         return null_series(steps)[:2], None, [*lines, "No null history simulated: one job a release cannot give the "
                                               "spread between jobs the simulation draws from.", ""]
-    ratios = pd.read_csv(ratios_paths[0])
     rates = null_histories.rates(ratios)
     return null_series(steps)[:2], rates, [*lines, *null_histories.section(ratios, rates)]
 

@@ -94,7 +94,7 @@ def rates(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
         k, total = false_step_rate(measured, releases, n, histories)
         low, high = wilson(k, total)
         rows.append({"repeats": n, "histories": total, "naming_a_step": k, "share": k / total, "share_low": low,
-                     "share_high": high, "met": k / total <= TARGET[0] and high <= TARGET[1]})
+                     "share_high": high, "met": "yes" if k / total <= TARGET[0] and high <= TARGET[1] else "no"})
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,85 @@
+"""The published calibration: one page (docs/calibration.md) and what its run timed (docs/calibration/,
+report/calibration/timed.py).
+
+    python -m jaxpitfalls.report.calibration.published publish runs/calibrate-<time>   # after make calibrate
+    python -m jaxpitfalls.report.calibration.published rejudge [--write]
+
+`publish` puts a calibration run's page and what it kept in place of the published ones. `rejudge` renders the
+page again by this checkout's rules, from what the published calibration timed and the reference snapshot it
+read, and prints the lines that change: a change that only judges or words differently is published in seconds,
+not by two hours of `make calibrate` (tests/test_calibration_published.py holds the page to it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from ...results import write_dir_atomically, write_text
+from . import calibration
+from .timed import read
+
+PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under the docs folder
+
+
+def publish(run: str | Path, docs: str | Path = "docs") -> None:
+    """A calibration run's page and what it timed in place of the published ones; a run missing either is
+    refused before anything is replaced."""
+    run, docs = Path(run), Path(docs)
+    kept = run / "results" / "calibration"
+    read(kept)
+    page = (run / "reports" / PAGE).read_text()
+    write_dir_atomically(docs / TIMED, lambda tmp: shutil.copytree(kept, tmp, dirs_exist_ok=True))
+    write_text(docs / PAGE, page)
+
+
+def rejudged(docs: str | Path = "docs") -> str:
+    """The page rendered by this checkout's rules from what the published calibration timed and the reference
+    snapshot its run read (docs/reference/<name>)."""
+    docs = Path(docs)
+    timed = read(docs / TIMED)
+    reference = docs / REFERENCE / timed.reference if timed.reference else None
+    if reference is not None and not reference.is_dir():
+        raise FileNotFoundError(f"the calibration read the reference {timed.reference}, which {docs / REFERENCE} "
+                                "no longer holds: run the calibration rule again on the published reference")
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / PAGE
+        calibration.write(timed, str(page), str(reference or ""))
+        return page.read_text()
+
+
+def changed_lines(old: str, new: str) -> list[str]:
+    """The page's lines that change (a unified diff without context)."""
+    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), "published", "now", lineterm="", n=0))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`publish RUN` or `rejudge [--write]`, on the published calibration under --docs."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", default="docs", help="the folder holding the published page, calibration and "
+                        "reference (default: docs)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("publish", help="a calibration run's page and what it timed, published").add_argument("run")
+    rejudging = commands.add_parser("rejudge", help="the published page rendered again by this checkout's rules")
+    rejudging.add_argument("--write", action="store_true", help="write the page so (docs/calibration.md)")
+    args = parser.parse_args(argv)
+    docs = Path(args.docs)
+    if args.command == "publish":
+        publish(args.run, docs)
+        print(f"published {args.run}'s calibration: {docs / PAGE}, {docs / TIMED}/")
+        return 0
+    now = rejudged(docs)
+    lines = changed_lines((docs / PAGE).read_text(), now)
+    print("\n".join(lines) if lines else f"no line of {docs / PAGE} changes")
+    if args.write and lines:
+        write_text(docs / PAGE, now)
+        print(f"wrote {docs / PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""What a calibration timed, kept whole beside its page so that the page can be judged again without timing
+again (report/calibration/published.py).
+
+`make calibrate` times for about two hours. Its rule keeps what it judged in results/calibration/ (`keep`: the
+lockstep table and jobs with their samples, set-up and machine time, the pyperf pairs, the null history's steps,
+ratios and machine time, the config's `compare` and `history`, the name of the reference it read) and renders its
+page from that folder (`read`), so the folder is what the page was judged on.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from ...configcheck.schema import fill_defaults
+from ...results import write_dir_atomically
+from ..tables.run_summary import run_summary
+
+LOCKSTEP, JOBS, PYPERF, SETTINGS = "lockstep.csv", "lockstep_jobs.json", "pyperf_pairs.json", "settings.json"
+HISTORY_STEPS, HISTORY_RATIOS = "history_steps.csv", "history.csv"
+CONFIG_SCHEMA = Path(__file__).resolve().parents[4] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@dataclass(frozen=True, eq=False)
+class Timed:
+    """A calibration's measurements, the config sections it was judged by, and the reference snapshot it read
+    ("" for none); `history_steps` and `history_ratios` None where no null history ran."""
+
+    table: pd.DataFrame
+    jobs: list[dict[str, Any]]
+    pyperf: list[dict[str, Any]]
+    compare: dict[str, Any]
+    history: dict[str, Any]
+    history_steps: pd.DataFrame | None
+    history_ratios: pd.DataFrame | None
+    history_machine_s: float
+    reference: str
+
+
+def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], compare: dict[str, Any],
+         history: dict[str, Any], history_steps: list[str] = (), history_ratios: list[str] = (),
+         history_benchmarks: list[str] = (), reference: str = "") -> None:
+    """The calibration rule's inputs into `folder`, whole or not at all: its tables copied byte for byte, its
+    jobs' and pyperf pairs' results one list each, its history's machine time summed from its benchmark files
+    (their sum is all the page reads of them), and the name of the reference snapshot it read."""
+    def fill(tmp: str) -> None:
+        out = Path(tmp)
+        shutil.copyfile(table, out / LOCKSTEP)
+        for paths, name in ((history_steps, HISTORY_STEPS), (history_ratios, HISTORY_RATIOS)):
+            if paths:
+                shutil.copyfile(paths[0], out / name)
+        for paths, name in ((runs, JOBS), (pyperf, PYPERF)):
+            (out / name).write_text(json.dumps([json.loads(Path(p).read_text()) for p in paths]))
+        machine_s = float(run_summary(history_benchmarks).seconds.sum()) if history_benchmarks else 0.0
+        (out / SETTINGS).write_text(json.dumps({"compare": compare, "history": history, "history_machine_s": machine_s,
+                                                "reference": Path(reference).name if reference else ""}, indent=1))
+
+    write_dir_atomically(folder, fill)
+
+
+def _as_now(section: dict[str, Any], name: str) -> dict[str, Any]:
+    """A kept config section as this checkout's schema reads it: keys it no longer has dropped, keys it has
+    added given their defaults (a later checkout rejudges an earlier calibration)."""
+    schema = yaml.safe_load(CONFIG_SCHEMA.read_text())["properties"][name]
+    known = {key: value for key, value in section.items() if key in schema["properties"]}
+    fill_defaults(known, schema)
+    return known
+
+
+def read(folder: str | Path) -> Timed:
+    """A kept calibration (`keep`), as its page is rendered from it."""
+    folder = Path(folder)
+    if not (folder / SETTINGS).is_file():
+        raise FileNotFoundError(f"{folder} holds no kept calibration (no {SETTINGS}): the calibration rule keeps one")
+    settings = json.loads((folder / SETTINGS).read_text())
+
+    def optional(name: str) -> pd.DataFrame | None:
+        return pd.read_csv(folder / name) if (folder / name).is_file() else None
+
+    return Timed(pd.read_csv(folder / LOCKSTEP), json.loads((folder / JOBS).read_text()),
+                 json.loads((folder / PYPERF).read_text()), _as_now(settings["compare"], "compare"),
+                 _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS),
+                 settings["history_machine_s"], settings["reference"])
