@@ -15,16 +15,10 @@ from jaxpitfalls.report.calibration import published, timed
 DOCS = ROOT / "docs"
 
 
-@pytest.fixture(scope="module")
-def rendered() -> str:
-    """The published page as this checkout renders it (once: it simulates the studies' intervals and null
-    histories)."""
-    return published.rejudged(DOCS)
-
-
-def test_the_published_page_is_what_this_checkout_renders_from_what_it_timed(rendered):
+@pytest.mark.workflow  # minutes: the page simulates the studies' intervals and 1,000 null histories again
+def test_the_published_page_is_what_this_checkout_renders_from_what_it_timed():
     page = (DOCS / published.PAGE).read_text()
-    lines = published.changed_lines(page, rendered)
+    lines = published.changed_lines(page, published.rejudged(DOCS))
     assert not lines, ("docs/calibration.md is not what this checkout renders from docs/calibration/: run "
                        "`python -m jaxpitfalls.report.calibration.published rejudge --write`\n" + "\n".join(lines))
 
@@ -61,17 +55,16 @@ def test_a_run_that_kept_nothing_is_refused_before_anything_is_replaced(tmp_path
     assert (docs / published.PAGE).read_text() == "the published page"
 
 
-def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(rendered, tmp_path, capsys,
-                                                                            monkeypatch):
+def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(tmp_path, capsys, monkeypatch):
     docs = tmp_path / "docs"
-    monkeypatch.setattr(published, "rejudged", lambda at: rendered if at == docs else None)
+    now = (DOCS / published.PAGE).read_text()  # as if this checkout rendered the published page
+    monkeypatch.setattr(published, "rejudged", lambda at: now if at == docs else None)
     docs.mkdir()
-    page = (DOCS / published.PAGE).read_text()
-    (docs / published.PAGE).write_text(page.replace("# Calibration:", "# An older title:", 1))
+    (docs / published.PAGE).write_text(now.replace("# Calibration:", "# An older title:", 1))
     published.main(["--docs", str(docs), "rejudge"])
     assert "-# An older title:" in capsys.readouterr().out
     assert (docs / published.PAGE).read_text().startswith("# An older title:")  # not written unasked
     published.main(["--docs", str(docs), "rejudge", "--write"])
-    assert (docs / published.PAGE).read_text() == rendered
+    assert (docs / published.PAGE).read_text() == now
     published.main(["--docs", str(docs), "rejudge"])
     assert "no line of" in capsys.readouterr().out.splitlines()[-1]
