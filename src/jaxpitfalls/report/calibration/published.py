@@ -28,12 +28,14 @@ PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under t
 
 def publish(run: str | Path, docs: str | Path = "docs") -> None:
     """A calibration run's page and what it timed in place of the published ones; a run missing either is
-    refused before anything is replaced."""
+    refused before anything is replaced. Snakemake's marker of a finished directory output (a dotfile) stays
+    behind: it describes the run's folder, not what it timed."""
     run, docs = Path(run), Path(docs)
     kept = run / "results" / "calibration"
     read(kept)
     page = (run / "reports" / PAGE).read_text()
-    write_dir_atomically(docs / TIMED, lambda tmp: shutil.copytree(kept, tmp, dirs_exist_ok=True))
+    write_dir_atomically(docs / TIMED, lambda tmp: shutil.copytree(kept, tmp, dirs_exist_ok=True,
+                                                                    ignore=shutil.ignore_patterns(".*")))
     write_text(docs / PAGE, page)
 
 
