@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 import ruptures
@@ -119,6 +120,7 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
 
 
+@cache  # a history's levels and fits ask for a few quantiles thousands of times; scipy takes ~0.1 ms each
 def upper_quantile(p: float, df: float) -> float:
     """The upper `p` quantile of Student's t on `df` degrees of freedom (the normal's where they are infinite)."""
     return float(norm.isf(p) if np.isinf(df) else student_t.isf(p, df))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as student_t
 
 from ...harness.stats import log_standard_error
 from .changepoints import upper_quantile
@@ -39,14 +38,31 @@ def detectable_change(low: float, high: float, df: float = np.inf) -> float:
     see."""
     t = upper_quantile(0.025, df)
     se = (np.log(high) - np.log(low)) / (2 * t) if low > 0 and high > 0 else np.inf
-    power = Z_POWER_80 if np.isinf(df) else float(student_t.ppf(0.80, df))
+    power = Z_POWER_80 if np.isinf(df) else upper_quantile(0.20, df)
     return float(np.expm1((t + power) * se))
 
 
-def _excess(jobs: pd.DataFrame) -> float:
-    """One release's variance between its jobs beyond their own (log scale; negative where they agree better
-    than their intervals say)."""
-    return float(jobs.y.var(ddof=1) - jobs["var"].mean())
+def _positions(release: pd.Series) -> dict[str, np.ndarray]:
+    """Each release's rows (positions) in one series' job table, in order of appearance: numpy reduces a
+    release's few jobs faster than pandas hands out their group, and simulated histories fit thousands."""
+    codes, names = pd.factorize(release)
+    return {name: np.flatnonzero(codes == i) for i, name in enumerate(names)}
+
+
+def _excess(y: np.ndarray, var: np.ndarray) -> float:
+    """One release's variance between its jobs (log ratios `y`, own variances `var`) beyond their own (log
+    scale; negative where they agree better than their intervals say)."""
+    return float(np.var(y, ddof=1) - var.mean())
+
+
+def _pooled(y: np.ndarray, var: np.ndarray, releases: dict[str, np.ndarray]) -> tuple[float, float] | None:
+    """`between_jobs` from a series' log ratios, variances and each release's positions among them."""
+    repeated = [rows for rows in releases.values() if rows.size > 1]
+    if not repeated:
+        return None
+    dof = np.array([rows.size - 1 for rows in repeated])
+    excess = float((np.array([_excess(y[rows], var[rows]) for rows in repeated]) * dof).sum() / dof.sum())
+    return float(np.sqrt(max(0.0, excess))), float(dof.sum())
 
 
 def between_jobs(series: pd.DataFrame) -> tuple[float, float] | None:
@@ -54,33 +70,27 @@ def between_jobs(series: pd.DataFrame) -> tuple[float, float] | None:
     the releases timed in two jobs or more, with the degrees of freedom of the jobs' scatter it was estimated
     from (None where no release was: one job per release cannot tell it); `series`: one row per job, its log
     ratio `y`, its own variance `var` and its `release`."""
-    repeated = [jobs for _, jobs in series.groupby("release") if len(jobs) > 1]
-    if not repeated:
-        return None
-    dof = np.array([len(jobs) - 1 for jobs in repeated])
-    excess = float((np.array([_excess(jobs) for jobs in repeated]) * dof).sum() / dof.sum())
-    return float(np.sqrt(max(0.0, excess))), float(dof.sum())
+    return _pooled(series.y.to_numpy(), series["var"].to_numpy(), _positions(series.release))
 
 
-def _level(release: str, jobs: pd.DataFrame, spread: tuple[float, float] | None) -> dict:
-    """A release's level from its jobs: one job's own interval as measured where no spread is known, else the
-    mean log ratio with each job's variance plus the spread between jobs; where that adds anything, on the
-    degrees of freedom of the jobs' scatter (`df`, else infinite: the jobs' own intervals hold)."""
+def _level(y: np.ndarray, var: np.ndarray, measured: tuple[float, float, float],
+           spread: tuple[float, float] | None) -> dict:
+    """A release's level from its jobs (log ratios `y`, own variances `var`): one job's own interval as
+    `measured` (ratio, low, high) where no spread is known, else the mean log ratio with each job's variance
+    plus the spread between jobs; where that adds anything, on the degrees of freedom of the jobs' scatter
+    (`df`, else infinite: the jobs' own intervals hold)."""
     tau, df = spread if spread is not None else (None, np.inf)
-    if len(jobs) == 1 and tau is None:
-        job = jobs.iloc[0]
-        low, high, ratio = float(job.ratio_ci_low), float(job.ratio_ci_high), float(job.ratio)
+    if y.size == 1 and tau is None:
+        ratio, low, high = measured
     else:
-        added = max((tau or 0.0) ** 2, _excess(jobs) if len(jobs) > 1 else 0.0)
+        added = max((tau or 0.0) ** 2, _excess(y, var) if y.size > 1 else 0.0)
         df = df if added > 0 else np.inf
-        variance = jobs["var"].mean() + added
-        level, level_se = float(jobs.y.mean()), float(np.sqrt(variance / len(jobs)))
+        level, level_se = float(y.mean()), float(np.sqrt((var.mean() + added) / y.size))
         t = upper_quantile(0.025, df)
         ratio, low, high = (float(np.exp(level + k * t * level_se)) for k in (0, -1, 1))
-    return {"release": release, "jobs": len(jobs), "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
+    return {"jobs": y.size, "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
             "between_jobs": None if tau is None else float(np.expm1(tau)), "df": df,
-            "detectable_change": detectable_change(low, high, df),
-            "versions": jobs.versions.iloc[0]}
+            "detectable_change": detectable_change(low, high, df)}
 
 
 def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
@@ -96,7 +106,10 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     `between_jobs`: the series' pooled spread as a relative change (empty where no release was timed twice)."""
     rows = []
     for key, series in job_logs(ratios).groupby(SERIES, sort=False):
-        spread = between_jobs(series)
-        rows += [_level(release, jobs, spread) | dict(zip(SERIES, key, strict=True))
-                 for release, jobs in series.groupby("release", sort=False)]
+        y, var, releases = series.y.to_numpy(), series["var"].to_numpy(), _positions(series.release)
+        measured = series[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
+        spread = _pooled(y, var, releases)
+        rows += [{"release": release, **_level(y[at], var[at], tuple(measured[at[0]]), spread),
+                  **dict(zip(SERIES, key, strict=True)), "versions": series.versions.iat[at[0]]}
+                 for release, at in releases.items()]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
