@@ -13,8 +13,9 @@ every series and its one-release rule); a history counts as a false alarm where 
 The offset between releases is the component least sure (a few releases' means, never below 0), and the one the
 fit cannot tell from a step. So the rates are given without it too, and `offset_by_chance` says how often a
 history with none estimates as much: the published null history measured 0.6% in median over its series (largest
-2.6%), which histories without one estimated in 4%, and 7.2% of histories drawn with it named a step at two jobs
-a release, against 0.6% without (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+2.6%), which histories without one estimated in 4%, and 5.0% of histories drawn with it named a step at two jobs
+a release, against 0.4% without (7.2% and 0.6% before the fit widened its errors by its Birge ratio:
+docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations

@@ -2,15 +2,17 @@
 
 Each release's ratio comes with its own 95% interval (its jobs' Student's t over their fresh processes, with the
 spread between its jobs where it was timed in several: release_levels.py). Comparing neighbours
-pairwise multiplies false alarms with every release added, and asv's step detection fits one value per
-commit, ignoring how noisy each one was. Here, for each number of steps, the exact best piecewise-constant fit
-(ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own interval: weighted
-squared error of the log ratio about its segment's level); the fit kept is the one with the most steps whose
-every step is told apart at 95% after a Bonferroni correction over the positions searched, in every series
-of the report (`series`: a history fits one series per variant, mode and configuration, and a false alarm in
-any of them is one in the report). A segment's level
-is the weighted mean of its releases, its standard error widened wherever they scatter beyond their own
-intervals (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets a 95% interval
+pairwise multiplies false alarms with every release added. Here, for each number of steps, the exact best
+piecewise-constant fit (ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own
+interval: weighted squared error of the log ratio about its segment's level); the fit kept is the one with the
+most steps whose every step is told apart at 95% after a Bonferroni correction over the positions searched, in
+every series of the report (`series`: a history fits one series per variant, mode and configuration, and a false
+alarm in any of them is one in the report). As asv's step detection estimates its noise from the series itself,
+each fit's errors are widened by its Birge ratio (`_scale`: how far its releases scatter about their segments'
+levels beyond their own intervals): what a release's environment puts on all its jobs alike, which no interval
+holds, then reads as noise, not as a step (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+A segment's level is the weighted mean of its releases, its standard error widened again wherever they scatter
+beyond that (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets a 95% interval
 (Student's t on the degrees of freedom the releases' spread rests on, normal where it is known). Where the
 fit finds no step, it says how large a step the measurements rule out.
 """
@@ -120,6 +122,17 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
 
 
+def _scale(y: np.ndarray, se: np.ndarray, bounds: list[int]) -> float:
+    """A fit's Birge ratio: the square root of its releases' weighted squared error about their segments' levels
+    over the degrees of freedom the fit leaves; never below 1 (intervals are never narrowed), 1 where a fit
+    leaves none."""
+    free = y.size - (len(bounds) - 1)
+    if free <= 0:
+        return 1.0
+    cost = _WeightedLevel().fit(np.column_stack([y, 1 / se ** 2]))
+    return float(np.sqrt(max(1.0, sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False)) / free)))
+
+
 @cache  # a history's levels and fits ask for a few quantiles thousands of times; scipy takes ~0.1 ms each
 def upper_quantile(p: float, df: float) -> float:
     """The upper `p` quantile of Student's t on `df` degrees of freedom (the normal's where they are infinite)."""
@@ -147,13 +160,14 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k in range(1, min(max_steps, n - 1) + 1):
         candidate = _bounds(n, k, signal)
-        if all(abs(d) > z * s for d, s in (_difference(y, se, *candidate[i:i + 3]) for i in range(k))):
+        widened = se * _scale(y, se, candidate)
+        if all(abs(d) > z * s for d, s in (_difference(y, widened, *candidate[i:i + 3]) for i in range(k))):
             told_apart.append(candidate)
     alone = [tuple(labels[i] for i in _alone(bounds, single)) for bounds in told_apart]
     kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
-    if alone[-1] and len(kept) > 2:
-        return replace(_described(list(labels), y, se, kept, df), set_apart=alone[-1])
-    return replace(_described(list(labels), y, se, told_apart[-1], df), alone=alone[-1])
+    chosen, apart = (kept, {"set_apart": alone[-1]}) if alone[-1] and len(kept) > 2 else (told_apart[-1],
+                                                                                          {"alone": alone[-1]})
+    return replace(_described(list(labels), y, se * _scale(y, se, chosen), chosen, df), **apart)
 
 
 def resting_alone(fit: Fit, step: Step) -> tuple[str, ...]:
