@@ -82,9 +82,10 @@ reference: $(STAMP)
 # never calls), published as docs/calibration.md with what it timed in docs/calibration/ (commit both). A change
 # that only judges or words differently is published without timing again:
 # `python -m jaxpitfalls.report.calibration.published rejudge --write`. A run that was killed resumes where it
-# stopped, its finished jobs kept and the one cut short run again: `make calibrate CALIBRATE_RUN=runs/calibrate-
-# <its stamp>` (if Snakemake says the directory is locked and nothing else runs there: `.venv/bin/snakemake
-# --unlock --configfile presets/calibrate.yaml --directory runs/calibrate-<its stamp>` first).
+# stopped, its finished jobs kept and the one cut short run again:
+#   make calibrate CALIBRATE_RUN=runs/calibrate-<its stamp>
+# (if Snakemake says the directory is locked and nothing else runs there, first:
+#   .venv/bin/snakemake --unlock --configfile presets/calibrate.yaml --directory runs/calibrate-<its stamp>)
 CALIBRATE_RUN := runs/calibrate-$(shell date -u +%Y%m%dT%H%M%S)
 calibrate: $(STAMP)
 	$(BIN)/snakemake --cores all --rerun-incomplete --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \

@@ -258,7 +258,7 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
     assert "pyperf needs 9.4x the lockstep's machine time over all its configurations [4.1, 21.5]." in text
     assert "the null history named a step in 0 of 10 series; of 500 simulated null histories, 1.0% [0.4%, 2.3%] " \
-           "named one at 2 job(s) a release (0.2% without an offset between releases) (target at most 5%)" in text
+           "named one at 2 job(s) a release (target at most 5%); without an offset between releases, 0.2% at 2." in text
     assert "**The gate**" not in text  # not measured here
     assert brief(Measured(found.iloc[0:0])) == []
 

@@ -1,5 +1,6 @@
 """Change points over releases on series with known steps: found where they are, with their size; none where
-there is none, however many releases; a release measured badly moves nothing."""
+there is none, however many releases; a release measured badly moves nothing; releases scattered beyond their
+intervals widen the fit instead of naming steps."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxpitfalls.report.history.changepoints import fit_steps
+from jaxpitfalls.report.history import changepoints
+from jaxpitfalls.report.history.changepoints import _scale, fit_steps
 
 RELEASES = [f"0.11.{i}" for i in range(12)]
 
@@ -99,3 +101,20 @@ def test_intervals_on_few_degrees_of_freedom_need_a_larger_step():
     assert fit(2).steps == ()
     (estimated,) = fit(30).steps
     assert estimated.ratio == pytest.approx(known.ratio) and estimated.low < known.low
+
+
+def test_a_fits_scale_is_its_scatter_beyond_the_intervals_over_the_releases_it_leaves_free():
+    se = np.full(3, 0.01)
+    assert _scale(np.zeros(3), se, [0, 3]) == 1.0  # no scatter: never narrowed below the intervals
+    assert _scale(np.array([0.0, 0.03, 0.0]), se, [0, 3]) == pytest.approx(np.sqrt(3.0))  # 6 over 2 free
+    assert _scale(np.array([0.0, 0.03]), se[:2], [0, 1, 2]) == 1.0  # a release to each level: nothing left
+
+
+def test_releases_scattered_beyond_their_intervals_widen_the_fit_and_name_no_step(monkeypatch):
+    """Six releases, 1% errors, scattered about 3% with no step: taken at face value the intervals name one
+    (0.11.0 -> 0.11.1); the fit's own scale reads the scatter as noise."""
+    ratios = np.array([1.027, 1.003, 0.978, 0.973, 0.986, 1.007])
+    measured = (RELEASES[:6], list(ratios), list(ratios / np.exp(1.96 * 0.01)), list(ratios * np.exp(1.96 * 0.01)))
+    assert fit_steps(*measured).steps == ()
+    monkeypatch.setattr(changepoints, "_scale", lambda *_: 1.0)
+    assert [(s.before, s.after) for s in fit_steps(*measured).steps] == [("0.11.0", "0.11.1")]

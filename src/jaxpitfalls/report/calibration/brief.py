@@ -82,14 +82,16 @@ def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> st
 
 def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None) -> str:
     measured = f"the null history named a step in {series[0]} of {series[1]} series" if series else ""
-    simulated = ""
+    simulated, without = "", ""
     if rates is not None:
         drawn, none = (rates[rates.between_releases == b] for b in ("as measured", "none"))
-        simulated = (f"of {drawn.histories.iloc[0]} simulated null histories, " + " and ".join(
+        simulated = f"of {drawn.histories.iloc[0]} simulated null histories, " + " and ".join(
             f"{r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}] named one at {r.repeats} job(s) a release"
-            for r in drawn.itertuples()) + " (" + " and ".join(f"{s:.1%}" for s in none.share)
-            + " without an offset between releases)")
-    return "- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)."
+            for r in drawn.itertuples())
+        without = "; without an offset between releases, " + " and ".join(
+            f"{r.share:.1%} at {r.repeats}" for r in none.itertuples()) if len(none) else ""
+    return ("- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)"
+            + without + ".")
 
 
 def brief(measured: Measured) -> list[str]:

@@ -10,12 +10,9 @@ jobs' intervals reported. Each simulated history times as many releases and seri
 given `repeats`, and goes through the history's own code (release_levels, fit_steps with its correction over
 every series and its one-release rule); a history counts as a false alarm where any series names a step.
 
-The offset between releases is the component least sure (a few releases' means, never below 0), and the one the
-fit cannot tell from a step. So the rates are given without it too, and `offset_by_chance` says how often a
-history with none estimates as much: the published null history measured 0.6% in median over its series (largest
-2.6%), which histories without one estimated in 4%, and 5.0% of histories drawn with it named a step at two jobs
-a release, against 0.4% without (7.2% and 0.6% before the fit widened its errors by its Birge ratio:
-docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+The offset between releases is the component least sure (a few releases' means, never below 0), and the one no
+interval holds. So the rates are given without it too, and `offset_by_chance` says how often a history with
+none estimates as much (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations
@@ -121,7 +118,7 @@ def offset_by_chance(ratios: pd.DataFrame, histories: int = HISTORIES, seed: int
     noise."""
     measured = components(ratios)
     releases = ratios.release.nunique()
-    repeats = int(ratios.groupby(["release", *SERIES]).size().median())
+    repeats = int(np.floor(job_logs(ratios).groupby(["release", *SERIES]).size().median() + 0.5))  # 1.5 -> 2
     observed = sum(c.releases for c in measured)
     rng = np.random.default_rng(seed)
     return sum(sum(c.releases for c in components(_history(rng, _without_offsets(measured), releases, repeats)))

@@ -9,8 +9,10 @@ most steps whose every step is told apart at 95% after a Bonferroni correction o
 every series of the report (`series`: a history fits one series per variant, mode and configuration, and a false
 alarm in any of them is one in the report). As asv's step detection estimates its noise from the series itself,
 each fit's errors are widened by its Birge ratio (`_scale`: how far its releases scatter about their segments'
-levels beyond their own intervals): what a release's environment puts on all its jobs alike, which no interval
-holds, then reads as noise, not as a step (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+levels beyond their own intervals), so that what a release's environment puts on all its jobs alike, which no
+interval holds, reads in part as noise. In part: the ratio rests on the few releases a fit leaves free, is taken
+as known, and does not count the step positions the search chose, so a large offset can still name a step
+(docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 A segment's level is the weighted mean of its releases, its standard error widened again wherever they scatter
 beyond that (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets a 95% interval
 (Student's t on the degrees of freedom the releases' spread rests on, normal where it is known). Where the

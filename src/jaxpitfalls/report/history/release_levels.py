@@ -55,22 +55,18 @@ def _excess(y: np.ndarray, var: np.ndarray) -> float:
     return float(np.var(y, ddof=1) - var.mean())
 
 
-def _pooled(y: np.ndarray, var: np.ndarray, releases: dict[str, np.ndarray]) -> tuple[float, float] | None:
-    """`between_jobs` from a series' log ratios, variances and each release's positions among them."""
-    repeated = [rows for rows in releases.values() if rows.size > 1]
-    if not repeated:
-        return None
-    dof = np.array([rows.size - 1 for rows in repeated])
-    excess = float((np.array([_excess(y[rows], var[rows]) for rows in repeated]) * dof).sum() / dof.sum())
-    return float(np.sqrt(max(0.0, excess))), float(dof.sum())
-
-
 def between_jobs(series: pd.DataFrame) -> tuple[float, float] | None:
     """The standard deviation between jobs of one release (log scale), beyond their own intervals, pooled over
     the releases timed in two jobs or more, with the degrees of freedom of the jobs' scatter it was estimated
     from (None where no release was: one job per release cannot tell it); `series`: one row per job, its log
     ratio `y`, its own variance `var` and its `release`."""
-    return _pooled(series.y.to_numpy(), series["var"].to_numpy(), _positions(series.release))
+    y, var = series.y.to_numpy(), series["var"].to_numpy()
+    repeated = [rows for rows in _positions(series.release).values() if rows.size > 1]
+    if not repeated:
+        return None
+    dof = np.array([rows.size - 1 for rows in repeated])
+    excess = float((np.array([_excess(y[rows], var[rows]) for rows in repeated]) * dof).sum() / dof.sum())
+    return float(np.sqrt(max(0.0, excess))), float(dof.sum())
 
 
 def _level(y: np.ndarray, var: np.ndarray, measured: tuple[float, float, float],
@@ -108,7 +104,7 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     for key, series in job_logs(ratios).groupby(SERIES, sort=False):
         y, var, releases = series.y.to_numpy(), series["var"].to_numpy(), _positions(series.release)
         measured = series[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
-        spread = _pooled(y, var, releases)
+        spread = between_jobs(series)
         rows += [{"release": release, **_level(y[at], var[at], tuple(measured[at[0]]), spread),
                   **dict(zip(SERIES, key, strict=True)), "versions": series.versions.iat[at[0]]}
                  for release, at in releases.items()]
