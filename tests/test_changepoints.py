@@ -104,10 +104,12 @@ def test_intervals_on_few_degrees_of_freedom_need_a_larger_step():
 
 
 def test_a_fits_scale_is_its_scatter_beyond_the_intervals_over_the_releases_it_leaves_free():
-    se = np.full(3, 0.01)
-    assert _scale(np.zeros(3), se, [0, 3]) == 1.0  # no scatter: never narrowed below the intervals
-    assert _scale(np.array([0.0, 0.03, 0.0]), se, [0, 3]) == pytest.approx(np.sqrt(3.0))  # 6 over 2 free
-    assert _scale(np.array([0.0, 0.03]), se[:2], [0, 1, 2]) == 1.0  # a release to each level: nothing left
+    def scale(y: list[float], bounds: list[int]) -> float:
+        return _scale(changepoints._WeightedLevel().fit(np.column_stack([y, np.full(len(y), 0.01 ** -2)])), bounds)
+
+    assert scale([0.0, 0.0, 0.0], [0, 3]) == 1.0  # no scatter: never narrowed below the intervals
+    assert scale([0.0, 0.03, 0.0], [0, 3]) == pytest.approx(np.sqrt(3.0))  # 6 over 2 free
+    assert scale([0.0, 0.03], [0, 1, 2]) == 1.0  # a release to each level: nothing left
 
 
 def test_releases_scattered_beyond_their_intervals_widen_the_fit_and_name_no_step(monkeypatch):

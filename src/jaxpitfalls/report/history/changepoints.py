@@ -124,14 +124,13 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
 
 
-def _scale(y: np.ndarray, se: np.ndarray, bounds: list[int]) -> float:
+def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
     """A fit's Birge ratio: the square root of its releases' weighted squared error about their segments' levels
-    over the degrees of freedom the fit leaves; never below 1 (intervals are never narrowed), 1 where a fit
-    leaves none."""
-    free = y.size - (len(bounds) - 1)
+    (`cost`, fitted to the series) over the degrees of freedom the fit leaves; never below 1 (intervals are never
+    narrowed), 1 where a fit leaves none."""
+    free = cost.y.size - (len(bounds) - 1)
     if free <= 0:
         return 1.0
-    cost = _WeightedLevel().fit(np.column_stack([y, 1 / se ** 2]))
     return float(np.sqrt(max(1.0, sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False)) / free)))
 
 
@@ -159,17 +158,18 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
         raise ValueError("no releases to fit")
     z = upper_quantile(0.025 / (max(n - 1, 1) * series), df)  # Bonferroni: n - 1 places in each series
     signal = np.column_stack([y, 1 / se ** 2])
+    cost = _WeightedLevel().fit(signal)
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k in range(1, min(max_steps, n - 1) + 1):
         candidate = _bounds(n, k, signal)
-        widened = se * _scale(y, se, candidate)
+        widened = se * _scale(cost, candidate)
         if all(abs(d) > z * s for d, s in (_difference(y, widened, *candidate[i:i + 3]) for i in range(k))):
             told_apart.append(candidate)
     alone = [tuple(labels[i] for i in _alone(bounds, single)) for bounds in told_apart]
     kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
     chosen, apart = (kept, {"set_apart": alone[-1]}) if alone[-1] and len(kept) > 2 else (told_apart[-1],
                                                                                           {"alone": alone[-1]})
-    return replace(_described(list(labels), y, se * _scale(y, se, chosen), chosen, df), **apart)
+    return replace(_described(list(labels), y, se * _scale(cost, chosen), chosen, df), **apart)
 
 
 def resting_alone(fit: Fit, step: Step) -> tuple[str, ...]:
