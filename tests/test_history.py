@@ -139,13 +139,14 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
 
 
 def test_a_spread_between_jobs_counts_on_the_degrees_of_freedom_it_was_estimated_from():
-    """Six releases in two jobs each, the jobs scattering beyond their own 1% errors: every level's interval
-    takes Student's t on the six pairs' degrees of freedom, wider than the normal one on the same variance;
-    jobs that scatter no more than their intervals leave the levels on the normal quantile."""
+    """Six releases in two jobs each, the jobs scattering beyond their own 1% errors (each release's first job
+    above its second in three releases, below it in three: no block's offset, the blocks pooled): every level's
+    interval takes Student's t on the six pairs' degrees of freedom, wider than the normal one on the same
+    variance; jobs that scatter no more than their intervals leave the levels on the normal quantile."""
     rows = [{"release": f"r{r}", "job": j, "config_id": "base", "variant": "v", "baseline": "floor", "mode": "m",
              "ratio": np.exp(y), "ratio_ci_low": np.exp(y - 0.0196), "ratio_ci_high": np.exp(y + 0.0196),
              "versions": ""}
-            for r in range(6) for j, y in ((1, 0.03), (2, -0.03))]
+            for r in range(6) for j, y in ((1, 0.03 * (-1) ** r), (2, -0.03 * (-1) ** r))]
     levels = release_levels(pd.DataFrame(rows))
     assert set(levels.df) == {6.0}
     half = np.log(levels.ratio_ci_high / levels.ratio)

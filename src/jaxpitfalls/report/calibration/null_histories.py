@@ -25,7 +25,7 @@ import pandas as pd
 from ...harness.stats import Z_95, wilson
 from ..history.changepoints import resting_alone
 from ..history.history import fitted
-from ..history.release_levels import SERIES, job_logs, release_levels
+from ..history.release_levels import SERIES, job_logs, release_levels, without_blocks
 
 HISTORIES = 500  # the issue's floor: at least 500 simulated null histories per repeats
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
@@ -43,11 +43,12 @@ class Components:
 
 def components(ratios: pd.DataFrame) -> list[Components]:
     """Per series of a history's job table (results/tables/history.csv), its components: `jobs` pooled over the
-    releases timed in two jobs or more, `releases` the variance of the release means less the share of `jobs`
+    releases timed in two jobs or more, less what each job's block added to all its jobs (as release_levels reads
+    them: `without_blocks`), `releases` the variance of the release means less the share of `jobs`
     they carry (method of moments, never below 0). Raises where no release was timed twice."""
     found = []
     for _, series in job_logs(ratios).groupby(SERIES, sort=False):
-        by_release = series.groupby("release").y
+        by_release = series.assign(y=without_blocks(series)[0]).groupby("release").y
         counts, variances = by_release.count(), by_release.var(ddof=1)
         repeated = counts > 1
         if not repeated.any():
