@@ -17,12 +17,10 @@ own excess, still on the pooled degrees of freedom: an approximation, conservati
 
 The k-th job of every release runs in block k (releases.run_order), so what a block shares (a slower hour, a run
 stopped and resumed later) moves every release's k-th job alike. It cancels from the releases' means,
-but read as spread between jobs it would widen every interval: equinox's history, stopped and resumed between
-its blocks, had filter_jit's first jobs 4-8% above its second on average over the releases, and the fit
-then named the 0.11.7 -> 0.11.8 step (1.21x) in neither blocked series. So each block's offset is taken out
-first (`without_blocks`, one degree of freedom a block beyond the first), as a randomized block design is
-read, where the blocks differ beyond the jobs' scatter; within it they are pooled, at no measured cost in power
-(docs/decisions.md#blocks-in-the-history).
+but read as spread between jobs it would widen every interval, and a resumed equinox history hid a step it had
+named before. So each block's offset is taken out first (`without_blocks`, one degree of freedom a block beyond
+the first), as a randomized block design is read, where the blocks differ beyond the jobs' scatter; within it
+they are pooled, so that a history without them keeps its power (docs/decisions.md#blocks-in-the-history).
 """
 
 from __future__ import annotations
@@ -71,10 +69,13 @@ def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
     block k, releases.run_order), and the degrees of freedom that took (the blocks less one). The blocks' offsets
     are fitted by least squares beside one level per release, centred on their mean (a release timed in every
     block keeps its mean), and each job's deviation from its release's mean is scaled up by the degrees of
-    freedom the offsets took, so that the spread between jobs estimated from what is left is not too small.
-    Unchanged (0 taken) where the blocks are within the jobs' scatter (their F test's p at least `POOL_BELOW`:
-    Bancroft's sometimes-pool rule, so that a history without them loses no power to them), or cannot be told
-    from the releases or leave no degree of freedom: one block, no release timed in two, no `job` column."""
+    freedom the offsets took, so that the spread between jobs estimated from what is left is unbiased (before
+    the test below, which takes blocks out where the jobs happen to agree: the simulated null histories go
+    through it). Unchanged (0 taken) where the blocks are within the jobs' scatter (their F test's p not below
+    `POOL_BELOW`: Bancroft's sometimes-pool rule, so that a history without them keeps its power), or cannot be
+    told from the releases or leave no degree of freedom: one block, no release timed in two, no `job` column.
+    A release that lost a job keeps the error of the offset taken from it, which its variance leaves out (at
+    two blocks, about a tenth of a job's variance where five releases have both)."""
     y = series.y.to_numpy()
     if "job" not in series:
         return y, 0
@@ -90,7 +91,7 @@ def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
     left = float(np.sum((adjusted - means) ** 2))
     within = float(np.sum((y - (np.bincount(releases, y) / np.bincount(releases))[releases]) ** 2))
     f = (within - left) / (k - 1) / max(left / (dof - (k - 1)), 1e-300)
-    if f_dist.sf(f, k - 1, dof - (k - 1)) >= POOL_BELOW:
+    if not f_dist.sf(f, k - 1, dof - (k - 1)) < POOL_BELOW:  # a nan pools too
         return y, 0
     return means + (adjusted - means) * np.sqrt(dof / (dof - (k - 1))), k - 1
 
