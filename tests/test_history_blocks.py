@@ -7,10 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from jaxpitfalls.report.history import history
 from jaxpitfalls.report.history.history import fitted
 from jaxpitfalls.report.history.release_levels import job_logs, release_levels, without_blocks
 
 RELEASES = [f"r{r}" for r in range(6)]
+ENVS = {r: {"packages": {"p": r}} for r in RELEASES}  # what each release's result recorded
 
 
 def _table(y: dict[tuple[int, int], float], se: float = 0.01) -> pd.DataFrame:
@@ -30,8 +32,8 @@ def _steps(ratios: pd.DataFrame) -> list[tuple[str, str]]:
 
 def test_a_block_s_offset_is_taken_out_and_the_step_it_hid_is_named():
     """Every release's first job 4% above its second (equinox's history, resumed a day later: 2-9%), a 5% step at
-    the fourth release: read as spread between jobs, the blocks hide the step; taken out, it is named and the
-    levels' intervals are the jobs' own."""
+    the fourth release: read as spread between jobs, the blocks hide the step; taken out, it is named, the
+    levels' intervals are the jobs' own, and the report says the blocks were taken out."""
     rng = np.random.default_rng(0)
     y = {(r, j): (0.05 if r >= 3 else 0.0) + (0.02 if j == 1 else -0.02) + rng.normal(0, 0.005)
          for r in range(6) for j in (1, 2)}
@@ -40,6 +42,10 @@ def test_a_block_s_offset_is_taken_out_and_the_step_it_hid_is_named():
     assert _steps(ratios.drop(columns="job")) == []  # the same jobs, their blocks unknown
     levels = release_levels(ratios)  # two jobs' own 1% errors, nothing added
     assert np.allclose(np.log(levels.ratio_ci_high / levels.ratio_ci_low), 2 * 1.96 * 0.01 / np.sqrt(2), rtol=1e-3)
+    steps = history.steps_table(levels, RELEASES, "p", ENVS)
+    assert "In 1 of 1 series the blocks" in history.jobs_line(steps, 2)
+    assert "blocks" not in history.jobs_line(history.steps_table(release_levels(ratios.drop(columns="job")),
+                                                                 RELEASES, "p", ENVS), 2)
 
 
 def test_blocks_move_no_level_where_every_release_has_a_job_in_each_and_a_lost_job_s_release_keeps_its_place():

@@ -29,7 +29,7 @@ COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", 
            "ran_at"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
                 "also_changed", "one_release", "set_apart", "releases", "ruled_out", "detectable_change",
-                "between_jobs"]
+                "between_jobs", "blocks_taken"]
 
 
 class WrongRelease(RuntimeError):
@@ -106,7 +106,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
-            "between_jobs": series.between_jobs.iloc[0]}
+            "between_jobs": series.between_jobs.iloc[0], "blocks_taken": int(series.blocks_taken.iloc[0])}
         rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
                            "ratio_ci_low": s.low, "ratio_ci_high": s.high,
                            "or_between": "; ".join(f"{a} -> {b}" for a, b in s.also_between),
@@ -182,10 +182,15 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
         return (f"Each release timed in {repeats} job(s): the spread between jobs of one release is not "
                 "estimated, and a step resting on one release's job is not named (`history.repeats: 2` times "
                 "every release twice and puts that spread into every release's interval).")
-    spread = steps.drop_duplicates(SERIES).between_jobs
+    series = steps.drop_duplicates(SERIES)
+    spread = series.between_jobs
+    taken = int((series.blocks_taken > 0).sum()) if "blocks_taken" in series else 0  # older tables lack it
+    blocks = (f" In {taken} of {len(series)} series the blocks (the k-th job of every release, timed in one pass) "
+              "differed beyond the jobs' scatter, as a run stopped and resumed makes them: each block's offset "
+              "was taken out first." if taken else "")
     return (f"Each release timed in {repeats} jobs: between jobs of one release, beyond their own intervals, a "
             f"spread of {spread.median():.1%} in median over the series (largest {spread.max():.1%}), added to "
-            "every release's interval before the fit.")
+            f"every release's interval before the fit.{blocks}")
 
 
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],

@@ -34,7 +34,7 @@ from .changepoints import upper_quantile
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
 LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_high", "between_jobs", "df",
-                 "detectable_change", "versions"]
+                 "blocks_taken", "detectable_change", "versions"]
 
 
 Z_POWER_80 = 0.84
@@ -140,7 +140,8 @@ def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
 
 def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     """Per series and release, its level with a 95% interval (`_level`) from its jobs (`job_logs`);
-    `between_jobs`: the series' pooled spread as a relative change (empty where no release was timed twice)."""
+    `between_jobs`: the series' pooled spread as a relative change (empty where no release was timed twice);
+    `blocks_taken`: the degrees of freedom its blocks' offsets took (`without_blocks`: 0 where pooled)."""
     rows = []
     for key, series in job_logs(ratios).groupby(SERIES, sort=False):
         y, taken = without_blocks(series)
@@ -148,6 +149,6 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
         measured = series[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
         spread = between_jobs(series.assign(y=y), taken)
         rows += [{"release": release, **_level(y[at], var[at], tuple(measured[at[0]]), spread),
-                  **dict(zip(SERIES, key, strict=True)), "versions": series.versions.iat[at[0]]}
+                  **dict(zip(SERIES, key, strict=True)), "blocks_taken": taken, "versions": series.versions.iat[at[0]]}
                  for release, at in releases.items()]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
