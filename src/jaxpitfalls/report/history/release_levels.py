@@ -85,11 +85,16 @@ def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
     dof = y.size - n
     if k < 2 or dof - (k - 1) < 1 or np.linalg.matrix_rank(design) < design.shape[1]:
         return y, 0
+    counts = np.bincount(releases)
+
+    def release_means(values: np.ndarray) -> np.ndarray:  # each job's release's mean
+        return (np.bincount(releases, values) / counts)[releases]
+
     offsets = np.r_[0.0, np.linalg.lstsq(design, y, rcond=None)[0][n:]]
     adjusted = y - (offsets - offsets.mean())[blocks]
-    means = (np.bincount(releases, adjusted) / np.bincount(releases))[releases]
+    means = release_means(adjusted)
     left = float(np.sum((adjusted - means) ** 2))
-    within = float(np.sum((y - (np.bincount(releases, y) / np.bincount(releases))[releases]) ** 2))
+    within = float(np.sum((y - release_means(y)) ** 2))
     f = (within - left) / (k - 1) / max(left / (dof - (k - 1)), 1e-300)
     if not f_dist.sf(f, k - 1, dof - (k - 1)) < POOL_BELOW:  # a nan pools too
         return y, 0
