@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from jaxpitfalls.report.history import changepoints
-from jaxpitfalls.report.history.changepoints import _scale, fit_steps
+from jaxpitfalls.report.history.changepoints import _bounds, _scale, expected_scatter, fit_steps
 
 RELEASES = [f"0.11.{i}" for i in range(12)]
 
@@ -103,13 +103,30 @@ def test_intervals_on_few_degrees_of_freedom_need_a_larger_step():
     assert estimated.ratio == pytest.approx(known.ratio) and estimated.low < known.low
 
 
-def test_a_fits_scale_is_its_scatter_beyond_the_intervals_over_the_releases_it_leaves_free():
+def test_a_fits_scale_is_its_scatter_beyond_the_intervals_over_what_its_search_leaves_where_nothing_changed():
     def scale(y: list[float], bounds: list[int]) -> float:
         return _scale(changepoints._WeightedLevel().fit(np.column_stack([y, np.full(len(y), 0.01 ** -2)])), bounds)
 
     assert scale([0.0, 0.0, 0.0], [0, 3]) == 1.0  # no scatter: never narrowed below the intervals
-    assert scale([0.0, 0.03, 0.0], [0, 3]) == pytest.approx(np.sqrt(3.0))  # 6 over 2 free
+    assert scale([0.0, 0.03, 0.0], [0, 3]) == pytest.approx(np.sqrt(6.0 / expected_scatter(3, 0)))
     assert scale([0.0, 0.03], [0, 1, 2]) == 1.0  # a release to each level: nothing left
+
+
+def test_the_scatter_a_search_leaves_is_below_the_degrees_of_freedom_and_reads_one_on_average_under_the_null():
+    """Without a step no fit has anything to search for: n - 1. With one, the best of the places fits the noise
+    better than n - 2 say; read against expected_scatter, exact intervals give a squared ratio of 1 on
+    average, at each number of steps (draws other than expected_scatter's own)."""
+    assert expected_scatter(8, 0) == pytest.approx(7, rel=0.03)
+    assert expected_scatter(6, 1) < 6 - 2 - 0.9 and expected_scatter(6, 2) < 6 - 3 - 1.5
+    rng = np.random.default_rng(11)
+    for k in (1, 2, 3):
+        squared = []
+        for _ in range(400):
+            signal = np.column_stack([rng.normal(0, 0.01, 8), np.full(8, 0.01 ** -2)])
+            cost = changepoints._WeightedLevel().fit(signal)
+            bounds = _bounds(8, k, signal)
+            squared.append(sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False)) / expected_scatter(8, k))
+        assert np.mean(squared) == pytest.approx(1.0, abs=0.1)
 
 
 def test_releases_scattered_beyond_their_intervals_widen_the_fit_and_name_no_step(monkeypatch):

@@ -9,9 +9,10 @@ most steps whose every step is told apart at 95% after a Bonferroni correction o
 every series of the report (`series`: a history fits one series per variant, mode and configuration, and a false
 alarm in any of them is one in the report). As asv's step detection estimates its noise from the series itself,
 each fit's errors are widened by its Birge ratio (`_scale`: how far its releases scatter about their segments'
-levels beyond their own intervals), so that what a release's environment puts on all its jobs alike, which no
-interval holds, reads in part as noise. In part: the ratio rests on the few releases a fit leaves free, is taken
-as known, and does not count the step positions the search chose, so a large offset can still name a step
+levels beyond their own intervals, against what the best fit with as many steps leaves where nothing changed,
+the positions its search chose counted), so that what a release's environment puts on all its jobs alike, which
+no interval holds, reads in part as noise. In part: the ratio rests on the few releases a fit leaves free and is
+taken as known, so a large offset can still name a step
 (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 A segment's level is the weighted mean of its releases, its standard error widened again wherever they scatter
 beyond that (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets a 95% interval
@@ -124,14 +125,35 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
 
 
+@cache  # a history fits thousands of series of a few lengths
+def expected_scatter(n: int, k: int, draws: int = 4000, seed: int = 0) -> float:
+    """The weighted squared error about their segments' levels that `n` releases leave to their best fit with
+    `k` steps where nothing changed and every interval is exact (its mean over `draws` series of unit normal
+    noise, equal weights; the exact best fit by dynamic programming): what a fit's scatter is read against.
+    Below the n - k - 1 degrees of freedom it leaves, because the search put each step where it fits the noise
+    best: 2.6 at one step of six releases, 1.1 at two (docs/decisions.md#the-fits-scale-counts-its-search)."""
+    y = np.random.default_rng(seed).standard_normal((draws, n))
+    sums, squares = (np.column_stack([np.zeros(draws), np.cumsum(v, axis=1)]) for v in (y, y ** 2))
+
+    def error(start: int, end: int) -> np.ndarray:  # releases start..end-1 about their mean, per draw
+        return squares[:, end] - squares[:, start] - (sums[:, end] - sums[:, start]) ** 2 / (end - start)
+
+    best = {end: error(0, end) for end in range(1, n + 1)}  # the best fit of releases 0..end-1, no step yet
+    for steps in range(1, k + 1):
+        best = {end: np.min([best[start] + error(start, end) for start in range(steps, end)], axis=0)
+                for end in range(steps + 1, n + 1)}
+    return float(best[n].mean())
+
+
 def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
     """A fit's Birge ratio: the square root of its releases' weighted squared error about their segments' levels
-    (`cost`, fitted to the series) over the degrees of freedom the fit leaves; never below 1 (intervals are never
-    narrowed), 1 where a fit leaves none."""
-    free = cost.y.size - (len(bounds) - 1)
-    if free <= 0:
+    (`cost`, fitted to the series) over what the best fit with as many steps leaves where nothing changed
+    (`expected_scatter`: 1 on average where the intervals are exact); never below 1 (intervals are never
+    narrowed), 1 where a fit leaves no scatter to read."""
+    expected = expected_scatter(cost.y.size, len(bounds) - 2)
+    if expected < 1e-9:
         return 1.0
-    return float(np.sqrt(max(1.0, sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False)) / free)))
+    return float(np.sqrt(max(1.0, sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False)) / expected)))
 
 
 @cache  # a history's levels and fits ask for a few quantiles thousands of times; scipy takes ~0.1 ms each
