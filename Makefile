@@ -111,7 +111,9 @@ compare-equinox: $(STAMP) .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installe
 		--configfile presets/compare-equinox.yaml
 
 # The dispatch study across eight equinox releases, each in an environment the workflow builds (docs/history.md):
-# which release changed filter_jit's cost. runs/history-equinox/reports/history.md.
+# which release changed filter_jit's cost. runs/history-equinox/reports/history.md; publish its job table
+# (results/tables/history.csv) as docs/history/equinox.csv with the verdicts docs/history.md states, so a change of
+# the fit rejudges them (`python -m jaxpitfalls.report.history.rejudge docs/history/equinox.csv equinox`).
 history-equinox: $(STAMP)
 	$(BIN)/snakemake --cores all reports/history.md --directory runs/history-equinox \
 		--configfile presets/history-equinox.yaml

@@ -4,6 +4,8 @@ intervals widen the fit instead of naming steps."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -108,16 +110,30 @@ def test_a_fits_scale_is_its_scatter_beyond_the_intervals_over_what_its_search_l
         return _scale(changepoints._WeightedLevel().fit(np.column_stack([y, np.full(len(y), 0.01 ** -2)])), bounds)
 
     assert scale([0.0, 0.0, 0.0], [0, 3]) == 1.0  # no scatter: never narrowed below the intervals
-    assert scale([0.0, 0.03, 0.0], [0, 3]) == pytest.approx(np.sqrt(6.0 / expected_scatter(3, 0)))
+    assert scale([0.0, 0.03, 0.0], [0, 3]) == pytest.approx(np.sqrt(3.0))  # 6 over the 2 a level leaves
+    assert scale([0.0, 0.03, 0.0], [0, 1, 3]) == pytest.approx(np.sqrt(4.5 / expected_scatter(3, 1)))
     assert scale([0.0, 0.03], [0, 1, 2]) == 1.0  # a release to each level: nothing left
 
 
-def test_the_scatter_a_search_leaves_is_below_the_degrees_of_freedom_and_reads_one_on_average_under_the_null():
-    """Without a step no fit has anything to search for: n - 1. With one, the best of the places fits the noise
-    better than n - 2 say; read against expected_scatter, exact intervals give a squared ratio of 1 on
-    average, at each number of steps (draws other than expected_scatter's own)."""
-    assert expected_scatter(8, 0) == pytest.approx(7, rel=0.03)
+def test_the_scatter_a_search_leaves_is_the_best_split_of_each_draw_below_the_degrees_of_freedom():
+    """The dynamic program's mean is the mean over the same draws of the best of every placement of k steps; a
+    search leaves less than the n - k - 1 degrees of freedom a fixed placement would."""
+    draws, n = 300, 6
+    y = np.random.default_rng(0).standard_normal((draws, n))
+    for k in (1, 2, 3):
+        best = np.min([sum(np.sum((y[:, a:b] - y[:, a:b].mean(axis=1, keepdims=True)) ** 2, axis=1)
+                           for a, b in itertools.pairwise((0, *cuts, n)))
+                       for cuts in itertools.combinations(range(1, n), k)], axis=0)
+        assert expected_scatter(n, k, draws=draws) == pytest.approx(best.mean(), rel=1e-9)
+    assert expected_scatter(8, 0) == 7.0
     assert expected_scatter(6, 1) < 6 - 2 - 0.9 and expected_scatter(6, 2) < 6 - 3 - 1.5
+    assert abs(expected_scatter(6, 5)) < 1e-9  # a release to each level: nothing left, read as no widening
+    with pytest.raises(ValueError, match="6 steps cannot split 6 releases"):
+        expected_scatter(6, 6)
+
+
+def test_read_against_it_exact_intervals_give_a_squared_ratio_of_one_on_average_at_each_number_of_steps():
+    """Fits by ruptures' own search, on draws other than expected_scatter's."""
     rng = np.random.default_rng(11)
     for k in (1, 2, 3):
         squared = []

@@ -30,7 +30,7 @@ def test_one_job_a_release_cannot_give_the_spread_between_jobs():
 def test_the_fit_names_few_false_steps_where_intervals_hold_and_many_where_a_job_offset_goes_uncounted():
     """Six releases, four series. Intervals that hold (a job's spread is what it reports): few histories name
     a step. A job offset three times its reported error: at one job a release nothing but the fit's Birge ratio
-    measures it and false steps are common (27% here); at two the spread between jobs goes into every interval
+    measures it and false steps are common; at two the spread between jobs goes into every interval
     and they are rare again."""
     holding = [Components(0.01 ** 2, 0.0, (0.01,))] * 4
     k, n = false_step_rate(holding, releases=6, repeats=2, histories=60)

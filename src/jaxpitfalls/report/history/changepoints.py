@@ -129,9 +129,15 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
 def expected_scatter(n: int, k: int, draws: int = 4000, seed: int = 0) -> float:
     """The weighted squared error about their segments' levels that `n` releases leave to their best fit with
     `k` steps where nothing changed and every interval is exact (its mean over `draws` series of unit normal
-    noise, equal weights; the exact best fit by dynamic programming): what a fit's scatter is read against.
-    Below the n - k - 1 degrees of freedom it leaves, because the search put each step where it fits the noise
-    best: 2.6 at one step of six releases, 1.1 at two (docs/decisions.md#the-fits-scale-counts-its-search)."""
+    noise; the exact best fit by dynamic programming): what a fit's scatter is read against. Below the n - k - 1
+    degrees of freedom it leaves, because the search put each step where it fits the noise best: 2.6 at one
+    step of six releases, 1.1 at two (docs/decisions.md#the-fits-scale-counts-its-search). Equal weights: where
+    one release is measured far better than its neighbours the search leaves less than this (the ratio up to
+    ~1.1x too small), far worse more (up to ~1.5x too large); exact without a step (n - 1)."""
+    if not 0 <= k < n:
+        raise ValueError(f"{k} steps cannot split {n} releases")
+    if k == 0:
+        return n - 1.0
     y = np.random.default_rng(seed).standard_normal((draws, n))
     sums, squares = (np.column_stack([np.zeros(draws), np.cumsum(v, axis=1)]) for v in (y, y ** 2))
 

@@ -1,0 +1,62 @@
+"""A published release history rejudged by this checkout's fit from its job table alone, without timing again.
+
+docs/history.md's verdicts come from runs of 16 timing jobs (95 min for `make history-equinox`); the published
+run's job table (its results/tables/history.csv) is kept in docs/history/, so a change of how steps are found
+restates its steps from the table instead of timing the releases again:
+
+    python -m jaxpitfalls.report.history.rejudge docs/history/equinox.csv equinox
+
+What else changed between two releases is read from the versions the jobs recorded (jax, jaxlib, equinox,
+optax): the table keeps no more of their environments (machine, flags, the workflow's code), which the run's
+own report names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ... import results
+from .history import steps_table, summary_lines
+from .release_levels import release_levels
+
+
+def recorded_environments(ratios: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Each release's environment as far as its job table records it: the versions its first job ran."""
+    return {release: {"packages": dict(p.rsplit(" ", 1) for p in str(versions).split(", ") if " " in p)}
+            for release, versions in ratios.groupby("release", sort=False).versions.first().items()}
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """A history's job table, its releases as written (a release such as 0.5 is not a number)."""
+    return pd.read_csv(path, dtype={"release": str, "versions": str}, keep_default_na=False,
+                       na_values={c: [""] for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})
+
+
+def rejudged(ratios: pd.DataFrame, package: str) -> pd.DataFrame:
+    """The steps table (history.steps_table) this checkout's fit finds in a history's job table, its releases
+    in the table's order (the run's: the order of its pins)."""
+    releases = list(dict.fromkeys(ratios.release))
+    return steps_table(release_levels(ratios), releases, package, recorded_environments(ratios))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`TABLE PACKAGE [--steps PATH]`: the summary's line per series, as the history's report writes them."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("table", help="a history's job table (results/tables/history.csv, docs/history/*.csv)")
+    parser.add_argument("package", help="the package whose releases it timed (history.package), e.g. equinox")
+    parser.add_argument("--steps", help="also write the steps table here (CSV)")
+    args = parser.parse_args(argv)
+    steps = rejudged(read_table(args.table), args.package)
+    print("\n".join(summary_lines(steps, args.package)))
+    if args.steps:
+        results.write_csv(args.steps, steps)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
