@@ -222,6 +222,26 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
            "1.5% in median over the series (largest 3.0%)" in text
 
 
+def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table():
+    """A published calibration whose steps table named a step (by the fit of its day) is rejudged from its job
+    table: four flat releases name none today, and the page says so."""
+    from jaxpitfalls.report.calibration.timed import Timed
+
+    versions = ["0.4.1", "0.4.2", "0.4.3", "0.4.4"]
+    ratios = pd.DataFrame([{"release": v, "job": 1, "config_id": "base", "variant": "filter_jit",
+                            "baseline": "jit_flat", "mode": "blocked", "ratio": r, "ratio_ci_low": r / 1.02,
+                            "ratio_ci_high": r * 1.02, "versions": "jax 0.4.34"}
+                           for v, r in zip(versions, [1.0, 1.004, 0.998, 1.001], strict=True)])
+    published = pd.DataFrame([{"config_id": "base", "variant": "filter_jit", "baseline": "jit_flat",
+                               "mode": "blocked", "step": 1, "one_release": "", "between_jobs": None}])
+    block = {"study": "dispatch", "package": "safetensors", "versions": versions, "with": {}, "repeats": 1,
+             "pins": {}, "pythons": {}, "configs": "base"}
+    timed = Timed(pd.DataFrame(), [], [], {}, block, published, ratios, 60.0, "")
+    series, rates, lines = calibration._null_history(timed, History.of(block))
+    assert series == (0, 1) and rates is None
+    assert "0 of 1 series with a step named" in "\n".join(lines)
+
+
 def test_the_page_says_what_it_does_not_calibrate():
     """The page names what it calibrates and what it does not (separate runs, real changes that differ by
     process), from the run's own counts; without a published reference, it says so."""

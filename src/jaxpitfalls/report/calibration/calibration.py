@@ -24,6 +24,7 @@ from ...harness.injected import KNOB, SLOWDOWN_ENV
 from ...harness.stats import wilson
 from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
+from ..history.rejudge import rejudged
 from ..tables.environments import code_version
 from . import clustered, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
@@ -238,10 +239,13 @@ def _null_history(timed: Timed, history: History
                   ) -> tuple[tuple[int, int] | None, pd.DataFrame | None, list[str]]:
     """The null history's series with a step and its series, the null histories simulated from its jobs (where
     a release ran in two jobs or more: one job a release cannot give the spread between jobs), and its section;
-    nothing where none ran."""
+    nothing where none ran. Its steps are fitted again from its job table where it has one (the run's steps
+    table is the fit of its day: a published calibration rejudged restates them)."""
     steps, ratios = timed.history_steps, timed.history_ratios
     if steps is None:
         return None, None, []
+    if ratios is not None:  # by this checkout's fit: a published calibration rejudged restates its steps too
+        steps = rejudged(ratios, history.package)
     lines = null_history(steps, timed.history_machine_s, history)
     if history.repeats < 2 or ratios is None:
         return null_series(steps)[:2], None, [*lines, "No null history simulated: one job a release cannot give the "

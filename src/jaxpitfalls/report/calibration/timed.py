@@ -20,6 +20,7 @@ import yaml
 
 from ...configcheck.schema import fill_defaults
 from ...results import write_dir_atomically
+from ..history.rejudge import read_table
 from ..tables.run_summary import run_summary
 
 LOCKSTEP, JOBS, PYPERF, SETTINGS = "lockstep.csv", "lockstep_jobs.json", "pyperf_pairs.json", "settings.json"
@@ -80,10 +81,10 @@ def read(folder: str | Path) -> Timed:
         raise FileNotFoundError(f"{folder} holds no kept calibration (no {SETTINGS}): the calibration rule keeps one")
     settings = json.loads((folder / SETTINGS).read_text())
 
-    def optional(name: str) -> pd.DataFrame | None:
-        return pd.read_csv(folder / name) if (folder / name).is_file() else None
+    def optional(name: str, read_csv=pd.read_csv) -> pd.DataFrame | None:
+        return read_csv(folder / name) if (folder / name).is_file() else None
 
     return Timed(pd.read_csv(folder / LOCKSTEP), json.loads((folder / JOBS).read_text()),
                  json.loads((folder / PYPERF).read_text()), _as_now(settings["compare"], "compare"),
-                 _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS),
+                 _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS, read_table),
                  settings["history_machine_s"], settings["reference"])
