@@ -186,7 +186,7 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
     spread = series.between_jobs
     taken = int((series.blocks_taken > 0).sum()) if "blocks_taken" in series else 0  # older tables lack it
     blocks = (f" In {taken} of {len(series)} series the blocks (the k-th job of every release, timed in one pass) "
-              "differed beyond the jobs' scatter, as a run stopped and resumed makes them: each block's offset "
+              "differed beyond the jobs' scatter (a slower hour, a run stopped and resumed): each block's offset "
               "was taken out first." if taken else "")
     return (f"Each release timed in {repeats} jobs: between jobs of one release, beyond their own intervals, a "
             f"spread of {spread.median():.1%} in median over the series (largest {spread.max():.1%}), added to "
