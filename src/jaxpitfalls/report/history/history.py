@@ -159,7 +159,7 @@ def _step_text(r, package: str) -> str:
 def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
     """Each series' level per release with its 95% interval, one panel per variant and mode, a dashed line
     between the releases of each step found."""
-    from ...contract.figures import facet_lines
+    from ...contract.figures import facet_lines, lay_out_beside_legend
 
     shown = [r for r in releases if r in set(levels.release)]
     data = levels.assign(position=levels.release.map(shown.index),
@@ -172,7 +172,7 @@ def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], packa
         found = steps[(steps.step > 0) & (steps.variant + " / " + steps.baseline + ", " + steps["mode"] == series)]
         for r in found.itertuples():
             ax.axvline(shown.index(r.after) - 0.5, color="crimson", linestyle="--", linewidth=1)
-    fig.tight_layout()
+    lay_out_beside_legend(fig)
     return fig
 
 
