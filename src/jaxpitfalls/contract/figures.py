@@ -132,21 +132,28 @@ def _legend_beside(fig, axes, title: str) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     fig.legend(list(entries.values()), list(entries), title=title, fontsize="small", loc="center right")
-    fig.set_figwidth(fig.get_figwidth() + _legend_width(fig))
-    lay_out_beside_legend(fig)
+    width = _legend_width(fig)
+    fig.set_figwidth(fig.get_figwidth() + width)
+    _lay_out_left_of(fig, width)
 
 
 def _legend_width(fig) -> float:
-    """The width of the figure's legend beside its panels, in inches, with a margin (0 where it has none)."""
+    """The width of the figure's legend beside its panels, in inches, with a margin (0 where it has none): one
+    draw of the figure."""
     fig.canvas.draw()
     return fig.legends[0].get_window_extent().width / fig.dpi + 0.15 if fig.legends else 0.0
+
+
+def _lay_out_left_of(fig, width: float) -> None:
+    """The panels laid out in the figure but its rightmost `width` inches."""
+    fig.tight_layout(rect=(0, 0, 1 - width / fig.get_figwidth(), 1))
 
 
 def lay_out_beside_legend(fig) -> None:
     """The panels laid out in what the figure's legend beside them leaves: a caller that changes them after
     facet_lines (rotated ticks) calls this, where a plain tight_layout would put the last panels under the
     legend (the equinox history's figure hid two points of a panel so)."""
-    fig.tight_layout(rect=(0, 0, 1 - _legend_width(fig) / fig.get_figwidth(), 1))
+    _lay_out_left_of(fig, _legend_width(fig))
 
 
 def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = (), hue_order: tuple[str, ...] = (),

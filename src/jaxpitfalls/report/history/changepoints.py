@@ -156,10 +156,10 @@ def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
     (`cost`, fitted to the series) over what the best fit with as many steps leaves where nothing changed
     (`expected_scatter`: 1 on average where the intervals are exact); never below 1 (intervals are never
     narrowed), 1 where a fit leaves no scatter to read."""
-    expected = expected_scatter(cost.y.size, len(bounds) - 2)
-    if expected < 1e-9:
+    if len(bounds) - 1 == cost.y.size:  # a release to each level
         return 1.0
-    return float(np.sqrt(max(1.0, sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False)) / expected)))
+    scatter = sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False))
+    return float(np.sqrt(max(1.0, scatter / expected_scatter(cost.y.size, len(bounds) - 2))))
 
 
 @cache  # a history's levels and fits ask for a few quantiles thousands of times; scipy takes ~0.1 ms each
