@@ -8,6 +8,6 @@ sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 timed.keep(sm.output.timed, sm.input.table, list(sm.input.runs), list(sm.input.pyperf), dict(sm.params.compare),
            dict(sm.params.history), list(sm.input.history), list(sm.input.history_ratios),
-           list(sm.input.history_benchmarks), sm.params.reference)
+           list(sm.input.history_benchmarks), sm.params.reference, sm.params.run_target_s)
 calibration.write(timed.read(sm.output.timed), sm.output.page, sm.params.reference)
 log.info("calibration -> %s (what it timed: %s)", sm.output.page, sm.output.timed)

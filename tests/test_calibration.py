@@ -242,6 +242,23 @@ def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table
     assert "0 of 1 series with a step named" in "\n".join(lines)
 
 
+def test_the_run_summary_judges_the_machine_time_against_the_target_the_run_kept(tmp_path):
+    """The calibration's own run summary sums what it timed, part by part, against the target it kept (the issue's
+    120 minutes for make calibrate); a kept calibration without one is summed and not judged."""
+    from jaxpitfalls.report.calibration import timed
+
+    parts = {"lockstep jobs": 6000.0, "pyperf's pairs": 0.0, "the null history": 1500.0}
+    missed, met, none = (" ".join(calibration.run_lines(parts, target)) for target in (7200, 7500, 0))
+    assert "7500 s (125.0 min) against the target's 7200 s (120 min): **missed**; lockstep jobs 6000 s, the null " \
+           "history 1500 s." in missed and "pyperf" not in missed
+    assert "against the target's 7500 s (125 min): met" in met and "target" not in none
+    table = tmp_path / "lockstep.csv"
+    pd.DataFrame({"study": ["dispatch"]}).to_csv(table, index=False)
+    for target in (7200.0, 0.0):
+        timed.keep(tmp_path / "kept", str(table), [], [], {}, {}, run_target_s=target)
+        assert timed.read(tmp_path / "kept").run_target_s == target
+
+
 def test_the_page_says_what_it_does_not_calibrate():
     """The page names what it calibrates and what it does not (separate runs, real changes that differ by
     process), from the run's own counts; without a published reference, it says so."""

@@ -89,5 +89,6 @@ if config["compare"]["sides"]:
             compare=config["compare"],
             history=HISTORY,
             reference=lambda wildcards: str(published_reference() or ""),
+            run_target_s=config["run_target_s"],
         script:
             "../../scripts/calibration.py"

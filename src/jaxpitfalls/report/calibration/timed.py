@@ -42,14 +42,16 @@ class Timed:
     history_ratios: pd.DataFrame | None
     history_machine_s: float
     reference: str
+    run_target_s: float = 0.0  # the run's target for its machine time (0: none kept)
 
 
 def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], compare: dict[str, Any],
          history: dict[str, Any], history_steps: list[str] = (), history_ratios: list[str] = (),
-         history_benchmarks: list[str] = (), reference: str = "") -> None:
+         history_benchmarks: list[str] = (), reference: str = "", run_target_s: float = 0.0) -> None:
     """The calibration rule's inputs into `folder`, whole or not at all: its tables copied byte for byte, its
     jobs' and pyperf pairs' results one list each, its history's machine time summed from its benchmark files
-    (their sum is all the page reads of them), and the name of the reference snapshot it read."""
+    (their sum is all the page reads of them), the name of the reference snapshot it read, and the run's target
+    for its machine time (`run_target_s`)."""
     def fill(tmp: str) -> None:
         out = Path(tmp)
         shutil.copyfile(table, out / LOCKSTEP)
@@ -60,7 +62,8 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
             (out / name).write_text(json.dumps([json.loads(Path(p).read_text()) for p in paths]))
         machine_s = float(run_summary(history_benchmarks).seconds.sum()) if history_benchmarks else 0.0
         (out / SETTINGS).write_text(json.dumps({"compare": compare, "history": history, "history_machine_s": machine_s,
-                                                "reference": Path(reference).name if reference else ""}, indent=1))
+                                                "reference": Path(reference).name if reference else "",
+                                                "run_target_s": run_target_s}, indent=1))
 
     write_dir_atomically(folder, fill)
 
@@ -87,4 +90,4 @@ def read(folder: str | Path) -> Timed:
     return Timed(pd.read_csv(folder / LOCKSTEP), json.loads((folder / JOBS).read_text()),
                  json.loads((folder / PYPERF).read_text()), _as_now(settings["compare"], "compare"),
                  _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS, read_table),
-                 settings["history_machine_s"], settings["reference"])
+                 settings["history_machine_s"], settings["reference"], settings.get("run_target_s", 0.0))
