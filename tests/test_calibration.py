@@ -246,9 +246,10 @@ def test_the_run_summary_judges_the_machine_time_against_the_target_the_run_kept
     """The calibration's own run summary sums what it timed, part by part, against the target it kept (the issue's
     120 minutes for make calibrate); a kept calibration without one is summed and not judged."""
     from jaxpitfalls.report.calibration import timed
+    from jaxpitfalls.report.tables.run_summary import machine_time_lines
 
     parts = {"lockstep jobs": 6000.0, "pyperf's pairs": 0.0, "the null history": 1500.0}
-    missed, met, none = (" ".join(calibration.run_lines(parts, target)) for target in (7200, 7500, 0))
+    missed, met, none = (" ".join(machine_time_lines(parts, target)) for target in (7200, 7500, 0))
     assert "7500 s (125.0 min) against the target's 7200 s (120 min): **missed**; lockstep jobs 6000 s, the null " \
            "history 1500 s." in missed and "pyperf" not in missed
     assert "against the target's 7500 s (125 min): met" in met and "target" not in none

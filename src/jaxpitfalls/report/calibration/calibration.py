@@ -26,6 +26,7 @@ from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
 from ..tables.environments import code_version
+from ..tables.run_summary import machine_time_lines
 from . import clustered, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table
@@ -222,7 +223,7 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
                        null_series=series, null_rates=rates)
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null,
-                *run_lines({"lockstep jobs": machine_s, "pyperf's pairs": _pyperf_s(timed.pyperf),
+                *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": _pyperf_s(timed.pyperf),
                             "the null history": timed.history_machine_s}, timed.run_target_s)]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),
                                      history.repeats if timed.history_steps is not None else None, sections,
@@ -232,18 +233,6 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
 def _pyperf_s(pairs: list[dict[str, Any]]) -> float:
     """The machine time pyperf's pairs took (both runs of each, process starts and preparation included)."""
     return sum(run["wall_s"] for pair in pairs for run in pair["runs"].values())
-
-
-def run_lines(parts: dict[str, float], target_s: float) -> list[str]:
-    """The run summary: the machine time of what the calibration timed, by each job's own clock, part by part,
-    against the run's target where it kept one (0: none)."""
-    total = sum(parts.values())
-    judged = (f" against the target's {target_s:.0f} s ({target_s / 60:.0f} min): "
-              f"{'met' if total <= target_s else '**missed**'}" if target_s else "")
-    return ["## Run summary", "",
-            f"Machine time of what the calibration timed, by each job's own clock: {total:.0f} s ({total / 60:.1f} "
-            f"min){judged}; " + ", ".join(f"{name} {s:.0f} s" for name, s in parts.items() if s)
-            + ". The run's wall time adds each job's start and the models' preparation.", ""]
 
 
 def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs: pd.DataFrame | None) -> Measured:

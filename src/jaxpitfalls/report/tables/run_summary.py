@@ -1,5 +1,5 @@
 """The run summary: every job's wall time from Snakemake's `benchmark:` files, the latest invocation's span,
-and each study's part of it."""
+and each study's part of it; and a preset's own summary from its jobs' clocks against its target."""
 
 from __future__ import annotations
 
@@ -50,3 +50,16 @@ def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]
         return 0.0
     mine = summary.job.str.startswith(f"{study}/") | (summary.rule + "/" + summary.job).isin(own_preparations)
     return float(summary.loc[mine, "seconds"].sum())
+
+
+def machine_time_lines(parts: dict[str, float], target_s: float) -> list[str]:
+    """A run summary from its timed jobs' own clocks, part by part (a part of 0 s left out), against the run's
+    `run_target_s` where it has one (0: none): a preset's report judges its own time, and a rejudged page the
+    time its run kept."""
+    total = sum(parts.values())
+    judged = (f" against the target's {target_s:.0f} s ({target_s / 60:.0f} min): "
+              f"{'met' if total <= target_s else '**missed**'}" if target_s else "")
+    return ["## Run summary", "",
+            f"Machine time of what the run timed, by each job's own clock: {total:.0f} s ({total / 60:.1f} min)"
+            f"{judged}; " + ", ".join(f"{name} {s:.0f} s" for name, s in parts.items() if s)
+            + ". Its wall time adds each job's start and the models' preparation.", ""]
