@@ -1,4 +1,5 @@
-"""Rule compare_lockstep: the sides timed in lockstep, each against the first -> reports/compare_lockstep.md."""
+"""Rule compare_lockstep: the sides timed in lockstep, each against the first -> reports/compare_lockstep.md, its
+run summary last (the lockstep jobs' machine time, judged against run_target_s where the comparison is the run)."""
 
 import json
 from pathlib import Path
@@ -17,7 +18,7 @@ docs = [json.loads(Path(path).read_text()) for path in sm.input.runs]
 table = pd.concat([lockstep.side_by_side(doc, threshold) for doc in docs], ignore_index=True)
 results.write_csv(sm.output.table, table)
 sides = docs[0]["sides"] if docs else {}  # as the jobs recorded them
-run = machine_time_lines({"lockstep jobs": sum(doc["job_seconds"] for doc in docs)}, sm.params.run_target_s)
+summary_lines = machine_time_lines({"lockstep jobs": sum(doc["job_seconds"] for doc in docs)}, sm.params.run_target_s)
 results.write_text(sm.output.report, lockstep.markdown(table, sides, threshold, [doc["timed"] for doc in docs],
-                                                     lockstep.set_up_line(docs)) + "\n" + "\n".join(run))
+                                                     lockstep.set_up_line(docs)) + "\n" + "\n".join(summary_lines))
 log.info("%d rows: %s", len(table), table.verdict.value_counts().to_dict())

@@ -234,3 +234,17 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
     assert f"- `equinox {RELEASES[5]}`: every job lost (ProcessesDisagree: " in report  # without a result
     ratios = pd.read_csv(out.ratios, dtype={"release": str})
     assert set(ratios.release) == set(RELEASES) - {RELEASES[5]} and len(ratios) == 2 * (2 * len(RELEASES) - 3)
+
+
+def test_the_run_summary_judges_the_target_only_where_the_history_is_the_run(tmp_path):
+    """A history run alone judges its jobs against run_target_s; one part of a calibration (target 0 here: the
+    calibration's page judges the whole run) says its time and judges nothing."""
+    paths = []
+    for rule, seconds in (("release_env", 100.0), ("history_run", 500.0)):
+        (path := tmp_path / "benchmarks" / rule / "x.tsv").parent.mkdir(parents=True)
+        path.write_text(f"s\th:m:s\n{seconds}\t0:00:00\n")
+        paths.append(str(path))
+    alone, part = history.run_summary(paths, 550), history.run_summary(paths, 0)
+    assert alone == ["2 jobs, 600 s (10.0 min) against the target's 550 s: **missed**; building the environments "
+                     "100 s of it (one job after another: no timing job ran beside an install)."]
+    assert part[0].startswith("2 jobs, 600 s (10.0 min); building the environments 100 s") and "target" not in part[0]

@@ -196,6 +196,14 @@ def compare_targets():
 HISTORY = config["history"]
 
 
+def part_target_s():
+    """run_target_s for a report that times one part of the run: none where the run is a calibration (compare
+    sides with pyperf's pairs or a null history: `make calibrate`), whose page sums every part against it; the
+    run's own elsewhere (a comparison or a history run alone)."""
+    calibrating = config["compare"]["sides"] and (config["compare"]["pyperf"]["callable"] or HISTORY["versions"])
+    return 0 if calibrating else config["run_target_s"]
+
+
 def release_requirements(wildcards):
     return releases.requirements(config, wildcards.release)
 

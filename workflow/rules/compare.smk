@@ -41,9 +41,7 @@ if config["compare"]["sides"]:
         rounds paired in time (report/comparison/lockstep.py)."""
         input:
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            sources=sources.files_of(
-                "report.comparison.lockstep", "report.tables.run_summary", "runtime"
-            ),
+            sources=sources.files_of("report.comparison.lockstep", "report.tables.run_summary", "runtime"),
         output:
             report=report(
                 "reports/compare_lockstep.md",
@@ -61,7 +59,7 @@ if config["compare"]["sides"]:
             ENV
         params:
             compare=config["compare"],
-            run_target_s=config["run_target_s"],
+            run_target_s=part_target_s(),
         script:
             "../../scripts/compare_lockstep.py"
 

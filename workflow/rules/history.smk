@@ -80,6 +80,6 @@ rule history:
         ENV
     params:
         history=config["history"],
-        run_target_s=config["run_target_s"],
+        run_target_s=part_target_s(),
     script:
         "../../scripts/history.py"

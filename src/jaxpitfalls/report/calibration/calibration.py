@@ -224,7 +224,8 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": _pyperf_s(timed.pyperf),
-                            "the null history": timed.history_machine_s}, timed.run_target_s)]
+                                     "the null history (its environments built)": timed.history_machine_s},
+                                    timed.run_target_s)]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),
                                      history.repeats if timed.history_steps is not None else None, sections,
                                      measured))

@@ -53,13 +53,14 @@ def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]
 
 
 def machine_time_lines(parts: dict[str, float], target_s: float) -> list[str]:
-    """A run summary from its timed jobs' own clocks, part by part (a part of 0 s left out), against the run's
-    `run_target_s` where it has one (0: none): a preset's report judges its own time, and a rejudged page the
-    time its run kept."""
+    """A run summary from the machine time its timing jobs took, part by part (a part of 0 s left out), against
+    the run's `run_target_s` where it is this report's to judge (0: not judged): a preset's report judges its own
+    time, and a rejudged page the time its run kept. The models' preparation and the jobs' starts are not in it,
+    so the run's wall time is longer."""
     total = sum(parts.values())
-    judged = (f" against the target's {target_s:.0f} s ({target_s / 60:.0f} min): "
+    judged = (f" against the run's target of {target_s:.0f} s ({target_s / 60:.0f} min): "
               f"{'met' if total <= target_s else '**missed**'}" if target_s else "")
     return ["## Run summary", "",
-            f"Machine time of what the run timed, by each job's own clock: {total:.0f} s ({total / 60:.1f} min)"
-            f"{judged}; " + ", ".join(f"{name} {s:.0f} s" for name, s in parts.items() if s)
-            + ". Its wall time adds each job's start and the models' preparation.", ""]
+            f"Machine time of the run's timing jobs: {total:.0f} s ({total / 60:.1f} min){judged}; "
+            + ", ".join(f"{name} {s:.0f} s" for name, s in parts.items() if s)
+            + ". The run's wall time adds the models' preparation and each job's start.", ""]
