@@ -16,13 +16,14 @@ RELEASES = [f"0.11.{i}" for i in range(10)]
 
 
 def _doc(release: str, filter_jit: float, recorded: str | None = None, jax: str = "0.4.34") -> dict:
-    """One release's result: filter_jit / jit_flat as given (+-3%), jax.jit's variants flat at 1.01."""
+    """One release's result: filter_jit / jit_flat as given (+-3%), jax.jit's variants flat at 1.01, the floor's A/A
+    twin at 1."""
     def pair(variant: str, ratio: float) -> dict:
         return {"variant": variant, "baseline": "jit_flat", "mode": "pipelined", "ratio": ratio,
                 "ratio_ci_low": ratio * 0.97, "ratio_ci_high": ratio * 1.03}
     return {"study": "dispatch", "config_id": "base",
             "environment": {"packages": {"equinox": recorded or release, "jax": jax, "jaxlib": "0.4.34"}},
-            "comparisons": [pair("filter_jit", filter_jit), pair("jit_partition", 1.01)]}
+            "comparisons": [pair("filter_jit", filter_jit), pair("jit_partition", 1.01), pair("jit_flat~twin", 1.0)]}
 
 
 def _measured(step_at: int = 8) -> dict[str, list[dict]]:
@@ -232,6 +233,7 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
     report = (tmp_path / "report.out").read_text()
     assert "## Jobs lost" in report and f"- `equinox {RELEASES[2]} job 2 (base)`: ProcessesDisagree" in report
     assert f"- `equinox {RELEASES[5]}`: every job lost (ProcessesDisagree: " in report  # without a result
+    assert "## Audit" in report and "**0 of 17** twin rows excluded 1" in report  # every job's twin, none in a step
     ratios = pd.read_csv(out.ratios, dtype={"release": str})
     assert set(ratios.release) == set(RELEASES) - {RELEASES[5]} and len(ratios) == 2 * (2 * len(RELEASES) - 3)
 

@@ -22,6 +22,7 @@ import pandas as pd
 from ...contract.run_settings import History
 from ...harness.stats import is_difference, is_twin
 from ..comparison.compare import environment_changes
+from ..scorecard.twins import twin_sections
 from .changepoints import Fit, fit_steps, resting_alone
 from .release_levels import SERIES, detectable_change, release_levels
 
@@ -55,6 +56,17 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
              "versions": _versions(doc["environment"]), "ran_at": doc["environment"].get("timestamp", "")}
             for c in doc["comparisons"]
             if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])]
+
+
+def twin_rows(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
+    """Every job's floor against its A/A twin (timed twice in the same rounds: the true ratio is 1), which the
+    steps leave out and the report's audit counts: the history's jobs' own false alarms; `config_id` names the
+    job (release, job, configuration), which the audit counts."""
+    return pd.DataFrame([{"release": release, "config_id": f"{release}/job{doc.get('job', 1)}/{doc['config_id']}",
+                          "variant": c["variant"],
+                          "mode": c["mode"], **{k: c[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")}}
+                         for release, docs in measured.items() for doc in docs for c in doc["comparisons"]
+                         if is_twin(c["variant"])])
 
 
 def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:
@@ -271,5 +283,7 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
     save(figure(levels, steps, releases, history.package), out.figure)
+    twins = twin_sections({history.study: twin_rows(measured)})
     results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history, lost)
-                       + "\n".join(["## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))
+                       + "\n".join([*(["## Audit", "", *twins] if twins else []),
+                                    "## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))
