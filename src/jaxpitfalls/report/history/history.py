@@ -22,7 +22,7 @@ import pandas as pd
 from ...contract.run_settings import History
 from ...harness.stats import is_difference, is_twin
 from ..comparison.compare import environment_changes
-from ..scorecard.twins import twin_sections
+from ..scorecard.twins import twin_rows, twin_sections
 from .changepoints import Fit, fit_steps, resting_alone
 from .release_levels import SERIES, detectable_change, release_levels
 
@@ -58,15 +58,14 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
             if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])]
 
 
-def twin_rows(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
-    """Every job's floor against its A/A twin (timed twice in the same rounds: the true ratio is 1), which the
-    steps leave out and the report's audit counts: the history's jobs' own false alarms; `config_id` names the
-    job (release, job, configuration), which the audit counts."""
+def job_comparisons(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
+    """Every job's comparisons as one table, `config_id` naming the job (release, job, configuration): what the
+    audit reads its floors' A/A twins from (scorecard.twins.twin_rows), which the steps leave out."""
+    compared = ["variant", "mode", "ratio", "ratio_ci_low", "ratio_ci_high"]
     return pd.DataFrame([{"release": release, "config_id": f"{release}/job{doc.get('job', 1)}/{doc['config_id']}",
-                          "variant": c["variant"],
-                          "mode": c["mode"], **{k: c[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")}}
-                         for release, docs in measured.items() for doc in docs for c in doc["comparisons"]
-                         if is_twin(c["variant"])])
+                          **{k: c[k] for k in compared}}
+                         for release, docs in measured.items() for doc in docs for c in doc["comparisons"]],
+                        columns=["release", "config_id", *compared])
 
 
 def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:
@@ -283,7 +282,7 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
     save(figure(levels, steps, releases, history.package), out.figure)
-    twins = twin_sections({history.study: twin_rows(measured)})
+    twins = twin_sections({history.study: twin_rows(job_comparisons(measured))})
     results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history, lost)
                        + "\n".join([*(["## Audit", "", *twins] if twins else []),
                                     "## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))
