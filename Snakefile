@@ -35,6 +35,7 @@ localrules:
     all,
     aggregate,
     plot,
+    export_pyperf,
     render_report,
     compare_gate,
     bundle,
@@ -55,5 +56,6 @@ rule all:
     input:
         "reports/report.md",
         "reports/bundle.tar.gz",
+        expand("results/exported/{study}.pyperf.json", study=STUDIES),
         compare_targets(),
         history_targets(),

@@ -23,7 +23,7 @@ FLOORS = (
      "jaxpitfalls.formatting", "jaxpitfalls.idle_scheduler"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.contract",),
-    ("jaxpitfalls.studies",),
+    ("jaxpitfalls.studies", "jaxpitfalls.benchfile"),
     ("jaxpitfalls.registry",),
     ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),

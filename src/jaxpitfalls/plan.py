@@ -31,7 +31,7 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
 
     Each configuration records the sweep axes it belongs to (`points` for an explicit point that lies on
     no axis), an id made of every key's value, and the name of the model it needs
-    (`<family>-L<layers>-H<hidden>`).
+    (`<family>-L<layers>-H<hidden>`) where its study has a model family (a benchmark file builds its own inputs).
     """
     base = study["base"]
     keys = list(base)
@@ -52,7 +52,8 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     for point in study.get("points", []):
         add(dict(base) | point, "points")
     for conf in confs.values():
-        conf["model"] = model_name(study["model_family"], conf["layers"], conf["hidden"])
+        if "model_family" in study:
+            conf["model"] = model_name(study["model_family"], conf["layers"], conf["hidden"])
     return list(confs.values())
 
 
@@ -99,6 +100,12 @@ def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
+def job_model_spec(config: dict[str, Any], conf: dict[str, Any]) -> dict[str, Any]:
+    """The spec of the model a measuring job's configuration uses, recorded in its result (none for a benchmark
+    file, whose setup builds its inputs)."""
+    return model_spec(config, conf["model"]) if "model" in conf else {}
+
+
 def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
     for conf in configurations(config["studies"][study]):
         if conf["id"] == conf_id:
@@ -142,7 +149,7 @@ def job_runtime(config: dict[str, Any], study: str) -> dict[str, str]:
 
 
 def study_models(config: dict[str, Any], study: str) -> list[str]:
-    return sorted({c["model"] for c in configurations(config["studies"][study])})
+    return sorted({c["model"] for c in configurations(config["studies"][study]) if "model" in c})
 
 
 def own_preparations(config: dict[str, Any], study: str) -> list[str]:
@@ -157,9 +164,10 @@ def own_preparations(config: dict[str, Any], study: str) -> list[str]:
 
 
 def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
-    """A measuring job's input directories by name: its model, and the corpus where the study reads it."""
-    return {"model": f"results/models/{configuration(config, study, conf_id)['model']}"} | (
-        {"data": CORPUS} if reads_corpus(study) else {})
+    """A measuring job's input directories by name: its model (none for a benchmark file), and the corpus where
+    the study reads it."""
+    model = configuration(config, study, conf_id).get("model")
+    return ({"model": f"results/models/{model}"} if model else {}) | ({"data": CORPUS} if reads_corpus(study) else {})
 
 
 def timing_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:

@@ -2,18 +2,22 @@
 its parts provide), and so is every such package in the user's own study folders (the config's
 `study_folders`). Adding a folder adds a study; nothing else lists them. Each part is imported by name, only when
 asked for: the studies plug in here, so nothing below them imports a study package, and everything above reads
-a study through here alone (a user's study reads like a packaged one)."""
+a study through here alone (a user's study reads like a packaged one). A benchmark file (a study block's `file`:
+benchfile/) is a study too: its parts are built from the file, under the name the config gives it."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
 from . import sources
+from .benchfile import reader
+from .benchfile import spec as benchfile_spec
 from .contract.interface import Lockstep, Measure, Report, StudySpec
 
 FOLDER = Path(__file__).parent / "studies"
@@ -73,16 +77,57 @@ def use_folders(paths: Iterable[str | Path]) -> None:
     package.__path__[:] = [str(FOLDER), *(str(f) for f in folders)]
 
 
+def use_files(files: Mapping[str, str | Path]) -> None:
+    """Add the user's benchmark files, by the name each is given, for this process and every process it starts. A
+    relative path is read from the working directory. Refuses a missing file, one the reader refuses (naming the
+    file, the line and what to change) and a name a study already has; nothing changes unless all are accepted."""
+    found = {name: Path(path).expanduser().resolve() for name, path in files.items()}
+    folders = _studies()
+    for name, path in found.items():
+        if name in folders:
+            raise StudyRefused(f"studies.{name}.file: a study named {name!r} is already at {folders[name]}: give the "
+                               "benchmark another name")
+        if not path.is_file():
+            raise StudyRefused(f"studies.{name}.file: {path}: no such file (a relative path is read from "
+                               f"{Path.cwd()})")
+        try:
+            reader.read(path)
+        except reader.BenchFileRefused as e:
+            raise StudyRefused(f"studies.{name}.file: {e}") from None
+    os.environ[sources.BENCHMARK_FILES] = json.dumps({name: str(path) for name, path in found.items()})
+
+
+def _files() -> dict[str, Path]:
+    return sources.benchmark_files()
+
+
 def names() -> tuple[str, ...]:
-    """Every study, by folder name, sorted (a config runs and reports them in its own order)."""
-    return tuple(sorted(_studies()))
+    """Every study, by folder name or by the name its benchmark file is given, sorted (a config runs and reports
+    them in its own order)."""
+    return tuple(sorted({*_studies(), *_files()}))
 
 
 def where(name: str) -> Path:
-    """A study's folder."""
-    if name not in _studies():
-        raise KeyError(f"unknown study {name!r}; known: {', '.join(sorted(_studies()))}")
-    return _studies()[name]
+    """A study's folder, or its benchmark file."""
+    known = _studies() | _files()
+    if name not in known:
+        raise KeyError(f"unknown study {name!r}; known: {', '.join(sorted(known))}")
+    return known[name]
+
+
+def is_file(name: str) -> bool:
+    """Whether the study is a benchmark file (benchfile/), not a folder."""
+    return name in _files()
+
+
+def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
+    """The source files a rule using the study's `part` (measure, spec, report, claims) depends on, with the
+    package modules `more`: a folder study's part and what it imports; for a benchmark file, the module that reads
+    it as that part, and the file itself."""
+    if is_file(name):
+        module = {"claims": "judges"}.get(part, part)
+        return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), str(where(name))}))
+    return sources.files_of(f"studies.{name}.{part}", *more)
 
 
 def _part(name: str, part: str):
@@ -97,7 +142,9 @@ def _part(name: str, part: str):
 
 
 def spec(name: str) -> StudySpec:
-    """The study's JAX-free spec (`SPEC` in its spec.py)."""
+    """The study's JAX-free spec (`SPEC` in its spec.py, or built from its benchmark file)."""
+    if is_file(name):
+        return benchfile_spec.spec(name, where(name))
     found = getattr(_part(name, "spec"), "SPEC", None)
     if not isinstance(found, StudySpec) or found.name != name:
         raise StudyRefused(f"{where(name) / 'spec.py'} must define SPEC = StudySpec(name={name!r}, ...) "
@@ -115,24 +162,38 @@ def _implementing(name: str, part: str, protocol: type):
     return module
 
 
+def _file_measure(name: str):
+    from .benchfile.measure import Measure as FileMeasure  # imports JAX
+
+    return FileMeasure(name, where(name))
+
+
 def measure(name: str) -> Measure:
     """The study's measuring code (imports JAX)."""
-    return _implementing(name, "measure", Measure)
+    return _file_measure(name) if is_file(name) else _implementing(name, "measure", Measure)
 
 
 def lockstep(name: str) -> Lockstep:
     """The study's measuring code, for a lockstep comparison (imports JAX); a study without `samplers` in its
     measure.py cannot be timed that way, and says so."""
-    return _implementing(name, "measure", Lockstep)
+    return _file_measure(name) if is_file(name) else _implementing(name, "measure", Lockstep)
 
 
 def report(name: str) -> Report:
     """The study's report code (JAX-free)."""
+    if is_file(name):
+        from .benchfile.report import Report as FileReport  # pandas, seaborn: not at the Snakefile's parse
+
+        return FileReport(spec(name))
     return _implementing(name, "report", Report)
 
 
 def judges(name: str):
     """The study's judged claims (`JUDGES` in its claims.py, a contract.judging.Judges of its spec: JAX-free)."""
+    if is_file(name):
+        from .benchfile.judges import judges as file_judges  # pandas: not at the Snakefile's parse
+
+        return file_judges(name, where(name))
     found = getattr(_part(name, "claims"), "JUDGES", None)
     if found is None or getattr(found, "spec", None) is not spec(name):
         raise StudyRefused(f"{where(name) / 'claims.py'} must define JUDGES = Judges(SPEC) (contract.judging)")
@@ -140,7 +201,10 @@ def judges(name: str):
 
 
 def description(name: str) -> str:
-    """The study's package docstring: what the report says it measures and what must hold."""
+    """The study's package docstring (or its benchmark file's): what the report says it measures and what must
+    hold."""
+    if is_file(name):
+        return reader.read(where(name)).doc
     return inspect.getdoc(_part(name, "")) or ""
 
 

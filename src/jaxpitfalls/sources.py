@@ -7,6 +7,7 @@ Found by reading import statements (no import is executed, so the Snakefile stay
 from __future__ import annotations
 
 import ast
+import json
 import os
 from functools import cache
 from pathlib import Path
@@ -18,11 +19,19 @@ STUDIES = f"{PACKAGE}.studies"
 # the environment: every process of a run (the Snakefile's, its jobs', their workers', a release's interpreter)
 # inherits them, so each finds the same studies. Their studies are imported as `jaxpitfalls.studies.<name>`.
 STUDY_FOLDERS = "JAXPITFALLS_STUDY_FOLDERS"
+# The user's benchmark files (a study block's `file`, registry.use_files), as JSON {name: absolute path}, inherited
+# the same way.
+BENCHMARK_FILES = "JAXPITFALLS_BENCHMARK_FILES"
 
 
 def study_folders() -> tuple[Path, ...]:
     """The user's own study folders this process was given, beside the package's studies/."""
     return tuple(Path(p) for p in os.environ.get(STUDY_FOLDERS, "").split(os.pathsep) if p)
+
+
+def benchmark_files() -> dict[str, Path]:
+    """The user's benchmark files this process was given, by the name the config gives each."""
+    return {name: Path(path) for name, path in json.loads(os.environ.get(BENCHMARK_FILES) or "{}").items()}
 
 
 Roots = tuple[tuple[Path, str], ...]

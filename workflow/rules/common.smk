@@ -2,7 +2,7 @@
 from dataclasses import fields
 from pathlib import Path
 
-from jaxpitfalls import plan, releases, sources
+from jaxpitfalls import plan, registry, releases, sources
 from jaxpitfalls.contract.run_settings import Lockstep
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
@@ -36,19 +36,19 @@ def timing_inputs_of(wildcards):
 
 
 def study_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}.measure", "jobs.study", "jobs.study_worker", "runtime")
+    return registry.part_sources(wildcards.study, "measure", "jobs.study", "jobs.study_worker", "runtime")
 
 
 def capture_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}.measure", "harness.tracing", "runtime")
+    return registry.part_sources(wildcards.study, "measure", "harness.tracing", "runtime")
 
 
 def parse_sources(wildcards):
-    return sources.files_of("traces", "harness.tracing", f"studies.{wildcards.study}.spec", "results", "runtime")
+    return registry.part_sources(wildcards.study, "spec", "traces", "harness.tracing", "results", "runtime")
 
 
 def plot_sources(wildcards):
-    return sources.files_of(f"studies.{wildcards.study}.report", "contract.figures", "runtime")
+    return registry.part_sources(wildcards.study, "report", "contract.figures", "runtime")
 
 
 def timing_settings(wildcards):
@@ -66,8 +66,8 @@ def model_spec_of(wildcards):
 
 
 def job_model_spec(wildcards):
-    """The spec of the model a measuring job's configuration uses (recorded in its result)."""
-    return plan.model_spec(config, conf_of(wildcards)["model"])
+    """The spec of the model a measuring job's configuration uses (recorded in its result; none for a file's)."""
+    return plan.job_model_spec(config, conf_of(wildcards))
 
 
 def study_runs(wildcards):
@@ -119,7 +119,12 @@ def report_settings():
         "run_target_s": config["run_target_s"],
         "memory_target_gib": config["memory_target_gib"],
         "studies": {s: config["studies"][s] for s in STUDIES},
-        "models": {f: config["models"][f] for f in sorted({config["studies"][s]["model_family"] for s in STUDIES})},
+        "models": {
+            f: config["models"][f]
+            for f in sorted(
+                {config["studies"][s]["model_family"] for s in STUDIES if "model_family" in config["studies"][s]}
+            )
+        },
         "preparations": {s: plan.own_preparations(config, s) for s in STUDIES},
     }
 
@@ -222,7 +227,7 @@ def history_inputs(wildcards):
 
 
 def history_model_spec(wildcards):
-    return plan.model_spec(config, history_conf(wildcards)["model"])
+    return plan.job_model_spec(config, history_conf(wildcards))
 
 
 def history_runs():

@@ -34,8 +34,8 @@ rule history_run:
     input:
         unpack(history_inputs),
         env="results/history/envs/{release}/status.json",
-        sources=sources.files_of(
-            f"studies.{config['history']['study']}.measure", "jobs.history_run", "jobs.study_worker", "runtime"
+        sources=registry.part_sources(
+            config["history"]["study"], "measure", "jobs.history_run", "jobs.study_worker", "runtime"
         ),
     output:
         "results/history/runs/{release}/job{job}/{config}.json",

@@ -19,6 +19,21 @@ rule aggregate:
         "../../scripts/aggregate.py"
 
 
+rule export_pyperf:
+    """A study's samples as a pyperf suite: `python -m pyperf stats`, `pyperf compare_to` and dashboards read it."""
+    input:
+        runs=study_runs,
+        sources=sources.files_of("report.tables.pyperf_suite", "runtime"),
+    output:
+        "results/exported/{study}.pyperf.json",
+    log:
+        "results/logs/export_pyperf/{study}.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/export_pyperf.py"
+
+
 rule plot:
     """A study's figures (seaborn), one PNG each."""
     input:
@@ -48,10 +63,11 @@ rule render_report:
     input:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
-        sources=sources.files_of(
-            "report.scorecard.build",
-            *[f"studies.{s}.{part}" for s in STUDIES for part in ("report", "claims")],
-            "runtime",
+        sources=sorted(
+            {
+                *sources.files_of("report.scorecard.build", "runtime"),
+                *[f for s in STUDIES for part in ("report", "claims") for f in registry.part_sources(s, part)],
+            }
         ),
     output:
         report=report("reports/report.md", caption="../report/report.rst", category="Report"),

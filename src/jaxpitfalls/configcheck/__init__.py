@@ -29,6 +29,14 @@ def _study_folders(config: dict[str, Any]) -> list[str]:
     return folders if isinstance(folders, list) and all(isinstance(f, str) for f in folders) else []
 
 
+def _benchmark_files(config: dict[str, Any]) -> dict[str, str]:
+    """The config's benchmark files by study name (a block's `file`), read before the schema is (each file's axes
+    are its block's schema); a value of another type is left for the schema to name."""
+    studies = config.get("studies", {})
+    return {name: block["file"] for name, block in (studies.items() if isinstance(studies, dict) else [])
+            if isinstance(block, dict) and isinstance(block.get("file"), str)}
+
+
 def _processes_problems(config: dict[str, Any]) -> list[str]:
     """Each study's `measure` processes as Timing would refuse them when its first job starts, and the lockstep
     sides' (`compare`), which reach a target precision the same way."""
@@ -54,6 +62,10 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
         registry.use_folders(_study_folders(config))
     except registry.StudyRefused as e:
         raise InvalidConfig(f"1 problem in the config:\nconfig study_folders: {e}") from None
+    try:  # and the user's benchmark files, each a study under the name its block has
+        registry.use_files(_benchmark_files(config))
+    except registry.StudyRefused as e:
+        raise InvalidConfig(f"1 problem in the config:\nconfig {e}") from None
     try:
         schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
     except registry.StudyRefused as e:

@@ -56,11 +56,16 @@ def merged(common: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _fragment(schema: Path | dict[str, Any]) -> dict[str, Any]:
+    """A study's fragment: its config.schema.yaml, or the one a benchmark file's spec built (a dict)."""
+    return schema if isinstance(schema, dict) else _read(schema)
+
+
 def load(schema_path: str | Path) -> dict[str, Any]:
     """The whole schema: the workflow's, with every study's block (its fragment over `$defs/study`)."""
     schema = _read(schema_path)
     schema["properties"]["studies"]["properties"] = {
-        name: merged(schema["$defs"]["study"], _read(registry.spec(name).schema)) for name in registry.names()}
+        name: merged(schema["$defs"]["study"], _fragment(registry.spec(name).schema)) for name in registry.names()}
     return schema
 
 

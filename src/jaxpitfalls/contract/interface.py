@@ -111,6 +111,8 @@ class Claim:
     # with others added to it (all fixes together, jit's gain the most of them): the tally counts the effect once
     # and the scorecard figure draws one mark, so two rows never look like two agreeing results.
     restates: str = ""
+    # A user's expectation (a benchmark file's EXPECT), not a write-up's claim: judged by the same rules, counted apart.
+    expected: bool = False
 
     def __post_init__(self) -> None:
         if self.judged != bool(self.rule):
@@ -150,7 +152,7 @@ class StudySpec:
     traced_mode: str
     trace_components: tuple[Component, ...]
     claims: Mapping[str, Claim]
-    schema: Path
+    schema: Path | Mapping[str, Any]  # its config.schema.yaml, or the fragment itself (a benchmark file's)
     reads_corpus: bool = False
     extra_pairs: tuple[tuple[str, str], ...] = ()
     check_sizes: SizeCheck | None = None

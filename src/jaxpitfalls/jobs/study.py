@@ -84,7 +84,7 @@ def run_configuration(
     With `python` (another environment's interpreter), every process is a worker running there. `record`:
     packages whose versions the result's environment records besides the usual (a history's swept package).
     """
-    log.info("%s %s: model %s, settings %s", study, conf["id"], conf["model"], settings)
+    log.info("%s %s: model %s, settings %s", study, conf["id"], conf.get("model", "(built by setup)"), settings)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,
                "record": list(record)}

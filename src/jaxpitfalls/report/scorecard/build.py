@@ -97,7 +97,7 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
             | by_key.get(key, _unjudged(claim))
             | {"key": key, "claim": claim.text, "write_up": claim.write_up, "numbers": claim.numbers,
                "rule": claim.stated_rule, "advice": claim.advice, "beyond": claim.beyond,
-               "restates": claim.restates,
+               "expected": claim.expected, "restates": claim.restates,
                "picture": findings.index(key) if key in findings else None}
             for key, claim in spec.claims.items()]
 

@@ -126,6 +126,13 @@ def _recorded_settings(checks: pd.DataFrame) -> str:
     return "; ".join(f"{config_id}: `{text}`" for config_id, text in recorded.items())
 
 
+def _inputs_from(study: dict[str, Any], config: dict[str, Any]) -> str:
+    """Where a study's inputs come from: its model family's block, or the benchmark file that builds them."""
+    if "file" in study:
+        return f"Inputs built by `setup` in `{study['file']}`."
+    return f"Model family `{study['model_family']}`: `{json.dumps(config['models'][study['model_family']])}`."
+
+
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
     """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures (name, path
@@ -150,7 +157,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         "### Setup", "",
         f"Base configuration `{json.dumps(study_cfg['base'])}`; sweeps (one axis at a time) "
         f"`{json.dumps(study_cfg.get('sweep', {}))}`{beside}; measured with {_recorded_settings(tables['checks'])}. "
-        f"Model family `{study_cfg['model_family']}`: `{json.dumps(config['models'][study_cfg['model_family']])}`. "
+        f"{_inputs_from(study_cfg, config)} "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
         *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],
         *(untimed := [f"- Not timed at `{r.config_id}`: {r.not_timed}"

@@ -87,10 +87,33 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
     return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{said}"
 
 
+EXPECTED = {REPRODUCED: "held", "not reproduced": "**did not hold**"}
+
+
+def expectations_line(rows: list[Row]) -> str:
+    """Your expectations (benchmark files' EXPECT) by verdict: held, did not hold (named), or undecided."""
+    counts = pd.Series([EXPECTED.get(r["verdict"], r["verdict"]) for r in rows], dtype=object).value_counts()
+    failed = [r["claim"] for r in rows if r["verdict"] == "not reproduced"]
+    named = f" ({'; '.join(failed)})" if failed else ""
+    counted = "; ".join(f"{n} {kind}" + (named if kind == EXPECTED["not reproduced"] else "")
+                        for kind, n in counts.items())
+    return f"**Your {len(rows)} expectation{'s' * (len(rows) != 1)}**: {counted}"
+
+
 def tally(claims: dict[str, list[Row]]) -> str:
     """The scorecard's first line and its counts: write-up numbers held in size, then effects (claims resting on
     one measurement counted once) by verdict, the write-ups' apart from ours beside them (Claim.beyond), and
-    those judged at a structure smaller than the write-up's (supporting only) counted apart."""
+    those judged at a structure smaller than the write-up's (supporting only) counted apart; the expectations of
+    benchmark files after them, by verdict."""
+    yours = [r for rows in claims.values() for r in rows if r.get("expected")]
+    claims = {s: [r for r in rows if not r.get("expected")] for s, rows in claims.items()}
+    if not any(claims.values()):
+        return expectations_line(yours)
+    said = f". {expectations_line(yours)}" if yours else ""
+    return f"{_write_ups_tally(claims)}{said}"
+
+
+def _write_ups_tally(claims: dict[str, list[Row]]) -> str:
     by_study = [(s, g) for s, rows in claims.items() for g in effects([r for r in rows if not r["beyond"]])]
     theirs = [g for _, g in by_study]
     ours = [g for rows in claims.values() for g in effects([r for r in rows if r["beyond"]])]

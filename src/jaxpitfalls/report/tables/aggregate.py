@@ -22,7 +22,7 @@ from .over_processes import POOLED, compile_ratios_over_processes, steps_over_pr
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
     conf = settings_of(doc["config"])
-    return {"config_id": doc["config_id"], "model": doc["config"]["model"],
+    return {"config_id": doc["config_id"], "model": doc["config"].get("model", ""),
             "axes": ",".join(doc["config"]["axes"]), "demonstration": doc.get("demonstration", "")} | conf | {
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
     }

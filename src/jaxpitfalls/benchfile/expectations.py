@@ -1,0 +1,98 @@
+"""A benchmark file's expectations, one sentence each, judged as the write-ups' claims are (judges.py): on the paired
+ratio's 95% interval at the base configuration, yes where the interval lies wholly on the sentence's side of its edge,
+no where wholly on the other, inconclusive (with what would decide it) where it crosses.
+
+The sentences (a variant's name on each side, `Nx` or `N%`, and optionally `when pipelined` at the end):
+    A faster than B | A slower than B
+    A at least N faster than B | A at least N slower than B
+    A no more than N faster than B | A no more than N slower than B   (or: at most)
+    A within N% of B
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..contract.interface import Advice, Claim
+
+_SENTENCE = re.compile(
+    r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
+    r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
+    r"(?P<b>\w+)(?P<pipelined>\s+when pipelined)?\s*\.?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """`a`'s time over `b`'s (r = t(a) / t(b), the paired ratio) must lie above `low` and/or below `high`;
+    `faster`: the sentence speaks of speed-ups, so its number is shown as t(b) / t(a); `size`: the factor the
+    sentence names (1.05 for 5%), or None; `mode`: the dispatch mode it is judged in."""
+
+    text: str
+    a: str
+    b: str
+    low: float | None
+    high: float | None
+    faster: bool
+    size: float | None
+    bound: str = ""
+    mode: str = "blocked"
+
+    @property
+    def key(self) -> str:
+        """The claim's key: the sentence in lower case, words joined by `_`."""
+        return re.sub(r"\W+", "_", self.text.lower()).strip("_")
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.a, self.b
+
+    def claim(self, where: str) -> Claim:
+        """The expectation as the report's claims read it: its sentence, where it was stated, the rule, and what
+        the findings say of each outcome. Its factor is the rule's edge, not a size to match: the scorecard shows
+        ours beside the sentence, and counts expectations apart from the write-ups' claims."""
+        advice = Advice(f"Held: {self.text}.", f"Did not hold: {self.text}.",
+                        f"Undecided: {self.text} (more processes or rounds would tell).")
+        return Claim(self.text, f"your expectation ({where})", rule=self.rule, advice=advice, expected=True)
+
+    @property
+    def rule(self) -> str:
+        edges = " and ".join(filter(None, [f"above {self.low:.4g}" if self.low else "",
+                                           f"below {self.high:.4g}" if self.high else ""]))
+        return (f"t({self.a}) / t({self.b}) at the base configuration, {self.mode} mode: the 95% interval wholly "
+                f"{edges}")
+
+
+def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
+    """One sentence as an Expectation, or ValueError saying what the sentences look like."""
+    m = _SENTENCE.match(text.strip())
+    if m is None:
+        raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
+                         "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
+                         "'when pipelined')")
+    a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
+    for name in (a, b):
+        if name not in variants:
+            raise ValueError(f"{name!r} is not one of the variants {list(variants)}")
+    if a == b:
+        raise ValueError("compares a variant with itself")
+    if (bound == "within") != (m["direction"] is None) or (bound and m["size"] is None):
+        raise ValueError("'within N% of' takes no faster/slower; the others take one")
+    size = None
+    if m["size"]:
+        size = float(m["size"]) if m["unit"].lower() == "x" else 1 + float(m["size"]) / 100
+        if size <= 1:
+            raise ValueError(f"{m['size']}{m['unit']} is no change: a factor above 1x, or a percentage above 0")
+    faster = (m["direction"] or "").lower() == "faster"
+    low, high = _edges(bound, faster, size)
+    return Expectation(text.strip(), a, b, low, high, faster, size, bound, "pipelined" if m["pipelined"] else "blocked")
+
+
+def _edges(bound: str, faster: bool, size: float | None) -> tuple[float | None, float | None]:
+    """The edges of t(a) / t(b) the sentence asks for (None: unbounded on that side)."""
+    if bound == "within":
+        return 1 / size, size
+    edge = 1.0 if size is None else (1 / size if faster else size)
+    at_least = bound in ("", "at least")
+    # faster: t(a)/t(b) below the edge (at least) or above it (no more than); slower: the other way round
+    return (None, edge) if at_least == faster else (edge, None)

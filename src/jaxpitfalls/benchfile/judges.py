@@ -1,0 +1,47 @@
+"""A benchmark file's expectations judged on a run's tables, as a study's claims.py judges its write-up's claims
+(contract.judging): the paired ratio of the two variants at the base configuration, in the expectation's mode,
+decided on its 95% interval against the sentence's edges (contract.decisions.decide)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from ..contract.decisions import decide, interval, row
+from ..contract.judging import Judges, Run
+from ..contract.verdicts import Estimate, Judged
+from .expectations import Expectation
+from .reader import read
+from .spec import spec
+
+
+def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float]:
+    """t(a) / t(b) with its 95% interval at the base, from the comparison row that times the pair either way."""
+    comp = run.comp
+    if ((comp.variant == a) & (comp.baseline == b)).any():
+        r = row(comp, variant=a, baseline=b, config_id=run.base_id, mode=mode)
+        return r.ratio, r.ratio_ci_low, r.ratio_ci_high
+    r = row(comp, variant=b, baseline=a, config_id=run.base_id, mode=mode)
+    return 1 / r.ratio, 1 / r.ratio_ci_high, 1 / r.ratio_ci_low
+
+
+def judge(expectation: Expectation, run: Run) -> Judged:
+    """One expectation on this run: its number shown as its sentence speaks (a speed-up where it says faster)."""
+    e = expectation
+    r = ratio(run, e.a, e.b, e.mode)
+    edges = tuple(x for x in (e.low, e.high) if x)
+    holds = "inside" if e.low and e.high else "above" if e.low else "below"
+    decision = decide(r[1], r[2], *edges, holds=holds, log=True)
+    shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else r
+    what = f"t({e.b}) / t({e.a})" if e.faster else f"t({e.a}) / t({e.b})"
+    return Judged(measured=f"{what} = {interval(*shown, 'x')} at the base configuration ({e.mode})",
+                  verdict=decision.verdict(), reason=decision.reason, headline=Estimate(*shown, "x", what))
+
+
+@cache
+def judges(name: str, path: Path) -> Judges:
+    """Each expectation's judge, registered under its key."""
+    found = Judges(spec(name, path))
+    for expectation in read(path).expectations:
+        found(expectation.key)(lambda run, e=expectation: judge(e, run))
+    return found

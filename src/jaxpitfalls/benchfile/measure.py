@@ -1,0 +1,185 @@
+"""The measuring side of a benchmark file: the same protocol as every study's (harness.protocol), on the calls the
+file's variants build. Its `Measure` (run, trace, samplers) is what the registry hands out for the file.
+
+Each job imports the file fresh, builds the inputs with `setup(**configuration)`, asks each variant's builder for
+its call, records what each call runs (signature.py), warms every variant with the calls it is timed with, checks
+their outputs agree (within the file's tolerance, but for the variants it says differ) and their signatures
+differ, then times both dispatch modes interleaved with the floor's A/A twin beside them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from ..contract.naming import settings_of
+from ..contract.settings import Traced
+from ..harness import tracing
+from ..harness.compiles import count_compiles
+from ..harness.protocol import Runner, measure, mode_samplers, result_document
+from ..harness.variants import require_agree, require_distinct
+from .reader import BenchFile, BenchFileRefused, read
+from .signature import first_call
+from .spec import Timing, spec
+
+
+def load(bench: BenchFile, name: str):
+    """The file imported as a module of its own (its folder on the path, so it can import its neighbours)."""
+    folder = str(bench.path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module_name = f"jaxpitfalls_benchmark_{name}"
+    spec = importlib.util.spec_from_file_location(module_name, bench.path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        raise BenchFileRefused(f"{bench.path}: cannot be imported: {type(e).__name__}: {e}") from e
+    sys.modules[module_name] = module
+    return module
+
+
+def _called(fn: Callable, inputs: Any) -> Any:
+    """`fn` on setup's inputs: a tuple as positional arguments, a dict as keywords, anything else as one."""
+    if isinstance(inputs, tuple):
+        return fn(*inputs)
+    if isinstance(inputs, dict):
+        return fn(**inputs)
+    return fn(inputs)
+
+
+def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """Each variant's call on this configuration's inputs; what the file does wrong is named with the file and
+    the variant."""
+    module = load(bench, name)
+    values = settings_of(conf)
+    try:
+        inputs = module.setup(**values)
+    except TypeError as e:
+        raise BenchFileRefused(f"{bench.path}: setup({', '.join(f'{k}={v!r}' for k, v in values.items())}) "
+                               f"cannot take this configuration: {e}") from e
+    except Exception as e:
+        raise BenchFileRefused(f"{bench.path}: setup raised {type(e).__name__}: {e}") from e
+    found = {}
+    for variant, builder_name in bench.variants.items():
+        builder = module.VARIANTS[variant] if isinstance(module.VARIANTS, dict) else getattr(module, builder_name)
+        if not callable(builder):
+            raise BenchFileRefused(f"{bench.path}: variant {variant!r}: {builder_name} is not callable")
+        try:
+            call = _called(builder, inputs)
+        except Exception as e:
+            raise BenchFileRefused(f"{bench.path}: variant {variant!r}: its builder raised "
+                                   f"{type(e).__name__}: {e}") from e
+        if not callable(call):
+            raise BenchFileRefused(f"{bench.path}: variant {variant!r}: {builder_name}(...) returned a "
+                                   f"{type(call).__name__}, not the call to time (e.g. return lambda: f(x))")
+        found[variant] = call
+    return found
+
+
+def host(out: Any) -> np.ndarray:
+    """A call's outputs as one flat host array: every array leaf of its pytree, in order (PRNG keys as their
+    data), after the timing, for the comparison between variants."""
+    leaves = []
+    for leaf in jax.tree_util.tree_leaves(out):
+        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            leaf = jax.random.key_data(leaf)
+        if isinstance(leaf, jax.Array | np.ndarray | np.generic | int | float | complex | bool):
+            leaves.append(np.ravel(np.asarray(leaf)))
+    return np.concatenate(leaves) if leaves else np.zeros(0)
+
+
+@dataclass
+class Prepared:
+    """A configuration's variants, each run from cold and warmed: runners, signatures, first-call compilations
+    and each variant's outputs over its warm-up calls."""
+
+    runners: dict[str, Runner]
+    signatures: dict[str, dict[str, Any]]
+    compiles: dict[str, int]
+    outputs: dict[str, np.ndarray]
+
+
+def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
+    counted = [0]
+
+    def step() -> Any:
+        counted[0] += 1
+        return call()
+
+    return Runner(variant, step, lambda: signature, counted)
+
+
+def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
+    """Every variant's first call from cold (its signature), then `warmup_steps` blocked calls (their outputs)
+    and one pipelined sample: the shapes and modes it is timed in, so the timed region compiles nothing."""
+    signatures, compiles, outputs, runners = {}, {}, {}, {}
+    for variant, call in calls(bench, name, conf).items():
+        try:
+            _, signatures[variant], compiles[variant] = first_call(call)
+        except Exception as e:
+            raise BenchFileRefused(f"{bench.path}: variant {variant!r} raised {type(e).__name__}: {e}") from e
+        runners[variant] = _runner(variant, call, signatures[variant])
+    with count_compiles():  # the caches were cleared between variants: the earlier ones compile again here
+        for variant, runner in runners.items():
+            outputs[variant] = np.stack([host(jax.block_until_ready(runner.step()))
+                                         for _ in range(settings.warmup_steps)])
+        for sampler in mode_samplers(runners, settings.steps_per_sample)["pipelined"].values():
+            sampler()
+    return Prepared(runners, signatures, compiles, outputs)
+
+
+def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
+    agreeing = {v: out for v, out in prepared.outputs.items() if v not in bench.outputs_differ}
+    try:
+        agreement = require_agree(agreeing, bench.floor, exact=False, rtol=bench.rtol, atol=bench.atol)
+    except Exception as e:
+        raise type(e)(f"{bench.path}: {e} (set TOLERANCE, or name the variant in OUTPUTS_DIFFER with why)") from e
+    agreement |= {"outputs": "every array leaf of each variant's outputs over its warm-up calls",
+                  "differ_on_purpose": dict(bench.outputs_differ)}
+    try:
+        distinct = require_distinct(prepared.signatures)
+    except Exception as e:
+        raise type(e)(f"{bench.path}: {e}") from e
+    return {"outputs_agree": agreement, "signatures_distinct": distinct}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A benchmark file's measuring code, as a study's measure.py is read (contract.interface.Measure, Lockstep)."""
+
+    name: str
+    path: Path
+
+    @property
+    def bench(self) -> BenchFile:
+        return read(self.path)
+
+    def run(self, conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
+        bench = self.bench
+        prepared = prepare(bench, self.name, conf, settings)
+        checks = _checks(bench, prepared)
+        timed = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
+                        extra_pairs=spec(self.name, self.path).extra_pairs)
+        variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
+                        "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
+        return result_document(bench.floor, timed, variants, checks, benchmark_file=str(bench.path))
+
+    def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
+        prepared = prepare(self.bench, self.name, conf, settings)
+        return tracing.capture(prepared.runners, settings.trace_steps, out_dir, settings.captures)
+
+    def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
+                 settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        bench = self.bench
+        prepared = prepare(bench, self.name, conf, settings)
+        checks = _checks(bench, prepared)
+        return mode_samplers(prepared.runners, settings.steps_per_sample), {
+            "signatures": prepared.signatures, "checks": checks}

@@ -1,0 +1,196 @@
+"""A benchmark file read without running it: its `setup`'s axes, its variants, its floor, its expectations, how
+its outputs are compared. Read from the file's syntax tree, so the Snakefile's parse checks a config against the
+file without importing JAX or the file (what only running can tell, the job tells: measure.py).
+
+The file's vocabulary (docs/your-own-code.md): `setup(<axes>)` builds the inputs from one configuration's
+values; `VARIANTS = {"name": builder}` maps each variant to a function that takes setup's inputs and returns the
+call to time (no arguments); optionally `FLOOR` (the variant the others are compared with; the first by
+default), `EXPECT` (one line per expectation, expectations.py), `TOLERANCE` (rtol/atol of the output check) and
+`OUTPUTS_DIFFER` (variant -> why its output is not the floor's).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .expectations import Expectation, parse_expectation
+
+NAMES = ("setup", "VARIANTS", "FLOOR", "EXPECT", "TOLERANCE", "OUTPUTS_DIFFER")
+NO_DEFAULT = object()  # an axis setup takes without a literal default: the config must give it
+
+
+class BenchFileRefused(ValueError):
+    """A benchmark file that cannot be timed as written; the message names the file (and the variant)."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One parameter of `setup`: its name and its literal default (NO_DEFAULT where it has none, or one that is
+    not a literal)."""
+
+    name: str
+    default: Any = NO_DEFAULT
+
+    @property
+    def required(self) -> bool:
+        return self.default is NO_DEFAULT
+
+
+@dataclass(frozen=True)
+class BenchFile:
+    """What a benchmark file declares: its path and docstring, setup's axes (`open_axes`: setup takes
+    **kwargs), variant name -> builder's name in the file, the floor, expectations, tolerance (by default float32's
+    rounding between two orders of the same sums), and the variants whose outputs differ from the floor's on
+    purpose (with why)."""
+
+    path: Path
+    doc: str
+    axes: tuple[Axis, ...]
+    variants: dict[str, str]
+    floor: str
+    expectations: tuple[Expectation, ...] = ()
+    rtol: float = 1e-4
+    atol: float = 1e-5
+    outputs_differ: dict[str, str] = field(default_factory=dict)
+    open_axes: bool = False
+
+
+def _refuse(path: Path, node: ast.AST | None, what: str) -> BenchFileRefused:
+    line = f":{node.lineno}" if node is not None and hasattr(node, "lineno") else ""
+    return BenchFileRefused(f"{path}{line}: {what}")
+
+
+def _assignments(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level `NAME = value` (the last wins, as at import)."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = node.value
+    return found
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    """Every name the module binds at its top level: functions, classes, assignments, imports."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
+
+
+def _setup_axes(path: Path, tree: ast.Module) -> tuple[tuple[Axis, ...], bool]:
+    setups = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "setup"]
+    if not setups:
+        raise _refuse(path, None, "defines no setup(<axes>): the function that builds the variants' inputs from "
+                                  "one configuration's values (e.g. def setup(width, batch): ...)")
+    args = setups[-1].args
+    if args.posonlyargs or args.vararg:
+        raise _refuse(path, setups[-1], "setup's axes are passed by name: no positional-only or *args parameters")
+    positional = args.args
+    defaults = [NO_DEFAULT] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = list(zip(positional, defaults, strict=True)) + list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    axes = []
+    for arg, default in pairs:
+        try:
+            value = NO_DEFAULT if default in (NO_DEFAULT, None) else ast.literal_eval(default)
+        except ValueError:  # a default that is not a literal (jnp.float32): setup's own, the config may override
+            value = NO_DEFAULT
+        axes.append(Axis(arg.arg, value))
+    return tuple(axes), args.kwarg is not None
+
+
+def _literal(path: Path, name: str, node: ast.expr | None, default: Any, kind: type | tuple) -> Any:
+    if node is None:
+        return default
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        raise _refuse(path, node, f"{name} must be a literal (the parse reads it without running the file)") from None
+    if not isinstance(value, kind):
+        raise _refuse(path, node, f"{name} must be a {getattr(kind, '__name__', kind)}, not {type(value).__name__}")
+    return value
+
+
+def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> dict[str, str]:
+    if node is None:
+        raise _refuse(path, None, 'defines no VARIANTS: name each variant and the function that builds its call, '
+                                  'e.g. VARIANTS = {"jit": jit, "eager": eager}')
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                          for k in node.keys):
+        pairs = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)]
+    elif isinstance(node, ast.List | ast.Tuple):
+        pairs = [(v.id if isinstance(v, ast.Name) else "", v) for v in node.elts]
+    else:
+        raise _refuse(path, node, "VARIANTS must be a dict of name -> function, or a list of functions")
+    defined, variants = _defined(tree), {}
+    for name, value in pairs:
+        if not isinstance(value, ast.Name):
+            raise _refuse(path, value, f"variant {name or ast.unparse(value)!r}: name a function of the file "
+                                       "(def it, then list it), not an expression")
+        if value.id not in defined:
+            raise _refuse(path, value, f"variant {name!r}: {value.id!r} is not defined in the file")
+        if not name.isidentifier() or name in variants:
+            raise _refuse(path, value, f"variant {name!r}: a variant's name is an identifier, and unique")
+        variants[name] = value.id
+    if len(variants) < 2:
+        raise _refuse(path, node, f"VARIANTS names {len(variants)} variant(s): a benchmark compares at least two")
+    return variants
+
+
+def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -> tuple[Expectation, ...]:
+    lines = _literal(path, "EXPECT", node, [], (list, tuple))
+    found = []
+    for line in lines:
+        if not isinstance(line, str):
+            raise _refuse(path, node, f"EXPECT holds sentences, not {line!r}")
+        try:
+            found.append(parse_expectation(line, tuple(variants)))
+        except ValueError as e:
+            raise _refuse(path, node, f"EXPECT {line!r}: {e}") from None
+    keys = [e.key for e in found]
+    if len(set(keys)) < len(keys):
+        raise _refuse(path, node, "EXPECT states one expectation twice")
+    return tuple(found)
+
+
+def read(path: str | Path) -> BenchFile:
+    """The benchmark file at `path`, or BenchFileRefused naming the file, the line and what to change."""
+    path = Path(path)
+    try:
+        source = path.read_text()
+    except OSError as e:
+        raise BenchFileRefused(f"{path}: cannot be read ({e.strerror})") from None
+    try:
+        tree = ast.parse(source, str(path))
+    except SyntaxError as e:
+        raise BenchFileRefused(f"{path}:{e.lineno}: not valid Python: {e.msg}") from None
+    assigned = _assignments(tree)
+    axes, open_axes = _setup_axes(path, tree)
+    variants = _variants(path, tree, assigned.get("VARIANTS"))
+    floor = _literal(path, "FLOOR", assigned.get("FLOOR"), next(iter(variants)), str)
+    if floor not in variants:
+        raise _refuse(path, assigned["FLOOR"], f"FLOOR {floor!r} is not one of the variants {list(variants)}")
+    tolerance = _literal(path, "TOLERANCE", assigned.get("TOLERANCE"), {}, dict)
+    unknown = set(tolerance) - {"rtol", "atol"}
+    if unknown:
+        raise _refuse(path, assigned["TOLERANCE"], f"TOLERANCE takes rtol and atol, not {sorted(unknown)}")
+    differ = _literal(path, "OUTPUTS_DIFFER", assigned.get("OUTPUTS_DIFFER"), {}, dict)
+    for name, why in differ.items():
+        if name not in variants or name == floor or not isinstance(why, str) or not why:
+            raise _refuse(path, assigned["OUTPUTS_DIFFER"], f"OUTPUTS_DIFFER {name!r}: name a variant other than "
+                                                            "the floor, and say why its output differs")
+    return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
+                     floor=floor, expectations=_expectations(path, assigned.get("EXPECT"), variants),
+                     rtol=float(tolerance.get("rtol", BenchFile.rtol)),
+                     atol=float(tolerance.get("atol", BenchFile.atol)),
+                     outputs_differ=differ, open_axes=open_axes)

@@ -1,0 +1,91 @@
+"""What the report shows of a benchmark file (contract.interface.Report): the Python and the programs each variant
+runs per call, its median time over every swept axis, its ratio to the floor over them, and where a traced call's
+time goes. Its expectations are judged as claims (expectations.py). JAX-free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..contract.figures import bars, facet_lines, stacked_bars
+from ..contract.interface import StudySpec
+from ..contract.tables import base_config_id, measured, variants_only
+
+FIGURES = {
+    "medians": "Median time per call at the base configuration, per variant and dispatch mode, with 95% intervals.",
+    "scaling": "Median time per call (blocked mode) against each swept axis, the others at the base; one panel per "
+               "axis, with 95% intervals.",
+    "ratios": "Each variant's time over the floor's (blocked mode) against each swept axis, with 95% intervals: "
+              "above 1, slower than the floor.",
+    "time_split": "Where a traced call's time goes at the base configuration, per variant (ms; the profiler's "
+                  "Python tracer inflates Python time, so read the parts' shares, and wall times from `medians`).",
+}
+
+
+def swept(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows on each swept axis, one copy per axis (`axis`, `value`), the base on every one; none where the
+    configuration sweeps nothing."""
+    base = base_config_id(table)
+    axes = table.loc[table.config_id == base, "axes"].iloc[0].split(",")
+    on = {a: table["axes"].str.split(",").apply(lambda names, a=a: a in names) for a in axes}
+    parts = [table[on[a]].assign(axis=a, value=table[a]) for a in axes if table.loc[on[a], "config_id"].nunique() > 1]
+    return pd.concat(parts, ignore_index=True) if parts else table.iloc[:0].assign(axis=[], value=[])
+
+
+def _log(table: pd.DataFrame) -> str:
+    """Log axes where every swept value is a positive number (sizes), time on a log scale always."""
+    numeric = pd.to_numeric(table["value"], errors="coerce")
+    return "xy" if numeric.notna().all() and (numeric > 0).all() else "y"
+
+
+@dataclass(frozen=True)
+class Report:
+    """A benchmark file's figures and tables, for the spec the registry built from the file."""
+
+    spec: StudySpec
+    FIGURES = FIGURES
+
+    @property
+    def FINDINGS(self) -> tuple[str, ...]:  # noqa: N802 (the Report protocol's name)
+        """Every expectation, in the file's order: the findings say which held."""
+        return tuple(self.spec.claims)
+
+    def tables(self, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
+        steps = variants_only(measured(tables["steps"]), self.spec.variants)
+        blocked = steps[steps["mode"] == "blocked"]
+        columns = ["config_id", "variant", "signature_python_calls", "signature_programs_compiled",
+                   "compiles_in_warmup"]
+        return [("What each variant runs per call",
+                 "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), programs its "
+                 "first call compiled from cold, and the compilations of that first call.",
+                 blocked[[c for c in columns if c in blocked]].reset_index(drop=True))]
+
+    def figures(self, tables: dict[str, pd.DataFrame]) -> dict[str, object]:
+        steps = variants_only(measured(tables["steps"]), self.spec.variants)
+        base = steps[steps.config_id == base_config_id(steps)]
+        found = {"medians": bars(base, x="variant", y="median_ms", hue="mode", order=self.spec.variants,
+                                 low="median_ci_low_ms", high="median_ci_high_ms", log=True,
+                                 ylabel="median per call (ms)", title=f"{self.spec.name}: time per call")}
+        on_axes = swept(steps[steps["mode"] == "blocked"])
+        if not on_axes.empty:
+            found["scaling"] = facet_lines(on_axes, x="value", y="median_ms", hue="variant", col="axis",
+                                           low="median_ci_low_ms", high="median_ci_high_ms", ylabel="median (ms)",
+                                           sharex=False, hue_order=self.spec.variants, log=_log(on_axes))
+            comp = measured(tables["comparisons"])
+            comp = swept(comp[(comp["mode"] == "blocked") & (comp.baseline == self.spec.floor)
+                              & comp.variant.isin(self.spec.variants)])
+            if not comp.empty:
+                found["ratios"] = facet_lines(comp, x="value", y="ratio", hue="variant", col="axis",
+                                              low="ratio_ci_low", high="ratio_ci_high", sharex=False,
+                                              ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants,
+                                              log=_log(comp), reference=1.0)
+        overhead = tables["overhead"]
+        at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
+        if not at_base.empty:
+            split = at_base.pivot_table(index="variant", columns="component", values="exclusive_ms", sort=False)
+            named = [c.name for c in self.spec.trace_components if c.name in split]
+            found["time_split"] = stacked_bars(split[named + [c for c in split if c not in named]].reindex(
+                [v for v in self.spec.variants if v in split.index]), ylabel="traced ms per call",
+                title=f"{self.spec.name}: a traced call, part by part")
+        return found

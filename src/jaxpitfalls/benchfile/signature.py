@@ -1,0 +1,81 @@
+"""What a variant of a benchmark file runs, recorded from running it: the programs its first call compiles and
+the Python functions a warm call goes through. Two variants that record the same of both ran the same code, and
+a ratio between them would mean nothing (harness.variants.require_distinct refuses it).
+
+The programs are read as JAX dumps them (`jax_dump_ir_to`, StableHLO without locations or module names: a
+donated buffer or a changed shape is a different program, a renamed function is not); each variant's first call
+starts from cleared caches, so two variants that share a program both record it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import jax
+
+from ..harness.compiles import count_compiles
+from ..harness.variants import fingerprint
+
+_MODULE_NAME = re.compile(r"^module @[\w.$-]+", re.MULTILINE)
+
+
+@contextmanager
+def _dumped_programs() -> Iterator[list[str]]:
+    """The StableHLO of every program compiled inside the block, without locations or module names."""
+    names = ("jax_dump_ir_to", "jax_dump_ir_modes", "jax_include_debug_info_in_dumps")
+    before = {name: jax.config.read(name) for name in names}
+    programs: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="programs-") as tmp:
+        jax.config.update("jax_dump_ir_to", tmp)
+        jax.config.update("jax_dump_ir_modes", "stablehlo")
+        jax.config.update("jax_include_debug_info_in_dumps", False)
+        try:
+            yield programs
+        finally:
+            for name, value in before.items():
+                jax.config.update(name, value)
+            programs.extend(sorted(_MODULE_NAME.sub("module", p.read_text())
+                                   for p in Path(tmp).glob("*_compile.mlir")))
+
+
+def python_path(call: Callable[[], Any]) -> list[str]:
+    """The Python functions (file name and qualified name) and builtins one call goes through, in call order,
+    the call's own frame left out: what tells `jax.jit` from `eqx.filter_jit` where both run one program."""
+    own = getattr(call, "__code__", None)
+    seen: list[str] = []
+
+    def record(frame, event: str, arg) -> None:
+        if event == "call" and frame.f_code is not own:
+            seen.append(f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_code.co_qualname}")
+        elif event == "c_call" and arg is not sys.setprofile:
+            seen.append(f"{getattr(arg, '__module__', None) or ''}.{getattr(arg, '__qualname__', repr(arg))}")
+
+    sys.setprofile(record)
+    try:
+        jax.block_until_ready(call())
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
+    """A variant's first call from cleared caches, then a warm one traced for its Python path: (the first call's
+    output, the variant's signature, the compilations its first call made)."""
+    jax.clear_caches()
+    with _dumped_programs() as programs, count_compiles() as counter:
+        out = jax.block_until_ready(call())
+    path = python_path(call)
+    signature = {
+        "programs": fingerprint("\n".join(programs)),
+        "programs_compiled": len(programs),
+        "python": fingerprint("\n".join(sorted(set(path)))),
+        "python_calls": len(path),
+    }
+    return out, signature, counter.count

@@ -1,0 +1,95 @@
+"""A benchmark file as the workflow reads a study: its spec (variants, floor, the two dispatch modes, a trace
+breakdown that needs no prefixes from the file, its expectations as claims), its block of the config schema
+(setup's axes as the base's keys). JAX- and pandas-free: the plan, the config check and the report read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..breakdown import Component
+from ..contract import settings
+from ..contract.interface import StudySpec
+from .reader import BenchFile, read
+
+MODES = {
+    "blocked": "one call, waited for (jax.block_until_ready on its outputs) before the next",
+    "pipelined": "calls dispatched back to back, one wait at the end: JAX's asynchronous dispatch hides what "
+                 "the host does while the device computes",
+}
+
+
+def components(file: Path) -> tuple[Component, ...]:
+    """Where a traced call's time goes, for any file: its own Python, pytree handling, Equinox's filter_jit,
+    JAX tracing or compiling (nothing, in a warm call), the C++ dispatch of a jitted call, waiting for the program
+    (the device computing), copies to NumPy. Matched on file names and event names, innermost first (traces.py)."""
+    return (
+        Component("your_code", prefixes=(file.name,), description=f"Python in {file.name}"),
+        Component("pytrees", prefixes=("tree_util.py", "<generated_flatten_", "<generated_unflatten_"),
+                  description="flattening and unflattening pytrees in Python"),
+        Component("equinox", prefixes=("_jit.py", "_compile_utils.py", "_filters.py", "_module.py"),
+                  description="Equinox's Python: filter_jit's wrapper, filters, module attribute access"),
+        Component("compiling", prefixes=("pxla.py", "compiler.py", "mlir.py", "partial_eval.py"),
+                  description="tracing, lowering and compiling (a warm call has none)"),
+        Component("dispatch", prefixes=("PjitFunction(",),
+                  description="C++ dispatch of a jitted call (argument handling, buffers), beside the program"),
+        Component("wait", (("_jit.py", "_call"),), prefixes=("api.py", "array.py", "CommonPjRtBuffer::Await"),
+                  description="waiting for the program's outputs (block_until_ready, device_get, __array__; "
+                              "filter_jit's own wait inside its _call)"),
+        Component("to_host", prefixes=("$numpy asarray", "$numpy array"), description="copies to NumPy arrays"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Calls:
+    """What a benchmark file's timing and trace read beside every study's: blocked calls per variant before timing
+    (their outputs are compared), and calls per timed sample."""
+
+    warmup_steps: int = 2
+    steps_per_sample: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timing(Calls, settings.Timing):
+    """A benchmark file's timing settings."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Traced(Calls, settings.Traced):
+    """A benchmark file's trace settings."""
+
+
+def schema(bench: BenchFile) -> dict[str, Any]:
+    """The file's block under `studies:`, merged over $defs/study: `file`, and setup's axes as the base's keys
+    (a literal default is the base's default), so a key setup does not take is refused at parse."""
+    axes = {a.name: ({} if a.required else {"default": a.default}) for a in bench.axes}
+    base: dict[str, Any] = {"properties": axes, "required": [a.name for a in bench.axes if a.required]}
+    if bench.open_axes:  # setup(**more) takes any key
+        base["additionalProperties"] = True
+    sweep = {"properties": {name: {"type": "array", "minItems": 1} for name in axes}}
+    if bench.open_axes:
+        sweep["additionalProperties"] = {"type": "array", "minItems": 1}
+    calls = {"type": "integer", "minimum": 1}
+    return {"properties": {
+        "file": {"type": "string", "description": "the benchmark file (docs/your-own-code.md)"},
+        "base": base, "sweep": sweep,
+        "measure": {"properties": {
+            "budget_s": {"$ref": "#/$defs/budget_s", "default": 10},
+            "warmup_steps": calls | {"default": 2, "description": "blocked calls per variant before timing"},
+            "steps_per_sample": calls | {"default": 1, "description": "calls per timed sample"},
+        }},
+    }}
+
+
+@cache
+def spec(name: str, path: Path) -> StudySpec:
+    """The study a benchmark file is, named `name` by the config."""
+    bench = read(path)
+    pairs = tuple(dict.fromkeys(e.pair for e in bench.expectations if bench.floor not in e.pair))
+    return StudySpec(
+        name=name, variants=tuple(bench.variants), floor=bench.floor, modes=MODES, traced_mode="blocked",
+        trace_components=components(bench.path),
+        claims={e.key: e.claim(bench.path.name) for e in bench.expectations},
+        schema=schema(bench), extra_pairs=pairs, timing=Timing, traced=Traced)

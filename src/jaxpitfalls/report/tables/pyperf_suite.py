@@ -1,0 +1,50 @@
+"""A study's timing results as pyperf reads them: one suite per study, a benchmark per configuration, mode and
+variant (`<configuration>/<mode>/<variant>`), a pyperf run per fresh worker process with its samples (seconds per
+call, each the mean of `loops` calls). So `python -m pyperf stats`, `pyperf compare_to` between two runs' suites
+and a dashboard that reads pyperf read what this workflow timed. Written with pyperf's own API; the A/A twin is
+left out (it is the floor timed a second time)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ...harness.stats import is_twin
+from ...results import write_atomically
+
+
+def _processes(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """A mode's entry per worker process (a job timed in one process is its own)."""
+    return entry.get("processes") or [entry]
+
+
+def _metadata(doc: dict[str, Any], name: str, calls: int) -> dict[str, Any]:
+    env = doc["environment"]
+    return {"name": name, "loops": calls, "unit": "second", "date": env["timestamp"],
+            "python_version": env["python"], "cpu_model_name": env["cpu_model"], "hostname": env["placement"]["host"],
+            "jax_version": env["packages"].get("jax") or "", "jax_backend": env["backend"],
+            "jax_device": env["device_kind"]}
+
+
+def benchmarks(doc: dict[str, Any]):
+    """Every (mode, variant) of one result document as a pyperf Benchmark."""
+    import pyperf
+
+    for variant, record in doc["variants"].items():
+        if is_twin(variant):
+            continue
+        for mode, entry in record["modes"].items():
+            name = f"{doc['config_id']}/{mode}/{variant}"
+            runs = [pyperf.Run(p["samples_s"], metadata=_metadata(doc, name, p["calls_per_sample"]),
+                               collect_metadata=False) for p in _processes(entry)]
+            yield pyperf.Benchmark(runs)
+
+
+def write_suite(docs: Iterable[dict[str, Any]], path: str) -> int:
+    """Every result's benchmarks as one pyperf suite at `path`, atomically; returns how many benchmarks."""
+    import pyperf
+
+    found = [b for doc in docs for b in benchmarks(doc)]
+    suite = pyperf.BenchmarkSuite(found)
+    write_atomically(path, lambda tmp: suite.dump(tmp, compact=False, replace=True))
+    return len(found)
