@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COPY = ("Snakefile", "config.yaml", "presets", "profiles", "scripts", "src", "workflow", "envs",
+COPY = ("Snakefile", "config.yaml", "presets", "profiles", "scripts", "src", "workflow", "envs", "examples",
         "requirements.txt")
 
 

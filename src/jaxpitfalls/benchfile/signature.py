@@ -73,7 +73,7 @@ def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
         out = jax.block_until_ready(call())
     path = python_path(call)
     signature = {
-        "programs": fingerprint("\n".join(programs)),
+        "program": fingerprint("\n".join(programs)),
         "programs_compiled": len(programs),
         "python": fingerprint("\n".join(sorted(set(path)))),
         "python_calls": len(path),

@@ -68,9 +68,9 @@ def schema(bench: BenchFile) -> dict[str, Any]:
     base: dict[str, Any] = {"properties": axes, "required": [a.name for a in bench.axes if a.required]}
     if bench.open_axes:  # setup(**more) takes any key
         base["additionalProperties"] = True
-    sweep = {"properties": {name: {"type": "array", "minItems": 1} for name in axes}}
+    sweep = {"properties": {name: {"type": "array"} for name in axes}}
     if bench.open_axes:
-        sweep["additionalProperties"] = {"type": "array", "minItems": 1}
+        sweep["additionalProperties"] = {"type": "array"}
     calls = {"type": "integer", "minimum": 1}
     return {"properties": {
         "file": {"type": "string", "description": "the benchmark file (docs/your-own-code.md)"},

@@ -1,0 +1,228 @@
+"""A benchmark file gets the whole instrument: its block is checked at parse against setup's axes, its variants are
+proven different code paths with equal outputs, the timed region compiles nothing, and whatever the file does
+wrong fails the job naming the file and the variant (the examples through every rule: test_examples.py)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from configs import ROOT
+
+from jaxpitfalls import plan, registry, results, sources
+from jaxpitfalls.benchfile.measure import Measure
+from jaxpitfalls.benchfile.reader import BenchFileRefused
+from jaxpitfalls.benchfile.spec import Timing
+from jaxpitfalls.configcheck import InvalidConfig, require_valid
+from jaxpitfalls.harness.compiles import CompiledInTimedRegion
+from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable
+from jaxpitfalls.jobs.study import run_configuration
+
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+FAST = Timing.of({"rounds": 2, "min_sample_s": 0.0, "budget_s": 1, "on_contention": "warn", "warmup_steps": 2,
+                  "steps_per_sample": 1})
+HEAD = '''import jax
+import jax.numpy as jnp
+
+
+def setup(n):
+    return jnp.arange(n, dtype=jnp.float32)
+
+
+def f(x):
+    return jnp.tanh(x) * 2
+'''
+
+
+@pytest.fixture
+def files(monkeypatch):
+    """Undoes what use_files changes for this process (the benchmark files in the environment)."""
+    monkeypatch.setenv(sources.BENCHMARK_FILES, "")
+
+
+def bench(tmp_path: Path, body: str, name: str = "bench") -> Measure:
+    path = tmp_path / f"{name}.py"
+    path.write_text(HEAD + textwrap.dedent(body))
+    return Measure(name, path)
+
+
+def run(measure: Measure, n: int = 8) -> dict:
+    return measure.run({"id": f"n{n}", "axes": ["n"], "n": n}, {}, FAST)
+
+
+def test_a_file_is_timed_by_the_protocol_and_its_result_follows_the_schema(tmp_path, files):
+    measure = bench(tmp_path, '''
+        def jitted(x):
+            g = jax.jit(f)
+            return lambda: g(x)
+
+        def eager(x):
+            return lambda: f(x)
+
+        VARIANTS = {"jitted": jitted, "eager": eager}
+    ''')
+    registry.use_files({"bench": measure.path})
+    settings = {"rounds": 2, "min_sample_s": 0.0, "budget_s": 1, "on_contention": "warn"}
+    doc = run_configuration("bench", {"id": "n8", "axes": ["n"], "n": 8}, settings, {}, {},
+                            str(tmp_path / "result.json"))
+    assert doc == results.read_result(tmp_path / "result.json")  # checked against the schema as it is written
+    assert doc["floor"] == "jitted" and doc["checks"]["signatures_distinct"]["distinct_signatures"] == 2
+    assert doc["checks"]["outputs_agree"]["bitwise_equal"] == {"jitted": True, "eager": True}
+    pairs = {(c["mode"], c["variant"], c["baseline"]) for c in doc["comparisons"]}
+    assert {("blocked", "eager", "jitted"), ("pipelined", "eager", "jitted"),
+            ("blocked", "jitted~twin", "jitted")} <= pairs
+    signatures = {v: doc["variants"][v]["signature"] for v in ("jitted", "eager")}
+    assert signatures["jitted"]["programs_compiled"] == 1 and signatures["eager"]["programs_compiled"] >= 2
+    assert doc["benchmark_file"] == str(tmp_path / "bench.py")
+
+
+def test_two_variants_that_run_the_same_code_fail_the_job_naming_the_file(tmp_path):
+    with pytest.raises(VariantsIndistinguishable, match="bench.py"):
+        run(bench(tmp_path, '''
+            def one(x):
+                g = jax.jit(f)
+                return lambda: g(x)
+
+            def other(x):
+                g = jax.jit(f)
+                return lambda: g(x)
+
+            VARIANTS = {"one": one, "other": other}
+        '''))
+
+
+def test_donating_a_buffer_is_a_different_program_on_the_same_python_path(tmp_path):
+    doc = run(bench(tmp_path, '''
+        def stepped(update, x):
+            state = [jnp.array(x)]
+
+            def step():
+                state[0] = update(state[0])
+                return state[0]
+
+            return step
+
+        def copied(x):
+            return stepped(jax.jit(f), x)
+
+        def donated(x):
+            return stepped(jax.jit(f, donate_argnums=0), x)
+
+        VARIANTS = {"copied": copied, "donated": donated}
+    '''))
+    copied, donated = (doc["variants"][v]["signature"] for v in ("copied", "donated"))
+    assert copied["python"] == donated["python"] and copied["program"] != donated["program"]
+
+
+def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
+    body = '''
+        def tanh(x):
+            g = jax.jit(f)
+            return lambda: g(x)
+
+        def sine(x):
+            g = jax.jit(jnp.sin)
+            return lambda: g(x)
+
+        VARIANTS = {"tanh": tanh, "sine": sine}
+    '''
+    with pytest.raises(VariantOutputsDisagree, match="OUTPUTS_DIFFER"):
+        run(bench(tmp_path, body))
+    doc = run(bench(tmp_path, body + '    OUTPUTS_DIFFER = {"sine": "another function, timed for its cost"}\n'))
+    assert doc["checks"]["outputs_agree"]["differ_on_purpose"] == {"sine": "another function, timed for its cost"}
+
+
+@pytest.mark.parametrize("body, said", [
+    ('''
+        def good(x):
+            return lambda: f(x)
+
+        def bad(x):
+            return lambda: f(x)[100:].sum() + jnp.ones((2, 3)) @ jnp.ones((4,))
+
+        VARIANTS = {"good": good, "bad": bad}
+     ''', "variant 'bad' raised TypeError"),
+    ('''
+        def good(x):
+            return lambda: f(x)
+
+        def value(x):
+            return f(x)
+
+        VARIANTS = {"good": good, "value": value}
+     ''', "variant 'value': value(...) returned a ArrayImpl, not the call to time"),
+    ('''
+        import not_a_module_anywhere
+
+        def good(x):
+            return lambda: f(x)
+
+        VARIANTS = {"good": good, "other": good}
+     ''', "cannot be imported: ModuleNotFoundError"),
+])
+def test_what_a_file_does_wrong_fails_the_job_naming_the_file_and_the_variant(tmp_path, body, said):
+    with pytest.raises(BenchFileRefused, match="bench.py") as refused:
+        run(bench(tmp_path, body))
+    assert said in str(refused.value)
+
+
+def test_a_variant_that_compiles_on_every_call_fails_the_job(tmp_path):
+    with pytest.raises(CompiledInTimedRegion):
+        run(bench(tmp_path, '''
+            def fixed(x):
+                g = jax.jit(f)
+                return lambda: g(x)
+
+            def growing(x):
+                g, state = jax.jit(f), [x]
+
+                def step():
+                    state[0] = jnp.concatenate([state[0], state[0][:1]])
+                    return g(state[0])[:1] * 0 + g(x)
+
+                return step
+
+            VARIANTS = {"fixed": fixed, "growing": growing}
+        '''))
+
+
+def _config(block: dict) -> dict:
+    """config.yaml with the smoke preset and `block` laid over it, as the Snakefile reads it before its check."""
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((ROOT / "presets/smoke.yaml").read_text()))
+    update_config(config, {"studies": {name: {"enabled": False} for name in (
+        "dispatch", "tree_at", "extraction", "generation")} | block})
+    return config
+
+
+def test_a_files_block_is_a_study_whose_base_keys_are_setups_axes(files):
+    config = _config({"mine": {"file": str(ROOT / "examples/vmap_loop.py"), "base": {"batch": 4, "width": 8},
+                               "sweep": {"batch": [16]}}})
+    require_valid(config, SCHEMA)
+    confs = plan.configurations(config["studies"]["mine"])
+    assert [c["id"] for c in confs] == ["batch4-width8", "batch16-width8"] and "model" not in confs[0]
+    assert plan.job_inputs(config, "mine", confs[0]["id"]) == {} and plan.all_models(config) == []
+    assert str(ROOT / "examples/vmap_loop.py") in registry.part_sources("mine", "measure")
+
+
+@pytest.mark.parametrize("block, said", [
+    ({"file": "examples/vmap_loop.py", "base": {"batch": 4, "width": 8, "depth": 2}},
+     "config studies.mine.base: unknown key 'depth'"),
+    ({"file": "examples/vmap_loop.py", "base": {"batch": 4}}, "config studies.mine.base: 'width' is required"),
+    ({"file": "examples/nowhere.py", "base": {"batch": 4}}, "studies.mine.file:"),
+    ({"file": "README.md", "base": {}}, "not valid Python"),
+])
+def test_a_block_the_file_cannot_take_is_refused_at_parse_naming_the_key(files, monkeypatch, block, said):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(_config({"mine": block}), SCHEMA)
+    assert said in str(refused.value)
+
+
+def test_a_file_named_like_a_packaged_study_is_refused(files):
+    with pytest.raises(InvalidConfig, match="a study named 'dispatch' is already"):
+        require_valid(_config({"dispatch": {"file": str(ROOT / "examples/vmap_loop.py"), "base": {}}}), SCHEMA)

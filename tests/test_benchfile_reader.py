@@ -1,0 +1,114 @@
+"""A benchmark file is read without running it: its axes, variants, floor and expectations, or a refusal naming the
+file, the line and what to change; an expectation's sentence gives the edges its ratio is judged against."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from jaxpitfalls.benchfile.expectations import parse_expectation
+from jaxpitfalls.benchfile.reader import NO_DEFAULT, BenchFileRefused, read
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GOOD = '''"""Two ways to square."""
+import jax.numpy as jnp
+
+
+def setup(n, dtype="float32", scale=2.0, shape=(3,)):
+    return jnp.ones((n,), dtype)
+
+
+def square(x):
+    return lambda: x * x
+
+
+def power(x):
+    return lambda: x ** 2
+
+
+VARIANTS = {"square": square, "power": power}
+'''
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bench.py"
+    path.write_text(text)
+    return path
+
+
+def test_a_file_gives_its_axes_variants_floor_and_docstring(tmp_path):
+    bench = read(write(tmp_path, GOOD + 'FLOOR = "power"\nEXPECT = ["square within 5% of power"]\n'))
+    assert [(a.name, a.default) for a in bench.axes] == [("n", NO_DEFAULT), ("dtype", "float32"), ("scale", 2.0),
+                                                         ("shape", (3,))]
+    assert bench.variants == {"square": "square", "power": "power"} and bench.floor == "power"
+    assert bench.doc == "Two ways to square." and [e.key for e in bench.expectations] == ["square_within_5_of_power"]
+
+
+def test_a_list_of_functions_names_each_variant_by_its_function_and_the_first_is_the_floor(tmp_path):
+    bench = read(write(tmp_path, GOOD.replace('{"square": square, "power": power}', "[power, square]")))
+    assert list(bench.variants) == ["power", "square"] and bench.floor == "power"
+
+
+@pytest.mark.parametrize("examples", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)
+def test_every_example_reads(examples):
+    bench = read(examples)
+    assert len(bench.variants) >= 2 and bench.expectations
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda s: s.replace("def setup(", "def build("), "defines no setup"),
+    (lambda s: s.replace('"power": power}', '"power": cube}'), "variant 'power': 'cube' is not defined in the file"),
+    (lambda s: s.replace('{"square": square, "power": power}', "make()"), "VARIANTS must be a dict"),
+    (lambda s: s.replace(', "power": power}', "}"), "a benchmark compares at least two"),
+    (lambda s: s.replace('"power": power}', '"power": lambda x: x}'), "name a function of the file"),
+    (lambda s: s + 'FLOOR = "cube"\n', "FLOOR 'cube' is not one of the variants"),
+    (lambda s: s + 'EXPECT = ["square is better than power"]\n', "not an expectation this reads"),
+    (lambda s: s + 'EXPECT = ["square faster than cube"]\n', "'cube' is not one of the variants"),
+    (lambda s: s + 'EXPECT = ["square at least 0.5x faster than power"]\n', "is no change"),
+    (lambda s: s + 'TOLERANCE = {"rtol": 1e-3, "ulp": 2}\n', "TOLERANCE takes rtol and atol"),
+    (lambda s: s + 'OUTPUTS_DIFFER = {"square": "it squares"}\n', "OUTPUTS_DIFFER 'square'"),
+    (lambda s: s + "VARIANTS = VARIANTS | {}\n", "VARIANTS must be a dict"),
+    (lambda s: s.replace("def setup(n,", "def setup(n, /,"), "passed by name"),
+    (lambda s: s + "def broken(:\n", "not valid Python"),
+])
+def test_a_file_that_cannot_be_timed_is_refused_naming_it_and_what_to_change(tmp_path, edit, said):
+    path = write(tmp_path, edit(GOOD))
+    with pytest.raises(BenchFileRefused, match=str(path)) as refused:
+        read(path)
+    assert said in str(refused.value)
+
+
+def test_a_missing_file_is_refused_naming_it(tmp_path):
+    with pytest.raises(BenchFileRefused, match="cannot be read"):
+        read(tmp_path / "nowhere.py")
+
+
+VARIANTS = ("a", "b")
+
+
+@pytest.mark.parametrize("sentence, low, high, faster", [
+    ("a faster than b", None, 1.0, True),
+    ("a slower than b", 1.0, None, False),
+    ("a at least 2x faster than b", None, 0.5, True),
+    ("a is at least 10% slower than b", 1.1, None, False),
+    ("a no more than 5% slower than b", None, 1.05, False),
+    ("a at most 3x faster than b", 1 / 3, None, True),
+    ("a within 4% of b", 1 / 1.04, 1.04, False),
+])
+def test_a_sentence_bounds_t_a_over_t_b(sentence, low, high, faster):
+    e = parse_expectation(sentence, VARIANTS)
+    assert (e.a, e.b, e.faster, e.mode) == ("a", "b", faster, "blocked")
+    for found, wanted in ((e.low, low), (e.high, high)):
+        assert found is None if wanted is None else math.isclose(found, wanted)
+
+
+def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():
+    assert parse_expectation("b faster than a when pipelined", VARIANTS).mode == "pipelined"
+
+
+@pytest.mark.parametrize("sentence", ["a faster than a", "a within 5% faster than b", "a at least faster than b"])
+def test_a_sentence_that_says_nothing_measurable_is_refused(sentence):
+    with pytest.raises(ValueError):
+        parse_expectation(sentence, VARIANTS)

@@ -1,0 +1,74 @@
+"""The examples are the tests of a benchmark file's whole path: examples/config.yaml's three files, at toy sizes, run
+through every rule of a copy of the workflow (timing jobs, traces and their breakdown, figures over a swept axis,
+the report's expectations, the pyperf suites), and pyperf itself reads what they timed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pyperf
+import pytest
+import yaml
+from workflow_copy import ROOT, copy_workflow, snakemake
+
+pytestmark = pytest.mark.workflow
+
+# examples/config.yaml's blocks at toy sizes: what each file computes, not how fast (one axis swept, so the
+# scaling figures have a line to draw; one file in two processes, so its result is merged over them)
+TOY = {
+    "mlp_step": {"base": {"width": 8, "depth": 1, "batch": 4}, "sweep": {"width": []},
+                 "measure": {"processes": 2}},
+    "vmap_loop": {"base": {"batch": 4, "width": 8}, "sweep": {"batch": [8]}},
+    "donation": {"base": {"rows": 64, "width": 8}, "sweep": {"rows": []}},
+}
+QUICK = {"rounds": 3, "budget_s": 1, "min_sample_s": 0.005, "trace_steps": 1, "on_contention": "warn"}
+
+
+@pytest.fixture(scope="module")
+def examples_run(tmp_path_factory):
+    work = copy_workflow(tmp_path_factory.mktemp("examples"))
+    config = yaml.safe_load((ROOT / "examples/config.yaml").read_text())
+    for name, toy in TOY.items():
+        block = config["studies"][name]
+        block.update(toy, measure=QUICK | toy.get("measure", {}))
+    overlay = work / "examples-toy.yaml"
+    overlay.write_text(yaml.safe_dump(config))
+    snakemake(work, "--cores", "all", overlay=overlay)
+    return work
+
+
+def test_every_example_runs_through_every_rule(examples_run):
+    report = (examples_run / "reports/report.md").read_text()
+    assert "**Your 3 expectations**" in report
+    for name, toy in TOY.items():
+        assert f"## Study `{name}`" in report
+        overhead = pd.read_csv(examples_run / f"results/tables/{name}/overhead.csv")
+        assert {"your_code", "dispatch", "wait", "rest"} <= set(overhead.component)
+        checks = pd.read_csv(examples_run / f"results/tables/{name}/checks.csv")
+        assert checks.signatures_distinct.all() and checks.outputs_agree.all()
+        figures = {p.stem for p in (examples_run / f"reports/figures/{name}").glob("*.png")}
+        assert {"medians", "time_split"} <= figures
+        assert ("scaling" in figures) == any(toy["sweep"].values())
+
+
+def test_a_merged_job_keeps_each_processs_samples(examples_run):
+    (result,) = (examples_run / "results/runs/mlp_step").glob("*.json")
+    entry = json.loads(result.read_text())["variants"]["filter_jit"]["modes"]["blocked"]
+    assert len(entry["processes"]) == 2
+
+
+def test_pyperf_reads_every_jobs_samples(examples_run):
+    suites = sorted((examples_run / "results/exported").glob("*.pyperf.json"))
+    assert [p.name.removesuffix(".pyperf.json") for p in suites] == sorted(TOY)
+    for suite in suites:
+        stats = subprocess.run([sys.executable, "-m", "pyperf", "stats", str(suite)], capture_output=True, text=True)
+        assert stats.returncode == 0 and "Number of benchmarks" in stats.stdout, stats.stderr
+    vmap = examples_run / "results/exported/vmap_loop.pyperf.json"
+    compared = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(vmap), str(vmap), "--table"],
+                              capture_output=True, text=True)
+    assert compared.returncode == 0 and "batch4-width8/blocked/loop" in compared.stdout, compared.stderr
+    loop = pyperf.BenchmarkSuite.load(str(vmap)).get_benchmark("batch4-width8/blocked/loop")
+    assert loop.get_nrun() == 1 and loop.get_nvalue() == QUICK["rounds"] and loop.get_loops() >= 1
