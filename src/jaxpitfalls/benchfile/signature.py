@@ -9,6 +9,7 @@ starts from cleared caches, so two variants that share a program both record it.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -32,6 +33,9 @@ def _dumped_programs() -> Iterator[list[str]]:
     names = ("jax_dump_ir_to", "jax_dump_ir_modes", "jax_include_debug_info_in_dumps")
     before = {name: jax.config.read(name) for name in names}
     programs: list[str] = []
+    said = logging.getLogger("jax._src.compiler")  # "Dumped the module to ..." once per program: not the job's news
+    level = said.level
+    said.setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="programs-") as tmp:
         jax.config.update("jax_dump_ir_to", tmp)
         jax.config.update("jax_dump_ir_modes", "stablehlo")
@@ -41,6 +45,7 @@ def _dumped_programs() -> Iterator[list[str]]:
         finally:
             for name, value in before.items():
                 jax.config.update(name, value)
+            said.setLevel(level)
             programs.extend(sorted(_MODULE_NAME.sub("module", p.read_text())
                                    for p in Path(tmp).glob("*_compile.mlir")))
 

@@ -120,21 +120,38 @@ MAX_CALLS_PER_SAMPLE = 10_000
 KNOWN_CALL_MARGIN = 20
 
 
+CALIBRATING_CALLS = 3
+
+
+def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
+    """One call's seconds, for calibrating: a call shorter than a sample is timed up to CALIBRATING_CALLS times
+    and the fastest counts (a first call slowed by a page fault or a cold cache would leave every sample several
+    times shorter than `min_sample_s`, and as noisy as such calls are); a longer one once."""
+    seconds = timed(sampler)
+    for _ in range(CALIBRATING_CALLS - 1):
+        if seconds >= min_sample_s:
+            break
+        seconds = min(seconds, timed(sampler))
+    return seconds
+
+
 def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
               known_s: Mapping[str, float] | None = None
               ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
     """Calls per sample for each variant, so that each sample lasts at least `min_sample_s` (pyperf's
     calibration), and how long a sample will take. Each variant gets its own count: rounds pair the variants'
     samples in time, and samples of about the same length pair best, where one count for all would make a
-    variant 100x slower than the fastest take 100x the budget. The calibrating calls are warm calls like the
-    timed ones: a compilation there means the warmup missed a shape, and fails the job. `known_s`: seconds of
-    a call measured before; one at least KNOWN_CALL_MARGIN x `min_sample_s` is not called again (a whole pass
-    of the extraction study: 6-25 s each, one call per sample anyway)."""
+    variant 100x slower than the fastest take 100x the budget (_fastest_call: a short call timed a few times).
+    The calibrating calls are warm calls like the timed ones: a compilation there means the warmup missed a
+    shape, and fails the job. `known_s`: seconds of a call measured before; one at least KNOWN_CALL_MARGIN x
+    `min_sample_s` is not called again (a whole pass of the extraction study: 6-25 s each, one call per sample
+    anyway)."""
     if min_sample_s <= 0:
         return samplers, dict.fromkeys(samplers, 1), dict.fromkeys(samplers, 0.0)
     known = {name: t for name, t in (known_s or {}).items() if t >= KNOWN_CALL_MARGIN * min_sample_s}
     with count_compiles() as counter, gc_paused():
-        seconds = known | {name: timed(sampler) for name, sampler in samplers.items() if name not in known}
+        seconds = known | {name: _fastest_call(sampler, min_sample_s) for name, sampler in samplers.items()
+                           if name not in known}
     require_no_compiles({"calibration": counter.count}, where)
     counts = {name: min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(t, 1e-9))))
               for name, t in seconds.items()}
