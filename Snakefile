@@ -36,6 +36,7 @@ localrules:
     aggregate,
     plot,
     export_pyperf,
+    revision_checkout,
     render_report,
     compare_gate,
     bundle,

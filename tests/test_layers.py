@@ -25,7 +25,8 @@ FLOORS = (
     ("jaxpitfalls.contract",),
     ("jaxpitfalls.studies", "jaxpitfalls.benchfile"),
     ("jaxpitfalls.registry",),
-    ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
+    ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.revisions", "jaxpitfalls.traces",
+     "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
     ("jaxpitfalls.jobs",),
 )

@@ -2,7 +2,7 @@
 from dataclasses import fields
 from pathlib import Path
 
-from jaxpitfalls import plan, registry, releases, sources
+from jaxpitfalls import plan, registry, releases, revisions, sources
 from jaxpitfalls.contract.run_settings import Lockstep
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
@@ -159,6 +159,20 @@ def gate_on():
 def lockstep_settings():
     """What a lockstep job reads of `compare` (its sides and how many rounds): the threshold reruns no job."""
     return {f.name: config["compare"][f.name] for f in fields(Lockstep)}
+
+
+def revision_commits():
+    """Each revision side's commit (compare.sides.<side>.revision), resolved at parse: a branch that moved reruns
+    its checkout and the lockstep jobs."""
+    compare = config["compare"]
+    return {
+        name: revisions.commit(compare["study"], side["revision"])
+        for name, side in compare["sides"].items()
+        if side["revision"]
+    }
+
+
+REVISIONS = revision_commits()
 
 
 def pyperf_pair_of():

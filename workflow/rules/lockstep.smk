@@ -8,6 +8,7 @@ rule lockstep:
         unpack(inputs_of),
         sources=sources.files_of("jobs.lockstep", "jobs.lockstep_worker", "runtime"),
         study_sources=study_sources,
+        checkouts=expand("results/revisions/{side}", side=REVISIONS),
     output:
         "results/lockstep/{study}/{config}.json",
     log:
@@ -25,8 +26,26 @@ rule lockstep:
         model_spec=job_model_spec,
         runtime=runtime_of,
         compare=lockstep_settings(),
+        commits=REVISIONS,
     script:
         "../../scripts/lockstep.py"
+
+
+rule revision_checkout:
+    """A revision side's tree of the repository holding the compared benchmark file (revisions.py)."""
+    input:
+        sources=sources.files_of("revisions", "runtime"),
+    output:
+        directory("results/revisions/{side}"),
+    log:
+        "results/logs/revision_checkout/{side}.log",
+    conda:
+        ENV
+    params:
+        study=config["compare"]["study"],
+        commit=lambda wildcards: REVISIONS[wildcards.side],
+    script:
+        "../../scripts/revision_checkout.py"
 
 
 rule pyperf_pair:

@@ -94,4 +94,4 @@ def spec(name: str, path: Path) -> StudySpec:
         name=name, variants=tuple(bench.variants), floor=bench.floor, modes=MODES, traced_mode="blocked",
         trace_components=components(bench.path),
         claims={e.key: e.claim(bench.path.name) for e in bench.expectations},
-        schema=schema(bench), extra_pairs=pairs, timing=Timing, traced=Traced)
+        schema=schema(bench), extra_pairs=pairs, lockstep=True, timing=Timing, traced=Traced)

@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import plan, registry
+from .. import plan, registry, revisions
 from ..data import long_description
 from ..models.hf_config import unsupported_activation
 from .sizes import read_local
@@ -73,6 +73,11 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
         yield (f"config compare.study = {compare['study']!r}: cannot be timed in lockstep yet (its measure.py has "
                f"no samplers(); studies that can: {', '.join(able)})")
     for name, side in compare["sides"].items():
+        if side.get("revision"):
+            try:
+                revisions.commit(compare["study"], side["revision"])
+            except revisions.RevisionRefused as e:
+                yield f"config compare.sides.{name}.revision = {side['revision']!r}: {e}"
         python = side.get("python", "")
         if python and not (Path(python).is_file() and os.access(python, os.X_OK)):
             yield (f"config compare.sides.{name}.python = {python!r}: not an executable file (a venv's bin/python; "

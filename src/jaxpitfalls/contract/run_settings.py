@@ -21,10 +21,12 @@ def _refuse_unknown(cls: type, block: Mapping[str, Any], aliases: Mapping[str, s
 
 @dataclass(frozen=True)
 class Side:
-    """An environment timed in lockstep: its interpreter ("" for this one's) and the variables set for it."""
+    """An environment timed in lockstep: its interpreter ("" for this one's), the variables set for it, and the git
+    revision of the compared benchmark file it times ("" for the file as it is: revisions.py)."""
 
     python: str
     env: Mapping[str, str]
+    revision: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ class Lockstep:
 
 
 def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:
-    return {name: Side(side.get("python", ""), dict(side.get("env", {}))) for name, side in block.items()}
+    return {name: Side(side.get("python", ""), dict(side.get("env", {})), side.get("revision", ""))
+            for name, side in block.items()}
 
 
 @dataclass(frozen=True)

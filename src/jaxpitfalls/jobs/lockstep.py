@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import registry, results
+from .. import registry, results, revisions, sources
 from ..contract.run_settings import Lockstep
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
 from ..report.comparison.lockstep import side_by_side
@@ -21,10 +21,22 @@ log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
 
 
-def sides_of(settings: Lockstep) -> list[Side]:
-    """The config's `compare.sides` (name -> python, env), in their order: the first is the one the others are
-    compared with; an empty `python` is this environment's."""
-    return [Side(name, side.python or Side.python, dict(side.env)) for name, side in settings.sides.items()]
+def sides_of(settings: Lockstep, study: str) -> list[Side]:
+    """The config's `compare.sides` (name -> python, env, revision), in their order: the first is the one the
+    others are compared with; an empty `python` is this environment's; a side with a revision times the study's
+    benchmark file in that revision's checkout (revisions.side_env)."""
+    return [Side(name, side.python or Side.python,
+                 revisions.side_env(study, name, side.env) if side.revision else dict(side.env))
+            for name, side in settings.sides.items()]
+
+
+def _recorded(side: Side, revision: str) -> dict[str, Any]:
+    """A side as its result records it: its Python and variables, and for a revision side the revision instead of
+    the variable that points its workers at the checkout."""
+    if not revision:
+        return {"python": side.python, "env": side.env}
+    return {"python": side.python, "revision": revision,
+            "env": {k: v for k, v in side.env.items() if k != sources.BENCHMARK_FILES}}
 
 
 def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[str, Any]], bool] | None:
@@ -51,7 +63,7 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
     its target precision asks: precise_enough). Every
     worker compiles through the shared persistent cache (its key holds JAX's version and the XLA flags, so
     sides that differ in them do not share programs): a fresh process after the first loads its programs."""
-    sides = sides_of(compare)
+    sides = sides_of(compare, study)
     log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
              ", ".join(s.name for s in sides), compare.processes, compare.rounds, compare.samples_per_block)
     start = time.perf_counter()
@@ -66,8 +78,8 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
                             enough=precise_enough(study, conf["id"], compare.target_precision),
                             most=compare.most_processes)
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
-           "sides": {s.name: {"python": s.python, "env": s.env} for s in sides}, "lockstep": compare.recorded(),
-           "job_seconds": time.perf_counter() - start}
+           "sides": {s.name: _recorded(s, compare.sides[s.name].revision) for s in sides},
+           "lockstep": compare.recorded(), "job_seconds": time.perf_counter() - start}
     results.write_text(out_path, json.dumps(doc, indent=1))
     log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)
     return doc

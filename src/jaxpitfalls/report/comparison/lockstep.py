@@ -148,6 +148,7 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
     """reports/compare_lockstep.md: a lockstep comparison: the sides, the rule, the machine and order checks (the
     jobs' `timed` records), the verdicts, the rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
+                 + (f", the benchmark file at revision `{side['revision']}`" if side.get("revision") else "")
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
     shown = table.drop(columns=["against", "process_log_ratios"]) if len(table) else table

@@ -1,0 +1,90 @@
+"""Your code at two revisions: a lockstep side with a `revision` times the compared benchmark file as it is at that
+git revision of the repository that holds it, as `asv continuous base HEAD` times two commits of a project.
+
+Each revision is checked out into a folder of the run (`results/revisions/<side>`, the revision's tree as
+`git archive` writes it: the repository itself is not touched), and the side's workers are pointed at the file in
+that checkout (the benchmark files in their environment, sources.BENCHMARK_FILES); the file's folder is on their
+path, so what it imports from its neighbours is that revision's too. The sides' environments are otherwise the
+same: the Python, JAX and this workflow are the run's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import registry, sources
+from .results import write_dir_atomically
+
+CHECKOUTS = "results/revisions"
+
+
+class RevisionRefused(ValueError):
+    """A revision side that cannot be checked out; the message says why."""
+
+
+def _git(folder: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RevisionRefused(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"git {args[0]} failed")
+    return done.stdout.strip()
+
+
+def repository(study: str) -> Path:
+    """The git repository that holds the study's benchmark file."""
+    if not registry.is_file(study):
+        raise RevisionRefused(f"study {study!r} is not a benchmark file: a revision side times a file of your own "
+                              "repository (studies.<name>.file)")
+    folder = registry.where(study).parent
+    try:
+        return Path(_git(folder, "rev-parse", "--show-toplevel"))
+    except (RevisionRefused, FileNotFoundError) as e:
+        raise RevisionRefused(f"{registry.where(study)} is not in a git repository ({e})") from None
+
+
+def in_repository(study: str) -> str:
+    """The benchmark file's path inside its repository."""
+    return registry.where(study).resolve().relative_to(repository(study).resolve()).as_posix()
+
+
+def commit(study: str, revision: str) -> str:
+    """The commit `revision` names in the file's repository, where the file exists; RevisionRefused saying why."""
+    repo = repository(study)
+    try:
+        sha = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+    except RevisionRefused:
+        raise RevisionRefused(f"{revision!r} is not a revision of {repo}") from None
+    try:
+        _git(repo, "cat-file", "-e", f"{sha}:{in_repository(study)}")
+    except RevisionRefused:
+        raise RevisionRefused(f"{in_repository(study)} does not exist at {revision!r} ({sha[:12]}) of {repo}") from None
+    return sha
+
+
+def checkout(study: str, sha: str, out_dir: str | Path) -> None:
+    """The tree of commit `sha` of the file's repository, in `out_dir`, whole or not at all."""
+    repo = repository(study)
+
+    def fill(tmp: str) -> None:
+        with tempfile.TemporaryFile() as archive:
+            subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", sha], stdout=archive, check=True)
+            archive.seek(0)
+            with tarfile.open(fileobj=archive) as tar:
+                tar.extractall(tmp, filter="data")
+
+    write_dir_atomically(out_dir, fill)
+
+
+def checkout_dir(side: str) -> str:
+    return f"{CHECKOUTS}/{side}"
+
+
+def side_env(study: str, side: str, env: dict[str, Any]) -> dict[str, str]:
+    """A revision side's variables: its own, with the study's benchmark file at the side's checkout (an absolute
+    path: the workers start in the job's working directory)."""
+    found = sources.benchmark_files() | {study: Path(checkout_dir(side)).resolve() / in_repository(study)}
+    return dict(env) | {sources.BENCHMARK_FILES: json.dumps({name: str(path) for name, path in found.items()})}

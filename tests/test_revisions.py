@@ -1,0 +1,139 @@
+"""Your code at two revisions: lockstep sides that are git revisions of the repository holding a benchmark file, each
+timing the file as it is there; a revision that does not exist, or where the file does not, is refused at parse."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from workflow_copy import copy_workflow, snakemake
+
+from jaxpitfalls import registry, revisions, sources
+
+BENCH = '''"""A jitted tanh against the same function un-jitted."""
+import time
+
+import jax
+import jax.numpy as jnp
+
+SLOWER = 0.0  # the share of its own time a jitted call spends spinning afterwards: a known slowdown
+
+
+def setup(n):
+    return jnp.linspace(0, 1, n)
+
+
+def f(x):
+    return jnp.tanh(x) @ jnp.sin(x)
+
+
+def jitted(x):
+    g = jax.jit(f)
+
+    def call():
+        start = time.perf_counter()
+        out = jax.block_until_ready(g(x))
+        end = time.perf_counter() + (time.perf_counter() - start) * SLOWER
+        while time.perf_counter() < end:
+            pass
+        return out
+
+    return call
+
+
+def eager(x):
+    return lambda: f(x)
+
+
+VARIANTS = {"jitted": jitted, "eager": eager}
+'''
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A repository whose benchmark file is slowed by a third at tag `slowed`, after tag `base`."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "t@example.org")
+    git(repo, "config", "user.name", "t")
+    (repo / "bench.py").write_text(BENCH)
+    git(repo, "add", "bench.py")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "tag", "base")
+    (repo / "bench.py").write_text(BENCH.replace("SLOWER = 0.0", "SLOWER = 0.3"))
+    git(repo, "commit", "-qam", "slowed")
+    git(repo, "tag", "slowed")
+    return repo
+
+
+@pytest.fixture
+def files(monkeypatch):
+    monkeypatch.setenv(sources.BENCHMARK_FILES, "")
+
+
+def test_a_revision_is_checked_out_whole_and_the_repository_left_alone(repo, files, tmp_path, monkeypatch):
+    registry.use_files({"mine": repo / "bench.py"})
+    sha = revisions.commit("mine", "base")
+    assert sha == git(repo, "rev-parse", "base") and revisions.in_repository("mine") == "bench.py"
+    revisions.checkout("mine", sha, tmp_path / "checkout")
+    assert "SLOWER = 0.0" in (tmp_path / "checkout/bench.py").read_text()
+    assert git(repo, "status", "--porcelain") == "" and git(repo, "worktree", "list").count("\n") == 0
+    monkeypatch.chdir(tmp_path)
+    env = revisions.side_env("mine", "old", {"XLA_FLAGS": "--x"})
+    assert env["XLA_FLAGS"] == "--x" and str(tmp_path / "results/revisions/old/bench.py") in env[
+        sources.BENCHMARK_FILES]
+
+
+@pytest.mark.parametrize("revision, said", [
+    ("no-such-tag", "'no-such-tag' is not a revision of"),
+    ("base~1", "'base~1' is not a revision of"),
+])
+def test_a_revision_that_does_not_exist_is_refused_naming_it(repo, files, revision, said):
+    registry.use_files({"mine": repo / "bench.py"})
+    with pytest.raises(revisions.RevisionRefused, match=said):
+        revisions.commit("mine", revision)
+
+
+def test_a_revision_where_the_file_does_not_exist_is_refused(repo, files):
+    git(repo, "mv", "bench.py", "moved.py")
+    git(repo, "commit", "-qm", "moved")
+    registry.use_files({"mine": repo / "moved.py"})
+    with pytest.raises(revisions.RevisionRefused, match="moved.py does not exist at 'base'"):
+        revisions.commit("mine", "base")
+
+
+def _overlay(work: Path, repo: Path, sides: dict) -> Path:
+    overlay = work / "revisions.yaml"
+    overlay.write_text(yaml.safe_dump({
+        "studies": {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")} | {
+            "mine": {"file": str(repo / "bench.py"), "base": {"n": 2000},
+                     "measure": {"min_sample_s": 0.02, "on_contention": "warn"}}},
+        "compare": {"study": "mine", "sides": sides, "processes": 3, "rounds": 8}}))
+    return overlay
+
+
+@pytest.mark.workflow
+def test_two_revisions_timed_in_lockstep_name_the_slowed_one_regressed(repo, tmp_path):
+    (tmp_path / "work").mkdir()
+    work = copy_workflow(tmp_path / "work")
+    bad = _overlay(work, repo, {"old": {"revision": "v0.0-never"}, "new": {}})
+    refused = snakemake(work, "-n", overlay=bad, check=False)
+    assert refused.returncode != 0
+    assert "config compare.sides.old.revision = 'v0.0-never': 'v0.0-never' is not a revision of" in refused.stdout
+
+    overlay = _overlay(work, repo, {"base": {"revision": "base"}, "same": {"revision": "base"},
+                                    "slowed": {"revision": "slowed"}})
+    snakemake(work, "--cores", "all", "reports/compare_lockstep.md", overlay=overlay)
+    table = pd.read_csv(work / "results/tables/compare_lockstep.csv").set_index(["side", "variant", "mode"])
+    assert table.loc[("slowed", "jitted", "blocked"), "verdict"] == "regressed"
+    assert not (table.loc["same"].verdict == "regressed").any()
+    report = (work / "reports/compare_lockstep.md").read_text()
+    assert "- `slowed`: " in report and "the benchmark file at revision `slowed`" in report
