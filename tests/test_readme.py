@@ -13,7 +13,8 @@ from jaxpitfalls.report.reference import readme
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text()
-SUMMARY = README[README.index("## What the published reference found"):README.index("## Fresh machine")]
+START = README.index("## What the published reference found")
+SUMMARY = README[START:README.index("\n## ", START + 3)]
 
 
 def test_the_summary_links_the_published_snapshot():

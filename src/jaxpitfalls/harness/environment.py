@@ -79,9 +79,14 @@ def of_request(request: dict) -> dict[str, object]:
     return describe(hashed, REPO, request.get("record", ())) | ({"study_code": own} if own else {})
 
 
-def study_code(study: str) -> dict[str, str] | None:
+def study_code(study: str) -> dict[str, object] | None:
     """A study of the user's own (the config's study_folders) lies outside this checkout's git: its folder and a
-    digest of its files stand in for the commit, so a comparison sees its code change. None for a packaged one."""
+    digest of its files stand in for the commit, so a comparison sees its code change; a benchmark file, its path,
+    digest and its own repository's commit. None for a packaged one."""
+    own = sources.benchmark_files().get(study)
+    if own is not None:
+        return {"file": str(own), "sha256": hashlib.sha256(own.read_bytes()).hexdigest(),
+                "git": git_state(own.parent)}
     for folder in sources.study_folders():
         where = folder.resolve() / study
         if (where / "spec.py").is_file():
@@ -92,6 +97,19 @@ def study_code(study: str) -> dict[str, str] | None:
     return None
 
 
+# How XLA's client allocates device memory: on a GPU it preallocates 75% of it unless told otherwise, which a run
+# beside another process (or a second worker) on one device depends on.
+ALLOCATOR = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
+
+
+def device_memory(device) -> dict[str, object]:
+    """The device's memory as its runtime reports it (bytes it may use, bytes in use now: None on a CPU, which
+    reports none) and the allocator's settings from the environment (None where unset: XLA's defaults)."""
+    stats = device.memory_stats() or {}
+    return {"device_memory_bytes": stats.get("bytes_limit"), "device_memory_in_use_bytes": stats.get("bytes_in_use"),
+            "allocator": {name: os.environ.get(name) for name in ALLOCATOR}}
+
+
 def describe(config: dict, repo: str | os.PathLike = ".", record: tuple[str, ...] | list[str] = ()
              ) -> dict[str, object]:
     """Everything needed to tell whether two results are comparable; `record`: packages whose versions it
@@ -99,7 +117,7 @@ def describe(config: dict, repo: str | os.PathLike = ".", record: tuple[str, ...
     import jax
 
     devices = jax.devices()
-    return {
+    return device_memory(devices[0]) | {
         "python": platform.python_version(),
         "packages": {p: _version(p) for p in dict.fromkeys([*PACKAGES, *record])},
         "backend": jax.default_backend(),

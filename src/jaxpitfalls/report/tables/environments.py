@@ -44,5 +44,8 @@ def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
     flat |= env["packages"]
     flat |= {f"git_{k}": v for k, v in env["git"].items()}
     flat |= {k: v for k, v in env.get("placement", {}).items() if k != "host"}  # older results have none
-    flat |= {f"study_code_{k}": v for k, v in (env.get("study_code") or {}).items()}  # a user's own study
+    own = env.get("study_code") or {}  # a user's own study, or benchmark file (with its repository's commit)
+    flat |= {f"study_code_{k}": v for k, v in own.items() if not isinstance(v, dict)}
+    flat |= {f"study_code_git_{k}": v for k, v in (own.get("git") or {}).items()}
+    flat |= env.get("allocator", {})  # XLA's device memory settings (older results have none)
     return flat
