@@ -42,6 +42,7 @@ def examples_run(tmp_path_factory):
 
 def test_every_example_runs_through_every_rule(examples_run):
     report = (examples_run / "reports/report.md").read_text()
+    assert report.startswith("# JAX benchmarks: report") and "## Your expectations" in report
     assert "**Your 3 expectations**" in report
     for name, toy in TOY.items():
         assert f"## Study `{name}`" in report

@@ -134,6 +134,7 @@ def build_report(
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
                        settings["studies"][name]["target_s"])
     save(claims_figure(claim_points(claims)), out_figure)
+    title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE
     text = markdown.render([
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
@@ -145,7 +146,7 @@ def build_report(
         *twin_sections(twins),
         *audits,
         markdown.environment_section(environments),
-    ])
+    ], title)
     results.write_text(out_landing, landing_rst(claims, out_figure))
     results.write_text(out_md, text)
     return text

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .scorecard import FINDINGS_INTRO, findings, tally
+from .scorecard import FINDINGS_INTRO, findings, only_expectations, tally
 
 _RST_SPECIAL = re.compile(r"([\\`*_|])")
 URI_LINE = 1000  # characters per line of the figure's data URI (docutils refuses lines over 10,000)
@@ -27,10 +27,11 @@ def _plain(text: str) -> str:
 def landing_rst(claims: dict[str, list[dict[str, Any]]], figure: str | Path) -> str:
     lines = ["What to do", "==========", "", _plain(FINDINGS_INTRO), ""]
     lines += [f"- **{study}**: {_plain(text)}" for study, text in findings(claims).items()]
-    score = tally(claims).replace("**no**", "no")
+    score = tally(claims).replace("**", "")  # markdown's bold, which reStructuredText would show as asterisks
     png = "data:image/png;base64," + base64.b64encode(Path(figure).read_bytes()).decode()
     uri = [png[i:i + URI_LINE] for i in range(0, len(png), URI_LINE)]  # docutils joins them, refuses long lines
-    lines += ["", f"Reproduction scorecard: {_plain(score)}. Every claim with its rule and measurement is in "
+    said = "Your expectations" if only_expectations(claims) else "Reproduction scorecard"
+    lines += ["", f"{said}: {_plain(score)}. Every claim with its rule and measurement is in "
                   "``reports/report.md`` (under Report).", "",
               f".. image:: {uri[0]}", *(f"   {part}" for part in uri[1:]), "   :width: 100%",
               "   :alt: each claim's ratio here (95% interval) beside the write-up's, on one log axis", ""]

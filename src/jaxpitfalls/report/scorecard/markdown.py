@@ -261,5 +261,8 @@ def environment_section(environments: dict[str, pd.DataFrame]) -> str:
     return "\n".join(["## Environment", "", table(rows), ""])
 
 
-def render(sections: list[str], title: str = "JAX performance pitfalls: reproduction report") -> str:
+TITLE = "JAX performance pitfalls: reproduction report"
+
+
+def render(sections: list[str], title: str = TITLE) -> str:
     return "\n".join([f"# {title}", "", *sections])

@@ -101,11 +101,28 @@ HOW_TO_READ = (
     "effect with others added), counted once.")
 
 
+EXPECTATIONS_HOW_TO_READ = (
+    "`ours`: the number the verdict rests on, with its 95% interval, as the sentence speaks (a speed-up where it says "
+    "faster). `verdict`: `yes` the interval lies wholly on the sentence's side of its edge, `**no**` wholly on the "
+    "other, `inconclusive` it crosses the edge (under \"How each claim was judged\": what would decide it).")
+
+
+def only_expectations(claims: dict[str, list[dict[str, Any]]]) -> bool:
+    """Whether every claim of the run is a benchmark file's expectation (no write-up is reproduced)."""
+    rows = [c for cs in claims.values() for c in cs]
+    return bool(rows) and all(c.get("expected") for c in rows)
+
+
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
     """The scorecard: one line of numbers per claim (claim, the write-up's number, ours, size, verdict) under the
-    tally, and where given the figure of every headline beside the write-up's."""
+    tally, and where given the figure of every headline beside the write-up's; a run of benchmark files alone
+    states its expectations, without the write-ups' columns."""
     rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": ours_cell(c),
              "size": size_cell(c), "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
+    if only_expectations(claims):
+        shown = pd.DataFrame(rows).drop(columns=["write-up", "size"]).rename(columns={"claim": "expectation"})
+        return "\n".join(["## Your expectations", "", f"{tally(claims)}.", "", EXPECTATIONS_HOW_TO_READ, "",
+                          table(shown), ""])
     shown = [f"![Each claim's number here (95% interval) beside the write-up's]({figure})", ""] if figure else []
     return "\n".join(["## Reproduction scorecard", "", f"{tally(claims)}.", "",
                       HOW_TO_READ.format(mark=SUPPORTING_MARK.strip(), rule=SIZE_RULE), "",
