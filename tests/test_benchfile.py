@@ -169,7 +169,7 @@ def test_what_a_file_does_wrong_fails_the_job_naming_the_file_and_the_variant(tm
 
 
 def test_a_variant_that_compiles_on_every_call_fails_the_job(tmp_path):
-    with pytest.raises(CompiledInTimedRegion):
+    with pytest.raises(CompiledInTimedRegion, match=r"bench\.py: .*growing"):
         run(bench(tmp_path, '''
             def fixed(x):
                 g = jax.jit(f)

@@ -51,3 +51,9 @@ def test_adding_a_study_shows_the_toys_own_code_and_config_block():
     assert not stale, f"docs/adding-a-study.md shows an old {stale}: paste the toy's file again"
     (config,) = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(study_folders.*?)\n```", page, flags=re.S)]
     assert config["studies"]["toy"] == BLOCK["toy"] and config["study_folders"]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/your-own-code.md"])
+def test_the_pages_show_the_mlp_example_as_it_is(page):
+    shown = (ROOT / page).read_text()
+    assert (ROOT / "examples/mlp_step.py").read_text().strip() in shown

@@ -73,3 +73,4 @@ def test_pyperf_reads_every_jobs_samples(examples_run):
     assert compared.returncode == 0 and "batch4-width8/blocked/loop" in compared.stdout, compared.stderr
     loop = pyperf.BenchmarkSuite.load(str(vmap)).get_benchmark("batch4-width8/blocked/loop")
     assert loop.get_nrun() == 1 and loop.get_nvalue() == QUICK["rounds"] and loop.get_loops() >= 1
+

@@ -22,7 +22,7 @@ import numpy as np
 from ..contract.naming import settings_of
 from ..contract.settings import Traced
 from ..harness import tracing
-from ..harness.compiles import count_compiles
+from ..harness.compiles import CompiledInTimedRegion, count_compiles
 from ..harness.protocol import Runner, measure, mode_samplers, result_document
 from ..harness.variants import require_agree, require_distinct
 from .reader import BenchFile, BenchFileRefused, read
@@ -166,8 +166,11 @@ class Measure:
         bench = self.bench
         prepared = prepare(bench, self.name, conf, settings)
         checks = _checks(bench, prepared)
-        timed = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
-                        extra_pairs=spec(self.name, self.path).extra_pairs)
+        try:
+            timed = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
+                            extra_pairs=spec(self.name, self.path).extra_pairs)
+        except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
+            raise CompiledInTimedRegion(f"{bench.path}: {e}") from e
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
         return result_document(bench.floor, timed, variants, checks, benchmark_file=str(bench.path))
