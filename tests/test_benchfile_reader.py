@@ -72,6 +72,11 @@ def test_every_example_reads(examples):
     (lambda s: s + "VARIANTS = VARIANTS | {}\n", "VARIANTS must be a dict"),
     (lambda s: s.replace("def setup(n,", "def setup(n, /,"), "passed by name"),
     (lambda s: s + "def broken(:\n", "not valid Python"),
+    (lambda s: s.replace("def setup(n,", "def setup(mode,"), "setup's axis 'mode' has a name the workflow uses"),
+    (lambda s: s + 'EXPECT = "square faster than power"\n', "EXPECT must be a list or tuple, not str"),
+    (lambda s: s + 'TOLERANCE = {"rtol": None}\n', "TOLERANCE takes rtol and atol, numbers of at least 0"),
+    (lambda s: s + 'EXPECT = [\n    "square faster than power",\n    "square of power",\n]\n',
+     "bench.py:20: EXPECT 'square of power'"),
 ])
 def test_a_file_that_cannot_be_timed_is_refused_naming_it_and_what_to_change(tmp_path, edit, said):
     path = write(tmp_path, edit(GOOD))

@@ -87,9 +87,10 @@ def test_a_revision_is_checked_out_whole_and_the_repository_left_alone(repo, fil
     assert "SLOWER = 0.0" in (tmp_path / "checkout/bench.py").read_text()
     assert git(repo, "status", "--porcelain") == "" and git(repo, "worktree", "list").count("\n") == 0
     monkeypatch.chdir(tmp_path)
-    env = revisions.side_env("mine", "old", {"XLA_FLAGS": "--x"})
+    env = revisions.side_env("mine", "old", sha, {"XLA_FLAGS": "--x"})
     assert env["XLA_FLAGS"] == "--x" and str(tmp_path / "results/revisions/old/bench.py") in env[
-        sources.BENCHMARK_FILES]
+        sources.BENCHMARK_FILES] and sha in env[sources.BENCHMARK_COMMITS]
+    revisions.same_variants("mine", sha)  # the slowed revision names the same variants
 
 
 @pytest.mark.parametrize("revision, said", [
@@ -108,6 +109,14 @@ def test_a_revision_where_the_file_does_not_exist_is_refused(repo, files):
     registry.use_files({"mine": repo / "moved.py"})
     with pytest.raises(revisions.RevisionRefused, match="moved.py does not exist at 'base'"):
         revisions.commit("mine", "base")
+
+
+def test_a_revision_whose_file_names_other_variants_is_refused(repo, files):
+    (repo / "bench.py").write_text(BENCH.replace('"eager": eager}', '"plain": eager}'))
+    git(repo, "commit", "-qam", "renamed a variant")
+    registry.use_files({"mine": repo / "bench.py"})
+    with pytest.raises(revisions.RevisionRefused, match=r"names the variants \['jitted', 'eager'\]"):
+        revisions.same_variants("mine", revisions.commit("mine", "base"))
 
 
 def _overlay(work: Path, repo: Path, sides: dict) -> Path:

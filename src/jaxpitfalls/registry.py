@@ -97,19 +97,15 @@ def use_files(files: Mapping[str, str | Path]) -> None:
     os.environ[sources.BENCHMARK_FILES] = json.dumps({name: str(path) for name, path in found.items()})
 
 
-def _files() -> dict[str, Path]:
-    return sources.benchmark_files()
-
-
 def names() -> tuple[str, ...]:
     """Every study, by folder name or by the name its benchmark file is given, sorted (a config runs and reports
     them in its own order)."""
-    return tuple(sorted({*_studies(), *_files()}))
+    return tuple(sorted({*_studies(), *sources.benchmark_files()}))
 
 
 def where(name: str) -> Path:
     """A study's folder, or its benchmark file."""
-    known = _studies() | _files()
+    known = _studies() | sources.benchmark_files()
     if name not in known:
         raise KeyError(f"unknown study {name!r}; known: {', '.join(sorted(known))}")
     return known[name]
@@ -117,7 +113,7 @@ def where(name: str) -> Path:
 
 def is_file(name: str) -> bool:
     """Whether the study is a benchmark file (benchfile/), not a folder."""
-    return name in _files()
+    return name in sources.benchmark_files()
 
 
 def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
@@ -126,7 +122,7 @@ def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
     it as that part, and the file itself."""
     if is_file(name):
         module = {"claims": "judges"}.get(part, part)
-        return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), str(where(name))}))
+        return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), sources.as_input(where(name))}))
     return sources.files_of(f"studies.{name}.{part}", *more)
 
 

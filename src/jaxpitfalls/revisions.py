@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import registry, sources
+from .benchfile import reader
 from .results import write_dir_atomically
 
 CHECKOUTS = "results/revisions"
@@ -83,8 +84,26 @@ def checkout_dir(side: str) -> str:
     return f"{CHECKOUTS}/{side}"
 
 
-def side_env(study: str, side: str, env: dict[str, Any]) -> dict[str, str]:
+def side_env(study: str, side: str, sha: str, env: dict[str, Any]) -> dict[str, str]:
     """A revision side's variables: its own, with the study's benchmark file at the side's checkout (an absolute
-    path: the workers start in the job's working directory)."""
+    path: the workers start in the job's working directory) and the commit it was checked out at (its results
+    record it: the checkout has no git)."""
     found = sources.benchmark_files() | {study: Path(checkout_dir(side)).resolve() / in_repository(study)}
-    return dict(env) | {sources.BENCHMARK_FILES: json.dumps({name: str(path) for name, path in found.items()})}
+    return dict(env) | {sources.BENCHMARK_FILES: json.dumps({name: str(path) for name, path in found.items()}),
+                        sources.BENCHMARK_COMMITS: json.dumps(sources.benchmark_commits() | {study: sha})}
+
+
+def same_variants(study: str, sha: str) -> None:
+    """Refuse a revision whose benchmark file names other variants than the file as it is: their rows could not be
+    paired across the sides."""
+    with tempfile.TemporaryDirectory() as tmp:
+        there = Path(tmp) / Path(in_repository(study)).name
+        there.write_text(_git(repository(study), "show", f"{sha}:{in_repository(study)}"))
+        try:
+            then = reader.read(there).variants
+        except reader.BenchFileRefused as e:
+            raise RevisionRefused(f"its {in_repository(study)} cannot be timed: {e}") from None
+    now = reader.read(registry.where(study)).variants
+    if list(then) != list(now):
+        raise RevisionRefused(f"its {in_repository(study)} names the variants {list(then)}, the file as it is "
+                              f"{list(now)}: a side's rows are paired with the first side's by variant")

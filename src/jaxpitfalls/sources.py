@@ -22,6 +22,9 @@ STUDY_FOLDERS = "JAXPITFALLS_STUDY_FOLDERS"
 # The user's benchmark files (a study block's `file`, registry.use_files), as JSON {name: absolute path}, inherited
 # the same way.
 BENCHMARK_FILES = "JAXPITFALLS_BENCHMARK_FILES"
+# The commit each benchmark file was checked out at, where a revision side runs it from a checkout without git
+# (revisions.side_env): JSON {name: commit}.
+BENCHMARK_COMMITS = "JAXPITFALLS_BENCHMARK_COMMITS"
 
 
 def study_folders() -> tuple[Path, ...]:
@@ -32,6 +35,11 @@ def study_folders() -> tuple[Path, ...]:
 def benchmark_files() -> dict[str, Path]:
     """The user's benchmark files this process was given, by the name the config gives each."""
     return {name: Path(path) for name, path in json.loads(os.environ.get(BENCHMARK_FILES) or "{}").items()}
+
+
+def benchmark_commits() -> dict[str, str]:
+    """The commit of each benchmark file this process runs from a revision's checkout."""
+    return json.loads(os.environ.get(BENCHMARK_COMMITS) or "{}")
 
 
 Roots = tuple[tuple[Path, str], ...]
@@ -97,7 +105,7 @@ def imported_by(module: str) -> frozenset[str]:
 
 def files_of(*modules: str) -> tuple[str, ...]:
     """Sorted source files of the given modules and everything in the package they import, as rule inputs."""
-    return tuple(sorted(_as_input(p) for p in _files_of(modules, _roots())))
+    return tuple(sorted(as_input(p) for p in _files_of(modules, _roots())))
 
 
 @cache
@@ -117,8 +125,8 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
     return frozenset(seen)
 
 
-def _as_input(path: Path) -> str:
-    """A path relative to the working directory where the package lies inside it: Snakemake keys what it
+def as_input(path: Path) -> str:
+    """A path relative to the working directory where the file lies inside it: Snakemake keys what it
     recorded of an input (its checksum) by path, so a copied or moved workflow directory stays up to date."""
     try:
         return str(path.relative_to(Path.cwd().resolve()))

@@ -8,7 +8,7 @@ rule lockstep:
         unpack(inputs_of),
         sources=sources.files_of("jobs.lockstep", "jobs.lockstep_worker", "runtime"),
         study_sources=study_sources,
-        checkouts=expand("results/revisions/{side}", side=REVISIONS),
+        checkouts=expand(revisions.checkout_dir("{side}"), side=REVISIONS),
     output:
         "results/lockstep/{study}/{config}.json",
     log:
@@ -36,7 +36,7 @@ rule revision_checkout:
     input:
         sources=sources.files_of("revisions", "runtime"),
     output:
-        directory("results/revisions/{side}"),
+        directory(revisions.checkout_dir("{side}")),
     log:
         "results/logs/revision_checkout/{side}.log",
     conda:

@@ -25,8 +25,8 @@ _SENTENCE = re.compile(
 @dataclass(frozen=True)
 class Expectation:
     """`a`'s time over `b`'s (r = t(a) / t(b), the paired ratio) must lie above `low` and/or below `high`;
-    `faster`: the sentence speaks of speed-ups, so its number is shown as t(b) / t(a); `size`: the factor the
-    sentence names (1.05 for 5%), or None; `mode`: the dispatch mode it is judged in."""
+    `faster`: the sentence speaks of speed-ups, so its number is shown as t(b) / t(a); `mode`: the dispatch mode
+    it is judged in."""
 
     text: str
     a: str
@@ -34,8 +34,6 @@ class Expectation:
     low: float | None
     high: float | None
     faster: bool
-    size: float | None
-    bound: str = ""
     mode: str = "blocked"
 
     @property
@@ -76,8 +74,8 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
             raise ValueError(f"{name!r} is not one of the variants {list(variants)}")
     if a == b:
         raise ValueError("compares a variant with itself")
-    if (bound == "within") != (m["direction"] is None) or (bound and m["size"] is None):
-        raise ValueError("'within N% of' takes no faster/slower; the others take one")
+    if (bound == "within") != (m["direction"] is None):
+        raise ValueError("say 'faster than' or 'slower than', or 'within N% of' for a band")
     size = None
     if m["size"]:
         size = float(m["size"]) if m["unit"].lower() == "x" else 1 + float(m["size"]) / 100
@@ -85,7 +83,7 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
             raise ValueError(f"{m['size']}{m['unit']} is no change: a factor above 1x, or a percentage above 0")
     faster = (m["direction"] or "").lower() == "faster"
     low, high = _edges(bound, faster, size)
-    return Expectation(text.strip(), a, b, low, high, faster, size, bound, "pipelined" if m["pipelined"] else "blocked")
+    return Expectation(text.strip(), a, b, low, high, faster, "pipelined" if m["pipelined"] else "blocked")
 
 
 def _edges(bound: str, faster: bool, size: float | None) -> tuple[float | None, float | None]:

@@ -10,8 +10,10 @@ differ, then times both dispatch modes interleaved with the floor's A/A twin bes
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ import numpy as np
 from ..contract.naming import settings_of
 from ..contract.settings import Traced
 from ..harness import tracing
-from ..harness.compiles import CompiledInTimedRegion, count_compiles
+from ..harness.compiles import CompiledInTimedRegion
 from ..harness.protocol import Runner, measure, mode_samplers, result_document
 from ..harness.variants import require_agree, require_distinct
 from .reader import BenchFile, BenchFileRefused, read
@@ -38,11 +40,12 @@ def load(bench: BenchFile, name: str):
     module_name = f"jaxpitfalls_benchmark_{name}"
     spec = importlib.util.spec_from_file_location(module_name, bench.path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # before it runs, as an import does: pickling and dataclasses look it up
     try:
         spec.loader.exec_module(module)
     except Exception as e:
+        del sys.modules[module_name]
         raise BenchFileRefused(f"{bench.path}: cannot be imported: {type(e).__name__}: {e}") from e
-    sys.modules[module_name] = module
     return module
 
 
@@ -61,10 +64,12 @@ def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callab
     module = load(bench, name)
     values = settings_of(conf)
     try:
-        inputs = module.setup(**values)
+        inspect.signature(module.setup).bind(**values)
     except TypeError as e:
         raise BenchFileRefused(f"{bench.path}: setup({', '.join(f'{k}={v!r}' for k, v in values.items())}) "
                                f"cannot take this configuration: {e}") from e
+    try:
+        inputs = module.setup(**values)
     except Exception as e:
         raise BenchFileRefused(f"{bench.path}: setup raised {type(e).__name__}: {e}") from e
     found = {}
@@ -85,15 +90,17 @@ def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callab
 
 
 def host(out: Any) -> np.ndarray:
-    """A call's outputs as one flat host array: every array leaf of its pytree, in order (PRNG keys as their
-    data), after the timing, for the comparison between variants."""
+    """A warm-up call's outputs as one flat host array of float64 (complex128 where any is complex): every array
+    leaf of its pytree, in order (PRNG keys as their data; booleans and unsigned integers as numbers, so that two
+    variants' outputs subtract), for the comparison between variants."""
     leaves = []
     for leaf in jax.tree_util.tree_leaves(out):
         if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
             leaf = jax.random.key_data(leaf)
         if isinstance(leaf, jax.Array | np.ndarray | np.generic | int | float | complex | bool):
             leaves.append(np.ravel(np.asarray(leaf)))
-    return np.concatenate(leaves) if leaves else np.zeros(0)
+    flat = np.concatenate(leaves) if leaves else np.zeros(0)
+    return flat.astype(np.complex128 if np.iscomplexobj(flat) else np.float64)
 
 
 @dataclass
@@ -122,18 +129,26 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     and one pipelined sample: the shapes and modes it is timed in, so the timed region compiles nothing."""
     signatures, compiles, outputs, runners = {}, {}, {}, {}
     for variant, call in calls(bench, name, conf).items():
-        try:
+        with _named(bench, variant, "its first call"):
             _, signatures[variant], compiles[variant] = first_call(call)
-        except Exception as e:
-            raise BenchFileRefused(f"{bench.path}: variant {variant!r} raised {type(e).__name__}: {e}") from e
         runners[variant] = _runner(variant, call, signatures[variant])
-    with count_compiles():  # the caches were cleared between variants: the earlier ones compile again here
-        for variant, runner in runners.items():
+    # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
+    pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
+    for variant, runner in runners.items():
+        with _named(bench, variant, "a warm-up call"):
             outputs[variant] = np.stack([host(jax.block_until_ready(runner.step()))
                                          for _ in range(settings.warmup_steps)])
-        for sampler in mode_samplers(runners, settings.steps_per_sample)["pipelined"].values():
-            sampler()
+            pipelined[variant]()
     return Prepared(runners, signatures, compiles, outputs)
+
+
+@contextmanager
+def _named(bench: BenchFile, variant: str, when: str):
+    """What a variant raises, said with the file and the variant (and when: its first call, or later)."""
+    try:
+        yield
+    except Exception as e:
+        raise BenchFileRefused(f"{bench.path}: variant {variant!r} raised {type(e).__name__} in {when}: {e}") from e
 
 
 def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:

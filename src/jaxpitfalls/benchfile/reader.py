@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contract.naming import PLAN_KEYS
 from .expectations import Expectation, parse_expectation
 
-NAMES = ("setup", "VARIANTS", "FLOOR", "EXPECT", "TOLERANCE", "OUTPUTS_DIFFER")
+# What the plan adds to a configuration, and the result tables' own columns beside its values: an axis of one of
+# these names would be dropped from setup's call or overwrite a column.
+RESERVED = (*PLAN_KEYS, "config_id", "variant", "baseline", "mode", "process", "demonstration", "study", "capture",
+            "component")
 NO_DEFAULT = object()  # an axis setup takes without a literal default: the config must give it
 
 
@@ -101,9 +105,12 @@ def _setup_axes(path: Path, tree: ast.Module) -> tuple[tuple[Axis, ...], bool]:
     pairs = list(zip(positional, defaults, strict=True)) + list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
     axes = []
     for arg, default in pairs:
+        if arg.arg in RESERVED:
+            raise _refuse(path, arg, f"setup's axis {arg.arg!r} has a name the workflow uses itself: rename it "
+                                     f"(reserved: {', '.join(RESERVED)})")
         try:
             value = NO_DEFAULT if default in (NO_DEFAULT, None) else ast.literal_eval(default)
-        except ValueError:  # a default that is not a literal (jnp.float32): setup's own, the config may override
+        except (ValueError, TypeError):  # not a literal (jnp.float32): setup's own default, the config may override
             value = NO_DEFAULT
         axes.append(Axis(arg.arg, value))
     return tuple(axes), args.kwarg is not None
@@ -114,10 +121,12 @@ def _literal(path: Path, name: str, node: ast.expr | None, default: Any, kind: t
         return default
     try:
         value = ast.literal_eval(node)
-    except ValueError:
+    except (ValueError, TypeError):
         raise _refuse(path, node, f"{name} must be a literal (the parse reads it without running the file)") from None
-    if not isinstance(value, kind):
-        raise _refuse(path, node, f"{name} must be a {getattr(kind, '__name__', kind)}, not {type(value).__name__}")
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds):
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise _refuse(path, node, f"{name} must be a {wanted}, not {type(value).__name__}")
     return value
 
 
@@ -150,13 +159,14 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> dict[str, 
 def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -> tuple[Expectation, ...]:
     lines = _literal(path, "EXPECT", node, [], (list, tuple))
     found = []
-    for line in lines:
+    for i, line in enumerate(lines):
+        at = node.elts[i] if isinstance(node, ast.List | ast.Tuple) else node
         if not isinstance(line, str):
-            raise _refuse(path, node, f"EXPECT holds sentences, not {line!r}")
+            raise _refuse(path, at, f"EXPECT holds sentences, not {line!r}")
         try:
             found.append(parse_expectation(line, tuple(variants)))
         except ValueError as e:
-            raise _refuse(path, node, f"EXPECT {line!r}: {e}") from None
+            raise _refuse(path, at, f"EXPECT {line!r}: {e}") from None
     keys = [e.key for e in found]
     if len(set(keys)) < len(keys):
         raise _refuse(path, node, "EXPECT states one expectation twice")
@@ -181,9 +191,9 @@ def read(path: str | Path) -> BenchFile:
     if floor not in variants:
         raise _refuse(path, assigned["FLOOR"], f"FLOOR {floor!r} is not one of the variants {list(variants)}")
     tolerance = _literal(path, "TOLERANCE", assigned.get("TOLERANCE"), {}, dict)
-    unknown = set(tolerance) - {"rtol", "atol"}
-    if unknown:
-        raise _refuse(path, assigned["TOLERANCE"], f"TOLERANCE takes rtol and atol, not {sorted(unknown)}")
+    if set(tolerance) - {"rtol", "atol"} or not all(isinstance(v, int | float) and v >= 0 for v in tolerance.values()):
+        raise _refuse(path, assigned["TOLERANCE"], f"TOLERANCE takes rtol and atol, numbers of at least 0, not "
+                                                   f"{tolerance}")
     differ = _literal(path, "OUTPUTS_DIFFER", assigned.get("OUTPUTS_DIFFER"), {}, dict)
     for name, why in differ.items():
         if name not in variants or name == floor or not isinstance(why, str) or not why:

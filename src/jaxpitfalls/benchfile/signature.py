@@ -2,9 +2,9 @@
 the Python functions a warm call goes through. Two variants that record the same of both ran the same code, and
 a ratio between them would mean nothing (harness.variants.require_distinct refuses it).
 
-The programs are read as JAX dumps them (`jax_dump_ir_to`, StableHLO without locations or module names: a
-donated buffer or a changed shape is a different program, a renamed function is not); each variant's first call
-starts from cleared caches, so two variants that share a program both record it.
+The programs are read as JAX dumps them (`jax_dump_ir_to`, StableHLO without locations or the module's name:
+a donated buffer or a changed shape is a different program, a renamed top-level function is not); each variant's
+first call starts from cleared caches, so two variants that share a program both record it.
 """
 
 from __future__ import annotations
@@ -64,9 +64,10 @@ def python_path(call: Callable[[], Any]) -> list[str]:
 
     sys.setprofile(record)
     try:
-        jax.block_until_ready(call())
+        out = call()
     finally:
         sys.setprofile(None)
+    jax.block_until_ready(out)
     return seen
 
 

@@ -61,16 +61,20 @@ class Traced(Calls, settings.Traced):
     """A benchmark file's trace settings."""
 
 
+# An axis' value: a number, a flag or a word (a dtype's name): it is written into the configuration's id, which
+# names its result files.
+VALUE = {"type": ["string", "number", "boolean"], "pattern": r"^[\w.+-]+$"}
+
+
 def schema(bench: BenchFile) -> dict[str, Any]:
     """The file's block under `studies:`, merged over $defs/study: `file`, and setup's axes as the base's keys
     (a literal default is the base's default), so a key setup does not take is refused at parse."""
-    axes = {a.name: ({} if a.required else {"default": a.default}) for a in bench.axes}
+    axes = {a.name: VALUE | ({} if a.required else {"default": a.default}) for a in bench.axes}
     base: dict[str, Any] = {"properties": axes, "required": [a.name for a in bench.axes if a.required]}
-    if bench.open_axes:  # setup(**more) takes any key
-        base["additionalProperties"] = True
-    sweep = {"properties": {name: {"type": "array"} for name in axes}}
+    sweep = {"properties": {name: {"type": "array", "items": VALUE} for name in axes}}
     if bench.open_axes:
-        sweep["additionalProperties"] = {"type": "array"}
+        base["additionalProperties"] = VALUE
+        sweep["additionalProperties"] = {"type": "array", "items": VALUE}
     calls = {"type": "integer", "minimum": 1}
     return {"properties": {
         "file": {"type": "string", "description": "the benchmark file (docs/your-own-code.md)"},

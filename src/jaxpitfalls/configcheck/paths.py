@@ -75,7 +75,7 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
     for name, side in compare["sides"].items():
         if side.get("revision"):
             try:
-                revisions.commit(compare["study"], side["revision"])
+                revisions.same_variants(compare["study"], revisions.commit(compare["study"], side["revision"]))
             except revisions.RevisionRefused as e:
                 yield f"config compare.sides.{name}.revision = {side['revision']!r}: {e}"
         python = side.get("python", "")

@@ -85,8 +85,9 @@ def study_code(study: str) -> dict[str, object] | None:
     digest and its own repository's commit. None for a packaged one."""
     own = sources.benchmark_files().get(study)
     if own is not None:
-        return {"file": str(own), "sha256": hashlib.sha256(own.read_bytes()).hexdigest(),
-                "git": git_state(own.parent)}
+        checked_out = sources.benchmark_commits().get(study)  # a revision side's checkout has no git of its own
+        git = {"commit": checked_out, "dirty": False} if checked_out else git_state(own.parent)
+        return {"file": str(own), "sha256": hashlib.sha256(own.read_bytes()).hexdigest(), "git": git}
     for folder in sources.study_folders():
         where = folder.resolve() / study
         if (where / "spec.py").is_file():

@@ -26,7 +26,8 @@ def sides_of(settings: Lockstep, study: str) -> list[Side]:
     others are compared with; an empty `python` is this environment's; a side with a revision times the study's
     benchmark file in that revision's checkout (revisions.side_env)."""
     return [Side(name, side.python or Side.python,
-                 revisions.side_env(study, name, side.env) if side.revision else dict(side.env))
+                 revisions.side_env(study, name, revisions.commit(study, side.revision), side.env)
+                 if side.revision else dict(side.env))
             for name, side in settings.sides.items()]
 
 
@@ -36,7 +37,7 @@ def _recorded(side: Side, revision: str) -> dict[str, Any]:
     if not revision:
         return {"python": side.python, "env": side.env}
     return {"python": side.python, "revision": revision,
-            "env": {k: v for k, v in side.env.items() if k != sources.BENCHMARK_FILES}}
+            "env": {k: v for k, v in side.env.items() if k not in (sources.BENCHMARK_FILES, sources.BENCHMARK_COMMITS)}}
 
 
 def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[str, Any]], bool] | None:

@@ -19,11 +19,14 @@ def _processes(entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _metadata(doc: dict[str, Any], name: str, calls: int) -> dict[str, Any]:
+    """A pyperf run's metadata: its benchmark, calls per value, and the environment the result recorded (a key
+    whose value is unknown is left out: pyperf refuses an empty one)."""
     env = doc["environment"]
-    return {"name": name, "loops": calls, "unit": "second", "date": env["timestamp"],
-            "python_version": env["python"], "cpu_model_name": env["cpu_model"], "hostname": env["placement"]["host"],
-            "jax_version": env["packages"].get("jax") or "", "jax_backend": env["backend"],
-            "jax_device": env["device_kind"]}
+    found = {"name": name, "loops": calls, "unit": "second", "date": env["timestamp"],
+             "python_version": env["python"], "cpu_model_name": env["cpu_model"],
+             "hostname": (env.get("placement") or {}).get("host"), "jax_version": env["packages"].get("jax"),
+             "jax_backend": env["backend"], "jax_device": env["device_kind"]}
+    return {key: value for key, value in found.items() if value not in (None, "")}
 
 
 def benchmarks(doc: dict[str, Any]):
