@@ -24,7 +24,8 @@ TOY = {
     "vmap_loop": {"base": {"batch": 4, "width": 8}, "sweep": {"batch": [8]}},
     "donation": {"base": {"rows": 64, "width": 8}, "sweep": {"rows": []}},
 }
-QUICK = {"rounds": 3, "budget_s": 1, "min_sample_s": 0.005, "trace_steps": 1, "on_contention": "warn"}
+QUICK = {"rounds": 3, "budget_s": 1, "min_sample_s": 0.005, "trace_steps": 1, "on_contention": "warn", "processes": 1,
+         "target_precision": 0}
 
 
 @pytest.fixture(scope="module")

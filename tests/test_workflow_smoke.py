@@ -288,7 +288,8 @@ DOWNSTREAM = {"aggregate", "plot", "render_report", "bundle", "all"}
     ("traces.py", {"parse_trace"} | DOWNSTREAM),
     ("studies/dispatch/report.py", {"plot", "render_report", "bundle", "all"}),  # a figure or claim
     ("studies/tree_at/report.py", {"plot", "render_report", "bundle", "all"}),
-    ("studies/dispatch/spec.py", {"run_study", "capture_trace", "parse_trace"} | DOWNSTREAM),  # what it is
+    # what it is: its timing jobs, and so their samples as pyperf reads them
+    ("studies/dispatch/spec.py", {"run_study", "capture_trace", "parse_trace", "export_pyperf"} | DOWNSTREAM),
 ])
 def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(workdir, edited, reruns):
     path = workdir / "src" / "jaxpitfalls" / edited
@@ -305,7 +306,7 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(workdir, edi
     ({"studies": {"dispatch": {"target_s": 61}}}, {"render_report", "bundle", "all"}),  # shown by the report only
     # the traces read trace_steps, the timing jobs do not; the timing jobs read rounds, the traces do not
     ({"studies": {"tree_at": {"measure": {"trace_steps": 2}}}}, {"capture_trace", "parse_trace"} | DOWNSTREAM),
-    ({"studies": {"tree_at": {"measure": {"rounds": 4}}}}, {"run_study"} | DOWNSTREAM),
+    ({"studies": {"tree_at": {"measure": {"rounds": 4}}}}, {"run_study", "export_pyperf"} | DOWNSTREAM),
 ])
 def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(workdir, tmp_path, edit, reruns):
     overlay = tmp_path / "edit.yaml"
