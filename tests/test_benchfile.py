@@ -228,3 +228,28 @@ def test_a_block_the_file_cannot_take_is_refused_at_parse_naming_the_key(files, 
 def test_a_file_named_like_a_packaged_study_is_refused(files):
     with pytest.raises(InvalidConfig, match="a study named 'dispatch' is already"):
         require_valid(_config({"dispatch": {"file": str(ROOT / "examples/vmap_loop.py"), "base": {}}}), SCHEMA)
+
+
+def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path):
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, '''
+        def one(x):
+            return lambda: f(x)
+
+        def other(x):
+            return lambda: jnp.sin(x)
+
+        VARIANTS = {"one": one, "other": other}
+        OUTPUTS_DIFFER = {"other": "the sine, timed for its cost"}
+    ''').path
+    steps = pd.DataFrame({"config_id": ["n8", "n8"], "variant": ["one", "other"], "mode": ["blocked"] * 2,
+                          "demonstration": ["", ""], "signature_python_calls": [3, 5],
+                          "signature_programs_compiled": [1, 1], "compiles_in_warmup": [2, 1]})
+    (runs, differ) = Report(spec("bench", path), {"other": "the sine, timed for its cost"}).tables({"steps": steps})
+    assert list(runs[2].signature_python_calls) == [3, 5]
+    assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
+        {"variant": "other", "why": "the sine, timed for its cost"}]

@@ -180,7 +180,7 @@ def report(name: str) -> Report:
     if is_file(name):
         from .benchfile.report import Report as FileReport  # pandas, seaborn: not at the Snakefile's parse
 
-        return FileReport(spec(name))
+        return FileReport(spec(name), reader.read(where(name)).outputs_differ)
     return _implementing(name, "report", Report)
 
 

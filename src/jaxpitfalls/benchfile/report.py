@@ -4,7 +4,8 @@ time goes. Its expectations are judged as claims (expectations.py). JAX-free."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -44,6 +45,7 @@ class Report:
     """A benchmark file's figures and tables, for the spec the registry built from the file."""
 
     spec: StudySpec
+    outputs_differ: Mapping[str, str] = field(default_factory=dict)  # the file's OUTPUTS_DIFFER: variant -> why
     FIGURES = FIGURES
 
     @property
@@ -56,10 +58,16 @@ class Report:
         blocked = steps[steps["mode"] == "blocked"]
         columns = ["config_id", "variant", "signature_python_calls", "signature_programs_compiled",
                    "compiles_in_warmup"]
-        return [("What each variant runs per call",
-                 "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), programs its "
-                 "first call compiled from cold, and the compilations of that first call.",
-                 blocked[[c for c in columns if c in blocked]].reset_index(drop=True))]
+        runs = ("What each variant runs per call",
+                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), programs its "
+                "first call compiled from cold, and the compilations of that first call.",
+                blocked[[c for c in columns if c in blocked]].reset_index(drop=True))
+        if not self.outputs_differ:
+            return [runs]
+        differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])
+        return [runs, ("Outputs not compared", f"The file says these variants compute something other than the "
+                                               f"floor (`{self.spec.floor}`), so their outputs are not held to its.",
+                       differ)]
 
     def figures(self, tables: dict[str, pd.DataFrame]) -> dict[str, object]:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
