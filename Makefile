@@ -4,6 +4,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The tests' own tools (envs/test.txt) beside it: make all does without them.
+TESTS := $(VENV)/.tests-installed
 
 .PHONY: all test test-fast venv clean compare-equinox history-equinox slurm-packages reference calibrate
 
@@ -43,7 +45,7 @@ UNIT := -n auto --dist loadfile -m "not workflow"
 
 # Snakemake's own best-practice checks and snakefmt's formatting first (each fails on a finding); then the
 # tests.
-test: $(STAMP) $(DRIVER) $(BROWSER) $(SLURM)
+test: $(STAMP) $(TESTS) $(DRIVER) $(BROWSER) $(SLURM)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(call PYTEST,$(UNIT))
@@ -52,10 +54,14 @@ test: $(STAMP) $(DRIVER) $(BROWSER) $(SLURM)
 # The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
 # cluster (604 tests in 67 s on 2 cores from a fresh clone, 2026-11-26, most of it XLA compiling the tiny
 # models); `make test` runs everything.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(TESTS)
 	@$(call PYTEST,$(UNIT))
 
 venv: $(STAMP)
+
+$(TESTS): envs/test.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r envs/test.txt
+	touch $@
 
 $(STAMP): requirements.txt envs/common.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -68,20 +74,20 @@ $(STAMP): requirements.txt envs/common.txt pyproject.toml
 # fresh directory of its own, then a dated snapshot of its report, figures, run summary, environment and tables in
 # docs/reference/ (checked against the run's bundle), not yet published. A reference is one whole run: the
 # snapshot refuses a directory holding an earlier invocation's jobs. Publishing is a step of its own, once the
-# snapshot is read: `python -m jaxpitfalls.report.reference.published publish docs/reference/<date>`, then
-# `python -m jaxpitfalls.report.reference.readme README.md` fills the README's summary from it.
+# snapshot is read: `jaxpitfalls reference publish docs/reference/<date>`, then
+# `jaxpitfalls readme README.md` fills the README's summary from it.
 REFERENCE_PRESET := presets/seeds-cpu.yaml
 REFERENCE_RUN := runs/reference-$(shell date -u +%Y%m%dT%H%M%S)
 reference: $(STAMP)
 	$(BIN)/snakemake --cores all --configfile $(REFERENCE_PRESET) --directory $(REFERENCE_RUN)
-	$(BIN)/python -m jaxpitfalls.report.reference.reference $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
+	$(BIN)/jaxpitfalls reference snapshot $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
 
 # The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
 # itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their
 # intervals, pyperf beside the lockstep on one callable, and a null release history (a package the timed code
 # never calls), published as docs/calibration.md with what it timed in docs/calibration/ (commit both). A change
 # that only judges or words differently is published without timing again:
-# `python -m jaxpitfalls.report.calibration.published rejudge --write`. A run that was killed resumes where it
+# `jaxpitfalls calibration rejudge --write`. A run that was killed resumes where it
 # stopped, its finished jobs kept and the one cut short run again:
 #   make calibrate CALIBRATE_RUN=runs/calibrate-<its stamp>
 # (if Snakemake says the directory is locked and nothing else runs there, first:
@@ -90,7 +96,7 @@ CALIBRATE_RUN := runs/calibrate-$(shell date -u +%Y%m%dT%H%M%S)
 calibrate: $(STAMP)
 	$(BIN)/snakemake --cores all --rerun-incomplete --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \
 		reports/calibration.md
-	$(BIN)/python -m jaxpitfalls.report.calibration.published publish $(CALIBRATE_RUN)
+	$(BIN)/jaxpitfalls calibration publish $(CALIBRATE_RUN)
 
 # Another environment from an envs/ spec: `make .venv-equinox-0.11.7/.installed` <- envs/equinox-0.11.7.txt.
 .venv-%/.installed: $(wildcard envs/*.txt) pyproject.toml
@@ -113,7 +119,7 @@ compare-equinox: $(STAMP) .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installe
 # The dispatch study across eight equinox releases, each in an environment the workflow builds (docs/history.md):
 # which release changed filter_jit's cost. runs/history-equinox/reports/history.md; publish its job table
 # (results/tables/history.csv) as docs/history/equinox.csv with the verdicts docs/history.md states, so a change of
-# the fit rejudges them (`python -m jaxpitfalls.report.history.rejudge docs/history/equinox.csv equinox`).
+# the fit rejudges them (`jaxpitfalls history rejudge docs/history/equinox.csv equinox`).
 history-equinox: $(STAMP)
 	$(BIN)/snakemake --cores all reports/history.md --directory runs/history-equinox \
 		--configfile presets/history-equinox.yaml

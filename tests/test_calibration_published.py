@@ -20,7 +20,7 @@ def test_the_published_page_is_what_this_checkout_renders_from_what_it_timed():
     page = (DOCS / published.PAGE).read_text()
     lines = published.changed_lines(page, published.rejudged(DOCS))
     assert not lines, ("docs/calibration.md is not what this checkout renders from docs/calibration/: run "
-                       "`python -m jaxpitfalls.report.calibration.published rejudge --write`\n" + "\n".join(lines))
+                       "`jaxpitfalls calibration rejudge --write`\n" + "\n".join(lines))
 
 
 def _run(root: Path, page: str) -> Path:

@@ -27,7 +27,7 @@ def test_the_claims_page_is_the_one_the_specs_generate():
     from jaxpitfalls.report.scorecard import claims_page
 
     assert (ROOT / "docs/claims.md").read_text() == claims_page.page(), \
-        "docs/claims.md is stale: python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md"
+        "docs/claims.md is stale: jaxpitfalls claims docs/claims.md"
 
 
 def test_the_readme_is_short_and_every_page_under_docs_is_linked_from_it():

@@ -146,6 +146,6 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "A/A row times a known factor (harness/injected.py), which tests the intervals' width, not a change that "
         "differs by variant or mode.", "",
         "What the run timed is kept whole beside this page (results/calibration/, report/calibration/timed.py; "
-        "docs/calibration/ where published): `python -m jaxpitfalls.report.calibration.published rejudge` renders "
+        "docs/calibration/ where published): `jaxpitfalls calibration rejudge` renders "
         "the page again from it by a later checkout's rules, without timing again.", "",
     ]

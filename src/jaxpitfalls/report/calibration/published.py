@@ -1,8 +1,8 @@
 """The published calibration: one page (docs/calibration.md) and what its run timed (docs/calibration/,
 report/calibration/timed.py).
 
-    python -m jaxpitfalls.report.calibration.published publish runs/calibrate-<time>   # after make calibrate
-    python -m jaxpitfalls.report.calibration.published rejudge [--write]
+    jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
+    jaxpitfalls calibration rejudge [--write]
 
 `publish` puts a calibration run's page and what it kept in place of the published ones. `rejudge` renders the
 page again by this checkout's rules, from what the published calibration timed and the reference snapshot it
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -81,7 +80,3 @@ def main(argv: list[str] | None = None) -> int:
         write_text(docs / PAGE, now)
         print(f"wrote {docs / PAGE}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@ each job measured, row by row, at 2, 3 and 5 processes, where the truth is known
 (harness/moderated.py) is the same; and the jobs' medians over their processes (report/tables/over_processes.py)
 simulated the same way from the spreads each job's medians measured.
 
-    python -m jaxpitfalls.report.calibration.study_intervals RUN_OR_SNAPSHOT [...]
+    jaxpitfalls calibration intervals RUN_OR_SNAPSHOT [...]
 
 A twin's subsets of one job share processes, and the rows of one job share them too: the Wilson intervals below
 count them as independent, so they are too narrow; the simulated rows are independent by construction.
@@ -158,7 +158,3 @@ def main(argv: list[str]) -> int:
     roots = [Path(a) for a in argv]
     print("\n".join(section(roots, *coverages(roots))))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -4,7 +4,7 @@ docs/history.md's verdicts come from runs of 16 timing jobs (95 min for `make hi
 run's job table (its results/tables/history.csv) is kept in docs/history/, so a change of how steps are found
 restates its steps from the table instead of timing the releases again:
 
-    python -m jaxpitfalls.report.history.rejudge docs/history/equinox.csv equinox
+    jaxpitfalls history rejudge docs/history/equinox.csv equinox
 
 What else changed between two releases is read from the versions the jobs recorded (jax, jaxlib, equinox,
 optax): the table keeps no more of their environments (machine, flags, the workflow's code), which the run's
@@ -14,7 +14,6 @@ own report names.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +55,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.steps:
         results.write_csv(args.steps, steps)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -5,9 +5,9 @@ README summarises, or `not published: <why, in one line>` (superseded, a slower 
 not source: the others leave the tree (`archive`), and the index keeps each one's row with the commit that still holds
 it, so `git show <commit>:docs/reference/<date>/report.md` recovers any of them.
 
-    python -m jaxpitfalls.report.reference.published publish docs/reference/<date>
-    python -m jaxpitfalls.report.reference.published withhold docs/reference/<date> "why, in one line"
-    python -m jaxpitfalls.report.reference.published archive docs/reference <commit>   (all but the published)
+    jaxpitfalls reference publish docs/reference/<date>
+    jaxpitfalls reference withhold docs/reference/<date> "why, in one line"
+    jaxpitfalls reference archive docs/reference <commit>   (all but the published)
 """
 
 from __future__ import annotations
@@ -116,8 +116,9 @@ def write_index(out_root: Path) -> None:
         pd.DataFrame([_row(m, at) for m, at in every]).to_markdown(index=False), ""]))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="jaxpitfalls reference", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("publish", help="make a snapshot the published one (the README's)").add_argument("snapshot")
     withhold = commands.add_parser("withhold", help="say in one line why a snapshot is not published")
@@ -126,12 +127,9 @@ def main() -> None:
     archiving = commands.add_parser("archive", help="every snapshot but the published one out of the tree")
     archiving.add_argument("out_root")
     archiving.add_argument("kept_at", help="the commit that still holds them (commit them first)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.command == "archive":
         print("\n".join(archive(args.out_root, args.kept_at)))
     else:
         set_status(args.snapshot, PUBLISHED if args.command == "publish" else f"not published: {args.reason}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

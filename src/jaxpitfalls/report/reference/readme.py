@@ -10,9 +10,9 @@ name what it is, and this fills them.
     <!-- snapshot.link -->[YYYY-MM-DD-N](...)<!-- / -->         a link to its report
     <!-- published:tree_at.faster -->...<!-- / -->              on another snapshot's page, the published one's
 
-    python -m jaxpitfalls.report.reference.readme README.md           fill the README from the published snapshot
-    python -m jaxpitfalls.report.reference.readme README.md --check   fail, naming each, where a number differs
-    python -m jaxpitfalls.report.reference.readme docs/gpu/<run>/README.md --snapshot docs/gpu/<run>   another's
+    jaxpitfalls readme README.md           fill the README from the published snapshot
+    jaxpitfalls readme README.md --check   fail, naming each, where a number differs
+    jaxpitfalls readme docs/gpu/<run>/README.md --snapshot docs/gpu/<run>   another's
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import re
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -91,7 +90,3 @@ def main(argv: list[str]) -> int:
         return 1 if changed else 0
     readme.write_text(fill(text, found))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

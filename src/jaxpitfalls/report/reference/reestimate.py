@@ -6,9 +6,9 @@ ratio: all that tables.over_processes and harness.processes.pooled_intervals rea
 from them, the per-process rows as they were, so its claims are judged on today's intervals without timing a new
 run (a snapshot estimated by today's code comes out as it was).
 
-    python -m jaxpitfalls.report.reference.reestimate SNAPSHOT
+    jaxpitfalls reference reestimate SNAPSHOT
 
-then `python -m jaxpitfalls.report.reference.rejudge SNAPSHOT --write` to judge and render it again.
+then `jaxpitfalls reference rejudge SNAPSHOT --write` to judge and render it again.
 """
 
 from __future__ import annotations
@@ -80,7 +80,3 @@ def main(argv: list[str]) -> int:
     written = reestimate(Path(argv[0]))
     print("\n".join(f"estimated again: {w}" for w in written) or "nothing to estimate again")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

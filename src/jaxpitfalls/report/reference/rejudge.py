@@ -5,7 +5,7 @@ change to a claim's rule or to the rule of what this hardware can show is then c
 numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
 
-    python -m jaxpitfalls.report.reference.rejudge docs/reference/<snapshot> [--write]
+    jaxpitfalls reference rejudge docs/reference/<snapshot> [--write]
 
 With --write, the snapshot's claims sections and scorecard figure are written again by this checkout's rules
 (report/reference/rerender.py): a change that only judges or words differently, published without timing a new run.
@@ -84,7 +84,3 @@ def main(argv: list[str]) -> int:
         rerender(paths[0])
         print(f"\nwrote {paths[0]}/report.md's claims sections and its scorecard figure by this checkout's rules")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

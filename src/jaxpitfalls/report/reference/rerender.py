@@ -6,7 +6,7 @@ audit and the figures of the study tables stay as the run wrote them.
 A study the run did not time (the GPU lease ran three of four) keeps its place: every one of its claims is listed,
 not measured, saying so, so that a snapshot carries every claim the workflow judges.
 
-    python -m jaxpitfalls.report.reference.rejudge SNAPSHOT --write
+    jaxpitfalls reference rejudge SNAPSHOT --write
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ recorded. Each kept process's result is rebuilt from the merged one, cut, and me
 harness.processes.merge itself; the result is aggregated and judged by this checkout's rules beside the
 verdicts the run published (report/reference/rejudge.py), the changed ones first.
 
-    python -m jaxpitfalls.report.reference.thinned <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
+    jaxpitfalls reference thin <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
 
 A cut is any of `processes=0+1` (the worker processes kept, by index), `rounds=16` (at most that many per
 process and mode) and `budget=15` (seconds per process and mode), joined by `,`: `dispatch:budget=15`.
@@ -217,7 +217,3 @@ def main(argv: list[str]) -> int:
           f"with the cut: {table.now.value_counts().to_dict()}\n")
     print(table.to_markdown(index=False))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -3,7 +3,7 @@ run treats each claim: judged, checked by every job, or not measured and why.
 
 Generated from the studies' specs, the one source the report judges the claims from, so that the page a
 clone reads and the report cannot drift apart (tests/test_docs.py regenerates it and compares). Run
-`python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md` after editing a spec's claims.
+`jaxpitfalls claims docs/claims.md` after editing a spec's claims.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ latest reference: [reference/README.md](reference/README.md)); a claim is otherw
 guard that fails the job when it does not hold) or *not measured*, with the reason.
 
 Generated from the studies' specs (`src/jaxpitfalls/studies/*/spec.py`, `claims`): edit a claim there and run
-`python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md`.
+`jaxpitfalls claims docs/claims.md`.
 """
 
 
@@ -59,7 +59,9 @@ def page() -> str:
     return "\n".join([INTRO, *(line for name in registry.names() for line in _study(name))])
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python -m jaxpitfalls.report.scorecard.claims_page docs/claims.md")
-    results.write_text(sys.argv[1], page())
+def main(argv: list[str]) -> int:
+    """`jaxpitfalls claims docs/claims.md`: the page written from the specs."""
+    if len(argv) != 1:
+        sys.exit("usage: jaxpitfalls claims docs/claims.md")
+    results.write_text(argv[0], page())
+    return 0

@@ -6,11 +6,13 @@ left out (it is the floor timed a second time)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ...harness.stats import is_twin
-from ...results import write_atomically
+from ...results import read_result, write_atomically
 
 
 def _processes(entry: dict[str, Any]) -> list[dict[str, Any]]:
@@ -51,3 +53,16 @@ def write_suite(docs: Iterable[dict[str, Any]], path: str) -> int:
     suite = pyperf.BenchmarkSuite(found)
     write_atomically(path, lambda tmp: suite.dump(tmp, compact=False, replace=True))
     return len(found)
+
+
+def main(argv: list[str]) -> int:
+    """`jaxpitfalls export pyperf RESULTS OUT.json`: every timing result of a run (its directory or its results/) as
+    one pyperf suite, for a run made before the workflow exported its own."""
+    if len(argv) != 2:
+        sys.exit("usage: jaxpitfalls export pyperf RESULTS OUT.json")
+    root = Path(argv[0])
+    paths = sorted(root.glob("runs/*/*.json")) or sorted(root.glob("results/runs/*/*.json"))
+    if not paths:
+        sys.exit(f"{root}: no timing results (runs/<study>/<configuration>.json) under it")
+    print(f"{write_suite((read_result(p) for p in paths), argv[1])} benchmarks of {len(paths)} jobs -> {argv[1]}")
+    return 0

@@ -1,0 +1,71 @@
+"""`jaxpitfalls`: one command for what is not a Snakemake target (publishing, rejudging and rendering results
+again, exporting them). Snakemake runs the workflow; this works on what a run left behind.
+
+    jaxpitfalls reference snapshot RUN docs/reference --preset presets/seeds-cpu.yaml
+    jaxpitfalls reference publish|withhold|archive ...       which snapshot is the published one
+    jaxpitfalls reference rejudge SNAPSHOT [--write]         judge and render a snapshot again by today's rules
+    jaxpitfalls reference reestimate SNAPSHOT                its intervals again by today's estimator
+    jaxpitfalls reference thin RUN OUT STUDY:CUT ...         a run's samples cut short, judged again
+    jaxpitfalls readme README.md [--check]                   the README's numbers from the published snapshot
+    jaxpitfalls calibration publish RUN | rejudge [--write]  the calibration page and what it timed
+    jaxpitfalls calibration intervals RUN_OR_SNAPSHOT ...    the studies' intervals simulated from their jobs
+    jaxpitfalls history rejudge JOBS.csv PACKAGE             a release history's steps from its job table
+    jaxpitfalls claims docs/claims.md                        the write-ups' claims page from the specs
+    jaxpitfalls export pyperf RESULTS OUT.json               a run's timing results as one pyperf suite
+
+Each subcommand is a module's own `main` (its --help says more); this only routes to it, importing nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module under jaxpitfalls, what it does); a command of two words routes its second word on as well
+COMMANDS = {
+    "reference snapshot": ("report.reference.reference", "a dated snapshot of a reference run"),
+    "reference publish": ("report.reference.published", "make a snapshot the published one"),
+    "reference withhold": ("report.reference.published", "say in one line why a snapshot is not published"),
+    "reference archive": ("report.reference.published", "every snapshot but the published one out of the tree"),
+    "reference rejudge": ("report.reference.rejudge", "judge and render a snapshot again by today's rules"),
+    "reference reestimate": ("report.reference.reestimate", "a snapshot's intervals again by today's estimator"),
+    "reference thin": ("report.reference.thinned", "a run's samples cut short, judged again"),
+    "readme": ("report.reference.readme", "the README's numbers from the published snapshot"),
+    "calibration publish": ("report.calibration.published", "publish a make calibrate run's page and data"),
+    "calibration rejudge": ("report.calibration.published", "render the published calibration page again"),
+    "calibration intervals": ("report.calibration.study_intervals", "the studies' intervals, simulated"),
+    "history rejudge": ("report.history.rejudge", "a release history's steps from its job table"),
+    "claims": ("report.scorecard.claims_page", "the write-ups' claims page from the specs"),
+    "export pyperf": ("report.tables.pyperf_suite", "a run's timing results as one pyperf suite"),
+}
+# Modules whose own main reads the word after the group as its subcommand (argparse subparsers of their own).
+PASS_WORD = {"report.reference.published", "report.calibration.published"}
+
+
+def usage() -> str:
+    return "usage: jaxpitfalls COMMAND [ARGS...]\n\n" + "\n".join(
+        f"  {command:<22} {what}" for command, (_, what) in COMMANDS.items())
+
+
+def route(argv: list[str]) -> tuple[str, list[str]]:
+    """The module a command line names and the arguments its main gets, or SystemExit with the usage."""
+    for words in (2, 1):
+        command = " ".join(argv[:words])
+        if len(argv) >= words and command in COMMANDS:
+            module = COMMANDS[command][0]
+            rest = argv[words:]
+            return module, ([argv[words - 1], *rest] if module in PASS_WORD else rest)
+    raise SystemExit(usage() if not argv else f"jaxpitfalls: unknown command {' '.join(argv[:2])!r}\n\n{usage()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["-h"], ["--help"]):
+        print(usage())
+        return 0
+    module, args = route(argv)
+    return importlib.import_module(f"jaxpitfalls.{module}").main(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

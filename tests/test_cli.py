@@ -1,0 +1,61 @@
+"""One command for what is not a Snakemake target: `jaxpitfalls <command>` routes to the module that does it, and
+says what it can do where it cannot tell what was asked."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from jaxpitfalls import cli
+from jaxpitfalls.report.scorecard import claims_page
+
+
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_every_command_routes_to_a_module_with_a_main(command):
+    module, _ = cli.route([*command.split(), "x"])
+    assert callable(importlib.import_module(f"jaxpitfalls.{module}").main)
+
+
+def test_a_group_s_own_subcommand_is_passed_on_where_the_module_reads_it():
+    assert cli.route(["calibration", "rejudge", "--write"]) == ("report.calibration.published", ["rejudge", "--write"])
+    assert cli.route(["reference", "rejudge", "snap", "--write"]) == ("report.reference.rejudge", ["snap", "--write"])
+
+
+@pytest.mark.parametrize("argv", [[], ["refrence", "rejudge"]])
+def test_an_unknown_or_missing_command_says_what_there_is(argv):
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(argv)
+    assert "reference rejudge" in str(stopped.value) and "export pyperf" in str(stopped.value)
+
+
+def test_help_lists_every_command(capsys):
+    assert cli.main(["--help"]) == 0
+    said = capsys.readouterr().out
+    assert all(command in said for command in cli.COMMANDS)
+
+
+def test_the_claims_page_is_written_by_its_command(tmp_path):
+    assert cli.main(["claims", str(tmp_path / "claims.md")]) == 0
+    assert (tmp_path / "claims.md").read_text() == claims_page.page()
+
+
+def test_a_run_s_results_export_as_one_pyperf_suite(tmp_path):
+    import pyperf
+    from results_docs import process_doc
+
+    from jaxpitfalls.harness import environment
+    from jaxpitfalls.harness.processes import merge
+
+    doc = merge([process_doc(1.1, 0), process_doc(1.1, 1)]) | {
+        "study": "s", "config_id": "c1", "config": {"id": "c1", "axes": ["n"], "n": 1}, "settings": {},
+        "floor": "f", "environment": environment.describe({})}
+    doc["checks"]["signatures_distinct"] = {"variants": 2, "pairs_compared": 1, "distinct_signatures": 2}
+    doc["machine"]["m"]["policy"] = {"on_contention": "warn", "max_busy_share": 0.2}
+    (tmp_path / "results/runs/s").mkdir(parents=True)
+    (tmp_path / "results/runs/s/c1.json").write_text(json.dumps(doc))
+    assert cli.main(["export", "pyperf", str(tmp_path), str(tmp_path / "out.json")]) == 0
+    suite = pyperf.BenchmarkSuite.load(str(tmp_path / "out.json"))
+    assert sorted(suite.get_benchmark_names()) == ["c1/m/f", "c1/m/v"]
+    assert suite.get_benchmark("c1/m/v").get_nrun() == 2  # a pyperf run per worker process
