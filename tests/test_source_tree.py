@@ -33,3 +33,10 @@ def test_every_pointer_into_the_decisions_page_names_one_of_its_sections():
     unknown = [f"{at}: #{name}" for path in SOURCES for at, text in lines(path)
                for name in re.findall(r"docs/decisions\.md#([\w-]+)", text) if name not in sections]
     assert not unknown, f"no such section in docs/decisions.md: {unknown}"
+
+
+def test_no_file_under_src_names_an_issue():
+    """An issue number is a project's history, not a reason: the reason is said, its evidence in docs/decisions.md."""
+    named = [f"{at}: {text}" for path in SOURCES for at, text in lines(path)
+             if re.search(r"\bissues? #?\d+|\(#\d+\)", text, flags=re.IGNORECASE)]
+    assert not named, "say the reason instead, its evidence in docs/decisions.md:\n" + "\n".join(named)

@@ -24,7 +24,7 @@ covered 93-95% but let rows that share a process fail together (with every row a
 correction named rows in 4 of 40 simulated tables, where it names them in 2: tests/test_gate_power.py).
 
 The two-level bootstrap (processes, then rounds) this replaced covered 71% at 2 processes and 79% at 3 where the
-processes' ratios differ by 2% (issue 70's simulation of harness.stats.paired_comparison;
+processes' ratios differ by 2% (a simulation of harness.stats.paired_comparison:
 docs/decisions.md#pooled-spread-between-processes).
 """
 

@@ -34,13 +34,13 @@ from .harness_cost import cost_summary, pyperf_section, same_configuration
 from .pyperf_beside import beside
 from .timed import Timed
 
-# The targets (issue #40): per kind of row, (quantity, lowest, highest) as a share of its rows.
+# The targets: per kind of row, (quantity, lowest, highest) as a share of its rows.
 TARGETS = {
     "A/A": (("flagged", 0.0, 0.05), ("covers", 0.92, 0.98)),
     "A/B": (("covers", 0.92, 0.98),),
 }
 # An injected change found often enough; at 1.05, the threshold's edge, `regressed` (a minimum-effect test: the
-# whole interval beyond 1.05) is a false call, at most its one-sided 2.5% (issue #70).
+# whole interval beyond 1.05) is a false call, at most its one-sided 2.5%.
 FOUND = {1.05: (("excludes_1", 0.80, 1.0), ("regressed", 0.0, 0.025)), 1.10: (("regressed", 0.90, 1.0),)}
 COLUMNS = ["injected", "rows", "effective_rows", "quantity", "count", "share", "share_low", "share_high", "target",
            "met"]

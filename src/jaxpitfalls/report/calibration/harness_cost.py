@@ -2,7 +2,7 @@
 and what a +-5% interval costs it, with the ratio of those costs and its interval.
 
 One A/A pair per harness made the page's cost ratio an extrapolation of one interval's width, which a second
-pair could move several-fold (issue #70). Over several pairs per harness the cost to +-5% is summarized by its
+pair could move several-fold. Over several pairs per harness the cost to +-5% is summarized by its
 geometric mean with a Student's t interval over the pairs' logs, and the ratio of two harnesses' costs gets
 Welch's interval on the difference of those logs. The cost model: a harness narrows its interval by adding
 fresh processes, each of which starts and prepares the configuration anew, so all of its machine time scales

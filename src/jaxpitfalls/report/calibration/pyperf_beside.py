@@ -22,7 +22,7 @@ from ...contract.decisions import row
 from ...harness.moderated import two_sample
 from ..comparison.process_t import log_medians
 
-TARGET = 0.05  # the detectable change each harness is costed at (issue #40)
+TARGET = 0.05  # the detectable change each harness is costed at
 OVER_PROCESSES = "pyperf's values, over its processes (as separate runs are judged)"
 
 

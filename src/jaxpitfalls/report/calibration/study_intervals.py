@@ -1,5 +1,5 @@
-"""How often the studies' own intervals cover what they should, from a run's or a published snapshot's tables
-(issue 70's first target): the floors' A/A twins, whose true ratio is 1, at every subset of 2, 3, ... of each
+"""How often the studies' own intervals cover what they should, from a run's or a published snapshot's tables:
+the floors' A/A twins, whose true ratio is 1, at every subset of 2, 3, ... of each
 job's fresh processes (the job's rows estimated again from the kept processes' own rows, as
 report/reference/reestimate.py does for a whole snapshot), and rows simulated from the spread between processes
 each job measured, row by row, at 2, 3 and 5 processes, where the truth is known and the estimator

@@ -4,7 +4,7 @@ of identical code would flag about five of them by chance, and the gate's questi
 1 + threshold; the row's verdict `regressed` is the same test: its whole interval above the threshold), and the
 gate names the rows that survive Benjamini-Hochberg's step-up over every row it judges: of the rows it names,
 at most 5% are expected false, where Holm's step-down, which it replaced, asked |t| > 10.4 of a row at 104 rows
-on 4 degrees of freedom and found a 10% regression at a 3% spread in a quarter of them (issue 70). A row's
+on 4 degrees of freedom and found a 10% regression at a 3% spread in a quarter of them. A row's
 interval is read as Student's t on its own degrees of freedom (`df`: a lockstep row's, or a separate runs'
 comparison's), or normal on the log scale where a row records none."""
 

@@ -1,6 +1,6 @@
 """The gate's global test, for sides timed in lockstep: are the rows as a whole slower than the threshold, where
 no row alone may decide it? (Rows flagged one by one and none named after the correction once passed the gate
-with no test of the whole: issue 70.)
+with no test of the whole.)
 
 A fresh process shifts all its rounds alike, so under "no row beyond the threshold" each process's log-ratios,
 less log(1 + threshold), are as likely to come out with either sign: the test flips the signs of whole processes
