@@ -7,4 +7,5 @@ from jaxpitfalls.jobs.lockstep import run_lockstep
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0], **sm.params.runtime)
 run_lockstep(sm.wildcards.study, sm.params.conf, sm.params.settings, sm.params.model_spec, registry.inputs(sm.input),
-             Lockstep.of(sm.params.compare), sm.output[0], sm.log[0], sm.params.runtime["jax_cache_dir"])
+             Lockstep.of(sm.params.compare), sm.output[0], sm.log[0], sm.params.runtime["jax_cache_dir"],
+             dict(sm.params.commits))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from ..contract.decisions import decide, interval, row
+from ..contract.decisions import decide, interval, ratio_of
 from ..contract.judging import Judges, Run
 from ..contract.verdicts import Estimate, Judged
 from .expectations import Expectation
@@ -17,12 +17,10 @@ from .spec import spec
 
 def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float]:
     """t(a) / t(b) with its 95% interval at the base, from the comparison row that times the pair either way."""
-    comp = run.comp
-    if ((comp.variant == a) & (comp.baseline == b)).any():
-        r = row(comp, variant=a, baseline=b, config_id=run.base_id, mode=mode)
-        return r.ratio, r.ratio_ci_low, r.ratio_ci_high
-    r = row(comp, variant=b, baseline=a, config_id=run.base_id, mode=mode)
-    return 1 / r.ratio, 1 / r.ratio_ci_high, 1 / r.ratio_ci_low
+    if ((run.comp.variant == a) & (run.comp.baseline == b)).any():
+        return ratio_of(run.pair(a, b, mode=mode))
+    value, low, high = ratio_of(run.pair(b, a, mode=mode))
+    return 1 / value, 1 / high, 1 / low
 
 
 def judge(expectation: Expectation, run: Run) -> Judged:

@@ -26,7 +26,12 @@ from ..contract.settings import Traced
 from ..harness import tracing
 from ..harness.compiles import CompiledInTimedRegion
 from ..harness.protocol import Runner, measure, mode_samplers, result_document
-from ..harness.variants import require_agree, require_distinct
+from ..harness.variants import (
+    VariantOutputsDisagree,
+    VariantsIndistinguishable,
+    require_agree,
+    require_distinct,
+)
 from .reader import BenchFile, BenchFileRefused, read
 from .signature import first_call
 from .spec import Timing, spec
@@ -155,14 +160,15 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
     agreeing = {v: out for v, out in prepared.outputs.items() if v not in bench.outputs_differ}
     try:
         agreement = require_agree(agreeing, bench.floor, exact=False, rtol=bench.rtol, atol=bench.atol)
-    except Exception as e:
-        raise type(e)(f"{bench.path}: {e} (set TOLERANCE, or name the variant in OUTPUTS_DIFFER with why)") from e
+    except VariantOutputsDisagree as e:
+        raise VariantOutputsDisagree(f"{bench.path}: {e} (set TOLERANCE, or name the variant in OUTPUTS_DIFFER "
+                                     "with why)") from e
     agreement |= {"outputs": "every array leaf of each variant's outputs over its warm-up calls",
                   "differ_on_purpose": dict(bench.outputs_differ)}
     try:
         distinct = require_distinct(prepared.signatures)
-    except Exception as e:
-        raise type(e)(f"{bench.path}: {e}") from e
+    except VariantsIndistinguishable as e:
+        raise VariantsIndistinguishable(f"{bench.path}: {e}") from e
     return {"outputs_agree": agreement, "signatures_distinct": distinct}
 
 

@@ -21,13 +21,13 @@ log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
 
 
-def sides_of(settings: Lockstep, study: str) -> list[Side]:
+def sides_of(settings: Lockstep, study: str, commits: dict[str, str]) -> list[Side]:
     """The config's `compare.sides` (name -> python, env, revision), in their order: the first is the one the
     others are compared with; an empty `python` is this environment's; a side with a revision times the study's
-    benchmark file in that revision's checkout (revisions.side_env)."""
+    benchmark file in that revision's checkout (revisions.side_env), at the commit it was checked out at
+    (`commits`, resolved once when the workflow was parsed)."""
     return [Side(name, side.python or Side.python,
-                 revisions.side_env(study, name, revisions.commit(study, side.revision), side.env)
-                 if side.revision else dict(side.env))
+                 revisions.side_env(study, name, commits[name], side.env) if side.revision else dict(side.env))
             for name, side in settings.sides.items()]
 
 
@@ -59,12 +59,12 @@ def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[
 
 def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
                  inputs: dict[str, str], compare: Lockstep, out_path: str, log_path: str = "",
-                 jax_cache_dir: str = "") -> dict[str, Any]:
+                 jax_cache_dir: str = "", commits: dict[str, str] | None = None) -> dict[str, Any]:
     """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes, more where
     its target precision asks: precise_enough). Every
     worker compiles through the shared persistent cache (its key holds JAX's version and the XLA flags, so
     sides that differ in them do not share programs): a fresh process after the first loads its programs."""
-    sides = sides_of(compare, study)
+    sides = sides_of(compare, study, commits or {})
     log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
              ", ".join(s.name for s in sides), compare.processes, compare.rounds, compare.samples_per_block)
     start = time.perf_counter()
