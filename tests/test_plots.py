@@ -184,3 +184,56 @@ def _assert_legends_beside_the_panels(fig, name: str) -> None:
     for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]:
         box = legend.get_window_extent()
         assert not any(box.overlaps(panel) for panel in panels), name
+
+
+def test_the_scorecard_figure_labels_ticks_around_every_ratio():
+    """scorecard.png labelled its ratio axis at 0.1 and 100 alone, squeezed beside its legend."""
+    from jaxpitfalls.report.scorecard.claims_figure import claims_figure
+
+    points = pd.DataFrame({"label": ["a", "b", "c"], "unit": "x", "value": [0.6, 1.2, 56.0], "low": [0.25, 1.1, 50.0],
+                           "high": [1.5, 1.3, 60.0], "theirs_low": [float("nan"), 1.5, 56.0],
+                           "theirs_high": [float("nan"), 1.5, 56.0], "verdict": "reproduced", "supporting": False})
+    fig = claims_figure(points)
+    ax = fig.axes[0]
+    ticks = [t.get_position()[0] for t in ax.get_xticklabels() if t.get_text()]
+    assert min(ticks) <= 0.25 and max(ticks) >= 60.0 and {1.0, 2.0, 5.0, 10.0} <= set(ticks), ticks
+    assert _closest_labels(ax) >= 0.9
+    plt.close(fig)
+
+
+def test_a_long_axis_label_is_drawn_whole_inside_the_figure():
+    """overhead_vs_compute's x label ran off the figure's right edge."""
+    from jaxpitfalls.contract.figures import interval_dots
+
+    rows = pd.DataFrame({"label": ["dropout0"], "value": [0.2], "low": [-1.0], "high": [1.5]})
+    fig = interval_dots(rows, band=1.07, xlabel="filter_jit's overhead over jit_partition, minus the base's "
+                        "(ms/step), paired round by round in the base's own job")
+    fig.canvas.draw()
+    box = fig.axes[0].xaxis.label.get_window_extent()
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width
+    plt.close(fig)
+
+
+def test_a_pass_that_does_not_wait_for_its_forward_is_never_drawn_as_transfer():
+    """time_split drew pipelined's and scanned's wait for the forward as transfer."""
+    from jaxpitfalls.studies.extraction.report import time_split
+
+    base = pd.DataFrame({"forward_ms": [300.0, 5.0], "transfer_ms": [50.0, 340.0], "storage_ms": [10.0, 10.0]},
+                        index=["jit", "pipelined"])
+    split = time_split(base)
+    assert split.loc["pipelined", "transfer"] == 0 and split.loc["pipelined", "forward"] == 0
+    assert split.loc["pipelined", "waiting for the forward, then transfer"] == 340.0
+    assert split.loc["jit", "transfer"] == 50.0 and split.sum(axis=1).tolist() == [360.0, 355.0]
+
+
+def test_two_points_are_drawn_as_points_not_a_line():
+    """step_vs_compute joined hidden 64 and 768 by a line, a trend no run measured."""
+    data = pd.DataFrame({"hidden": [64, 768, 64, 768, 1024], "ms": [28.0, 440.0, 27.0, 430.0, 600.0],
+                         "variant": ["a", "a", "b", "b", "b"], "axis": "hidden"})
+    ax = facet_lines(data[data.variant == "a"], x="hidden", y="ms", hue="variant", col="axis").axes[0]
+    (series,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert series.lines[0].get_linestyle() == "None"
+    ax = facet_lines(data[data.variant == "b"], x="hidden", y="ms", hue="variant", col="axis").axes[0]
+    (series,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert series.lines[0].get_linestyle() == "-"
+    plt.close("all")

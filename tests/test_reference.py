@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
+from printed_intervals import derived_now, printed, table_triples
 
 from jaxpitfalls.report.reference import published as publishing
 from jaxpitfalls.report.reference import reference
@@ -16,6 +18,7 @@ from jaxpitfalls.report.tables import bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = sorted((ROOT / "docs/reference").glob(f"*/{publishing.MANIFEST}"))
+RENDERED = SNAPSHOTS + sorted((ROOT / "docs/gpu").glob(f"*/{publishing.MANIFEST}"))  # the GPU run's, by the same code
 
 
 def test_a_reference_is_committed_and_linked_from_the_readme():
@@ -35,6 +38,30 @@ def test_committed_snapshot_matches_its_manifest(manifest):
         assert figure in m["files"], f"the report shows {figure}, which the snapshot lacks"
 
 
+@pytest.mark.parametrize("manifest", RENDERED, ids=lambda p: p.parent.name)
+def test_every_interval_a_snapshot_prints_is_in_its_tables_or_judged_from_them_now(manifest):
+    """Each number printed with an interval is a row of the snapshot's tables (value, low, high) or what the claims
+    and the studies' own tables make of those tables today: no estimate the tables no longer hold."""
+    snapshot = manifest.parent
+    report = (snapshot / "report.md").read_text()
+    now, rows = " ".join(derived_now(snapshot)), table_triples(snapshot)
+    missing = [(v, u, b) for v, u, b in printed(report)
+               if (v, *b) not in rows and f"{v}{u} [{b[0]}, {b[1]}]" not in now]
+    assert printed(report) and missing == []
+
+
+@pytest.mark.parametrize("manifest", RENDERED, ids=lambda p: p.parent.name)
+def test_a_snapshot_renders_again_from_its_tables_byte_for_byte(manifest, tmp_path):
+    from jaxpitfalls.report.reference.rendered import render
+
+    copy = tmp_path / manifest.parent.name
+    shutil.copytree(manifest.parent, copy)
+    render(copy)
+    drawn = ["report.md", "scorecard.png", *(p.relative_to(copy).as_posix() for p in copy.rglob("figures/*/*.png"))]
+    assert [f for f in drawn if (copy / f).read_bytes() != (manifest.parent / f).read_bytes()] == []
+    assert not re.search(r"\de[-+]\d", (copy / "report.md").read_text())  # no number in e-notation
+
+
 def _run(tmp_path: Path, monkeypatch, *, earlier_job: bool = False) -> Path:
     """A finished run in miniature: report, a figure, tables, benchmark files and its bundle."""
     run = tmp_path / "run"
@@ -43,6 +70,7 @@ def _run(tmp_path: Path, monkeypatch, *, earlier_job: bool = False) -> Path:
         "reports/figures/toy/speed.png": "png",
         "reports/scorecard.png": "png",
         "results/tables/run_summary.csv": "rule,job,seconds\n",
+        "reports/report_settings.json": "{}",
         "results/tables/toy/environment.csv": "jax\n0.10.2\n",
         "results/tables/toy/comparisons.csv": "config_id,ratio\nbase,1.2\n",
         "results/tables/toy/checks.csv": "config_id,yardstick_ms\nbase,1.25\nwide,1.75\nold,\n",
@@ -68,7 +96,8 @@ def test_a_snapshot_copies_the_run_and_its_manifest_checks(tmp_path, monkeypatch
     snap = reference.snapshot(run, tmp_path / "reference", preset="presets/toy.yaml")
     m = reference.check(snap)
     assert set(m["files"]) == {"report.md", "scorecard.png", "figures/toy/speed.png", "run_summary.csv",
-                               "environment/toy.csv", "tables/toy/comparisons.csv", "tables/toy/checks.csv"}
+                               "settings.json", "environment/toy.csv", "tables/toy/comparisons.csv",
+                               "tables/toy/checks.csv"}
     assert m["files"]["report.md"]["bundle_path"] == "reports/report.md"
     assert (snap / "report.md").read_bytes() == (run / "reports/report.md").read_bytes()
     assert m["git"]["commit"] == "abc123" and m["wall_seconds"] == 12

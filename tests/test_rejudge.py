@@ -10,7 +10,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from jaxpitfalls.report.reference import reference, rejudge, thinned
+from jaxpitfalls.report.reference import reference, rejudge, scorecard_read, thinned
 from jaxpitfalls.report.scorecard.scorecard import VERDICT_MARK
 
 pytestmark = pytest.mark.workflow
@@ -53,20 +53,22 @@ def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_
     with pytest.raises(FileNotFoundError, match="keeps no tables"):
         rejudge.rejudged(tmp_path)
     older = "## Reproduction scorecard\n\n| study | claim | reproduced | magnitude |\n|:-|:-|:-|:-|\n"
-    with pytest.raises(rejudge.UnreadableSnapshot, match="columns are"):
-        rejudge.published_verdicts(older)
+    with pytest.raises(scorecard_read.UnreadableSnapshot, match="columns are"):
+        scorecard_read.published_verdicts(older)
     odd = "## Reproduction scorecard\n\n| study | claim | verdict |\n|:-|:-|:-|\n| a | b | maybe |\n"
-    with pytest.raises(rejudge.UnreadableSnapshot, match="'maybe'"):
-        rejudge.published_verdicts(odd)
+    with pytest.raises(scorecard_read.UnreadableSnapshot, match="'maybe'"):
+        scorecard_read.published_verdicts(odd)
 
 
-def test_a_snapshot_rerendered_by_this_checkout_keeps_its_run_s_sections_and_lists_a_study_it_did_not_run(
-        smoke_run, tmp_path):
-    """rejudge --write (report/reference/rerender.py): the claims sections and figure written again from the kept
-    tables, every study's claims listed (one whose tables the snapshot lacks, as the GPU lease's extraction: not
-    measured, saying so), the study sections and audit as the run wrote them, the manifest naming what changed."""
+def test_a_snapshot_rendered_again_is_a_function_of_its_tables_and_says_which_verdicts_moved(smoke_run, tmp_path):
+    """rejudge --write (report/reference/rendered.py): the whole report, its figures and scorecard rendered from
+    the kept tables, run summary and settings; every study's claims listed (one whose tables the snapshot lacks, as
+    the GPU lease's extraction: not measured, saying so); a second render changes nothing; a verdict that moved
+    since the run is refused until a reason is given, then said beside it."""
+    from printed_intervals import derived_now, printed, table_triples
+
     from jaxpitfalls import registry
-    from jaxpitfalls.report.reference import rerender
+    from jaxpitfalls.report.reference import rendered
 
     snapshot = tmp_path / "snapshot"
     for kept, source in reference.kept_files(smoke_run).items():
@@ -76,15 +78,29 @@ def test_a_snapshot_rerendered_by_this_checkout_keeps_its_run_s_sections_and_lis
     (snapshot / "manifest.json").write_text(json.dumps({"files": {
         f: {"sha256": reference.sha256(snapshot / f)} for f in reference.kept_files(smoke_run)
         if (snapshot / f).exists()}}))
-    before = (snapshot / "report.md").read_text()
-    claims = rerender.rerender(snapshot)
-    after = (snapshot / "report.md").read_text()
+    claims = rendered.render(snapshot)
+    first = (snapshot / "report.md").read_text()
     assert set(claims) == set(registry.names())
-    assert all(c["measured"] == rerender.NOT_RUN for c in claims["extraction"] if c["rule"])
-    for kept in ("## Study `dispatch`", "## Audit", "## Environment"):  # the run's own sections, as written
-        assert before[before.index(kept):].split("\n## ")[0] == after[after.index(kept):].split("\n## ")[0]
-    assert after.count("## Reproduction scorecard") == 1 and after.count("## The rules") == 1
-    assert reference.check(snapshot)["rejudged"]["files"].keys() == {"report.md", "scorecard.png"}
-    (snapshot / "report.md").write_text(after + "edited by hand\n")
+    assert all(c["measured"] == rendered.NOT_RUN for c in claims["extraction"] if c["rule"])
+    assert first.count("## Reproduction scorecard") == 1 and "## Study `extraction`" not in first
+    now, rows = " ".join(derived_now(snapshot)), table_triples(snapshot)
+    assert [(v, u, b) for v, u, b in printed(first)
+            if (v, *b) not in rows and f"{v}{u} [{b[0]}, {b[1]}]" not in now] == []
+    figures = {p: p.read_bytes() for p in (snapshot / "figures").rglob("*.png")}
+    rendered.render(snapshot)
+    assert (snapshot / "report.md").read_text() == first
+    assert {p: p.read_bytes() for p in (snapshot / "figures").rglob("*.png")} == figures
+    assert {"report.md", "scorecard.png"} <= reference.check(snapshot)["rejudged"]["files"].keys()
+
+    manifest = json.loads((snapshot / "manifest.json").read_text())
+    key = next(k for k, v in manifest["as_run"].items() if v == "reproduced")
+    manifest["as_run"][key] = "not reproduced"  # as if the run had judged it otherwise
+    (snapshot / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(rendered.MovedUnsaid, match=key.replace(".", r"\.")):
+        rendered.render(snapshot)
+    rendered.render(snapshot, "a rule changed")
+    again = (snapshot / "report.md").read_text()
+    assert "(was **no**)" in again and "The run itself judged it `no`; why it moved: a rule changed." in again
+    (snapshot / "report.md").write_text(again + "edited by hand\n")
     with pytest.raises(reference.InvalidReference, match="changed"):
         reference.check(snapshot)

@@ -163,6 +163,17 @@ def own_preparations(config: dict[str, Any], study: str) -> list[str]:
     return sorted(needs(study) - others)
 
 
+def report_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The config keys the report shows, and only those (editing another key does not rerun render_report): the
+    run's targets, the enabled studies' blocks, their model families' blocks, each study's own preparations. A
+    snapshot keeps them, so that its report renders again from what it keeps."""
+    studies = enabled_studies(config)
+    families = sorted({config["studies"][s]["model_family"] for s in studies if "model_family" in config["studies"][s]})
+    return {"run_target_s": config["run_target_s"], "memory_target_gib": config["memory_target_gib"],
+            "studies": {s: config["studies"][s] for s in studies}, "models": {f: config["models"][f] for f in families},
+            "preparations": {s: own_preparations(config, s) for s in studies}}
+
+
 def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
     """A measuring job's input directories by name: its model (none for a benchmark file), and the corpus where
     the study reads it."""

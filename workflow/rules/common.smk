@@ -113,22 +113,6 @@ def report_tables_and_figures():
     return named | {f"{s}_figures": f"reports/figures/{s}" for s in STUDIES}
 
 
-def report_settings():
-    """The config keys the report shows, and only those: editing another key does not rerun render_report."""
-    return {
-        "run_target_s": config["run_target_s"],
-        "memory_target_gib": config["memory_target_gib"],
-        "studies": {s: config["studies"][s] for s in STUDIES},
-        "models": {
-            f: config["models"][f]
-            for f in sorted(
-                {config["studies"][s]["model_family"] for s in STUDIES if "model_family" in config["studies"][s]}
-            )
-        },
-        "preparations": {s: plan.own_preparations(config, s) for s in STUDIES},
-    }
-
-
 def benchmarks():
     """Every measurement job's benchmark file: the report's run summary is made from them."""
     jobs = [f"prepare_model/{m}" for m in plan.all_models(config)]

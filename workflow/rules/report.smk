@@ -74,12 +74,13 @@ rule render_report:
         summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),
         figure=report("reports/scorecard.png", caption="../report/scorecard.rst", category="Report"),
         landing="reports/findings.rst",
+        settings="reports/report_settings.json",
     log:
         "results/logs/render_report.log",
     conda:
         ENV
     params:
-        settings=report_settings(),
+        settings=plan.report_settings(config),
     script:
         "../../scripts/render_report.py"
 
@@ -94,6 +95,7 @@ rule bundle:
         report="reports/report.md",
         summary="results/tables/run_summary.csv",
         scorecard="reports/scorecard.png",
+        settings="reports/report_settings.json",
         sources=sources.files_of("report.tables.bundle", "runtime"),
     output:
         "reports/bundle.tar.gz",

@@ -4,6 +4,7 @@ and stacked bars; intervals as dots against a band; a figure saved for the HTML 
 from __future__ import annotations
 
 import math
+import textwrap
 from itertools import pairwise
 
 import matplotlib
@@ -16,6 +17,9 @@ import seaborn as sns  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
 from ..formatting import short  # noqa: E402
+
+LABEL_CHARS = 70  # an axis label's line, at the figures' widths
+LINE_POINTS = 3  # fewer points than this are drawn as points: two make no trend worth a line
 
 
 def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
@@ -42,14 +46,21 @@ def _log_y(ax) -> None:
     if high / low < 3:
         ax.yaxis.set_major_locator(ticker.MaxNLocator(5))
         return
+    ticks = log_ticks(low, high)
+    ax.set_ylim(ticks[0], ticks[-1])
+    ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
+
+
+def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
+    """Ticks of a log axis at 1-2-5 steps from the step at or below `low` to the one at or above `high`, so that
+    every point drawn lies between two labelled ticks; over `most` of them, the decades and the two ends."""
     steps = [m * 10.0 ** e for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
              for m in (1, 2, 5)]
     below, above = max(t for t in steps if t <= low), min(t for t in steps if t >= high)
     ticks = [t for t in steps if below <= t <= above]
-    if len(ticks) > 9:  # many decades: the decades alone, and the ends
+    if len(ticks) > most:
         ticks = sorted({below, above, *(t for t in ticks if math.log10(t).is_integer())})
-    ax.set_ylim(below, above)
-    ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
+    return ticks
 
 
 def _spread_ticks(fig, ax) -> None:
@@ -112,7 +123,8 @@ def facet_lines(
             err = None
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
-            ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h])
+            ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h],
+                        ls="-" if len(line) >= LINE_POINTS else "none")
         _scales(ax, log, sorted(set(part[x])), reference)
         ax.tick_params(labelbottom=True)  # every panel says where its points lie, shared axis or not
         ax.set_title(f"{col} = {panel}")
@@ -229,7 +241,7 @@ def interval_dots(rows: pd.DataFrame, band: float | None = None, xlabel: str = "
                 capsize=4, color=sns.color_palette("colorblind")[0])
     ax.set_yticks(range(len(rows)), rows.label)
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel("\n".join(textwrap.wrap(xlabel, LABEL_CHARS)))  # a long one in lines, never cut at the edge
     if title:
         ax.set_title(title)
     fig.tight_layout()

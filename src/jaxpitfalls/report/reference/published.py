@@ -107,7 +107,7 @@ def write_index(out_root: Path) -> None:
         "# Reference results", "",
         "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary, the environment "
         "and the tables, each file checked against the run's results bundle (`manifest.json`; tests/test_reference.py; "
-        "a snapshot whose claims were judged again by later rules says so, report/reference/rerender.py). One is "
+        "a snapshot whose claims were judged again by later rules says so, report/reference/rendered.py). One is "
         "published, the result to trust, which the README summarises, and only it is kept in the tree; each other says "
         "why it is not and which commit holds it: `git show <commit>:docs/reference/<date>/report.md` "
         "(report/reference/published.py). `yardstick`: a fixed Python and numpy workload timed every round "

@@ -29,7 +29,7 @@ from ..scorecard.magnitude import size_cell
 from ..scorecard.scorecard import VERDICT_MARK, estimate_text
 from ..scorecard.tally import tally
 from .published import published
-from .rerender import snapshot_claims
+from .rendered import snapshot_claims
 
 MARKED = re.compile(r"<!-- (?P<key>\w[\w.:/-]*) -->(?P<value>.*?)<!-- / -->", re.S)
 REFERENCE = Path("docs/reference")
@@ -48,8 +48,10 @@ def values(snapshot: Path, page: Path = Path("README.md")) -> dict[str, str]:
     link = os.path.relpath(snapshot / "report.md", page.parent)
     found = {"snapshot": snapshot.name, "tally": tally(claims).replace("**", ""),
              "snapshot.link": f"[{snapshot.name}]({link})"}
-    if (snapshot / "manifest.json").exists():  # a reference's (report/reference/reference.py); a GPU run's has none
-        found["wall"] = f"{json.loads((snapshot / 'manifest.json').read_text())['wall_seconds'] / 60:.0f} min"
+    wall = json.loads((snapshot / "manifest.json").read_text()).get("wall_seconds") \
+        if (snapshot / "manifest.json").exists() else None  # a reference's (report/reference/reference.py)
+    if wall:
+        found["wall"] = f"{wall / 60:.0f} min"
     for study, rows in claims.items():
         for claim in rows:
             key = f"{study}.{claim['key']}"

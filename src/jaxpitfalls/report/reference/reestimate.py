@@ -7,13 +7,14 @@ from them, the per-process rows as they were, so its claims are judged on today'
 run (a snapshot estimated by today's code comes out as it was).
 
     jaxpitfalls reference reestimate SNAPSHOT
+    jaxpitfalls reference reestimate SNAPSHOT --why "..."   (where a verdict moves: what changed)
 
-then `jaxpitfalls reference rejudge SNAPSHOT --write` to judge and render it again.
+then renders the whole snapshot again from the tables (report/reference/rendered.py).
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 import pandas as pd
@@ -23,7 +24,7 @@ from ...harness.stats import is_difference, is_twin, side_parts
 from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
 from ..tables.over_processes import compile_ratios_over_processes, steps_over_processes
 from .reference import table_paths
-from .rerender import record_rejudged
+from .rendered import record_rejudged, render
 
 PAIR = ["variant", "baseline", "mode"]
 MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_ci_high_ms"}
@@ -74,9 +75,13 @@ def reestimate(snapshot: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    written = reestimate(Path(argv[0]))
+    parser = argparse.ArgumentParser(prog="jaxpitfalls reference reestimate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("snapshot", type=Path)
+    parser.add_argument("--why", help="what changed, said beside each verdict that moves (required where one does)")
+    args = parser.parse_args(argv)
+    written = reestimate(args.snapshot)
     print("\n".join(f"estimated again: {w}" for w in written) or "nothing to estimate again")
+    render(args.snapshot, args.why)
+    print(f"rendered {args.snapshot} again from its tables")
     return 0

@@ -45,10 +45,13 @@ def kept_files(run: Path) -> dict[str, str]:
     environments = sorted((run / "results/tables").glob("*/environment.csv"))
     tables = sorted(p for p in (run / "results/tables").glob("*/*.csv") if p.name != "environment.csv")
     return ({"report.md": "reports/report.md", "scorecard.png": "reports/scorecard.png",
-             "run_summary.csv": "results/tables/run_summary.csv"}
+             "run_summary.csv": "results/tables/run_summary.csv", SETTINGS: "reports/report_settings.json"}
             | {f: f"reports/{f}" for f in figures}
             | {f"environment/{p.parent.name}.csv": p.relative_to(run).as_posix() for p in environments}
             | {f"tables/{p.parent.name}/{p.name}": p.relative_to(run).as_posix() for p in tables})
+
+
+SETTINGS = "settings.json"  # the config keys the report shows (plan.report_settings): what it renders again from
 
 
 def table_paths(snapshot: Path, study: str) -> dict[str, str]:
@@ -125,11 +128,12 @@ def check(snapshot: str | Path) -> dict[str, Any]:
     snapshot = Path(snapshot)
     manifest = json.loads((snapshot / MANIFEST).read_text())
     present = {p.relative_to(snapshot).as_posix() for p in snapshot.rglob("*") if p.is_file()} - {MANIFEST}
-    listed = set(manifest["files"])
-    rejudged = manifest.get("rejudged", {}).get("files", {})  # rerender.py: its claims written again, said so
+    rendered = manifest.get("rejudged", {})  # rendered.py: written again, said so
+    rejudged = rendered.get("files", {})
+    listed = (set(manifest["files"]) | set(rejudged)) - set(rendered.get("removed", []))
 
     def kept(name: str) -> bool:
-        return sha256(snapshot / name) in (manifest["files"][name]["sha256"], rejudged.get(name))
+        return sha256(snapshot / name) in (manifest["files"].get(name, {}).get("sha256"), rejudged.get(name))
 
     changed = sorted(f for f in present & listed if not kept(f))
     for problem, names in (("missing", sorted(listed - present)), ("not in the manifest", sorted(present - listed)),

@@ -5,47 +5,24 @@ change to a claim's rule or to the rule of what this hardware can show is then c
 numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
 
-    jaxpitfalls reference rejudge docs/reference/<snapshot> [--write]
+    jaxpitfalls reference rejudge docs/reference/<snapshot> [--write [--why "..."]]
 
-With --write, the snapshot's claims sections and scorecard figure are written again by this checkout's rules
-(report/reference/rerender.py): a change that only judges or words differently, published without timing a new run.
+With --write, the whole snapshot (report, figures, scorecard) is rendered again from its tables by this checkout's
+code (report/reference/rendered.py): a change that only judges or words differently, published without timing a new
+run; a verdict that moves says why (--why), beside it.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 import pandas as pd
 
 from ..scorecard.build import study_claims
-from ..scorecard.scorecard import RESTATED, VERDICT_MARK
 from ..tables.aggregate import read_tables
 from .reference import table_paths
-
-VERDICT_OF_MARK = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
-
-
-class UnreadableSnapshot(ValueError):
-    """A snapshot whose scorecard this checkout cannot read (an older report's layout)."""
-
-
-def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
-    """(study, claim text) -> verdict, read off the report's scorecard table: its `study` and `claim` columns
-    (the first two) and its `verdict` column (the last: the cells between may hold anything)."""
-    if "## Reproduction scorecard" not in report_md:
-        raise UnreadableSnapshot("its report has no '## Reproduction scorecard' section")
-    section = report_md.split("## Reproduction scorecard", 1)[1].split("\n## ", 1)[0]
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
-            if line.startswith("|")]
-    if not rows or rows[0][:2] != ["study", "claim"] or rows[0][-1] != "verdict":
-        raise UnreadableSnapshot(f"its scorecard's columns are {rows[0] if rows else 'missing'}, not study, "
-                                 "claim, ..., verdict")
-    marks = {(cells[0], cells[1]): cells[-1].split(RESTATED)[0] for cells in rows[2:]}  # past header and rule
-    unknown = sorted(set(marks.values()) - set(VERDICT_OF_MARK))
-    if unknown:
-        raise UnreadableSnapshot(f"its scorecard has verdicts this checkout does not name: {unknown}")
-    return {key: VERDICT_OF_MARK[mark] for key, mark in marks.items()}
+from .scorecard_read import published_verdicts
 
 
 def _claims(study: str, paths: dict[str, str]) -> list[dict]:
@@ -70,17 +47,18 @@ def rejudged(snapshot: Path) -> pd.DataFrame:
 
 
 def main(argv: list[str]) -> int:
-    write = "--write" in argv
-    paths = [a for a in argv if a != "--write"]
-    if len(paths) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    table = rejudged(Path(paths[0]))
+    parser = argparse.ArgumentParser(prog="jaxpitfalls reference rejudge", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("snapshot", type=Path)
+    parser.add_argument("--write", action="store_true", help="render the whole snapshot again by today's code")
+    parser.add_argument("--why", help="what changed, said beside each verdict that moves (required where one does)")
+    args = parser.parse_args(argv)
+    table = rejudged(args.snapshot)
     print(f"{int(table.changed.sum())} of {len(table)} verdicts changed (published -> now)\n")
     print(table.to_markdown(index=False))
-    if write:
-        from .rerender import rerender  # it reads this module's table paths
+    if args.write:
+        from .rendered import render  # it reads this module's scorecard parser
 
-        rerender(paths[0])
-        print(f"\nwrote {paths[0]}/report.md's claims sections and its scorecard figure by this checkout's rules")
+        render(args.snapshot, args.why)
+        print(f"\nrendered {args.snapshot} again from its tables by this checkout's code")
     return 0

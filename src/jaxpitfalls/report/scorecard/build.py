@@ -14,7 +14,7 @@ from ...contract.decisions import applicable
 from ...contract.interface import Claim, StudySpec
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
 from ..tables.aggregate import processes_of, read_tables, without_twins
-from ..tables.run_summary import run_summary, span_seconds, study_seconds
+from ..tables.run_summary import span_seconds, study_seconds
 from . import markdown, scorecard
 from .magnitude import device_here
 from .twins import twin_rows, twin_sections
@@ -103,26 +103,28 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
 
 
 def build_report(
-    study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], benchmark_paths: list[str], out_md: str,
-    out_summary: str, out_figure: str, out_landing: str,
+    study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], summary: pd.DataFrame, out_md: str,
+    out_figure: str, out_landing: str | None = None, not_run: dict[str, list[dict[str, Any]]] | None = None,
+    moved: dict[tuple[str, str], dict[str, str]] | None = None,
 ) -> str:
-    """The report from the files the rule declares: per study `tables` (name -> CSV path) and `figures` (a
-    directory of PNGs); `settings` are the config keys the report shows (the run's targets, the studies'
-    blocks, their model families' blocks, each study's own preparation jobs), so no other key reruns it.
-    Findings and the scorecard (with its figure, `out_figure`) open it; the audit closes it. The findings also
-    go to `out_landing`, the HTML report's landing page (landing.py)."""
+    """The report from its tables alone: per study `tables` (name -> CSV path) and `figures` (a directory of PNGs
+    drawn from them); `settings` are the config keys the report shows (plan.report_settings), `summary` the run
+    summary (run_summary.run_summary). A snapshot keeps all of them, so its report renders again from what it
+    keeps (report/reference/rendered.py). Findings and the scorecard (with its figure, `out_figure`) open it; the
+    audit closes it. `not_run`: the claims of studies the run did not time, listed as not measured; `moved`:
+    (study, claim key) -> {was, why} for a verdict that moved since the run, said beside it. The findings also go
+    to `out_landing`, the HTML report's landing page (landing.py)."""
     from ...contract.figures import save
     from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst
 
-    summary = run_summary(benchmark_paths)
-    results.write_csv(out_summary, summary)
     claims, sections, audits, environments, checks, parts, twins = {}, [], [], {}, {}, {}, {}
     for name, inputs in study_inputs.items():
         spec, report = registry.spec(name), registry.report(name)
         found = read_tables(inputs["tables"], twins=True)
         tables = without_twins(found)
-        claims[name] = study_claims(name, inputs["tables"], tables)
+        claims[name] = [row | ({"moved": moved[name, row["key"]]} if (name, row["key"]) in (moved or {}) else {})
+                        for row in study_claims(name, inputs["tables"], tables)]
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,
@@ -133,12 +135,14 @@ def build_report(
         checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
                        settings["studies"][name]["target_s"])
+    claims |= not_run or {}
     save(claims_figure(claim_points(claims)), out_figure)
     title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE
     text = markdown.render([
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
-        scorecard.judging_section(claims, {name: device_here(env) for name, env in environments.items()}),
+        scorecard.judging_section(claims, {name: device_here(env) for name, env in environments.items()}
+                                  | dict.fromkeys(not_run or {}, "this machine")),
         *sections,
         scorecard.rules_section(claims),
         "## Audit\n",
@@ -147,6 +151,7 @@ def build_report(
         *audits,
         markdown.environment_section(environments),
     ], title)
-    results.write_text(out_landing, landing_rst(claims, out_figure))
+    if out_landing:
+        results.write_text(out_landing, landing_rst(claims, out_figure))
     results.write_text(out_md, text)
     return text

@@ -16,6 +16,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
+from ...contract.figures import log_ticks  # noqa: E402
 from ...contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
 from ...formatting import short  # noqa: E402
 from .magnitude import unit_word  # noqa: E402
@@ -73,8 +74,10 @@ def _panel(ax, points: pd.DataFrame, unit: str) -> None:
     if ratio:
         ends = points[["low", "high", "theirs_low", "theirs_high"]].to_numpy(dtype=float)
         ends = ends[np.isfinite(ends) & (ends > 0)]
-        ax.set_xscale("log")  # whole decades either side of 1, so each end of the axis is labelled
-        ax.set_xlim(10 ** np.floor(np.log10(min(ends.min(), 0.9))), 10 ** np.ceil(np.log10(max(ends.max(), 1.1))))
+        ax.set_xscale("log")  # 1-2-5 steps around every point and 1, each labelled
+        ticks = log_ticks(min(ends.min(), 0.9), max(ends.max(), 1.1), most=11)
+        ax.set_xlim(ticks[0], ticks[-1])
+        ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: short(x)))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_yticks(range(len(points)), points.label)
@@ -93,7 +96,7 @@ def claims_figure(points: pd.DataFrame):
         ax.set_axis_off()
         return fig
     heights = [1.0 + 0.32 * int((points.unit == u).sum()) for u in units]
-    fig, axes = plt.subplots(len(units), 1, figsize=(10.0, 0.6 + sum(heights)), squeeze=False,
+    fig, axes = plt.subplots(len(units), 1, figsize=(10.0, 1.6 + sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
     for ax, unit in zip(axes[:, 0], units, strict=True):
         _panel(ax, points[points.unit == unit], unit)
@@ -103,7 +106,12 @@ def claims_figure(points: pd.DataFrame):
     if points.supporting.any():
         handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
                                   label="ours below the write-up's structure"))
-    axes[0, 0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1, 1))
-    axes[0, 0].set_title("Each claim's number here (95% interval) beside the write-up's")
-    fig.tight_layout()
+    # above the panels, not beside them: the ratio axis keeps the figure's width for its labelled ticks
+    height = fig.get_figheight()
+    fig.suptitle("Each claim's number here (95% interval) beside the write-up's", y=1 - 0.1 / height, va="top")
+    fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1 - LEGEND_IN / height))
+    fig.tight_layout(rect=(0, 0, 1, 1 - (LEGEND_IN + 0.7) / height))
     return fig
+
+
+LEGEND_IN = 0.45  # inches from the figure's top to the legend's, below the title

@@ -108,11 +108,19 @@ def _points(number: Number, low: float, high: float) -> tuple[str, bool]:
     return (said if held else f"**{said}**"), held
 
 
+UNSIZED_CELL = "— (not sizable here)"
+SMALLER_CELL = "— (smaller structure)"  # judged below the write-up's structure: its size is not the write-up's
+
+
 def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> Size:
     """The write-up's `number` against `ours` (estimate, 95% low, high) in its unit at the write-up's structure
     (None where this run did not measure it there); `here` names the run's device in what differs (where given:
     '' leaves it out, for a caller that says it once for several numbers)."""
     theirs = theirs_text(number)
+    if number.unsized:
+        return Size(UNSIZED_CELL, None, f"{theirs}, not sized here: {number.unsized}")
+    if number.sized_by:
+        return Size(f"— (= {number.sized_by}'s, sized there)", None, f"{theirs}, sized under {number.sized_by}")
     if ours is None:
         where = ", ".join(f"{k} {v}" for k, v in number.at.items())
         return Size("— (not measured here)", None,
@@ -138,8 +146,9 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
 def sized(claim: dict[str, Any]) -> tuple[Size, Size | None]:
     """The size the scorecard judges a claim by, and an aside: the headline (the number the verdict rests on)
     against the write-up's first number where the two are in one unit and the headline is at the write-up's
-    structure; else ours measured for that number. Where both exist and differ (generation's cache: the warm pair
-    decides, the write-up's 16.32x most likely timed a loop compiling per length), the other is the aside."""
+    structure; else ours measured for that number. Where both exist and differ, the other is the aside: generation's
+    cache is sized on its warm pair, what the write-up says it timed, and its loop compiling per length (what the
+    write-up's tokens per second suggest its baseline did, which it does not say) is only beside it."""
     number, ours, headline = claim["numbers"][0], claim["ours"][0], claim.get("headline")
     same_unit = headline is not None and unit_word(headline.unit) == unit_word(number.unit)
     if not same_unit or claim.get("supporting"):
@@ -159,6 +168,13 @@ def size_cell(claim: dict[str, Any]) -> str:
         return f"— (at most {ceiling:.3f}x here)" if ceiling >= 1 else f"— (no gain here to show: {ceiling:.3f}x)"
     if claim["verdict"] in (NOT_MEASURED, CHECKED) or not claim["numbers"]:
         return "—"
+    number, headline = claim["numbers"][0], claim.get("headline")
+    if claim.get("supporting") and not (number.unsized or number.sized_by):
+        there = None if headline is None or unit_word(headline.unit) != unit_word(number.unit) else \
+            size(number, (headline.value, headline.low, headline.high), "")
+        if there is None or there.held is None:
+            return SMALLER_CELL
+        return f"{SMALLER_CELL[:-1]}; ours {there.cell.replace('**', '')})"  # shown, not scored
     judged, aside = sized(claim)
     if aside is None or aside.held is None:
         return judged.cell

@@ -5,6 +5,7 @@ timing, the environment."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,15 @@ def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
         return "_(no rows)_"
     shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else v)
     return shown.to_markdown(index=False, disable_numparse=True)
+
+
+E_NOTATION = re.compile(r"\d+(?:\.\d+)?e[-+]?\d+")
+
+
+def plain_numbers(text: str) -> str:
+    """A recorded text's numbers in e-notation written plainly (`rtol=1e-05` -> `rtol=0.00001`): a job of an older
+    version recorded them so."""
+    return E_NOTATION.sub(lambda m: short(float(m[0])), text)
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
@@ -141,11 +151,14 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
                                 sort=False)
     medians.columns = [f"{v} ({m})" for m, v in medians.columns]
+    shares = comp.variant.str.contains(DIFFERENCE, regex=False)  # a share of one difference in another
     comparisons = comp.assign(
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
-        difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms"),
+        # a share's difference of differences is the row above it again (variant - baseline), estimated apart:
+        # printed once, there
+        difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms").where(~shares, ""),
         between_processes=_process_spread(comp),
-        precision=relative_half_width(comp).where(~comp.variant.str.contains(DIFFERENCE, regex=False)).map(
+        precision=relative_half_width(comp).where(~shares).map(
             lambda p: "" if pd.isna(p) else f"±{p:.1%}"),  # a share near 0 has no relative precision
     )[["config_id", "mode", "variant", "baseline", "ratio", "precision", "between_processes", "difference"]]
     study_cfg = config["studies"][name]
@@ -160,8 +173,9 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         f"{_inputs_from(study_cfg, config)} "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
         *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],
-        *(untimed := [f"- Not timed at `{r.config_id}`: {r.not_timed}"
-                      for r in tables["checks"].fillna({"not_timed": ""}).itertuples() if r.not_timed]),
+        *(untimed := [f"- Not timed at `{config_id}`: {why}" for config_id, why in zip(
+            tables["checks"].config_id, tables["checks"].get("not_timed", [""] * len(tables["checks"])), strict=True)
+            if isinstance(why, str) and why]),
         *([""] if study_cfg.get("left_out") or untimed else []),
     ]
     for title, intro, df in report.tables(tables):
@@ -199,7 +213,8 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "What the guards compared and found before any timing counted (a failed check fails the job): the "
         "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
         "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
-        table(checks[["config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
+        table(checks.assign(outputs_agree=checks.outputs_agree.astype(str).map(plain_numbers))[[
+                      "config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
                        "signatures_distinct", *(["programs_lowered_apart"] if checks.get("programs_lowered_apart",
                                                                                         pd.Series()).any() else []),
                        "compiles_in_warmup", "compiles_in_timed_region",
@@ -217,9 +232,10 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "(a variant opening a round runs slower even after the round's untimed call, so each variant opens as "
         "many rounds as the others, to the number after `openings within`). `yardstick_ms`: the median of a fixed "
         "Python and numpy workload timed once a round, the machine's speed while the job timed.", "",
-        table(checks[["config_id", "processes", "on_contention", "rounds_kept", "rounds_retried", "waited_s",
-                      "rounds_contended_kept", "others_share_max", "steal_share_max", "load_average_max",
-                      "first_place", *(["yardstick_ms"] if "yardstick_ms" in checks else [])]], short), "",
+        table(checks[[c for c in ("config_id", "processes", "on_contention", "rounds_kept", "rounds_retried",
+                                  "waited_s", "rounds_contended_kept", "others_share_max", "steal_share_max",
+                                  "load_average_max", "first_place", "yardstick_ms")
+                      if c in checks]], short), "",  # a run older than a column shows what it recorded
     ]
     return "\n".join(lines)
 

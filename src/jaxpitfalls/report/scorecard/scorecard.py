@@ -79,7 +79,7 @@ def estimate_text(estimate: Estimate) -> str:
     return f"{estimate.what} {number}" if estimate.what else number
 
 
-SUPPORTING_MARK = " (smaller model)"  # after `ours`: judged below the write-up's structure, supporting only
+SUPPORTING_MARK = " (smaller than the write-up's)"  # after `ours`: judged below its structure, supporting only
 
 
 def ours_cell(claim: dict[str, Any]) -> str:
@@ -93,12 +93,15 @@ def ours_cell(claim: dict[str, Any]) -> str:
 
 HOW_TO_READ = (
     "`ours`: the number the verdict rests on, with its 95% interval; `{mark}` marks one judged below the write-up's "
-    "structure (supporting only). `size`: the write-up's first number against ours ({rule}). `verdict`: the "
+    "structure (a smaller model, batch or sequence: \"How each claim was judged\" names which; supporting only, "
+    "counted apart). `size`: the write-up's first number against ours ({rule}); `(not sizable here)`: one no run "
+    "here can size (why: in the tally). `verdict`: the "
     "direction, by the claim's rule (under \"The rules\"): `yes` holds here, `**no**` does not, `inconclusive` the "
     "interval straddles the rule's edge, `not testable` the largest effect this hardware can show lies below the "
     "write-up's claimed size, `unstable` worker processes disagreed, `checked` every job checks it, `not measured` "
     "no run here judges it; `(= key)`: the same effect as claim `key`'s (the same measurement read again, or its "
-    "effect with others added), counted once.")
+    "effect with others added), counted once; `(was ...)`: the run's own verdict, where the snapshot was judged "
+    "again since (why: under \"How each claim was judged\").")
 
 
 EXPECTATIONS_HOW_TO_READ = (
@@ -130,12 +133,23 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
 
 
 RESTATED = " (= "  # after a verdict: the claim whose measurement this one restates, `yes (= slowed_cached)`
+MOVED = " (was "  # after a verdict: the run's own, where the snapshot was judged again since, `inconclusive (was yes)`
 
 
 def _mark(claim: dict[str, Any]) -> str:
-    """The verdict as the scorecard shows it; a claim restating another's measurement names it."""
+    """The verdict as the scorecard shows it; a claim restating another's measurement names it; a verdict that
+    moved since the run names the run's."""
     mark = VERDICT_MARK[claim["verdict"]]
-    return f"{mark}{RESTATED}{claim['restates']})" if claim.get("restates") else mark
+    mark = f"{mark}{RESTATED}{claim['restates']})" if claim.get("restates") else mark
+    return f"{mark}{MOVED}{VERDICT_MARK[claim['moved']['was']]})" if claim.get("moved") else mark
+
+
+def _moved_text(claim: dict[str, Any]) -> str:
+    """Where the verdict moved since the run: what it was, and why it was judged again."""
+    if not claim.get("moved"):
+        return ""
+    was = VERDICT_MARK[claim["moved"]["was"]].strip("*")
+    return f" The run itself judged it `{was}`; why it moved: {claim['moved']['why']}."
 
 
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
@@ -149,7 +163,8 @@ def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str
             beside = _side_by_side(c, here[s])
             said = f" Write-up vs ours: {beside}." if beside and c["verdict"] not in (NOT_MEASURED, CHECKED) else ""
             measured = c["measured"].removeprefix(f"{NOT_TESTABLE} ")  # the verdict leads the paragraph already
-            lines += [f"- **{s} `{c['key']}`** ({VERDICT_MARK[c['verdict']].strip('*')}): {measured}.{said}", ""]
+            lines += [f"- **{s} `{c['key']}`** ({VERDICT_MARK[c['verdict']].strip('*')}): {measured}.{said}"
+                      f"{_moved_text(c)}", ""]
     return "\n".join(lines)
 
 

@@ -71,9 +71,12 @@ def _counted(groups: list[list[Row]]) -> str:
 def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
     """How many of the write-ups' numbers held in size, one per effect (`theirs`: (study, effect) pairs): the size
     column of each effect's lead row (rows restating another are that claim's effect, counted with it), naming
-    those that did not."""
-    held, missed = 0, []
+    those that did not, and apart those no run here can size (`Number.unsized`), with why."""
+    held, missed, apart = 0, [], []
     for study, (lead, *_) in theirs:
+        if lead["numbers"] and lead["numbers"][0].unsized:
+            apart.append(f"{study} {lead['key']} ({lead['numbers'][0].unsized})")
+            continue
         if not lead["numbers"] or lead["verdict"] in UNSIZED:
             continue
         found = sized(lead)[0].held
@@ -82,8 +85,9 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
         elif found is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     said = f"; {len(missed)} did not: {', '.join(missed)}" if missed else ""
+    said += f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
     if not held + len(missed):
-        return "**No write-up number could be sized in this run** (none measured at the write-up's structure)"
+        return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
     return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{said}"
 
 

@@ -25,7 +25,8 @@ FIGURES = {
                           "the base timed in the same job). More layers add compute with the leaves: a difference "
                           "of two variants cancels it only where both run the program alike (the breakdown's "
                           "program_run column says where they did not).",
-    "step_vs_compute": "Median step time per variant vs each compute setting, at fixed structure.",
+    "step_vs_compute": "Median step time per variant (ms, 95% interval, log-log) vs each compute setting timed in a "
+                       "job of its own, at fixed structure.",
     "overhead_vs_compute": "What the compute claim is judged on: per dropout and attention setting timed in the "
                            "base's job, filter_jit's overhead over jit_partition minus the base's (paired round by "
                            "round, 95% interval), inside the shaded band of +-25% of the base's overhead where the "
@@ -67,7 +68,7 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
         leaves["step_vs_compute"] = facet_lines(
             compute_steps[compute_steps["mode"] == "blocked"], x="value", y="median_ms", low="median_ci_low_ms",
             high="median_ci_high_ms", hue="variant", col="axis", sharex=False, hue_order=SPEC.variants,
-            ylabel="median step, blocked (ms)", title="Step time vs compute")
+            log="xy", ylabel="median step, blocked (ms)", title="Step time vs compute")
     if shifts is not None:
         leaves["overhead_vs_compute"] = interval_dots(
             *shifts, xlabel="filter_jit's overhead over jit_partition, minus the base's (ms/step)",

@@ -48,13 +48,15 @@ COMPONENTS = (
               description="waiting for outputs: block_until_ready, or filter_jit's own block inside _call"),
 )
 
-# BERT-base's pytree is its 12 layers' (the hidden size changes the arrays, not the tree, but the compute).
-BERT_BASE_TREE = {"layers": 12}
-BERT_BASE = {"layers": 12, "hidden": 768}
+# BERT-base's pytree is its 12 layers' (the hidden size changes the arrays, not the tree, but the compute); the
+# write-up's batch and sequence set its step's compute, so the step ratio's size.
+BERT_BASE_TREE, BERT_BASE, WRITE_UP_BATCH = {"layers": 12}, {"layers": 12, "hidden": 768}, {"batch": 64, "seq": 512}
 # The write-up's no-dropout pair (slower's rule says where); its step 3, one profiled step a variant: the trace's own.
 NO_DROPOUT = BERT_BASE | {"dropout": 0.0}
-TRACED_STEP = "one profiled step on a GPU there; {here}'s traced steps here: the tracer inflates Python 1.7-3x"
-GPU_SIZES = "a GPU at batch 64 x seq 512 there, {here} at the preset's batch and sequence here"  # whatever the tree
+TRACED_STEP = ("one profiled step on hardware the write-up does not name there; {here}'s traced steps here: the "
+               "tracer inflates Python 1.7-3x")
+WRITE_UP_SIZES = "batch 64 x seq 512 on hardware the write-up does not name there, {here} at the preset's sizes here"
+AT_WRITE_UP_STEP = {"structural": False, "at": BERT_BASE, "scale": WRITE_UP_BATCH, "differs": WRITE_UP_SIZES}
 
 COMPUTE_BAND = 0.25  # "does not depend": within 25% of the base configuration's overhead, either way
 # "acceptable for inference (small outputs)": a forward call pays at most this share of filter_jit's overhead per
@@ -65,10 +67,8 @@ INFERENCE_SHARE = 0.5
 ALL_OF_GAP = 0.9
 # "leaves ~0 ms of per-call overhead": at most this share of filter_jit's own per-call steps left (traced)
 LEFT_OF_OVERHEAD = 0.1
-# Why the flatten mode's share does not judge partition_free (docs/decisions.md#unpaired-no-op-share): the no-op's
-# difference came out 0.79-1.99 ms in four references, a pure-Python loop 0.50 ms in one process, 0.66-0.87 in seven.
-UNPAIRED = ("an earlier reference run: the no-op's share 27.5% [14.1, 43.8], its steps' paired share 0.5% "
-            "[-17.3, 24.0]")
+# Why the flatten mode's share does not judge partition_free (its evidence in decisions.md)
+UNPAIRED = "an earlier reference run's two shares disagreed: docs/decisions.md#unpaired-no-op-share"
 # filter_jit's own steps around the program on every call (trace components, each with the partitioning, combining
 # and flattening it calls): what partitioning once and combining inside jax.jit removes
 PER_CALL_STEPS = ("_preprocess", "_postprocess")
@@ -76,13 +76,13 @@ PER_CALL_STEPS = ("_preprocess", "_postprocess")
 CLAIMS = {
     "slower": Claim(
         "filter_jit is slower per training step than jax.jit + partition/combine",
-        "1.23-1.27x (BERT-base, batch 64, seq 512, GPU); 159.7 vs 130.1 ms/step with dropout, 133.5 vs 104.7 "
+        "1.23-1.27x (BERT-base, batch 64, seq 512); 159.7 vs 130.1 ms/step with dropout, 133.5 vs 104.7 "
         "without",
-        numbers=(Number(1.23, 1.27, "x", structural=False, at=BERT_BASE, differs=GPU_SIZES),
-                 Number(159.7, 159.7, " ms/step filter_jit", structural=False, at=BERT_BASE, differs=GPU_SIZES),
-                 Number(130.1, 130.1, " ms/step jit_partition", structural=False, at=BERT_BASE, differs=GPU_SIZES),
-                 *(Number(ms, ms, f" ms/step {variant}, no dropout", structural=False, at=NO_DROPOUT,
-                          differs=GPU_SIZES) for ms, variant in ((133.5, "filter_jit"), (104.7, "jit_partition")))),
+        numbers=(Number(1.23, 1.27, "x", **AT_WRITE_UP_STEP),
+                 Number(159.7, 159.7, " ms/step filter_jit", **AT_WRITE_UP_STEP),
+                 Number(130.1, 130.1, " ms/step jit_partition", **AT_WRITE_UP_STEP),
+                 *(Number(ms, ms, f" ms/step {variant}, no dropout", **AT_WRITE_UP_STEP | {"at": NO_DROPOUT})
+                   for ms, variant in ((133.5, "filter_jit"), (104.7, "jit_partition")))),
         rule="95% interval of filter_jit / jit_partition (paired, blocked) above 1, at BERT-base's structure where "
              "the preset runs it; not testable where the base's overhead (same pytree) added to that step gives a "
              "largest ratio below the write-up's 1.23x. Its no-dropout pair is measured where a preset runs "

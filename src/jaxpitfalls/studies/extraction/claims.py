@@ -23,8 +23,9 @@ from ...contract.judging import Judges, Run, claimed_size, not_probed
 from ...contract.tables import measured
 from ...contract.verdicts import NOT_MEASURED, NOT_TESTABLE, Bound, Estimate, Judged, speedup_removing
 from .derived import bound, eager_row, host_ms, speeds, warmup_passes
+from .fixes import FIRST_PASS_VARIANTS
 from .report import in_mode
-from .spec import FIRST_PASS_VARIANTS, SCAN, SPEC, SPLIT_SHARE, STACKED
+from .spec import SCAN, SPEC, SPLIT_SHARE, STACKED
 
 IMMEDIATE, WAITS = 0.1, 0.5  # device_get's share of the run left: at most returns at once, at least waits for it
 

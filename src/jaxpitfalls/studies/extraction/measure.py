@@ -21,7 +21,8 @@ from ...harness.sampling import Sampling
 from ...harness.variants import require_agree, require_distinct
 from . import decode_step, device_get, donation, flax_apply
 from .extractors import EXTRACTORS, Extractor, batches, hidden_states
-from .spec import FIRST_PASS_VARIANTS, SPEC, Timing
+from .fixes import FIRST_PASS_VARIANTS
+from .spec import SPEC, Timing
 
 if tuple(EXTRACTORS) != SPEC.variants:  # the spec names them for the plan and the report
     raise RuntimeError(f"SPEC.variants {SPEC.variants} differ from the extractors {tuple(EXTRACTORS)}")

@@ -11,6 +11,7 @@ from ...breakdown import Component
 from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
 from ...harness.sampling import Sampling
+from .fixes import AT_WRITE_UP_PASS, fix_claims
 
 # The extractors (measure.py checks its EXTRACTORS are these, in this order), slowest first.
 VARIANTS = ("eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned")
@@ -23,7 +24,6 @@ PHASES = (("eager", "jit"), ("jit", "jit_padded"), ("jit_padded", "jit_padded_as
           STACKED, SCAN)
 
 # The variants before and after padding, whose first passes (compilation included) the padding claim is about.
-FIRST_PASS_VARIANTS = ("jit", "jit_padded")
 
 MODES = {"extract": "one whole pass over the dataset: every batch forward, copied to the host, stored",
          "first_pass": "a whole pass of a fresh jax.jit of the forward (jit and jit_padded only): its programs "
@@ -58,88 +58,17 @@ COMPONENTS = (
               description="waiting for a batch's forward (the compiled program's run)"),
 )
 
-# Each fix, as the write-up estimates its gain: (variant before, variant after) -> what it is, the estimate
-# (low, high: x faster).
-FIXES = {
-    ("eager", "jit"): ("jit-compiling the extraction forward", (5, 10)),
-    ("jit", "jit_padded"): ("padding every batch to a fixed shape (no recompiling on the ragged batch)", (2, 2)),
-    ("jit_padded", "jit_padded_async"): ("one async batched copy instead of blocking copies per sample and layer",
-                                         (2, 3)),
-    ("jit_padded_async", "pipelined"): ("pipelining: batch i+1 dispatched before batch i is stored", (1.5, 2)),
-    ("eager", "jit_padded_async"): ("phase 1 (jit, fixed-size padding, async copies) together", (5, 10)),
-    ("eager", "pipelined"): ("all fixes together", (4, 7)),
-}
-# The fixes taken together, each jit's gain with the others added: one effect in the tally, counted with jit's
-# (Claim.restates), not three agreeing results.
-COMPOSITES = {("eager", "jit_padded_async"): "eager/jit", ("eager", "pipelined"): "eager/jit"}
-QWEN2_05B = {"layers": 24, "hidden": 896}  # the write-up's model's shape
 STACKED_COPY_GAIN = 1.5  # the write-up's "~1.5x" from one stacked copy of all layers ('vectorizing')
 # What the copy claims' effect consists of on an accelerator, and is not on a CPU backend (Claim.accelerator).
 COPY_IS_A_MEMCPY = "a copy is a host memcpy on a CPU, not a transfer over a bus"
 SPLIT_SHARE = 20  # % of eager's pass in copies and Python that reproduces the write-up's third (33-50%)
 
 
-def estimate(low: float, high: float) -> str:
-    return f"{low:g}x" if low == high else f"{low:g}-{high:g}x"
-
-
-# What to do about each fix, by its verdict here (reproduced, not reproduced, cannot tell).
-FIX_ADVICE = {
-    ("eager", "jit"): Advice("Always jax.jit the forward that extracts activations (the layers to return static)."),
-    ("jit", "jit_padded"): Advice(
-        "Pad the last batch to the full batch's shape where start-up counts: its second compilation is the cost.",
-        "Padding the last batch costs a little compute in warm passes: where start-up does not count, leave "
-        "it ragged."),
-    ("jit_padded", "jit_padded_async"): Advice(
-        "Copy a whole batch's activations to the host in one array, started early (copy_to_host_async), not "
-        "per sample and layer.", "",
-        "On this hardware the copies are a few percent of a pass, too little for starting them early to show: "
-        "measure them on yours before overlapping them."),
-    ("jit_padded_async", "pipelined"): Advice(
-        "Dispatch batch i+1 before storing batch i: JAX's asynchronous dispatch overlaps them for free.", "",
-        "Pipelining pays only where host-side work is a real share of a pass."),
-    ("eager", "jit_padded_async"): Advice("Phase 1 (jit, padding, batched async copies) together beats the eager "
-                                          "loop; each fix's own gain says which of them carries it."),
-    ("eager", "pipelined"): Advice("Fix the missing jit first; the other fixes are second-order unless copies or "
-                                   "Python dominate."),
-}
 NOT_BUILT = "; not built"
 
 
-def fix_rule(slow: str, fast: str) -> str:
-    """How a fix's claim is judged: padding on whole first passes (what it removes is the ragged batch's
-    recompilation), every other fix on warm passes, where the gain it can give on this hardware may be too
-    small to show."""
-    if (slow, fast) == FIRST_PASS_VARIANTS:
-        return (f"{slow} / {fast} time of a whole first pass, compilation included (what padding removes: the "
-                "ragged batch's recompilation), fresh jax.jit per sample, 95% interval above 1 (below 1: not "
-                "reproduced); the warm passes' ratio is shown beside it, not judged")
-    return (f"{slow} / {fast} time per pass, 95% interval above 1 (below 1: not reproduced); not testable where "
-            "the fix's largest possible gain here lies below the write-up's estimate")
-
-FIX_ESTIMATED = ("estimated for an accelerator, where copies and Python weigh differently against the forward; "
-                 "measured here on {here}")
-# The write-up's other numbers for a fix: its conclusion's total ("Total potential: 10-20x faster") for all the fixes
-# together, which the same measurement sizes (eager / pipelined, paired: measured, not multiplied from phases);
-# phase 2's "additional 1.5-2x" is pipelining's own range, said in its row.
-FIX_ALSO = {("eager", "pipelined"): ((10, 20), "; 'total potential: 10-20x' in its conclusion"),
-            ("jit_padded_async", "pipelined"): (None, "; phase 2 with vectorizing: 'additional 1.5-2x'")}
-
-
-def fix_numbers(fix: tuple[str, str], gain: tuple[float, float]) -> tuple[Number, ...]:
-    """A fix's write-up numbers: its estimate, and the total where the write-up gives one for it."""
-    also = FIX_ALSO.get(fix, (None, ""))[0]
-    return tuple(Number(*g, "x", structural=False, at=QWEN2_05B, differs=FIX_ESTIMATED) for g in (gain, also) if g)
-
-
 CLAIMS = {
-    **{f"{slow}/{fast}": Claim(f"{what} speeds up {'a first pass of ' if (slow, fast) == FIRST_PASS_VARIANTS else ''}"
-                               "extraction",
-                               f"{estimate(*gain)} (estimated, not measured){FIX_ALSO.get((slow, fast), ('', ''))[1]}",
-                               numbers=fix_numbers((slow, fast), gain),
-                               rule=fix_rule(slow, fast), advice=FIX_ADVICE[(slow, fast)],
-                               restates=COMPOSITES.get((slow, fast), ""))
-       for (slow, fast), (what, gain) in FIXES.items()},
+    **fix_claims(),
     "apply_auto_jit": Claim(
         "a Flax-style model.apply is JIT-compiled automatically", "'all nn.Module methods are automatically "
         "JIT-compiled when used with model.apply()'",
@@ -156,7 +85,7 @@ CLAIMS = {
                           "recompiles: jit fuses them.")),
     "batched_copy": Claim(
         "one stacked copy of all layers instead of many ('vectorizing')", "~1.5x",
-        numbers=(Number(STACKED_COPY_GAIN, STACKED_COPY_GAIN, "x", structural=False, at=QWEN2_05B,
+        numbers=(Number(STACKED_COPY_GAIN, STACKED_COPY_GAIN, "x", **AT_WRITE_UP_PASS,
                         differs="estimated for an accelerator, where each copy crosses a bus; measured here on "
                                 "{here}"),),
         rule=f"{STACKED[0]} / {STACKED[1]} time per pass (blocking copies per sample and layer against one "
@@ -195,7 +124,7 @@ CLAIMS = {
     "time_split": Claim(
         "a batch's time splits into forward 0.3 s, extraction overhead 1.5 s, copies 0.5 s, Python 0.5 s",
         "~2-3 s per 32-sample batch (estimated): copies and Python 1.0 s of it",
-        numbers=(Number(33, 50, "% of a pass in copies and Python", structural=False, at=QWEN2_05B,
+        numbers=(Number(33, 50, "% of a pass in copies and Python", **AT_WRITE_UP_PASS,
                         differs="estimated for an accelerator, where a copy crosses a bus; measured here on "
                                 "{here}"),),
         rule="copies and Python (transfer + storage) as a share of eager's pass (the write-up's loop before its "
@@ -217,10 +146,11 @@ CLAIMS = {
         accelerator=COPY_IS_A_MEMCPY),
     "scan_batches": Claim(
         "pipelining batches with lax.scan (one dispatch per chunk of batches) speeds up extraction",
-        "1.3x on multihost",
-        numbers=(Number(1.3, 1.3, "x", structural=False, at=QWEN2_05B,
-                        differs="measured on several hosts, where a dispatch per batch weighs more; one host "
-                                "here ({here})"),),
+        "1.3x on multihost (estimated, not measured)",
+        numbers=(Number(1.3, 1.3, "x", **AT_WRITE_UP_PASS,
+                        differs="expected on several hosts, where a dispatch per batch weighs more; one host "
+                                "here ({here})",
+                        unsized="expected on multihost; one host here"),),
         rule=f"{SCAN[0]} / {SCAN[1]} time per pass, 95% interval above 1 (below 1: not reproduced); no bound: "
              "besides the per-batch dispatch a scan removes each call's runtime setup, which no phase of a pass "
              "shows",

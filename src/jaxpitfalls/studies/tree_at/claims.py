@@ -93,14 +93,17 @@ def _against_one(fit: dict) -> str:
 @JUDGES("same_with_depth")
 def _same_with_depth(run: Run) -> Judged:
     direct = ratios(run, "direct")
+    measured = ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples())
+    if len(direct) < 2:  # a sweep claim: one depth cannot say whether the gain stays the same
+        return Judged(measured=f"not measured: one depth timed ({measured})", verdict=NOT_MEASURED)
     base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
     grown = ratio_of_estimates(largest.ratio, (largest.ratio_ci_low, largest.ratio_ci_high), base.ratio,
                                (base.ratio_ci_low, base.ratio_ci_high))
     return Judged(
-        measured=", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples()),
-        verdict=verdict(None if len(direct) < 2 else bool(
-            largest.ratio_ci_low <= base.ratio_ci_high and largest.ratio_ci_high >= base.ratio_ci_low)),
-        headline=None if len(direct) < 2 else Estimate(
+        measured=measured,
+        verdict=verdict(bool(largest.ratio_ci_low <= base.ratio_ci_high and
+                             largest.ratio_ci_high >= base.ratio_ci_low)),
+        headline=Estimate(
             *grown, "x", f"the gain at {int(largest.transforms)} / at {int(base.transforms)} transforms"),
     )
 

@@ -17,9 +17,9 @@ from .spec import SPEC, START_UP_STEPS
 # the gain, how it grows, where it stops (compiled), what it buys at start-up
 FINDINGS = ("faster", "same_with_depth", "jit_negligible", "init_faster")
 FIGURES = {
-    "time_vs_transforms": "Median time per sample vs the plan's transforms (log-log; one panel per mode timed at "
-                          "several sizes, the step-by-step mode in its table). A slope of 1 is linear scaling, 2 "
-                          "quadratic.",
+    "time_vs_transforms": "Median time of one call of each mode (ms, 95% interval) vs the plan's transforms "
+                          "(log-log; one panel per mode timed at several sizes, the step-by-step mode in its table). "
+                          "A slope of 1 is linear scaling, 2 quadratic.",
     "speedup_vs_transforms": "unbatched / batched per mode vs transforms, with 95% intervals: "
                              "above 1, batching is faster.",
 }
@@ -86,7 +86,7 @@ def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
             steps[scaled] if scaled.any() else steps, x="structure_transforms", y="median_ms", low="median_ci_low_ms",
             high="median_ci_high_ms",
             hue="variant", col="mode", hue_order=SPEC.variants,
-            wrap=3, sharex=True, log="xy", xlabel="transforms in the plan", ylabel="median time (ms)",
+            wrap=3, sharex=True, log="xy", xlabel="transforms in the plan", ylabel="median time per call (ms)",
             title="Applying a tensor-parallel plan: time vs transforms"),
         "speedup_vs_transforms": facet_lines(
             comp, x="transforms", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="mode",

@@ -1,0 +1,152 @@
+"""A snapshot's report rendered again, whole, from what it keeps: its tables, run summary and the report's settings
+give every section, table and figure by this checkout's code, so a snapshot never holds two estimates of one
+quantity (its tables re-estimated while its study sections or figures keep the run's).
+
+A verdict that moved since the run (its tables estimated again, or its rule changed) says so beside it: the
+manifest keeps the run's own verdicts (`as_run`) and, for each verdict that moved, the reason given when it moved
+(`moved`). A move with no reason given is refused, so that no verdict changes silently.
+
+A study the run did not time (the GPU lease ran three of four) keeps its place: every one of its claims is listed,
+not measured, saying so, so that a snapshot carries every claim the workflow judges.
+
+    jaxpitfalls reference rejudge SNAPSHOT --write [--why "..."]
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ... import registry
+from ...contract.figures import save
+from ...contract.verdicts import NOT_MEASURED
+from ...harness.environment import git_state
+from ..scorecard.build import build_report, declared, study_claims
+from ..scorecard.magnitude import device_here
+from ..tables.aggregate import read_tables
+from .reference import SETTINGS, sha256, table_paths
+from .scorecard_read import verdict_keys
+
+NOT_RUN = "not measured: this run did not time the study"
+FIGURE = "scorecard.png"
+MANIFEST = "manifest.json"
+
+
+class MovedUnsaid(ValueError):
+    """A verdict moved since the run and no reason for rendering again was given."""
+
+
+def _not_run(name: str) -> list[dict[str, Any]]:
+    """Every claim of a study the run did not time, not measured, with why."""
+    spec = registry.spec(name)
+    rows = [{"claim": key, "measured": NOT_RUN, "verdict": NOT_MEASURED, "ours": (None,) * len(claim.numbers),
+             "headline": None, "ceiling": None} for key, claim in spec.claims.items() if claim.judged]
+    return declared(spec, rows, registry.report(name).FINDINGS)
+
+
+def kept_studies(snapshot: Path) -> list[str]:
+    """The studies whose tables the snapshot keeps, in the run's order (its settings'), else the registry's."""
+    order = list(json.loads((snapshot / SETTINGS).read_text())["studies"]) if (snapshot / SETTINGS).exists() else []
+    return [name for name in dict.fromkeys([*order, *registry.names()])
+            if Path(table_paths(snapshot, name)["steps"]).exists()]
+
+
+def snapshot_claims(snapshot: Path) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
+    """Every study's claims judged now on the snapshot's tables (a study it kept none of: not run), and each
+    study's device as the write-up's numbers name it."""
+    claims, here, kept = {}, {}, kept_studies(snapshot)
+    for name in dict.fromkeys([*kept, *registry.names()]):
+        if name not in kept:
+            claims[name], here[name] = _not_run(name), "this machine"
+            continue
+        paths = table_paths(snapshot, name)
+        tables = read_tables(paths)
+        claims[name] = study_claims(name, paths, tables)
+        here[name] = device_here(tables["environment"])
+    return claims, here
+
+
+def as_run(snapshot: Path, manifest: dict[str, Any]) -> dict[str, str]:
+    """The run's own verdicts: the manifest's, else its report's while that is still the run's own file."""
+    if "as_run" in manifest:
+        return manifest["as_run"]
+    report = snapshot / "report.md"
+    if sha256(report) != manifest["files"]["report.md"]["sha256"]:
+        raise MovedUnsaid(f"{snapshot}: its report was written again and its manifest keeps no `as_run` verdicts: "
+                          "add them from the run's report (git history) before rendering it again")
+    return verdict_keys(report.read_text())
+
+
+def moved(claims: dict[str, list[dict[str, Any]]], was: dict[str, str], said: dict[str, dict[str, str]],
+          why: str | None) -> dict[str, dict[str, str]]:
+    """`study.claim key` -> {was, now, why} for each verdict that differs from the run's own: the reason said when
+    it moved to its present verdict (`said`, the manifest's), else `why`, given now; a new move without one is
+    refused. A study the snapshot keeps no tables of is not judged again: nothing of it moved."""
+    now = {f"{s}.{c['key']}": c["verdict"] for s, cs in claims.items() for c in cs if c["measured"] != NOT_RUN}
+    changed = {key: verdict for key, verdict in now.items() if was.get(key, verdict) != verdict}
+    unsaid = [key for key, verdict in changed.items() if said.get(key, {}).get("now") != verdict]
+    if unsaid and not why:
+        raise MovedUnsaid(f"verdicts moved since the run ({', '.join(unsaid)}): say why with --why")
+    return {key: {"was": was[key], "now": verdict, "why": why if key in unsaid else said[key]["why"]}
+            for key, verdict in changed.items()}
+
+
+def _figures(snapshot: Path, study: str, tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The study's figures drawn again from its tables into figures/<study>/ (the old ones removed first)."""
+    out = snapshot / "figures" / study
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.png"):
+        old.unlink()
+    for name, fig in registry.report(study).figures(tables).items():
+        save(fig, str(out / f"{name}.png"))
+    return [p.relative_to(snapshot).as_posix() for p in sorted(out.glob("*.png"))]
+
+
+def render(snapshot: str | Path, why: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Every figure, report.md and the scorecard figure written again from the snapshot's tables, run summary and
+    settings; the manifest records the run's verdicts (once), the reason given and the files written. Returns the
+    claims as the report judges them."""
+    snapshot = Path(snapshot)
+    if not (snapshot / SETTINGS).exists():
+        raise FileNotFoundError(f"{snapshot} keeps no {SETTINGS} (the report's settings, plan.report_settings): "
+                                "it cannot be rendered again from what it keeps")
+    manifest = json.loads((snapshot / MANIFEST).read_text())
+    was = as_run(snapshot, manifest)
+    settings = json.loads((snapshot / SETTINGS).read_text())
+    kept = kept_studies(snapshot)
+    claims, _ = snapshot_claims(snapshot)
+    shifted = moved(claims, was, manifest.get("moved", {}), why)
+    drawn_before = {p.relative_to(snapshot).as_posix() for p in (snapshot / "figures").rglob("*.png")}
+    figures = [f for study in kept for f in _figures(snapshot, study, read_tables(table_paths(snapshot, study)))]
+    inputs = {study: {"tables": table_paths(snapshot, study), "figures": str(snapshot / "figures" / study)}
+              for study in kept}
+    with tempfile.TemporaryDirectory() as tmp:
+        build_report(inputs, settings, pd.read_csv(snapshot / "run_summary.csv"), str(snapshot / "report.md"),
+                     str(snapshot / FIGURE), f"{tmp}/findings.rst",
+                     {s: _not_run(s) for s in registry.names() if s not in kept},
+                     {tuple(key.split(".", 1)): move for key, move in shifted.items()})
+    manifest = json.loads((snapshot / MANIFEST).read_text())
+    before = manifest.get("rejudged", {})
+    for stale in drawn_before - set(figures):  # a study without tables has no section to show them
+        (snapshot / stale).unlink()
+    removed = sorted((set(before.get("removed", [])) | drawn_before) - set(figures))
+    manifest |= {"as_run": was, "moved": shifted, "rejudged": before | ({"removed": removed} if removed else {})}
+    (snapshot / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    record_rejudged(snapshot, ["report.md", FIGURE, *figures])
+    return claims
+
+
+def record_rejudged(snapshot: Path, files: list[str]) -> None:
+    """Where the snapshot has a manifest (report/reference/reference.py), record which of its files were written
+    again, at which commit, with their new sha256s, kept with what changed before (a table estimated again)."""
+    manifest = snapshot / MANIFEST
+    if manifest.exists() and files:
+        found = json.loads(manifest.read_text())
+        before = found.get("rejudged", {})
+        found["rejudged"] = before | {"commit": (git_state()["commit"] or "unknown")[:10], "files": before.get(
+            "files", {}) | {f: sha256(snapshot / f) for f in files}}
+        manifest.write_text(json.dumps(found, indent=1) + "\n")

@@ -1,0 +1,57 @@
+"""Every number a report prints with a 95% interval, and where each may come from: a row of the snapshot's tables, or
+what today's code makes of them. A number from neither is an estimate the tables no longer hold."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+NUMBER = r"-?\d+(?:\.\d+)?"
+PRINTED = re.compile(rf"(?<![\w.\[-])({NUMBER})(x|%| ms| s)? \[({NUMBER}), ({NUMBER})\]")
+
+
+def printed(text: str) -> list[tuple[str, str, tuple[str, str]]]:
+    """(value, unit, (low, high)) for each number printed with its interval, as printed."""
+    return [(m[1], m[2] or "", (m[3], m[4])) for m in PRINTED.finditer(text)]
+
+
+def _formatted(value: float, low: float, high: float) -> set[tuple[str, str, str]]:
+    """A table's (value, low, high) as the report may print it: 3, 2 or 1 decimals (or 3 significant digits below a
+    hundredth: formatting.fixed), or as a percentage."""
+    from jaxpitfalls.formatting import fixed
+
+    return {tuple(fixed(x * scale, d) for x in (value, low, high)) for d, scale in ((3, 1), (2, 1), (1, 1), (1, 100))}
+
+
+def table_triples(snapshot: Path) -> set[tuple[str, str, str]]:
+    """Every (value, low, high) a snapshot's tables hold: a column beside its `_ci_low`/`_ci_high` (or, for a
+    time, `_ci_low_ms`/`_ci_high_ms`)."""
+    found = set()
+    for path in snapshot.glob("tables/*/*.csv"):
+        table = pd.read_csv(path)
+        for column in table.columns:
+            for low, high in ((f"{column}_ci_low", f"{column}_ci_high"),
+                              (column.replace("_ms", "_ci_low_ms"), column.replace("_ms", "_ci_high_ms"))):
+                if low != column and {low, high} <= set(table.columns):
+                    for row in table[[column, low, high]].dropna().itertuples(index=False):
+                        found |= _formatted(*row)
+    return found
+
+
+def derived_now(snapshot: Path) -> list[str]:
+    """What today's code prints from the snapshot's tables beyond their rows: the claims' scorecard and how each
+    was judged, and each study's own tables (fitted exponents, pooled figures)."""
+    from jaxpitfalls import registry
+    from jaxpitfalls.report.reference.reference import table_paths
+    from jaxpitfalls.report.reference.rendered import kept_studies, snapshot_claims
+    from jaxpitfalls.report.scorecard import scorecard
+    from jaxpitfalls.report.tables.aggregate import read_tables, without_twins
+
+    claims, here = snapshot_claims(snapshot)
+    texts = [scorecard.scorecard_section(claims), scorecard.judging_section(claims, here)]
+    for study in kept_studies(snapshot):
+        tables = without_twins(read_tables(table_paths(snapshot, study), twins=True))
+        texts += [df.to_string() for _, _, df in registry.report(study).tables(tables)]
+    return texts
