@@ -38,6 +38,8 @@ MALFORMED = [
      "config studies.dispatch.base.layers = 0"),
     ("a misspelt key", {"studies": {"dispatch": {"measure": {"repeat": 5}}}},
      "config studies.dispatch.measure: unknown key 'repeat'"),
+    ("a key an earlier version named otherwise", {"studies": {"dispatch": {"measure": {"repeats": 5}}}},
+     "config studies.dispatch.measure: renamed since an earlier version: 'repeats' is now 'rounds'"),
     ("a string for a list", {"studies": {"tree_at": {"sweep": {"layers": "12"}}}},
      "config studies.tree_at.sweep.layers = '12'"),
     ("a value outside an enum", {"compare": {"gate_on": "median"}}, "config compare.gate_on = 'median'"),

@@ -30,11 +30,20 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# Keys renamed since an earlier version, by the block they sit in (the block's key, the old key): the new name, so
+# that a config written for that version is told what to write, not handed the list of known keys.
+RENAMED = {("measure", "repeats"): "rounds", ("measure", "first_pass_repeats"): "first_pass_rounds"}
+
+
 def _line(error: ValidationError) -> str:
     where = f"config {key_path(error.absolute_path)}"
     if error.validator == "additionalProperties":
         known = sorted(error.schema.get("properties", {}))
         unknown = sorted(set(error.instance) - set(known))
+        block = error.absolute_path[-1] if error.absolute_path else ""
+        renamed = [f"{old!r} is now {RENAMED[block, old]!r}" for old in unknown if (block, old) in RENAMED]
+        if renamed:
+            return f"{where}: renamed since an earlier version: {'; '.join(renamed)}"
         return f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} " \
                f"(known: {', '.join(known)})"
     if error.validator == "required":

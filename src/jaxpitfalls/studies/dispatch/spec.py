@@ -163,7 +163,7 @@ CLAIMS = {
                       "once is enough.")),
     "pipelining": Claim(
         "(beyond the write-up) filter_jit blocks on every call, so pipelining gains it less than jax.jit",
-        "equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously",
+        "not in the write-up (equinox >= 0.11.8 blocks inside filter_jit; jax.jit dispatches asynchronously)",
         beyond=True,
         rule="filter_jit's ratio to jit_flat higher pipelined than blocked (95% interval of the quotient above 1; "
              "below 1: not reproduced); not testable where jit_flat's own gain from dispatching back to back, the "

@@ -46,7 +46,8 @@ COMPONENTS = (
 
 BERT_4L_768H = {"layers": 4, "hidden": 768}  # the write-up's direct measurement
 
-HOST_PYTHON = "the host's Python speed (a TPU VM's there) and the library versions: Python time per transform"
+HOST_PYTHON = ("the host's Python speed (a host of 2 JAX devices there, its kind not named) and the library versions: "
+               "Python time per transform")
 
 # The gain's exponent in depth: O(N*L) against O(L) predicts 1, a gain that does not grow 0, a quadratic one 2.
 # The claim is an order, not an exponent: its band reaches halfway to the neighbouring orders (a fixed part per
