@@ -158,6 +158,16 @@ def sized(claim: dict[str, Any]) -> tuple[Size, Size | None]:
     return judged, aside
 
 
+def _where(cell: str) -> str:
+    """Where ours lies against the write-up's number, in words that size nothing (a row below the write-up's
+    structure is not sized): a size cell's `in range`, `3.80x smaller`, `**opposite direction**`."""
+    for word, said in (("in range", "inside the write-up's range"), ("smaller", "below the write-up's"),
+                       ("larger", "above the write-up's"), ("opposite", "in the opposite direction")):
+        if word in cell:
+            return said
+    return cell
+
+
 def size_cell(claim: dict[str, Any]) -> str:
     """The first write-up number's size (`sized`): the ceiling this hardware allows where the claim is not
     testable; an aside, ours measured like the write-up's number, named where it is not the headline."""
@@ -174,7 +184,7 @@ def size_cell(claim: dict[str, Any]) -> str:
             size(number, (headline.value, headline.low, headline.high), "")
         if there is None or there.held is None:
             return SMALLER_CELL
-        return f"{SMALLER_CELL[:-1]}; ours {there.cell.replace('**', '')})"  # shown, not scored
+        return f"{SMALLER_CELL[:-1]}; ours {_where(there.cell)})"  # where it lies, not a size: not scored
     judged, aside = sized(claim)
     if aside is None or aside.held is None:
         return judged.cell
