@@ -204,8 +204,8 @@ def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, s
     if not differ:
         return at, "at the write-up's structure", True
     here = " x ".join(f"{key} {short(ours[key])}" for key in differ)
-    return at, (f"at the write-up's model with {here} (the write-up's: {' x '.join(map(short, differ.values()))}), "
-                f"{BELOW_STRUCTURE}"), False
+    return at, (f"at the write-up's model shape with {here} (the write-up's: "
+                f"{' x '.join(map(short, differ.values()))}), {BELOW_STRUCTURE}"), False
 
 
 def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:

@@ -74,6 +74,8 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
     those that did not, and apart those no run here can size (`Number.unsized`), with why."""
     held, missed, apart = 0, [], []
     for study, (lead, *_) in theirs:
+        if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
+            continue
         if lead["numbers"] and lead["numbers"][0].unsized:
             apart.append(f"{study} {lead['key']} ({lead['numbers'][0].unsized})")
             continue

@@ -108,8 +108,8 @@ CLAIMS = {
         "the overhead depends on the model's structure (number of pytree leaves)",
         "~47 ms per step for BERT-base's tree",
         numbers=(Number(46.8, 47.2, " ms", structural=False, at=BERT_BASE_TREE,
-                        differs="the host's Python speed and equinox 0.11 there vs 0.13 here: the overhead is "
-                                "Python on the host"),),
+                        differs="the host's Python speed and equinox's version (not given there, 0.13 here): the "
+                                "overhead is Python on the host"),),
         rule="filter_jit - jit_partition (blocked) at the layers configuration farthest from the base in leaves, "
              "against the base's timed in that configuration's own job (paired in time): the overhead at more "
              "leaves minus at fewer (95% interval of the difference) above 0 reproduced, below 0 not reproduced. "
