@@ -50,6 +50,7 @@ def test_every_interval_a_snapshot_prints_is_in_its_tables_or_judged_from_them_n
     assert printed(report) and missing == []
 
 
+@pytest.mark.workflow  # seconds of drawing per snapshot: kept out of the fast tier
 @pytest.mark.parametrize("manifest", RENDERED, ids=lambda p: p.parent.name)
 def test_a_snapshot_renders_again_from_its_tables_byte_for_byte(manifest, tmp_path):
     from jaxpitfalls.report.reference.rendered import render

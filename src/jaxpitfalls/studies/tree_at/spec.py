@@ -198,24 +198,23 @@ CLAIMS = {
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
              f"(ratio of the two medians' 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
              f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced (run once, the "
-             f"first run is the fair comparison: once_run)",
-        accelerator="on a CPU the compiled call does the un-jitted steps' own host-memory work (sharded copies, "
-                    "the optimizer state), so what jitting removes, each operation's dispatch, is a small share of "
-                    "it; on a TPU the write-up's compiled call took 34.5 ms (on a GPU, where each operation is a "
-                    "kernel launch, jitting pays: docs/gpu)",
+             f"first run is the fair comparison: once_run). On a CPU the compiled call does the un-jitted steps' "
+             f"own host-memory work (sharded copies, the optimizer state), so what jitting removes, each "
+             f"operation's dispatch, is a small share: the write-up's effect is an accelerator's (docs/gpu)",
         advice=Advice("A compiled start-up is faster per call than its steps un-jitted, but it runs once: "
                       "jit it when its first run (with compilation) beats the un-jitted steps, or when it is "
                       "called again.",
-                      "Un-jitted, the start-up's steps are about as fast as the compiled call here: jitting it buys "
-                      "little per call, and its first run pays the compilation.",
+                      "Un-jitted, the start-up's steps are about as fast as the compiled call here: on a CPU, sharding "
+                      "and creating the optimizer state are memory copies with or without jit. Jit a start-up that "
+                      "runs more than once on an accelerator, where each un-jitted operation dispatches on its own.",
                       "Whether jitting the start-up pays depends on the device: on a CPU, sharding and creating the "
                       "optimizer state are memory copies with or without jit; on an accelerator each un-jitted "
                       "operation dispatches on its own, so jit a start-up that runs more than once there.")),
     "once_run": Claim(
         "(beyond the write-up) on this run's device, jitting a start-up that runs once pays for its compilation: "
         "its first run (trace + compile + run) beats the un-jitted steps",
-        "the write-up's numbers imply it on a TPU v4 without comparing them: a first run of 1.24 s against 1937 ms "
-        "step by step at BERT-4L-768H (1.56x)",
+        "the write-up's numbers imply it without comparing them (on its accelerator, a TPU v4 by its largest test): "
+        "a first run of 1.24 s against 1937 ms step by step at BERT-4L-768H (1.56x)",
         beyond=True,
         rule="each run once, cold: the un-jitted start-up's first call in its process (its operations compiling as "
              "they first run) over the jitted first run's median (trace + compile + run, a fresh jit per sample; "
