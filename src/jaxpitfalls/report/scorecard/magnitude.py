@@ -189,5 +189,5 @@ def size_cell(claim: dict[str, Any]) -> str:
     if aside is None or aside.held is None:
         return judged.cell
     number, ours = claim["numbers"][0], claim["ours"][0]
-    return (f"{judged.cell}; ours like theirs, {short(ours[0])}{'x' if number.unit.startswith('x') else number.unit}"
-            f": {aside.cell}")
+    unit = "x" if number.unit.startswith("x") else number.unit
+    return f"{judged.cell}; ours as we read their timing, {short(ours[0])}{unit}: {aside.cell}"

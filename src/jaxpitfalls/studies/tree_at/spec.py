@@ -131,7 +131,8 @@ CLAIMS = {
         "under JIT (compiled make_module_opt) batching makes a negligible difference",
         "negligible under JIT: ~35 ms a compiled call (34.50 ms measured, batched)",
         numbers=(Number(34.5, 34.5, " ms batched", structural=False, at=BERT_4L_768H,
-                        differs="a compiled call on a TPU there, on {here} here"),),
+                        differs="a compiled call on the write-up's accelerator there (a TPU v4, by its "
+                                "largest test), on {here} here"),),
         rule="the depths' ratios as one (geometric mean, 95% interval) within 0.9-1.1; wholly outside: not "
              "reproduced",
         advice=Advice("Tree manipulation inside a jitted function costs nothing per call, only at trace time.")),
