@@ -44,8 +44,8 @@ class Number:
     repeats at the same structure, so its size is judged here. Otherwise `differs` says what differs between
     the write-up's measurement and ours (host, accelerator, sizes, baseline; `{here}` names the run's device),
     and only the factor is shown: an absolute time or rate always depends on the host. `unsized`: why no run
-    here can size it (the write-up ties it to a topology or a dataset this run does not have, or it is another
-    claim's number, counted there): listed apart in the tally, never scored. `sized_by`: the claim that measures
+    here can size it (the write-up ties it to a topology or a dataset this run does not have): listed apart in the
+    tally, never scored. `sized_by`: the claim that measures
     this same write-up number as the write-up did, which sizes it (counted once, there). `scale`: the write-up's other
     dimensions that set the claim's size (batch, sequence length): a configuration of its model's shape (`at`) but
     other sizes is labelled with what differs and counted apart, never called the write-up's structure."""

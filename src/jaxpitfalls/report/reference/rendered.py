@@ -120,16 +120,15 @@ def render(snapshot: str | Path, why: str | None = None) -> dict[str, list[dict[
     kept = kept_studies(snapshot)
     claims, _ = snapshot_claims(snapshot)
     shifted = moved(claims, was, manifest.get("moved", {}), why)
+    claims = {s: [c | ({"moved": shifted[f"{s}.{c['key']}"]} if f"{s}.{c['key']}" in shifted else {}) for c in cs]
+              for s, cs in claims.items()}
     drawn_before = {p.relative_to(snapshot).as_posix() for p in (snapshot / "figures").rglob("*.png")}
     figures = [f for study in kept for f in _figures(snapshot, study, read_tables(table_paths(snapshot, study)))]
     inputs = {study: {"tables": table_paths(snapshot, study), "figures": str(snapshot / "figures" / study)}
               for study in kept}
     with tempfile.TemporaryDirectory() as tmp:
         build_report(inputs, settings, pd.read_csv(snapshot / "run_summary.csv"), str(snapshot / "report.md"),
-                     str(snapshot / FIGURE), f"{tmp}/findings.rst",
-                     {s: _not_run(s) for s in registry.names() if s not in kept},
-                     {tuple(key.split(".", 1)): move for key, move in shifted.items()})
-    manifest = json.loads((snapshot / MANIFEST).read_text())
+                     str(snapshot / FIGURE), f"{tmp}/findings.rst", claims)
     before = manifest.get("rejudged", {})
     for stale in drawn_before - set(figures):  # a study without tables has no section to show them
         (snapshot / stale).unlink()

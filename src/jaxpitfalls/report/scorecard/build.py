@@ -104,16 +104,15 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
 
 def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], summary: pd.DataFrame, out_md: str,
-    out_figure: str, out_landing: str | None = None, not_run: dict[str, list[dict[str, Any]]] | None = None,
-    moved: dict[tuple[str, str], dict[str, str]] | None = None,
+    out_figure: str, out_landing: str | None = None, judged: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
     """The report from its tables alone: per study `tables` (name -> CSV path) and `figures` (a directory of PNGs
     drawn from them); `settings` are the config keys the report shows (plan.report_settings), `summary` the run
     summary (run_summary.run_summary). A snapshot keeps all of them, so its report renders again from what it
     keeps (report/reference/rendered.py). Findings and the scorecard (with its figure, `out_figure`) open it; the
-    audit closes it. `not_run`: the claims of studies the run did not time, listed as not measured; `moved`:
-    (study, claim key) -> {was, why} for a verdict that moved since the run, said beside it. The findings also go
-    to `out_landing`, the HTML report's landing page (landing.py)."""
+    audit closes it. `judged`: every study's claims as judged already (a snapshot's, each moved verdict marked, the
+    studies it did not time listed as not measured), else they are judged here from the tables. The findings also
+    go to `out_landing`, the HTML report's landing page (landing.py)."""
     from ...contract.figures import save
     from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst
@@ -123,8 +122,8 @@ def build_report(
         spec, report = registry.spec(name), registry.report(name)
         found = read_tables(inputs["tables"], twins=True)
         tables = without_twins(found)
-        claims[name] = [row | ({"moved": moved[name, row["key"]]} if (name, row["key"]) in (moved or {}) else {})
-                        for row in study_claims(name, inputs["tables"], tables)]
+        if judged is None:
+            claims[name] = study_claims(name, inputs["tables"], tables)
         figures = [(png.stem, os.path.relpath(png, Path(out_md).parent))
                    for png in sorted(Path(inputs["figures"]).glob("*.png"))]
         sections.append(markdown.study_section(name, registry.description(name), spec, report, tables, settings,
@@ -135,14 +134,14 @@ def build_report(
         checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
                        settings["studies"][name]["target_s"])
-    claims |= not_run or {}
+    claims = claims if judged is None else judged
     save(claims_figure(claim_points(claims)), out_figure)
     title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE
     text = markdown.render([
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
-        scorecard.judging_section(claims, {name: device_here(env) for name, env in environments.items()}
-                                  | dict.fromkeys(not_run or {}, "this machine")),
+        scorecard.judging_section(claims, {name: device_here(environments[name]) if name in environments else
+                                           "this machine" for name in claims}),
         *sections,
         scorecard.rules_section(claims),
         "## Audit\n",
