@@ -237,3 +237,18 @@ def test_two_points_are_drawn_as_points_not_a_line():
     (series,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert series.lines[0].get_linestyle() == "-"
     plt.close("all")
+
+
+def test_the_scorecard_s_ratio_axis_over_many_decades_keeps_its_labels_apart():
+    """A 1500x point put 2000 beside 1000 at the axis' end, their labels run into each other."""
+    from jaxpitfalls.report.scorecard.claims_figure import claims_figure
+
+    long = "extraction: eager/jit = eager/jit_padded_async = eager/pipelined"  # the panel as narrow as published
+    points = pd.DataFrame({"label": [long, "b"], "unit": "x", "value": [0.5, 1500.0], "low": [0.25, 1200.0],
+                           "high": [0.8, 1800.0], "theirs_low": float("nan"), "theirs_high": float("nan"),
+                           "verdict": "reproduced", "supporting": False})
+    fig = claims_figure(points)
+    ax = fig.axes[0]
+    ticks = [t.get_position()[0] for t in ax.get_xticklabels() if t.get_text()]
+    assert min(ticks) <= 0.25 and max(ticks) >= 1800.0 and _closest_labels(ax) >= 0.9, ticks
+    plt.close(fig)

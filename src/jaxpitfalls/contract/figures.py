@@ -53,14 +53,13 @@ def _log_y(ax) -> None:
 
 def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
     """Ticks of a log axis at 1-2-5 steps from the step at or below `low` to the one at or above `high`, so that
-    every point drawn lies between two labelled ticks; over `most` of them, the decades and the two ends."""
-    steps = [m * 10.0 ** e for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
-             for m in (1, 2, 5)]
+    every point drawn lies between two labelled ticks; over `most` of them, whole decades from the one at or below
+    `low` to the one at or above `high` (an end beside a decade, 1000 and 2000, drew its labels into each other)."""
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    steps = [m * 10.0 ** e for e in range(first - 1, last + 1) for m in (1, 2, 5)]
     below, above = max(t for t in steps if t <= low), min(t for t in steps if t >= high)
     ticks = [t for t in steps if below <= t <= above]
-    if len(ticks) > most:
-        ticks = sorted({below, above, *(t for t in ticks if math.log10(t).is_integer())})
-    return ticks
+    return ticks if len(ticks) <= most else [10.0 ** e for e in range(first, last + 1)]
 
 
 def _spread_ticks(fig, ax) -> None:
