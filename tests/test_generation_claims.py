@@ -189,11 +189,13 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
     # the row below (slowed_cached) is the same measurement: said first, and one effect in the tally
     assert judged.measured.index("slowed_cached") < judged.measured.index("; both warmed short")
     assert judged.headline.value == pytest.approx(judged.ours[0][0])
-    assert SPEC.claims["distortion"].numbers[0].low == pytest.approx(0.173, abs=1e-3)  # 4.23 / 24.45: baseline held
+    theirs = SPEC.claims["distortion"].numbers[0]  # 2.44 / 16.32 as written to 4.23 / 24.45, baseline held
+    assert (theirs.low, theirs.high) == (0.15, 0.17)
 
 
 @pytest.mark.parametrize(("proper_std_ms", "retried", "expected"), [
-    (10.0, 0, "reproduced"),      # 2.9% on a quiet machine: no false alarm (the demonstration's 17% not judged)
+    (10.0, 0, "not testable"),    # 2.9% on a quiet machine: no false alarm, no interference to catch (the
+                                  # demonstration's 17% not judged)
     (40.0, 0, "not reproduced"),  # 11% on a machine the watch saw quiet: a false alarm of the 10% rule
     (40.0, 2, "reproduced"),      # 11% in a job caught busy: the rule read it right
     (10.0, 2, "not reproduced"),  # a job caught busy, no row above 10%: the rule missed it

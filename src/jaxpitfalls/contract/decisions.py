@@ -194,8 +194,8 @@ BELOW_STRUCTURE = f"smaller than the write-up's structure ({SUPPORTING})"
 
 def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, str, bool]:
     """Where a headline verdict is judged: the configuration of the write-up's model (`number.at`) where the run
-    has one, else the base configuration; the words that say which, naming the sizes that differ from the
-    write-up's (`number.scale`); whether it is the write-up's whole structure."""
+    has one, else the base configuration; the words that say which, naming the shape and the sizes that differ
+    from the write-up's (`number.scale`); whether it is the write-up's whole structure."""
     at = at_write_up_structure(table, number)
     if at is None:
         return base_id, f"at the base configuration, {BELOW_STRUCTURE}", False
@@ -203,9 +203,10 @@ def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, s
     differ = {key: theirs for key, theirs in number.scale.items() if key in ours and ours[key] != theirs}
     if not differ:
         return at, "at the write-up's structure", True
+    shape = " x ".join(f"{key} {short(value)}" for key, value in number.at.items())
     here = " x ".join(f"{key} {short(ours[key])}" for key in differ)
-    return at, (f"at the write-up's model shape with {here} (the write-up's: "
-                f"{' x '.join(map(short, differ.values()))}), {BELOW_STRUCTURE}"), False
+    return at, (f"at {shape} with {here} (the write-up's: {' x '.join(map(short, differ.values()))}), "
+                f"{BELOW_STRUCTURE}"), False
 
 
 def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:

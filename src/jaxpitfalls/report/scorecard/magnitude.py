@@ -140,6 +140,8 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
         cell, held = _factor_size(low, high, number.low, number.high)
     else:
         return Size("— (absolute: host-bound)", None, side_by_side)
+    if low == high:  # one measurement (a single trace): where it lies is said, no size is scored on it
+        return Size(f"{cell.replace('**', '')} (no interval: not scored)", None, side_by_side)
     return Size(cell, bool(held), side_by_side)  # a numpy bool is not `False`
 
 
@@ -170,7 +172,9 @@ def _where(cell: str) -> str:
 
 def size_cell(claim: dict[str, Any]) -> str:
     """The first write-up number's size (`sized`): the ceiling this hardware allows where the claim is not
-    testable; an aside, ours measured like the write-up's number, named where it is not the headline."""
+    testable; an aside, ours measured like the write-up's number, named where it is not the headline. Below the
+    write-up's structure, where ours lies is said only against a number the structure sets (an estimate for other
+    hardware says nothing of a smaller structure here)."""
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
         ceiling = claim.get("ceiling")
         if not ceiling:
@@ -180,7 +184,8 @@ def size_cell(claim: dict[str, Any]) -> str:
         return "—"
     number, headline = claim["numbers"][0], claim.get("headline")
     if claim.get("supporting") and not (number.unsized or number.sized_by):
-        there = None if headline is None or unit_word(headline.unit) != unit_word(number.unit) else \
+        there = None if headline is None or unit_word(headline.unit) != unit_word(number.unit) \
+            or not number.structural else \
             size(number, (headline.value, headline.low, headline.high), "")
         if there is None or there.held is None:
             return SMALLER_CELL

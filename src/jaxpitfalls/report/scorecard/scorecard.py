@@ -22,7 +22,7 @@ from ...contract.verdicts import (
 )
 from ...formatting import short
 from .magnitude import RULE as SIZE_RULE
-from .magnitude import size, size_cell, theirs_text, unit_word
+from .magnitude import size, size_cell, sized, theirs_text, unit_word
 from .markdown import table
 from .tally import tally
 
@@ -176,8 +176,9 @@ def _side_by_side(claim: dict[str, Any], here: str) -> str:
     pairs = [size(n, o, "").side_by_side for n, o in zip(claim["numbers"], claim["ours"], strict=True)
              if o and tuple(o) != shown]
     missing: dict[str, list[str]] = {}  # their numbers by unit (the write-up column says what each is)
-    for n, o in zip(claim["numbers"], claim["ours"], strict=True):
-        if not o:
+    sized_on_headline = sized(claim)[0].held is not None if claim["numbers"] else False
+    for i, (n, o) in enumerate(zip(claim["numbers"], claim["ours"], strict=True)):
+        if not o and not (i == 0 and sized_on_headline):  # the row's size cell sized the first on the headline
             missing.setdefault(unit_word(n.unit), []).append(theirs_text(replace(n, unit="")))
     if missing:
         pairs.append("; ".join(f"{', '.join(said)}{' ' * (unit[0] != 'x')}{unit}" for unit, said in missing.items())

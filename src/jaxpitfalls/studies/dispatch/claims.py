@@ -68,8 +68,10 @@ def _slower(run: Run) -> Judged:
     config_id, where, at_structure = run.headline("slower")
     fj = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
     slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
+    base = "" if config_id == run.base_id else (
+        f"; the base, a shorter step: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))} at {run.base_id}")
     return Judged(
-        measured=f"{ratio_interval(fj)} {where} ({config_id})",
+        measured=f"{ratio_interval(fj)} {where} ({config_id}){base}",
         reason=slower.reason,
         verdict=slower.verdict(),
         judged_ratio=ratio_of(fj),
@@ -261,7 +263,8 @@ def _attribution_complete(run: Run) -> Judged:
         return Judged(measured=f"Python around the program {python[0]:.3f} ms of a {ms(gap)} gap at {config_id}, "
                                f"from one profiler capture{where}", verdict=verdict(None),
                       reason="undecided: one capture says nothing of how much the next would differ (at the base "
-                             "they spread by several ms); 2 or more (the `captures` setting) give it an interval")
+                             "they spread by several ms); 2 or more (the `captures` setting) give it an interval",
+                      headline=Estimate(*(python[0] / gap.diff_ms,) * 3, "x", "traced Python / the gap, one capture:"))
     measured = (f"Python around the program {interval(*python, ' ms')} (mean of {captures} profiler captures, the "
                 f"interval with their spread) of a {ms(gap)} gap at {config_id}")
     if gap.diff_ci_low_ms <= 0:
@@ -292,5 +295,6 @@ def _inference_ok(run: Run) -> Judged:
                  "forward returns logits, no model or optimizer state)",
         reason=small.reason,
         verdict=small.verdict(),
-        headline=Estimate(*room, " ms", f"{INFERENCE_SHARE:g} x the step's overhead - the forward's"),
+        headline=Estimate(*room, " ms", f"forward +{forward.diff_ms:.3f} ms vs step +{step.diff_ms:.3f} ms: "
+                                        f"{INFERENCE_SHARE:g} x the step's - the forward's"),
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...contract.interface import Advice, Claim, Number
 
 FIRST_PASS_VARIANTS = ("jit", "jit_padded")  # padding's pair, judged on whole first passes
-QWEN2_05B = {"layers": 24, "hidden": 896}  # the write-up's model's shape
+QWEN2_05B = {"layers": 24, "hidden": 896}  # Qwen2-0.5B's depth and width: the write-up names no size
 WRITE_UP_BATCH = {"batch": 32, "max_len": 512}  # the batch shape its compile log shows: [[32, 512]]
 AT_WRITE_UP_PASS = {"structural": False, "at": QWEN2_05B, "scale": WRITE_UP_BATCH}
 
@@ -64,7 +64,8 @@ def fix_rule(slow: str, fast: str) -> str:
             "the fix's largest possible gain here lies below the write-up's estimate")
 
 FIX_ESTIMATED = ("estimated for an accelerator, where copies and Python weigh differently against the forward, on a "
-                 "Qwen2 whose size it does not give; measured here on {here}, at Qwen2-0.5B's shape")
+                 "Qwen2 whose size it does not give; measured here on {here}, at Qwen2-0.5B's depth and width (a "
+                 "smaller vocabulary and MLP)")
 # The write-up's other numbers for a fix: its conclusion's total ("Total potential: 10-20x faster") for all the fixes
 # together, which the same measurement sizes (eager / pipelined, paired: measured, not multiplied from phases);
 # phase 2's "additional 1.5-2x" is pipelining's own range, said in its row.

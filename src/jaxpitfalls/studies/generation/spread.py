@@ -2,7 +2,8 @@
 is, against what every job watches: the machine while timing (contention.py), recorded per job in the checks
 table. The rule is the write-up's own, applied as written (a row's std / mean against 10%, a point estimate), so
 the verdict says how it would have read our measurements: an alarm on a job the watch saw quiet is a false one,
-a job the watch caught busy with no alarm a miss."""
+a job the watch caught busy with no alarm a miss. With no job busy and no alarm nothing was tested: whether the
+rule catches interference needs interference to catch."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 from ...contract.decisions import verdict
 from ...contract.tables import demonstrated
-from ...contract.verdicts import Estimate, Judged
+from ...contract.verdicts import NOT_TESTABLE, Estimate, Judged
 
 INTERFERENCE_SPREAD = 0.10  # the write-up's "std above 10%"
 
@@ -39,7 +40,7 @@ def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame) -> Judged:
                   f"{checks.steal_share_max.max():.0%}): {len(false_alarms)} false alarms of the 10% rule"
                   + (f" ({named})" if named else "") + f", {len(missed)} busy jobs it missed"
                   + (f" ({', '.join(missed)})" if missed else "") + beside),
-        verdict=verdict(false_alarms.empty and not missed),
+        verdict=NOT_TESTABLE if false_alarms.empty and not busy.any() else verdict(false_alarms.empty and not missed),
         headline=Estimate(*(float(len(false_alarms)),) * 3, " false alarms",
                           f"the 10% rule ({int(busy.sum())} jobs busy, {len(missed)} missed):"),
     )

@@ -26,6 +26,7 @@ from .derived import (
     stepped_row,
     transforms_of,
     un_jitted_over,
+    unsharded_note,
 )
 from .report import exponent_text
 from .spec import DOMINATES, FAR_LESS, JIT_GAIN, LINEAR_BAND, ORDER_BAND, SPEC, START_UP_STEPS
@@ -141,17 +142,20 @@ def _first_run_linear(run: Run) -> Judged:
 
 @JUDGES("jit_negligible")
 def _jit_negligible(run: Run) -> Judged:
+    """Both variants' start-ups lowering to one program in every job is the verdict (the timing a check)."""
     steady = ratios(run, "steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
+    each = ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples())
+    timed = f"{each} transforms" if len(steady) == 1 else f"{interval(*overall, 'x')} over all depths ({each})"
+    ours = (per_call(run, "jit_negligible", SPEC.floor, "steady"),)
+    if one_program := one_program_in_every_job(run):
+        return Judged(measured=f"both variants lower to one program in every job ({one_program}): their compiled "
+                               f"calls run the same program; timed as a check, {timed}",
+                      verdict=verdict(True), ours=ours,
+                      headline=Estimate(*overall, "x", "same program in every job; compiled, unbatched / batched"))
     negligible = decide(overall[1], overall[2], 0.9, 1.1, holds="inside", log=True, of="the ratio over all depths")
-    return Judged(
-        measured=(f"{interval(*overall, 'x')} over all depths (" + ", ".join(
-            f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples()) + ")"),
-        reason=negligible.reason,
-        verdict=negligible.verdict(),
-        headline=Estimate(*overall, "x", "compiled, unbatched / batched"),
-        ours=(per_call(run, "jit_negligible", SPEC.floor, "steady"),),
-    )
+    return Judged(measured=timed, reason=negligible.reason, verdict=negligible.verdict(), ours=ours,
+                  headline=Estimate(*overall, "x", "compiled, unbatched / batched"))
 
 
 @JUDGES("less_compilation")
@@ -168,7 +172,8 @@ def _less_compilation(run: Run) -> Judged:
     if one_program := one_program_in_every_job(run):
         return Judged(measured=f"both variants' jitted start-ups lower to one program in every job ({one_program}):"
                                f" XLA compiles the same program for both; {measured}",
-                      verdict=verdict(False), headline=Estimate(1, 1, 1, " programs", "both variants compile"))
+                      verdict=verdict(False), headline=Estimate(*compile_ratio, "x", "same program in every job; "
+                                                                "XLA compile time unbatched / batched"))
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
     return Judged(measured=measured, reason=less.reason, verdict=less.verdict(),
                   headline=Estimate(*compile_ratio, "x", "XLA compile time unbatched / batched"))
@@ -176,15 +181,13 @@ def _less_compilation(run: Run) -> Judged:
 
 @JUDGES("init_faster")
 def _init_faster(run: Run) -> Judged:
-    init_at = run.at("init_faster")
-    init = row(ratios(run, "first_run"), config_id=init_at or run.base_id)
+    init = row(ratios(run, "first_run"), config_id=run.at("faster") or run.base_id)
     faster = decide(init.ratio_ci_low, init.ratio_ci_high, 1.5, log=True)
     return Judged(
         measured=(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
                   f"({int(init.transforms)} transforms)"),
         reason=faster.reason,
         verdict=faster.verdict(),
-        ours=(None if init_at is None else ratio_of(init),),
         judged_ratio=ratio_of(init),
         headline=Estimate(*ratio_of(init), "x", "whole first run unbatched / batched"),
     )
@@ -221,7 +224,7 @@ def _variance(run: Run) -> Judged:
         reason=far_less.reason,
         verdict=far_less.verdict(),
         judged_ratio=overall,
-        headline=Estimate(*overall, "x", "relative IQR unbatched / batched"),
+        headline=Estimate(*overall, "x", f"absolute IQR {absolute}; relative, unbatched / batched"),
         bound=reference_bound(spread, reference),
     )
 
@@ -234,14 +237,16 @@ def _setup_split(run: Run) -> Judged:
     shares = {step: tuple(stepped[f"step_{step}_{k}"] for k in ("share", "share_ci_low", "share_ci_high"))
               for step in START_UP_STEPS}
     minor = decide(*shares["apply"][1:], DOMINATES, holds="below", of="apply's share")
+    unsharded = unsharded_note(run, stepped.config_id)
     return Judged(
-        measured=(f"batched, un-jitted, {where} ({stepped.config_id}): " + ", ".join(
+        measured=(f"batched, un-jitted, {where}{unsharded} ({stepped.config_id}): " + ", ".join(
             f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
             for step, s in shares.items())
             + f": shares of the four steps' time in each call (the whole start-up: {stepped.median_ms:.0f} ms)"),
         reason=minor.reason,
         verdict=minor.verdict(),
-        headline=Estimate(*(100 * x for x in shares["apply"]), "%", "apply's share"),
+        headline=Estimate(*(100 * x for x in shares["apply"]), "%",
+                          "apply's share" + (", no leaf sharded" if unsharded else "")),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
     )
 
@@ -253,7 +258,8 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
     gain, compiled = un_jitted_over(run, stepped, "steady")
     massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
-    measured = (f"batched, {where} ({stepped.config_id}): un-jitted {stepped.median_ms:.1f} ms / compiled call "
+    measured = (f"batched, {where}{unsharded_note(run, stepped.config_id)} ({stepped.config_id}): un-jitted "
+                f"{stepped.median_ms:.1f} ms / compiled call "
                 f"{compiled:.1f} ms = {interval(*gain, 'x')}")
     return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
                   ours=(gain if at_structure else None,), judged_ratio=gain,
@@ -279,9 +285,8 @@ def _once_run(run: Run) -> Judged:
 
 @JUDGES("same_result")
 def _same_result(run: Run) -> Judged:
-    """The guard every job runs before timing, read as the verdict on the write-up's "same functionality": a job
-    whose variants differ fails (its log names the difference), so the jobs a report holds show the claim true,
-    each comparison its evidence; a result from before the guard recorded its comparison counts for neither."""
+    """The guard every job runs before timing, read as the verdict on "same functionality": a job whose variants
+    differ fails (its log names the difference), so each job a report holds is evidence for the claim."""
     checks = run.tables["checks"]
     recorded = checks[checks.outputs_exact.notna()]
     if recorded.empty:

@@ -81,6 +81,16 @@ def stepped_row(run: Run, key: str, variant: str = SPEC.floor) -> tuple[pd.Serie
     return found, where, at_structure
 
 
+def unsharded_note(run: Run, config_id: str) -> str:
+    """Words saying a job sharded no leaf (one device): the write-up's start-up shards onto several devices, so
+    its shard step moves data between them and this job's does not; '' where the job sharded leaves."""
+    checks = row(run.tables["checks"], config_id=config_id)
+    if checks.get("structure_sharded_leaves", 1) != 0:
+        return ""
+    return (f" on {int(checks.structure_devices)} device, no leaf sharded (the write-up shards onto several: its "
+            "shard step moves data between devices, this one does not)")
+
+
 NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
 
 
