@@ -95,8 +95,8 @@ def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest(
             "generation": [claim("slowed", "inconclusive"), claim("off", "inconclusive", restates="slowed")]}
     assert tally(rows).endswith(
         "4 effects in the write-ups' 5 claims: 1 yes, size not compared; 2 inconclusive; 1 not testable. Of "
-        "these effects, 2 were judged only at a structure smaller than the write-up's (supporting only: 1 yes, size "
-        "not compared; 1 inconclusive)")
+        "these effects, 2 were judged only at a structure smaller than the write-up's or on another device (supporting "
+        "only: 1 yes, size not compared; 1 inconclusive)")
 
 
 def test_a_claim_restates_only_another_judged_claim_of_its_study():

@@ -22,6 +22,9 @@ UNSTABLE = "unstable"
 # (contract.decisions.judged_at, dispatch's width_note): the engine marks such a verdict (`Judged.supporting`) from
 # these words, so the scorecard's tally counts apart exactly what its cells say.
 SUPPORTING = "supporting only"
+# What it says where the verdict rests on another kind of device than the write-up's effect needs (an accelerator's
+# effect judged on a CPU, a sharding judged on one device): supporting only too, marked as such in `ours`.
+ANOTHER_DEVICE = f"on another device than the write-up's ({SUPPORTING})"
 
 
 def speedup_removing(total: float, removable: float) -> float:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ...contract.interface import Number
-from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE
+from ...contract.verdicts import ANOTHER_DEVICE, CHECKED, NOT_MEASURED, NOT_TESTABLE
 from ...formatting import short
 
 TOLERANCE = 1.5  # effects and exponents: the factor within which a write-up's number held in size
@@ -110,6 +110,7 @@ def _points(number: Number, low: float, high: float) -> tuple[str, bool]:
 
 UNSIZED_CELL = "— (not sizable here)"
 SMALLER_CELL = "— (smaller structure)"  # judged below the write-up's structure: its size is not the write-up's
+DEVICE_CELL = "— (another device)"  # judged on another device than the write-up's effect needs: nor is this
 
 
 def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> Size:
@@ -184,6 +185,8 @@ def size_cell(claim: dict[str, Any]) -> str:
         return "—"
     number, headline = claim["numbers"][0], claim.get("headline")
     if claim.get("supporting") and not (number.unsized or number.sized_by):
+        if ANOTHER_DEVICE in claim["measured"]:
+            return DEVICE_CELL
         there = None if headline is None or unit_word(headline.unit) != unit_word(number.unit) \
             or not number.structural else \
             size(number, (headline.value, headline.low, headline.high), "")

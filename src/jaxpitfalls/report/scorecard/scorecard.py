@@ -11,6 +11,7 @@ import pandas as pd
 
 from ...contract.decisions import interval
 from ...contract.verdicts import (
+    ANOTHER_DEVICE,
     CHECKED,
     INCONCLUSIVE,
     NOT_MEASURED,
@@ -80,6 +81,7 @@ def estimate_text(estimate: Estimate) -> str:
 
 
 SUPPORTING_MARK = " (smaller than the write-up's)"  # after `ours`: judged below its structure, supporting only
+DEVICE_MARK = " (another device than the write-up's)"  # after `ours`: judged on another device, supporting only
 
 
 def ours_cell(claim: dict[str, Any]) -> str:
@@ -88,14 +90,17 @@ def ours_cell(claim: dict[str, Any]) -> str:
     headline = claim.get("headline")
     if headline is None:
         return "—"
-    return estimate_text(headline) + (SUPPORTING_MARK if claim.get("supporting") else "")
+    if not claim.get("supporting"):
+        return estimate_text(headline)
+    return estimate_text(headline) + (DEVICE_MARK if ANOTHER_DEVICE in claim["measured"] else SUPPORTING_MARK)
 
 
 HOW_TO_READ = (
     "`ours`: the number the verdict rests on, with its 95% interval; `{mark}` marks one judged below the write-up's "
     "structure (a smaller model, batch or sequence: \"How each claim was judged\" names which; supporting only, "
-    "counted apart). `size`: the write-up's first number against ours ({rule}); `(not sizable here)`: one no run "
-    "here can size (why: in the tally). `verdict`: the "
+    "counted apart), `{device}` one judged on another device than the write-up's effect needs (an accelerator's on "
+    "a CPU, sharding on one device; supporting only, counted apart). `size`: the write-up's first number against "
+    "ours ({rule}); `(not sizable here)`: one no run here can size (why: in the tally). `verdict`: the "
     "direction, by the claim's rule (under \"The rules\"): `yes` holds here, `**no**` does not, `inconclusive` the "
     "interval straddles the rule's edge, `not testable` the largest effect this hardware can show lies below the "
     "write-up's claimed size, `unstable` worker processes disagreed, `checked` every job checks it, `not measured` "
@@ -128,7 +133,7 @@ def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | Non
                           table(shown), ""])
     shown = [f"![Each claim's number here (95% interval) beside the write-up's]({figure})", ""] if figure else []
     return "\n".join(["## Reproduction scorecard", "", f"{tally(claims)}.", "",
-                      HOW_TO_READ.format(mark=SUPPORTING_MARK.strip(), rule=SIZE_RULE), "",
+                      HOW_TO_READ.format(mark=SUPPORTING_MARK.strip(), device=DEVICE_MARK.strip(), rule=SIZE_RULE), "",
                       table(pd.DataFrame(rows)), "", *shown])
 
 
@@ -183,7 +188,9 @@ def _side_by_side(claim: dict[str, Any], here: str) -> str:
     if missing:
         pairs.append("; ".join(f"{', '.join(said)}{' ' * (unit[0] != 'x')}{unit}" for unit, said in missing.items())
                      + ": not measured here")
-    said = dict.fromkeys(n.differs.format(here=here) for n in claim["numbers"] if not n.structural)
+    paired = enumerate(zip(claim["numbers"], claim["ours"], strict=True))
+    said = dict.fromkeys(n.differs.format(here=here) for i, (n, o) in paired
+                         if not n.structural and (o or not (i == 0 and sized_on_headline)))
     differs = [d for d in said if not any(d != other and d in other for other in said)]  # each said once
     return "; ".join(pairs) + (f" ({'; '.join(differs)})" if differs and pairs else "")
 

@@ -126,7 +126,7 @@ def _write_ups_tally(claims: dict[str, list[Row]]) -> str:
     supporting = [g for g in theirs if g[0].get("supporting")]
     rows = sum(len(g) for g in theirs)
     apart = (f". Of these effects, {len(supporting)} were judged only at a structure smaller than the write-up's "
-             f"(supporting only: {_counted(supporting)})") if supporting else ""
+             f"or on another device (supporting only: {_counted(supporting)})") if supporting else ""
     beyond = f". {len(ours)} beyond them: {_counted(ours)}" if ours else ""
     return (f"{numbers_line(by_study)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
             f"{apart}{beyond}")

@@ -67,8 +67,7 @@ INFERENCE_SHARE = 0.5
 ALL_OF_GAP = 0.9
 # "leaves ~0 ms of per-call overhead": at most this share of filter_jit's own per-call steps left (traced)
 LEFT_OF_OVERHEAD = 0.1
-# Why the flatten mode's share does not judge partition_free (its evidence in decisions.md)
-UNPAIRED = "an earlier reference run's two shares disagreed: docs/decisions.md#unpaired-no-op-share"
+UNPAIRED = "an earlier reference run's two shares disagreed: docs/decisions.md#unpaired-no-op-share"  # why not
 # filter_jit's own steps around the program on every call (trace components, each with the partitioning, combining
 # and flattening it calls): what partitioning once and combining inside jax.jit removes
 PER_CALL_STEPS = ("_preprocess", "_postprocess")
@@ -90,9 +89,9 @@ CLAIMS = {
         advice=Advice("In a training loop, partition the model once and call jax.jit on its arrays, combining inside "
                       "the program, instead of eqx.filter_jit on the whole model.",
                       "eqx.filter_jit cost no more than jit + partition at this structure: keep it.",
-                      "At the write-up's structure this run cannot tell filter_jit's fixed per-step cost from the "
-                      "step's own spread, though the same pytree shows it on a short step: where steps are short, "
-                      "partition once and call jax.jit instead.")),
+                      "At BERT-base's width (a smaller batch and sequence than the write-up's) this run cannot tell "
+                      "filter_jit's fixed per-step cost from the step's own spread, though the same pytree shows it "
+                      "on a short step: where steps are short, partition once and call jax.jit instead.")),
     "where": Claim(
         "of filter_jit's pre/postprocessing outside the compiled program, _postprocess + combine is most",
         "_postprocess + combine 73% in its table (74% in its summary); the traced step 3: 156.63 vs 109.43 ms",
@@ -100,7 +99,8 @@ CLAIMS = {
                  *(Number(ms, ms, f" ms traced step {variant}", structural=False, at=BERT_BASE, differs=TRACED_STEP)
                    for ms, variant in ((156.63, "filter_jit"), (109.43, "jit_partition")))),
         rule="_postprocess (with combine) takes more than half of the two in the traced step (one trace: no "
-             "interval), at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree",
+             "interval), at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree (the "
+             "split is Python walking the pytree's leaves: batch and sequence set the arrays' sizes, not the leaves)",
         advice=Advice("Where a call must go through filter_jit, return small outputs: rebuilding a large output "
                       "pytree (_postprocess + combine) is most of its overhead per call (not of the call).",
                       "Most of filter_jit's cost here is splitting its inputs: pass it fewer leaves.")),

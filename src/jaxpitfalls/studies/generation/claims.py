@@ -18,7 +18,7 @@ from ...contract.decisions import (
 )
 from ...contract.judging import Judges, Run, not_probed, once_per_run
 from ...contract.tables import demonstrated, per_second
-from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
+from ...contract.verdicts import CHECKED, NOT_MEASURED, Estimate, Judged
 from ...harness.stats import ratio_of_estimates
 from .report import pitfall
 from .spec import SCAN_BEATS, SPEC, UNDISTORTED
@@ -273,7 +273,7 @@ def _slowed(run: Run, variant: str, demo_id: str, same: dict, over: str | None =
 
 @JUDGES("trial_variance")
 def _trial_variance(run: Run) -> Judged:
-    return spread_against_watch(run.tables["steps"], run.tables["checks"])
+    return spread_against_watch(run.tables["steps"], run.tables["checks"], run.backend)
 
 
 @JUDGES("memory_profiling")
@@ -286,6 +286,6 @@ def _memory_profiling(run: Run) -> Judged:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: the {run.backend} backend's memory_stats() "
                                                      f"reported no peak in any of {len(checks)} jobs (host resident "
                                                      f"peak up to {host:.0f} MB)")
-    return Judged(verdict=verdict(len(peaks) == len(checks)),
+    return Judged(verdict=CHECKED if len(peaks) == len(checks) else verdict(False),
                   measured=f"device peak_bytes_in_use recorded by {len(peaks)} of {len(checks)} jobs: up to "
                            f"{peaks.max():.0f} MB (host resident peak up to {host:.0f} MB)")

@@ -207,8 +207,8 @@ CLAIMS = {
     "memory_profiling": Claim(
         "measure memory with device.memory_stats() peaks", "bytes_in_use, peak_bytes_in_use",
         rule="every timing job records the device's peak_bytes_in_use from memory_stats() beside the host's "
-             "resident peak (the audit's checks table): recorded by every job reproduced (the method works on this "
-             "backend), by none not measured",
+             "resident peak (the audit's checks table): recorded by every job checked (the API answers on this "
+             "backend; the write-up's peak after minus peak before is not exercised), by none not measured",
         accelerator="a CPU backend's memory_stats() reports no peak (the host's resident peak is the memory there)",
         advice=Advice("Record the device's peak_bytes_in_use (memory_stats()) with every result; on a CPU, the "
                       "process's resident peak.")),

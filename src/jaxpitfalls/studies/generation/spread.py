@@ -3,7 +3,8 @@ is, against what every job watches: the machine while timing (contention.py), re
 table. The rule is the write-up's own, applied as written (a row's std / mean against 10%, a point estimate), so
 the verdict says how it would have read our measurements: an alarm on a job the watch saw quiet is a false one,
 a job the watch caught busy with no alarm a miss. With no job busy and no alarm nothing was tested: whether the
-rule catches interference needs interference to catch."""
+rule catches interference needs interference to catch. The watch sees the host only, so on an accelerator an alarm
+it calls false may be the device's own (throttling, another tenant): nothing there refutes the rule."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ...contract.verdicts import NOT_TESTABLE, Estimate, Judged
 INTERFERENCE_SPREAD = 0.10  # the write-up's "std above 10%"
 
 
-def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame) -> Judged:
+def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame, backend: str = "cpu") -> Judged:
     """The write-up's rule on every proper row (each worker process's, or pooled: as the run's tables hold them):
     no false alarm (a row above 10% in a job the watch saw quiet) and no miss (a job caught busy with no row above
     10%) reproduces it; either refutes it. The warmup demonstration's rows are shown beside it, not judged: it
@@ -40,7 +41,8 @@ def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame) -> Judged:
                   f"{checks.steal_share_max.max():.0%}): {len(false_alarms)} false alarms of the 10% rule"
                   + (f" ({named})" if named else "") + f", {len(missed)} busy jobs it missed"
                   + (f" ({', '.join(missed)})" if missed else "") + beside),
-        verdict=NOT_TESTABLE if false_alarms.empty and not busy.any() else verdict(false_alarms.empty and not missed),
+        verdict=NOT_TESTABLE if (false_alarms.empty and not busy.any()) or (backend != "cpu" and not missed)
+        else verdict(false_alarms.empty and not missed),
         headline=Estimate(*(float(len(false_alarms)),) * 3, " false alarms",
                           f"the 10% rule ({int(busy.sum())} jobs busy, {len(missed)} missed):"),
     )

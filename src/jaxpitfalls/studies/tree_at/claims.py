@@ -9,11 +9,13 @@ import pandas as pd
 
 from ...contract.decisions import Decision, decide, interval, median_of, ratio_interval, ratio_of, row, verdict
 from ...contract.judging import Judges, Run
-from ...contract.verdicts import NOT_MEASURED, Estimate, Judged
+from ...contract.verdicts import ANOTHER_DEVICE, NOT_MEASURED, NOT_TESTABLE, Estimate, Judged
 from ...formatting import short
 from ...harness.stats import geometric_mean_ratio, marginal_cost_ratio, power_law_exponent, ratio_of_estimates
 from .derived import (
+    NO_YARDSTICK,
     NOT_STEPPED,
+    absolute_iqr_ms,
     anchored_first_runs,
     exponents,
     median,
@@ -205,24 +207,21 @@ def _variance(run: Run) -> Judged:
     if reference is not None:
         measured += (f"; a fixed pytree rebuild timed in the same rounds: "
                      f"{', '.join(f'{m:.1%} at {at[c]}' for c, m in reference.items())}")
-
-    def iqr_ms(config_id: str, variant: str) -> float:
-        found = row(direct, config_id=config_id, variant=variant)
-        return found.relative_iqr * found.median_ms
-
-    absolute = ", ".join(f"{iqr_ms(c, 'unbatched'):.2f} vs {iqr_ms(c, SPEC.floor):.2f} ms" for c in spread)
+    absolute = ", ".join(f"{absolute_iqr_ms(direct, c, 'unbatched'):.2f} vs "
+                         f"{absolute_iqr_ms(direct, c, SPEC.floor):.2f} ms" for c in spread)
     if any(b[1] <= 0 for _, b in spread.values()):  # no ratio, so no bound it could refute either
         return Judged(measured=f"relative IQR unbatched vs batched in the direct mode: {measured}; "
                                "a batched interval reaches 0: no ratio", verdict=verdict(None))
     each = [ratio_of_estimates(u[0], u[1:], b[0], b[1:]) for u, b in spread.values()]
     overall = geometric_mean_ratio(*zip(*each, strict=True))
     far_less = decide(overall[1], overall[2], FAR_LESS, log=True, of="unbatched / batched")
+    untested = reference is None and far_less.outcome is False  # no yardstick: a "no" may be this run's conditions
     return Judged(
         measured=(f"relative IQR unbatched / batched {interval(*overall, 'x')} over all depths (direct mode: "
                   f"{measured}); the write-up's quantity, absolute: IQR {absolute} (a spread shrinks with the "
                   f"time it spreads)"),
-        reason=far_less.reason,
-        verdict=far_less.verdict(),
+        reason=NO_YARDSTICK if untested else far_less.reason,
+        verdict=NOT_TESTABLE if untested else far_less.verdict(),
         judged_ratio=overall,
         headline=Estimate(*overall, "x", f"absolute IQR {absolute}; relative, unbatched / batched"),
         bound=reference_bound(spread, reference),
@@ -247,7 +246,7 @@ def _setup_split(run: Run) -> Judged:
         verdict=minor.verdict(),
         headline=Estimate(*(100 * x for x in shares["apply"]), "%",
                           "apply's share" + (", no leaf sharded" if unsharded else "")),
-        ours=(tuple(100 * x for x in shares["apply"]) if at_structure else None,),
+        ours=(tuple(100 * x for x in shares["apply"]) if at_structure and not unsharded else None,),
     )
 
 
@@ -258,9 +257,11 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED, ours=(None,))
     gain, compiled = un_jitted_over(run, stepped, "steady")
     massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
+    on_cpu = (f"; on a CPU, {ANOTHER_DEVICE}: the write-up's effect is un-jitted operations dispatched one by one "
+              "to an accelerator" if run.backend == "cpu" else "")
     measured = (f"batched, {where}{unsharded_note(run, stepped.config_id)} ({stepped.config_id}): un-jitted "
                 f"{stepped.median_ms:.1f} ms / compiled call "
-                f"{compiled:.1f} ms = {interval(*gain, 'x')}")
+                f"{compiled:.1f} ms = {interval(*gain, 'x')}{on_cpu}")
     return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
                   ours=(gain if at_structure else None,), judged_ratio=gain,
                   headline=Estimate(*gain, "x", "un-jitted / compiled call"))
@@ -287,8 +288,7 @@ def _once_run(run: Run) -> Judged:
 def _same_result(run: Run) -> Judged:
     """The guard every job runs before timing, read as the verdict on "same functionality": a job whose variants
     differ fails (its log names the difference), so each job a report holds is evidence for the claim."""
-    checks = run.tables["checks"]
-    recorded = checks[checks.outputs_exact.notna()]
+    checks, recorded = run.tables["checks"], run.tables["checks"].dropna(subset=["outputs_exact"])
     if recorded.empty:
         return Judged(verdict=NOT_MEASURED, measured="not measured: no job recorded its comparison of the variants")
     exact = recorded.outputs_exact.astype(bool)

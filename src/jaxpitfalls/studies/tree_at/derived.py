@@ -11,7 +11,7 @@ import pandas as pd
 from ...contract.decisions import median_of, row
 from ...contract.judging import Run, once_per_run
 from ...contract.tables import variants_only
-from ...contract.verdicts import Bound
+from ...contract.verdicts import ANOTHER_DEVICE, Bound
 from ...harness.stats import ratio_of_estimates
 from .report import scaling
 from .spec import ANCHOR, FAR_LESS, REFERENCE, SPEC
@@ -88,7 +88,7 @@ def unsharded_note(run: Run, config_id: str) -> str:
     if checks.get("structure_sharded_leaves", 1) != 0:
         return ""
     return (f" on {int(checks.structure_devices)} device, no leaf sharded (the write-up shards onto several: its "
-            "shard step moves data between devices, this one does not)")
+            f"shard step moves data between devices, this one does not; {ANOTHER_DEVICE})")
 
 
 NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measure.step_by_step)"
@@ -113,6 +113,16 @@ def reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str,
     if (direct.variant != REFERENCE).all():
         return None
     return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
+
+
+def absolute_iqr_ms(direct: pd.DataFrame, config_id: str, variant: str) -> float:
+    """A variant's IQR in ms in the direct mode: the write-up's absolute spread, beside the relative one judged."""
+    found = row(direct, config_id=config_id, variant=variant)
+    return found.relative_iqr * found.median_ms
+
+
+NO_YARDSTICK = ("not testable in this run: no fixed workload was timed beside it, so what spread this run's "
+                "conditions put on any workload is unknown (a job since times one)")
 
 
 def reference_bound(spread: dict[str, list], reference: dict[str, float] | None) -> Bound | None:
