@@ -146,19 +146,16 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
     return Size(cell, bool(held), side_by_side)  # a numpy bool is not `False`
 
 
-def sized(claim: dict[str, Any]) -> tuple[Size, Size | None]:
-    """The size the scorecard judges a claim by, and an aside: the headline (the number the verdict rests on)
-    against the write-up's first number where the two are in one unit and the headline is at the write-up's
-    structure; else ours measured for that number. Where both exist and differ, the other is the aside: generation's
-    cache is sized on its warm pair, what the write-up says it timed, and its loop compiling per length (what the
-    write-up's tokens per second suggest its baseline did, which it does not say) is only beside it."""
+def sized(claim: dict[str, Any]) -> Size:
+    """The size the scorecard judges a claim by: the headline (the number the verdict rests on) against the
+    write-up's first number where the two are in one unit and the headline is at the write-up's structure; else
+    ours measured for that number. One size a row: generation's cache is sized on its warm pair, what the write-up
+    says it timed; another reading of its timing (a conjecture) is only under "How each claim was judged"."""
     number, ours, headline = claim["numbers"][0], claim["ours"][0], claim.get("headline")
     same_unit = headline is not None and unit_word(headline.unit) == unit_word(number.unit)
     if not same_unit or claim.get("supporting"):
-        return size(number, ours, ""), None
-    judged = size(number, (headline.value, headline.low, headline.high), "")
-    aside = None if ours is None or ours[0] == headline.value else size(number, ours, "")
-    return judged, aside
+        return size(number, ours, "")
+    return size(number, (headline.value, headline.low, headline.high), "")
 
 
 def _where(cell: str) -> str:
@@ -173,7 +170,7 @@ def _where(cell: str) -> str:
 
 def size_cell(claim: dict[str, Any]) -> str:
     """The first write-up number's size (`sized`): the ceiling this hardware allows where the claim is not
-    testable; an aside, ours measured like the write-up's number, named where it is not the headline. Below the
+    testable. Below the
     write-up's structure, where ours lies is said only against a number the structure sets (an estimate for other
     hardware says nothing of a smaller structure here)."""
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
@@ -193,9 +190,4 @@ def size_cell(claim: dict[str, Any]) -> str:
         if there is None or there.held is None:
             return SMALLER_CELL
         return f"{SMALLER_CELL[:-1]}; ours {_where(there.cell)})"  # where it lies, not a size: not scored
-    judged, aside = sized(claim)
-    if aside is None or aside.held is None:
-        return judged.cell
-    number, ours = claim["numbers"][0], claim["ours"][0]
-    unit = "x" if number.unit.startswith("x") else number.unit
-    return f"{judged.cell}; ours as we read their timing, {short(ours[0])}{unit}: {aside.cell}"
+    return sized(claim).cell

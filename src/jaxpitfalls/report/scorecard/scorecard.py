@@ -181,7 +181,7 @@ def _side_by_side(claim: dict[str, Any], here: str) -> str:
     pairs = [size(n, o, "").side_by_side for n, o in zip(claim["numbers"], claim["ours"], strict=True)
              if o and tuple(o) != shown]
     missing: dict[str, list[str]] = {}  # their numbers by unit (the write-up column says what each is)
-    sized_on_headline = sized(claim)[0].held is not None if claim["numbers"] else False
+    sized_on_headline = sized(claim).held is not None if claim["numbers"] else False
     for i, (n, o) in enumerate(zip(claim["numbers"], claim["ours"], strict=True)):
         if not o and not (i == 0 and sized_on_headline):  # the row's size cell sized the first on the headline
             missing.setdefault(unit_word(n.unit), []).append(theirs_text(replace(n, unit="")))

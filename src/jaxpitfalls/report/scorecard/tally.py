@@ -27,7 +27,7 @@ def sizes(row: Row) -> list[bool | None]:
     judged: absolute, not measured at its structure, or the claim is not testable, not measured or checked here)."""
     if row["verdict"] in UNSIZED or not row["numbers"]:
         return [None] * len(row["numbers"])
-    return [sized(row)[0].held] + [size(n, o, "").held for n, o in zip(row["numbers"][1:], row["ours"][1:],
+    return [sized(row).held] + [size(n, o, "").held for n, o in zip(row["numbers"][1:], row["ours"][1:],
                                                                        strict=True)]
 
 
@@ -81,7 +81,7 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
             continue
         if not lead["numbers"] or lead["verdict"] in UNSIZED:
             continue
-        found = sized(lead)[0].held
+        found = sized(lead).held
         if found:
             held += 1
         elif found is False:
