@@ -55,7 +55,8 @@ def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[
     return sorted(found, key=lambda f: -(f[1] - f[0]))
 
 
-def widest_shift(shifts: dict[str, tuple[float, float, float]], band: float) -> Estimate:
-    """The compute setting whose overhead shift reaches farthest from 0: the one that decides against the band."""
+def widest_shift(shifts: dict[str, tuple[float, float, float]], band: float) -> tuple[str, Estimate]:
+    """The compute setting whose overhead shift reaches farthest from 0 (the one that decides against the band),
+    and its shift as the row shows it."""
     setting, shift = max(shifts.items(), key=lambda kv: max(abs(kv[1][1]), abs(kv[1][2])))
-    return Estimate(*shift, " ms", f"{setting} shift (band +-{band:.3f} ms)")
+    return setting, Estimate(*shift, " ms", f"{setting} shift (band +-{band:.3f} ms)")

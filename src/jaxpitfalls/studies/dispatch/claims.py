@@ -162,18 +162,20 @@ def _not_compute(run: Run) -> Judged:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: the config times no dropout or attention "
                                                       f"setting beside the base (`beside`){apart_text}")
     band = COMPUTE_BAND * abs(base.diff_ms)
-    decisions = [decide(shift[1], shift[2], -band, band, holds="inside", of=f"the {setting} shift", unit=" ms")
-                 for setting, shift in judged.items()]
-    outcomes = [d.outcome for d in decisions]
+    decisions = {setting: decide(shift[1], shift[2], -band, band, holds="inside", of=f"the {setting} shift",
+                                 unit=" ms") for setting, shift in judged.items()}
+    outcomes = [d.outcome for d in decisions.values()]
     outcome = False if False in outcomes else (True if all(outcomes) else None)
     shown = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in judged.items())
+    widest, headline = widest_shift(judged, band)  # the row's shift: its reason is the one said
     return Judged(
         measured=(f"overhead shift per dropout and attention setting over the base's {ms(base)}"
                   f"{width_note(run, run.base_id)}, paired round by round in the base's job: {shown} "
                   f"(band +-{band:.3f} ms){apart_text}"),
-        reason="" if outcome is not None else next(d.reason for d in decisions if d.reason),
+        reason="" if outcome is not None else decisions[widest].reason or next(
+            d.reason for d in decisions.values() if d.reason),
         verdict=verdict(outcome),
-        headline=widest_shift(judged, band),
+        headline=headline,
     )
 
 
@@ -249,9 +251,7 @@ def _pipelining(run: Run) -> Judged:
 @JUDGES("attribution_complete")
 def _attribution_complete(run: Run) -> Judged:
     """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition: its share of
-    the gap, end divided by end (the gap's interval is skewed: no normal approximation), against ALL_OF_GAP. A
-    point estimate against the gap's interval said "yes" wherever that interval was wide enough, so one
-    process's "yes" contradicted the pooled "no"."""
+    the gap, end divided by end (the gap's interval is skewed: no normal approximation), against ALL_OF_GAP."""
     traced = attribution(run.comp, run.tables["overhead"])
     if traced.empty:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
