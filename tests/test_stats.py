@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from jaxpitfalls.harness import stats
@@ -55,6 +56,11 @@ def test_geometric_mean_of_ratios_is_narrower_than_each_and_centred_on_the_log_m
     assert ratio == pytest.approx(1.0)
     assert (low, high) == pytest.approx((1.2 ** -0.5, 1.2 ** 0.5))  # four independent: half the log width
     assert stats.geometric_mean_ratio([2.0, 0.5], [1.9, 0.45], [2.1, 0.55])[0] == pytest.approx(1.0)
+
+
+def test_one_ratio_read_as_one_is_itself_with_its_own_interval():
+    one = pd.Series([0.993], index=[7])  # a table's row keeps its index
+    assert stats.geometric_mean_ratio(one, one - 0.019, one + 0.022) == pytest.approx((0.993, 0.974, 1.015))
 
 
 def test_a_power_law_exponent_is_as_precise_as_its_points_and_widens_where_they_leave_the_line():

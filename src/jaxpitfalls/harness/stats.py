@@ -238,7 +238,11 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
                          highs: Sequence[float]) -> tuple[float, float, float]:
     """Several independently measured ratios (one per size) read as one: their geometric mean with a 95%
     interval from each ratio's own interval on the log scale (normal approximation, independent errors).
-    A claim about all sizes then rests on all the evidence, not on whichever size drew the widest interval."""
+    A claim about all sizes then rests on all the evidence, not on whichever size drew the widest interval. One
+    ratio is itself, its interval as measured (a normal approximation of it would print it twice, differently)."""
+    if len(ratios) == 1:
+        ratio, low, high = (float(np.asarray(v, dtype=float)[0]) for v in (ratios, lows, highs))
+        return ratio, low, high
     logs = np.log(np.asarray(ratios, dtype=float))
     se = log_standard_error(lows, highs)
     mean, mean_se = logs.mean(), np.sqrt(np.sum(se ** 2)) / logs.size

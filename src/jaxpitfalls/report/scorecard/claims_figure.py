@@ -105,7 +105,7 @@ def claims_figure(points: pd.DataFrame):
                 for v, c in VERDICT_COLORS.items() if v in set(points.verdict)]
     if points.supporting.any():
         handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
-                                  label="ours below the write-up's structure"))
+                                  label="ours supporting only (smaller structure, another device)"))
     # above the panels, not beside them: the ratio axis keeps the figure's width for its labelled ticks
     height = fig.get_figheight()
     fig.suptitle("Each claim's number here (95% interval) beside the write-up's", y=1 - 0.1 / height, va="top")
