@@ -181,10 +181,10 @@ CLAIMS = {
         "outside JIT, sharding and optimizer creation dominate initialization, not applying the plan",
         "apply 21 ms (1%), partition spec 1 ms, filter shard 1221 ms (63%), optimizer 693 ms (36%)",
         numbers=(Number(1.1, 1.1, "% apply", structural=False, at=BERT_4L_768H,
-                        differs="sharding onto a TPU v4 slice there (a transfer per leaf); onto {here}'s "
-                                "devices here",
-                        unsized="its denominator is sharding and optimizer creation on the write-up's devices (a TPU "
-                                "v4 slice); on other devices they cost another amount"),),
+                        differs="sharding onto the write-up's 2 devices there (a TPU v4, by its largest test); onto "
+                                "{here}'s devices here",
+                        unsized="its denominator is sharding and optimizer creation on the write-up's 2 devices (a "
+                                "TPU v4, by its largest test); on other devices they cost another amount"),),
         rule=f"batched, step by step at BERT-4L-768H's structure: applying the plan's share of the un-jitted "
              f"start-up (median of the calls' shares, its 95% interval) below {DOMINATES:.0%}, the rest "
              f"going to the other steps (each step's share shown); above: not reproduced",
