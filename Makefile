@@ -52,8 +52,7 @@ test: $(STAMP) $(TESTS) $(DRIVER) $(BROWSER) $(SLURM)
 	@$(call PYTEST,-n auto -m workflow)
 
 # The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
-# cluster (604 tests in 67 s on 2 cores from a fresh clone, 2026-11-26, most of it XLA compiling the tiny
-# models); `make test` runs everything.
+# cluster (most of its time is XLA compiling the tiny models); `make test` runs everything.
 test-fast: $(STAMP) $(TESTS)
 	@$(call PYTEST,$(UNIT))
 
