@@ -178,19 +178,18 @@ def _side_by_side(claim: dict[str, Any], here: str) -> str:
     this run did not measure together, and once what differs between the two measurements."""
     headline = claim.get("headline")
     shown = None if headline is None else (headline.value, headline.low, headline.high)
-    pairs = [size(n, o, "").side_by_side for n, o in zip(claim["numbers"], claim["ours"], strict=True)
-             if o and tuple(o) != shown]
+    told = list(zip(claim["numbers"], claim["ours"], strict=True))
+    if told and not told[0][1] and sized(claim).held is not None:  # the row's size cell sized it on the headline
+        told = told[1:]
+    pairs = [size(n, o, "").side_by_side for n, o in told if o and tuple(o) != shown]
     missing: dict[str, list[str]] = {}  # their numbers by unit (the write-up column says what each is)
-    sized_on_headline = sized(claim).held is not None if claim["numbers"] else False
-    for i, (n, o) in enumerate(zip(claim["numbers"], claim["ours"], strict=True)):
-        if not o and not (i == 0 and sized_on_headline):  # the row's size cell sized the first on the headline
+    for n, o in told:
+        if not o:
             missing.setdefault(unit_word(n.unit), []).append(theirs_text(replace(n, unit="")))
     if missing:
         pairs.append("; ".join(f"{', '.join(said)}{' ' * (unit[0] != 'x')}{unit}" for unit, said in missing.items())
                      + ": not measured here")
-    paired = enumerate(zip(claim["numbers"], claim["ours"], strict=True))
-    said = dict.fromkeys(n.differs.format(here=here) for i, (n, o) in paired
-                         if not n.structural and (o or not (i == 0 and sized_on_headline)))
+    said = dict.fromkeys(n.differs.format(here=here) for n, _ in told if not n.structural)
     differs = [d for d in said if not any(d != other and d in other for other in said)]  # each said once
     return "; ".join(pairs) + (f" ({'; '.join(differs)})" if differs and pairs else "")
 
