@@ -14,7 +14,8 @@ import pytest
 from scipy.stats import t
 
 from jaxpitfalls.harness import moderated
-from jaxpitfalls.harness.processes import pooled_intervals
+from jaxpitfalls.harness.pooled import pooled_intervals
+from jaxpitfalls.harness.stats import difference_at
 
 ROUND_NOISE = 0.03 * 1.2533 / math.sqrt(30)  # the spread of a median of 30 rounds at 3% noise a round
 
@@ -91,19 +92,41 @@ def test_one_row_or_one_process_has_no_prior_and_agreeing_processes_no_interval(
     assert own.high - own.mean == pytest.approx(t.ppf(0.975, 2) * 0.1 / math.sqrt(3)) and own.df == 2
 
 
-def test_a_jobs_comparisons_pool_ratios_with_ratios_and_differences_on_their_own_scale():
-    """Two variants' ratios (log) and differences (relative to the baseline's size) pool across the job; a ratio of
-    two differences keeps its own t, and none where a process's ratio is missing."""
+def test_a_jobs_comparisons_pool_ratios_and_read_each_difference_off_its_ratio():
+    """Two variants' ratios (log) pool across the job, each difference the one its ratio stands for at its sides'
+    sizes (so the two agree on an effect); a ratio of two differences keeps its own t, and none where a process's
+    ratio is missing, its difference of overheads pooled relative to the baseline's size."""
     ratios = [[1.10, 1.12, 1.08], [1.50, 1.47, 1.53], [0.5, 0.9, 0.7], [None, 0.4, 0.5]]
     diffs = [[0.010, 0.012, 0.008], [0.05, 0.047, 0.053], [0.001, 0.002, 0.003], [0.001, 0.002, 0.001]]
-    found = pooled_intervals(ratios, diffs, [0.1, 0.1, 0.01, 0.01], [False, False, True, True])
+    sizes = [(0.11, 0.1), (0.15, 0.1), (0.004, 0.01), (0.004, 0.01)]
+    found = pooled_intervals([("a", "f", "m"), ("b", "f", "m"), ("a - f", "b - f", "m"), ("c - f", "b - f", "m")],
+                             ratios, diffs, sizes)
     first = found[0]
     assert first["ratio"] == pytest.approx(math.exp(np.mean(np.log(ratios[0]))))
     assert first["ratio_ci_low"] < first["ratio"] < first["ratio_ci_high"]
     assert 0 < first["ratio_df"] <= 4  # at most the two rows' own
+    for f, size in zip(found[:2], sizes, strict=False):
+        ends = difference_at([f["ratio"], f["ratio_ci_low"], f["ratio_ci_high"]], *size)
+        assert [f["diff"], f["diff_ci_low"], f["diff_ci_high"]] == pytest.approx(list(ends))
+        assert f["diff_df"] == f["ratio_df"]
     assert found[2]["ratio_df"] == 2  # a ratio of differences: its own spread
     assert found[3]["ratio"] is None and found[3]["diff"] == pytest.approx(0.004 / 3)
-    assert all(f["diff_ci_low"] < f["diff"] < f["diff_ci_high"] and f["diff_df"] > 2 for f in found)
+    assert all(f["diff_ci_low"] < f["diff"] < f["diff_ci_high"] and f["diff_df"] > 2 for f in found[2:])
+
+
+def test_a_pair_read_the_other_way_round_is_the_same_estimate_mirrored():
+    """scanned/pipelined and pipelined/scanned are one quantity: the ratio inverted and the difference negated,
+    both intervals mirrored, never a second interval."""
+    rng = np.random.default_rng(5)
+    ratios = [list(np.exp(rng.normal(0.05, 0.02, 3))), list(np.exp(rng.normal(0.3, 0.05, 3)))]
+    ratios.append([1 / r for r in ratios[0]])
+    sizes = [(0.105, 0.1), (0.135, 0.1), (0.1, 0.105)]
+    found = pooled_intervals([("s", "p", "m"), ("e", "p", "m"), ("p", "s", "m")], ratios, [[0.0] * 3] * 3, sizes)
+    forward, backward = found[0], found[2]
+    assert [backward["ratio"], backward["ratio_ci_low"]] == pytest.approx(
+        [1 / forward["ratio"], 1 / forward["ratio_ci_high"]])
+    assert [backward[k] for k in ("diff", "diff_ci_low", "diff_ci_high")] == pytest.approx(
+        [-forward[k] for k in ("diff", "diff_ci_high", "diff_ci_low")])
 
 
 def test_a_twin_is_judged_by_the_pool_of_the_real_pairs_without_entering_it():

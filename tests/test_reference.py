@@ -9,6 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from printed_intervals import derived_now, printed, table_triples
 
@@ -48,6 +49,21 @@ def test_every_interval_a_snapshot_prints_is_in_its_tables_or_judged_from_them_n
     missing = [(v, u, b) for v, u, b in printed(report)
                if (v, *b) not in rows and f"{v}{u} [{b[0]}, {b[1]}]" not in now]
     assert printed(report) and missing == []
+
+
+@pytest.mark.parametrize("manifest", RENDERED, ids=lambda p: p.parent.name)
+def test_a_snapshot_prints_one_estimate_per_pair_in_ratio_and_difference(manifest):
+    """A job row's ratio and its difference say the same of an effect (the interval excludes 1 exactly where the
+    difference's excludes 0), and a pair listed both ways round is one estimate mirrored."""
+    for path in sorted((manifest.parent / "tables").glob("*/comparisons.csv")):
+        rows = pd.read_csv(path, dtype={"process": str})
+        rows = rows[(rows.process == "all") & ~rows.variant.str.contains(" - ") & rows.ratio.notna()]
+        assert ((rows.ratio_ci_low > 1) == (rows.diff_ci_low_ms > 0)).all(), path
+        assert ((rows.ratio_ci_high < 1) == (rows.diff_ci_high_ms < 0)).all(), path
+        flipped = rows.rename(columns={"variant": "baseline", "baseline": "variant"})
+        both = rows.merge(flipped, on=["config_id", "variant", "baseline", "mode"], suffixes=("", "_back"))
+        assert (both.ratio * both.ratio_back).round(9).eq(1).all(), path
+        assert (both.diff_ci_low_ms + both.diff_ci_high_ms_back).abs().lt(1e-6).all(), path
 
 
 @pytest.mark.workflow  # seconds of drawing per snapshot: kept out of the fast tier

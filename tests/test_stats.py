@@ -29,6 +29,22 @@ def test_paired_ratio_recovers_the_true_ratio_despite_drift_and_is_deterministic
     assert c == stats.paired_comparison(variant, floor)
 
 
+def test_one_processes_difference_is_its_ratio_read_in_seconds_and_mirrors_when_reversed():
+    """The difference is what the ratio stands for at the sides' medians (the two never disagree on an effect),
+    and the pair read the other way round gives the same estimate: ratio inverted, difference negated."""
+    rng = np.random.default_rng(1)
+    floor = rng.uniform(9e-3, 11e-3, 40)
+    variant = floor * rng.normal(1.03, 0.05, 40)
+    c, back = stats.paired_comparison(variant, floor), stats.paired_comparison(floor, variant)
+    ends = stats.difference_at([c["ratio"], c["ratio_ci_low"], c["ratio_ci_high"]], np.median(variant),
+                               np.median(floor))
+    assert [c["diff"], c["diff_ci_low"], c["diff_ci_high"]] == pytest.approx(list(ends))
+    assert (c["ratio_ci_low"] > 1) == (c["diff_ci_low"] > 0) and (c["ratio_ci_high"] < 1) == (c["diff_ci_high"] < 0)
+    assert [back["ratio"], back["ratio_ci_low"]] == pytest.approx([1 / c["ratio"], 1 / c["ratio_ci_high"]])
+    assert [back["diff"], back["diff_ci_low"]] == pytest.approx([-c["diff"], -c["diff_ci_high"]])
+    assert stats.difference_at(1.25, 5.0, 4.0) == pytest.approx(1.0)  # 5 - 4 where r is their quotient
+
+
 def test_paired_comparison_refuses_unpaired_samples():
     with pytest.raises(ValueError, match="differ in length"):
         stats.paired_comparison([1.0, 2.0], [1.0])

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from . import moderated, stats
+from . import stats
 from .machine import machine_summary
+from .pooled import pooled_intervals
 
 
 class ProcessesDisagree(RuntimeError):
@@ -94,50 +95,21 @@ def _own(doc: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
     return next(c for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
 
 
-def _scale(docs: list[dict[str, Any]], c: dict[str, Any]) -> float:
-    """A comparison's size in seconds: the median of its baseline's first variant over every process (a
-    difference's baseline `a - b`: a's), by which its differences are put on one scale with the job's others."""
-    return float(np.median(np.concatenate([side_samples_of(d, stats.side_parts(c["baseline"])[0], c["mode"])
-                                           for d in docs])))
+def _size(docs: list[dict[str, Any]], side: str, mode: str) -> float:
+    """A comparison side's size in seconds: its first variant's median (a difference `a - b`: a's) as the job
+    reports it over its processes, the geometric mean of theirs (report/tables/over_processes.py)."""
+    medians = [np.median(side_samples_of(d, stats.side_parts(side)[0], mode)) for d in docs]
+    return float(np.exp(np.mean(np.log(medians))))
 
 
 def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every comparison of a job from each process's own (its ratio, its difference), by moderated t."""
-    own = [[_own(d, c) for d in docs] for c in docs[0]["comparisons"]]
-    return pooled_intervals([[o["ratio"] for o in row] for row in own], [[o["diff"] for o in row] for row in own],
-                            [_scale(docs, c) for c in docs[0]["comparisons"]],
-                            [stats.is_difference(c["variant"], c["baseline"]) for c in docs[0]["comparisons"]],
-                            [stats.is_twin(c["variant"]) for c in docs[0]["comparisons"]])
-
-
-RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_p_value", "ratio_df")
-
-
-def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
-    return dict(zip(RATIO_FIELDS, (*log.as_ratio(), log.p_value, log.df), strict=True))
-
-
-def pooled_intervals(ratios: list[list[float | None]], diffs: list[list[float]], scales: list[float],
-                     differences: list[bool], twins: list[bool] | None = None) -> list[dict[str, Any]]:
-    """A job's comparisons from their processes' own ratios and differences (seconds; `scales`: each row's size,
-    _scale), by moderated.pooled: the log-ratios of two variants' times pooled across the job's such rows, the
-    differences relative to their size pooled across all rows. A ratio of two differences (`differences`) is a
-    share of one overhead in another, near 0 or below in a process where an overhead is: its processes' ratios
-    averaged as they are (not on the log scale) on their own t, and none where a process's ratio is missing. A
-    floor's A/A twin (`twins`) is judged by the pool of the job's real pairs, not part of it."""
-    real = [not t for t in (twins or [False] * len(ratios))]
-    plain = [i for i, d in enumerate(differences) if not d]
-    ratio = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain],
-                                                                      [real[i] for i in plain]), strict=True)}
-    for i in set(range(len(ratios))) - set(plain):
-        if None not in ratios[i]:
-            e = moderated.estimate(ratios[i])
-            ratio[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df), strict=True))
-    relative = moderated.pooled([np.asarray(d, dtype=float) / s for d, s in zip(diffs, scales, strict=True)], real)
-    return [ratio.get(i, dict.fromkeys(RATIO_FIELDS))
-            | {"diff": rel.mean * scale, "diff_ci_low": rel.low * scale, "diff_ci_high": rel.high * scale,
-               "diff_df": rel.df}
-            for i, (rel, scale) in enumerate(zip(relative, scales, strict=True))]
+    compared = docs[0]["comparisons"]
+    own = [[_own(d, c) for d in docs] for c in compared]
+    return pooled_intervals([(c["variant"], c["baseline"], c["mode"]) for c in compared],
+                            [[o["ratio"] for o in row] for row in own], [[o["diff"] for o in row] for row in own],
+                            [(_size(docs, c["variant"], c["mode"]), _size(docs, c["baseline"], c["mode"]))
+                             for c in compared])
 
 
 def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -118,28 +118,42 @@ def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
 
 def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
                       of_medians: bool = False) -> dict[str, float | None]:
-    """Median ratio variant/baseline and median difference over one process's paired samples (sample i of both
-    was taken in the same round), each with a bootstrap 95% interval over the rounds.
+    """Median ratio variant/baseline over one process's paired samples (sample i of both was taken in the same
+    round; the median on the log scale, so the pair read the other way round gives its inverse), with a bootstrap
+    95% interval over the rounds, and the difference it stands for (difference_at).
 
     `of_medians` (sides that are differences: is_difference, e.g. one overhead's share of another) takes the
     ratio of the two medians instead of the median of each round's quotient, both sides resampled with the same
     draws (paired), since a round's difference may come out near 0 or below; its fields are None where the
-    baseline's median is not positive in every resample (no share of an overhead that may be 0).
+    baseline's median is not positive in every resample (no share of an overhead that may be 0); its difference
+    is the median of the rounds' differences, with its own bootstrap interval.
     """
     a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
     keys = ("ratio", "ratio_ci_low", "ratio_ci_high")
     if not of_medians:
-        ratio = dict(zip(keys, (float(np.median(a / b)), *bootstrap_median_ci(a / b)), strict=True))
-    else:
-        ratio = dict.fromkeys(keys)
-        tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
-        if (bottoms > 0).all():
-            ratio = dict(zip(keys, (float(np.median(a) / np.median(b)), *percentile_interval(tops / bottoms)),
-                             strict=True))
+        logs = np.log(a / b)
+        found = np.exp([np.median(logs), *bootstrap_median_ci(logs)])
+        differences = difference_at(found, float(np.median(a)), float(np.median(b)))
+        return dict(zip((*keys, "diff", "diff_ci_low", "diff_ci_high"), map(float, (*found, *differences)),
+                        strict=True))
+    ratio = dict.fromkeys(keys)
+    tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
+    if (bottoms > 0).all():
+        ratio = dict(zip(keys, (float(np.median(a) / np.median(b)), *percentile_interval(tops / bottoms)),
+                         strict=True))
     d_low, d_high = bootstrap_median_ci(a - b)
     return ratio | {"diff": float(np.median(a - b)), "diff_ci_low": d_low, "diff_ci_high": d_high}
+
+
+def difference_at(ratio, variant_size: float, baseline_size: float) -> np.ndarray:
+    """The difference (s) a ratio (or its interval's ends) stands for at its sides' sizes (their medians): the
+    sizes' geometric mean times sqrt(r) - 1/sqrt(r), which is variant - baseline where r is their quotient. One
+    estimate read in two units, so a ratio and its difference never disagree on an effect, and a pair read the
+    other way round (r -> 1/r, the sides swapped) gives the same difference negated, its interval mirrored."""
+    root = np.sqrt(np.asarray(ratio, dtype=float))
+    return math.sqrt(variant_size * baseline_size) * (root - 1 / root)
 
 
 def relative_half_width(comparison) -> float:

@@ -2,7 +2,7 @@
 
 A snapshot's steps table keeps each worker process's own median, relative IQR and step shares beside the job's
 (`process` 0, 1, ... beside `all`), and its comparisons table each process's own ratio, difference and compile-time
-ratio: all that tables.over_processes and harness.processes.pooled_intervals read. Its job rows are estimated again
+ratio: all that tables.over_processes and harness.pooled.pooled_intervals read. Its job rows are estimated again
 from them, the per-process rows as they were, so its claims are judged on today's intervals without timing a new
 run (a snapshot estimated by today's code comes out as it was).
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...harness.processes import pooled_intervals
-from ...harness.stats import is_difference, is_twin, side_parts
+from ...harness.pooled import pooled_intervals
+from ...harness.stats import difference_at, is_difference, side_parts
 from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
 from ..tables.over_processes import compile_ratios_over_processes, steps_over_processes
 from .reference import table_paths
@@ -31,21 +31,31 @@ MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_
 
 
 def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """One configuration's job rows from its processes' rows (unchanged where it kept one process)."""
+    """One configuration's job rows from its processes' rows; where it kept one process, its ratios as they were,
+    each difference the one its ratio stands for (harness.stats.difference_at)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
+    medians = steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3
+    sizes = [tuple(float(medians[(side_parts(side)[0], r["mode"])]) for side in (r.variant, r.baseline))
+             for _, r in job.iterrows()]
     if own.empty:
-        return job
+        return _differences_at(job, sizes)
     mine = [own.merge(pd.DataFrame([r[PAIR]]), on=PAIR).sort_values("process") for _, r in job.iterrows()]
-    medians = steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms
-    found = pooled_intervals(
-        [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
-        [list(m.diff_ms / 1e3) for m in mine],
-        [float(medians[(side_parts(r.baseline)[0], r["mode"])]) / 1e3 for _, r in job.iterrows()],
-        [is_difference(r.variant, r.baseline) for _, r in job.iterrows()],
-        [is_twin(r.variant) for _, r in job.iterrows()])
+    found = pooled_intervals([tuple(r[PAIR]) for _, r in job.iterrows()],
+                             [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
+                             [list(m.diff_ms / 1e3) for m in mine], sizes)
     new = pd.DataFrame([{MS.get(k, k): v * 1e3 if k in MS else v for k, v in f.items()} for f in found],
                        index=job.index)
     return job.drop(columns=[c for c in new if c in job]).join(new)[[*job.columns, *ESTIMATE_COLUMNS]]
+
+
+def _differences_at(job: pd.DataFrame, sizes: list[tuple[float, float]]) -> pd.DataFrame:
+    """A one-process job's rows with each plain pair's difference the one its ratio stands for."""
+    job = job.copy()
+    for (index, r), size in zip(job.iterrows(), sizes, strict=True):
+        if not is_difference(r.variant, r.baseline):
+            ends = difference_at([r.ratio, r.ratio_ci_low, r.ratio_ci_high], *size) * 1e3
+            job.loc[index, list(MS.values())] = ends
+    return job
 
 
 def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:

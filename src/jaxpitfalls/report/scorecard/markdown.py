@@ -17,6 +17,16 @@ from ...contract.tables import base_config_id, measured
 from ...formatting import fixed, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 
+COMPARISONS_READ = (  # how the study section's table of ratios and differences was estimated
+    "Where a configuration ran in several fresh processes (`measure.processes`), each ratio is the mean of the "
+    "processes' own (on the log scale) and its interval Student's t on their spread, pooled across the job's "
+    "rows (harness/moderated.py); `between_processes` gives the lowest and highest ratio a single process "
+    "measured. In one process: the median of paired samples, bootstrap interval. `difference`: the ratio's "
+    "estimate read in milliseconds at the two sides' medians (so the two agree on an effect, and a pair read "
+    "the other way round is the same estimate mirrored). `precision`: half the "
+    "interval relative to the ratio (`measure.target_precision`, where set, adds fresh processes until every "
+    "ratio reaches it or `max_processes` have timed it).")
+
 
 def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
     """A markdown table whose numbers read as written: floats by `number` (formatting.fixed: three places, or three
@@ -189,12 +199,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
         table(medians.reset_index()), "",
         "### Ratios and differences (paired samples, 95% interval)", "",
-        "Where a configuration ran in several fresh processes (`measure.processes`), each ratio is the mean of the "
-        "processes' own (on the log scale) and its interval Student's t on their spread, pooled across the job's "
-        "rows (harness/moderated.py); `between_processes` gives the lowest and highest ratio a single process "
-        "measured. In one process: the median of paired samples, bootstrap interval. `precision`: half the "
-        "interval relative to the ratio (`measure.target_precision`, where set, adds fresh processes until every "
-        "ratio reaches it or `max_processes` have timed it).", "",
+        COMPARISONS_READ, "",
         table(comparisons), "",
         *_breakdown_lines(name, spec, tables["overhead"], base_config_id(checks)),
         "### Figures", "",

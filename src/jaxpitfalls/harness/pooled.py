@@ -1,0 +1,76 @@
+"""A job's comparisons estimated from its processes' own ratios and differences (harness.processes), by
+moderated t (harness.moderated): one estimate per quantity, read as a ratio and as the difference it stands for.
+
+Two estimates of one effect would be two answers: a difference pooled on its own scale once called a ratio's
+effect nil while the ratio's interval excluded 1, and a pair listed both ways round (pipelined against scanned,
+scanned against pipelined) was estimated twice with intervals that did not mirror, since the process offset the
+pool splits off enters the two with opposite signs. So the difference is read off the ratio (stats.difference_at)
+and a reversed pair is its first listing's estimate mirrored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import moderated, stats
+
+Pair = tuple[str, str, str]  # variant, baseline, mode
+RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_p_value", "ratio_df")
+DIFF_FIELDS = ("diff", "diff_ci_low", "diff_ci_high")
+
+
+def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
+    return dict(zip(RATIO_FIELDS, (*log.as_ratio(), log.p_value, log.df), strict=True))
+
+
+def _at(ratio: dict[str, float], sizes: tuple[float, float]) -> dict[str, float]:
+    """The difference a pooled ratio stands for at its sides' sizes (stats.difference_at), on the ratio's df."""
+    ends = stats.difference_at([ratio[k] for k in RATIO_FIELDS[:3]], *sizes)
+    return dict(zip(DIFF_FIELDS, map(float, ends), strict=True)) | {"diff_df": ratio["ratio_df"]}
+
+
+def _mirrored(found: dict[str, Any]) -> dict[str, Any]:
+    """A plain pair's estimate read the other way round: the ratio inverted, the difference negated."""
+    ratio, low, high = (found[k] for k in RATIO_FIELDS[:3])
+    diff, below, above = (found[k] for k in DIFF_FIELDS)
+    return found | dict(zip(RATIO_FIELDS[:3], (1 / ratio, 1 / high, 1 / low), strict=True)) | dict(
+        zip(DIFF_FIELDS, (-diff, -above, -below), strict=True))
+
+
+def _reversed(pairs: list[Pair]) -> dict[int, int]:
+    """Each plain pair listed after its reverse: its index, and the reverse's."""
+    first: dict[Pair, int] = {}
+    for i, pair in enumerate(pairs):
+        first.setdefault(pair, i)
+    return {i: first[(b, v, m)] for i, (v, b, m) in enumerate(pairs)
+            if first.get((b, v, m), i) < i and not stats.is_difference(v, b)}
+
+
+def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs: list[list[float]],
+                     sizes: list[tuple[float, float]]) -> list[dict[str, Any]]:
+    """A job's comparisons (`pairs`) from their processes' own ratios and differences (seconds; `sizes`: each
+    row's variant's and baseline's median): the log-ratios of two variants' times pooled across the job's such
+    rows, each row's difference the one its ratio stands for, a pair listed after its reverse that one mirrored.
+    A ratio of two differences (stats.is_difference) is a share of one overhead in another, near 0 or below in a
+    process where an overhead is: its processes' ratios averaged as they are (not on the log scale) on their own t,
+    and none where a process's ratio is missing; its difference (of two overheads) pooled with every row's,
+    relative to the baseline's size. A floor's A/A twin (stats.is_twin) is judged by the pool of the job's real
+    pairs, not part of it."""
+    mirrors = _reversed(pairs)
+    rows = [i for i in range(len(pairs)) if i not in mirrors]
+    real = {i: not stats.is_twin(pairs[i][0]) for i in rows}
+    plain = [i for i in rows if not stats.is_difference(*pairs[i][:2])]
+    found = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain],
+                                                                      [real[i] for i in plain]), strict=True)}
+    found = {i: r | _at(r, sizes[i]) for i, r in found.items()}
+    relative = moderated.pooled([np.asarray(diffs[i], dtype=float) / sizes[i][1] for i in rows],
+                                [real[i] for i in rows])
+    for i, rel in zip(rows, relative, strict=True):
+        if i not in found:
+            e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
+            found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))
+            found[i] |= dict(zip(DIFF_FIELDS, (x * sizes[i][1] for x in (rel.mean, rel.low, rel.high)), strict=True))
+            found[i]["diff_df"] = rel.df
+    return [found[i] if i in found else _mirrored(found[mirrors[i]]) for i in range(len(pairs))]
