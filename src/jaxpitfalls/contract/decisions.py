@@ -45,7 +45,7 @@ def applicable(judged: Judged) -> Judged:
         return applicable(replace(judged, bound=None, measured=f"{judged.measured} (measured beyond the at most "
                                   f"{bound.ratio:.3f}x of {bound.what}: that bound is refuted, not used)"))
     if bound is not None and bound.ratio < bound.needs:
-        beyond = (f" (the estimate {ratio[0]:.3f}x beyond it, not its interval)"
+        beyond = (f" (the estimate, {ratio[0]:.3f}x, lies above it but not its whole interval: the bound stands)"
                   if ratio is not None and ratio[0] > bound.ratio else "")
         return replace(judged, verdict=NOT_TESTABLE, reason="", measured=(
             f"not testable {bound.scope}: {bound.what} gives at most {bound.ratio:.3f}x{beyond}, below the "
