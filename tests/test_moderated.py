@@ -93,25 +93,30 @@ def test_one_row_or_one_process_has_no_prior_and_agreeing_processes_no_interval(
 
 
 def test_a_jobs_comparisons_pool_ratios_and_read_each_difference_off_its_ratio():
-    """Two variants' ratios (log) pool across the job, each difference the one its ratio stands for at its sides'
-    sizes (so the two agree on an effect); a ratio of two differences keeps its own t, and none where a process's
-    ratio is missing, its difference of overheads pooled relative to the baseline's size."""
+    """Two variants' ratios (log) pool across the job, each difference the one its ratio stands for at the job's
+    medians (so the two agree on an effect); a ratio of two overheads keeps its own t, its difference (r - 1)
+    times the baseline's overhead as its own row reads it (the rows add up); none where a process's ratio is
+    missing, its difference of overheads pooled relative to the baseline's first variant."""
     ratios = [[1.10, 1.12, 1.08], [1.50, 1.47, 1.53], [0.5, 0.9, 0.7], [None, 0.4, 0.5]]
     diffs = [[0.010, 0.012, 0.008], [0.05, 0.047, 0.053], [0.001, 0.002, 0.003], [0.001, 0.002, 0.001]]
-    sizes = [(0.11, 0.1), (0.15, 0.1), (0.004, 0.01), (0.004, 0.01)]
-    found = pooled_intervals([("a", "f", "m"), ("b", "f", "m"), ("a - f", "b - f", "m"), ("c - f", "b - f", "m")],
-                             ratios, diffs, sizes)
+    pairs = [("a", "f", "m"), ("b", "f", "m"), ("a - f", "b - f", "m"), ("c - f", "b - f", "m")]
+    medians = {("a", "m"): 0.11, ("b", "m"): 0.15, ("c", "m"): 0.104, ("f", "m"): 0.1}
+    found = pooled_intervals(pairs, ratios, diffs, medians)
     first = found[0]
     assert first["ratio"] == pytest.approx(math.exp(np.mean(np.log(ratios[0]))))
     assert first["ratio_ci_low"] < first["ratio"] < first["ratio_ci_high"]
     assert 0 < first["ratio_df"] <= 4  # at most the two rows' own
-    for f, size in zip(found[:2], sizes, strict=False):
-        ends = difference_at([f["ratio"], f["ratio_ci_low"], f["ratio_ci_high"]], *size)
+    for f, (variant, baseline, mode) in zip(found[:2], pairs, strict=False):
+        ends = difference_at([f["ratio"], f["ratio_ci_low"], f["ratio_ci_high"]], medians[(variant, mode)],
+                             medians[(baseline, mode)])
         assert [f["diff"], f["diff_ci_low"], f["diff_ci_high"]] == pytest.approx(list(ends))
         assert f["diff_df"] == f["ratio_df"]
-    assert found[2]["ratio_df"] == 2  # a ratio of differences: its own spread
+    shares = found[2]
+    assert shares["ratio_df"] == 2  # a ratio of differences: its own spread
+    assert [shares[k] for k in ("diff", "diff_ci_low", "diff_ci_high")] == pytest.approx(
+        [(shares[k] - 1) * found[1]["diff"] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")])  # b - f: b/f's
     assert found[3]["ratio"] is None and found[3]["diff"] == pytest.approx(0.004 / 3)
-    assert all(f["diff_ci_low"] < f["diff"] < f["diff_ci_high"] and f["diff_df"] > 2 for f in found[2:])
+    assert all(f["diff_ci_low"] < f["diff"] < f["diff_ci_high"] for f in found)
 
 
 def test_a_pair_read_the_other_way_round_is_the_same_estimate_mirrored():
@@ -120,8 +125,8 @@ def test_a_pair_read_the_other_way_round_is_the_same_estimate_mirrored():
     rng = np.random.default_rng(5)
     ratios = [list(np.exp(rng.normal(0.05, 0.02, 3))), list(np.exp(rng.normal(0.3, 0.05, 3)))]
     ratios.append([1 / r for r in ratios[0]])
-    sizes = [(0.105, 0.1), (0.135, 0.1), (0.1, 0.105)]
-    found = pooled_intervals([("s", "p", "m"), ("e", "p", "m"), ("p", "s", "m")], ratios, [[0.0] * 3] * 3, sizes)
+    medians = {("s", "m"): 0.105, ("p", "m"): 0.1, ("e", "m"): 0.135}
+    found = pooled_intervals([("s", "p", "m"), ("e", "p", "m"), ("p", "s", "m")], ratios, [[0.0] * 3] * 3, medians)
     forward, backward = found[0], found[2]
     assert [backward["ratio"], backward["ratio_ci_low"]] == pytest.approx(
         [1 / forward["ratio"], 1 / forward["ratio_ci_high"]])

@@ -136,11 +136,23 @@ def test_a_comparison_of_two_differences_is_paired_round_by_round():
     sides = (stats.difference_side("a", "b"), stats.difference_side("c", "d"))
     assert stats.is_difference(*sides) and not stats.is_difference("a", "b")
     compared = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides), of_medians=True)
-    assert compared["diff"] == pytest.approx(np.median(2.0 * drift))
+    assert compared["diff"] == pytest.approx(np.median(2.0 * drift))  # r - 1 times the baseline's median
     assert [compared[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high")] == pytest.approx([3.0] * 3)
     samples["d"] = samples["d"] + np.array([2.0, 2.0, 2.0, 2.0, 2.0, 0.0])  # c - d below 0 in all rounds but one
     crossing = stats.paired_comparison(*(stats.side_samples(samples, side) for side in sides), of_medians=True)
     assert crossing["ratio"] is crossing["ratio_ci_low"] is crossing["ratio_ci_high"] is None
+    assert crossing["diff"] == pytest.approx(np.median(stats.side_samples(samples, sides[0])
+                                                       - stats.side_samples(samples, sides[1])))  # its own
+
+
+def test_a_ratio_of_two_overheads_and_their_difference_are_one_estimate():
+    """Where the baseline's overhead is positive, the difference of the two overheads is the one their ratio
+    stands for (r - 1 times the baseline's median), its interval the ratio's mapped: never a second estimate."""
+    rng = np.random.default_rng(2)
+    over, base = rng.normal(3e-3, 4e-4, 30), rng.normal(2e-3, 4e-4, 30)
+    c = stats.paired_comparison(over, base, of_medians=True)
+    ends = [(c[k] - 1) * np.median(base) for k in ("ratio", "ratio_ci_low", "ratio_ci_high")]
+    assert [c["diff"], c["diff_ci_low"], c["diff_ci_high"]] == pytest.approx(ends)
 
 
 def test_repeats_widen_an_interval_by_their_mean_s_student_t_half_width():

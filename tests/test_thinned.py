@@ -61,8 +61,8 @@ def test_keeping_the_first_rounds_keeps_every_process_paired():
     (got,) = thinned["comparisons"]
     heads = {name: [_samples(d, name)[:5] for d in docs] for name in ("v", "f")}
     own = [stats.paired_comparison(v, f) for v, f in zip(heads["v"], heads["f"], strict=True)]
-    (want,) = pooled_intervals([("v", "f", "m")], [[o["ratio"] for o in own]], [[o["diff"] for o in own]],
-                               [tuple(float(np.exp(np.log(np.median(heads[n], axis=1)).mean())) for n in ("v", "f"))])
+    medians = {(n, "m"): float(np.exp(np.log(np.median(heads[n], axis=1)).mean())) for n in ("v", "f")}
+    (want,) = pooled_intervals([("v", "f", "m")], [[o["ratio"] for o in own]], [[o["diff"] for o in own]], medians)
     assert [got[k] for k in RATIO] == pytest.approx([want[k] for k in RATIO])
     record = thinned["machine"]["m"]
     assert record["places"] == {"f": [0, 1, 0, 1, 0] * 2, "v": [1, 0, 1, 0, 1] * 2} and record["rounds_kept"] == 10

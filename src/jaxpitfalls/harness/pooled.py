@@ -10,6 +10,7 @@ and a reversed pair is its first listing's estimate mirrored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from . import moderated, stats
 
 Pair = tuple[str, str, str]  # variant, baseline, mode
+Medians = Mapping[tuple[str, str], float]  # each variant's median (s) in each mode, as the job reports it
 RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_p_value", "ratio_df")
 DIFF_FIELDS = ("diff", "diff_ci_low", "diff_ci_high")
 
@@ -25,10 +27,29 @@ def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
     return dict(zip(RATIO_FIELDS, (*log.as_ratio(), log.p_value, log.df), strict=True))
 
 
-def _at(ratio: dict[str, float], sizes: tuple[float, float]) -> dict[str, float]:
-    """The difference a pooled ratio stands for at its sides' sizes (stats.difference_at), on the ratio's df."""
-    ends = stats.difference_at([ratio[k] for k in RATIO_FIELDS[:3]], *sizes)
-    return dict(zip(DIFF_FIELDS, map(float, ends), strict=True)) | {"diff_df": ratio["ratio_df"]}
+def _value(medians: Medians, side: str, mode: str) -> float:
+    """A comparison side's value at the job's medians: a variant's, or a difference's (`a - b`: a's less b's)."""
+    first, *rest = (medians[(part, mode)] for part in stats.side_parts(side))
+    return first - sum(rest)
+
+
+def read_off(pairs: list[Pair], ratios: list[Sequence[float | None]], medians: Medians) -> list[list[float] | None]:
+    """The difference (seconds: the estimate and its interval's ends) each pair's ratio (the same three) stands
+    for at the job's medians: two variants' by stats.difference_at; two overheads' (stats.is_difference) as r - 1
+    times the baseline's overhead, where that is positive, the overhead read off its own pair where the job
+    compares one (`a` against `b` for `a - b`), so the job's rows add up; None where a ratio stands for none."""
+    found: list[list[float] | None] = [None] * len(pairs)
+    known = {}
+    for i, ((variant, baseline, mode), ratio) in enumerate(zip(pairs, ratios, strict=True)):
+        if not stats.is_difference(variant, baseline) and None not in ratio:
+            sides = [_value(medians, side, mode) for side in (variant, baseline)]
+            found[i] = [float(x) for x in stats.difference_at(list(ratio), *sides)]
+            known[(stats.difference_side(variant, baseline), mode)] = found[i][0]
+    for i, ((variant, baseline, mode), ratio) in enumerate(zip(pairs, ratios, strict=True)):
+        overhead = known.get((baseline, mode), _value(medians, baseline, mode))
+        if stats.is_difference(variant, baseline) and None not in ratio and overhead > 0:
+            found[i] = [(r - 1) * overhead for r in ratio]
+    return found
 
 
 def _mirrored(found: dict[str, Any]) -> dict[str, Any]:
@@ -49,28 +70,30 @@ def _reversed(pairs: list[Pair]) -> dict[int, int]:
 
 
 def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs: list[list[float]],
-                     sizes: list[tuple[float, float]]) -> list[dict[str, Any]]:
-    """A job's comparisons (`pairs`) from their processes' own ratios and differences (seconds; `sizes`: each
-    row's variant's and baseline's median): the log-ratios of two variants' times pooled across the job's such
-    rows, each row's difference the one its ratio stands for, a pair listed after its reverse that one mirrored.
-    A ratio of two differences (stats.is_difference) is a share of one overhead in another, near 0 or below in a
-    process where an overhead is: its processes' ratios averaged as they are (not on the log scale) on their own t,
-    and none where a process's ratio is missing; its difference (of two overheads) pooled with every row's,
-    relative to the baseline's size. A floor's A/A twin (stats.is_twin) is judged by the pool of the job's real
-    pairs, not part of it."""
+                     medians: Medians) -> list[dict[str, Any]]:
+    """A job's comparisons (`pairs`) from their processes' own ratios and differences (seconds), at the job's
+    `medians`: the log-ratios of two variants' times pooled across the job's such rows, each row's difference the
+    one its ratio stands for (read_off), a pair listed after its reverse that one mirrored. A ratio of two
+    differences (stats.is_difference) is a share of one overhead in another, near 0 or below in a process where an
+    overhead is: its processes' ratios averaged as they are (not on the log scale) on their own t; none where a
+    process's ratio is missing, its difference of overheads then pooled with every row's, relative to the
+    baseline's first variant. A floor's A/A twin (stats.is_twin) is judged by the pool of the job's real pairs,
+    not part of it."""
     mirrors = _reversed(pairs)
     rows = [i for i in range(len(pairs)) if i not in mirrors]
     real = {i: not stats.is_twin(pairs[i][0]) for i in rows}
     plain = [i for i in rows if not stats.is_difference(*pairs[i][:2])]
     found = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain],
                                                                       [real[i] for i in plain]), strict=True)}
-    found = {i: r | _at(r, sizes[i]) for i, r in found.items()}
-    relative = moderated.pooled([np.asarray(diffs[i], dtype=float) / sizes[i][1] for i in rows],
+    for i in set(rows) - set(plain):
+        e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
+        found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))
+    scales = {i: medians[(stats.side_parts(pairs[i][1])[0], pairs[i][2])] for i in rows}
+    relative = moderated.pooled([np.asarray(diffs[i], dtype=float) / scales[i] for i in rows],
                                 [real[i] for i in rows])
-    for i, rel in zip(rows, relative, strict=True):
-        if i not in found:
-            e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
-            found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))
-            found[i] |= dict(zip(DIFF_FIELDS, (x * sizes[i][1] for x in (rel.mean, rel.low, rel.high)), strict=True))
-            found[i]["diff_df"] = rel.df
+    read = read_off([pairs[i] for i in rows], [[found[i][k] for k in RATIO_FIELDS[:3]] for i in rows], medians)
+    for i, rel, ends in zip(rows, relative, read, strict=True):
+        found[i] |= (dict(zip(DIFF_FIELDS, ends, strict=True)) | {"diff_df": found[i]["ratio_df"]} if ends else
+                     dict(zip(DIFF_FIELDS, (x * scales[i] for x in (rel.mean, rel.low, rel.high)), strict=True))
+                     | {"diff_df": rel.df})
     return [found[i] if i in found else _mirrored(found[mirrors[i]]) for i in range(len(pairs))]

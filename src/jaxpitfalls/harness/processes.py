@@ -95,21 +95,22 @@ def _own(doc: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
     return next(c for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
 
 
-def _size(docs: list[dict[str, Any]], side: str, mode: str) -> float:
-    """A comparison side's size in seconds: its first variant's median (a difference `a - b`: a's) as the job
-    reports it over its processes, the geometric mean of theirs (report/tables/over_processes.py)."""
-    medians = [np.median(side_samples_of(d, stats.side_parts(side)[0], mode)) for d in docs]
-    return float(np.exp(np.mean(np.log(medians))))
+def _medians(docs: list[dict[str, Any]], pairs: list[tuple[str, str, str]]) -> dict[tuple[str, str], float]:
+    """Each variant's median (seconds) in each mode the pairs compare, as the job reports it over its processes:
+    the geometric mean of theirs (report/tables/over_processes.py)."""
+    named = {(part, mode) for variant, baseline, mode in pairs for side in (variant, baseline)
+             for part in stats.side_parts(side)}
+    return {(part, mode): float(np.exp(np.mean(np.log([np.median(d["variants"][part]["modes"][mode]["samples_s"])
+                                                       for d in docs])))) for part, mode in named}
 
 
 def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every comparison of a job from each process's own (its ratio, its difference), by moderated t."""
     compared = docs[0]["comparisons"]
+    pairs = [(c["variant"], c["baseline"], c["mode"]) for c in compared]
     own = [[_own(d, c) for d in docs] for c in compared]
-    return pooled_intervals([(c["variant"], c["baseline"], c["mode"]) for c in compared],
-                            [[o["ratio"] for o in row] for row in own], [[o["diff"] for o in row] for row in own],
-                            [(_size(docs, c["variant"], c["mode"]), _size(docs, c["baseline"], c["mode"]))
-                             for c in compared])
+    return pooled_intervals(pairs, [[o["ratio"] for o in row] for row in own],
+                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs))
 
 
 def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -125,8 +125,9 @@ def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
     `of_medians` (sides that are differences: is_difference, e.g. one overhead's share of another) takes the
     ratio of the two medians instead of the median of each round's quotient, both sides resampled with the same
     draws (paired), since a round's difference may come out near 0 or below; its fields are None where the
-    baseline's median is not positive in every resample (no share of an overhead that may be 0); its difference
-    is the median of the rounds' differences, with its own bootstrap interval.
+    baseline's median is not positive in every resample (no share of an overhead that may be 0), its difference
+    then the median of the rounds' differences with its own bootstrap interval, else the one the ratio stands
+    for: r - 1 times the baseline's median.
     """
     a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
     if a.shape != b.shape:
@@ -138,13 +139,13 @@ def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
         differences = difference_at(found, float(np.median(a)), float(np.median(b)))
         return dict(zip((*keys, "diff", "diff_ci_low", "diff_ci_high"), map(float, (*found, *differences)),
                         strict=True))
-    ratio = dict.fromkeys(keys)
     tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
-    if (bottoms > 0).all():
-        ratio = dict(zip(keys, (float(np.median(a) / np.median(b)), *percentile_interval(tops / bottoms)),
-                         strict=True))
-    d_low, d_high = bootstrap_median_ci(a - b)
-    return ratio | {"diff": float(np.median(a - b)), "diff_ci_low": d_low, "diff_ci_high": d_high}
+    if not (bottoms > 0).all():
+        return dict.fromkeys(keys) | dict(zip(("diff", "diff_ci_low", "diff_ci_high"),
+                                              (float(np.median(a - b)), *bootstrap_median_ci(a - b)), strict=True))
+    found = (float(np.median(a) / np.median(b)), *percentile_interval(tops / bottoms))
+    return dict(zip(keys, found, strict=True)) | dict(zip(("diff", "diff_ci_low", "diff_ci_high"),
+                                                          ((r - 1) * float(np.median(b)) for r in found), strict=True))
 
 
 def difference_at(ratio, variant_size: float, baseline_size: float) -> np.ndarray:

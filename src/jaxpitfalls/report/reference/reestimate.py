@@ -19,42 +19,40 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...harness.pooled import pooled_intervals
-from ...harness.stats import difference_at, is_difference, side_parts
+from ...harness.pooled import pooled_intervals, read_off
 from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
 from ..tables.over_processes import compile_ratios_over_processes, steps_over_processes
 from .reference import table_paths
 from .rendered import record_rejudged, render
 
 PAIR = ["variant", "baseline", "mode"]
+RATIO = ["ratio", "ratio_ci_low", "ratio_ci_high"]
 MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_ci_high_ms"}
 
 
 def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """One configuration's job rows from its processes' rows; where it kept one process, its ratios as they were,
-    each difference the one its ratio stands for (harness.stats.difference_at)."""
+    each difference the one its ratio stands for (harness.pooled.read_off)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
-    medians = steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3
-    sizes = [tuple(float(medians[(side_parts(side)[0], r["mode"])]) for side in (r.variant, r.baseline))
-             for _, r in job.iterrows()]
+    medians = (steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3).to_dict()
+    pairs = [tuple(r[PAIR]) for _, r in job.iterrows()]
     if own.empty:
-        return _differences_at(job, sizes)
+        return _read_off(job, pairs, medians)
     mine = [own.merge(pd.DataFrame([r[PAIR]]), on=PAIR).sort_values("process") for _, r in job.iterrows()]
-    found = pooled_intervals([tuple(r[PAIR]) for _, r in job.iterrows()],
-                             [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
-                             [list(m.diff_ms / 1e3) for m in mine], sizes)
+    found = pooled_intervals(pairs, [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
+                             [list(m.diff_ms / 1e3) for m in mine], medians)
     new = pd.DataFrame([{MS.get(k, k): v * 1e3 if k in MS else v for k, v in f.items()} for f in found],
                        index=job.index)
     return job.drop(columns=[c for c in new if c in job]).join(new)[[*job.columns, *ESTIMATE_COLUMNS]]
 
 
-def _differences_at(job: pd.DataFrame, sizes: list[tuple[float, float]]) -> pd.DataFrame:
-    """A one-process job's rows with each plain pair's difference the one its ratio stands for."""
+def _read_off(job: pd.DataFrame, pairs: list[tuple], medians: dict) -> pd.DataFrame:
+    """A one-process job's rows, each difference the one its ratio stands for where it stands for one."""
     job = job.copy()
-    for (index, r), size in zip(job.iterrows(), sizes, strict=True):
-        if not is_difference(r.variant, r.baseline):
-            ends = difference_at([r.ratio, r.ratio_ci_low, r.ratio_ci_high], *size) * 1e3
-            job.loc[index, list(MS.values())] = ends
+    ratios = [[None if pd.isna(x) else float(x) for x in r[RATIO]] for _, r in job.iterrows()]
+    for index, ends in zip(job.index, read_off(pairs, ratios, medians), strict=True):
+        if ends is not None:
+            job.loc[index, list(MS.values())] = [x * 1e3 for x in ends]
     return job
 
 
