@@ -112,9 +112,10 @@ def test_a_release_timed_twice_gets_one_level_widened_by_the_spread_between_its_
     assert first.ratio_ci_low < 1.0 < first.ratio_ci_high  # 1.025 in mean, the spread between jobs around it
     steps = history.steps_table(levels, releases, "safetensors", history.environments(measured))
     assert not [line for line in history.summary_lines(steps, "safetensors") if "**" in line]
-    assert "spread of" in history.jobs_line(steps, 2) and "not estimated" in history.jobs_line(
-        history.steps_table(release_levels(ratios[ratios.job == 1]), releases, "safetensors",
-                            history.environments(measured)), 1)
+    one_job = history.jobs_line(history.steps_table(release_levels(ratios[ratios.job == 1]), releases,
+                                                    "safetensors", history.environments(measured)), 1)
+    assert "spread of" in history.jobs_line(steps, 2) and "not estimated" in one_job
+    assert one_job.startswith("**") and "a lead, not a finding" in one_job  # warned, above the fold of its line
 
     stepped = {r: [_null_doc(r, 1.0, rng, job, step=1.08 if i == 5 else 1.0) for job in (1, 2)]
                for i, r in enumerate(releases)}

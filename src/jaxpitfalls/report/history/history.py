@@ -190,9 +190,13 @@ def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], packa
 def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
     """How many jobs each release had, and the spread between jobs of one release where that could be told."""
     if steps.between_jobs.isna().all():
-        return (f"Each release timed in {repeats} job(s): the spread between jobs of one release is not "
-                "estimated, and a step resting on one release's job is not named (`history.repeats: 2` times "
-                "every release twice and puts that spread into every release's interval).")
+        return (f"**Each release timed in {repeats} job(s): read a step named here as a lead, not a finding.** "
+                "The spread between jobs of one release is not estimated, so each release's interval is its one "
+                "job's and misses what a fresh job would move; the calibration's simulated null histories name a "
+                "step where nothing changed several times as often at one job a release as at two, above its 5% "
+                "target (docs/calibration.md). A step resting on one release's job is not named; "
+                "`history.repeats: 2` times every release twice and puts that spread into every release's "
+                "interval.")
     series = steps.drop_duplicates(SERIES)
     spread = series.between_jobs
     taken = int((series.blocks_taken > 0).sum()) if "blocks_taken" in series else 0  # older tables lack it
