@@ -213,7 +213,7 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
     assert "1 of 4 series with a step named (25.0% [4.6%, 69.9%]" in text
     assert "1 step(s) resting on one release's job listed, not named" in text and "600 s (10.0 min)" in text
     assert "release of safetensors (0.4.1, 0.4.2), with equinox 0.11.8 fixed: the config's history" in text
-    assert "the spread between jobs of one release is not estimated" in text
+    assert "The spread between jobs of one release is not estimated" in text
 
     twice = steps.assign(one_release="", between_jobs=[0.01, 0.01, 0.02, 0.03])  # every release in two jobs
     text = "\n".join(calibration.null_history(twice, 600.0, History.of(block | {"repeats": 2})))

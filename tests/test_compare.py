@@ -312,3 +312,24 @@ def test_runs_of_one_process_get_no_interval_and_the_report_says_why():
     assert "timed in one process" not in compare_report.markdown(
         *compare.compare({("dispatch", "one"): _doc("one", _samples(0.010, 0))},
                          {("dispatch", "one"): _doc("one", _samples(0.013, 1))}), pd.DataFrame(), "b", 0.05)
+
+
+@pytest.mark.parametrize("rows", [16, 104])
+def test_the_one_regression_the_gate_states_it_finds_is_the_share_it_finds(rows):
+    """One row slowed among unchanged rows, drawn 400 times at a 2% standard error: the share the gate names
+    agrees with what familywise.one_row_reach states for a 10% slowdown and for its 90% slowdown, within 5
+    points (the correction asks p <= 0.05 / m of the one row)."""
+    from jaxpitfalls.report.comparison import familywise
+
+    rng, se = np.random.default_rng(11), 0.02
+
+    def table(slowed: float) -> pd.DataFrame:
+        y = rng.normal(0, se, rows) + np.r_[np.log(slowed), np.zeros(rows - 1)]
+        return pd.DataFrame({"ratio": np.exp(y), "ratio_ci_low": np.exp(y - 1.96 * se),
+                             "ratio_ci_high": np.exp(y + 1.96 * se)})
+
+    stated = familywise.one_row_reach(table(1.0), "ratio", 0.05)
+    for slowed, want in ((1.10, stated.power_at_spike.median()), (1 + stated.named_at.median(), 0.90)):
+        found = np.mean([familywise.surviving(table(slowed), "ratio", 0.05).iat[0] for _ in range(400)])
+        assert found == pytest.approx(want, abs=0.05), (slowed, found, want)
+    assert "One row slowed alone among these" in familywise.reach_line(table(1.0), "ratio", 0.05)
