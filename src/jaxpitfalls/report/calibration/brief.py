@@ -19,8 +19,8 @@ class Measured:
     """What a calibration run measured, each None where it did not run: the lockstep rows' rates
     (calibration.summary), the gate per side (gate_power.gate_table), the harnesses' costs
     (harness_cost.cost_summary), the studies' twins, simulated rows and medians (study_intervals.coverages), the null
-    history's series with a step and its series (named, series), and the simulated null histories
-    (null_histories.rates)."""
+    history's series with a step and its series (named, series), the simulated null histories
+    (null_histories.rates), and one row slowed among unchanged ones (gate_power.spike_table)."""
 
     found: pd.DataFrame
     gates: pd.DataFrame | None = None
@@ -31,6 +31,7 @@ class Measured:
     null_rates: pd.DataFrame | None = None
     like: tuple[str, float, float] | None = None  # harness_cost.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
+    spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -47,11 +48,14 @@ def _lockstep(found: pd.DataFrame) -> str:
             f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')} (target at most 2.5%).")
 
 
-def _gate(gates: pd.DataFrame) -> str:
+def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None) -> str:
     slowed, same = gates[gates.injected.round(2) >= 1.10], gates[gates.injected.round(4) == 1]
-    parts = [f"a 10% slowdown named in {g.named} of {g.rows} rows after its correction ({g.named_share:.1%} "
-             f"[{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"
+    parts = [f"a 10% slowdown in every row named in {g.named} of {g.rows} rows after its correction "
+             f"({g.named_share:.1%} [{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"
              for g in slowed.itertuples()]
+    parts += [f"one row slowed alone among {s.rows} named in {s.named_share:.0%} [{s.named_low:.0%}, "
+              f"{s.named_high:.0%}] against the {s.stated_share:.0%} its report states ({s.agrees})"
+              for s in (spikes.itertuples() if spikes is not None else [])]
     parts += [f"on A/A rows it {'**failed**' if g.gate_fails else 'passed'} ({getattr(g, f'gate_fails_{SUBSET}'):.0%} "
               f"of subsets of {SUBSET} rows failed)" for g in same.itertuples()]
     return "- **The gate**: " + "; ".join(parts) + "."
@@ -98,7 +102,7 @@ def brief(measured: Measured) -> list[str]:
     """The page's "In brief" section, a line per decision the run measured."""
     m = measured
     lines = [_lockstep(m.found)] if len(m.found) else []
-    lines += [_gate(m.gates)] if m.gates is not None and len(m.gates) else []
+    lines += [_gate(m.gates, m.spikes)] if m.gates is not None and len(m.gates) else []
     lines += [_studies(m.twins, m.simulated, m.medians)] if m.twins is not None and m.simulated is not None else []
     lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []
     lines += [_history(m.null_series, m.null_rates)] if m.null_series or m.null_rates is not None else []

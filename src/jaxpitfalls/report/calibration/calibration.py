@@ -29,7 +29,7 @@ from ..tables.environments import code_version
 from ..tables.run_summary import machine_time_lines
 from . import clustered, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
-from .gate_power import gate_lines, gate_table
+from .gate_power import gate_lines, gate_table, spike_lines, spike_table
 from .harness_cost import cost_summary, pyperf_section, same_configuration
 from .pyperf_beside import beside
 from .timed import Timed
@@ -152,6 +152,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
         *(gate_lines(measured.gates, ran["threshold"]) if measured.gates is not None else []),
+        *spike_lines(measured.spikes),
     ]
     if pyperf is not None:
         lines += pyperf_section(pyperf, ran["pyperf"], measured.costs, measured.like)
@@ -241,7 +242,8 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
     and the sections."""
     return Measured(found, gate_table(table, threshold) if len(table) else None,
                     cost_summary(pairs) if pairs is not None else None,
-                    like=same_configuration(pairs) if pairs is not None else None)
+                    like=same_configuration(pairs) if pairs is not None else None,
+                    spikes=spike_table(table, threshold) if len(table) else None)
 
 
 def _null_history(timed: Timed, history: History

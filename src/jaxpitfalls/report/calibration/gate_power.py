@@ -6,6 +6,10 @@ test survives Benjamini-Hochberg over every row judged; for lockstep tables it a
 whole are slower than the threshold (sign flips of whole processes). Each side of the calibration is judged as
 a gate would judge it alone: all its rows (104 in `make calibrate`), and random subsets of SUBSET rows, the size
 of a small project's table (their rows overlap, so their rates are not independent draws).
+
+One real regression among unchanged rows (`spike_table`): the A/A side with one row swapped for its twin from the
+side timed 10% slower, in turn for every row and in SUBSETS random subsets of SUBSET; the share whose slowed row
+the gate names, set against the chance every gate line states for such a row (comparison.familywise.one_row_reach).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..comparison.familywise import FDR, surviving
+from ..comparison.familywise import FDR, SPIKE, one_row_reach, surviving
 from ..comparison.sign_flip import global_p
 from . import clustered
 
@@ -91,3 +95,67 @@ def _why_not(g, threshold: float) -> str:
     return (f"; the rows not named had a median half-width of {g.half_width_not_named:.1%} against the named rows' "
             f"{g.half_width_named:.1%}: a {g.injected - 1:.0%} change passes a {threshold:.0%} threshold only where "
             f"the interval is narrower than about {room:.1%}")
+
+
+ROW = ["study", "config_id", "variant", "mode"]  # a lockstep row, the same on every side
+AGREES = 0.05  # the stated and the measured share within 5 points
+
+
+def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, spike: float) -> tuple[bool, float]:
+    """Whether the gate names row `at` of `table` once it is swapped for `slowed`, and the chance stated for a
+    `spike` slowdown."""
+    spiked = table.copy()
+    spiked.iloc[at] = slowed[spiked.columns]
+    index = spiked.index[at]
+    named = bool(spiked.verdict.at[index] == "regressed" and surviving(spiked, "ratio", threshold).at[index])
+    reach = one_row_reach(spiked, "ratio", threshold, spike)
+    return named, float(reach.power_at_spike.get(index, 0.0))
+
+
+def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame | None:
+    """Per table size (the A/A side's rows, and SUBSET), how many spiked tables, the slowdown as timed (the slowed
+    side's geometric mean over the A/A side's), the share whose slowed row the gate named (with its 95% interval
+    over the configurations the slowed rows came from: clustered.py), the share stated for that slowdown, and
+    whether the share named lies within AGREES of the stated (`cannot tell` where it does not but its interval
+    reaches that band); None without an A/A side and a side slowed by SPIKE."""
+    base = table[table.injected.round(4) == 1].reset_index(drop=True)
+    slowed = table[table.injected.round(4) == round(1 + SPIKE, 4)]
+    if base.empty or slowed.empty:
+        return None
+    row = [c for c in ROW if c in table]
+    twins = slowed.reset_index().set_index(row).reindex(pd.MultiIndex.from_frame(base[row])).reset_index()
+    spike = float(np.exp(np.log(twins.ratio).mean() - np.log(base.ratio).mean())) - 1  # as timed, not as asked
+    margin = clustered.margins(twins, 1 + spike, threshold)["regressed"]
+    rng = np.random.default_rng(seed)
+    found = []
+    for size, draws in ((len(base), len(base)), (SUBSET, SUBSETS)):
+        if size > len(base):
+            continue
+        trials, spiked = [], []
+        for draw in range(draws):
+            rows = np.arange(size) if size == len(base) else rng.choice(len(base), size, replace=False)
+            at = draw if size == len(base) else int(rng.integers(size))
+            trials.append(_trial(base.iloc[rows], twins.iloc[rows[at]], at, threshold, spike))
+            spiked.append(rows[at])
+        named, stated = (pd.Series(x) for x in zip(*trials, strict=True))
+        _, low, high = clustered.share_interval(margin.iloc[spiked].reset_index(drop=True), named,
+                                                twins.config_id.iloc[spiked].reset_index(drop=True))
+        found.append({"rows": size, "spiked_tables": draws, "slowdown": spike, "named_share": named.mean(),
+                      "named_low": low, "named_high": high, "stated_share": stated.mean(),
+                      "agrees": clustered.against(named.mean(), low, high, (stated.mean() - AGREES,
+                                                                            stated.mean() + AGREES))})
+    return pd.DataFrame(found)
+
+
+def spike_lines(spikes: pd.DataFrame | None) -> list[str]:
+    """The page's lines on the one regression the gate can find (`spike_table`)."""
+    if spikes is None:
+        return []
+    said = "; ".join(f"among {s.rows} rows ({s.spiked_tables} spiked tables, {s.slowdown:.2%} slower as timed) "
+                     f"named in {s.named_share:.1%} [{s.named_low:.1%}, {s.named_high:.1%}], stated "
+                     f"{s.stated_share:.1%} (within {AGREES * 100:.0f} points: {s.agrees})"
+                     for s in spikes.itertuples())
+    return [f"- One row slowed {SPIKE:.0%} among unchanged ones (the A/A side with one row swapped for its twin "
+            f"timed slowed, report/calibration/gate_power.py): {said}. The stated share is what every comparison's "
+            "gate line says of its own rows (comparison/familywise.py: one_row_reach); the measured share's interval "
+            "is over the configurations the slowed rows came from, whose rows share their processes.", ""]

@@ -85,23 +85,23 @@ SPIKE = 0.10  # the single-row slowdown whose chance of being named the report s
 POWER = 0.90  # the chance at which it states the smallest single-row slowdown named
 
 
-def one_row_reach(table: pd.DataFrame, value: str, threshold: float) -> pd.DataFrame:
-    """Per measured row, were it the only one slowed (every other row unchanged, so its p-value the smallest and
-    Benjamini-Hochberg's bar for it FDR / m): the slowdown named with POWER chance (`named_at`) and the chance a
-    SPIKE slowdown is named (`power_at_spike`), at the row's own standard error (its interval's lower side, on its
-    df). A regression among many rows pays the correction in full; every row slowed at once does not."""
+def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: float = SPIKE) -> pd.DataFrame:
+    """Per measured row (the table's index), were it the only one slowed (every other row unchanged, so its
+    p-value the smallest and Benjamini-Hochberg's bar for it FDR / m): the slowdown named with POWER chance
+    (`named_at`) and the chance a `spike` slowdown is named (`power_at_spike`), at the row's own standard error (its
+    interval's lower side, on its df). A regression among many rows pays the correction in full; every row slowed
+    at once does not."""
     rows = table[_measured(table, value)]
-    m, found = len(rows), []
-    for r in rows.itertuples():
+    found = {}
+    for index, r in zip(rows.index, rows.itertuples(), strict=True):
         df = _df(r)
-        ratio, low = getattr(r, value), getattr(r, f"{value}_ci_low")
-        se = (math.log(ratio) - math.log(low)) / _quantile(0.975, df)
-        bar = _quantile(1 - FDR / m, df)  # one-sided, as p_beyond
-        if se <= 0:
-            continue
-        found.append({"named_at": math.expm1(math.log1p(threshold) + se * (bar + _quantile(POWER, df))),
-                      "power_at_spike": float(stdtr(df, (math.log1p(SPIKE) - math.log1p(threshold)) / se - bar))})
-    return pd.DataFrame(found, columns=["named_at", "power_at_spike"])
+        se = (math.log(getattr(r, value)) - math.log(getattr(r, f"{value}_ci_low"))) / _quantile(0.975, df)
+        bar = _quantile(1 - FDR / len(rows), df)  # one-sided, as p_beyond
+        if se > 0:
+            found[index] = {
+                "named_at": math.expm1(math.log1p(threshold) + se * (bar + _quantile(POWER, df))),
+                "power_at_spike": float(stdtr(df, (math.log1p(spike) - math.log1p(threshold)) / se - bar))}
+    return pd.DataFrame.from_dict(found, orient="index", columns=["named_at", "power_at_spike"])
 
 
 def reach_line(table: pd.DataFrame, value: str, threshold: float) -> str:
