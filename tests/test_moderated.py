@@ -163,3 +163,16 @@ def test_two_separate_runs_are_covered_near_95_percent(current_processes, baseli
     assert 0.93 <= covered / total <= 0.98, covered / total
     (alone,) = moderated.two_sample([[0.1]], [[0.0]])
     assert alone.mean == pytest.approx(0.1) and math.isinf(alone.high)
+
+
+def test_a_jobs_twins_are_judged_on_their_own_spread_not_the_real_pairs():
+    """Real pairs whose processes spread 3% and two twins that spread 0.3%: each twin's interval is about its own
+    spread's width (pooled with the other twin), far narrower than the real pairs', so a twin can miss 1."""
+    rng = np.random.default_rng(8)
+    real = [list(np.exp(rng.normal(0.05, 0.03, 3))) for _ in range(4)]
+    twins = [list(np.exp(rng.normal(0, 0.003, 3))) for _ in range(2)]
+    pairs = [(f"v{i}", "f", "m") for i in range(4)] + [("f~twin", "f", "m"), ("f~twin", "f", "n")]
+    medians = {(v, mode): 0.1 for v in ("v0", "v1", "v2", "v3", "f", "f~twin") for mode in ("m", "n")}
+    found = pooled_intervals(pairs, real + twins, [[0.0] * 3] * 6, medians)
+    width = [math.log(f["ratio_ci_high"] / f["ratio_ci_low"]) for f in found]
+    assert max(width[4:]) < min(width[:4]) / 3

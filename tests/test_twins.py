@@ -62,5 +62,5 @@ def test_the_tables_hide_the_twins_and_the_audit_counts_their_misses(tmp_path):
     assert len(found) == 20
     (text,) = twin_sections({"s": found, "other": found.iloc[:0]})
     assert "**1 of 20** twin rows excluded 1 (5.0%" in text
-    assert "| 4.0% " in text and "| 2.0% " in text and "other" not in text  # largest miss, median half-width
+    assert "| 4.0% " in text and "| 2.0% " in text and "| other" not in text  # largest miss, median half-width
     assert twin_sections({"s": found.iloc[:0]}) == []  # results measured before the twins: no section

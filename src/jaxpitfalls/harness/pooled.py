@@ -77,15 +77,18 @@ def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs:
     differences (stats.is_difference) is a share of one overhead in another, near 0 or below in a process where an
     overhead is: its processes' ratios averaged as they are (not on the log scale) on their own t; none where a
     process's ratio is missing, its difference of overheads then pooled with every row's, relative to the
-    baseline's first variant. A floor's A/A twin (stats.is_twin) is judged by the pool of the job's real pairs,
-    not part of it."""
+    baseline's first variant. A floor's A/A twin (stats.is_twin) is judged on its own spread, pooled with the job's
+    other twins only (moderated.pooled_apart: no process moves a twin, whose two names run one code): by the real
+    pairs' pool, which holds what a process does to two different codes, its interval would hold 1 nearly always
+    and its audit could not fail."""
     mirrors = _reversed(pairs)
     rows = [i for i in range(len(pairs)) if i not in mirrors]
     real = {i: not stats.is_twin(pairs[i][0]) for i in rows}
-    plain = [i for i in rows if not stats.is_difference(*pairs[i][:2])]
-    found = {i: _as_ratio(e) for i, e in zip(plain, moderated.pooled([np.log(ratios[i]) for i in plain],
-                                                                      [real[i] for i in plain]), strict=True)}
-    for i in set(rows) - set(plain):
+    plain = [i for i in rows if not stats.is_difference(*pairs[i][:2]) and real[i]]
+    twins = [i for i in rows if not real[i]]
+    found = {i: _as_ratio(e) for group, pool in ((plain, moderated.pooled), (twins, moderated.pooled_apart))
+             for i, e in zip(group, pool([np.log(ratios[i]) for i in group]), strict=True)}
+    for i in set(rows) - set(plain) - set(twins):
         e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
         found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))
     scales = {i: medians[(stats.side_parts(pairs[i][1])[0], pairs[i][2])] for i in rows}

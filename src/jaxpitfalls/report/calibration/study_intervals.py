@@ -140,8 +140,9 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
         "intervals estimated by harness/moderated.py (the spread between fresh processes pooled across the job's "
         "rows). The floors' A/A twins (true ratio 1), their job estimated again from every subset of its "
         "processes:", "", twins.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
-        "A twin compares the floor with itself inside one process, so no process offset moves it, and the pool "
-        "it is judged by is the job's real pairs': it tests false alarms, and over-covers by construction. Rows "
+        "A twin compares the floor with itself inside one process, so no process offset moves it: it is judged "
+        "on its own spread between processes, pooled with its job's other twins only (harness/pooled.py), and "
+        "about 5% of its intervals are expected to miss 1 (target 93-97% covered, as the rows below). Rows "
         "simulated from each job's measured spread between processes, row by row (true ratio 1; target 93-97%):",
         "", simulated.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
         "A job's medians over its processes (report/tables/over_processes.py: each process's median, their mean on "
