@@ -154,3 +154,17 @@ def test_releases_scattered_beyond_their_intervals_widen_the_fit_and_name_no_ste
     assert fit_steps(*measured).steps == ()
     monkeypatch.setattr(changepoints, "_scale", lambda *_: 1.0)
     assert [(s.before, s.after) for s in fit_steps(*measured).steps] == [("0.11.0", "0.11.1")]
+
+
+def test_each_release_s_interval_is_read_back_by_its_own_quantile():
+    """Releases whose jobs' own intervals held (built on the normal quantile, df infinite) beside one built on t
+    with 5 degrees of freedom: each is read back to the same 1.5% standard error, so the fit is the one of twelve
+    releases known alike, tested on the fewest degrees of freedom (reading every release by t(5), as the series'
+    fewest did before, narrowed the eleven; where their scatter exceeds that, the fit's Birge ratio took it back)."""
+    ratios, _, _ = _series([1.0] * 6 + [1.03] * 6, seed=2)
+    dfs = [np.inf] * 11 + [5.0]
+    half = [np.exp(0.015 * (1.96 if np.isinf(d) else stats.t.ppf(0.975, d))) for d in dfs]
+    lows, highs = [r / h for r, h in zip(ratios, half, strict=True)], [r * h for r, h in zip(ratios, half, strict=True)]
+    own = fit_steps(RELEASES, ratios, lows, highs, df=dfs)
+    alike = fit_steps(RELEASES, ratios, [r / half[0] for r in ratios], [r * half[0] for r in ratios], df=5.0)
+    assert own.steps == alike.steps and own.ruled_out == pytest.approx(alike.ruled_out, rel=1e-3)

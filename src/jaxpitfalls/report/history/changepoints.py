@@ -170,17 +170,21 @@ def upper_quantile(p: float, df: float) -> float:
 
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
               highs: Sequence[float], max_steps: int = 3, series: int = 1,
-              single: Sequence[bool] | None = None, df: float = np.inf) -> Fit:
+              single: Sequence[bool] | None = None, df: float | Sequence[float] = np.inf) -> Fit:
     """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
     one of `series` fitted for one report. `single`: per release, whether one job timed it; where the fit with
     the most steps splits such a release off alone (one job's offset fits that as well as a step does), the fit
     with the most steps that splits off none is kept instead where one has a step (equinox's history: 0.11.8
     alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four;
-    docs/decisions.md#single-job-releases). `df`: the degrees of freedom the intervals' spread was estimated
-    on (release_levels: the jobs' scatter), whose t quantile the intervals were built with, and on which every
-    step is tested and sized."""
+    docs/decisions.md#single-job-releases). `df`: the degrees of freedom each release's interval was built on
+    (release_levels: the jobs' scatter, infinite where their own intervals hold), one for all or one per release:
+    each interval is read back to its standard error by its own t quantile, and every step is tested and sized on
+    the fewest (a release read on another's quantile would be narrowed, and name false steps)."""
     y = np.log(np.asarray(ratios, dtype=float))
-    se = np.maximum(log_standard_error(lows, highs) * Z_95 / upper_quantile(0.025, df), 1e-6)  # built on t(df)
+    dfs = np.broadcast_to(np.asarray(df, dtype=float), y.shape)
+    quantiles = np.array([upper_quantile(0.025, d) for d in dfs])
+    se = np.maximum(log_standard_error(lows, highs) * Z_95 / quantiles, 1e-6)  # each built on its own t(df)
+    df = float(dfs.min()) if dfs.size else np.inf
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")

@@ -136,7 +136,7 @@ def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, p
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
         yield key, series, fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
                                      series=grouped.ngroups, single=list(series.jobs == 1),
-                                     df=float(series.df.min()))
+                                     df=list(series.df))
 
 
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
