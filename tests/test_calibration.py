@@ -237,8 +237,8 @@ def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table
     block = {"study": "dispatch", "package": "safetensors", "versions": versions, "with": {}, "repeats": 1,
              "pins": {}, "pythons": {}, "configs": "base"}
     timed = Timed(pd.DataFrame(), [], [], {}, block, published, ratios, 60.0, "")
-    series, rates, lines = calibration._null_history(timed, History.of(block))
-    assert series == (0, 1) and rates is None
+    nulls, lines = calibration._null_history(timed, History.of(block))
+    assert nulls == {"null_series": (0, 1)}  # one job a release: nothing simulated, no power
     assert "0 of 1 series with a step named" in "\n".join(lines)
 
 

@@ -62,3 +62,15 @@ def test_an_offset_between_releases_is_told_from_the_estimates_noise_where_it_is
 
     assert chance(0.03, seed=5) <= 0.02
     assert 0.2 <= np.mean([chance(0.0, seed) for seed in range(5, 10)]) <= 0.8
+
+
+def test_a_planted_step_is_found_at_its_place_more_often_the_larger_it_is():
+    """Histories drawn from a measured one (two series, 2% between jobs of a release, honest 1% intervals) with one
+    series slowed from a drawn release on: a 15% step is named at its place in most of them, a 1% step in few,
+    and the page's power line states both with their intervals."""
+    table = null_histories._history(np.random.default_rng(6), [Components(0.02 ** 2, 0.0, (0.01,))] * 2, 6, 2)
+    power = null_histories.step_power(table, steps=(0.01, 0.15), histories=30)
+    small, large = power.share
+    assert large >= 0.7 and small <= 0.2 and list(power.histories) == [30, 30]
+    (line, _) = null_histories.power_lines(power)
+    assert "a 15% step in" in line and "a 1% step in" in line and null_histories.power_lines(None) == []

@@ -20,7 +20,8 @@ class Measured:
     (calibration.summary), the gate per side (gate_power.gate_table), the harnesses' costs
     (harness_cost.cost_summary), the studies' twins, simulated rows and medians (study_intervals.coverages), the null
     history's series with a step and its series (named, series), the simulated null histories
-    (null_histories.rates), and one row slowed among unchanged ones (gate_power.spike_table)."""
+    (null_histories.rates) and steps planted in them (null_histories.step_power), and one row slowed among
+    unchanged ones (gate_power.spike_table)."""
 
     found: pd.DataFrame
     gates: pd.DataFrame | None = None
@@ -29,6 +30,7 @@ class Measured:
     simulated: pd.DataFrame | None = None
     null_series: tuple[int, int] | None = None
     null_rates: pd.DataFrame | None = None
+    null_power: pd.DataFrame | None = None  # null_histories.step_power: steps planted in the simulated histories
     like: tuple[str, float, float] | None = None  # harness_cost.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
@@ -84,7 +86,7 @@ def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> st
             f"lockstep's machine time over all its configurations {interval}{same}.")
 
 
-def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None) -> str:
+def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: pd.DataFrame | None) -> str:
     measured = f"the null history named a step in {series[0]} of {series[1]} series" if series else ""
     simulated, without = "", ""
     if rates is not None:
@@ -94,8 +96,10 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None) -> str:
             for r in drawn.itertuples())
         without = "; without an offset between releases, " + " and ".join(
             f"{r.share:.1%} at {r.repeats}" for r in none.itertuples()) if len(none) else ""
+    found = "" if power is None else "; a step planted in one series named at its place in " + " and ".join(
+        f"{r.share:.0%} [{r.share_low:.0%}, {r.share_high:.0%}] at {r.step:.0%}" for r in power.itertuples())
     return ("- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)"
-            + without + ".")
+            + without + found + ".")
 
 
 def brief(measured: Measured) -> list[str]:
@@ -105,7 +109,7 @@ def brief(measured: Measured) -> list[str]:
     lines += [_gate(m.gates, m.spikes)] if m.gates is not None and len(m.gates) else []
     lines += [_studies(m.twins, m.simulated, m.medians)] if m.twins is not None and m.simulated is not None else []
     lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []
-    lines += [_history(m.null_series, m.null_rates)] if m.null_series or m.null_rates is not None else []
+    lines += [_history(m.null_series, m.null_rates, m.null_power)] if m.null_series or m.null_rates is not None else []
     return ["## In brief", "", *lines, ""] if lines else []
 
 

@@ -218,10 +218,9 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
     ran = _ran(jobs, Compare.of(timed.compare))
     found = summary(table, ran["threshold"])
     studies = study_intervals.coverages([Path(reference)]) if reference else None
-    series, rates, null = _null_history(timed, history)
+    nulls, null = _null_history(timed, history)
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
-                       simulated=studies[2] if studies else None, medians=studies[3] if studies else None,
-                       null_series=series, null_rates=rates)
+                       simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
     label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": _pyperf_s(timed.pyperf),
@@ -246,23 +245,25 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
                     spikes=spike_table(table, threshold) if len(table) else None)
 
 
-def _null_history(timed: Timed, history: History
-                  ) -> tuple[tuple[int, int] | None, pd.DataFrame | None, list[str]]:
-    """The null history's series with a step and its series, the null histories simulated from its jobs (where
-    a release ran in two jobs or more: one job a release cannot give the spread between jobs), and its section;
-    nothing where none ran. Its steps are fitted again from its job table where it has one (the run's steps
-    table is the fit of its day: a published calibration rejudged restates them)."""
+def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:
+    """The null history's series with a step and its series (`null_series`), the null histories simulated from
+    its jobs and the steps planted in them (`null_rates`, `null_power`: where a release ran in two jobs or more,
+    one job a release cannot give the spread between jobs), and its section; nothing where none ran. Its steps are
+    fitted again from its job table where it has one (the run's steps table is the fit of its day: a published
+    calibration rejudged restates them)."""
     steps, ratios = timed.history_steps, timed.history_ratios
     if steps is None:
-        return None, None, []
+        return {}, []
     if ratios is not None:  # by this checkout's fit: a published calibration rejudged restates its steps too
         steps = rejudged(ratios, history.package)
     lines = null_history(steps, timed.history_machine_s, history)
     if history.repeats < 2 or ratios is None:
-        return null_series(steps)[:2], None, [*lines, "No null history simulated: one job a release cannot give the "
-                                              "spread between jobs the simulation draws from.", ""]
-    rates = null_histories.rates(ratios)
-    return null_series(steps)[:2], rates, [*lines, *null_histories.section(ratios, rates)]
+        return {"null_series": null_series(steps)[:2]}, [
+            *lines, "No null history simulated: one job a release cannot give the spread between jobs the "
+            "simulation draws from.", ""]
+    rates, power = null_histories.rates(ratios), null_histories.step_power(ratios)
+    return ({"null_series": null_series(steps)[:2], "null_rates": rates, "null_power": power},
+            [*lines, *null_histories.section(ratios, rates, power)])
 
 
 def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

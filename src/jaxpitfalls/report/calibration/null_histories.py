@@ -29,6 +29,7 @@ from ..history.release_levels import SERIES, job_logs, release_levels, without_b
 
 HISTORIES = 500  # the issue's floor: at least 500 simulated null histories per repeats
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
+PLANTED, POWER_HISTORIES = (0.05, 0.10), 200  # the steps planted to measure the fit's power, histories each
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,38 @@ def false_step_rate(measured: list[Components], releases: int, repeats: int, his
     return sum(names_a_step(_history(rng, measured, releases, repeats), releases) for _ in range(histories)), histories
 
 
+def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bool:
+    """Whether the history's fit names the step planted in series `variant` at release `at` there (or between
+    releases it cannot tell that place from), not resting on one release's job alone."""
+    place = (f"r{at - 1}", f"r{at}")
+    return any(key[1] == variant and ((s.before, s.after) == place or place in s.also_between)
+               and not resting_alone(fit, s)
+               for key, _, fit in fitted(release_levels(ratios), [f"r{r}" for r in range(releases)])
+               for s in fit.steps)
+
+
+def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats: int = 2,
+               histories: int = POWER_HISTORIES, seed: int = 2) -> pd.DataFrame:
+    """Per planted step: histories simulated from the measured components at `repeats` jobs a release, one
+    series (drawn) slowed from a release (drawn) on by the step, every other unchanged; how many the fit names it
+    in at its place, with the share's Wilson interval."""
+    measured, releases = components(ratios), ratios.release.nunique()
+    rng = np.random.default_rng(seed)
+    rows = []
+    for step in steps:
+        found = 0
+        for _ in range(histories):
+            history = _history(rng, measured, releases, repeats)
+            variant, at = f"s{rng.integers(len(measured))}", int(rng.integers(1, releases))
+            later = (history.variant == variant) & (history.release.str[1:].astype(int) >= at)
+            history.loc[later, ["ratio", "ratio_ci_low", "ratio_ci_high"]] *= 1 + step
+            found += finds_step(history, releases, variant, at)
+        low, high = wilson(found, histories)
+        rows.append({"step": step, "repeats": repeats, "histories": histories, "found": found,
+                     "share": found / histories, "share_low": low, "share_high": high})
+    return pd.DataFrame(rows)
+
+
 def _without_offsets(measured: list[Components]) -> list[Components]:
     return [replace(c, releases=0.0) for c in measured]
 
@@ -126,8 +159,9 @@ def offset_by_chance(ratios: pd.DataFrame, histories: int = HISTORIES, seed: int
                >= observed for _ in range(histories)) / histories
 
 
-def section(ratios: pd.DataFrame, found: pd.DataFrame) -> list[str]:
-    """The page's lines on null histories simulated from the measured one's components (`found`: `rates`)."""
+def section(ratios: pd.DataFrame, found: pd.DataFrame, power: pd.DataFrame | None = None) -> list[str]:
+    """The page's lines on null histories simulated from the measured one's components (`found`: `rates`), and
+    on steps planted in them (`power`: `step_power`)."""
     measured = components(ratios)
     jobs_sd = np.sqrt([c.jobs for c in measured])
     releases_sd = np.sqrt([c.releases for c in measured])
@@ -146,4 +180,17 @@ def section(ratios: pd.DataFrame, found: pd.DataFrame) -> list[str]:
         f"{TARGET[1]:.0%}). An offset between releases shifts both jobs of a release alike, which the fit cannot "
         "tell from a step; `between_releases` none draws none, to show what the rate owes to it.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False), "",
+        *power_lines(power),
     ]
+
+
+def power_lines(power: pd.DataFrame | None) -> list[str]:
+    """The page's line on the fit's power: how often a step planted in one series is named at its place."""
+    if power is None or power.empty:
+        return []
+    said = "; ".join(f"a {r.step:.0%} step in {r.found} of {r.histories} ({r.share:.1%} [{r.share_low:.1%}, "
+                     f"{r.share_high:.1%}])" for r in power.itertuples())
+    return [f"Power: histories simulated as above at {power.repeats.iloc[0]} jobs a release, one series (drawn) "
+            "slowed from a release (drawn) on, every other series unchanged; the fit named the step at its place "
+            f"(or where it cannot tell that place from) in: {said}. Its correction over every series and release, "
+            "and the offsets between releases it must not take for steps, cost what is missing.", ""]
