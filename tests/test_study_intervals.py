@@ -68,3 +68,15 @@ def test_the_section_names_its_jobs_and_states_both_checks(tmp_path):
     text = "\n".join(study_intervals.section(roots, *coverages(roots)))
     assert f"From 1 jobs of {tmp_path}" in text and "target 93-97%" in text
     assert re.search(r"\|\s+2 \|\s+3 \|\s+3 \|", text)  # 2 processes: three subsets, each twin covered
+
+
+def test_coverage_is_also_told_by_third_of_each_jobs_rows_ranked_by_spread():
+    """A job whose two noisiest rows spread five times the others': pooled, the noisy rows' intervals are too
+    narrow and the quiet rows' too wide, which the average hides; the thirds show it and the page's line says the
+    target is missed."""
+
+    sd = np.array([0.01, 0.01, 0.01, 0.01, 0.05, 0.05])
+    found = study_intervals._simulated([(sd, 0.0)], [3], seed=1)
+    quiet, noisy = found[study_intervals.THIRDS[0]].iat[0], found[study_intervals.THIRDS[2]].iat[0]
+    assert noisy < 0.9 < 0.97 < quiet
+    assert "**missed**" in study_intervals.thirds_line(found, "rows")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .gate_power import SUBSET
+from .study_intervals import THIRD_TARGET, THIRDS
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,15 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame, medians: pd.DataFrame
     held = ", ".join(f"{r.covered} of {r.rows} at {r.processes} processes" for r in twins.itertuples())
 
     def covered(table: pd.DataFrame) -> str:
+        noisiest = f" (the noisiest third of each job's: {', '.join(f'{x:.1%}' for x in table[THIRDS[2]])})" \
+            if THIRDS[2] in table else ""
         return (", ".join(f"{r.share:.1%}" for r in table.itertuples()) + " at "
-                + ", ".join(str(r.processes) for r in table.itertuples()) + " processes")
+                + ", ".join(str(r.processes) for r in table.itertuples()) + f" processes{noisiest}")
 
     of_medians = "" if medians is None else f"; medians simulated from each job's measured spreads, {covered(medians)}"
     return (f"- **The studies' intervals** (published reference): A/A twins covered 1 in {held}; rows simulated "
-            f"from each job's measured spread covered in {covered(simulated)}{of_medians} (target 93-97%).")
+            f"from each job's measured spread covered in {covered(simulated)}{of_medians} (target 93-97%, each "
+            f"third {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%}).")
 
 
 def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> str:
