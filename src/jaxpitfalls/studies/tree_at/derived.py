@@ -163,5 +163,6 @@ def run_once(run: Run, stepped: pd.Series) -> tuple[tuple[float, float, float], 
         return once, f"un-jitted warm median {stepped.median_ms:.1f} ms (no first call kept){beside}", False
     ms = 1e3 * cold
     said = (f"un-jitted first call {ms:.1f} ms ({int(stepped.first_run_compiles)} compilations; warm "
-            f"{stepped.median_ms:.1f} ms){beside}")
+            f"{stepped.median_ms:.1f} ms; one call per process: the ratio's interval carries the jitted side's "
+            f"spread only){beside}")
     return (ms / jitted[0], ms / jitted[2], ms / jitted[1]), said, True
