@@ -36,8 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import digamma, polygamma
-from scipy.stats import t
+from scipy.special import digamma, polygamma, stdtr, stdtrit
 
 LEVEL = 0.95
 
@@ -103,8 +102,8 @@ def _interval(mean: float, variance: float, df: float, processes: float, sd: flo
     if not variance > 0 or not df > 0:
         return Estimate(mean, -math.inf, math.inf, 1.0, sd, float(df))
     se = math.sqrt(variance / processes)
-    half = float(t.ppf(0.5 + LEVEL / 2, df)) * se
-    return Estimate(mean, mean - half, mean + half, float(2 * t.sf(abs(mean) / se, df)), sd, float(df),
+    half = float(stdtrit(df, 0.5 + LEVEL / 2)) * se  # t.ppf's value, without scipy.stats' ~50 us a call
+    return Estimate(mean, mean - half, mean + half, float(2 * stdtr(df, -abs(mean) / se)), sd, float(df),
                     math.sqrt(variance))
 
 
