@@ -427,7 +427,8 @@ def test_a_start_up_run_once_is_judged_cold_against_cold(first_call_ms, expected
     judged = applicable(_judged(tables, "once_run"))  # on any backend: it says "here"
     assert judged.verdict == expected, judged.measured
     assert judged.judged_ratio[0] == pytest.approx(first_call_ms / 1920)
-    assert f"un-jitted first call {first_call_ms:.1f} ms (120 compilations; warm 300.0 ms; one call per process" in judged.measured
+    said = f"un-jitted first call {first_call_ms:.1f} ms (120 compilations; warm 300.0 ms; one call per process"
+    assert said in judged.measured
     warm = applicable(_judged(_un_jitted(300.0), "once_run"))  # results that kept no first call: said so
     assert "un-jitted warm median 300.0 ms (no first call kept)" in warm.measured
     assert warm.verdict == "inconclusive"  # its compilations left out, in its favour: a "no" cannot be told

@@ -46,8 +46,10 @@ def read_off(pairs: list[Pair], ratios: list[Sequence[float | None]], medians: M
             found[i] = [float(x) for x in stats.difference_at(list(ratio), *sides)]
             known[(stats.difference_side(variant, baseline), mode)] = found[i][0]
     for i, ((variant, baseline, mode), ratio) in enumerate(zip(pairs, ratios, strict=True)):
-        overhead = known.get((baseline, mode), _value(medians, baseline, mode))
-        if stats.is_difference(variant, baseline) and None not in ratio and overhead > 0:
+        if not stats.is_difference(variant, baseline) or None in ratio:
+            continue
+        overhead = known[(baseline, mode)] if (baseline, mode) in known else _value(medians, baseline, mode)
+        if overhead > 0:
             found[i] = [(r - 1) * overhead for r in ratio]
     return found
 

@@ -17,13 +17,14 @@ none estimates as much (docs/decisions.md#an-offset-between-releases-in-the-null
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ...harness.stats import Z_95, wilson
-from ..history.changepoints import resting_alone
+from ..history.changepoints import Step, resting_alone
 from ..history.history import fitted
 from ..history.release_levels import SERIES, job_logs, release_levels, without_blocks
 
@@ -76,12 +77,16 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
     return pd.DataFrame(rows)
 
 
-def names_a_step(ratios: pd.DataFrame, releases: int) -> bool:
-    """Whether the history's fit names a step in any series of `ratios` (a step resting on one release's job
+def _named(ratios: pd.DataFrame, releases: int) -> Iterator[tuple[tuple, Step]]:
+    """Each step the history's fit names in `ratios`, with its series' key (a step resting on one release's job
     alone is not named, as in the report)."""
-    return any(not resting_alone(fit, step) for _, _, fit in fitted(release_levels(ratios),
-                                                                    [f"r{r}" for r in range(releases)])
-               for step in fit.steps)
+    for key, _, fit in fitted(release_levels(ratios), [f"r{r}" for r in range(releases)]):
+        yield from ((key, step) for step in fit.steps if not resting_alone(fit, step))
+
+
+def names_a_step(ratios: pd.DataFrame, releases: int) -> bool:
+    """Whether the history's fit names a step in any series of `ratios`."""
+    return next(_named(ratios, releases), None) is not None
 
 
 def false_step_rate(measured: list[Components], releases: int, repeats: int, histories: int = HISTORIES,
@@ -96,9 +101,7 @@ def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bo
     releases it cannot tell that place from), not resting on one release's job alone."""
     place = (f"r{at - 1}", f"r{at}")
     return any(key[1] == variant and ((s.before, s.after) == place or place in s.also_between)
-               and not resting_alone(fit, s)
-               for key, _, fit in fitted(release_levels(ratios), [f"r{r}" for r in range(releases)])
-               for s in fit.steps)
+               for key, s in _named(ratios, releases))
 
 
 def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats: int = 2,

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 import pandas as pd
-from scipy.special import stdtr, stdtrit  # t.sf's and t.ppf's values, ~50x faster a call
+from scipy.special import stdtr, stdtrit  # t.sf's and t.ppf's values, at a fraction of scipy.stats' cost
 
 FDR = 0.05
 
@@ -30,7 +30,7 @@ def p_beyond(value: float, low: float, high: float, threshold: float, df: float 
     se = abs(math.log(value) - math.log(low if value > 1 + threshold else high)) / quantile
     if se == 0:
         return 0.0 if math.log(value) > edge else 1.0
-    return float(stdtr(df, -(math.log(value) - edge) / se))  # t.sf, without scipy.stats' ~0.1 ms a call
+    return float(stdtr(df, -(math.log(value) - edge) / se))  # t.sf((log(value) - edge) / se, df)
 
 
 def benjamini_hochberg(p_values: Sequence[float], rate: float = FDR) -> list[bool]:
