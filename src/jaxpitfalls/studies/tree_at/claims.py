@@ -61,7 +61,6 @@ def _per_transform(run: Run) -> Judged:
                      f"{median(run, run.base_id, SPEC.floor, 'direct') / n_base:.2f} ms batched per transform at "
                      f"{n_base}")
     judged = {"measured": f"not measured: fewer than 2 depths; {per_transform}", "verdict": NOT_MEASURED}
-    exponent = None
     if len(direct) > 1:
         gain = power_law_exponent(direct.transforms, direct.ratio, direct.ratio_ci_low, direct.ratio_ci_high)
         u, b = exponents(run).loc[("direct", "unbatched")], exponents(run).loc[("direct", SPEC.floor)]
@@ -76,12 +75,10 @@ def _per_transform(run: Run) -> Judged:
             "reason": grows.reason,
             "verdict": grows.verdict(),
         }
-        exponent = (gain["exponent"], gain["exponent_ci_low"], gain["exponent_ci_high"])
-        judged["headline"] = Estimate(*exponent, "", "the gain's exponent in the transforms")
-        if run.at("per_transform") is None:  # fitted at another width than the write-up's: not sized
-            exponent = None
-    return Judged(**judged, ours=(exponent, *(per_call(run, "per_transform", variant, "direct", per_transform=True)
-                                              for variant in ("unbatched", SPEC.floor))))
+        judged["headline"] = Estimate(gain["exponent"], gain["exponent_ci_low"], gain["exponent_ci_high"], "",
+                                      "the gain's exponent in the transforms")
+    return Judged(**judged, ours=tuple(per_call(run, "per_transform", variant, "direct", per_transform=True)
+                                       for variant in ("unbatched", SPEC.floor)))
 
 
 def _against_one(fit: dict) -> str:
@@ -176,6 +173,8 @@ def _less_compilation(run: Run) -> Judged:
                                f" XLA compiles the same program for both; {measured}",
                       verdict=verdict(False), headline=Estimate(*compile_ratio, "x", "same program in every job; "
                                                                 "XLA compile time unbatched / batched"))
+    if "start_up_program_same" not in run.tables["checks"]:
+        measured += "; this run did not record whether the two start-ups lower to one program: compile time decides"
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
     return Judged(measured=measured, reason=less.reason, verdict=less.verdict(),
                   headline=Estimate(*compile_ratio, "x", "XLA compile time unbatched / batched"))

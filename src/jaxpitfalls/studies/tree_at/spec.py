@@ -96,9 +96,9 @@ CLAIMS = {
     "per_transform": Claim(
         "per-transform cost: unbatched is O(transforms x tree size), batched O(tree size)",
         "5.4 ms vs 0.7 ms per transform at 24 transforms; O(N*L) -> O(L)",
-        # O(N*L) -> O(L): the gain grows as N^1, fitted over the depths at the write-up's width
-        numbers=(Number(1, 1, " exponent", structural=True, at={"hidden": BERT_4L_768H["hidden"]}),
-                 Number(5.4, 5.4, " ms unbatched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON),
+        # O(N*L) -> O(L) is an order, not a number the write-up printed: the fitted exponent judges the
+        # direction and the order, and is not sized against it
+        numbers=(Number(5.4, 5.4, " ms unbatched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON),
                  Number(0.7, 0.7, " ms batched", structural=False, at=BERT_4L_768H, differs=HOST_PYTHON)),
         rule=f"the gain's exponent in the transforms (unbatched / batched, paired, per depth; O(N*L) against O(L) "
              f"predicts 1, a constant gain 0, a quadratic one 2): 95% interval within {ORDER_BAND[0]}-"
