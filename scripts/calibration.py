@@ -2,7 +2,7 @@
 what was kept -> reports/calibration.md."""
 
 from jaxpitfalls import runtime
-from jaxpitfalls.report.calibration import calibration, timed
+from jaxpitfalls.across_runs.calibration import calibration, timed
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

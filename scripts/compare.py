@@ -1,8 +1,8 @@
 """Rule compare: this run's results against a baseline run's -> reports/compare.md and CSV tables."""
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.contract.run_settings import Compare
-from jaxpitfalls.report.comparison import compare, compare_report
+from jaxpitfalls.across_runs.comparison import compare, compare_report
+from jaxpitfalls.across_runs.settings import Compare
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

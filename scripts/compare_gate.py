@@ -4,7 +4,7 @@ compare.fail_on_inconclusive, a row it could not decide)."""
 import pandas as pd
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.report.comparison.gate import require_no_regressions
+from jaxpitfalls.across_runs.comparison.gate import require_no_regressions
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.contract.run_settings import Compare
-from jaxpitfalls.report.comparison import lockstep
+from jaxpitfalls.across_runs.comparison import lockstep
+from jaxpitfalls.across_runs.settings import Compare
 from jaxpitfalls.report.tables.run_summary import machine_time_lines
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -1,7 +1,7 @@
 """Rule history: the history's tables, figure and reports/history.md from every release's results."""
 
 from jaxpitfalls import runtime
-from jaxpitfalls.report.history.history import write_history
+from jaxpitfalls.across_runs.history.history import write_history
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 runtime.start(sm.log[0])

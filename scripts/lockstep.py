@@ -1,7 +1,7 @@
 """Rule lockstep: one configuration timed in every side's environment at once (compare.sides)."""
 
 from jaxpitfalls import registry, runtime
-from jaxpitfalls.contract.run_settings import Lockstep
+from jaxpitfalls.across_runs.settings import Lockstep
 from jaxpitfalls.jobs.lockstep import run_lockstep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

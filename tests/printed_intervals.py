@@ -44,8 +44,8 @@ def derived_now(snapshot: Path) -> list[str]:
     """What today's code prints from the snapshot's tables beyond their rows: the claims' scorecard and how each
     was judged, and each study's own tables (fitted exponents, pooled figures)."""
     from jaxpitfalls import registry
-    from jaxpitfalls.report.reference.reference import table_paths
-    from jaxpitfalls.report.reference.rendered import kept_studies, snapshot_claims
+    from jaxpitfalls.across_runs.reference.reference import table_paths
+    from jaxpitfalls.across_runs.reference.rendered import kept_studies, snapshot_claims
     from jaxpitfalls.report.scorecard import scorecard
     from jaxpitfalls.report.tables.aggregate import read_tables, without_twins
 

@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 from test_lockstep import BASE_S, Machine
 
-from jaxpitfalls.contract.run_settings import History
+from jaxpitfalls.across_runs.calibration import calibration
+from jaxpitfalls.across_runs.comparison import lockstep
+from jaxpitfalls.across_runs.settings import History
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.injected import SLOWDOWN_ENV, inject, injected_fraction, slowed
 from jaxpitfalls.harness.lockstep import Side, in_lockstep
-from jaxpitfalls.report.calibration import calibration
-from jaxpitfalls.report.comparison import lockstep
 
 SIDES = {"a": 0.0, "a2": 0.0, "b5": 0.05, "b10": 0.10}
 
@@ -131,7 +131,7 @@ def _pyperf_doc(offset: float, spread: float, seed: int = 0) -> dict:
 def test_pyperf_beside_the_lockstep_is_costed_at_the_same_detectable_change():
     """pyperf's own t-test pools its processes' values; the interval over processes does not, so with a 3%
     offset per fresh process the pooled test claims a precision the processes do not have."""
-    from jaxpitfalls.report.calibration.pyperf_beside import OVER_PROCESSES, beside, time_to_target
+    from jaxpitfalls.across_runs.calibration.pyperf_beside import OVER_PROCESSES, beside, time_to_target
 
     table = pd.DataFrame([{"config_id": "base", "mode": m, "variant": v, "side": side, "against": "a",
                            "injected": injected, "ratio": 1.01,
@@ -164,8 +164,8 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
     """Five pyperf A/A pairs and a lockstep pair in each of six configurations: each harness's false alarms
     counted over its pairs, and pyperf's cost to +-5% over the lockstep's with an interval that covers the
     ratio the pairs were built with."""
-    from jaxpitfalls.report.calibration.harness_cost import cost_summary, pyperf_section, same_configuration
-    from jaxpitfalls.report.calibration.pyperf_beside import beside
+    from jaxpitfalls.across_runs.calibration.harness_cost import cost_summary, pyperf_section, same_configuration
+    from jaxpitfalls.across_runs.calibration.pyperf_beside import beside
 
     configs = [f"layers{n}" for n in range(1, 7)]
     table = pd.DataFrame([{"config_id": c, "mode": "blocked", "variant": "filter_jit", "side": "a2", "against": "a",
@@ -225,7 +225,7 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
 def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table():
     """A published calibration whose steps table named a step (by the fit of its day) is rejudged from its job
     table: four flat releases name none today, and the page says so."""
-    from jaxpitfalls.report.calibration.timed import Timed
+    from jaxpitfalls.across_runs.calibration.timed import Timed
 
     versions = ["0.4.1", "0.4.2", "0.4.3", "0.4.4"]
     ratios = pd.DataFrame([{"release": v, "job": 1, "config_id": "base", "variant": "filter_jit",
@@ -245,7 +245,7 @@ def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table
 def test_the_run_summary_judges_the_machine_time_against_the_target_the_run_kept(tmp_path):
     """The calibration's own run summary sums what it timed, part by part, against the target it kept (the issue's
     120 minutes for make calibrate); a kept calibration without one is summed and not judged."""
-    from jaxpitfalls.report.calibration import timed
+    from jaxpitfalls.across_runs.calibration import timed
     from jaxpitfalls.report.tables.run_summary import machine_time_lines
 
     parts = {"lockstep jobs": 6000.0, "pyperf's pairs": 0.0, "the null history": 1500.0}
@@ -265,7 +265,7 @@ def test_the_page_says_what_it_does_not_calibrate():
     process), from the run's own counts; without a published reference, it says so."""
     from workflow_copy import ROOT
 
-    from jaxpitfalls.report.calibration.brief import reach_lines
+    from jaxpitfalls.across_runs.calibration.brief import reach_lines
 
     page = (ROOT / "docs" / "calibration.md").read_text()
     # the committed page: 3 sides of 104 rows against the first, 13 configurations, a null history of 2 jobs
@@ -276,7 +276,7 @@ def test_the_page_says_what_it_does_not_calibrate():
 
 def test_the_brief_gives_each_decision_its_number_and_interval():
     """Every part a calibration measured gets its line, numbers first; a part it did not run gets none."""
-    from jaxpitfalls.report.calibration.brief import Measured, brief
+    from jaxpitfalls.across_runs.calibration.brief import Measured, brief
 
     found = calibration.summary(_calibration_table(configs=3))
     twins = pd.DataFrame([{"processes": 2, "rows": 62, "covered": 62, "share": 1.0}])
@@ -304,7 +304,7 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
 def test_a_missed_power_target_says_whether_its_interval_still_reaches_it():
     """80.8% named misses 90%; where the interval over the effective rows reaches 90% the page says the
     configurations cannot rule the target out, and where it stops short it does not."""
-    from jaxpitfalls.report.calibration.gate_power import COLUMNS, gate_lines
+    from jaxpitfalls.across_runs.calibration.gate_power import COLUMNS, gate_lines
 
     def line(high: float) -> str:
         gate = pd.DataFrame([dict.fromkeys(COLUMNS, np.nan) | {
@@ -320,6 +320,6 @@ def test_a_missed_power_target_says_whether_its_interval_still_reaches_it():
     (0.95, 0.90, 0.99, "yes"), (0.99, 0.90, 0.999, "cannot tell"), (0.70, 0.60, 0.80, "no"),
     (0.99, 0.985, 0.995, "no")])
 def test_a_target_is_missed_only_where_the_whole_interval_misses_it(share, low, high, expected):
-    from jaxpitfalls.report.calibration import clustered
+    from jaxpitfalls.across_runs.calibration import clustered
 
     assert clustered.against(share, low, high, (0.92, 0.98)) == expected

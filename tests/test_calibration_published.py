@@ -1,4 +1,4 @@
-"""The published calibration (report/calibration/published.py): its page is what this checkout renders from what
+"""The published calibration (across_runs/calibration/published.py): its page is what this checkout renders from what
 its run timed (docs/calibration/), so a change to how the calibration judges or words is published by `rejudge
 --write` and cannot drift from the page unseen; `publish` replaces the page and its folder whole, or not at all."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from configs import ROOT
 
-from jaxpitfalls.report.calibration import published, timed
+from jaxpitfalls.across_runs.calibration import published, timed
 
 DOCS = ROOT / "docs"
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxpitfalls.report.history import changepoints
-from jaxpitfalls.report.history.changepoints import _bounds, _scale, expected_scatter, fit_steps
+from jaxpitfalls.across_runs.history import changepoints
+from jaxpitfalls.across_runs.history.changepoints import _bounds, _scale, expected_scatter, fit_steps
 
 RELEASES = [f"0.11.{i}" for i in range(12)]
 

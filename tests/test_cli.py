@@ -19,8 +19,10 @@ def test_every_command_routes_to_a_module_with_a_main(command):
 
 
 def test_a_group_s_own_subcommand_is_passed_on_where_the_module_reads_it():
-    assert cli.route(["calibration", "rejudge", "--write"]) == ("report.calibration.published", ["rejudge", "--write"])
-    assert cli.route(["reference", "rejudge", "snap", "--write"]) == ("report.reference.rejudge", ["snap", "--write"])
+    assert cli.route(["calibration", "rejudge", "--write"]) == ("across_runs.calibration.published",
+                                                                ["rejudge", "--write"])
+    assert cli.route(["reference", "rejudge", "snap", "--write"]) == ("across_runs.reference.rejudge",
+                                                                      ["snap", "--write"])
 
 
 @pytest.mark.parametrize("argv", [[], ["refrence", "rejudge"]])

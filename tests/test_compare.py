@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from jaxpitfalls.across_runs.comparison import compare, compare_report, gate, machine_speed
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.yardstick import VERSION as YARDSTICK_VERSION
-from jaxpitfalls.report.comparison import compare, compare_report, gate, machine_speed
 
 
 def _doc(config_id: str, seconds: np.ndarray, equinox: str = "0.13.8", ratio: float = 1.3,
@@ -266,7 +266,7 @@ def test_the_gate_names_only_rows_beyond_the_threshold_that_survive_the_correcti
     beyond the threshold, so the gate passes; a real 15% regression among them still fails it (a 10% one, 2.3
     standard errors beyond the threshold, is regressed alone but not named among 100: p 0.01). The report states
     the control and what it kept."""
-    from jaxpitfalls.report.comparison import familywise
+    from jaxpitfalls.across_runs.comparison import familywise
 
     rng = np.random.default_rng(7)
     se = 0.02  # each row's log-ratio standard error
@@ -319,7 +319,7 @@ def test_the_one_regression_the_gate_states_it_finds_is_the_share_it_finds(rows)
     """One row slowed among unchanged rows, drawn 400 times at a 2% standard error: the share the gate names
     agrees with what familywise.one_row_reach states for a 10% slowdown and for its 90% slowdown, within 5
     points (the correction asks p <= 0.05 / m of the one row)."""
-    from jaxpitfalls.report.comparison import familywise
+    from jaxpitfalls.across_runs.comparison import familywise
 
     rng, se = np.random.default_rng(11), 0.02
 

@@ -1,4 +1,4 @@
-"""The gate's error rates on simulated lockstep tables (report/comparison/gate.py): 8 rows a job of 5 fresh
+"""The gate's error rates on simulated lockstep tables (across_runs/comparison/gate.py): 8 rows a job of 5 fresh
 processes x 30 rounds (3% noise a round; each process of the second side off by 2% in every row alike and 1.5% in
 each row, as fresh processes are), 2 jobs (16 rows) or 13 (104, the calibration's table). A 10% regression in every
 row is named in at least 90% of the rows after the correction; identical code never fails the gate, and tables whose
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jaxpitfalls.report.comparison import familywise, gate, lockstep, sign_flip
+from jaxpitfalls.across_runs.comparison import familywise, gate, lockstep, sign_flip
 
 ROWS = [("blocked", f"v{i}") for i in range(8)]
 

@@ -1,4 +1,4 @@
-"""One row slowed among unchanged ones on a calibration's rows (report/calibration/gate_power.py): the share the
+"""One row slowed among unchanged ones on a calibration's rows (across_runs/calibration/gate_power.py): the share the
 gate names is set against what every gate line states of its own rows, over the configurations the slowed rows
 came from."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from jaxpitfalls.report.calibration.gate_power import spike_lines, spike_table
-from jaxpitfalls.report.comparison.compare import verdict
+from jaxpitfalls.across_runs.calibration.gate_power import spike_lines, spike_table
+from jaxpitfalls.across_runs.comparison.compare import verdict
 
 
 def _side(name: str, injected: float, rng: np.random.Generator, rows: int = 48, se: float = 0.02) -> pd.DataFrame:

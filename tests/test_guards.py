@@ -163,7 +163,7 @@ def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
     from jaxpitfalls import registry
 
     modules = ["report.tables.aggregate", "contract.figures", "report.scorecard.build", "report.tables.bundle",
-               "report.comparison.compare", "report.reference.thinned",
+               "across_runs.comparison.compare", "across_runs.reference.thinned",
                *(f"studies.{s}.{part}" for s in registry.names() for part in ("spec", "report"))]
     check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
              "heavy = sorted({'jax', 'equinox', 'optax', 'torch'} & set(sys.modules)); "

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from jaxpitfalls.report.history import history
-from jaxpitfalls.report.history.release_levels import between_jobs, release_levels
+from jaxpitfalls.across_runs.history import history
+from jaxpitfalls.across_runs.history.release_levels import between_jobs, release_levels
 
 RELEASES = [f"0.11.{i}" for i in range(10)]
 

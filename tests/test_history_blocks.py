@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from jaxpitfalls.report.history import history
-from jaxpitfalls.report.history.history import fitted
-from jaxpitfalls.report.history.release_levels import job_logs, release_levels, without_blocks
+from jaxpitfalls.across_runs.history import history
+from jaxpitfalls.across_runs.history.history import fitted
+from jaxpitfalls.across_runs.history.release_levels import job_logs, release_levels, without_blocks
 
 RELEASES = [f"r{r}" for r in range(6)]
 ENVS = {r: {"packages": {"p": r}} for r in RELEASES}  # what each release's result recorded

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from jaxpitfalls.report.history import rejudge
-from jaxpitfalls.report.history.history import steps_table
-from jaxpitfalls.report.history.release_levels import release_levels
+from jaxpitfalls.across_runs.history import rejudge
+from jaxpitfalls.across_runs.history.history import steps_table
+from jaxpitfalls.across_runs.history.release_levels import release_levels
 
 DOCS = Path(__file__).parents[1] / "docs"
 RELEASES = ["0.4", "0.5", "0.5.1", "0.6", "0.7", "0.8"]  # 0.5 read as a number would lose its place

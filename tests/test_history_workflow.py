@@ -16,7 +16,7 @@ import yaml
 from configs import config_with
 from workflow_copy import snakemake
 
-from jaxpitfalls import releases
+from jaxpitfalls.across_runs import releases
 
 pytestmark = pytest.mark.workflow
 

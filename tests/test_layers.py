@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 # Bottom to top, each folder on exactly one floor. The contract (what a study implements and what it calls:
 # spec and claim types, settings, verdicts, the judging engine and its rules, table and figure helpers, naming)
 # sits right below the studies; the registry that imports the studies by name right above them; the plan, the
-# config check and the report read the studies through it; the jobs that run a study on top.
+# config check and the report read the studies through it; the tools that read more than one run (comparison,
+# history, calibration, the published reference) above the one run's report; the jobs that run a study on top.
 FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources",
      "jaxpitfalls.formatting", "jaxpitfalls.idle_scheduler"),
@@ -25,9 +26,9 @@ FLOORS = (
     ("jaxpitfalls.contract",),
     ("jaxpitfalls.studies", "jaxpitfalls.benchfile"),
     ("jaxpitfalls.registry",),
-    ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.releases", "jaxpitfalls.revisions", "jaxpitfalls.traces",
-     "jaxpitfalls.configcheck"),
+    ("jaxpitfalls.plan", "jaxpitfalls.kinds", "jaxpitfalls.revisions", "jaxpitfalls.traces", "jaxpitfalls.configcheck"),
     ("jaxpitfalls.report",),
+    ("jaxpitfalls.across_runs",),
     ("jaxpitfalls.jobs", "jaxpitfalls.cli"),
 )
 LONGEST_FUNCTION = 60
@@ -156,12 +157,33 @@ def test_no_module_is_longer_than_one_purpose():
     assert not long, long
 
 
-def test_the_report_is_one_folder_per_feature():
-    """report/ holds feature folders only (tables, the scorecard, comparison, history, calibration, reference),
-    none of more modules than a reader holds apart at once."""
-    report = PACKAGE / "report"
-    loose = [p.name for p in report.glob("*.py") if p.name != "__init__.py"]
-    sizes = {d.name: len([p for p in d.glob("*.py") if p.name != "__init__.py"]) for d in report.iterdir()
+def _folder_of(module: str) -> str:
+    """The innermost folder (package) that holds `module`."""
+    return max((f for f in FOLDERS if module == f or module.startswith(f"{f}.")), key=len, default="jaxpitfalls")
+
+
+def test_no_two_folders_import_each_other():
+    """A folder that imports another which imports it back is one thing in two places: merge or split them."""
+    edges = {(_folder_of(m), _folder_of(n)) for m in MODULES for n in imports(m)}
+    both = sorted((a, b) for a, b in edges if a < b and (b, a) in edges
+                  and not (b.startswith(f"{a}.") or a.startswith(f"{b}.")))
+    assert not both, both
+
+
+@pytest.mark.parametrize("floor_name", ["report", "across_runs"])
+def test_a_floor_is_one_folder_per_feature(floor_name):
+    """report/ (one run's tables, scorecard and figures) holds feature folders only, none of more modules than
+    a reader holds apart at once; across_runs/ too, beside its settings and its releases."""
+    top = PACKAGE / floor_name
+    loose = [p.name for p in top.glob("*.py") if p.name not in ("__init__.py", "settings.py", "releases.py")]
+    sizes = {d.name: len([p for p in d.glob("*.py") if p.name != "__init__.py"]) for d in top.iterdir()
              if (d / "__init__.py").is_file()}
-    assert not loose, f"modules of no feature in report/: {loose}"
+    assert not loose, f"modules of no feature in {floor_name}/: {loose}"
     assert max(sizes.values()) <= 10, sizes
+
+
+def test_the_report_renders_one_run():
+    """What renders one run's tables stays small enough to read in a sitting; tools that read several runs
+    belong to across_runs/."""
+    lines = sum(len(p.read_text().splitlines()) for p in (PACKAGE / "report").rglob("*.py"))
+    assert lines <= 2500, f"report/ is {lines} lines"

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from jaxpitfalls.across_runs.comparison import lockstep
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
 from jaxpitfalls.harness.machine import Activity, Reading
-from jaxpitfalls.report.comparison import lockstep
 
 BASE_S = {"filter_jit": 0.012, "jit_partition": 0.010}
 A, B = Side("a"), Side("b")
@@ -268,7 +268,7 @@ def test_the_machine_is_watched_round_by_round_with_the_workers_own_cpu_taken_ou
 
 
 def test_an_undecided_lockstep_row_says_how_many_processes_would_tell():
-    from jaxpitfalls.report.comparison import gate
+    from jaxpitfalls.across_runs.comparison import gate
 
     table = _lockstep({"a": 1.0, "b": 1.04}, Machine())  # 4% slower: near the 5% threshold, neither side of it
     undecided = table.assign(verdict="inconclusive")

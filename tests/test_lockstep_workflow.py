@@ -13,7 +13,7 @@ import yaml
 from configs import SMOKE_XLA_FLAGS
 from workflow_copy import snakemake
 
-from jaxpitfalls.report.calibration import published, timed
+from jaxpitfalls.across_runs.calibration import published, timed
 
 pytestmark = pytest.mark.workflow
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jaxpitfalls.report.calibration import null_histories
-from jaxpitfalls.report.calibration.null_histories import Components, components, false_step_rate
+from jaxpitfalls.across_runs.calibration import null_histories
+from jaxpitfalls.across_runs.calibration.null_histories import Components, components, false_step_rate
 
 
 def test_the_components_of_a_measured_history_are_recovered():

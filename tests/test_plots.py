@@ -164,9 +164,9 @@ def test_a_log_axis_over_decades_labels_ticks_around_every_point():
 def test_the_history_figure_keeps_its_legend_beside_the_panels_after_rotating_its_ticks():
     """The equinox history's published table: its figure's legend lay over the jit_partition / jit_flat
     pipelined panel, the panels laid out again after their ticks were rotated."""
-    from jaxpitfalls.report.history import rejudge
-    from jaxpitfalls.report.history.history import figure
-    from jaxpitfalls.report.history.release_levels import release_levels
+    from jaxpitfalls.across_runs.history import rejudge
+    from jaxpitfalls.across_runs.history.history import figure
+    from jaxpitfalls.across_runs.history.release_levels import release_levels
 
     ratios = rejudge.read_table(Path(__file__).parents[1] / "docs" / "history" / "equinox.csv")
     releases = list(dict.fromkeys(ratios.release))

@@ -1,4 +1,4 @@
-"""A lockstep row's statistics over fresh processes (report/comparison/process_t.py), on simulated rows of 5 processes x
+"""A lockstep row's statistics over fresh processes (comparison/process_t.py), on simulated rows of 5 processes x
 30 rounds: the interval covers 95% of A/A rows whether the processes agree or are offset by 2%, at most 1.3 times as
 wide as a bootstrap of their rounds pooled where they agree; the p-value agrees with the interval, and the gate reads
 each row's own degrees of freedom; a change of the detectable size is found in about 80% of rows; one process gives no
@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from jaxpitfalls.across_runs.comparison import familywise, process_t
+from jaxpitfalls.across_runs.comparison.process_t import process_logs
 from jaxpitfalls.harness import moderated
 from jaxpitfalls.harness.stats import paired_comparison, relative_half_width
-from jaxpitfalls.report.comparison import familywise, process_t
-from jaxpitfalls.report.comparison.process_t import process_logs
 
 
 def _interval(side, first) -> dict:

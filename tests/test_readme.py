@@ -1,5 +1,5 @@
 """The README's summary is the published reference's: its numbers filled from that snapshot's tables
-(report/reference/readme.py), each one said by the report it links, and the link the published snapshot's."""
+(across_runs/reference/readme.py), each one said by the report it links, and the link the published snapshot's."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jaxpitfalls.report.reference import published as publishing
-from jaxpitfalls.report.reference import readme
+from jaxpitfalls.across_runs.reference import published as publishing
+from jaxpitfalls.across_runs.reference import readme
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text()

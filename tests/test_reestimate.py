@@ -1,5 +1,5 @@
 """A snapshot measured before the moderated estimator, estimated again from the tables it keeps
-(report/reference/reestimate.py): its job rows become what harness.processes.merge now makes of the same
+(across_runs/reference/reestimate.py): its job rows become what harness.processes.merge now makes of the same
 processes, its per-process rows stay as they were, and one estimated by today's code comes out as it was."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 from results_docs import process_doc
 
+from jaxpitfalls.across_runs.reference.reestimate import reestimate, reestimated
 from jaxpitfalls.harness.processes import merge
-from jaxpitfalls.report.reference.reestimate import reestimate, reestimated
 from jaxpitfalls.report.tables import aggregate
 from jaxpitfalls.report.tables.over_processes import steps_over_processes
 

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from printed_intervals import derived_now, printed, table_triples
 
-from jaxpitfalls.report.reference import published as publishing
-from jaxpitfalls.report.reference import reference
+from jaxpitfalls.across_runs.reference import published as publishing
+from jaxpitfalls.across_runs.reference import reference
 from jaxpitfalls.report.tables import bundle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +71,7 @@ def test_a_snapshot_prints_one_estimate_per_pair_in_ratio_and_difference(manifes
 @pytest.mark.workflow  # seconds of drawing per snapshot: kept out of the fast tier
 @pytest.mark.parametrize("manifest", RENDERED, ids=lambda p: p.parent.name)
 def test_a_snapshot_renders_again_from_its_tables_byte_for_byte(manifest, tmp_path):
-    from jaxpitfalls.report.reference.rendered import render
+    from jaxpitfalls.across_runs.reference.rendered import render
 
     copy = tmp_path / manifest.parent.name
     shutil.copytree(manifest.parent, copy)

@@ -1,6 +1,6 @@
-"""A reference judged again from the tables it keeps (report/reference/rejudge.py), on the smoke run laid out as a
+"""A reference judged again from the tables it keeps (across_runs/reference/rejudge.py), on the smoke run laid out as a
 snapshot: the code that made it finds every verdict unchanged, and a verdict published otherwise is shown
-changed, first; and a run judged as if it had measured less (report/reference/thinned.py) on what the cut kept."""
+changed, first; and a run judged as if it had measured less (across_runs/reference/thinned.py) on what the cut kept."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from jaxpitfalls.report.reference import reference, rejudge, scorecard_read, thinned
+from jaxpitfalls.across_runs.reference import reference, rejudge, scorecard_read, thinned
 from jaxpitfalls.report.scorecard.scorecard import VERDICT_MARK
 
 pytestmark = pytest.mark.workflow
@@ -61,14 +61,14 @@ def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_
 
 
 def test_a_snapshot_rendered_again_is_a_function_of_its_tables_and_says_which_verdicts_moved(smoke_run, tmp_path):
-    """rejudge --write (report/reference/rendered.py): the whole report, its figures and scorecard rendered from
+    """rejudge --write (across_runs/reference/rendered.py): the whole report, its figures and scorecard rendered from
     the kept tables, run summary and settings; every study's claims listed (one whose tables the snapshot lacks, as
     the GPU lease's extraction: not measured, saying so); a second render changes nothing; a verdict that moved
     since the run is refused until a reason is given, then said beside it."""
     from printed_intervals import derived_now, printed, table_triples
 
     from jaxpitfalls import registry
-    from jaxpitfalls.report.reference import rendered
+    from jaxpitfalls.across_runs.reference import rendered
 
     snapshot = tmp_path / "snapshot"
     for kept, source in reference.kept_files(smoke_run).items():

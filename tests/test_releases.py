@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from jaxpitfalls import releases
+from jaxpitfalls.across_runs import releases
 from jaxpitfalls.configcheck.schema import fill_defaults, load
 from jaxpitfalls.harness import environment
 from jaxpitfalls.jobs import release_env

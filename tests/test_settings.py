@@ -74,9 +74,9 @@ def test_a_key_no_job_reads_is_refused_by_name():
 @pytest.mark.parametrize("key, cls", [("compare", "Compare"), ("history", "History")])
 def test_the_compare_and_history_blocks_are_typed_with_the_schemas_keys(config, key, cls):
     """Each key of the block is a field (`with`: shared_pins), each field a key; a key no field names is refused."""
-    from jaxpitfalls.contract import run_settings
+    from jaxpitfalls.across_runs import settings
 
-    typed = getattr(run_settings, cls)
+    typed = getattr(settings, cls)
     schema = set(SCHEMA["properties"][key]["properties"])
     assert {{"shared_pins": "with"}.get(f.name, f.name) for f in fields(typed)} == schema
     read = typed.of(config[key])

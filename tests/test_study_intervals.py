@@ -1,4 +1,4 @@
-"""The studies' own intervals checked where the truth is known (report/calibration/study_intervals.py), from a
+"""The studies' own intervals checked where the truth is known (across_runs/calibration/study_intervals.py), from a
 run's or snapshot's tables: the floors' A/A twins over every subset of a job's processes, and rows simulated from
 the spread between processes the job measured."""
 
@@ -10,10 +10,10 @@ import numpy as np
 from results_docs import process_doc
 
 from jaxpitfalls import results
+from jaxpitfalls.across_runs.calibration import study_intervals
+from jaxpitfalls.across_runs.calibration.study_intervals import coverages, simulated_coverage, table_jobs, twin_coverage
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
-from jaxpitfalls.report.calibration import study_intervals
-from jaxpitfalls.report.calibration.study_intervals import coverages, simulated_coverage, table_jobs, twin_coverage
 from jaxpitfalls.report.tables import aggregate
 
 

@@ -1,4 +1,4 @@
-"""A finished run judged as if it had measured less (report/reference/thinned.py): the cut of a merged result is the
+"""A finished run judged as if it had measured less (reference/thinned.py): the cut of a merged result is the
 result its kept processes and rounds would have merged into, a budget keeps the rounds that started within it at the
 pace the run's windows recorded, and a cut it cannot make is refused."""
 
@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from results_docs import process_doc
 
+from jaxpitfalls.across_runs.reference.thinned import Cut, rounds_kept, thin
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.pooled import pooled_intervals
 from jaxpitfalls.harness.processes import merge
-from jaxpitfalls.report.reference.thinned import Cut, rounds_kept, thin
 from jaxpitfalls.report.tables import aggregate
 
 RATIO = ("ratio", "ratio_ci_low", "ratio_ci_high", "diff", "diff_ci_low", "diff_ci_high")

@@ -23,23 +23,23 @@ import sys
 
 # command -> (module under jaxpitfalls, what it does); a command of two words routes its second word on as well
 COMMANDS = {
-    "reference snapshot": ("report.reference.reference", "a dated snapshot of a reference run"),
-    "reference publish": ("report.reference.published", "make a snapshot the published one"),
-    "reference withhold": ("report.reference.published", "say in one line why a snapshot is not published"),
-    "reference archive": ("report.reference.published", "every snapshot but the published one out of the tree"),
-    "reference rejudge": ("report.reference.rejudge", "judge and render a snapshot again by today's rules"),
-    "reference reestimate": ("report.reference.reestimate", "a snapshot's intervals again by today's estimator"),
-    "reference thin": ("report.reference.thinned", "a run's samples cut short, judged again"),
-    "readme": ("report.reference.readme", "the README's numbers from the published snapshot"),
-    "calibration publish": ("report.calibration.published", "publish a make calibrate run's page and data"),
-    "calibration rejudge": ("report.calibration.published", "render the published calibration page again"),
-    "calibration intervals": ("report.calibration.study_intervals", "the studies' intervals, simulated"),
-    "history rejudge": ("report.history.rejudge", "a release history's steps from its job table"),
+    "reference snapshot": ("across_runs.reference.reference", "a dated snapshot of a reference run"),
+    "reference publish": ("across_runs.reference.published", "make a snapshot the published one"),
+    "reference withhold": ("across_runs.reference.published", "say in one line why a snapshot is not published"),
+    "reference archive": ("across_runs.reference.published", "every snapshot but the published one out of the tree"),
+    "reference rejudge": ("across_runs.reference.rejudge", "judge and render a snapshot again by today's rules"),
+    "reference reestimate": ("across_runs.reference.reestimate", "a snapshot's intervals again by today's estimator"),
+    "reference thin": ("across_runs.reference.thinned", "a run's samples cut short, judged again"),
+    "readme": ("across_runs.reference.readme", "the README's numbers from the published snapshot"),
+    "calibration publish": ("across_runs.calibration.published", "publish a make calibrate run's page and data"),
+    "calibration rejudge": ("across_runs.calibration.published", "render the published calibration page again"),
+    "calibration intervals": ("across_runs.calibration.study_intervals", "the studies' intervals, simulated"),
+    "history rejudge": ("across_runs.history.rejudge", "a release history's steps from its job table"),
     "claims": ("report.scorecard.claims_page", "the write-ups' claims page from the specs"),
     "export pyperf": ("report.tables.pyperf_suite", "a run's timing results as one pyperf suite"),
 }
 # Modules whose own main reads the word after the group as its subcommand (argparse subparsers of their own).
-PASS_WORD = {"report.reference.published", "report.calibration.published"}
+PASS_WORD = {"across_runs.reference.published", "across_runs.calibration.published"}
 
 
 def usage() -> str:

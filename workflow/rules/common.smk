@@ -2,8 +2,9 @@
 from dataclasses import fields
 from pathlib import Path
 
-from jaxpitfalls import plan, registry, releases, revisions, sources
-from jaxpitfalls.contract.run_settings import Lockstep
+from jaxpitfalls import plan, registry, revisions, sources
+from jaxpitfalls.across_runs import releases
+from jaxpitfalls.across_runs.settings import Lockstep
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
@@ -172,7 +173,7 @@ def pyperf_pair_of():
 def published_reference():
     """The published reference snapshot (docs/reference), where this copy of the workflow holds the folder: the
     calibration reads its studies' intervals."""
-    from jaxpitfalls.report.reference.published import published  # pandas: not in the driver's environment
+    from jaxpitfalls.across_runs.reference.published import published  # pandas: not in the driver's environment
 
     root = Path(workflow.basedir) / "docs" / "reference"
     return published(root) if root.is_dir() else None

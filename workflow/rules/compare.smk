@@ -13,7 +13,7 @@ if not config["compare"]["sides"]:
         input:
             runs=[p for s in STUDIES for p in runs_of(s)],
             baseline=baseline_runs(),
-            sources=sources.files_of("report.comparison.compare", "report.comparison.compare_report", "runtime"),
+            sources=sources.files_of("across_runs.comparison.compare", "across_runs.comparison.compare_report", "runtime"),
         output:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
@@ -38,10 +38,10 @@ if config["compare"]["sides"]:
 
     rule compare_lockstep:
         """reports/compare_lockstep.md: every side against the first, per configuration, variant and mode, on the
-        rounds paired in time (report/comparison/lockstep.py)."""
+        rounds paired in time (across_runs/comparison/lockstep.py)."""
         input:
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            sources=sources.files_of("report.comparison.lockstep", "report.tables.run_summary", "runtime"),
+            sources=sources.files_of("across_runs.comparison.lockstep", "report.tables.run_summary", "runtime"),
         output:
             report=report(
                 "reports/compare_lockstep.md",
@@ -69,7 +69,7 @@ rule compare_gate:
     `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
     input:
         table=COMPARE_TABLES[gate_on()],
-        sources=sources.files_of("report.comparison.gate", "runtime"),
+        sources=sources.files_of("across_runs.comparison.gate", "runtime"),
     output:
         "results/tables/compare.passed",
     log:

@@ -68,7 +68,7 @@ rule history:
     input:
         runs=history_runs(),
         benchmarks=history_benchmarks(),
-        sources=sources.files_of("report.history.history", "runtime"),
+        sources=sources.files_of("across_runs.history.history", "runtime"),
     output:
         report=report("reports/history.md", caption="../report/history.rst", category="History"),
         ratios=report("results/tables/history.csv", caption="../report/history.rst", category="History"),

@@ -86,7 +86,7 @@ if config["compare"]["sides"]:
         factor), each rate with its interval and target, the gate after its correction, pyperf beside the
         lockstep on one callable, the published reference's study intervals, and a null release history (config
         history: a package the timed code never calls) with null histories simulated from it, where the config
-        has one. What it timed is kept whole beside it (report/calibration/timed.py), and the page rendered from
+        has one. What it timed is kept whole beside it (across_runs/calibration/timed.py), and the page rendered from
         that: rejudged without timing again."""
         input:
             table=COMPARE_TABLES["lockstep"],
@@ -96,7 +96,7 @@ if config["compare"]["sides"]:
             history_ratios=["results/tables/history.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],
             reference=published_reference_tables,
-            sources=sources.files_of("report.calibration.calibration", "runtime"),
+            sources=sources.files_of("across_runs.calibration.calibration", "runtime"),
         output:
             page="reports/calibration.md",
             timed=directory("results/calibration"),

@@ -3,7 +3,7 @@
 A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds, to every sample of every variant, busy work
 lasting that fraction of the sample's own time. The side then takes a known 1 + fraction of the other's time
 sample by sample, so the report can count how often a 5% or 10% change is found and how often its interval
-covers the injected factor (report/calibration/calibration.py). Unset, nothing is wrapped.
+covers the injected factor (across_runs/calibration/calibration.py). Unset, nothing is wrapped.
 
 A fixed amount set from a median of reference samples taken once, as the first calibration did, missed its
 mark: the workers take those samples while the other sides are still compiling, so the amount came out 1.3x

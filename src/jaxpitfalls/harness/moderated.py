@@ -1,7 +1,7 @@
 """Student's t over fresh processes, with the spread between processes pooled across the rows of one job: the
 estimator of the comparisons a job of several processes reports (a study's claims, hence a release's level in the
-history) and of the rows sides timed in lockstep report (report/comparison/lockstep.py), and, unpaired
-(`two_sample`), of a comparison of two separate runs (report/comparison/compare.py), and of a job's medians, step
+history) and of the rows sides timed in lockstep report (across_runs/comparison/lockstep.py), and, unpaired
+(`two_sample`), of a comparison of two separate runs (across_runs/comparison/compare.py), and of a job's medians, step
 shares, relative IQRs and compile-time ratios (report/tables/over_processes.py; a call's step shares share no
 offset: `pooled_apart`).
 

@@ -4,7 +4,7 @@ machine was while it timed, round by round.
 Two runs timed at different times (another day, half an hour apart on a shared cloud VM) differ by the
 machine's speed as much as by anything they were meant to compare: a VM ran a whole job 1.4x slower and the
 next 0.6x faster than the same code half an hour earlier. A variant's sample divided by the yardstick of its
-own round is its cost in units of the machine's speed at that moment, which is what `report.comparison.compare` sets
+own round is its cost in units of the machine's speed at that moment, which is what `comparison.compare` sets
 side by side across runs. On this project's 2-core VM, with a busy neighbour for 20 s of a minute, a jitted
 step took 2.14x as long and the yardstick 2.34x, their quotient moving 2.6%.
 
@@ -21,6 +21,7 @@ most: the cost of the first place in a round (docs/decisions.md#yardstick-size).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -46,3 +47,12 @@ def yardstick() -> float:
     """Seconds one run of the fixed workload takes now: the median of three (about 1.6 ms each on the 2-core
     VM, so about 5 ms a round)."""
     return float(np.median([_once() for _ in range(_REPEATS)]))
+
+
+def current_yardstick(record: dict[str, Any]) -> list[float]:
+    """A mode's machine record's yardstick seconds, one per round, where they timed the current workload; none
+    where the result has none or timed another (an older yardstick_version: version 1's woke numpy's BLAS
+    threads), since only one workload's seconds are compared with each other."""
+    if record.get("yardstick_version", 1) != VERSION:
+        return []
+    return record.get("yardstick_s") or []

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import registry, results, revisions, sources
-from ..contract.run_settings import Lockstep
+from ..across_runs.comparison.lockstep import side_by_side
+from ..across_runs.settings import Lockstep
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
-from ..report.comparison.lockstep import side_by_side
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
@@ -42,7 +42,7 @@ def _recorded(side: Side, revision: str) -> dict[str, Any]:
 
 def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[str, Any]], bool] | None:
     """Whether the processes so far know every row (each later side against the first, as the report judges it:
-    report.comparison.lockstep.side_by_side) to within `target` of its ratio either way; None without a target.
+    across_runs.comparison.lockstep.side_by_side) to within `target` of its ratio either way; None without a target.
     Fewer than two processes give no interval: never enough."""
     if not target:
         return None

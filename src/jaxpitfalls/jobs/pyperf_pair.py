@@ -1,6 +1,6 @@
 """One `pyperf_pair` job of the calibration: pyperf at its defaults on a lockstep worker's callable
 (jobs/pyperf_worker.py), run twice one after the other, as a pyperf user compares two runs (`pyperf compare_to`): an A/A
-pair whose interval and machine time stand beside the lockstep's on the same row (report/calibration/calibration.py).
+pair whose interval and machine time stand beside the lockstep's on the same row (calibration/calibration.py).
 Each run's wall time is measured around it, process starts and JAX's set-up included, as a lockstep job's are."""
 
 from __future__ import annotations

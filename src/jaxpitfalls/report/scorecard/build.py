@@ -109,7 +109,7 @@ def build_report(
     """The report from its tables alone: per study `tables` (name -> CSV path) and `figures` (a directory of PNGs
     drawn from them); `settings` are the config keys the report shows (plan.report_settings), `summary` the run
     summary (run_summary.run_summary). A snapshot keeps all of them, so its report renders again from what it
-    keeps (report/reference/rendered.py). Findings and the scorecard (with its figure, `out_figure`) open it; the
+    keeps (across_runs/reference/rendered.py). Findings and the scorecard (with its figure, `out_figure`) open it; the
     audit closes it. `judged`: every study's claims as judged already (a snapshot's, each moved verdict marked, the
     studies it did not time listed as not measured), else they are judged here from the tables. The findings also
     go to `out_landing`, the HTML report's landing page (landing.py)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..comparison.machine_speed import current_yardstick
+from ...harness.yardstick import current_yardstick
 
 
 def agreement(checks: dict[str, Any]) -> dict[str, Any]:

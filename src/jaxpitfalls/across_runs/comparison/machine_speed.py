@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...harness import moderated
-from ...harness.yardstick import VERSION as YARDSTICK_VERSION
+from ...harness.yardstick import current_yardstick
 from .process_t import log_medians
 
 # What makes two runs the same kind of machine: a yardstick measures the host's CPU, so it stands for the
@@ -28,14 +28,6 @@ MACHINE_KEYS = ("backend", "device_kind", "device_count", "cpu_model", "cpu_coun
 def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
     return all(baseline.get(k) == current.get(k) for k in MACHINE_KEYS)
 
-
-def current_yardstick(record: dict[str, Any]) -> list[float]:
-    """A mode's machine record's yardstick seconds, one per round, where they timed the current workload; none
-    where the result has none or timed another (an older yardstick_version: version 1's woke numpy's BLAS
-    threads), since only one workload's seconds are compared with each other."""
-    if record.get("yardstick_version", 1) != YARDSTICK_VERSION:
-        return []
-    return record.get("yardstick_s") or []
 
 
 def yardsticks(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:

@@ -1,5 +1,5 @@
 """The published calibration: one page (docs/calibration.md) and what its run timed (docs/calibration/,
-report/calibration/timed.py).
+across_runs/calibration/timed.py).
 
     jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
     jaxpitfalls calibration rejudge [--write]

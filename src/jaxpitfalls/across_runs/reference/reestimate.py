@@ -9,7 +9,7 @@ run (a snapshot estimated by today's code comes out as it was).
     jaxpitfalls reference reestimate SNAPSHOT
     jaxpitfalls reference reestimate SNAPSHOT --why "..."   (where a verdict moves: what changed)
 
-then renders the whole snapshot again from the tables (report/reference/rendered.py).
+then renders the whole snapshot again from the tables (across_runs/reference/rendered.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from ...harness.pooled import pooled_intervals, read_off
-from ..tables.aggregate import ESTIMATE_COLUMNS, POOLED
-from ..tables.over_processes import compile_ratios_over_processes, steps_over_processes
+from ...report.tables.aggregate import ESTIMATE_COLUMNS, POOLED
+from ...report.tables.over_processes import compile_ratios_over_processes, steps_over_processes
 from .reference import table_paths
 from .rendered import record_rejudged, render
 

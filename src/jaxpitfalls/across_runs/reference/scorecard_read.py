@@ -4,7 +4,7 @@ what a snapshot records as its run's own before it is rendered again."""
 from __future__ import annotations
 
 from ... import registry
-from ..scorecard.scorecard import MOVED, RESTATED, VERDICT_MARK
+from ...report.scorecard.scorecard import MOVED, RESTATED, VERDICT_MARK
 
 VERDICT_OF_MARK = {mark: verdict for verdict, mark in VERDICT_MARK.items()}
 

@@ -1,7 +1,7 @@
 """How often the studies' own intervals cover what they should, from a run's or a published snapshot's tables:
 the floors' A/A twins, whose true ratio is 1, at every subset of 2, 3, ... of each
 job's fresh processes (the job's rows estimated again from the kept processes' own rows, as
-report/reference/reestimate.py does for a whole snapshot), and rows simulated from the spread between processes
+across_runs/reference/reestimate.py does for a whole snapshot), and rows simulated from the spread between processes
 each job measured, row by row, at 2, 3 and 5 processes, where the truth is known and the estimator
 (harness/moderated.py) is the same; and the jobs' medians over their processes (report/tables/over_processes.py)
 simulated the same way from the spreads each job's medians measured.
@@ -26,8 +26,8 @@ import pandas as pd
 
 from ...harness import moderated
 from ...harness.stats import is_difference, is_twin, wilson
+from ...report.tables.aggregate import POOLED
 from ..reference.reestimate import estimated_job
-from ..tables.aggregate import POOLED
 
 SIMULATED = 400  # simulated jobs per job measured and number of processes
 SHARE_FORMAT = ("g", "g", "g", ".3f", ".3f", ".3f", ".3f", ".3f", ".3f")  # processes, rows, covered; the shares

@@ -25,9 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..scorecard.magnitude import size_cell
-from ..scorecard.scorecard import VERDICT_MARK, estimate_text
-from ..scorecard.tally import tally
+from ...report.scorecard.magnitude import size_cell
+from ...report.scorecard.scorecard import VERDICT_MARK, estimate_text
+from ...report.scorecard.tally import tally
 from .published import published
 from .rendered import snapshot_claims
 
@@ -49,7 +49,7 @@ def values(snapshot: Path, page: Path = Path("README.md")) -> dict[str, str]:
     found = {"snapshot": snapshot.name, "tally": tally(claims).replace("**", ""),
              "snapshot.link": f"[{snapshot.name}]({link})"}
     wall = json.loads((snapshot / "manifest.json").read_text()).get("wall_seconds") \
-        if (snapshot / "manifest.json").exists() else None  # a reference's (report/reference/reference.py)
+        if (snapshot / "manifest.json").exists() else None  # a reference's (across_runs/reference/reference.py)
     if wall:
         found["wall"] = f"{wall / 60:.0f} min"
     for study, rows in claims.items():

@@ -19,10 +19,10 @@ from typing import Any
 
 import pandas as pd
 
-from ...contract.run_settings import History
 from ...harness.stats import is_difference, is_twin
+from ...report.scorecard.twins import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
-from ..scorecard.twins import twin_rows, twin_sections
+from ..settings import History
 from .changepoints import Fit, fit_steps, resting_alone
 from .release_levels import SERIES, detectable_change, release_levels
 

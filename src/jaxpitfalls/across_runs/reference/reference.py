@@ -25,9 +25,9 @@ from typing import Any
 import pandas as pd
 
 from ...contract.tables import TABLES
+from ...report.tables.bundle import MANIFEST as BUNDLE_MANIFEST
+from ...report.tables.run_summary import run_summary, span_seconds
 from ...results import write_dir_atomically
-from ..tables.bundle import MANIFEST as BUNDLE_MANIFEST
-from ..tables.run_summary import run_summary, span_seconds
 from .published import MANIFEST, UNREVIEWED, write_index
 
 
@@ -55,8 +55,8 @@ SETTINGS = "settings.json"  # the config keys the report shows (plan.report_sett
 
 
 def table_paths(snapshot: Path, study: str) -> dict[str, str]:
-    """A study's tables as a snapshot keeps them (report/reference/reference.kept_files): tables/<study>/<table>.csv,
-    its environment apart in environment/<study>.csv."""
+    """A study's tables as a snapshot keeps them (`kept_files`): tables/<study>/<table>.csv, its environment
+    apart in environment/<study>.csv."""
     paths = {t: str(snapshot / "tables" / study / f"{t}.csv") for t in TABLES}
     return paths | {"environment": str(snapshot / "environment" / f"{study}.csv")}
 

@@ -34,8 +34,8 @@ import pandas as pd
 from ... import results
 from ...harness import moderated
 from ...harness.stats import is_difference, is_twin
-from ..tables import bundle
-from ..tables.environments import COMPARABLE, code_version
+from ...report.tables import bundle
+from ...report.tables.environments import COMPARABLE, code_version
 from . import machine_speed, process_t
 from .process_t import log_medians
 

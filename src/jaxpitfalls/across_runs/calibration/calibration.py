@@ -19,14 +19,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import levene
 
-from ...contract.run_settings import Compare, History
 from ...harness.injected import KNOB, SLOWDOWN_ENV
 from ...harness.stats import wilson
+from ...report.tables.environments import code_version
+from ...report.tables.run_summary import machine_time_lines
 from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
-from ..tables.environments import code_version
-from ..tables.run_summary import machine_time_lines
+from ..settings import Compare, History
 from . import clustered, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table, spike_lines, spike_table
@@ -145,7 +145,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         f"{table.groupby(['config_id', 'variant', 'mode']).ngroups} rows of configurations, variants and modes. "
         "A row's interval: Student's t over its fresh processes' median log-ratios, their spread pooled across the "
         "rows of its job (harness/moderated.py). Each share with its Wilson 95% interval over its effective rows "
-        "(the rows of one configuration share its processes: report/calibration/clustered.py); `met`: yes where "
+        "(the rows of one configuration share its processes: across_runs/calibration/clustered.py); `met`: yes where "
         "the share lies within the target, no where its whole interval lies outside, cannot tell otherwise.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),

@@ -1,6 +1,6 @@
 """Which reference is published, and where the others went: a reader finds one result to trust.
 
-A snapshot's manifest (report/reference/reference.py) holds its status: `published` for exactly one, the result the
+A snapshot's manifest (across_runs/reference/reference.py) holds its status: `published` for exactly one, the result the
 README summarises, or `not published: <why, in one line>` (superseded, a slower VM, a test run). Published results are
 not source: the others leave the tree (`archive`), and the index keeps each one's row with the commit that still holds
 it, so `git show <commit>:docs/reference/<date>/report.md` recovers any of them.
@@ -107,10 +107,10 @@ def write_index(out_root: Path) -> None:
         "# Reference results", "",
         "Dated snapshots of whole runs (`make reference`): the report, its figures, the run summary, the environment "
         "and the tables, each file checked against the run's results bundle (`manifest.json`; tests/test_reference.py; "
-        "a snapshot whose claims were judged again by later rules says so, report/reference/rendered.py). One is "
+        "a snapshot whose claims were judged again by later rules says so, across_runs/reference/rendered.py). One is "
         "published, the result to trust, which the README summarises, and only it is kept in the tree; each other says "
         "why it is not and which commit holds it: `git show <commit>:docs/reference/<date>/report.md` "
-        "(report/reference/published.py). `yardstick`: a fixed Python and numpy workload timed every round "
+        "(across_runs/reference/published.py). `yardstick`: a fixed Python and numpy workload timed every round "
         "(harness/yardstick.py), the median over the run's timing jobs of each one's "
         "median: the machine's speed for Python (not for compiled code: a run on another CPU can differ in both).", "",
         pd.DataFrame([_row(m, at) for m, at in every]).to_markdown(index=False), ""]))

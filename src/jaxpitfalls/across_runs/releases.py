@@ -15,9 +15,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from . import plan
-from .contract import naming
-from .contract.run_settings import History
+from .. import plan
+from ..contract import naming
+from .settings import History
 
 # (package, first release of the row) -> the pins of its environments, until the next row of that package.
 # Checked by building each: equinox up to 0.11.4 sets jax.core.pp_eqn_rules, removed in jax 0.4.34; 0.11.5 to

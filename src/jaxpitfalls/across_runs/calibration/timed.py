@@ -1,5 +1,5 @@
 """What a calibration timed, kept whole beside its page so that the page can be judged again without timing
-again (report/calibration/published.py).
+again (across_runs/calibration/published.py).
 
 `make calibrate` times for about two hours. Its rule keeps what it judged in results/calibration/ (`keep`: the
 lockstep table and jobs with their samples, set-up and machine time, the pyperf pairs, the null history's steps,
@@ -19,9 +19,9 @@ import pandas as pd
 import yaml
 
 from ...configcheck.schema import fill_defaults
+from ...report.tables.run_summary import run_summary
 from ...results import write_dir_atomically
 from ..history.rejudge import read_table
-from ..tables.run_summary import run_summary
 
 LOCKSTEP, JOBS, PYPERF, SETTINGS = "lockstep.csv", "lockstep_jobs.json", "pyperf_pairs.json", "settings.json"
 HISTORY_STEPS, HISTORY_RATIOS = "history_steps.csv", "history.csv"

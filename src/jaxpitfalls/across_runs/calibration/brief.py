@@ -154,10 +154,10 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         f"({rows} rows over {configurations} configurations), so each share's interval counts its effective rows: "
         "its rows over the larger design effect of its rows' margins (how far each interval lies past the event, "
         "clustered by configuration) and of its own hits, with t on the configurations' degrees of freedom "
-        "(report/calibration/clustered.py). An injected row is an "
+        "(across_runs/calibration/clustered.py). An injected row is an "
         "A/A row times a known factor (harness/injected.py), which tests the intervals' width, not a change that "
         "differs by variant or mode.", "",
-        "What the run timed is kept whole beside this page (results/calibration/, report/calibration/timed.py; "
+        "What the run timed is kept whole beside this page (results/calibration/, across_runs/calibration/timed.py; "
         "docs/calibration/ where published): `jaxpitfalls calibration rejudge` renders "
         "the page again from it by a later checkout's rules, without timing again.", "",
     ]

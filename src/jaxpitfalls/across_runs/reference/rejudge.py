@@ -1,6 +1,6 @@
 """A published reference judged again by this checkout's rules, from the tables it keeps.
 
-A reference snapshot keeps each study's tables (report/reference/reference.py): everything its claims were judged on. A
+A reference snapshot keeps each study's tables (reference/reference.py): everything its claims were judged on. A
 change to a claim's rule or to the rule of what this hardware can show is then checked against published
 numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
@@ -8,7 +8,7 @@ the changed ones first. A snapshot judged by the code that made it changes nothi
     jaxpitfalls reference rejudge docs/reference/<snapshot> [--write [--why "..."]]
 
 With --write, the whole snapshot (report, figures, scorecard) is rendered again from its tables by this checkout's
-code (report/reference/rendered.py): a change that only judges or words differently, published without timing a new
+code (across_runs/reference/rendered.py): a change that only judges or words differently, published without timing a new
 run; a verdict that moves says why (--why), beside it.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..scorecard.build import study_claims
-from ..tables.aggregate import read_tables
+from ...report.scorecard.build import study_claims
+from ...report.tables.aggregate import read_tables
 from .reference import table_paths
 from .scorecard_read import published_verdicts
 

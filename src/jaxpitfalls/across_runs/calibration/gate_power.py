@@ -156,6 +156,6 @@ def spike_lines(spikes: pd.DataFrame | None) -> list[str]:
                      f"{s.stated_share:.1%} (within {AGREES * 100:.0f} points: {s.agrees})"
                      for s in spikes.itertuples())
     return [f"- One row slowed {SPIKE:.0%} among unchanged ones (the A/A side with one row swapped for its twin "
-            f"timed slowed, report/calibration/gate_power.py): {said}. The stated share is what every comparison's "
+            f"timed slowed, calibration/gate_power.py): {said}. The stated share is what every comparison's "
             "gate line says of its own rows (comparison/familywise.py: one_row_reach); the measured share's interval "
             "is over the configurations the slowed rows came from, whose rows share their processes.", ""]

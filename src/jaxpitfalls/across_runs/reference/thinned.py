@@ -7,7 +7,7 @@ interleaved (every variant sampled once per round, in one process), so the first
 paired, and a budget keeps the rounds that started within it, at the pace the run's own timing windows
 recorded. Each kept process's result is rebuilt from the merged one, cut, and merged again by
 harness.processes.merge itself; the result is aggregated and judged by this checkout's rules beside the
-verdicts the run published (report/reference/rejudge.py), the changed ones first.
+verdicts the run published (across_runs/reference/rejudge.py), the changed ones first.
 
     jaxpitfalls reference thin <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
 
@@ -37,7 +37,7 @@ from ...harness import stats
 from ...harness.machine import machine_summary
 from ...harness.processes import merge, side_samples_of
 from ...harness.sampling import MIN_ROUNDS
-from ..tables.aggregate import aggregate
+from ...report.tables.aggregate import aggregate
 from .reference import table_paths
 from .rejudge import rejudged
 

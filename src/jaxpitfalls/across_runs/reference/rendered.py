@@ -25,9 +25,9 @@ from ... import registry
 from ...contract.figures import save
 from ...contract.verdicts import NOT_MEASURED
 from ...harness.environment import git_state
-from ..scorecard.build import build_report, declared, study_claims
-from ..scorecard.magnitude import device_here
-from ..tables.aggregate import read_tables
+from ...report.scorecard.build import build_report, declared, study_claims
+from ...report.scorecard.magnitude import device_here
+from ...report.tables.aggregate import read_tables
 from .reference import SETTINGS, sha256, table_paths
 from .scorecard_read import verdict_keys
 
@@ -140,7 +140,7 @@ def render(snapshot: str | Path, why: str | None = None) -> dict[str, list[dict[
 
 
 def record_rejudged(snapshot: Path, files: list[str]) -> None:
-    """Where the snapshot has a manifest (report/reference/reference.py), record which of its files were written
+    """Where the snapshot has a manifest (across_runs/reference/reference.py), record which of its files were written
     again, at which commit, with their new sha256s, kept with what changed before (a table estimated again)."""
     manifest = snapshot / MANIFEST
     if manifest.exists() and files:
