@@ -112,9 +112,9 @@ def test_the_cache_is_judged_against_the_jitted_uncached_loop_with_the_un_jitted
 
 
 def test_the_write_ups_16x_is_compared_with_the_uncached_loop_compiling_in_its_timed_region():
-    """2026-11-27-7: the write-up's uncached ran 1.50 tok/s (proper warmup) and 1.73 (short): the pace of a
-    compilation per token. Its like here is the warmup demonstration's uncached (6838 ms) over the warm kv_cache
-    (370 ms): 18.5x against its 16.32x, where both warm give 1.93x; the verdict stays on the warm pair."""
+    """The write-up's uncached ran 1.50 tok/s (proper warmup) and 1.73 (short): the pace of a compilation per
+    token. Its like here is the warmup demonstration's uncached (6838 ms) over the warm kv_cache (370 ms): 18.5x
+    against its 16.32x, where both warm give 1.93x; the verdict stays on the warm pair, the 16.32x unsized."""
     keys = GPT2_SMALL_CONF | {"prompt": 4, "new_tokens": 15}
     demo_id = "layers12-hidden768-prompt4-new_tokens15-warmup_fraction0.33"
     steps = pd.DataFrame([keys | {"config_id": c, "variant": v, "mode": "generate", "warmup_fraction": w,
@@ -137,8 +137,8 @@ def test_the_write_ups_16x_is_compared_with_the_uncached_loop_compiling_in_its_t
     row = {"verdict": judged.verdict, "numbers": SPEC.claims["cache_faster"].numbers, "ours": judged.ours,
            "headline": judged.headline}
     assert ours_cell(row) == "uncached / kv_cache, both warm 1.932x [1.843, 2.118]"  # the verdict's number
-    # the write-up's 16.32x against the warm pair, and against its like, named as such: both, said apart
-    assert size_cell(row) == "**14x smaller**"  # one size a row: the like-for-like reading is under How judged
+    # the write-up's baseline ran at a compilation per token's pace, their count unknown: not sized
+    assert size_cell(row) == "— (not sizable here)"
 
 
 @pytest.mark.parametrize(("device_peaks", "backend", "expected"), [

@@ -16,7 +16,9 @@ from .derived import (
     NO_YARDSTICK,
     NOT_STEPPED,
     absolute_iqr_ms,
+    against_one,
     anchored_first_runs,
+    cold_call,
     exponents,
     median,
     one_program_in_every_job,
@@ -69,7 +71,7 @@ def _per_transform(run: Run) -> Judged:
         judged = {
             "measured": (
                 f"the gain's exponent in the transforms {exponent_text(pd.Series(gain))}, "
-                f"{_against_one(gain)} ("
+                f"{against_one(gain)} ("
                 + ", ".join(f"{r.ratio:.1f}x at {int(r.transforms)}" for r in direct.itertuples())
                 + f"; time's exponent unbatched {exponent_text(u)}, batched {exponent_text(b)})"),
             "reason": grows.reason,
@@ -79,15 +81,6 @@ def _per_transform(run: Run) -> Judged:
                                       "the gain's exponent in the transforms")
     return Judged(**judged, ours=tuple(per_call(run, "per_transform", variant, "direct", per_transform=True)
                                        for variant in ("unbatched", SPEC.floor)))
-
-
-def _against_one(fit: dict) -> str:
-    """Where the write-up's O(N*L) -> O(L) analysis (an exponent of 1) lies against the fitted exponent."""
-    low, high = fit["exponent_ci_low"], fit["exponent_ci_high"]
-    if low <= 1 <= high:
-        return "the write-up's O(N*L) -> O(L) predicts 1: inside its interval"
-    way = "slower" if high < 1 else "faster"
-    return f"the write-up's O(N*L) -> O(L) predicts 1: the gain grows in that order, {way} than linearly"
 
 
 @JUDGES("same_with_depth")
@@ -258,9 +251,13 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
     massive = decide(gain[1], gain[2], JIT_GAIN, log=True, of="un-jitted / compiled call")
     on_cpu = (f"; on a CPU, {ANOTHER_DEVICE}: the write-up's effect is un-jitted operations dispatched one by one "
               "to an accelerator" if run.backend == "cpu" else "")
+    cold, cold_said = cold_call(run)
     measured = (f"batched, {where}{unsharded_note(run, stepped.config_id)} ({stepped.config_id}): un-jitted "
-                f"{stepped.median_ms:.1f} ms / compiled call "
-                f"{compiled:.1f} ms = {interval(*gain, 'x')}{on_cpu}")
+                f"{stepped.median_ms:.1f} ms / compiled call {compiled:.1f} ms = {interval(*gain, 'x')}{cold_said}"
+                f"{on_cpu}")
+    if cold is not None and decide(cold[1], cold[2], JIT_GAIN, log=True).outcome != massive.outcome:
+        massive = Decision(None, "undecided: the write-up's one step-by-step timing does not say whether its "
+                                 "operations were already compiled, and the warm and cold readings disagree")
     return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
                   ours=(gain if at_structure else None,), judged_ratio=gain,
                   headline=Estimate(*gain, "x", "un-jitted / compiled call"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...contract.decisions import median_of, row
+from ...contract.decisions import interval, median_of, row
 from ...contract.judging import Run, once_per_run
 from ...contract.tables import variants_only
 from ...contract.verdicts import ANOTHER_DEVICE, Bound
@@ -166,3 +166,28 @@ def run_once(run: Run, stepped: pd.Series) -> tuple[tuple[float, float, float], 
             f"{stepped.median_ms:.1f} ms; one call per process: the ratio's interval carries the jitted side's "
             f"spread only){beside}")
     return (ms / jitted[0], ms / jitted[2], ms / jitted[1]), said, True
+
+
+def cold_call(run: Run) -> tuple[tuple[float, float, float] | None, str]:
+    """The write-up times its steps once, without saying whether they were warm: the first step-by-step call
+    in a process (its operations compiling as they first run) over the same variant's compiled call, with the
+    words that say it, read beside the warm median (None where the run kept no first call that compiled)."""
+    stepped, _, _ = stepped_row(run, "jit_vs_eager_setup", SPEC.variants[0])
+    if stepped is None or pd.isna(stepped.get("first_run_seconds")) or not stepped.get("first_run_compiles"):
+        return None, ""
+    cold = 1e3 * stepped.first_run_seconds
+    compiled = median_of(run.steps, stepped.config_id, stepped.variant, "steady")
+    gain = (cold / compiled[0], cold / compiled[2], cold / compiled[1])
+    return gain, (f"; cold, as the write-up's one timing may have been: {stepped.variant}'s first call "
+                  f"{cold:.1f} ms ({int(stepped.first_run_compiles)} compilations) / its compiled call "
+                  f"{compiled[0]:.1f} ms = {interval(*gain, 'x')} (one call per process: the compiled side's "
+                  f"spread only)")
+
+
+def against_one(fit: dict) -> str:
+    """Where the write-up's O(N*L) -> O(L) analysis (an exponent of 1) lies against the fitted exponent."""
+    low, high = fit["exponent_ci_low"], fit["exponent_ci_high"]
+    if low <= 1 <= high:
+        return "the write-up's O(N*L) -> O(L) predicts 1: inside its interval"
+    way = "slower" if high < 1 else "faster"
+    return f"the write-up's O(N*L) -> O(L) predicts 1: the gain grows in that order, {way} than linearly"

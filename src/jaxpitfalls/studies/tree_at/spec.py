@@ -203,7 +203,10 @@ CLAIMS = {
         rule=f"batched at BERT-4L-768H's structure: the un-jitted start-up's median over the compiled call's "
              f"(ratio of the two medians' 95% intervals) above {JIT_GAIN:g}, jitting at least halving a "
              f"repeated start-up (a small share of the write-up's 56x); wholly below: not reproduced (run once, the "
-             f"first run is the fair comparison: once_run). On a CPU the compiled call does the un-jitted steps' "
+             f"first run is the fair comparison: once_run). The write-up timed its steps once without saying "
+             f"whether they were warm: where the run kept a first step-by-step call that compiled, that cold call "
+             f"over its variant's compiled call is read too, and where the two readings disagree: inconclusive. "
+             f"On a CPU the compiled call does the un-jitted steps' "
              f"own host-memory work (sharded copies, the optimizer state), so what jitting removes, each "
              f"operation's dispatch, is a small share: the write-up's effect is an accelerator's (docs/gpu)",
         advice=Advice("A compiled start-up is faster per call than its steps un-jitted, but it runs once: "
