@@ -78,7 +78,7 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
                                           "headline": Estimate(6.4, 5.9, 7.0)},
         _claim("distortion", "reproduced") | {"numbers": six, "ours": ((6.4, 5.9, 7.0),), "restates": "slowed",
                                               "headline": Estimate(0.156, 0.143, 0.169)}]}
-    assert tally(rows) == ("**1 of the 1 write-up numbers this run could size held in size**. 1 effects in the "
+    assert tally(rows) == ("**The one write-up number this run could size held in size**. 1 effects in the "
                            "write-ups' 2 claims: 1 yes in size")
     assert list(claim_points(rows).label) == ["generation: slowed = distortion"]
 

@@ -86,10 +86,13 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
             held += 1
         elif found is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
-    said = f"; {len(missed)} did not: {', '.join(missed)}" if missed else ""
-    said += f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
+    apart_said = f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
+    said = (f"; {len(missed)} did not: {', '.join(missed)}" if missed else "") + apart_said
     if not held + len(missed):
         return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
+    if held + len(missed) == 1:
+        one = "held in size**" if held else f"did not hold in size**: {missed[0]}"
+        return f"**The one write-up number this run could size {one}{apart_said}"
     return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{said}"
 
 
