@@ -71,20 +71,20 @@ $(STAMP): requirements.txt envs/common.txt pyproject.toml
 
 # A reference: presets/seeds-cpu.yaml (the write-ups' model structures; 45 minutes on 2 cores is the target) in a
 # fresh directory of its own, then a dated snapshot of its report, figures, run summary, environment and tables in
-# docs/reference/ (checked against the run's bundle), not yet published. A reference is one whole run: the
+# docs/results/reference/ (checked against the run's bundle), not yet published. A reference is one whole run: the
 # snapshot refuses a directory holding an earlier invocation's jobs. Publishing is a step of its own, once the
-# snapshot is read: `jaxpitfalls reference publish docs/reference/<date>`, then
+# snapshot is read: `jaxpitfalls reference publish docs/results/reference/<date>`, then
 # `jaxpitfalls readme README.md` fills the README's summary from it.
 REFERENCE_PRESET := presets/seeds-cpu.yaml
 REFERENCE_RUN := runs/reference-$(shell date -u +%Y%m%dT%H%M%S)
 reference: $(STAMP)
 	$(BIN)/snakemake --cores all --configfile $(REFERENCE_PRESET) --directory $(REFERENCE_RUN)
-	$(BIN)/jaxpitfalls reference snapshot $(REFERENCE_RUN) docs/reference --preset $(REFERENCE_PRESET)
+	$(BIN)/jaxpitfalls reference snapshot $(REFERENCE_RUN) docs/results/reference --preset $(REFERENCE_PRESET)
 
 # The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
 # itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their
 # intervals, pyperf beside the lockstep on one callable, and a null release history (a package the timed code
-# never calls), published as docs/calibration.md with what it timed in docs/calibration/ (commit both). A change
+# never calls), published as docs/results/calibration.md with what it timed in docs/results/calibration/ (commit both). A change
 # that only judges or words differently is published without timing again:
 # `jaxpitfalls calibration rejudge --write`. A run that was killed resumes where it
 # stopped, its finished jobs kept and the one cut short run again:
@@ -117,8 +117,8 @@ compare-equinox: $(STAMP) .venv-$(EQX_OLD)/.installed .venv-$(EQX_NEW)/.installe
 
 # The dispatch study across eight equinox releases, each in an environment the workflow builds (docs/history.md):
 # which release changed filter_jit's cost. runs/history-equinox/reports/history.md; publish its job table
-# (results/tables/history.csv) as docs/history/equinox.csv with the verdicts docs/history.md states, so a change of
-# the fit rejudges them (`jaxpitfalls history rejudge docs/history/equinox.csv equinox`).
+# (results/tables/history.csv) as docs/results/history/equinox.csv with the verdicts docs/history.md states, so a change of
+# the fit rejudges them (`jaxpitfalls history rejudge docs/results/history/equinox.csv equinox`).
 history-equinox: $(STAMP)
 	$(BIN)/snakemake --cores all reports/history.md --directory runs/history-equinox \
 		--configfile presets/history-equinox.yaml

@@ -1,5 +1,5 @@
 """The published calibration (across_runs/calibration/published.py): its page is what this checkout renders from what
-its run timed (docs/calibration/), so a change to how the calibration judges or words is published by `rejudge
+its run timed (docs/results/calibration/), so a change to how the calibration judges or words is published by `rejudge
 --write` and cannot drift from the page unseen; `publish` replaces the page and its folder whole, or not at all."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from configs import ROOT
 
 from jaxpitfalls.across_runs.calibration import published, timed
 
-DOCS = ROOT / "docs"
+DOCS = ROOT / "docs" / "results"
 
 
 @pytest.mark.workflow  # minutes: the page simulates the studies' intervals and 1,000 null histories again
 def test_the_published_page_is_what_this_checkout_renders_from_what_it_timed():
     page = (DOCS / published.PAGE).read_text()
     lines = published.changed_lines(page, published.rejudged(DOCS))
-    assert not lines, ("docs/calibration.md is not what this checkout renders from docs/calibration/: run "
-                       "`jaxpitfalls calibration rejudge --write`\n" + "\n".join(lines))
+    assert not lines, ("docs/results/calibration.md is not what this checkout renders from "
+                       "docs/results/calibration/: run `jaxpitfalls calibration rejudge --write`\n" + "\n".join(lines))
 
 
 def _run(root: Path, page: str) -> Path:

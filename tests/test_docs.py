@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs/results").glob("*.md")),
+         *sorted((ROOT / "docs/results").glob("*/*/README.md"))]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
@@ -22,12 +23,12 @@ def test_every_relative_link_resolves_inside_the_repository(page):
 
 
 def test_the_claims_page_is_the_one_the_specs_generate():
-    """docs/claims.md states every write-up's claims from the specs the report judges them from: edited by
+    """docs/results/claims.md states every write-up's claims from the specs the report judges them from: edited by
     hand or left behind by a spec's edit, it fails here (regenerate it as its first lines say)."""
     from jaxpitfalls.report.scorecard import claims_page
 
-    assert (ROOT / "docs/claims.md").read_text() == claims_page.page(), \
-        "docs/claims.md is stale: jaxpitfalls claims docs/claims.md"
+    assert (ROOT / "docs/results/claims.md").read_text() == claims_page.page(), \
+        "docs/results/claims.md is stale: jaxpitfalls claims docs/results/claims.md"
 
 
 def test_the_readme_is_short_and_every_page_under_docs_is_linked_from_it():

@@ -65,7 +65,7 @@ def test_the_command_prints_the_report_s_line_per_series_and_writes_the_steps(tm
 def test_the_published_equinox_table_still_gives_the_steps_docs_history_states():
     """docs/history.md's published run, rejudged by today's fit: the same steps, each size and interval as the
     page prints it (a change of the fit that moves them must restate the page)."""
-    steps = rejudge.rejudged(rejudge.read_table(DOCS / "history" / "equinox.csv"), "equinox")
+    steps = rejudge.rejudged(rejudge.read_table(DOCS / "results" / "history" / "equinox.csv"), "equinox")
     named = steps[steps.step > 0]
     assert sorted(named[["variant", "baseline", "mode", "after"]].itertuples(index=False, name=None)) == [
         ("filter_jit", "jit_flat", "blocked", "0.11.8"), ("filter_jit", "jit_flat", "pipelined", "0.11.8"),

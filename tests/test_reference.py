@@ -1,4 +1,4 @@
-"""The published reference (docs/reference/): every committed snapshot matches its manifest and the README
+"""The published reference (docs/results/reference/): every committed snapshot matches its manifest and the README
 links one; publishing copies a run's files unchanged and refuses what it cannot vouch for."""
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from jaxpitfalls.across_runs.reference import reference
 from jaxpitfalls.report.tables import bundle
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = sorted((ROOT / "docs/reference").glob(f"*/{publishing.MANIFEST}"))
-RENDERED = SNAPSHOTS + sorted((ROOT / "docs/gpu").glob(f"*/{publishing.MANIFEST}"))  # the GPU run's, by the same code
+SNAPSHOTS = sorted((ROOT / "docs/results/reference").glob(f"*/{publishing.MANIFEST}"))
+# the GPU run's too, rendered by the same code
+RENDERED = SNAPSHOTS + sorted((ROOT / "docs/results/gpu").glob(f"*/{publishing.MANIFEST}"))
 
 
 def test_a_reference_is_committed_and_linked_from_the_readme():
-    assert SNAPSHOTS, "no snapshot under docs/reference/ (make reference)"
+    assert SNAPSHOTS, "no snapshot under docs/results/reference/ (make reference)"
     readme = (ROOT / "README.md").read_text()
-    linked = re.findall(r"\((docs/reference/[^)]+/report\.md)\)", readme)
+    linked = re.findall(r"\((docs/results/reference/[^)]+/report\.md)\)", readme)
     assert linked, "README.md links no reference report"
     assert all((ROOT / link).is_file() for link in linked), linked
 
@@ -166,12 +167,12 @@ def test_a_snapshot_refuses_a_partial_rerun(tmp_path, monkeypatch):
 
 
 def test_the_tree_keeps_one_published_snapshot_and_the_index_every_other_with_its_commit():
-    """Published results are not source: docs/reference held 37 snapshots (78% of the tracked files); now the
+    """Published results are not source: docs/results/reference held 37 snapshots (78% of the tracked files); now the
     published one, and the index each other's row with the commit that still holds it."""
-    assert [m.parent for m in SNAPSHOTS] == [publishing.published(ROOT / "docs/reference")]
-    index = (ROOT / "docs/reference" / publishing.INDEX).read_text()
+    assert [m.parent for m in SNAPSHOTS] == [publishing.published(ROOT / "docs/results/reference")]
+    index = (ROOT / "docs/results/reference" / publishing.INDEX).read_text()
     assert index.count("| **yes** ") == 1
-    archived = json.loads((ROOT / "docs/reference" / publishing.ARCHIVE).read_text())
+    archived = json.loads((ROOT / "docs/results/reference" / publishing.ARCHIVE).read_text())
     for m in archived:
         assert f"{m['date']} (in git at `{m['kept_at']}`)" in index and m["status"].startswith("not published: ")
 
@@ -202,9 +203,9 @@ def test_the_index_lists_a_day_s_runs_in_the_order_they_ran(tmp_path):
     assert sorted(names, key=lambda n: index.index(f"[{n}]")) == names[::-1]
 
 
-@pytest.mark.parametrize("sums", sorted((ROOT / "docs/gpu").glob("*/SHA256SUMS")), ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("sums", sorted((ROOT / "docs/results/gpu").glob("*/SHA256SUMS")), ids=lambda p: p.parent.name)
 def test_a_gpu_snapshot_holds_exactly_the_files_its_checksums_list(sums):
-    """docs/gpu/ keeps runs made on a lent accelerator, finished here (not one invocation: no manifest); its
+    """docs/results/gpu/ keeps runs made on a lent accelerator, finished here (not one invocation: no manifest); its
     SHA256SUMS is what a reader checks: a file ignored by git (runs/ is) would be listed and missing."""
     listed = dict(reversed(line.split(maxsplit=1)) for line in sums.read_text().splitlines())
     present = {f"./{p.relative_to(sums.parent).as_posix()}" for p in sums.parent.rglob("*") if p.is_file()}

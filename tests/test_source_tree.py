@@ -1,9 +1,10 @@
 """The source states each reason with its numbers and points to docs/decisions.md for the run that measured them:
-a dated reference run is archived out of the tree (docs/reference/README.md), so only that page names one."""
+a dated reference run is archived out of the tree (docs/results/reference/README.md), so only that page names one."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,3 +41,23 @@ def test_no_file_under_src_names_an_issue():
     named = [f"{at}: {text}" for path in SOURCES for at, text in lines(path)
              if re.search(r"\bissues? #?\d+|\(#\d+\)", text, flags=re.IGNORECASE)]
     assert not named, "say the reason instead, its evidence in docs/decisions.md:\n" + "\n".join(named)
+
+
+MIB = 1 << 20
+
+
+def _tracked() -> list[Path]:
+    """Every file git tracks in this checkout (a fresh clone's files)."""
+    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [ROOT / n for n in names.split("\0") if n and (ROOT / n).is_file()]
+
+
+def test_no_large_file_is_tracked_and_the_published_results_keep_their_budget():
+    """A clone carries the manual and one published result, not a run's bulk: no file over 1 MiB anywhere,
+    docs/ at most 5 MiB, of it docs/results/ (everything generated) at most 4 MiB (docs/results/README.md)."""
+    files = _tracked()
+    large = [f"{p.relative_to(ROOT)}: {p.stat().st_size / MIB:.1f} MiB" for p in files if p.stat().st_size > MIB]
+    docs = sum(p.stat().st_size for p in files if ROOT / "docs" in p.parents)
+    published = sum(p.stat().st_size for p in files if ROOT / "docs/results" in p.parents)
+    assert not large, large
+    assert docs <= 5 * MIB and published <= 4 * MIB, (docs / MIB, published / MIB)

@@ -171,7 +171,7 @@ def pyperf_pair_of():
 
 
 def published_reference():
-    """The published reference snapshot (docs/reference), where this copy of the workflow holds the folder: the
+    """The published reference snapshot (docs/results/reference), where this copy of the workflow holds the folder: the
     calibration reads its studies' intervals."""
     from jaxpitfalls.across_runs.reference.published import published  # pandas: not in the driver's environment
 

@@ -95,7 +95,7 @@ class Claim:
     numbers in measurable units where it has them (the report's claim row then gives `ours`: per number,
     ours in its unit as (estimate, low, high), or None where this run did not measure it).
 
-    `rule`: how the study's report decides it (the report's rule column and docs/claims.md read it here, so
+    `rule`: how the study's report decides it (the report's rule column and docs/results/claims.md read it here, so
     the text lives beside the claim it judges). `advice` turns its verdict into the report's findings.
     `not_measured` says why no run of this workflow judges it (multiple hosts, INT8, an accelerator, a
     variant not built); `checked` says how every job checks it instead of timing it (a guard that fails the
@@ -134,7 +134,7 @@ class Claim:
 
     @property
     def stated_rule(self) -> str:
-        """The rule as the scorecard and docs/claims.md state it, with the engine's CPU-backend clause where the
+        """The rule as the scorecard and docs/results/claims.md state it, with the engine's CPU-backend clause where the
         claim's effect needs an accelerator."""
         if not self.accelerator:
             return self.rule

@@ -1,5 +1,5 @@
 """The calibration page's verdict lines: its opening, each decision's measured error rate as one number with
-its interval, before the tables and the reasons (docs/calibration.md); and its closing, how far those rates
+its interval, before the tables and the reasons (docs/results/calibration.md); and its closing, how far those rates
 reach: what the page calibrates, what it leaves out, and how much its own intervals can be trusted. A reader who
 asks "can I trust a verdict?" gets the answer first; one who carries the lockstep rows' 95% to a decision the
 page did not measure would be misled by omission, so the page says which those are."""
@@ -158,6 +158,6 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "A/A row times a known factor (harness/injected.py), which tests the intervals' width, not a change that "
         "differs by variant or mode.", "",
         "What the run timed is kept whole beside this page (results/calibration/, across_runs/calibration/timed.py; "
-        "docs/calibration/ where published): `jaxpitfalls calibration rejudge` renders "
+        "docs/results/calibration/ where published): `jaxpitfalls calibration rejudge` renders "
         "the page again from it by a later checkout's rules, without timing again.", "",
     ]

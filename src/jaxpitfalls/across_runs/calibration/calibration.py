@@ -1,4 +1,4 @@
-"""The lockstep comparison's statistics checked against known truths (`make calibrate`, docs/calibration.md).
+"""The lockstep comparison's statistics checked against known truths (`make calibrate`, docs/results/calibration.md).
 
 A calibration run times this environment against itself (A/A: every change found is a false alarm, and the
 95% interval must cover 1) and against a side slowed by a known fraction (harness/injected.py: the interval
@@ -127,7 +127,7 @@ def _sides(ran: dict[str, Any]) -> str:
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
              pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True,
              history_repeats: int | None = None, sections: list[str] = (), measured: Measured | None = None) -> str:
-    """docs/calibration.md: each decision's rate in brief (`measured`), what was timed, each rate against its
+    """docs/results/calibration.md: each decision's rate in brief (`measured`), what was timed, each rate against its
     target, the machine time, the gate, pyperf beside the lockstep on one callable where the calibration ran
     it, then `sections` (the studies' intervals, the null history), and what the page reaches."""
     measured = measured or _measured(table, found, ran["threshold"], pyperf)
@@ -221,7 +221,7 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
     nulls, null = _null_history(timed, history)
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
-    label = f"docs/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
+    label = f"docs/results/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": _pyperf_s(timed.pyperf),
                                      "the null history (its environments built)": timed.history_machine_s},

@@ -1,4 +1,4 @@
-"""The compare gate on the calibration's real rows (docs/calibration.md): its power after its correction and
+"""The compare gate on the calibration's real rows (docs/results/calibration.md): its power after its correction and
 its false fails, where the per-row rates above it say nothing of either.
 
 The gate names a row only where it is regressed (its whole interval beyond 1 + threshold) and its one-sided

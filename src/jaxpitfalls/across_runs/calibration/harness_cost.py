@@ -1,5 +1,5 @@
-"""pyperf and the lockstep over their replicate A/A pairs (docs/calibration.md): each harness's own false alarms,
-and what a +-5% interval costs it, with the ratio of those costs and its interval.
+"""pyperf and the lockstep over their replicate A/A pairs (docs/results/calibration.md): each harness's own
+false alarms, and what a +-5% interval costs it, with the ratio of those costs and its interval.
 
 One A/A pair per harness made the page's cost ratio an extrapolation of one interval's width, which a second
 pair could move several-fold. Over several pairs per harness the cost to +-5% is summarized by its

@@ -1,4 +1,4 @@
-"""Simulated null release histories (docs/calibration.md): how often the history's own fit names a step where
+"""Simulated null release histories (docs/results/calibration.md): how often the history's own fit names a step where
 nothing changed, with the variance components a real null history measured.
 
 One measured null history gives one yes-or-no per report; its false-step rate needs hundreds. The measured

@@ -1,4 +1,4 @@
-"""The published calibration: one page (docs/calibration.md) and what its run timed (docs/calibration/,
+"""The published calibration: one page (docs/results/calibration.md) and what its run timed (docs/results/calibration/,
 across_runs/calibration/timed.py).
 
     jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
@@ -25,7 +25,7 @@ from .timed import read
 PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under the docs folder
 
 
-def publish(run: str | Path, docs: str | Path = "docs") -> None:
+def publish(run: str | Path, docs: str | Path = "docs/results") -> None:
     """A calibration run's page and what it timed in place of the published ones; a run missing either is
     refused before anything is replaced. Snakemake's marker of a finished directory output (a dotfile) stays
     behind: it describes the run's folder, not what it timed."""
@@ -38,9 +38,9 @@ def publish(run: str | Path, docs: str | Path = "docs") -> None:
     write_text(docs / PAGE, page)
 
 
-def rejudged(docs: str | Path = "docs") -> str:
+def rejudged(docs: str | Path = "docs/results") -> str:
     """The page rendered by this checkout's rules from what the published calibration timed and the reference
-    snapshot its run read (docs/reference/<name>)."""
+    snapshot its run read (docs/results/reference/<name>)."""
     docs = Path(docs)
     timed = read(docs / TIMED)
     reference = docs / REFERENCE / timed.reference if timed.reference else None
@@ -61,12 +61,12 @@ def changed_lines(old: str, new: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """`publish RUN` or `rejudge [--write]`, on the published calibration under --docs."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", default="docs", help="the folder holding the published page, calibration and "
-                        "reference (default: docs)")
+    parser.add_argument("--docs", default="docs/results", help="the folder holding the published page, "
+                        "calibration and reference (default: docs/results)")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("publish", help="a calibration run's page and what it timed, published").add_argument("run")
     rejudging = commands.add_parser("rejudge", help="the published page rendered again by this checkout's rules")
-    rejudging.add_argument("--write", action="store_true", help="write the page so (docs/calibration.md)")
+    rejudging.add_argument("--write", action="store_true", help="write the page so (docs/results/calibration.md)")
     args = parser.parse_args(argv)
     docs = Path(args.docs)
     if args.command == "publish":

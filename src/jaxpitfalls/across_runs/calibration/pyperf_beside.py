@@ -1,5 +1,5 @@
-"""pyperf beside the lockstep on one callable (docs/calibration.md): what each harness's A/A pairs measured, their
-95% intervals of the ratio, and the machine time each would need for a +-5% detectable change.
+"""pyperf beside the lockstep on one callable (docs/results/calibration.md): what each harness's A/A pairs
+measured, their 95% intervals of the ratio, and the machine time each would need for a +-5% detectable change.
 
 pyperf is judged by its own test (`pyperf compare_to`: Student's t on every value of both runs, its
 processes pooled) and, on the same values, as this workflow judges two separate runs (each process's median,

@@ -9,6 +9,7 @@ page from that folder (`read`), so the folder is what the page was judged on.
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from ...report.tables.run_summary import run_summary
 from ...results import write_dir_atomically
 from ..history.rejudge import read_table
 
-LOCKSTEP, JOBS, PYPERF, SETTINGS = "lockstep.csv", "lockstep_jobs.json", "pyperf_pairs.json", "settings.json"
+# The jobs' results, kept only so the page can be rendered again, compressed (one JSON stays several MB otherwise)
+LOCKSTEP, JOBS, PYPERF, SETTINGS = "lockstep.csv", "lockstep_jobs.json.gz", "pyperf_pairs.json", "settings.json"
 HISTORY_STEPS, HISTORY_RATIOS = "history_steps.csv", "history.csv"
 CONFIG_SCHEMA = Path(__file__).resolve().parents[4] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -58,8 +60,9 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
         for paths, name in ((history_steps, HISTORY_STEPS), (history_ratios, HISTORY_RATIOS)):
             if paths:
                 shutil.copyfile(paths[0], out / name)
-        for paths, name in ((runs, JOBS), (pyperf, PYPERF)):
-            (out / name).write_text(json.dumps([json.loads(Path(p).read_text()) for p in paths]))
+        (out / JOBS).write_bytes(gzip.compress(json.dumps([json.loads(Path(p).read_text()) for p in runs]).encode(),
+                                               mtime=0))
+        (out / PYPERF).write_text(json.dumps([json.loads(Path(p).read_text()) for p in pyperf]))
         machine_s = float(run_summary(history_benchmarks).seconds.sum()) if history_benchmarks else 0.0
         (out / SETTINGS).write_text(json.dumps({"compare": compare, "history": history, "history_machine_s": machine_s,
                                                 "reference": Path(reference).name if reference else "",
@@ -87,7 +90,9 @@ def read(folder: str | Path) -> Timed:
     def optional(name: str, read_csv=pd.read_csv) -> pd.DataFrame | None:
         return read_csv(folder / name) if (folder / name).is_file() else None
 
-    return Timed(pd.read_csv(folder / LOCKSTEP), json.loads((folder / JOBS).read_text()),
+    jobs = folder / JOBS if (folder / JOBS).is_file() else folder / JOBS.removesuffix(".gz")  # kept before it was
+    return Timed(pd.read_csv(folder / LOCKSTEP), json.loads(gzip.decompress(jobs.read_bytes()) if jobs.suffix == ".gz"
+                                                            else jobs.read_text()),
                  json.loads((folder / PYPERF).read_text()), _as_now(settings["compare"], "compare"),
                  _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS, read_table),
                  settings["history_machine_s"], settings["reference"], settings.get("run_target_s", 0.0))

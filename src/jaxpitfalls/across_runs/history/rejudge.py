@@ -1,10 +1,10 @@
 """A published release history rejudged by this checkout's fit from its job table alone, without timing again.
 
 docs/history.md's verdicts come from runs of 16 timing jobs (95 min for `make history-equinox`); the published
-run's job table (its results/tables/history.csv) is kept in docs/history/, so a change of how steps are found
+run's job table (its results/tables/history.csv) is kept in docs/results/history/, so a change of how steps are found
 restates its steps from the table instead of timing the releases again:
 
-    jaxpitfalls history rejudge docs/history/equinox.csv equinox
+    jaxpitfalls history rejudge docs/results/history/equinox.csv equinox
 
 What else changed between two releases is read from the versions the jobs recorded (jax, jaxlib, equinox,
 optax): the table keeps no more of their environments (machine, flags, the workflow's code), which the run's
@@ -46,7 +46,7 @@ def rejudged(ratios: pd.DataFrame, package: str) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     """`TABLE PACKAGE [--steps PATH]`: the summary's line per series, as the history's report writes them."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", help="a history's job table (results/tables/history.csv, docs/history/*.csv)")
+    parser.add_argument("table", help="a history's job table (results/tables/history.csv, docs/results/history/*.csv)")
     parser.add_argument("package", help="the package whose releases it timed (history.package), e.g. equinox")
     parser.add_argument("--steps", help="also write the steps table here (CSV)")
     args = parser.parse_args(argv)

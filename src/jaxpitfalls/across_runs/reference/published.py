@@ -3,11 +3,12 @@
 A snapshot's manifest (across_runs/reference/reference.py) holds its status: `published` for exactly one, the result the
 README summarises, or `not published: <why, in one line>` (superseded, a slower VM, a test run). Published results are
 not source: the others leave the tree (`archive`), and the index keeps each one's row with the commit that still holds
-it, so `git show <commit>:docs/reference/<date>/report.md` recovers any of them.
+it, so `git show <commit>:<folder>/<date>/report.md` recovers any of them (the folder was docs/reference before
+docs/results/reference).
 
-    jaxpitfalls reference publish docs/reference/<date>
-    jaxpitfalls reference withhold docs/reference/<date> "why, in one line"
-    jaxpitfalls reference archive docs/reference <commit>   (all but the published)
+    jaxpitfalls reference publish docs/results/reference/<date>
+    jaxpitfalls reference withhold docs/results/reference/<date> "why, in one line"
+    jaxpitfalls reference archive docs/results/reference <commit>   (all but the published)
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def write_index(out_root: Path) -> None:
         "and the tables, each file checked against the run's results bundle (`manifest.json`; tests/test_reference.py; "
         "a snapshot whose claims were judged again by later rules says so, across_runs/reference/rendered.py). One is "
         "published, the result to trust, which the README summarises, and only it is kept in the tree; each other says "
-        "why it is not and which commit holds it: `git show <commit>:docs/reference/<date>/report.md` "
+        "why it is not and which commit holds it: `git show <commit>:docs/reference/<date>/report.md` for those "
+        "archived before the folder moved here, `docs/results/reference/<date>` after "
         "(across_runs/reference/published.py). `yardstick`: a fixed Python and numpy workload timed every round "
         "(harness/yardstick.py), the median over the run's timing jobs of each one's "
         "median: the machine's speed for Python (not for compiled code: a run on another CPU can differ in both).", "",

@@ -12,7 +12,7 @@ name what it is, and this fills them.
 
     jaxpitfalls readme README.md           fill the README from the published snapshot
     jaxpitfalls readme README.md --check   fail, naming each, where a number differs
-    jaxpitfalls readme docs/gpu/<run>/README.md --snapshot docs/gpu/<run>   another's
+    jaxpitfalls readme docs/results/gpu/<run>/README.md --snapshot docs/results/gpu/<run>   another's
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .published import published
 from .rendered import snapshot_claims
 
 MARKED = re.compile(r"<!-- (?P<key>\w[\w.:/-]*) -->(?P<value>.*?)<!-- / -->", re.S)
-REFERENCE = Path("docs/reference")
+REFERENCE = Path("docs/results/reference")
 
 
 def _headline(claim: dict[str, Any]) -> str:

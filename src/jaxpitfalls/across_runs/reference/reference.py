@@ -6,7 +6,7 @@ The snapshot's files are copied unchanged from the run, and its `manifest.json` 
 results bundle: its sha256, and the bundle path it came from, whose sha256 in the bundle's own manifest must
 be the same. `check` verifies a snapshot against its manifest (no file missing, added or changed).
 
-    jaxpitfalls reference snapshot RUN_DIR docs/reference --preset presets/seeds-cpu.yaml
+    jaxpitfalls reference snapshot RUN_DIR docs/results/reference --preset presets/seeds-cpu.yaml
 
 Publishing one, and why the others are not, is published.py's.
 """
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="jaxpitfalls reference snapshot", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="the run's directory (snakemake --directory)")
-    parser.add_argument("out_root", help="where dated snapshots go (docs/reference)")
+    parser.add_argument("out_root", help="where dated snapshots go (docs/results/reference)")
     parser.add_argument("--preset", required=True, help="the preset the run used, as the index shows it")
     args = parser.parse_args(argv)
     print(snapshot(args.run, args.out_root, args.preset))

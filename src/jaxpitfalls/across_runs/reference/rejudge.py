@@ -5,7 +5,7 @@ change to a claim's rule or to the rule of what this hardware can show is then c
 numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
 the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
 
-    jaxpitfalls reference rejudge docs/reference/<snapshot> [--write [--why "..."]]
+    jaxpitfalls reference rejudge docs/results/reference/<snapshot> [--write [--why "..."]]
 
 With --write, the whole snapshot (report, figures, scorecard) is rendered again from its tables by this checkout's
 code (across_runs/reference/rendered.py): a change that only judges or words differently, published without timing a new

@@ -1,9 +1,9 @@
-"""docs/claims.md: what each write-up claimed, in this project's words with the write-up's numbers, and how a
+"""docs/results/claims.md: what each write-up claimed, in this project's words with the write-up's numbers, and how a
 run treats each claim: judged, checked by every job, or not measured and why.
 
 Generated from the studies' specs, the one source the report judges the claims from, so that the page a
 clone reads and the report cannot drift apart (tests/test_docs.py regenerates it and compares). Run
-`jaxpitfalls claims docs/claims.md` after editing a spec's claims.
+`jaxpitfalls claims docs/results/claims.md` after editing a spec's claims.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ latest reference: [reference/README.md](reference/README.md)); a claim is otherw
 guard that fails the job when it does not hold) or *not measured*, with the reason.
 
 Generated from the studies' specs (`src/jaxpitfalls/studies/*/spec.py`, `claims`): edit a claim there and run
-`jaxpitfalls claims docs/claims.md`.
+`jaxpitfalls claims docs/results/claims.md`.
 """
 
 
@@ -60,8 +60,8 @@ def page() -> str:
 
 
 def main(argv: list[str]) -> int:
-    """`jaxpitfalls claims docs/claims.md`: the page written from the specs."""
+    """`jaxpitfalls claims docs/results/claims.md`: the page written from the specs."""
     if len(argv) != 1:
-        sys.exit("usage: jaxpitfalls claims docs/claims.md")
+        sys.exit("usage: jaxpitfalls claims docs/results/claims.md")
     results.write_text(argv[0], page())
     return 0

@@ -198,6 +198,6 @@ def rules_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     """The rule each verdict follows and the claim's advice for how it came out here."""
     rows = [{"study": s, "claim": c["key"], "rule": c["rule"], "advice": _advice(c)} for s, cs in claims.items()
             for c in cs if c["rule"]]
-    return "\n".join(["## The rules", "", "The rule each judged claim's verdict follows (docs/claims.md gives the "
-                      "same per write-up), and its advice for the verdict it reached here.", "",
+    return "\n".join(["## The rules", "", "The rule each judged claim's verdict follows (docs/results/claims.md "
+                      "gives the same per write-up), and its advice for the verdict it reached here.", "",
                       table(pd.DataFrame(rows)), ""])

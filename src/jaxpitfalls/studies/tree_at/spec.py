@@ -208,7 +208,7 @@ CLAIMS = {
              f"over its variant's compiled call is read too, and where the two readings disagree: inconclusive. "
              f"On a CPU the compiled call does the un-jitted steps' "
              f"own host-memory work (sharded copies, the optimizer state), so what jitting removes, each "
-             f"operation's dispatch, is a small share: the write-up's effect is an accelerator's (docs/gpu)",
+             f"operation's dispatch, is a small share: the write-up's effect is an accelerator's (docs/results/gpu)",
         advice=Advice("A compiled start-up is faster per call than its steps un-jitted, but it runs once: "
                       "jit it when its first run (with compilation) beats the un-jitted steps, or when it is "
                       "called again.",
