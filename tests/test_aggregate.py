@@ -149,7 +149,7 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
     assert shown.verdict == NOT_TESTABLE and shown.measured == (
         "not testable on this hardware: removing all copies gives at most 1.022x, below the 2x the claim needs; "
         "0.99x [0.93, 1.05]")
-    # the issue's batched_copy: a "yes" at 1.013x against a claimed 1.5x on hardware that can show 1.046x
+    # batched_copy as once published: a "yes" at 1.013x against a claimed 1.5x on hardware that can show 1.046x
     yes = Judged(measured="1.013x [1.005, 1.029]", verdict="reproduced", judged_ratio=(1.013, 1.005, 1.029),
                  bound=Bound(7433.5, 328.5, "removing all it can", needs=1.5))
     assert applicable(yes).verdict == NOT_TESTABLE  # the same rule as for the "no": the estimate decides nothing
@@ -166,12 +166,12 @@ def test_a_claim_this_hardware_cannot_show_is_not_testable_whatever_its_interval
         assert applicable(judged) == judged
     told = applicable(Judged(measured="1.0x", verdict="inconclusive", reason="undecided: crosses 1"))  # no bound
     assert (told.verdict, told.measured, told.reason) == ("inconclusive", "1.0x; undecided: crosses 1", "")
-    # reference 2026-11-26-3's pipelining: a bound says how much more samples could find
+    # a reference run's pipelining: a bound says how much more samples could find
     capped = applicable(Judged(measured="1.008x [0.987, 1.016]", verdict="inconclusive", reason="undecided: ...",
                                judged_ratio=(1.008, 0.987, 1.016), bound=Bound(5856.0, 178.7, "the storage left")))
     assert capped.verdict == "inconclusive" and capped.measured.endswith(
         "undecided: ... (this hardware can show at most 1.031x)"), capped.measured
-    # a gain whose whole interval lies beyond a bound of 1.046x refutes the bound (2026-11-26-3's scan, 1.078x
+    # a gain whose whole interval lies beyond a bound of 1.046x refutes the bound (a reference run's scan, 1.078x
     # [1.010, 1.107], only put its estimate beyond one: consistent with it at 95%)
     host = Bound(433.0, 19.2, "the loop's host side", needs=1.3)
     refuted = applicable(Judged(measured="1.100x [1.060, 1.140]", verdict="reproduced",
@@ -272,10 +272,10 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; about 2.2x the samples")
     assert "centred on 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
     assert "a run's" not in reason  # 3.2x: more rounds could do it
-    # 2026-11-27-7's first_run_linear, 1.394x [0.188, 10.362] against 0.8-1.25: hundreds of times the samples
+    # a reference run's first_run_linear, 1.394x [0.188, 10.362] against 0.8-1.25: hundreds of times the samples
     far = to_decide(0.188, 10.362, 0.8, 1.25, log=True)
     assert "x the samples" in far and "over 10x a run's: another design, not more rounds" in far
-    # 2026-11-27-11's, 1.009x [0.010, 99.765]: mid-band, not "centred on 1.25" (its middle is 1.0)
+    # a reference run's, 1.009x [0.010, 99.765]: mid-band, not "centred on 1.25" (its middle is 1.0)
     mid_band = to_decide(0.010, 99.765, 0.8, 1.25, log=True)
     assert mid_band.startswith("undecided: the interval crosses 0.8, 1.25; about 430x the samples")
     assert "centred" not in mid_band
@@ -325,7 +325,7 @@ def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path)
 
 
 def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_jobs_own_high_water_marks():
-    """2026-11-27-4's headline said 12.4 GiB (Snakemake's polls) beside a job table's 12.7 (VmHWM) for one job."""
+    """A reference run's headline said 12.4 GiB (Snakemake's polls) beside a job table's 12.7 (VmHWM) for one job."""
     summary = pd.DataFrame({"rule": ["run_study", "capture_trace"], "job": ["dispatch/big", "dispatch/big"],
                             "max_rss_mb": [12676.0, 11157.0]})
     checks = {"dispatch": pd.DataFrame({"config_id": ["big", "small"], "host_peak_mb": [13005.0, None]})}

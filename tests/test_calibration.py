@@ -243,8 +243,8 @@ def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table
 
 
 def test_the_run_summary_judges_the_machine_time_against_the_target_the_run_kept(tmp_path):
-    """The calibration's own run summary sums what it timed, part by part, against the target it kept (the issue's
-    120 minutes for make calibrate); a kept calibration without one is summed and not judged."""
+    """The calibration's own run summary sums what it timed, part by part, against the target it kept (120
+    minutes for make calibrate); a kept calibration without one is summed and not judged."""
     from jaxpitfalls.across_runs.calibration import timed
     from jaxpitfalls.report.tables.run_summary import machine_time_lines
 

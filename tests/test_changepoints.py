@@ -66,7 +66,7 @@ def test_a_step_smaller_than_the_noise_is_not_claimed():
 
 
 def test_a_release_split_off_alone_in_one_job_gives_way_to_the_fit_that_keeps_it_with_its_neighbours():
-    """The 2026-11-26 equinox history's filter_jit / jit_flat (blocked): 0.11.8, timed in one job, stood at
+    """The equinox history's filter_jit / jit_flat (blocked): 0.11.8, timed in one job, stood at
     2.05 between 1.75 before it and 1.95 after; the best fit split it off alone, so the 0.11.7 -> 0.11.8 step
     rested on one release and went unnamed. With `single` marking it, the fit that keeps it with the later
     releases names that step and says which release it set apart; unmarked, the best fit stands."""

@@ -68,7 +68,7 @@ BERT_BASE_WIDTH = (("hidden", 768),)
 def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_only(shifts, expected):
     judged = applicable(_not_compute(_run(shifts)))
     assert judged.verdict == expected, judged.measured
-    if expected != "not measured":  # judged at the base: BERT-base's pytree at hidden 64, labelled (2026-11-28-3)
+    if expected != "not measured":  # judged at the base: BERT-base's pytree at hidden 64, labelled
         assert f"over the base's 8.000 ms [7.000, 9.000]{SUPPORTING}, paired round by round" in judged.measured
     if BERT_BASE_WIDTH in shifts:
         assert "not judged (separate jobs: the machine's drift is in their difference): hidden 768:" in judged.measured
@@ -222,7 +222,7 @@ def test_a_claim_at_bert_base_s_pytree_but_not_its_width_is_labelled_and_not_cou
     judged = _where(run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=overhead))
     assert judged.verdict == "reproduced" and judged.ours == (None, None, None)  # the share, the two traced steps
     assert "(BERT-base's 12-layer pytree at hidden 64, not its 768: supporting only)" in judged.measured
-    # traced at the whole shape too (the 2026-11-26-2 reference: 5.30 + 17.66 ms): judged there, and counted
+    # traced at the whole shape too (a reference run: 5.30 + 17.66 ms): judged there, and counted
     wide = pd.DataFrame([{"config_id": "wide", "mode": "blocked", "variant": "filter_jit", "component": c,
                           "inclusive_ms": ms} for c, ms in (("_preprocess", 5.30), ("_postprocess", 17.66))])
     judged = _where(run_on(SPEC, "base", comparisons=comp, steps=steps, overhead=pd.concat([overhead, wide])))
@@ -231,7 +231,7 @@ def test_a_claim_at_bert_base_s_pytree_but_not_its_width_is_labelled_and_not_cou
 
 
 @pytest.mark.parametrize(("forward", "expected"), [
-    ((0.24, -1.02, 1.32), "reproduced"),  # the 2026-11-25-2 reference: a forward pays little of 11.5 ms per step
+    ((0.24, -1.02, 1.32), "reproduced"),  # a reference run: a forward pays little of 11.5 ms per step
     ((9.0, 7.5, 10.5), "not reproduced"),  # a forward that pays most of the step's overhead
     ((4.0, 1.0, 7.0), "inconclusive"),  # across half of it
 ])
@@ -275,9 +275,9 @@ def _attribution_run(gap: tuple[float, float, float], python_share: float,
 @pytest.mark.parametrize(("gap", "python_share", "expected"), [
     # the write-up's: all of a gap measured tightly is Python (30 x 0.37 - 2.1 = 9.0 ms of 9 ms [8.8, 9.2])
     ((9.0, 8.8, 9.2), 0.37, "reproduced"),
-    # reference 2026-11-25-3: 63% of the gap, whose interval's top end still leaves it below 0.9
+    # a reference run: 63% of the gap, whose interval's top end still leaves it below 0.9
     ((8.5, 6.7, 12.2), 0.248, "not reproduced"),
-    # reference 2026-11-25-4: 63% of a gap reaching down to 5.8 ms: Python could be 96% of that, or 51% of 10.9
+    # a reference run: 63% of a gap reaching down to 5.8 ms: Python could be 96% of that, or 51% of 10.9
     ((8.9, 5.8, 10.9), 0.256, "inconclusive"),
     ((9.0, -0.5, 18.0), 0.37, "inconclusive"),  # no gap to explain
     # the H200 run: 8.3 ms of traced Python over a 4.3 ms gap [2.2, 6.8]: all of it Python, and more (said so)
@@ -296,7 +296,7 @@ def test_attribution_judges_python_s_share_of_the_gap_with_both_intervals(gap, p
 
 def test_the_spread_between_captures_is_in_the_interval():
     """The write-up's case, all of a tight gap Python, stays "yes" where captures agree; with the captures spread
-    as the base's (3 ms either way of the mean, the 2026-11-27 references' one capture each: 4.8-8.9 ms) it is
+    as the base's (3 ms either way of the mean, earlier references' one capture each: 4.8-8.9 ms) it is
     undecided; one capture alone is undecided whatever it shows, saying why."""
     agreeing = applicable(_attribution_complete(_attribution_run((9.0, 8.8, 9.2), 0.37)))
     spread = applicable(_attribution_complete(_attribution_run((9.0, 8.8, 9.2), 0.37, (-0.1, 0.0, 0.1))))
@@ -332,7 +332,7 @@ def _pipelining_run(blocked: tuple[float, float, float], pipelined: tuple[float,
     # an accelerator's: the floor overlaps its steps (10% a step), filter_jit's waits lose that
     ((1.02, 1.01, 1.03), (1.12, 1.11, 1.13), (50.0, 45.0), "reproduced"),
     ((1.02, 1.01, 1.03), (1.02, 1.01, 1.03), (50.0, 45.0), "inconclusive"),
-    # the 2026-11-26-2 reference's CPU: jax.jit itself gains nothing dispatching back to back (42.5 -> 43.0 ms),
+    # a reference run's CPU: jax.jit itself gains nothing dispatching back to back (42.5 -> 43.0 ms),
     # so there is no overlap for filter_jit to lose
     ((1.10, 1.05, 1.15), (1.11, 1.05, 1.17), (42.5, 43.0), "not testable"),
 ])
@@ -340,7 +340,7 @@ def test_pipelining_is_bounded_by_what_the_floor_itself_gains_from_it(blocked, p
     judged = applicable(_pipelining(_pipelining_run(blocked, pipelined, floor_ms)))
     assert judged.verdict == expected, judged.measured
     assert f"filter_jit / {SPEC.floor}: pipelined / blocked " in judged.measured
-    assert f") at base{SUPPORTING}" in judged.measured  # the base's shape, labelled (2026-11-28-3)
+    assert f") at base{SUPPORTING}" in judged.measured  # the base's shape, labelled
     if expected == "not testable":
         assert judged.measured.startswith("not testable in this run: ")  # two medians of the run, not the hardware
         assert f"{SPEC.floor}'s own gain from dispatching back to back (42.50 -> 43.00 ms per step) gives at " \
@@ -355,11 +355,11 @@ TRACED = pd.DataFrame([{"config_id": "base", "mode": "blocked", "variant": v, "c
 
 @pytest.mark.parametrize(("share", "expected"), [
     ((0.05, 0.02, 0.08), "reproduced"),  # a twentieth of filter_jit's overhead left: ~0
-    ((0.223, 0.056, 0.455), "inconclusive"),  # the 2026-11-27-7 reference's: across 10%
+    ((0.223, 0.056, 0.455), "inconclusive"),  # a reference run's: across 10%
     ((0.22, 0.17, 0.27), "not reproduced"),  # jax.jit's own flattening, a fifth of the old overhead, stays
 ])
 def test_partitioning_is_judged_on_the_time_it_leaves_not_on_the_trace_that_holds_by_construction(share, expected):
-    """2026-11-27-7: "0.000 ms traced" in filter_jit's own steps held by construction (jit_partition never calls
+    """A reference run: "0.000 ms traced" in filter_jit's own steps held by construction (jit_partition never calls
     them); timed against flat leaves, partitioning left 1.696 ms, 22.3% [5.6, 45.5] of filter_jit's overhead."""
     overhead = TRACED
     rows = [_overhead("base", (1.696, 0.514, 3.091), ("jit_partition", "jit_flat"), axes="layers,hidden"),
@@ -385,14 +385,14 @@ def _noop(ms: tuple[float, float, float]) -> dict:
 
 @pytest.mark.parametrize(("share", "noop", "expected"), [
     ((0.223, 0.056, 0.455), (1.4, 1.2, 1.6), "inconclusive"),  # the no-op alone 13.3% at least: shown, not judged
-    ((0.05, 0.02, 0.08), (1.4, 1.2, 1.6), "reproduced"),  # 2026-11-27-12's kind: the steps' paired share decides
+    ((0.05, 0.02, 0.08), (1.4, 1.2, 1.6), "reproduced"),  # a reference run's kind: the steps' paired share decides
     ((0.223, 0.056, 0.455), (0.3, 0.1, 0.5), "inconclusive"),
     ((0.05, 0.02, 0.08), (0.1, 0.05, 0.15), "reproduced"),
     ((0.05, 0.02, 0.08), (0.1, -0.2, 0.4), "reproduced"),  # a no-op across 0: flattening_left stays undecided
 ])
 def test_the_no_op_does_not_judge_partition_free(share, noop, expected):
     """The flatten mode's no-op is timed in rounds of its own, minutes from the steps whose overhead divides it,
-    while the machine's speed moves (spec.UNPAIRED: 2026-11-27-12's no-op share 27.5% [14.1, 43.8] beside its steps'
+    while the machine's speed moves (spec.UNPAIRED: a reference run's no-op share 27.5% [14.1, 43.8] beside its steps'
     paired 0.5% [-17.3, 24.0]): partition_free is judged on the steps' paired share alone, and leaves the no-op to
     flattening_left. The no-op's own difference, timed in its own rounds, decides flattening_left where it lies
     above 0."""
@@ -414,7 +414,7 @@ def test_the_no_op_does_not_judge_partition_free(share, noop, expected):
 
 
 @pytest.mark.parametrize(("left", "expected"), [
-    ((1.499, 0.580, 2.102), "reproduced"),  # the 2026-11-26-7 reference's: jax.jit's flattening costs 1.5 ms
+    ((1.499, 0.580, 2.102), "reproduced"),  # a reference run's: jax.jit's flattening costs 1.5 ms
     ((0.2, -0.5, 0.9), "inconclusive"),
     ((-1.0, -1.6, -0.4), "not reproduced"),  # partitioned faster than flat leaves
 ])
@@ -430,9 +430,9 @@ def test_jax_jit_s_own_flattening_is_judged_against_flat_leaves(left, expected):
            "hidden 64" in judged.measured
 
 
-@pytest.mark.parametrize("share", [(0.21, 0.17, 0.25), (None, None, None)])  # the 2026-11-26-3 reference's 21%
+@pytest.mark.parametrize("share", [(0.21, 0.17, 0.25), (None, None, None)])  # a reference run's 21%
 def test_the_share_flattening_leaves_is_read_round_by_round_where_the_job_paired_it(share):
-    """The same medians as the 2026-11-26-3 reference (9.3-45.8% end divided by end); paired by round where the
+    """The same medians as a reference run (9.3-45.8% end divided by end); paired by round where the
     job paired it, and end divided by end where a round's overhead crossed 0 (no paired share)."""
     rows = [_overhead("base", (2.353, 1.454, 5.311), pair, axes="layers,hidden")
             for pair in (("jit_partition", "jit_flat"), LEFT_SHARE)]
@@ -448,7 +448,7 @@ def test_the_share_flattening_leaves_is_read_round_by_round_where_the_job_paired
 
 
 def test_a_breakdown_row_with_a_part_below_0_is_marked_not_to_be_read():
-    """2026-11-27-7 at 24 layers: Python around the program -12.678 ms, the program's run 18.850 ms, for a gap of
+    """A reference run at 24 layers: Python around the program -12.678 ms, the program's run 18.850 ms, for a gap of
     9.115 ms: the two traces split their steps differently, so only the parts' sum is a reading."""
     from jaxpitfalls.studies.dispatch.report import NEGATIVE_PART, attribution
 

@@ -67,7 +67,7 @@ def _stacked_run(ratio: tuple[float, float, float], transfer_ms: float) -> Run:
 ])
 def test_vectorizing_is_timed_and_bounded_by_all_the_copies_it_could_remove(ratio, transfer_ms, expected):
     """One rule with every bounded claim: the bound on what the fix can remove against the size the write-up
-    claims (1.5x), "yes" and "no" alike (the 2026-11-28-3 reference read "yes" at 1.013x against a claimed 1.5x on
+    claims (1.5x), "yes" and "no" alike (a reference run read "yes" at 1.013x against a claimed 1.5x on
     hardware that could show 1.046x)."""
     judged = applicable(JUDGES.one(_stacked_run(ratio, transfer_ms), "batched_copy"))
     assert judged.verdict == expected, judged.measured
@@ -129,7 +129,7 @@ def _scan_run(ratio: tuple[float, float, float], dispatch_ms: float) -> Run:
 
 
 @pytest.mark.parametrize(("ratio", "expected"), [
-    ((1.055, 1.050, 1.060), "reproduced"),  # the 2026-11-25-2 reference: 245 ms gained, 66 ms of it dispatching
+    ((1.055, 1.050, 1.060), "reproduced"),  # a reference run: 245 ms gained, 66 ms of it dispatching
     ((0.80, 0.75, 0.85), "not reproduced"),  # chunks that lost the overlap
     ((1.01, 0.98, 1.04), "inconclusive"),
 ])
@@ -228,7 +228,7 @@ def test_the_flax_probe_counts_one_program_per_operation_for_an_un_jitted_apply(
 
 
 @pytest.mark.parametrize(("apply_compiles", "expected"), [
-    (19, "not reproduced"),  # the 2026-11-26 probe: one program per operation
+    (19, "not reproduced"),  # a probe: one program per operation
     (1, "reproduced"),  # as many as jax.jit(model.apply): compiled as a whole
 ])
 def test_flax_s_apply_is_judged_on_the_programs_its_first_call_compiled(apply_compiles, expected):
@@ -287,7 +287,7 @@ def test_a_ranking_against_the_write_up_s_order_names_the_pairs_that_refute_it()
 
 
 def test_a_ranking_whose_fix_can_gain_here_less_than_the_next_one_shows_is_not_testable():
-    """2026-11-27-3: the intervals overlapped (inconclusive), but async copies, at most 1.042x there (a memcpy),
+    """A reference run: the intervals overlapped (inconclusive), but async copies, at most 1.042x there (a memcpy),
     cannot rank above padding's 1.052x at the least: more samples would not decide it."""
     gains = GAINS | {"async copies": (1.036, 0.923, 1.112), "padding": (1.191, 1.052, 1.234),
                      "scan": (1.01, 0.96, 1.14)}

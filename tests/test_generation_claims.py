@@ -52,8 +52,8 @@ def test_a_short_warmup_distorts_where_its_effects_interval_excludes_1(off, expe
 @pytest.mark.parametrize(("ratio", "expected"), [
     ((0.80, 0.75, 0.86), True),    # the scanned loop at most 86% of the Python loop's time
     ((0.95, 0.90, 1.00), None),    # across 0.95: more rounds could decide it
-    ((1.016, 0.963, 1.058), False),  # the 2026-11-24 reference: a gain under 5% wherever it lies, as fast
-    ((0.928, 0.903, 0.990), None),  # the 2026-11-26-3 reference: 7% faster, more than its host side (<= 4.6%)
+    ((1.016, 0.963, 1.058), False),  # a reference run: a gain under 5% wherever it lies, as fast
+    ((0.928, 0.903, 0.990), None),  # a reference run: 7% faster, more than its host side (<= 4.6%)
     ((1.20, 1.10, 1.30), False),   # slower
 ])
 def test_the_scanned_loop_beats_the_python_loop_only_by_a_gain_of_5_percent(ratio, expected):
@@ -95,7 +95,7 @@ def _cache_run(jitted: tuple[float, float, float], eager: tuple[float, float, fl
 
 
 @pytest.mark.parametrize(("jitted", "eager", "expected"), [
-    # the 2026-11-26-2 reference: 2.407x against the jitted loop, the write-up's baseline; 12.638x un-jitted
+    # a reference run: 2.407x against the jitted loop, the write-up's baseline; 12.638x un-jitted
     ((2.407, 2.244, 2.678), (12.638, 11.9, 13.4), "reproduced"),
     ((1.01, 0.95, 1.07), (12.638, 11.9, 13.4), "inconclusive"),  # only the un-jitted loop is slower: not judged on it
     ((0.90, 0.85, 0.95), None, "not reproduced"),  # the un-jitted loop not timed here: nothing beside it
@@ -158,7 +158,7 @@ def test_memory_profiling_is_a_verdict_on_what_the_jobs_recorded(device_peaks, b
 
 @pytest.mark.parametrize("hidden", [768, 64])
 def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_it(hidden):
-    """The 2026-11-26-9 reference. The write-up's non-cached baseline nearly kept its speed (1.50 and 1.73 tok/s),
+    """A reference run. The write-up's non-cached baseline nearly kept its speed (1.50 and 1.73 tok/s),
     so its 2.44x vs 16.32x is kv_cache's slow-down: here kv_cache 354.4 ms proper, 2218.3 ms short, 0.160x
     (understated, as the write-up's 0.15x). Both variants warmed short went the other way (3.166x vs 2.369x
     proper), shown beside it, not judged. At a smaller width than GPT-2's, both claims on the demonstration say

@@ -113,7 +113,7 @@ def test_a_claim_whose_effect_needs_an_accelerator_is_not_testable_on_a_cpu_what
 ])
 def test_a_verdict_whose_words_say_it_rests_on_a_smaller_structure_is_marked_supporting(measured, supporting):
     """The engine marks it from the words the reader reads (contract.verdicts.SUPPORTING), so the tally counts
-    apart exactly the cells that say so (2026-11-28-3: six dispatch verdicts at hidden 64 were counted with
+    apart exactly the cells that say so (a reference run: six dispatch verdicts at hidden 64 were counted with
     those at the write-ups' structures)."""
     judges = Judges(SPEC)
     judges("slower")(lambda run: Judged(measured=measured, verdict="inconclusive"))

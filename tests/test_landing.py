@@ -65,7 +65,7 @@ def test_the_findings_tell_the_picture_the_study_names_in_its_order_whatever_was
 
 
 def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once():
-    """2026-11-27-7: generation's distortion is 1 / slowed_cached's measurement, counted as two "yes" rows and
+    """A reference run: generation's distortion is 1 / slowed_cached's measurement, counted as two "yes" rows and
     drawn as two agreeing marks in scorecard.png."""
     from jaxpitfalls.contract.interface import Number
     from jaxpitfalls.contract.verdicts import Estimate

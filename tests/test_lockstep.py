@@ -114,7 +114,7 @@ class OnFirstIsSlower(FakeWorker):
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_a_williams_design_balances_the_first_place_and_who_follows_whom(n):
-    """Rotations of four sides put `a` right before `a2` in 3 of every 4 rounds (issue 70); a Williams design puts
+    """Rotations of four sides put `a` right before `a2` in 3 of every 4 rounds; a Williams design puts
     each side right before each other side equally often, and each first equally often."""
     from collections import Counter
 

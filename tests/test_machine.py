@@ -119,7 +119,7 @@ def test_a_wait_and_the_rounds_it_re_timed_spend_none_of_the_modes_budget():
 
 
 def test_a_burst_of_steal_shorter_than_a_window_does_not_count():
-    """The failure of the issue: 23-33% steal over 0.3-0.4 s. Within a 2 s window it is ~7%: kept, unmarked;
+    """The failure it guards against: 23-33% steal over 0.3-0.4 s. Within a 2 s window it is ~7%: kept, unmarked;
     a burst in a mode's short last window is judged over the rounds before it too."""
     scripted = ScriptedMachine(steal=[(0.5, 0.9, 0.33), (2.1, 2.5, 0.33)])
     samples, _, contended, record = interleaved(_samplers(scripted), Sampling(rounds=11), watch=scripted)
@@ -239,8 +239,8 @@ def test_other_processes_share_is_the_busy_time_less_this_process_s_steal_apart(
 
 
 class ColdAfterYardstick(ScriptedMachine):
-    """A machine on which the first call after each round's yardstick pays `penalty` seconds (the 2026-11-26
-    reference: ~10 ms on a ~30 ms step, to whichever variant opened a round)."""
+    """A machine on which the first call after each round's yardstick pays `penalty` seconds (a reference
+    run: ~10 ms on a ~30 ms step, to whichever variant opened a round)."""
 
     def __init__(self, penalty: float):
         super().__init__()

@@ -148,7 +148,7 @@ def test_claims_resting_on_one_measurement_share_one_mark():
 
 
 def test_the_scorecard_figure_has_a_labelled_axis_for_every_unit_and_both_ends_of_its_ratios():
-    """The 2026-11-26-8 reference's distortion: the write-up's 0.15x left of 1, where the axis had no label."""
+    """A reference run's distortion: the write-up's 0.15x left of 1, where the axis had no label."""
     from jaxpitfalls.report.scorecard.claims_figure import claims_figure
 
     claims = {"s": [_row("a", (BATCHING,), ((7.0, 6.5, 7.5),), Estimate(7.0, 6.5, 7.5))],

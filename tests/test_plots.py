@@ -138,7 +138,7 @@ def test_each_study_s_figures_draw_intervals_plain_ticks_and_no_line_through_one
 
 
 def test_dispatch_draws_the_axis_its_compute_claim_is_judged_on():
-    """2026-11-28-3's overhead_vs_compute drew the hidden size from jobs of their own (a bar reaching ~900 ms, read
+    """A reference run's overhead_vs_compute drew the hidden size from jobs of their own (a bar reaching ~900 ms, read
     as overhead growing with compute) and not the dropout and attention settings the claim is judged on."""
     ax = _seeds_figures("dispatch")["overhead_vs_compute"].axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["dropout0", "dropout0-attentionfused"]
@@ -168,7 +168,7 @@ def test_the_history_figure_keeps_its_legend_beside_the_panels_after_rotating_it
     from jaxpitfalls.across_runs.history.history import figure
     from jaxpitfalls.across_runs.history.release_levels import release_levels
 
-    ratios = rejudge.read_table(Path(__file__).parents[1] / "docs" / "history" / "equinox.csv")
+    ratios = rejudge.read_table(Path(__file__).parents[1] / "docs" / "results" / "history" / "equinox.csv")
     releases = list(dict.fromkeys(ratios.release))
     fig = figure(release_levels(ratios), rejudge.rejudged(ratios, "equinox"), releases, "equinox")
     _assert_legends_beside_the_panels(fig, "history")

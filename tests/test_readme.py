@@ -49,7 +49,7 @@ def test_a_marker_naming_no_value_and_a_drifted_number_are_named():
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs/results/gpu").glob("*/README.md")), ids=lambda p: p.parent.name)
 def test_an_accelerator_run_s_table_is_its_snapshot_s_judged_by_today_s_rules(page):
-    """docs/results/gpu's README table: its numbers filled from that run's tables (the 2026-11-26 README, typed by hand,
+    """docs/results/gpu's README table: its numbers filled from that run's tables (its first README, typed by hand,
     put the un-jitted baseline's 248x in bold where the verdict rests on the jitted pair), the published CPU
     reference's beside them, each number said by the run's report or the reference's."""
     text = page.read_text()

@@ -3,8 +3,11 @@ a dated reference run is archived out of the tree (docs/results/reference/README
 
 from __future__ import annotations
 
+import ast
+import io
 import re
 import subprocess
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,3 +64,33 @@ def test_no_large_file_is_tracked_and_the_published_results_keep_their_budget():
     published = sum(p.stat().st_size for p in files if ROOT / "docs/results" in p.parents)
     assert not large, large
     assert docs <= 5 * MIB and published <= 4 * MIB, (docs / MIB, published / MIB)
+
+
+TESTS = sorted((ROOT / "tests").rglob("*.py"))
+HISTORY = re.compile(r"\b20\d\d-\d\d-\d\d\b(?!T)|\bissues? #?\d+|\(#\d+\)", re.IGNORECASE)
+
+
+def _prose(path: Path) -> list[tuple[int, str]]:
+    """A Python file's comments and docstrings, by line: what a test says, not the data it uses (a snapshot
+    named by its date is data)."""
+    text = path.read_text()
+    said = [(t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            said.append((node.body[0].lineno, ast.get_docstring(node)))
+    return said
+
+
+def test_no_test_says_a_date_or_an_issue():
+    """A test states what it checks and why; which run or issue once showed it is history, kept in
+    docs/decisions.md."""
+    named = [f"{path.relative_to(ROOT)}:{line}: {HISTORY.search(text).group()}" for path in TESTS
+             for line, text in _prose(path) if HISTORY.search(text)]
+    assert not named, named
+
+
+def test_the_history_check_finds_a_run_named_in_a_comment(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Seen in the 2026-11-27-7 reference."""\nNAME = "2026-11-28"  # issue 70\n')
+    assert [HISTORY.search(text).group() for _, text in _prose(sample)] == ["issue 70", "2026-11-27"]

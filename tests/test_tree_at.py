@@ -324,11 +324,11 @@ def test_far_less_variance_is_a_relative_spread_at_most_half(spread, expected):
     assert variance.verdict == expected, variance.measured
 
 
-NOISY = {"unbatched": (0.51, 0.40, 0.62), "batched": (0.56, 0.45, 0.70)}  # 2026-11-27's 24 transforms
+NOISY = {"unbatched": (0.51, 0.40, 0.62), "batched": (0.56, 0.45, 0.70)}  # a reference run's 24 transforms
 
 
 @pytest.mark.parametrize(("spread", "expected", "said"), [
-    # a noisy machine: its own spread as large as the variants', so no ratio of 2 could show (2026-11-27 said "no")
+    # a noisy machine: its own spread as large as the variants', so no ratio of 2 could show (a run said "no")
     (NOISY | {REFERENCE: (0.50, 0.40, 0.60)}, "not testable", "not testable in this run: unbatched's relative "
      "spread over a fixed workload's in the same rounds (the depths as one) gives at most 1.020x, below the 2x"),
     # a quiet machine leaves room: batched's spread near the machine's, unbatched's far above
@@ -351,7 +351,7 @@ def test_a_spread_claim_is_bounded_by_the_machine_s_own_spread(spread, expected,
 @pytest.mark.parametrize(("first_run", "expected"), [
     (_affine, "reproduced"),  # its exponent is below 1 (the fixed part), its cost per transform constant
     (lambda n: 400.0 + 0.1 * n ** 2, "not reproduced"),  # each transform costs more the more there are
-    # 2026-11-27-3: a noisy first run came out shorter at the middle depth than at the first: no ratio, and no
+    # a reference run: a noisy first run came out shorter at the middle depth than at the first: no ratio, and no
     # "nanx" in what the scorecard says
     (lambda n: {6: 300.0, 24: 600.0, 72: 590.0}.get(n, 900.0), "inconclusive"),
 ])
@@ -362,7 +362,7 @@ def test_a_first_run_is_linear_where_each_transform_costs_the_same_whatever_the_
 
 
 def test_a_first_run_s_linearity_survives_a_machine_that_drifted_between_the_depths_jobs():
-    """The 2026-11-25-5 reference's drift: the deepest job ran 1.15x slow, the others 1.57x and 1.74x. Read
+    """A reference run's drift: the deepest job ran 1.15x slow, the others 1.57x and 1.74x. Read
     from absolute medians an affine first run looks sub-linear (0.12x); over each job's own one-layer first
     run it is linear, and the measurement says both."""
     drifted = _synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), drift={4: 1.57, 12: 1.74, 24: 1.15})
@@ -420,7 +420,7 @@ def test_jitting_the_start_up_is_judged_on_the_two_medians(un_jitted_ms, backend
     (1000.0, "not reproduced"),  # compilation costs more than jit saves in one run
 ])
 def test_a_start_up_run_once_is_judged_cold_against_cold(first_call_ms, expected):
-    """The 2026-11-28-3 reference held the un-jitted start-up's warm median (its per-operation compilations done)
+    """A reference run held the un-jitted start-up's warm median (its per-operation compilations done)
     against the jitted first run, compilation included: in the un-jitted's favour. Now its first call."""
     tables = _un_jitted(300.0)
     first = (tables["steps"]["mode"] == "step_by_step") & (tables["steps"].variant == "unbatched")

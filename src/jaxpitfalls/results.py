@@ -13,6 +13,9 @@ from typing import Any
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "result.schema.json"
+# The result's format: raised when a field changes meaning or goes, so a reader can tell a result it cannot read
+# from one it can. Results written before it carry none (format 0: the same fields as format 1).
+FORMAT = 1
 
 
 class InvalidResult(ValueError):
@@ -76,12 +79,32 @@ def validate(doc: dict[str, Any], where: str = "result", schema: Path = SCHEMA) 
         raise InvalidResult(f"{where}: {len(errors)} schema error(s); first at {at}: {first.message}")
 
 
-def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> None:
+def package_version() -> str | None:
+    """This package's installed version (None where it runs uninstalled, from a source tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("jaxpitfalls")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> dict[str, Any]:
+    """A result stamped with its format and the package version that wrote it, checked, written atomically;
+    returns it as written."""
+    doc = doc | {"format": {"result": FORMAT, "jaxpitfalls": package_version()}}
     validate(doc, str(path))
     write_text(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return doc
 
 
 def read_result(path: str | os.PathLike) -> dict[str, Any]:
+    """A result this checkout can read: one of a later format is refused with the versions named."""
     doc = json.loads(Path(path).read_text())
+    stamp = doc.get("format", {})
+    if stamp.get("result", 0) > FORMAT:
+        raise InvalidResult(f"{path}: result format {stamp['result']} (written by jaxpitfalls "
+                            f"{stamp.get('jaxpitfalls')}); this checkout ({package_version()}) reads formats up to "
+                            f"{FORMAT}: run a newer checkout, or time it again with this one")
     validate(doc, str(path))
     return doc

@@ -101,6 +101,6 @@ def run_configuration(
         "model_spec": model_spec,
         "environment": measured[0]["environment"],
     }
-    results.write_result(out_path, doc)
+    doc = results.write_result(out_path, doc)
     log.info("%s %s: done in %.1f s -> %s", study, conf["id"], doc["job_seconds"], out_path)
     return doc

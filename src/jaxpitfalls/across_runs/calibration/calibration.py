@@ -66,7 +66,7 @@ def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, p
 
 def summary(table: pd.DataFrame, threshold: float = 0.05) -> pd.DataFrame:
     """Per injected factor and quantity (`_seen`), the share of rows with its 95% interval over the effective
-    rows (clustered: the rows of one configuration share its processes) and, where the issue sets one, its
+    rows (clustered: the rows of one configuration share its processes) and, where `TARGETS` sets one, its
     target."""
     rows = []
     for factor, quantity, hits, margins, part in _seen(table, threshold):

@@ -65,7 +65,7 @@ def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataF
 
 
 def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
-    """The page's section: the gate per side (`gate_table`), and the issue's targets read from it."""
+    """The page's section: the gate per side (`gate_table`), and the page's targets read from it."""
     lines = ["## The gate, after its correction", "",
              f"Each side judged as `compare.fail_on_regression` would judge it alone, at the threshold {threshold:g}: "
              f"`named`, the rows it names (regressed, surviving Benjamini-Hochberg at {FDR:.0%} over the side's "

@@ -28,7 +28,7 @@ from ..history.changepoints import Step, resting_alone
 from ..history.history import fitted
 from ..history.release_levels import SERIES, job_logs, release_levels, without_blocks
 
-HISTORIES = 500  # the floor: at least 500 simulated null histories per repeats
+HISTORIES = 500  # enough that a 5% false-step share has a Wilson interval within +-2 points
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
 PLANTED, POWER_HISTORIES = (0.05, 0.10), 200  # the steps planted to measure the fit's power, histories each
 
