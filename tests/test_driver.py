@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from system_tiers import need
 from workflow_copy import ROOT, copy_workflow
 
 pytestmark = pytest.mark.workflow
@@ -18,8 +19,12 @@ pytestmark = pytest.mark.workflow
 DRIVER = ROOT / ".venv-driver" / "bin"
 
 
+@pytest.fixture(autouse=True)
+def _driver_environment():
+    need("driver", (str(DRIVER / "snakemake"),), "`make .venv-driver/.installed` (pip alone; `make test` builds it)")
+
+
 def _driver(work: Path, *args: str) -> subprocess.CompletedProcess:
-    assert (DRIVER / "snakemake").is_file(), "no driver environment: make .venv-driver/.installed"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run([str(DRIVER / "snakemake"), *args], cwd=work, env=env, capture_output=True, text=True,
                           timeout=300)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from configs import smoke_result
+from system_tiers import need
 from workflow_copy import ROOT, command, environment, snakemake
 
 from jaxpitfalls import results
@@ -36,6 +37,9 @@ def _cluster(action: str, directory: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
+    need("Slurm", ("slurmctld", "slurmd", "slurmdbd", "munged", "mariadbd"),
+         "`make slurm-packages` as root on Debian (slurmctld slurmd slurm-client slurmdbd munge mariadb-server)",
+         root=True)
     directory = tmp_path_factory.mktemp("slurm") / "cluster"
     try:
         _cluster("up", directory)

@@ -20,6 +20,7 @@ import pytest
 from busy import busy_neighbours
 from configs import RETRYING, smoke_result
 from report_browser import ReportPage
+from system_tiers import need
 from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, registry, results
@@ -209,6 +210,8 @@ def test_every_claim_of_every_write_up_is_in_the_scorecard_judged_or_with_why_no
 
 def test_html_report_shows_each_study_with_its_figures_tables_and_captions(workdir):
     """Opened in headless Chromium: the report is rendered by its scripts, so only a browser shows it."""
+    need("browser", ("chromium", "chromedriver"), "`make browser-packages` as root on Debian (chromium, "
+         "chromium-driver)")
     _snakemake(workdir, "--report", "reports/report.html")
     page = ReportPage(workdir / "reports" / "report.html")
     try:
