@@ -58,3 +58,15 @@ def test_adding_a_study_shows_the_toys_own_code_and_config_block():
 def test_the_pages_show_the_mlp_example_as_it_is(page):
     shown = (ROOT / page).read_text()
     assert (ROOT / "examples/mlp_step.py").read_text().strip() in shown
+
+
+MANUAL = [p for p in sorted((ROOT / "docs").glob("*.md")) if p.name != "decisions.md"]
+DIARY = re.compile(r"\b20\d\d-\d\d-\d\d\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+
+
+@pytest.mark.parametrize("page", MANUAL, ids=lambda p: p.name)
+def test_the_manual_keeps_no_run_diary(page):
+    """A manual page says how to use the tool and what it found, plainly; which run on which day at which commit
+    is evidence, kept in docs/decisions.md (link targets, such as a dated snapshot's folder, are paths)."""
+    prose = re.sub(r"\]\([^)]*\)", "]", page.read_text())
+    assert not DIARY.findall(prose), DIARY.findall(prose)

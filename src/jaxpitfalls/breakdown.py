@@ -1,6 +1,5 @@
-"""How a traced step breaks down: the annotation each step carries and the named components a study's
-spec lists, which the trace parser matches events against. JAX-free, so that a study's spec (and the
-report) can name them without importing the measuring code."""
+"""How a traced step breaks down: the step annotation and the named components a study's spec lists.
+JAX-free, so a spec and the report can name them without importing the measuring code."""
 
 from __future__ import annotations
 

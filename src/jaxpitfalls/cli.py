@@ -1,19 +1,5 @@
-"""`jaxpitfalls`: one command for what is not a Snakemake target (publishing, rejudging and rendering results
-again, exporting them). Snakemake runs the workflow; this works on what a run left behind.
-
-    jaxpitfalls reference snapshot RUN docs/results/reference --preset presets/seeds-cpu.yaml
-    jaxpitfalls reference publish|withhold|archive ...       which snapshot is the published one
-    jaxpitfalls reference rejudge SNAPSHOT [--write]         judge and render a snapshot again by today's rules
-    jaxpitfalls reference reestimate SNAPSHOT                its intervals again by today's estimator
-    jaxpitfalls reference thin RUN OUT STUDY:CUT ...         a run's samples cut short, judged again
-    jaxpitfalls readme README.md [--check]                   the README's numbers from the published snapshot
-    jaxpitfalls calibration publish RUN | rejudge [--write]  the calibration page and what it timed
-    jaxpitfalls calibration intervals RUN_OR_SNAPSHOT ...    the studies' intervals simulated from their jobs
-    jaxpitfalls history rejudge JOBS.csv PACKAGE             a release history's steps from its job table
-    jaxpitfalls claims docs/results/claims.md                the write-ups' claims page from the specs
-    jaxpitfalls export pyperf RESULTS OUT.json               a run's timing results as one pyperf suite
-
-Each subcommand is a module's own `main` (its --help says more); this only routes to it, importing nothing else.
+"""`jaxpitfalls`: one command for work on what a run left behind (publishing, rejudging, exporting), which is
+no Snakemake target. Each command (COMMANDS) is a module's own `main`; this only routes, importing nothing else.
 """
 
 from __future__ import annotations

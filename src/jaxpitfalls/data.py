@@ -1,8 +1,5 @@
-"""Real text, offline: a corpus from the documentation installed packages ship, a byte-level BPE tokenizer
-trained on it, and its token sequences.
-
-With no model hub here, the text is the long descriptions (READMEs) in the metadata of pinned packages:
-deterministic for a given requirements.txt, and recorded (versions, sha256 per document) in the manifest.
+"""Real text, offline: installed packages' READMEs as a corpus, a byte-level BPE tokenizer trained on it, and its
+tokens; deterministic for a given requirements.txt, each document's version and sha256 in the manifest.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from .results import write_dir_atomically
 
 
 def long_description(name: str) -> str:
-    """An installed package's long description (its README, as the package index shows it); "" if none."""
+    """An installed package's long description (its README); "" if none."""
     meta = importlib.metadata.metadata(name)
     return (meta.get_payload() or meta.get("Description") or "").strip()
 
@@ -36,7 +33,7 @@ def corpus(packages: list[str]) -> dict[str, str]:
 
 
 def train_tokenizer(texts: list[str], vocab_size: int):
-    """A byte-level BPE tokenizer (the `tokenizers` library; same texts and size, same merges)."""
+    """A byte-level BPE tokenizer (`tokenizers`; same texts and size, same merges)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
@@ -49,8 +46,8 @@ def train_tokenizer(texts: list[str], vocab_size: int):
 
 
 def prepare(packages: list[str], vocab_size: int, out_dir: str | os.PathLike) -> dict:
-    """Write tokenizer.json, tokens.npz (one int32 array per document) and manifest.json into `out_dir`,
-    the directory put in place whole."""
+    """Write tokenizer.json, tokens.npz (one int32 array per document) and manifest.json into
+    `out_dir`, put in place whole."""
     texts = corpus(packages)
     tokenizer = train_tokenizer(list(texts.values()), vocab_size)
     tokens = {name: np.asarray(tokenizer.encode(text).ids, dtype=np.int32) for name, text in texts.items()}

@@ -1,5 +1,5 @@
-"""Numbers as the report and the jobs write them for people: fixed-point, never in e-notation (a reader of
-`9.37e-05` or `1.55e+03` has to stop and decode it), with as many digits as say something."""
+"""Numbers as people read them in the report and the jobs: fixed-point, never e-notation (which a reader
+must stop and decode), with as many digits as say something."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ import math
 
 
 def fixed(x: float, decimals: int = 3) -> str:
-    """`x` with `decimals` places (`2.027`, `515.312`), or, below a hundredth, 3 significant digits written out
-    (`0.0000937`), so a small number never reads as 0.000."""
+    """`x` with `decimals` places, or below a hundredth 3 significant digits written out (`0.0000937`),
+    so a small number never reads as 0.000."""
     if x == 0 or not math.isfinite(x) or abs(x) >= 0.01:
         return f"{x:.{decimals}f}"
     return f"{x:.{2 - math.floor(math.log10(abs(x)))}f}"
 
 
 def short(x: float) -> str:
-    """`x` to 3 significant digits in fixed point, trailing zeros dropped, for a number beside another or a
-    setting (`23.9`, `2.03`, `1550`, `0.00001`): what `:.3g` gives, without its e-notation."""
+    """`x` to 3 significant digits in fixed point, trailing zeros dropped (`23.9`, `1550`, `0.00001`):
+    `:.3g` without its e-notation."""
     if x == 0 or not math.isfinite(x):
         return f"{x:g}"
     if abs(x) >= 100:

@@ -1,9 +1,5 @@
-"""The kinds of job a config runs, named: each study's configurations (the base, a non-base one, and the code
-paths its values and settings choose: `StudySpec.kinds`) and the branches of its `measure` and study settings.
-
-The tests run the smoke preset; tests/test_kinds.py checks that it, with the overlays the workflow tests add,
-runs every kind config.yaml and every preset run, and names any it does not: `make all` once failed on a kind
-no test ran (generation's non-base configurations under `measure.eager: base`). JAX-free, like the plan.
+"""The kinds of job a config runs, named (each study's configurations and the branches of its settings), so
+tests/test_kinds.py can check the tests run every kind that config.yaml and the presets run. JAX-free.
 """
 
 from __future__ import annotations
@@ -36,8 +32,8 @@ def _sampling(timing: Timing) -> set[str]:
 
 
 def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
-    """The kinds of the study's configurations as their timing jobs get them (with what they time beside their own
-    variants: plan.timing_configuration): base or not, and what its spec names."""
+    """The kinds of the study's configurations as their timing jobs get them
+    (plan.timing_configuration): base or not, and what its spec names."""
     spec = registry.spec(study)
     found = set()
     for listed in plan.configurations(config["studies"][study]):
@@ -49,8 +45,8 @@ def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[s
 
 
 def of_config(config: dict[str, Any]) -> set[str]:
-    """Every kind of job a validated config (defaults filled in) runs, as `<study>: <kind>`, and the sampling
-    branches as `any study: <kind>`."""
+    """Every kind of job a validated config runs, as `<study>: <kind>`, and the sampling branches as
+    `any study: <kind>`."""
     found = set()
     for study in plan.enabled_studies(config):
         timing = registry.spec(study).timing.of(plan.timing_settings(config, study))

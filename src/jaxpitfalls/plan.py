@@ -1,6 +1,6 @@
 """What the workflow will run, from the validated config alone: studies, configurations, models.
 
-Imported by the Snakefile, so it must stay light (no JAX): `snakemake -n` answers in about a second.
+Imported by the Snakefile, so it stays light (no JAX) and `snakemake -n` fast.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ CORPUS = "results/data/corpus"
 
 
 def enabled_studies(config: dict[str, Any]) -> list[str]:
-    """The studies the config enables, in its order (the report's); every key of `studies` is a study's
-    folder (the schema refuses others)."""
+    """The studies the config enables, in its order; every key of `studies` is a study's folder (the
+    schema refuses others)."""
     return [name for name, block in config["studies"].items() if block.get("enabled", False)]
 
 
@@ -27,12 +27,8 @@ def reads_corpus(study: str) -> bool:
 
 
 def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
-    """The base configuration, one-axis-at-a-time sweeps, then explicit `points` (deduplicated, in order).
-
-    Each configuration records the sweep axes it belongs to (`points` for an explicit point that lies on
-    no axis), an id made of every key's value, and the name of the model it needs
-    (`<family>-L<layers>-H<hidden>`) where its study has a model family (a benchmark file builds its own inputs).
-    """
+    """The base configuration, one-axis-at-a-time sweeps, then explicit `points` (deduplicated, in order),
+    each with its sweep axes, an id of every key's value, and its model's name (`<family>-L<layers>-H<hidden>`)."""
     base = study["base"]
     keys = list(base)
     unknown = set(study.get("sweep", {})) - set(keys)
@@ -61,15 +57,14 @@ _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\
 
 
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
-    """What a timing job reads of the study's `measure` block (`StudySpec.timing`), and records in its result:
+    """What a timing job reads of the study's `measure` block (`StudySpec.timing`) and records:
     editing a key only the traces read reruns no timing job."""
     return _read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys())
 
 
 def trace_settings(config: dict[str, Any], study: str, config_id: str) -> dict[str, Any]:
-    """What the study's trace of `config_id` reads of its `measure` block (`StudySpec.traced`), and nothing
-    else: `captures` at the base only (the claims that read a trace's spread read the base's; elsewhere more
-    captures would cost minutes at BERT-base's width for nothing judged)."""
+    """What the trace of `config_id` reads of `measure` (`StudySpec.traced`), and nothing else: `captures`
+    at the base only, whose spread the claims read."""
     settings = _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
     if not is_base(configuration(config, study, config_id)):
         settings.pop("captures", None)
@@ -101,8 +96,8 @@ def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def job_model_spec(config: dict[str, Any], conf: dict[str, Any]) -> dict[str, Any]:
-    """The spec of the model a measuring job's configuration uses, recorded in its result (none for a benchmark
-    file, whose setup builds its inputs)."""
+    """The model spec a measuring job's configuration uses (none for a benchmark file, whose setup
+    builds its inputs)."""
     return model_spec(config, conf["model"]) if "model" in conf else {}
 
 
@@ -114,11 +109,9 @@ def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str,
 
 
 def timing_configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
-    """The configuration as its timing job gets it: with `anchor`, the base configuration, where it differs from
-    the base only in keys the study's claims compare across jobs (StudySpec.anchored): the job times the base
-    beside its own variants, in the same rounds; at the base, with `beside`, the study block's settings (of the
-    base's own keys, e.g. dispatch's dropout) that its job times beside the base's variants instead of in jobs of
-    their own. Traces, lockstep and history jobs time neither."""
+    """The configuration as its timing job gets it: with `anchor`, the base too where they differ only in
+    keys compared across jobs (StudySpec.anchored); at the base, with `beside`, settings timed beside it instead
+    of in jobs of their own. Traces, lockstep and history jobs time neither."""
     block = config["studies"][study]
     conf, base = configuration(config, study, conf_id), configurations(block)[0]
     differs = {k for k, v in settings_of(conf).items() if v != base[k]}
@@ -132,15 +125,14 @@ def timing_configuration(config: dict[str, Any], study: str, conf_id: str) -> di
 
 
 def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, Any]]:
-    """The configurations that get a profiler pass: all, or the base only (`trace: base`), for studies
-    whose large configurations take minutes under the Python tracer."""
+    """Configurations that get a profiler pass: all, or the base only (`trace: base`) for studies whose
+    large configurations are slow under the Python tracer."""
     confs = configurations(config["studies"][study])
     return confs if config["studies"][study]["trace"] == "all" else confs[:1]
 
 
 def job_runtime(config: dict[str, Any], study: str) -> dict[str, str]:
-    """What a measuring job of the study sets before JAX starts: XLA flags (the config's, then the
-    study's) and the persistent compilation cache directory ("" where the study turns it off)."""
+    """What a measuring job sets before JAX starts: XLA flags and the compilation cache ("" for none)."""
     block = config["studies"][study]
     return {
         "xla_flags": " ".join(filter(None, [config["xla_flags"], block["xla_flags"]])),
@@ -153,8 +145,7 @@ def study_models(config: dict[str, Any], study: str) -> list[str]:
 
 
 def own_preparations(config: dict[str, Any], study: str) -> list[str]:
-    """The preparation jobs (`<rule>/<name>`) only this study needs of the enabled ones: their time is part
-    of its cost."""
+    """The preparation jobs (`<rule>/<name>`) only this study needs: their time is part of its cost."""
     def needs(name: str) -> set[str]:
         return {f"prepare_model/{m}" for m in study_models(config, name)} | (
             {"prepare_data/corpus"} if reads_corpus(name) else set())
@@ -164,9 +155,8 @@ def own_preparations(config: dict[str, Any], study: str) -> list[str]:
 
 
 def report_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """The config keys the report shows, and only those (editing another key does not rerun render_report): the
-    run's targets, the enabled studies' blocks, their model families' blocks, each study's own preparations. A
-    snapshot keeps them, so that its report renders again from what it keeps."""
+    """The config keys the report shows, and only those, so another key's edit does not rerun
+    render_report; a snapshot keeps them to render again."""
     studies = enabled_studies(config)
     families = sorted({config["studies"][s]["model_family"] for s in studies if "model_family" in config["studies"][s]})
     return {"run_target_s": config["run_target_s"], "memory_target_gib": config["memory_target_gib"],
@@ -175,8 +165,8 @@ def report_settings(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
-    """A measuring job's input directories by name: its model (none for a benchmark file), and the corpus where
-    the study reads it."""
+    """A measuring job's input directories by name: its model (none for a benchmark file), and the
+    corpus where the study reads it."""
     model = configuration(config, study, conf_id).get("model")
     return ({"model": f"results/models/{model}"} if model else {}) | ({"data": CORPUS} if reads_corpus(study) else {})
 

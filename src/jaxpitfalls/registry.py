@@ -1,9 +1,6 @@
-"""The study registry: every package in `studies/` with a `spec.py` is a study (contract/interface.py says what
-its parts provide), and so is every such package in the user's own study folders (the config's
-`study_folders`). Adding a folder adds a study; nothing else lists them. Each part is imported by name, only when
-asked for: the studies plug in here, so nothing below them imports a study package, and everything above reads
-a study through here alone (a user's study reads like a packaged one). A benchmark file (a study block's `file`:
-benchfile/) is a study too: its parts are built from the file, under the name the config gives it."""
+"""The study registry: every package with a `spec.py` in `studies/` or the user's `study_folders`, and every
+benchmark file (benchfile/), is a study; nothing else lists them. Parts are imported by name when asked for, so
+everything above reads a study through here alone and nothing below imports one."""
 
 from __future__ import annotations
 
@@ -42,8 +39,8 @@ def _study_folder(where: Path) -> bool:
 
 @cache
 def _found(folders: tuple[Path, ...]) -> dict[str, Path]:
-    """Each study's folder by name, across `folders`; two studies of one name are refused (which one a run
-    imports would depend on the order of the folders)."""
+    """Each study's folder by name across `folders`; two studies of one name are refused (which one
+    is imported would depend on the folders' order)."""
     found: dict[str, Path] = {}
     for folder in folders:
         for where in sorted(p for p in folder.iterdir() if p.is_dir() and _study_folder(p)):
@@ -59,10 +56,9 @@ def _studies() -> dict[str, Path]:
 
 
 def use_folders(paths: Iterable[str | Path]) -> None:
-    """Add the user's own study folders (each holding one or more study folders, as studies/ does), for this
-    process and every process it starts. A relative path is read from the working directory (Snakemake's
-    `--directory`, where given). Refuses a folder that is missing or holds no study, and a study whose name
-    another already has, naming the path; nothing changes unless all are accepted."""
+    """Add the user's study folders (each holding study folders, as studies/ does) for this process and its
+    children, relative to the working directory; refuses a folder missing or holding no study, or a taken name,
+    naming the path; all or nothing."""
     folders = list(dict.fromkeys(Path(p).expanduser().resolve() for p in paths))
     for folder in folders:
         if not folder.is_dir():
@@ -78,9 +74,8 @@ def use_folders(paths: Iterable[str | Path]) -> None:
 
 
 def use_files(files: Mapping[str, str | Path]) -> None:
-    """Add the user's benchmark files, by the name each is given, for this process and every process it starts. A
-    relative path is read from the working directory. Refuses a missing file, one the reader refuses (naming the
-    file, the line and what to change) and a name a study already has; nothing changes unless all are accepted."""
+    """Add the user's benchmark files by name for this process and its children; refuses a missing or
+    unreadable file or a taken name, all or nothing."""
     found = {name: Path(path).expanduser().resolve() for name, path in files.items()}
     folders = _studies()
     for name, path in found.items():
@@ -98,8 +93,8 @@ def use_files(files: Mapping[str, str | Path]) -> None:
 
 
 def names() -> tuple[str, ...]:
-    """Every study, by folder name or by the name its benchmark file is given, sorted (a config runs and reports
-    them in its own order)."""
+    """Every study, by folder name or its benchmark file's given name, sorted (a config uses its own
+    order)."""
     return tuple(sorted({*_studies(), *sources.benchmark_files()}))
 
 
@@ -117,9 +112,8 @@ def is_file(name: str) -> bool:
 
 
 def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
-    """The source files a rule using the study's `part` (measure, spec, report, claims) depends on, with the
-    package modules `more`: a folder study's part and what it imports; for a benchmark file, the module that reads
-    it as that part, and the file itself."""
+    """The source files a rule using the study's `part` (measure, spec, report, claims) depends on, with
+    modules `more`."""
     if is_file(name):
         module = {"claims": "judges"}.get(part, part)
         return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), sources.as_input(where(name))}))
@@ -170,8 +164,8 @@ def measure(name: str) -> Measure:
 
 
 def lockstep(name: str) -> Lockstep:
-    """The study's measuring code, for a lockstep comparison (imports JAX); a study without `samplers` in its
-    measure.py cannot be timed that way, and says so."""
+    """The study's measuring code for a lockstep comparison (imports JAX); refused, saying so, for a
+    study without `samplers` in its measure.py."""
     return _file_measure(name) if is_file(name) else _implementing(name, "measure", Lockstep)
 
 
@@ -185,7 +179,7 @@ def report(name: str) -> Report:
 
 
 def judges(name: str):
-    """The study's judged claims (`JUDGES` in its claims.py, a contract.judging.Judges of its spec: JAX-free)."""
+    """The study's judged claims (`JUDGES` in its claims.py: JAX-free)."""
     if is_file(name):
         from .benchfile.judges import judges as file_judges  # pandas: not at the Snakefile's parse
 
@@ -197,8 +191,8 @@ def judges(name: str):
 
 
 def description(name: str) -> str:
-    """The study's package docstring (or its benchmark file's): what the report says it measures and what must
-    hold."""
+    """The study's package (or benchmark file's) docstring: what the report says it measures and
+    what must hold."""
     if is_file(name):
         return reader.read(where(name)).doc
     return inspect.getdoc(_part(name, "")) or ""
@@ -208,6 +202,6 @@ INPUTS = ("model", "data", "anchor_model")
 
 
 def inputs(named) -> dict[str, str]:
-    """A measuring job's input directories by name (`model`; `data` where the study reads the corpus;
-    `anchor_model`: the base's, where the configuration is anchored to it), from Snakemake's named input list."""
+    """A measuring job's input directories by name (`model`; `data` for the corpus; `anchor_model`
+    where anchored to the base), from Snakemake's named input list."""
     return {name: str(path) for name, path in named.items() if name in INPUTS}

@@ -38,8 +38,8 @@ def write_atomically(path: str | os.PathLike, write) -> None:
 
 
 def write_dir_atomically(path: str | os.PathLike, fill) -> None:
-    """Call `fill(tmp_dir)` on a fresh directory beside `path`, then put it in place of `path` whole: a
-    failed job leaves neither half a directory nor a mix of two runs' files (models, traces)."""
+    """Call `fill(tmp_dir)` on a fresh directory beside `path`, then put it in place whole: never
+    half a directory, nor a mix of two runs' files."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.")
@@ -90,7 +90,7 @@ def package_version() -> str | None:
 
 
 def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> dict[str, Any]:
-    """A result stamped with its format and the package version that wrote it, checked, written atomically;
+    """A result stamped with its format and package version, checked and written atomically;
     returns it as written."""
     doc = doc | {"format": {"result": FORMAT, "jaxpitfalls": package_version()}}
     validate(doc, str(path))

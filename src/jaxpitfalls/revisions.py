@@ -1,11 +1,6 @@
-"""Your code at two revisions: a lockstep side with a `revision` times the compared benchmark file as it is at that
-git revision of the repository that holds it, as `asv continuous base HEAD` times two commits of a project.
-
-Each revision is checked out into a folder of the run (`results/revisions/<side>`, the revision's tree as
-`git archive` writes it: the repository itself is not touched), and the side's workers are pointed at the file in
-that checkout (the benchmark files in their environment, sources.BENCHMARK_FILES); the file's folder is on their
-path, so what it imports from its neighbours is that revision's too. The sides' environments are otherwise the
-same: the Python, JAX and this workflow are the run's.
+"""Your code at two revisions: a lockstep side with a `revision` times the benchmark file as at that git
+revision, as `asv continuous` does. The tree is `git archive`d into `results/revisions/<side>` (the repository
+untouched) and the side's workers point there (sources.BENCHMARK_FILES); all else is the run's.
 """
 
 from __future__ import annotations
@@ -53,7 +48,8 @@ def in_repository(study: str) -> str:
 
 
 def commit(study: str, revision: str) -> str:
-    """The commit `revision` names in the file's repository, where the file exists; RevisionRefused saying why."""
+    """The commit `revision` names in the file's repository, where the file exists; else
+    RevisionRefused."""
     repo = repository(study)
     try:
         sha = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
@@ -85,17 +81,16 @@ def checkout_dir(side: str) -> str:
 
 
 def side_env(study: str, side: str, sha: str, env: dict[str, Any]) -> dict[str, str]:
-    """A revision side's variables: its own, with the study's benchmark file at the side's checkout (an absolute
-    path: the workers start in the job's working directory) and the commit it was checked out at (its results
-    record it: the checkout has no git)."""
+    """A revision side's variables: its own, the benchmark file at its checkout (absolute) and the
+    checked-out commit (the checkout has no git)."""
     found = sources.benchmark_files() | {study: Path(checkout_dir(side)).resolve() / in_repository(study)}
     return dict(env) | {sources.BENCHMARK_FILES: json.dumps({name: str(path) for name, path in found.items()}),
                         sources.BENCHMARK_COMMITS: json.dumps(sources.benchmark_commits() | {study: sha})}
 
 
 def same_variants(study: str, sha: str) -> None:
-    """Refuse a revision whose benchmark file names other variants than the file as it is: their rows could not be
-    paired across the sides."""
+    """Refuse a revision whose benchmark file names other variants than the file as it is: their rows
+    could not be paired."""
     with tempfile.TemporaryDirectory() as tmp:
         there = Path(tmp) / Path(in_repository(study)).name
         there.write_text(_git(repository(study), "show", f"{sha}:{in_repository(study)}"))

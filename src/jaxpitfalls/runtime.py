@@ -22,9 +22,8 @@ def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def set_xla_flags(flags: str) -> None:
-    """Add the config's XLA flags to XLA_FLAGS (those not already there, so a flag set both in the
-    environment and in the config is recorded once); XLA reads them once, when JAX starts, so that must be
-    later."""
+    """Add the config's XLA flags missing from XLA_FLAGS (a flag set twice is recorded once). XLA
+    reads them once, when JAX starts, so this must come first."""
     present = os.environ.get("XLA_FLAGS", "").split()
     missing = [flag for flag in flags.split() if flag not in present]
     if not missing:
@@ -35,10 +34,8 @@ def set_xla_flags(flags: str) -> None:
 
 
 def stderr_into(log_path: str) -> TextIO | None:
-    """Point this process's standard error (file descriptor 2) at the log, appending, so that what native
-    code writes there reaches the rule's log file and not only the console: XLA aborting on an unknown flag
-    in XLA_FLAGS, a fatal CHECK, a segfault's last words. Returns the console it replaced, for the log lines
-    to go on showing there; None where standard error already is the log (a worker of the job)."""
+    """Point standard error (fd 2) at the log, appending, so native code's last words reach it. Returns the
+    console it replaced, where log lines keep showing; None where standard error is the log already (a worker)."""
     log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         if os.path.sameopenfile(log_fd, 2):
@@ -53,9 +50,8 @@ def stderr_into(log_path: str) -> TextIO | None:
 
 def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "",
           append: bool = False) -> logging.Logger:
-    """Log to the rule's log file (with everything else written to standard error, native code's included)
-    and to the console; set XLA flags; point JAX at the shared compilation cache.
-    `append`: a worker process of a job adds to the job's log instead of starting it anew."""
+    """Log to the rule's log file (native code's standard error too) and the console; set XLA flags; point
+    JAX at the shared compilation cache. `append`: a job's worker adds to the job's log."""
     set_xla_flags(xla_flags)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:

@@ -1,7 +1,5 @@
-"""The package's source files a module really depends on, so a rule reruns when exactly those change.
-
-Snakemake tracks a `script:` file but not the modules it imports; each rule lists these files as inputs.
-Found by reading import statements (no import is executed, so the Snakefile stays fast).
+"""The package's source files a module really depends on, so a rule reruns when exactly those change (Snakemake
+tracks a `script:` but not its imports). Read from import statements, nothing executed, so the Snakefile is fast.
 """
 
 from __future__ import annotations
@@ -46,8 +44,8 @@ Roots = tuple[tuple[Path, str], ...]
 
 
 def _roots() -> Roots:
-    """Where modules lie, by the name they are imported under: the package, then the user's study folders (the
-    order of the studies' import path, registry.use_folders)."""
+    """Where modules lie, by the name they are imported under: the package, then the user's study
+    folders (registry.use_folders' order)."""
     return ((ROOT, PACKAGE), *((folder.resolve(), STUDIES) for folder in study_folders()))
 
 
@@ -93,9 +91,8 @@ def _imports(path: Path, roots: Roots) -> frozenset[str]:
 
 
 def imported_by(module: str) -> frozenset[str]:
-    """The package's modules that `module` (its full name) imports itself, lazy imports included: for
-    `from P import name`, P (importing it runs P's __init__) and P.name where that is a module. `files_of`
-    follows these to every file a rule depends on; tests/test_layers.py checks the package's floors on them."""
+    """The package modules `module` (full name) imports itself, lazy ones included (`from P import name`:
+    P, and P.name if a module); tests/test_layers.py checks the floors on them."""
     roots = _roots()
     path = _module_file(module, roots)
     if path is None:
@@ -104,7 +101,7 @@ def imported_by(module: str) -> frozenset[str]:
 
 
 def files_of(*modules: str) -> tuple[str, ...]:
-    """Sorted source files of the given modules and everything in the package they import, as rule inputs."""
+    """Sorted source files of `modules` and every package module they import, as rule inputs."""
     return tuple(sorted(as_input(p) for p in _files_of(modules, _roots())))
 
 
@@ -126,8 +123,8 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
 
 
 def as_input(path: Path) -> str:
-    """A path relative to the working directory where the file lies inside it: Snakemake keys what it
-    recorded of an input (its checksum) by path, so a copied or moved workflow directory stays up to date."""
+    """A path relative to the working directory where it lies inside it: Snakemake keys an input's
+    checksum by path, so a moved workflow directory stays up to date."""
     try:
         return str(path.relative_to(Path.cwd().resolve()))
     except ValueError:

@@ -1,11 +1,7 @@
-"""Turn a profiler trace into a per-variant breakdown of the step: where the time of one call goes.
+"""Turn a profiler trace into a per-variant breakdown of the step by the study's `trace_components`.
 
-Each study names its components (`trace_components` of its spec); this module only does the matching.
-
-Python events are named `$<file>:<line> <function>`; they are matched on file and function, never on the
-line number, which changes between library versions. Each instant of a step is given to the innermost
-matching component (so `combine` inside `_postprocess` counts as `combine`), and whatever matches nothing
-is `rest`: the parts partition the step and must add up to it.
+Python events match on file and function, never on the line, which changes between versions. Each instant goes to
+the innermost matching component, else `rest`: the parts partition the step and must add up to it.
 """
 
 from __future__ import annotations
@@ -45,8 +41,8 @@ class _Event:
 
 
 def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
-    """Events of the thread that ran the annotated steps (its line is named after the thread, which
-    differs between `python`, `python3` and embedding processes, so it is found by its annotations)."""
+    """Events of the thread that ran the annotated steps, found by its annotations (its name differs
+    between `python`, `python3` and embedding processes)."""
     from jax.profiler import ProfileData
 
     data = ProfileData.from_file(str(xplane))
@@ -59,11 +55,8 @@ def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
 
 
 def _breakdown(step: _Event, events: list[_Event], components: Sequence[Component]) -> dict[str, object]:
-    """Exclusive and inclusive nanoseconds per component inside one step.
-
-    One pass over the events in start order with a stack of the open ones: an event's time goes to its
-    component and is taken from its nearest matching ancestor's, so nested matches are not counted twice.
-    """
+    """Exclusive and inclusive nanoseconds per component in one step: one pass in start order with a
+    stack of open events, each event's time taken from its nearest matching ancestor's, so none counts twice."""
     inside = sorted(
         (e for e in events if e.start >= step.start and e.end <= step.end and e is not step),
         key=lambda e: (e.start, -e.end),
@@ -95,10 +88,8 @@ def _breakdown(step: _Event, events: list[_Event], components: Sequence[Componen
 
 
 def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[dict[str, object]]:
-    """Rows (variant, component, inclusive_ms, exclusive_ms, share) averaged over each variant's traced steps.
-
-    Raises if a variant's parts do not add up to its traced step within 5%.
-    """
+    """Rows (variant, component, inclusive_ms, exclusive_ms, share) averaged over each variant's traced
+    steps; raises where a variant's parts miss its traced step by more than TOLERANCE."""
     events = _step_thread_events(xplane)
     steps = [e for e in events if e.name == STEP_EVENT]
     if not any(e.name.startswith("$") for e in events):

@@ -1,10 +1,6 @@
-"""What the release history runs (config `history`), from the validated config alone: the releases in order,
-each release's pins, the configurations timed in each. JAX-free, like the plan it sits beside.
-
-Each release needs a JAX it imports on. Unless the config pins one (`history.with` for every release,
-`history.pins` for one), a documented default table chooses it: the newest JAX, jaxlib and optax of their time
-that the release's range of equinox supports, so that neighbouring releases differ in the package alone
-wherever the table allows (docs/history.md).
+"""What the release history runs (config `history`), from the validated config alone, JAX-free: the releases in
+order, each one's pins, the configurations timed. Unpinned releases get the newest JAX, jaxlib and optax their
+equinox supports from a default table (docs/history.md), so that neighbours differ in the package alone.
 """
 
 from __future__ import annotations
@@ -52,8 +48,8 @@ def default_pins(package: str, release: str) -> dict[str, str]:
 
 
 def requirements(config: dict[str, Any], release: str) -> list[str]:
-    """pip's lines for one release's environment: the release, its pins (its own over `with` over the default
-    table), and the rest of what a timing job imports, unpinned (`LEAN`)."""
+    """pip's lines for a release's environment: the release, its pins (own over `with` over the table), the rest
+    unpinned (`LEAN`)."""
     history = History.of(config["history"])
     package = history.package
     pins = default_pins(package, release) | dict(history.shared_pins) | dict(history.pins.get(release, {}))
@@ -85,11 +81,9 @@ def _jobs(config: dict[str, Any]) -> range:
 
 
 def run_order(config: dict[str, Any]) -> list[str]:
-    """The timing jobs in the order they run, in blocks of one job a release and configuration: the first
-    block shuffled, each next one the one before reversed. A drift of the machine over the run (a slower hour)
-    then adds the same to every release's mean of two jobs instead of reading as a step, and the two jobs of a
-    release lie a block apart, not back to back. The seed is made of what is timed: a rerun keeps the order and a
-    reader can redo it. Each result's timestamp records the order it ran in."""
+    """The timing jobs in run order, in blocks (one job per release and configuration), the first shuffled, each next
+    one reversed: a machine drift adds alike to every release's mean instead of reading as a step. Seeded by what is
+    timed, so a rerun keeps the order."""
     places = _places(config)
     random.Random(zlib.crc32("|".join(f"{r}/{c}" for r, c in places).encode())).shuffle(places)
     return [RUN.format(release=r, job=job, config=c) for job in _jobs(config)
@@ -97,8 +91,7 @@ def run_order(config: dict[str, Any]) -> list[str]:
 
 
 def run_priorities(config: dict[str, Any]) -> dict[str, float]:
-    """Each timing job's priority, in (0, 1]: the first in run_order the highest, all of them below model
-    preparation's (2) and the environments' (release_env: 1.5), so every model and environment is ready before
-    the first timing job and their priorities alone set the order."""
+    """Each timing job's priority in (0, 1] by run_order, below models (2) and environments (1.5), so those are ready
+    first and the order holds."""
     order = run_order(config)
     return {run: (len(order) - i) / len(order) for i, run in enumerate(order)}

@@ -1,7 +1,6 @@
-"""What a comparison and a release history read of the config (`compare`, `history`), typed: read by attribute,
-a key the schema has and no field names is refused where the block is read, not carried as a raw dict to the
-code that needs it. The schema (workflow/schemas/config.schema.yaml) holds the defaults and has filled them in;
-tests/test_settings.py holds the two to the same keys."""
+"""The config's `compare` and `history` blocks, typed: a key the schema has and no field names is refused where the
+block is read. The schema (workflow/schemas/config.schema.yaml) fills in the defaults; tests/test_settings.py keeps
+the two to the same keys."""
 
 from __future__ import annotations
 
@@ -21,8 +20,8 @@ def _refuse_unknown(cls: type, block: Mapping[str, Any], aliases: Mapping[str, s
 
 @dataclass(frozen=True)
 class Side:
-    """An environment timed in lockstep: its interpreter ("" for this one's), the variables set for it, and the git
-    revision of the compared benchmark file it times ("" for the file as it is: revisions.py)."""
+    """An environment timed in lockstep: interpreter ("" for this one), variables, and the benchmark file's git
+    revision ("": as it is)."""
 
     python: str
     env: Mapping[str, str]
@@ -40,8 +39,7 @@ class Pyperf:
 
 @dataclass(frozen=True)
 class Lockstep:
-    """What a lockstep job reads of `compare` (its sides and how many rounds), and records in its result: the
-    threshold or the gate, edited, reruns no job."""
+    """What a lockstep job reads of `compare` and records: editing the threshold or the gate reruns no job."""
 
     sides: Mapping[str, Side]
     rounds: int

@@ -1,13 +1,9 @@
-"""A benchmark file's expectations, one sentence each, judged as the write-ups' claims are (judges.py): on the paired
-ratio's 95% interval at the base configuration, yes where the interval lies wholly on the sentence's side of its edge,
-no where wholly on the other, inconclusive (with what would decide it) where it crosses.
-
-The sentences (a variant's name on each side, `Nx` or `N%`, and optionally `when pipelined` at the end):
+"""A benchmark file's expectations, one sentence each, judged like claims on the paired ratio's 95% interval at the
+base (judges.py). The sentences (`Nx` or `N%`, optionally ending `when pipelined`):
     A faster than B | A slower than B
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
-    A within N% of B
-"""
+    A within N% of B"""
 
 from __future__ import annotations
 
@@ -24,9 +20,8 @@ _SENTENCE = re.compile(
 
 @dataclass(frozen=True)
 class Expectation:
-    """`a`'s time over `b`'s (r = t(a) / t(b), the paired ratio) must lie above `low` and/or below `high`;
-    `faster`: the sentence speaks of speed-ups, so its number is shown as t(b) / t(a); `mode`: the dispatch mode
-    it is judged in."""
+    """The paired ratio t(a) / t(b) must lie above `low` and/or below `high`; `faster`: shown as t(b) / t(a);
+    `mode`: the dispatch mode it is judged in."""
 
     text: str
     a: str
@@ -46,9 +41,7 @@ class Expectation:
         return self.a, self.b
 
     def claim(self, where: str) -> Claim:
-        """The expectation as the report's claims read it: its sentence, where it was stated, the rule, and what
-        the findings say of each outcome. Its factor is the rule's edge, not a size to match: the scorecard shows
-        ours beside the sentence, and counts expectations apart from the write-ups' claims."""
+        """The expectation as a claim; its factor is the rule's edge, not a size to match."""
         advice = Advice(f"Held: {self.text}.", f"Did not hold: {self.text}.",
                         f"Undecided: {self.text} (more processes or rounds would tell).")
         return Claim(self.text, f"your expectation ({where})", rule=self.rule, advice=advice, expected=True)

@@ -1,6 +1,4 @@
-"""A benchmark file's expectations judged on a run's tables, as a study's claims.py judges its write-up's claims
-(contract.judging): the paired ratio of the two variants at the base configuration, in the expectation's mode,
-decided on its 95% interval against the sentence's edges (contract.decisions.decide)."""
+"""A benchmark file's expectations judged like claims: the paired ratio at the base, on its 95% interval."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from .spec import spec
 
 
 def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float]:
-    """t(a) / t(b) with its 95% interval at the base, from the comparison row that times the pair either way."""
+    """t(a) / t(b) with its 95% interval at the base, from whichever comparison row times the pair."""
     if ((run.comp.variant == a) & (run.comp.baseline == b)).any():
         return ratio_of(run.pair(a, b, mode=mode))
     value, low, high = ratio_of(run.pair(b, a, mode=mode))
@@ -24,7 +22,7 @@ def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float]:
 
 
 def judge(expectation: Expectation, run: Run) -> Judged:
-    """One expectation on this run: its number shown as its sentence speaks (a speed-up where it says faster)."""
+    """One expectation on this run, shown as its sentence speaks (a speed-up where it says faster)."""
     e = expectation
     r = ratio(run, e.a, e.b, e.mode)
     edges = tuple(x for x in (e.low, e.high) if x)

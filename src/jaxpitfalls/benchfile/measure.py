@@ -1,11 +1,5 @@
-"""The measuring side of a benchmark file: the same protocol as every study's (harness.protocol), on the calls the
-file's variants build. Its `Measure` (run, trace, samplers) is what the registry hands out for the file.
-
-Each job imports the file fresh, builds the inputs with `setup(**configuration)`, asks each variant's builder for
-its call, records what each call runs (signature.py), warms every variant with the calls it is timed with, checks
-their outputs agree (within the file's tolerance, but for the variants it says differ) and their signatures
-differ, then times both dispatch modes interleaved with the floor's A/A twin beside them.
-"""
+"""The measuring side of a benchmark file: every study's protocol on its variants' calls (fresh import, signatures,
+warm-up, output and signature checks, both dispatch modes with the floor's A/A twin)."""
 
 from __future__ import annotations
 
@@ -38,7 +32,7 @@ from .spec import Timing, spec
 
 
 def load(bench: BenchFile, name: str):
-    """The file imported as a module of its own (its folder on the path, so it can import its neighbours)."""
+    """The file imported as a module of its own (its folder on the path, for its neighbours)."""
     folder = str(bench.path.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -64,8 +58,7 @@ def _called(fn: Callable, inputs: Any) -> Any:
 
 
 def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callable[[], Any]]:
-    """Each variant's call on this configuration's inputs; what the file does wrong is named with the file and
-    the variant."""
+    """Each variant's call on this configuration's inputs; errors name the file and the variant."""
     module = load(bench, name)
     values = settings_of(conf)
     try:
@@ -95,9 +88,7 @@ def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callab
 
 
 def host(out: Any) -> np.ndarray:
-    """A warm-up call's outputs as one flat host array of float64 (complex128 where any is complex): every array
-    leaf of its pytree, in order (PRNG keys as their data; booleans and unsigned integers as numbers, so that two
-    variants' outputs subtract), for the comparison between variants."""
+    """A call's outputs as one flat float64 (or complex128) host array, so two variants' outputs subtract."""
     leaves = []
     for leaf in jax.tree_util.tree_leaves(out):
         if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
@@ -110,8 +101,7 @@ def host(out: Any) -> np.ndarray:
 
 @dataclass
 class Prepared:
-    """A configuration's variants, each run from cold and warmed: runners, signatures, first-call compilations
-    and each variant's outputs over its warm-up calls."""
+    """A configuration's variants, run from cold and warmed: runners, signatures, first-call compilations, outputs."""
 
     runners: dict[str, Runner]
     signatures: dict[str, dict[str, Any]]
@@ -130,8 +120,8 @@ def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) ->
 
 
 def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
-    """Every variant's first call from cold (its signature), then `warmup_steps` blocked calls (their outputs)
-    and one pipelined sample: the shapes and modes it is timed in, so the timed region compiles nothing."""
+    """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
+    timed region compiles nothing."""
     signatures, compiles, outputs, runners = {}, {}, {}, {}
     for variant, call in calls(bench, name, conf).items():
         with _named(bench, variant, "its first call"):
@@ -149,7 +139,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
 
 @contextmanager
 def _named(bench: BenchFile, variant: str, when: str):
-    """What a variant raises, said with the file and the variant (and when: its first call, or later)."""
+    """What a variant raises, said with the file, the variant and when (its first call, or later)."""
     try:
         yield
     except Exception as e:
@@ -174,7 +164,7 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Measure:
-    """A benchmark file's measuring code, as a study's measure.py is read (contract.interface.Measure, Lockstep)."""
+    """A benchmark file's measuring code (contract.interface.Measure, Lockstep)."""
 
     name: str
     path: Path

@@ -1,13 +1,6 @@
-"""A benchmark file read without running it: its `setup`'s axes, its variants, its floor, its expectations, how
-its outputs are compared. Read from the file's syntax tree, so the Snakefile's parse checks a config against the
-file without importing JAX or the file (what only running can tell, the job tells: measure.py).
-
-The file's vocabulary (docs/your-own-code.md): `setup(<axes>)` builds the inputs from one configuration's
-values; `VARIANTS = {"name": builder}` maps each variant to a function that takes setup's inputs and returns the
-call to time (no arguments); optionally `FLOOR` (the variant the others are compared with; the first by
-default), `EXPECT` (one line per expectation, expectations.py), `TOLERANCE` (rtol/atol of the output check) and
-`OUTPUTS_DIFFER` (variant -> why its output is not the floor's).
-"""
+"""A benchmark file read from its syntax tree, so the Snakefile's parse checks it without JAX. Its vocabulary
+(docs/your-own-code.md): `setup(<axes>)`, `VARIANTS = {"name": builder}`; optional `FLOOR`, `EXPECT`,
+`TOLERANCE`, `OUTPUTS_DIFFER`."""
 
 from __future__ import annotations
 
@@ -32,8 +25,7 @@ class BenchFileRefused(ValueError):
 
 @dataclass(frozen=True)
 class Axis:
-    """One parameter of `setup`: its name and its literal default (NO_DEFAULT where it has none, or one that is
-    not a literal)."""
+    """One parameter of `setup`: its name and literal default (NO_DEFAULT where none, or not a literal)."""
 
     name: str
     default: Any = NO_DEFAULT
@@ -45,10 +37,8 @@ class Axis:
 
 @dataclass(frozen=True)
 class BenchFile:
-    """What a benchmark file declares: its path and docstring, setup's axes (`open_axes`: setup takes
-    **kwargs), variant name -> builder's name in the file, the floor, expectations, tolerance (by default float32's
-    rounding between two orders of the same sums), and the variants whose outputs differ from the floor's on
-    purpose (with why)."""
+    """What a benchmark file declares: setup's axes (`open_axes`: **kwargs), variants, floor, expectations,
+    tolerance (default: float32 rounding), variants whose outputs differ on purpose."""
 
     path: Path
     doc: str

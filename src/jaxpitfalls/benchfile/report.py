@@ -1,6 +1,5 @@
-"""What the report shows of a benchmark file (contract.interface.Report): the Python and the programs each variant
-runs per call, its median time over every swept axis, its ratio to the floor over them, and where a traced call's
-time goes. Its expectations are judged as claims (expectations.py). JAX-free."""
+"""What the report shows of a benchmark file: per variant its Python and programs, times and ratios over each axis,
+and the trace breakdown. JAX-free."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ FIGURES = {
 
 
 def swept(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows on each swept axis, one copy per axis (`axis`, `value`), the base on every one; none where the
-    configuration sweeps nothing."""
+    """The rows on each swept axis, one copy per axis (`axis`, `value`), the base on every one."""
     base = base_config_id(table)
     axes = table.loc[table.config_id == base, "axes"].iloc[0].split(",")
     on = {a: table["axes"].str.split(",").apply(lambda names, a=a: a in names) for a in axes}

@@ -1,11 +1,6 @@
-"""What a variant of a benchmark file runs, recorded from running it: the programs its first call compiles and
-the Python functions a warm call goes through. Two variants that record the same of both ran the same code, and
-a ratio between them would mean nothing (harness.variants.require_distinct refuses it).
-
-The programs are read as JAX dumps them (`jax_dump_ir_to`, StableHLO without locations or the module's name:
-a donated buffer or a changed shape is a different program, a renamed top-level function is not); each variant's
-first call starts from cleared caches, so two variants that share a program both record it.
-"""
+"""What a benchmark file's variant runs: the StableHLO programs its first call compiles (from cleared caches) and the
+Python functions a warm call goes through. Variants recording the same ran the same code, so their ratio means
+nothing (harness.variants.require_distinct)."""
 
 from __future__ import annotations
 
@@ -51,8 +46,7 @@ def _dumped_programs() -> Iterator[list[str]]:
 
 
 def python_path(call: Callable[[], Any]) -> list[str]:
-    """The Python functions (file name and qualified name) and builtins one call goes through, in call order,
-    the call's own frame left out: what tells `jax.jit` from `eqx.filter_jit` where both run one program."""
+    """The Python functions and builtins one call goes through, in order: tells `jax.jit` from `eqx.filter_jit`."""
     own = getattr(call, "__code__", None)
     seen: list[str] = []
 
@@ -72,8 +66,7 @@ def python_path(call: Callable[[], Any]) -> list[str]:
 
 
 def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
-    """A variant's first call from cleared caches, then a warm one traced for its Python path: (the first call's
-    output, the variant's signature, the compilations its first call made)."""
+    """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations)."""
     jax.clear_caches()
     with _dumped_programs() as programs, count_compiles() as counter:
         out = jax.block_until_ready(call())

@@ -1,6 +1,4 @@
-"""A benchmark file as the workflow reads a study: its spec (variants, floor, the two dispatch modes, a trace
-breakdown that needs no prefixes from the file, its expectations as claims), its block of the config schema
-(setup's axes as the base's keys). JAX- and pandas-free: the plan, the config check and the report read it."""
+"""A benchmark file as a study: its spec and schema block (setup's axes as base keys). JAX- and pandas-free."""
 
 from __future__ import annotations
 
@@ -22,9 +20,7 @@ MODES = {
 
 
 def components(file: Path) -> tuple[Component, ...]:
-    """Where a traced call's time goes, for any file: its own Python, pytree handling, Equinox's filter_jit,
-    JAX tracing or compiling (nothing, in a warm call), the C++ dispatch of a jitted call, waiting for the program
-    (the device computing), copies to NumPy. Matched on file names and event names, innermost first (traces.py)."""
+    """Where a traced call's time goes, for any file, matched innermost first (traces.py)."""
     return (
         Component("your_code", prefixes=(file.name,), description=f"Python in {file.name}"),
         Component("pytrees", prefixes=("tree_util.py", "<generated_flatten_", "<generated_unflatten_"),
@@ -44,8 +40,7 @@ def components(file: Path) -> tuple[Component, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class Calls:
-    """What a benchmark file's timing and trace read beside every study's: blocked calls per variant before timing
-    (their outputs are compared), and calls per timed sample."""
+    """A benchmark file's extra settings: blocked warm-up calls per variant and calls per timed sample."""
 
     warmup_steps: int = 2
     steps_per_sample: int = 1
@@ -67,8 +62,7 @@ VALUE = {"type": ["string", "number", "boolean"], "pattern": r"^[\w.+-]+$"}
 
 
 def schema(bench: BenchFile) -> dict[str, Any]:
-    """The file's block under `studies:`, merged over $defs/study: `file`, and setup's axes as the base's keys
-    (a literal default is the base's default), so a key setup does not take is refused at parse."""
+    """The file's block under `studies:`: `file` and setup's axes, so a key setup does not take is refused at parse."""
     axes = {a.name: VALUE | ({} if a.required else {"default": a.default}) for a in bench.axes}
     base: dict[str, Any] = {"properties": axes, "required": [a.name for a in bench.axes if a.required]}
     sweep = {"properties": {name: {"type": "array", "items": VALUE} for name in axes}}

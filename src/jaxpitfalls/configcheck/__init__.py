@@ -1,8 +1,5 @@
-"""The config checked before anything runs: the schema, then every constraint a job would otherwise find
-only when it starts (or never). Every problem at once, one line each, naming the key and what to do.
-
-Imported by the Snakefile, so it stays light (no JAX): `snakemake -n` fails on a bad config and no job starts.
-"""
+"""The config checked before anything runs, every problem at once: the schema, then every constraint a job would find
+only once started. Light (no JAX), so `snakemake -n` fails on a bad config."""
 
 from __future__ import annotations
 
@@ -23,23 +20,20 @@ class InvalidConfig(ValueError):
 
 
 def _study_folders(config: dict[str, Any]) -> list[str]:
-    """The config's own study folders, read before the schema is (their studies' fragments are part of it);
-    a value of another type is left for the schema to name."""
+    """The config's own study folders, read before the schema (their fragments are part of it)."""
     folders = config.get("study_folders", [])
     return folders if isinstance(folders, list) and all(isinstance(f, str) for f in folders) else []
 
 
 def _benchmark_files(config: dict[str, Any]) -> dict[str, str]:
-    """The config's benchmark files by study name (a block's `file`), read before the schema is (each file's axes
-    are its block's schema); a value of another type is left for the schema to name."""
+    """The config's benchmark files by study name, read before the schema (their axes are part of it)."""
     studies = config.get("studies", {})
     return {name: block["file"] for name, block in (studies.items() if isinstance(studies, dict) else [])
             if isinstance(block, dict) and isinstance(block.get("file"), str)}
 
 
 def _processes_problems(config: dict[str, Any]) -> list[str]:
-    """Each study's `measure` processes as Timing would refuse them when its first job starts, and the lockstep
-    sides' (`compare`), which reach a target precision the same way."""
+    """Each study's `measure` processes as Timing would refuse them, and the lockstep sides' (`compare`)."""
     blocks = [(f"studies.{name}.measure", study.get("measure", {}))
               for name, study in config.get("studies", {}).items()]
     if config.get("compare", {}).get("sides"):
@@ -54,10 +48,8 @@ def _processes_problems(config: dict[str, Any]) -> list[str]:
 
 
 def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
-    """Validate the config against the assembled schema (schema.load) and fill in its defaults, or raise
-    InvalidConfig. Schema violations come first (their full jsonschema detail goes to DETAIL_LOG); only a
-    config that fits the schema, defaults filled in, is checked for what its studies ask of the models,
-    files and flags it names."""
+    """Validate against the assembled schema and fill in defaults, or raise InvalidConfig; then check the
+    models, files and flags it names."""
     try:  # the user's own studies join the packaged ones for this process and every one it starts
         registry.use_folders(_study_folders(config))
     except registry.StudyRefused as e:

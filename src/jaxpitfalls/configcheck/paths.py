@@ -1,5 +1,4 @@
-"""What the config names outside itself: local model directories, the comparison's baseline, the packages
-whose READMEs make the corpus, XLA flags. Each checked before any job starts."""
+"""What the config names outside itself (models, baseline, corpus packages, XLA flags), checked before any job."""
 
 from __future__ import annotations
 
@@ -85,9 +84,7 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
 
 
 def _jobs_run_here() -> bool:
-    """Whether this interpreter can run the jobs (JAX is installed in it). A driver environment that only parses
-    the workflow (envs/driver.txt: the jobs run in envs/cpu.yaml's) holds none of the corpus' packages; the
-    jobs' environment refuses one without a README when it makes the corpus (data.corpus)."""
+    """Whether this interpreter can run the jobs (JAX installed); a driver that only parses has no corpus packages."""
     return importlib.util.find_spec("jax") is not None
 
 

@@ -1,8 +1,5 @@
-"""The config against its JSON schema: every violation at once, one line each, naming the key.
-
-The schema is assembled: workflow/schemas/config.schema.yaml holds the top-level keys and `$defs/study`,
-the keys every study's block has; each study's folder adds its own fragment (`StudySpec.schema`), merged
-over `$defs/study` into `studies.<name>`. Defaults are filled in as Snakemake's `validate` does."""
+"""The config against its JSON schema (workflow/schemas/config.schema.yaml, each study's fragment merged over
+`$defs/study`): every violation at once, one line each, naming the key."""
 
 from __future__ import annotations
 
@@ -57,7 +54,7 @@ def _read(path: str | Path) -> dict[str, Any]:
 
 
 def merged(common: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-    """`own` over `common`, mappings merged key by key at every depth (a study narrows or adds keys)."""
+    """`own` over `common`, mappings merged key by key at every depth."""
     out = copy.deepcopy(common)
     for key, value in own.items():
         both = isinstance(value, dict) and isinstance(out.get(key), dict)
@@ -79,8 +76,7 @@ def load(schema_path: str | Path) -> dict[str, Any]:
 
 
 def _filling_defaults(properties_check):
-    """jsonschema's FAQ recipe, as Snakemake's `validate` uses it: a missing key gets its default (a fresh
-    copy), and the default is validated (and filled in turn) like a given value."""
+    """jsonschema's FAQ recipe, as Snakemake's `validate`: a missing key gets a copy of its default."""
     def fill(validator, properties, instance, schema):
         if isinstance(instance, dict):
             for key, sub in properties.items():

@@ -1,7 +1,5 @@
-"""What each study's configurations ask of their model: every size a job would only find wrong once it
-starts, or never (JAX's gather clamps an index past a table's end: a sequence longer than the position
-table would be measured on a model that reuses its last position). The checks every study shares are here;
-a study's own are its spec's `check_sizes`."""
+"""Model sizes a job would find wrong only once started, or never (JAX clamps an index past a table's end).
+A study's own checks are its spec's `check_sizes`."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ HF_KEYS = {
 
 @dataclass(frozen=True)
 class Model:
-    """A model's sizes, and where the config sets each (the family's block, or a local directory's
-    config.json), so that a problem names the key to change."""
+    """A model's sizes, and the config key that sets each, so a problem names the key to change."""
 
     name: str
     values: dict[str, int]
@@ -44,13 +41,12 @@ class Model:
 
 
 def read_local(directory: str) -> dict[str, Any]:
-    """A local model directory's config.json (raises OSError or ValueError where there is none to read)."""
+    """A local model directory's config.json (OSError or ValueError where there is none to read)."""
     return json.loads((Path(directory) / "config.json").read_text())
 
 
 def model(config: dict[str, Any], name: str) -> Model:
-    """The sizes of model `name` as its job will build it: from config.json where the family names a local
-    directory for it (checked for being readable in paths.py), else from the family's block."""
+    """The sizes of model `name` as its job builds it: from a local directory's config.json, else the family's block."""
     spec = plan.model_spec(config, name)
     family, block = spec["family"], f"models.{spec['family']}"
     if spec["local_dir"]:
@@ -115,8 +111,7 @@ def _family_problems(config: dict[str, Any], enabled: list[str]) -> Iterator[str
 
 
 def size_problems(config: dict[str, Any]) -> list[str]:
-    """One line per problem, each naming the key to change and how; duplicates (a base value every
-    configuration shares) once."""
+    """One line per problem, each naming the key to change and how; a shared base value's problem once."""
     enabled = plan.enabled_studies(config)
     lines: list[str] = list(_family_problems(config, enabled))
     for study in enabled:

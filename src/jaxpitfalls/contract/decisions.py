@@ -1,12 +1,5 @@
-"""Judging a write-up's claims on this run's tables: the one-row lookup and the interval rules every study's
-claims use. Renders nothing (markdown.py lays the judged rows out), so a study's `claims.py` reads its rules
-from here and never from the renderer; what it returns (`Judged`, `Bound`) and the verdict names are the
-contract's (contract/verdicts.py), which the report reads without a study's package.
-
-Every rule decides on a 95% interval, never on a spread of point estimates or on the samples' range: an
-interval wholly on the claim's side reproduces it, wholly on the other side does not, and one across the
-threshold or band's edge cannot tell (inconclusive, with its reason).
-"""
+"""The one-row lookup and 95%-interval rules every study's claims use (rendering is markdown.py's): wholly on the
+claim's side reproduces it, wholly on the other does not, across an edge is inconclusive with its reason."""
 
 from __future__ import annotations
 
@@ -24,18 +17,9 @@ from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SU
 
 
 def applicable(judged: Judged) -> Judged:
-    """The claim as the report shows it: "not testable", with its bound, wherever the largest effect this
-    hardware can show lies below the size the write-up claims (`Bound.needs`: the engine raises it to the
-    write-up's number, judging.claimed_size), whatever the estimate came out; otherwise as judged, "yes" and
-    "no" alike, with the reason it could not tell where it could not. One rule for every study's claims (build
-    applies it to each row).
-
-    A bound the run's own interval lies wholly beyond (its judged ratio, oriented as the bound's: above 1, the
-    effect) is refuted, so it is not used: the claim is judged as if it had none, saying so.
-
-    A claim whose effect this run's hardware lacks altogether (`absent_here`: an accelerator's, on a CPU backend)
-    is not testable whatever it came out: a "no" there refutes nothing, and a "yes" confirms the effect on
-    hardware the claim is not about."""
+    """The claim as the report shows it, one rule for all: "not testable" where the hardware's largest effect
+    lies below the size claimed (`Bound.needs`) or it lacks the effect (`absent_here`: a "no" refutes nothing, a "yes"
+    is not the claim's effect); a bound the interval lies wholly beyond is refuted and dropped; else as judged."""
     if judged.absent_here:
         said = judged.measured.removeprefix("not measured: ")  # what it needs, told as such
         return replace(judged, verdict=NOT_TESTABLE, reason="",
@@ -57,22 +41,19 @@ def applicable(judged: Judged) -> Judged:
 
 
 def verdict(ok: bool | None) -> str:
-    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None); where this
-    hardware cannot show the effect at all, `applicable` makes it `not testable`."""
+    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None)."""
     return {True: REPRODUCED, False: NOT_REPRODUCED, None: INCONCLUSIVE}[ok]
 
 
 def above(low: float, high: float, threshold: float) -> bool | None:
-    """Whether an interval lies wholly above a threshold (True), wholly below it (False), or straddles it:
-    the rule's middle band, where the run cannot tell (None, inconclusive)."""
+    """Whether an interval lies wholly above a threshold (True), wholly below it (False), or straddles it (None)."""
     if low > threshold:
         return True
     return False if high < threshold else None
 
 
 def opposite(outcome: bool | None) -> bool | None:
-    """A rule's outcome turned around, for claims that hold on the other side of the threshold or outside
-    the band (e.g. "below 1.05"); the band where the run cannot tell stays None."""
+    """A rule's outcome turned around, for claims that hold below the threshold or outside the band; None stays."""
     return None if outcome is None else not outcome
 
 
@@ -91,13 +72,9 @@ MORE_ROUNDS_AT_MOST = 10
 
 def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str = "the interval",
               unit: str = "", scatter: float = 1.0) -> str:
-    """Why an interval across a rule's edge cannot tell, and what would: its half-width against the distance
-    from its middle to the nearest edge it crosses ('' where it crosses none). An interval narrows as the square
-    root of the samples (rounds x processes), so about (half-width / distance)^2 times as many would decide it
-    if the estimate held where it is (an even chance, not a promise). `log`: ratios, whose intervals are
-    symmetric on the log scale; `of` names the interval where the claim's text shows several; `unit` follows
-    the edge; `scatter`: a fit's Birge ratio, by which its points scatter about the fitted line beyond their
-    own intervals: above 1 the interval is the line's misfit, which more samples per point do not narrow."""
+    """Why an interval across a rule's edge cannot tell, and what would ('' where it crosses none): intervals
+    narrow as the square root of the samples, so about (half-width / distance to the edge)^2 times as many would
+    decide it if the estimate held. `log`: ratios; `scatter`: a fit's Birge ratio (above 1, more samples won't help)."""
     scale = np.log if log else (lambda x: x)
     crossed = [e for e in edges if low < e < high]
     if not crossed:
@@ -125,8 +102,8 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
 
 @dataclass(frozen=True)
 class Decision:
-    """A rule's outcome on one interval (True held, False failed, None cannot tell) and, where it cannot
-    tell, what would decide it: both from one set of edges, so the verdict and its reason never drift apart."""
+    """A rule's outcome on one interval (True, False, None: cannot tell) and what would decide it: both from one
+    set of edges, so the verdict and its reason never drift apart."""
 
     outcome: bool | None
     reason: str = ""
@@ -145,8 +122,8 @@ HOLDS = {
 
 def decide(low: float, high: float, *edges: float, holds: str = "above", log: bool = False,
            of: str = "the interval", unit: str = "", scatter: float = 1.0) -> Decision:
-    """A claim's rule on its 95% interval: the claim holds where the interval lies wholly `above` its one
-    edge, wholly `below` it, or `inside` its two edges (a band); the reason comes from `to_decide`."""
+    """A claim's rule on its 95% interval: holds where it lies wholly `above` or `below` its edge, or `inside`
+    a band; the reason from `to_decide`."""
     outcome = HOLDS[holds](low, high, edges)
     reason = "" if outcome is not None else to_decide(low, high, *edges, log=log, of=of, unit=unit,
                                                       scatter=scatter)
@@ -154,14 +131,14 @@ def decide(low: float, high: float, *edges: float, holds: str = "above", log: bo
 
 
 def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False, decimals: int = 3) -> str:
-    """`1.234x [1.100, 1.300]`: a value and its 95% interval, as every table and claim shows them (`signed`: a
-    change, `+1.234 ms` or `-0.025 ms`), in fixed point (formatting.fixed: a tiny number keeps 3 digits)."""
+    """`1.234x [1.100, 1.300]`: a value and its 95% interval as every table and claim shows them (`signed`: a
+    change, `+1.234 ms`), in fixed point."""
     sign = "+" if signed and value >= 0 else ""
     return f"{sign}{fixed(value, decimals)}{unit} [{fixed(low, decimals)}, {fixed(high, decimals)}]"
 
 
 def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
-    """The rows of `table` where every column named equals its value (none, one or several)."""
+    """The rows of `table` where every column named equals its value."""
     mask = pd.Series(True, index=table.index)
     for column, value in where.items():
         mask &= table[column] == value
@@ -169,8 +146,8 @@ def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
 
 
 def row(table: pd.DataFrame, **where: Any) -> pd.Series:
-    """The one row of `table` where every column named equals its value; a miss or several matches raise
-    naming what was asked and which values the table holds (not a bare IndexError from `.iloc[0]`)."""
+    """The one row of `table` where every column named equals its value; a miss or several matches raise, naming
+    what was asked and what the table holds."""
     hits = rows(table, **where)
     if len(hits) == 1:
         return hits.iloc[0]
@@ -180,8 +157,8 @@ def row(table: pd.DataFrame, **where: Any) -> pd.Series:
 
 
 def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
-    """The configuration (id) of a result table at the structure the write-up measured its number at
-    (`number.at`), the base configuration first; None where this run has none."""
+    """The configuration id at the structure the write-up measured its number at (`number.at`), the base
+    first; None where this run has none."""
     rows = table
     for key, value in number.at.items():
         rows = rows[rows[key] == value]
@@ -193,9 +170,8 @@ BELOW_STRUCTURE = f"smaller than the write-up's structure ({SUPPORTING})"
 
 
 def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, str, bool]:
-    """Where a headline verdict is judged: the configuration of the write-up's model (`number.at`) where the run
-    has one, else the base configuration; the words that say which, naming the shape and the sizes that differ
-    from the write-up's (`number.scale`); whether it is the write-up's whole structure."""
+    """Where a headline is judged: the write-up's structure if run, else the base; words saying which (with
+    sizes that differ); whether it is the write-up's structure."""
     at = at_write_up_structure(table, number)
     if at is None:
         return base_id, f"at the base configuration, {BELOW_STRUCTURE}", False
@@ -210,8 +186,7 @@ def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, s
 
 
 def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:
-    """A variant's median time in one mode (ms) with its 95% interval: `ours` for a number the write-up
-    gives as a single time."""
+    """A variant's median time in one mode (ms) with its 95% interval: `ours` for a number given as one time."""
     r = row(steps, config_id=config_id, variant=variant, mode=mode)
     return r.median_ms, r.median_ci_low_ms, r.median_ci_high_ms
 
@@ -232,16 +207,14 @@ def difference_of(r: pd.Series) -> tuple[float, float, float]:
 
 
 def share_of(part: tuple[float, float, float], whole: tuple[float, float, float]) -> tuple[float, float, float]:
-    """A part's share of a positive whole, both (estimate, 95% low, high), its interval end divided by end (a
-    whole's interval may be skewed: no normal approximation): each end of the part over the end of the whole
-    that makes the share most extreme (conservative: the two are not assumed independent)."""
+    """A part's share of a positive whole, both (estimate, low, high), each end taken at its most extreme
+    (conservative: no independence or normality assumed)."""
     low = part[1] / (whole[2] if part[1] >= 0 else whole[1])
     high = part[2] / (whole[1] if part[2] >= 0 else whole[2])
     return part[0] / whole[0], low, high
 
 
 def difference_between(a: pd.Series, b: pd.Series) -> tuple[float, float, float]:
-    """Comparison row `a`'s paired difference minus `b`'s (ms, 95% interval: the two intervals combined as
-    independent estimates, stats.difference_of_estimates)."""
+    """Comparison row `a`'s paired difference minus `b`'s (ms, 95% interval: combined as independent estimates)."""
     return difference_of_estimates(a.diff_ms, (a.diff_ci_low_ms, a.diff_ci_high_ms),
                                    b.diff_ms, (b.diff_ci_low_ms, b.diff_ci_high_ms))

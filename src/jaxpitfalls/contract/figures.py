@@ -1,5 +1,5 @@
-"""Figure helpers the studies and the report share: lines per variant with their 95% intervals, faceted; bars
-and stacked bars; intervals as dots against a band; a figure saved for the HTML report."""
+"""Figure helpers the studies and the report share: faceted lines with 95% intervals, bars, stacked bars,
+interval dots against a band, saving."""
 
 from __future__ import annotations
 
@@ -35,10 +35,8 @@ def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
 
 
 def _log_y(ax) -> None:
-    """A log y axis labelled in plain numbers (`40`, not matplotlib's `4x10^1` or `1.55e+03`) at 1-2-5 steps, its
-    ends widened to the steps around the data so that its lowest and highest points lie between labelled ticks
-    (an extraction figure's eager point sat below the lowest label); a range narrower than 3x gets a few evenly
-    spaced plain ticks instead."""
+    """A log y axis in plain numbers at 1-2-5 steps, its ends widened so every point lies between labelled ticks
+    (a range under 3x: a few even ticks)."""
     ax.set_yscale("log")
     low, high = ax.get_ylim()
     ax.yaxis.set_minor_locator(ticker.NullLocator())
@@ -52,9 +50,8 @@ def _log_y(ax) -> None:
 
 
 def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
-    """Ticks of a log axis at 1-2-5 steps from the step at or below `low` to the one at or above `high`, so that
-    every point drawn lies between two labelled ticks; over `most` of them, whole decades from the one at or below
-    `low` to the one at or above `high` (an end beside a decade, 1000 and 2000, drew its labels into each other)."""
+    """Log-axis ticks at 1-2-5 steps from the step at or below `low` to the one at or above `high`; over `most`
+    of them, whole decades instead (neighbouring labels would overlap)."""
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     steps = [m * 10.0 ** e for e in range(first - 1, last + 1) for m in (1, 2, 5)]
     below, above = max(t for t in steps if t <= low), min(t for t in steps if t >= high)
@@ -63,8 +60,7 @@ def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
 
 
 def _spread_ticks(fig, ax) -> None:
-    """Widen the figure where two neighbouring x tick labels come closer than an em as drawn (two long
-    neighbours can touch where the average label fits); labels stay level, slanted ones still touch when long."""
+    """Widen the figure where two neighbouring x tick labels come closer than an em as drawn."""
     fig.tight_layout()
     fig.canvas.draw()
     labels = ax.get_xticklabels()
@@ -94,12 +90,8 @@ def facet_lines(
     log: str = "",
     reference: float | None = None,
 ):
-    """One panel per `col` value, one line per `hue` value, error bars from precomputed interval columns.
-
-    `hue_order` fixes each hue's colour, so a variant has the same colour in every figure of a study;
-    `log` names the axes drawn on log scales ("xy": power laws become straight lines; ticks at the data's
-    x values); `reference` draws a dashed horizontal line (e.g. 1 for ratios).
-    """
+    """A panel per `col`, a line per `hue`, error bars from interval columns; `hue_order` fixes colours,
+    `log` names log axes ("xy"), `reference` draws a dashed line."""
     sns.set_theme(style="whitegrid", context="notebook")
     panels = list(dict.fromkeys(data[col]))
     order = list(hue_order) or sorted(data[hue].unique())
@@ -136,8 +128,8 @@ def facet_lines(
 
 
 def _legend_beside(fig, axes, title: str) -> None:
-    """One legend for every panel, at the middle of the figure's right edge (below any title): the figure widens
-    by the legend's width, so it never lies over a panel's data (in the first panel it hid lines where they ran)."""
+    """One legend for every panel at the figure's right edge; the figure widens by its width, so it never
+    hides a panel's data."""
     entries: dict[str, object] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -149,8 +141,7 @@ def _legend_beside(fig, axes, title: str) -> None:
 
 
 def _legend_width(fig) -> float:
-    """The width of the figure's legend beside its panels, in inches, with a margin (0 where it has none): one
-    draw of the figure."""
+    """The width of the figure's legend beside its panels, in inches with a margin (0 where none)."""
     fig.canvas.draw()
     return fig.legends[0].get_window_extent().width / fig.dpi + 0.15 if fig.legends else 0.0
 
@@ -161,20 +152,16 @@ def _lay_out_left_of(fig, width: float) -> None:
 
 
 def lay_out_beside_legend(fig) -> None:
-    """The panels laid out in what the figure's legend beside them leaves: a caller that changes them after
-    facet_lines (rotated ticks) calls this, where a plain tight_layout would put the last panels under the
-    legend (the equinox history's figure hid two points of a panel so)."""
+    """Lay the panels out beside the legend: for a caller that changes them after facet_lines (rotated
+    ticks), where a plain tight_layout would put panels under the legend."""
     _lay_out_left_of(fig, _legend_width(fig))
 
 
 def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = (), hue_order: tuple[str, ...] = (),
          xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False, low: str | None = None,
          high: str | None = None):
-    """Grouped bars (one group per `x` value, one bar per `hue` value), e.g. a measurement and its pitfall, with
-    error bars from interval columns (`low`, `high`) where given. On a `log` axis a bar's length means nothing
-    (it starts wherever the axis does), so each value is a point with its interval instead. The figure widens
-    with its groups, and again where two neighbouring tick labels would come closer than an em as drawn; keep
-    `hue` labels short (aggregate.setting_labels), the legend sits beside the plot."""
+    """Grouped bars (a group per `x`, a bar per `hue`) with error bars from `low`, `high`; on a `log` axis points
+    instead (a bar's length means nothing there). Widens with groups and crowded labels."""
     sns.set_theme(style="whitegrid", context="notebook")
     groups = [o for o in order if o in set(data[x])] or sorted(data[x].unique())
     hues = [h for h in hue_order if h in set(data[hue])] or list(dict.fromkeys(data[hue]))
@@ -207,10 +194,8 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
 
 
 def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: pd.DataFrame | None = None):
-    """One stacked bar per row of `table` (index: the bars, columns: the parts: means, which have no interval of
-    their own), and where given each bar's `total` (columns: value, low, high: a median and its 95% interval) as
-    an error bar, so the figure says how sure its heights are; the figure widens where neighbouring labels would
-    crowd."""
+    """One stacked bar per row of `table` (columns: the parts, means), with each bar's `total` (value, low,
+    high) as an error bar where given."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.5, 4.0))
     table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
@@ -228,8 +213,8 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: 
 
 
 def interval_dots(rows: pd.DataFrame, band: float | None = None, xlabel: str = "", title: str = ""):
-    """One row per estimate (`rows`: label, value, low, high), a dot with its 95% interval, a dashed line at 0 and,
-    where given, the band +-`band` shaded: where a claim holds (every interval inside it)."""
+    """One dot per estimate (`rows`: label, value, low, high) with its 95% interval, a dashed line at 0 and,
+    where given, the band +-`band` shaded: where a claim holds."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.0, 1.4 + 0.5 * len(rows)))
     if band is not None:  # said in the axis label: a legend of one entry is a label

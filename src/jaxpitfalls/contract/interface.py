@@ -1,13 +1,6 @@
-"""What a study is, as the rest of the workflow reads it, and what its two code parts must provide.
-
-A study is one package under `studies/`: `spec.py` holds `SPEC`, a `StudySpec` (JAX-free: the plan, the
-config check, the trace parser and the report read it without importing measuring code); `measure.py`
-implements `Measure` (it imports JAX); `report.py` implements `Report` (JAX-free, reading only the spec and
-the result tables); `claims.py` judges the spec's claims (`JUDGES`: one function per claim key,
-contract.judging, each returning a `Judged`: verdicts.py); `config.schema.yaml` is its block of the config
-schema; the package's docstring describes it in the report. registry.py finds the studies and hands out
-these parts by name.
-"""
+"""What a study is to the workflow: a package under `studies/` with `spec.py` (`SPEC`, a JAX-free `StudySpec`),
+`measure.py` (`Measure`, JAX), `report.py` (`Report`, JAX-free), `claims.py` (`JUDGES`), `config.schema.yaml` and a
+docstring the report shows; registry.py finds them."""
 
 from __future__ import annotations
 
@@ -38,17 +31,9 @@ DIMENSIONLESS = ("x", "%", "exponent", "compilations")
 
 @dataclass(frozen=True)
 class Number:
-    """A number the write-up gives for a claim (a range where it gives one), in the unit the report measures
-    it in, and the base configuration keys (`at`: the model's structure) it was measured at. `structural`:
-    a dimensionless number (ratio, share, exponent, count) set by the model's structure, which this machine
-    repeats at the same structure, so its size is judged here. Otherwise `differs` says what differs between
-    the write-up's measurement and ours (host, accelerator, sizes, baseline; `{here}` names the run's device),
-    and only the factor is shown: an absolute time or rate always depends on the host. `unsized`: why no run
-    here can size it (the write-up ties it to a topology or a dataset this run does not have): listed apart in the
-    tally, never scored. `sized_by`: the claim that measures
-    this same write-up number as the write-up did, which sizes it (counted once, there). `scale`: the write-up's other
-    dimensions that set the claim's size (batch, sequence length): a configuration of its model's shape (`at`) but
-    other sizes is labelled with what differs and counted apart, never called the write-up's structure."""
+    """A write-up's number for a claim (a range where given), in the report's unit, measured at `at` (the model's
+    structure). `structural`: dimensionless and set by the structure, so sized here; else `differs` says what differs
+    (`{here}`: our device). `unsized`: why no run can size it; `sized_by`: the claim sizing it; `scale`: other sizes."""
 
     low: float
     high: float
@@ -81,8 +66,8 @@ class Number:
 
 @dataclass(frozen=True)
 class Advice:
-    """What a JAX user should do about a claim, by how it came out on this run: the report's findings are
-    these sentences, chosen by the verdicts. An empty one says nothing for that outcome."""
+    """What a JAX user should do about a claim, by its verdict on this run: the report's findings. Empty: say
+    nothing for that outcome."""
 
     reproduced: str
     not_reproduced: str = ""
@@ -91,16 +76,8 @@ class Advice:
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim of the study's write-up: what it says, the number (or finding) it gives for it, and those
-    numbers in measurable units where it has them (the report's claim row then gives `ours`: per number,
-    ours in its unit as (estimate, low, high), or None where this run did not measure it).
-
-    `rule`: how the study's report decides it (the report's rule column and docs/results/claims.md read it here, so
-    the text lives beside the claim it judges). `advice` turns its verdict into the report's findings.
-    `not_measured` says why no run of this workflow judges it (multiple hosts, INT8, an accelerator, a
-    variant not built); `checked` says how every job checks it instead of timing it (a guard that fails the
-    job, a method the harness follows), so a finished run shows it holds. Either way the claim is listed with
-    its reason and the study's report does not judge it."""
+    """A claim of the study's write-up: its text, the write-up's number, measurable `numbers`, the `rule` deciding
+    it and `advice` per verdict; `not_measured` or `checked` give why an unjudged claim has no verdict."""
 
     text: str
     write_up: str
@@ -134,8 +111,7 @@ class Claim:
 
     @property
     def stated_rule(self) -> str:
-        """The rule as the scorecard and docs/results/claims.md state it, with the engine's CPU-backend clause where the
-        claim's effect needs an accelerator."""
+        """The rule as published, with the CPU-backend clause where the effect needs an accelerator."""
         if not self.accelerator:
             return self.rule
         return f"{self.rule}; not testable on a CPU backend: {self.accelerator}"
@@ -143,15 +119,9 @@ class Claim:
 
 @dataclass(frozen=True)
 class StudySpec:
-    """The study's name, its variants and the floor each is compared with (plus `extra_pairs`), its modes
-    with what each measures, the mode and components of its trace breakdown, its write-up's claims, whether
-    it reads the text corpus, its config schema fragment and its size checks; `lockstep`: its measure.py
-    offers `samplers` (Lockstep), so other environments can be timed against it in lockstep;
-    `timing` and `traced`: its `measure` settings as its timing and its trace read them (settings.py), whose
-    keys are all each job is given; `kinds`: the code paths its configurations take (Kinds); `anchored`: the
-    keys its claims compare across jobs: a configuration that differs from the base in these alone also times
-    the base configuration in its own timing job (plan.timing_configuration's `anchor`), so the comparison is
-    paired in time (a shared VM's speed drifts between jobs)."""
+    """A study's declaration: variants, the `floor` each is compared with (plus `extra_pairs`), modes, trace
+    breakdown, claims, schema and size checks; `timing`, `traced`: its settings types; `anchored`: keys compared
+    across jobs, so such a configuration also times the base in its own job, paired in time."""
 
     name: str
     variants: tuple[str, ...]
@@ -189,8 +159,8 @@ class Measure(Protocol):
     """A study's measuring code (`measure.py`): one job per configuration."""
 
     def run(self, conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-        """Time every variant of `conf` (inputs: named directories, `model` and `data` where the study reads
-        the corpus); the result document that result.schema.json describes."""
+        """Time every variant of `conf` (inputs: named directories); the result document that
+        result.schema.json describes."""
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
         """A profiler pass of the traced mode into `out_dir`; returns the directory written."""
@@ -198,20 +168,18 @@ class Measure(Protocol):
 
 @runtime_checkable
 class Lockstep(Protocol):
-    """A study's measuring code that can be timed in lockstep against other environments
-    (harness/lockstep.py): its variants prepared once, then sampled on request."""
+    """A study's measuring code that can be timed in lockstep against other environments (harness/lockstep.py):
+    its variants prepared once, then sampled on request."""
 
     def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
                  settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        """Per mode, per variant, a warm sampler of one call (seconds, compilation-free: the lockstep worker
-        calibrates the calls per sample, the same for every side), after the same checks `run` makes; and what
-        to record of the preparation (e.g. the variants' signatures)."""
+        """Per mode and variant, a warm sampler of one compilation-free call (seconds), after `run`'s checks;
+        and what to record of the preparation."""
 
 
 @runtime_checkable
 class Report(Protocol):
-    """A study's report code (`report.py`), reading the result tables by name (steps, comparisons, checks,
-    overhead, environment)."""
+    """A study's report code (`report.py`), reading the result tables by name."""
 
     FIGURES: Mapping[str, str]  # figure name -> caption
     # The claims whose advice opens the report, in order, so that it tells the study's whole picture (its main

@@ -1,10 +1,5 @@
-"""One shape for every study's claims: a study's `claims.py` registers one function per judged claim under the
-claim's key (`@JUDGES("slower")`, the key written once, beside its function), and every function reads one
-context, `Run`: the tables by name, the proper measurements, the base configuration computed once, and where
-the write-up measured each claim's number. The engine then names each row by its key and checks that every
-claim the spec declares judged has its function; build applies the one applicability rule to every row
-(`decisions.applicable`).
-"""
+"""One shape for every study's claims: `claims.py` registers a function per judged claim (`@JUDGES("slower")`)
+reading one `Run`; every judged claim must have one, and build applies `decisions.applicable` to each row."""
 
 from __future__ import annotations
 
@@ -23,10 +18,8 @@ from .verdicts import NOT_MEASURED, SUPPORTING, Bound, Estimate, Judged
 
 @dataclass(frozen=True)
 class Run:
-    """What every claim of a study reads: its tables by name (as aggregate wrote them, one process's or all
-    pooled), the proper measurements apart from the demonstrations (`comp`, `steps`), and the base
-    configuration, computed once. `derived` caches what several claims compute from the tables (a fit, a
-    demonstration's rows): a function decorated `once_per_run`."""
+    """What every claim reads: tables by name, proper measurements (`comp`, `steps`) and the base, computed once;
+    `derived` caches shared computations (`once_per_run`)."""
 
     spec: StudySpec
     tables: Mapping[str, pd.DataFrame]
@@ -49,10 +42,8 @@ class Run:
 
     @cached_property
     def holds_write_up_structure(self) -> bool:
-        """Whether the run timed a configuration (a job: a row of its checks) at any structure the study's
-        write-up measured at (its claims' numbers' `at`): where it timed none (the default config's small models),
-        every verdict it gives rests on a smaller structure, whatever configuration a claim picks. Checks that
-        record no structure's keys (tables written by hand) say nothing against it."""
+        """Whether the run timed any configuration at a structure the write-up measured at; where
+        none, every verdict rests on a smaller structure."""
         checks = self.tables["checks"]
         numbers = [n for claim in self.spec.claims.values() for n in claim.numbers
                    if n.at and set(n.at) <= set(checks.columns)]
@@ -60,14 +51,13 @@ class Run:
 
     @cached_property
     def backend(self) -> str:
-        """The JAX backend the run measured on (`cpu`, `gpu`, `tpu`): where a claim's effect exists only on an
-        accelerator, a CPU run cannot show it."""
+        """The JAX backend the run measured on (`cpu`, `gpu`, `tpu`)."""
         return str(self.tables["environment"].backend.iloc[0])
 
     def pair(self, variant: str, baseline: str | None = None, config_id: str | None = None,
              **where: Any) -> pd.Series:
-        """The comparison row of `variant` against `baseline` (the spec's floor by default) at `config_id`
-        (the base by default), in the mode `where` names where the study has several."""
+        """The comparison row of `variant` against `baseline` (default: the floor) at `config_id` (default: the
+        base), in the mode `where` names."""
         return row(self.comp, variant=variant, baseline=baseline or self.spec.floor,
                    config_id=config_id or self.base_id, **where)
 
@@ -76,19 +66,18 @@ class Run:
         return at_write_up_structure(self.comp, self.spec.claims[key].numbers[0])
 
     def headline(self, key: str) -> tuple[str, str, bool]:
-        """Where claim `key` is judged (`decisions.judged_at`): the configuration, the words that say where, and
-        whether it is the write-up's structure."""
+        """Where claim `key` is judged (`decisions.judged_at`): configuration, words saying where, and whether it is
+        the write-up's structure."""
         return judged_at(self.comp, self.spec.claims[key].numbers[0], self.base_id)
 
     def probed(self, name: str) -> pd.Series | None:
-        """The base configuration's checks row where its job recorded the probe `name` (`checks.findings`: the
-        `<name>_*` columns), else None (results older than the probe)."""
+        """The base configuration's checks row where its job recorded probe `name` (`<name>_*` columns), else None."""
         checks = row(measured(self.tables["checks"]), config_id=self.base_id)
         found = [key for key in checks.index if key.startswith(f"{name}_")]
         return checks if found and not checks[found].isna().all() else None
 
     def derived(self, compute: Callable[[Run], Any]) -> Any:
-        """`compute(self)`, computed once per run however many claims read it (see `once_per_run`)."""
+        """`compute(self)`, computed once per run however many claims read it."""
         if compute not in self._derived:
             self._derived[compute] = compute(self)
         return self._derived[compute]
@@ -101,7 +90,7 @@ def not_probed(name: str) -> Judged:
 
 
 def once_per_run(compute: Callable[[Run], Any]) -> Callable[[Run], Any]:
-    """`compute` as several claims call it: computed once per run (`Run.derived`), e.g. a fit or a table."""
+    """`compute` as several claims call it: computed once per run (`Run.derived`)."""
 
     @wraps(compute)
     def cached(run: Run) -> Any:
@@ -111,9 +100,8 @@ def once_per_run(compute: Callable[[Run], Any]) -> Callable[[Run], Any]:
 
 
 class Judges:
-    """A study's judged claims by key: `@judges("key")` registers the function that judges the spec's claim
-    `key` (refused at import where the spec declares no such judged claim, or twice); `judge(tables)` runs them
-    all in the spec's order, each row named by its key."""
+    """A study's judged claims by key: `@judges("key")` registers a claim's function (refused for an unknown
+    or twice-judged key); `judge(tables)` runs them in the spec's order."""
 
     def __init__(self, spec: StudySpec) -> None:
         self.spec = spec
@@ -133,8 +121,8 @@ class Judges:
         return register
 
     def judge(self, tables: Mapping[str, pd.DataFrame]) -> list[Judged]:
-        """Every judged claim of the spec on these tables, in the spec's order; a claim without its function
-        is refused, naming it (it would otherwise vanish from the scorecard)."""
+        """Every judged claim on these tables, in the spec's order; a claim without its function is refused, so it
+        cannot vanish from the scorecard."""
         missing = [k for k, c in self.spec.claims.items() if c.judged and k not in self._by_key]
         if missing:
             raise KeyError(f"study {self.spec.name}: no function judges {missing}")
@@ -142,10 +130,8 @@ class Judges:
         return [self.one(run, key) for key in self.spec.claims if key in self._by_key]
 
     def one(self, run: Run, key: str) -> Judged:
-        """Claim `key` judged on `run`, named by its key and marked where it rests on a structure smaller than the
-        write-up's (`_supporting`), its headline its judged ratio where it names none, its bound held against the
-        write-up's claimed size (`claimed_size`); on a CPU backend, a claim whose effect needs an accelerator
-        carries why (`Judged.absent_here`): `decisions.applicable` reads both, the one rule for every claim."""
+        """Claim `key` judged on `run`: named, `supporting` marked, headline defaulting to its judged ratio, bound
+        raised to the claimed size, and `absent_here` for an accelerator-only claim on a CPU."""
         judged = replace(_supporting(self._by_key[key](run), run), claim=key)
         claim = self.spec.claims[key]
         if judged.headline is None and judged.judged_ratio is not None:
@@ -158,9 +144,8 @@ class Judges:
 
 
 def claimed_size(bound: Bound, claim: Claim) -> Bound:
-    """The bound held against the size the write-up claims: the larger of its rule's edge and the write-up's first
-    ratio (a slowdown's turned around, as bounds are oriented: above 1, the effect), so that a claim of 2-3x on
-    hardware that can show at most 1.04x is not testable here whatever its estimate came out."""
+    """The bound raised to the size the write-up claims (its first ratio, a slowdown turned around), so a
+    claim larger than the hardware can show is not testable."""
     number = claim.numbers[0] if claim.numbers else None
     if number is None or not number.unit.startswith("x"):
         return bound
@@ -173,10 +158,8 @@ NO_STRUCTURE = f" ({SUPPORTING}: this run timed no configuration at the write-up
 
 
 def _supporting(judged: Judged, run: Run) -> Judged:
-    """The judged claim marked `supporting` where its words say it rests on a configuration smaller than the
-    write-up's structure (`SUPPORTING`: contract.decisions.judged_at, dispatch's width_note), or where the run timed
-    none at the write-up's structures (its words then say that too): the tally counts apart exactly the cells
-    that say so. A claim the run did not measure rests on nothing."""
+    """The claim marked `supporting` where its words say SUPPORTING or the run timed nothing at the write-up's
+    structures (then said), so the tally counts exactly those cells apart."""
     if judged.verdict == NOT_MEASURED:
         return judged
     if SUPPORTING not in judged.measured and not run.holds_write_up_structure:
@@ -185,9 +168,8 @@ def _supporting(judged: Judged, run: Run) -> Judged:
 
 
 def _said(judged: Judged) -> Judged:
-    """The judged claim, refused where its words and its verdict disagree on whether the run measured it: a claim
-    the config did not measure is "not measured" (not "inconclusive": no more samples would decide it), and
-    says why."""
+    """The claim, refused where words and verdict disagree on whether it was measured (a "not measured" verdict
+    needs "not measured:" words)."""
     if judged.measured.startswith(NOT_MEASURED_TEXT) != (judged.verdict == NOT_MEASURED):
         raise ValueError(f"claim {judged.claim}: verdict {judged.verdict!r} beside {judged.measured[:80]!r}: a claim "
                          f"the run did not measure has verdict {NOT_MEASURED!r}, and its text starts "

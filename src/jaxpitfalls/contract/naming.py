@@ -1,5 +1,4 @@
-"""How a configuration is named and read: the values its id is made of, the keys that are its own, whether it
-is its study's base. The plan builds configurations with these; a study reads its own with them."""
+"""How a configuration is named and read: the values its id is made of, its own keys, whether it is the base."""
 
 from __future__ import annotations
 
@@ -15,11 +14,10 @@ def value_label(value: Any) -> str:
 
 
 def settings_of(conf: dict[str, Any]) -> dict[str, Any]:
-    """A configuration's own keys (layers, hidden, ...), without what the plan adds (PLAN_KEYS)."""
+    """A configuration's own keys, without what the plan adds (PLAN_KEYS)."""
     return {k: v for k, v in conf.items() if k not in PLAN_KEYS}
 
 
 def is_base(conf: dict[str, Any]) -> bool:
-    """Whether a configuration is its study's base: the only one the plan puts on every axis (every key of the
-    base names an axis, swept or not)."""
+    """Whether a configuration is its study's base: the only one the plan puts on every axis."""
     return set(settings_of(conf)) <= set(conf["axes"])

@@ -1,12 +1,5 @@
-"""A study's `measure` settings as its measuring code reads them: typed, read by attribute, built once where a
-job starts from the validated config (the schema has filled in every default: `$defs/study` and the study's
-fragment, whose descriptions are each key's help text; a study may raise a default there, as dispatch's
-rounds).
-
-A timing job gets its study's `Timing`, a trace its `Traced`; their fields are exactly what the plan hands
-each rule (plan.timing_settings, plan.trace_settings), so editing a key only the traces read reruns no timing
-job, and the reverse. A study that reads more declares a subclass in its spec (dispatch: the steps it warms
-up and samples with, in both; generation: which configurations time its eager baseline)."""
+"""A study's `measure` settings, typed, built once per job from the validated config: `Timing` for timing jobs,
+`Traced` for traces, exactly what the plan hands each rule, so a trace-only key reruns no timing job."""
 
 from __future__ import annotations
 
@@ -23,8 +16,8 @@ def _refuse_unknown(cls: type, settings: dict[str, Any], known: tuple[str, ...])
 
 
 def processes_problem(processes: int, target_precision: float, max_processes: int) -> str | None:
-    """What is wrong with a `measure` block's processes, starting with the key (None: nothing): a precision
-    target is reached over fresh processes, so it needs two to start from; the most cannot be below the first."""
+    """What is wrong with a `measure` block's processes (None: nothing): a precision target needs two to
+    start; the most cannot be below the first."""
     if target_precision and processes < 2:
         return (f"target_precision: {target_precision} is reached over fresh processes: set processes to at "
                 f"least 2 (it is {processes})")
@@ -35,12 +28,9 @@ def processes_problem(processes: int, target_precision: float, max_processes: in
 
 @dataclass(frozen=True, kw_only=True)
 class Timing:
-    """What every timing job reads: how each mode is sampled (`Sampling`: rounds, budget, calibration,
-    contention policy) and how many fresh worker processes time the configuration: `processes`, and with a
-    `target_precision` more, one at a time, until every ratio of two variants' times has its 95% interval within
-    that share of the ratio either way, or `max_processes` have timed it (0: three times `processes`). The
-    processes are the independent units of a job's interval (harness.moderated), so its precision grows with
-    them, not with rounds in one."""
+    """What every timing job reads: sampling per mode, and `processes`, the fresh processes (the interval's units);
+    with `target_precision`, more until every ratio's 95% interval is within that share, or `max_processes`
+    (0: three times `processes`)."""
 
     sampling: Sampling
     processes: int = 1
@@ -73,8 +63,7 @@ class Timing:
 
 @dataclass(frozen=True, kw_only=True)
 class Traced:
-    """What every trace job reads: how many steps per variant the profiler records, and how many captures of
-    them it takes one after another (at the base configuration: `plan.trace_settings`)."""
+    """What every trace job reads: steps per variant the profiler records, and how many captures it takes."""
 
     trace_steps: int = 3
     captures: int = 1

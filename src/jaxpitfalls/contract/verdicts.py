@@ -1,9 +1,5 @@
-"""What a study's claims module returns per claim (`Judged`, with the `Bound` of what this hardware can show)
-and the verdicts the report reads: the three a claim's rule gives, and those no rule gives.
-
-A study's `claims.py` builds them (its rules' helpers are contract/decisions.py's); the report's engine and its
-renderer read them (contract/judging.py, report/scorecard/build.py, markdown.py), never a study's package.
-"""
+"""What a study's claims module returns per claim (`Judged`, `Bound`) and the verdicts the report reads, so the
+report never imports a study's package."""
 
 from __future__ import annotations
 
@@ -28,22 +24,14 @@ ANOTHER_DEVICE = f"on another device than the write-up's ({SUPPORTING})"
 
 
 def speedup_removing(total: float, removable: float) -> float:
-    """The largest speedup removing `removable` of a `total` (ms of a pass, or a spread) could give:
-    total / (total - part)."""
+    """The largest speedup removing `removable` of a `total` could give: total / (total - removable)."""
     return total / max(total - removable, 1e-12)
 
 
 @dataclass(frozen=True)
 class Bound:
-    """The largest effect this run's hardware can show for a claim: what the effect consists of here
-    (`removable` of a `total`: ms of a pass or step, the copies a fix removes, the overhead a variant adds; or
-    a spread, the part of a variant's spread above a fixed workload's in the same rounds), and
-    `needs`, the smallest ratio the claim needs to hold (its rule's edge; the engine raises it to the size the
-    write-up claims, contract.judging.claimed_size). `contract.decisions.applicable` judges every bounded claim by it
-    alike, reading the claim's `judged_ratio` oriented as the bound is (above 1: the effect), so that a run
-    measuring more than the bound allows refutes the bound instead of being called not testable by it.
-    `scope`: what the bound holds for, said in the verdict (the hardware, or only this run where the run's own
-    conditions set it: a noisy machine's spread)."""
+    """The largest effect this hardware can show for a claim: `removable` of `total` (ms, copies, a spread), `needs`
+    (the smallest ratio the claim needs) and `scope`; a run measuring beyond it refutes it."""
 
     total: float
     removable: float
@@ -53,17 +41,14 @@ class Bound:
 
     @property
     def ratio(self) -> float:
-        """`speedup_removing` this bound's part: where it lies inside a claim's band, no run on this hardware can
-        reproduce the claim."""
+        """`speedup_removing` this bound's part: inside a claim's band, no run here can reproduce the claim."""
         return speedup_removing(self.total, self.removable)
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """The number a claim's verdict rests on, as the scorecard's `ours` cell shows it: the estimate with its 95%
-    interval (`low == high` where it has none: a count, one profiler trace), in `unit` (`x`, ` ms`, `%`, ...),
-    and `what`, a few words naming the quantity where the claim's own words do not (`filter_jit / jit_partition`).
-    One number per claim, so a reader sees what decided it, its sign included, without reading the reasoning."""
+    """The number a verdict rests on, as the `ours` cell shows it: 95% interval (`low == high` where none),
+    `unit`, and `what` names the quantity where the claim's words do not."""
 
     value: float
     low: float
@@ -78,18 +63,9 @@ class Estimate:
 
 @dataclass(frozen=True, kw_only=True)
 class Judged:
-    """One claim as its study's claims module judged it on this run (`claim`: its key, which the engine
-    names it by: contract.judging.Judges): what was measured, the verdict (by the rule its
-    spec's claim states), and per number of the claim (its spec's `numbers`) ours in that unit as (estimate,
-    low, high), or None where this run did not measure it; `headline`, the number the verdict rests on (the
-    scorecard's `ours` cell; the engine takes `judged_ratio` where a claim gives none); `judged_ratio`, the ratio
-    the verdict rests on, which a bound is held against; `reason`, why the rule could
-    not tell, kept apart from `measured` (a claim this hardware cannot show drops it); `bound`, the largest
-    effect this hardware can show; `absent_here`, why this run's hardware has none of the claim's effect (the engine
-    sets it from the claim's `accelerator` on a CPU backend) (both read by `contract.decisions.applicable`);
-    `supporting`, whether the verdict rests on a configuration smaller than the write-up's structure (the engine
-    sets it where `measured` says `SUPPORTING`): it supports the claim, it does not reproduce it,
-    and is counted apart."""
+    """One claim as its study judged it: `verdict`, `measured`, `ours` (per number: estimate, low, high, or None),
+    `headline` (what the verdict rests on), `judged_ratio` (held against `bound`), `reason` (why undecided),
+    `absent_here` (why this hardware lacks the effect), `supporting` (on a smaller configuration: counted apart)."""
 
     measured: str
     verdict: str

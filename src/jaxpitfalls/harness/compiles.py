@@ -1,9 +1,5 @@
-"""Count XLA compilations, so a timed region that compiled is caught instead of silently reported.
-
-JAX reports each backend compilation as the duration event below (also when the executable comes from
-the persistent cache, which it reports as a separate hit event); one process-wide listener feeds whichever
-counters are open. Eager ops (`jnp.ones`) compile too: make inputs before opening a counter.
-"""
+"""Count XLA compilations, so a timed region that compiled is caught instead of silently reported. Eager ops
+(`jnp.ones`) compile too: make inputs before opening a counter."""
 
 from __future__ import annotations
 
@@ -27,9 +23,7 @@ _registered = False
 
 @dataclass(eq=False)  # identity, not field equality: open counters are removed from a list by identity
 class CompileCount:
-    """Compilations seen while the counter was open, the seconds they took, and how many of them were
-    loaded from the persistent compilation cache instead of compiled; `thread`: only those of that thread
-    (JAX reports a compilation in the thread that asked for it), else every thread's."""
+    """Compilations while open, their seconds, and persistent-cache hits; `thread`: only that thread's."""
 
     count: int = 0
     seconds: float = 0.0
@@ -62,8 +56,7 @@ def _hit_listener(event: str, **_: object) -> None:
 
 @contextmanager
 def count_compiles(this_thread: bool = False):
-    """`with count_compiles() as c: ...` then `c.count` is the compilations inside the block (`this_thread`:
-    only those the calling thread asked for, where several threads compile at once)."""
+    """`with count_compiles() as c:` counts compilations in the block (`this_thread`: caller's only)."""
     global _registered
     with _lock:
         if not _registered:
@@ -80,11 +73,8 @@ def count_compiles(this_thread: bool = False):
 
 
 def first_calls(calls: Mapping[str, Callable[[], Any]]) -> dict[str, tuple[Any, int]]:
-    """Each variant's first call, where it compiles, waited for: its output and the compilations it triggered.
-    Up to one variant per core at a time: XLA compiles a program, and loads one from the persistent cache, on
-    one core (a 24-layer BERT's train step: 8-10 s per variant from the cache at 100% of one core; four variants
-    took 43 s one after another, 30 s two at a time on 2 cores). Never for a timed call; each thread counts only
-    its own variant's compilations."""
+    """Each variant's first (compiling) call: its output and compilations. One variant per core at
+    once (XLA compiles on one core), each thread counting its own. Never for a timed call."""
 
     def first(call: Callable[[], Any]) -> tuple[Any, int]:
         with count_compiles(this_thread=True) as counter:

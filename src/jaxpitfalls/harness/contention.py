@@ -1,13 +1,8 @@
 """What a contended window of rounds means (`measure.on_contention`): re-timed once the machine is quiet
-again (`retry`), refused (`fail`), or kept and marked (`warn`).
+(`retry`), refused (`fail`), or kept and marked (`warn`).
 
-A shared machine is busy for two reasons that call for patience, not failure: a cloud VM's hypervisor steals
-bursts of 20-33% of the cores for a fraction of a second (steal), and a neighbour process may run for
-seconds or minutes. Under `retry`, the job stops timing and sleeps, watching the machine in probes, until it
-has been quiet for a stretch in a row; each further wait of the mode asks for twice as long a stretch
-(back-off), and the mode gives up only when its re-timed windows and waits add up to `measure.max_wait_s`.
-While the job sleeps steal barely shows (a hypervisor steals from a vCPU that wants to run) but other
-processes do; re-timing judges both again.
+Steal bursts and neighbours call for patience: under `retry` the job sleeps until the machine has been quiet for a
+stretch, each further wait asking twice as long, and gives up past `measure.max_wait_s`. Re-timing judges again.
 """
 
 from __future__ import annotations
@@ -50,8 +45,8 @@ class Wait:
 
 
 def until_quiet(watch: Watch, max_busy_share: float, quiet_s: float, allowed_s: float) -> Wait:
-    """Sleep in probes of `PROBE_S` until the machine has been quiet (at most `max_busy_share` of the cores
-    used by others) for `quiet_s` in a row, or `allowed_s` has passed."""
+    """Sleep in `PROBE_S` probes until others used at most `max_busy_share` for `quiet_s` in a row,
+    or `allowed_s` passed."""
     start = last = watch.now()
     streak, probes = 0.0, []
     while True:
@@ -80,9 +75,8 @@ class Contention:
         self.waits: list[Wait] = []
 
     def keep(self, activity: Activity) -> bool:
-        """Whether a window's rounds are kept: a quiet one always, a contended one only under `warn`. Under
-        `retry` a contended window is dropped after waiting for quiet; `fail`, or a wait that runs out of
-        `max_wait_s`, raises `MachineBusy` saying what the machine did."""
+        """Whether a window's rounds are kept: quiet ones, contended only under `warn` (`retry` waits
+        first); `fail`, or waiting past `max_wait_s`, raises `MachineBusy`."""
         policy = self.sampling.on_contention
         if not activity.contended(self.sampling.max_busy_share) or policy == "warn":
             return True

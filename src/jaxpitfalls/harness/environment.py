@@ -54,8 +54,7 @@ def config_hash(config: dict) -> str:
 
 
 def placement() -> dict[str, object]:
-    """Where the job ran: this host, and under Slurm its job id, node and the CPUs (and GPUs) allocated to
-    it, read from the job's environment, so each result of a cluster run names its allocation."""
+    """Where the job ran: host and, under Slurm, job id, node and allocated CPUs and GPUs."""
     env = os.environ
     slurm = "SLURM_JOB_ID" in env
     return {
@@ -72,17 +71,15 @@ REPO = Path(__file__).resolve().parents[3]  # the checkout whose code is timed
 
 
 def of_request(request: dict) -> dict[str, object]:
-    """The environment a job's request (study, conf, settings, model_spec, inputs) is measured in, by whichever
-    job or worker measures it, with the hash of what determines its result."""
+    """The environment a job's request is measured in, with the hash of what fixes its result."""
     hashed = {"config": request["conf"], "settings": request["settings"], "model": request["model_spec"]}
     own = study_code(request["study"]) if "study" in request else None
     return describe(hashed, REPO, request.get("record", ())) | ({"study_code": own} if own else {})
 
 
 def study_code(study: str) -> dict[str, object] | None:
-    """A study of the user's own (the config's study_folders) lies outside this checkout's git: its folder and a
-    digest of its files stand in for the commit, so a comparison sees its code change; a benchmark file, its path,
-    digest and its own repository's commit. None for a packaged one."""
+    """A user's study: its folder and files' digest in place of a commit; a benchmark file: path,
+    digest and commit. None for a packaged study."""
     own = sources.benchmark_files().get(study)
     if own is not None:
         checked_out = sources.benchmark_commits().get(study)  # a revision side's checkout has no git of its own
@@ -104,8 +101,7 @@ ALLOCATOR = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", 
 
 
 def device_memory(device) -> dict[str, object]:
-    """The device's memory as its runtime reports it (bytes it may use, bytes in use now: None on a CPU, which
-    reports none) and the allocator's settings from the environment (None where unset: XLA's defaults)."""
+    """The device's memory limit and use (None on a CPU) and the allocator's settings (None: unset)."""
     stats = device.memory_stats() or {}
     return {"device_memory_bytes": stats.get("bytes_limit"), "device_memory_in_use_bytes": stats.get("bytes_in_use"),
             "allocator": {name: os.environ.get(name) for name in ALLOCATOR}}
@@ -113,8 +109,7 @@ def device_memory(device) -> dict[str, object]:
 
 def describe(config: dict, repo: str | os.PathLike = ".", record: tuple[str, ...] | list[str] = ()
              ) -> dict[str, object]:
-    """Everything needed to tell whether two results are comparable; `record`: packages whose versions it
-    records besides PACKAGES (a release history's swept package, whichever it is)."""
+    """All that tells whether two results are comparable; `record`: more packages to record."""
     import jax
 
     devices = jax.devices()

@@ -1,14 +1,7 @@
 """A known slowdown, injected into one side of a lockstep comparison to calibrate the statistics against it.
 
-A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds, to every sample of every variant, busy work
-lasting that fraction of the sample's own time. The side then takes a known 1 + fraction of the other's time
-sample by sample, so the report can count how often a 5% or 10% change is found and how often its interval
-covers the injected factor (across_runs/calibration/calibration.py). Unset, nothing is wrapped.
-
-A fixed amount set from a median of reference samples taken once, as the first calibration did, missed its
-mark: the workers take those samples while the other sides are still compiling, so the amount came out 1.3x
-too large (rows of b10 at 1.13 in median). Proportional to each sample, the factor holds whatever the machine
-did before timing.
+A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds busy work of that fraction of each sample's own
+time, a known factor whatever the machine did before timing. Unset, nothing is wrapped.
 """
 
 from __future__ import annotations
@@ -32,8 +25,7 @@ def injected_fraction(env: Mapping[str, str] = os.environ) -> float:
 
 
 def busy_for(seconds: float, clock: Callable[[], float] = time.perf_counter) -> float:
-    """Spin (work, not sleep: a slower side's time is spent computing) until `seconds` have passed on
-    `clock`; the seconds it took."""
+    """Spin (work, not sleep) until `seconds` passed on `clock`; the seconds it took."""
     start = clock()
     end = start + seconds
     now = start

@@ -1,13 +1,7 @@
-"""What else the machine did while a sample was timed: the difference between a real effect and a neighbour.
+"""What else the machine did while a sample was timed: a real effect or a neighbour.
 
-A timing on a shared machine is only as good as the quiet around it. Over any interval, the kernel's
-counters (/proc/stat: every CPU's busy and steal time) minus this process's own CPU time (every thread,
-`time.process_time`) give the CPU time other processes used; steal is time the hypervisor gave to other
-guests. Both are shares of the cores' capacity over the interval (wall time x cores). The kernel counts in
-ticks (10 ms), so a share is judged over a whole round of samples, not over one short sample.
-
-Where /proc is missing (not Linux) nothing is measured: the readings say so (None), and no sample is marked.
-Readings, activity and sleeping go through one `Watch`, so a test can script the machine and its clock.
+/proc/stat's busy and steal time, less this process's own CPU time, as shares of the cores over an interval (judged
+over a round: the kernel counts in ticks). Without /proc, None. All goes through one `Watch`, which a test scripts.
 """
 
 from __future__ import annotations
@@ -79,8 +73,7 @@ class Reading:
 
 @dataclass(frozen=True)
 class Activity:
-    """The machine between two readings: this process's CPU time, other processes' and the hypervisor's
-    (steal), as shares of the cores' capacity; None where the kernel's counters could not be read."""
+    """The machine between two readings, as shares of the cores; None where unreadable."""
 
     wall_s: float
     own_cpu_s: float
@@ -107,8 +100,7 @@ class Activity:
         return self.others_share + self.steal_share
 
     def contended(self, limit: float) -> bool:
-        """Others and steal above `limit` of the cores by more than the kernel's resolution (`TICKS_ALLOWED`
-        ticks of CPU time): in a short window one tick is a large share, and it proves nothing."""
+        """Others and steal above `limit` by more than `TICKS_ALLOWED` ticks (one tick proves nothing)."""
         share = self.busy_share
         return share is not None and (share - limit) * self.wall_s * self.cores > TICKS_ALLOWED * _TICK_S
 
@@ -120,8 +112,7 @@ class Activity:
 
 
 class Watch:
-    """The machine as the timing loop sees it: readings, the activity between two of them, and a way to pass
-    time. This one reads the real machine; a test passes its own (a scripted neighbour, a fake clock)."""
+    """The machine as the timing loop sees it: readings, activity, sleep; a test passes its own."""
 
     def now(self) -> Reading:
         return Reading.now()
@@ -143,12 +134,9 @@ REAL = Watch()
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
                     waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]]
                     ) -> dict[str, Any]:
-    """What the machine did during one mode's timing: rounds kept, re-timed and kept though contended, other
-    processes' and steal's shares per window (each apart: a neighbour the user can see, or the hypervisor),
-    the waits for quiet, load average and CPU clock at the start and end, the yardstick of every kept round
-    (in the order of the variants' samples), each sample's place in its round per variant (0: first; what the
-    first place cost: report/tables/job_checks.first_place), and the policy that judged it. Several processes' records
-    merge by summarising all their windows and waits together, yardsticks and places in the order of samples."""
+    """What the machine did during one mode's timing: rounds kept and re-timed, others' and steal's
+    shares per window, waits, load and clock, each round's yardstick and each sample's place in its round
+    (0: first), and the policy. Several processes' records merge into one."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)

@@ -1,5 +1,4 @@
-"""Peak memory of a measurement: the device's allocator peak where it keeps one (a GPU or TPU; since the process
-started), and the process's resident high-water mark (VmHWM, reset per mode)."""
+"""Peak memory: the device allocator's peak where kept (GPU, TPU) and the process's VmHWM, reset per mode."""
 
 from __future__ import annotations
 

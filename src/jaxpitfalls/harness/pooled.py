@@ -1,11 +1,6 @@
-"""A job's comparisons estimated from its processes' own ratios and differences (harness.processes), by
-moderated t (harness.moderated): one estimate per quantity, read as a ratio and as the difference it stands for.
-
-Two estimates of one effect would be two answers: a difference pooled on its own scale once called a ratio's
-effect nil while the ratio's interval excluded 1, and a pair listed both ways round (pipelined against scanned,
-scanned against pipelined) was estimated twice with intervals that did not mirror, since the process offset the
-pool splits off enters the two with opposite signs. So the difference is read off the ratio (stats.difference_at)
-and a reversed pair is its first listing's estimate mirrored.
+"""A job's comparisons by moderated t over its processes' own ratios: one estimate per quantity, read as a
+ratio and as the difference it stands for (stats.difference_at), a reversed pair its first listing mirrored, so
+the two never disagree.
 """
 
 from __future__ import annotations
@@ -34,10 +29,8 @@ def _value(medians: Medians, side: str, mode: str) -> float:
 
 
 def read_off(pairs: list[Pair], ratios: list[Sequence[float | None]], medians: Medians) -> list[list[float] | None]:
-    """The difference (seconds: the estimate and its interval's ends) each pair's ratio (the same three) stands
-    for at the job's medians: two variants' by stats.difference_at; two overheads' (stats.is_difference) as r - 1
-    times the baseline's overhead, where that is positive, the overhead read off its own pair where the job
-    compares one (`a` against `b` for `a - b`), so the job's rows add up; None where a ratio stands for none."""
+    """The difference (seconds, with interval) each pair's ratio stands for at the job's medians: for
+    overheads r - 1 times the baseline's (so rows add up); None where it stands for none."""
     found: list[list[float] | None] = [None] * len(pairs)
     known = {}
     for i, ((variant, baseline, mode), ratio) in enumerate(zip(pairs, ratios, strict=True)):
@@ -73,16 +66,10 @@ def _reversed(pairs: list[Pair]) -> dict[int, int]:
 
 def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs: list[list[float]],
                      medians: Medians) -> list[dict[str, Any]]:
-    """A job's comparisons (`pairs`) from their processes' own ratios and differences (seconds), at the job's
-    `medians`: the log-ratios of two variants' times pooled across the job's such rows, each row's difference the
-    one its ratio stands for (read_off), a pair listed after its reverse that one mirrored. A ratio of two
-    differences (stats.is_difference) is a share of one overhead in another, near 0 or below in a process where an
-    overhead is: its processes' ratios averaged as they are (not on the log scale) on their own t; none where a
-    process's ratio is missing, its difference of overheads then pooled with every row's, relative to the
-    baseline's first variant. A floor's A/A twin (stats.is_twin) is judged on its own spread, pooled with the job's
-    other twins only (moderated.pooled_apart: no process moves a twin, whose two names run one code): by the real
-    pairs' pool, which holds what a process does to two different codes, its interval would hold 1 nearly always
-    and its audit could not fail."""
+    """A job's comparisons (`pairs`) from their processes' ratios and differences at the job's `medians`:
+    log-ratios pooled across rows, differences read off them, reversed pairs mirrored. Ratios of overheads
+    (near 0 or below) are averaged unlogged (none where a process lacks one); A/A twins pool only with each
+    other, or their audit could not fail."""
     mirrors = _reversed(pairs)
     rows = [i for i in range(len(pairs)) if i not in mirrors]
     real = {i: not stats.is_twin(pairs[i][0]) for i in rows}

@@ -1,6 +1,5 @@
-"""Two calls probed against each other outside the interleaved rounds: a study's finding about a call that
-its timed passes do not make (the write-up's un-jitted decode step, a Flax model.apply). Each call warms up
-once, its compilations counted, then the two alternate call by call, so a drift of the machine falls on both."""
+"""Two calls probed against each other outside the interleaved rounds (an un-jitted decode step):
+each warmed up once, then alternating so drift falls on both."""
 
 from __future__ import annotations
 
@@ -21,8 +20,8 @@ def _ms(call: Callable[[], object]) -> float:
 
 def paired_calls(slow: tuple[str, Callable[[], object]], fast: tuple[str, Callable[[], object]],
                  probes: int = PROBES) -> dict[str, object]:
-    """Each call's warm-up compilations (`<name>_compiles`) and median ms over `probes` alternating calls
-    (`<name>_ms`), and slow / fast per pair: median and bootstrap 95% interval (`ratio*`)."""
+    """Each call's warm-up compilations and median ms over `probes` alternating calls, and the slow /
+    fast ratio with a bootstrap 95% interval (`ratio*`)."""
     found: dict[str, object] = {"probes": probes}
     for name, call in (slow, fast):
         with count_compiles() as counter:

@@ -1,11 +1,7 @@
 """One configuration measured in several fresh processes (`measure.processes`), merged into one result.
 
-Medians of the same callable differ by tens of percent between fresh processes (allocation, code layout,
-which core, the machine's mood at the time); a single process's interval cannot see that. Each worker
-times every variant interleaved, as a single process would; the merged result keeps each process's samples
-and comparisons, pools the samples, and estimates every comparison from the processes' own (their mean, Student's
-t on the spread between processes pooled across the job's rows: harness.moderated), so the interval carries the
-spread between processes.
+Medians differ between fresh processes, which one process's interval cannot see: the merge keeps each process's
+samples and comparisons and estimates each comparison over the processes (harness.moderated).
 """
 
 from __future__ import annotations
@@ -28,11 +24,8 @@ PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (
 
 
 def _code_path(signature: Any) -> Any:
-    """A signature without its lowered programs' text fingerprints: the callable, argument tree, leaves and static
-    arguments, which say which code path a process ran. The lowered text alone can differ between fresh processes
-    that ran the same path (a history's job: one process of six lowered jit_partition to another text with its
-    callable, tree and leaves the same; each of six fresh processes afterwards lowered the other's), so it is
-    recorded where it differs, not a reason to lose the job."""
+    """A signature (callable, argument tree, leaves, static arguments) without the programs' text
+    fingerprints, which may differ between processes on one path: recorded, not a reason to lose the job."""
     if not isinstance(signature, dict):
         return signature
     return {k: _code_path(v) for k, v in signature.items() if k != PROGRAM}
@@ -89,15 +82,13 @@ def side_samples_of(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
 
 
 def _own(doc: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
-    """One process's own comparison of the pair (variant, baseline, mode): its ratio (None where two differences'
-    baseline may be 0: stats.paired_comparison) and its difference."""
+    """One process's own ratio of the pair (None where a difference's baseline may be 0) and difference."""
     key = ("variant", "baseline", "mode")
     return next(c for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
 
 
 def _medians(docs: list[dict[str, Any]], pairs: list[tuple[str, str, str]]) -> dict[tuple[str, str], float]:
-    """Each variant's median (seconds) in each mode the pairs compare, as the job reports it over its processes:
-    the geometric mean of theirs (report/tables/over_processes.py)."""
+    """Each variant's median per compared mode: the processes' geometric mean."""
     named = {(part, mode) for variant, baseline, mode in pairs for side in (variant, baseline)
              for part in stats.side_parts(side)}
     return {(part, mode): float(np.exp(np.mean(np.log([np.median(d["variants"][part]["modes"][mode]["samples_s"])
@@ -160,9 +151,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _merge_finding(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every process's finding of one name (checks.findings) as one, never narrower than any process's: an
-    interval spans them all (`*_ci_low` the lowest, `*_ci_high` the highest), any other number is their median,
-    a text shared by all is kept, texts that differ are listed."""
+    """Every process's finding of one name as one, never narrower than any: intervals span all,
+    numbers are medians, differing texts listed."""
     merged = {}
     for key, first in records[0].items():
         values = [r[key] for r in records]
@@ -178,17 +168,14 @@ def _merge_finding(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every process's outputs check as one: the largest difference any process found, and bitwise
-    equality only where every process found it."""
+    """Every process's outputs check as one: the largest difference, bitwise only if all."""
     names = records[0]["max_abs_difference"]
     return records[0] | {"max_abs_difference": {k: max(r["max_abs_difference"][k] for r in records) for k in names},
                          "bitwise_equal": {k: all(r["bitwise_equal"][k] for r in records) for k in names}}
 
 
 def precise_enough(docs: list[dict[str, Any]], target: float) -> bool:
-    """Whether the processes so far know every ratio of two variants' times (not a ratio of differences, a share
-    that may be near 0) to within `target` of it either way: the comparisons merge would make of them
-    (stats.relative_half_width), without merging the rest of their results."""
+    """Whether every ratio of two variants' times is known within `target` either way so far."""
     return all(stats.relative_half_width(found) <= target
                for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
                if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"]))

@@ -1,6 +1,5 @@
-"""The measurement every study follows: warm up, time variants interleaved (per mode), guard against
-compilation in the timed region, and compare each variant with the floor pair by pair.
-"""
+"""The measurement every study follows: warm up, time variants interleaved per mode, guard against
+compilation in the timed region, compare each variant with the floor pair by pair."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ MODES = ("blocked", "pipelined")
 
 @dataclass
 class Runner:
-    """One variant, ready to step: `step()` advances its own state and returns an array to block on.
+    """One variant, ready to step: `step()` advances its state and returns an array to block on.
 
     `step` must count its calls in `calls`; `signature()` describes the code path that actually ran.
     """
@@ -35,9 +34,7 @@ class Runner:
 
 @dataclass(frozen=True)
 class Timed:
-    """One mode's timing (`measure_mode`): per-variant entries, the comparisons with the floor, the mode's peak
-    memory (per mode, not per variant: the variants run interleaved in one process), and the machine's record
-    of the mode."""
+    """One mode's timing: variant entries, comparisons, peak memory and machine record."""
 
     entries: dict[str, dict[str, Any]]
     comparisons: list[dict[str, Any]]
@@ -76,12 +73,8 @@ def mode_samplers(runners: dict[str, Runner], steps_per_sample: int) -> dict[str
 def warm_up(
     runners: dict[str, Runner], steps: int, steps_per_sample: int
 ) -> tuple[dict[str, int], dict[str, np.ndarray]]:
-    """Run every variant in both modes with the timed shapes, from the same starting state.
-
-    Returns the compilations each variant triggered and the outputs of its first `steps` blocked steps
-    (its trajectory, which the study compares across variants). The first steps, where the variants compile,
-    run side by side (`compiles.first_calls`); the rest one variant after another.
-    """
+    """Run every variant in both modes with the timed shapes, from one starting state: each one's
+    compilations and outputs of its first `steps` blocked steps; first calls side by side (compiles.first_calls)."""
     firsts = first_calls({name: r.step for name, r in runners.items()})
     compiles, outputs = {}, {}
     for name, runner in runners.items():
@@ -95,9 +88,8 @@ def warm_up(
 
 
 class Repeated:
-    """A sampler called `n` times per sample, its result averaged: a sample lasts at least
-    `measure.min_sample_s`, so the machine's jitter of about a millisecond per call stops dominating calls of
-    a few milliseconds. `setup()`, where the sampler has one, still runs once before each sample, untimed."""
+    """A sampler called `n` times per sample, averaged, so samples last `measure.min_sample_s` and
+    jitter does not dominate; `setup()` runs once per sample, untimed."""
 
     def __init__(self, sampler: Sampler, n: int) -> None:
         self.sampler, self.n = sampler, n
@@ -124,9 +116,8 @@ CALIBRATING_CALLS = 3
 
 
 def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
-    """One call's seconds, for calibrating: a call shorter than a sample is timed up to CALIBRATING_CALLS times
-    and the fastest counts (a first call slowed by a page fault or a cold cache would leave every sample several
-    times shorter than `min_sample_s`, and as noisy as such calls are); a longer one once."""
+    """One call's seconds for calibrating: a short call timed up to CALIBRATING_CALLS times, the
+    fastest counting (a slow first call would make samples too short)."""
     seconds = timed(sampler)
     for _ in range(CALIBRATING_CALLS - 1):
         if seconds >= min_sample_s:
@@ -138,14 +129,9 @@ def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
 def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
               known_s: Mapping[str, float] | None = None
               ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
-    """Calls per sample for each variant, so that each sample lasts at least `min_sample_s` (pyperf's
-    calibration), and how long a sample will take. Each variant gets its own count: rounds pair the variants'
-    samples in time, and samples of about the same length pair best, where one count for all would make a
-    variant 100x slower than the fastest take 100x the budget (_fastest_call: a short call timed a few times).
-    The calibrating calls are warm calls like the timed ones: a compilation there means the warmup missed a
-    shape, and fails the job. `known_s`: seconds of a call measured before; one at least KNOWN_CALL_MARGIN x
-    `min_sample_s` is not called again (a whole pass of the extraction study: 6-25 s each, one call per sample
-    anyway)."""
+    """Calls per sample for each variant, so each sample lasts `min_sample_s` (as pyperf), and each
+    sample's length; equally long samples pair best. Compiling here fails the job (warmup missed a shape).
+    `known_s`: a call's seconds measured before; one over KNOWN_CALL_MARGIN x `min_sample_s` is not rerun."""
     if min_sample_s <= 0:
         return samplers, dict.fromkeys(samplers, 1), dict.fromkeys(samplers, 0.0)
     known = {name: t for name, t in (known_s or {}).items() if t >= KNOWN_CALL_MARGIN * min_sample_s}
@@ -161,8 +147,7 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
 
 def _with_twin(floor: str, samplers: dict[str, Sampler], calls: dict[str, int], seconds: dict[str, float]
                ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
-    """A calibrated mode's samplers, calls per sample and sample lengths with the floor's A/A twin beside it: the
-    same sampler under another name (stats.twin_side)."""
+    """A calibrated mode with the floor's A/A twin beside it (stats.twin_side)."""
     if floor not in samplers:
         return samplers, calls, seconds
     twin = stats.twin_side(floor)
@@ -180,19 +165,11 @@ def measure_mode(
     beside: Collection[str] = (),
     known_s: Mapping[str, float] | None = None,
 ) -> Timed:
-    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`
-    names samplers of another model or setting (e.g. a configuration's anchor), timed in the same rounds and
-    compared only where `extra_pairs` name them.
-
-    In a mode that compiles nothing, `floor` is also timed under a second name (stats.twin_side) in the same
-    rounds and compared with itself: an A/A pair (the report's audit counts how often its interval missed 1).
-
-    `compiles` says what compilation in the timed region means: `forbidden` (the default) fails the job;
-    `required` labels a mode that measures compilation on purpose (a first run): every sample must have
-    compiled, none from the persistent cache; `recorded` labels a deliberate demonstration of a pitfall:
-    compilations are counted and kept, not judged. Only `forbidden` modes are calibrated to
-    `sampling.min_sample_s` and primed (a sample of the others is one first run or a demonstration, on purpose);
-    `known_s`: calibrate's."""
+    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`:
+    samplers of another model or setting in the same rounds. A mode that compiles nothing also times an A/A twin.
+    `compiles`: `forbidden` (default) fails on compilation; `required` (a first run) needs every sample to compile,
+    none from the cache; `recorded` (a pitfall's demonstration) keeps them. Only `forbidden` modes are calibrated
+    and primed; `known_s`: calibrate's."""
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     where = f"{label} ({mode})"
@@ -241,9 +218,8 @@ def measure(
     beside: Mapping[str, Runner] | None = None,
     blocked_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Timed]:
-    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`), by mode; `beside`: other
-    models' or settings' runners, timed in the blocked mode's rounds beside them; `blocked_pairs`: compared in the
-    blocked mode only (`beside`'s, and comparisons of differences: stats.DIFFERENCE)."""
+    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`); `beside`: other
+    models' or settings' runners, and `blocked_pairs`: blocked mode only."""
     beside = beside or {}
     samplers = mode_samplers(runners, steps_per_sample)
     samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
@@ -254,11 +230,8 @@ def measure(
 
 def result_document(floor: str, modes: Mapping[str, Timed], variants: Mapping[str, dict[str, Any]],
                     checks: dict[str, Any], **more: Any) -> dict[str, Any]:
-    """The result every study's `run` returns (results.py checks it against its schema), assembled in one
-    place: each variant's entry in every mode that timed it beside what the study records of it (`variants`:
-    signature, calls, compilations in warmup, ...), the modes' comparisons, peak memory and machine record,
-    the checks that held, and the study's own fields (`more`: structure, not_timed, ...). The floor's A/A
-    twin (measure_mode) is recorded as the floor is, marked `twin_of`."""
+    """The result every study's `run` returns: per variant and mode its entry beside `variants`, the
+    modes' comparisons, memory and machine, the checks held, and `more`; the A/A twin marked `twin_of`."""
     twins = {name for t in modes.values() for name in t.entries if stats.is_twin(name)}
     of = {twin: twin.removesuffix(stats.TWIN) for twin in sorted(twins)}  # a mode's own floor (dispatch's calls)
     records = dict(variants) | {twin: variants[base] | {"twin_of": base} for twin, base in of.items()}

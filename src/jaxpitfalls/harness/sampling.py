@@ -1,5 +1,4 @@
-"""How a mode is sampled, as a study's `measure` settings say: JAX-free, so the jobs that only plan or read
-results can hold one without importing the timing harness."""
+"""How a mode is sampled (a study's `measure` settings); JAX-free, for jobs that only plan or read."""
 
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ MIN_ROUNDS = 2  # rounds a time budget never stops a mode below (harness.timing.
 
 @dataclass(frozen=True)
 class Sampling:
-    """How a mode is sampled in one process (a study's `measure` settings): rounds, time budget, calibrated
-    sample length, and what a round taken while the machine was busy means."""
+    """How a mode is sampled in one process: rounds, budget, sample length, what a busy round means."""
 
     rounds: int
     budget_s: float | None = None

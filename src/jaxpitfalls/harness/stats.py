@@ -1,10 +1,5 @@
-"""Summaries of one process's raw samples and paired ratios with bootstrap intervals.
-
-Variants are timed interleaved, so sample i of every variant shares the machine's state at that moment:
-ratios and differences are formed pair by pair, then summarised. Within one process the rounds are the units a
-bootstrap resamples; a job's value over several fresh processes rests on each process's own (harness.moderated,
-report/tables/over_processes.py), not on resampling processes.
-"""
+"""Summaries of one process's raw samples and paired ratios with bootstrap intervals: variants are timed
+interleaved, so ratios are formed pair by pair and the rounds resampled."""
 
 from __future__ import annotations
 
@@ -35,29 +30,24 @@ def summarize(samples: Sequence[float]) -> dict[str, float]:
 
 
 def bootstrap_medians(values: Sequence[float], seed: int = BOOTSTRAP_SEED) -> np.ndarray:
-    """The median of each bootstrap resample of one process's samples (fixed seed: the same samples give the
-    same distribution)."""
+    """Each bootstrap resample's median (fixed seed: same samples, same result)."""
     return _bootstrap(values, np.median, seed)
 
 
 def relative_iqr(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Interquartile range over the median: how predictable a time is, robust to one outlier (a standard
-    deviation is driven by it) and independent of how fast the variant is."""
+    """IQR over median: predictability, robust to an outlier and independent of speed."""
     q1, median, q3 = np.percentile(x, [25, 50, 75], axis=axis)
     return (q3 - q1) / median
 
 
 def relative_iqr_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
-    """One process's samples' relative IQR with a percentile bootstrap interval: within a process, so that fresh
-    processes whose medians differ (a VM's drift between them: 2x in one reference) do not count as the
-    variant's unpredictability."""
+    """One process's relative IQR with a bootstrap interval: drift between processes is not the variant's."""
     x = np.asarray(values, dtype=float)
     return float(relative_iqr(x)), *percentile_interval(_bootstrap(x, relative_iqr, BOOTSTRAP_SEED), level)
 
 
 def _bootstrap(values: Sequence[float], statistic, seed: int) -> np.ndarray:
-    """`statistic(array, axis=1)` of each bootstrap resample, all drawn at once (a loop over 2000 resamples cost
-    a comparison of 57 rows 21 s)."""
+    """`statistic(array, axis=1)` of each bootstrap resample, all drawn at once (a loop is far slower)."""
     x = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     return statistic(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
@@ -86,20 +76,18 @@ def difference_side(a: str, b: str) -> str:
 
 
 def side_parts(name: str) -> list[str]:
-    """The variants a comparison side is made of: itself, or the two of a difference (`a - b`)."""
+    """A comparison side's variants: itself, or a difference's two."""
     return name.split(DIFFERENCE)
 
 
 def side_samples(samples: Mapping[str, Sequence[float]], name: str) -> np.ndarray:
-    """One process's samples of a comparison side: a variant's own, or a difference's (DIFFERENCE)."""
+    """One process's samples of a comparison side (a variant or a difference)."""
     first, *rest = side_parts(name)
     return np.asarray(samples[first], dtype=float) - sum(np.asarray(samples[r], dtype=float) for r in rest)
 
 
 def is_difference(variant: str, baseline: str) -> bool:
-    """Whether a comparison's sides are differences (DIFFERENCE): a comparison of overheads, not of two
-    variants' times (nothing to gate a release or an environment on; its ratio: paired_comparison's
-    `of_medians`)."""
+    """Whether a comparison's sides are differences (DIFFERENCE): overheads, nothing to gate on."""
     return DIFFERENCE in variant + baseline
 
 
@@ -107,8 +95,7 @@ TWIN = "~twin"
 
 
 def twin_side(floor: str) -> str:
-    """The name under which `floor` is timed a second time in the same rounds: an A/A pair whose true ratio is 1,
-    so every job measures its own intervals' false alarms (protocol.measure_mode)."""
+    """The name of `floor`'s A/A twin, timed in the same rounds so every job measures false alarms."""
     return f"{floor}{TWIN}"
 
 
@@ -118,17 +105,10 @@ def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
 
 def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
                       of_medians: bool = False) -> dict[str, float | None]:
-    """Median ratio variant/baseline over one process's paired samples (sample i of both was taken in the same
-    round; the median on the log scale, so the pair read the other way round gives its inverse), with a bootstrap
-    95% interval over the rounds, and the difference it stands for (difference_at).
-
-    `of_medians` (sides that are differences: is_difference, e.g. one overhead's share of another) takes the
-    ratio of the two medians instead of the median of each round's quotient, both sides resampled with the same
-    draws (paired), since a round's difference may come out near 0 or below; its fields are None where the
-    baseline's median is not positive in every resample (no share of an overhead that may be 0), its difference
-    then the median of the rounds' differences with its own bootstrap interval, else the one the ratio stands
-    for: r - 1 times the baseline's median.
-    """
+    """Median ratio variant/baseline of one process's paired samples (log scale: the reversed pair gives
+    its inverse), its bootstrap 95% interval over rounds and difference (difference_at). `of_medians` (sides that
+    are differences) takes the ratio of medians, both resampled alike; None where the baseline's median is not
+    positive in every resample, the difference then the rounds' median."""
     a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
@@ -149,17 +129,14 @@ def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
 
 
 def difference_at(ratio, variant_size: float, baseline_size: float) -> np.ndarray:
-    """The difference (s) a ratio (or its interval's ends) stands for at its sides' sizes (their medians): the
-    sizes' geometric mean times sqrt(r) - 1/sqrt(r), which is variant - baseline where r is their quotient. One
-    estimate read in two units, so a ratio and its difference never disagree on an effect, and a pair read the
-    other way round (r -> 1/r, the sides swapped) gives the same difference negated, its interval mirrored."""
+    """The difference (s) a ratio stands for at its sides' medians: their geometric mean times
+    sqrt(r) - 1/sqrt(r), so ratio and difference agree and a reversed pair negates it."""
     root = np.sqrt(np.asarray(ratio, dtype=float))
     return math.sqrt(variant_size * baseline_size) * (root - 1 / root)
 
 
 def relative_half_width(comparison) -> float:
-    """Half a paired ratio's 95% interval relative to the ratio: the precision a comparison reached (a
-    comparison's dict, or a table of them, column by column)."""
+    """Half a ratio's 95% interval relative to the ratio: the precision reached."""
     return (comparison["ratio_ci_high"] - comparison["ratio_ci_low"]) / 2 / comparison["ratio"]
 
 
@@ -167,20 +144,14 @@ Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 
 def log_standard_error(low, high) -> np.ndarray:
-    """The standard error on the log scale of estimates known by their 95% intervals `low`..`high` (each
-    interval read as 1.96 log-standard errors either side)."""
+    """The log-scale standard error of estimates known by their 95% intervals `low`..`high`."""
     return (np.log(np.asarray(high, dtype=float)) - np.log(np.asarray(low, dtype=float))) / (2 * Z_95)
 
 
 def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[float],
                        high: Sequence[float]) -> dict[str, float]:
-    """The exponent b of y ~ a * x^b with a 95% interval from the measurements' own: weighted least squares on
-    log-log, each point weighted by its 95% interval (`low`..`high`, read as 1.96 log-standard errors), the
-    interval widened by the scatter about the line wherever that exceeds the measurements' (the Birge ratio,
-    sqrt(chi^2 / (n - 2)), with three or more sizes), which it returns as `scatter` (at least 1).
-
-    A t-interval from the residuals alone has n - 2 degrees of freedom: with three sizes its quantile is 12.7
-    and the interval spans tens of units whatever the measurements' precision."""
+    """The exponent b of y ~ a * x^b with a 95% interval: weighted least squares on log-log, widened by
+    the Birge ratio (returned as `scatter`, at least 1) where points scatter beyond their own intervals."""
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     if lx.size < 2 or np.ptp(lx) == 0:
         raise ValueError("a scaling exponent needs at least two distinct sizes")
@@ -199,19 +170,15 @@ def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[flo
 
 def difference_of_estimates(a: float, a_interval: tuple[float, float], b: float,
                             b_interval: tuple[float, float]) -> tuple[float, float, float]:
-    """a - b with a 95% interval, for two independent estimates each known only by its own 95% interval
-    (two configurations, two modes): a normal approximation, half-widths read as 1.96 standard errors and
-    added in quadrature. Comparing the two intervals for overlap instead would call a real difference
-    "none" far too often."""
+    """a - b with a 95% interval for independent estimates, their half-widths added in quadrature."""
     se = np.hypot(*((high - low) / (2 * Z_95) for low, high in (a_interval, b_interval)))
     diff = a - b
     return float(diff), float(diff - Z_95 * se), float(diff + Z_95 * se)
 
 
 def widened_by_repeats(estimate: tuple[float, float, float], repeats: Sequence[float]) -> tuple[float, float, float]:
-    """An estimate whose interval omits a source of noise, widened by the spread of repeated measurements of it
-    that include that noise (profiler captures): their mean's 95% half-width (Student's t, repeats - 1 degrees
-    of freedom) added in quadrature to each side's. One repeat says nothing of the spread: infinite interval."""
+    """An interval widened by the t half-width of repeats that include noise it omits (profiler captures);
+    one repeat: infinite."""
     from scipy.stats import t
 
     k, (value, low, high) = len(repeats), estimate
@@ -221,20 +188,15 @@ def widened_by_repeats(estimate: tuple[float, float, float], repeats: Sequence[f
 
 def ratio_of_estimates(a: float, a_interval: tuple[float, float], b: float,
                        b_interval: tuple[float, float]) -> tuple[float, float, float]:
-    """a / b with a 95% interval for two independent positive estimates (ratios, times):
-    `difference_of_estimates` on the log scale, where their intervals are near symmetric."""
+    """a / b with a 95% interval for independent positive estimates: the log scale's difference."""
     logs = difference_of_estimates(np.log(a), tuple(np.log(a_interval)), np.log(b), tuple(np.log(b_interval)))
     return tuple(float(np.exp(x)) for x in logs)
 
 
 def marginal_cost_ratio(x: Sequence[float], y: Sequence[float], low: Sequence[float],
                         high: Sequence[float]) -> tuple[float, float, float]:
-    """How the cost of one more unit of x changes along x: the slope of y over the upper part of x (middle to
-    largest) over its slope over the lower part (smallest to middle), with a 95% interval. 1 where y is a fixed
-    part plus a constant cost per unit (affine: the fixed part cancels in the differences), the ratio of the
-    parts' mean x where it is quadratic. Three independent estimates (each known by its own 95% interval); the
-    middle one enters both slopes, so the delta method carries its covariance (a ratio of two independent
-    differences would understate the interval). NaN where a slope is not positive (no log scale)."""
+    """How the cost of one more unit of x changes: y's slope from middle to largest x over that from
+    smallest to middle, with a 95% interval (delta method). 1 for affine y; NaN where a slope is not positive."""
     order = np.argsort(np.asarray(x, dtype=float))
     if len(order) < 3:
         return float("nan"), float("nan"), float("nan")
@@ -251,10 +213,8 @@ def marginal_cost_ratio(x: Sequence[float], y: Sequence[float], low: Sequence[fl
 
 def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
                          highs: Sequence[float]) -> tuple[float, float, float]:
-    """Several independently measured ratios (one per size) read as one: their geometric mean with a 95%
-    interval from each ratio's own interval on the log scale (normal approximation, independent errors).
-    A claim about all sizes then rests on all the evidence, not on whichever size drew the widest interval. One
-    ratio is itself, its interval as measured (a normal approximation of it would print it twice, differently)."""
+    """Independent ratios (one per size) as one: their geometric mean with a 95% interval on the log
+    scale; one ratio is returned as measured."""
     if len(ratios) == 1:
         ratio, low, high = (float(np.asarray(v, dtype=float)[0]) for v in (ratios, lows, highs))
         return ratio, low, high
@@ -265,7 +225,7 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score 95% interval of a proportion k / n (sound near 0 and 1, unlike k/n +- z se)."""
+    """The Wilson score 95% interval of k / n (sound near 0 and 1)."""
     if n == 0:
         return 0.0, 1.0
     p, z2 = k / n, z * z

@@ -1,6 +1,5 @@
-"""Interleaved timing: variants take turns, so a drifting machine affects all of them alike; each window of
-rounds is watched for other processes and steal, so a busy neighbour is waited out and re-timed, refused or
-marked, never silently accepted."""
+"""Interleaved timing: variants take turns, so drift hits all alike; windows of rounds are watched, so a busy
+neighbour is waited out, refused or marked, never silently accepted."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ Sampler = Callable[[], float]
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Garbage collection off inside a timed region (as timeit and pyperf do): a collection that happens to
-    fall into one sample is not the variant's cost."""
+    """Garbage collection off in a timed region (as pyperf): a collection is not the variant's cost."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -54,8 +52,8 @@ def _window_record(activity: Activity, rounds: int, contended: bool, kept: bool)
 
 
 def _judged_from(readings: list[Reading], window_start: Reading, now: Reading) -> Reading:
-    """Where a window's activity is measured from: its start, or for a window shorter than `WINDOW_S` (the
-    last of a mode) the latest round boundary at least `WINDOW_S` before `now` (the earliest there is)."""
+    """Where a window's activity is measured from: its start or, if shorter than `WINDOW_S`, the latest
+    round boundary `WINDOW_S` before `now`."""
     if now.wall - window_start.wall >= WINDOW_S:
         return window_start
     return next((r for r in reversed(readings) if now.wall - r.wall >= WINDOW_S), readings[0])
@@ -73,17 +71,14 @@ Round = tuple[dict[str, tuple[float, CompileCount]], float]
 
 
 def _set_up(sampler: Sampler) -> None:
-    """The sampler's `setup()`, where it has one: untimed and uncounted (e.g. a deliberately short warmup)."""
+    """The sampler's `setup()`, where it has one: untimed and uncounted."""
     setup = getattr(sampler, "setup", None)
     if setup is not None:
         setup()
 
 
 def _prime(sampler: Sampler) -> None:
-    """One untimed call of `sampler` (`once()`, one call of what its sample repeats, where it has one): the
-    variant timed first after the yardstick ran ~10 ms slower on a ~30 ms step than in any other place
-    (filter_jit 46.2 ms first in forward rounds, 37.3 ms in reversed ones, while the variants never first moved
-    0.5 ms; docs/decisions.md#primer), so every round opens with a call nobody times."""
+    """An untimed call opening a round: the place after the yardstick runs slow (docs/decisions.md#primer)."""
     _set_up(sampler)
     with gc_paused():
         getattr(sampler, "once", sampler)()
@@ -94,10 +89,8 @@ PRIME_BELOW_S = 1.0
 
 
 def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None) -> Round:
-    """Every sampler once in `order` (a `setup()` first where it has one, untimed and uncounted: e.g. a
-    deliberately short warmup), each sample's compilations counted; then the machine's speed. `last`, where
-    rounds are primed: each sampler's latest sample, updated here; the first one's primer (`_prime`) runs unless
-    its latest sample lasted PRIME_BELOW_S or longer."""
+    """Every sampler once in `order` (untimed `setup()` first), compilations counted, then the yardstick.
+    `last`: each sampler's latest sample; the primer runs unless the first one's reached PRIME_BELOW_S."""
     taken: dict[str, tuple[float, CompileCount]] = {}
     if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])
@@ -113,21 +106,15 @@ def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: d
 
 
 def round_order(names: list[str], index: int) -> list[str]:
-    """Round `index`'s order: the variants turned by one place a round, reversed every other `len(names)`
-    rounds. Over 2 x len(names) rounds each variant opens two rounds and every pair is timed both ways round, so
-    what a place costs falls on every variant alike: the first place still paid 2-3 ms per ~30 ms step after its
-    primer, and plain forward/reversed alternation gave it only to the two ends.
-    A mode rarely keeps a whole number of cycles, so `interleaved` starts each at a random place: the extra
-    openings past the last whole cycle go to different variants in each process and job, not always to the
-    first ones listed (12 openings against 9 in dispatch's base job; docs/decisions.md#rotating-order)."""
+    """Round `index`'s order: rotated a place a round, reversed in every other run of `len(names)` rounds,
+    so each place's cost falls on all alike; `interleaved` starts at random (docs/decisions.md#rotating-order)."""
     turn = index % len(names)
     turned = names[turn:] + names[:turn]
     return turned if (index // len(names)) % 2 == 0 else turned[::-1]
 
 
 class _Kept:
-    """The rounds a mode keeps: per variant its samples, their compilations, contended marks and places in
-    their rounds (0: first), in order, and the yardstick of each round."""
+    """The rounds a mode keeps: samples, compilations, contended marks, places, yardsticks."""
 
     def __init__(self, names: list[str]) -> None:
         self.samples: dict[str, list[float]] = {name: [] for name in names}
@@ -155,15 +142,10 @@ def interleaved(
     primed: Mapping[str, float] | None = None,
     first_round: int | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
-    """Run every sampler up to `sampling.rounds` rounds in turn (`round_order`, from `first_round` or a random
-    place in its cycle); each round ends with the yardstick (`_round`) and opens with an untimed call of its
-    first sampler where `primed` (each sample's length known beforehand, a calibration's; {} for none) and its
-    sample is short (measure_mode primes the modes that compile nothing). With a budget, no new round starts
-    once the rounds so far took that long and `min_rounds` are kept: samples that cost seconds each stay
-    affordable, cheap ones get every round. The machine is watched (`watch`) over windows of rounds at least
-    `WINDOW_S` long; what a contended window means is `contention.Contention`'s to say (re-timed after a wait
-    for quiet, refused, or kept and marked). Returns the raw samples per variant, their compilations,
-    whether each was taken in a contended window, and the mode's machine record (with places)."""
+    """Run every sampler up to `sampling.rounds` rounds in turn (`round_order`, from `first_round` or at
+    random), each round closed by the yardstick and, where `primed` (calibrated sample lengths) and short, opened
+    by an untimed call; a budget stops new rounds once `min_rounds` are kept. Windows of `WINDOW_S` are judged by
+    `contention.Contention`. Returns samples, compilations and contended marks per variant, and the machine record."""
     names, last = list(samplers), None if primed is None else dict(primed)
     offset = random.randrange(2 * len(names)) if first_round is None else first_round
     kept = _Kept(names)

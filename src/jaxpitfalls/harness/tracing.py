@@ -1,8 +1,5 @@
-"""The traced pass: a few blocked steps per variant under the JAX profiler, each step annotated.
-
-Kept apart from the timed pass because the Python tracer inflates Python time 1.7-3x: a trace gives
-fractions of a step, the timed pass gives wall times.
-"""
+"""The traced pass: a few blocked steps per variant under the JAX profiler, each annotated; apart from the
+timed pass, since the Python tracer inflates Python time."""
 
 from __future__ import annotations
 
@@ -17,14 +14,8 @@ from .protocol import Runner
 
 
 def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike, captures: int = 1) -> str:
-    """Trace `steps` steps of every (already warm) variant, `captures` times one after another, each
-    capture in a directory of its own (`capture<k>`: two traces written into one directory within the same
-    second would overwrite each other), all moved into place whole. Returns `out_dir`.
-
-    Several captures: one capture's shares differ from the next's by more than its own steps vary (the
-    dispatch base's Python around the program, 3 steps: 5.4-10.4 ms over 9 captures), so a claim that reads a
-    trace needs their spread.
-    """
+    """Trace `steps` steps of every warm variant `captures` times (shares vary between captures), each in
+    its own `capture<k>` directory (two traces in one within a second overwrite each other); returns `out_dir`."""
     def trace(tmp: str) -> None:
         for k in range(captures):
             with jax.profiler.trace(os.path.join(tmp, f"capture{k}"), profiler_options=_options()):
@@ -39,8 +30,7 @@ def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike, 
 
 
 def _options() -> jax.profiler.ProfileOptions:
-    """Python calls and our step annotations only: the runtime's own host events (level 2, every XLA op
-    on the CPU's threads) are not parsed, and at BERT-base they cost gigabytes of memory per traced step."""
+    """Python calls and our annotations only: host events (level 2) are not parsed and cost much memory."""
     options = jax.profiler.ProfileOptions()
     options.python_tracer_level = 1
     options.host_tracer_level = 1
@@ -48,8 +38,7 @@ def _options() -> jax.profiler.ProfileOptions:
 
 
 def find_xplanes(trace_dir: str | os.PathLike) -> list[Path]:
-    """The `.xplane.pb` of each capture under a trace directory (`capture<k>/plugins/profile/<stamp>/<host>
-    .xplane.pb`), in capture order; exactly one per capture directory."""
+    """Each capture's `.xplane.pb` under a trace directory, in capture order; one per capture."""
     captures = sorted(Path(trace_dir).glob("capture*"), key=lambda p: int(p.name.removeprefix("capture")))
     found = [sorted(c.glob("plugins/profile/*/*.xplane.pb")) for c in captures]
     if not captures or any(len(f) != 1 for f in found):

@@ -1,9 +1,6 @@
-"""Variants prove they are themselves: a signature of the code path that actually ran, and equal outputs.
-
-A comparison whose two variants silently ran the same code once reported 1.00x. Here the study declares
-which variants must differ and whose outputs must agree, and both are checked on what was recorded at run
-time, never on what the code claims. Each guard raises when its check fails and otherwise returns the record
-of what it compared and found, which the study stores as the result's `checks` (never a literal `True`).
+"""Variants prove they are themselves: a signature of the code path that ran, and equal outputs, both
+checked on what was recorded at run time. Each guard raises on failure, else returns what it compared, stored as
+the result's `checks` (never a literal `True`).
 """
 
 from __future__ import annotations
@@ -34,8 +31,7 @@ def fingerprint(text: str) -> str:
 def require_distinct(
     signatures: Mapping[str, Mapping[str, object]], pairs: Iterable[tuple[str, str]] | None = None
 ) -> dict[str, int]:
-    """Fail unless every pair (all pairs by default) recorded different signatures; returns how many
-    variants and pairs were compared and how many distinct signatures they recorded."""
+    """Fail unless every pair (default: all) recorded different signatures; returns the counts."""
     pairs = list(pairs if pairs is not None else combinations(sorted(signatures), 2))
     for a, b in pairs:
         if dict(signatures[a]) == dict(signatures[b]):
@@ -50,9 +46,8 @@ def require_distinct(
 def require_agree(
     outputs: Mapping[str, np.ndarray], reference: str, exact: bool, rtol: float = 1e-5, atol: float = 1e-6
 ) -> dict[str, object]:
-    """Every variant's output equals the reference's (bitwise if `exact`); returns the reference, how they
-    were compared, the values compared per variant, and per variant the max abs difference and whether
-    it was bitwise equal."""
+    """Every variant's output equals the reference's (bitwise if `exact`); returns what was compared
+    and per variant the max abs difference and bitwise equality."""
     ref = np.asarray(outputs[reference])
     how = "bitwise" if exact else f"within rtol={short(rtol)}, atol={short(atol)}"
     differences, bitwise = {}, {}
@@ -71,9 +66,7 @@ def require_agree(
 
 
 def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str, object]:
-    """Every variant's pytree equals the reference's: same structure (static fields included), bitwise
-    equal leaves, and the same sharding on every array leaf. Returns the record require_agree returns
-    (`values`: the leaves compared per variant)."""
+    """Every variant's pytree equals the reference's: structure, bitwise leaves, sharding."""
     import jax
 
     ref_leaves, ref_def = jax.tree_util.tree_flatten(trees[reference])
@@ -94,12 +87,8 @@ def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str,
 
 
 def call_signature(fn, args: tuple, leaves_out: int, static_argnums: tuple[int, ...] = ()) -> dict[str, Any]:
-    """What one call of a jitted `fn` ran: the callable's type, argument tree, leaves in and out, and the
-    program, for `require_distinct` to tell variants apart.
-
-    The program fingerprint is of the lowered StableHLO (lowering is cached after the first call): two
-    variants may share a program and still differ in how Python reaches it (the dispatch study's point).
-    """
+    """What one call of a jitted `fn` ran (callable, argument tree, leaves, lowered StableHLO's
+    fingerprint), for `require_distinct`."""
     import jax
 
     dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)

@@ -1,9 +1,7 @@
-"""The one protocol between a job and the worker processes it starts (a `run_study` job's fresh processes, a
-lockstep comparison's warm workers): the worker is `python -m <module> REQUEST.json LOG_PATH JAX_CACHE_DIR`
-run by the job's choice of Python, and answers in JSON lines on its standard output: its first line is its
-result or says it is ready (a warm worker then answers one line per request line on its standard input), or
-`{"error": ...}` saying why it failed. Anything else it prints goes to standard error, the job's log, so
-that no library's print breaks the protocol.
+"""The protocol between a job and its worker processes: the worker is
+`python -m <module> REQUEST.json LOG_PATH JAX_CACHE_DIR` and answers JSON lines on standard output (its result, or
+ready and then one reply per request line, or `{"error": ...}`). Anything else printed goes to standard error, the
+job's log, so no library's print breaks the protocol.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ class WorkerFailed(RuntimeError):
 
 
 def reply_channel() -> TextIO:
-    """The worker's side: its standard output kept for replies, everything else printed to standard error."""
+    """The worker's side: standard output kept for replies, all else to stderr."""
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     return replies
@@ -38,8 +36,7 @@ def send(replies: TextIO, reply: dict[str, Any]) -> None:
 
 
 def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: str) -> None:
-    """The worker's first reply: what `compute` returns, or the error it raised (said to the job, which fails
-    naming the worker; the traceback goes to the log), and then the worker exits."""
+    """The worker's first reply: `compute`'s result or its error, then exit."""
     try:
         reply = compute()
     except Exception as error:
@@ -50,8 +47,7 @@ def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: s
 
 
 class PipeWorker:
-    """The job's side: a worker started at once (`python` with `args`, importing this checkout's code, with
-    `env` over the job's environment), its first reply waited for when first read."""
+    """The job's side: a worker started at once, its first reply awaited when read."""
 
     def __init__(self, name: str, python: str, env: dict[str, str], args: list[str]) -> None:
         self.name = name
@@ -87,8 +83,7 @@ class PipeWorker:
         return self.reply()
 
     def close(self) -> int:
-        """End the worker (its input closed, then waited for; killed if it does not exit within a minute) and
-        return its exit code."""
+        """End the worker (input closed; killed after a minute); its exit code."""
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()

@@ -1,5 +1,4 @@
-"""One `history_run` job: a configuration timed with one release's interpreter (its environment from
-release_env.py), as a `run_study` job times it; a release without an environment gets a result saying why."""
+"""One `history_run` job: a configuration timed with one release's interpreter (release_env.py), as `run_study` does."""
 
 from __future__ import annotations
 
@@ -19,11 +18,8 @@ log = logging.getLogger(__name__)
 def measure_release(release: str, package: str, status_path: str, study: str, conf: dict[str, Any],
                     settings: dict[str, Any], model_spec: dict[str, Any], inputs: dict[str, str], out_path: str,
                     log_path: str, jax_cache_dir: str) -> None:
-    """Time one configuration with the release's interpreter (every worker process there, every check of a
-    timing job made, the release of `package` recorded in its environment); where the release has no
-    environment, its result says why instead, and where one job's measurement fails (a worker that died or
-    raised, processes that disagree), its result says it was lost: the history reports the other jobs and
-    names this one, instead of losing the whole run to it."""
+    """Time one configuration with the release's interpreter; a missing environment or failed measurement
+    gives a result saying why, so the history names this job instead of losing the run."""
     status = json.loads(Path(status_path).read_text())
     if not status["ok"]:
         write_json(out_path, {"release": release, "study": study, "config_id": conf["id"],

@@ -1,5 +1,4 @@
-"""One `lockstep` job: a configuration timed in every side's environment at once (harness/lockstep.py),
-each side's worker a fresh process of its own Python, written atomically as one JSON."""
+"""One `lockstep` job: a configuration timed in every side's environment at once (harness/lockstep.py)."""
 
 from __future__ import annotations
 
@@ -22,18 +21,15 @@ WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by t
 
 
 def sides_of(settings: Lockstep, study: str, commits: dict[str, str]) -> list[Side]:
-    """The config's `compare.sides` (name -> python, env, revision), in their order: the first is the one the
-    others are compared with; an empty `python` is this environment's; a side with a revision times the study's
-    benchmark file in that revision's checkout (revisions.side_env), at the commit it was checked out at
-    (`commits`, resolved once when the workflow was parsed)."""
+    """The config's `compare.sides` in order, the first the reference; an empty `python` is this environment's; a
+    revision side times the benchmark file at `commits` (resolved at parse)."""
     return [Side(name, side.python or Side.python,
                  revisions.side_env(study, name, commits[name], side.env) if side.revision else dict(side.env))
             for name, side in settings.sides.items()]
 
 
 def _recorded(side: Side, revision: str) -> dict[str, Any]:
-    """A side as its result records it: its Python and variables, and for a revision side the revision instead of
-    the variable that points its workers at the checkout."""
+    """A side as its result records it: Python and variables, a revision side's revision."""
     if not revision:
         return {"python": side.python, "env": side.env}
     return {"python": side.python, "revision": revision,
@@ -41,9 +37,8 @@ def _recorded(side: Side, revision: str) -> dict[str, Any]:
 
 
 def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether the processes so far know every row (each later side against the first, as the report judges it:
-    across_runs.comparison.lockstep.side_by_side) to within `target` of its ratio either way; None without a target.
-    Fewer than two processes give no interval: never enough."""
+    """Whether every row (later sides against the first) is within `target` of its ratio either way; None
+    without a target; fewer than two processes never suffice."""
     if not target:
         return None
 
@@ -60,10 +55,7 @@ def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[
 def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
                  inputs: dict[str, str], compare: Lockstep, out_path: str, log_path: str = "",
                  jax_cache_dir: str = "", commits: dict[str, str] | None = None) -> dict[str, Any]:
-    """Time `conf` in lockstep across `compare`'s sides (its rounds, samples per block and processes, more where
-    its target precision asks: precise_enough). Every
-    worker compiles through the shared persistent cache (its key holds JAX's version and the XLA flags, so
-    sides that differ in them do not share programs): a fresh process after the first loads its programs."""
+    """Time `conf` in lockstep across `compare`'s sides; workers share the persistent compilation cache."""
     sides = sides_of(compare, study, commits or {})
     log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
              ", ".join(s.name for s in sides), compare.processes, compare.rounds, compare.samples_per_block)

@@ -1,13 +1,8 @@
-"""A warm worker of one side of a lockstep comparison (harness/lockstep.py): it prepares a study
-configuration's variants once (load, warm up, check their outputs and signatures; a calibration's known
-slowdown added where the side's environment asks for one: harness/injected.py), calibrates its calls per sample
-(the driver shares the first side's with every side), then times blocks on request until its input closes.
+"""A warm worker of one lockstep side (harness/lockstep.py): prepares a configuration's variants once (checked; an
+injected slowdown where asked), calibrates calls per sample, then times blocks on request until input closes.
 
-`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`, speaking the workers'
-protocol (harness/workers.py): the first reply says it is ready (its modes and variants, environment,
-signatures, calls per sample, injected slowdown) or why it failed; then one reply per
-`{"mode", "variant", "samples", "calls"}` request.
-"""
+`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR` (harness/workers.py protocol): the
+first reply says ready or why not; then one reply per `{"mode", "variant", "samples", "calls"}` request."""
 
 from __future__ import annotations
 
@@ -26,10 +21,8 @@ from ..harness.workers import answer_first, reply_channel, send
 
 
 def block(sampler: Sampler, samples: int, calls: int) -> dict[str, Any]:
-    """`samples` samples of `calls` calls each of one variant (seconds per call), and the CPU time they took
-    (all this process's threads: the driver tells the machine's other processes from the workers by it); an
-    error reply where any compiled: the warmup missed a shape, and a block with compilation in it is not
-    comparable with the other side's."""
+    """`samples` samples of `calls` calls of one variant (seconds per call) and their CPU time; an error if any
+    compiled, as that block is not comparable."""
     sampler = Repeated(sampler, calls) if calls > 1 else sampler
     cpu = time.process_time()
     with count_compiles() as counter:
@@ -50,9 +43,7 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
 
 
 def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sampler]], dict[str, Any], float]:
-    """The request, its configuration's samplers of one call per mode and variant (the study's `Lockstep`),
-    what the study said of them, and the shortest sample its settings ask for: what a lockstep worker times,
-    and pyperf's on the same callable."""
+    """The request, its one-call samplers per mode and variant, what the study said, and the shortest sample."""
     with open(request_path) as f:
         request = json.load(f)
     settings = registry.spec(request["study"]).timing.of(request["settings"])

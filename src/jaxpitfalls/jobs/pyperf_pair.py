@@ -1,7 +1,5 @@
-"""One `pyperf_pair` job of the calibration: pyperf at its defaults on a lockstep worker's callable
-(jobs/pyperf_worker.py), run twice one after the other, as a pyperf user compares two runs (`pyperf compare_to`): an A/A
-pair whose interval and machine time stand beside the lockstep's on the same row (calibration/calibration.py).
-Each run's wall time is measured around it, process starts and JAX's set-up included, as a lockstep job's are."""
+"""One `pyperf_pair` calibration job: pyperf at its defaults run twice on a lockstep worker's callable, an A/A pair
+beside the lockstep's, wall time including process starts."""
 
 from __future__ import annotations
 
@@ -26,10 +24,7 @@ OPTIONS = ("--copy-env", "--quiet")  # the workers see the environment lockstep'
 
 
 def values_of(path: Path) -> dict[str, Any]:
-    """A pyperf result's values (seconds per sample) grouped by the worker process that took them (its
-    calibration run, which has warmups only, left out), with the loops, pyperf's own summary, the time its
-    runs recorded (`timed_s`: without the processes' start and the study's preparation) and the workers'
-    preparation (`prepare_s`, all of them)."""
+    """A pyperf result's values (s per sample) per worker, with loops, summary, `timed_s` and `prepare_s`."""
     import pyperf
 
     bench = pyperf.Benchmark.load(str(path))
@@ -42,8 +37,7 @@ def values_of(path: Path) -> dict[str, Any]:
 def run_pyperf(study: str, conf: dict[str, Any], settings: dict[str, Any], model_spec: dict[str, Any],
                inputs: dict[str, str], mode: str, variant: str, out_path: str, log_path: str = "",
                jax_cache_dir: str = "", options: Sequence[str] = ()) -> dict[str, Any]:
-    """Both pyperf runs of `variant` in `mode` at `conf`, written atomically as one JSON; `options`: pyperf's
-    beyond its defaults (none, for the calibration's costs), recorded."""
+    """Both pyperf runs of `variant` in `mode` at `conf` as one JSON; `options`: beyond pyperf's defaults."""
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
     runs = {}
     with tempfile.TemporaryDirectory(prefix="pyperf-") as tmp:

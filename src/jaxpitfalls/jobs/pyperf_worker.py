@@ -1,15 +1,8 @@
-"""pyperf's own harness on a lockstep worker's callable: one call of one variant in one mode at a study
-configuration (jobs/lockstep_worker.prepared: one call per sample, pyperf's loops take the place of our calls
-per sample), each call under the same paused garbage collector, so that the calibration compares the two
-harnesses on the same work, not two benchmarks. Each worker prepares the configuration as a lockstep
-worker does (every variant, checked): a hand-written pyperf script would prepare less, so the time that took
-is recorded apart.
+"""pyperf's own harness on a lockstep worker's callable, each call under the same paused garbage collector, so the
+calibration compares two harnesses on the same work; preparation is recorded apart.
 
 `python -m jaxpitfalls.jobs.pyperf_worker REQUEST.json MODE VARIANT LOG_PATH JAX_CACHE_DIR [pyperf's options]`:
-pyperf's Runner starts this module again for each of its worker processes (its defaults: 20 processes x 3
-values after 1 warmup, loops calibrated to 100 ms a value); only those prepare the study, the manager only
-starts them and collects their values.
-"""
+pyperf's Runner starts this module again per worker process; only those prepare the study."""
 
 from __future__ import annotations
 
@@ -30,8 +23,7 @@ def _pass_on(cmd: list[str], args: Any) -> None:
 
 
 def one_call(sampler: Sampler) -> Sampler:
-    """The sampler as pyperf can time it: a sampler with an untimed set-up per sample has no pyperf
-    equivalent."""
+    """The sampler as pyperf can time it: one with an untimed set-up per sample has no pyperf equivalent."""
     if hasattr(sampler, "setup"):
         raise ValueError("pyperf times plain calls: this variant's sampler has an untimed set-up per sample")
     return sampler
@@ -52,8 +44,7 @@ def main() -> None:
         metadata = {PREPARE_KEY: time.perf_counter() - start}  # what this process spent before pyperf timed
 
     def time_func(loops: int) -> float:
-        """Wall time of `loops` calls, as a pyperf benchmark times itself (each call runs the variant's steps
-        per sample: pyperf's 100 ms a value is of wall time)."""
+        """Wall time of `loops` calls, as a pyperf benchmark times itself."""
         with gc_paused():
             start = time.perf_counter()
             for _ in range(loops):

@@ -1,12 +1,6 @@
-"""One environment per library release, for the release history (config `history`): a venv holding only what a
-timing job imports, pinned to the release and to the JAX it runs on.
-
-The timing job's worker processes run this checkout's code from it (PYTHONPATH, as the lockstep sides do), so
-the project itself is not installed there, nor anything the report, the workflow or the tests need: an
-environment installs in seconds from pip's cache. A release that does not install or import is recorded as
-such (its status, with pip's or Python's last lines), never raised: the history lists it instead of failing
-the run, and never reads a missing release as a change.
-"""
+"""One venv per library release for the release history, holding only what a timing job imports (this checkout's
+code via PYTHONPATH). A release that fails to install or import is recorded, never raised, so the history never
+reads a missing release as a change."""
 
 from __future__ import annotations
 
@@ -33,8 +27,7 @@ def _run(cmd: list[str]) -> tuple[bool, str]:
 
 
 def _import_step(python: Path | str, package: str) -> tuple[str, list[str]]:
-    """Import what a timing job imports with `python` and print the installed versions as JSON, the swept
-    `package`'s among them (whatever it is: the results record it, and the history checks it)."""
+    """Import what a timing job imports with `python`; print installed versions as JSON, `package`'s among them."""
     recorded = list(dict.fromkeys([*IMPORTS, package]))
     return ("import", [str(python), "-c", "import json, importlib.metadata as m; import "
                        + ", ".join(p for p in IMPORTS if p != "jaxlib")
@@ -42,8 +35,7 @@ def _import_step(python: Path | str, package: str) -> tuple[str, list[str]]:
 
 
 def _of_release(status: dict[str, Any], package: str, release: str) -> dict[str, Any]:
-    """The status, refused where the environment holds another release of `package` than the one asked for:
-    nothing is timed in it, rather than a result the history would have to refuse after timing."""
+    """The status, refused where the environment holds another release of `package` than asked for."""
     found = status.get("versions", {}).get(package, release)
     if found == release:
         return status

@@ -1,5 +1,4 @@
-"""One `run_study` job: run a configuration's variants (in one or several fresh processes), attach
-provenance, validate, write atomically."""
+"""One `run_study` job: run a configuration's variants, attach provenance, validate, write atomically."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ def measure_here(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
-    """Whether the processes so far are enough: `processes` of them, then `target_precision` reached
-    (harness.processes.precise_enough) or `max_processes` timed."""
+    """Whether the processes so far suffice: `processes`, then `target_precision` reached or `max_processes` timed."""
     if len(measured) < timing.processes:
         return False
     return not timing.target_precision or len(measured) >= timing.most_processes or precise_enough(
@@ -39,10 +37,8 @@ def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
 
 def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | None, jax_cache_dir: str,
                        python: str = sys.executable) -> list[dict[str, Any]]:
-    """Each worker a fresh Python process (`python -m jaxpitfalls.jobs.study_worker`, the workers' protocol),
-    one after the other (they must not overlap: each takes the machine), inheriting XLA_FLAGS; each appends to
-    the job's log; as many as `timing` asks (_enough). `python`: another environment's interpreter (a release of
-    the history), running this checkout's code."""
+    """Fresh worker processes, one after another (each takes the machine), as many as `timing` asks;
+    `python`: another environment's interpreter."""
     measured: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
         request_path = Path(tmp) / "request.json"
@@ -74,16 +70,9 @@ def run_configuration(
     python: str | None = None,
     record: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Measure one configuration; the JSON is written only if every check passed.
-
-    Its config hash covers what determines this result (configuration, measurement settings, model spec),
-    not the whole config file: adding a sweep point changes no existing result. `inputs` are the job's
-    input directories by name (`model`, and `data` for studies that read the corpus). With `processes`
-    above 1 (read, as every setting, through the study's typed `Timing`), each process is a fresh worker and
-    their results are merged (`harness.processes`); one process measures here, in the job's own process.
-    With `python` (another environment's interpreter), every process is a worker running there. `record`:
-    packages whose versions the result's environment records besides the usual (a history's swept package).
-    """
+    """Measure one configuration; the JSON is written only if every check passed. Its hash covers only what
+    determines the result, so a new sweep point changes no result. Several `processes` are merged fresh workers;
+    `python`: their interpreter; `record`: extra package versions to record."""
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf.get("model", "(built by setup)"), settings)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,

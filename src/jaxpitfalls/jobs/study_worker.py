@@ -1,9 +1,7 @@
-"""A fresh worker process of a `run_study` job (`measure.processes` > 1): measure once, answer with the result.
+"""A fresh worker process of a `run_study` job: measure once, answer with the result.
 
-`python -m jaxpitfalls.jobs.study_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`, speaking the workers' protocol
-(harness/workers.py): its one reply is its result, or why it failed; XLA_FLAGS come from the job's environment,
-already set. Its log lines are appended to the job's log file.
-"""
+`python -m jaxpitfalls.jobs.study_worker REQUEST.json LOG_PATH JAX_CACHE_DIR` (harness/workers.py protocol): one
+reply, its result or why it failed; its log lines go to the job's log."""
 
 from __future__ import annotations
 

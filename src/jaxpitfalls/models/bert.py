@@ -1,9 +1,5 @@
-"""A BERT masked-LM in Equinox, laid out like `transformers.BertForMaskedLM`.
-
-Modules act on one sequence; callers `jax.vmap` over the batch. Every linear layer is its own
-`eqx.nn.Linear`, so the pytree has as many leaves as the PyTorch state dict: the `dispatch` study
-measures exactly that structure.
-"""
+"""A BERT masked-LM in Equinox, laid out like `transformers.BertForMaskedLM`, one sequence at a time; each linear
+layer its own `eqx.nn.Linear`, so the pytree has the state dict's leaves (what `dispatch` measures)."""
 
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ def _dense(layer: eqx.nn.Linear, x: Float[Array, "seq d"]) -> Float[Array, "seq 
 
 
 def _norm(layer: eqx.nn.LayerNorm, x: Float[Array, "seq d"]) -> Float[Array, "seq d"]:
-    """`jax.vmap(layer)(x)` written over the sequence at once (same formula as `eqx.nn.LayerNorm`)."""
+    """`jax.vmap(layer)(x)` over the sequence at once (`eqx.nn.LayerNorm`'s formula)."""
     mean = jnp.mean(x, axis=-1, keepdims=True)
     variance = jnp.maximum(jnp.var(x, axis=-1, keepdims=True), 0.0)
     return (x - mean) * jax.lax.rsqrt(variance + layer.eps) * layer.weight + layer.bias
@@ -54,9 +50,7 @@ class Embeddings(eqx.Module):
 
 
 class SelfAttention(eqx.Module):
-    """BERT's self-attention. `implementation`: `explicit` (scores, softmax and the probabilities' dropout
-    written out, as transformers' "eager" attention) or `fused` (`jax.nn.dot_product_attention`, as its
-    "sdpa"; it has no dropout on the probabilities, so they are not dropped: the hidden dropouts still are)."""
+    """BERT's self-attention: `explicit` (transformers' "eager") or `fused` ("sdpa": no dropout on probabilities)."""
 
     query: eqx.nn.Linear
     key: eqx.nn.Linear

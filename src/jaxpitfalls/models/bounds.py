@@ -1,11 +1,5 @@
-"""The models refuse what they cannot compute, instead of computing something else.
-
-Indexing a table in JAX (`table[ids]`, `dynamic_update_slice`) clamps an index past its end: a sequence
-longer than the position table would reuse the last position's embedding, a token id past the vocabulary
-the last token's, and every timing would be of a model that was not the one configured. Lengths are shapes,
-known while tracing, so their check costs nothing per call; token ids are values, checked on the concrete
-inputs before any timed region (`require_ids`).
-"""
+"""The models refuse what they cannot compute: JAX clamps an index past a table's end, silently timing another model.
+Lengths are checked while tracing; token ids on concrete inputs before any timed region."""
 
 from __future__ import annotations
 

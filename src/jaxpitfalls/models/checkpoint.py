@@ -1,8 +1,4 @@
-"""Create and read Hugging Face checkpoint directories (config.json + safetensors), offline.
-
-`prepare_model` writes a random-init PyTorch model with a fixed seed; `load_model` reads that directory or
-any local Hugging Face directory of a supported family. No hub is contacted.
-"""
+"""Hugging Face checkpoint directories (config.json + safetensors), offline: a seeded random init, or a local one."""
 
 from __future__ import annotations
 
@@ -59,7 +55,7 @@ def hf_config(family: str, spec: dict):
 
 
 def save_random_init(family: str, spec: dict, out_dir: str | os.PathLike) -> None:
-    """Write a random-init PyTorch model (seeded) as config.json + model.safetensors, atomically."""
+    """Write a seeded random-init PyTorch model as config.json + model.safetensors, atomically."""
     import torch
     import transformers
 
@@ -100,8 +96,7 @@ def read_state_dict(model_dir: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def load_model(model_dir: str | os.PathLike, dropout: float | None = None, attention: str = "explicit"):
-    """The Equinox model of a checkpoint directory and its config (as the converter reads it); `dropout`
-    overrides a BERT's dropout probabilities, `attention` picks a BERT's attention implementation."""
+    """The Equinox model of a checkpoint directory and its config; `dropout` and `attention` override a BERT's."""
     values = json.loads((Path(model_dir) / "config.json").read_text())
     model_type = values.get("model_type")
     if model_type == "bert":

@@ -18,10 +18,7 @@ StateDict = Mapping[str, np.ndarray]
 
 @dataclass(frozen=True)
 class BertConfig(FromJson):
-    """The fields of a BERT config.json the conversion needs, with `transformers.BertConfig`'s defaults.
-
-    Read from JSON rather than through `transformers`, whose import alone costs seconds per job.
-    """
+    """A BERT config.json's fields the conversion needs, with transformers' defaults (its import costs seconds)."""
 
     num_hidden_layers: int = 12
     num_attention_heads: int = 12
@@ -85,8 +82,7 @@ ATTENTION = ("explicit", "fused")  # SelfAttention's implementations
 
 def bert_from_state_dict(sd: StateDict, config: BertConfig, dropout: float | None = None,
                          attention: str = "explicit") -> BertForMaskedLM:
-    """Convert; `dropout` overrides the config's dropout probabilities and `attention` picks the attention's
-    implementation (the dispatch study sweeps both: its compute axes)."""
+    """Convert; `dropout` overrides the dropout probabilities, `attention` picks the implementation."""
     if attention not in ATTENTION:
         raise ValueError(f"attention={attention!r}: expected one of {ATTENTION}")
     if problem := unsupported_activation("bert", vars(config)):

@@ -1,10 +1,5 @@
-"""A GPT-2 language model in Equinox, laid out like `transformers.GPT2LMHeadModel`, with a KV cache.
-
-One sequence at a time (the generation study decodes a single prompt, as the write-up did). Three ways in:
-`logits` runs the whole sequence (optionally padded: positions at or past `length` are masked out as
-keys); `prefill` runs the prompt and returns a preallocated cache holding its keys and values; `decode`
-runs one token at a position, reading and updating that cache.
-"""
+"""A GPT-2 language model in Equinox, laid out like `transformers.GPT2LMHeadModel`, with a KV cache: `logits`,
+`prefill`, `decode`, one sequence at a time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading a Hugging Face config.json without importing `transformers` (whose import alone costs seconds)."""
+"""Reading a Hugging Face config.json without importing `transformers` (whose import costs seconds)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ ACTIVATIONS = {"bert": ("hidden_act", "gelu"), "gpt2": ("activation_function", "
 
 
 def unsupported_activation(family: str, values: Mapping[str, Any]) -> str | None:
-    """What is wrong with a config's activation (a config.json's values), or None where it is implemented."""
+    """What is wrong with a config's activation, or None where it is implemented."""
     key, implemented = ACTIVATIONS[family]
     used = values.get(key, implemented)
     return None if used == implemented else f"only {key}={implemented!r} is implemented, the checkpoint uses {used!r}"

@@ -1,9 +1,5 @@
-"""A Qwen2-style decoder in Equinox, laid out like `transformers.Qwen2ForCausalLM`: RMSNorm, rotary
-position embeddings, grouped-query attention (fewer key/value heads than query heads), SwiGLU MLP.
-
-One sequence at a time, with an optional padding mask (the extraction study pads batches to fixed shapes);
-`__call__` returns the logits and every layer's hidden states, which is what the study extracts.
-"""
+"""A Qwen2-style decoder in Equinox, laid out like `transformers.Qwen2ForCausalLM`, one sequence at a time; returns
+the logits and every layer's hidden states."""
 
 from __future__ import annotations
 
@@ -89,14 +85,12 @@ class Qwen2ForCausalLM(eqx.Module):
     lm_head: Float[Array, "vocab d"]
 
     def require_ids(self, ids) -> None:
-        """Refuse concrete token ids outside the vocabulary (before timing: see bounds.py). Positions have
-        no table here (rotary embeddings): the config check holds sequences to max_positions."""
+        """Refuse concrete token ids outside the vocabulary (bounds.py); rotary positions have no table."""
         require_ids(ids, self.embed_tokens, "Qwen2")
 
     def __call__(self, ids: Int[Array, " seq"], attention_mask: Int[Array, " seq"] | None = None
                  ) -> tuple[Float[Array, "seq vocab"], tuple[Float[Array, "seq d"], ...]]:
-        """Logits and the hidden states as `output_hidden_states=True` gives them: the embeddings, then
-        each layer's output (the last one after the final norm)."""
+        """Logits and hidden states as `output_hidden_states=True` gives them (the last after the final norm)."""
         seq = ids.shape[0]
         positions = jnp.arange(seq)
         mask = positions[None, :] <= positions[:, None]

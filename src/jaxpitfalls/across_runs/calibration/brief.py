@@ -1,8 +1,5 @@
-"""The calibration page's verdict lines: its opening, each decision's measured error rate as one number with
-its interval, before the tables and the reasons (docs/results/calibration.md); and its closing, how far those rates
-reach: what the page calibrates, what it leaves out, and how much its own intervals can be trusted. A reader who
-asks "can I trust a verdict?" gets the answer first; one who carries the lockstep rows' 95% to a decision the
-page did not measure would be misled by omission, so the page says which those are."""
+"""The calibration page's verdict lines: each decision's error rate with its interval first
+(docs/results/calibration.md), and last the decisions those rates do not reach."""
 
 from __future__ import annotations
 
@@ -17,12 +14,8 @@ from .study_intervals import THIRD_TARGET, THIRDS
 
 @dataclass(frozen=True)
 class Measured:
-    """What a calibration run measured, each None where it did not run: the lockstep rows' rates
-    (calibration.summary), the gate per side (gate_power.gate_table), the harnesses' costs
-    (harness_cost.cost_summary), the studies' twins, simulated rows and medians (study_intervals.coverages), the null
-    history's series with a step and its series (named, series), the simulated null histories
-    (null_histories.rates) and steps planted in them (null_histories.step_power), and one row slowed among
-    unchanged ones (gate_power.spike_table)."""
+    """What a calibration run measured, as its producers return it (calibration, gate_power, harness_cost,
+    study_intervals, null_histories); None where it did not run."""
 
     found: pd.DataFrame
     gates: pd.DataFrame | None = None
@@ -119,9 +112,8 @@ def brief(measured: Measured) -> list[str]:
 
 def reach_lines(rows: int, per_side: int, processes: int, configurations: int, factors: list[float],
                 history_repeats: int | None, studies: bool = False) -> list[str]:
-    """The page's closing section, from the run's own counts: the table's `rows`, `per_side` of them a gate
-    judges, the injected `factors` (above 1), the null history's jobs a release (None where none ran), and
-    whether the published reference's studies were read."""
+    """The page's closing section, from the run's own counts (`factors`: the injected ones, above 1;
+    `history_repeats`: None where no null history ran)."""
     sizes = " and ".join(f"{f - 1:.0%}" for f in sorted(factors))
     null = (f"- the release history's false steps: one null history timed with {history_repeats} job(s) a release, "
             "and null histories simulated from its variance components at 1 and 2 jobs a release;"

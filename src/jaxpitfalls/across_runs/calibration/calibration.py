@@ -1,10 +1,8 @@
 """The lockstep comparison's statistics checked against known truths (`make calibrate`, docs/results/calibration.md).
 
-A calibration run times this environment against itself (A/A: every change found is a false alarm, and the
-95% interval must cover 1) and against a side slowed by a known fraction (harness/injected.py: the interval
-must cover the injected factor, and the change be found), over many rows (configurations x variants x modes).
-Each rate is given with its Wilson 95% interval and against its target, so a reader can tell a 95% interval
-that keeps its 95% from one that only claims to.
+A/A sides must find no change and cover 1; sides slowed by a known factor (harness/injected.py) must find it and
+cover it. Each rate comes with its Wilson 95% interval and its target, so that an interval that keeps its 95% is told
+from one that only claims to.
 """
 
 from __future__ import annotations
@@ -52,9 +50,7 @@ def _targets(factor: float) -> list[tuple[str, float, float]]:
 
 
 def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, pd.Series, pd.Series, pd.DataFrame]]:
-    """Per injected factor (1 for A/A rows) and quantity, which of its rows show it (flagged: regressed or
-    improved; regressed; an interval excluding 1; an interval covering the injected factor) and how far past it
-    each row's interval lies (clustered.margins)."""
+    """Per injected factor (1: A/A) and quantity, which rows show it and by how much (clustered.margins)."""
     for factor, part in table.groupby(table.injected.round(4)):
         margins = clustered.margins(part, float(factor), threshold)
         yield from ((float(factor), quantity, hits, margins[quantity], part) for quantity, hits in {
@@ -65,9 +61,8 @@ def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, p
 
 
 def summary(table: pd.DataFrame, threshold: float = 0.05) -> pd.DataFrame:
-    """Per injected factor and quantity (`_seen`), the share of rows with its 95% interval over the effective
-    rows (clustered: the rows of one configuration share its processes) and, where `TARGETS` sets one, its
-    target."""
+    """Per factor and quantity, the share of rows with its 95% interval over the effective rows (clustered.py), and
+    its target."""
     rows = []
     for factor, quantity, hits, margins, part in _seen(table, threshold):
         k, n = int(hits.sum()), len(hits)
@@ -84,10 +79,8 @@ KNOB_TOLERANCE = 0.01  # how far the injected rows' median ratio may sit from th
 
 
 def knob_lines(table: pd.DataFrame, proportional: bool = True) -> list[str]:
-    """Did the knob inject what it says? Per injected factor, the median of its rows' ratios (over many rows a
-    precise estimate of the truth): off by more than KNOB_TOLERANCE, coverage of the nominal factor tests the
-    knob, not the intervals, and the report says so; so it does for results of the knob before it was
-    proportional to each sample (each worker's own fixed amount: the rows' truths scatter around the factor)."""
+    """Did the knob inject what it says? Where its rows' median ratio is off by more than KNOB_TOLERANCE, or the knob
+    was not `proportional`, coverage tests the knob, and the report says so."""
     lines = [] if proportional else [
         "- the injected sides' workers added a fixed amount each, set from their own reference samples (the "
         "knob before it was proportional to each sample): each row's truth is off the nominal factor by its "
@@ -104,9 +97,8 @@ def knob_lines(table: pd.DataFrame, proportional: bool = True) -> list[str]:
 
 
 def _scatter(injected: pd.Series, same: pd.Series) -> str:
-    """Does the knob inject the same factor in every row? Its rows' log-ratios (over the factor) against the A/A
-    rows' (Brown-Forsythe: Levene's test about the medians): where they scatter more, some rows' truths are not
-    the factor, and covering the factor tests the knob there too."""
+    """Brown-Forsythe on the injected rows' log-ratios against the A/A rows': where they scatter more, the knob's
+    factor differs by row."""
     if len(same) < 3 or len(injected) < 3 or not (injected.std() > 0 or same.std() > 0):
         return ""  # too few rows, or no spread on either side: nothing to compare
     p = float(levene(injected, same, center="median").pvalue)
@@ -127,9 +119,8 @@ def _sides(ran: dict[str, Any]) -> str:
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
              pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True,
              history_repeats: int | None = None, sections: list[str] = (), measured: Measured | None = None) -> str:
-    """docs/results/calibration.md: each decision's rate in brief (`measured`), what was timed, each rate against its
-    target, the machine time, the gate, pyperf beside the lockstep on one callable where the calibration ran
-    it, then `sections` (the studies' intervals, the null history), and what the page reaches."""
+    """docs/results/calibration.md: the brief (`measured`), each rate against its target, machine time, gate, pyperf,
+    `sections`, reach."""
     measured = measured or _measured(table, found, ran["threshold"], pyperf)
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
@@ -164,9 +155,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
 
 
 def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:
-    """The null release history's section: every step it names is a false alarm (the swept package is one the
-    timed code never calls), counted over its series with a Wilson interval; steps resting on one release's job
-    are listed apart (the history does not name them)."""
+    """The null history's section: every step it names is a false alarm (its package is never called), counted with a
+    Wilson interval; steps resting on one job are listed apart."""
     named, series, alone = null_series(steps)
     low, high = wilson(named, series)
     return [
@@ -183,8 +173,7 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> lis
 
 
 def null_series(steps: pd.DataFrame) -> tuple[int, int, int]:
-    """A null history's series with a step named, its series, and its steps resting on one release's job alone
-    (listed, not named)."""
+    """A null history's series with a step named, its series, and its steps resting on one release's job."""
     stepped = steps[steps.step > 0]
     alone = stepped.one_release.fillna("").astype(str) != ""
     return stepped[~alone].groupby(SERIES).ngroups, steps.groupby(SERIES).ngroups, int(alone.sum())
@@ -196,8 +185,8 @@ def _fixed(history: History) -> str:
 
 
 def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
-    """What the calibration's lockstep jobs recorded of their set-up (the config may have changed since), with
-    the pyperf pair's callable and options."""
+    """The set-up the lockstep jobs recorded (the config may have changed since), with the pyperf pair's callable and
+    options."""
     recorded = jobs[0]
     # results made before a job recorded its set-up: the config's, which those jobs ran with
     set_up = recorded.get("lockstep", {"processes": compare.processes, "rounds": compare.rounds})
@@ -207,9 +196,7 @@ def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
 
 
 def write(timed: Timed, out: str, reference: str = "") -> None:
-    """reports/calibration.md from what the calibration timed (timed.py: the lockstep table and jobs, the pyperf
-    pairs, the null history, the config sections it was judged by) and the published reference's studies
-    (`reference`: its snapshot)."""
+    """reports/calibration.md from what the calibration timed (timed.Timed) and the `reference` snapshot's studies."""
     from ... import results
 
     table, jobs, history = timed.table, timed.jobs, History.of(timed.history)
@@ -237,8 +224,8 @@ def _pyperf_s(pairs: list[dict[str, Any]]) -> float:
 
 
 def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs: pd.DataFrame | None) -> Measured:
-    """What the lockstep rows and the pyperf pairs measured (brief.Measured), each computed once for the brief
-    and the sections."""
+    """What the lockstep rows and pyperf pairs measured (brief.Measured), computed once for the brief and the
+    sections."""
     return Measured(found, gate_table(table, threshold) if len(table) else None,
                     cost_summary(pairs) if pairs is not None else None,
                     like=same_configuration(pairs) if pairs is not None else None,
@@ -246,11 +233,8 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:
-    """The null history's series with a step and its series (`null_series`), the null histories simulated from
-    its jobs and the steps planted in them (`null_rates`, `null_power`: where a release ran in two jobs or more,
-    one job a release cannot give the spread between jobs), and its section; nothing where none ran. Its steps are
-    fitted again from its job table where it has one (the run's steps table is the fit of its day: a published
-    calibration rejudged restates them)."""
+    """The null history's counts, simulations (only where a release ran twice) and section; nothing where none ran.
+    Steps are refitted from its job table, so a rejudged calibration restates them."""
     steps, ratios = timed.history_steps, timed.history_ratios
     if steps is None:
         return {}, []

@@ -1,20 +1,8 @@
-"""Shares over rows that share their fresh processes: the calibration's rates with intervals that do not count
-its rows as independent.
+"""Shares over rows that share fresh processes, with intervals that do not count the rows as independent
+(docs/decisions.md#the-calibrations-shares-over-rows-that-share-processes).
 
-The rows of one configuration (its variants and modes) are timed by the same fresh processes, so a slow process
-moves them together: 104 rows of 13 configurations hold less than 104 rows' information. A share's interval is
-Wilson's over the effective number of rows: the rows divided by a design effect (Kish), and by (t / z)^2, t on
-the configurations less one degrees of freedom (Korn and Graubard), since the design effect rests on 13 units.
-The design effect is the larger of two:
-
-- the clustering of each row's margin to its event, in units of its interval's half-width (how far the interval
-  lies past what the event asks: covering the truth, excluding 1, beyond the threshold): the margins'
-  intra-class correlation by configuration (one-way ANOVA), 1 + (sum m^2 / n - 1) rho. It needs no event to be
-  seen, so it holds for a share every row agrees on (0 of 104 flagged);
-- the share's own: its variance with the configurations as the units (the ratio estimator's) over the binomial
-  one, where rows disagree.
-
-On the published calibration's rows (104 a factor, 13 configurations) its shares counted 12-76 effective rows.
+A share's interval is Wilson's over the effective rows: the rows over a design effect (Kish: the larger of the rows'
+margins' clustering and the share's own), shrunk for t on the configurations less one (Korn and Graubard).
 """
 
 from __future__ import annotations
@@ -29,8 +17,8 @@ from ...harness.stats import Z_95, wilson
 
 
 def _share_effect(hits: pd.Series, clusters: pd.Series) -> float:
-    """The share of `hits` over rows grouped by `clusters`: its variance with the clusters as the units over the
-    binomial one; nan where every row agrees or there is one cluster."""
+    """The variance of the share of `hits` with `clusters` as units over the binomial one; nan where all rows agree
+    or one cluster."""
     per = pd.DataFrame({"hit": hits.astype(float).to_numpy(), "cluster": clusters.to_numpy()}).groupby("cluster").hit
     k, m, n = per.sum().to_numpy(), per.size().to_numpy(), float(len(hits))
     share, units = float(k.sum()) / n, len(m)
@@ -40,8 +28,8 @@ def _share_effect(hits: pd.Series, clusters: pd.Series) -> float:
 
 
 def _margin_effect(margins: pd.Series, clusters: pd.Series) -> float:
-    """1 + (sum m^2 / n - 1) rho: rho the intra-class correlation of the finite `margins` by cluster (one-way
-    ANOVA, at least 0; m0 = (n - sum m^2 / n) / (k - 1) for unbalanced clusters); 1 with fewer than two."""
+    """1 + (sum m^2 / n - 1) rho, rho the finite `margins`' intra-class correlation by cluster (one-way ANOVA, at
+    least 0); 1 where it cannot be told."""
     values = margins.to_numpy(dtype=float)
     frame = pd.DataFrame({"e": values, "c": clusters.to_numpy()})[np.isfinite(values)]
     groups = frame.groupby("c").e
@@ -57,8 +45,8 @@ def _margin_effect(margins: pd.Series, clusters: pd.Series) -> float:
 
 
 def design_effect(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> float:
-    """The design effect of the share of `hits` over rows grouped by `clusters`: the larger of its rows'
-    `margins`' (each row's distance past its event, in half-widths) and its own, at least 1."""
+    """The larger of the `margins`' design effect (rows' distances past their event in half-widths: it holds where
+    all rows agree) and the share's own; at least 1."""
     return max(1.0, _margin_effect(margins, clusters), np.nan_to_num(_share_effect(hits, clusters)))
 
 
@@ -73,8 +61,7 @@ def interval(count: int, rows: int, effective: float) -> tuple[float, float]:
 
 
 def margins(rows: pd.DataFrame, factor: float, threshold: float) -> dict[str, pd.Series]:
-    """Per event a lockstep row can show, how far its interval lies past it in half-widths (log scale; positive:
-    shown): beyond the threshold (regressed, improved, either: flagged), excluding 1, covering the truth."""
+    """Per event a row can show, how far its interval lies past it in half-widths (log scale; positive: shown)."""
     low, high = np.log(rows.ratio_ci_low), np.log(rows.ratio_ci_high)
     half = ((high - low) / 2).where(lambda h: h > 0)
     regressed, improved = (low - math.log1p(threshold)) / half, (math.log1p(-threshold) - high) / half
@@ -90,8 +77,7 @@ def share_interval(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> 
 
 
 def against(share: float, low: float, high: float, target: tuple[float, float]) -> str:
-    """`yes` where the share lies within its target, `no` where its whole interval lies outside, `cannot tell`
-    where the share is outside but its interval reaches the target (the configurations cannot rule it out)."""
+    """`yes` where the share is within its target, `no` where its whole interval is outside, else `cannot tell`."""
     if target[0] <= share <= target[1]:
         return "yes"
     return "no" if high < target[0] or low > target[1] else "cannot tell"

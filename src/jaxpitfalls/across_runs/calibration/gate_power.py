@@ -1,15 +1,6 @@
 """The compare gate on the calibration's real rows (docs/results/calibration.md): its power after its correction and
-its false fails, where the per-row rates above it say nothing of either.
-
-The gate names a row only where it is regressed (its whole interval beyond 1 + threshold) and its one-sided
-test survives Benjamini-Hochberg over every row judged; for lockstep tables it also fails where the rows as a
-whole are slower than the threshold (sign flips of whole processes). Each side of the calibration is judged as
-a gate would judge it alone: all its rows (104 in `make calibrate`), and random subsets of SUBSET rows, the size
-of a small project's table (their rows overlap, so their rates are not independent draws).
-
-One real regression among unchanged rows (`spike_table`): the A/A side with one row swapped for its twin from the
-side timed 10% slower, in turn for every row and in SUBSETS random subsets of SUBSET; the share whose slowed row
-the gate names, set against the chance every gate line states for such a row (comparison.familywise.one_row_reach).
+its false fails, which per-row rates do not show. Each side is judged alone, on all its rows and on random subsets of
+SUBSET rows (a small project's table); `spike_table` plants one regression among unchanged rows.
 """
 
 from __future__ import annotations
@@ -87,8 +78,8 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
 
 
 def _why_not(g, threshold: float) -> str:
-    """What kept a slowdown's rows from being named: a change passes the threshold only where its interval is
-    narrower than the change's distance beyond it, and the rows not named were wider."""
+    """What kept a slowdown's rows unnamed: their intervals were wider than the change's distance beyond the
+    threshold."""
     if g.named == g.rows or not np.isfinite(g.half_width_not_named):
         return ""
     room = g.injected / (1 + threshold) - 1
@@ -102,8 +93,7 @@ AGREES = 0.05  # the stated and the measured share within 5 points
 
 
 def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, spike: float) -> tuple[bool, float]:
-    """Whether the gate names row `at` of `table` once it is swapped for `slowed`, and the chance stated for a
-    `spike` slowdown."""
+    """Whether the gate names row `at` of `table` swapped for `slowed`, and the chance stated for a `spike` slowdown."""
     spiked = table.copy()
     spiked.iloc[at] = slowed[spiked.columns]
     index = spiked.index[at]
@@ -113,11 +103,9 @@ def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, sp
 
 
 def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame | None:
-    """Per table size (the A/A side's rows, and SUBSET), how many spiked tables, the slowdown as timed (the slowed
-    side's geometric mean over the A/A side's), the share whose slowed row the gate named (with its 95% interval
-    over the configurations the slowed rows came from: clustered.py), the share stated for that slowdown, and
-    whether the share named lies within AGREES of the stated (`cannot tell` where it does not but its interval
-    reaches that band); None without an A/A side and a side slowed by SPIKE."""
+    """Per table size (all A/A rows, and SUBSET): spiked tables, the slowdown as timed, and the share whose slowed
+    row was named (interval: clustered.py) against the share stated, within AGREES or not; None without an A/A and a
+    SPIKE side."""
     base = table[table.injected.round(4) == 1].reset_index(drop=True)
     slowed = table[table.injected.round(4) == round(1 + SPIKE, 4)]
     if base.empty or slowed.empty:

@@ -1,13 +1,9 @@
-"""pyperf and the lockstep over their replicate A/A pairs (docs/results/calibration.md): each harness's own
-false alarms, and what a +-5% interval costs it, with the ratio of those costs and its interval.
+"""pyperf and the lockstep over replicate A/A pairs (docs/results/calibration.md): each harness's false alarms and
+the machine time a +-5% interval costs it, with the cost ratio's interval.
 
-One A/A pair per harness made the page's cost ratio an extrapolation of one interval's width, which a second
-pair could move several-fold. Over several pairs per harness the cost to +-5% is summarized by its
-geometric mean with a Student's t interval over the pairs' logs, and the ratio of two harnesses' costs gets
-Welch's interval on the difference of those logs. The cost model: a harness narrows its interval by adding
-fresh processes, each of which starts and prepares the configuration anew, so all of its machine time scales
-with the samples (`machine_s_to_5pct`); `unprepared_s_to_5pct` scales only what is left after the workers'
-preparation, the lower bound of a hand-written script that prepares less.
+A cost is a geometric mean over pairs (t on the logs), the ratio Welch's: one pair would extrapolate one interval's
+width. Narrowing adds fresh processes, so all machine time scales (`machine_s_to_5pct`); `unprepared_s_to_5pct`, a
+lower bound, skips preparation.
 """
 
 from __future__ import annotations
@@ -38,8 +34,7 @@ def _geometric(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def ratio_of_geometric_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """a's geometric mean over b's, with Welch's 95% interval on the logs (Satterthwaite's degrees of freedom);
-    nan bounds where either has one value."""
+    """a's geometric mean over b's with Welch's 95% interval on the logs; nan bounds where either has one value."""
     (ma, sa, da), (mb, sb, db) = _log_mean(a), _log_mean(b)
     if min(da, db) < 1:
         return float(np.exp(ma - mb)), np.nan, np.nan
@@ -50,8 +45,8 @@ def ratio_of_geometric_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float
 
 
 def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per harness (pyperf_beside.beside's rows): its pairs, how many it called changed (each an A/A pair: a
-    false alarm) with a Wilson interval, the median half-width, and its cost to +-5% against the lockstep's."""
+    """Per harness (pyperf_beside.beside's rows): pairs, false alarms with a Wilson interval, median half-width, cost
+    to +-5% against the lockstep's."""
     lockstep = pairs[pairs.harness.str.startswith("lockstep")].machine_s_to_5pct.to_numpy(dtype=float)
     rows = []
     for harness, own in pairs.groupby("harness", sort=False):
@@ -68,8 +63,8 @@ def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
-    """pyperf's configuration, the lockstep's cost to +-5% there (its one A/A pair), and pyperf's own test's
-    geometric mean cost over its pairs: the like-for-like comparison the pairs across configurations blur."""
+    """The like-for-like cost on pyperf's configuration: the lockstep's (its one A/A pair) and pyperf's geometric
+    mean."""
     own = pairs[pairs.harness.str.contains("compare_to")]
     if own.empty:
         return None
@@ -82,9 +77,8 @@ def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
 
 def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
                    like: tuple[str, float, float] | None) -> list[str]:
-    """The page's section on pyperf beside the lockstep: the summary per harness (`costs`: cost_summary), the
-    like-for-like cost (`like`: same_configuration), then every pair. `pyperf`: the callable and the options it
-    ran with."""
+    """The page's section on pyperf beside the lockstep: `costs`, the like-for-like cost `like`, every pair;
+    `pyperf`: its callable and options."""
     options = f", but with `{' '.join(pyperf['options'])}`" if pyperf["options"] else ""
     runs = pairs[~pairs.harness.str.startswith("lockstep")].pair.nunique()
     return [

@@ -1,18 +1,10 @@
 """Simulated null release histories (docs/results/calibration.md): how often the history's own fit names a step where
-nothing changed, with the variance components a real null history measured.
+nothing changed.
 
-One measured null history gives one yes-or-no per report; its false-step rate needs hundreds. The measured
-history (a package the timed code never calls, every release in two jobs) gives, per series, the components a
-simulation draws from (`components`): the variance of a job's log ratio between jobs of one release (what the
-job's own interval holds and what the whole job shares), the variance between releases beyond that (what an
-environment shares with all its jobs: a step the jobs cannot tell from a change), and the standard errors the
-jobs' intervals reported. Each simulated history times as many releases and series as the measured one, at a
-given `repeats`, and goes through the history's own code (release_levels, fit_steps with its correction over
-every series and its one-release rule); a history counts as a false alarm where any series names a step.
-
-The offset between releases is the component least sure (a few releases' means, never below 0), and the one no
-interval holds. So the rates are given without it too, and `offset_by_chance` says how often a history with
-none estimates as much (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+The measured null history (a package the timed code never calls) gives per series the variance components
+(`components`) that histories of its shape are drawn from and run through the history's own code. The offset between
+releases is the least sure component, so rates are also given without it
+(docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations
@@ -35,8 +27,8 @@ PLANTED, POWER_HISTORIES = (0.05, 0.10), 200  # the steps planted to measure the
 
 @dataclass(frozen=True)
 class Components:
-    """One series' variance components on the log scale: `jobs` between jobs of one release, `releases` between
-    releases beyond it; `reported`: the standard errors its jobs' intervals reported."""
+    """One series' log-scale variance components: between a release's jobs (`jobs`), between releases beyond that
+    (`releases`), and the jobs' reported standard errors."""
 
     jobs: float
     releases: float
@@ -44,10 +36,8 @@ class Components:
 
 
 def components(ratios: pd.DataFrame) -> list[Components]:
-    """Per series of a history's job table (results/tables/history.csv), its components: `jobs` pooled over the
-    releases timed in two jobs or more, less what each job's block added to all its jobs (as release_levels reads
-    them: `without_blocks`), `releases` the variance of the release means less the share of `jobs`
-    they carry (method of moments, never below 0). Raises where no release was timed twice."""
+    """Per series of a job table (results/tables/history.csv), its components by the method of moments, the blocks'
+    offsets taken out (release_levels.without_blocks). Raises where no release was timed twice."""
     found = []
     for _, series in job_logs(ratios).groupby(SERIES, sort=False):
         by_release = series.assign(y=without_blocks(series)[0]).groupby("release").y
@@ -78,8 +68,7 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
 
 
 def _named(ratios: pd.DataFrame, releases: int) -> Iterator[tuple[tuple, Step]]:
-    """Each step the history's fit names in `ratios`, with its series' key (a step resting on one release's job
-    alone is not named, as in the report)."""
+    """Each step the fit names in `ratios`, with its series' key (not one resting on one release's job alone)."""
     for key, _, fit in fitted(release_levels(ratios), [f"r{r}" for r in range(releases)]):
         yield from ((key, step) for step in fit.steps if not resting_alone(fit, step))
 
@@ -97,8 +86,8 @@ def false_step_rate(measured: list[Components], releases: int, repeats: int, his
 
 
 def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bool:
-    """Whether the history's fit names the step planted in series `variant` at release `at` there (or between
-    releases it cannot tell that place from), not resting on one release's job alone."""
+    """Whether the fit names the step planted in series `variant` at release `at` (or a place it cannot tell from
+    it), not resting on one job alone."""
     place = (f"r{at - 1}", f"r{at}")
     return any(key[1] == variant and ((s.before, s.after) == place or place in s.also_between)
                for key, s in _named(ratios, releases))
@@ -106,9 +95,8 @@ def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bo
 
 def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats: int = 2,
                histories: int = POWER_HISTORIES, seed: int = 2) -> pd.DataFrame:
-    """Per planted step: histories simulated from the measured components at `repeats` jobs a release, one
-    series (drawn) slowed from a release (drawn) on by the step, every other unchanged; how many the fit names it
-    in at its place, with the share's Wilson interval."""
+    """Per planted step: how often the fit names it at its place in histories with one drawn series slowed from a
+    drawn release on, with a Wilson interval."""
     measured, releases = components(ratios), ratios.release.nunique()
     rng = np.random.default_rng(seed)
     rows = []
@@ -131,10 +119,8 @@ def _without_offsets(measured: list[Components]) -> list[Components]:
 
 
 def rates(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: int = HISTORIES) -> pd.DataFrame:
-    """Per `repeats`, how many of `histories` simulated from the measured history's components name a step, the
-    share with its Wilson interval, and whether the target is met; then the same without the offset between
-    releases (`between_releases` none): what the rate owes to it, where that offset is the estimate least sure
-    (a few releases' means, never below 0) and what the fit cannot tell from a step."""
+    """Per `repeats`, the share of simulated null histories naming a step, with its Wilson interval and target; then
+    the same without the offset between releases."""
     measured, releases = components(ratios), ratios.release.nunique()
     rows = []
     for between, drawn in (("as measured", measured), ("none", _without_offsets(measured))):
@@ -149,10 +135,8 @@ def rates(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
 
 
 def offset_by_chance(ratios: pd.DataFrame, histories: int = HISTORIES, seed: int = 1) -> float:
-    """How often histories simulated without an offset between releases (the measured spread between jobs and
-    reported errors, as many releases and jobs a release) estimate offsets at least as large as the measured
-    history's, summed over its series: a small share says the measured offset is more than the estimate's
-    noise."""
+    """How often histories without an offset between releases estimate one as large as the measured history's: a
+    small share says it is more than noise."""
     measured = components(ratios)
     releases = ratios.release.nunique()
     repeats = int(np.floor(job_logs(ratios).groupby(["release", *SERIES]).size().median() + 0.5))  # 1.5 -> 2
@@ -163,8 +147,8 @@ def offset_by_chance(ratios: pd.DataFrame, histories: int = HISTORIES, seed: int
 
 
 def section(ratios: pd.DataFrame, found: pd.DataFrame, power: pd.DataFrame | None = None) -> list[str]:
-    """The page's lines on null histories simulated from the measured one's components (`found`: `rates`), and
-    on steps planted in them (`power`: `step_power`)."""
+    """The page's lines on simulated null histories (`found`: `rates`) and steps planted in them (`power`:
+    `step_power`)."""
     measured = components(ratios)
     jobs_sd = np.sqrt([c.jobs for c in measured])
     releases_sd = np.sqrt([c.releases for c in measured])

@@ -1,13 +1,11 @@
-"""The published calibration: one page (docs/results/calibration.md) and what its run timed (docs/results/calibration/,
-across_runs/calibration/timed.py).
+"""The published calibration: its page (docs/results/calibration.md) and what its run timed
+(docs/results/calibration/).
 
     jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
     jaxpitfalls calibration rejudge [--write]
 
-`publish` puts a calibration run's page and what it kept in place of the published ones. `rejudge` renders the
-page again by this checkout's rules, from what the published calibration timed and the reference snapshot it
-read, and prints the lines that change: a change that only judges or words differently is published in seconds,
-not by two hours of `make calibrate` (tests/test_calibration_published.py holds the page to it).
+`publish` replaces the published page and data with a run's; `rejudge` renders the page again by this checkout's
+rules and prints the changed lines, so that a change of judging is published without timing again.
 """
 
 from __future__ import annotations
@@ -26,9 +24,8 @@ PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under t
 
 
 def publish(run: str | Path, docs: str | Path = "docs/results") -> None:
-    """A calibration run's page and what it timed in place of the published ones; a run missing either is
-    refused before anything is replaced. Snakemake's marker of a finished directory output (a dotfile) stays
-    behind: it describes the run's folder, not what it timed."""
+    """Put a calibration run's page and what it timed in place of the published ones; a run missing either is refused
+    before anything is replaced."""
     run, docs = Path(run), Path(docs)
     kept = run / "results" / "calibration"
     read(kept)
@@ -39,8 +36,8 @@ def publish(run: str | Path, docs: str | Path = "docs/results") -> None:
 
 
 def rejudged(docs: str | Path = "docs/results") -> str:
-    """The page rendered by this checkout's rules from what the published calibration timed and the reference
-    snapshot its run read (docs/results/reference/<name>)."""
+    """The page rendered by this checkout's rules from the published calibration and the reference snapshot its run
+    read."""
     docs = Path(docs)
     timed = read(docs / TIMED)
     reference = docs / REFERENCE / timed.reference if timed.reference else None

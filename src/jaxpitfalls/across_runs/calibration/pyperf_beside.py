@@ -1,13 +1,7 @@
-"""pyperf beside the lockstep on one callable (docs/results/calibration.md): what each harness's A/A pairs
-measured, their 95% intervals of the ratio, and the machine time each would need for a +-5% detectable change.
-
-pyperf is judged by its own test (`pyperf compare_to`: Student's t on every value of both runs, its
-processes pooled) and, on the same values, as this workflow judges two separate runs (each process's median,
-Student's t over the processes: harness.moderated.two_sample). The lockstep's row is the calibration's own A/A
-row of that configuration, variant and mode in every configuration the calibration timed (each an A/A pair of
-its own); its machine time is its job's share for one pair of sides and one row. Every harness calls a pair
-changed where its interval excludes 1 (pyperf's own test: where it is significant), the same question of each.
-pyperf's pairs are `compare.pyperf.pairs` jobs on the base configuration, one after another.
+"""pyperf beside the lockstep on one callable (docs/results/calibration.md): each harness's A/A pairs, their
+intervals of the ratio, and the machine time to a +-5% detectable change. pyperf's pairs are read by its own test
+(`pyperf compare_to`) and by ours (harness.moderated.two_sample); a pair is called changed where its interval
+excludes 1.
 """
 
 from __future__ import annotations
@@ -27,16 +21,14 @@ OVER_PROCESSES = "pyperf's values, over its processes (as separate runs are judg
 
 
 def time_to_target(half_width: float, seconds: float) -> float:
-    """The machine time to narrow a relative half-width to TARGET: an interval narrows as the square root of
-    the samples, so (half-width / target)^2 times as many (process starts scale along: a rough cost, the same
-    for both harnesses)."""
+    """The machine time to narrow a relative half-width to TARGET: `seconds` x (half-width / target)^2, a rough cost
+    alike for both harnesses."""
     return seconds * (half_width / TARGET) ** 2
 
 
 def _row(harness: str, samples: str, spent: dict[str, float], ratio: float, low: float, high: float,
          found: bool, pair: str, config_id: str) -> dict[str, Any]:
-    """One harness's A/A pair: `spent`, its machine time (`wall_s`), and where known what its runs timed
-    (`timed_s`) and what its workers spent preparing (`prepare_s`)."""
+    """One harness's A/A pair with its machine time (`spent`: `wall_s`, and where known `timed_s` and `prepare_s`)."""
     half = (high - low) / 2 / ratio
     wall, prepare = spent["wall_s"], spent.get("prepare_s")
     return {"harness": harness, "pair": pair, "config_id": config_id, "samples": samples, "machine_s": wall,
@@ -69,8 +61,8 @@ def pyperf_rows(doc: dict[str, Any], pair: str = "1") -> list[dict[str, Any]]:
 
 
 def lockstep_row(table: pd.DataFrame, job: dict[str, Any], mode: str, variant: str) -> dict[str, Any]:
-    """The calibration's A/A row (its first side with no injected slowdown against the first side) of the job's
-    configuration, variant and mode; its machine time the job's divided among its sides (per pair) and rows."""
+    """The calibration's A/A row of the job's configuration, variant and mode, with its share of the job's machine
+    time."""
     ours = table[table.config_id == job["config_id"]]
     same = ours[ours.injected.round(6) == 1].side.unique()
     if not len(same):
@@ -83,8 +75,8 @@ def lockstep_row(table: pd.DataFrame, job: dict[str, Any], mode: str, variant: s
 
 
 def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> pd.DataFrame:
-    """Every A/A pair on pyperf's callable: the lockstep's, one per configuration timed (`pair`: its id), and
-    each of pyperf's pairs read by its own test and by ours (`pair`: its number)."""
+    """Every A/A pair on pyperf's callable: the lockstep's (one per configuration) and pyperf's, read by its test and
+    by ours."""
     first = pairs[0]
     if not any(j["config_id"] == first["config_id"] for j in jobs):
         raise ValueError(f"pyperf timed {first['config_id']}, which no lockstep job of the calibration timed")

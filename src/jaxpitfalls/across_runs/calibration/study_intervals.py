@@ -1,15 +1,11 @@
-"""How often the studies' own intervals cover what they should, from a run's or a published snapshot's tables:
-the floors' A/A twins, whose true ratio is 1, at every subset of 2, 3, ... of each
-job's fresh processes (the job's rows estimated again from the kept processes' own rows, as
-across_runs/reference/reestimate.py does for a whole snapshot), and rows simulated from the spread between processes
-each job measured, row by row, at 2, 3 and 5 processes, where the truth is known and the estimator
-(harness/moderated.py) is the same; and the jobs' medians over their processes (report/tables/over_processes.py)
-simulated the same way from the spreads each job's medians measured.
+"""How often the studies' own intervals cover what they should, from a run's or a snapshot's tables: the floors' A/A
+twins (truth 1) estimated from subsets of each job's processes, and rows and medians simulated from the spreads each
+job measured (harness/moderated.py, report/tables/over_processes.py).
 
     jaxpitfalls calibration intervals RUN_OR_SNAPSHOT [...]
 
-A twin's subsets of one job share processes, and the rows of one job share them too: the Wilson intervals below
-count them as independent, so they are too narrow; the simulated rows are independent by construction.
+Twin subsets and a job's rows share processes, so their Wilson intervals are too narrow; simulated rows are
+independent.
 """
 
 from __future__ import annotations
@@ -57,8 +53,8 @@ def _processes(rows: pd.DataFrame) -> list[str]:
 
 
 def twin_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3)) -> pd.DataFrame:
-    """Per number of processes: how many twin rows' intervals held 1, over every subset of that many of each
-    job's processes (jobs with fewer are left out)."""
+    """Per number of processes: how many twin rows' intervals held 1, over every subset of that many of a job's
+    processes."""
     found = []
     for size in sizes:
         held = total = 0
@@ -73,8 +69,8 @@ def twin_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3)) -> pd.Data
 
 
 def _spreads(rows: pd.DataFrame) -> np.ndarray:
-    """A job's rows of two variants' times (not the floor's A/A twin): each one's spread between processes (sd of
-    the processes' log-ratios) as the job measured it; rows whose processes agreed to the last bit are left out."""
+    """Each two-variant row's spread between processes (sd of log-ratios), not the A/A twin's; rows whose processes
+    agreed exactly are left out."""
     plain = [not is_twin(v) and not is_difference(v, b) for v, b in zip(rows.variant, rows.baseline, strict=True)]
     own = rows[(rows.process != POOLED) & np.array(plain, dtype=bool)]
     sd = own.groupby(["variant", "baseline", "mode"]).ratio.agg(lambda r: np.std(np.log(r), ddof=1)).dropna()
@@ -82,9 +78,8 @@ def _spreads(rows: pd.DataFrame) -> np.ndarray:
 
 
 def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
-    """A job's medians as measured: each row's own spread between processes (sd of its processes' log medians,
-    less what they share) and the offset every row shares (a slow process slows every variant), beyond what the
-    rows' own spreads put into their mean: moderated.components; no rows without two processes."""
+    """A job's medians' components (moderated.components): each row's spread, and the offset all rows share; nothing
+    without two processes."""
     own = steps[steps.process != POOLED]
     logs = np.log(own.pivot_table(index=["variant", "mode"], columns="process", values="median_ms").dropna()
                   .to_numpy(dtype=float))
@@ -96,10 +91,8 @@ def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
 
 
 def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[int], seed: int) -> pd.DataFrame:
-    """Per number of processes: jobs of rows with the spreads given (each row's own, and an offset per process
-    the rows share; true value 0) simulated SIMULATED times each, every row's interval from moderated.pooled; its
-    coverage also by third of each job's rows ranked by spread (`THIRDS`), since pooling pulls a noisy row's
-    spread toward the others' and the average would hide its misses."""
+    """Per number of processes, the coverage of jobs simulated SIMULATED times from `components` (truth 0,
+    moderated.pooled), also per third of rows by spread (`THIRDS`): pooling hides a noisy row's misses."""
     rng = np.random.default_rng(seed)
     found = []
     for size in sizes:
@@ -119,20 +112,18 @@ def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[i
 
 
 def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
-    """Per number of processes: jobs shaped as the measured ones (their comparisons' rows, each row's measured
-    spread taken as its true one, true ratio 1) simulated, each row's interval from moderated.pooled."""
+    """Per number of processes, the coverage of jobs simulated from the measured rows' spreads (true ratio 1)."""
     return _simulated([(sd, 0.0) for sd in (_spreads(rows) for rows, _ in jobs) if len(sd)], sizes, seed)
 
 
 def simulated_median_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
-    """Per number of processes: jobs' medians shaped as the measured ones (their rows, each row's own spread and
-    the offset the rows share taken as true: _median_components) simulated, as over_processes estimates them."""
+    """Per number of processes, the coverage of jobs' medians simulated from `_median_components`, as over_processes
+    estimates them."""
     return _simulated([c for c in (_median_components(steps) for _, steps in jobs) if len(c[0])], sizes, seed)
 
 
 def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and simulated
-    medians' coverage."""
+    """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and medians' coverage."""
     jobs = [job for root in roots for job in table_jobs(root)]
     return len(jobs), twin_coverage(jobs), simulated_coverage(jobs), simulated_median_coverage(jobs)
 
@@ -161,8 +152,7 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
 
 
 def thirds_line(coverage: pd.DataFrame, what: str) -> str:
-    """The coverage of the noisiest third of each job's rows against its target: the average over the rows hides
-    it, since pooling pulls a noisy row's spread toward the others' (harness/moderated.py)."""
+    """The noisiest third's coverage against its target, which the average hides (harness/moderated.py)."""
     noisiest = coverage[THIRDS[2]]
     met = "met" if noisiest.between(*THIRD_TARGET).all() and coverage[THIRDS[0]].between(*THIRD_TARGET).all() \
         else "**missed**"

@@ -1,10 +1,5 @@
-"""What a calibration timed, kept whole beside its page so that the page can be judged again without timing
-again (across_runs/calibration/published.py).
-
-`make calibrate` times for about two hours. Its rule keeps what it judged in results/calibration/ (`keep`: the
-lockstep table and jobs with their samples, set-up and machine time, the pyperf pairs, the null history's steps,
-ratios and machine time, the config's `compare` and `history`, the name of the reference it read) and renders its
-page from that folder (`read`), so the folder is what the page was judged on.
+"""What a calibration timed, kept whole beside its page (`keep`, `read`), so that the page can be judged again
+without timing again (across_runs/calibration/published.py).
 """
 
 from __future__ import annotations
@@ -32,8 +27,8 @@ CONFIG_SCHEMA = Path(__file__).resolve().parents[4] / "workflow" / "schemas" / "
 
 @dataclass(frozen=True, eq=False)
 class Timed:
-    """A calibration's measurements, the config sections it was judged by, and the reference snapshot it read
-    ("" for none); `history_steps` and `history_ratios` None where no null history ran."""
+    """A calibration's measurements and the config sections and reference snapshot ("" for none) it was judged by;
+    history fields None where none ran."""
 
     table: pd.DataFrame
     jobs: list[dict[str, Any]]
@@ -50,10 +45,8 @@ class Timed:
 def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], compare: dict[str, Any],
          history: dict[str, Any], history_steps: list[str] = (), history_ratios: list[str] = (),
          history_benchmarks: list[str] = (), reference: str = "", run_target_s: float = 0.0) -> None:
-    """The calibration rule's inputs into `folder`, whole or not at all: its tables copied byte for byte, its
-    jobs' and pyperf pairs' results one list each, its history's machine time summed from its benchmark files
-    (their sum is all the page reads of them), the name of the reference snapshot it read, and the run's target
-    for its machine time (`run_target_s`)."""
+    """Copy the calibration rule's inputs into `folder`, whole or not at all, with the reference's name and
+    `run_target_s`."""
     def fill(tmp: str) -> None:
         out = Path(tmp)
         shutil.copyfile(table, out / LOCKSTEP)
@@ -72,8 +65,8 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
 
 
 def _as_now(section: dict[str, Any], name: str) -> dict[str, Any]:
-    """A kept config section as this checkout's schema reads it: keys it no longer has dropped, keys it has
-    added given their defaults (a later checkout rejudges an earlier calibration)."""
+    """A kept config section as this checkout's schema reads it (dropped keys removed, new ones defaulted), so an
+    older calibration can be rejudged."""
     schema = yaml.safe_load(CONFIG_SCHEMA.read_text())["properties"][name]
     known = {key: value for key, value in section.items() if key in schema["properties"]}
     fill_defaults(known, schema)

@@ -1,2 +1,1 @@
-"""Comparing runs: this run against a baseline run's results, sides timed in lockstep, their verdicts over fresh
-processes, false alarms across rows, and the gate."""
+"""Comparing runs: against a baseline run's results, sides timed in lockstep, false alarms across rows, and the gate."""

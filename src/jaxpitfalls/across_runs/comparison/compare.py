@@ -1,24 +1,10 @@
-"""Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine
-make an idiom cheaper or dearer?
+"""Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine make an
+idiom cheaper or dearer?
 
-Every (study, configuration, variant, mode) present on both sides is compared over its fresh processes: each
-process's median, current / baseline as the difference of the two runs' mean log medians, with Student's t on
-their spread between processes pooled across the configuration's rows (harness.moderated.two_sample: the sides
-are independent runs, no process paired with another), and a three-way verdict at a threshold on that interval
-alone (a test on the pooled samples would ignore the processes: a process-wide offset would read as
-significant while the interval over processes includes 1). A run timed in one process says nothing of how far
-a fresh process moves it: its rows get no interval and read inconclusive. On the same
-kind of machine the samples are judged in units of the yardstick timed in their own rounds
-(`machine_speed`), so that the machine's drift between the runs is not called a change of the code. A change
-(regressed / improved) only where the whole interval lies beyond 1 +- threshold, `unchanged` only when the whole
-interval lies within it (equivalence), and `inconclusive` otherwise, with the smallest change the two runs could
-tell from none and how many fresh processes a run would tell the threshold from none. A run that cannot tell never reads
-"unchanged". What differs in the environments is named per row; configurations on one side only are
-listed, never dropped.
-
-The paired ratios each run measured (a variant against its baseline variant, e.g. against the floor) are
-set side by side too: whether two runs agree on them within the threshold is how reproducible a study's
-conclusions are, whatever the machine's speed did between the runs. The gate can judge either (gate.py).
+Rows are compared over fresh processes (harness.moderated.two_sample): a test on pooled samples would read a
+process-wide offset as significant, and a run timed in one process gets no interval. On one kind of machine samples
+may be judged in yardstick units (`machine_speed`). The paired ratios each run measured are set side by side too:
+their agreement is how reproducible a study is. The gate can judge either (gate.py).
 """
 
 from __future__ import annotations
@@ -43,8 +29,8 @@ Key = tuple[str, str]
 
 
 def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
-    """Every result JSON of a run: a results bundle (.tar.gz, checked against its manifest first), or a
-    directory (a workflow directory, its results/, or results/runs/); each result validated."""
+    """Every result JSON of a run (a results bundle, checked against its manifest, or a workflow or results
+    directory), validated."""
     root = Path(root)
     if root.is_file():
         with tempfile.TemporaryDirectory() as tmp:
@@ -61,10 +47,8 @@ def load_runs(root: str | Path) -> dict[Key, dict[str, Any]]:
 
 
 def verdict(low: float, high: float, threshold: float) -> str:
-    """regressed / improved only when the whole 95% interval of the change lies beyond 1 +- threshold (a
-    minimum-effect test at 2.5%: the word and the gate's test agree, familywise.py); unchanged only when it lies
-    within (equivalence: two one-sided tests at 2.5% each); inconclusive otherwise: this pair of runs could not
-    tell whether the change passes the threshold."""
+    """`regressed`/`improved` only where the whole 95% interval lies beyond 1 +- threshold, `unchanged` only where it
+    lies within (two one-sided tests), else `inconclusive`."""
     if low > 1 + threshold:
         return "regressed"
     if high < 1 - threshold:
@@ -75,8 +59,7 @@ def verdict(low: float, high: float, threshold: float) -> str:
 
 
 def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
-    """What differs between two results' environments, e.g. `equinox 0.11.7 -> 0.13.8; code c711829+dirty ->
-    f09a14f`: library versions, machine, flags, and the workflow's own commit."""
+    """What differs between two environments, e.g. `equinox 0.11.7 -> 0.13.8`: versions, machine, flags, commit."""
     changes = []
     for key in COMPARABLE:
         before, after = baseline.get(key), current.get(key)
@@ -93,10 +76,8 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
 
 def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
             machine_units: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows per (study, configuration, variant, mode) on both sides (not a floor's A/A twin: its floor's row says
-    it), and the configurations on one side; `machine_units`: judge the medians in yardstick units
-    (`compare.machine_units`, machine_speed.judged_as). A configuration's rows are estimated together
-    (`_estimated`: their spread between processes pooled)."""
+    """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side (listed,
+    never dropped); `machine_units`: judge in yardstick units."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
@@ -122,10 +103,8 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
              machine_units: bool) -> dict[str, Any]:
-    """One mode of one variant on both sides: the medians, the machine's speed change (the yardstick), what the
-    row is judged on (raw, or in yardstick units where asked and both runs ran on the same kind of machine and
-    timed a yardstick: `machine_speed.judged_as`) and each process's log median, raw and as judged (`_raw`,
-    `_judged`: current's, baseline's), for `_estimated`."""
+    """One mode of one variant on both sides: medians, the machine's speed change, what it is judged on, and each
+    process's log medians for `_estimated`."""
     groups_b = _groups(before["variants"][variant]["modes"][mode])
     groups_a = _groups(after["variants"][variant]["modes"][mode])
     b, c = np.concatenate(groups_b), np.concatenate(groups_a)
@@ -146,8 +125,8 @@ def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: 
 
 
 def _estimated(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
-    """One configuration's rows judged: current / baseline over fresh processes (moderated.two_sample, the
-    rows' spreads pooled), raw and as judged, with the verdict and what the runs could detect."""
+    """One configuration's rows judged over fresh processes, their spreads pooled (moderated.two_sample), with
+    verdict and detectable change."""
     if not rows:
         return []
     raw = moderated.two_sample(*zip(*(r.pop("_raw") for r in rows), strict=True))
@@ -162,9 +141,8 @@ def _estimated(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, A
 
 
 def _could_detect(found: moderated.Estimate, processes: str, threshold: float) -> dict[str, Any]:
-    """What a comparison of two runs of m and n processes could detect (process_t.detectability): a difference
-    of two means over m and n has the spread of one mean over M / 2, M their harmonic mean, at sqrt(2) times
-    the spread between processes; `processes_needed`: per run."""
+    """What two runs of m and n processes could detect (process_t.detectability at M / 2 processes and sqrt(2) times
+    the spread, M their harmonic mean)."""
     m, n = (int(x) for x in processes.split(" / "))
     per_run = 2 / (1 / m + 1 / n)
     sd = found.pooled_sd * math.sqrt(2) if math.isfinite(found.high) else math.nan
@@ -184,9 +162,7 @@ def _ratio_groups(doc: dict[str, Any], variant: str, against: str, mode: str) ->
 
 
 def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """A run's paired ratios of two variants; not those of two differences (stats.DIFFERENCE: an overhead over an
-    overhead, whose per-round ratio a claim reads only as a difference), nor a floor's A/A twin (the job's own
-    audit: stats.twin_side)."""
+    """A run's paired ratios of two variants: not of two differences (stats.DIFFERENCE), nor a floor's A/A twin."""
     return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]
             if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])}
 
@@ -197,10 +173,8 @@ RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_r
 
 
 def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05) -> pd.DataFrame:
-    """Each paired ratio measured on both sides: the two ratios, and current / baseline over fresh processes
-    (each process's median paired ratio; moderated.two_sample, a configuration's rows pooled), whether they
-    agree within the threshold and whether their 95% intervals overlap; the verdict on the change's interval
-    (`verdict`: beyond 1 +- threshold, or within it)."""
+    """Each paired ratio measured on both sides: both values, current / baseline over fresh processes, agreement
+    within the threshold, and the `verdict`."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = _ratios_by_key(baseline[key]), _ratios_by_key(current[key])

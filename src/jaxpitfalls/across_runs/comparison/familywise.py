@@ -1,12 +1,7 @@
-"""Which rows of a report the gate names: each row's 95% interval keeps its own 5%, but a comparison of 100 rows
-of identical code would flag about five of them by chance, and the gate's question is not "changed at all" but
-"slower than the threshold". So each row's p-value is that of a minimum-effect test (the change is at most
-1 + threshold; the row's verdict `regressed` is the same test: its whole interval above the threshold), and the
-gate names the rows that survive Benjamini-Hochberg's step-up over every row it judges: of the rows it names,
-at most 5% are expected false, where Holm's step-down, which it replaced, asked |t| > 10.4 of a row at 104 rows
-on 4 degrees of freedom and found a 10% regression at a 3% spread in a quarter of them. A row's
-interval is read as Student's t on its own degrees of freedom (`df`: a lockstep row's, or a separate runs'
-comparison's), or normal on the log scale where a row records none."""
+"""Which rows of a report the gate names: those whose minimum-effect test ("slower than the threshold", the same test
+as the verdict `regressed`) survives Benjamini-Hochberg over every row judged, since many rows of identical code flag
+some by chance; Holm's step-down was too strict at many rows on few degrees of freedom. Intervals are read as t on
+the row's `df`, else normal."""
 
 from __future__ import annotations
 
@@ -20,9 +15,8 @@ FDR = 0.05
 
 
 def p_beyond(value: float, low: float, high: float, threshold: float, df: float = math.inf) -> float:
-    """One-sided p-value of "the change is at most 1 + threshold" for a change known by its 95% interval (t on
-    `df` degrees of freedom; normal where infinite), its spread read on the side facing the threshold (an
-    interval need not be symmetric); 1 where nothing was measured."""
+    """One-sided p-value of "the change is at most 1 + threshold" from its 95% interval (t on `df`), on the side
+    facing the threshold; 1 where unmeasured."""
     if not all(math.isfinite(x) and x > 0 for x in (value, low, high)) or low == high:
         return 1.0
     edge = math.log1p(threshold)
@@ -34,9 +28,8 @@ def p_beyond(value: float, low: float, high: float, threshold: float, df: float 
 
 
 def benjamini_hochberg(p_values: Sequence[float], rate: float = FDR) -> list[bool]:
-    """Benjamini-Hochberg's step-up: the largest k whose k-th smallest p-value is at most k / m x rate, and every
-    row up to it rejected. Holds the expected share of false rejections at `rate` for independent or positively
-    dependent rows (rows sharing a machine drift are)."""
+    """Benjamini-Hochberg's step-up at `rate`: valid for independent or positively dependent rows (as rows sharing a
+    machine drift are)."""
     order = sorted(range(len(p_values)), key=lambda i: p_values[i])
     passed = [rank for rank, i in enumerate(order, start=1) if p_values[i] <= rank / len(p_values) * rate]
     rejected = [False] * len(p_values)
@@ -61,9 +54,8 @@ def _df(row) -> float:
 
 
 def surviving(table: pd.DataFrame, value: str, threshold: float) -> pd.Series:
-    """Per row, whether its change beyond the threshold survives Benjamini-Hochberg over all the table's
-    measured rows (`value`: the column of the change, with its `<value>_ci_low/high`); rows without one never
-    do."""
+    """Per row, whether its change beyond the threshold survives Benjamini-Hochberg over the measured rows (`value`:
+    the change's column)."""
     measured = _measured(table, value)
     kept = pd.Series(False, index=table.index)
     rows = table[measured]
@@ -79,11 +71,8 @@ POWER = 0.90  # the chance at which it states the smallest single-row slowdown n
 
 
 def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: float = SPIKE) -> pd.DataFrame:
-    """Per measured row (the table's index), were it the only one slowed (every other row unchanged, so its
-    p-value the smallest and Benjamini-Hochberg's bar for it FDR / m): the slowdown named with POWER chance
-    (`named_at`) and the chance a `spike` slowdown is named (`power_at_spike`), at the row's own standard error (its
-    interval's lower side, on its df). A regression among many rows pays the correction in full; every row slowed
-    at once does not."""
+    """Per measured row, were it the only one slowed (bar FDR / m): the slowdown named with POWER chance (`named_at`)
+    and a `spike`'s chance (`power_at_spike`)."""
     rows = table[_measured(table, value)]
     found = {}
     for index, r in zip(rows.index, rows.itertuples(), strict=True):

@@ -1,6 +1,5 @@
-"""The compare gate: fail the workflow naming the worst regressions of the table it judges (a baseline run's
-medians or paired ratios, or sides timed in lockstep), or where lockstep rows as a whole are slower than the
-threshold, and with `fail_on_inconclusive` the rows a pair of runs could not decide."""
+"""The compare gate: fail the workflow naming the worst regressions, or where lockstep rows as a whole are slower
+than the threshold, and with `fail_on_inconclusive` the undecided rows."""
 
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ from .sign_flip import global_p
 
 
 class Regressions(RuntimeError):
-    """The current run is slower than the baseline beyond the threshold, significantly (or, where the gate
-    asks for a definite answer, could not tell)."""
+    """The current run is significantly slower than the baseline beyond the threshold (or could not tell, where that
+    is asked)."""
 
 
 def _median_row(r) -> str:
@@ -51,11 +50,8 @@ def _would_tell(r) -> str:
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
                            threshold: float = 0.05, worst: int = 5) -> None:
-    """Raise naming the worst regressions (largest change first) of the table the gate judges, the regressed rows
-    whose test of a change beyond the threshold survives Benjamini-Hochberg over all its rows (familywise.py); for
-    sides timed in lockstep, also where the rows as a whole are slower than the threshold though none is named
-    (sign_flip.py, at 5%); with `fail_on_inconclusive`, also the rows this pair of runs could not decide (widest
-    detectable change first)."""
+    """Raise naming the worst regressions: rows surviving Benjamini-Hochberg (familywise.py); for lockstep, rows
+    slower as a whole (sign_flip.py); optionally undecided rows."""
     rank, describe = GATES[gate_on]
     flagged = table.verdict == "regressed"
     regressed = table[flagged & surviving(table, rank, threshold)].sort_values(rank, ascending=False)

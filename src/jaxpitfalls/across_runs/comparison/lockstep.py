@@ -1,15 +1,9 @@
-"""A lockstep comparison's verdicts: every side against the first, per configuration, variant and mode,
-on the rounds the sides took in lockstep (harness/lockstep.py).
+"""A lockstep comparison's verdicts: every side against the first, per configuration, variant and mode
+(harness/lockstep.py).
 
-Round i of every side timed each variant a fraction of a second apart, so each round's ratio side / first
-sees one machine, and drift slower than a round cancels. A fresh process shifts all its rounds alike (another
-core, another memory layout), so the processes are the independent units: the ratio, its 95% interval and what
-the row could detect are Student's t over the processes' median log-ratios (process_t.py), each row's spread
-pooled with the job's other rows (harness/moderated.py; `df`: the degrees of freedom it rests on). The verdict
-language is compare's: a change only where the whole interval lies beyond 1 +- threshold, `unchanged` only
-where it lies within. The sides' order was counterbalanced and recorded: each
-row also gives its ratio in the rounds where the side went first over those where it went second
-(`order_effect`), 1 where going first does not matter.
+A round times all sides within a fraction of a second, so its ratio sees one machine; a fresh process shifts all its
+rounds alike, so processes are the independent units (process_t.py, spreads pooled over the job:
+harness/moderated.py). The sides' order was counterbalanced, and `order_effect` checks it.
 """
 
 from __future__ import annotations
@@ -30,16 +24,16 @@ COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", 
 
 
 def _injected(timed: dict[str, Any], side: str) -> float:
-    """The slowdown a calibration injected into `side` relative to the first side (harness/injected.py): the
-    ratio the row must find, 1 where neither side asked for one."""
+    """The slowdown a calibration injected into `side` against the first (harness/injected.py): the ratio the row
+    must find, else 1."""
     first = timed["sides"][0]
     fraction = {name: timed["descriptions"][name][0].get("injected_slowdown", 0.0) for name in (first, side)}
     return (1 + fraction[side]) / (1 + fraction[first])
 
 
 def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
-    """One lockstep result's rows: each later side's paired ratio to the first side, with its verdict; the rows'
-    spreads between processes pooled across the job (harness.moderated.pooled: they share its processes)."""
+    """One lockstep result's rows: each later side's paired ratio to the first with its verdict, spreads pooled over
+    the job's processes."""
     timed = doc["timed"]
     first, *others = timed["sides"]
     processes = timed["processes"]
@@ -65,8 +59,8 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
 
 
 def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> float | None:
-    """The median of the rounds' ratios side / first side where `side` went before the first side, over the
-    median where it went after (None for a result that did not record its order, or a side never first)."""
+    """The median ratio where `side` went first over where it went second (None where the order was not recorded or
+    it never went first)."""
     first = timed["sides"][0]
     ahead, behind = [], []
     for process, orders in zip(timed["processes"], timed.get("orders") or [], strict=False):
@@ -78,15 +72,14 @@ def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> f
 
 
 def contended_rounds(timed: dict[str, Any], mode: str) -> int | None:
-    """The rounds of `mode`, over all processes, whose machine was busier than the job's limit (None for a
-    result from before the lockstep watched the machine)."""
+    """The rounds of `mode` busier than the job's limit (None for a result that did not watch the machine)."""
     watched = timed.get("machine")
     return None if watched is None else sum(r["contended"] for process in watched for r in process[mode])
 
 
 def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
-    """What the machine did during the rounds, over every job: other processes' and steal's shares, and the
-    rounds busier than the limit (kept: a round pairs the sides, so a neighbour slows them alike)."""
+    """What the machine did during the rounds: other processes' and steal's shares, and the busy rounds (kept: a
+    neighbour slows both sides alike)."""
     rounds = [r for t in timed_docs for process in t.get("machine") or [] for mode in process.values() for r in mode]
     if not rounds:
         return ["_(machine not watched: results from before the lockstep watched it)_", ""]
@@ -118,8 +111,7 @@ def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
 
 
 def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
-    """How the jobs were timed, as each recorded it (`lockstep`: what it read of `compare`), not as the config
-    says now: an edited threshold reruns no job, an edited number of rounds does."""
+    """How the jobs were timed as each recorded it, not as the config says now (an edited threshold reruns no job)."""
     recorded = sorted({(d["processes"], d["rounds"], d["samples_per_block"]) for d in
                        (doc["lockstep"] for doc in docs if "lockstep" in doc)})
     said = "; ".join(f"{p} fresh process{'es' * (p > 1)} x {r} rounds x {s} sample{'s' * (s > 1)} per block a side"
@@ -130,8 +122,7 @@ def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
 
 
 def more_processes(docs: list[dict[str, Any]]) -> str:
-    """Where the jobs had a target precision (compare.target_precision): how many timed more processes to reach
-    it, and how many each timed ('' without one)."""
+    """Where the jobs had a target precision, how many timed more processes to reach it ('' without one)."""
     targets = sorted({d["lockstep"]["target_precision"] for d in docs if d.get("lockstep", {}).get("target_precision")})
     if not targets:
         return ""
@@ -145,8 +136,7 @@ def more_processes(docs: list[dict[str, Any]]) -> str:
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
              timed_docs: list[dict[str, Any]] = (), set_up: list[str] = ()) -> str:
-    """reports/compare_lockstep.md: a lockstep comparison: the sides, the rule, the machine and order checks (the
-    jobs' `timed` records), the verdicts, the rows."""
+    """reports/compare_lockstep.md: sides, rule, machine and order checks, verdicts, rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
                  + (f", the benchmark file at revision `{side['revision']}`" if side.get("revision") else "")
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")

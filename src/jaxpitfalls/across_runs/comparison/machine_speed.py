@@ -1,12 +1,6 @@
-"""The machine's speed in a comparison of two separate runs: each sample in units of the yardstick timed in
-its own round (harness/yardstick.py), so that a run timed while the VM was slow and one timed while it was
-fast compare their code, not their moments.
-
-Identical code run twice half an hour apart on the 2-core VM had its medians flagged in 43 of 107 rows: every
-variant of one configuration 1.36-1.72x "regressed", of another 0.57-0.70x "improved", as the machine's speed
-moved between the jobs. Divided by the yardstick, a row keeps what the code changed and loses what the
-machine did, provided both runs ran on the same kind of machine: across machines (another CPU, a GPU) the
-machine is what is being compared, and the samples are judged as they are.
+"""The machine's speed in a comparison of two separate runs: each sample in units of the yardstick timed in its own
+round (harness/yardstick.py), so that runs on the same kind of machine compare their code, not the machine's moments;
+across machines the samples are judged as they are.
 """
 
 from __future__ import annotations
@@ -31,8 +25,7 @@ def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
 
 
 def yardsticks(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:
-    """The yardstick of each sample's round, split as the samples are (per process); None where the result
-    has no current one (`current_yardstick`), or they do not line up with the samples."""
+    """Each sample's round's yardstick, split per process as the samples are; None where missing or not aligned."""
     speeds = current_yardstick(doc.get("machine", {}).get(mode, {}))
     if not speeds or len(speeds) != sum(len(g) for g in groups):
         return None
@@ -50,9 +43,8 @@ def in_machine_units(doc: dict[str, Any], mode: str, groups: list[list[float]]) 
 
 def speed_change(baseline: dict[str, Any], current: dict[str, Any], mode: str, baseline_groups: list[list[float]],
                  current_groups: list[list[float]]) -> dict[str, float] | None:
-    """How much longer the yardstick took in the current run than in the baseline's, over one mode's rounds:
-    above 1, the machine was slower (over fresh processes, each its median yardstick: moderated.two_sample, with
-    its 95% interval); None without yardsticks."""
+    """The yardstick's time current / baseline over one mode's rounds and fresh processes, with its 95% interval
+    (above 1: slower); None without yardsticks."""
     before = yardsticks(baseline, mode, baseline_groups)
     after = yardsticks(current, mode, current_groups)
     if before is None or after is None:
@@ -65,9 +57,8 @@ def speed_change(baseline: dict[str, Any], current: dict[str, Any], mode: str, b
 
 
 def judged_as(same: bool, baseline_units: list | None, current_units: list | None, asked: bool = False) -> str:
-    """What a row's verdict is judged on, in the words of the report's `judged_on` column: yardstick units only
-    where asked (`compare.machine_units`): on the 2-core VM an A/A pair of separate runs had its detectable
-    change widened from 33% to 55% by the division, so it is applied only where an A/A pair shows it narrows."""
+    """What a row is judged on (`judged_on`): yardstick units only where asked (`compare.machine_units`), as the
+    division can widen the detectable change."""
     if not asked:
         return "raw samples (the machine's speed reported beside, not divided: compare.machine_units)"
     if not same:
@@ -78,8 +69,8 @@ def judged_as(same: bool, baseline_units: list | None, current_units: list | Non
 
 
 def section(table) -> list[str]:
-    """The machine's speed between the runs, summarised from the rows' `machine_ratio` (one per mode of a
-    configuration): what the raw medians would have mistaken for the code."""
+    """The machine's speed between the runs from the rows' `machine_ratio`: what raw medians would mistake for the
+    code."""
     if not len(table) or "machine_ratio" not in table or table.machine_ratio.isna().all():
         return ["_(no yardstick on both sides: the machine's speed between the runs is unknown, and every "
                 "verdict below is on raw samples)_", ""]

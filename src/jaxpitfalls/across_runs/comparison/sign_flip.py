@@ -1,14 +1,9 @@
-"""The gate's global test, for sides timed in lockstep: are the rows as a whole slower than the threshold, where
-no row alone may decide it? (Rows flagged one by one and none named after the correction once passed the gate
-with no test of the whole.)
+"""The gate's global test for lockstep sides: are the rows as a whole slower than the threshold where no row alone
+decides it?
 
-A fresh process shifts all its rounds alike, so under "no row beyond the threshold" each process's log-ratios,
-less log(1 + threshold), are as likely to come out with either sign: the test flips the signs of whole processes
-(each job's own, every row of the job alike, so rows that share a process stay together) and asks how often the
-sum of the rows' standardized means comes out as high as measured. Exact over every sign vector where a table
-has at most 12 processes, else 9,999 random ones (fixed seed). With 5 processes the smallest p-value is 1/32.
-What it finds: most rows beyond the threshold, none decided alone. Rows well below it count against the few
-beyond it (each adds about -sqrt(processes) to the sum), so a handful of such rows among unchanged ones pass.
+It flips the signs of whole processes' log-ratios less log(1 + threshold), rows sharing a process together (under the
+null either sign is as likely), and counts sums of standardized row means as high as measured: exact up to
+EXACT_UP_TO processes, else DRAWS random flips. A few rows beyond the threshold among many well below it pass.
 """
 
 from __future__ import annotations
@@ -24,8 +19,7 @@ DRAWS = 9_999
 
 
 def _logs(table: pd.DataFrame) -> list[tuple[tuple[str, str], np.ndarray]]:
-    """Each row's job (its study and configuration) and its processes' log-ratios: rows of jobs of two processes
-    or more whose values are all finite (a row without an interval says nothing either way)."""
+    """Each row's job and its processes' log-ratios, for rows of two processes or more with all values finite."""
     if "process_log_ratios" not in table:
         return []
     rows = [((r.study, r.config_id), np.array([float(x) for x in r.process_log_ratios.split(";")]))
@@ -41,8 +35,7 @@ def _logs(table: pd.DataFrame) -> list[tuple[tuple[str, str], np.ndarray]]:
 
 
 def global_p(table: pd.DataFrame, threshold: float) -> float | None:
-    """One-sided p-value of "no row's ratio beyond 1 + threshold" over the table's rows (None without rows that
-    recorded two processes' log-ratios or more)."""
+    """One-sided p-value of "no row beyond 1 + threshold" (None without rows of two processes or more)."""
     rows = _logs(table)
     if not rows:
         return None

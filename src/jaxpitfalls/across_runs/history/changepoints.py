@@ -1,23 +1,9 @@
 """Steps in a series of measured ratios over ordered releases: which release changed a cost.
 
-Each release's ratio comes with its own 95% interval (its jobs' Student's t over their fresh processes, with the
-spread between its jobs where it was timed in several: release_levels.py). Comparing neighbours
-pairwise multiplies false alarms with every release added. Here, for each number of steps, the exact best
-piecewise-constant fit (ruptures' dynamic programming, `Dynp`, with a cost that weights each release by its own
-interval: weighted squared error of the log ratio about its segment's level); the fit kept is the one with the
-most steps whose every step is told apart at 95% after a Bonferroni correction over the positions searched, in
-every series of the report (`series`: a history fits one series per variant, mode and configuration, and a false
-alarm in any of them is one in the report). As asv's step detection estimates its noise from the series itself,
-each fit's errors are widened by its Birge ratio (`_scale`: how far its releases scatter about their segments'
-levels beyond their own intervals, against what the best fit with as many steps leaves where nothing changed,
-the positions its search chose counted), so that what a release's environment puts on all its jobs alike, which
-no interval holds, reads in part as noise. In part: the ratio rests on the few releases a fit leaves free and is
-taken as known, so a large offset can still name a step
-(docs/decisions.md#an-offset-between-releases-in-the-null-histories).
-A segment's level is the weighted mean of its releases, its standard error widened again wherever they scatter
-beyond that (the Birge ratio, as `stats.power_law_exponent` does), and each step's size gets a 95% interval
-(Student's t on the degrees of freedom the releases' spread rests on, normal where it is known). Where the
-fit finds no step, it says how large a step the measurements rule out.
+Pairwise tests multiply false alarms, so per number of steps the exact best piecewise-constant fit is found
+(ruptures' `Dynp`, each release weighted by its interval), and the fit kept has the most steps that each hold at 95%
+after Bonferroni over positions and `series`. Errors are widened by the fit's Birge ratio (`_scale`), so offsets no
+interval holds read partly as noise (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations
@@ -37,9 +23,8 @@ from ...harness.stats import Z_95, log_standard_error
 
 @dataclass(frozen=True)
 class Step:
-    """A change between two neighbouring releases: the level after it over the level before it; `also_between`:
-    the other neighbouring pairs the measurements cannot tell it from (a release measured between the two
-    levels, say), as (before, after)."""
+    """A change between neighbouring releases (level after over before); `also_between`: the neighbouring pairs it
+    cannot be told from."""
 
     before: str
     after: str
@@ -62,10 +47,8 @@ class Segment:
 
 @dataclass(frozen=True)
 class Fit:
-    """The steps found (in release order), the segments between them, and `ruled_out`: the relative change
-    (e.g. 0.04 for 4%) larger than which no further step fits inside any segment at 95%; `alone`: the releases
-    this fit puts in a segment of their own that one job timed (`fit_steps`' `single`); `set_apart`: such
-    releases of a fit with more steps, that this fit keeps with their neighbours."""
+    """Steps and segments in release order; `ruled_out`: the relative change (0.04: 4%) no further step exceeds;
+    `alone`, `set_apart`: single-job releases split off, or kept with their neighbours."""
 
     steps: tuple[Step, ...]
     segments: tuple[Segment, ...]
@@ -75,8 +58,8 @@ class Fit:
 
 
 class _WeightedLevel(BaseCost):
-    """ruptures' cost of one segment: weighted squared error of the log ratios about their weighted mean
-    (column 0: log ratio, column 1: weight, one over its squared standard error)."""
+    """ruptures' segment cost: the log ratios' weighted squared error about their weighted mean (columns: log ratio,
+    weight 1/se^2)."""
 
     model = "weighted_level"
     min_size = 1
@@ -109,8 +92,7 @@ CHI2_1_95 = 3.841  # 95% quantile of chi-square with one degree of freedom: a st
 
 
 def _locations(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int) -> list[int]:
-    """Every place in start..end the step could be, the found one's neighbours in fit: the two-level fit there
-    within chi-square(1)'s 95% quantile of the best (a confidence set for where the level changed)."""
+    """Every place in start..end the step could be (a 95% confidence set by chi-square(1) on the two-level fit)."""
     cost = _WeightedLevel().fit(np.column_stack([y, 1 / se ** 2]))
 
     def split_at(s: int) -> float:
@@ -127,13 +109,8 @@ def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
 
 @cache  # a history fits thousands of series of a few lengths
 def expected_scatter(n: int, k: int, draws: int = 4000, seed: int = 0) -> float:
-    """The weighted squared error about their segments' levels that `n` releases leave to their best fit with
-    `k` steps where nothing changed and every interval is exact (its mean over `draws` series of unit normal
-    noise; the exact best fit by dynamic programming): what a fit's scatter is read against. Below the n - k - 1
-    degrees of freedom it leaves, because the search put each step where it fits the noise best: 2.6 at one
-    step of six releases, 1.1 at two (docs/decisions.md#the-fits-scale-counts-its-search). Equal weights: where
-    one release is measured far better than its neighbours the search leaves less than this (the ratio up to
-    ~1.1x too small), far worse more (up to ~1.5x too large); exact without a step (n - 1)."""
+    """The weighted squared error `n` releases leave about their best `k`-step fit where nothing changed (mean over
+    `draws`): below n - k - 1, as the search fits the noise (docs/decisions.md#the-fits-scale-counts-its-search)."""
     if not 0 <= k < n:
         raise ValueError(f"{k} steps cannot split {n} releases")
     if k == 0:
@@ -152,10 +129,7 @@ def expected_scatter(n: int, k: int, draws: int = 4000, seed: int = 0) -> float:
 
 
 def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
-    """A fit's Birge ratio: the square root of its releases' weighted squared error about their segments' levels
-    (`cost`, fitted to the series) over what the best fit with as many steps leaves where nothing changed
-    (`expected_scatter`: 1 on average where the intervals are exact); never below 1 (intervals are never
-    narrowed), 1 where a fit leaves no scatter to read."""
+    """A fit's Birge ratio against `expected_scatter`, at least 1 (intervals are never narrowed)."""
     if len(bounds) - 1 == cost.y.size:  # a release to each level
         return 1.0
     scatter = sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False))
@@ -171,15 +145,9 @@ def upper_quantile(p: float, df: float) -> float:
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
               highs: Sequence[float], max_steps: int = 3, series: int = 1,
               single: Sequence[bool] | None = None, df: float | Sequence[float] = np.inf) -> Fit:
-    """The steps in `ratios` (one per release, in release order, each with its 95% interval `lows`..`highs`),
-    one of `series` fitted for one report. `single`: per release, whether one job timed it; where the fit with
-    the most steps splits such a release off alone (one job's offset fits that as well as a step does), the fit
-    with the most steps that splits off none is kept instead where one has a step (equinox's history: 0.11.8
-    alone between 0.11.7 and 0.11.9 hid the 0.11.7 -> 0.11.8 step in one series of four;
-    docs/decisions.md#single-job-releases). `df`: the degrees of freedom each release's interval was built on
-    (release_levels: the jobs' scatter, infinite where their own intervals hold), one for all or one per release:
-    each interval is read back to its standard error by its own t quantile, and every step is tested and sized on
-    the fewest (a release read on another's quantile would be narrowed, and name false steps)."""
+    """The steps in `ratios` (release order, 95% intervals `lows`..`highs`), one of `series` in a report. A fit
+    splitting a `single`-job release off alone gives way to one that does not
+    (docs/decisions.md#single-job-releases); each interval is read on its own `df`, steps tested on the fewest."""
     y = np.log(np.asarray(ratios, dtype=float))
     dfs = np.broadcast_to(np.asarray(df, dtype=float), y.shape)
     quantiles = np.array([upper_quantile(0.025, d) for d in dfs])
@@ -205,8 +173,8 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
 
 
 def resting_alone(fit: Fit, step: Step) -> tuple[str, ...]:
-    """The releases on either side of `step` that `fit` puts in a segment of their own and one job timed: a step
-    beside such a release rests on that job alone and is not named one (its offset looks the same)."""
+    """The releases beside `step` that `fit` leaves alone and one job timed: the step rests on that job and is not
+    named."""
     return tuple(release for release in (step.before, step.after) if release in fit.alone)
 
 

@@ -1,13 +1,8 @@
 """A study's paired ratios across a library's releases, and the steps in them: which release changed a cost.
 
-Each release was timed in an environment of its own by ordinary timing jobs. Inside a job the variants ran
-interleaved, so a release's ratio of each variant to its floor saw one machine: the drift of a shared VM
-between jobs (0.57-1.72x here) cancels, while a change of the library does not. A release timed in several
-jobs (`history.repeats`) gets one level, the spread between jobs included (`release_levels.py`). Per
-configuration, variant and mode, the levels over the releases in order are fitted with steps
-(`changepoints.py`), each release weighted by its own interval. Every result is checked to have run the
-release it was asked for (the versions its environment recorded); a release whose environment did not
-install or import is listed as such, never read as a change.
+Each release is timed in its own environment; within a job variants interleave, so a ratio to the floor cancels the
+machine's drift. Levels per release (release_levels.py) are fitted with steps (changepoints.py). A result that ran
+another release is refused; a release that failed to install is listed, never read as a change.
 """
 
 from __future__ import annotations
@@ -43,8 +38,8 @@ def _versions(environment: dict[str, Any]) -> str:
 
 
 def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """One result's paired ratios of two variants (not of two differences: stats.is_difference, nor a floor's A/A
-    twin), labelled with its release and job (`job`, 1 where it has none), after checking it ran that release."""
+    """One result's paired ratios of two variants (no differences or A/A twins), with its release and `job`, after
+    checking the release."""
     measured = doc["environment"]["packages"].get(package)
     if measured != release:
         raise WrongRelease(f"{doc['study']} {doc['config_id']}: asked for {package} {release}, the job's "
@@ -59,8 +54,7 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
 
 
 def job_comparisons(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
-    """Every job's comparisons as one table, `config_id` naming the job (release, job, configuration): what the
-    audit reads its floors' A/A twins from (scorecard.twins.twin_rows), which the steps leave out."""
+    """Every job's comparisons in one table (`config_id`: release, job, configuration), for the audit's A/A twins."""
     compared = ["variant", "mode", "ratio", "ratio_ci_low", "ratio_ci_high"]
     return pd.DataFrame([{"release": release, "config_id": f"{release}/job{doc.get('job', 1)}/{doc['config_id']}",
                           **{k: c[k] for k in compared}}
@@ -69,9 +63,8 @@ def job_comparisons(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
 
 
 def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:
-    """How the jobs ran in time, as their results' timestamps record it, judged by each release's mean place in
-    it: equal for every release, a drift over the run adds the same to each (the workflow's blocks,
-    releases.run_order); rising or falling with the releases, a drift reads as a step."""
+    """Each release's mean place in the run order: equal, a drift adds alike (releases.run_order); trending, it reads
+    as a step."""
     jobs = ratios.drop_duplicates(["release", "job", "config_id"]).sort_values(["ran_at", "release", "job"])
     if jobs.release.nunique() < 2 or not jobs.ran_at.astype(bool).all():
         return []
@@ -91,8 +84,8 @@ def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.
 
 
 def also_changed(before: dict[str, Any], after: dict[str, Any], package: str) -> str:
-    """What else differs between two releases' environments (compare's environment check: versions, machine,
-    flags, the workflow's code), e.g. `jax 0.4.34 -> 0.4.38`: a step there may be theirs, not the package's."""
+    """What else differs between two releases' environments (e.g. `jax 0.4.34 -> 0.4.38`): a step there may be
+    theirs."""
     changes = environment_changes(before, after).split("; ")
     return "; ".join(c for c in changes if c and not c.startswith(f"{package} "))
 
@@ -104,14 +97,9 @@ def environments(measured: dict[str, list[dict[str, Any]]]) -> dict[str, dict[st
 
 def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
                 envs: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """Per series (configuration, variant, floor, mode) of the releases' levels (release_levels): each step
-    found (with what else changed between its releases), or one row `step` 0 saying no step and how large a
-    change the measurements rule out; `detectable_change`: the series' median; `between_jobs`: its spread
-    between one release's jobs (release_levels). The false alarms are controlled
-    over every series of the report (`fit_steps`' `series`); `one_release`: the release a step rests on alone
-    (a segment of one release timed in one job beside it: that job's offset, not named a step until the
-    release is timed again), else empty; `set_apart`: the releases a fit with more steps split off alone, one
-    job each, kept here with their neighbours (`fit_steps`' `single`), else empty."""
+    """Per series: each step (with what else changed) or a `step` 0 row with what it rules out; `one_release`,
+    `set_apart`: single-job releases a step rests on (not named), or kept with their neighbours. False alarms are
+    controlled over all series."""
     rows = []
     for key, series, fit in fitted(levels, releases):
         common = dict(zip(SERIES, key, strict=True)) | {
@@ -129,8 +117,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
 
 
 def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
-    """Per series of the releases' levels (release_levels), its key, its levels in release order and the steps
-    fitted to them, the false alarms controlled over every series (`fit_steps`' `series`)."""
+    """Per series: its key, its levels in release order, and its fit (false alarms controlled over all series)."""
     grouped = levels.groupby(SERIES, sort=False)
     for key, series in grouped:
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
@@ -168,8 +155,7 @@ def _step_text(r, package: str) -> str:
 
 
 def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
-    """Each series' level per release with its 95% interval, one panel per variant and mode, a dashed line
-    between the releases of each step found."""
+    """Each series' levels with 95% intervals, a panel per variant and mode, a dashed line at each step."""
     from ...contract.figures import facet_lines, lay_out_beside_legend
 
     shown = [r for r in releases if r in set(levels.release)]
@@ -245,8 +231,7 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
 
 
 def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
-    """The history's jobs (environments built, configurations timed): their seconds against the target (0: not
-    judged here, as where the history is one part of a calibration)."""
+    """The history's jobs' seconds against the target (0: not judged, as in a calibration)."""
     seconds = {path: float(pd.read_csv(path, sep="\t")["s"].iloc[0]) for path in benchmark_paths}
     installs = sum(s for p, s in seconds.items() if "/release_env/" in p)
     total = sum(seconds.values())
@@ -257,8 +242,7 @@ def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
 
 
 def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
-    """The history's outputs from every release's results (results/history/runs/{release}/job{k}/{config}.json)
-    and its jobs' benchmarks: the ratios and steps tables, the figure, reports/history.md."""
+    """The history's tables, figure and reports/history.md from every release's results and its jobs' benchmarks."""
     from ... import results
     from ...contract.figures import save
 

@@ -1,14 +1,9 @@
-"""A published release history rejudged by this checkout's fit from its job table alone, without timing again.
-
-docs/history.md's verdicts come from runs of 16 timing jobs (95 min for `make history-equinox`); the published
-run's job table (its results/tables/history.csv) is kept in docs/results/history/, so a change of how steps are found
-restates its steps from the table instead of timing the releases again:
+"""A published release history rejudged by this checkout's fit from its job table (kept in docs/results/history/),
+without timing again:
 
     jaxpitfalls history rejudge docs/results/history/equinox.csv equinox
 
-What else changed between two releases is read from the versions the jobs recorded (jax, jaxlib, equinox,
-optax): the table keeps no more of their environments (machine, flags, the workflow's code), which the run's
-own report names.
+What else changed between releases is read only from the versions the jobs recorded (jax, jaxlib, equinox, optax).
 """
 
 from __future__ import annotations
@@ -37,8 +32,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 def rejudged(ratios: pd.DataFrame, package: str) -> pd.DataFrame:
-    """The steps table (history.steps_table) this checkout's fit finds in a history's job table, its releases
-    in the table's order (the run's: the order of its pins)."""
+    """The steps table (history.steps_table) this checkout finds in a job table, releases in its order."""
     releases = list(dict.fromkeys(ratios.release))
     return steps_table(release_levels(ratios), releases, package, recorded_environments(ratios))
 

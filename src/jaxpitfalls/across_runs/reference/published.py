@@ -1,10 +1,8 @@
 """Which reference is published, and where the others went: a reader finds one result to trust.
 
-A snapshot's manifest (across_runs/reference/reference.py) holds its status: `published` for exactly one, the result the
-README summarises, or `not published: <why, in one line>` (superseded, a slower VM, a test run). Published results are
-not source: the others leave the tree (`archive`), and the index keeps each one's row with the commit that still holds
-it, so `git show <commit>:<folder>/<date>/report.md` recovers any of them (the folder was docs/reference before
-docs/results/reference).
+A snapshot's manifest holds its status: `published` for exactly one, else `not published: <why>`. The others leave
+the tree (`archive`); the index keeps the commit that holds each (`git show <commit>:<folder>/<date>/report.md`;
+older commits: docs/reference).
 
     jaxpitfalls reference publish docs/results/reference/<date>
     jaxpitfalls reference withhold docs/results/reference/<date> "why, in one line"
@@ -31,8 +29,7 @@ UNREVIEWED = "not published: not yet read against the write-ups (publish it, or 
 
 
 def run_of_day(name: str) -> tuple[str, int]:
-    """A snapshot's place in time: its date, then its run of that day (YYYY-MM-DD-12 after YYYY-MM-DD-9, which a
-    sort of the names puts first; the day's first run has no -N)."""
+    """A snapshot's sort key: its date, then its run of that day (`-12` after `-9`; the first has no -N)."""
     date, _, n = name[:10], name[10:11], name[11:]
     return date, int(n) if n.isdigit() else 1
 
@@ -51,8 +48,7 @@ def published(out_root: str | Path) -> Path:
 
 
 def set_status(snapshot: str | Path, status: str) -> None:
-    """A snapshot's status in its manifest: `published` (every other published one then says it was superseded)
-    or `not published: <why, in one line>`; the index is written again."""
+    """Set a snapshot's status, `published` (superseding any other) or `not published: <why>`, and rewrite the index."""
     snapshot = Path(snapshot)
     if status != PUBLISHED and not status.startswith("not published: "):
         raise ValueError(f"a status is {PUBLISHED!r} or 'not published: <why>', not {status!r}")
@@ -81,8 +77,8 @@ def _row(m: dict[str, Any], kept_at: str | None = None) -> dict[str, str]:
 
 
 def archive(out_root: str | Path, kept_at: str) -> list[str]:
-    """Every snapshot but the published one out of the tree, its manifest kept in the archive beside the commit
-    `kept_at` that still holds its files; returns their names."""
+    """Move every snapshot but the published one out of the tree, its manifest kept beside commit `kept_at`; returns
+    their names."""
     out_root = Path(out_root)
     keep = published(out_root)
     kept = json.loads((out_root / ARCHIVE).read_text()) if (out_root / ARCHIVE).exists() else []
@@ -99,8 +95,8 @@ def archive(out_root: str | Path, kept_at: str) -> list[str]:
 
 
 def write_index(out_root: Path) -> None:
-    """out_root/README.md: every snapshot, the tree's and the archive's, newest first, with whether it is published
-    (and why not), where it is, its preset, commit, wall time and yardstick."""
+    """out_root/README.md: every snapshot, newest first, with its status, place, preset, commit, wall time and
+    yardstick."""
     here = [(json.loads(p.read_text()), None) for p in manifests(out_root)]
     kept = json.loads((out_root / ARCHIVE).read_text()) if (out_root / ARCHIVE).exists() else []
     every = sorted(here + [(m, m["kept_at"]) for m in kept], key=lambda mk: run_of_day(mk[0]["date"]), reverse=True)

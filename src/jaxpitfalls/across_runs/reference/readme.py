@@ -1,6 +1,5 @@
-"""The README's summary of the published reference, its numbers filled from that snapshot's tables, so that it
-cannot drift from the report it links: the prose is written by hand, each number in it sits between markers that
-name what it is, and this fills them.
+"""The README's numbers filled from the published snapshot's tables, so that its hand-written prose cannot drift from
+the report it links. Each number sits between markers naming it:
 
     <!-- tree_at.faster -->5.881x [5.864, 5.897]<!-- / -->    the headline the claim's verdict rests on
     <!-- tree_at.faster.size -->1.35x smaller<!-- / -->         its size against the write-up's number
@@ -41,9 +40,7 @@ def _headline(claim: dict[str, Any]) -> str:
 
 
 def values(snapshot: Path, page: Path = Path("README.md")) -> dict[str, str]:
-    """Every value a marker can name, from the snapshot's tables judged by this checkout's rules (those of its
-    report, rejudged where the rules changed: the test checks the report says each); `page`, the file the markers
-    are in, which the link to the snapshot's report is relative to."""
+    """Every value a marker can name, judged by this checkout's rules; links are relative to `page`."""
     claims, _ = snapshot_claims(snapshot)
     link = os.path.relpath(snapshot / "report.md", page.parent)
     found = {"snapshot": snapshot.name, "tally": tally(claims).replace("**", ""),

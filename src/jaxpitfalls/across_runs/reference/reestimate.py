@@ -1,10 +1,5 @@
-"""A published snapshot's job rows estimated again by this checkout's estimator, from the tables it keeps.
-
-A snapshot's steps table keeps each worker process's own median, relative IQR and step shares beside the job's
-(`process` 0, 1, ... beside `all`), and its comparisons table each process's own ratio, difference and compile-time
-ratio: all that tables.over_processes and harness.pooled.pooled_intervals read. Its job rows are estimated again
-from them, the per-process rows as they were, so its claims are judged on today's intervals without timing a new
-run (a snapshot estimated by today's code comes out as it was).
+"""A published snapshot's job rows estimated again by this checkout's estimator from the per-process rows its tables
+keep, so that its claims are judged on today's intervals without timing a new run.
 
     jaxpitfalls reference reestimate SNAPSHOT
     jaxpitfalls reference reestimate SNAPSHOT --why "..."   (where a verdict moves: what changed)
@@ -31,8 +26,8 @@ MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_
 
 
 def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """One configuration's job rows from its processes' rows; where it kept one process, its ratios as they were,
-    each difference the one its ratio stands for (harness.pooled.read_off)."""
+    """One configuration's job rows from its processes' rows (one process: its rows as they were,
+    harness.pooled.read_off)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
     medians = (steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3).to_dict()
     pairs = [tuple(r[PAIR]) for _, r in job.iterrows()]
@@ -66,8 +61,8 @@ def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def reestimate(snapshot: Path) -> list[str]:
-    """Every study's steps and comparisons tables in the snapshot estimated again (steps first: a comparison's
-    size is its baseline's median); the tables whose content changed (recorded in the manifest's `rejudged`)."""
+    """Estimate every study's steps, then comparisons, tables again; returns the tables that changed (recorded in the
+    manifest)."""
     written = []
     for study in sorted(p.name for p in (snapshot / "tables").iterdir() if p.is_dir()):
         paths = {name: Path(path) for name, path in table_paths(snapshot, study).items()}

@@ -1,14 +1,10 @@
-"""A published reference: a dated snapshot of one whole run (report, PNG figures, run summary, environment, and
-each study's tables: what the claims are judged on, so a later rule can be checked against published numbers),
-small enough to commit (~0.3 MB of tables), so that a user reads real results before running anything.
-
-The snapshot's files are copied unchanged from the run, and its `manifest.json` ties each to the run's
-results bundle: its sha256, and the bundle path it came from, whose sha256 in the bundle's own manifest must
-be the same. `check` verifies a snapshot against its manifest (no file missing, added or changed).
+"""A published reference: a dated snapshot of one whole run (report, figures, summary, environments, each study's
+tables), small enough to commit, so that a user reads real results before running anything. Its `manifest.json` ties
+each file to the run's bundle by sha256; `check` verifies it.
 
     jaxpitfalls reference snapshot RUN_DIR docs/results/reference --preset presets/seeds-cpu.yaml
 
-Publishing one, and why the others are not, is published.py's.
+Publishing one is published.py's.
 """
 
 from __future__ import annotations
@@ -55,8 +51,7 @@ SETTINGS = "settings.json"  # the config keys the report shows (plan.report_sett
 
 
 def table_paths(snapshot: Path, study: str) -> dict[str, str]:
-    """A study's tables as a snapshot keeps them (`kept_files`): tables/<study>/<table>.csv, its environment
-    apart in environment/<study>.csv."""
+    """A study's kept tables (tables/<study>/<table>.csv) and environment (environment/<study>.csv)."""
     paths = {t: str(snapshot / "tables" / study / f"{t}.csv") for t in TABLES}
     return paths | {"environment": str(snapshot / "environment" / f"{study}.csv")}
 
@@ -67,8 +62,7 @@ def _bundle_manifest(run: Path) -> dict[str, Any]:
 
 
 def _whole_run(run: Path) -> float:
-    """The run's wall time; refuses a run whose jobs come from several invocations (a partial rerun's
-    times do not add up to the preset's)."""
+    """The run's wall time; a run whose jobs span several invocations is refused (its times do not add up)."""
     span, older = span_seconds(run_summary(sorted((run / "results/benchmarks").rglob("*.tsv"))))
     if span is None or older:
         raise InvalidReference(f"{run}: {older} jobs come from earlier invocations: a reference is one whole "
@@ -77,8 +71,7 @@ def _whole_run(run: Path) -> float:
 
 
 def _yardstick_ms(run: Path, sources: dict[str, str]) -> float | None:
-    """The median over the run's timing jobs of each one's yardstick median (the checks tables' `yardstick_ms`):
-    the machine's speed in this run, beside its wall time in the index."""
+    """The median of the run's timing jobs' yardstick medians: the machine's speed, shown in the index."""
     values = [v for snap, src in sources.items() if snap.endswith("/checks.csv")
               for v in pd.read_csv(run / src).get("yardstick_ms", pd.Series(dtype=float)).dropna()]
     return round(float(pd.Series(values).median()), 3) if values else None
@@ -94,9 +87,8 @@ def _free(out_root: Path, date: str) -> Path:
 
 
 def snapshot(run: str | Path, out_root: str | Path, preset: str) -> Path:
-    """Copy a finished run's report, figures, run summary, environments and tables into `out_root/<date>/` with
-    a manifest, and list it in `out_root/README.md`, not published until published.set_status says so; returns
-    the snapshot's directory."""
+    """Copy a finished run's kept files into `out_root/<date>/` with a manifest, listed but not published; returns
+    its directory."""
     run = Path(run)
     bundle = _bundle_manifest(run)
     wall_s = _whole_run(run)

@@ -1,15 +1,9 @@
-"""A published reference judged again by this checkout's rules, from the tables it keeps.
-
-A reference snapshot keeps each study's tables (reference/reference.py): everything its claims were judged on. A
-change to a claim's rule or to the rule of what this hardware can show is then checked against published
-numbers in seconds, not by an hour-long `make reference`: every claim's verdict as published and as judged now,
-the changed ones first. A snapshot judged by the code that made it changes nothing (tests/test_rejudge.py).
+"""A published reference judged again by this checkout's rules from the tables it keeps, so that a rule change is
+checked against published numbers in seconds: each claim's verdict as published and now, changed first.
 
     jaxpitfalls reference rejudge docs/results/reference/<snapshot> [--write [--why "..."]]
 
-With --write, the whole snapshot (report, figures, scorecard) is rendered again from its tables by this checkout's
-code (across_runs/reference/rendered.py): a change that only judges or words differently, published without timing a new
-run; a verdict that moves says why (--why), beside it.
+--write renders the whole snapshot again (across_runs/reference/rendered.py); a moved verdict needs --why.
 """
 
 from __future__ import annotations
@@ -31,8 +25,7 @@ def _claims(study: str, paths: dict[str, str]) -> list[dict]:
 
 
 def rejudged(snapshot: Path) -> pd.DataFrame:
-    """Every claim of every study the snapshot kept tables for: its verdict as published and as judged now,
-    and what it measured now; the changed ones first."""
+    """Each claim of each kept study: its verdict as published and now, and what it measured now; changed first."""
     kept = snapshot / "tables"
     studies = sorted(p.name for p in kept.iterdir() if p.is_dir()) if kept.is_dir() else []
     if not studies:

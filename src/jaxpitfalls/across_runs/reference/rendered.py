@@ -1,13 +1,6 @@
-"""A snapshot's report rendered again, whole, from what it keeps: its tables, run summary and the report's settings
-give every section, table and figure by this checkout's code, so a snapshot never holds two estimates of one
-quantity (its tables re-estimated while its study sections or figures keep the run's).
-
-A verdict that moved since the run (its tables estimated again, or its rule changed) says so beside it: the
-manifest keeps the run's own verdicts (`as_run`) and, for each verdict that moved, the reason given when it moved
-(`moved`). A move with no reason given is refused, so that no verdict changes silently.
-
-A study the run did not time (the GPU lease ran three of four) keeps its place: every one of its claims is listed,
-not measured, saying so, so that a snapshot carries every claim the workflow judges.
+"""A snapshot's report rendered again, whole, from what it keeps, so that it never holds two estimates of one
+quantity (docs/decisions.md#a-snapshot-rendered-whole-from-its-tables). A moved verdict must give a reason, kept in
+the manifest; a study not timed lists its claims as not measured.
 
     jaxpitfalls reference rejudge SNAPSHOT --write [--why "..."]
 """
@@ -56,8 +49,8 @@ def kept_studies(snapshot: Path) -> list[str]:
 
 
 def snapshot_claims(snapshot: Path) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
-    """Every study's claims judged now on the snapshot's tables (a study it kept none of: not run), and each
-    study's device as the write-up's numbers name it."""
+    """Every study's claims judged now on the snapshot's tables (untimed: not run), and each study's device as the
+    write-up names it."""
     claims, here, kept = {}, {}, kept_studies(snapshot)
     for name in dict.fromkeys([*kept, *registry.names()]):
         if name not in kept:
@@ -83,9 +76,8 @@ def as_run(snapshot: Path, manifest: dict[str, Any]) -> dict[str, str]:
 
 def moved(claims: dict[str, list[dict[str, Any]]], was: dict[str, str], said: dict[str, dict[str, str]],
           why: str | None) -> dict[str, dict[str, str]]:
-    """`study.claim key` -> {was, now, why} for each verdict that differs from the run's own: the reason said when
-    it moved to its present verdict (`said`, the manifest's), else `why`, given now; a new move without one is
-    refused. A study the snapshot keeps no tables of is not judged again: nothing of it moved."""
+    """`study.claim key` -> {was, now, why} for each verdict moved from the run's own, its reason `said` or `why`; a
+    move without one is refused."""
     now = {f"{s}.{c['key']}": c["verdict"] for s, cs in claims.items() for c in cs if c["measured"] != NOT_RUN}
     changed = {key: verdict for key, verdict in now.items() if was.get(key, verdict) != verdict}
     unsaid = [key for key, verdict in changed.items() if said.get(key, {}).get("now") != verdict]
@@ -107,9 +99,8 @@ def _figures(snapshot: Path, study: str, tables: dict[str, pd.DataFrame]) -> lis
 
 
 def render(snapshot: str | Path, why: str | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Every figure, report.md and the scorecard figure written again from the snapshot's tables, run summary and
-    settings; the manifest records the run's verdicts (once), the reason given and the files written. Returns the
-    claims as the report judges them."""
+    """Render every figure, report.md and the scorecard again, recording verdicts, reason and files in the manifest;
+    returns the claims."""
     snapshot = Path(snapshot)
     if not (snapshot / SETTINGS).exists():
         raise FileNotFoundError(f"{snapshot} keeps no {SETTINGS} (the report's settings, plan.report_settings): "
@@ -140,8 +131,7 @@ def render(snapshot: str | Path, why: str | None = None) -> dict[str, list[dict[
 
 
 def record_rejudged(snapshot: Path, files: list[str]) -> None:
-    """Where the snapshot has a manifest (across_runs/reference/reference.py), record which of its files were written
-    again, at which commit, with their new sha256s, kept with what changed before (a table estimated again)."""
+    """Record in the manifest, if any, the files written again, the commit, and their new sha256s."""
     manifest = snapshot / MANIFEST
     if manifest.exists() and files:
         found = json.loads(manifest.read_text())

@@ -1,5 +1,5 @@
-"""A published report's verdicts read off its scorecard table: what rejudging compares today's verdicts with, and
-what a snapshot records as its run's own before it is rendered again."""
+"""A published report's verdicts read off its scorecard table: what rejudging compares with, and the run's own
+verdicts a snapshot records."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ class UnreadableSnapshot(ValueError):
 
 
 def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
-    """(study, claim text) -> verdict, read off the report's scorecard table: its `study` and `claim` columns
-    (the first two) and its `verdict` column (the last: the cells between may hold anything)."""
+    """(study, claim text) -> verdict, from the scorecard's first two and last columns."""
     if "## Reproduction scorecard" not in report_md:
         raise UnreadableSnapshot("its report has no '## Reproduction scorecard' section")
     section = report_md.split("## Reproduction scorecard", 1)[1].split("\n## ", 1)[0]
@@ -32,8 +31,7 @@ def published_verdicts(report_md: str) -> dict[tuple[str, str], str]:
 
 
 def verdict_keys(report_md: str) -> dict[str, str]:
-    """`study.claim key` -> verdict, read off a report's scorecard (its claims' texts as this checkout's specs
-    word them; a text since reworded is left out)."""
+    """`study.claim key` -> verdict from a report's scorecard; claims since reworded are left out."""
     texts = {(name, claim.text): f"{name}.{key}" for name in registry.names()
              for key, claim in registry.spec(name).claims.items()}
     return {texts[found]: verdict for found, verdict in published_verdicts(report_md).items() if found in texts}

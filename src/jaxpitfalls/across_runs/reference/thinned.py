@@ -1,21 +1,12 @@
-"""A finished run judged again as if it had measured less, from its own samples: fewer worker processes, fewer
-rounds, a smaller time budget per mode.
-
-A preset's `measure` settings trade machine time for interval width, and which claims an hour-long reference
-can afford to lose precision on is a question its own samples answer in seconds: a mode's rounds are
-interleaved (every variant sampled once per round, in one process), so the first k rounds of each process stay
-paired, and a budget keeps the rounds that started within it, at the pace the run's own timing windows
-recorded. Each kept process's result is rebuilt from the merged one, cut, and merged again by
-harness.processes.merge itself; the result is aggregated and judged by this checkout's rules beside the
-verdicts the run published (across_runs/reference/rejudge.py), the changed ones first.
+"""A finished run judged again as if it had measured less, from its own samples: fewer processes, fewer rounds, a
+smaller time budget per mode. A process's first k rounds stay paired (rounds interleave every variant), so each cut
+result is merged again (harness.processes.merge) and judged beside the published verdicts.
 
     jaxpitfalls reference thin <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
 
-A cut is any of `processes=0+1` (the worker processes kept, by index), `rounds=16` (at most that many per
-process and mode) and `budget=15` (seconds per process and mode), joined by `,`: `dispatch:budget=15`.
-What it cannot show: a process's setup or a mode's calibration at other settings, rounds a longer run would
-have added (it only removes), and what a job records once over its processes (first runs, findings, memory
-peaks: kept whole; compilations counted in the timed region: shared out by the samples kept).
+A cut is any of `processes=0+1` (worker indices kept), `rounds=16` (per process and mode) and `budget=15` (seconds
+per process and mode), joined by `,`: `dispatch:budget=15`. It only removes rounds, and keeps whole what a job
+records once.
 """
 
 from __future__ import annotations
@@ -44,8 +35,8 @@ from .rejudge import rejudged
 
 @dataclass(frozen=True)
 class Cut:
-    """What one study's results keep: worker processes by index (None: all), and per process and mode at most
-    `rounds` rounds and the rounds that started within `budget` seconds."""
+    """What one study's results keep: processes by index (None: all), and per process and mode at most `rounds`
+    rounds started within `budget` seconds."""
 
     processes: tuple[int, ...] | None = None
     rounds: int | None = None
@@ -74,8 +65,7 @@ def _split(values: list, counts: Sequence[int]) -> list[list]:
 
 
 def _process_windows(windows: list[dict[str, Any]], counts: Sequence[int]) -> list[list[dict[str, Any]]]:
-    """A mode's timing windows (merged: every process's in turn) split by process, by the rounds each kept (a
-    process's windows end on a kept one: a window re-timed between two processes' goes with the later)."""
+    """A mode's merged windows split by process (a window re-timed between two goes with the later)."""
     split: list[list[dict[str, Any]]] = [[] for _ in counts]
     process, kept = 0, 0
     for window in windows:
@@ -87,15 +77,13 @@ def _process_windows(windows: list[dict[str, Any]], counts: Sequence[int]) -> li
 
 
 def _round_walls(windows: list[dict[str, Any]]) -> list[float]:
-    """Each kept round's wall seconds, its window's shared evenly (what a budget counts: re-timed windows and
-    waits spend none of it)."""
+    """Each kept round's wall seconds, its window's shared evenly (re-timed windows and waits count nothing)."""
     return [w["wall_s"] / w["rounds"] for w in windows if w["kept"] for _ in range(w["rounds"])]
 
 
 def rounds_kept(walls: Sequence[float], cut: Cut) -> int:
-    """How many of a process's rounds the cut keeps: at most `cut.rounds`, and none started once the rounds
-    before it took `cut.budget` (but MIN_ROUNDS), as harness.timing.interleaved stops a mode. A precision
-    target may have run a mode past its `rounds`: the cut's `rounds` caps it where the cut drops the target too."""
+    """How many rounds the cut keeps: at most `cut.rounds`, none started past `cut.budget` (but MIN_ROUNDS), as
+    harness.timing.interleaved stops."""
     k = len(walls) if cut.rounds is None else min(len(walls), cut.rounds)
     if cut.budget is not None:
         elapsed = 0.0
@@ -121,10 +109,8 @@ def _trimmed_windows(windows: list[dict[str, Any]], k: int) -> list[dict[str, An
 
 
 def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
-    """The merged result as each worker process's own, cut to its kept rounds, ready to merge again. A process's
-    samples, windows, yardsticks and places are its own; what merge summed or averaged without keeping each
-    process's (calls, compilations, first runs, memory peaks, checks, loads, clock readings, waits) is shared
-    out evenly or kept whole: a cut changes what the timed rounds show, not a job's setup."""
+    """The merged result split into each process's own, cut to its kept rounds; what merge summed without keeping per
+    process is shared out evenly or kept whole."""
     n = doc["processes"]
     per = [copy.deepcopy(doc) | {"processes": 1} for _ in range(n)]
     for mode, record in doc["machine"].items():
@@ -167,8 +153,7 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
 
 
 def thin(doc: dict[str, Any], cut: Cut) -> dict[str, Any]:
-    """A merged result (harness.processes.merge) as it would have been with the cut: its kept processes' results,
-    each cut to its kept rounds, merged again by merge itself."""
+    """A merged result as it would have been with the cut, merged again by harness.processes.merge."""
     n = doc.get("processes", 1)
     if n < 2:
         raise ValueError(f"{doc['config_id']}: a result of one process keeps no per-process samples to cut")
@@ -180,8 +165,7 @@ def thin(doc: dict[str, Any], cut: Cut) -> dict[str, Any]:
 
 
 def judged_thinned(run: Path, out: Path, cuts: dict[str, Cut]) -> pd.DataFrame:
-    """Every study of a finished run (its results/ and reports/report.md) aggregated into `out` with its cut
-    applied, and judged there beside the verdicts the run published (rejudge.rejudged)."""
+    """Every study of a finished run aggregated into `out` with its cut, judged beside its published verdicts."""
     studies = sorted(p.name for p in (run / "results" / "runs").iterdir() if p.is_dir())
     unknown = sorted(set(cuts) - set(studies))
     if unknown:

@@ -25,11 +25,7 @@ APPLIED = ("reason", "bound", "absent_here")  # what contract.decisions.applicab
 
 
 def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict[str, str]]]) -> list[dict[str, str]]:
-    """Each claim as judged on the job's rows (over its processes), unless two worker processes' own samples
-    reach opposite verdicts (one reproduced, another not): then it is `unstable`, never a yes or a no that
-    another fresh process would have contradicted. A process that alone cannot tell (inconclusive, on a
-    K-th of the samples) contradicts nothing; where the processes differ at all, each one's verdict is
-    listed beside the measurement."""
+    """Each claim over the job's processes; `unstable` where processes reach opposite verdicts, each listed."""
     judged = []
     for claim in pooled:
         verdicts = [next(c["verdict"] for c in claims if c["claim"] == claim["claim"]) for claims in per_process]
@@ -43,8 +39,7 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
 
 
 def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
-    """A study's judged claims as the report's rows, each through the one rule for what this hardware can show
-    (contract.decisions.applicable); anything but a `Judged` is refused, naming the study."""
+    """A study's judged claims as report rows through decisions.applicable; anything but `Judged` is refused."""
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
         raise TypeError(f"study {study}: its claims must be contract.verdicts.Judged rows, got {wrong}")
@@ -52,16 +47,14 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
 
 
 def _row(judged: Judged) -> dict[str, Any]:
-    """A judged claim as the report's row: its headline kept as an `Estimate`, and where the claim is not testable
-    the ceiling its bound sets (`ceiling`: the largest ratio this hardware can show), for the size column."""
+    """A judged claim as the report's row; a not testable claim keeps its bound's `ceiling` for the size column."""
     row = {k: v for k, v in asdict(judged).items() if k not in APPLIED}
     testable = judged.verdict != NOT_TESTABLE or judged.bound is None
     return row | {"headline": judged.headline, "ceiling": None if testable else judged.bound.ratio}
 
 
 def study_claims(name: str, table_paths: dict[str, str], pooled: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
-    """A study's scorecard rows judged on its tables (`pooled`, as read from `table_paths`: table name -> CSV
-    path), then on each worker process's own rows, through the one rule for what this hardware can show."""
+    """A study's scorecard rows judged on its pooled tables, then on each worker process's own rows."""
     judges = registry.judges(name)
     per_process = [judged_rows(name, judges.judge(read_tables(table_paths, p))) for p in processes_of(pooled)]
     judged = judged_rows(name, judges.judge(pooled))
@@ -76,10 +69,8 @@ def _unjudged(claim: Claim) -> dict[str, Any]:
 
 
 def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The report's claim rows in the spec's order, with the spec's text, write-up number, rule and advice: every
-    judged claim exactly once (a claim a report forgot would otherwise vanish from the scorecard), and each
-    claim no run judges with its reason; `picture`, a claim's place among the study's `findings` (its report's
-    FINDINGS: the claims whose advice opens the report), None for the others."""
+    """The claim rows in the spec's order with its text, number, rule and advice: every judged claim exactly once
+    (else refused, lest it vanish), unjudged ones with their reason; `picture`: its place in FINDINGS."""
     unknown = [k for k in findings if k not in spec.claims or spec.claims[k].advice is None]
     if unknown:
         raise ValueError(f"study {spec.name}: FINDINGS {unknown} are not claims with advice")
@@ -106,13 +97,8 @@ def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], summary: pd.DataFrame, out_md: str,
     out_figure: str, out_landing: str | None = None, judged: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
-    """The report from its tables alone: per study `tables` (name -> CSV path) and `figures` (a directory of PNGs
-    drawn from them); `settings` are the config keys the report shows (plan.report_settings), `summary` the run
-    summary (run_summary.run_summary). A snapshot keeps all of them, so its report renders again from what it
-    keeps (across_runs/reference/rendered.py). Findings and the scorecard (with its figure, `out_figure`) open it; the
-    audit closes it. `judged`: every study's claims as judged already (a snapshot's, each moved verdict marked, the
-    studies it did not time listed as not measured), else they are judged here from the tables. The findings also
-    go to `out_landing`, the HTML report's landing page (landing.py)."""
+    """The report from its tables alone (per study `tables` and `figures`, `settings`, the run `summary`), so a
+    snapshot renders again from what it keeps; `judged`: claims judged already, else judged here."""
     from ...contract.figures import save
     from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst

@@ -1,10 +1,5 @@
-"""What the HTML report's captions (`snakemake --report`) say about a study's configuration and environment.
-
-Snakemake renders a caption from the producing job's params when the report is made, long after the job
-ran, and the environment is only known once the study has run. So the param is a `StudyCaption`, which
-reads the study's environment table when the caption prints it. Snakemake does not hash such an object, so
-it never makes a job rerun, and its repr (what logs show) reads nothing.
-"""
+"""The HTML report's captions on a study's configuration and environment. Snakemake renders them long after the job
+ran, so the param is a `StudyCaption` that reads the environment when printed (unhashed, so no reruns)."""
 
 from __future__ import annotations
 
@@ -50,8 +45,7 @@ class StudyCaption:
         return f"StudyCaption({self.environment_table})"
 
     def figure(self, figure: str) -> str:
-        """What the figure shows, as the study's report module says (imported only when rendering); a
-        figure the study does not describe is an error, not an empty caption."""
+        """What the figure shows, as the study's report module says; an undescribed figure is an error."""
         from ... import registry
 
         described = registry.report(self.name).FIGURES

@@ -1,6 +1,5 @@
-"""The scorecard's figure: every claim's headline, the number its verdict rests on, with its 95% interval, beside
-the write-up's number where the two measure the same quantity; one panel per unit (ratios on a log axis, times,
-shares, counts), one mark per effect (claims resting on one measurement share it)."""
+"""The scorecard's figure: each effect's headline with its 95% interval beside the write-up's number, a panel per
+unit (ratios on a log axis)."""
 
 from __future__ import annotations
 
@@ -39,9 +38,8 @@ def _unit(unit: str) -> str:
 
 
 def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
-    """One row per effect with a headline (`tally.effects`: claims resting on one measurement share a row, labelled
-    by all their keys): the headline and its interval, and the write-up's first number where the size column judges
-    the headline by it (`theirs_*`: in one unit, at the write-up's structure; NaN otherwise)."""
+    """One row per effect with a headline: its interval, and the write-up's number where the size column uses
+    it (`theirs_*`)."""
     rows = []
     for study, cs in claims.items():
         for group in effects(cs):
@@ -60,8 +58,7 @@ def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
 
 
 def _panel(ax, points: pd.DataFrame, unit: str) -> None:
-    """One unit's claims: the write-up's number (grey) and ours (coloured by verdict, hollow where judged below the
-    write-up's structure) with a dashed line at no effect (1 for ratios, on a log axis; 0 otherwise)."""
+    """One unit's claims: the write-up's number (grey), ours by verdict (hollow: supporting), a line at no effect."""
     for y, p in enumerate(points.itertuples()):
         if not np.isnan(p.theirs_low):
             ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,

@@ -1,10 +1,5 @@
-"""docs/results/claims.md: what each write-up claimed, in this project's words with the write-up's numbers, and how a
-run treats each claim: judged, checked by every job, or not measured and why.
-
-Generated from the studies' specs, the one source the report judges the claims from, so that the page a
-clone reads and the report cannot drift apart (tests/test_docs.py regenerates it and compares). Run
-`jaxpitfalls claims docs/results/claims.md` after editing a spec's claims.
-"""
+"""docs/results/claims.md: each write-up's claims and how a run treats each, generated from the specs so page and
+report cannot drift. Run `jaxpitfalls claims docs/results/claims.md` after editing a spec's claims."""
 
 from __future__ import annotations
 
@@ -41,7 +36,7 @@ def treatment(claim: Claim) -> str:
 
 
 def _description(name: str) -> str:
-    """The study's description: its package's docstring (the report's description too), without its title."""
+    """The study's description (its package docstring), without its title."""
     return registry.description(name).strip().partition("\n\n")[2].strip()
 
 

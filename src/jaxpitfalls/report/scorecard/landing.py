@@ -1,10 +1,5 @@
-"""The HTML report's landing page (`snakemake --report`): the findings, the scorecard's tally and its figure as
-reStructuredText, written by render_report beside reports/report.md and included by the workflow's
-description (workflow/report/workflow.rst), so the HTML report opens on what to do, not on the job graph.
-
-The figure is embedded as a data URI: Snakemake's own `embeddedfigure` directive leaves a relative path (its
-mixin runs after docutils' Figure.run), which the single-file HTML report cannot resolve.
-"""
+"""The HTML report's landing page in reStructuredText: findings, tally and figure (as a data URI: Snakemake's
+`embeddedfigure` leaves a path the single-file report cannot resolve)."""
 
 from __future__ import annotations
 

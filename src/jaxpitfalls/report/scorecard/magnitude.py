@@ -1,13 +1,6 @@
-"""Whether a write-up's number held in size: its number beside ours in the same unit, judged on the effect.
-
-A claim's verdict says whether the effect has the write-up's direction; this says whether its size held. Sizes
-are compared on the effect, not on the raw ratio: a ratio's distance from 1 (a speedup's gain, `x - 1`; a
-slowdown's, `1/x - 1`), so 1.013x against a claimed 1.5x reads as a gain 38x smaller, not as "1.5x smaller". An
-effect held in size where our 95% interval reaches the write-up's number or range widened by TOLERANCE (the two
-are measured on other hosts, sizes and library versions); a share within POINTS percentage points; an exponent
-or a count within TOLERANCE of the number itself. An absolute time or rate depends on the host: shown beside
-ours with what differs, never judged.
-"""
+"""Whether a write-up's number held in size. Ratios are compared on the effect (`x - 1`, a slowdown's `1/x - 1`):
+held where our 95% interval reaches the number widened by TOLERANCE; shares within POINTS percentage points;
+exponents and counts within TOLERANCE. Absolute times are never judged."""
 
 from __future__ import annotations
 
@@ -32,8 +25,7 @@ RULE = (f"size compares effects, our 95% interval against the write-up's number 
 
 @dataclass(frozen=True)
 class Size:
-    """One write-up number against ours: the scorecard's `size` cell, whether it held in size (None: not judged,
-    an absolute number or none of ours), and both numbers side by side for "How judged"."""
+    """One write-up number against ours: the `size` cell, whether it held (None: not judged), both numbers."""
 
     cell: str
     held: bool | None
@@ -41,21 +33,19 @@ class Size:
 
 
 def device_here(environment: pd.DataFrame) -> str:
-    """The run's device as a `Number.differs` names it (`{here}`): what the study's jobs ran on, from its
-    environment table, so a GPU run's scorecard never says "this CPU"."""
+    """The run's device for `Number.differs` (`{here}`), so a GPU run never says "this CPU"."""
     kinds = sorted({"CPU" if b == "cpu" else str(k) for b, k in zip(environment.backend, environment.device_kind,
                                                                       strict=True)})
     return "this " + " and ".join(kinds) if kinds else "this machine"
 
 
 def unit_word(unit: str) -> str:
-    """A unit's first word, what it measures in (`x` of `x slower`, `ms` of ` ms/step filter_jit`, `%`); the
-    words after it say of what."""
+    """A unit's first word, what it measures in (`x` of `x slower`, `%`); the words after it say of what."""
     return (unit.split() or [""])[0]
 
 
 def as_written(x: float) -> str:
-    """A write-up's number as it wrote it (133.5, 0.1495, 16.32), never in e-notation."""
+    """A write-up's number as it wrote it (133.5, 0.1495), never in e-notation."""
     return f"{x:g}" if 1e-4 <= abs(x) < 1e6 else short(x)
 
 
@@ -66,22 +56,19 @@ def theirs_text(number: Number) -> str:
 
 
 def ours_text(ours: tuple[float, float, float], unit: str) -> str:
-    """Ours in the number's unit, its first word only (the words after it are the write-up's beside it):
-    `5.88x [5.86, 5.90]`, `515 ms/step [493, 656]`, without an interval where it has none."""
+    """Ours in the number's unit, its first word only: `5.88x [5.86, 5.90]`, `515 ms/step [493, 656]`."""
     value, low, high = ours
     spread = "" if low == high == value else f" [{short(low)}, {short(high)}]"
     return f"{short(value)}{' ' if unit.startswith(' ') else ''}{unit_word(unit)}{spread}"
 
 
 def _effect(ratio: float) -> float:
-    """A ratio's effect: its gain above 1 (`x - 1`), or below 1 its slowdown's (`-(1/x - 1)`), so a claim and
-    its reverse have effects of one size and opposite signs."""
+    """A ratio's effect: `x - 1` above 1, `-(1/x - 1)` below, so a claim and its reverse are equal and opposite."""
     return ratio - 1 if ratio >= 1 else -(1 / ratio - 1)
 
 
 def _factor_size(low: float, high: float, theirs_low: float, theirs_high: float) -> tuple[str, bool]:
-    """(the cell, held) for an interval of effects against the write-up's range of effects: met, on the other
-    side of 0, or apart by the factor between the nearest ends."""
+    """(cell, held) for our effects' interval against the write-up's: met, opposite, or the factor apart."""
     if high >= theirs_low and low <= theirs_high:
         return "in range", True
     if theirs_high < 0:  # a slowdown's effects, turned to a gain's: the same comparison
@@ -98,8 +85,7 @@ def _factor_size(low: float, high: float, theirs_low: float, theirs_high: float)
 
 
 def _points(number: Number, low: float, high: float) -> tuple[str, bool]:
-    """A share against the write-up's, in percentage points: a factor on a share would call 37% and 100% the
-    same size as 74%."""
+    """A share against the write-up's, in percentage points (a factor on a share would misjudge its size)."""
     if high >= number.low and low <= number.high:
         return "in range", True
     gap = low - number.high if low > number.high else number.low - high
@@ -114,9 +100,7 @@ DEVICE_CELL = "— (another device)"  # judged on another device than the write-
 
 
 def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> Size:
-    """The write-up's `number` against `ours` (estimate, 95% low, high) in its unit at the write-up's structure
-    (None where this run did not measure it there); `here` names the run's device in what differs (where given:
-    '' leaves it out, for a caller that says it once for several numbers)."""
+    """The write-up's `number` against `ours` (estimate, low, high, or None) at its structure; `here`: our device."""
     theirs = theirs_text(number)
     if number.unsized:
         return Size(UNSIZED_CELL, None, f"{theirs}, not sized here: {number.unsized}")
@@ -147,10 +131,8 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
 
 
 def sized(claim: dict[str, Any]) -> Size:
-    """The size the scorecard judges a claim by: the headline (the number the verdict rests on) against the
-    write-up's first number where the two are in one unit and the headline is at the write-up's structure; else
-    ours measured for that number. One size a row: generation's cache is sized on its warm pair, what the write-up
-    says it timed; another reading of its timing (a conjecture) is only under "How each claim was judged"."""
+    """The size a claim is judged by: the headline against the write-up's first number where comparable, else ours
+    measured for that number."""
     number, ours, headline = claim["numbers"][0], claim["ours"][0], claim.get("headline")
     same_unit = headline is not None and unit_word(headline.unit) == unit_word(number.unit)
     if not same_unit or claim.get("supporting"):
@@ -159,8 +141,7 @@ def sized(claim: dict[str, Any]) -> Size:
 
 
 def _where(cell: str) -> str:
-    """Where ours lies against the write-up's number, in words that size nothing (a row below the write-up's
-    structure is not sized): a size cell's `in range`, `3.80x smaller`, `**opposite direction**`."""
+    """Where ours lies against the write-up's number, sizing nothing (`in range`, `**opposite direction**`)."""
     for word, said in (("in range", "inside the write-up's range"), ("smaller", "below the write-up's"),
                        ("larger", "above the write-up's"), ("opposite", "in the opposite direction")):
         if word in cell:
@@ -169,10 +150,8 @@ def _where(cell: str) -> str:
 
 
 def size_cell(claim: dict[str, Any]) -> str:
-    """The first write-up number's size (`sized`): the ceiling this hardware allows where the claim is not
-    testable. Below the
-    write-up's structure, where ours lies is said only against a number the structure sets (an estimate for other
-    hardware says nothing of a smaller structure here)."""
+    """The first number's size (`sized`), or the hardware's ceiling where not testable; below the write-up's
+    structure, only against a number the structure sets."""
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
         ceiling = claim.get("ceiling")
         if not ceiling:

@@ -1,6 +1,4 @@
-"""The markdown report's sections beside the claims' (scorecard.py, which come first): per study its setup,
-results, breakdown and figures, and last the audit: run summary, per study its checks and the machine while
-timing, the environment."""
+"""The markdown report's sections beside the claims': per study setup, results, breakdown, figures; then the audit."""
 
 from __future__ import annotations
 
@@ -29,9 +27,7 @@ COMPARISONS_READ = (  # how the study section's table of ratios and differences 
 
 
 def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
-    """A markdown table whose numbers read as written: floats by `number` (formatting.fixed: three places, or three
-    significant digits below a hundredth; formatting.short: three significant digits), never e-notation, which
-    tabulate gives a column of mixed types."""
+    """A markdown table whose floats read as written (`number`), never in tabulate's e-notation."""
     if not len(df):
         return "_(no rows)_"
     shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else v)
@@ -42,14 +38,12 @@ E_NOTATION = re.compile(r"\d+(?:\.\d+)?e[-+]?\d+")
 
 
 def plain_numbers(text: str) -> str:
-    """A recorded text's numbers in e-notation written plainly (`rtol=1e-05` -> `rtol=0.00001`): a job of an older
-    version recorded them so."""
+    """A recorded text's e-notation written plainly (`rtol=1e-05` -> `rtol=0.00001`)."""
     return E_NOTATION.sub(lambda m: short(float(m[0])), text)
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
-    """Each row's value with its interval; blank where the row has none (two differences' ratio, where the
-    baseline's overhead may be 0)."""
+    """Each row's value with its interval; blank where the row has none."""
     return df.apply(lambda r: "" if pd.isna(r[value]) else interval(r[value], r[low], r[high], unit), axis=1)
 
 
@@ -63,7 +57,7 @@ def _memory_against(gib: float, target_gib: float) -> str:
 
 
 def quietness_line(checks: pd.DataFrame) -> str:
-    """How quiet the machine was while a study was timed, and how fast (the yardstick), from its checks table."""
+    """How quiet and how fast (the yardstick) the machine was while a study was timed, from its checks table."""
     speed = checks["yardstick_ms"].dropna() if "yardstick_ms" in checks else pd.Series(dtype=float)
     pace = (f"; the yardstick (a fixed Python and numpy workload timed every round) {speed.median():.2f} ms, its "
             f"jobs' medians {speed.min():.2f}-{speed.max():.2f}" if len(speed) else "")
@@ -78,8 +72,7 @@ def quietness_line(checks: pd.DataFrame) -> str:
 
 
 def code_line(checks: dict[str, pd.DataFrame]) -> str:
-    """Which of the workflow's own code the timing jobs ran (each study's checks table, `code` per job): one
-    commit, or, where the results span several (a partial rerun after a change), each study's, said loudly."""
+    """Which workflow code the timing jobs ran: one commit, or each study's, said loudly."""
     codes = {study: sorted(set(c["code"])) if "code" in c else ["unknown"] for study, c in checks.items()}
     every = sorted(set().union(*codes.values()))
     if len(every) == 1:
@@ -92,9 +85,8 @@ def code_line(checks: dict[str, pd.DataFrame]) -> str:
 
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
                         parts: dict[str, tuple[float, float | None]], checks: dict[str, pd.DataFrame]) -> str:
-    """Wall time of the run and of each study's part, and the largest job's peak memory, against their
-    targets (`targets`: run_target_s, memory_target_gib), time per rule, which code the jobs ran, and how
-    quiet the machine was while each study was timed (`checks`: each study's checks table)."""
+    """Wall time and peak memory against `targets`, time per rule, the code run, and the machine's quiet
+    (`checks`: each study's checks table)."""
     target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
                                            slowest_s=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max")
@@ -126,10 +118,8 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
 
 
 def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:
-    """The largest resident peak of any job (MiB), the job, and where it was read: Snakemake's benchmark file
-    (resident size polled while the job ran: a peak between two polls is missed) or, for a measuring job, its
-    worker processes' own high-water mark (VmHWM, the checks tables' `host_peak_mb`), whichever is higher, so
-    the headline is never below the job table's."""
+    """The largest resident peak (MiB), its job and source: Snakemake's polled benchmark or the workers' VmHWM,
+    whichever is higher."""
     peaks = [(r.max_rss_mb, f"{r.rule}/{r.job}", "its benchmark file") for r in summary.itertuples()]
     peaks += [(mb, f"run_study/{study}/{config_id}", "its processes' own high-water mark")
               for study, c in checks.items() if "host_peak_mb" in c
@@ -138,8 +128,7 @@ def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tupl
 
 
 def _recorded_settings(checks: pd.DataFrame) -> str:
-    """The measurement settings the timing jobs recorded in their results (not the config's at render time):
-    one set where every configuration used it, else each configuration's."""
+    """The settings the jobs recorded (not the config's now): one set, or each configuration's."""
     recorded = checks.drop_duplicates("config_id").set_index("config_id")["settings"]
     if recorded.nunique() == 1:
         return f"`{recorded.iloc[0]}`"
@@ -155,8 +144,8 @@ def _inputs_from(study: dict[str, Any], config: dict[str, Any]) -> str:
 
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
-    """Setup, the study's own tables, medians, ratios, the trace breakdown, checks and figures (name, path
-    relative to the report); `config` needs the study's block under `studies` and its family's under `models`."""
+    """A study's setup, tables, medians, ratios, breakdown, checks and figures; `config` needs its block and
+    its family's."""
     steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
                                 sort=False)
@@ -211,8 +200,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
 
 
 def audit_section(name: str, checks: pd.DataFrame) -> str:
-    """A study's audit: what its guards checked in every configuration, its jobs' time and memory, and the
-    machine while it was timed."""
+    """A study's audit: what its guards checked, its jobs' time and memory, and the machine while timed."""
     lines = [
         f"### Study `{name}`: checks", "",
         "What the guards compared and found before any timing counted (a failed check fails the job): the "
@@ -254,7 +242,7 @@ REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is call
 
 
 def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id: str) -> list[str]:
-    """The traced breakdown of the base configuration: share per component, and its untraced estimate."""
+    """The base configuration's traced breakdown: share per component, and its untraced estimate."""
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
@@ -276,7 +264,7 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
 
 
 def environment_section(environments: dict[str, pd.DataFrame]) -> str:
-    """Each study's environment side by side (studies may differ, e.g. in XLA flags and device count)."""
+    """Each study's environment side by side (studies may differ, e.g. in XLA flags)."""
     columns = {study: env.iloc[0].astype(str) for study, env in environments.items()}
     rows = pd.DataFrame(columns).rename_axis("key").reset_index()
     return "\n".join(["## Environment", "", table(rows), ""])

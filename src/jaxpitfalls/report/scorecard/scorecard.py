@@ -1,6 +1,5 @@
-"""The report's claims sections, the part a reader acts on: what to do (each study's advice for how its claims
-came out), the scorecard (claim, the write-up's number, ours, verdict) with its tally, and how each claim was
-judged (rule, whole measurement, magnitude). The markdown report and the HTML landing page both read them."""
+"""The report's claims sections, which a reader acts on: what to do, the scorecard with its tally, how each claim
+was judged. The markdown report and the HTML landing page read them."""
 
 from __future__ import annotations
 
@@ -45,10 +44,8 @@ FINDINGS_PER_STUDY = 4  # sentences; every claim's advice is in the judging tabl
 
 
 def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
-    """What to do, per study: the advice of its claims for the verdicts they reached on this run, at most
-    FINDINGS_PER_STUDY sentences: the claims its spec names for its whole picture (`picture`, in that order),
-    else decided claims (yes or no) first (the markdown report and the HTML report's landing page both open
-    with it)."""
+    """What to do, per study: its claims' advice for their verdicts, at most FINDINGS_PER_STUDY sentences, the
+    spec's `picture` claims first."""
     out = {}
     for study, rows in claims.items():
         picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
@@ -71,8 +68,7 @@ def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def estimate_text(estimate: Estimate) -> str:
-    """A headline as the `ours` cell shows it: `filter_jit / jit_partition 1.026x [0.828, 1.261]`, or a number
-    without an interval where it has none (`15 compilations`)."""
+    """A headline as the `ours` cell shows it: `filter_jit / jit_partition 1.026x [0.828, 1.261]`."""
     decimals = 1 if estimate.unit.startswith("%") else 3  # a share's tenth of a point is its noise already
     unit = estimate.unit.removesuffix("s") if estimate.value == 1 and not estimate.has_interval else estimate.unit
     number = (interval(estimate.value, estimate.low, estimate.high, unit, decimals=decimals)
@@ -85,8 +81,7 @@ DEVICE_MARK = " (another device than the write-up's)"  # after `ours`: judged on
 
 
 def ours_cell(claim: dict[str, Any]) -> str:
-    """The number the claim's verdict rests on, with its 95% interval; a dash where it rests on none (checked by
-    every job, not measured, or a verdict read off counts its text gives)."""
+    """The number the verdict rests on with its 95% interval; a dash where it rests on none."""
     headline = claim.get("headline")
     if headline is None:
         return "—"
@@ -122,9 +117,7 @@ def only_expectations(claims: dict[str, list[dict[str, Any]]]) -> bool:
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
-    """The scorecard: one line of numbers per claim (claim, the write-up's number, ours, size, verdict) under the
-    tally, and where given the figure of every headline beside the write-up's; a run of benchmark files alone
-    states its expectations, without the write-ups' columns."""
+    """The scorecard: a row per claim under the tally, and the figure; expectations alone drop the write-up columns."""
     rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": ours_cell(c),
              "size": size_cell(c), "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
     if only_expectations(claims):
@@ -142,8 +135,7 @@ MOVED = " (was "  # after a verdict: the run's own, where the snapshot was judge
 
 
 def _mark(claim: dict[str, Any]) -> str:
-    """The verdict as the scorecard shows it; a claim restating another's measurement names it; a verdict that
-    moved since the run names the run's."""
+    """The verdict as the scorecard shows it, naming a restated claim and, if moved since the run, the run's verdict."""
     mark = VERDICT_MARK[claim["verdict"]]
     mark = f"{mark}{RESTATED}{claim['restates']})" if claim.get("restates") else mark
     return f"{mark}{MOVED}{VERDICT_MARK[claim['moved']['was']]})" if claim.get("moved") else mark
@@ -158,8 +150,7 @@ def _moved_text(claim: dict[str, Any]) -> str:
 
 
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
-    """How each claim was judged: one short paragraph per claim, what it measured (per process where they
-    differ) and each write-up number beside ours (`here`: each study's device, device_here)."""
+    """How each claim was judged: a paragraph each, its measurement and each write-up number beside ours."""
     lines = ["## How each claim was judged", "",
              "Per claim, what this run measured and how the verdict follows from it, then each write-up number "
              "beside ours with what differs between the two measurements.", ""]
@@ -174,8 +165,7 @@ def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str
 
 
 def _side_by_side(claim: dict[str, Any], here: str) -> str:
-    """Each write-up number beside ours but the one the scorecard's row already shows (ours is the headline), those
-    this run did not measure together, and once what differs between the two measurements."""
+    """Each write-up number beside ours but the row's, unmeasured ones together, and what differs, once."""
     headline = claim.get("headline")
     shown = None if headline is None else (headline.value, headline.low, headline.high)
     told = list(zip(claim["numbers"], claim["ours"], strict=True))

@@ -1,13 +1,5 @@
-"""The scorecard's first lines: how many of the write-ups' numbers held in size, and the verdicts counted per
-effect, not per row.
-
-Several claims can rest on one measurement (a speedup stated twice, "understated" and "slowed"; jit's gain read
-again as a phase of fixes it dominates): they are one effect, counted once, so a row repeated never looks like
-two agreeing results. Claims are one effect where one declares it restates the other (`Claim.restates`) or where
-their verdicts rest on the same number (the same headline, to the last digit). A "yes" is counted apart by
-whether the write-up's number held in size (magnitude.py), held in direction only, or was not sized (the write-up
-gives none, an absolute one, or this run did not measure it at the write-up's structure).
-"""
+"""The scorecard's first lines: write-up numbers held in size, and verdicts counted per effect (claims on one
+measurement count once, so a repeated row never looks like two agreeing results)."""
 
 from __future__ import annotations
 
@@ -23,8 +15,7 @@ UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say no
 
 
 def sizes(row: Row) -> list[bool | None]:
-    """Whether each write-up number of a claim held in size here, the first as the scorecard judges it (None: not
-    judged: absolute, not measured at its structure, or the claim is not testable, not measured or checked here)."""
+    """Whether each write-up number of a claim held in size here (None: not judged)."""
     if row["verdict"] in UNSIZED or not row["numbers"]:
         return [None] * len(row["numbers"])
     return [sized(row).held] + [size(n, o, "").held for n, o in zip(row["numbers"][1:], row["ours"][1:],
@@ -32,8 +23,7 @@ def sizes(row: Row) -> list[bool | None]:
 
 
 def effects(rows: list[Row]) -> list[list[Row]]:
-    """A study's claims grouped by the measurement their verdicts rest on, each group led by the claim the others
-    restate (or the first), in the spec's order."""
+    """A study's claims grouped by the measurement their verdicts rest on, led by the restated claim."""
     lead: dict[str, str] = {}
     by_number: dict[tuple, str] = {}
     for row in rows:
@@ -50,8 +40,7 @@ def effects(rows: list[Row]) -> list[list[Row]]:
 
 
 def _kind(group: list[Row]) -> str:
-    """An effect's verdict as the tally counts it: its lead claim's (the one the others restate), a yes split by
-    whether the lead's own numbers held in size (in size, direction only, no number)."""
+    """An effect's verdict as the tally counts it: its lead claim's, a yes split by whether its numbers held in size."""
     verdict = group[0]["verdict"]
     if verdict != REPRODUCED:
         return "no" if verdict == "not reproduced" else verdict
@@ -69,9 +58,7 @@ def _counted(groups: list[list[Row]]) -> str:
 
 
 def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
-    """How many of the write-ups' numbers held in size, one per effect (`theirs`: (study, effect) pairs): the size
-    column of each effect's lead row (rows restating another are that claim's effect, counted with it), naming
-    those that did not, and apart those no run here can size (`Number.unsized`), with why."""
+    """How many write-up numbers held in size, one per effect, naming misses, and apart the unsizable ones."""
     held, missed, apart = 0, [], []
     for study, (lead, *_) in theirs:
         if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
@@ -110,10 +97,8 @@ def expectations_line(rows: list[Row]) -> str:
 
 
 def tally(claims: dict[str, list[Row]]) -> str:
-    """The scorecard's first line and its counts: write-up numbers held in size, then effects (claims resting on
-    one measurement counted once) by verdict, the write-ups' apart from ours beside them (Claim.beyond), and
-    those judged at a structure smaller than the write-up's (supporting only) counted apart; the expectations of
-    benchmark files after them, by verdict."""
+    """The scorecard's first line: numbers held in size, then effects by verdict, ours beyond the write-ups' and
+    supporting-only ones apart; then benchmark files' expectations."""
     yours = [r for rows in claims.values() for r in rows if r.get("expected")]
     claims = {s: [r for r in rows if not r.get("expected")] for s, rows in claims.items()}
     if not any(claims.values()):

@@ -1,8 +1,5 @@
-"""The floors' A/A twins, stated in the report's audit: every job that times its floor in a mode compiling nothing
-times it a second time in the same rounds under another name (protocol.measure_mode), a pair whose true ratio is
-1. An interval that excludes 1 there is a false alarm of the run's own intervals, counted for every run instead of
-trusted from a simulation. What a twin cannot show: a real pair whose ratio moves from process to process (the
-variants' code differs; the twin's does not)."""
+"""The floors' A/A twins in the audit: each job times its floor twice (true ratio 1), so an interval excluding 1 is
+a false alarm, counted on every run. Same code, so a twin cannot show a ratio that moves between processes."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ from .markdown import table
 
 
 def twin_rows(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """A study's twin rows (one per configuration and mode) of its comparisons table read with them
-    (aggregate.read_tables)."""
+    """A study's twin rows of its comparisons table (read with twins: aggregate.read_tables)."""
     return comparisons[comparisons.variant.astype(str).map(is_twin)].reset_index(drop=True)
 
 
@@ -33,8 +29,7 @@ def _row(study: str, rows: pd.DataFrame) -> dict[str, object]:
 
 
 def twin_sections(rows: Mapping[str, pd.DataFrame]) -> list[str]:
-    """The audit's section on the twins of every study (`rows`: twin_rows by study), as one text; none where no
-    job had one (results measured before the twins)."""
+    """The audit's section on every study's twins (`rows`: by study); none where no job had one."""
     found = {study: r for study, r in rows.items() if len(r)}
     if not found:
         return []

@@ -1,2 +1,1 @@
-"""A run's results as tables: each study's results flattened (aggregate), what a job recorded beside its timings,
-which environments compare, the run summary and the results bundle."""
+"""A run's results as tables: aggregate, job checks, environments, run summary, bundle."""

@@ -63,10 +63,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
 
 
 def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
-    """A mode timed step by step (per process, per step, its seconds in every call): each step's median (ms)
-    and its share of the call, the median of the calls' shares with its 95% interval; the split is judged on
-    that interval, not on the medians' quotient. One process's: a bootstrap over its calls; a job's of several
-    processes: estimated from theirs (over_processes), left empty here."""
+    """A stepped mode's per-step median (ms) and median share of the call with its 95% interval (one process)."""
     if not processes:
         return {}
     out = {}
@@ -81,17 +78,12 @@ def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
 
 
 def _within(m: dict[str, Any], summary: Callable[[list[float]], tuple[float, ...]], size: int) -> tuple[float, ...]:
-    """A mode's summary with its bootstrap interval over one process's samples (a claim about an absolute time
-    is judged on an interval, never on the samples' range); a job's of several processes is estimated from
-    theirs (over_processes): `size` blanks here."""
+    """A mode's summary with its bootstrap interval over one process's samples; `size` blanks for several."""
     return (math.nan,) * size if m.get("processes") else summary(m["samples_s"])
 
 
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, variant, mode and process (`all`: the job's, over its processes; `0`,
-    `1`, ...: each worker process's own, when there were several): summary statistics in milliseconds (the job's
-    median, relative IQR and step shares with their intervals over its processes: over_processes), the counts of the
-    variant's signature (`signature_*`), whether the mode measures compilation on purpose."""
+    """One row per configuration, variant, mode and process (`all`: the job's): ms statistics with intervals."""
     return steps_over_processes(pd.DataFrame([
         _step_row(doc, variant, mode, pooled, process, m)
         for doc in docs for variant, v in doc["variants"].items() for mode, pooled in v["modes"].items()
@@ -100,9 +92,7 @@ def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _compile_seconds(mode: dict[str, Any], process: str) -> list[float] | None:
-    """A mode's compile time per sample in one process: the job's where it ran in one, else the named process's
-    (cut at each process's sample count, the order they were merged in); a job's of several processes is
-    estimated from theirs (over_processes): None."""
+    """A mode's compile time per sample in one process; None for the pooled row of several."""
     seconds, counts = mode["compile_seconds"], [len(p["samples_s"]) for p in mode.get("processes", [])]
     if not counts or process == POOLED:
         return None if counts else seconds
@@ -110,8 +100,7 @@ def _compile_seconds(mode: dict[str, Any], process: str) -> list[float] | None:
 
 
 def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict[str, float]:
-    """In modes that compile on purpose: XLA compile time variant / baseline, paired per round like the
-    timings (median with its 95% interval), so a claim about compilation has an interval to be judged on."""
+    """Compile time variant / baseline, paired per round, so a compilation claim has an interval."""
     sides = (c["variant"], c["baseline"])
     if is_difference(*sides):  # a difference of two variants' samples compiles nothing
         return {}
@@ -124,9 +113,7 @@ def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict
 
 
 def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, compared pair and process (as in `steps_table`): median ratio and
-    difference (ms) with 95% intervals (and of XLA compile time, in modes that compile on purpose: a job's
-    over its processes, over_processes); pooled rows name the lowest and highest ratio of a single process."""
+    """One row per configuration, pair and process: median ratio and difference (ms) with 95% intervals."""
     rows = []
     for doc in docs:
         by_process = [(POOLED, doc["comparisons"])] + [
@@ -148,8 +135,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration: what the guards compared and found, what a study's job observed beside its
-    timings (`checks.findings`, as <name>_<key> columns), and the environment's headline."""
+    """One row per configuration: the guards' findings, the job's own (`<name>_<key>`), environment headline."""
     rows = []
     for doc in docs:
         checks, env = doc["checks"], doc["environment"]
@@ -178,13 +164,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd.DataFrame:
-    """Trace breakdowns with an untraced estimate: share of the traced step x untraced median of the mode
-    that was traced.
-
-    The Python tracer inflates Python time, so absolute traced milliseconds overstate the overhead;
-    shares applied to the untraced step time are the better estimate. One block of rows per capture
-    (`capture`); a reader of one row per component averages them.
-    """
+    """Trace breakdowns with an untraced estimate (share x untraced median: tracing inflates Python time)."""
     table = pd.concat(list(overheads), ignore_index=True)
     untraced = steps[["config_id", "variant", "mode", "median_ms"]].rename(columns={"median_ms": "untraced_step_ms"})
     table = table.merge(untraced, on=["config_id", "variant", "mode"], how="left")
@@ -198,11 +178,7 @@ def _told_apart(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def aggregate(run_paths: list[str], overhead_paths: list[str]) -> dict[str, pd.DataFrame]:
-    """The study's tables, after re-checking what must hold across its results.
-
-    Each job already refused variants with equal signatures; checking again here means a result edited or
-    produced elsewhere cannot slip an indistinguishable comparison into the report.
-    """
+    """The study's tables, re-checking signatures so an edited result cannot slip in an indistinguishable pair."""
     docs = [results.read_result(p) for p in run_paths]
     require_comparable(docs, run_paths)
     for doc, path in zip(docs, run_paths, strict=True):
@@ -224,9 +200,7 @@ PER_PROCESS = ("steps", "comparisons")
 
 
 def read_tables(paths: Mapping[str, str], process: str = POOLED, twins: bool = False) -> dict[str, pd.DataFrame]:
-    """A study's tables as written by `aggregate`, by name, as one process saw them: `all` (the job's, over
-    its processes; what figures and tables show) or a worker process's own rows (`0`, `1`, ...). The floor's
-    A/A twin (protocol.measure_mode) is the audit's, not the study's: its rows only with `twins`."""
+    """A study's tables by name as one process saw them (`all`: the job's); twin rows only with `twins`."""
     tables = {name: pd.read_csv(paths[name], keep_default_na=name != "environment", dtype=TEXT_COLUMNS)
               for name in TABLES}
     for name in PER_PROCESS:
@@ -244,7 +218,6 @@ def without_twins(tables: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]
 
 
 def processes_of(tables: Mapping[str, pd.DataFrame]) -> list[str]:
-    """The worker processes a study's results have their own rows for (none when each configuration ran in
-    one process)."""
+    """The worker processes the results have their own rows for (none where each job ran in one)."""
     n = int(tables["checks"]["processes"].max())
     return [str(i) for i in range(n)] if n > 1 else []

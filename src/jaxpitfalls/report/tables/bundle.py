@@ -1,9 +1,5 @@
-"""A results bundle: one archive of a run's JSONs, tables, figures and report, with a manifest (sha256 of
-every file, the environment, the config, the git commit) that another machine can use as a baseline.
-
-Opening a bundle checks it whole: a file missing, added or changed since it was made is refused with the
-file named, so a comparison never runs against a half-copied or edited baseline.
-"""
+"""A results bundle: a run's files in one archive with a sha256 manifest, refused on opening if any file is
+missing, added or changed."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Which differences between two results' environments matter: results measured under other library
-versions, another backend, device, CPU or XLA flags are not mixed in one table, and a comparison names them."""
+"""Which environment differences matter: results from other versions, backends, devices, CPUs or XLA flags are
+never mixed in one table."""
 
 from __future__ import annotations
 
@@ -30,8 +30,7 @@ TEXT_COLUMNS = {"code": str, "git_commit": str, "config_id": str}
 
 
 def code_version(environment: dict[str, Any]) -> str:
-    """The workflow's own code a result was measured with: short commit, `+dirty` for uncommitted edits, and a
-    study of the user's own by its files' digest (`+study:1a2b3c4`)."""
+    """The workflow code of a result: short commit, `+dirty`, and `+study:<digest>` for a user's own study."""
     git, own = environment.get("git") or {}, environment.get("study_code")
     if not git.get("commit"):
         return "unknown"

@@ -1,5 +1,4 @@
-"""What a job recorded beside its timings, as the checks table's columns (aggregate.checks_table): what the
-guards compared and found, compilations by purpose, where it ran, how quiet the machine was, peak memory."""
+"""What a job recorded beside its timings, as checks table columns (aggregate.checks_table)."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ from ...harness.yardstick import current_yardstick
 
 
 def agreement(checks: dict[str, Any]) -> dict[str, Any]:
-    """The outputs check as the guard recorded it (harness.variants); a result written before the guards
-    returned records holds `True` and the same facts in loose fields."""
+    """The outputs check as the guard recorded it (harness.variants); older results hold `True` and loose fields."""
     found = checks["outputs_agree"]
     if found is True:
         return {"outputs_agree": "yes (recorded as true: an older result)",
@@ -32,15 +30,14 @@ def distinct(checks: dict[str, Any]) -> str:
 
 
 def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
-    """Compilations counted in the timed regions of the modes with this label (`measures_compilation`,
-    `demonstration`, or None: the modes where any is forbidden, so the job would have failed on one)."""
+    """Compilations in timed regions of modes with this label (None: modes where any is forbidden)."""
     labels = ("measures_compilation", "demonstration")
     return sum(m["compiles_in_timed_region"] for v in doc["variants"].values() for m in v["modes"].values()
                if (m.get(label) if label else not any(m.get(x) for x in labels)))
 
 
 def ran_on(env: dict[str, Any]) -> str:
-    """`slurm job 12 on node7 (64 CPUs, GPUs 0)` or `local on vm`: where one result was measured."""
+    """Where one result was measured: `slurm job 12 on node7 (64 CPUs, GPUs 0)` or `local on vm`."""
     where = env.get("placement")
     if where is None:
         return "not recorded (an older result)"
@@ -51,10 +48,8 @@ def ran_on(env: dict[str, Any]) -> str:
 
 
 def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """How quiet the machine was while a configuration was timed, over its modes: rounds kept, re-timed and
-    kept though contended (`on_contention: warn`), seconds spent waiting for quiet, other processes' and
-    steal's largest share of the cores (apart: a neighbour the user can see, or the hypervisor), the highest
-    load average, and the policy."""
+    """How quiet the machine was over a configuration's modes: rounds kept and retried, waits, others' and steal's
+    core share, load, policy."""
     def worst(key: str) -> float | None:
         values = [m[key] for m in machine.values() if m[key] is not None]
         return max(values) if values else None
@@ -75,10 +70,7 @@ def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def yardstick_ms(machine: dict[str, dict[str, Any]]) -> float | None:
-    """The yardstick's median over the job's rounds, in ms (harness/yardstick.py: a fixed Python and numpy
-    workload timed once a round): how fast the machine was while the job timed. A run slower than another by
-    about its yardstick's ratio was slowed by the machine; beyond that ratio, something else. None for a result
-    without one, or of an older workload."""
+    """The yardstick's median over the job's rounds (ms): the machine's speed, apart from the program's."""
     speeds = [s for m in machine.values() for s in current_yardstick(m)]
     return float(np.median(speeds)) * 1e3 if speeds else None
 
@@ -93,10 +85,8 @@ def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float 
 
 
 def first_place(doc: dict[str, Any]) -> str:
-    """What opening a round cost in this job: per variant and mode that compiles nothing, its median sample when
-    first in its round over its median elsewhere, the largest deviation named with its variant and mode, and how
-    evenly the first place went round within a mode (harness.timing.round_order: each variant opens as many
-    rounds but for each process's partial cycle). `+6.1% (filter_jit, blocked); openings within 1`."""
+    """What opening a round cost, the worst variant named, and how evenly first place went round:
+    `+6.1% (filter_jit, blocked); openings within 1`."""
     worst: tuple[float, str] | None = None
     uneven = 0
     for mode, record in doc["machine"].items():

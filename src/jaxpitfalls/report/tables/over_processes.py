@@ -1,19 +1,6 @@
-"""A job's medians, step shares, spreads and compile ratios over its fresh processes, by the estimator of its
-comparisons (harness.moderated).
-
-A fresh process shifts every sample it takes (another core, another memory layout), so a job's value over several
-processes is judged on each process's own, not on their samples pooled: each process's value (a mode's median, its
-calls' median share of one step, its relative IQR, its paired compile-time ratio), their mean on the log scale (a
-share's on the logit scale, so its interval stays inside 0-1), and Student's t on the spread between processes
-pooled across the job's rows of that kind, as its comparisons' is (a step's share with no offset split off: what
-one step gains in a process another loses). A two-level bootstrap over 2 processes, used
-before, gave median intervals 2.2-3.6 times narrower than this on the published reference
-(docs/decisions.md#a-jobs-medians-over-its-processes). A job of one process keeps its bootstrap over samples
-(aggregate): nothing there says how far a fresh process moves its value.
-
-Both a timing run's tables (aggregate) and a published snapshot's (reference.reestimate) are estimated here, from
-the per-process rows the steps and comparisons tables keep beside the job's.
-"""
+"""A job's medians, step shares, spreads and compile ratios over its fresh processes (harness.moderated): each
+process's value counts once, averaged on the log (shares: logit) scale, with Student's t on the between-process
+spread (docs/decisions.md#a-jobs-medians-over-its-processes). One-process jobs keep their bootstrap."""
 
 from __future__ import annotations
 
@@ -45,9 +32,7 @@ Quantity = tuple[list[tuple[str, str, str]], Scale, Pool]  # columns (each value
 
 
 def _step_quantities(steps: pd.DataFrame) -> list[Quantity]:
-    """A steps table's medians and its relative IQRs (a slow or noisy process moves every row alike: its offset
-    split off), and the shares of every step of every stepped mode (one pool, no offset shared: what one step
-    gains in a process another loses)."""
+    """A steps table's medians and relative IQRs (offset split off), and step shares (pooled apart)."""
     shares = [_with_interval(c) for c in steps if c.startswith("step_") and c.endswith("_share")]
     return [([_with_interval("median", "_ms")], LOG, moderated.pooled),
             ([_with_interval("relative_iqr")], LOG, moderated.pooled),
@@ -55,10 +40,8 @@ def _step_quantities(steps: pd.DataFrame) -> list[Quantity]:
 
 
 def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quantity) -> None:
-    """Write into `job`'s rows (in place) the estimate over processes of each of the quantity's columns, for the
-    rows every process measured it in: each process's value on the quantity's scale, moderated.pooled across
-    all of them, and back. A row with a value the scale cannot hold (a relative IQR of 0: a clock too coarse to
-    see the spread) is left out of the pool and gets no interval."""
+    """Write each column's estimate over processes into `job`'s rows (in place); a value off the scale (an IQR of
+    0) gets no interval."""
     columns, (to_scale, back), pool = quantity
     values = pd.concat({c[0]: own.pivot(index=keys, columns="process", values=c[0]) for c in columns}).dropna()
     values = values[sorted(values.columns, key=int)]
@@ -74,8 +57,7 @@ def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quant
 
 
 def _estimated(table: pd.DataFrame, keys: list[str], quantities: list[Quantity]) -> pd.DataFrame:
-    """`table` with each job's rows (process `all`) estimated from its processes' rows, per quantity; a job of
-    one process unchanged."""
+    """`table` with each job's rows (process `all`) estimated from its processes' rows; a one-process job unchanged."""
     jobs = []
     for _, rows in table.groupby("config_id", sort=False):
         is_job = rows.process.astype(str) == POOLED
@@ -87,15 +69,12 @@ def _estimated(table: pd.DataFrame, keys: list[str], quantities: list[Quantity])
 
 
 def steps_over_processes(steps: pd.DataFrame) -> pd.DataFrame:
-    """A steps table whose job rows' medians, relative IQRs and step shares (each with its interval) are
-    estimated over the job's processes."""
+    """A steps table whose job rows' medians, relative IQRs and step shares are estimated over its processes."""
     return _estimated(steps, STEP_KEYS, _step_quantities(steps))
 
 
 def compile_ratios_over_processes(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """A comparisons table whose job rows' compile-time ratios (modes that compile on purpose) are estimated
-    over the job's processes, pooled as its comparisons are (two rows at 2 processes keep each its own spread:
-    moderated.pooled)."""
+    """A comparisons table whose job rows' compile-time ratios are estimated over processes."""
     if "compile_ratio" not in comparisons:
         return comparisons
     return _estimated(comparisons, COMPARISON_KEYS, [([_with_interval("compile_ratio")], LOG, moderated.pooled)])

@@ -1,8 +1,5 @@
-"""A study's timing results as pyperf reads them: one suite per study, a benchmark per configuration, mode and
-variant (`<configuration>/<mode>/<variant>`), a pyperf run per fresh worker process with its samples (seconds per
-call, each the mean of `loops` calls). So `python -m pyperf stats`, `pyperf compare_to` between two runs' suites
-and a dashboard that reads pyperf read what this workflow timed. Written with pyperf's own API; the A/A twin is
-left out (it is the floor timed a second time)."""
+"""A study's timing results as a pyperf suite (`<configuration>/<mode>/<variant>`, a run per worker process), so
+pyperf's tools read them. The A/A twin is left out."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ def _processes(entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _metadata(doc: dict[str, Any], name: str, calls: int) -> dict[str, Any]:
-    """A pyperf run's metadata: its benchmark, calls per value, and the environment the result recorded (a key
-    whose value is unknown is left out: pyperf refuses an empty one)."""
+    """A pyperf run's metadata from the result's environment (unknown values left out: pyperf refuses empty ones)."""
     env = doc["environment"]
     found = {"name": name, "loops": calls, "unit": "second", "date": env["timestamp"],
              "python_version": env["python"], "cpu_model_name": env["cpu_model"],
@@ -56,8 +52,7 @@ def write_suite(docs: Iterable[dict[str, Any]], path: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """`jaxpitfalls export pyperf RESULTS OUT.json`: every timing result of a run (its directory or its results/) as
-    one pyperf suite, for a run made before the workflow exported its own."""
+    """`jaxpitfalls export pyperf RESULTS OUT.json`: a run's timing results as one pyperf suite."""
     if len(argv) != 2:
         sys.exit("usage: jaxpitfalls export pyperf RESULTS OUT.json")
     root = Path(argv[0])

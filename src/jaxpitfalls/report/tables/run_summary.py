@@ -1,5 +1,5 @@
-"""The run summary: every job's wall time from Snakemake's `benchmark:` files, the latest invocation's span,
-and each study's part of it; and a preset's own summary from its jobs' clocks against its target."""
+"""The run summary: jobs' wall times from Snakemake's `benchmark:` files, the latest invocation's span, each
+study's part, and a preset's summary against its target."""
 
 from __future__ import annotations
 
@@ -26,11 +26,7 @@ IDLE_GAP_S = 60.0
 
 
 def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
-    """The latest invocation's wall time (first job start to last job end) and how many jobs predate it.
-
-    A partial rerun keeps older jobs' benchmark files; a stretch of more than a minute with no job running
-    separates invocations, so the span starts after the last such gap and the older jobs are counted apart.
-    """
+    """The latest invocation's wall time and how many older jobs a partial rerun left (split at idle gaps)."""
     if summary.empty:
         return None, 0
     jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
@@ -44,8 +40,7 @@ def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
 
 
 def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]) -> float:
-    """A study's part of the run: its jobs' times plus the preparations only it needs (timing jobs run one
-    at a time, so this is close to the wall time the study adds)."""
+    """A study's part of the run: its jobs' times plus the preparations only it needs."""
     if summary.empty:
         return 0.0
     mine = summary.job.str.startswith(f"{study}/") | (summary.rule + "/" + summary.job).isin(own_preparations)
@@ -53,10 +48,7 @@ def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]
 
 
 def machine_time_lines(parts: dict[str, float], target_s: float) -> list[str]:
-    """A run summary from the machine time its timing jobs took, part by part (a part of 0 s left out), against
-    the run's `run_target_s` where it is this report's to judge (0: not judged): a preset's report judges its own
-    time, and a rejudged page the time its run kept. The models' preparation and the jobs' starts are not in it,
-    so the run's wall time is longer."""
+    """A run summary of the timing jobs' machine time, part by part, against `target_s` (0: not judged)."""
     total = sum(parts.values())
     judged = (f" against the run's target of {target_s:.0f} s ({target_s / 60:.0f} min): "
               f"{'met' if total <= target_s else '**missed**'}" if target_s else "")

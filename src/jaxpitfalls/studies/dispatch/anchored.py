@@ -1,7 +1,4 @@
-"""A dispatch overhead read over the base's timed in the same job, round by round, for the claims that compare
-configurations and settings (`structure`: a configuration's job times the base's pair, its anchor, spec.ANCHOR;
-`not_compute`: the base's job times each compute setting's pair, spec.BESIDE): paired in time, where overheads
-from separate jobs carry the machine's drift between them."""
+"""Overheads paired by round with the base's pair in the same job: separate jobs carry the machine's drift."""
 
 from __future__ import annotations
 
@@ -21,11 +18,7 @@ ACROSS_JOBS = "separate jobs: the machine's drift is in their difference"
 
 
 def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float, float]] | None:
-    """The base's overhead (filter_jit - jit_partition, blocked) as `config_id`'s own job timed it (its anchor,
-    spec.ANCHOR), and the configuration's overhead minus it (ms, 95% interval), paired round by round (the
-    difference of the two differences: stats.DIFFERENCE), so the machine's drift between jobs and between rounds
-    cancels; from a result that compared no differences (written before they were), the two pairs' intervals
-    combined. None where the job timed no anchor."""
+    """The base's overhead in `config_id`'s job, and the configuration's minus it paired by round; None unanchored."""
     def timed(variant: str) -> bool:
         return not rows(run.comp, config_id=config_id, mode="blocked", variant=variant).empty
 
@@ -39,8 +32,7 @@ def beside_base(run: Run, config_id: str) -> tuple[pd.Series, tuple[float, float
 
 
 def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[float, float, float], str]]:
-    """Per configuration of the layers axis timed beside the base: (fewer leaves, more leaves, the overhead
-    at more minus at fewer, the words that show both overheads), farthest from the base's leaves first."""
+    """Per layers configuration beside the base: (fewer leaves, more leaves, overhead growth, text), widest first."""
     base_leaves = int(row(layers, config_id=run.base_id).leaves)
     found = []
     for r in layers[layers.config_id != run.base_id].itertuples():
@@ -56,7 +48,6 @@ def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[
 
 
 def widest_shift(shifts: dict[str, tuple[float, float, float]], band: float) -> tuple[str, Estimate]:
-    """The compute setting whose overhead shift reaches farthest from 0 (the one that decides against the band),
-    and its shift as the row shows it."""
+    """The compute setting whose shift reaches farthest from 0 (it decides against the band), as a row."""
     setting, shift = max(shifts.items(), key=lambda kv: max(abs(kv[1][1]), abs(kv[1][2])))
     return setting, Estimate(*shift, " ms", f"{setting} shift (band +-{band:.3f} ms)")

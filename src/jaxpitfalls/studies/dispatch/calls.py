@@ -1,6 +1,4 @@
-"""A dispatch mode of jitted calls with fixed arguments (the `infer` mode's forwards, the `flatten` mode's no-ops):
-each call waited for, first called (compiled) once, outputs compared bitwise on CPU and signatures told apart
-before any timing, then timed interleaved against one of them."""
+"""Dispatch modes of jitted calls on fixed arguments (`infer`, `flatten`): compiled once, checked, then timed."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ from ...harness.variants import call_signature, require_agree, require_distinct
 
 
 def program_named(name: str):
-    """A decorator giving a jitted function's Python callable `name`: one program name for all variants of a mode,
-    so identical programs share the persistent compilation cache (the lowered text carries the name)."""
+    """Names a jitted callable, so identical programs share the persistent compilation cache."""
 
     def named(fn):
         fn.__name__ = fn.__qualname__ = name
@@ -31,8 +28,7 @@ def program_named(name: str):
 
 @dataclass
 class WaitedCall:
-    """One variant of such a mode: its jitted function and the arguments it is called with (the same every call:
-    nothing is carried from one call to the next)."""
+    """A mode's variant: a jitted function and its fixed arguments (nothing carried between calls)."""
 
     fn: Any
     args: tuple
@@ -41,7 +37,7 @@ class WaitedCall:
         return jax.block_until_ready(self.fn(*self.args))
 
     def sampler(self) -> Sampler:
-        """One call waited for: a sample is a call's latency (calibration repeats it to `min_sample_s`)."""
+        """One waited-for call per sample (calibration repeats it to `min_sample_s`)."""
         return lambda: timed(self)
 
     def signature(self) -> dict[str, Any]:
@@ -50,9 +46,7 @@ class WaitedCall:
 
 def measure_calls(calls: dict[str, WaitedCall], mode: str, floor: str, sampling: Sampling, label: str,
                   checks_as: str, outputs: str) -> dict[str, Any]:
-    """Mode `mode` of `calls`: each called once (compiled), outputs compared with `floor`'s and signatures told
-    apart (recorded as `<checks_as>_outputs_agree` and `<checks_as>_signatures_distinct`, `outputs` saying what
-    was compared), then timed interleaved against `floor` (no compilation allowed)."""
+    """Compile each call once, check outputs against `floor`'s and signatures apart (`<checks_as>_...`), then time."""
     firsts = first_calls(calls)
     agreement = require_agree({name: np.asarray(out) for name, (out, _) in firsts.items()}, floor,
                               exact=jax.default_backend() == "cpu")
@@ -67,7 +61,7 @@ def measure_calls(calls: dict[str, WaitedCall], mode: str, floor: str, sampling:
 
 def add_mode(modes: dict[str, Timed], variants: dict[str, dict[str, Any]], checks: dict[str, Any],
              measured: dict[str, Any]) -> None:
-    """A `measure_calls` mode's timing, signatures, compilations and checks, beside the training modes'."""
+    """Merges a `measure_calls` result into the training modes' records."""
     mode = measured["mode"]
     modes[mode] = measured["timed"]
     for name in measured["timed"].entries:

@@ -1,6 +1,4 @@
-"""The dispatch write-up's claims judged on this run's tables: one function per claim, registered under its key
-(contract.judging), each reading the shared `Run`. The headline verdicts are judged at BERT-base's structure where
-the preset ran it, else at the base configuration (supporting only)."""
+"""The dispatch write-up's claims, one judge per key; headlines at BERT-base's structure where run, else the base."""
 
 from __future__ import annotations
 
@@ -51,9 +49,7 @@ def _overhead_on(run: Run, axis: str, baseline: str) -> pd.DataFrame:
 
 
 def _slower_bound(run: Run, fj: pd.Series, config_id: str) -> Bound | None:
-    """The largest ratio this hardware can show at `config_id` where its pytree is the base's (a step of ~1 s on
-    this CPU against milliseconds of Python): the per-call overhead at the base (the same pytree: its 95% upper
-    bound) added to jit_partition's step there. None at the base, or at another pytree."""
+    """The largest ratio visible at `config_id` on the base's pytree: the base's overhead (95% high) on its step."""
     base = _pair(run, "filter_jit", "jit_partition")
     if config_id == run.base_id or fj.layers != base.layers:  # `fj` is that pair at `config_id`
         return None
@@ -85,7 +81,7 @@ def _slower(run: Run) -> Judged:
 
 @JUDGES("every_call")
 def _every_call(run: Run) -> Judged:
-    """The per-step overhead of warm calls: where every warm step pays it, a run pays it once per step."""
+    """If every warm step pays the overhead, a run pays it once per step."""
     gap = _pair(run, "filter_jit", "jit_partition")
     paid = decide(gap.diff_ci_low_ms, gap.diff_ci_high_ms, 0, of="the per-step difference", unit=" ms")
     return Judged(  # ms per step x 1000 steps: the same number in seconds
@@ -99,7 +95,7 @@ def _every_call(run: Run) -> Judged:
 
 @JUDGES("where")
 def _where(run: Run) -> Judged:
-    """The split at BERT-base's whole shape where a trace was taken there, else at its 12-layer pytree."""
+    """The split at BERT-base's whole shape where traced there, else at its 12-layer pytree."""
     config_id, tree_only, at_structure = traced_at(run)
     pre, post, share = postprocess_share(run, config_id)
     return Judged(
@@ -113,8 +109,7 @@ def _where(run: Run) -> Judged:
 
 @JUDGES("structure")
 def _structure(run: Run) -> Judged:
-    """The overhead at the layers configuration farthest from the base in leaves against the base's timed in
-    that configuration's own job (its anchor): paired in time."""
+    """The overhead at the layers configuration farthest from the base in leaves, paired with its job's anchor."""
     at = run.at("structure")
     tree_only = width_note(run, at)
     ours = (None if at is None or tree_only else difference_of(_pair(run, "filter_jit", "jit_partition",
@@ -138,9 +133,7 @@ def _structure(run: Run) -> Judged:
 
 
 def _apart(run: Run, base: pd.Series) -> dict[str, tuple[float, float, float]]:
-    """filter_jit - jit_partition (blocked) at every other configuration with the base's structure (its layers)
-    minus the base's, by the compute keys it changes (sizes, or dropout and attention swept as jobs of their
-    own): from separate jobs, so shown, not judged."""
+    """Other configurations at the base's layers, minus the base's overhead: separate jobs, so shown, not judged."""
     pairs = _filter_jit_rows(run, "jit_partition")
     pairs = pairs[(pairs.layers == base.layers) & (pairs.config_id != run.base_id)]
     return {" + ".join(f"{key} {value_label(r[key])}" for key in COMPUTE_KEYS if r[key] != base[key]):
@@ -149,11 +142,7 @@ def _apart(run: Run, base: pd.Series) -> dict[str, tuple[float, float, float]]:
 
 @JUDGES("not_compute")
 def _not_compute(run: Run) -> Judged:
-    """Each setting of the write-up's compute axis (dropout, attention) timed in the base's job (the config's
-    `beside`), its overhead (filter_jit - jit_partition, the write-up's pair) minus the base's, round by round, as
-    an interval, against a band around the base's overhead: all inside reproduces, any wholly outside does not.
-    Configurations timed in jobs of their own are shown apart, not judged: the machine's drift between jobs is in
-    their difference."""
+    """Each compute setting's overhead minus the base's, paired by round in the base's job, against a band."""
     base = _pair(run, "filter_jit", "jit_partition")
     judged, apart = compute_shifts(run), _apart(run, base)
     shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
@@ -181,11 +170,8 @@ def _not_compute(run: Run) -> Judged:
 
 @JUDGES("partition_free")
 def _partition_free(run: Run) -> Judged:
-    """What partitioning once leaves per call, timed: jit_partition over the flat-leaves floor as a share of
-    filter_jit's overhead over the same floor (paired by round, `share_left`), at BERT-base's 12-layer pytree.
-    filter_jit's own steps (PER_CALL_STEPS) are gone by construction (jit_partition never calls them), so they
-    cannot be the verdict: what stays is jax.jit's own flattening. The flatten mode's no-op does not judge it
-    (spec.UNPAIRED says why): flattening_left shows it."""
+    """jit_partition's overhead over the floor as a share of filter_jit's, paired: what partitioning once leaves per
+    call (not the no-op's: spec.UNPAIRED)."""
     config_id, tree_only, part, whole = flattening(run)
     if not whole.diff_ci_low_ms > 0:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: filter_jit's overhead over {SPEC.floor} "
@@ -203,8 +189,7 @@ def _partition_free(run: Run) -> Judged:
 
 @JUDGES("flattening_left")
 def _flattening_left(run: Run) -> Judged:
-    """jax.jit's own flattening of the partitioned pytree: jit_partition over the flat-leaves floor per step (paired,
-    above 0: it costs), with its share of filter_jit's overhead over the same floor beside it."""
+    """jit_partition over the flat floor per step (paired): jax.jit's own flattening, its share beside."""
     config_id, tree_only, part, whole = flattening(run)
     costs = decide(part.diff_ci_low_ms, part.diff_ci_high_ms, 0, of=f"jit_partition - {SPEC.floor}", unit=" ms")
     share, shown = "", ""
@@ -250,8 +235,7 @@ def _pipelining(run: Run) -> Judged:
 
 @JUDGES("attribution_complete")
 def _attribution_complete(run: Run) -> Judged:
-    """Whether the Python around the program accounts for filter_jit's whole gap to jit_partition: its share of
-    the gap, end divided by end (the gap's interval is skewed: no normal approximation), against ALL_OF_GAP."""
+    """The Python around the program's share of filter_jit's gap (end by end: skewed interval) against ALL_OF_GAP."""
     traced = attribution(run.comp, run.tables["overhead"])
     if traced.empty:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
@@ -280,8 +264,7 @@ def _attribution_complete(run: Run) -> Judged:
 
 @JUDGES("inference_ok")
 def _inference_ok(run: Run) -> Judged:
-    """filter_jit's overhead per forward call (the `infer` mode) against its overhead per training step at the base:
-    the write-up's reason it is acceptable for inference is the small output (logits, no state rebuilt)."""
+    """Overhead per forward against per training step: the write-up credits the forward's small output."""
     forward, step = _pair(run, "filter_jit", "jit_partition", "infer"), _pair(run, "filter_jit", "jit_partition")
     room = difference_of_estimates(INFERENCE_SHARE * step.diff_ms, (INFERENCE_SHARE * step.diff_ci_low_ms,
                                                                    INFERENCE_SHARE * step.diff_ci_high_ms),

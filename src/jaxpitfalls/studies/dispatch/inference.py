@@ -1,6 +1,4 @@
-"""The dispatch study's `infer` mode: filter_jit's forward call against jax.jit on the partitioned arrays with
-the static part combined inside (the write-up's hybrid advice: filter_jit for inference), from the same model
-and batch, outputs compared bitwise on CPU and signatures told apart before any timing."""
+"""dispatch's `infer` mode: filter_jit's forward against jax.jit on the partitioned arrays."""
 
 from __future__ import annotations
 
@@ -17,13 +15,12 @@ _as_forward = program_named("forward")  # both variants' forward
 
 
 def logits(model, batch: dict[str, jax.Array]) -> jax.Array:
-    """The forward of the whole batch with dropout off (key None): what an inference call returns."""
+    """The batch's forward with dropout off: what an inference call returns."""
     return jax.vmap(lambda ids, mask: model(ids, mask))(batch["input_ids"], batch["attention_mask"])
 
 
 def build_forwards(model, batch: dict[str, jax.Array]) -> dict[str, WaitedCall]:
-    """The infer mode's variants from the same model and batch: `eqx.filter_jit` called with the model, and
-    `jax.jit` on its arrays with the static part captured by closure and combined inside."""
+    """The infer mode's variants: `eqx.filter_jit` on the model; `jax.jit` on its arrays, combined inside."""
     params, static = eqx.partition(model, eqx.is_array)
     filter_jit_forward = eqx.filter_jit(_as_forward(lambda model, batch: logits(model, batch)))
     jit_partition_forward = jax.jit(_as_forward(lambda params, batch: logits(eqx.combine(params, static), batch)))
@@ -32,6 +29,6 @@ def build_forwards(model, batch: dict[str, jax.Array]) -> dict[str, WaitedCall]:
 
 
 def measure_inference(model, batch: dict[str, jax.Array], sampling: Sampling, label: str) -> dict[str, Any]:
-    """The `infer` mode (`measure_calls`): each forward compiled once, their logits compared, then timed."""
+    """The `infer` mode: forwards compiled once, logits compared, then timed."""
     return measure_calls(build_forwards(model, batch), "infer", INFER_FLOOR, sampling, label, "inference",
                          "logits of one forward of the batch, dropout off")

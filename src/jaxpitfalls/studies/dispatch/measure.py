@@ -1,5 +1,4 @@
-"""The measuring side of the `dispatch` study (what it measures and why: the package docstring):
-timed and traced runs of its variants, and what must hold between them."""
+"""dispatch's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -49,13 +48,13 @@ def mlm_loss(model, batch: dict[str, jax.Array], key: jax.Array) -> jax.Array:
 
 
 def _update(optimizer, params, grads, opt_state):
-    """Equinox's idiom: the optimizer sees only the arrays (older optax rejects a model's other leaves)."""
+    """Equinox's idiom: the optimizer sees only the arrays (older optax rejects other leaves)."""
     updates, opt_state = optimizer.update(grads, opt_state, eqx.filter(params, eqx.is_array))
     return eqx.apply_updates(params, updates), opt_state
 
 
 class _Stepper:
-    """Holds one variant's state and calls its compiled step on the next pre-made key."""
+    """One variant's state, stepped on the next pre-made key."""
 
     def __init__(self, fn, state: tuple, batch, keys: list[jax.Array], static_argnums=(), extra=()):
         self.fn, self.state, self.batch, self.keys = fn, state, batch, keys
@@ -73,8 +72,7 @@ class _Stepper:
         return loss
 
     def signature(self) -> dict[str, Any]:
-        """Of the next call: its arguments have the last call's shapes, and it returns the state and a loss.
-        Nothing of a past call is kept (at BERT-base a kept state is 1.3 GB per variant)."""
+        """Of the next call; keeps nothing of past calls (a training state is large)."""
         leaves_out = len(jax.tree_util.tree_leaves(self.state)) + 1  # the state, then the loss
         return call_signature(self.fn, self.args(), leaves_out, self.static_argnums)
 
@@ -83,7 +81,7 @@ class _Stepper:
 
 
 def train_state(model, lr: float = 1e-4):
-    """What every variant starts from: the optimizer, the model's arrays and static part, the optimizer's state."""
+    """What every variant starts from: optimizer, the model's arrays and static part, optimizer state."""
     optimizer = optax.adamw(lr)
     params, static = eqx.partition(model, eqx.is_array)
     return optimizer, params, static, optimizer.init(params)
@@ -93,7 +91,7 @@ _as_train_step = program_named("train_step")  # every variant's step
 
 
 def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array]) -> dict[str, Runner]:
-    """The four variants, each from the same model, optimizer state, batch and keys."""
+    """The four variants from the same model, optimizer state, batch and keys."""
     optimizer, params, static, opt_state = train_state(model)
 
     def model_step(model, opt_state, batch, key):
@@ -132,7 +130,7 @@ def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array]) -> 
 
 
 def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
-    """Model, device-resident batch and pre-made keys: all made before any timer starts."""
+    """Model, device-resident batch and keys, made before any timer starts."""
     from ...models.checkpoint import load_model
 
     model, config = load_model(model_dir, dropout=conf["dropout"], attention=conf["attention"])
@@ -144,7 +142,7 @@ def prepare(conf: dict[str, Any], model_dir: str, n_keys: int = 4):
 
 @dataclass
 class _Ready:
-    """A configuration's variants, warmed up, with the checks that must hold before any timing."""
+    """A configuration's warmed variants and the checks that must hold before timing."""
 
     model: Any
     batch: dict[str, jax.Array]
@@ -158,8 +156,7 @@ class _Ready:
 
 def _ready(conf: dict[str, Any], model_dir: str, settings: Timing, names: dict[str, str] | None = None,
            reference: str = SPEC.floor) -> _Ready:
-    """Build and warm the variants (`names`: those timed, by the name each is recorded under; all by default),
-    then check they follow `reference`'s loss trajectory and ran distinct code."""
+    """Build and warm `names` (recorded name -> variant; default all); check losses against `reference`, signatures."""
     model, batch, keys = prepare(conf, model_dir)
     built = build_runners(model, batch, keys)
     names = names or {name: name for name in built}
@@ -176,10 +173,7 @@ def _records(ready: _Ready) -> dict[str, dict[str, Any]]:
 
 
 def _beside(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, _Ready]:
-    """The pairs timed in the blocked rounds beside this configuration's variants, by what their checks are
-    recorded under: the base's (spec.ANCHOR) where the plan anchors the configuration to it (built from the
-    base's model with the base's settings), and at the base each `beside` compute setting's (spec.BESIDE, named
-    by beside_name: the same model with that dropout or attention)."""
+    """Pairs timed beside the variants: the base's where anchored (spec.ANCHOR), each `beside` setting's at the base."""
     groups = {}
     if "anchor" in conf:
         groups["anchor"] = _ready(conf["anchor"], inputs["anchor_model"], settings, ANCHOR, reference=ANCHOR_PAIR[1])
@@ -191,18 +185,13 @@ def _beside(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> d
 
 
 def _beside_pairs(key: str, pair: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-    """A pair timed beside the variants, compared with itself (its overhead), and its overhead with this
-    configuration's own (filter_jit - jit_partition) round by round (stats.DIFFERENCE): the differing one's minus
-    the base's, so the machine's drift between rounds cancels from the shift."""
+    """A beside pair's overhead, and its shift from this configuration's by round (drift between rounds cancels)."""
     own, theirs = difference_side(*BESIDE), difference_side(*pair)
     return pair, ((own, theirs) if key == "anchor" else (theirs, own))
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    """One configuration: verify the variants, then time them interleaved in both training modes (with the
-    pairs `_beside` adds in the blocked rounds); at the base configuration (where its claim is judged), then
-    filter_jit's and jit_partition's forward calls (the `infer` mode) from the model before training, and the
-    jitted no-op on jit_partition's and jit_flat's arguments (the `flatten` mode)."""
+    """One configuration: verify, time the training modes (with `_beside`'s pairs); at the base, `infer`, `flatten`."""
     ready, beside = _ready(conf, inputs["model"], settings), _beside(conf, inputs, settings)
     model = ready.model
     blocked_pairs = (LEFT_SHARE, *(pair for key, group in beside.items()
@@ -233,8 +222,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],
              settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
-    """The variants' samplers per training mode, after `run`'s checks, for a lockstep comparison (the `infer`
-    mode is timed by `run` only)."""
+    """The training modes' samplers, after `run`'s checks, for a lockstep comparison."""
     ready = _ready(conf, inputs["model"], settings)
     return mode_samplers(ready.runners, settings.steps_per_sample), {"signatures": ready.signatures}
 

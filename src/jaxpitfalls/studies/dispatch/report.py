@@ -1,9 +1,4 @@
-"""What the report shows of the dispatch study: its tables of leaves and of where filter_jit's extra time
-goes, and its figures (the write-up's claims are judged in claims.py).
-
-Kept apart from the measurement (the package's __init__) so that editing a figure or a claim reruns the
-report's jobs, not the timed ones.
-"""
+"""dispatch's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 
@@ -37,14 +32,13 @@ COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")  # the figures' numeric com
 
 
 def compute_shifts(run: Run) -> dict[str, tuple[float, float, float]]:
-    """Per compute setting timed in the base's job (the config's `beside`: spec.BESIDE under beside_name), its
-    overhead minus the base's, paired round by round in that job (ms, 95% interval), by the setting's label."""
+    """Per compute setting beside the base: its overhead minus the base's, paired by round (ms, 95%), by label."""
     shifts = rows(run.comp, config_id=run.base_id, baseline=difference_side(*BESIDE), mode="blocked")
     return {side_parts(r.variant)[0].split("@", 1)[1]: difference_of(r) for _, r in shifts.iterrows()}
 
 
 def on_axis(table, axis: str):
-    """The rows of one sweep axis, with the axis's name and value as columns (the figures' x)."""
+    """One sweep axis's rows, its name and value as columns (the figures' x)."""
     rows = table[table["axes"].str.split(",").apply(lambda axes: axis in axes)].copy()
     return rows.assign(axis=axis, value=rows[axis])
 
@@ -77,8 +71,7 @@ def figures(tables: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compute_shifts(tables: dict[str, Any]) -> tuple[pd.DataFrame, float] | None:
-    """The compute claim's shifts (anchored.compute_shifts) as rows of label, value, low, high, and its band's
-    half-width; None where the config timed no dropout or attention setting beside the base."""
+    """`compute_shifts` as rows (label, value, low, high) with the band's half-width; None without beside settings."""
     run = Run(SPEC, tables)
     shifts = compute_shifts(run)
     if not shifts:
@@ -115,8 +108,7 @@ NEGATIVE_PART = ": not a breakdown (the two traces split their steps differently
 
 
 def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
-    """filter_jit minus jit_partition per traced configuration, split by where the time goes (each traced
-    component's share applied to its variant's untraced median), beside the paired measured difference."""
+    """filter_jit minus jit_partition per traced configuration by component, beside the measured difference."""
     rows = []
     for config_id, parts in overhead[overhead["mode"] == SPEC.traced_mode].groupby("config_id", sort=False):
         per_variant = parts.pivot_table(index="component", columns="variant", values="untraced_estimate_ms")
@@ -159,5 +151,5 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
 
 
 def ms(r) -> str:
-    """A comparison row's paired difference as every claim writes it: `1.234 ms [1.100, 1.300]`."""
+    """A row's paired difference as every claim writes it: `1.234 ms [1.100, 1.300]`."""
     return interval(*difference_of(r), " ms")

@@ -1,4 +1,4 @@
-"""What the `dispatch` study is, as the rest of the workflow reads it (contract.interface.StudySpec): JAX-free."""
+"""The `dispatch` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
 
 from __future__ import annotations
 
@@ -218,9 +218,7 @@ def check_sizes(at, conf, model, config) -> Iterator[str]:
 
 
 def kinds(conf: dict[str, Any], timing: settings.Timing, at_base: bool) -> Iterator[str]:
-    """Dropout and the attention implementation change the traced program (the write-up's compute axis), in a
-    configuration or a setting its job times beside it; a configuration anchored to the base times another model
-    in the same rounds."""
+    """What changes the traced program (dropout, attention, own or beside) and whether anchored to the base."""
     for setting in (conf, *(conf | s for s in conf.get("beside", []))):
         yield f"dropout {'on' if setting['dropout'] > 0 else 'off'}"
         yield f"attention {setting['attention']}"
@@ -232,8 +230,7 @@ def kinds(conf: dict[str, Any], timing: settings.Timing, at_base: bool) -> Itera
 
 @dataclass(frozen=True, kw_only=True)
 class Steps:
-    """How a variant's training steps are taken, in the timing and the trace alike (the trace warms up as the
-    timing does): blocked steps before anything is timed (their losses compared), and steps per sample."""
+    """Steps per variant, in timing and trace alike: blocked warmup steps (losses compared), steps per sample."""
 
     warmup_steps: int = 3
     steps_per_sample: int = 10
@@ -272,13 +269,12 @@ BESIDE_KEYS = ("dropout", "attention")  # what a `beside` setting may set (confi
 
 
 def setting_label(setting: dict[str, Any]) -> str:
-    """A compute setting as configuration ids write it (`dropout0-attentionfused`), whatever its keys' order (a
-    result records its configuration with sorted keys)."""
+    """A compute setting as configuration ids write it (`dropout0-attentionfused`), in a fixed key order."""
     return "-".join(f"{key}{value_label(setting[key])}" for key in BESIDE_KEYS if key in setting)
 
 
 def beside_name(variant: str, setting: dict[str, Any]) -> str:
-    """The name a variant of a `beside` setting is recorded under: `filter_jit@dropout0`."""
+    """A beside setting's variant as recorded: `filter_jit@dropout0`."""
     return f"{variant}@{setting_label(setting)}"
 
 SPEC = StudySpec(

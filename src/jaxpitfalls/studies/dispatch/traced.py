@@ -1,6 +1,4 @@
-"""What the dispatch claims read from the trace (filter_jit's steps around the program, per traced configuration):
-where it was taken, each component's traced time, and the Python around the program carried to the untraced
-medians."""
+"""What dispatch claims read from traces: where taken, component times, the Python around the program in ms."""
 
 from __future__ import annotations
 
@@ -15,22 +13,20 @@ from .structure import width_note
 
 
 def traced_inclusive(run: Run, config_id: str, variant: str) -> pd.Series:
-    """A variant's traced time per step by component at `config_id`, each with what it calls (ms)."""
+    """A variant's traced ms per step by component at `config_id`, callees included."""
     overhead = run.tables["overhead"]
     return overhead[(overhead.variant == variant) & (overhead.config_id == config_id)
                     & (overhead["mode"] == SPEC.traced_mode)].groupby("component", sort=False).inclusive_ms.mean()
 
 
 def postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
-    """filter_jit's traced _preprocess and _postprocess (ms per step) and the latter's share of the two."""
+    """filter_jit's traced _preprocess and _postprocess (ms per step) and the latter's share of both."""
     pre, post = traced_inclusive(run, config_id, "filter_jit")[["_preprocess", "_postprocess"]]
     return pre, post, (post / (pre + post) if pre + post > 0 else float("nan"))
 
 
 def traced_at(run: Run) -> tuple[str, str, bool]:
-    """Where the traced claims read the trace: BERT-base's whole shape where a trace was taken there, else its
-    12-layer pytree, else the base; with the words that say at which width or depth (`width_note`) and whether it
-    is the write-up's whole structure."""
+    """Where to read the trace (BERT-base's shape, its 12-layer pytree, the base), its `width_note`, whether whole."""
     traced = set(run.tables["overhead"].config_id)
     whole = run.at("slower")  # BERT-base's whole shape (`slower`'s number is measured there), where run
     at = whole if whole in traced else run.at("where")
@@ -40,8 +36,7 @@ def traced_at(run: Run) -> tuple[str, str, bool]:
 
 
 def traced_steps(run: Run, config_id: str, at_structure: bool) -> tuple:
-    """Each variant's traced step (ms, the mean over captures, its range as the interval: a profiled step, not a
-    timed one), filter_jit's then jit_partition's, where the trace is at the write-up's structure, else None."""
+    """Each variant's traced step (ms, mean and range over captures) at the write-up's structure, else Nones."""
     overhead = run.tables["overhead"]
     if not at_structure or "traced_step_ms" not in overhead:  # tables from before traces kept their steps
         return (None, None)
@@ -52,10 +47,7 @@ def traced_steps(run: Run, config_id: str, at_structure: bool) -> tuple:
 
 
 def traced_python(run: Run, config_id: str) -> tuple[tuple[float, float, float], int]:
-    """filter_jit's minus jit_partition's Python around the program (ms, with a 95% interval), and the captures
-    it rests on: each variant's traced share of it (the captures' mean) applied to its untraced median. The
-    interval carries the medians' own and the spread between captures (one capture's shares move by more than
-    its steps show: 5.4-10.4 ms over 9 captures at the base); one capture gives an infinite interval."""
+    """filter_jit's minus jit_partition's Python around the program (ms, 95% widened by captures' spread), captures."""
     overhead = run.tables["overhead"]
     python = overhead[(overhead.config_id == config_id) & (overhead["mode"] == SPEC.traced_mode)
                       & overhead.component.isin(WHERE["python_around_program_ms"])]

@@ -1,5 +1,4 @@
-"""The extraction write-up's claims judged on this run's tables: one function per claim, registered under its key
-(contract.judging), each reading the shared `Run`. A fix's key is `slow/fast`: the variant before it and after."""
+"""The extraction write-up's claims, one judge per key reading the shared `Run`; a fix's key is `before/after`."""
 
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ JUDGES = Judges(SPEC)
 
 
 def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], at_structure: bool) -> Judged:
-    """Padding judged on what it removes: the ragged batch's recompilation, in whole first passes."""
+    """Padding judged on what it removes: the ragged batch's recompilation, over whole first passes."""
     slow, fast = fix
     fresh = run.pair(slow, fast, config_id, mode="first_pass")
     steady = run.pair(slow, fast, config_id, mode="extract")
@@ -50,9 +49,7 @@ def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], 
 
 
 def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
-    """A fix's gain, time before / time after over warm passes at the write-up's structure where run (padding's
-    over fresh first passes), bounded by what it can remove here. `fix`: (before, after), where the key does
-    not name them as `before/after`."""
+    """A fix's gain, before / after (padding: first passes), bounded by what it can remove; `fix`: (before, after)."""
     slow, fast = fix = fix or tuple(key.split("/"))
     config_id, where, at_structure = run.headline(key)
     if fix == FIRST_PASS_VARIANTS:
@@ -86,8 +83,7 @@ del _key, _fixed
 
 @JUDGES("apply_auto_jit")
 def _apply_auto_jit(run: Run) -> Judged:
-    """The job's probe of a Flax model.apply (flax_apply.py): the programs its first call on a new shape
-    compiled, against jax.jit(model.apply)'s."""
+    """The Flax probe (flax_apply.py): programs model.apply's first call compiled, against jax.jit(model.apply)'s."""
     checks = run.probed("flax_apply")
     if checks is None:
         return not_probed("flax_apply")
@@ -109,9 +105,7 @@ def _apply_auto_jit(run: Run) -> Judged:
 
 @JUDGES("time_split")
 def _time_split(run: Run) -> Judged:
-    """The write-up's loop before its fixes (eager): how much of its pass the copies and Python take, and the
-    most removing them could gain. The split is an accelerator's (a fast forward, copies over a bus): the spec
-    declares it, so on a CPU backend a "no" is not testable."""
+    """Eager's pass split into copies and Python, and the most removing them could gain (CPU: "no" untestable)."""
     config_id, where, at_structure = run.headline("time_split")
     eager = row(speeds(run), config_id=config_id, variant="eager")
     host = host_ms(eager)
@@ -130,8 +124,7 @@ def _time_split(run: Run) -> Judged:
 
 @JUDGES("device_get_async")
 def _device_get_async(run: Run) -> Judged:
-    """The job's probe of jax.device_get (device_get.py): how much of the run left after the dispatch returned it
-    took, per probe."""
+    """The device_get probe (device_get.py): its share of the run left after dispatch, per probe."""
     checks = run.probed("device_get")
     if checks is None:
         return not_probed("device_get")
@@ -156,7 +149,7 @@ def _device_get_async(run: Run) -> Judged:
 
 @JUDGES("decode_activations")
 def _decode_activations(run: Run) -> Judged:
-    """The job's probe of the write-up's decode step with activations (decode_step.py), un-jitted against jitted."""
+    """The decode-step probe (decode_step.py): un-jitted against jitted."""
     checks = run.probed("decode_step")
     if checks is None:
         return not_probed("decode_step")
@@ -172,7 +165,7 @@ def _decode_activations(run: Run) -> Judged:
 
 @JUDGES("donate_params")
 def _donate_params(run: Run) -> Judged:
-    """The job's probe of donating the parameters (donation.py): what the first call freed, what the second did."""
+    """The donation probe (donation.py): what the first call freed, what the second did."""
     checks = run.probed("donation")
     if checks is None:
         return not_probed("donation")
@@ -202,8 +195,7 @@ def _eager_recompiles(run: Run) -> Judged:
 
 @JUDGES("copies_small_batches")
 def _copies_small_batches(run: Run) -> Judged:
-    """The copies' share of a pass with blocking copies at the base's (small) batch, given beside the sweep it
-    needs (on a CPU backend, the spec's `accelerator` makes it not testable: a copy there is a host memcpy)."""
+    """Blocking copies' share of a pass at the base's small batch (not testable on CPU: a copy is a host memcpy)."""
     before = row(speeds(run), config_id=run.base_id, variant="jit_padded")
     return Judged(verdict=NOT_MEASURED,
                   measured=f"not measured: needs a batch sweep judged on the share's interval; jit_padded's copies "
@@ -213,8 +205,7 @@ def _copies_small_batches(run: Run) -> Judged:
 
 @JUDGES("ragged_recompiles")
 def _ragged_recompiles(run: Run) -> Judged:
-    """Programs compiled per fresh first pass (the `first_pass` mode: every sample a fresh jax.jit): one per batch
-    shape, the full batches' and the ragged last batch's without padding, one with it."""
+    """Programs per fresh first pass: one per batch shape (two with a ragged last batch), one when padded."""
     fresh = in_mode(run.steps, "first_pass")
     fresh = fresh[fresh.config_id == run.base_id].set_index("variant")
     jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
@@ -229,8 +220,7 @@ def _ragged_recompiles(run: Run) -> Judged:
 
 @JUDGES("return_activations")
 def _return_activations(run: Run) -> Judged:
-    """The guards' finding as the verdict: every layer's activations came back from one jitted call per batch
-    with no compilation in the timed passes, and the same values as eager's."""
+    """The guards' finding: every layer from one jitted call per batch, no timed compiles, eager's values."""
     jit = row(in_mode(run.steps, "extract"), config_id=run.base_id, variant="jit")
     agree = row(measured(run.tables["checks"]), config_id=run.base_id).outputs_agree
     calls, batches = int(jit.signature_forward_calls_per_pass), int(jit.structure_batches)
@@ -251,13 +241,9 @@ RANKED = (("jit", "eager/jit"), ("async copies", "jit_padded/jit_padded_async"),
 
 
 def ranked(gains: dict[str, tuple[float, float, float]], bounds: dict[str, Bound] | None = None) -> Judged:
-    """The ranking judged on the fixes' gains (estimate, 95% low, high) as their own rows judge them, in the
-    write-up's order: every fix's interval wholly above the next one's reproduces it; a later fix's wholly above
-    an earlier one's refutes it (on a CPU backend the spec's `accelerator` makes that not testable); overlapping
-    intervals cannot tell. `bounds`: the fixes whose own rows are not testable, by their bound: where the most
-    such a fix can gain here lies below the next fix's interval, it cannot rank above it, and the engine's rule
-    says so (more samples would not decide it: without the bound, a copy fix's at most 1.042x against padding's
-    interval from 1.052x read inconclusive; docs/decisions.md#ranking-bounds)."""
+    """The write-up's ranking on the fixes' gains (estimate, low, high), in order: each wholly above the next
+    reproduces, the reverse refutes. `bounds`: untestable fixes' most possible gain
+    (docs/decisions.md#ranking-bounds)."""
     names, bounds = [name for name, _ in RANKED], bounds or {}
     short = [(a, b, bounds[a]) for a, b in pairwise(names) if a in bounds and bounds[a].ratio < gains[b][1]]
     reversed_pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if gains[b][1] > gains[a][2]]

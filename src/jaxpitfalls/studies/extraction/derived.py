@@ -1,6 +1,4 @@
-"""What the extraction claims read from a run's tables, each derived once per run (`once_per_run`) or looked up
-where a claim is judged: the throughput table with each pass's phases, what a fix can remove at best, the
-warmup passes, eager's timed passes."""
+"""What extraction claims read from a run's tables, derived once per run or per claim."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ from .spec import STACKED
 
 
 def host_ms(phases: pd.Series) -> float:
-    """A pass's copies and the Python storing them (its transfer and storage phases): what the copy fixes and
-    the write-up's time split are about."""
+    """A pass's copies and the Python storing them: what copy fixes and the time split are about."""
     return phases.transfer_ms + phases.storage_ms
 
 
@@ -38,8 +35,7 @@ def speeds(run: Run) -> pd.DataFrame:
 
 
 def bound(before: pd.Series, fix: tuple[str, str]) -> Bound | None:
-    """The largest gain this hardware can show for a fix: removing all it removes from the pass of the variant
-    before it (None where REMOVABLE does not say what that is)."""
+    """The largest gain a fix can show here: all it removes from its before-variant's pass (None outside REMOVABLE)."""
     if fix not in REMOVABLE:
         return None
     removable = REMOVABLE[fix](before)

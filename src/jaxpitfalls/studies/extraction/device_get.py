@@ -1,10 +1,5 @@
-"""Whether `jax.device_get` returns before the computation it reads has finished, as the write-up's async
-transfer assumes ("starts the transfer, returns immediately"). Measured after the timed passes, on a warm
-jitted forward of one batch: its dispatch alone, the whole forward blocked, `jax.device_get` on a freshly
-dispatched result, and `copy_to_host_async` on one (which only starts the copy). Where the dispatch returns
-before the run ends, a `device_get` that returns immediately takes no part of the run; one that waits takes the
-rest of it.
-"""
+"""Whether `jax.device_get` returns before the computation it reads ends, as the write-up's async transfer assumes: its
+share of the run left after dispatch."""
 
 from __future__ import annotations
 
@@ -26,10 +21,7 @@ def _seconds(fn: Callable[[], object]) -> tuple[float, object]:
 
 
 def probe(dispatch: Callable[[], jax.Array], probes: int = PROBES) -> dict[str, object]:
-    """`dispatch()` starts one warm forward and returns its (pending) result. Per probe: the dispatch's own
-    time, the forward blocked, device_get after a fresh dispatch, copy_to_host_async's call after one; and
-    what device_get returned; and per probe, device_get's time as a share of the run left once the dispatch
-    returned (blocked - dispatch): its median with a bootstrap 95% interval."""
+    """Per probe of `dispatch()`: the calls' times and device_get's share of the run left after dispatch."""
     found: dict[str, list[float]] = {"dispatch_ms": [], "blocked_ms": [], "device_get_ms": [],
                                      "copy_to_host_async_ms": []}
     returned = ""

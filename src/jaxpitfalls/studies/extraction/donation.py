@@ -1,8 +1,5 @@
-"""What donating the parameters to the jitted extraction does, as the write-up's improved code does it
-(`donate_argnums` on the params: "garbage collected after use if last reference"). XLA reuses a donated buffer
-only for an output of the same shape and dtype; JAX frees the buffers it reused (they cannot be passed again)
-and warns about the others, which stay alive. Probed once per job after its timed passes, on a copy of the
-parameters (a freed buffer is gone for every holder)."""
+"""What donating the parameters frees (the write-up: "garbage collected after use"): XLA reuses a donated buffer only
+for a same-shaped output; JAX frees those and warns of the rest."""
 
 from __future__ import annotations
 
@@ -16,9 +13,7 @@ NOT_USABLE = "donated buffers were not usable"  # JAX's warning for donated buff
 
 
 def probe(model, forward: Callable, first: tuple, second: tuple) -> dict[str, object]:
-    """`forward(model, ids, mask)` jitted with the model donated, called on a copy of `model` with batch
-    `first` and then `second`: how many parameter buffers (and bytes) the first call freed, whether JAX
-    warned that donated buffers were not usable, and what the second call did with the same parameters."""
+    """`forward` jitted with the model donated, on a copy, with `first` then `second`: what each call freed or did."""
     params = jax.tree_util.tree_map(jnp.copy, model)
     leaves = jax.tree_util.tree_leaves(params)
     donated = jax.jit(forward, donate_argnums=0)

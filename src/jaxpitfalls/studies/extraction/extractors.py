@@ -1,27 +1,13 @@
-"""Seven ways to extract a decoder's activations for a dataset, cumulative as the write-up's phases (seeds/001).
+"""Seven ways to extract a decoder's activations, cumulative as the write-up's phases (seeds/001), storing the real
+tokens' rows of each requested layer:
 
-Every variant runs the same loop: batches of sequences -> forward -> activations of the requested layers
--> the real (unpadded) tokens' rows stored, one `.npy` file per layer and batch (a layer shard). They differ
-in how:
-
-- `eager`: the forward op by op (no `jax.jit`); one blocking copy per sample and layer;
-- `jit`: a jitted forward (layer indices static), the write-up's loop: every batch padded to the dataset's
-  fixed length (a tokenizer's max_length), the last batch as ragged as it comes (fewer rows), so it
-  compiles a second program; copies as `eager`;
-- `jit_padded`: the write-up's fix: the last batch's rows padded too (masked), so every batch has one
-  shape and one program serves them all; copies as `eager`;
-- `jit_padded_stacked`: as `jit_padded`, but one blocking copy of the batch's stacked activations (every layer
-  and sample at once: the write-up's "vectorizing") instead of a copy per sample and layer;
-- `jit_padded_async`: as `jit_padded_stacked`, the one copy started asynchronously when the batch is
-  dispatched;
-- `pipelined`: as `jit_padded_async`, with batch i+1 dispatched before batch i is stored;
-- `scanned`: as `pipelined`, but over chunks of batches, each chunk's forwards one jitted `lax.scan` (the
-  write-up's phase 2 "pipeline multiple batches with jax.lax.scan"): one dispatch per chunk instead of per
-  batch. A chunk holds at most MAX_SCAN_CHUNK batches (its activations stay on the device together); the
-  chunks are equal, the last one filled with empty (masked) batches so that one program serves them all.
-
-Each records what it did per pass (host copies, batches in flight, forward calls) and its time split into
-forward, transfer and storage.
+- `eager`: op by op; a blocking copy per sample and layer;
+- `jit`: jitted; the ragged last batch compiles a second program;
+- `jit_padded`: the last batch padded too (masked): one program;
+- `jit_padded_stacked`: one blocking copy of all layers and samples (the write-up's "vectorizing");
+- `jit_padded_async`: that copy started at dispatch;
+- `pipelined`: batch i+1 dispatched before batch i is stored;
+- `scanned`: chunks of up to MAX_SCAN_CHUNK batches, one jitted `lax.scan` each (the last chunk masked-filled).
 """
 
 from __future__ import annotations
@@ -44,8 +30,7 @@ def hidden_states(model, ids, mask, layers: tuple[int, ...]):
 
 
 def batches(sequences: list[np.ndarray], batch_size: int, length: int, padded: bool) -> list[Batch]:
-    """Consecutive batches, each sequence right-padded with zeros to `length` and masked. `padded`: every
-    batch has `batch_size` rows (the ragged last batch's empty rows masked out); otherwise as they come."""
+    """Consecutive batches right-padded with zeros to `length` and masked; `padded`: the ragged last one filled too."""
     out = []
     for start in range(0, len(sequences), batch_size):
         chunk = sequences[start:start + batch_size]
@@ -161,8 +146,7 @@ MAX_SCAN_CHUNK = 8  # batches per scanned call at most: their activations are on
 
 
 def scan_chunks(data: list[Batch]) -> list[tuple[np.ndarray, np.ndarray, list[list[int]]]]:
-    """The batches as equal chunks of at most MAX_SCAN_CHUNK, stacked: ids and mask (k, b, s), and each real
-    batch's lengths (the last chunk's empty batches, all masked, have none and are not stored)."""
+    """Equal chunks of at most MAX_SCAN_CHUNK batches, stacked: ids, mask (k, b, s), and the real batches' lengths."""
     n_chunks = -(-len(data) // MAX_SCAN_CHUNK)
     size = -(-len(data) // n_chunks)
     empty = (np.zeros_like(data[0][0]), np.zeros_like(data[0][1]))

@@ -1,5 +1,4 @@
-"""The write-up's fixes to an extraction loop, one claim each: what each is, its estimated gain (and the
-conclusion's total where it gives one), the rule it is judged by, its advice, and the numbers a run sizes."""
+"""The write-up's extraction fixes, one claim each: what it is, its estimated gain, rule, advice, sized numbers."""
 
 from __future__ import annotations
 
@@ -53,9 +52,7 @@ FIX_ADVICE = {
 
 
 def fix_rule(slow: str, fast: str) -> str:
-    """How a fix's claim is judged: padding on whole first passes (what it removes is the ragged batch's
-    recompilation), every other fix on warm passes, where the gain it can give on this hardware may be too
-    small to show."""
+    """How a fix is judged: padding on first passes (it removes a recompilation), the others on warm passes."""
     if (slow, fast) == FIRST_PASS_VARIANTS:
         return (f"{slow} / {fast} time of a whole first pass, compilation included (what padding removes: the "
                 "ragged batch's recompilation), fresh jax.jit per sample, 95% interval above 1 (below 1: not "

@@ -1,11 +1,5 @@
-"""Whether a Flax `model.apply` is compiled by itself, as the write-up says ("all nn.Module methods are
-automatically JIT-compiled when used with model.apply()"). transformers no longer ships Flax models, so the
-probe builds a Flax linen stack of the base configuration's depth and width (a residual MLP per layer: what
-apply does with a module does not depend on which layers it holds) and calls `model.apply` as the write-up's
-loop does, un-jitted, beside `jax.jit(model.apply)`. Probed after the timed passes.
-
-Evidence of two kinds: a jitted function compiles one program for a new input shape, while operations called
-one by one compile one small program each; and the calls' times, alternating, after a warm call of each."""
+"""Whether Flax's `model.apply` compiles itself, as the write-up says: a linen stack (transformers ships no Flax models
+now) un-jitted against `jax.jit(model.apply)`."""
 
 from __future__ import annotations
 
@@ -31,10 +25,7 @@ def _stack(layers: int, hidden: int):
 
 
 def probe(layers: int, hidden: int, batch: int, length: int, probes: int = PROBES) -> dict[str, object]:
-    """model.apply un-jitted and jax.jit(model.apply) on a (batch, length, hidden) input: the programs each
-    compiled for its first call on that shape, each call's median ms, and un-jitted / jitted per pair (median,
-    bootstrap 95% interval); `release` names Flax's, or says it is not installed (nothing else is then
-    recorded)."""
+    """apply un-jitted and jitted: first-call programs, median ms, ratio; `release`: Flax's, or missing (no more)."""
     try:
         import flax
     except ImportError:

@@ -1,5 +1,4 @@
-"""The measuring side of the `extraction` study (what it measures and why: the package docstring):
-timed and traced runs of its variants, and what must hold between them."""
+"""extraction's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
 from __future__ import annotations
 
 import shutil
@@ -44,8 +43,7 @@ def dataset(data_dir: str, conf: dict[str, Any]) -> list[np.ndarray]:
 
 
 def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[Any, Any, list[np.ndarray]]:
-    """The model, its config and the dataset, whose token ids are checked against the model's vocabulary
-    before any timing (models/bounds.py: JAX would clamp them)."""
+    """Model, config and dataset, token ids checked against the vocabulary before timing (JAX would clamp them)."""
     from ...models.checkpoint import load_model
 
     model, config = load_model(inputs["model"])
@@ -55,8 +53,7 @@ def prepare(conf: dict[str, Any], inputs: dict[str, str]) -> tuple[Any, Any, lis
 
 
 def dataset_batches(sequences: list[np.ndarray], conf: dict[str, Any], padded: bool) -> list:
-    """The dataset's batches as a variant sees them: every sequence padded to max_len (the write-up's fixed
-    length), the ragged last batch's rows padded too where `padded`."""
+    """The batches a variant sees: padded to max_len (the write-up's fixed length); the ragged last too if `padded`."""
     return batches(sequences, conf["batch"], conf["max_len"], padded)
 
 
@@ -84,9 +81,7 @@ class _Pass:
 
 
 class _FreshPass(_Pass):
-    """A sampler: one whole pass of a fresh instance of the variant (a new `jax.jit`), so that its programs
-    compile from scratch in every sample, as in a script's first pass; the process's other operations (the
-    host copies' slicing) stay warm, so the samples differ in what padding changes: the forward's programs."""
+    """A sampler: a pass of a fresh variant (new `jax.jit`), so the forward compiles in every sample, the rest warm."""
 
     def __init__(self, name: str, make: Callable[[], Extractor], data: list, scratch: Path) -> None:
         super().__init__(name, make(), data, scratch)
@@ -99,13 +94,8 @@ class _FreshPass(_Pass):
 
 def first_passes(model, layers: tuple[int, ...], data: dict[bool, list], scratch: Path, sampling: Sampling,
                  label: str) -> Timed:
-    """The padding claim's quantity: whole first passes, compilation included, of the variants before and after
-    padding, timed interleaved (`first_pass` mode: every sample must compile, the persistent cache is off).
-
-    One untimed round of both variants opens the mode: in three reference runs in a row the first fresh pass of
-    the mode in a job's first process ran 0.9-2.7 s longer than the same variant's second (13.2 against 10.5 s;
-    a second of compilation is what padding saves), so the first round's quotient was each run's lowest and the
-    padding interval's low end (0.975 of [0.975, 1.267]; docs/decisions.md#first-pass-primer-round)."""
+    """Whole first passes before and after padding, compiles included, no persistent cache, after an untimed round
+    (docs/decisions.md#first-pass-primer-round)."""
     samplers = {name: _FreshPass(name, lambda cls=EXTRACTORS[name]: cls(model, layers), data[EXTRACTORS[name].padded],
                                  scratch / "first_pass")
                 for name in FIRST_PASS_VARIANTS}
@@ -127,8 +117,7 @@ def stored(directory: Path) -> np.ndarray:
 
 
 def device_get_probe(extractor: Extractor, batch: tuple) -> dict[str, Any]:
-    """device_get.probe on a warm jitted forward of `batch` (its arrays on the device beforehand, so a
-    dispatch starts only the forward)."""
+    """device_get.probe on a warm jitted forward of `batch` (already on device: dispatch starts only the forward)."""
     ids, mask = jnp.asarray(batch[0]), jnp.asarray(batch[1])
     return device_get.probe(lambda: extractor.forward(extractor.model, ids, mask))
 
@@ -187,9 +176,7 @@ TRACED_BATCHES = 3  # the full batches a traced pass covers, besides the ragged 
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
-    """The traced pass: a few passes per (warm) variant over the dataset's first TRACED_BATCHES batches and its
-    ragged last one: where a pass's time goes, without a trace of every batch of a long dataset (its parse
-    grows with the events)."""
+    """The traced pass: a few warm passes per variant over the first TRACED_BATCHES batches and the ragged last one."""
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))

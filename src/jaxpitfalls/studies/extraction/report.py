@@ -1,9 +1,4 @@
-"""What the report shows of the extraction study: throughput and its split, the gains phase by phase, and the
-figures (the write-up's estimated gains are judged in claims.py).
-
-Kept apart from the measurement (the package's __init__) so that editing a figure or a claim reruns the
-report's jobs, not the timed ones.
-"""
+"""extraction's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 
@@ -50,8 +45,7 @@ def warmup_pass_seconds(steps: pd.DataFrame) -> pd.Series:
 
 
 def _first_pass_gain(comp: pd.DataFrame, first: pd.Series, config_id: str, slow: str, fast: str) -> str:
-    """The fix's gain on a first pass: the interval over fresh first passes where the `first_pass` mode timed
-    the pair, else the ratio of the two variants' single warmup passes (no interval)."""
+    """A fix's first-pass gain: over fresh first passes where timed, else the two warmup passes' ratio."""
     fresh = in_mode(comp, "first_pass")
     fresh = fresh[(fresh.variant == slow) & (fresh.baseline == fast) & (fresh.config_id == config_id)]
     if len(fresh):
@@ -92,9 +86,7 @@ SPLIT = {"forward_ms": ("forward", "dispatch (not waited for)"),
 
 
 def time_split(base: pd.DataFrame) -> pd.DataFrame:
-    """The parts of each variant's pass as the stacked bars draw them: a variant that waits for its forward splits
-    into forward, transfer and storage; one that does not (UNWAITED) into its dispatch, the wait for the forward
-    with the transfer after it, and storage, so that waiting is never drawn as transfer."""
+    """A pass's parts for the stacked bars (UNWAITED: dispatch, wait, storage: never waiting as transfer)."""
     unwaited = base.index.isin(UNWAITED)
     parts = {}
     for column, (waited, not_waited) in SPLIT.items():

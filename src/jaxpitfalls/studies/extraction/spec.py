@@ -1,5 +1,4 @@
-"""What the `extraction` study is, as the rest of the workflow reads it (contract.interface.StudySpec). JAX-free: the
-plan, the config check, the trace parser and the report read it without importing measure.py."""
+"""The `extraction` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
 
 from __future__ import annotations
 
@@ -34,11 +33,8 @@ MODES = {"extract": "one whole pass over the dataset: every batch forward, copie
 
 @dataclass(frozen=True, kw_only=True)
 class Timing(settings.Timing):
-    """extraction's timing settings: besides the common ones, the rounds of fresh first passes per process
-    (`first_pass` mode), apart from the timed passes' `rounds`: what padding saves is about a second of
-    compilation in a ~10 s first pass whose samples move by a second or more, so its interval needs more rounds
-    than the warm passes' gains (1.148x [0.975, 1.267] over 2 rounds in 2 processes:
-    docs/decisions.md#first-pass-rounds); None: as many as `rounds`."""
+    """extraction's timing settings plus `first_pass_rounds` (None: `rounds`): noisy first passes need more
+    (docs/decisions.md#first-pass-rounds)."""
 
     first_pass_rounds: int | None = None
 

@@ -1,5 +1,4 @@
-"""The generation write-up's claims judged on this run's tables: one function per claim, registered under its key
-(contract.judging), each reading the shared `Run`; the warmup pitfall's claims from the demonstration."""
+"""The generation write-up's claims, one judge per key; the warmup pitfall's read from the demonstration."""
 
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ JUDGES = Judges(SPEC)
 
 
 def _tokens_per_s(run: Run, config_id: str) -> tuple[float, float, float]:
-    """The floor's tokens per second from its median generation, with the median's 95% interval."""
+    """The floor's tokens per second from its median generation, with its 95% interval."""
     kv = row(run.steps, config_id=config_id, variant=SPEC.floor, mode="generate")
     return per_second(kv.new_tokens, kv)
 
@@ -40,10 +39,7 @@ def _first(run: Run) -> pd.DataFrame:
 
 @JUDGES("cache_faster")
 def _cache_faster(run: Run) -> Judged:
-    """The cache against the write-up's baseline, the jitted uncached loop (its "Non-Cached" path compiles per
-    length: `warmup(use_cache=False)  # Compiles non-cached path`), both warm: the verdict. Beside it, the
-    write-up's quotient as it most likely measured it (`_compiling_baseline`), which its number is compared with;
-    and the un-jitted loop, where timed (`measure.eager`)."""
+    """The cache against the jitted uncached loop, both warm; beside it the write-up's likely quotient and eager."""
     head_id, where, at_structure = run.headline("cache_faster")
     head = run.pair("uncached", config_id=head_id)
     try:
@@ -67,8 +63,7 @@ def _cache_faster(run: Run) -> Judged:
 
 
 def _compiling_baseline(run: Run) -> tuple[float, float, float] | None:
-    """uncached's median generation in the warmup demonstration (compiling inside its timed region) over kv_cache's
-    proper median at the same structure; None where the config runs no demonstration."""
+    """uncached's demonstration median (compiling while timed) over kv_cache's proper one; None without one."""
     if _pitfall(run).empty:
         return None
     demo, same, _ = _demonstration(run)
@@ -97,8 +92,7 @@ def _cold_start(run: Run) -> Judged:
 
 
 def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
-    """Every variant's first run (one per process: trace, compile, run) against its median generation, with
-    how much of the excess was compilation. `first`: the configuration's rows indexed by variant."""
+    """Each variant's first run against its median, with the excess's compile share; `first`: rows by variant."""
 
     def excess(v: str) -> str:
         over = first.loc[v, "first_run_seconds"] - first.loc[v, "median_ms"] / 1e3
@@ -145,8 +139,7 @@ def _disable_jit_baseline(run: Run) -> Judged:
 
 
 def scan_beats(low: float, high: float) -> Decision:
-    """Whether the scanned loop beats the Python loop by a gain worth acting on: its time ratio's interval
-    wholly below SCAN_BEATS (True), wholly above it (False: as fast, or slower), or across it (None)."""
+    """Scan's time ratio against SCAN_BEATS: wholly below True, wholly above False, across None."""
     return decide(low, high, SCAN_BEATS, holds="below", log=True)
 
 
@@ -163,8 +156,7 @@ def _scan(run: Run) -> Judged:
 
 
 def distorted(off: tuple[float, float, float]) -> bool | None:
-    """Whether a short warmup changed a measured speedup: `off`, the speedup with it over the proper one's
-    (95% interval), excludes 1 (True); lies within 1/UNDISTORTED-UNDISTORTED (False); else cannot tell."""
+    """`off` (short-warmup speedup / proper, 95%): excludes 1 True, in 1/UNDISTORTED..UNDISTORTED False, else None."""
     if not off[1] <= 1 <= off[2]:
         return True
     return False if within(off[1], off[2], 1 / UNDISTORTED, UNDISTORTED) else None
@@ -198,8 +190,7 @@ def _short_warmup(run: Run) -> Judged:
 
 
 def _demonstration(run: Run) -> tuple[pd.Series, dict, bool]:
-    """The first demonstration's uncached / kv_cache row, the keys its proper configuration shares with it, and
-    whether it lies at the write-up's structure (where not, a claim judged on it says so: `_below`)."""
+    """The first demonstration's uncached / kv_cache row, keys shared with its proper run, and if at the write-up's."""
     every = run.tables["comparisons"]  # `run.comp` leaves the demonstrations out
     demos = every[demonstrated(every)]
     demo = row(demos, config_id=demos.config_id.iloc[0], variant="uncached", baseline=SPEC.floor)
@@ -209,17 +200,14 @@ def _demonstration(run: Run) -> tuple[pd.Series, dict, bool]:
 
 
 def _below(demo: pd.Series, at_structure: bool) -> str:
-    """'' at the write-up's structure; else the words that mark a verdict on the demonstration as supporting."""
+    """'' at the write-up's structure; else words marking a demonstration's verdict as supporting."""
     return "" if at_structure else f" (at {demo.config_id}, {BELOW_STRUCTURE})"
 
 
 @JUDGES("distortion")
 def _distortion(run: Run) -> Judged:
-    """The write-up's quotient: its non-cached baseline nearly kept its speed between its two runs (1.50 and
-    1.73 tok/s, from 24.45 / 16.32 and 4.23 / 2.44), so its short warmup changed the cached side's time alone:
-    here the baseline is held at its proper time, and the speedup with the short warmup over the proper one is
-    kv_cache's proper median over its short-warmup one. Beside it, both variants warmed short (as a harness
-    warming every variant alike would): which way that goes follows which compiles more in its timed region."""
+    """The write-up's quotient, its baseline held (it nearly kept its speed): kv_cache's proper median over its
+    short-warmup one."""
     if _pitfall(run).empty:
         return _not_demonstrated("distortion")
     demo, same, at_structure = _demonstration(run)
@@ -262,9 +250,7 @@ def _slowed_cached(run: Run) -> Judged:
 
 
 def _slowed(run: Run, variant: str, demo_id: str, same: dict, over: str | None = None) -> tuple[float, float, float]:
-    """How much the short warmup slowed one variant's generation: its median in the demonstration over the
-    proper configuration's (two jobs: independent medians, each with its 95% interval); `over`: another
-    variant's proper median instead of its own."""
+    """A variant's demonstration median over its proper one (independent 95% intervals); `over`: another's proper."""
     short = row(run.tables["steps"], config_id=demo_id, variant=variant, mode="generate")
     proper = row(run.steps, variant=over or variant, mode="generate", **same)
     return ratio_of_estimates(short.median_ms, (short.median_ci_low_ms, short.median_ci_high_ms),
@@ -278,8 +264,7 @@ def _trial_variance(run: Run) -> Judged:
 
 @JUDGES("memory_profiling")
 def _memory_profiling(run: Run) -> Judged:
-    """Whether every timing job recorded the device's memory_stats() peak: the write-up's method, which a
-    backend without memory_stats() (a CPU) cannot follow, so the claim says so instead of "checked"."""
+    """Whether every timing job recorded memory_stats() peaks, the write-up's method (a CPU has none: said so)."""
     checks = run.tables["checks"]
     peaks, host = checks.device_peak_mb.dropna(), checks.host_peak_mb.max()
     if peaks.empty:

@@ -1,19 +1,12 @@
-"""Five ways to greedy-decode with the GPT-2, each a real code path (seeds/004 and one beyond it).
+"""Five ways to greedy-decode with GPT-2 (seeds/004 and one beyond):
 
-- `uncached_eager`: the whole growing sequence through the model each step, under `jax.disable_jit()`
-  (the write-up's "Non-Cached" against "Cached + JIT" read as un-jitted; shown beside the judged baseline);
-- `uncached`: the whole growing sequence through the model each step: a new shape, so a new program,
-  per length (the cache's judged baseline: the write-up's non-cached path compiles,
-  `warmup(use_cache=False)  # Compiles non-cached path`);
-- `uncached_padded`: the sequence padded to its final length, the real length passed in (masked): one
-  program, but every step redoes the whole padded sequence;
-- `kv_cache`: the prompt once (prefill), then one jitted single-token step that reads and writes a
-  preallocated cache, donated so it is updated in place;
-- `kv_cache_scan`: prefill and the whole decode loop in one jitted `lax.scan`.
+- `uncached_eager`: the whole sequence each step, un-jitted (shown, not judged);
+- `uncached`: the same, jitted, a program per length (the write-up's "Non-Cached": the baseline);
+- `uncached_padded`: padded to the final length (masked): one program;
+- `kv_cache`: prefill, then a jitted one-token step on a donated cache;
+- `kv_cache_scan`: prefill and the decode loop in one jitted `lax.scan`.
 
-Every jitted call goes through a counter, so a variant records what it ran. `build()` makes fresh jitted
-functions: their first call traces and compiles (a first run); sizes that change the program (final
-length, tokens to generate) are static arguments, so a warmup with fewer tokens leaves programs to compile.
+`build()` makes fresh counted functions with static sizes: a shorter warmup leaves programs to compile.
 """
 
 from __future__ import annotations
@@ -28,11 +21,7 @@ from ...models.gpt2 import GPT2LMHeadModel
 
 
 class _Counted:
-    """A freshly jitted function that counts its calls.
-
-    `jax.jit` caches compiled programs per wrapped function object, so the function is wrapped in a new
-    closure each time: a fresh `_Counted` compiles on its first call even if an earlier one did.
-    """
+    """A fresh jitted function counting its calls: a new closure each time, since jax.jit caches per function."""
 
     def __init__(self, fn: Callable, **jit_kwargs) -> None:
         self.fn = jax.jit(lambda *args: fn(*args), **jit_kwargs)
@@ -66,16 +55,13 @@ class Decoder:
 
 
 def _eager_step(model, ids: np.ndarray) -> int:
-    """The next token from the whole sequence, under `jax.disable_jit()`: every operation dispatched and run
-    on its own (each compiled once per shape and cached process-wide), nothing fused."""
+    """The next token from the whole sequence under `jax.disable_jit()`: op by op, cached per shape, unfused."""
     with jax.disable_jit():
         return int(jnp.argmax(model.logits(jnp.asarray(ids))[-1]))
 
 
 class UncachedEager(Decoder):
-    """The uncached loop without jax.jit (the write-up's 'Non-Cached' read as un-jitted, beside the judged
-    baseline `Uncached`). Its programs are the operations' own, cached process-wide (no fresh ones to build):
-    the warmup pitfall's demonstration leaves it out."""
+    """The uncached loop un-jitted; its op programs are cached process-wide, so the warmup demonstration omits it."""
 
     name = "uncached_eager"
 

@@ -1,5 +1,4 @@
-"""The measuring side of the `generation` study (what it measures and why: the package docstring):
-timed and traced runs of its variants, and what must hold between them."""
+"""generation's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
 from __future__ import annotations
 
 import time
@@ -56,11 +55,7 @@ def _first_runs(decoders: dict[str, Decoder], prompt: np.ndarray, new: int) -> t
 
 
 class _Timed:
-    """Times one generation per call and keeps what the last one produced and ran (tokens, jitted calls).
-
-    With `short`, each call first builds fresh programs and warms them up with `short` tokens, untimed: the
-    write-up's insufficient warmup, repeated so that every sample meets it.
-    """
+    """Times one generation per call; with `short`, each sample first rebuilds programs warmed with `short` tokens."""
 
     def __init__(self, decoder: Decoder, prompt: np.ndarray, new: int, short: int | None = None) -> None:
         self.decoder, self.prompt, self.new, self.short = decoder, prompt, new, short
@@ -86,16 +81,13 @@ class _Timed:
 
 
 def _signature(decoder: Decoder, sample: _Timed, compiles: dict[str, int]) -> dict[str, int]:
-    """What one generation ran: jitted functions, their calls (uncached_eager: its un-jitted forward's), counted,
-    and compilations (counted: in the first generation, or, in a demonstration, per timed generation)."""
+    """What one generation ran: jitted functions, counted calls, compiles (first generation, or per timed one)."""
     return {"jitted_functions": len(decoder.functions), "calls_per_generation": sample.calls} | compiles
 
 
 def mismatched_warmup(decoders: dict[str, Decoder], prompt: np.ndarray, new: int) -> dict[str, Any]:
-    """The write-up's matched-warmup advice, shown: kv_cache's programs built afresh, warmed up by the uncached
-    loop's whole generation (another setting: the write-up warmed use_cache=False before timing use_cache=True)
-    or by its own, then one kv_cache generation timed with the compile guard counting. Counts decide it;
-    the two times are one generation each, shown for scale. After the timed rounds: nothing timed sees it."""
+    """The matched-warmup advice shown: fresh kv_cache programs warmed by the uncached loop or by kv_cache, then one
+    generation, compiles counted."""
     timed, other = decoders[SPEC.floor], decoders["uncached"]
     found: dict[str, Any] = {"warmed": "uncached", "timed": SPEC.floor}
     for warmup, warm in (("mismatched", other), ("matched", timed)):
@@ -110,8 +102,7 @@ def mismatched_warmup(decoders: dict[str, Decoder], prompt: np.ndarray, new: int
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    """Time every variant's generation; a configuration with `warmup_fraction` below 1 demonstrates the
-    pitfall instead (every sample: fresh programs, short warmup, timed generation that compiles)."""
+    """Time every variant's generation; with `warmup_fraction` below 1, demonstrate the pitfall instead."""
     decoders, prompt = prepare(conf, inputs)
     new = conf["new_tokens"]
     short = warmup_tokens(conf) if conf["warmup_fraction"] < 1 else None

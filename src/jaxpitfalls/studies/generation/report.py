@@ -1,9 +1,4 @@
-"""What the report shows of the generation study: its speed and pitfall tables and its figures (the write-up's
-claims are judged in claims.py).
-
-Kept apart from the measurement (the package's __init__) so that editing a figure or a claim reruns the
-report's jobs, not the timed ones.
-"""
+"""generation's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 
@@ -24,8 +19,7 @@ PAIRED_ON = ["layers", "hidden", "prompt", "new_tokens", "variant"]  # a demonst
 
 
 def speed(steps: pd.DataFrame) -> pd.DataFrame:
-    """Per proper configuration and variant: tokens per second (95% interval from the median's), latency per
-    token, the first run."""
+    """Per proper configuration and variant: tokens/s (95%), latency per token, first run."""
     s = measured(steps)
     tokens, low, high = per_second(s.new_tokens, s)
     return pd.DataFrame({

@@ -1,5 +1,4 @@
-"""What the `generation` study is, as the rest of the workflow reads it (contract.interface.StudySpec). JAX-free: the
-plan, the config check, the trace parser and the report read it without importing measure.py."""
+"""The `generation` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
 
 from __future__ import annotations
 
@@ -36,8 +35,7 @@ COMPONENTS = (
 )
 
 def warmup_tokens(conf: dict[str, Any]) -> int:
-    """The tokens a generation configuration warms up with: `warmup_fraction` of `new_tokens`, rounded,
-    at least 1 (below all of them is the warmup pitfall, demonstrated on purpose)."""
+    """`warmup_fraction` of `new_tokens`, rounded, at least 1 (fewer than all: the pitfall, on purpose)."""
     return max(1, round(conf["warmup_fraction"] * conf["new_tokens"]))
 
 
@@ -58,16 +56,14 @@ SCAN_BEATS = 0.95
 
 @dataclass(frozen=True, kw_only=True)
 class Timing(settings.Timing):
-    """generation's timing settings: besides the common ones, which configurations time uncached_eager
-    (`base`: only the base, where its claims are judged; `all`)."""
+    """generation's timing settings, plus where uncached_eager is timed (`base`: where its claims are; `all`)."""
 
     eager: str = "base"
 
 
 def untimed(conf: dict[str, Any], eager: str, at_base: bool) -> dict[str, str]:
-    """The variants a configuration leaves out, each with why: a demonstration times only the variants with
-    jitted programs to rebuild fresh; `measure.eager: base` times uncached_eager at the base only (its claims are
-    judged there, and its op-by-op compiles cost minutes per length)."""
+    """Variants left out, with why: demonstrations keep only rebuildable programs; `measure.eager: base` times
+    uncached_eager at the base only."""
     if conf["warmup_fraction"] < 1:
         return {name: "the warmup demonstration rebuilds jitted programs before every sample; it has none"
                 for name in VARIANTS if name not in DEMONSTRATED}

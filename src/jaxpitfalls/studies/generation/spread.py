@@ -1,10 +1,5 @@
-"""The generation write-up's reading of a spread ("std above 10% means interference") judged as the diagnostic it
-is, against what every job watches: the machine while timing (contention.py), recorded per job in the checks
-table. The rule is the write-up's own, applied as written (a row's std / mean against 10%, a point estimate), so
-the verdict says how it would have read our measurements: an alarm on a job the watch saw quiet is a false one,
-a job the watch caught busy with no alarm a miss. With no job busy and no alarm nothing was tested: whether the
-rule catches interference needs interference to catch. The watch sees the host only, so on an accelerator an alarm
-it calls false may be the device's own (throttling, another tenant): nothing there refutes the rule."""
+"""The write-up's "std above 10% means interference" against the contention watch (contention.py): an alarm on a quiet
+job is false, a busy job without one a miss. The watch sees only the host."""
 
 from __future__ import annotations
 
@@ -18,11 +13,8 @@ INTERFERENCE_SPREAD = 0.10  # the write-up's "std above 10%"
 
 
 def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame, backend: str = "cpu") -> Judged:
-    """The write-up's rule on every proper row (each worker process's, or pooled: as the run's tables hold them):
-    no false alarm (a row above 10% in a job the watch saw quiet) and no miss (a job caught busy with no row above
-    10%) reproduces it; either refutes it. The warmup demonstration's rows are shown beside it, not judged: it
-    compiles in its timed region on purpose, which widens a spread with no interference (to 17%:
-    docs/decisions.md#warmup-demonstration)."""
+    """The rule on proper rows, not the demonstration's (docs/decisions.md#warmup-demonstration): no false alarm and no
+    miss reproduces."""
     checks = checks.set_index("config_id")
     busy = (checks.rounds_retried.fillna(0) + checks.rounds_contended_kept.fillna(0)) > 0
     each = steps[steps.n >= 2].assign(spread=lambda d: d.std_ms / d.mean_ms,

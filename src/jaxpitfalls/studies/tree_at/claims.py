@@ -1,6 +1,4 @@
-"""The tree_at write-ups' claims judged on this run's tables: one function per claim, registered under its key
-(contract.judging), each reading the shared `Run`; ratios are unbatched / batched (the floor), by the plan's
-transforms."""
+"""The tree_at write-ups' claims, one judge per key; ratios are unbatched / batched (the floor) by transforms."""
 
 from __future__ import annotations
 
@@ -103,10 +101,8 @@ def _same_with_depth(run: Run) -> Judged:
 
 @JUDGES("first_run_linear")
 def _first_run_linear(run: Run) -> Judged:
-    """Affine, not a power law: a first run is a fixed part (start-up that no transform adds) plus a cost per
-    transform, so its exponent lies below 1 even where it is exactly linear; the cost of one more transform
-    over the larger depths against the smaller ones cancels the fixed part. Each depth's first run is read
-    over its own job's one-layer anchor (`anchored_first_runs`): the fixed part and the anchor cancel alike."""
+    """Affine, not a power law (exponent below 1 even if linear): first runs over each job's one-layer anchor, larger
+    depths against smaller."""
     largest = ratios(run, "direct").iloc[-1]
     ours = (tuple(ms / largest.transforms for ms in median_of(run.steps, largest.config_id, SPEC.floor, "first_run")),)
     base = row(run.steps.drop_duplicates("config_id"), config_id=run.base_id)
@@ -152,8 +148,7 @@ def _jit_negligible(run: Run) -> Judged:
 
 @JUDGES("less_compilation")
 def _less_compilation(run: Run) -> Judged:
-    """Where every job found one program for both variants' start-ups, XLA's work is the same for both: that
-    finding is the verdict; otherwise (or in results that did not record it) the compile-time interval decides."""
+    """One program for both variants in every job means the same XLA work: the verdict; else compile times decide."""
     first = ratios(run, "first_run")
     top = first.iloc[-1]
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low, first.compile_ratio_ci_high)
@@ -265,8 +260,7 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
 
 @JUDGES("once_run")
 def _once_run(run: Run) -> Judged:
-    """A start-up run once, both ways cold (derived.run_once): where the run kept no un-jitted first call, its warm
-    median leaves its compilations out, in its favour, so only a "yes" holds."""
+    """A start-up run once, both cold (derived.run_once); without an un-jitted first call only a "yes" holds."""
     stepped, where, _ = stepped_row(run, "jit_vs_eager_setup", SPEC.variants[0])
     if stepped is None:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED)
@@ -282,8 +276,7 @@ def _once_run(run: Run) -> Judged:
 
 @JUDGES("same_result")
 def _same_result(run: Run) -> Judged:
-    """The guard every job runs before timing, read as the verdict on "same functionality": a job whose variants
-    differ fails (its log names the difference), so each job a report holds is evidence for the claim."""
+    """The pre-timing guard as "same functionality": a job whose variants differ fails, so each job is evidence."""
     checks, recorded = run.tables["checks"], run.tables["checks"].dropna(subset=["outputs_exact"])
     if recorded.empty:
         return Judged(verdict=NOT_MEASURED, measured="not measured: no job recorded its comparison of the variants")

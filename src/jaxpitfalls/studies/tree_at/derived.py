@@ -1,7 +1,4 @@
-"""What the tree_at claims read from a run's tables, each derived once per run (`once_per_run`) or looked up
-where a claim is judged: the variants' ratios by transforms, the fitted exponents, per-call medians, each
-depth's anchored first run, the un-jitted start-up's steps, the reference workload's spread, and whether the
-variants' start-ups lowered to one program."""
+"""What tree_at claims read from a run's tables, derived once per run or per claim."""
 
 from __future__ import annotations
 
@@ -25,8 +22,7 @@ def transforms_of(run: Run) -> pd.Series:
 
 @once_per_run
 def floor_ratios(run: Run) -> pd.DataFrame:
-    """The paired ratios of the variants against the floor (not the first_run mode's anchor), with each
-    configuration's transforms."""
+    """The variants' paired ratios to the floor (not first_run's anchor), with transforms."""
     table = variants_only(run.comp[run.comp.baseline == SPEC.floor], SPEC.variants)
     return table.assign(transforms=table.config_id.map(transforms_of(run)))
 
@@ -59,9 +55,7 @@ def per_call(run: Run, key: str, variant: str, mode: str,
 
 
 def anchored_first_runs(comp: pd.DataFrame, steps: pd.DataFrame, transforms: pd.Series) -> pd.DataFrame:
-    """Per configuration, the batched first run over its own job's one-layer anchor (`q`, with its 95%
-    interval from the paired rounds): exactly 1 where the model is one layer (its own anchor). Jobs ran at
-    different times, on a machine whose speed drifts between them: the quotient is paired in time."""
+    """Per configuration, batched first run over its job's one-layer anchor (`q`, paired 95%): drift cancels."""
     anchors = comp[(comp.variant == ANCHOR) & (comp.baseline == SPEC.floor) & (comp["mode"] == "first_run")]
     rows = [{"config_id": r.config_id, "q": 1 / r.ratio, "q_low": 1 / r.ratio_ci_high, "q_high": 1 / r.ratio_ci_low}
             for r in anchors.itertuples()]
@@ -72,9 +66,7 @@ def anchored_first_runs(comp: pd.DataFrame, steps: pd.DataFrame, transforms: pd.
 
 
 def stepped_row(run: Run, key: str, variant: str = SPEC.floor) -> tuple[pd.Series | None, str, bool]:
-    """A variant's step-by-step row (the batched floor's by default) where `key` is judged (the write-up's
-    structure, else the base: supporting only; None where the run timed no step-by-step mode there), the words
-    that say where, and whether it is the write-up's structure."""
+    """A variant's step-by-step row where `key` is judged (else the base), words saying where, and if the write-up's."""
     config_id, where, at_structure = run.headline(key)
     timed = run.steps[(run.steps["mode"] == "step_by_step") & (run.steps.variant == variant)]
     found = row(timed, config_id=config_id) if config_id in set(timed.config_id) else None
@@ -82,8 +74,7 @@ def stepped_row(run: Run, key: str, variant: str = SPEC.floor) -> tuple[pd.Serie
 
 
 def unsharded_note(run: Run, config_id: str) -> str:
-    """Words saying a job sharded no leaf (one device): the write-up's start-up shards onto several devices, so
-    its shard step moves data between them and this job's does not; '' where the job sharded leaves."""
+    """Words for a job that sharded no leaf (one device, unlike the write-up's); '' where it sharded."""
     checks = row(run.tables["checks"], config_id=config_id)
     if checks.get("structure_sharded_leaves", 1) != 0:
         return ""
@@ -95,8 +86,7 @@ NOT_STEPPED = "not measured: the run timed no step-by-step start-up there (measu
 
 
 def one_program_in_every_job(run: Run) -> str:
-    """The jobs' depths where every job recorded its variants' start-up programs and found them one (`measure.
-    same_program`), as text; empty where any job did not record them or found them different."""
+    """The depths, as text, where every job found its variants' start-ups one program; '' otherwise."""
     checks = run.tables["checks"]
     if "start_up_program_same" not in checks:
         return ""
@@ -107,9 +97,7 @@ def one_program_in_every_job(run: Run) -> str:
 
 
 def reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
-    """The reference workload's relative IQR per configuration (spec.REFERENCE, timed in the direct mode's
-    rounds): the spread this run's conditions put on a workload that does the same work every call; None where
-    the run timed none (results older than it)."""
+    """The reference workload's relative IQR per configuration (spec.REFERENCE); None if untimed."""
     if (direct.variant != REFERENCE).all():
         return None
     return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
@@ -126,10 +114,7 @@ NO_YARDSTICK = ("not testable in this run: no fixed workload was timed beside it
 
 
 def reference_bound(spread: dict[str, list], reference: dict[str, float] | None) -> Bound | None:
-    """The most a spread ratio can show in this run: with batched's spread no lower than the reference's,
-    unbatched's over the reference's, geometric means over the depths (removing all of unbatched's spread
-    above the reference's); point estimates, as every bound. None without a reference, or where a spread is 0
-    (a ratio to it has no bound)."""
+    """The most a spread ratio can show: unbatched's over the reference's spread, geometric mean over depths."""
     unbatched = [u[0] for u, _ in spread.values()]
     if reference is None or min(*unbatched, *reference.values()) <= 0:
         return None
@@ -143,18 +128,14 @@ def reference_bound(spread: dict[str, list], reference: dict[str, float] | None)
 
 
 def un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float, float, float], float]:
-    """The un-jitted start-up's median over the batched variant's in `mode` at the step-by-step configuration
-    (ratio of the two medians' 95% intervals), and that median (ms)."""
+    """The un-jitted start-up's median over batched's in `mode` at the step-by-step configuration, and that median."""
     jitted = median_of(run.steps, stepped.config_id, stepped.variant, mode)
     return ratio_of_estimates(stepped.median_ms, (stepped.median_ci_low_ms, stepped.median_ci_high_ms), jitted[0],
                               jitted[1:]), jitted[0]
 
 
 def run_once(run: Run, stepped: pd.Series) -> tuple[tuple[float, float, float], str, bool]:
-    """The un-jitted start-up's first call in its process (its operations compiling as they first run: the step-by-
-    step mode's first call, `first_run_seconds`) over the same variant's jitted first run (trace + compile + run, a
-    fresh jit per sample; one call: the median's interval); the words that say it; whether a first call was kept
-    (older results: the warm median instead, its compilations left out)."""
+    """The un-jitted start-up's first call over the jitted first run, its words, and whether a first call was kept."""
     jitted = median_of(run.steps, stepped.config_id, stepped.variant, "first_run")
     beside = f" / jitted first run (trace + compile + run) {jitted[0]:.1f} ms"
     cold = stepped.get("first_run_seconds")
@@ -169,9 +150,7 @@ def run_once(run: Run, stepped: pd.Series) -> tuple[tuple[float, float, float], 
 
 
 def cold_call(run: Run) -> tuple[tuple[float, float, float] | None, str]:
-    """The write-up times its steps once, without saying whether they were warm: the first step-by-step call
-    in a process (its operations compiling as they first run) over the same variant's compiled call, with the
-    words that say it, read beside the warm median (None where the run kept no first call that compiled)."""
+    """The first step-by-step call in a process over the compiled call, with words; None without one."""
     stepped, _, _ = stepped_row(run, "jit_vs_eager_setup", SPEC.variants[0])
     if stepped is None or pd.isna(stepped.get("first_run_seconds")) or not stepped.get("first_run_compiles"):
         return None, ""

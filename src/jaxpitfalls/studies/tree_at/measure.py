@@ -1,5 +1,4 @@
-"""The measuring side of the `tree_at` study (what it measures and why: the package docstring):
-timed and traced runs of its variants, and what must hold between them."""
+"""tree_at's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
 from __future__ import annotations
 
 import time
@@ -25,9 +24,7 @@ from .spec import Timing as TreeAtTiming
 
 
 class _Variant:
-    """One way of applying the plan: its `tree_at` counter, its compiled start-up, its last outputs, how many
-    `tree_at` calls its last application and its last first run made (its signature), and the seconds of
-    each un-jitted start-up step per call."""
+    """One way to apply the plan: `tree_at` counter, compiled start-up, last outputs, call counts, step seconds."""
 
     def __init__(self, name: str, apply: Callable, model: eqx.Module, mesh: Mesh) -> None:
         self.name, self.apply, self.model, self.mesh = name, apply, model, mesh
@@ -65,24 +62,17 @@ class _Variant:
         return self.started
 
     def start_up_program(self) -> str:
-        """The fingerprint of the program XLA compiles for the jitted start-up (its lowered StableHLO): equal
-        for two variants, XLA's compilation is the same work for both. Lowered with a counter of its own, so
-        the variant's `tree_at` calls stay those of its timed calls."""
+        """The jitted start-up's StableHLO fingerprint: equal means the same XLA work (own counter)."""
         return fingerprint(self._jitted_start_up(tp.TreeAtCalls()).lower(self.model).as_text())
 
     def steady(self) -> Any:
-        """The compiled start-up called again: dispatch, reshard the model, create the optimizer state.
-
-        The last start-up's output is released first, as a program that runs once at start-up finds it: held
-        during the call, it kept a second model and optimizer state alive (2.2 GB at 12L-1024H), and the
-        first runs there took 2.5-9.4 s instead of 1.2-2.3 s, growing the process by ~1 GB a call."""
+        """The compiled start-up again, the last output released first (held, it doubles memory)."""
         self.started = None
         self.started = jax.block_until_ready(self.start_up(self.model))
         return self.started
 
     def step_by_step(self) -> Any:
-        """The start-up un-jitted, as the write-up's step-by-step table timed it: each step blocked on what it
-        made and its seconds recorded (the last call's output released first, as in `steady`)."""
+        """The start-up un-jitted, as the write-up's table: each step blocked and timed (last output released first)."""
         self.stepped = None
         start = time.perf_counter()
         for step, made in tp.start_up(self.model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, self.calls):
@@ -113,9 +103,7 @@ def _samplers(variants: dict[str, _Variant], method: str) -> dict[str, Callable[
 
 
 class Rebuild:
-    """The direct mode's reference workload (spec.REFERENCE), a sampler: the model's pytree flattened and rebuilt,
-    the same work at every call, so that its spread in the direct mode's rounds is the run's conditions'; `calls`
-    counts them (the result's proof that it ran)."""
+    """The direct mode's reference workload (spec.REFERENCE): the same rebuild each call, so its spread is the run's."""
 
     def __init__(self, model: eqx.Module) -> None:
         self.model, self.calls = model, 0
@@ -136,9 +124,7 @@ def one_layer(model: eqx.Module) -> eqx.Module:
 
 
 def anchored(variants: dict[str, _Variant]) -> dict[str, _Variant]:
-    """The first_run mode's variants: the two, and where the model is deeper than one layer the anchor (the
-    batched first run of its one-layer slice, spec.ANCHOR), a variant of its own so that its outputs and
-    counters never stand in for the full model's."""
+    """The first_run variants plus, deeper than one layer, the anchor (spec.ANCHOR) as its own variant."""
     floor = variants[SPEC.floor]
     if len(floor.model.layers) == 1:
         return variants
@@ -146,12 +132,7 @@ def anchored(variants: dict[str, _Variant]) -> dict[str, _Variant]:
 
 
 def warm_up(variants: dict[str, _Variant], model: eqx.Module) -> dict[str, int]:
-    """Run every code path once on a one-layer slice of the model; returns the compilations it made.
-
-    Applying the plan involves no compiled program, and a first run must not find its program compiled:
-    the slice warms the machinery (imports, tracing, sharding, optimizer init) without warming what is
-    timed, and costs little where one unbatched application of 48 layers takes seconds.
-    """
+    """Run every path once on a one-layer slice (returns its compiles), compiling nothing a first run times."""
     sliced = one_layer(model)
     compiles = {}
     for name, v in variants.items():
@@ -163,8 +144,7 @@ def warm_up(variants: dict[str, _Variant], model: eqx.Module) -> dict[str, int]:
 
 
 def _same_values(jitted: Any, stepped: Any, name: str) -> None:
-    """The un-jitted start-up made what the compiled one made: the same tree, bitwise equal values (their
-    shardings may differ: jit picks its outputs' own)."""
+    """The un-jitted start-up made the compiled one's tree, bitwise (shardings may differ)."""
     (a, a_def), (b, b_def) = jax.tree_util.tree_flatten(jitted), jax.tree_util.tree_flatten(stepped)
     if a_def != b_def or not all(np.array_equal(x, y) for x, y in zip(a, b, strict=True)):
         raise VariantOutputsDisagree(f"{name!r}: the un-jitted start-up's model and optimizer state differ from "
@@ -173,13 +153,8 @@ def _same_values(jitted: Any, stepped: Any, name: str) -> None:
 
 def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed],
                       warmup_compiles: dict[str, int]) -> Timed:
-    """The un-jitted start-up's mode. One warm call per variant first (outside JIT its operations compile per
-    shape; counted with the warmup's), checked against the compiled start-up's output, which is then
-    released: each timed call holds what a `steady` call holds (the other variant's last output), not a
-    second model and optimizer state per variant. Each entry records its steps' seconds in every call the
-    mode made (calibration's and re-timed rounds' included: a share is a ratio within one call), and its warm
-    call as its `first_run` (seconds, compilations): the first variant's is the un-jitted start-up run once, its
-    operations compiling as they first run, which `once_run` holds against the jitted first run."""
+    """The un-jitted start-up's mode, checked against the compiled output; each call's step seconds kept, the warm call
+    as `first_run`."""
     first_calls = {}
     for name, v in variants.items():
         with count_compiles() as counter:
@@ -200,16 +175,14 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed
 
 
 def same_program(variants: dict[str, _Variant]) -> dict[str, Any]:
-    """Whether the variants' jitted start-ups lower to one program (`less_compilation`: XLA then has the same
-    work whatever the Python that built it), with each one's fingerprint."""
+    """Whether both jitted start-ups lower to one program (`less_compilation`), with fingerprints."""
     programs = {name: v.start_up_program() for name, v in variants.items()}
     return {"same": len(set(programs.values())) == 1} | programs
 
 
 def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
                  step_by_step: bool = False) -> dict[str, Any]:
-    """Time the two code paths interleaved in the three modes (four with `step_by_step`), checking after each
-    what it produced; the direct mode's rounds also time a reference workload (`Rebuild`)."""
+    """Time both paths interleaved in three modes (four with `step_by_step`), checking outputs; plus `Rebuild`."""
     model = next(iter(variants.values())).model
     transforms = len(tp.find_matches(model, tp.BERT_PLAN))
     model_leaves = len(jax.tree_util.tree_leaves(model))
@@ -262,8 +235,7 @@ def run_variants(variants: dict[str, _Variant], settings: Timing, label: str,
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: TreeAtTiming) -> dict[str, Any]:
-    """One configuration; the start-up step by step where `measure.step_by_step` says (the base and the
-    write-up's structure, where its claims are judged, or all)."""
+    """One configuration; the start-up step by step where `measure.step_by_step` says."""
     step_by_step = steps_timed(conf, settings.step_by_step, is_base(conf))
     return run_variants(build_variants(*prepare(inputs["model"])), settings, conf["id"], step_by_step)
 

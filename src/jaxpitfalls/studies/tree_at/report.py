@@ -1,9 +1,4 @@
-"""What the report shows of the tree_at study: its tables (tree_at calls, scaling, the start-up step by step)
-and figures (the write-ups' claims are judged in claims.py).
-
-Kept apart from the measurement (the package's __init__) so that editing a figure or a claim reruns the
-report's jobs, not the timed ones.
-"""
+"""tree_at's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 

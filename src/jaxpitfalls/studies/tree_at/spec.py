@@ -1,5 +1,4 @@
-"""What the `tree_at` study is, as the rest of the workflow reads it (contract.interface.StudySpec). JAX-free: the
-plan, the config check, the trace parser and the report read it without importing measure.py."""
+"""The `tree_at` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
 
 from __future__ import annotations
 
@@ -70,8 +69,7 @@ FAR_LESS = 2.0
 
 @dataclass(frozen=True, kw_only=True)
 class Timing(settings.Timing):
-    """tree_at's timing settings: besides the common ones, which configurations time the un-jitted start-up
-    step by step (`base`: the base and the write-up's structure, where its claims are judged; `all`)."""
+    """tree_at's timing settings, plus where the start-up is timed step by step (`base`: base and write-up's; `all`)."""
 
     step_by_step: str = "base"
 

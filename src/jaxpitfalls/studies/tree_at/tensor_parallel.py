@@ -1,15 +1,5 @@
-"""A tensor-parallel plan and the two ways the write-up applied it (seeds/002, seeds/003).
-
-A plan maps fnmatch patterns over module paths (`layers.*.attention.query`; `*` matches one path segment)
-to transforms. Applying it finds every matching submodule and replaces it with its transform's result:
-
-- unbatched: one `eqx.tree_at` per match, shortest path first: each call walks the whole tree, so the
-  cost grows as (matches x tree size);
-- batched: one `eqx.tree_at` with every getter: one walk.
-
-Every `eqx.tree_at` call goes through a `TreeAtCalls` counter, so each variant records how many calls it
-actually made: the proof that the two code paths differ.
-"""
+"""A tensor-parallel plan (fnmatch patterns over module paths to transforms) and the write-up's two ways to apply it
+(seeds/002, seeds/003): unbatched, one `eqx.tree_at` per match (a walk each), or batched, one for all."""
 
 from __future__ import annotations
 
@@ -27,10 +17,7 @@ AXIS = "tp"
 
 
 class TPLinear(eqx.Module):
-    """A linear layer marked for tensor parallelism: sharded by output (`out`) or input (`in`) features.
-
-    Same fields as `eqx.nn.Linear` (weight `(out, in)`, bias `(out,)`), so the model runs unchanged.
-    """
+    """A linear layer sharded by output (`out`) or input (`in`) features, with `eqx.nn.Linear`'s fields."""
 
     weight: jax.Array
     bias: jax.Array
@@ -63,7 +50,7 @@ BERT_PLAN: dict[str, Callable[[Any], eqx.Module]] = {
 
 
 class TreeAtCalls:
-    """Counts `eqx.tree_at` calls made through it."""
+    """Counts `eqx.tree_at` calls made through it: each variant's proof of its code path."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -140,10 +127,7 @@ def shardings(model: eqx.Module, mesh: Mesh) -> Any:
 
 def start_up(model: eqx.Module, plan: dict[str, Callable], mesh: Mesh, optimizer, apply: Callable,
              calls: TreeAtCalls) -> Iterator[tuple[str, Any]]:
-    """The write-up's start-up as its steps (spec.START_UP_STEPS, in order), yielding each step's name and
-    what it made: apply the plan, derive the shardings, shard the model, create the optimizer state; the last
-    yields (model, optimizer state). Un-jitted, a caller can block and time between steps (the study's
-    step-by-step mode); `make_module_opt` runs them all (under `eqx.filter_jit`, as in the write-up)."""
+    """The write-up's start-up (spec.START_UP_STEPS), yielding (name, result) per step so a caller can time each."""
     model = apply(model, plan, calls)
     yield "apply", model
     specs = shardings(model, mesh)
