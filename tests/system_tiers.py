@@ -30,12 +30,12 @@ def can_be_root() -> bool:
 
 
 def need(tier: str, tools: tuple[str, ...], how: str, root: bool = False) -> None:
-    """Skip (or, where every tier is required, fail) a test of `tier` whose tools are missing, naming them and
-    `how` to get them."""
+    """Skip (or, where every tier is required, fail) the tests of `tier` whose tools are missing, naming them and
+    `how` to get them; called at a test module's top, before any fixture (a smoke run) is built for nothing."""
     missing = missing_tools(tools) + (["root or passwordless sudo"] if root and not can_be_root() else [])
     if not missing:
         return
     said = f"the {tier} tests need {', '.join(missing)}: {how}"
     if os.environ.get(REQUIRED):
         pytest.fail(f"{said} ({REQUIRED} is set: `make test` could install them here)")
-    pytest.skip(said)
+    pytest.skip(said, allow_module_level=True)

@@ -70,3 +70,11 @@ def test_the_manual_keeps_no_run_diary(page):
     is evidence, kept in docs/decisions.md (link targets, such as a dated snapshot's folder, are paths)."""
     prose = re.sub(r"\]\([^)]*\)", "]", page.read_text())
     assert not DIARY.findall(prose), DIARY.findall(prose)
+
+
+def test_the_manual_and_the_makefile_call_one_command():
+    """Everything that is not a Snakemake target is a `jaxpitfalls` subcommand (pyproject's console script):
+    no page or Makefile target runs a module of the package as `python -m`."""
+    pages = [ROOT / "README.md", ROOT / "Makefile", *sorted((ROOT / "docs").glob("*.md"))]
+    found = [p.name for p in pages if "python -m jaxpitfalls" in p.read_text()]
+    assert not found, found

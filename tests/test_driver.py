@@ -17,11 +17,7 @@ from workflow_copy import ROOT, copy_workflow
 pytestmark = pytest.mark.workflow
 
 DRIVER = ROOT / ".venv-driver" / "bin"
-
-
-@pytest.fixture(autouse=True)
-def _driver_environment():
-    need("driver", (str(DRIVER / "snakemake"),), "`make .venv-driver/.installed` (pip alone; `make test` builds it)")
+need("driver", (str(DRIVER / "snakemake"),), "`make .venv-driver/.installed` (pip alone; `make test` builds it)")
 
 
 def _driver(work: Path, *args: str) -> subprocess.CompletedProcess:

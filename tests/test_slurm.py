@@ -24,6 +24,8 @@ from workflow_copy import ROOT, command, environment, snakemake
 from jaxpitfalls import results
 
 pytestmark = pytest.mark.workflow
+need("Slurm", ("slurmctld", "slurmd", "slurmdbd", "munged", "mariadbd"),
+     "`make slurm-packages` as root on Debian (slurmctld slurmd slurm-client slurmdbd munge mariadb-server)", root=True)
 
 SUDO = [] if os.geteuid() == 0 else ["sudo", "-n"]
 TIMING_RULES = ("run_study", "capture_trace")
@@ -37,9 +39,6 @@ def _cluster(action: str, directory: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    need("Slurm", ("slurmctld", "slurmd", "slurmdbd", "munged", "mariadbd"),
-         "`make slurm-packages` as root on Debian (slurmctld slurmd slurm-client slurmdbd munge mariadb-server)",
-         root=True)
     directory = tmp_path_factory.mktemp("slurm") / "cluster"
     try:
         _cluster("up", directory)
