@@ -94,3 +94,16 @@ def test_the_history_check_finds_a_run_named_in_a_comment(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text('"""Seen in the 2026-11-27-7 reference."""\nNAME = "2026-11-28"  # issue 70\n')
     assert [HISTORY.search(text).group() for _, text in _prose(sample)] == ["issue 70", "2026-11-27"]
+
+
+def test_docstrings_say_what_and_why_in_a_few_lines():
+    """Docstrings at most 15% of src's characters: what a module or function is for and why, not a lab notebook
+    (measured figures and the runs behind them go to docs/decisions.md)."""
+    total = said = 0
+    for path in (ROOT / "src" / "jaxpitfalls").rglob("*.py"):
+        text = path.read_text()
+        total += len(text)
+        said += sum(len(ast.get_source_segment(text, node.body[0]) or "") for node in ast.walk(ast.parse(text))
+                    if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and ast.get_docstring(node, clean=False))
+    assert said <= 0.15 * total, f"docstrings are {said / total:.1%} of src's characters"

@@ -22,7 +22,7 @@ def long_description(name: str) -> str:
 
 
 def corpus(packages: list[str]) -> dict[str, str]:
-    """Each package's long description, by package name, in the given order."""
+    """Each package's long description, by name, in order."""
     texts = {}
     for name in packages:
         text = long_description(name)
@@ -46,8 +46,7 @@ def train_tokenizer(texts: list[str], vocab_size: int):
 
 
 def prepare(packages: list[str], vocab_size: int, out_dir: str | os.PathLike) -> dict:
-    """Write tokenizer.json, tokens.npz (one int32 array per document) and manifest.json into
-    `out_dir`, put in place whole."""
+    """Write tokenizer.json, tokens.npz (an int32 array per document) and manifest.json into `out_dir`, whole."""
     texts = corpus(packages)
     tokenizer = train_tokenizer(list(texts.values()), vocab_size)
     tokens = {name: np.asarray(tokenizer.encode(text).ids, dtype=np.int32) for name, text in texts.items()}

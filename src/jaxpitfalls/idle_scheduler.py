@@ -1,8 +1,5 @@
-"""Snakemake's scheduler kept idle while a job is timed.
-
-Snakemake 9's command line always sets a job rate limiter, whose timers wake the scheduler often beside the timed
-job. It is dropped at `onstart`, before the first pass, so a local run has no timer, as Snakemake's API has by
-default (docs/decisions.md#an-idle-scheduler); a cluster run keeps it to pace submissions.
+"""Snakemake's scheduler kept idle while a job is timed: Snakemake 9's command line sets a job rate limiter,
+whose timers wake the scheduler often beside the timed job (docs/decisions.md#an-idle-scheduler).
 """
 
 from __future__ import annotations
@@ -11,8 +8,8 @@ from typing import Any
 
 
 def keep_idle(workflow: Any) -> bool:
-    """Drop the job rate limiter where jobs run on this machine: True where one was dropped (False
-    where Snakemake's internals differ from 9.x's; nothing is changed then)."""
+    """Drop the job rate limiter (at `onstart`) where jobs run on this machine, a cluster run keeping it to pace
+    submissions: True where one was dropped (False where Snakemake's internals differ from 9.x's)."""
     scheduler = getattr(workflow, "scheduler", None)
     if not getattr(workflow, "local_exec", False) or getattr(scheduler, "job_rate_limiter", None) is None:
         return False

@@ -32,8 +32,7 @@ def _sampling(timing: Timing) -> set[str]:
 
 
 def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[str]:
-    """The kinds of the study's configurations as their timing jobs get them
-    (plan.timing_configuration): base or not, and what its spec names."""
+    """The kinds of the study's configurations as their timing jobs get them: base or not, and its spec's."""
     spec = registry.spec(study)
     found = set()
     for listed in plan.configurations(config["studies"][study]):

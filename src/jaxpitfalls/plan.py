@@ -17,8 +17,7 @@ CORPUS = "results/data/corpus"
 
 
 def enabled_studies(config: dict[str, Any]) -> list[str]:
-    """The studies the config enables, in its order; every key of `studies` is a study's folder (the
-    schema refuses others)."""
+    """The studies the config enables, in its order."""
     return [name for name, block in config["studies"].items() if block.get("enabled", False)]
 
 
@@ -28,7 +27,7 @@ def reads_corpus(study: str) -> bool:
 
 def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     """The base configuration, one-axis-at-a-time sweeps, then explicit `points` (deduplicated, in order),
-    each with its sweep axes, an id of every key's value, and its model's name (`<family>-L<layers>-H<hidden>`)."""
+    each with its sweep axes, an id of every key's value, and its model's name."""
     base = study["base"]
     keys = list(base)
     unknown = set(study.get("sweep", {})) - set(keys)
@@ -57,14 +56,13 @@ _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\
 
 
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
-    """What a timing job reads of the study's `measure` block (`StudySpec.timing`) and records:
-    editing a key only the traces read reruns no timing job."""
+    """The `measure` keys a timing job reads (`StudySpec.timing`): editing another reruns no timing job."""
     return _read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys())
 
 
 def trace_settings(config: dict[str, Any], study: str, config_id: str) -> dict[str, Any]:
-    """What the trace of `config_id` reads of `measure` (`StudySpec.traced`), and nothing else: `captures`
-    at the base only, whose spread the claims read."""
+    """The `measure` keys the trace of `config_id` reads (`StudySpec.traced`); `captures` at the base only,
+    whose spread the claims read."""
     settings = _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
     if not is_base(configuration(config, study, config_id)):
         settings.pop("captures", None)
@@ -80,7 +78,7 @@ def model_name(family: str, layers: int, hidden: int) -> str:
 
 
 def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
-    """The family defaults plus the size encoded in a model name, e.g. `bert-L4-H64`."""
+    """The family defaults plus the size encoded in a model name (`bert-L4-H64`)."""
     match = _MODEL_NAME.fullmatch(name)
     if match is None:
         raise ValueError(f"model name {name!r} is not <family>-L<layers>-H<hidden>")
@@ -96,8 +94,7 @@ def model_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def job_model_spec(config: dict[str, Any], conf: dict[str, Any]) -> dict[str, Any]:
-    """The model spec a measuring job's configuration uses (none for a benchmark file, whose setup
-    builds its inputs)."""
+    """The model spec of a job's configuration (none for a benchmark file, whose setup builds its inputs)."""
     return model_spec(config, conf["model"]) if "model" in conf else {}
 
 
@@ -109,9 +106,9 @@ def configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str,
 
 
 def timing_configuration(config: dict[str, Any], study: str, conf_id: str) -> dict[str, Any]:
-    """The configuration as its timing job gets it: with `anchor`, the base too where they differ only in
-    keys compared across jobs (StudySpec.anchored); at the base, with `beside`, settings timed beside it instead
-    of in jobs of their own. Traces, lockstep and history jobs time neither."""
+    """The configuration as its timing job gets it: with `anchor` (the base) where they differ only in keys
+    compared across jobs (StudySpec.anchored); at the base, with `beside`, settings timed beside it instead of in
+    jobs of their own. Traces, lockstep and history jobs time neither."""
     block = config["studies"][study]
     conf, base = configuration(config, study, conf_id), configurations(block)[0]
     differs = {k for k, v in settings_of(conf).items() if v != base[k]}
@@ -125,8 +122,8 @@ def timing_configuration(config: dict[str, Any], study: str, conf_id: str) -> di
 
 
 def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, Any]]:
-    """Configurations that get a profiler pass: all, or the base only (`trace: base`) for studies whose
-    large configurations are slow under the Python tracer."""
+    """Configurations that get a profiler pass: all, or the base only (`trace: base`: large ones are slow under
+    the Python tracer)."""
     confs = configurations(config["studies"][study])
     return confs if config["studies"][study]["trace"] == "all" else confs[:1]
 
@@ -155,8 +152,7 @@ def own_preparations(config: dict[str, Any], study: str) -> list[str]:
 
 
 def report_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """The config keys the report shows, and only those, so another key's edit does not rerun
-    render_report; a snapshot keeps them to render again."""
+    """The config keys the report shows, and only those, so another key's edit does not rerun render_report."""
     studies = enabled_studies(config)
     families = sorted({config["studies"][s]["model_family"] for s in studies if "model_family" in config["studies"][s]})
     return {"run_target_s": config["run_target_s"], "memory_target_gib": config["memory_target_gib"],
@@ -165,14 +161,13 @@ def report_settings(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def job_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
-    """A measuring job's input directories by name: its model (none for a benchmark file), and the
-    corpus where the study reads it."""
+    """A measuring job's input directories by name: its model, and the corpus where the study reads it."""
     model = configuration(config, study, conf_id).get("model")
     return ({"model": f"results/models/{model}"} if model else {}) | ({"data": CORPUS} if reads_corpus(study) else {})
 
 
 def timing_inputs(config: dict[str, Any], study: str, conf_id: str) -> dict[str, str]:
-    """A timing job's inputs (job_inputs), and the base's model where the configuration is anchored to it."""
+    """`job_inputs`, and the base's model where the configuration is anchored to it."""
     anchor = timing_configuration(config, study, conf_id).get("anchor")
     return job_inputs(config, study, conf_id) | ({"anchor_model": f"results/models/{anchor['model']}"}
                                                    if anchor else {})

@@ -1,6 +1,6 @@
 """The study registry: every package with a `spec.py` in `studies/` or the user's `study_folders`, and every
-benchmark file (benchfile/), is a study; nothing else lists them. Parts are imported by name when asked for, so
-everything above reads a study through here alone and nothing below imports one."""
+benchmark file, is a study. Parts are imported by name when asked for, so everything above reads a study through
+here alone and nothing below imports one."""
 
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ PACKAGE = sources.STUDIES  # what every study is imported as, by name (the plugi
 
 
 class StudyRefused(ValueError):
-    """A study folder or a study that cannot be used as given; the message names the path and why."""
+    """A study folder or study that cannot be used as given; the message names the path and why."""
 
 
 def _study_folder(where: Path) -> bool:
-    """Whether a folder is a study (it has a spec.py), refusing one that could not be imported by its name."""
+    """Whether a folder is a study (has a spec.py); refuses one not importable by its name."""
     if not (where / "spec.py").is_file():
         return False
     if not where.name.isidentifier():
@@ -39,8 +39,7 @@ def _study_folder(where: Path) -> bool:
 
 @cache
 def _found(folders: tuple[Path, ...]) -> dict[str, Path]:
-    """Each study's folder by name across `folders`; two studies of one name are refused (which one
-    is imported would depend on the folders' order)."""
+    """Each study's folder by name; two of one name are refused (which is imported would depend on order)."""
     found: dict[str, Path] = {}
     for folder in folders:
         for where in sorted(p for p in folder.iterdir() if p.is_dir() and _study_folder(p)):
@@ -57,8 +56,7 @@ def _studies() -> dict[str, Path]:
 
 def use_folders(paths: Iterable[str | Path]) -> None:
     """Add the user's study folders (each holding study folders, as studies/ does) for this process and its
-    children, relative to the working directory; refuses a folder missing or holding no study, or a taken name,
-    naming the path; all or nothing."""
+    children; refuses a folder missing or holding no study, or a taken name; all or nothing."""
     folders = list(dict.fromkeys(Path(p).expanduser().resolve() for p in paths))
     for folder in folders:
         if not folder.is_dir():
@@ -74,8 +72,7 @@ def use_folders(paths: Iterable[str | Path]) -> None:
 
 
 def use_files(files: Mapping[str, str | Path]) -> None:
-    """Add the user's benchmark files by name for this process and its children; refuses a missing or
-    unreadable file or a taken name, all or nothing."""
+    """Add the user's benchmark files by name, as `use_folders` does folders."""
     found = {name: Path(path).expanduser().resolve() for name, path in files.items()}
     folders = _studies()
     for name, path in found.items():
@@ -93,8 +90,7 @@ def use_files(files: Mapping[str, str | Path]) -> None:
 
 
 def names() -> tuple[str, ...]:
-    """Every study, by folder name or its benchmark file's given name, sorted (a config uses its own
-    order)."""
+    """Every study's name, sorted (a config uses its own order)."""
     return tuple(sorted({*_studies(), *sources.benchmark_files()}))
 
 
@@ -112,8 +108,7 @@ def is_file(name: str) -> bool:
 
 
 def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
-    """The source files a rule using the study's `part` (measure, spec, report, claims) depends on, with
-    modules `more`."""
+    """The source files a rule using the study's `part` (measure, spec, report, claims) and `more` depends on."""
     if is_file(name):
         module = {"claims": "judges"}.get(part, part)
         return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), sources.as_input(where(name))}))
@@ -164,8 +159,7 @@ def measure(name: str) -> Measure:
 
 
 def lockstep(name: str) -> Lockstep:
-    """The study's measuring code for a lockstep comparison (imports JAX); refused, saying so, for a
-    study without `samplers` in its measure.py."""
+    """The study's measuring code for a lockstep comparison (imports JAX); refused without `samplers`."""
     return _file_measure(name) if is_file(name) else _implementing(name, "measure", Lockstep)
 
 
@@ -191,8 +185,7 @@ def judges(name: str):
 
 
 def description(name: str) -> str:
-    """The study's package (or benchmark file's) docstring: what the report says it measures and
-    what must hold."""
+    """The study's package (or benchmark file's) docstring, which the report shows."""
     if is_file(name):
         return reader.read(where(name)).doc
     return inspect.getdoc(_part(name, "")) or ""
@@ -202,6 +195,5 @@ INPUTS = ("model", "data", "anchor_model")
 
 
 def inputs(named) -> dict[str, str]:
-    """A measuring job's input directories by name (`model`; `data` for the corpus; `anchor_model`
-    where anchored to the base), from Snakemake's named input list."""
+    """A measuring job's input directories (INPUTS) by name, from Snakemake's named input list."""
     return {name: str(path) for name, path in named.items() if name in INPUTS}

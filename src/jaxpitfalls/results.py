@@ -90,8 +90,7 @@ def package_version() -> str | None:
 
 
 def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> dict[str, Any]:
-    """A result stamped with its format and package version, checked and written atomically;
-    returns it as written."""
+    """A result stamped with its format and package version, checked, written atomically and returned."""
     doc = doc | {"format": {"result": FORMAT, "jaxpitfalls": package_version()}}
     validate(doc, str(path))
     write_text(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")

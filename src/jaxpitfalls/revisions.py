@@ -1,6 +1,5 @@
 """Your code at two revisions: a lockstep side with a `revision` times the benchmark file as at that git
-revision, as `asv continuous` does. The tree is `git archive`d into `results/revisions/<side>` (the repository
-untouched) and the side's workers point there (sources.BENCHMARK_FILES); all else is the run's.
+revision, as `asv continuous` does, from a `git archive` of it (the repository untouched); all else is the run's.
 """
 
 from __future__ import annotations
@@ -48,8 +47,7 @@ def in_repository(study: str) -> str:
 
 
 def commit(study: str, revision: str) -> str:
-    """The commit `revision` names in the file's repository, where the file exists; else
-    RevisionRefused."""
+    """The commit `revision` names in the file's repository, where the file exists."""
     repo = repository(study)
     try:
         sha = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
@@ -81,8 +79,8 @@ def checkout_dir(side: str) -> str:
 
 
 def side_env(study: str, side: str, sha: str, env: dict[str, Any]) -> dict[str, str]:
-    """A revision side's variables: its own, the benchmark file at its checkout (absolute) and the
-    checked-out commit (the checkout has no git)."""
+    """A revision side's variables: its own, the benchmark file at its checkout and the commit (the checkout
+    has no git)."""
     found = sources.benchmark_files() | {study: Path(checkout_dir(side)).resolve() / in_repository(study)}
     return dict(env) | {sources.BENCHMARK_FILES: json.dumps({name: str(path) for name, path in found.items()}),
                         sources.BENCHMARK_COMMITS: json.dumps(sources.benchmark_commits() | {study: sha})}

@@ -50,8 +50,8 @@ def stderr_into(log_path: str) -> TextIO | None:
 
 def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "",
           append: bool = False) -> logging.Logger:
-    """Log to the rule's log file (native code's standard error too) and the console; set XLA flags; point
-    JAX at the shared compilation cache. `append`: a job's worker adds to the job's log."""
+    """Log to the rule's log file (native code's standard error too) and the console; set XLA flags and the
+    compilation cache. `append`: a job's worker adds to the job's log."""
     set_xla_flags(xla_flags)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:

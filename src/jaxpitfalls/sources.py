@@ -1,5 +1,5 @@
-"""The package's source files a module really depends on, so a rule reruns when exactly those change (Snakemake
-tracks a `script:` but not its imports). Read from import statements, nothing executed, so the Snakefile is fast.
+"""The source files a module depends on, so a rule reruns when exactly those change (Snakemake tracks a
+`script:` but not its imports). Read from import statements, nothing executed, so the Snakefile is fast.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ BENCHMARK_COMMITS = "JAXPITFALLS_BENCHMARK_COMMITS"
 
 
 def study_folders() -> tuple[Path, ...]:
-    """The user's own study folders this process was given, beside the package's studies/."""
+    """The user's study folders this process was given."""
     return tuple(Path(p) for p in os.environ.get(STUDY_FOLDERS, "").split(os.pathsep) if p)
 
 
 def benchmark_files() -> dict[str, Path]:
-    """The user's benchmark files this process was given, by the name the config gives each."""
+    """The user's benchmark files this process was given, by name."""
     return {name: Path(path) for name, path in json.loads(os.environ.get(BENCHMARK_FILES) or "{}").items()}
 
 
@@ -44,8 +44,7 @@ Roots = tuple[tuple[Path, str], ...]
 
 
 def _roots() -> Roots:
-    """Where modules lie, by the name they are imported under: the package, then the user's study
-    folders (registry.use_folders' order)."""
+    """Where modules lie, by the name they are imported under: the package, then the user's study folders."""
     return ((ROOT, PACKAGE), *((folder.resolve(), STUDIES) for folder in study_folders()))
 
 
@@ -92,7 +91,7 @@ def _imports(path: Path, roots: Roots) -> frozenset[str]:
 
 def imported_by(module: str) -> frozenset[str]:
     """The package modules `module` (full name) imports itself, lazy ones included (`from P import name`:
-    P, and P.name if a module); tests/test_layers.py checks the floors on them."""
+    P, and P.name if a module)."""
     roots = _roots()
     path = _module_file(module, roots)
     if path is None:

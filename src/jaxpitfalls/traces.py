@@ -55,8 +55,8 @@ def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
 
 
 def _breakdown(step: _Event, events: list[_Event], components: Sequence[Component]) -> dict[str, object]:
-    """Exclusive and inclusive nanoseconds per component in one step: one pass in start order with a
-    stack of open events, each event's time taken from its nearest matching ancestor's, so none counts twice."""
+    """Exclusive and inclusive nanoseconds per component in one step, each event's time taken from its nearest
+    matching ancestor's, so none counts twice."""
     inside = sorted(
         (e for e in events if e.start >= step.start and e.end <= step.end and e is not step),
         key=lambda e: (e.start, -e.end),

@@ -1,2 +1,1 @@
-"""Tools that read more than one run: comparisons, release histories, calibration, reference snapshots. They sit
-above the report, which renders one run."""
+"""Tools that read more than one run; they sit above the report, which renders one run."""

@@ -1,6 +1,5 @@
-"""What the release history runs (config `history`), from the validated config alone, JAX-free: the releases in
-order, each one's pins, the configurations timed. Unpinned releases get the newest JAX, jaxlib and optax their
-equinox supports from a default table (docs/history.md), so that neighbours differ in the package alone.
+"""What the release history runs (config `history`), from the validated config alone, JAX-free. Unpinned releases get
+the newest JAX, jaxlib and optax their equinox supports (DEFAULT_PINS), so that neighbours differ in the package alone.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ def releases(config: dict[str, Any]) -> list[str]:
 
 
 def default_pins(package: str, release: str) -> dict[str, str]:
-    """The default table's row for a release (none for a package or a release older than the table knows)."""
+    """The default table's row for a release (none for a package or release it does not know)."""
     rows = sorted(((Version(first), pins) for (name, first), pins in DEFAULT_PINS.items() if name == package),
                   key=lambda row: row[0])
     chosen: dict[str, str] = {}
@@ -72,7 +71,6 @@ def runs(config: dict[str, Any]) -> list[str]:
 
 
 def _places(config: dict[str, Any]) -> list[tuple[str, str]]:
-    """Each release and configuration the history times, in the releases' order."""
     return [(release, conf["id"]) for release in releases(config) for conf in configurations(config)]
 
 

@@ -1,6 +1,5 @@
-"""The config's `compare` and `history` blocks, typed: a key the schema has and no field names is refused where the
-block is read. The schema (workflow/schemas/config.schema.yaml) fills in the defaults; tests/test_settings.py keeps
-the two to the same keys."""
+"""The config's `compare` and `history` blocks, typed: a key no field names is refused where the block is read. The
+schema fills in the defaults; tests/test_settings.py keeps the two to the same keys."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A benchmark file's expectations, one sentence each, judged like claims on the paired ratio's 95% interval at the
-base (judges.py). The sentences (`Nx` or `N%`, optionally ending `when pipelined`):
+"""A benchmark file's expectations, judged like claims. The sentences (`Nx` or `N%`, optionally ending `when
+pipelined`):
     A faster than B | A slower than B
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
@@ -33,7 +33,8 @@ class Expectation:
 
     @property
     def key(self) -> str:
-        """The claim's key: the sentence in lower case, words joined by `_`."""
+        """The sentence in lower case, words joined by `_`."""
+
         return re.sub(r"\W+", "_", self.text.lower()).strip("_")
 
     @property
@@ -55,7 +56,7 @@ class Expectation:
 
 
 def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
-    """One sentence as an Expectation, or ValueError saying what the sentences look like."""
+    """One sentence as an Expectation, or ValueError."""
     m = _SENTENCE.match(text.strip())
     if m is None:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "

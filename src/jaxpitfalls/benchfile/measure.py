@@ -1,5 +1,4 @@
-"""The measuring side of a benchmark file: every study's protocol on its variants' calls (fresh import, signatures,
-warm-up, output and signature checks, both dispatch modes with the floor's A/A twin)."""
+"""The measuring side of a benchmark file: every study's protocol on its variants' calls."""
 
 from __future__ import annotations
 
@@ -32,7 +31,7 @@ from .spec import Timing, spec
 
 
 def load(bench: BenchFile, name: str):
-    """The file imported as a module of its own (its folder on the path, for its neighbours)."""
+    """The file imported as a module of its own, its folder on the path."""
     folder = str(bench.path.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -58,7 +57,7 @@ def _called(fn: Callable, inputs: Any) -> Any:
 
 
 def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callable[[], Any]]:
-    """Each variant's call on this configuration's inputs; errors name the file and the variant."""
+    """Each variant's call on this configuration's inputs."""
     module = load(bench, name)
     values = settings_of(conf)
     try:
@@ -101,7 +100,7 @@ def host(out: Any) -> np.ndarray:
 
 @dataclass
 class Prepared:
-    """A configuration's variants, run from cold and warmed: runners, signatures, first-call compilations, outputs."""
+    """A configuration's variants, run from cold and warmed."""
 
     runners: dict[str, Runner]
     signatures: dict[str, dict[str, Any]]
@@ -139,7 +138,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
 
 @contextmanager
 def _named(bench: BenchFile, variant: str, when: str):
-    """What a variant raises, said with the file, the variant and when (its first call, or later)."""
+    """What a variant raises, said with the file, the variant and when."""
     try:
         yield
     except Exception as e:
@@ -164,7 +163,8 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Measure:
-    """A benchmark file's measuring code (contract.interface.Measure, Lockstep)."""
+    """A benchmark file's measuring code."""
+
 
     name: str
     path: Path

@@ -20,7 +20,7 @@ NO_DEFAULT = object()  # an axis setup takes without a literal default: the conf
 
 
 class BenchFileRefused(ValueError):
-    """A benchmark file that cannot be timed as written; the message names the file (and the variant)."""
+    """A benchmark file that cannot be timed as written."""
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,7 @@ class Axis:
 
 @dataclass(frozen=True)
 class BenchFile:
-    """What a benchmark file declares: setup's axes (`open_axes`: **kwargs), variants, floor, expectations,
-    tolerance (default: float32 rounding), variants whose outputs differ on purpose."""
+    """What a benchmark file declares (`open_axes`: setup takes **kwargs; `tolerance` default: float32 rounding)."""
 
     path: Path
     doc: str
@@ -69,7 +68,8 @@ def _assignments(tree: ast.Module) -> dict[str, ast.expr]:
 
 
 def _defined(tree: ast.Module) -> set[str]:
-    """Every name the module binds at its top level: functions, classes, assignments, imports."""
+    """Every name the module binds at its top level."""
+
     names = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):

@@ -20,13 +20,15 @@ class InvalidConfig(ValueError):
 
 
 def _study_folders(config: dict[str, Any]) -> list[str]:
-    """The config's own study folders, read before the schema (their fragments are part of it)."""
+    """The config's study folders, read first: their fragments are part of the schema."""
+
     folders = config.get("study_folders", [])
     return folders if isinstance(folders, list) and all(isinstance(f, str) for f in folders) else []
 
 
 def _benchmark_files(config: dict[str, Any]) -> dict[str, str]:
-    """The config's benchmark files by study name, read before the schema (their axes are part of it)."""
+    """The config's benchmark files by study name, read before the schema: their axes are part of it."""
+
     studies = config.get("studies", {})
     return {name: block["file"] for name, block in (studies.items() if isinstance(studies, dict) else [])
             if isinstance(block, dict) and isinstance(block.get("file"), str)}

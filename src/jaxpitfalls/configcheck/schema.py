@@ -1,5 +1,4 @@
-"""The config against its JSON schema (workflow/schemas/config.schema.yaml, each study's fragment merged over
-`$defs/study`): every violation at once, one line each, naming the key."""
+"""The config against its JSON schema: every violation at once, one line each, naming the key."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from .. import registry
 
 
 def key_path(parts) -> str:
-    """`studies.dispatch.sweep.seq[1]`: a location in the config as a user writes it."""
+    """`studies.dispatch.sweep.seq[1]`: a location as a user writes it."""
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -63,12 +62,12 @@ def merged(common: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fragment(schema: Path | dict[str, Any]) -> dict[str, Any]:
-    """A study's fragment: its config.schema.yaml, or the one a benchmark file's spec built (a dict)."""
+    """Its config.schema.yaml, or the one a benchmark file's spec built."""
     return schema if isinstance(schema, dict) else _read(schema)
 
 
 def load(schema_path: str | Path) -> dict[str, Any]:
-    """The whole schema: the workflow's, with every study's block (its fragment over `$defs/study`)."""
+    """The workflow's schema, with every study's fragment over `$defs/study`."""
     schema = _read(schema_path)
     schema["properties"]["studies"]["properties"] = {
         name: merged(schema["$defs"]["study"], _fragment(registry.spec(name).schema)) for name in registry.names()}
@@ -97,6 +96,7 @@ def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> None:
 
 
 def schema_problems(config: dict[str, Any], schema: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """(one line per violation, jsonschema's full detail of each), in the config's order of keys."""
+    """(one line per violation, its full detail), in the config's order of keys."""
+
     errors = sorted(Draft202012Validator(schema).iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     return [_line(e) for e in errors], [str(e) for e in errors]

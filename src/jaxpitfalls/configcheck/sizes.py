@@ -41,12 +41,13 @@ class Model:
 
 
 def read_local(directory: str) -> dict[str, Any]:
-    """A local model directory's config.json (OSError or ValueError where there is none to read)."""
+    """A local model directory's config.json (OSError or ValueError where none)."""
     return json.loads((Path(directory) / "config.json").read_text())
 
 
 def model(config: dict[str, Any], name: str) -> Model:
-    """The sizes of model `name` as its job builds it: from a local directory's config.json, else the family's block."""
+    """The sizes of model `name` as its job builds it."""
+
     spec = plan.model_spec(config, name)
     family, block = spec["family"], f"models.{spec['family']}"
     if spec["local_dir"]:

@@ -1,5 +1,5 @@
-"""The one-row lookup and 95%-interval rules every study's claims use (rendering is markdown.py's): wholly on the
-claim's side reproduces it, wholly on the other does not, across an edge is inconclusive with its reason."""
+"""The 95%-interval rules every study's claims use: wholly on the claim's side reproduces it, wholly on the other
+does not, across an edge is inconclusive with its reason."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, SU
 
 
 def applicable(judged: Judged) -> Judged:
-    """The claim as the report shows it, one rule for all: "not testable" where the hardware's largest effect
-    lies below the size claimed (`Bound.needs`) or it lacks the effect (`absent_here`: a "no" refutes nothing, a "yes"
-    is not the claim's effect); a bound the interval lies wholly beyond is refuted and dropped; else as judged."""
+    """The claim as the report shows it: "not testable" where the hardware's largest effect lies below the size
+    claimed (`Bound.needs`) or it lacks the effect (`absent_here`: a "no" refutes nothing, a "yes" is not the
+    claim's effect); a bound the interval lies wholly beyond is refuted and dropped; else as judged."""
     if judged.absent_here:
         said = judged.measured.removeprefix("not measured: ")  # what it needs, told as such
         return replace(judged, verdict=NOT_TESTABLE, reason="",
@@ -41,24 +41,24 @@ def applicable(judged: Judged) -> Judged:
 
 
 def verdict(ok: bool | None) -> str:
-    """A claim's verdict from its rule's outcome: held, failed, or could not be decided (None)."""
+    """A claim's verdict from its rule's outcome (None: undecided)."""
     return {True: REPRODUCED, False: NOT_REPRODUCED, None: INCONCLUSIVE}[ok]
 
 
 def above(low: float, high: float, threshold: float) -> bool | None:
-    """Whether an interval lies wholly above a threshold (True), wholly below it (False), or straddles it (None)."""
+    """True wholly above the threshold, False wholly below, None across it."""
     if low > threshold:
         return True
     return False if high < threshold else None
 
 
 def opposite(outcome: bool | None) -> bool | None:
-    """A rule's outcome turned around, for claims that hold below the threshold or outside the band; None stays."""
+    """A rule's outcome turned around (claims that hold below or outside); None stays."""
     return None if outcome is None else not outcome
 
 
 def within(low: float, high: float, lower: float, upper: float) -> bool | None:
-    """Whether an interval lies inside a band (True), wholly outside it (False), or across an edge (None)."""
+    """True inside the band, False wholly outside, None across an edge."""
     if lower <= low and high <= upper:
         return True
     return False if high < lower or low > upper else None
@@ -72,9 +72,9 @@ MORE_ROUNDS_AT_MOST = 10
 
 def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str = "the interval",
               unit: str = "", scatter: float = 1.0) -> str:
-    """Why an interval across a rule's edge cannot tell, and what would ('' where it crosses none): intervals
-    narrow as the square root of the samples, so about (half-width / distance to the edge)^2 times as many would
-    decide it if the estimate held. `log`: ratios; `scatter`: a fit's Birge ratio (above 1, more samples won't help)."""
+    """Why an interval across a rule's edge cannot tell, and what would ('' where it crosses none): about
+    (half-width / distance to the edge)^2 times the samples, if the estimate held. `log`: ratios; `scatter`: a
+    fit's Birge ratio (above 1, more samples won't help)."""
     scale = np.log if log else (lambda x: x)
     crossed = [e for e in edges if low < e < high]
     if not crossed:
@@ -102,14 +102,13 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
 
 @dataclass(frozen=True)
 class Decision:
-    """A rule's outcome on one interval (True, False, None: cannot tell) and what would decide it: both from one
-    set of edges, so the verdict and its reason never drift apart."""
+    """A rule's outcome on one interval and what would decide it, from one set of edges so the two never drift."""
 
     outcome: bool | None
     reason: str = ""
 
     def verdict(self) -> str:
-        """The claim's verdict (see `verdict`); its reason goes to `Judged.reason`."""
+        """The claim's verdict; the reason goes to `Judged.reason`."""
         return verdict(self.outcome)
 
 
@@ -122,8 +121,7 @@ HOLDS = {
 
 def decide(low: float, high: float, *edges: float, holds: str = "above", log: bool = False,
            of: str = "the interval", unit: str = "", scatter: float = 1.0) -> Decision:
-    """A claim's rule on its 95% interval: holds where it lies wholly `above` or `below` its edge, or `inside`
-    a band; the reason from `to_decide`."""
+    """A claim's rule on its 95% interval: wholly `above` or `below` its edge, or `inside` a band."""
     outcome = HOLDS[holds](low, high, edges)
     reason = "" if outcome is not None else to_decide(low, high, *edges, log=log, of=of, unit=unit,
                                                       scatter=scatter)
@@ -131,14 +129,14 @@ def decide(low: float, high: float, *edges: float, holds: str = "above", log: bo
 
 
 def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False, decimals: int = 3) -> str:
-    """`1.234x [1.100, 1.300]`: a value and its 95% interval as every table and claim shows them (`signed`: a
-    change, `+1.234 ms`), in fixed point."""
+    """`1.234x [1.100, 1.300]`: a value and its 95% interval as every table and claim shows them (`signed`:
+    `+1.234 ms`)."""
     sign = "+" if signed and value >= 0 else ""
     return f"{sign}{fixed(value, decimals)}{unit} [{fixed(low, decimals)}, {fixed(high, decimals)}]"
 
 
 def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
-    """The rows of `table` where every column named equals its value."""
+    """Rows where every named column equals its value."""
     mask = pd.Series(True, index=table.index)
     for column, value in where.items():
         mask &= table[column] == value
@@ -146,8 +144,7 @@ def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:
 
 
 def row(table: pd.DataFrame, **where: Any) -> pd.Series:
-    """The one row of `table` where every column named equals its value; a miss or several matches raise, naming
-    what was asked and what the table holds."""
+    """The one row where every named column equals its value; a miss or several raise, naming what the table holds."""
     hits = rows(table, **where)
     if len(hits) == 1:
         return hits.iloc[0]
@@ -157,8 +154,7 @@ def row(table: pd.DataFrame, **where: Any) -> pd.Series:
 
 
 def at_write_up_structure(table: pd.DataFrame, number: Number) -> str | None:
-    """The configuration id at the structure the write-up measured its number at (`number.at`), the base
-    first; None where this run has none."""
+    """The configuration id at the write-up's structure (`number.at`), the base first; None where not run."""
     rows = table
     for key, value in number.at.items():
         rows = rows[rows[key] == value]
@@ -170,8 +166,8 @@ BELOW_STRUCTURE = f"smaller than the write-up's structure ({SUPPORTING})"
 
 
 def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, str, bool]:
-    """Where a headline is judged: the write-up's structure if run, else the base; words saying which (with
-    sizes that differ); whether it is the write-up's structure."""
+    """Where a headline is judged (the write-up's structure if run, else the base), words saying which, and
+    whether it is the write-up's structure."""
     at = at_write_up_structure(table, number)
     if at is None:
         return base_id, f"at the base configuration, {BELOW_STRUCTURE}", False
@@ -186,7 +182,7 @@ def judged_at(table: pd.DataFrame, number: Number, base_id: str) -> tuple[str, s
 
 
 def median_of(steps: pd.DataFrame, config_id: str, variant: str, mode: str) -> tuple[float, float, float]:
-    """A variant's median time in one mode (ms) with its 95% interval: `ours` for a number given as one time."""
+    """A variant's median time in one mode (ms) with its 95% interval."""
     r = row(steps, config_id=config_id, variant=variant, mode=mode)
     return r.median_ms, r.median_ci_low_ms, r.median_ci_high_ms
 
@@ -197,7 +193,7 @@ def ratio_of(r: pd.Series) -> tuple[float, float, float]:
 
 
 def ratio_interval(r: pd.Series) -> str:
-    """A comparison row's paired ratio as every claim writes it: `1.234x [1.100, 1.300]`."""
+    """A comparison row's paired ratio: `1.234x [1.100, 1.300]`."""
     return interval(*ratio_of(r), "x")
 
 
@@ -207,8 +203,9 @@ def difference_of(r: pd.Series) -> tuple[float, float, float]:
 
 
 def share_of(part: tuple[float, float, float], whole: tuple[float, float, float]) -> tuple[float, float, float]:
-    """A part's share of a positive whole, both (estimate, low, high), each end taken at its most extreme
-    (conservative: no independence or normality assumed)."""
+    """A part's share of a positive whole, both (estimate, low, high); each end at its most extreme (no
+    independence assumed)."""
+
     low = part[1] / (whole[2] if part[1] >= 0 else whole[1])
     high = part[2] / (whole[1] if part[2] >= 0 else whole[2])
     return part[0] / whole[0], low, high

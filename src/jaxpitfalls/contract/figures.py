@@ -1,5 +1,5 @@
-"""Figure helpers the studies and the report share: faceted lines with 95% intervals, bars, stacked bars,
-interval dots against a band, saving."""
+"""Figure helpers the studies and the report share."""
+
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ LINE_POINTS = 3  # fewer points than this are drawn as points: two make no trend
 
 
 def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
-    """Log axes where `log` names them (x ticks at the data's values) and the dashed reference line."""
+    """Log axes where `log` names them and the dashed reference line."""
     if "x" in log:
         ax.set_xscale("log")
         ax.set_xticks(xs, [short(t) for t in xs])
@@ -35,8 +35,7 @@ def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
 
 
 def _log_y(ax) -> None:
-    """A log y axis in plain numbers at 1-2-5 steps, its ends widened so every point lies between labelled ticks
-    (a range under 3x: a few even ticks)."""
+    """A log y axis in plain numbers at 1-2-5 steps, its ends widened to labelled ticks."""
     ax.set_yscale("log")
     low, high = ax.get_ylim()
     ax.yaxis.set_minor_locator(ticker.NullLocator())
@@ -50,8 +49,7 @@ def _log_y(ax) -> None:
 
 
 def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
-    """Log-axis ticks at 1-2-5 steps from the step at or below `low` to the one at or above `high`; over `most`
-    of them, whole decades instead (neighbouring labels would overlap)."""
+    """Log-axis ticks at 1-2-5 steps spanning `low`..`high`; over `most` of them, whole decades instead."""
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     steps = [m * 10.0 ** e for e in range(first - 1, last + 1) for m in (1, 2, 5)]
     below, above = max(t for t in steps if t <= low), min(t for t in steps if t >= high)
@@ -60,7 +58,7 @@ def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
 
 
 def _spread_ticks(fig, ax) -> None:
-    """Widen the figure where two neighbouring x tick labels come closer than an em as drawn."""
+    """Widen the figure where neighbouring x tick labels come closer than an em."""
     fig.tight_layout()
     fig.canvas.draw()
     labels = ax.get_xticklabels()
@@ -90,8 +88,8 @@ def facet_lines(
     log: str = "",
     reference: float | None = None,
 ):
-    """A panel per `col`, a line per `hue`, error bars from interval columns; `hue_order` fixes colours,
-    `log` names log axes ("xy"), `reference` draws a dashed line."""
+    """A panel per `col`, a line per `hue`, error bars from `low`, `high`; `log` names log axes ("xy"),
+    `reference` draws a dashed line."""
     sns.set_theme(style="whitegrid", context="notebook")
     panels = list(dict.fromkeys(data[col]))
     order = list(hue_order) or sorted(data[hue].unique())
@@ -128,8 +126,7 @@ def facet_lines(
 
 
 def _legend_beside(fig, axes, title: str) -> None:
-    """One legend for every panel at the figure's right edge; the figure widens by its width, so it never
-    hides a panel's data."""
+    """One legend for every panel at the right edge; the figure widens so it never hides data."""
     entries: dict[str, object] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -141,19 +138,17 @@ def _legend_beside(fig, axes, title: str) -> None:
 
 
 def _legend_width(fig) -> float:
-    """The width of the figure's legend beside its panels, in inches with a margin (0 where none)."""
+    """The legend's width in inches with a margin (0 where none)."""
     fig.canvas.draw()
     return fig.legends[0].get_window_extent().width / fig.dpi + 0.15 if fig.legends else 0.0
 
 
 def _lay_out_left_of(fig, width: float) -> None:
-    """The panels laid out in the figure but its rightmost `width` inches."""
     fig.tight_layout(rect=(0, 0, 1 - width / fig.get_figwidth(), 1))
 
 
 def lay_out_beside_legend(fig) -> None:
-    """Lay the panels out beside the legend: for a caller that changes them after facet_lines (rotated
-    ticks), where a plain tight_layout would put panels under the legend."""
+    """Lay the panels out beside the legend after changing them (a plain tight_layout puts them under it)."""
     _lay_out_left_of(fig, _legend_width(fig))
 
 
@@ -161,7 +156,7 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
          xlabel: str = "", ylabel: str = "", title: str = "", log: bool = False, low: str | None = None,
          high: str | None = None):
     """Grouped bars (a group per `x`, a bar per `hue`) with error bars from `low`, `high`; on a `log` axis points
-    instead (a bar's length means nothing there). Widens with groups and crowded labels."""
+    instead (a bar's length means nothing there)."""
     sns.set_theme(style="whitegrid", context="notebook")
     groups = [o for o in order if o in set(data[x])] or sorted(data[x].unique())
     hues = [h for h in hue_order if h in set(data[hue])] or list(dict.fromkeys(data[hue]))
@@ -194,8 +189,7 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
 
 
 def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: pd.DataFrame | None = None):
-    """One stacked bar per row of `table` (columns: the parts, means), with each bar's `total` (value, low,
-    high) as an error bar where given."""
+    """One stacked bar per row of `table` (columns: the parts), `total` (value, low, high) as error bars."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.5, 4.0))
     table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
@@ -213,8 +207,8 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: 
 
 
 def interval_dots(rows: pd.DataFrame, band: float | None = None, xlabel: str = "", title: str = ""):
-    """One dot per estimate (`rows`: label, value, low, high) with its 95% interval, a dashed line at 0 and,
-    where given, the band +-`band` shaded: where a claim holds."""
+    """One dot per estimate (`rows`: label, value, low, high) with its 95% interval, a dashed line at 0 and
+    the band +-`band` shaded."""
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.0, 1.4 + 0.5 * len(rows)))
     if band is not None:  # said in the axis label: a legend of one entry is a label
@@ -233,7 +227,8 @@ def interval_dots(rows: pd.DataFrame, band: float | None = None, xlabel: str = "
 
 
 def save(fig, path: str) -> None:
-    """PNG at a resolution that reads well in the HTML report."""
+    """PNG at the HTML report's resolution."""
+
     from ..results import write_atomically
 
     write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=130, format="png"))

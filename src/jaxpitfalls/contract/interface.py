@@ -1,6 +1,7 @@
-"""What a study is to the workflow: a package under `studies/` with `spec.py` (`SPEC`, a JAX-free `StudySpec`),
-`measure.py` (`Measure`, JAX), `report.py` (`Report`, JAX-free), `claims.py` (`JUDGES`), `config.schema.yaml` and a
-docstring the report shows; registry.py finds them."""
+"""What a study is to the workflow: a package under `studies/` with `spec.py` (`SPEC`, JAX-free), `measure.py`
+(`Measure`, JAX), `report.py` (`Report`, JAX-free), `claims.py` (`JUDGES`), `config.schema.yaml` and a docstring
+the report shows."""
+
 
 from __future__ import annotations
 
@@ -31,9 +32,9 @@ DIMENSIONLESS = ("x", "%", "exponent", "compilations")
 
 @dataclass(frozen=True)
 class Number:
-    """A write-up's number for a claim (a range where given), in the report's unit, measured at `at` (the model's
-    structure). `structural`: dimensionless and set by the structure, so sized here; else `differs` says what differs
-    (`{here}`: our device). `unsized`: why no run can size it; `sized_by`: the claim sizing it; `scale`: other sizes."""
+    """A write-up's number for a claim, in the report's unit, measured at `at` (the model's structure).
+    `structural`: dimensionless and set by the structure, so sized here; else `differs` says what differs (`{here}`:
+    our device). `unsized`: why no run can size it; `sized_by`: the claim sizing it; `scale`: other sizes."""
 
     low: float
     high: float
@@ -66,8 +67,7 @@ class Number:
 
 @dataclass(frozen=True)
 class Advice:
-    """What a JAX user should do about a claim, by its verdict on this run: the report's findings. Empty: say
-    nothing for that outcome."""
+    """What a JAX user should do about a claim, by verdict: the report's findings. Empty: say nothing."""
 
     reproduced: str
     not_reproduced: str = ""
@@ -76,8 +76,7 @@ class Advice:
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim of the study's write-up: its text, the write-up's number, measurable `numbers`, the `rule` deciding
-    it and `advice` per verdict; `not_measured` or `checked` give why an unjudged claim has no verdict."""
+    """A claim of the study's write-up; `not_measured` or `checked` give why an unjudged claim has no verdict."""
 
     text: str
     write_up: str
@@ -111,7 +110,7 @@ class Claim:
 
     @property
     def stated_rule(self) -> str:
-        """The rule as published, with the CPU-backend clause where the effect needs an accelerator."""
+        """The rule as published, with the CPU-backend clause for an accelerator-only effect."""
         if not self.accelerator:
             return self.rule
         return f"{self.rule}; not testable on a CPU backend: {self.accelerator}"
@@ -119,9 +118,9 @@ class Claim:
 
 @dataclass(frozen=True)
 class StudySpec:
-    """A study's declaration: variants, the `floor` each is compared with (plus `extra_pairs`), modes, trace
-    breakdown, claims, schema and size checks; `timing`, `traced`: its settings types; `anchored`: keys compared
-    across jobs, so such a configuration also times the base in its own job, paired in time."""
+    """A study's declaration: `floor` is what each variant is compared with (plus `extra_pairs`); `timing`, `traced`:
+    its settings types; `anchored`: keys compared across jobs, so such a configuration also times the base in its
+    own job, paired in time."""
 
     name: str
     variants: tuple[str, ...]
@@ -159,22 +158,21 @@ class Measure(Protocol):
     """A study's measuring code (`measure.py`): one job per configuration."""
 
     def run(self, conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-        """Time every variant of `conf` (inputs: named directories); the result document that
-        result.schema.json describes."""
+        """Time every variant of `conf`; the result document that result.schema.json describes."""
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
-        """A profiler pass of the traced mode into `out_dir`; returns the directory written."""
+        """A profiler pass of the traced mode into `out_dir`; returns the directory."""
 
 
 @runtime_checkable
 class Lockstep(Protocol):
-    """A study's measuring code that can be timed in lockstep against other environments (harness/lockstep.py):
-    its variants prepared once, then sampled on request."""
+    """A study's measuring code timed in lockstep against other environments: variants prepared once, then sampled."""
 
     def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
                  settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        """Per mode and variant, a warm sampler of one compilation-free call (seconds), after `run`'s checks;
-        and what to record of the preparation."""
+        """Per mode and variant, a warm sampler of one compilation-free call (seconds), after `run`'s checks; and
+        what to record of the preparation."""
+
 
 
 @runtime_checkable

@@ -1,5 +1,5 @@
 """One shape for every study's claims: `claims.py` registers a function per judged claim (`@JUDGES("slower")`)
-reading one `Run`; every judged claim must have one, and build applies `decisions.applicable` to each row."""
+reading one `Run`; every judged claim must have one."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from .verdicts import NOT_MEASURED, SUPPORTING, Bound, Estimate, Judged
 
 @dataclass(frozen=True)
 class Run:
-    """What every claim reads: tables by name, proper measurements (`comp`, `steps`) and the base, computed once;
-    `derived` caches shared computations (`once_per_run`)."""
+    """What every claim reads: tables by name, proper measurements (`comp`, `steps`) and the base, computed once."""
 
     spec: StudySpec
     tables: Mapping[str, pd.DataFrame]
@@ -32,18 +31,17 @@ class Run:
 
     @cached_property
     def steps(self) -> pd.DataFrame:
-        """Every variant's timings (per configuration and mode) of the proper measurements."""
+        """Every variant's timings of the proper measurements."""
         return measured(self.tables["steps"])
 
     @cached_property
     def base_id(self) -> str:
-        """The base configuration: the one on every sweep axis of the proper measurements."""
+        """The base configuration: the one on every sweep axis."""
         return base_config_id(measured(self.tables["checks"]))
 
     @cached_property
     def holds_write_up_structure(self) -> bool:
-        """Whether the run timed any configuration at a structure the write-up measured at; where
-        none, every verdict rests on a smaller structure."""
+        """Whether the run timed any configuration at a structure the write-up measured at."""
         checks = self.tables["checks"]
         numbers = [n for claim in self.spec.claims.values() for n in claim.numbers
                    if n.at and set(n.at) <= set(checks.columns)]
@@ -51,46 +49,46 @@ class Run:
 
     @cached_property
     def backend(self) -> str:
-        """The JAX backend the run measured on (`cpu`, `gpu`, `tpu`)."""
+        """`cpu`, `gpu` or `tpu`."""
         return str(self.tables["environment"].backend.iloc[0])
 
     def pair(self, variant: str, baseline: str | None = None, config_id: str | None = None,
              **where: Any) -> pd.Series:
         """The comparison row of `variant` against `baseline` (default: the floor) at `config_id` (default: the
-        base), in the mode `where` names."""
+        base)."""
         return row(self.comp, variant=variant, baseline=baseline or self.spec.floor,
                    config_id=config_id or self.base_id, **where)
 
     def at(self, key: str) -> str | None:
-        """The configuration at the write-up's structure for claim `key` (its first number's), if run."""
+        """The configuration at the write-up's structure for claim `key`, if run."""
         return at_write_up_structure(self.comp, self.spec.claims[key].numbers[0])
 
     def headline(self, key: str) -> tuple[str, str, bool]:
-        """Where claim `key` is judged (`decisions.judged_at`): configuration, words saying where, and whether it is
-        the write-up's structure."""
+        """Where claim `key` is judged: configuration, words saying where, and whether it is the write-up's
+        structure."""
         return judged_at(self.comp, self.spec.claims[key].numbers[0], self.base_id)
 
     def probed(self, name: str) -> pd.Series | None:
-        """The base configuration's checks row where its job recorded probe `name` (`<name>_*` columns), else None."""
+        """The base's checks row where its job recorded probe `name` (`<name>_*` columns), else None."""
         checks = row(measured(self.tables["checks"]), config_id=self.base_id)
         found = [key for key in checks.index if key.startswith(f"{name}_")]
         return checks if found and not checks[found].isna().all() else None
 
     def derived(self, compute: Callable[[Run], Any]) -> Any:
-        """`compute(self)`, computed once per run however many claims read it."""
+        """`compute(self)`, computed once per run."""
         if compute not in self._derived:
             self._derived[compute] = compute(self)
         return self._derived[compute]
 
 
 def not_probed(name: str) -> Judged:
-    """A claim judged on probe `name` where the job recorded none (`Run.probed`)."""
+    """A claim judged on probe `name` where the job recorded none."""
     return Judged(measured=f"not measured: the job recorded no {name} probe (results older than it)",
                   verdict=NOT_MEASURED)
 
 
 def once_per_run(compute: Callable[[Run], Any]) -> Callable[[Run], Any]:
-    """`compute` as several claims call it: computed once per run (`Run.derived`)."""
+    """`compute`, computed once per run however many claims call it."""
 
     @wraps(compute)
     def cached(run: Run) -> Any:
@@ -121,8 +119,7 @@ class Judges:
         return register
 
     def judge(self, tables: Mapping[str, pd.DataFrame]) -> list[Judged]:
-        """Every judged claim on these tables, in the spec's order; a claim without its function is refused, so it
-        cannot vanish from the scorecard."""
+        """Every judged claim, in the spec's order; one without its function is refused, so none vanishes."""
         missing = [k for k, c in self.spec.claims.items() if c.judged and k not in self._by_key]
         if missing:
             raise KeyError(f"study {self.spec.name}: no function judges {missing}")
@@ -130,8 +127,8 @@ class Judges:
         return [self.one(run, key) for key in self.spec.claims if key in self._by_key]
 
     def one(self, run: Run, key: str) -> Judged:
-        """Claim `key` judged on `run`: named, `supporting` marked, headline defaulting to its judged ratio, bound
-        raised to the claimed size, and `absent_here` for an accelerator-only claim on a CPU."""
+        """Claim `key` judged: named, `supporting` marked, headline defaulting to its judged ratio, bound raised to
+        the claimed size, `absent_here` for an accelerator-only claim on a CPU."""
         judged = replace(_supporting(self._by_key[key](run), run), claim=key)
         claim = self.spec.claims[key]
         if judged.headline is None and judged.judged_ratio is not None:
@@ -144,8 +141,8 @@ class Judges:
 
 
 def claimed_size(bound: Bound, claim: Claim) -> Bound:
-    """The bound raised to the size the write-up claims (its first ratio, a slowdown turned around), so a
-    claim larger than the hardware can show is not testable."""
+    """The bound raised to the size the write-up claims (a slowdown turned around): a claim larger than the
+    hardware can show is not testable."""
     number = claim.numbers[0] if claim.numbers else None
     if number is None or not number.unit.startswith("x"):
         return bound
@@ -158,8 +155,7 @@ NO_STRUCTURE = f" ({SUPPORTING}: this run timed no configuration at the write-up
 
 
 def _supporting(judged: Judged, run: Run) -> Judged:
-    """The claim marked `supporting` where its words say SUPPORTING or the run timed nothing at the write-up's
-    structures (then said), so the tally counts exactly those cells apart."""
+    """Marked `supporting` where its words say SUPPORTING or the run timed nothing at the write-up's structures."""
     if judged.verdict == NOT_MEASURED:
         return judged
     if SUPPORTING not in judged.measured and not run.holds_write_up_structure:
@@ -168,8 +164,8 @@ def _supporting(judged: Judged, run: Run) -> Judged:
 
 
 def _said(judged: Judged) -> Judged:
-    """The claim, refused where words and verdict disagree on whether it was measured (a "not measured" verdict
-    needs "not measured:" words)."""
+    """Refused where words and verdict disagree on whether it was measured."""
+
     if judged.measured.startswith(NOT_MEASURED_TEXT) != (judged.verdict == NOT_MEASURED):
         raise ValueError(f"claim {judged.claim}: verdict {judged.verdict!r} beside {judged.measured[:80]!r}: a claim "
                          f"the run did not measure has verdict {NOT_MEASURED!r}, and its text starts "

@@ -1,4 +1,4 @@
-"""How a configuration is named and read: the values its id is made of, its own keys, whether it is the base."""
+"""How a configuration is named and read."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ def value_label(value: Any) -> str:
 
 
 def settings_of(conf: dict[str, Any]) -> dict[str, Any]:
-    """A configuration's own keys, without what the plan adds (PLAN_KEYS)."""
+    """A configuration's own keys, without PLAN_KEYS."""
     return {k: v for k, v in conf.items() if k not in PLAN_KEYS}
 
 
 def is_base(conf: dict[str, Any]) -> bool:
-    """Whether a configuration is its study's base: the only one the plan puts on every axis."""
+    """Whether a configuration is its study's base (the one on every axis)."""
+
     return set(settings_of(conf)) <= set(conf["axes"])

@@ -1,5 +1,5 @@
-"""A study's `measure` settings, typed, built once per job from the validated config: `Timing` for timing jobs,
-`Traced` for traces, exactly what the plan hands each rule, so a trace-only key reruns no timing job."""
+"""A study's `measure` settings, typed: `Timing` for timing jobs, `Traced` for traces, exactly what the plan hands
+each rule, so a trace-only key reruns no timing job."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ def _refuse_unknown(cls: type, settings: dict[str, Any], known: tuple[str, ...])
 
 
 def processes_problem(processes: int, target_precision: float, max_processes: int) -> str | None:
-    """What is wrong with a `measure` block's processes (None: nothing): a precision target needs two to
-    start; the most cannot be below the first."""
+    """What is wrong with a `measure` block's processes (None: nothing)."""
     if target_precision and processes < 2:
         return (f"target_precision: {target_precision} is reached over fresh processes: set processes to at "
                 f"least 2 (it is {processes})")
@@ -28,9 +27,9 @@ def processes_problem(processes: int, target_precision: float, max_processes: in
 
 @dataclass(frozen=True, kw_only=True)
 class Timing:
-    """What every timing job reads: sampling per mode, and `processes`, the fresh processes (the interval's units);
-    with `target_precision`, more until every ratio's 95% interval is within that share, or `max_processes`
-    (0: three times `processes`)."""
+    """What every timing job reads: `processes`, the fresh processes (the interval's units); with
+    `target_precision`, more until every ratio's 95% interval is within that share, or `max_processes` (0: three
+    times `processes`)."""
 
     sampling: Sampling
     processes: int = 1
@@ -51,7 +50,7 @@ class Timing:
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
-        """The `measure` keys it reads: Sampling's and its own."""
+        """The `measure` keys it reads."""
         return (*(f.name for f in fields(Sampling)), *(f.name for f in fields(cls) if f.name != "sampling"))
 
     @classmethod
@@ -63,7 +62,8 @@ class Timing:
 
 @dataclass(frozen=True, kw_only=True)
 class Traced:
-    """What every trace job reads: steps per variant the profiler records, and how many captures it takes."""
+    """What every trace job reads."""
+
 
     trace_steps: int = 3
     captures: int = 1

@@ -1,5 +1,4 @@
-"""The table helpers a study's claims and figures read its rows with. The report's aggregation writes the tables
-(report/tables/aggregate.py); a study reads them only through these."""
+"""The table helpers a study's claims and figures read its rows with; a study reads the tables only through these."""
 
 from __future__ import annotations
 
@@ -16,28 +15,28 @@ TABLES = ("steps", "comparisons", "checks", "overhead", "environment")
 
 
 def demonstrated(table: pd.DataFrame) -> pd.Series:
-    """Whether each row's configuration demonstrates a pitfall on purpose (a CSV column with none reads NaN)."""
+    """Whether each row's configuration demonstrates a pitfall on purpose."""
     return table["demonstration"].astype("string").fillna("") != ""
 
 
 def variants_only(table: pd.DataFrame, variants: Iterable[str]) -> pd.DataFrame:
-    """The rows of the study's own `variants`, without an anchor (another model timed beside them)."""
+    """The rows of the study's own `variants`, without an anchor."""
     return table[table.variant.isin(list(variants))]
 
 
 def measured(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of proper measurements, without the on-purpose demonstrations."""
+    """The rows of proper measurements, without the demonstrations."""
     return table[~demonstrated(table)]
 
 
 def per_second(count, timed):
-    """`count` per second of `timed`'s median time (ms) as (rate, low, high), from the median's 95% interval.
-    `timed` is a steps table or one row."""
+    """`count` per second of `timed`'s median (ms; a steps table or one row) as (rate, low, high)."""
     return tuple(count / (timed[ms] / 1e3) for ms in ("median_ms", "median_ci_high_ms", "median_ci_low_ms"))
 
 
 def base_config_id(table: pd.DataFrame) -> str:
-    """The base configuration: the one that lies on every sweep axis."""
+    """The base configuration: the one on every sweep axis."""
+
     n_axes = table["axes"].str.split(",").apply(len)
     return table.loc[n_axes.idxmax(), "config_id"]
 

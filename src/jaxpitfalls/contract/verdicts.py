@@ -24,14 +24,14 @@ ANOTHER_DEVICE = f"on another device than the write-up's ({SUPPORTING})"
 
 
 def speedup_removing(total: float, removable: float) -> float:
-    """The largest speedup removing `removable` of a `total` could give: total / (total - removable)."""
+    """The largest speedup removing `removable` of a `total` could give."""
     return total / max(total - removable, 1e-12)
 
 
 @dataclass(frozen=True)
 class Bound:
     """The largest effect this hardware can show for a claim: `removable` of `total` (ms, copies, a spread), `needs`
-    (the smallest ratio the claim needs) and `scope`; a run measuring beyond it refutes it."""
+    the smallest ratio the claim needs; a run measuring beyond it refutes it."""
 
     total: float
     removable: float
@@ -41,14 +41,14 @@ class Bound:
 
     @property
     def ratio(self) -> float:
-        """`speedup_removing` this bound's part: inside a claim's band, no run here can reproduce the claim."""
+        """Inside a claim's band, no run here can reproduce the claim."""
         return speedup_removing(self.total, self.removable)
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """The number a verdict rests on, as the `ours` cell shows it: 95% interval (`low == high` where none),
-    `unit`, and `what` names the quantity where the claim's words do not."""
+    """The number a verdict rests on, as the `ours` cell shows it (`low == high`: no interval); `what` names the
+    quantity where the claim's words do not."""
 
     value: float
     low: float
@@ -63,9 +63,10 @@ class Estimate:
 
 @dataclass(frozen=True, kw_only=True)
 class Judged:
-    """One claim as its study judged it: `verdict`, `measured`, `ours` (per number: estimate, low, high, or None),
-    `headline` (what the verdict rests on), `judged_ratio` (held against `bound`), `reason` (why undecided),
-    `absent_here` (why this hardware lacks the effect), `supporting` (on a smaller configuration: counted apart)."""
+    """One claim as its study judged it: `ours` (per number: estimate, low, high, or None), `judged_ratio` (held
+    against `bound`), `reason` (why undecided), `absent_here` (why this hardware lacks the effect), `supporting`
+    (on a smaller configuration: counted apart)."""
+
 
     measured: str
     verdict: str

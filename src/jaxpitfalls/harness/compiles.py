@@ -73,8 +73,8 @@ def count_compiles(this_thread: bool = False):
 
 
 def first_calls(calls: Mapping[str, Callable[[], Any]]) -> dict[str, tuple[Any, int]]:
-    """Each variant's first (compiling) call: its output and compilations. One variant per core at
-    once (XLA compiles on one core), each thread counting its own. Never for a timed call."""
+    """Each variant's first (compiling) call: its output and compilations, one variant per core at once (XLA
+    compiles on one core). Never for a timed call."""
 
     def first(call: Callable[[], Any]) -> tuple[Any, int]:
         with count_compiles(this_thread=True) as counter:
@@ -90,7 +90,7 @@ class CompiledInTimedRegion(RuntimeError):
 
 
 def require_no_compiles(counts: dict[str, int], where: str) -> None:
-    """Fail loudly, naming the variants, when any timed region compiled."""
+    """Fail, naming the variants, when any timed region compiled."""
     bad = {name: n for name, n in counts.items() if n}
     if bad:
         detail = ", ".join(f"{name}: {n}" for name, n in sorted(bad.items()))

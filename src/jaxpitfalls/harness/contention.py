@@ -1,8 +1,6 @@
 """What a contended window of rounds means (`measure.on_contention`): re-timed once the machine is quiet
-(`retry`), refused (`fail`), or kept and marked (`warn`).
-
-Steal bursts and neighbours call for patience: under `retry` the job sleeps until the machine has been quiet for a
-stretch, each further wait asking twice as long, and gives up past `measure.max_wait_s`. Re-timing judges again.
+(`retry`: each further wait asks for a quiet stretch twice as long, giving up past `measure.max_wait_s`),
+refused (`fail`), or kept and marked (`warn`).
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ class MachineBusy(RuntimeError):
 
 @dataclass(frozen=True)
 class Wait:
-    """One wait for quiet: how long it took, the quiet stretch it asked for, whether it got it, what it saw."""
+    """One wait for quiet."""
 
     seconds: float
     quiet_s: float
@@ -102,7 +100,7 @@ class Contention:
         return sum(w.seconds for w in self.waits)
 
     def records(self) -> list[dict[str, Any]]:
-        """The mode's waits for the machine record (harness/machine.py `machine_summary`)."""
+        """The mode's waits for the machine record."""
         return [w.record() for w in self.waits]
 
     def _spent(self) -> str:

@@ -24,7 +24,7 @@ def _version(package: str) -> str | None:
 
 
 def cpu_model() -> str:
-    """The CPU's marketing name from /proc/cpuinfo, or what `platform` knows elsewhere."""
+    """The CPU's name from /proc/cpuinfo, or what `platform` knows."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):

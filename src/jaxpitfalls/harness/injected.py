@@ -1,7 +1,5 @@
-"""A known slowdown, injected into one side of a lockstep comparison to calibrate the statistics against it.
-
-A side whose environment sets `SLOWDOWN_ENV` (e.g. "0.05") adds busy work of that fraction of each sample's own
-time, a known factor whatever the machine did before timing. Unset, nothing is wrapped.
+"""A known slowdown injected into one side of a lockstep comparison to calibrate the statistics: `SLOWDOWN_ENV`
+(e.g. "0.05") adds busy work of that fraction of each sample's own time, a known factor whatever the machine did.
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ def busy_for(seconds: float, clock: Callable[[], float] = time.perf_counter) -> 
 
 
 def slowed(sampler: Sampler, fraction: float, clock: Callable[[], float] = time.perf_counter) -> Sampler:
-    """`sampler` with busy work of `fraction` of each sample's own time added to it, timed with the sample."""
+    """`sampler` with busy work of `fraction` of each sample's time added, timed with the sample."""
     def sample() -> float:
         taken = sampler()
         return taken + busy_for(fraction * taken, clock)

@@ -1,9 +1,7 @@
-"""Sides timed in lockstep: one configuration in two or more environments (A/A, two releases, two XLA_FLAGS),
-each in a warm worker, asked in turn for short blocks of samples so that paired blocks saw the same machine.
-
-Runs timed one after another compare the machine's drift as much as the code; alternating short blocks (Abedi and
-Brecht, ICPE 2017; Bulej et al., ICPE 2020) cancels drift slower than a round. The order is counterbalanced and
-recorded; all sides use the first side's calls per sample, so a per-sample cost weighs alike.
+"""One configuration timed in lockstep in two or more environments (A/A, two releases, two XLA_FLAGS), each in
+a warm worker asked in turn for short blocks of samples: runs timed one after another compare the machine's drift
+as much as the code, alternating blocks cancel drift slower than a round (Abedi and Brecht, ICPE 2017; Bulej et
+al., ICPE 2020).
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ class Side:
 
 
 class Worker(Protocol):
-    """A warm process of one side: `description` (modes, variants, signatures, calls per sample);
-    `block` times `samples` samples of `calls` calls (seconds per call), adding its CPU time to `cpu_s`."""
+    """A warm process of one side: `description` (modes, variants, signatures); `block` returns seconds per
+    call, adding its CPU time to `cpu_s`."""
 
     description: dict[str, Any]  # with `calls_per_sample`: per mode and variant, its own calibration's count
     cpu_s: float  # CPU seconds its blocks used so far, all its threads (the rest of the machine's is others')
@@ -50,13 +48,12 @@ class SidesDiffer(RuntimeError):
 def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], processes: int, rounds: int,
                 samples_per_block: int, seed: int = 0, watch: Watch = REAL, max_busy_share: float = 0.2,
                 enough: Callable[[dict[str, Any]], bool] | None = None, most: int = 0) -> dict[str, Any]:
-    """Time every side's variants in lockstep: per process one warm worker per side (`start(side, process)`),
-    per mode `rounds` rounds of one block per variant and side, sides ordered by a Williams design (`_orders`),
-    every block `calls_per_sample` calls. Every round is kept, its machine watched (`watch`). Given `enough`,
-    fresh workers follow `processes` until `enough` holds or `most` have run.
+    """Per process one warm worker per side, per mode `rounds` rounds of one block per variant and side in a
+    Williams order, all with the first side's calls per sample so a per-sample cost weighs alike. Every round is
+    kept, its machine watched. Given `enough`, more processes run until it holds or `most` have run.
 
     Returns per process, side, mode and variant each round's block median (round i paired across sides), the
-    sides' orders, each round's machine, the calls per sample, and each side's descriptions."""
+    orders, each round's machine, the calls per sample and the sides' descriptions."""
     names = [s.name for s in sides]
     plan = _Plan(names, rounds, samples_per_block, watch, max_busy_share, np.random.default_rng(seed))
     timed: list[dict[str, Any]] = []
@@ -173,8 +170,8 @@ def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str
 
 
 class ProcessWorker(PipeWorker):
-    """A side's worker as a child process (harness/workers.py), started at once, waited for when
-    first read: the sides prepare side by side, none timed before all are ready."""
+    """A side's worker process, started at once and awaited when first read, so the sides prepare side by
+    side."""
 
     def __init__(self, side: Side, args: list[str]) -> None:
         super().__init__(f"side {side.name!r}", side.python, side.env, args)

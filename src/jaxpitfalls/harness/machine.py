@@ -1,7 +1,5 @@
-"""What else the machine did while a sample was timed: a real effect or a neighbour.
-
-/proc/stat's busy and steal time, less this process's own CPU time, as shares of the cores over an interval (judged
-over a round: the kernel counts in ticks). Without /proc, None. All goes through one `Watch`, which a test scripts.
+"""What else the machine did while samples were timed, so a neighbour is not taken for a real effect:
+/proc/stat's busy and steal time, less this process's own, as shares of the cores (None without /proc).
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ _STEAL_FIELD = 7
 
 
 def _cpu_counters() -> tuple[float, float, int] | None:
-    """Seconds all CPUs spent busy and stolen since boot, and how many CPUs there are."""
+    """Seconds all CPUs spent busy and stolen since boot, and the CPU count."""
     try:
         lines = Path("/proc/stat").read_text().splitlines()
     except OSError:
@@ -36,7 +34,7 @@ def _cpu_counters() -> tuple[float, float, int] | None:
 
 
 def cpu_mhz() -> float | None:
-    """The current clock of CPU 0 (cpufreq where the kernel exposes it, else /proc/cpuinfo), None elsewhere."""
+    """CPU 0's current clock (cpufreq, else /proc/cpuinfo), None elsewhere."""
     try:
         return int(Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq").read_text()) / 1e3
     except (OSError, ValueError):
@@ -51,7 +49,7 @@ def cpu_mhz() -> float | None:
 
 
 def load_average() -> float | None:
-    """The 1-minute load average (it includes this process's own running threads)."""
+    """The 1-minute load average (this process's own threads included)."""
     try:
         return os.getloadavg()[0]
     except OSError:
@@ -60,8 +58,6 @@ def load_average() -> float | None:
 
 @dataclass(frozen=True)
 class Reading:
-    """The counters at one moment."""
-
     wall: float
     own_cpu: float
     counters: tuple[float, float, int] | None
@@ -94,7 +90,7 @@ class Activity:
 
     @property
     def busy_share(self) -> float | None:
-        """What the machine did for anyone but this process: other processes plus steal."""
+        """Other processes' share plus steal."""
         if self.others_share is None or self.steal_share is None:
             return None
         return self.others_share + self.steal_share
@@ -112,7 +108,7 @@ class Activity:
 
 
 class Watch:
-    """The machine as the timing loop sees it: readings, activity, sleep; a test passes its own."""
+    """The machine as the timing loop sees it; a test passes its own."""
 
     def now(self) -> Reading:
         return Reading.now()
@@ -124,7 +120,7 @@ class Watch:
         time.sleep(seconds)
 
     def speed(self) -> float:
-        """Seconds the machine takes for a fixed workload now (`yardstick`): its speed, as a cost."""
+        """Seconds the fixed workload (`yardstick`) takes now: the machine's speed, as a cost."""
         return yardstick()
 
 
@@ -134,9 +130,8 @@ REAL = Watch()
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
                     waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]]
                     ) -> dict[str, Any]:
-    """What the machine did during one mode's timing: rounds kept and re-timed, others' and steal's
-    shares per window, waits, load and clock, each round's yardstick and each sample's place in its round
-    (0: first), and the policy. Several processes' records merge into one."""
+    """What the machine did during one mode's timing, each sample's place in its round (0: first) and the
+    policy; several processes' records merge into one."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)

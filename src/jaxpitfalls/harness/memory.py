@@ -28,7 +28,7 @@ def host_peak_bytes() -> int | None:
 
 
 def device_peak_bytes() -> int | None:
-    """The first device's allocator peak (GPU/TPU); None on CPU, whose devices keep no stats."""
+    """The first device's allocator peak; None on CPU, whose devices keep no stats."""
     stats = jax.devices()[0].memory_stats()
     return None if stats is None else stats.get("peak_bytes_in_use")
 

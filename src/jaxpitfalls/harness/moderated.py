@@ -1,10 +1,7 @@
-"""Student's t over fresh processes, the spread between processes pooled across one job's rows: the estimator
-of a job's comparisons, of lockstep rows, of two separate runs (`two_sample`) and of a job's medians and shares.
-
-Processes are the independent units (one value per row each, the row's estimate their mean). With 2 or 3 processes
-a row's own spread has 1 or 2 degrees of freedom, so the rows' spreads are pooled as in limma's moderated t (Smyth
-2004), the prior at half weight, after splitting off the offset per process all rows share (`pooled`). It replaced
-a bootstrap that covered too rarely (docs/decisions.md#pooled-spread-between-processes).
+"""Student's t over fresh processes (the independent units), the spread between processes pooled across a job's
+rows: with 2 or 3 processes a row's own spread has 1 or 2 degrees of freedom, so spreads are pooled as in limma's
+moderated t (Smyth 2004), the prior at half weight. It replaced a bootstrap that covered too rarely
+(docs/decisions.md#pooled-spread-between-processes).
 """
 
 from __future__ import annotations
@@ -41,8 +38,7 @@ def _trigamma_inverse(x: float) -> float:
 
 
 def fit_prior(variances: Sequence[float], df: float) -> Prior:
-    """The prior of rows with `variances` on `df` degrees of freedom (limma's fitFDist), at half its
-    weight; rows of variance 0 left out, fewer than two: none."""
+    """limma's fitFDist at half weight; rows of variance 0 left out, fewer than two: no prior."""
     s2 = np.asarray([v for v in variances if v > 0 and math.isfinite(v)], dtype=float)
     if s2.size < 2 or df <= 0:
         return NO_PRIOR
@@ -82,7 +78,7 @@ def _interval(mean: float, variance: float, df: float, processes: float, sd: flo
 
 
 def _posterior(prior: Prior, variance, df):
-    """The moderated variance of rows with `variance` on `df`, and its degrees of freedom."""
+    """Moderated variance and its degrees of freedom."""
     variance, df = np.asarray(variance, dtype=float), np.asarray(df, dtype=float)
     if math.isinf(prior.df):
         return np.full(np.broadcast(variance, df).shape, prior.variance), np.full_like(df, math.inf)
@@ -91,8 +87,7 @@ def _posterior(prior: Prior, variance, df):
 
 
 def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
-    """One row: the mean of `values`, Student's t on the moderated spread; without any spread known,
-    interval (-inf, inf) and p = 1."""
+    """One row's mean by Student's t on the moderated spread; no spread known: (-inf, inf), p = 1."""
     x = np.asarray(values, dtype=float)
     sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
     variance, df = _posterior(prior, sd ** 2, x.size - 1)
@@ -100,9 +95,9 @@ def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
 
 
 def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None) -> list[Estimate]:
-    """Every row of a job, one value per (shared) process. The per-process offset common to the `fitted`
-    rows (all by default) is split off on processes - 1 degrees of freedom, the rest pooled (fit_prior); a row's
-    interval rests on both (Satterthwaite). Rows not fitted (an A/A twin) are judged without narrowing theirs."""
+    """A job's rows, one value per shared process: the per-process offset common to the `fitted` rows (default
+    all) split off on processes - 1 degrees of freedom, the rest pooled; intervals rest on both (Satterthwaite).
+    Rows not fitted (an A/A twin) are judged without narrowing theirs."""
     x = np.asarray(rows, dtype=float)
     fit = np.ones(len(x), dtype=bool) if fitted is None else np.asarray(fitted, dtype=bool)
     if x.ndim != 2 or fit.sum() < 2 or x.shape[1] < 2:
@@ -123,8 +118,7 @@ def pooled_apart(rows: Sequence[Sequence[float]]) -> list[Estimate]:
 
 
 def components(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows' values centred per group (`dof` each), split into the per-process offset common to the
-    `fit` rows, each row's residual variance, and its degrees of freedom."""
+    """Centred rows (`dof` each) split: the offset common to the `fit` rows, residual variances, their df."""
     n = int(fit.sum())
     common = centred[fit].mean(axis=0)
     residual_df = np.where(fit, dof * (n - 1) / n, dof)
@@ -150,9 +144,8 @@ def _split(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray
 
 
 def two_sample(current: Sequence[Sequence[float]], baseline: Sequence[Sequence[float]]) -> list[Estimate]:
-    """Rows compared across two separate runs, no process paired: difference of means, Student's t on
-    sqrt(1/m + 1/n) of the spread. Rows sharing their processes split the common offset off as `pooled` does;
-    one process a side: no interval."""
+    """Rows of two separate runs, unpaired: difference of means, Student's t on sqrt(1/m + 1/n) of the spread,
+    rows sharing processes split the common offset off as `pooled` does; one process a side: no interval."""
     rows = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(current, baseline, strict=True)]
     centred = [np.concatenate([a - a.mean(), b - b.mean()]) for a, b in rows]  # each run about its own mean
     dof = np.array([a.size + b.size - 2 for a, b in rows], dtype=float)

@@ -1,6 +1,5 @@
-"""A job's comparisons by moderated t over its processes' own ratios: one estimate per quantity, read as a
-ratio and as the difference it stands for (stats.difference_at), a reversed pair its first listing mirrored, so
-the two never disagree.
+"""A job's comparisons by moderated t over its processes' own ratios: one estimate per quantity, read as ratio
+and difference, a reversed pair its first listing mirrored, so the two never disagree.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ def _as_ratio(log: moderated.Estimate) -> dict[str, float]:
 
 
 def _value(medians: Medians, side: str, mode: str) -> float:
-    """A comparison side's value at the job's medians: a variant's, or a difference's (`a - b`: a's less b's)."""
+    """A comparison side's value at the job's medians (a difference's: a's less b's)."""
     first, *rest = (medians[(part, mode)] for part in stats.side_parts(side))
     return first - sum(rest)
 
@@ -48,7 +47,7 @@ def read_off(pairs: list[Pair], ratios: list[Sequence[float | None]], medians: M
 
 
 def _mirrored(found: dict[str, Any]) -> dict[str, Any]:
-    """A plain pair's estimate read the other way round: the ratio inverted, the difference negated."""
+    """A plain pair's estimate reversed: the ratio inverted, the difference negated."""
     ratio, low, high = (found[k] for k in RATIO_FIELDS[:3])
     diff, below, above = (found[k] for k in DIFF_FIELDS)
     return found | dict(zip(RATIO_FIELDS[:3], (1 / ratio, 1 / high, 1 / low), strict=True)) | dict(

@@ -20,8 +20,8 @@ def _ms(call: Callable[[], object]) -> float:
 
 def paired_calls(slow: tuple[str, Callable[[], object]], fast: tuple[str, Callable[[], object]],
                  probes: int = PROBES) -> dict[str, object]:
-    """Each call's warm-up compilations and median ms over `probes` alternating calls, and the slow /
-    fast ratio with a bootstrap 95% interval (`ratio*`)."""
+    """Each call's warm-up compilations and median ms over `probes` alternating calls, and the slow / fast
+    ratio with a bootstrap 95% interval."""
     found: dict[str, object] = {"probes": probes}
     for name, call in (slow, fast):
         with count_compiles() as counter:

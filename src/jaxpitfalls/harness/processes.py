@@ -1,7 +1,5 @@
-"""One configuration measured in several fresh processes (`measure.processes`), merged into one result.
-
-Medians differ between fresh processes, which one process's interval cannot see: the merge keeps each process's
-samples and comparisons and estimates each comparison over the processes (harness.moderated).
+"""One configuration measured in several fresh processes (`measure.processes`), merged into one result: medians
+differ between processes, which one process's interval cannot see, so each comparison is estimated over them.
 """
 
 from __future__ import annotations
@@ -17,22 +15,22 @@ from .pooled import pooled_intervals
 
 
 class ProcessesDisagree(RuntimeError):
-    """Two worker processes of one configuration ran different code paths (different signatures)."""
+    """Two worker processes of one configuration ran different code paths."""
 
 
 PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (variants.signature)
 
 
 def _code_path(signature: Any) -> Any:
-    """A signature (callable, argument tree, leaves, static arguments) without the programs' text
-    fingerprints, which may differ between processes on one path: recorded, not a reason to lose the job."""
+    """A signature without the programs' text fingerprints, which may differ between processes on one path:
+    recorded, not a reason to lose the job."""
     if not isinstance(signature, dict):
         return signature
     return {k: _code_path(v) for k, v in signature.items() if k != PROGRAM}
 
 
 def _programs(signature: Any, at: str = "") -> dict[str, str]:
-    """Every lowered program's fingerprint in a signature, by where it sits (`program`, `infer.program`)."""
+    """Every lowered program's fingerprint in a signature, by where it sits (`infer.program`)."""
     if not isinstance(signature, dict):
         return {}
     found = {f"{at}{PROGRAM}": signature[PROGRAM]} if PROGRAM in signature else {}
@@ -68,7 +66,6 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """One mode's machine record over every process: their windows, loads and clocks summarised together."""
     return machine_summary([w for r in records for w in r["windows"]], records[0]["policy"],
                            [x for r in records for x in r["load_average"]], [x for r in records for x in r["cpu_mhz"]],
                            [w for r in records for w in r["waits"]], [x for r in records for x in r["yardstick_s"]],
@@ -76,13 +73,13 @@ def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def side_samples_of(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:
-    """One process's samples of a comparison's side: a variant, or a difference of two (stats.DIFFERENCE)."""
+    """One process's samples of a comparison's side: a variant, or a difference of two."""
     return stats.side_samples({name: doc["variants"][name]["modes"][mode]["samples_s"]
                                for name in stats.side_parts(side)}, side)
 
 
 def _own(doc: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
-    """One process's own ratio of the pair (None where a difference's baseline may be 0) and difference."""
+    """One process's own comparison of the pair (ratio None where a difference's baseline may be 0)."""
     key = ("variant", "baseline", "mode")
     return next(c for c in doc["comparisons"] if all(c[k] == pair[k] for k in key))
 
@@ -96,7 +93,7 @@ def _medians(docs: list[dict[str, Any]], pairs: list[tuple[str, str, str]]) -> d
 
 
 def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every comparison of a job from each process's own (its ratio, its difference), by moderated t."""
+    """Every comparison of a job from each process's own, by moderated t."""
     compared = docs[0]["comparisons"]
     pairs = [(c["variant"], c["baseline"], c["mode"]) for c in compared]
     own = [[_own(d, c) for d in docs] for c in compared]
@@ -105,7 +102,7 @@ def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The workers' results of one configuration as one result (see the module's docstring)."""
+    """The workers' results of one configuration as one."""
     first = docs[0]
     if len(docs) == 1:
         return first
@@ -151,8 +148,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _merge_finding(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every process's finding of one name as one, never narrower than any: intervals span all,
-    numbers are medians, differing texts listed."""
+    """One finding over every process, never narrower than any: intervals span all, numbers are medians,
+    differing texts listed."""
     merged = {}
     for key, first in records[0].items():
         values = [r[key] for r in records]
@@ -168,7 +165,7 @@ def _merge_finding(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every process's outputs check as one: the largest difference, bitwise only if all."""
+    """Outputs checks as one: the largest difference, bitwise only if all."""
     names = records[0]["max_abs_difference"]
     return records[0] | {"max_abs_difference": {k: max(r["max_abs_difference"][k] for r in records) for k in names},
                          "bitwise_equal": {k: all(r["bitwise_equal"][k] for r in records) for k in names}}

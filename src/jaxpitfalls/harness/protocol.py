@@ -1,5 +1,5 @@
-"""The measurement every study follows: warm up, time variants interleaved per mode, guard against
-compilation in the timed region, compare each variant with the floor pair by pair."""
+"""The measurement every study follows: warm up, time variants interleaved per mode with no compilation in
+the timed region, compare each with the floor pair by pair."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class Runner:
 
 @dataclass(frozen=True)
 class Timed:
-    """One mode's timing: variant entries, comparisons, peak memory and machine record."""
+    """One mode's timing."""
 
     entries: dict[str, dict[str, Any]]
     comparisons: list[dict[str, Any]]
@@ -65,7 +65,7 @@ def _pipelined(runner: Runner, steps: int) -> Callable[[], float]:
 
 
 def mode_samplers(runners: dict[str, Runner], steps_per_sample: int) -> dict[str, dict[str, Sampler]]:
-    """Per dispatch mode (MODES), every variant's sampler: blocked or pipelined steps."""
+    """Every variant's sampler per dispatch mode."""
     return {mode: {name: (_blocked if mode == "blocked" else _pipelined)(r, steps_per_sample)
                    for name, r in runners.items()} for mode in MODES}
 
@@ -74,7 +74,7 @@ def warm_up(
     runners: dict[str, Runner], steps: int, steps_per_sample: int
 ) -> tuple[dict[str, int], dict[str, np.ndarray]]:
     """Run every variant in both modes with the timed shapes, from one starting state: each one's
-    compilations and outputs of its first `steps` blocked steps; first calls side by side (compiles.first_calls)."""
+    compilations and outputs of its first `steps` blocked steps; first calls run side by side."""
     firsts = first_calls({name: r.step for name, r in runners.items()})
     compiles, outputs = {}, {}
     for name, runner in runners.items():
@@ -100,7 +100,7 @@ class Repeated:
         return sum(self.sampler() for _ in range(self.n)) / self.n
 
     def once(self) -> float:
-        """One call of the sampler (a round's untimed primer: timing._prime)."""
+        """One call: a round's untimed primer."""
         return self.sampler()
 
 
@@ -116,8 +116,7 @@ CALIBRATING_CALLS = 3
 
 
 def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
-    """One call's seconds for calibrating: a short call timed up to CALIBRATING_CALLS times, the
-    fastest counting (a slow first call would make samples too short)."""
+    """A short call's fastest of up to CALIBRATING_CALLS timings (a slow first would make samples too short)."""
     seconds = timed(sampler)
     for _ in range(CALIBRATING_CALLS - 1):
         if seconds >= min_sample_s:
@@ -129,9 +128,9 @@ def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
 def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
               known_s: Mapping[str, float] | None = None
               ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
-    """Calls per sample for each variant, so each sample lasts `min_sample_s` (as pyperf), and each
-    sample's length; equally long samples pair best. Compiling here fails the job (warmup missed a shape).
-    `known_s`: a call's seconds measured before; one over KNOWN_CALL_MARGIN x `min_sample_s` is not rerun."""
+    """Calls per sample so each lasts `min_sample_s` (as pyperf), and each sample's length: equally long samples
+    pair best. Compiling here fails the job. `known_s`: a call's seconds measured before, not rerun past
+    KNOWN_CALL_MARGIN x `min_sample_s`."""
     if min_sample_s <= 0:
         return samplers, dict.fromkeys(samplers, 1), dict.fromkeys(samplers, 0.0)
     known = {name: t for name, t in (known_s or {}).items() if t >= KNOWN_CALL_MARGIN * min_sample_s}
@@ -147,7 +146,7 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
 
 def _with_twin(floor: str, samplers: dict[str, Sampler], calls: dict[str, int], seconds: dict[str, float]
                ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
-    """A calibrated mode with the floor's A/A twin beside it (stats.twin_side)."""
+    """A calibrated mode with the floor's A/A twin beside it."""
     if floor not in samplers:
         return samplers, calls, seconds
     twin = stats.twin_side(floor)
@@ -165,11 +164,10 @@ def measure_mode(
     beside: Collection[str] = (),
     known_s: Mapping[str, float] | None = None,
 ) -> Timed:
-    """Time every variant's sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`:
-    samplers of another model or setting in the same rounds. A mode that compiles nothing also times an A/A twin.
-    `compiles`: `forbidden` (default) fails on compilation; `required` (a first run) needs every sample to compile,
-    none from the cache; `recorded` (a pitfall's demonstration) keeps them. Only `forbidden` modes are calibrated
-    and primed; `known_s`: calibrate's."""
+    """Time every sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`: another
+    model's or setting's samplers, in the same rounds. `compiles`: `forbidden` fails on compilation; `required` (a
+    first run) needs every sample to compile, none from the cache; `recorded` (a pitfall's demonstration) keeps
+    them. Only `forbidden` modes are calibrated, primed and given an A/A twin."""
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     where = f"{label} ({mode})"
@@ -218,8 +216,7 @@ def measure(
     beside: Mapping[str, Runner] | None = None,
     blocked_pairs: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Timed]:
-    """Time every variant in both dispatch modes against `floor` (and `extra_pairs`); `beside`: other
-    models' or settings' runners, and `blocked_pairs`: blocked mode only."""
+    """`measure_mode` for both dispatch modes; `beside` runners and `blocked_pairs` in blocked mode only."""
     beside = beside or {}
     samplers = mode_samplers(runners, steps_per_sample)
     samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
@@ -230,8 +227,8 @@ def measure(
 
 def result_document(floor: str, modes: Mapping[str, Timed], variants: Mapping[str, dict[str, Any]],
                     checks: dict[str, Any], **more: Any) -> dict[str, Any]:
-    """The result every study's `run` returns: per variant and mode its entry beside `variants`, the
-    modes' comparisons, memory and machine, the checks held, and `more`; the A/A twin marked `twin_of`."""
+    """The result every study's `run` returns, from its modes' timings, `variants`' records, the checks held
+    and `more`; the A/A twin marked `twin_of`."""
     twins = {name for t in modes.values() for name in t.entries if stats.is_twin(name)}
     of = {twin: twin.removesuffix(stats.TWIN) for twin in sorted(twins)}  # a mode's own floor (dispatch's calls)
     records = dict(variants) | {twin: variants[base] | {"twin_of": base} for twin, base in of.items()}

@@ -1,5 +1,5 @@
-"""Summaries of one process's raw samples and paired ratios with bootstrap intervals: variants are timed
-interleaved, so ratios are formed pair by pair and the rounds resampled."""
+"""Sample summaries and paired ratios with bootstrap intervals: variants are timed interleaved, so ratios are
+formed pair by pair and the rounds resampled."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ BOOTSTRAP_SEED = 0
 
 
 def summarize(samples: Sequence[float]) -> dict[str, float]:
-    """Median, mean, std, IQR, min, max and count of raw samples."""
     x = np.asarray(samples, dtype=float)
     if x.size == 0:
         raise ValueError("no samples to summarize")
@@ -47,7 +46,7 @@ def relative_iqr_ci(values: Sequence[float], level: float = 0.95) -> tuple[float
 
 
 def _bootstrap(values: Sequence[float], statistic, seed: int) -> np.ndarray:
-    """`statistic(array, axis=1)` of each bootstrap resample, all drawn at once (a loop is far slower)."""
+    """Each resample's `statistic(..., axis=1)`, all drawn at once (a loop is far slower)."""
     x = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     return statistic(x[rng.integers(0, x.size, (BOOTSTRAP_RESAMPLES, x.size))], axis=1)
@@ -60,7 +59,7 @@ def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[
 
 
 def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median (see `bootstrap_medians`)."""
+    """Percentile bootstrap interval of the median."""
     return percentile_interval(bootstrap_medians(values), level)
 
 
@@ -71,7 +70,6 @@ DIFFERENCE = " - "
 
 
 def difference_side(a: str, b: str) -> str:
-    """The comparison side that is variant a's samples minus b's."""
     return f"{a}{DIFFERENCE}{b}"
 
 
@@ -87,7 +85,7 @@ def side_samples(samples: Mapping[str, Sequence[float]], name: str) -> np.ndarra
 
 
 def is_difference(variant: str, baseline: str) -> bool:
-    """Whether a comparison's sides are differences (DIFFERENCE): overheads, nothing to gate on."""
+    """Whether a comparison's sides are differences: overheads, nothing to gate on."""
     return DIFFERENCE in variant + baseline
 
 
@@ -105,10 +103,9 @@ def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
 
 def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
                       of_medians: bool = False) -> dict[str, float | None]:
-    """Median ratio variant/baseline of one process's paired samples (log scale: the reversed pair gives
-    its inverse), its bootstrap 95% interval over rounds and difference (difference_at). `of_medians` (sides that
-    are differences) takes the ratio of medians, both resampled alike; None where the baseline's median is not
-    positive in every resample, the difference then the rounds' median."""
+    """Median ratio variant/baseline of paired samples (log scale: a reversed pair gives its inverse), its
+    bootstrap 95% interval over rounds, and difference. `of_medians` (difference sides): the ratio of medians; None
+    where the baseline's median is not positive in every resample, the difference then the rounds' median."""
     a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
@@ -144,14 +141,14 @@ Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 
 def log_standard_error(low, high) -> np.ndarray:
-    """The log-scale standard error of estimates known by their 95% intervals `low`..`high`."""
+    """Log-scale standard error of estimates from their 95% intervals."""
     return (np.log(np.asarray(high, dtype=float)) - np.log(np.asarray(low, dtype=float))) / (2 * Z_95)
 
 
 def power_law_exponent(x: Sequence[float], y: Sequence[float], low: Sequence[float],
                        high: Sequence[float]) -> dict[str, float]:
-    """The exponent b of y ~ a * x^b with a 95% interval: weighted least squares on log-log, widened by
-    the Birge ratio (returned as `scatter`, at least 1) where points scatter beyond their own intervals."""
+    """b of y ~ a * x^b with a 95% interval: weighted least squares on log-log, widened by the Birge ratio
+    (`scatter`, at least 1) where points scatter beyond their own intervals."""
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     if lx.size < 2 or np.ptp(lx) == 0:
         raise ValueError("a scaling exponent needs at least two distinct sizes")
@@ -213,8 +210,8 @@ def marginal_cost_ratio(x: Sequence[float], y: Sequence[float], low: Sequence[fl
 
 def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
                          highs: Sequence[float]) -> tuple[float, float, float]:
-    """Independent ratios (one per size) as one: their geometric mean with a 95% interval on the log
-    scale; one ratio is returned as measured."""
+    """Geometric mean of independent ratios (one per size), 95% interval on the log scale; one is returned as
+    measured."""
     if len(ratios) == 1:
         ratio, low, high = (float(np.asarray(v, dtype=float)[0]) for v in (ratios, lows, highs))
         return ratio, low, high
@@ -225,7 +222,7 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score 95% interval of k / n (sound near 0 and 1)."""
+    """Wilson score 95% interval of k / n (sound near 0 and 1)."""
     if n == 0:
         return 0.0, 1.0
     p, z2 = k / n, z * z

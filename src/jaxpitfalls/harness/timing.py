@@ -23,7 +23,7 @@ Sampler = Callable[[], float]
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Garbage collection off in a timed region (as pyperf): a collection is not the variant's cost."""
+    """Garbage collection off (as pyperf): a collection is not the variant's cost."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -52,15 +52,13 @@ def _window_record(activity: Activity, rounds: int, contended: bool, kept: bool)
 
 
 def _judged_from(readings: list[Reading], window_start: Reading, now: Reading) -> Reading:
-    """Where a window's activity is measured from: its start or, if shorter than `WINDOW_S`, the latest
-    round boundary `WINDOW_S` before `now`."""
+    """A window's start or, if shorter than `WINDOW_S`, the latest round boundary `WINDOW_S` before `now`."""
     if now.wall - window_start.wall >= WINDOW_S:
         return window_start
     return next((r for r in reversed(readings) if now.wall - r.wall >= WINDOW_S), readings[0])
 
 
 def _progress(label: str, done: int, rounds: int, elapsed: float, policy: Contention, last: bool) -> None:
-    """A line in the job's log every fifth of the mode's rounds, and at its last."""
     if done % max(1, rounds // 5) == 0 or done == rounds or last:
         log.info("%s: round %d/%d (%.1f s, %d window(s) re-timed, %.0f s waited)", label, done, rounds, elapsed,
                  policy.retimed, policy.waited_s)
@@ -71,7 +69,6 @@ Round = tuple[dict[str, tuple[float, CompileCount]], float]
 
 
 def _set_up(sampler: Sampler) -> None:
-    """The sampler's `setup()`, where it has one: untimed and uncounted."""
     setup = getattr(sampler, "setup", None)
     if setup is not None:
         setup()
@@ -89,8 +86,8 @@ PRIME_BELOW_S = 1.0
 
 
 def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None) -> Round:
-    """Every sampler once in `order` (untimed `setup()` first), compilations counted, then the yardstick.
-    `last`: each sampler's latest sample; the primer runs unless the first one's reached PRIME_BELOW_S."""
+    """Every sampler once in `order` (untimed `setup()` first), then the yardstick. `last`: each sampler's
+    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S."""
     taken: dict[str, tuple[float, CompileCount]] = {}
     if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])
@@ -114,7 +111,7 @@ def round_order(names: list[str], index: int) -> list[str]:
 
 
 class _Kept:
-    """The rounds a mode keeps: samples, compilations, contended marks, places, yardsticks."""
+    """The rounds a mode keeps."""
 
     def __init__(self, names: list[str]) -> None:
         self.samples: dict[str, list[float]] = {name: [] for name in names}
@@ -142,10 +139,9 @@ def interleaved(
     primed: Mapping[str, float] | None = None,
     first_round: int | None = None,
 ) -> tuple[dict[str, list[float]], dict[str, list[CompileCount]], dict[str, list[bool]], dict[str, Any]]:
-    """Run every sampler up to `sampling.rounds` rounds in turn (`round_order`, from `first_round` or at
-    random), each round closed by the yardstick and, where `primed` (calibrated sample lengths) and short, opened
-    by an untimed call; a budget stops new rounds once `min_rounds` are kept. Windows of `WINDOW_S` are judged by
-    `contention.Contention`. Returns samples, compilations and contended marks per variant, and the machine record."""
+    """Up to `sampling.rounds` rounds of every sampler (`round_order` from `first_round`, else at random), each
+    closed by the yardstick and, where `primed` (calibrated sample lengths) and short, opened by an untimed call; a
+    budget stops new rounds once `min_rounds` are kept. Windows of `WINDOW_S` are judged by `Contention`."""
     names, last = list(samplers), None if primed is None else dict(primed)
     offset = random.randrange(2 * len(names)) if first_round is None else first_round
     kept = _Kept(names)

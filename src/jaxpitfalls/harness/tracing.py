@@ -14,8 +14,8 @@ from .protocol import Runner
 
 
 def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike, captures: int = 1) -> str:
-    """Trace `steps` steps of every warm variant `captures` times (shares vary between captures), each in
-    its own `capture<k>` directory (two traces in one within a second overwrite each other); returns `out_dir`."""
+    """Trace `steps` steps of every warm variant `captures` times (shares vary between captures), each in its
+    own `capture<k>` directory (two traces within a second in one overwrite each other)."""
     def trace(tmp: str) -> None:
         for k in range(captures):
             with jax.profiler.trace(os.path.join(tmp, f"capture{k}"), profiler_options=_options()):

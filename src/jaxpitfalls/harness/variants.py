@@ -1,6 +1,5 @@
-"""Variants prove they are themselves: a signature of the code path that ran, and equal outputs, both
-checked on what was recorded at run time. Each guard raises on failure, else returns what it compared, stored as
-the result's `checks` (never a literal `True`).
+"""Variants prove they are themselves: a signature of the code path that ran, and equal outputs. Each guard
+raises on failure, else returns what it compared, stored as the result's `checks` (never a literal `True`).
 """
 
 from __future__ import annotations
@@ -46,8 +45,7 @@ def require_distinct(
 def require_agree(
     outputs: Mapping[str, np.ndarray], reference: str, exact: bool, rtol: float = 1e-5, atol: float = 1e-6
 ) -> dict[str, object]:
-    """Every variant's output equals the reference's (bitwise if `exact`); returns what was compared
-    and per variant the max abs difference and bitwise equality."""
+    """Every variant's output equals the reference's (bitwise if `exact`)."""
     ref = np.asarray(outputs[reference])
     how = "bitwise" if exact else f"within rtol={short(rtol)}, atol={short(atol)}"
     differences, bitwise = {}, {}
@@ -87,8 +85,7 @@ def require_same_trees(trees: Mapping[str, object], reference: str) -> dict[str,
 
 
 def call_signature(fn, args: tuple, leaves_out: int, static_argnums: tuple[int, ...] = ()) -> dict[str, Any]:
-    """What one call of a jitted `fn` ran (callable, argument tree, leaves, lowered StableHLO's
-    fingerprint), for `require_distinct`."""
+    """What one call of a jitted `fn` ran, its lowered StableHLO fingerprinted, for `require_distinct`."""
     import jax
 
     dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)

@@ -1,5 +1,5 @@
 """The yardstick: a fixed workload timed once per round of every timed mode, so a run records the machine's
-speed round by round; a sample over its round's yardstick is its cost in that speed's units (`comparison.compare`).
+speed round by round; a sample over its round's yardstick is its cost in that speed's units.
 
 Only the interpreter and numpy, never anything a comparison may be about. Its matrices stay below OpenBLAS's
 threading threshold (m x n x k under 262144): woken BLAS threads slow the next sample

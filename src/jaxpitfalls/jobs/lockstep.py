@@ -1,4 +1,4 @@
-"""One `lockstep` job: a configuration timed in every side's environment at once (harness/lockstep.py)."""
+"""One `lockstep` job: a configuration timed in every side's environment at once."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def sides_of(settings: Lockstep, study: str, commits: dict[str, str]) -> list[Si
 
 
 def _recorded(side: Side, revision: str) -> dict[str, Any]:
-    """A side as its result records it: Python and variables, a revision side's revision."""
+    """A side as its result records it."""
+
     if not revision:
         return {"python": side.python, "env": side.env}
     return {"python": side.python, "revision": revision,

@@ -1,8 +1,8 @@
-"""A warm worker of one lockstep side (harness/lockstep.py): prepares a configuration's variants once (checked; an
-injected slowdown where asked), calibrates calls per sample, then times blocks on request until input closes.
+"""A warm worker of one lockstep side: prepares a configuration's variants once, calibrates calls per sample, then
+times blocks on request until input closes.
 
-`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR` (harness/workers.py protocol): the
-first reply says ready or why not; then one reply per `{"mode", "variant", "samples", "calls"}` request."""
+`python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`: the first reply says ready or why
+not; then one reply per `{"mode", "variant", "samples", "calls"}` request."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from ..harness.workers import answer_first, reply_channel, send
 
 def block(sampler: Sampler, samples: int, calls: int) -> dict[str, Any]:
     """`samples` samples of `calls` calls of one variant (seconds per call) and their CPU time; an error if any
-    compiled, as that block is not comparable."""
+    compiled."""
     sampler = Repeated(sampler, calls) if calls > 1 else sampler
     cpu = time.process_time()
     with count_compiles() as counter:
@@ -36,7 +36,7 @@ def block(sampler: Sampler, samples: int, calls: int) -> dict[str, Any]:
 
 
 def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: TextIO) -> None:
-    """Answer block requests (`{"mode", "variant", "samples", "calls"}`) until the requests end."""
+    """Answer block requests until the requests end."""
     for line in requests:
         asked = json.loads(line)
         send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]), int(asked["calls"])))
@@ -52,7 +52,8 @@ def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sam
 
 
 def calls_per_sample(samplers: dict[str, dict[str, Sampler]], min_sample_s: float, where: str) -> dict[str, Any]:
-    """Per mode and variant, the calls a sample of at least `min_sample_s` takes here (protocol.calibrate)."""
+    """Per mode and variant, the calls a sample of at least `min_sample_s` takes here."""
+
     return {mode: calibrate(by_variant, min_sample_s, f"{where} ({mode})")[1] for mode, by_variant in samplers.items()}
 
 

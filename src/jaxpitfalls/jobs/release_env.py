@@ -27,7 +27,7 @@ def _run(cmd: list[str]) -> tuple[bool, str]:
 
 
 def _import_step(python: Path | str, package: str) -> tuple[str, list[str]]:
-    """Import what a timing job imports with `python`; print installed versions as JSON, `package`'s among them."""
+    """Import what a timing job imports with `python`; print installed versions as JSON."""
     recorded = list(dict.fromkeys([*IMPORTS, package]))
     return ("import", [str(python), "-c", "import json, importlib.metadata as m; import "
                        + ", ".join(p for p in IMPORTS if p != "jaxlib")
@@ -43,7 +43,7 @@ def _of_release(status: dict[str, Any], package: str, release: str) -> dict[str,
 
 
 def _status(python: Path | str, lines: list[str], steps: list[tuple[str, list[str]]]) -> dict[str, Any]:
-    """Run `steps` in order; the status says which failed and its output, or the versions the last printed."""
+    """Run `steps` in order; the status says which failed, or the versions the last printed."""
     for name, cmd in steps:
         ok, output = _run(cmd)
         if not ok:
@@ -52,7 +52,7 @@ def _status(python: Path | str, lines: list[str], steps: list[tuple[str, list[st
 
 
 def build(env_dir: Path, lines: list[str], package: str, release: str) -> dict[str, Any]:
-    """Make the venv in `env_dir`, install `lines`, import what a timing job imports; the status."""
+    """Make the venv, install `lines`, import what a timing job imports; the status."""
     python = env_dir / "bin" / "python"
     return _of_release(_status(python, lines, [
         ("venv", [sys.executable, "-m", "venv", "--clear", str(env_dir)]),
@@ -67,5 +67,6 @@ def existing(python: str, package: str, release: str) -> dict[str, Any]:
 
 
 def write_json(path: str, status: dict[str, Any]) -> None:
-    """A status or a result as JSON, written whole (a reader never sees half of it)."""
+    """A status or a result as JSON, written whole."""
+
     write_text(path, json.dumps(status, indent=1))

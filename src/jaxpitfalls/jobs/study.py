@@ -37,8 +37,8 @@ def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
 
 def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | None, jax_cache_dir: str,
                        python: str = sys.executable) -> list[dict[str, Any]]:
-    """Fresh worker processes, one after another (each takes the machine), as many as `timing` asks;
-    `python`: another environment's interpreter."""
+    """Fresh worker processes, one after another (each takes the machine); `python`: their interpreter."""
+
     measured: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
         request_path = Path(tmp) / "request.json"
@@ -71,8 +71,7 @@ def run_configuration(
     record: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Measure one configuration; the JSON is written only if every check passed. Its hash covers only what
-    determines the result, so a new sweep point changes no result. Several `processes` are merged fresh workers;
-    `python`: their interpreter; `record`: extra package versions to record."""
+    determines the result, so a new sweep point changes no result. `record`: extra package versions to record."""
     log.info("%s %s: model %s, settings %s", study, conf["id"], conf.get("model", "(built by setup)"), settings)
     start = time.perf_counter()
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,

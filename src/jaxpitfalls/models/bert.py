@@ -1,5 +1,5 @@
 """A BERT masked-LM in Equinox, laid out like `transformers.BertForMaskedLM`, one sequence at a time; each linear
-layer its own `eqx.nn.Linear`, so the pytree has the state dict's leaves (what `dispatch` measures)."""
+layer its own `eqx.nn.Linear`, so the pytree has the state dict's leaves."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .bounds import require_ids, require_positions
 
 
 def _split(key: PRNGKeyArray | None, n: int) -> list[PRNGKeyArray | None]:
-    """Split a key into n, or give n Nones when dropout is off (inference)."""
+    """n keys, or n Nones when dropout is off."""
     return [None] * n if key is None else list(jax.random.split(key, n))
 
 
@@ -24,7 +24,7 @@ def _dense(layer: eqx.nn.Linear, x: Float[Array, "seq d"]) -> Float[Array, "seq 
 
 
 def _norm(layer: eqx.nn.LayerNorm, x: Float[Array, "seq d"]) -> Float[Array, "seq d"]:
-    """`jax.vmap(layer)(x)` over the sequence at once (`eqx.nn.LayerNorm`'s formula)."""
+    """`jax.vmap(layer)(x)` over the sequence at once."""
     mean = jnp.mean(x, axis=-1, keepdims=True)
     variance = jnp.maximum(jnp.var(x, axis=-1, keepdims=True), 0.0)
     return (x - mean) * jax.lax.rsqrt(variance + layer.eps) * layer.weight + layer.bias
@@ -120,7 +120,8 @@ class BertForMaskedLM(eqx.Module):
     head: MaskedLMHead
 
     def require_ids(self, ids) -> None:
-        """Refuse concrete token ids outside the vocabulary (before timing: see bounds.py)."""
+        """Refuse concrete token ids outside the vocabulary."""
+
         require_ids(ids, self.embeddings.word.weight, "BERT")
 
     def __call__(

@@ -63,7 +63,8 @@ class GPT2LMHeadModel(eqx.Module):
     ln_f: eqx.nn.LayerNorm
 
     def require_ids(self, ids) -> None:
-        """Refuse concrete token ids outside the vocabulary (before timing: see bounds.py)."""
+        """Refuse concrete token ids outside the vocabulary."""
+
         require_ids(ids, self.wte, "GPT-2")
 
     def _head(self, x: Float[Array, "seq d"]) -> Float[Array, "seq vocab"]:

@@ -1,5 +1,5 @@
-"""The calibration page's verdict lines: each decision's error rate with its interval first
-(docs/results/calibration.md), and last the decisions those rates do not reach."""
+"""The calibration page's verdict lines: each decision's error rate with its interval first, and last the decisions
+those rates do not reach."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from .study_intervals import THIRD_TARGET, THIRDS
 
 @dataclass(frozen=True)
 class Measured:
-    """What a calibration run measured, as its producers return it (calibration, gate_power, harness_cost,
-    study_intervals, null_histories); None where it did not run."""
+    """What a calibration run measured, as its producers return it; None where it did not run."""
 
     found: pd.DataFrame
     gates: pd.DataFrame | None = None
@@ -112,8 +111,8 @@ def brief(measured: Measured) -> list[str]:
 
 def reach_lines(rows: int, per_side: int, processes: int, configurations: int, factors: list[float],
                 history_repeats: int | None, studies: bool = False) -> list[str]:
-    """The page's closing section, from the run's own counts (`factors`: the injected ones, above 1;
-    `history_repeats`: None where no null history ran)."""
+    """The page's closing section (`factors`: the injected ones, above 1; `history_repeats`: None where no null
+    history ran)."""
     sizes = " and ".join(f"{f - 1:.0%}" for f in sorted(factors))
     null = (f"- the release history's false steps: one null history timed with {history_repeats} job(s) a release, "
             "and null histories simulated from its variance components at 1 and 2 jobs a release;"

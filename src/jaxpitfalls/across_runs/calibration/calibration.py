@@ -1,8 +1,7 @@
 """The lockstep comparison's statistics checked against known truths (`make calibrate`, docs/results/calibration.md).
 
-A/A sides must find no change and cover 1; sides slowed by a known factor (harness/injected.py) must find it and
-cover it. Each rate comes with its Wilson 95% interval and its target, so that an interval that keeps its 95% is told
-from one that only claims to.
+A/A sides must find no change and cover 1; sides slowed by a known factor must find and cover it. Each rate has its
+Wilson 95% interval and target: a 95% kept is told from one only claimed.
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ def _targets(factor: float) -> list[tuple[str, float, float]]:
 
 
 def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, pd.Series, pd.Series, pd.DataFrame]]:
-    """Per injected factor (1: A/A) and quantity, which rows show it and by how much (clustered.margins)."""
+    """Per injected factor (1: A/A) and quantity, which rows show it and by how much."""
     for factor, part in table.groupby(table.injected.round(4)):
         margins = clustered.margins(part, float(factor), threshold)
         yield from ((float(factor), quantity, hits, margins[quantity], part) for quantity, hits in {
@@ -61,8 +60,7 @@ def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, p
 
 
 def summary(table: pd.DataFrame, threshold: float = 0.05) -> pd.DataFrame:
-    """Per factor and quantity, the share of rows with its 95% interval over the effective rows (clustered.py), and
-    its target."""
+    """Per factor and quantity, the share of rows with its 95% interval over the effective rows, and its target."""
     rows = []
     for factor, quantity, hits, margins, part in _seen(table, threshold):
         k, n = int(hits.sum()), len(hits)
@@ -79,8 +77,8 @@ KNOB_TOLERANCE = 0.01  # how far the injected rows' median ratio may sit from th
 
 
 def knob_lines(table: pd.DataFrame, proportional: bool = True) -> list[str]:
-    """Did the knob inject what it says? Where its rows' median ratio is off by more than KNOB_TOLERANCE, or the knob
-    was not `proportional`, coverage tests the knob, and the report says so."""
+    """Did the knob inject what it says? Off by more than KNOB_TOLERANCE, or not `proportional`, coverage tests the
+    knob, and the report says so."""
     lines = [] if proportional else [
         "- the injected sides' workers added a fixed amount each, set from their own reference samples (the "
         "knob before it was proportional to each sample): each row's truth is off the nominal factor by its "
@@ -97,8 +95,7 @@ def knob_lines(table: pd.DataFrame, proportional: bool = True) -> list[str]:
 
 
 def _scatter(injected: pd.Series, same: pd.Series) -> str:
-    """Brown-Forsythe on the injected rows' log-ratios against the A/A rows': where they scatter more, the knob's
-    factor differs by row."""
+    """Brown-Forsythe on the injected rows' log-ratios against the A/A rows': more scatter, factors differ by row."""
     if len(same) < 3 or len(injected) < 3 or not (injected.std() > 0 or same.std() > 0):
         return ""  # too few rows, or no spread on either side: nothing to compare
     p = float(levene(injected, same, center="median").pvalue)
@@ -111,7 +108,6 @@ def _scatter(injected: pd.Series, same: pd.Series) -> str:
 
 
 def _sides(ran: dict[str, Any]) -> str:
-    """The sides as the calibration's jobs recorded them: each side's injected slowdown, if any."""
     return ", ".join(f"{name} ({side.get('env', {}).get(SLOWDOWN_ENV, '0')} slower)" if side.get("env") else name
                      for name, side in ran["sides"].items())
 
@@ -119,8 +115,7 @@ def _sides(ran: dict[str, Any]) -> str:
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
              pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True,
              history_repeats: int | None = None, sections: list[str] = (), measured: Measured | None = None) -> str:
-    """docs/results/calibration.md: the brief (`measured`), each rate against its target, machine time, gate, pyperf,
-    `sections`, reach."""
+    """docs/results/calibration.md: brief, rates against targets, machine time, gate, pyperf, `sections`, reach."""
     measured = measured or _measured(table, found, ran["threshold"], pyperf)
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
@@ -155,8 +150,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
 
 
 def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:
-    """The null history's section: every step it names is a false alarm (its package is never called), counted with a
-    Wilson interval; steps resting on one job are listed apart."""
+    """The null history's section: every step it names is a false alarm (its package is never called); steps resting
+    on one job are listed apart."""
     named, series, alone = null_series(steps)
     low, high = wilson(named, series)
     return [
@@ -173,7 +168,7 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> lis
 
 
 def null_series(steps: pd.DataFrame) -> tuple[int, int, int]:
-    """A null history's series with a step named, its series, and its steps resting on one release's job."""
+    """Counts: series with a step named, all series, steps resting on one release's job."""
     stepped = steps[steps.step > 0]
     alone = stepped.one_release.fillna("").astype(str) != ""
     return stepped[~alone].groupby(SERIES).ngroups, steps.groupby(SERIES).ngroups, int(alone.sum())
@@ -185,8 +180,7 @@ def _fixed(history: History) -> str:
 
 
 def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
-    """The set-up the lockstep jobs recorded (the config may have changed since), with the pyperf pair's callable and
-    options."""
+    """The set-up the lockstep jobs recorded (the config may have changed since), with pyperf's callable and options."""
     recorded = jobs[0]
     # results made before a job recorded its set-up: the config's, which those jobs ran with
     set_up = recorded.get("lockstep", {"processes": compare.processes, "rounds": compare.rounds})
@@ -196,7 +190,7 @@ def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
 
 
 def write(timed: Timed, out: str, reference: str = "") -> None:
-    """reports/calibration.md from what the calibration timed (timed.Timed) and the `reference` snapshot's studies."""
+    """reports/calibration.md from what the calibration timed and the `reference` snapshot's studies."""
     from ... import results
 
     table, jobs, history = timed.table, timed.jobs, History.of(timed.history)
@@ -219,13 +213,11 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
 
 
 def _pyperf_s(pairs: list[dict[str, Any]]) -> float:
-    """The machine time pyperf's pairs took (both runs of each, process starts and preparation included)."""
     return sum(run["wall_s"] for pair in pairs for run in pair["runs"].values())
 
 
 def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs: pd.DataFrame | None) -> Measured:
-    """What the lockstep rows and pyperf pairs measured (brief.Measured), computed once for the brief and the
-    sections."""
+    """What the rows and pyperf pairs measured, computed once for the brief and the sections."""
     return Measured(found, gate_table(table, threshold) if len(table) else None,
                     cost_summary(pairs) if pairs is not None else None,
                     like=same_configuration(pairs) if pairs is not None else None,
@@ -233,8 +225,7 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:
-    """The null history's counts, simulations (only where a release ran twice) and section; nothing where none ran.
-    Steps are refitted from its job table, so a rejudged calibration restates them."""
+    """The null history's counts, simulations (only where a release ran twice) and section; nothing where none ran."""
     steps, ratios = timed.history_steps, timed.history_ratios
     if steps is None:
         return {}, []
@@ -251,17 +242,14 @@ def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[
 
 
 def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """What every lockstep worker of the jobs said once ready (its description)."""
     for job in jobs:
         for described in job["timed"]["descriptions"].values():
             yield from described
 
 
 def _proportional(jobs: list[dict[str, Any]]) -> bool:
-    """Whether every injected side's workers recorded the proportional knob (harness/injected.py)."""
     return all(worker.get("injected_kind") == KNOB for worker in _workers(jobs) if worker.get("injected_slowdown"))
 
 
 def _commits(jobs: list[dict[str, Any]]) -> list[str]:
-    """The workflow's commits the lockstep workers ran (`+dirty` for edits), as their environments recorded."""
     return sorted({code_version(worker.get("environment", {})) for worker in _workers(jobs)})

@@ -1,8 +1,8 @@
 """Shares over rows that share fresh processes, with intervals that do not count the rows as independent
 (docs/decisions.md#the-calibrations-shares-over-rows-that-share-processes).
 
-A share's interval is Wilson's over the effective rows: the rows over a design effect (Kish: the larger of the rows'
-margins' clustering and the share's own), shrunk for t on the configurations less one (Korn and Graubard).
+A share's interval is Wilson's over the effective rows: the rows over a design effect (Kish), shrunk for t on the
+configurations less one (Korn and Graubard).
 """
 
 from __future__ import annotations
@@ -45,8 +45,7 @@ def _margin_effect(margins: pd.Series, clusters: pd.Series) -> float:
 
 
 def design_effect(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> float:
-    """The larger of the `margins`' design effect (rows' distances past their event in half-widths: it holds where
-    all rows agree) and the share's own; at least 1."""
+    """The larger of the `margins`' design effect (it holds where all rows agree) and the share's own; at least 1."""
     return max(1.0, _margin_effect(margins, clusters), np.nan_to_num(_share_effect(hits, clusters)))
 
 
@@ -71,7 +70,7 @@ def margins(rows: pd.DataFrame, factor: float, threshold: float) -> dict[str, pd
 
 
 def share_interval(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> tuple[float, float, float]:
-    """The share of `hits` over rows grouped by `clusters`: its effective rows and its 95% interval over them."""
+    """The share of `hits`: its effective rows and its 95% interval over them."""
     effective = effective_rows(len(hits), design_effect(margins, hits, clusters), clusters.nunique())
     return effective, *interval(int(hits.sum()), len(hits), effective)
 

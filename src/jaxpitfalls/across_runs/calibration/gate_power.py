@@ -1,6 +1,5 @@
-"""The compare gate on the calibration's real rows (docs/results/calibration.md): its power after its correction and
-its false fails, which per-row rates do not show. Each side is judged alone, on all its rows and on random subsets of
-SUBSET rows (a small project's table); `spike_table` plants one regression among unchanged rows.
+"""The compare gate on the calibration's real rows: its power after its correction and its false fails, which per-row
+rates do not show. Subsets of SUBSET rows stand for a small project's table.
 """
 
 from __future__ import annotations
@@ -56,7 +55,7 @@ def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataF
 
 
 def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
-    """The page's section: the gate per side (`gate_table`), and the page's targets read from it."""
+    """The page's section: the gate per side, and the page's targets read from it."""
     lines = ["## The gate, after its correction", "",
              f"Each side judged as `compare.fail_on_regression` would judge it alone, at the threshold {threshold:g}: "
              f"`named`, the rows it names (regressed, surviving Benjamini-Hochberg at {FDR:.0%} over the side's "
@@ -78,8 +77,6 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
 
 
 def _why_not(g, threshold: float) -> str:
-    """What kept a slowdown's rows unnamed: their intervals were wider than the change's distance beyond the
-    threshold."""
     if g.named == g.rows or not np.isfinite(g.half_width_not_named):
         return ""
     room = g.injected / (1 + threshold) - 1
@@ -103,9 +100,8 @@ def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, sp
 
 
 def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame | None:
-    """Per table size (all A/A rows, and SUBSET): spiked tables, the slowdown as timed, and the share whose slowed
-    row was named (interval: clustered.py) against the share stated, within AGREES or not; None without an A/A and a
-    SPIKE side."""
+    """Per table size (all A/A rows, and SUBSET): spiked tables, the slowdown as timed, and the named share against
+    the stated one, within AGREES or not; None without an A/A and a SPIKE side."""
     base = table[table.injected.round(4) == 1].reset_index(drop=True)
     slowed = table[table.injected.round(4) == round(1 + SPIKE, 4)]
     if base.empty or slowed.empty:
@@ -136,7 +132,7 @@ def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.Data
 
 
 def spike_lines(spikes: pd.DataFrame | None) -> list[str]:
-    """The page's lines on the one regression the gate can find (`spike_table`)."""
+    """The page's lines on the one regression the gate can find."""
     if spikes is None:
         return []
     said = "; ".join(f"among {s.rows} rows ({s.spiked_tables} spiked tables, {s.slowdown:.2%} slower as timed) "

@@ -1,9 +1,6 @@
-"""pyperf and the lockstep over replicate A/A pairs (docs/results/calibration.md): each harness's false alarms and
-the machine time a +-5% interval costs it, with the cost ratio's interval.
-
-A cost is a geometric mean over pairs (t on the logs), the ratio Welch's: one pair would extrapolate one interval's
-width. Narrowing adds fresh processes, so all machine time scales (`machine_s_to_5pct`); `unprepared_s_to_5pct`, a
-lower bound, skips preparation.
+"""pyperf and the lockstep over replicate A/A pairs: each harness's false alarms and the machine time a +-5% interval
+costs it. A cost is a geometric mean over pairs, as one pair would extrapolate one interval's width; narrowing adds
+fresh processes, so all machine time scales (`unprepared_s_to_5pct`, a lower bound, skips preparation).
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ COLUMNS = ["harness", "pairs", "false_alarms", "median_half_width", "machine_s_t
 
 
 def _log_mean(values: np.ndarray) -> tuple[float, float, int]:
-    """Mean, standard error and degrees of freedom of the logs of `values`."""
+    """Mean, standard error and df of log `values`."""
     logs = np.log(values)
     return float(logs.mean()), float(logs.std(ddof=1) / np.sqrt(logs.size)) if logs.size > 1 else np.inf, logs.size - 1
 
@@ -45,8 +42,8 @@ def ratio_of_geometric_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float
 
 
 def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per harness (pyperf_beside.beside's rows): pairs, false alarms with a Wilson interval, median half-width, cost
-    to +-5% against the lockstep's."""
+    """Per harness: pairs, false alarms with a Wilson interval, median half-width, cost to +-5% against the
+    lockstep's."""
     lockstep = pairs[pairs.harness.str.startswith("lockstep")].machine_s_to_5pct.to_numpy(dtype=float)
     rows = []
     for harness, own in pairs.groupby("harness", sort=False):
@@ -63,8 +60,7 @@ def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
-    """The like-for-like cost on pyperf's configuration: the lockstep's (its one A/A pair) and pyperf's geometric
-    mean."""
+    """The like-for-like cost on pyperf's configuration: the lockstep's one A/A pair's and pyperf's geometric mean."""
     own = pairs[pairs.harness.str.contains("compare_to")]
     if own.empty:
         return None
@@ -77,8 +73,7 @@ def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
 
 def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
                    like: tuple[str, float, float] | None) -> list[str]:
-    """The page's section on pyperf beside the lockstep: `costs`, the like-for-like cost `like`, every pair;
-    `pyperf`: its callable and options."""
+    """The page's section on pyperf beside the lockstep; `pyperf`: its callable and options."""
     options = f", but with `{' '.join(pyperf['options'])}`" if pyperf["options"] else ""
     runs = pairs[~pairs.harness.str.startswith("lockstep")].pair.nunique()
     return [

@@ -1,10 +1,7 @@
-"""Simulated null release histories (docs/results/calibration.md): how often the history's own fit names a step where
-nothing changed.
+"""Simulated null release histories: how often the history's own fit names a step where nothing changed.
 
-The measured null history (a package the timed code never calls) gives per series the variance components
-(`components`) that histories of its shape are drawn from and run through the history's own code. The offset between
-releases is the least sure component, so rates are also given without it
-(docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+They are drawn from the measured null history's variance components. The offset between releases is the least sure
+one, so rates are also given without it (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations
@@ -27,8 +24,8 @@ PLANTED, POWER_HISTORIES = (0.05, 0.10), 200  # the steps planted to measure the
 
 @dataclass(frozen=True)
 class Components:
-    """One series' log-scale variance components: between a release's jobs (`jobs`), between releases beyond that
-    (`releases`), and the jobs' reported standard errors."""
+    """One series' log-scale variance components: between a release's jobs, between releases beyond that, and the
+    jobs' reported standard errors."""
 
     jobs: float
     releases: float
@@ -36,8 +33,8 @@ class Components:
 
 
 def components(ratios: pd.DataFrame) -> list[Components]:
-    """Per series of a job table (results/tables/history.csv), its components by the method of moments, the blocks'
-    offsets taken out (release_levels.without_blocks). Raises where no release was timed twice."""
+    """Per series of a job table, its components by the method of moments, the blocks' offsets taken out. Raises
+    where no release was timed twice."""
     found = []
     for _, series in job_logs(ratios).groupby(SERIES, sort=False):
         by_release = series.assign(y=without_blocks(series)[0]).groupby("release").y
@@ -68,7 +65,7 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
 
 
 def _named(ratios: pd.DataFrame, releases: int) -> Iterator[tuple[tuple, Step]]:
-    """Each step the fit names in `ratios`, with its series' key (not one resting on one release's job alone)."""
+    """Each step the fit names in `ratios`, with its series' key (none resting on one release's job)."""
     for key, _, fit in fitted(release_levels(ratios), [f"r{r}" for r in range(releases)]):
         yield from ((key, step) for step in fit.steps if not resting_alone(fit, step))
 
@@ -86,8 +83,8 @@ def false_step_rate(measured: list[Components], releases: int, repeats: int, his
 
 
 def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bool:
-    """Whether the fit names the step planted in series `variant` at release `at` (or a place it cannot tell from
-    it), not resting on one job alone."""
+    """Whether the fit names the step planted in series `variant` at release `at` (or a place it cannot tell from),
+    not resting on one job."""
     place = (f"r{at - 1}", f"r{at}")
     return any(key[1] == variant and ((s.before, s.after) == place or place in s.also_between)
                for key, s in _named(ratios, releases))
@@ -95,8 +92,8 @@ def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bo
 
 def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats: int = 2,
                histories: int = POWER_HISTORIES, seed: int = 2) -> pd.DataFrame:
-    """Per planted step: how often the fit names it at its place in histories with one drawn series slowed from a
-    drawn release on, with a Wilson interval."""
+    """Per planted step: how often the fit names it at its place, one drawn series slowed from a drawn release on,
+    with a Wilson interval."""
     measured, releases = components(ratios), ratios.release.nunique()
     rng = np.random.default_rng(seed)
     rows = []
@@ -172,7 +169,7 @@ def section(ratios: pd.DataFrame, found: pd.DataFrame, power: pd.DataFrame | Non
 
 
 def power_lines(power: pd.DataFrame | None) -> list[str]:
-    """The page's line on the fit's power: how often a step planted in one series is named at its place."""
+    """The page's line on the fit's power to name a planted step."""
     if power is None or power.empty:
         return []
     said = "; ".join(f"a {r.step:.0%} step in {r.found} of {r.histories} ({r.share:.1%} [{r.share_low:.1%}, "

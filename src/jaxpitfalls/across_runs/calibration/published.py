@@ -4,8 +4,8 @@
     jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
     jaxpitfalls calibration rejudge [--write]
 
-`publish` replaces the published page and data with a run's; `rejudge` renders the page again by this checkout's
-rules and prints the changed lines, so that a change of judging is published without timing again.
+`rejudge` renders the page again by this checkout's rules and prints the changed lines, so that a change of judging
+is published without timing again.
 """
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ def changed_lines(old: str, new: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`publish RUN` or `rejudge [--write]`, on the published calibration under --docs."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", default="docs/results", help="the folder holding the published page, "
                         "calibration and reference (default: docs/results)")

@@ -1,7 +1,5 @@
-"""pyperf beside the lockstep on one callable (docs/results/calibration.md): each harness's A/A pairs, their
-intervals of the ratio, and the machine time to a +-5% detectable change. pyperf's pairs are read by its own test
-(`pyperf compare_to`) and by ours (harness.moderated.two_sample); a pair is called changed where its interval
-excludes 1.
+"""pyperf beside the lockstep on one callable, over A/A pairs: pyperf's are read by its own test and by ours; a pair
+is called changed where its interval excludes 1.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """How often the studies' own intervals cover what they should, from a run's or a snapshot's tables: the floors' A/A
-twins (truth 1) estimated from subsets of each job's processes, and rows and medians simulated from the spreads each
-job measured (harness/moderated.py, report/tables/over_processes.py).
+twins (truth 1) over subsets of each job's processes, and rows and medians simulated from each job's spreads.
 
     jaxpitfalls calibration intervals RUN_OR_SNAPSHOT [...]
 
@@ -78,8 +77,8 @@ def _spreads(rows: pd.DataFrame) -> np.ndarray:
 
 
 def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
-    """A job's medians' components (moderated.components): each row's spread, and the offset all rows share; nothing
-    without two processes."""
+    """A job's medians' components: each row's spread, and the offset all rows share; nothing without two
+    processes."""
     own = steps[steps.process != POOLED]
     logs = np.log(own.pivot_table(index=["variant", "mode"], columns="process", values="median_ms").dropna()
                   .to_numpy(dtype=float))
@@ -91,8 +90,8 @@ def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
 
 
 def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[int], seed: int) -> pd.DataFrame:
-    """Per number of processes, the coverage of jobs simulated SIMULATED times from `components` (truth 0,
-    moderated.pooled), also per third of rows by spread (`THIRDS`): pooling hides a noisy row's misses."""
+    """Per number of processes, the coverage of jobs simulated SIMULATED times from `components` (truth 0), also
+    per third of rows by spread: pooling hides a noisy row's misses."""
     rng = np.random.default_rng(seed)
     found = []
     for size in sizes:
@@ -130,7 +129,7 @@ def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, p
 
 def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame,
             medians: pd.DataFrame) -> list[str]:
-    """The calibration page's lines on the studies' own intervals (`coverages` of `roots`, named as given)."""
+    """The calibration page's lines on the studies' own intervals (`roots` named as given)."""
     return [
         "## The studies' own intervals", "",
         f"From {jobs} jobs of {', '.join(str(r) for r in roots)}: every study's rows, each job's "
@@ -152,7 +151,7 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
 
 
 def thirds_line(coverage: pd.DataFrame, what: str) -> str:
-    """The noisiest third's coverage against its target, which the average hides (harness/moderated.py)."""
+    """The noisiest third's coverage against its target, which the average hides."""
     noisiest = coverage[THIRDS[2]]
     met = "met" if noisiest.between(*THIRD_TARGET).all() and coverage[THIRDS[0]].between(*THIRD_TARGET).all() \
         else "**missed**"

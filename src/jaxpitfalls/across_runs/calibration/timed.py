@@ -1,6 +1,4 @@
-"""What a calibration timed, kept whole beside its page (`keep`, `read`), so that the page can be judged again
-without timing again (across_runs/calibration/published.py).
-"""
+"""What a calibration timed, kept whole beside its page, so that the page can be judged again without timing again."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Comparing runs: against a baseline run's results, sides timed in lockstep, false alarms across rows, and the gate."""
+"""Comparing runs: against a baseline run, or sides timed in lockstep; and the gate."""

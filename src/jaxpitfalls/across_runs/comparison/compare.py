@@ -1,10 +1,9 @@
 """Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine make an
 idiom cheaper or dearer?
 
-Rows are compared over fresh processes (harness.moderated.two_sample): a test on pooled samples would read a
-process-wide offset as significant, and a run timed in one process gets no interval. On one kind of machine samples
-may be judged in yardstick units (`machine_speed`). The paired ratios each run measured are set side by side too:
-their agreement is how reproducible a study is. The gate can judge either (gate.py).
+Rows are compared over fresh processes: a test on pooled samples would read a process-wide offset as significant,
+and a run timed in one process gets no interval. The paired ratios each run measured are set side by side too: their
+agreement is how reproducible a study is.
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ def verdict(low: float, high: float, threshold: float) -> str:
 
 
 def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
-    """What differs between two environments, e.g. `equinox 0.11.7 -> 0.13.8`: versions, machine, flags, commit."""
+    """What differs between two environments: versions, machine, flags, commit."""
     changes = []
     for key in COMPARABLE:
         before, after = baseline.get(key), current.get(key)
@@ -77,7 +76,7 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
 def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: float = 0.05,
             machine_units: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows per (study, configuration, variant, mode) on both sides, and the configurations on one side (listed,
-    never dropped); `machine_units`: judge in yardstick units."""
+    never dropped)."""
     rows = []
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
@@ -103,8 +102,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
              machine_units: bool) -> dict[str, Any]:
-    """One mode of one variant on both sides: medians, the machine's speed change, what it is judged on, and each
-    process's log medians for `_estimated`."""
+    """One mode of one variant on both sides: medians, machine speed change, what it is judged on, log medians."""
     groups_b = _groups(before["variants"][variant]["modes"][mode])
     groups_a = _groups(after["variants"][variant]["modes"][mode])
     b, c = np.concatenate(groups_b), np.concatenate(groups_a)
@@ -125,8 +123,7 @@ def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: 
 
 
 def _estimated(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
-    """One configuration's rows judged over fresh processes, their spreads pooled (moderated.two_sample), with
-    verdict and detectable change."""
+    """One configuration's rows judged over fresh processes, spreads pooled, with verdict and detectable change."""
     if not rows:
         return []
     raw = moderated.two_sample(*zip(*(r.pop("_raw") for r in rows), strict=True))
@@ -141,8 +138,8 @@ def _estimated(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, A
 
 
 def _could_detect(found: moderated.Estimate, processes: str, threshold: float) -> dict[str, Any]:
-    """What two runs of m and n processes could detect (process_t.detectability at M / 2 processes and sqrt(2) times
-    the spread, M their harmonic mean)."""
+    """What two runs of m and n processes could detect (detectability at M / 2 processes and sqrt(2) times the
+    spread, M their harmonic mean)."""
     m, n = (int(x) for x in processes.split(" / "))
     per_run = 2 / (1 / m + 1 / n)
     sd = found.pooled_sd * math.sqrt(2) if math.isfinite(found.high) else math.nan
@@ -162,7 +159,6 @@ def _ratio_groups(doc: dict[str, Any], variant: str, against: str, mode: str) ->
 
 
 def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """A run's paired ratios of two variants: not of two differences (stats.DIFFERENCE), nor a floor's A/A twin."""
     return {(c["variant"], c["baseline"], c["mode"]): c for c in doc["comparisons"]
             if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])}
 

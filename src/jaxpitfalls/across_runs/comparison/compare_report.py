@@ -1,5 +1,5 @@
 """The report of a comparison with a baseline run (reports/compare.md), and the wording a lockstep comparison shares
-with it; runs timed in one process are flagged first."""
+with it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 
 
 def single_process_line(table: pd.DataFrame) -> list[str]:
-    """Where either run timed a configuration in one process: no interval, and `measure.processes` of 2 or more would
-    give one."""
+    """Where either run timed a configuration in one process: no interval; `measure.processes` of 2 or more gives
+    one."""
     if not len(table) or "processes" not in table:
         return []
     alone = table[table.processes.fillna("").astype(str).str.split(" / ").map(lambda p: "1" in p)]
@@ -33,8 +33,7 @@ def counts(table: pd.DataFrame) -> str:
 def could_tell(table: pd.DataFrame, threshold: float,
                per_row: str = "`processes_needed` per row: that many fresh processes a run, at the spread "
                               "between processes these runs saw") -> list[str]:
-    """What the inconclusive rows could have detected, summarised (`per_row`: what the table's own column of what
-    would tell says)."""
+    """What the inconclusive rows could have detected (`per_row`: what the table's own column says would tell)."""
     undecided = table[table.verdict == "inconclusive"] if len(table) else table
     if not len(undecided):
         return []

@@ -1,7 +1,6 @@
-"""Which rows of a report the gate names: those whose minimum-effect test ("slower than the threshold", the same test
-as the verdict `regressed`) survives Benjamini-Hochberg over every row judged, since many rows of identical code flag
-some by chance; Holm's step-down was too strict at many rows on few degrees of freedom. Intervals are read as t on
-the row's `df`, else normal."""
+"""Which rows of a report the gate names: those whose minimum-effect test (the verdict `regressed`'s) survives
+Benjamini-Hochberg over every row judged, since many rows of identical code flag some by chance; Holm's step-down was
+too strict at many rows on few degrees of freedom."""
 
 from __future__ import annotations
 
@@ -48,7 +47,6 @@ def _measured(table: pd.DataFrame, value: str) -> pd.Series:
 
 
 def _df(row) -> float:
-    """A row's degrees of freedom: its own (`df`), else normal (a row that records none)."""
     df = getattr(row, "df", None)
     return float(df) if isinstance(df, int | float) and df > 0 else math.inf
 
@@ -87,7 +85,7 @@ def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: floa
 
 
 def reach_line(table: pd.DataFrame, value: str, threshold: float) -> str:
-    """The report's statement of the one regression the gate can find (one_row_reach), over its rows."""
+    """The report's statement of the one regression the gate can find over its rows."""
     reach, m = one_row_reach(table, value, threshold), int(_measured(table, value).sum())
     if reach.empty:
         return ""

@@ -1,5 +1,4 @@
-"""The compare gate: fail the workflow naming the worst regressions, or where lockstep rows as a whole are slower
-than the threshold, and with `fail_on_inconclusive` the undecided rows."""
+"""The compare gate: fail the workflow, naming what regressed."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from .sign_flip import global_p
 
 
 class Regressions(RuntimeError):
-    """The current run is significantly slower than the baseline beyond the threshold (or could not tell, where that
-    is asked)."""
+    """The current run is significantly slower than the baseline beyond the threshold (or undecided, where asked)."""
 
 
 def _median_row(r) -> str:
@@ -42,7 +40,6 @@ def _inconclusive_row(r, value: str) -> str:
 
 
 def _would_tell(r) -> str:
-    """What would decide an undecided row: fresh processes (a side, or a run)."""
     if pd.isna(r.processes_needed):
         return "no number of processes known to tell (one process: their spread not measured)"
     return f"about {r.processes_needed:.0f} processes a side would tell"
@@ -50,8 +47,8 @@ def _would_tell(r) -> str:
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
                            threshold: float = 0.05, worst: int = 5) -> None:
-    """Raise naming the worst regressions: rows surviving Benjamini-Hochberg (familywise.py); for lockstep, rows
-    slower as a whole (sign_flip.py); optionally undecided rows."""
+    """Raise naming the worst regressions: rows surviving Benjamini-Hochberg; for lockstep, rows slower as a whole;
+    optionally undecided rows."""
     rank, describe = GATES[gate_on]
     flagged = table.verdict == "regressed"
     regressed = table[flagged & surviving(table, rank, threshold)].sort_values(rank, ascending=False)

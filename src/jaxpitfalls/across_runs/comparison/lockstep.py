@@ -1,9 +1,7 @@
-"""A lockstep comparison's verdicts: every side against the first, per configuration, variant and mode
-(harness/lockstep.py).
+"""A lockstep comparison's verdicts: every side against the first, per configuration, variant and mode.
 
 A round times all sides within a fraction of a second, so its ratio sees one machine; a fresh process shifts all its
-rounds alike, so processes are the independent units (process_t.py, spreads pooled over the job:
-harness/moderated.py). The sides' order was counterbalanced, and `order_effect` checks it.
+rounds alike, so processes are the independent units. The sides' order was counterbalanced; `order_effect` checks it.
 """
 
 from __future__ import annotations
@@ -24,8 +22,7 @@ COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", 
 
 
 def _injected(timed: dict[str, Any], side: str) -> float:
-    """The slowdown a calibration injected into `side` against the first (harness/injected.py): the ratio the row
-    must find, else 1."""
+    """The slowdown a calibration injected into `side` against the first: the ratio the row must find, else 1."""
     first = timed["sides"][0]
     fraction = {name: timed["descriptions"][name][0].get("injected_slowdown", 0.0) for name in (first, side)}
     return (1 + fraction[side]) / (1 + fraction[first])
@@ -72,14 +69,14 @@ def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> f
 
 
 def contended_rounds(timed: dict[str, Any], mode: str) -> int | None:
-    """The rounds of `mode` busier than the job's limit (None for a result that did not watch the machine)."""
+    """The rounds of `mode` busier than the job's limit (None where the machine was not watched)."""
     watched = timed.get("machine")
     return None if watched is None else sum(r["contended"] for process in watched for r in process[mode])
 
 
 def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
-    """What the machine did during the rounds: other processes' and steal's shares, and the busy rounds (kept: a
-    neighbour slows both sides alike)."""
+    """The machine during the rounds: other processes' and steal's shares, and the busy rounds (kept: a neighbour
+    slows both sides alike)."""
     rounds = [r for t in timed_docs for process in t.get("machine") or [] for mode in process.values() for r in mode]
     if not rounds:
         return ["_(machine not watched: results from before the lockstep watched it)_", ""]
@@ -97,7 +94,6 @@ def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
 
 
 def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
-    """The order-by-side check over the rows: does going first move a side's ratio?"""
     effects = table.order_effect.dropna() if len(table) else pd.Series(dtype=float)
     if not len(effects):
         return ["_(no side order recorded: a result from before the order was counterbalanced)_", ""]
@@ -111,7 +107,7 @@ def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
 
 
 def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
-    """How the jobs were timed as each recorded it, not as the config says now (an edited threshold reruns no job)."""
+    """How the jobs were timed as each recorded it (an edited threshold reruns no job)."""
     recorded = sorted({(d["processes"], d["rounds"], d["samples_per_block"]) for d in
                        (doc["lockstep"] for doc in docs if "lockstep" in doc)})
     said = "; ".join(f"{p} fresh process{'es' * (p > 1)} x {r} rounds x {s} sample{'s' * (s > 1)} per block a side"

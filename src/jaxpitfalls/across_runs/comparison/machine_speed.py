@@ -1,6 +1,5 @@
 """The machine's speed in a comparison of two separate runs: each sample in units of the yardstick timed in its own
-round (harness/yardstick.py), so that runs on the same kind of machine compare their code, not the machine's moments;
-across machines the samples are judged as they are.
+round, so that runs on the same kind of machine compare their code, not the machine's moments.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ def same_machine(baseline: dict[str, Any], current: dict[str, Any]) -> bool:
 
 
 def yardsticks(doc: dict[str, Any], mode: str, groups: list[list[float]]) -> list[np.ndarray] | None:
-    """Each sample's round's yardstick, split per process as the samples are; None where missing or not aligned."""
+    """Each sample's round's yardstick, split per process as the samples are; None where missing or misaligned."""
     speeds = current_yardstick(doc.get("machine", {}).get(mode, {}))
     if not speeds or len(speeds) != sum(len(g) for g in groups):
         return None
@@ -57,8 +56,7 @@ def speed_change(baseline: dict[str, Any], current: dict[str, Any], mode: str, b
 
 
 def judged_as(same: bool, baseline_units: list | None, current_units: list | None, asked: bool = False) -> str:
-    """What a row is judged on (`judged_on`): yardstick units only where asked (`compare.machine_units`), as the
-    division can widen the detectable change."""
+    """What a row is judged on: yardstick units only where asked, as the division can widen the detectable change."""
     if not asked:
         return "raw samples (the machine's speed reported beside, not divided: compare.machine_units)"
     if not same:
@@ -69,8 +67,7 @@ def judged_as(same: bool, baseline_units: list | None, current_units: list | Non
 
 
 def section(table) -> list[str]:
-    """The machine's speed between the runs from the rows' `machine_ratio`: what raw medians would mistake for the
-    code."""
+    """The machine's speed between the runs: what raw medians would mistake for the code."""
     if not len(table) or "machine_ratio" not in table or table.machine_ratio.isna().all():
         return ["_(no yardstick on both sides: the machine's speed between the runs is unknown, and every "
                 "verdict below is on raw samples)_", ""]

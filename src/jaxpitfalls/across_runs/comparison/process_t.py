@@ -1,6 +1,5 @@
 """A lockstep row's ratio, interval, p-value and detectable change from Student's t on the processes' median
-log-ratios: a fresh process shifts all its rounds alike, so processes are the independent units. It replaced a
-bootstrap whose coverage depended on how far processes differ (tests/test_process_t.py).
+log-ratios. It replaced a bootstrap whose coverage depended on how far processes differ.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ def process_logs(side: Sequence[Sequence[float]], first: Sequence[Sequence[float
 
 
 def log_medians(groups: Sequence[Sequence[float]]) -> list[float]:
-    """Each process's log median, for runs not paired with another's (moderated.two_sample)."""
+    """Each process's log median, for runs not paired with another's."""
     return [float(np.log(np.median(g))) for g in groups]
 
 
@@ -37,7 +36,7 @@ def as_row(found: moderated.Estimate) -> dict[str, float]:
 
 def _reach(log_sd: float, processes: int, prior_df: float) -> float:
     """The smallest log-ratio told from none (80% power, 95% level) over `processes`, on processes - 1 + `prior_df`
-    degrees of freedom."""
+    df."""
     df = processes - 1 + prior_df
     return float(stdtrit(df, 0.975) + stdtrit(df, 0.80)) * log_sd / math.sqrt(processes)  # t.ppf's values
 

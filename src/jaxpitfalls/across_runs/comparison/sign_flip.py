@@ -1,9 +1,9 @@
 """The gate's global test for lockstep sides: are the rows as a whole slower than the threshold where no row alone
 decides it?
 
-It flips the signs of whole processes' log-ratios less log(1 + threshold), rows sharing a process together (under the
-null either sign is as likely), and counts sums of standardized row means as high as measured: exact up to
-EXACT_UP_TO processes, else DRAWS random flips. A few rows beyond the threshold among many well below it pass.
+It flips the signs of whole processes' log-ratios less log(1 + threshold), a process's rows together, and counts
+sums of standardized row means as high as measured: exact up to EXACT_UP_TO processes, else DRAWS random flips. A few
+rows beyond the threshold among many well below it pass.
 """
 
 from __future__ import annotations

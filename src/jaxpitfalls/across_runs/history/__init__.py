@@ -1,2 +1,1 @@
-"""The release history: a study's ratios across a library's releases, each release's level over repeated jobs, and
-the steps between them."""
+"""The release history: a study's ratios across a library's releases, and the steps between them."""

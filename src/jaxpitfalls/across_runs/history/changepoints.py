@@ -1,9 +1,9 @@
 """Steps in a series of measured ratios over ordered releases: which release changed a cost.
 
 Pairwise tests multiply false alarms, so per number of steps the exact best piecewise-constant fit is found
-(ruptures' `Dynp`, each release weighted by its interval), and the fit kept has the most steps that each hold at 95%
-after Bonferroni over positions and `series`. Errors are widened by the fit's Birge ratio (`_scale`), so offsets no
-interval holds read partly as noise (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+(each release weighted by its interval), and the fit kept has the most steps that each hold at 95% after Bonferroni
+over positions and `series`. Errors are widened by the fit's Birge ratio, so offsets no interval holds read partly
+as noise (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def expected_scatter(n: int, k: int, draws: int = 4000, seed: int = 0) -> float:
 
 
 def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
-    """A fit's Birge ratio against `expected_scatter`, at least 1 (intervals are never narrowed)."""
+    """A fit's Birge ratio against `expected_scatter`, at least 1."""
     if len(bounds) - 1 == cost.y.size:  # a release to each level
         return 1.0
     scatter = sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False))
@@ -138,7 +138,7 @@ def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
 
 @cache  # a history's levels and fits ask for a few quantiles thousands of times; scipy takes ~0.1 ms each
 def upper_quantile(p: float, df: float) -> float:
-    """The upper `p` quantile of Student's t on `df` degrees of freedom (the normal's where they are infinite)."""
+    """The upper `p` quantile of Student's t on `df` (the normal's where infinite)."""
     return float(norm.isf(p) if np.isinf(df) else student_t.isf(p, df))
 
 

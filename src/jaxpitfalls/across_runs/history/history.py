@@ -1,8 +1,8 @@
 """A study's paired ratios across a library's releases, and the steps in them: which release changed a cost.
 
 Each release is timed in its own environment; within a job variants interleave, so a ratio to the floor cancels the
-machine's drift. Levels per release (release_levels.py) are fitted with steps (changepoints.py). A result that ran
-another release is refused; a release that failed to install is listed, never read as a change.
+machine's drift. A result that ran another release is refused; a release that failed to install is listed, never
+read as a change.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ra
 
 
 class WrongRelease(RuntimeError):
-    """A result measured another release of the package than the one it was asked for."""
+    """A result measured another release of the package than asked for."""
 
 
 def _versions(environment: dict[str, Any]) -> str:
@@ -63,8 +63,7 @@ def job_comparisons(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
 
 
 def order_line(ratios: pd.DataFrame, releases: list[str]) -> list[str]:
-    """Each release's mean place in the run order: equal, a drift adds alike (releases.run_order); trending, it reads
-    as a step."""
+    """Each release's mean place in the run order: equal, a drift adds alike; trending, it reads as a step."""
     jobs = ratios.drop_duplicates(["release", "job", "config_id"]).sort_values(["ran_at", "release", "job"])
     if jobs.release.nunique() < 2 or not jobs.ran_at.astype(bool).all():
         return []
@@ -84,8 +83,7 @@ def ratios_table(measured: dict[str, list[dict[str, Any]]], package: str) -> pd.
 
 
 def also_changed(before: dict[str, Any], after: dict[str, Any], package: str) -> str:
-    """What else differs between two releases' environments (e.g. `jax 0.4.34 -> 0.4.38`): a step there may be
-    theirs."""
+    """What else differs between two releases' environments: a step there may be theirs."""
     changes = environment_changes(before, after).split("; ")
     return "; ".join(c for c in changes if c and not c.startswith(f"{package} "))
 
@@ -98,8 +96,7 @@ def environments(measured: dict[str, list[dict[str, Any]]]) -> dict[str, dict[st
 def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
                 envs: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Per series: each step (with what else changed) or a `step` 0 row with what it rules out; `one_release`,
-    `set_apart`: single-job releases a step rests on (not named), or kept with their neighbours. False alarms are
-    controlled over all series."""
+    `set_apart`: single-job releases a step rests on (not named), or kept with their neighbours."""
     rows = []
     for key, series, fit in fitted(levels, releases):
         common = dict(zip(SERIES, key, strict=True)) | {
@@ -117,7 +114,7 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
 
 
 def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
-    """Per series: its key, its levels in release order, and its fit (false alarms controlled over all series)."""
+    """Per series: its key, levels in release order, and fit (false alarms controlled over all series)."""
     grouped = levels.groupby(SERIES, sort=False)
     for key, series in grouped:
         series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
@@ -145,7 +142,6 @@ def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
 
 
 def _step_text(r, package: str) -> str:
-    """A step as the summary names it, in bold; one resting on a single release's job is not named a step."""
     size = f"{package} {r.before} -> {r.after}: {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]"
     alone = isinstance(r.one_release, str) and r.one_release
     text = (f"{size} rests on release {r.one_release} alone (one job's offset looks the same): not a step until "
@@ -196,8 +192,7 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
 
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
              history: History, lost: dict[tuple[str, int, str], str] | None = None) -> str:
-    """reports/history.md: what changed and where, how it was decided, the releases that failed, the jobs lost,
-    the rows."""
+    """reports/history.md: the steps, how they were decided, failed releases, lost jobs, the rows."""
     package = history.package
     failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
     gone = [f"- `{package} {release} job {job} ({config_id})`: {reason.splitlines()[0]}"

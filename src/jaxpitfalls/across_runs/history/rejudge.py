@@ -1,9 +1,8 @@
-"""A published release history rejudged by this checkout's fit from its job table (kept in docs/results/history/),
-without timing again:
+"""A published release history rejudged by this checkout's fit from its job table, without timing again:
 
     jaxpitfalls history rejudge docs/results/history/equinox.csv equinox
 
-What else changed between releases is read only from the versions the jobs recorded (jax, jaxlib, equinox, optax).
+What else changed between releases is read only from the versions the jobs recorded.
 """
 
 from __future__ import annotations
@@ -32,13 +31,13 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 def rejudged(ratios: pd.DataFrame, package: str) -> pd.DataFrame:
-    """The steps table (history.steps_table) this checkout finds in a job table, releases in its order."""
+    """The steps table this checkout finds in a job table, releases in its order."""
     releases = list(dict.fromkeys(ratios.release))
     return steps_table(release_levels(ratios), releases, package, recorded_environments(ratios))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`TABLE PACKAGE [--steps PATH]`: the summary's line per series, as the history's report writes them."""
+    """Print the summary's line per series, as the history's report writes them."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("table", help="a history's job table (results/tables/history.csv, docs/results/history/*.csv)")
     parser.add_argument("package", help="the package whose releases it timed (history.package), e.g. equinox")

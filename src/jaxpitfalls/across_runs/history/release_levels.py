@@ -44,9 +44,8 @@ def _excess(y: np.ndarray, var: np.ndarray) -> float:
 
 
 def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
-    """The jobs' log ratios `y` less their block's offset (the k-th `job` runs in block k) and the degrees of freedom
-    taken; unchanged (0 taken) where the blocks' F test is not significant at `POOL_BELOW` (Bancroft's sometimes-pool
-    rule) or they cannot be told."""
+    """The jobs' log ratios `y` less their block's offset (the k-th `job` runs in block k) and the df taken;
+    unchanged (0 taken) where the blocks' F test is not significant at `POOL_BELOW` or they cannot be told."""
     y = series.y.to_numpy()
     if "job" not in series:
         return y, 0
@@ -103,8 +102,8 @@ def _level(y: np.ndarray, var: np.ndarray, measured: tuple[float, float, float],
 
 
 def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
-    """A job table with each job's log ratio `y` and variance `var`; jobs without a finite ratio and interval are
-    left out."""
+    """A job table with each job's log ratio `y` and variance `var`; jobs without a finite ratio and interval left
+    out."""
     y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
     return ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
 

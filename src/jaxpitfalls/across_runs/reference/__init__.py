@@ -1,2 +1,1 @@
-"""Published results: a run's snapshot, which one is published, the README's numbers from it, and a snapshot judged
-again."""
+"""Published results: run snapshots, which one is published, the README's numbers from it."""

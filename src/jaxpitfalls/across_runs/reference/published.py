@@ -1,8 +1,7 @@
 """Which reference is published, and where the others went: a reader finds one result to trust.
 
 A snapshot's manifest holds its status: `published` for exactly one, else `not published: <why>`. The others leave
-the tree (`archive`); the index keeps the commit that holds each (`git show <commit>:<folder>/<date>/report.md`;
-older commits: docs/reference).
+the tree (`archive`); the index keeps the commit that holds each.
 
     jaxpitfalls reference publish docs/results/reference/<date>
     jaxpitfalls reference withhold docs/results/reference/<date> "why, in one line"
@@ -40,7 +39,7 @@ def manifests(out_root: Path) -> list[Path]:
 
 
 def published(out_root: str | Path) -> Path:
-    """The one published snapshot under `out_root` (its manifest's status): the result a reader is pointed to."""
+    """The one published snapshot under `out_root`: the result a reader is pointed to."""
     found = [p.parent for p in manifests(Path(out_root)) if json.loads(p.read_text()).get("status") == PUBLISHED]
     if len(found) != 1:
         raise ValueError(f"{out_root}: {len(found)} published snapshots, not one ({[p.name for p in found]})")
@@ -65,7 +64,7 @@ def set_status(snapshot: str | Path, status: str) -> None:
 
 
 def _row(m: dict[str, Any], kept_at: str | None = None) -> dict[str, str]:
-    """A snapshot's row of the index: where it is (here, or the commit that holds it), its status, its run."""
+    """A snapshot's index row: where it is (here, or the commit holding it), its status, its run."""
     commit = (m.get("git") or {}).get("commit", "unknown")
     status = m.get("status", UNREVIEWED)
     where = f"[{m['date']}]({m['date']}/report.md)" if kept_at is None else f"{m['date']} (in git at `{kept_at}`)"
@@ -95,8 +94,7 @@ def archive(out_root: str | Path, kept_at: str) -> list[str]:
 
 
 def write_index(out_root: Path) -> None:
-    """out_root/README.md: every snapshot, newest first, with its status, place, preset, commit, wall time and
-    yardstick."""
+    """out_root/README.md: every snapshot's row, newest first."""
     here = [(json.loads(p.read_text()), None) for p in manifests(out_root)]
     kept = json.loads((out_root / ARCHIVE).read_text()) if (out_root / ARCHIVE).exists() else []
     every = sorted(here + [(m, m["kept_at"]) for m in kept], key=lambda mk: run_of_day(mk[0]["date"]), reverse=True)

@@ -4,7 +4,7 @@ keep, so that its claims are judged on today's intervals without timing a new ru
     jaxpitfalls reference reestimate SNAPSHOT
     jaxpitfalls reference reestimate SNAPSHOT --why "..."   (where a verdict moves: what changed)
 
-then renders the whole snapshot again from the tables (across_runs/reference/rendered.py).
+then renders the whole snapshot again from the tables.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_
 
 
 def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """One configuration's job rows from its processes' rows (one process: its rows as they were,
-    harness.pooled.read_off)."""
+    """One configuration's job rows from its processes' rows (one process: its rows as they were)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
     medians = (steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3).to_dict()
     pairs = [tuple(r[PAIR]) for _, r in job.iterrows()]
@@ -52,7 +51,7 @@ def _read_off(job: pd.DataFrame, pairs: list[tuple], medians: dict) -> pd.DataFr
 
 
 def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """The comparisons table with every job row estimated by pooled_intervals, in the table's own order."""
+    """The comparisons table with every job row estimated again, in the table's own order."""
     comparisons = comparisons.drop(columns=[c for c in ESTIMATE_COLUMNS if c in comparisons])
     jobs = [estimated_job(rows, steps[steps.config_id == config]) for config, rows in comparisons.groupby("config_id",
                                                                                                 sort=False)]

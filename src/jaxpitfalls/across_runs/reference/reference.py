@@ -1,10 +1,7 @@
-"""A published reference: a dated snapshot of one whole run (report, figures, summary, environments, each study's
-tables), small enough to commit, so that a user reads real results before running anything. Its `manifest.json` ties
-each file to the run's bundle by sha256; `check` verifies it.
+"""A published reference: a dated snapshot of one whole run, small enough to commit, so that a user reads real results
+before running anything. Its `manifest.json` ties each file to the run's bundle by sha256; `check` verifies it.
 
     jaxpitfalls reference snapshot RUN_DIR docs/results/reference --preset presets/seeds-cpu.yaml
-
-Publishing one is published.py's.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A published reference judged again by this checkout's rules from the tables it keeps, so that a rule change is
-checked against published numbers in seconds: each claim's verdict as published and now, changed first.
+checked against published numbers in seconds; changed verdicts first.
 
     jaxpitfalls reference rejudge docs/results/reference/<snapshot> [--write [--why "..."]]
 
---write renders the whole snapshot again (across_runs/reference/rendered.py); a moved verdict needs --why.
+--write renders the whole snapshot again; a moved verdict needs --why.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from .scorecard_read import published_verdicts
 
 
 def _claims(study: str, paths: dict[str, str]) -> list[dict]:
-    """The study's claims judged now on the snapshot's tables."""
     return study_claims(study, paths, read_tables(paths))
 
 

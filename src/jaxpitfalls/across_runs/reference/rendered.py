@@ -34,7 +34,6 @@ class MovedUnsaid(ValueError):
 
 
 def _not_run(name: str) -> list[dict[str, Any]]:
-    """Every claim of a study the run did not time, not measured, with why."""
     spec = registry.spec(name)
     rows = [{"claim": key, "measured": NOT_RUN, "verdict": NOT_MEASURED, "ours": (None,) * len(claim.numbers),
              "headline": None, "ceiling": None} for key, claim in spec.claims.items() if claim.judged]

@@ -1,6 +1,6 @@
 """A finished run judged again as if it had measured less, from its own samples: fewer processes, fewer rounds, a
 smaller time budget per mode. A process's first k rounds stay paired (rounds interleave every variant), so each cut
-result is merged again (harness.processes.merge) and judged beside the published verdicts.
+result is merged again and judged beside the published verdicts.
 
     jaxpitfalls reference thin <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
 
@@ -82,8 +82,8 @@ def _round_walls(windows: list[dict[str, Any]]) -> list[float]:
 
 
 def rounds_kept(walls: Sequence[float], cut: Cut) -> int:
-    """How many rounds the cut keeps: at most `cut.rounds`, none started past `cut.budget` (but MIN_ROUNDS), as
-    harness.timing.interleaved stops."""
+    """How many rounds the cut keeps: at most `cut.rounds`, none started past `cut.budget` (but MIN_ROUNDS), as the
+    harness stops."""
     k = len(walls) if cut.rounds is None else min(len(walls), cut.rounds)
     if cut.budget is not None:
         elapsed = 0.0
@@ -153,7 +153,7 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
 
 
 def thin(doc: dict[str, Any], cut: Cut) -> dict[str, Any]:
-    """A merged result as it would have been with the cut, merged again by harness.processes.merge."""
+    """A merged result as it would have been with the cut."""
     n = doc.get("processes", 1)
     if n < 2:
         raise ValueError(f"{doc['config_id']}: a result of one process keeps no per-process samples to cut")

@@ -1,4 +1,4 @@
-"""Assemble reports/report.md from every study's tables, its claims and figures, and the run summary."""
+"""Assemble reports/report.md."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
 
 
 def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
-    """A study's judged claims as report rows through decisions.applicable; anything but `Judged` is refused."""
+    """A study's judged claims as report rows; anything but `Judged` is refused."""
     wrong = [type(j).__name__ for j in judged if not isinstance(j, Judged)]
     if wrong:
         raise TypeError(f"study {study}: its claims must be contract.verdicts.Judged rows, got {wrong}")
@@ -47,7 +47,7 @@ def judged_rows(study: str, judged: list[Judged]) -> list[dict[str, Any]]:
 
 
 def _row(judged: Judged) -> dict[str, Any]:
-    """A judged claim as the report's row; a not testable claim keeps its bound's `ceiling` for the size column."""
+    """A judged claim as the report's row; a not testable one keeps its bound's `ceiling`."""
     row = {k: v for k, v in asdict(judged).items() if k not in APPLIED}
     testable = judged.verdict != NOT_TESTABLE or judged.bound is None
     return row | {"headline": judged.headline, "ceiling": None if testable else judged.bound.ratio}
@@ -62,15 +62,15 @@ def study_claims(name: str, table_paths: dict[str, str], pooled: dict[str, pd.Da
 
 
 def _unjudged(claim: Claim) -> dict[str, Any]:
-    """The row of a claim no report judges: checked by every job, or not measured, with the reason."""
+    """The row of a claim no report judges, with the reason."""
     if claim.checked:
         return {"measured": f"checked in every job: {claim.checked}", "verdict": CHECKED}
     return {"measured": f"not measured: {claim.not_measured}", "verdict": NOT_MEASURED}
 
 
 def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The claim rows in the spec's order with its text, number, rule and advice: every judged claim exactly once
-    (else refused, lest it vanish), unjudged ones with their reason; `picture`: its place in FINDINGS."""
+    """The claim rows in the spec's order: every judged claim exactly once (else refused, lest it vanish);
+    `picture`: its place in FINDINGS."""
     unknown = [k for k in findings if k not in spec.claims or spec.claims[k].advice is None]
     if unknown:
         raise ValueError(f"study {spec.name}: FINDINGS {unknown} are not claims with advice")
@@ -97,8 +97,9 @@ def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], summary: pd.DataFrame, out_md: str,
     out_figure: str, out_landing: str | None = None, judged: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
-    """The report from its tables alone (per study `tables` and `figures`, `settings`, the run `summary`), so a
-    snapshot renders again from what it keeps; `judged`: claims judged already, else judged here."""
+    """The report from its tables alone, so a snapshot renders again from what it keeps; `judged`: claims judged
+    already, else judged here."""
+
     from ...contract.figures import save
     from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst

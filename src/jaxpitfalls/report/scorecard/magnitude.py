@@ -1,6 +1,4 @@
-"""Whether a write-up's number held in size. Ratios are compared on the effect (`x - 1`, a slowdown's `1/x - 1`):
-held where our 95% interval reaches the number widened by TOLERANCE; shares within POINTS percentage points;
-exponents and counts within TOLERANCE. Absolute times are never judged."""
+"""Whether a write-up's number held in size (the rules: RULE). Absolute times are never judged."""
 
 from __future__ import annotations
 
@@ -25,7 +23,7 @@ RULE = (f"size compares effects, our 95% interval against the write-up's number 
 
 @dataclass(frozen=True)
 class Size:
-    """One write-up number against ours: the `size` cell, whether it held (None: not judged), both numbers."""
+    """One write-up number against ours: the cell, whether it held (None: not judged), both numbers."""
 
     cell: str
     held: bool | None
@@ -40,35 +38,35 @@ def device_here(environment: pd.DataFrame) -> str:
 
 
 def unit_word(unit: str) -> str:
-    """A unit's first word, what it measures in (`x` of `x slower`, `%`); the words after it say of what."""
+    """A unit's first word (`x` of `x slower`, `%`)."""
     return (unit.split() or [""])[0]
 
 
 def as_written(x: float) -> str:
-    """A write-up's number as it wrote it (133.5, 0.1495), never in e-notation."""
+    """A write-up's number as written (133.5, 0.1495), never in e-notation."""
     return f"{x:g}" if 1e-4 <= abs(x) < 1e6 else short(x)
 
 
 def theirs_text(number: Number) -> str:
-    """The write-up's number as the report writes it: `7.6x`, `1.23-1.27x`."""
+    """`7.6x`, `1.23-1.27x`."""
     low, high = as_written(number.low), as_written(number.high)
     return f"{low}{number.unit}" if low == high else f"{low}-{high}{number.unit}"
 
 
 def ours_text(ours: tuple[float, float, float], unit: str) -> str:
-    """Ours in the number's unit, its first word only: `5.88x [5.86, 5.90]`, `515 ms/step [493, 656]`."""
+    """Ours in the unit's first word: `5.88x [5.86, 5.90]`, `515 ms/step [493, 656]`."""
     value, low, high = ours
     spread = "" if low == high == value else f" [{short(low)}, {short(high)}]"
     return f"{short(value)}{' ' if unit.startswith(' ') else ''}{unit_word(unit)}{spread}"
 
 
 def _effect(ratio: float) -> float:
-    """A ratio's effect: `x - 1` above 1, `-(1/x - 1)` below, so a claim and its reverse are equal and opposite."""
+    """So a claim and its reverse are equal and opposite."""
     return ratio - 1 if ratio >= 1 else -(1 / ratio - 1)
 
 
 def _factor_size(low: float, high: float, theirs_low: float, theirs_high: float) -> tuple[str, bool]:
-    """(cell, held) for our effects' interval against the write-up's: met, opposite, or the factor apart."""
+    """(cell, held): met, opposite, or the factor apart."""
     if high >= theirs_low and low <= theirs_high:
         return "in range", True
     if theirs_high < 0:  # a slowdown's effects, turned to a gain's: the same comparison
@@ -85,7 +83,7 @@ def _factor_size(low: float, high: float, theirs_low: float, theirs_high: float)
 
 
 def _points(number: Number, low: float, high: float) -> tuple[str, bool]:
-    """A share against the write-up's, in percentage points (a factor on a share would misjudge its size)."""
+    """A share in percentage points (a factor on a share would misjudge its size)."""
     if high >= number.low and low <= number.high:
         return "in range", True
     gap = low - number.high if low > number.high else number.low - high
@@ -100,7 +98,7 @@ DEVICE_CELL = "— (another device)"  # judged on another device than the write-
 
 
 def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> Size:
-    """The write-up's `number` against `ours` (estimate, low, high, or None) at its structure; `here`: our device."""
+    """The write-up's `number` against `ours` (estimate, low, high, or None); `here`: our device."""
     theirs = theirs_text(number)
     if number.unsized:
         return Size(UNSIZED_CELL, None, f"{theirs}, not sized here: {number.unsized}")
@@ -131,8 +129,7 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
 
 
 def sized(claim: dict[str, Any]) -> Size:
-    """The size a claim is judged by: the headline against the write-up's first number where comparable, else ours
-    measured for that number."""
+    """The headline against the write-up's first number where comparable, else ours measured for that number."""
     number, ours, headline = claim["numbers"][0], claim["ours"][0], claim.get("headline")
     same_unit = headline is not None and unit_word(headline.unit) == unit_word(number.unit)
     if not same_unit or claim.get("supporting"):
@@ -141,7 +138,7 @@ def sized(claim: dict[str, Any]) -> Size:
 
 
 def _where(cell: str) -> str:
-    """Where ours lies against the write-up's number, sizing nothing (`in range`, `**opposite direction**`)."""
+    """Where ours lies against the write-up's number, sizing nothing."""
     for word, said in (("in range", "inside the write-up's range"), ("smaller", "below the write-up's"),
                        ("larger", "above the write-up's"), ("opposite", "in the opposite direction")):
         if word in cell:
@@ -150,8 +147,9 @@ def _where(cell: str) -> str:
 
 
 def size_cell(claim: dict[str, Any]) -> str:
-    """The first number's size (`sized`), or the hardware's ceiling where not testable; below the write-up's
-    structure, only against a number the structure sets."""
+    """The first number's size, or the hardware's ceiling where not testable; below the write-up's structure, only
+    against a number the structure sets."""
+
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
         ceiling = claim.get("ceiling")
         if not ceiling:

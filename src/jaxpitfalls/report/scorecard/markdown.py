@@ -1,4 +1,4 @@
-"""The markdown report's sections beside the claims': per study setup, results, breakdown, figures; then the audit."""
+"""The markdown report's sections beside the claims'."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ COMPARISONS_READ = (  # how the study section's table of ratios and differences 
 
 
 def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
-    """A markdown table whose floats read as written (`number`), never in tabulate's e-notation."""
+    """A markdown table whose floats never read in e-notation."""
     if not len(df):
         return "_(no rows)_"
     shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else v)
@@ -43,7 +43,7 @@ def plain_numbers(text: str) -> str:
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
-    """Each row's value with its interval; blank where the row has none."""
+    """Each row's value with its interval."""
     return df.apply(lambda r: "" if pd.isna(r[value]) else interval(r[value], r[low], r[high], unit), axis=1)
 
 
@@ -57,7 +57,7 @@ def _memory_against(gib: float, target_gib: float) -> str:
 
 
 def quietness_line(checks: pd.DataFrame) -> str:
-    """How quiet and how fast (the yardstick) the machine was while a study was timed, from its checks table."""
+    """How quiet and how fast (the yardstick) the machine was while a study was timed."""
     speed = checks["yardstick_ms"].dropna() if "yardstick_ms" in checks else pd.Series(dtype=float)
     pace = (f"; the yardstick (a fixed Python and numpy workload timed every round) {speed.median():.2f} ms, its "
             f"jobs' medians {speed.min():.2f}-{speed.max():.2f}" if len(speed) else "")
@@ -85,8 +85,7 @@ def code_line(checks: dict[str, pd.DataFrame]) -> str:
 
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
                         parts: dict[str, tuple[float, float | None]], checks: dict[str, pd.DataFrame]) -> str:
-    """Wall time and peak memory against `targets`, time per rule, the code run, and the machine's quiet
-    (`checks`: each study's checks table)."""
+    """Wall time and peak memory against `targets`, time per rule, the code run, and the machine's quiet."""
     target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
                                            slowest_s=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max")
@@ -118,8 +117,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
 
 
 def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:
-    """The largest resident peak (MiB), its job and source: Snakemake's polled benchmark or the workers' VmHWM,
-    whichever is higher."""
+    """The largest resident peak (MiB), its job and source: Snakemake's benchmark or the workers' VmHWM."""
     peaks = [(r.max_rss_mb, f"{r.rule}/{r.job}", "its benchmark file") for r in summary.itertuples()]
     peaks += [(mb, f"run_study/{study}/{config_id}", "its processes' own high-water mark")
               for study, c in checks.items() if "host_peak_mb" in c
@@ -128,7 +126,7 @@ def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tupl
 
 
 def _recorded_settings(checks: pd.DataFrame) -> str:
-    """The settings the jobs recorded (not the config's now): one set, or each configuration's."""
+    """The settings the jobs recorded (not the config's now)."""
     recorded = checks.drop_duplicates("config_id").set_index("config_id")["settings"]
     if recorded.nunique() == 1:
         return f"`{recorded.iloc[0]}`"
@@ -144,8 +142,7 @@ def _inputs_from(study: dict[str, Any], config: dict[str, Any]) -> str:
 
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
-    """A study's setup, tables, medians, ratios, breakdown, checks and figures; `config` needs its block and
-    its family's."""
+    """A study's section; `config` needs its block and its family's."""
     steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
                                 sort=False)
@@ -200,7 +197,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
 
 
 def audit_section(name: str, checks: pd.DataFrame) -> str:
-    """A study's audit: what its guards checked, its jobs' time and memory, and the machine while timed."""
+    """What a study's guards checked, its jobs' time and memory, and the machine while timed."""
     lines = [
         f"### Study `{name}`: checks", "",
         "What the guards compared and found before any timing counted (a failed check fails the job): the "
@@ -242,7 +239,8 @@ REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is call
 
 
 def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id: str) -> list[str]:
-    """The base configuration's traced breakdown: share per component, and its untraced estimate."""
+    """The base configuration's traced breakdown."""
+
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)

@@ -1,5 +1,4 @@
-"""The report's claims sections, which a reader acts on: what to do, the scorecard with its tally, how each claim
-was judged. The markdown report and the HTML landing page read them."""
+"""The report's claims sections, which a reader acts on; the markdown report and the HTML landing page read them."""
 
 from __future__ import annotations
 
@@ -32,7 +31,7 @@ VERDICT_MARK = {REPRODUCED: "yes", NOT_REPRODUCED: "**no**", INCONCLUSIVE: INCON
 
 
 def _advice(claim: dict[str, Any]) -> str:
-    """The claim's advice for how it came out here ('' where it has none for that outcome)."""
+    """The claim's advice for how it came out here ('' where none)."""
     advice = claim["advice"]
     if advice is None or claim["verdict"] in (NOT_MEASURED, CHECKED):
         return ""
@@ -44,8 +43,7 @@ FINDINGS_PER_STUDY = 4  # sentences; every claim's advice is in the judging tabl
 
 
 def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
-    """What to do, per study: its claims' advice for their verdicts, at most FINDINGS_PER_STUDY sentences, the
-    spec's `picture` claims first."""
+    """What to do, per study: at most FINDINGS_PER_STUDY sentences of advice, the spec's `picture` claims first."""
     out = {}
     for study, rows in claims.items():
         picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
@@ -81,7 +79,7 @@ DEVICE_MARK = " (another device than the write-up's)"  # after `ours`: judged on
 
 
 def ours_cell(claim: dict[str, Any]) -> str:
-    """The number the verdict rests on with its 95% interval; a dash where it rests on none."""
+    """The number the verdict rests on with its 95% interval; a dash where none."""
     headline = claim.get("headline")
     if headline is None:
         return "—"
@@ -117,7 +115,7 @@ def only_expectations(claims: dict[str, list[dict[str, Any]]]) -> bool:
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
-    """The scorecard: a row per claim under the tally, and the figure; expectations alone drop the write-up columns."""
+    """A row per claim under the tally, and the figure; expectations alone drop the write-up columns."""
     rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": ours_cell(c),
              "size": size_cell(c), "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
     if only_expectations(claims):
@@ -135,7 +133,7 @@ MOVED = " (was "  # after a verdict: the run's own, where the snapshot was judge
 
 
 def _mark(claim: dict[str, Any]) -> str:
-    """The verdict as the scorecard shows it, naming a restated claim and, if moved since the run, the run's verdict."""
+    """The verdict, naming a restated claim and, if moved since the run, the run's verdict."""
     mark = VERDICT_MARK[claim["verdict"]]
     mark = f"{mark}{RESTATED}{claim['restates']})" if claim.get("restates") else mark
     return f"{mark}{MOVED}{VERDICT_MARK[claim['moved']['was']]})" if claim.get("moved") else mark
@@ -150,7 +148,7 @@ def _moved_text(claim: dict[str, Any]) -> str:
 
 
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
-    """How each claim was judged: a paragraph each, its measurement and each write-up number beside ours."""
+    """A paragraph per claim: its measurement and each write-up number beside ours."""
     lines = ["## How each claim was judged", "",
              "Per claim, what this run measured and how the verdict follows from it, then each write-up number "
              "beside ours with what differs between the two measurements.", ""]
@@ -165,7 +163,8 @@ def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str
 
 
 def _side_by_side(claim: dict[str, Any], here: str) -> str:
-    """Each write-up number beside ours but the row's, unmeasured ones together, and what differs, once."""
+    """Each write-up number beside ours but the row's, and what differs, once."""
+
     headline = claim.get("headline")
     shown = None if headline is None else (headline.value, headline.low, headline.high)
     told = list(zip(claim["numbers"], claim["ours"], strict=True))

@@ -1,5 +1,6 @@
-"""The scorecard's first lines: write-up numbers held in size, and verdicts counted per effect (claims on one
-measurement count once, so a repeated row never looks like two agreeing results)."""
+"""The scorecard's first lines: verdicts counted per effect, so a repeated row never looks like two agreeing
+results."""
+
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def sizes(row: Row) -> list[bool | None]:
 
 
 def effects(rows: list[Row]) -> list[list[Row]]:
-    """A study's claims grouped by the measurement their verdicts rest on, led by the restated claim."""
+    """A study's claims grouped by the measurement their verdicts rest on."""
     lead: dict[str, str] = {}
     by_number: dict[tuple, str] = {}
     for row in rows:
@@ -58,7 +59,7 @@ def _counted(groups: list[list[Row]]) -> str:
 
 
 def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
-    """How many write-up numbers held in size, one per effect, naming misses, and apart the unsizable ones."""
+    """How many write-up numbers held in size, one per effect, naming misses."""
     held, missed, apart = 0, [], []
     for study, (lead, *_) in theirs:
         if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
@@ -97,8 +98,8 @@ def expectations_line(rows: list[Row]) -> str:
 
 
 def tally(claims: dict[str, list[Row]]) -> str:
-    """The scorecard's first line: numbers held in size, then effects by verdict, ours beyond the write-ups' and
-    supporting-only ones apart; then benchmark files' expectations."""
+    """Numbers held in size, then effects by verdict, ours beyond the write-ups' and supporting-only ones apart."""
+
     yours = [r for rows in claims.values() for r in rows if r.get("expected")]
     claims = {s: [r for r in rows if not r.get("expected")] for s, rows in claims.items()}
     if not any(claims.values()):

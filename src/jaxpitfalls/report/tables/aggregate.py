@@ -31,7 +31,7 @@ ESTIMATE_COLUMNS = ("ratio_p_value", "ratio_df", "diff_df")  # what harness.proc
 
 
 def _per_process(pooled: dict[str, Any], processes: list[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
-    """(process, entry) pairs: the pooled entry as process `all`, then each worker process's (if several)."""
+    """(process, entry) pairs: the pooled entry as process `all`, then each worker process's."""
     return [(POOLED, pooled), *((str(i), p) for i, p in enumerate(processes or []))]
 
 
@@ -63,7 +63,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
 
 
 def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
-    """A stepped mode's per-step median (ms) and median share of the call with its 95% interval (one process)."""
+    """A stepped mode's per-step median (ms) and median share of the call with its 95% interval."""
     if not processes:
         return {}
     out = {}
@@ -78,12 +78,12 @@ def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
 
 
 def _within(m: dict[str, Any], summary: Callable[[list[float]], tuple[float, ...]], size: int) -> tuple[float, ...]:
-    """A mode's summary with its bootstrap interval over one process's samples; `size` blanks for several."""
+    """A mode's summary over one process's samples; `size` blanks for several."""
     return (math.nan,) * size if m.get("processes") else summary(m["samples_s"])
 
 
 def steps_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, variant, mode and process (`all`: the job's): ms statistics with intervals."""
+    """One row per configuration, variant, mode and process: ms statistics with intervals."""
     return steps_over_processes(pd.DataFrame([
         _step_row(doc, variant, mode, pooled, process, m)
         for doc in docs for variant, v in doc["variants"].items() for mode, pooled in v["modes"].items()
@@ -113,7 +113,7 @@ def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict
 
 
 def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration, pair and process: median ratio and difference (ms) with 95% intervals."""
+    """One row per configuration, pair and process: median ratio and difference (ms)."""
     rows = []
     for doc in docs:
         by_process = [(POOLED, doc["comparisons"])] + [
@@ -135,7 +135,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per configuration: the guards' findings, the job's own (`<name>_<key>`), environment headline."""
+    """One row per configuration: the guards' findings, the job's own (`<name>_<key>`), environment."""
     rows = []
     for doc in docs:
         checks, env = doc["checks"], doc["environment"]
@@ -173,7 +173,7 @@ def overhead_table(overheads: Iterable[pd.DataFrame], steps: pd.DataFrame) -> pd
 
 
 def _told_apart(doc: dict[str, Any]) -> dict[str, Any]:
-    """A result's variants that must run code paths of their own: all but the floor's A/A twin."""
+    """All variants but the floor's A/A twin."""
     return {name: v for name, v in doc["variants"].items() if "twin_of" not in v}
 
 
@@ -212,12 +212,13 @@ def read_tables(paths: Mapping[str, str], process: str = POOLED, twins: bool = F
 
 
 def without_twins(tables: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """A study's tables without the floor's A/A twin's rows (read_tables)."""
+    """A study's tables without the floor's A/A twin's rows."""
     return {name: table[~table.variant.astype(str).map(is_twin)].reset_index(drop=True)
             if name in PER_PROCESS and "variant" in table else table for name, table in tables.items()}
 
 
 def processes_of(tables: Mapping[str, pd.DataFrame]) -> list[str]:
-    """The worker processes the results have their own rows for (none where each job ran in one)."""
+    """The worker processes the results have rows for (none where each job ran in one)."""
+
     n = int(tables["checks"]["processes"].max())
     return [str(i) for i in range(n)] if n > 1 else []

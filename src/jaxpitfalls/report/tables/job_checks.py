@@ -10,7 +10,7 @@ from ...harness.yardstick import current_yardstick
 
 
 def agreement(checks: dict[str, Any]) -> dict[str, Any]:
-    """The outputs check as the guard recorded it (harness.variants); older results hold `True` and loose fields."""
+    """The outputs check as the guard recorded it; older results hold `True` and loose fields."""
     found = checks["outputs_agree"]
     if found is True:
         return {"outputs_agree": "yes (recorded as true: an older result)",
@@ -48,8 +48,7 @@ def ran_on(env: dict[str, Any]) -> str:
 
 
 def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """How quiet the machine was over a configuration's modes: rounds kept and retried, waits, others' and steal's
-    core share, load, policy."""
+    """How quiet the machine was over a configuration's modes."""
     def worst(key: str) -> float | None:
         values = [m[key] for m in machine.values() if m[key] is not None]
         return max(values) if values else None
@@ -76,7 +75,8 @@ def yardstick_ms(machine: dict[str, dict[str, Any]]) -> float | None:
 
 
 def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:
-    """The highest peak over the timed modes: the device's allocator (GPU/TPU) and the process (VmHWM)."""
+    """The highest peak over the timed modes: the device's allocator and the process (VmHWM)."""
+
     def peak(key: str) -> float | None:
         values = [m[key] for m in memory.values() if m.get(key) is not None]
         return max(values) / 2**20 if values else None

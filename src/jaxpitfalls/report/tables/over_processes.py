@@ -1,6 +1,5 @@
-"""A job's medians, step shares, spreads and compile ratios over its fresh processes (harness.moderated): each
-process's value counts once, averaged on the log (shares: logit) scale, with Student's t on the between-process
-spread (docs/decisions.md#a-jobs-medians-over-its-processes). One-process jobs keep their bootstrap."""
+"""A job's estimates over its fresh processes: each process's value counts once, on the log (shares: logit) scale,
+with Student's t (docs/decisions.md#a-jobs-medians-over-its-processes). One-process jobs keep their bootstrap."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ def _step_quantities(steps: pd.DataFrame) -> list[Quantity]:
 
 
 def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quantity) -> None:
-    """Write each column's estimate over processes into `job`'s rows (in place); a value off the scale (an IQR of
-    0) gets no interval."""
+    """Write each column's estimate into `job`'s rows (in place); a value off the scale (IQR 0) gets no interval."""
     columns, (to_scale, back), pool = quantity
     values = pd.concat({c[0]: own.pivot(index=keys, columns="process", values=c[0]) for c in columns}).dropna()
     values = values[sorted(values.columns, key=int)]
@@ -57,7 +55,8 @@ def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quant
 
 
 def _estimated(table: pd.DataFrame, keys: list[str], quantities: list[Quantity]) -> pd.DataFrame:
-    """`table` with each job's rows (process `all`) estimated from its processes' rows; a one-process job unchanged."""
+    """`table` with each job's rows (process `all`) estimated from its processes' rows."""
+
     jobs = []
     for _, rows in table.groupby("config_id", sort=False):
         is_job = rows.process.astype(str) == POOLED

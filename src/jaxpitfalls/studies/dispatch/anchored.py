@@ -48,6 +48,6 @@ def leaves_growth(run: Run, layers: pd.DataFrame) -> list[tuple[int, int, tuple[
 
 
 def widest_shift(shifts: dict[str, tuple[float, float, float]], band: float) -> tuple[str, Estimate]:
-    """The compute setting whose shift reaches farthest from 0 (it decides against the band), as a row."""
+    """The setting whose shift reaches farthest from 0 (it decides against the band), as a row."""
     setting, shift = max(shifts.items(), key=lambda kv: max(abs(kv[1][1]), abs(kv[1][2])))
     return setting, Estimate(*shift, " ms", f"{setting} shift (band +-{band:.3f} ms)")

@@ -1,4 +1,4 @@
-"""Dispatch modes of jitted calls on fixed arguments (`infer`, `flatten`): compiled once, checked, then timed."""
+"""Modes of jitted calls on fixed arguments (`infer`, `flatten`): compiled once, checked, then timed."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def program_named(name: str):
 
 @dataclass
 class WaitedCall:
-    """A mode's variant: a jitted function and its fixed arguments (nothing carried between calls)."""
+    """A mode's variant: a jitted function on fixed arguments, nothing carried between calls."""
 
     fn: Any
     args: tuple
@@ -37,7 +37,7 @@ class WaitedCall:
         return jax.block_until_ready(self.fn(*self.args))
 
     def sampler(self) -> Sampler:
-        """One waited-for call per sample (calibration repeats it to `min_sample_s`)."""
+        """One waited-for call per sample."""
         return lambda: timed(self)
 
     def signature(self) -> dict[str, Any]:
@@ -46,7 +46,7 @@ class WaitedCall:
 
 def measure_calls(calls: dict[str, WaitedCall], mode: str, floor: str, sampling: Sampling, label: str,
                   checks_as: str, outputs: str) -> dict[str, Any]:
-    """Compile each call once, check outputs against `floor`'s and signatures apart (`<checks_as>_...`), then time."""
+    """Compile each call once, check outputs against `floor`'s and signatures apart, then time."""
     firsts = first_calls(calls)
     agreement = require_agree({name: np.asarray(out) for name, (out, _) in firsts.items()}, floor,
                               exact=jax.default_backend() == "cpu")

@@ -36,13 +36,12 @@ def _pair(run: Run, variant: str, baseline: str, mode: str = "blocked", config_i
 
 
 def _filter_jit_rows(run: Run, baseline: str) -> pd.DataFrame:
-    """filter_jit against `baseline`, blocked, at every configuration."""
     comp = run.comp
     return comp[(comp.variant == "filter_jit") & (comp.baseline == baseline) & (comp["mode"] == "blocked")]
 
 
 def _overhead_on(run: Run, axis: str, baseline: str) -> pd.DataFrame:
-    """filter_jit's blocked difference to `baseline` along one sweep axis, by the axis's value."""
+    """filter_jit's blocked difference to `baseline` along `axis`, by its value."""
     on = on_axis(_filter_jit_rows(run, baseline), axis)
     leaves = run.steps.drop_duplicates("config_id").set_index("config_id")["structure_model_leaves"]
     return on.assign(leaves=on.config_id.map(leaves)).sort_values("value")
@@ -81,7 +80,6 @@ def _slower(run: Run) -> Judged:
 
 @JUDGES("every_call")
 def _every_call(run: Run) -> Judged:
-    """If every warm step pays the overhead, a run pays it once per step."""
     gap = _pair(run, "filter_jit", "jit_partition")
     paid = decide(gap.diff_ci_low_ms, gap.diff_ci_high_ms, 0, of="the per-step difference", unit=" ms")
     return Judged(  # ms per step x 1000 steps: the same number in seconds
@@ -95,7 +93,6 @@ def _every_call(run: Run) -> Judged:
 
 @JUDGES("where")
 def _where(run: Run) -> Judged:
-    """The split at BERT-base's whole shape where traced there, else at its 12-layer pytree."""
     config_id, tree_only, at_structure = traced_at(run)
     pre, post, share = postprocess_share(run, config_id)
     return Judged(
@@ -109,7 +106,6 @@ def _where(run: Run) -> Judged:
 
 @JUDGES("structure")
 def _structure(run: Run) -> Judged:
-    """The overhead at the layers configuration farthest from the base in leaves, paired with its job's anchor."""
     at = run.at("structure")
     tree_only = width_note(run, at)
     ours = (None if at is None or tree_only else difference_of(_pair(run, "filter_jit", "jit_partition",
@@ -142,7 +138,6 @@ def _apart(run: Run, base: pd.Series) -> dict[str, tuple[float, float, float]]:
 
 @JUDGES("not_compute")
 def _not_compute(run: Run) -> Judged:
-    """Each compute setting's overhead minus the base's, paired by round in the base's job, against a band."""
     base = _pair(run, "filter_jit", "jit_partition")
     judged, apart = compute_shifts(run), _apart(run, base)
     shown_apart = ", ".join(f"{setting}: {interval(*shift, ' ms')}" for setting, shift in apart.items())
@@ -170,8 +165,6 @@ def _not_compute(run: Run) -> Judged:
 
 @JUDGES("partition_free")
 def _partition_free(run: Run) -> Judged:
-    """jit_partition's overhead over the floor as a share of filter_jit's, paired: what partitioning once leaves per
-    call (not the no-op's: spec.UNPAIRED)."""
     config_id, tree_only, part, whole = flattening(run)
     if not whole.diff_ci_low_ms > 0:
         return Judged(verdict=NOT_MEASURED, measured=f"not measured: filter_jit's overhead over {SPEC.floor} "
@@ -189,7 +182,6 @@ def _partition_free(run: Run) -> Judged:
 
 @JUDGES("flattening_left")
 def _flattening_left(run: Run) -> Judged:
-    """jit_partition over the flat floor per step (paired): jax.jit's own flattening, its share beside."""
     config_id, tree_only, part, whole = flattening(run)
     costs = decide(part.diff_ci_low_ms, part.diff_ci_high_ms, 0, of=f"jit_partition - {SPEC.floor}", unit=" ms")
     share, shown = "", ""
@@ -235,7 +227,6 @@ def _pipelining(run: Run) -> Judged:
 
 @JUDGES("attribution_complete")
 def _attribution_complete(run: Run) -> Judged:
-    """The Python around the program's share of filter_jit's gap (end by end: skewed interval) against ALL_OF_GAP."""
     traced = attribution(run.comp, run.tables["overhead"])
     if traced.empty:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
@@ -264,7 +255,6 @@ def _attribution_complete(run: Run) -> Judged:
 
 @JUDGES("inference_ok")
 def _inference_ok(run: Run) -> Judged:
-    """Overhead per forward against per training step: the write-up credits the forward's small output."""
     forward, step = _pair(run, "filter_jit", "jit_partition", "infer"), _pair(run, "filter_jit", "jit_partition")
     room = difference_of_estimates(INFERENCE_SHARE * step.diff_ms, (INFERENCE_SHARE * step.diff_ci_low_ms,
                                                                    INFERENCE_SHARE * step.diff_ci_high_ms),

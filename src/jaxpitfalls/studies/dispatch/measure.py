@@ -1,4 +1,4 @@
-"""dispatch's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
+"""dispatch's timed and traced runs, and their checks."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -38,7 +38,7 @@ def make_batch(vocab_size: int, batch: int, seq: int, seed: int) -> dict[str, np
 
 
 def mlm_loss(model, batch: dict[str, jax.Array], key: jax.Array) -> jax.Array:
-    """Mean cross-entropy over the positions to predict; dropout is driven by `key`."""
+    """Mean cross-entropy over the positions to predict; `key` drives dropout."""
     keys = jax.random.split(key, batch["input_ids"].shape[0])
     logits = jax.vmap(model)(batch["input_ids"], batch["attention_mask"], keys)
     labels = batch["labels"]
@@ -81,7 +81,7 @@ class _Stepper:
 
 
 def train_state(model, lr: float = 1e-4):
-    """What every variant starts from: optimizer, the model's arrays and static part, optimizer state."""
+    """Every variant's start: optimizer, the model's arrays and static part, optimizer state."""
     optimizer = optax.adamw(lr)
     params, static = eqx.partition(model, eqx.is_array)
     return optimizer, params, static, optimizer.init(params)
@@ -91,7 +91,7 @@ _as_train_step = program_named("train_step")  # every variant's step
 
 
 def build_runners(model, batch: dict[str, jax.Array], keys: list[jax.Array]) -> dict[str, Runner]:
-    """The four variants from the same model, optimizer state, batch and keys."""
+    """The four variants, sharing model, optimizer state, batch and keys."""
     optimizer, params, static, opt_state = train_state(model)
 
     def model_step(model, opt_state, batch, key):
@@ -173,7 +173,7 @@ def _records(ready: _Ready) -> dict[str, dict[str, Any]]:
 
 
 def _beside(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, _Ready]:
-    """Pairs timed beside the variants: the base's where anchored (spec.ANCHOR), each `beside` setting's at the base."""
+    """Pairs timed beside the variants: the base's where anchored, each `beside` setting's at the base."""
     groups = {}
     if "anchor" in conf:
         groups["anchor"] = _ready(conf["anchor"], inputs["anchor_model"], settings, ANCHOR, reference=ANCHOR_PAIR[1])
@@ -191,7 +191,7 @@ def _beside_pairs(key: str, pair: tuple[str, str]) -> tuple[tuple[str, str], ...
 
 
 def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[str, Any]:
-    """One configuration: verify, time the training modes (with `_beside`'s pairs); at the base, `infer`, `flatten`."""
+    """One configuration: verify, time the training modes and `_beside`'s pairs; at the base, `infer`, `flatten`."""
     ready, beside = _ready(conf, inputs["model"], settings), _beside(conf, inputs, settings)
     model = ready.model
     blocked_pairs = (LEFT_SHARE, *(pair for key, group in beside.items()
@@ -222,7 +222,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
 
 def samplers(conf: dict[str, Any], inputs: dict[str, str],
              settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
-    """The training modes' samplers, after `run`'s checks, for a lockstep comparison."""
+    """The training modes' samplers after `run`'s checks, for a lockstep comparison."""
     ready = _ready(conf, inputs["model"], settings)
     return mode_samplers(ready.runners, settings.steps_per_sample), {"signatures": ready.signatures}
 

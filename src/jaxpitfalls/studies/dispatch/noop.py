@@ -1,6 +1,6 @@
 """dispatch's `flatten` mode: jax.jit's handling of jit_partition's arguments against jit_flat's flat list on a jitted
 no-op, free of a step's compute (docs/decisions.md#flatten-no-op). Both steps compile to one program, so this bounds
-what partitioning leaves from below; unpaired with steps, it decides nothing (spec.UNPAIRED)."""
+what partitioning leaves from below; unpaired with steps, it decides nothing."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _first_elements(leaves: list[jax.Array]) -> jax.Array:
 
 
 def build_noops(params, opt_state) -> dict[str, WaitedCall]:
-    """The flatten mode's variants: one no-op jitted on (params, opt_state) and on their leaves as a flat list."""
+    """One no-op jitted on (params, opt_state) and on their leaves as a flat list."""
     tree_noop = jax.jit(_as_noop(lambda params, opt_state: _first_elements(jax.tree_util.tree_leaves((params,
                                                                                                        opt_state)))))
     flat_noop = jax.jit(_as_noop(_first_elements))

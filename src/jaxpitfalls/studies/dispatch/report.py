@@ -1,4 +1,4 @@
-"""dispatch's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
+"""dispatch's report tables and figures, apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def compute_shifts(run: Run) -> dict[str, tuple[float, float, float]]:
 
 
 def on_axis(table, axis: str):
-    """One sweep axis's rows, its name and value as columns (the figures' x)."""
+    """One sweep axis's rows, its name and value as columns."""
     rows = table[table["axes"].str.split(",").apply(lambda axes: axis in axes)].copy()
     return rows.assign(axis=axis, value=rows[axis])
 
@@ -129,7 +129,7 @@ def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
 
 
 def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
-    """The study's own tables in the report: (title, introduction, table)."""
+    """The study's own report tables: (title, introduction, table)."""
     return [
         ("Pytree leaves per call (in / out)",
          "What each variant's call hands to and gets back from JAX, per configuration: the Python-side work the "
@@ -151,5 +151,5 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
 
 
 def ms(r) -> str:
-    """A row's paired difference as every claim writes it: `1.234 ms [1.100, 1.300]`."""
+    """A row's paired difference in ms, as every claim writes it."""
     return interval(*difference_of(r), " ms")

@@ -1,4 +1,4 @@
-"""The `dispatch` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
+"""The `dispatch` study as the workflow reads it: JAX-free."""
 
 from __future__ import annotations
 

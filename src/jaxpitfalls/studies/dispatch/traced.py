@@ -1,4 +1,4 @@
-"""What dispatch claims read from traces: where taken, component times, the Python around the program in ms."""
+"""What dispatch claims read from traces."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def postprocess_share(run: Run, config_id: str) -> tuple[float, float, float]:
 
 
 def traced_at(run: Run) -> tuple[str, str, bool]:
-    """Where to read the trace (BERT-base's shape, its 12-layer pytree, the base), its `width_note`, whether whole."""
+    """Where to read the trace (BERT-base's shape, else its 12-layer pytree, else the base), `width_note`, if whole."""
     traced = set(run.tables["overhead"].config_id)
     whole = run.at("slower")  # BERT-base's whole shape (`slower`'s number is measured there), where run
     at = whole if whole in traced else run.at("where")

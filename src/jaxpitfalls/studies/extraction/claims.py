@@ -1,4 +1,4 @@
-"""The extraction write-up's claims, one judge per key reading the shared `Run`; a fix's key is `before/after`."""
+"""The extraction write-up's claims, one judge per key; a fix's key is `before/after`."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ del _key, _fixed
 
 @JUDGES("apply_auto_jit")
 def _apply_auto_jit(run: Run) -> Judged:
-    """The Flax probe (flax_apply.py): programs model.apply's first call compiled, against jax.jit(model.apply)'s."""
+    """The Flax probe: programs model.apply's first call compiled, against jax.jit(model.apply)'s."""
     checks = run.probed("flax_apply")
     if checks is None:
         return not_probed("flax_apply")
@@ -124,7 +124,7 @@ def _time_split(run: Run) -> Judged:
 
 @JUDGES("device_get_async")
 def _device_get_async(run: Run) -> Judged:
-    """The device_get probe (device_get.py): its share of the run left after dispatch, per probe."""
+    """The device_get probe: its share of the run left after dispatch, per probe."""
     checks = run.probed("device_get")
     if checks is None:
         return not_probed("device_get")
@@ -149,7 +149,7 @@ def _device_get_async(run: Run) -> Judged:
 
 @JUDGES("decode_activations")
 def _decode_activations(run: Run) -> Judged:
-    """The decode-step probe (decode_step.py): un-jitted against jitted."""
+    """The decode-step probe: un-jitted against jitted."""
     checks = run.probed("decode_step")
     if checks is None:
         return not_probed("decode_step")
@@ -165,7 +165,7 @@ def _decode_activations(run: Run) -> Judged:
 
 @JUDGES("donate_params")
 def _donate_params(run: Run) -> Judged:
-    """The donation probe (donation.py): what the first call freed, what the second did."""
+    """The donation probe: what the first call freed, what the second did."""
     checks = run.probed("donation")
     if checks is None:
         return not_probed("donation")
@@ -205,7 +205,6 @@ def _copies_small_batches(run: Run) -> Judged:
 
 @JUDGES("ragged_recompiles")
 def _ragged_recompiles(run: Run) -> Judged:
-    """Programs per fresh first pass: one per batch shape (two with a ragged last batch), one when padded."""
     fresh = in_mode(run.steps, "first_pass")
     fresh = fresh[fresh.config_id == run.base_id].set_index("variant")
     jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
@@ -220,7 +219,6 @@ def _ragged_recompiles(run: Run) -> Judged:
 
 @JUDGES("return_activations")
 def _return_activations(run: Run) -> Judged:
-    """The guards' finding: every layer from one jitted call per batch, no timed compiles, eager's values."""
     jit = row(in_mode(run.steps, "extract"), config_id=run.base_id, variant="jit")
     agree = row(measured(run.tables["checks"]), config_id=run.base_id).outputs_agree
     calls, batches = int(jit.signature_forward_calls_per_pass), int(jit.structure_batches)
@@ -241,9 +239,8 @@ RANKED = (("jit", "eager/jit"), ("async copies", "jit_padded/jit_padded_async"),
 
 
 def ranked(gains: dict[str, tuple[float, float, float]], bounds: dict[str, Bound] | None = None) -> Judged:
-    """The write-up's ranking on the fixes' gains (estimate, low, high), in order: each wholly above the next
-    reproduces, the reverse refutes. `bounds`: untestable fixes' most possible gain
-    (docs/decisions.md#ranking-bounds)."""
+    """The write-up's ranking on the fixes' gains (estimate, low, high): each wholly above the next reproduces, the
+    reverse refutes; `bounds`: untestable fixes' most possible gain (docs/decisions.md#ranking-bounds)."""
     names, bounds = [name for name, _ in RANKED], bounds or {}
     short = [(a, b, bounds[a]) for a, b in pairwise(names) if a in bounds and bounds[a].ratio < gains[b][1]]
     reversed_pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if gains[b][1] > gains[a][2]]

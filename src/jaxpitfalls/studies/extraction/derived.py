@@ -30,7 +30,7 @@ REMOVABLE = {
 
 @once_per_run
 def speeds(run: Run) -> pd.DataFrame:
-    """Throughput and the pass's phases per configuration and variant (the report's table)."""
+    """The report's throughput table: phases per configuration and variant."""
     return throughput(run.tables["steps"])
 
 
@@ -45,7 +45,6 @@ def bound(before: pd.Series, fix: tuple[str, str]) -> Bound | None:
 
 @once_per_run
 def warmup_passes(run: Run) -> pd.Series:
-    """Each variant's single warmup pass in seconds, by configuration."""
     return warmup_pass_seconds(run.tables["steps"])
 
 

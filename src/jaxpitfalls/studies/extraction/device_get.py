@@ -1,5 +1,4 @@
-"""Whether `jax.device_get` returns before the computation it reads ends, as the write-up's async transfer assumes: its
-share of the run left after dispatch."""
+"""Whether `jax.device_get` returns before the computation it reads ends, as the write-up's async transfer assumes."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
-"""Seven ways to extract a decoder's activations, cumulative as the write-up's phases (seeds/001), storing the real
-tokens' rows of each requested layer:
+"""Seven ways to extract a decoder's activations, cumulative as the write-up's phases, storing the real tokens' rows
+of each requested layer:
 
-- `eager`: op by op; a blocking copy per sample and layer;
-- `jit`: jitted; the ragged last batch compiles a second program;
-- `jit_padded`: the last batch padded too (masked): one program;
-- `jit_padded_stacked`: one blocking copy of all layers and samples (the write-up's "vectorizing");
+- `eager`: op by op, a blocking copy per sample and layer;
+- `jit`: jitted; a ragged last batch compiles a second program;
+- `jit_padded`: that batch padded (masked): one program;
+- `jit_padded_stacked`: one blocking copy per batch;
 - `jit_padded_async`: that copy started at dispatch;
 - `pipelined`: batch i+1 dispatched before batch i is stored;
-- `scanned`: chunks of up to MAX_SCAN_CHUNK batches, one jitted `lax.scan` each (the last chunk masked-filled).
+- `scanned`: up to MAX_SCAN_CHUNK batches per jitted `lax.scan` (the last chunk masked-filled).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ class JitPaddedAsync(JitPaddedStacked):
     name = "jit_padded_async"
 
     def dispatch(self, batch: Batch):
-        """The forward dispatched with its one copy to the host started at once (read later by `to_host`)."""
+        """The forward, its one copy to the host started at once (`to_host` reads it)."""
         acts = super().dispatch(batch)
         acts.copy_to_host_async()
         self.counts["async_copies"] += 1

@@ -1,4 +1,4 @@
-"""The write-up's extraction fixes, one claim each: what it is, its estimated gain, rule, advice, sized numbers."""
+"""The write-up's extraction fixes, one claim each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""extraction's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
+"""extraction's timed and traced runs, and their checks."""
 from __future__ import annotations
 
 import shutil
@@ -112,7 +112,7 @@ AGREE_ATOL = 1e-5
 
 
 def stored(directory: Path) -> np.ndarray:
-    """Everything a pass stored, in file order, as one flat array (for comparing variants)."""
+    """Everything a pass stored, in file order, as one flat array."""
     return np.concatenate([np.load(p).ravel() for p in sorted(directory.glob("*.npy"))])
 
 

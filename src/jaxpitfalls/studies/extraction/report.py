@@ -1,4 +1,4 @@
-"""extraction's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
+"""extraction's report tables and figures, apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 

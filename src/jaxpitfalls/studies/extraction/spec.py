@@ -1,4 +1,4 @@
-"""The `extraction` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
+"""The `extraction` study as the workflow reads it: JAX-free."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ class Timing(settings.Timing):
 
     @property
     def first_pass_sampling(self) -> Sampling:
-        """How the `first_pass` mode is sampled: the common settings with its own rounds."""
+        """The common sampling settings with `first_pass`'s own rounds."""
         return replace(self.sampling, rounds=self.first_pass_rounds or self.sampling.rounds)
 
 

@@ -27,19 +27,18 @@ JUDGES = Judges(SPEC)
 
 
 def _tokens_per_s(run: Run, config_id: str) -> tuple[float, float, float]:
-    """The floor's tokens per second from its median generation, with its 95% interval."""
+    """The floor's tokens per second (median, 95% interval)."""
     kv = row(run.steps, config_id=config_id, variant=SPEC.floor, mode="generate")
     return per_second(kv.new_tokens, kv)
 
 
 def _first(run: Run) -> pd.DataFrame:
-    """The base configuration's rows by variant (first runs, medians)."""
+    """The base configuration's rows by variant."""
     return run.steps[run.steps.config_id == run.base_id].set_index("variant")
 
 
 @JUDGES("cache_faster")
 def _cache_faster(run: Run) -> Judged:
-    """The cache against the jitted uncached loop, both warm; beside it the write-up's likely quotient and eager."""
     head_id, where, at_structure = run.headline("cache_faster")
     head = run.pair("uncached", config_id=head_id)
     try:
@@ -109,7 +108,6 @@ def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
 
 @JUDGES("match_warmup_config")
 def _match_warmup_config(run: Run) -> Judged:
-    """The job's mismatched-warmup probe (measure.mismatched_warmup) at the base."""
     checks = run.probed("mismatched_warmup")
     if checks is None:
         return not_probed("mismatched_warmup")
@@ -167,7 +165,7 @@ NO_DEMONSTRATION = "not measured: no configuration with warmup_fraction below 1"
 
 @once_per_run
 def _pitfall(run: Run) -> pd.DataFrame:
-    """The demonstrations beside their proper configurations (empty where the config has none)."""
+    """The demonstrations beside their proper configurations; empty without any."""
     return pitfall(run.tables["steps"])
 
 
@@ -206,8 +204,6 @@ def _below(demo: pd.Series, at_structure: bool) -> str:
 
 @JUDGES("distortion")
 def _distortion(run: Run) -> Judged:
-    """The write-up's quotient, its baseline held (it nearly kept its speed): kv_cache's proper median over its
-    short-warmup one."""
     if _pitfall(run).empty:
         return _not_demonstrated("distortion")
     demo, same, at_structure = _demonstration(run)

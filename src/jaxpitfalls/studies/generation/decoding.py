@@ -1,12 +1,12 @@
-"""Five ways to greedy-decode with GPT-2 (seeds/004 and one beyond):
+"""Five ways to greedy-decode with GPT-2:
 
-- `uncached_eager`: the whole sequence each step, un-jitted (shown, not judged);
-- `uncached`: the same, jitted, a program per length (the write-up's "Non-Cached": the baseline);
+- `uncached_eager`: the whole sequence each step, un-jitted;
+- `uncached`: the same, jitted, a program per length (the baseline);
 - `uncached_padded`: padded to the final length (masked): one program;
 - `kv_cache`: prefill, then a jitted one-token step on a donated cache;
 - `kv_cache_scan`: prefill and the decode loop in one jitted `lax.scan`.
 
-`build()` makes fresh counted functions with static sizes: a shorter warmup leaves programs to compile.
+Sizes are static: a shorter warmup leaves programs to compile.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""generation's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
+"""generation's timed and traced runs, and their checks."""
 from __future__ import annotations
 
 import time
@@ -86,8 +86,8 @@ def _signature(decoder: Decoder, sample: _Timed, compiles: dict[str, int]) -> di
 
 
 def mismatched_warmup(decoders: dict[str, Decoder], prompt: np.ndarray, new: int) -> dict[str, Any]:
-    """The matched-warmup advice shown: fresh kv_cache programs warmed by the uncached loop or by kv_cache, then one
-    generation, compiles counted."""
+    """The matched-warmup advice: compiles in one generation of fresh kv_cache programs warmed by the uncached loop
+    or by kv_cache."""
     timed, other = decoders[SPEC.floor], decoders["uncached"]
     found: dict[str, Any] = {"warmed": "uncached", "timed": SPEC.floor}
     for warmup, warm in (("mismatched", other), ("matched", timed)):

@@ -1,4 +1,4 @@
-"""generation's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
+"""generation's report tables and figures, apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 

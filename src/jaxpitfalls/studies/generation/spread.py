@@ -1,5 +1,5 @@
-"""The write-up's "std above 10% means interference" against the contention watch (contention.py): an alarm on a quiet
-job is false, a busy job without one a miss. The watch sees only the host."""
+"""The write-up's "std above 10% means interference" against the contention watch: an alarm on a quiet job is false,
+a busy job without one a miss. The watch sees only the host."""
 
 from __future__ import annotations
 

@@ -130,7 +130,6 @@ def _first_run_linear(run: Run) -> Judged:
 
 @JUDGES("jit_negligible")
 def _jit_negligible(run: Run) -> Judged:
-    """Both variants' start-ups lowering to one program in every job is the verdict (the timing a check)."""
     steady = ratios(run, "steady")
     overall = geometric_mean_ratio(steady.ratio, steady.ratio_ci_low, steady.ratio_ci_high)
     each = ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in steady.itertuples())
@@ -148,7 +147,6 @@ def _jit_negligible(run: Run) -> Judged:
 
 @JUDGES("less_compilation")
 def _less_compilation(run: Run) -> Judged:
-    """One program for both variants in every job means the same XLA work: the verdict; else compile times decide."""
     first = ratios(run, "first_run")
     top = first.iloc[-1]
     compile_ratio = geometric_mean_ratio(first.compile_ratio, first.compile_ratio_ci_low, first.compile_ratio_ci_high)
@@ -260,7 +258,6 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
 
 @JUDGES("once_run")
 def _once_run(run: Run) -> Judged:
-    """A start-up run once, both cold (derived.run_once); without an un-jitted first call only a "yes" holds."""
     stepped, where, _ = stepped_row(run, "jit_vs_eager_setup", SPEC.variants[0])
     if stepped is None:
         return Judged(measured=NOT_STEPPED, verdict=NOT_MEASURED)
@@ -276,7 +273,6 @@ def _once_run(run: Run) -> Judged:
 
 @JUDGES("same_result")
 def _same_result(run: Run) -> Judged:
-    """The pre-timing guard as "same functionality": a job whose variants differ fails, so each job is evidence."""
     checks, recorded = run.tables["checks"], run.tables["checks"].dropna(subset=["outputs_exact"])
     if recorded.empty:
         return Judged(verdict=NOT_MEASURED, measured="not measured: no job recorded its comparison of the variants")

@@ -16,7 +16,6 @@ from .spec import ANCHOR, FAR_LESS, REFERENCE, SPEC
 
 @once_per_run
 def transforms_of(run: Run) -> pd.Series:
-    """Each configuration's transforms in the plan."""
     return run.steps.drop_duplicates("config_id").set_index("config_id")["structure_transforms"]
 
 
@@ -46,7 +45,7 @@ def median(run: Run, config_id: str, variant: str, mode: str) -> float:
 
 def per_call(run: Run, key: str, variant: str, mode: str,
              per_transform: bool = False) -> tuple[float, float, float] | None:
-    """A median (and its 95% interval) at the write-up's structure for `key`, per transform or per call."""
+    """A median and 95% interval at `key`'s write-up structure, per transform or per call."""
     config_id = run.at(key)
     if config_id is None:
         return None
@@ -97,14 +96,14 @@ def one_program_in_every_job(run: Run) -> str:
 
 
 def reference_spread(direct: pd.DataFrame, spread: dict[str, list]) -> dict[str, float] | None:
-    """The reference workload's relative IQR per configuration (spec.REFERENCE); None if untimed."""
+    """The reference workload's relative IQR per configuration; None if untimed."""
     if (direct.variant != REFERENCE).all():
         return None
     return {c: float(row(direct, config_id=c, variant=REFERENCE).relative_iqr) for c in spread}
 
 
 def absolute_iqr_ms(direct: pd.DataFrame, config_id: str, variant: str) -> float:
-    """A variant's IQR in ms in the direct mode: the write-up's absolute spread, beside the relative one judged."""
+    """A variant's direct-mode IQR in ms: the write-up's absolute spread, beside the relative one judged."""
     found = row(direct, config_id=config_id, variant=variant)
     return found.relative_iqr * found.median_ms
 

@@ -1,4 +1,4 @@
-"""tree_at's measuring side (what and why: the package docstring): timed and traced runs, and their checks."""
+"""tree_at's timed and traced runs, and their checks."""
 from __future__ import annotations
 
 import time
@@ -24,7 +24,7 @@ from .spec import Timing as TreeAtTiming
 
 
 class _Variant:
-    """One way to apply the plan: `tree_at` counter, compiled start-up, last outputs, call counts, step seconds."""
+    """One way to apply the plan, with its `tree_at` counter, outputs, call counts and step seconds."""
 
     def __init__(self, name: str, apply: Callable, model: eqx.Module, mesh: Mesh) -> None:
         self.name, self.apply, self.model, self.mesh = name, apply, model, mesh
@@ -38,14 +38,13 @@ class _Variant:
         self.direct_calls = self.first_run_calls = 0
 
     def direct(self, model: eqx.Module | None = None) -> eqx.Module:
-        """Apply the plan outside JIT. No device work is dispatched: the transforms reuse the arrays."""
+        """The plan applied outside JIT: no device work, the transforms reuse the arrays."""
         before = self.calls.count
         self.applied = self.apply(self.model if model is None else model, tp.BERT_PLAN, self.calls)
         self.direct_calls = self.calls.count - before
         return self.applied
 
     def _jitted_start_up(self, calls: tp.TreeAtCalls) -> Callable:
-        """A fresh `eqx.filter_jit` of the start-up, its `tree_at` calls counted in `calls`."""
 
         def make_module_opt(model):
             return tp.make_module_opt(model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, calls)
@@ -62,7 +61,7 @@ class _Variant:
         return self.started
 
     def start_up_program(self) -> str:
-        """The jitted start-up's StableHLO fingerprint: equal means the same XLA work (own counter)."""
+        """The jitted start-up's StableHLO fingerprint: equal means the same XLA work."""
         return fingerprint(self._jitted_start_up(tp.TreeAtCalls()).lower(self.model).as_text())
 
     def steady(self) -> Any:
@@ -72,7 +71,7 @@ class _Variant:
         return self.started
 
     def step_by_step(self) -> Any:
-        """The start-up un-jitted, as the write-up's table: each step blocked and timed (last output released first)."""
+        """The start-up un-jitted, as the write-up's table: each step blocked and timed."""
         self.stepped = None
         start = time.perf_counter()
         for step, made in tp.start_up(self.model, tp.BERT_PLAN, self.mesh, self.optimizer, self.apply, self.calls):
@@ -85,13 +84,13 @@ class _Variant:
 
 
 def build_variants(model: eqx.Module, mesh: Mesh, apply: dict[str, Callable] | None = None) -> dict[str, _Variant]:
-    """The two variants on the same model and mesh (`apply` replaces the code paths, for the tests)."""
+    """Both variants on one model and mesh; `apply` replaces their code paths (tests)."""
     apply = tp.APPLY if apply is None else apply
     return {name: _Variant(name, apply[name], model, mesh) for name in SPEC.variants}
 
 
 def prepare(model_dir: str) -> tuple[eqx.Module, Mesh]:
-    """The model from `prepare_model` and a one-axis mesh over every device (`tp`)."""
+    """The model and a one-axis mesh over every device."""
     from ...models.checkpoint import load_model
 
     model, _ = load_model(model_dir)
@@ -103,7 +102,7 @@ def _samplers(variants: dict[str, _Variant], method: str) -> dict[str, Callable[
 
 
 class Rebuild:
-    """The direct mode's reference workload (spec.REFERENCE): the same rebuild each call, so its spread is the run's."""
+    """The direct mode's reference workload: the same rebuild each call, so its spread is the run's."""
 
     def __init__(self, model: eqx.Module) -> None:
         self.model, self.calls = model, 0
@@ -119,12 +118,12 @@ def _sharded_leaves(tree: Any) -> int:
 
 
 def one_layer(model: eqx.Module) -> eqx.Module:
-    """The model's first layer alone (its embeddings and head kept): the warmup's slice, and the anchor's."""
+    """The model cut to its first layer (embeddings and head kept): the warmup's slice and the anchor's."""
     return eqx.tree_at(lambda m: m.layers, model, model.layers[:1])
 
 
 def anchored(variants: dict[str, _Variant]) -> dict[str, _Variant]:
-    """The first_run variants plus, deeper than one layer, the anchor (spec.ANCHOR) as its own variant."""
+    """The variants plus, deeper than one layer, the one-layer anchor as its own variant."""
     floor = variants[SPEC.floor]
     if len(floor.model.layers) == 1:
         return variants
@@ -153,8 +152,7 @@ def _same_values(jitted: Any, stepped: Any, name: str) -> None:
 
 def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed],
                       warmup_compiles: dict[str, int]) -> Timed:
-    """The un-jitted start-up's mode, checked against the compiled output; each call's step seconds kept, the warm call
-    as `first_run`."""
+    """The un-jitted start-up's mode, checked against the compiled one; the warm call kept as `first_run`."""
     first_calls = {}
     for name, v in variants.items():
         with count_compiles() as counter:
@@ -175,7 +173,7 @@ def time_step_by_step(variants: dict[str, _Variant], mode: Callable[[str], Timed
 
 
 def same_program(variants: dict[str, _Variant]) -> dict[str, Any]:
-    """Whether both jitted start-ups lower to one program (`less_compilation`), with fingerprints."""
+    """Whether both jitted start-ups lower to one program, with fingerprints."""
     programs = {name: v.start_up_program() for name, v in variants.items()}
     return {"same": len(set(programs.values())) == 1} | programs
 

@@ -1,4 +1,4 @@
-"""tree_at's report tables and figures (claims: claims.py), apart from measuring so edits rerun only report jobs."""
+"""tree_at's report tables and figures, apart from measuring so edits rerun only report jobs."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def scaling(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
-    """The study's own tables in the report: (title, introduction, table)."""
+    """The study's own report tables: (title, introduction, table)."""
     steps = variants_only(tables["steps"], SPEC.variants)
     signatures = steps.drop_duplicates(["config_id", "variant"]).pivot_table(
         index=["config_id", "structure_transforms", "structure_model_leaves", "structure_sharded_leaves"],

@@ -1,4 +1,4 @@
-"""The `tree_at` study as the workflow reads it (contract.interface.StudySpec): JAX-free."""
+"""The `tree_at` study as the workflow reads it: JAX-free."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ class Timing(settings.Timing):
 
 
 def steps_timed(conf: dict[str, Any], step_by_step: str, at_base: bool) -> bool:
-    """Whether a configuration times the un-jitted start-up step by step (`measure.step_by_step`)."""
+    """Whether a configuration times the un-jitted start-up step by step."""
     return step_by_step == "all" or at_base or all(conf[key] == value for key, value in BERT_4L_768H.items())
 
 

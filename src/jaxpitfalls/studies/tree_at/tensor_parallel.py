@@ -1,5 +1,5 @@
-"""A tensor-parallel plan (fnmatch patterns over module paths to transforms) and the write-up's two ways to apply it
-(seeds/002, seeds/003): unbatched, one `eqx.tree_at` per match (a walk each), or batched, one for all."""
+"""A tensor-parallel plan (fnmatch patterns over module paths to transforms) and the write-up's two ways to apply it:
+unbatched, one `eqx.tree_at` per match (a walk each), or batched, one for all."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def shardings(model: eqx.Module, mesh: Mesh) -> Any:
 
 def start_up(model: eqx.Module, plan: dict[str, Callable], mesh: Mesh, optimizer, apply: Callable,
              calls: TreeAtCalls) -> Iterator[tuple[str, Any]]:
-    """The write-up's start-up (spec.START_UP_STEPS), yielding (name, result) per step so a caller can time each."""
+    """The write-up's start-up, yielding (name, result) per step so a caller can time each."""
     model = apply(model, plan, calls)
     yield "apply", model
     specs = shardings(model, mesh)
