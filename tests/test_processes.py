@@ -37,9 +37,13 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
     assert merged["memory"]["m"]["host_peak_bytes"] == 120 and merged["structure"] == {"leaves": 5}
 
 
-def test_one_process_is_its_own_result():
-    doc = process_doc(1.0, 0)
-    assert merge([doc]) is doc
+def test_one_process_is_its_own_result_its_differences_read_off_its_ratios():
+    doc = process_doc(1.2, 0)
+    merged = merge([doc])
+    assert {k: v for k, v in merged.items() if k != "comparisons"} == {k: v for k, v in doc.items()
+                                                                       if k != "comparisons"}
+    (found,), (own,) = merged["comparisons"], doc["comparisons"]
+    assert found["ratio"] == own["ratio"] and found["diff"] == pytest.approx(own["diff"])  # a plain pair: as it was
 
 
 def test_processes_that_ran_different_code_are_refused():

@@ -4,10 +4,13 @@ processes, its per-process rows stay as they were, and one estimated by today's 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 from results_docs import process_doc
 
 from jaxpitfalls.across_runs.reference.reestimate import reestimate, reestimated
+from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
 from jaxpitfalls.report.tables import aggregate
 from jaxpitfalls.report.tables.over_processes import steps_over_processes
@@ -57,3 +60,26 @@ def test_a_snapshot_estimated_by_todays_code_comes_out_as_it_was(tmp_path):
     pd.testing.assert_frame_equal(written[ESTIMATED], now[ESTIMATED], check_dtype=False)
     written = pd.read_csv(tables / "steps.csv", dtype={"process": str})
     pd.testing.assert_frame_equal(written[MEDIAN], steps[MEDIAN], check_dtype=False)
+
+
+def test_a_one_process_job_reads_each_difference_off_its_ratio_as_its_estimate_again_does():
+    """One process has no spread between processes to pool: its ratios stand, and each difference is the one
+    its ratio stands for at the job's medians, as `reestimated` reads it (one estimate per effect); an overhead
+    ratio's difference is r - 1 times the baseline overhead its own row gives, so the rows add up."""
+    doc = process_doc(1.2, 0)
+    rng = np.random.default_rng(1)
+    samples = {name: list(np.asarray(doc["variants"]["f"]["modes"]["m"]["samples_s"]) * level
+                          * rng.uniform(0.97, 1.03, 8)) for name, level in (("f", 1.0), ("v", 1.2), ("w", 1.5))}
+    doc["variants"] = {name: doc["variants"]["f"] | {"modes": {"m": doc["variants"]["f"]["modes"]["m"]
+                                                                | {"samples_s": xs, "summary": stats.summarize(xs)}},
+                                                     "signature": {"code": name}}
+                       for name, xs in samples.items()}
+    pairs = [("v", "f"), ("w", "f"), ("w - f", "v - f")]
+    doc["comparisons"] = [{"variant": a, "baseline": b, "mode": "m"} | stats.paired_comparison(
+        stats.side_samples(samples, a), stats.side_samples(samples, b), of_medians=stats.is_difference(a, b))
+        for a, b in pairs]
+    merged = merge([doc]) | {"config_id": "c", "config": {"id": "c", "model": "m", "axes": []}}
+    now, steps = aggregate.comparisons_table([merged]), aggregate.steps_table([merged])
+    pd.testing.assert_frame_equal(reestimated(now, steps)[ESTIMATED], now[ESTIMATED], check_dtype=False)
+    overhead = now[now.variant == "w - f"].iloc[0]
+    assert overhead.diff_ms == pytest.approx((overhead.ratio - 1) * now[now.variant == "v"].diff_ms.iloc[0])

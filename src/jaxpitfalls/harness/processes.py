@@ -11,7 +11,7 @@ import numpy as np
 
 from . import stats
 from .machine import machine_summary
-from .pooled import pooled_intervals
+from .pooled import DIFF_FIELDS, RATIO_FIELDS, pooled_intervals, read_off
 
 
 class ProcessesDisagree(RuntimeError):
@@ -101,11 +101,20 @@ def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                             [[o["diff"] for o in row] for row in own], _medians(docs, pairs))
 
 
+def _one_process(doc: dict[str, Any]) -> dict[str, Any]:
+    """A one-process job: its ratios stand, each difference read off its ratio as a pooled job's is."""
+    pairs = [(c["variant"], c["baseline"], c["mode"]) for c in doc["comparisons"]]
+    ratios = [[c.get(k) for k in RATIO_FIELDS[:3]] for c in doc["comparisons"]]
+    read = read_off(pairs, ratios, _medians([doc], pairs))
+    return doc | {"comparisons": [c | dict(zip(DIFF_FIELDS, ends, strict=True)) if ends else c
+                                  for c, ends in zip(doc["comparisons"], read, strict=True)]}
+
+
 def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
     """The workers' results of one configuration as one."""
     first = docs[0]
     if len(docs) == 1:
-        return first
+        return _one_process(first)
     lowered_apart = {}
     for i, doc in enumerate(docs[1:], start=1):
         for name, variant in first["variants"].items():
