@@ -13,7 +13,9 @@ if not config["compare"]["sides"]:
         input:
             runs=[p for s in STUDIES for p in runs_of(s)],
             baseline=baseline_runs(),
-            sources=sources.files_of("across_runs.comparison.compare", "across_runs.comparison.compare_report", "runtime"),
+            sources=sources.files_of(
+                "across_runs.comparison.compare", "across_runs.comparison.compare_report", "runtime"
+            ),
         output:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
