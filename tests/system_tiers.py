@@ -32,7 +32,9 @@ def can_be_root() -> bool:
 def need(tier: str, tools: tuple[str, ...], how: str, root: bool = False) -> None:
     """Skip (or, where every tier is required, fail) the tests of `tier` whose tools are missing, naming them and
     `how` to get them; called at a test module's top, before any fixture (a smoke run) is built for nothing."""
-    missing = missing_tools(tools) + (["root or passwordless sudo"] if root and not can_be_root() else [])
+    missing = missing_tools(tools)
+    if root and not missing and not can_be_root():  # sudo asked only where the tools are there to start
+        missing = ["root or passwordless sudo"]
     if not missing:
         return
     said = f"the {tier} tests need {', '.join(missing)}: {how}"

@@ -107,3 +107,14 @@ def test_docstrings_say_what_and_why_in_a_few_lines():
                     if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                     and ast.get_docstring(node, clean=False))
     assert said <= 0.15 * total, f"docstrings are {said / total:.1%} of src's characters"
+
+
+def test_every_folder_the_rules_join_onto_the_workflow_s_root_is_in_the_checkout():
+    """A path a rule builds from the checkout's root (`Path(workflow.basedir) / "docs" / ...`) names a folder
+    the tree holds: a folder that moved would otherwise read as absent, and its rule quietly go without it."""
+    rules = [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+    joined = [re.findall(r'"([^"]+)"', m) for path in rules
+              for m in re.findall(r"Path\(workflow\.basedir\)((?:\s*/\s*\"[^\"]+\")+)", path.read_text())]
+    assert joined, "no path built from the workflow's root found: the pattern no longer matches the rules"
+    missing = ["/".join(parts) for parts in joined if not ROOT.joinpath(*parts).exists()]
+    assert not missing, missing

@@ -483,3 +483,11 @@ def test_the_un_jitted_start_up_is_read_warm_and_cold_where_the_write_up_does_no
     assert judged.verdict == expected, judged.measured
     assert f"unbatched's first call {first_call_ms:.1f} ms (120 compilations)" in judged.measured
     assert judged.judged_ratio[0] == pytest.approx(1.0)  # the warm reading stays the number shown
+
+
+def test_an_undecided_warm_reading_keeps_its_own_reason_beside_a_decided_cold_one():
+    tables = _un_jitted(70.0)  # warm: 2x, its interval across the edge
+    first = (tables["steps"]["mode"] == "step_by_step") & (tables["steps"].variant == "unbatched")
+    tables["steps"].loc[first, ["first_run_seconds", "first_run_compiles"]] = (0.5, 120)
+    judged = applicable(_judged(tables, "jit_vs_eager_setup"))
+    assert judged.verdict == "inconclusive" and "readings disagree" not in judged.reason, judged.reason

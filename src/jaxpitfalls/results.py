@@ -101,7 +101,7 @@ def read_result(path: str | os.PathLike) -> dict[str, Any]:
     """A result this checkout can read: one of a later format is refused with the versions named."""
     doc = json.loads(Path(path).read_text())
     stamp = doc.get("format", {})
-    if stamp.get("result", 0) > FORMAT:
+    if isinstance(stamp, dict) and isinstance(stamp.get("result", 0), int) and stamp.get("result", 0) > FORMAT:
         raise InvalidResult(f"{path}: result format {stamp['result']} (written by jaxpitfalls "
                             f"{stamp.get('jaxpitfalls')}); this checkout ({package_version()}) reads formats up to "
                             f"{FORMAT}: run a newer checkout, or time it again with this one")

@@ -175,7 +175,7 @@ def published_reference():
     calibration reads its studies' intervals."""
     from jaxpitfalls.across_runs.reference.published import published  # pandas: not in the driver's environment
 
-    root = Path(workflow.basedir) / "docs" / "reference"
+    root = Path(workflow.basedir) / "docs" / "results" / "reference"
     return published(root) if root.is_dir() else None
 
 

@@ -26,7 +26,8 @@ MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_
 
 
 def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """One configuration's job rows from its processes' rows (one process: its rows as they were)."""
+    """One configuration's job rows from its processes' rows (one process: its ratios as they were, each
+    difference read off its ratio)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
     medians = (steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3).to_dict()
     pairs = [tuple(r[PAIR]) for _, r in job.iterrows()]

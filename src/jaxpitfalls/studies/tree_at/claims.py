@@ -248,7 +248,8 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
     measured = (f"batched, {where}{unsharded_note(run, stepped.config_id)} ({stepped.config_id}): un-jitted "
                 f"{stepped.median_ms:.1f} ms / compiled call {compiled:.1f} ms = {interval(*gain, 'x')}{cold_said}"
                 f"{on_cpu}")
-    if cold is not None and decide(cold[1], cold[2], JIT_GAIN, log=True).outcome != massive.outcome:
+    cold_outcome = None if cold is None else decide(cold[1], cold[2], JIT_GAIN, log=True).outcome
+    if None not in (cold_outcome, massive.outcome) and cold_outcome != massive.outcome:
         massive = Decision(None, "undecided: the write-up's one step-by-step timing does not say whether its "
                                  "operations were already compiled, and the warm and cold readings disagree")
     return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
