@@ -124,6 +124,11 @@ def test_rule_sources_are_relative_to_the_workflow_directory_that_holds_them(mon
     assert all(Path(p).is_absolute() and Path(p).is_file() for p in sources.files_of("runtime"))
 
 
+def test_a_rule_naming_a_module_that_moved_is_refused_by_name():
+    with pytest.raises(KeyError, match=r"no module report\.comparison\.compare of jaxpitfalls: a rule names"):
+        sources.files_of("report.comparison.compare", "runtime")
+
+
 def test_rule_sources_are_the_modules_a_rule_imports():
     study = _sources("studies.dispatch.measure")
     assert {"studies/dispatch/measure.py", "studies/dispatch/spec.py", "models/bert.py", "harness/protocol.py",

@@ -100,14 +100,23 @@ def imported_by(module: str) -> frozenset[str]:
 
 
 def files_of(*modules: str) -> tuple[str, ...]:
-    """Sorted source files of `modules` and every package module they import, as rule inputs."""
-    return tuple(sorted(as_input(p) for p in _files_of(modules, _roots())))
+    """Sorted source files of `modules` and every package module they import, as rule inputs; a module named
+    here that does not exist is refused (a rule naming a moved module would otherwise lose its inputs)."""
+    roots = _roots()
+    missing = [m for m in modules if _module_file(_full(m), roots) is None]
+    if missing:
+        raise KeyError(f"no module {', '.join(missing)} of {PACKAGE}: a rule names a module that moved or is gone")
+    return tuple(sorted(as_input(p) for p in _files_of(modules, roots)))
+
+
+def _full(module: str) -> str:
+    return module if module.startswith(PACKAGE) else f"{PACKAGE}.{module}"
 
 
 @cache
 def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
     seen: set[Path] = set()
-    todo = [f"{PACKAGE}.{m}" if not m.startswith(PACKAGE) else m for m in modules]
+    todo = [_full(m) for m in modules]
     while todo:
         path = _module_file(todo.pop(), roots)
         if path is None or path in seen:
