@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -79,14 +80,16 @@ def validate(doc: dict[str, Any], where: str = "result", schema: Path = SCHEMA) 
         raise InvalidResult(f"{where}: {len(errors)} schema error(s); first at {at}: {first.message}")
 
 
-def package_version() -> str | None:
-    """This package's installed version (None where it runs uninstalled, from a source tree)."""
-    from importlib import metadata
-
+def installed_version(package: str) -> str | None:
+    """An installed package's version (None where it is not installed: this one run from a source tree)."""
     try:
-        return metadata.version("jaxpitfalls")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return None
+
+
+def package_version() -> str | None:
+    return installed_version("jaxpitfalls")
 
 
 def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> dict[str, Any]:

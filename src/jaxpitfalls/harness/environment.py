@@ -8,19 +8,12 @@ import json
 import os
 import platform
 import subprocess
-from importlib import metadata
 from pathlib import Path
 
 from .. import sources
+from ..results import installed_version
 
 PACKAGES = ("jax", "jaxlib", "equinox", "optax", "transformers", "torch", "numpy", "snakemake")
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def cpu_model() -> str:
@@ -115,7 +108,7 @@ def describe(config: dict, repo: str | os.PathLike = ".", record: tuple[str, ...
     devices = jax.devices()
     return device_memory(devices[0]) | {
         "python": platform.python_version(),
-        "packages": {p: _version(p) for p in dict.fromkeys([*PACKAGES, *record])},
+        "packages": {p: installed_version(p) for p in dict.fromkeys([*PACKAGES, *record])},
         "backend": jax.default_backend(),
         "device_kind": devices[0].device_kind,
         "device_count": len(devices),

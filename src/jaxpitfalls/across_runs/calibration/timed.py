@@ -71,6 +71,13 @@ def _as_now(section: dict[str, Any], name: str) -> dict[str, Any]:
     return known
 
 
+def _jobs(folder: Path) -> list[dict[str, Any]]:
+    """The kept jobs' results, compressed or, kept before they were, not."""
+    if (folder / JOBS).is_file():
+        return json.loads(gzip.decompress((folder / JOBS).read_bytes()))
+    return json.loads((folder / JOBS.removesuffix(".gz")).read_text())
+
+
 def read(folder: str | Path) -> Timed:
     """A kept calibration (`keep`), as its page is rendered from it."""
     folder = Path(folder)
@@ -81,9 +88,7 @@ def read(folder: str | Path) -> Timed:
     def optional(name: str, read_csv=pd.read_csv) -> pd.DataFrame | None:
         return read_csv(folder / name) if (folder / name).is_file() else None
 
-    jobs = folder / JOBS if (folder / JOBS).is_file() else folder / JOBS.removesuffix(".gz")  # kept before it was
-    return Timed(pd.read_csv(folder / LOCKSTEP), json.loads(gzip.decompress(jobs.read_bytes()) if jobs.suffix == ".gz"
-                                                            else jobs.read_text()),
+    return Timed(pd.read_csv(folder / LOCKSTEP), _jobs(folder),
                  json.loads((folder / PYPERF).read_text()), _as_now(settings["compare"], "compare"),
                  _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS, read_table),
                  settings["history_machine_s"], settings["reference"], settings.get("run_target_s", 0.0))

@@ -133,19 +133,26 @@ def un_jitted_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float
                               jitted[1:]), jitted[0]
 
 
+def _first_call_over(run: Run, stepped: pd.Series, mode: str) -> tuple[tuple[float, float, float], float, float]:
+    """The variant's first step-by-step call in its process over its `mode` median (one call per process: the
+    interval is the median's alone), the call (ms) and the median (ms)."""
+    median = median_of(run.steps, stepped.config_id, stepped.variant, mode)
+    ms = 1e3 * stepped.first_run_seconds
+    return (ms / median[0], ms / median[2], ms / median[1]), ms, median[0]
+
+
 def run_once(run: Run, stepped: pd.Series) -> tuple[tuple[float, float, float], str, bool]:
     """The un-jitted start-up's first call over the jitted first run, its words, and whether a first call was kept."""
-    jitted = median_of(run.steps, stepped.config_id, stepped.variant, "first_run")
-    beside = f" / jitted first run (trace + compile + run) {jitted[0]:.1f} ms"
     cold = stepped.get("first_run_seconds")
     if cold is None or pd.isna(cold):
-        once, _ = un_jitted_over(run, stepped, "first_run")
-        return once, f"un-jitted warm median {stepped.median_ms:.1f} ms (no first call kept){beside}", False
-    ms = 1e3 * cold
+        once, jitted = un_jitted_over(run, stepped, "first_run")
+        return once, (f"un-jitted warm median {stepped.median_ms:.1f} ms (no first call kept) / jitted first run "
+                      f"(trace + compile + run) {jitted:.1f} ms"), False
+    once, ms, jitted = _first_call_over(run, stepped, "first_run")
     said = (f"un-jitted first call {ms:.1f} ms ({int(stepped.first_run_compiles)} compilations; warm "
             f"{stepped.median_ms:.1f} ms; one call per process: the ratio's interval carries the jitted side's "
-            f"spread only){beside}")
-    return (ms / jitted[0], ms / jitted[2], ms / jitted[1]), said, True
+            f"spread only) / jitted first run (trace + compile + run) {jitted:.1f} ms")
+    return once, said, True
 
 
 def cold_call(run: Run) -> tuple[tuple[float, float, float] | None, str]:
@@ -153,12 +160,10 @@ def cold_call(run: Run) -> tuple[tuple[float, float, float] | None, str]:
     stepped, _, _ = stepped_row(run, "jit_vs_eager_setup", SPEC.variants[0])
     if stepped is None or pd.isna(stepped.get("first_run_seconds")) or not stepped.get("first_run_compiles"):
         return None, ""
-    cold = 1e3 * stepped.first_run_seconds
-    compiled = median_of(run.steps, stepped.config_id, stepped.variant, "steady")
-    gain = (cold / compiled[0], cold / compiled[2], cold / compiled[1])
+    gain, cold, compiled = _first_call_over(run, stepped, "steady")
     return gain, (f"; cold, as the write-up's one timing may have been: {stepped.variant}'s first call "
                   f"{cold:.1f} ms ({int(stepped.first_run_compiles)} compilations) / its compiled call "
-                  f"{compiled[0]:.1f} ms = {interval(*gain, 'x')} (one call per process: the compiled side's "
+                  f"{compiled:.1f} ms = {interval(*gain, 'x')} (one call per process: the compiled side's "
                   f"spread only)")
 
 
