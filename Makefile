@@ -45,7 +45,8 @@ $(DRIVER): envs/driver.txt
 
 # The unit tests on every core, file by file (a module's fixtures compile once); then the tests that run the
 # workflow, on every core too: their smoke run is made once by the first worker that needs it (the others wait
-# for it, tests/conftest.py), and a test that runs snakemake works in a copy of it.
+# for it, tests/conftest.py), a test that runs snakemake works in a copy of it, and tests sharing a workflow run
+# of their own are one xdist group (one worker makes it once).
 # pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
 PYTEST = $(BIN)/python -m pytest $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 UNIT := -n auto --dist loadfile -m "not workflow"
@@ -58,7 +59,7 @@ test: $(STAMP) $(TESTS) $(DRIVER) $(if $(CAN_INSTALL),$(BROWSER) $(SLURM))
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
 	@$(call PYTEST,$(UNIT))
-	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto -m workflow)
+	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto --dist loadgroup -m workflow)
 
 # The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
 # cluster (most of its time is XLA compiling the tiny models); `make test` runs everything.

@@ -132,8 +132,20 @@ def test_the_scatter_a_search_leaves_is_the_best_split_of_each_draw_below_the_de
         expected_scatter(6, 6)
 
 
+def test_the_search_finds_the_best_fit_of_every_placement_of_the_steps():
+    """Against every placement of 1-3 steps over 7 releases weighted unequally: the least weighted squared error."""
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        signal = np.column_stack([rng.normal(0, 0.02, 7), rng.uniform(0.5, 2.0, 7) * 0.01 ** -2])
+        cost = changepoints._WeightedLevel().fit(signal)
+        for k in (1, 2, 3):
+            scatter = {cuts: sum(cost.error(a, b) for a, b in itertools.pairwise((0, *cuts, 7)))
+                       for cuts in itertools.combinations(range(1, 7), k)}
+            assert _bounds(7, k, signal) == [0, *min(scatter, key=scatter.get), 7]
+
+
 def test_read_against_it_exact_intervals_give_a_squared_ratio_of_one_on_average_at_each_number_of_steps():
-    """Fits by ruptures' own search, on draws other than expected_scatter's."""
+    """Fits by the exact search, on draws other than expected_scatter's."""
     rng = np.random.default_rng(11)
     for k in (1, 2, 3):
         squared = []

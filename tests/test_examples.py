@@ -14,7 +14,7 @@ import pytest
 import yaml
 from workflow_copy import ROOT, copy_workflow, snakemake
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("examples")]  # one worker runs the examples once
 
 # examples/config.yaml's blocks at toy sizes: what each file computes, not how fast (one axis swept, so the
 # scaling figures have a line to draw; one file in two processes, so its result is merged over them)

@@ -135,9 +135,9 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
     se = np.full(release.size, 0.01)
     for spread, low, high in ((0.03, 0.022, 0.038), (0.0, 0.0, 0.006)):
         y = rng.normal(0, 0.01, release.size) + rng.normal(0, spread, release.size)
-        spread, df = between_jobs(pd.DataFrame({"y": y, "var": se ** 2, "release": release}))
+        spread, df = between_jobs(y, se ** 2, [np.flatnonzero(release == r) for r in range(30)])
         assert low <= spread <= high and df == 60  # 30 releases of 3 jobs: 2 degrees of freedom each
-    assert between_jobs(pd.DataFrame({"y": [0.0, 0.1], "var": [1e-4, 1e-4], "release": [1, 2]})) is None
+    assert between_jobs(np.array([0.0, 0.1]), np.array([1e-4, 1e-4]), [np.array([0]), np.array([1])]) is None
 
 
 def test_a_spread_between_jobs_counts_on_the_degrees_of_freedom_it_was_estimated_from():

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...harness.stats import Z_95, wilson
 from ..history.changepoints import Step, resting_alone
-from ..history.history import fitted
+from ..history.history import fits
 from ..history.release_levels import SERIES, job_logs, release_levels, without_blocks
 
 HISTORIES = 500  # enough that a 5% false-step share has a Wilson interval within +-2 points
@@ -66,7 +66,7 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
 
 def _named(ratios: pd.DataFrame, releases: int) -> Iterator[tuple[tuple, Step]]:
     """Each step the fit names in `ratios`, with its series' key (none resting on one release's job)."""
-    for key, _, fit in fitted(release_levels(ratios), [f"r{r}" for r in range(releases)]):
+    for key, _, fit in fits(release_levels(ratios), [f"r{r}" for r in range(releases)]):
         yield from ((key, step) for step in fit.steps if not resting_alone(fit, step))
 
 

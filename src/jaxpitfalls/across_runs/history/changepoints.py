@@ -13,8 +13,6 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
-import ruptures
-from ruptures.base import BaseCost
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
@@ -57,15 +55,11 @@ class Fit:
     set_apart: tuple[str, ...] = ()
 
 
-class _WeightedLevel(BaseCost):
-    """ruptures' segment cost: the log ratios' weighted squared error about their weighted mean (columns: log ratio,
+class _WeightedLevel:
+    """A segment's cost: the log ratios' weighted squared error about their weighted mean (columns: log ratio,
     weight 1/se^2)."""
 
-    model = "weighted_level"
-    min_size = 1
-
     def fit(self, signal: np.ndarray) -> _WeightedLevel:
-        self.signal = signal  # ruptures reads its length
         self.y, self.w = signal[:, 0], signal[:, 1]
         return self
 
@@ -104,7 +98,22 @@ def _locations(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int) 
 
 def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
     """Segment boundaries [0, ..., n] of the exact best fit with k steps."""
-    return [0, *ruptures.Dynp(custom_cost=_WeightedLevel(), min_size=1, jump=1).fit(signal).predict(n_bkps=k)]
+    return _best_fits(_WeightedLevel().fit(signal), n, k)[k]
+
+
+def _best_fits(cost: _WeightedLevel, n: int, most: int) -> dict[int, list[int]]:
+    """Segment boundaries [0, ..., n] of the exact best fit with each of 1..`most` steps, by dynamic programming
+    over the last step's place (the first of equal fits kept); one search serves every number of steps."""
+    error = cache(cost.error)
+
+    @cache
+    def best(end: int, k: int) -> tuple[tuple[int, int], ...]:  # releases 0..end-1 in k + 1 segments
+        if k == 0:
+            return ((0, end),)
+        return min((best(last, k - 1) + ((last, end),) for last in range(k, end)),
+                   key=lambda segments: sum(error(a, b) for a, b in segments))
+
+    return {k: [0, *(end for _, end in best(n, k))] for k in range(1, most + 1)}
 
 
 @cache  # a history fits thousands of series of a few lengths
@@ -160,8 +169,7 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     signal = np.column_stack([y, 1 / se ** 2])
     cost = _WeightedLevel().fit(signal)
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
-    for k in range(1, min(max_steps, n - 1) + 1):
-        candidate = _bounds(n, k, signal)
+    for k, candidate in _best_fits(cost, n, min(max_steps, n - 1)).items():
         widened = se * _scale(cost, candidate)
         if all(abs(d) > z * s for d, s in (_difference(y, widened, *candidate[i:i + 3]) for i in range(k))):
             told_apart.append(candidate)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...harness.stats import is_difference, is_twin
@@ -115,12 +116,24 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
 
 def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
     """Per series: its key, levels in release order, and fit (false alarms controlled over all series)."""
+    for key, at, fit in fits(levels, releases):
+        yield key, levels.iloc[at].set_index("release"), fit
+
+
+def fits(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, np.ndarray, Fit]]:
+    """Per series: its key, its rows' positions in release order (releases not listed left out), and fit; in numpy,
+    as simulated histories fit thousands of series."""
     grouped = levels.groupby(SERIES, sort=False)
-    for key, series in grouped:
-        series = series.set_index("release").reindex([r for r in releases if r in set(series.release)])
-        yield key, series, fit_steps(list(series.index), series.ratio, series.ratio_ci_low, series.ratio_ci_high,
-                                     series=grouped.ngroups, single=list(series.jobs == 1),
-                                     df=list(series.df))
+    series_of, keys = grouped.ngroup().to_numpy(), levels[SERIES].to_numpy(dtype=object)
+    place = levels.release.map({r: i for i, r in enumerate(releases)}).to_numpy(dtype=float)
+    label, ratio, low, high, jobs, df = (levels[c].to_numpy() for c in (
+        "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df"))
+    for index in range(grouped.ngroups):
+        mine = np.flatnonzero(series_of == index)
+        at = mine[~np.isnan(place[mine])]
+        at = at[np.argsort(place[at], kind="stable")]
+        yield tuple(keys[mine[0]]), at, fit_steps(list(label[at]), ratio[at], low[at], high[at],
+                                                  series=grouped.ngroups, single=list(jobs[at] == 1), df=list(df[at]))
 
 
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:

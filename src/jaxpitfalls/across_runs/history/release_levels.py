@@ -32,10 +32,18 @@ def detectable_change(low: float, high: float, df: float = np.inf) -> float:
     return float(np.expm1((t + power) * se))
 
 
-def _positions(release: pd.Series) -> dict[str, np.ndarray]:
-    """Each release's row positions in a series' job table (numpy: simulated histories fit thousands)."""
-    codes, names = pd.factorize(release)
-    return {name: np.flatnonzero(codes == i) for i, name in enumerate(names)}
+def _first_seen(values: np.ndarray) -> np.ndarray:
+    """Codes 0..n-1 for `values` in the order each first appears (as pd.factorize), in numpy: simulated histories
+    fit thousands of series."""
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=int)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return rank[inverse.ravel()]
+
+
+def _positions(codes: np.ndarray) -> list[np.ndarray]:
+    """Each release's row positions in a series' job table, releases in the order they first appear."""
+    return [np.flatnonzero(codes == i) for i in range(codes.max() + 1)] if codes.size else []
 
 
 def _excess(y: np.ndarray, var: np.ndarray) -> float:
@@ -49,7 +57,10 @@ def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
     y = series.y.to_numpy()
     if "job" not in series:
         return y, 0
-    releases, blocks = pd.factorize(series.release)[0], pd.factorize(series.job)[0]
+    return _without_blocks(y, _first_seen(series.release.to_numpy()), _first_seen(series.job.to_numpy()))
+
+
+def _without_blocks(y: np.ndarray, releases: np.ndarray, blocks: np.ndarray) -> tuple[np.ndarray, int]:
     n, k = releases.max() + 1, blocks.max() + 1
     design = np.column_stack([np.eye(n)[releases], np.eye(k)[blocks][:, 1:]])
     dof = y.size - n
@@ -71,11 +82,11 @@ def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
     return means + (adjusted - means) * np.sqrt(dof / (dof - (k - 1))), k - 1
 
 
-def between_jobs(series: pd.DataFrame, taken: int = 0) -> tuple[float, float] | None:
-    """The pooled sd between a release's jobs beyond their intervals (log scale), and its df less `taken`; None where
-    no release was timed twice."""
-    y, var = series.y.to_numpy(), series["var"].to_numpy()
-    repeated = [rows for rows in _positions(series.release).values() if rows.size > 1]
+def between_jobs(y: np.ndarray, var: np.ndarray, releases: list[np.ndarray],
+                 taken: int = 0) -> tuple[float, float] | None:
+    """The pooled sd between a release's jobs beyond their intervals (log scale; `releases`: each one's positions),
+    and its df less `taken`; None where no release was timed twice."""
+    repeated = [rows for rows in releases if rows.size > 1]
     if not repeated:
         return None
     dof = np.array([rows.size - 1 for rows in repeated])
@@ -110,13 +121,22 @@ def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
 
 def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     """Per series and release, its level with a 95% interval, with `between_jobs` and `blocks_taken`."""
+    jobs = job_logs(ratios)
+    grouped = jobs.groupby(SERIES, sort=False)
+    series_of, keys = grouped.ngroup().to_numpy(), jobs[SERIES].to_numpy(dtype=object)
+    y_all, var_all = jobs.y.to_numpy(), jobs["var"].to_numpy()
+    measured_all = jobs[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
+    release_all, versions_all = jobs.release.to_numpy(), jobs.versions.to_numpy()
+    job_all = jobs.job.to_numpy() if "job" in jobs else None
     rows = []
-    for key, series in job_logs(ratios).groupby(SERIES, sort=False):
-        y, taken = without_blocks(series)
-        var, releases = series["var"].to_numpy(), _positions(series.release)
-        measured = series[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
-        spread = between_jobs(series.assign(y=y), taken)
-        rows += [{"release": release, **_level(y[at], var[at], tuple(measured[at[0]]), spread),
-                  **dict(zip(SERIES, key, strict=True)), "blocks_taken": taken, "versions": series.versions.iat[at[0]]}
-                 for release, at in releases.items()]
+    for index in range(grouped.ngroups):
+        at = np.flatnonzero(series_of == index)
+        codes = _first_seen(release_all[at])
+        y, taken = (y_all[at], 0) if job_all is None else _without_blocks(y_all[at], codes, _first_seen(job_all[at]))
+        var, measured, releases = var_all[at], measured_all[at], _positions(codes)
+        spread = between_jobs(y, var, releases, taken)
+        rows += [{"release": release_all[at[where[0]]],
+                  **_level(y[where], var[where], tuple(measured[where[0]]), spread),
+                  **dict(zip(SERIES, keys[at[0]], strict=True)), "blocks_taken": taken,
+                  "versions": versions_all[at[where[0]]]} for where in releases]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
