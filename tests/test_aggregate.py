@@ -334,3 +334,34 @@ def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_
     lower = {"dispatch": checks["dispatch"].assign(host_peak_mb=[12000.0, None])}
     assert markdown.largest_peak(summary, lower) == (12676.0, "run_study/dispatch/big", "its benchmark file")
     assert markdown.largest_peak(summary, {"tree_at": pd.DataFrame({"config_id": ["x"]})})[0] == 12676.0
+
+
+def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
+    """Samples over every process (times their calls), the twin's apart, waits, the rest of the timing job; traces
+    and the study's own preparations; an older checks table without the samples' seconds keeps the plain line."""
+    from jaxpitfalls.report.tables.run_summary import study_split
+
+    doc = _doc("c0")
+    doc["variants"]["b~twin"] = doc["variants"]["b"] | {"twin_of": "b"}
+    mode = doc["variants"]["a"]["modes"]["blocked"]
+    doc["variants"]["a"]["modes"] = {"blocked": mode | {"calls_per_sample": 10, "processes": [
+        {"samples_s": [0.01, 0.03], "calls_per_sample": 10, "summary": mode["summary"]},
+        {"samples_s": [0.02], "calls_per_sample": 5, "summary": mode["summary"]}]}}  # a's own (the fixture's share one)
+    doc["machine"]["blocked"]["waited_s"] = 2.0
+    overhead = tmp_path / "overhead.csv"
+    overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
+    checks = aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"]
+    assert checks.samples_s.iloc[0] == pytest.approx(0.4 + 0.1 + 0.02) and checks.twins_s.iloc[0] == pytest.approx(0.02)
+    summary = pd.DataFrame({"rule": ["run_study", "capture_trace", "parse_trace", "prepare_model", "prepare_model"],
+                            "job": ["dispatch/c0", "dispatch/c0", "dispatch/c0", "bert-L1", "gpt2-L1"],
+                            "seconds": [10.0, 3.0, 1.0, 4.0, 5.0], "max_rss_mb": [1.0] * 5, "end": [1.0] * 5})
+    split = study_split(summary, "dispatch", ["prepare_model/bert-L1"], checks)
+    assert split == pytest.approx({"timed samples": 0.52, "A/A twins": 0.02, "waiting for quiet": 2.0,
+                                   "the rest of its timing jobs": 10 - 2.54, "traces": 4.0, "preparations": 4.0})
+    assert sum(split.values()) == pytest.approx(18.0)  # the study's part of the run, whole
+    assert study_split(summary, "dispatch", [], checks.drop(columns=["samples_s", "twins_s"])) is None
+    line = markdown.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
+                                        {"dispatch": (18.0, None, split)}, {"dispatch": checks})
+    assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, waiting " \
+           "for quiet 2 s, the rest of its timing jobs 7 s (process starts, imports, models loaded, warm-up and " \
+           "compiles, checks), traces 4 s, preparations 4 s" in line

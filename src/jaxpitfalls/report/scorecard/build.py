@@ -14,7 +14,7 @@ from ...contract.decisions import applicable
 from ...contract.interface import Claim, StudySpec
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
 from ..tables.aggregate import processes_of, read_tables, without_twins
-from ..tables.run_summary import span_seconds, study_seconds
+from ..tables.run_summary import span_seconds, study_seconds, study_split
 from . import markdown, scorecard
 from .magnitude import device_here
 from .twins import twin_rows, twin_sections
@@ -120,7 +120,8 @@ def build_report(
         environments[name] = tables["environment"]
         checks[name] = tables["checks"]
         parts[name] = (study_seconds(summary, name, settings["preparations"][name]),
-                       settings["studies"][name]["target_s"])
+                       settings["studies"][name]["target_s"],
+                       study_split(summary, name, settings["preparations"][name], tables["checks"]))
     claims = claims if judged is None else judged
     save(claims_figure(claim_points(claims)), out_figure)
     title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE

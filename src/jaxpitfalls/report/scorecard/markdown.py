@@ -84,7 +84,8 @@ def code_line(checks: dict[str, pd.DataFrame]) -> str:
 
 
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
-                        parts: dict[str, tuple[float, float | None]], checks: dict[str, pd.DataFrame]) -> str:
+                        parts: dict[str, tuple[float, float | None, dict[str, float] | None]],
+                        checks: dict[str, pd.DataFrame]) -> str:
     """Wall time and peak memory against `targets`, time per rule, the code run, and the machine's quiet."""
     target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
@@ -105,15 +106,24 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
         lines += [f"Peak memory: **{peak_mb / 1024:.1f} GiB** resident, the largest job (`{job}`, {source})"
                   f"{_memory_against(peak_mb / 1024, targets['memory_target_gib'])}; (per job: jobs that ran side "
                   "by side add up).", ""]
-    for study, (seconds, study_target) in parts.items():
+    for study, (seconds, study_target, split) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
-                     "(its measuring jobs and the preparations only it needs)")
+                     "(its measuring jobs and the preparations only it needs)" + _split_text(split))
     lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
               "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "
               "another by about its yardstick's ratio was slowed by the machine, beyond it by something else):", ""]
     lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
     lines += ["", table(per_rule, lambda x: fixed(x, 1)), ""]
     return "\n".join(lines)
+
+
+def _split_text(split: dict[str, float] | None) -> str:
+    if split is None:
+        return ""
+    rest = "the rest of its timing jobs"
+    return ": " + ", ".join(f"{name} {seconds:.0f} s" + (
+        " (process starts, imports, models loaded, warm-up and compiles, checks)" if name == rest else "")
+        for name, seconds in split.items())
 
 
 def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:

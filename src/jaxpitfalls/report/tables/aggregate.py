@@ -16,7 +16,16 @@ from ...contract.tables import TABLES
 from ...harness.stats import bootstrap_median_ci, is_difference, is_twin, paired_comparison, relative_iqr_ci
 from ...harness.variants import VariantsIndistinguishable, require_distinct
 from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
-from .job_checks import agreement, distinct, first_place, peak_memory_mb, quietness, ran_on, timed_compiles
+from .job_checks import (
+    agreement,
+    distinct,
+    first_place,
+    peak_memory_mb,
+    quietness,
+    ran_on,
+    sample_seconds,
+    timed_compiles,
+)
 from .over_processes import POOLED, compile_ratios_over_processes, steps_over_processes
 
 
@@ -150,6 +159,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_demonstrated": timed_compiles(doc, "demonstration"),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in _told_apart(doc).values()),
             "job_seconds": doc.get("job_seconds"),
+            **sample_seconds(doc),
             "ran_on": ran_on(env),
             "code": code_version(env),
             "processes": doc.get("processes", 1),

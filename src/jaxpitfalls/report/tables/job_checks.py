@@ -36,6 +36,19 @@ def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
                if (m.get(label) if label else not any(m.get(x) for x in labels)))
 
 
+def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
+    """Machine time inside the timed samples over every process, the variants' and the A/A twins' apart: what the
+    run summary sets against the job's whole time."""
+
+    def spent(mode: dict[str, Any]) -> float:
+        return sum(sum(p["samples_s"]) * p.get("calls_per_sample", 1) for p in mode.get("processes") or [mode])
+
+    seconds = {"samples_s": 0.0, "twins_s": 0.0}
+    for variant in doc["variants"].values():
+        seconds["twins_s" if "twin_of" in variant else "samples_s"] += sum(map(spent, variant["modes"].values()))
+    return seconds
+
+
 def ran_on(env: dict[str, Any]) -> str:
     """Where one result was measured: `slurm job 12 on node7 (64 CPUs, GPUs 0)` or `local on vm`."""
     where = env.get("placement")

@@ -47,6 +47,26 @@ def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]
     return float(summary.loc[mine, "seconds"].sum())
 
 
+TRACE_RULES = ("capture_trace", "parse_trace")
+
+
+def study_split(summary: pd.DataFrame, study: str, own_preparations: list[str],
+                checks: pd.DataFrame) -> dict[str, float] | None:
+    """A study's part of the run by what it bought: its timing jobs' timed samples, A/A twins, waits for a quiet
+    machine and the rest (process starts, imports, models loaded, warm-up and compiles, checks), its traces and its
+    preparations; None where its checks table predates the samples' seconds (an older snapshot)."""
+    if summary.empty or "samples_s" not in checks:
+        return None
+    mine = summary[summary.job.str.startswith(f"{study}/")]
+    timing = float(mine.loc[mine.rule == "run_study", "seconds"].sum())
+    spent = {"timed samples": float(checks.samples_s.sum()), "A/A twins": float(checks.twins_s.sum()),
+             "waiting for quiet": float(checks.waited_s.sum())}
+    prepared = summary[(summary.rule + "/" + summary.job).isin(own_preparations)]
+    return spent | {"the rest of its timing jobs": timing - sum(spent.values()),
+                    "traces": float(mine.loc[mine.rule.isin(TRACE_RULES), "seconds"].sum()),
+                    "preparations": float(prepared.seconds.sum())}
+
+
 def machine_time_lines(parts: dict[str, float], target_s: float) -> list[str]:
     """A run summary of the timing jobs' machine time, part by part, against `target_s` (0: not judged)."""
     total = sum(parts.values())
