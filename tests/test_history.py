@@ -251,3 +251,22 @@ def test_the_run_summary_judges_the_target_only_where_the_history_is_the_run(tmp
     assert alone == ["2 jobs, 600 s (10.0 min) against the target's 550 s: **missed**; building the environments "
                      "100 s of it (one job after another: no timing job ran beside an install)."]
     assert part[0].startswith("2 jobs, 600 s (10.0 min); building the environments 100 s") and "target" not in part[0]
+
+
+def test_a_release_result_of_a_later_format_is_refused_naming_both_versions(tmp_path):
+    """The history reads its jobs' results as every result is read: a format this checkout does not know stops it."""
+    import json
+    from types import SimpleNamespace
+
+    from jaxpitfalls import results
+
+    (path := tmp_path / "runs" / RELEASES[0] / "job1" / "base.json").parent.mkdir(parents=True)
+    doc = _measured()[RELEASES[0]][0] | {"format": {"result": results.FORMAT + 1, "jaxpitfalls": "9.0"}}
+    path.write_text(json.dumps(doc))
+    block = {"study": "dispatch", "package": "equinox", "versions": RELEASES, "with": {}, "pins": {}, "pythons": {},
+             "repeats": 1, "configs": "base"}
+    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
+    with pytest.raises(results.InvalidResult, match=rf"base.json: result format {results.FORMAT + 1} \(written by "
+                                                   r"jaxpitfalls 9\.0\)"):
+        history.write_history([str(path)], [], SimpleNamespace(history=block, run_target_s=600), out)
+    assert not (tmp_path / "report.out").exists()

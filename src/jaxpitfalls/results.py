@@ -102,11 +102,16 @@ def write_result(path: str | os.PathLike, doc: dict[str, Any]) -> dict[str, Any]
 
 def read_result(path: str | os.PathLike) -> dict[str, Any]:
     """A result this checkout can read: one of a later format is refused with the versions named."""
-    doc = json.loads(Path(path).read_text())
+    doc = require_format(json.loads(Path(path).read_text()), path)
+    validate(doc, str(path))
+    return doc
+
+
+def require_format(doc: dict[str, Any], path: str | os.PathLike) -> dict[str, Any]:
+    """`doc`, unless it is of a later format than this checkout reads: refused with the versions named."""
     stamp = doc.get("format", {})
     if isinstance(stamp, dict) and isinstance(stamp.get("result", 0), int) and stamp.get("result", 0) > FORMAT:
         raise InvalidResult(f"{path}: result format {stamp['result']} (written by jaxpitfalls "
                             f"{stamp.get('jaxpitfalls')}); this checkout ({package_version()}) reads formats up to "
                             f"{FORMAT}: run a newer checkout, or time it again with this one")
-    validate(doc, str(path))
     return doc

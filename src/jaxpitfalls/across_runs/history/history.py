@@ -259,14 +259,14 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     measured: dict[str, list[dict[str, Any]]] = {}
     unavailable, lost = {}, {}
     for path in sorted(run_paths):
-        release, job, doc = Path(path).parents[1].name, Path(path).parent.name, json.loads(Path(path).read_text())
-        doc["job"] = int(job.removeprefix("job"))
+        release, job = Path(path).parents[1].name, int(Path(path).parent.name.removeprefix("job"))
+        doc = results.require_format(json.loads(Path(path).read_text()), path)  # validated when it was written
         if "unavailable" in doc:
             unavailable[release] = doc["unavailable"]
         elif "lost" in doc:
-            lost[release, doc["job"], doc["config_id"]] = doc["lost"]
+            lost[release, job, doc["config_id"]] = doc["lost"]
         else:
-            measured.setdefault(release, []).append(doc)
+            measured.setdefault(release, []).append(doc | {"job": job})
     measured = {r: measured[r] for r in releases if r in measured}
     for release in releases:  # a release that lost every job has no result, as one that did not install
         reasons = [why for (lost_release, *_), why in lost.items() if lost_release == release]
