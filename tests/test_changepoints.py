@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from jaxpitfalls.across_runs.history import changepoints
-from jaxpitfalls.across_runs.history.changepoints import _bounds, _scale, expected_scatter, fit_steps
+from jaxpitfalls.across_runs.history.changepoints import _best_fits, _scale, expected_scatter, fit_steps
 
 RELEASES = [f"0.11.{i}" for i in range(12)]
 
@@ -141,7 +141,7 @@ def test_the_search_finds_the_best_fit_of_every_placement_of_the_steps():
         for k in (1, 2, 3):
             scatter = {cuts: sum(cost.error(a, b) for a, b in itertools.pairwise((0, *cuts, 7)))
                        for cuts in itertools.combinations(range(1, 7), k)}
-            assert _bounds(7, k, signal) == [0, *min(scatter, key=scatter.get), 7]
+            assert _best_fits(cost, 7, k)[k] == [0, *min(scatter, key=scatter.get), 7]
 
 
 def test_read_against_it_exact_intervals_give_a_squared_ratio_of_one_on_average_at_each_number_of_steps():
@@ -152,7 +152,7 @@ def test_read_against_it_exact_intervals_give_a_squared_ratio_of_one_on_average_
         for _ in range(400):
             signal = np.column_stack([rng.normal(0, 0.01, 8), np.full(8, 0.01 ** -2)])
             cost = changepoints._WeightedLevel().fit(signal)
-            bounds = _bounds(8, k, signal)
+            bounds = _best_fits(cost, 8, k)[k]
             scatter = sum(cost.error(a, b) for a, b in zip(bounds, bounds[1:], strict=False))
             squared.append(scatter / expected_scatter(8, k))
         assert np.mean(squared) == pytest.approx(1.0, abs=0.1)

@@ -96,11 +96,6 @@ def _locations(y: np.ndarray, se: np.ndarray, start: int, split: int, end: int) 
     return [s for s in range(start + 1, end) if s != split and split_at(s) - best <= CHI2_1_95]
 
 
-def _bounds(n: int, k: int, signal: np.ndarray) -> list[int]:
-    """Segment boundaries [0, ..., n] of the exact best fit with k steps."""
-    return _best_fits(_WeightedLevel().fit(signal), n, k)[k]
-
-
 def _best_fits(cost: _WeightedLevel, n: int, most: int) -> dict[int, list[int]]:
     """Segment boundaries [0, ..., n] of the exact best fit with each of 1..`most` steps, by dynamic programming
     over the last step's place (the first of equal fits kept); one search serves every number of steps."""

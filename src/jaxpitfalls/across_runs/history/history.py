@@ -20,7 +20,7 @@ from ...report.scorecard.twins import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
 from .changepoints import Fit, fit_steps, resting_alone
-from .release_levels import SERIES, detectable_change, release_levels
+from .release_levels import SERIES, detectable_change, release_levels, series_rows
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
            "ran_at"]
@@ -123,17 +123,15 @@ def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, p
 def fits(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, np.ndarray, Fit]]:
     """Per series: its key, its rows' positions in release order (releases not listed left out), and fit; in numpy,
     as simulated histories fit thousands of series."""
-    grouped = levels.groupby(SERIES, sort=False)
-    series_of, keys = grouped.ngroup().to_numpy(), levels[SERIES].to_numpy(dtype=object)
+    every = list(series_rows(levels))
     place = levels.release.map({r: i for i, r in enumerate(releases)}).to_numpy(dtype=float)
     label, ratio, low, high, jobs, df = (levels[c].to_numpy() for c in (
         "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df"))
-    for index in range(grouped.ngroups):
-        mine = np.flatnonzero(series_of == index)
+    for key, mine in every:
         at = mine[~np.isnan(place[mine])]
         at = at[np.argsort(place[at], kind="stable")]
-        yield tuple(keys[mine[0]]), at, fit_steps(list(label[at]), ratio[at], low[at], high[at],
-                                                  series=grouped.ngroups, single=list(jobs[at] == 1), df=list(df[at]))
+        yield key, at, fit_steps(list(label[at]), ratio[at], low[at], high[at], series=len(every),
+                                 single=list(jobs[at] == 1), df=list(df[at]))
 
 
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:

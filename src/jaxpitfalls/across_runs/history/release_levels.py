@@ -8,6 +8,8 @@ taken out first where it exceeds the jobs' scatter (docs/decisions.md#blocks-in-
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pandas as pd
 from scipy.stats import f as f_dist
@@ -30,6 +32,15 @@ def detectable_change(low: float, high: float, df: float = np.inf) -> float:
     se = (np.log(high) - np.log(low)) / (2 * t) if low > 0 and high > 0 else np.inf
     power = Z_POWER_80 if np.isinf(df) else upper_quantile(0.20, df)
     return float(np.expm1((t + power) * se))
+
+
+def series_rows(table: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray]]:
+    """Each series' key and its rows' positions in `table`, in the order the series first appear (rows missing a
+    key left out, as groupby leaves them)."""
+    series_of, keys = table.groupby(SERIES, sort=False).ngroup().to_numpy(), table[SERIES].to_numpy(dtype=object)
+    for index in range(series_of.max() + 1 if series_of.size else 0):
+        at = np.flatnonzero(series_of == index)
+        yield tuple(keys[at[0]]), at
 
 
 def _first_seen(values: np.ndarray) -> np.ndarray:
@@ -122,21 +133,18 @@ def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
 def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     """Per series and release, its level with a 95% interval, with `between_jobs` and `blocks_taken`."""
     jobs = job_logs(ratios)
-    grouped = jobs.groupby(SERIES, sort=False)
-    series_of, keys = grouped.ngroup().to_numpy(), jobs[SERIES].to_numpy(dtype=object)
     y_all, var_all = jobs.y.to_numpy(), jobs["var"].to_numpy()
     measured_all = jobs[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
     release_all, versions_all = jobs.release.to_numpy(), jobs.versions.to_numpy()
     job_all = jobs.job.to_numpy() if "job" in jobs else None
     rows = []
-    for index in range(grouped.ngroups):
-        at = np.flatnonzero(series_of == index)
+    for key, at in series_rows(jobs):
         codes = _first_seen(release_all[at])
         y, taken = (y_all[at], 0) if job_all is None else _without_blocks(y_all[at], codes, _first_seen(job_all[at]))
         var, measured, releases = var_all[at], measured_all[at], _positions(codes)
         spread = between_jobs(y, var, releases, taken)
         rows += [{"release": release_all[at[where[0]]],
                   **_level(y[where], var[where], tuple(measured[where[0]]), spread),
-                  **dict(zip(SERIES, keys[at[0]], strict=True)), "blocks_taken": taken,
+                  **dict(zip(SERIES, key, strict=True)), "blocks_taken": taken,
                   "versions": versions_all[at[where[0]]]} for where in releases]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)

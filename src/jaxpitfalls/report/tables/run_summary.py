@@ -39,12 +39,17 @@ def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
     return float(latest["end"].max() - latest["start"].min()), first
 
 
+def _own_jobs(summary: pd.DataFrame, study: str, own_preparations: list[str]) -> tuple[pd.Series, pd.Series]:
+    """Which rows of the summary are the study's own jobs, and which the preparations only it needs."""
+    return summary.job.str.startswith(f"{study}/"), (summary.rule + "/" + summary.job).isin(own_preparations)
+
+
 def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]) -> float:
     """A study's part of the run: its jobs' times plus the preparations only it needs."""
     if summary.empty:
         return 0.0
-    mine = summary.job.str.startswith(f"{study}/") | (summary.rule + "/" + summary.job).isin(own_preparations)
-    return float(summary.loc[mine, "seconds"].sum())
+    jobs, prepared = _own_jobs(summary, study, own_preparations)
+    return float(summary.loc[jobs | prepared, "seconds"].sum())
 
 
 TRACE_RULES = ("capture_trace", "parse_trace")
@@ -57,14 +62,14 @@ def study_split(summary: pd.DataFrame, study: str, own_preparations: list[str],
     preparations; None where its checks table predates the samples' seconds (an older snapshot)."""
     if summary.empty or "samples_s" not in checks:
         return None
-    mine = summary[summary.job.str.startswith(f"{study}/")]
+    jobs, prepared = _own_jobs(summary, study, own_preparations)
+    mine = summary[jobs]
     timing = float(mine.loc[mine.rule == "run_study", "seconds"].sum())
     spent = {"timed samples": float(checks.samples_s.sum()), "A/A twins": float(checks.twins_s.sum()),
              "waiting for quiet": float(checks.waited_s.sum())}
-    prepared = summary[(summary.rule + "/" + summary.job).isin(own_preparations)]
     return spent | {"the rest of its timing jobs": timing - sum(spent.values()),
                     "traces": float(mine.loc[mine.rule.isin(TRACE_RULES), "seconds"].sum()),
-                    "preparations": float(prepared.seconds.sum())}
+                    "preparations": float(summary.loc[prepared, "seconds"].sum())}
 
 
 def machine_time_lines(parts: dict[str, float], target_s: float) -> list[str]:
