@@ -9,7 +9,7 @@ import pandas as pd
 
 from jaxpitfalls.across_runs.history import history
 from jaxpitfalls.across_runs.history.history import fitted
-from jaxpitfalls.across_runs.history.release_levels import job_logs, release_levels, without_blocks
+from jaxpitfalls.across_runs.history.release_levels import job_logs, release_levels, series_logs
 
 RELEASES = [f"r{r}" for r in range(6)]
 ENVS = {r: {"packages": {"p": r}} for r in RELEASES}  # what each release's result recorded
@@ -24,6 +24,12 @@ def _table(y: dict[tuple[int, int], float], se: float = 0.01) -> pd.DataFrame:
 
 def _series(y: dict[tuple[int, int], float]) -> pd.DataFrame:
     return job_logs(_table(y))
+
+
+def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """One series' log ratios less their blocks' offsets, and the df taken."""
+    ((_, _, y, taken, _),) = series_logs(series)
+    return y, taken
 
 
 def _steps(ratios: pd.DataFrame) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ import pandas as pd
 from ...harness.stats import Z_95, wilson
 from ..history.changepoints import Step, resting_alone
 from ..history.history import fits
-from ..history.release_levels import SERIES, job_logs, release_levels, without_blocks
+from ..history.release_levels import SERIES, job_logs, release_levels, series_logs
 
 HISTORIES = 500  # enough that a 5% false-step share has a Wilson interval within +-2 points
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
@@ -35,33 +35,38 @@ class Components:
 def components(ratios: pd.DataFrame) -> list[Components]:
     """Per series of a job table, its components by the method of moments, the blocks' offsets taken out. Raises
     where no release was timed twice."""
-    found = []
-    for _, series in job_logs(ratios).groupby(SERIES, sort=False):
-        by_release = series.assign(y=without_blocks(series)[0]).groupby("release").y
-        counts, variances = by_release.count(), by_release.var(ddof=1)
-        repeated = counts > 1
-        if not repeated.any():
+    jobs, found = job_logs(ratios), []
+    reported = np.sqrt(jobs["var"].to_numpy())
+    for _, at, y, _, by_release in series_logs(jobs):
+        repeated = [rows for rows in by_release if rows.size > 1]
+        if not repeated:
             raise ValueError("no release timed in two jobs: the spread between jobs cannot be measured")
-        jobs = float((variances[repeated] * (counts[repeated] - 1)).sum() / (counts[repeated] - 1).sum())
-        means = by_release.mean()
-        releases = max(0.0, float(means.var(ddof=1)) - jobs * float((1 / counts).mean())) if len(means) > 1 else 0.0
-        found.append(Components(jobs, releases, tuple(np.sqrt(series["var"]))))
+        jobs_var = float(sum(np.var(y[rows], ddof=1) * (rows.size - 1) for rows in repeated)
+                         / sum(rows.size - 1 for rows in repeated))
+        means = np.array([y[rows].mean() for rows in by_release])
+        counts = np.array([rows.size for rows in by_release])
+        releases_var = (max(0.0, float(np.var(means, ddof=1)) - jobs_var * float((1 / counts).mean()))
+                        if means.size > 1 else 0.0)
+        found.append(Components(jobs_var, releases_var, tuple(reported[at])))
     return found
 
 
 def _history(rng: np.random.Generator, measured: list[Components], releases: int, repeats: int) -> pd.DataFrame:
     """One simulated null history's job table: every ratio's truth 1."""
-    rows = []
-    for index, c in enumerate(measured):
+    y, half = [], []
+    for c in measured:
         offsets = rng.normal(0, np.sqrt(c.releases), releases)
         for release in range(releases):
-            for job in range(repeats):
-                y = offsets[release] + rng.normal(0, np.sqrt(c.jobs))
-                half = Z_95 * rng.choice(c.reported)
-                rows.append({"release": f"r{release}", "job": job + 1, "config_id": "base", "variant": f"s{index}",
-                             "baseline": "floor", "mode": "m", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - half),
-                             "ratio_ci_high": np.exp(y + half), "versions": ""})
-    return pd.DataFrame(rows)
+            for _ in range(repeats):
+                y.append(offsets[release] + rng.normal(0, np.sqrt(c.jobs)))
+                half.append(Z_95 * rng.choice(c.reported))
+    y, half, n = np.array(y), np.array(half), len(measured)
+    return pd.DataFrame({
+        "release": np.tile(np.repeat([f"r{r}" for r in range(releases)], repeats), n),
+        "job": np.tile(np.arange(1, repeats + 1), n * releases), "config_id": "base",
+        "variant": np.repeat([f"s{index}" for index in range(n)], releases * repeats), "baseline": "floor",
+        "mode": "m", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - half), "ratio_ci_high": np.exp(y + half),
+        "versions": ""})
 
 
 def _named(ratios: pd.DataFrame, releases: int) -> Iterator[tuple[tuple, Step]]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
-from scipy.stats import f as f_dist
+from scipy.special import fdtrc  # the F distribution's upper tail: scipy.stats' f.sf without its checks
 
 from ...harness.stats import log_standard_error
 from .changepoints import upper_quantile
@@ -36,11 +36,15 @@ def detectable_change(low: float, high: float, df: float = np.inf) -> float:
 
 def series_rows(table: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray]]:
     """Each series' key and its rows' positions in `table`, in the order the series first appear (rows missing a
-    key left out, as groupby leaves them)."""
-    series_of, keys = table.groupby(SERIES, sort=False).ngroup().to_numpy(), table[SERIES].to_numpy(dtype=object)
-    for index in range(series_of.max() + 1 if series_of.size else 0):
-        at = np.flatnonzero(series_of == index)
-        yield tuple(keys[at[0]]), at
+    key left out, as groupby leaves them); by a dict, not groupby, as simulated histories ask thousands of times."""
+    columns = [table[c].to_numpy(dtype=object) for c in SERIES]
+    missing = np.logical_or.reduce([pd.isna(c) for c in columns]) if len(table) else np.zeros(0, dtype=bool)
+    rows: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(*columns, strict=True)):
+        if not missing[i]:
+            rows.setdefault(key, []).append(i)
+    for key, at in rows.items():
+        yield key, np.array(at)
 
 
 def _first_seen(values: np.ndarray) -> np.ndarray:
@@ -62,15 +66,6 @@ def _excess(y: np.ndarray, var: np.ndarray) -> float:
     return float(np.var(y, ddof=1) - var.mean())
 
 
-def without_blocks(series: pd.DataFrame) -> tuple[np.ndarray, int]:
-    """The jobs' log ratios `y` less their block's offset (the k-th `job` runs in block k) and the df taken;
-    unchanged (0 taken) where the blocks' F test is not significant at `POOL_BELOW` or they cannot be told."""
-    y = series.y.to_numpy()
-    if "job" not in series:
-        return y, 0
-    return _without_blocks(y, _first_seen(series.release.to_numpy()), _first_seen(series.job.to_numpy()))
-
-
 def _without_blocks(y: np.ndarray, releases: np.ndarray, blocks: np.ndarray) -> tuple[np.ndarray, int]:
     n, k = releases.max() + 1, blocks.max() + 1
     design = np.column_stack([np.eye(n)[releases], np.eye(k)[blocks][:, 1:]])
@@ -88,7 +83,7 @@ def _without_blocks(y: np.ndarray, releases: np.ndarray, blocks: np.ndarray) -> 
     left = float(np.sum((adjusted - means) ** 2))
     within = float(np.sum((y - release_means(y)) ** 2))
     f = (within - left) / (k - 1) / max(left / (dof - (k - 1)), 1e-300)
-    if not f_dist.sf(f, k - 1, dof - (k - 1)) < POOL_BELOW:  # a nan pools too
+    if not fdtrc(k - 1, dof - (k - 1), f) < POOL_BELOW:  # a nan (f below 0 or undefined) pools too
         return y, 0
     return means + (adjusted - means) * np.sqrt(dof / (dof - (k - 1))), k - 1
 
@@ -130,18 +125,28 @@ def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
     return ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
 
 
-def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
-    """Per series and release, its level with a 95% interval, with `between_jobs` and `blocks_taken`."""
-    jobs = job_logs(ratios)
-    y_all, var_all = jobs.y.to_numpy(), jobs["var"].to_numpy()
-    measured_all = jobs[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
-    release_all, versions_all = jobs.release.to_numpy(), jobs.versions.to_numpy()
+def series_logs(jobs: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray, np.ndarray, int, list[np.ndarray]]]:
+    """Per series of a `job_logs` table: its key, its rows' positions, their log ratios less their block's offset
+    (the k-th `job` runs in block k), the df that took, and each release's positions among its rows (in the order
+    they first appear). Blocks are left in (0 taken) where their F test is not significant at `POOL_BELOW` or
+    they cannot be told."""
+    y_all, release_all = jobs.y.to_numpy(), jobs.release.to_numpy()
     job_all = jobs.job.to_numpy() if "job" in jobs else None
-    rows = []
     for key, at in series_rows(jobs):
         codes = _first_seen(release_all[at])
         y, taken = (y_all[at], 0) if job_all is None else _without_blocks(y_all[at], codes, _first_seen(job_all[at]))
-        var, measured, releases = var_all[at], measured_all[at], _positions(codes)
+        yield key, at, y, taken, _positions(codes)
+
+
+def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Per series and release, its level with a 95% interval, with `between_jobs` and `blocks_taken`."""
+    jobs = job_logs(ratios)
+    var_all = jobs["var"].to_numpy()
+    measured_all = jobs[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
+    release_all, versions_all = jobs.release.to_numpy(), jobs.versions.to_numpy()
+    rows = []
+    for key, at, y, taken, releases in series_logs(jobs):
+        var, measured = var_all[at], measured_all[at]
         spread = between_jobs(y, var, releases, taken)
         rows += [{"release": release_all[at[where[0]]],
                   **_level(y[where], var[where], tuple(measured[where[0]]), spread),
