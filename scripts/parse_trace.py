@@ -3,7 +3,7 @@
 import pandas as pd
 
 from jaxpitfalls import registry, results, runtime, traces
-from jaxpitfalls.harness.tracing import find_xplanes
+from jaxpitfalls.breakdown import find_xplanes
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from jaxpitfalls import traces
+from jaxpitfalls.breakdown import find_xplanes
 from jaxpitfalls.harness import protocol, tracing
 from jaxpitfalls.studies.dispatch.spec import SPEC
 
@@ -17,7 +18,7 @@ COMPONENTS = SPEC.trace_components
 def breakdown(tiny_runners, tmp_path_factory):
     protocol.warm_up(tiny_runners, steps=1, steps_per_sample=1)
     out = tracing.capture(tiny_runners, 2, tmp_path_factory.mktemp("t") / "trace")
-    [xplane] = tracing.find_xplanes(out)
+    [xplane] = find_xplanes(out)
     rows = traces.parse(xplane, COMPONENTS)
     return {(r["variant"], r["component"]): r for r in rows}, xplane
 
@@ -55,20 +56,32 @@ def test_a_second_capture_into_one_directory_replaces_the_first_whole(breakdown,
     rerun a second later would leave two traces there (and within the same second overwrite the first in
     place). Each capture goes to a fresh directory moved into place whole: one trace, the newest."""
     out = tmp_path / "trace"
-    [first] = tracing.find_xplanes(tracing.capture(tiny_runners, 1, out))
+    [first] = find_xplanes(tracing.capture(tiny_runners, 1, out))
     time.sleep(1.1)  # a different second: a different profile/<stamp> directory
-    [second] = tracing.find_xplanes(tracing.capture(tiny_runners, 1, out))
+    [second] = find_xplanes(tracing.capture(tiny_runners, 1, out))
     assert second != first and not first.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["trace"]  # no temporary directory left beside it
     with pytest.raises(FileNotFoundError):
-        tracing.find_xplanes(tmp_path)
+        find_xplanes(tmp_path)
 
 
 def test_captures_are_taken_one_after_another_each_parsed_on_its_own(tiny_runners, tmp_path):
     """`captures`: one trace per capture, in capture order, each holding every variant's steps (a claim takes
     the spread between them)."""
-    xplanes = tracing.find_xplanes(tracing.capture(tiny_runners, 1, tmp_path / "t", captures=3))
+    xplanes = find_xplanes(tracing.capture(tiny_runners, 1, tmp_path / "t", captures=3))
     assert [p.relative_to(tmp_path / "t").parts[0] for p in xplanes] == ["capture0", "capture1", "capture2"]
     for xplane in xplanes:
         rows = traces.parse(xplane, COMPONENTS)
         assert {r["variant"] for r in rows} == set(tiny_runners) and {r["traced_steps"] for r in rows} == {1}
+
+
+def test_a_trace_is_parsed_without_starting_jax(breakdown):
+    """A parse job reads a file: JAX's import would cost it more than the parse."""
+    import subprocess
+    import sys
+
+    _, xplane = breakdown
+    check = ("import sys; from jaxpitfalls import traces; from jaxpitfalls.studies.dispatch.spec import SPEC; "
+             f"assert traces.parse({str(xplane)!r}, SPEC.trace_components); assert 'jax' not in sys.modules")
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -1,9 +1,12 @@
-"""How a traced step breaks down: the step annotation and the named components a study's spec lists.
-JAX-free, so a spec and the report can name them without importing the measuring code."""
+"""How a traced step breaks down: the step annotation, the named components a study's spec lists, and where a
+trace directory keeps its captures. JAX-free, so a spec, the trace parser and the report can name them without
+importing the measuring code."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 STEP_EVENT = "benchmark_step"
 
@@ -23,3 +26,13 @@ class Component:
         if file is not None and any(file.startswith(p) for p in self.prefixes):
             return True
         return any(raw.startswith(p) for p in self.prefixes)
+
+
+def find_xplanes(trace_dir: str | os.PathLike) -> list[Path]:
+    """Each capture's `.xplane.pb` under a trace directory, in capture order; one per capture."""
+    captures = sorted(Path(trace_dir).glob("capture*"), key=lambda p: int(p.name.removeprefix("capture")))
+    found = [sorted(c.glob("plugins/profile/*/*.xplane.pb")) for c in captures]
+    if not captures or any(len(f) != 1 for f in found):
+        raise FileNotFoundError(f"expected one .xplane.pb under each capture directory of {trace_dir}, found "
+                                f"{[len(f) for f in found]}")
+    return [f[0] for f in found]

@@ -40,12 +40,20 @@ class _Event:
     stats: dict
 
 
+def _profile_data():
+    """jaxlib's reader of a trace file (jax.profiler.ProfileData) without importing JAX, which would cost a parse
+    job more than the parse; JAX's own where a jaxlib keeps it elsewhere."""
+    try:
+        from jaxlib._profile_data import ProfileData
+    except ImportError:
+        from jax.profiler import ProfileData
+    return ProfileData
+
+
 def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
     """Events of the thread that ran the annotated steps, found by its annotations (its name differs
     between `python`, `python3` and embedding processes)."""
-    from jax.profiler import ProfileData
-
-    data = ProfileData.from_file(str(xplane))
+    data = _profile_data().from_file(str(xplane))
     for plane in data.planes:
         for line in plane.lines:
             events = [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in line.events]

@@ -4,11 +4,10 @@ timed pass, since the Python tracer inflates Python time."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import jax
 
-from ..breakdown import STEP_EVENT
+from ..breakdown import STEP_EVENT, find_xplanes
 from ..results import write_dir_atomically
 from .protocol import Runner
 
@@ -36,12 +35,3 @@ def _options() -> jax.profiler.ProfileOptions:
     options.host_tracer_level = 1
     return options
 
-
-def find_xplanes(trace_dir: str | os.PathLike) -> list[Path]:
-    """Each capture's `.xplane.pb` under a trace directory, in capture order; one per capture."""
-    captures = sorted(Path(trace_dir).glob("capture*"), key=lambda p: int(p.name.removeprefix("capture")))
-    found = [sorted(c.glob("plugins/profile/*/*.xplane.pb")) for c in captures]
-    if not captures or any(len(f) != 1 for f in found):
-        raise FileNotFoundError(f"expected one .xplane.pb under each capture directory of {trace_dir}, found "
-                                f"{[len(f) for f in found]}")
-    return [f[0] for f in found]
