@@ -285,9 +285,10 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
                            "against_lockstep": 1.0, "against_low": 0.8, "against_high": 1.2},
                           {"harness": "pyperf, its own t-test (compare_to)", "false_alarms": "2 of 5 (40% [12%, 77%])",
                            "against_lockstep": 9.4, "against_low": 4.1, "against_high": 21.5}])
-    rates = pd.DataFrame([{"repeats": 2, "between_releases": between, "histories": 500, "share": share,
-                           "share_low": 0.004, "share_high": 0.023} for between, share in (("as measured", 0.01),
-                                                                                           ("none", 0.002))])
+    rates = pd.DataFrame([{"repeats": 2, "between_releases": between, "offsets": offsets, "histories": 500,
+                           "share": share, "share_low": 0.004, "share_high": 0.023}
+                          for between, offsets, share in (("as measured", 1.0, 0.01), ("95% upper bound", 1.95, 0.02),
+                                                          ("none", 0.0, 0.002))])
     medians = simulated.assign(share=0.96)
     text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates, medians=medians)))
     assert "- **The studies' intervals** (published reference): A/A twins covered 1 in 62 of 62 at 2 processes; " \
@@ -296,7 +297,8 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
     assert "pyperf needs 9.4x the lockstep's machine time over all its configurations [4.1, 21.5]." in text
     assert "the null history named a step in 0 of 10 series; of 500 simulated null histories, 1.0% [0.4%, 2.3%] " \
-           "named one at 2 job(s) a release (target at most 5%); without an offset between releases, 0.2% at 2." in text
+           "named one at 2 job(s) a release (target at most 5%); at the offsets between releases' 95% upper bound " \
+           "(x1.95 their variance), 2.0% [0.4%, 2.3%] at 2; without an offset between releases, 0.2% at 2." in text
     assert "**The gate**" not in text  # not measured here
     assert brief(Measured(found.iloc[0:0])) == []
 

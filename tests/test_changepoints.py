@@ -180,3 +180,24 @@ def test_each_release_s_interval_is_read_back_by_its_own_quantile():
     own = fit_steps(RELEASES, ratios, lows, highs, df=dfs)
     alike = fit_steps(RELEASES, ratios, [r / half[0] for r in ratios], [r * half[0] for r in ratios], df=5.0)
     assert own.steps == alike.steps and own.ruled_out == pytest.approx(alike.ruled_out, rel=1e-3)
+
+
+def test_a_fit_its_birge_ratio_widens_is_tested_on_the_degrees_of_freedom_that_ratio_rests_on():
+    """Six releases known to 0.1%, a step between the third and fourth. Levels flat within each segment: the
+    intervals hold the scatter and the step is tested on the normal quantile. The same step with levels scattered
+    1% about each segment's mean: the Birge ratio widens the intervals, estimated from 6 - 1 - 1 = 4 degrees of
+    freedom, and the step must clear t(4)'s Bonferroni quantile (4.60 at 0.5%, against the normal's 2.58)."""
+    se = 0.001
+
+    def named(y: list[float]) -> list[tuple[str, str]]:
+        r = np.exp(y)
+        return [(s.before, s.after) for s in fit_steps(RELEASES[:6], r, r * np.exp(-1.96 * se),
+                                                       r * np.exp(1.96 * se)).steps]
+
+    flat = se * np.sqrt(2 / 3)  # the step's standard error: three releases on each side
+    assert named([0, 0, 0, *[3.5 * flat] * 3]) == [("0.11.2", "0.11.3")]
+    jitter = [0.01, -0.01, 0.0]
+    scale = np.sqrt(4 * (0.01 / se) ** 2 / expected_scatter(6, 1))
+    for multiple, found in ((3.5, []), (5.0, [("0.11.2", "0.11.3")])):
+        step = multiple * flat * scale
+        assert named([*jitter, *(step + j for j in jitter)]) == found, multiple

@@ -27,29 +27,41 @@ def test_one_job_a_release_cannot_give_the_spread_between_jobs():
         components(table)
 
 
-def test_the_fit_names_few_false_steps_where_intervals_hold_and_many_where_a_job_offset_goes_uncounted():
+def test_the_fit_names_few_false_steps_where_intervals_hold_and_where_a_job_offset_goes_uncounted():
     """Six releases, four series. Intervals that hold (a job's spread is what it reports): few histories name
     a step. A job offset three times its reported error: at one job a release nothing but the fit's Birge ratio
-    measures it and false steps are common; at two the spread between jobs goes into every interval
-    and they are rare again."""
+    measures it, and the steps it widens are tested on the few degrees of freedom it rests on (read as known, it
+    let a fifth of these histories name a step); at two jobs the spread between jobs goes into every interval."""
     holding = [Components(0.01 ** 2, 0.0, (0.01,))] * 4
     k, n = false_step_rate(holding, releases=6, repeats=2, histories=60)
     assert k / n <= 0.1
     offset = [Components(0.01 ** 2 + 0.03 ** 2, 0.0, (0.01,))] * 4
     once, n = false_step_rate(offset, releases=6, repeats=1, histories=60)
     twice, _ = false_step_rate(offset, releases=6, repeats=2, histories=60)
-    assert once / n >= 0.2 and twice / n <= 0.1
+    assert once / n <= 0.15 and twice / n <= 0.05
 
 
-def test_the_section_states_each_repeats_rate_against_its_target_and_without_an_offset_between_releases():
-    table = null_histories._history(np.random.default_rng(1), [Components(0.01 ** 2, 0.0, (0.01,))] * 2, 6, 2)
+def test_the_section_states_each_repeats_rate_against_its_target_at_the_offsets_upper_bound_and_without_them():
+    table = null_histories._history(np.random.default_rng(1), [Components(0.01 ** 2, 0.01 ** 2, (0.01,))] * 2, 6, 2)
     found = null_histories.rates(table, histories=20)
-    assert found.repeats.tolist() == [1, 2, 1, 2] and (found.histories == 20).all()
-    assert found.between_releases.tolist() == ["as measured"] * 2 + ["none"] * 2
-    assert set(found.met[:2]) <= {"yes", "no"} and set(found.met[2:]) == {""}  # the target judges what was measured
+    assert found.repeats.tolist() == [1, 2] * 3 and (found.histories == 20).all()
+    assert found.between_releases.tolist() == ["as measured"] * 2 + ["95% upper bound"] * 2 + ["none"] * 2
+    assert found.offsets.iloc[0] == 1.0 and found.offsets.iloc[2] > 1.0 and found.offsets.iloc[4] == 0.0
+    assert set(found.met[:4]) <= {"yes", "no"} and set(found.met[4:]) == {""}  # judged where offsets are drawn
     assert (found.share_low <= found.share).all() and (found.share <= found.share_high).all()
     text = "\n".join(null_histories.section(table, found))
     assert "(2 series, 6 releases)" in text and "naming_a_step" in text and "histories simulated without it" in text
+    assert "`95% upper bound` draws every series' offset variance times `offsets`" in text
+
+
+def test_the_offsets_upper_bound_is_where_few_histories_estimate_as_little_as_measured():
+    """Eight series with a 2% offset between releases: the upper bound's factor lies above 1 and within the powers
+    of 1.25 a sound estimate of it allows; where the history measured no offset at all, there is none to bound."""
+    truth = [Components(0.01 ** 2, 0.02 ** 2, (0.01,))] * 8
+    factor = null_histories.offsets_upper_bound(null_histories._history(np.random.default_rng(4), truth, 6, 2), 60)
+    assert 1.0 < factor <= 1.25 ** 8
+    flat = null_histories._history(np.random.default_rng(4), [Components(0.0, 0.0, (0.01,))] * 2, 6, 2)
+    assert null_histories.offsets_upper_bound(flat, 20) is None
 
 
 def test_an_offset_between_releases_is_told_from_the_estimates_noise_where_it_is_large():

@@ -84,18 +84,21 @@ def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> st
 
 def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: pd.DataFrame | None) -> str:
     measured = f"the null history named a step in {series[0]} of {series[1]} series" if series else ""
-    simulated, without = "", ""
+    simulated, upper, without = "", "", ""
     if rates is not None:
-        drawn, none = (rates[rates.between_releases == b] for b in ("as measured", "none"))
+        drawn, high, none = (rates[rates.between_releases == b] for b in ("as measured", "95% upper bound", "none"))
         simulated = f"of {drawn.histories.iloc[0]} simulated null histories, " + " and ".join(
             f"{r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}] named one at {r.repeats} job(s) a release"
             for r in drawn.itertuples())
+        upper = (f"; at the offsets between releases' 95% upper bound (x{high.offsets.iloc[0]:.2f} their variance), "
+                 + " and ".join(f"{r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}] at {r.repeats}"
+                                for r in high.itertuples())) if len(high) else ""
         without = "; without an offset between releases, " + " and ".join(
             f"{r.share:.1%} at {r.repeats}" for r in none.itertuples()) if len(none) else ""
     found = "" if power is None else "; a step planted in one series named at its place in " + " and ".join(
         f"{r.share:.0%} [{r.share_low:.0%}, {r.share_high:.0%}] at {r.step:.0%}" for r in power.itertuples())
     return ("- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)"
-            + without + found + ".")
+            + upper + without + found + ".")
 
 
 def brief(measured: Measured) -> list[str]:

@@ -3,7 +3,8 @@
 Pairwise tests multiply false alarms, so per number of steps the exact best piecewise-constant fit is found
 (each release weighted by its interval), and the fit kept has the most steps that each hold at 95% after Bonferroni
 over positions and `series`. Errors are widened by the fit's Birge ratio, so offsets no interval holds read partly
-as noise (docs/decisions.md#an-offset-between-releases-in-the-null-histories).
+as noise, and a widened fit is tested on the few degrees of freedom that ratio rests on
+(docs/decisions.md#an-offset-between-releases-in-the-null-histories).
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
               single: Sequence[bool] | None = None, df: float | Sequence[float] = np.inf) -> Fit:
     """The steps in `ratios` (release order, 95% intervals `lows`..`highs`), one of `series` in a report. A fit
     splitting a `single`-job release off alone gives way to one that does not
-    (docs/decisions.md#single-job-releases); each interval is read on its own `df`, steps tested on the fewest."""
+    (docs/decisions.md#single-job-releases); each interval is read on its own `df`, steps tested on the fewest
+    (`_tested_on`)."""
     y = np.log(np.asarray(ratios, dtype=float))
     dfs = np.broadcast_to(np.asarray(df, dtype=float), y.shape)
     quantiles = np.array([upper_quantile(0.025, d) for d in dfs])
@@ -163,19 +165,27 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")
-    z = upper_quantile(0.025 / (max(n - 1, 1) * series), df)  # Bonferroni: n - 1 places in each series
     signal = np.column_stack([y, 1 / se ** 2])
     cost = _WeightedLevel().fit(signal)
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k, candidate in _best_fits(cost, n, min(max_steps, n - 1)).items():
-        widened = se * _scale(cost, candidate)
-        if all(abs(d) > z * s for d, s in (_difference(y, widened, *candidate[i:i + 3]) for i in range(k))):
+        scale = _scale(cost, candidate)
+        z = upper_quantile(0.025 / (max(n - 1, 1) * series), _tested_on(df, scale, n, k))  # Bonferroni: n - 1 places
+        if all(abs(d) > z * s for d, s in (_difference(y, se * scale, *candidate[i:i + 3]) for i in range(k))):
             told_apart.append(candidate)
     alone = [tuple(labels[i] for i in _alone(bounds, single)) for bounds in told_apart]
     kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
     chosen, apart = (kept, {"set_apart": alone[-1]}) if alone[-1] and len(kept) > 2 else (told_apart[-1],
                                                                                           {"alone": alone[-1]})
-    return replace(_described(list(labels), y, se * _scale(cost, chosen), chosen, df), **apart)
+    scale = _scale(cost, chosen)
+    return replace(_described(list(labels), y, se * scale, chosen, _tested_on(df, scale, n, len(chosen) - 2)),
+                   **apart)
+
+
+def _tested_on(df: float, scale: float, n: int, steps: int) -> float:
+    """The df a fit's steps are tested and sized on: the intervals' own where they hold the fit's scatter; where its
+    Birge ratio widens them, at most the n - steps - 1 that ratio was estimated from (Knapp and Hartung's rule)."""
+    return df if scale <= 1 else min(df, n - steps - 1)
 
 
 def resting_alone(fit: Fit, step: Step) -> tuple[str, ...]:
