@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 TESTS := $(VENV)/.tests-installed
 
 .PHONY: all test test-fast venv clean compare-equinox history-equinox browser-packages slurm-packages reference \
-	calibrate
+	calibrate calibrate-pyperf
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores all
@@ -93,8 +93,9 @@ reference: $(STAMP)
 
 # The lockstep statistics calibrated against known truths (presets/calibrate.yaml: this environment against
 # itself, and against sides slowed by 5% and 10% of every sample): false alarms, coverage and power with their
-# intervals, pyperf beside the lockstep on one callable, and a null release history (a package the timed code
-# never calls), published as docs/results/calibration.md with what it timed in docs/results/calibration/ (commit both). A change
+# intervals, pyperf beside the lockstep on one callable (the published pairs: `make calibrate-pyperf` times them
+# apart), and a null release history (a package the timed code never calls), published as
+# docs/results/calibration.md with what it timed in docs/results/calibration/ (commit both). A change
 # that only judges or words differently is published without timing again:
 # `jaxpitfalls calibration rejudge --write`. A run that was killed resumes where it
 # stopped, its finished jobs kept and the one cut short run again:
@@ -106,6 +107,15 @@ calibrate: $(STAMP)
 	$(BIN)/snakemake --cores all --rerun-incomplete --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \
 		reports/calibration.md
 	$(BIN)/jaxpitfalls calibration publish $(CALIBRATE_RUN)
+
+# pyperf's A/A pairs beside the lockstep (presets/calibrate.yaml's compare.pyperf), timed apart from `make
+# calibrate`, whose page reads the published ones: they change with pyperf or the machine, not with the lockstep.
+# Publishes the pairs into docs/results/calibration/ and renders the calibration page again (commit both).
+CALIBRATE_PYPERF_RUN := runs/calibrate-pyperf-$(shell date -u +%Y%m%dT%H%M%S)
+calibrate-pyperf: $(STAMP)
+	$(BIN)/snakemake --cores all --rerun-incomplete --configfile presets/calibrate.yaml \
+		--directory $(CALIBRATE_PYPERF_RUN) results/pyperf/pairs.json
+	$(BIN)/jaxpitfalls calibration publish-pyperf $(CALIBRATE_PYPERF_RUN)
 
 # Another environment from an envs/ spec: `make .venv-equinox-0.11.7/.installed` <- envs/equinox-0.11.7.txt.
 .venv-%/.installed: $(wildcard envs/*.txt) pyproject.toml

@@ -5,14 +5,16 @@ and against its target."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from test_lockstep import BASE_S, Machine
 
-from jaxpitfalls.across_runs.calibration import calibration
+from jaxpitfalls.across_runs.calibration import calibration, timed
 from jaxpitfalls.across_runs.comparison import lockstep
 from jaxpitfalls.across_runs.settings import History
 from jaxpitfalls.harness import stats
@@ -193,6 +195,42 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
     config, lockstep_cost, pyperf_cost = same_configuration(pairs)  # like for like: pyperf's configuration
     assert config == "layers1" and lockstep_cost == costs.loc["lockstep (this calibration's a2 vs a)"].iloc[0]
     assert f"pyperf timed (layers1), the lockstep's one A/A pair cost {lockstep_cost:.1f} s" in text
+    assert "timed apart" not in text
+    apart = "\n".join(pyperf_section(pairs, {"callable": "blocked/filter_jit", "options": [], "apart_s": 1020.0},
+                                      cost_summary(pairs), same_configuration(pairs)))
+    assert "These pairs were timed apart from this run's lockstep jobs (`make calibrate-pyperf`" in apart
+    assert "in 1020 s (17.0 min) of machine time that this run's summary does not count." in apart
+
+
+def test_pyperfs_callable_and_options_are_read_off_its_pairs_and_pairs_timed_apart_are_not_the_runs_time():
+    """The page says what pyperf ran as its pairs recorded it, whatever the config says now; pairs the published
+    calibration kept (compare.pyperf.published) are costed apart, not in the run's machine time."""
+    from jaxpitfalls.across_runs.settings import PYPERF_OPTIONS, Compare
+    from jaxpitfalls.configcheck.schema import fill_defaults
+
+    def compare(published: bool) -> Compare:
+        block = {"pyperf": {"callable": "blocked/jit_flat", "options": ["-p", "3"], "published": published}}
+        fill_defaults(block, yaml.safe_load(timed.CONFIG_SCHEMA.read_text())["properties"]["compare"])
+        return Compare.of(block)
+
+    pairs = [{"mode": "blocked", "variant": "filter_jit", "options": [*PYPERF_OPTIONS, "-l", "1"],
+              "runs": {"a": {"wall_s": 100.0}, "a2": {"wall_s": 110.0}}}] * 2
+    here, apart = calibration._pyperf_ran(pairs, compare(False)), calibration._pyperf_ran(pairs, compare(True))
+    assert here == {"callable": "blocked/filter_jit", "options": ["-l", "1"], "apart_s": None}
+    assert apart == {"callable": "blocked/filter_jit", "options": ["-l", "1"], "apart_s": 420.0}
+    assert calibration._pyperf_ran([], compare(False)) == {"callable": "blocked/jit_flat", "options": ["-p", "3"],
+                                                           "apart_s": None}
+
+
+def test_a_runs_pyperf_pairs_are_gathered_in_order_into_one_file(tmp_path):
+    from jaxpitfalls.jobs.pyperf_pair import gather
+
+    paths = []
+    for n in (1, 2, 3):
+        paths.append(tmp_path / f"pair{n}.json")
+        paths[-1].write_text(json.dumps({"pair": n}))
+    gather([str(p) for p in paths], str(tmp_path / "pairs.json"))
+    assert json.loads((tmp_path / "pairs.json").read_text()) == [{"pair": 1}, {"pair": 2}, {"pair": 3}]
 
 
 def test_a_null_history_counts_the_series_it_names_a_step_in():

@@ -4,7 +4,12 @@ its run timed (docs/results/calibration/), so a change to how the calibration ju
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +74,59 @@ def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(tm
     assert (docs / published.PAGE).read_text() == now
     published.main(["--docs", str(docs), "rejudge"])
     assert "no line of" in capsys.readouterr().out.splitlines()[-1]
+
+
+def _pyperf_run(root: Path, pairs: list[dict]) -> Path:
+    """A `make calibrate-pyperf` run's output: its pairs in one file."""
+    (root / "results" / "pyperf").mkdir(parents=True)
+    (root / "results" / "pyperf" / "pairs.json").write_text(json.dumps(pairs))
+    return root
+
+
+def test_publish_pyperf_puts_a_runs_pairs_in_place_kept_as_timed_apart_and_renders_the_page(tmp_path, monkeypatch):
+    """The pairs are timed apart from the calibration (`make calibrate-pyperf`): publishing them replaces the kept
+    pairs alone, marks them timed apart (so the page does not count their machine time as the run's), and writes
+    the page rendered again from them."""
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
+    (docs / published.PAGE).write_text("the older page")
+    monkeypatch.setattr(published, "rejudged", lambda at: f"a page from {len(timed.read(at / published.TIMED).pyperf)}"
+                        f" pairs, published: {timed.read(at / published.TIMED).compare['pyperf']['published']}")
+    pairs = timed.read(DOCS / published.TIMED).pyperf[:2]
+    changed = published.publish_pyperf(_pyperf_run(tmp_path / "run", pairs), docs)
+    assert (docs / published.PAGE).read_text() == "a page from 2 pairs, published: True"
+    assert "-the older page" in changed and "+a page from 2 pairs, published: True" in changed
+    kept, before = timed.read(docs / published.TIMED), timed.read(DOCS / published.TIMED)
+    assert kept.pyperf == pairs and kept.table.equals(before.table) and kept.jobs == before.jobs
+    assert sorted(p.name for p in (docs / published.TIMED).iterdir()) == sorted(
+        p.name for p in (DOCS / published.TIMED).iterdir())
+
+
+def test_pairs_of_a_configuration_the_calibration_never_timed_are_refused_before_anything_is_replaced(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
+    (docs / published.PAGE).write_text("the published page")
+    elsewhere = [pair | {"config_id": "layers99"} for pair in timed.read(DOCS / published.TIMED).pyperf]
+    with pytest.raises(ValueError, match="pyperf timed layers99, which no lockstep job of the published"):
+        published.publish_pyperf(_pyperf_run(tmp_path / "run", elsewhere), docs)
+    with pytest.raises(ValueError, match="holds no pair"):
+        published.publish_pyperf(_pyperf_run(tmp_path / "empty", []), docs)
+    assert (docs / published.PAGE).read_text() == "the published page"
+    assert timed.read(docs / published.TIMED).pyperf == timed.read(DOCS / published.TIMED).pyperf
+
+
+def test_make_calibrate_reads_the_published_pairs_and_calibrate_pyperf_times_them(tmp_path):
+    """presets/calibrate.yaml times no pyperf job in `make calibrate` (its page reads the published pairs); the
+    pairs' own target times every pair of the preset."""
+    def jobs(target: str) -> str:
+        proc = subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "-n",
+                               target, "--directory", str(tmp_path), "--configfile",
+                               str(ROOT / "presets" / "calibrate.yaml")], capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        return proc.stdout
+
+    calibrate, pyperf = jobs("reports/calibration.md"), jobs("results/pyperf/pairs.json")
+    assert not re.search(r"^pyperf_pair\b", calibrate, re.M) and re.search(r"^lockstep\s+13$", calibrate, re.M)
+    assert str(DOCS / published.TIMED / timed.PYPERF) in calibrate
+    assert re.search(r"^pyperf_pair\s+5$", pyperf, re.M) and not re.search(r"^lockstep\b", pyperf, re.M)

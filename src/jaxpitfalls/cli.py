@@ -18,6 +18,7 @@ COMMANDS = {
     "reference thin": ("across_runs.reference.thinned", "a run's samples cut short, judged again"),
     "readme": ("across_runs.reference.readme", "the README's numbers from the published snapshot"),
     "calibration publish": ("across_runs.calibration.published", "publish a make calibrate run's page and data"),
+    "calibration publish-pyperf": ("across_runs.calibration.published", "publish a calibrate-pyperf run's pairs"),
     "calibration rejudge": ("across_runs.calibration.published", "render the published calibration page again"),
     "calibration intervals": ("across_runs.calibration.study_intervals", "the studies' intervals, simulated"),
     "history rejudge": ("across_runs.history.rejudge", "a release history's steps from its job table"),

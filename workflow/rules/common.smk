@@ -170,6 +170,23 @@ def pyperf_pair_of():
     return [f"results/pyperf/{study}/{base}/{pyperf['callable']}/pair{n}.json" for n in range(1, pyperf["pairs"] + 1)]
 
 
+def pyperf_pairs_read():
+    """The pyperf pairs the calibration reads: this run's (results/pyperf/pairs.json) or, with compare.pyperf.published,
+    the ones the published calibration keeps (`make calibrate-pyperf` times them apart); none without a callable."""
+    pyperf = config["compare"]["pyperf"]
+    if not pyperf["callable"]:
+        return []
+    if not pyperf["published"]:
+        return ["results/pyperf/pairs.json"]
+    kept = Path(workflow.basedir) / "docs" / "results" / "calibration" / "pyperf_pairs.json"
+    if not kept.is_file():
+        raise ValueError(
+            f"config compare.pyperf.published: {kept} does not exist: `make calibrate-pyperf` times "
+            "and publishes the pairs"
+        )
+    return [str(kept)]
+
+
 def published_reference():
     """The published reference snapshot (docs/results/reference), where this copy of the workflow holds the folder: the
     calibration reads its studies' intervals."""

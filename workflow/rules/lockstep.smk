@@ -79,6 +79,22 @@ rule pyperf_pair:
         "../../scripts/pyperf_pair.py"
 
 
+rule pyperf_pairs:
+    """Every pyperf pair of the calibration (compare.pyperf.pairs) in one file: what `make calibrate-pyperf` publishes
+    and the calibration reads."""
+    input:
+        pairs=pyperf_pair_of(),
+        sources=sources.files_of("jobs.pyperf_pair", "runtime"),
+    output:
+        "results/pyperf/pairs.json",
+    log:
+        "results/logs/pyperf/pairs.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/pyperf_pairs.py"
+
+
 if config["compare"]["sides"]:
 
     rule calibration:
@@ -91,7 +107,7 @@ if config["compare"]["sides"]:
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            pyperf=pyperf_pair_of(),
+            pyperf=pyperf_pairs_read(),
             history=["results/tables/history_steps.csv"] if HISTORY["versions"] else [],
             history_ratios=["results/tables/history.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],

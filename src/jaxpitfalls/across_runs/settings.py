@@ -27,6 +27,9 @@ class Side:
     revision: str = ""
 
 
+PYPERF_OPTIONS = ("--copy-env", "--quiet")  # every pair's: its workers see lockstep's environment; defaults otherwise
+
+
 @dataclass(frozen=True)
 class Pyperf:
     """pyperf beside the lockstep on one callable (`mode/variant`; "" for none), with options beyond its
@@ -34,6 +37,7 @@ class Pyperf:
 
     callable: str
     options: tuple[str, ...]
+    published: bool = False  # the calibration reads the published pairs, timed apart (`make calibrate-pyperf`)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ class Compare:
     def of(cls, block: Mapping[str, Any]) -> Compare:
         named = _refuse_unknown(cls, block)
         return cls(**named | {"sides": _sides(named["sides"]),
-                              "pyperf": Pyperf(named["pyperf"]["callable"], tuple(named["pyperf"]["options"]))})
+                              "pyperf": Pyperf(named["pyperf"]["callable"], tuple(named["pyperf"]["options"]),
+                                               named["pyperf"].get("published", False))})
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import results
+from ..across_runs.settings import PYPERF_OPTIONS
 from ..runtime import checkout_env
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.pyperf_worker"
 RUNS = ("a", "a2")  # the same environment twice: any change pyperf finds is a false alarm
 PREPARE_KEY = "jaxpitfalls_prepare_s"  # each worker's preparation of the study, in its run's metadata
-OPTIONS = ("--copy-env", "--quiet")  # the workers see the environment lockstep's do; pyperf's defaults otherwise
 
 
 def values_of(path: Path) -> dict[str, Any]:
@@ -48,11 +48,19 @@ def run_pyperf(study: str, conf: dict[str, Any], settings: dict[str, Any], model
             log.info("%s %s: pyperf run %s of %s/%s", study, conf["id"], name, mode, variant)
             start = time.perf_counter()
             subprocess.run([sys.executable, "-m", WORKER, str(request_path), mode, variant, log_path, jax_cache_dir,
-                            *OPTIONS, *options, "-o", str(out)], check=True, env=checkout_env())
+                            *PYPERF_OPTIONS, *options, "-o", str(out)], check=True, env=checkout_env())
             runs[name] = values_of(out) | {"wall_s": time.perf_counter() - start}
-    doc = {"study": study, "config_id": conf["id"], "mode": mode, "variant": variant, "options": [*OPTIONS, *options],
-           "runs": runs}
+    doc = {"study": study, "config_id": conf["id"], "mode": mode, "variant": variant,
+           "options": [*PYPERF_OPTIONS, *options], "runs": runs}
     results.write_text(out_path, json.dumps(doc, indent=1))
     log.info("%s %s: pyperf pair in %.0f s -> %s", study, conf["id"], sum(r["wall_s"] for r in runs.values()),
              out_path)
     return doc
+
+
+def gather(paths: Sequence[str], out_path: str) -> list[dict[str, Any]]:
+    """The pairs at `paths`, in order, as one JSON list: what a calibration keeps and `make calibrate-pyperf`
+    publishes."""
+    pairs = [json.loads(Path(p).read_text()) for p in paths]
+    results.write_text(out_path, json.dumps(pairs, indent=1))
+    return pairs

@@ -23,7 +23,7 @@ from ...report.tables.run_summary import machine_time_lines
 from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
-from ..settings import Compare, History
+from ..settings import PYPERF_OPTIONS, Compare, History
 from . import clustered, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table, spike_lines, spike_table
@@ -179,14 +179,23 @@ def _fixed(history: History) -> str:
     return f", with {pins} fixed" if pins else ""
 
 
-def _ran(jobs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
-    """The set-up the lockstep jobs recorded (the config may have changed since), with pyperf's callable and options."""
+def _ran(jobs: list[dict[str, Any]], compare: Compare, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The set-up the lockstep jobs recorded (the config may have changed since), with pyperf's as its pairs did."""
     recorded = jobs[0]
     # results made before a job recorded its set-up: the config's, which those jobs ran with
     set_up = recorded.get("lockstep", {"processes": compare.processes, "rounds": compare.rounds})
     return {**set_up, "study": recorded["study"], "sides": recorded["sides"], "threshold": compare.threshold,
-            "pyperf": {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options)},
-            "more": more_processes(jobs)}
+            "pyperf": _pyperf_ran(pairs, compare), "more": more_processes(jobs)}
+
+
+def _pyperf_ran(pairs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]:
+    """pyperf's callable and options as its pairs recorded them, and their machine time where they were timed
+    apart from this run (`apart_s`; None where this run timed them)."""
+    if not pairs:
+        return {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options), "apart_s": None}
+    first = pairs[0]
+    return {"callable": f"{first['mode']}/{first['variant']}", "options": first["options"][len(PYPERF_OPTIONS):],
+            "apart_s": _pyperf_s(pairs) if compare.pyperf.published else None}
 
 
 def write(timed: Timed, out: str, reference: str = "") -> None:
@@ -196,15 +205,16 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
     table, jobs, history = timed.table, timed.jobs, History.of(timed.history)
     machine_s = sum(job["job_seconds"] for job in jobs)
     pairs = beside(table, jobs, timed.pyperf) if timed.pyperf else None
-    ran = _ran(jobs, Compare.of(timed.compare))
+    ran = _ran(jobs, Compare.of(timed.compare), timed.pyperf)
     found = summary(table, ran["threshold"])
     studies = study_intervals.coverages([Path(reference)]) if reference else None
     nulls, null = _null_history(timed, history)
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
     label = f"docs/results/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
+    pyperf_s = 0.0 if ran["pyperf"]["apart_s"] else _pyperf_s(timed.pyperf)  # pairs timed apart: not this run's
     sections = [*(study_intervals.section([label], *studies) if studies else []), *null,
-                *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": _pyperf_s(timed.pyperf),
+                *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": pyperf_s,
                                      "the null history (its environments built)": timed.history_machine_s},
                                     timed.run_target_s)]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),

@@ -85,7 +85,7 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
         "spread with the configurations' sizes as well as from pair to pair. A pair called changed (its interval "
         "excludes 1; pyperf's own test: significant) is a false alarm. `machine_s_to_5pct`: the machine time to "
         "an interval of +-5%, geometric mean over the pairs with a 95% interval; `against_lockstep`: that cost "
-        "over the lockstep's, with Welch's 95% interval on the logs.", "",
+        f"over the lockstep's, with Welch's 95% interval on the logs.{_apart(pyperf.get('apart_s'))}", "",
         costs.to_markdown(index=False, floatfmt=".3f"), "",
         *_same_configuration_line(pairs, like),
         "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
@@ -97,6 +97,15 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
         "preparation, pyperf's lower bound.", "",
         pairs.to_markdown(index=False, floatfmt=".3f"), "",
     ]
+
+
+def _apart(seconds: float | None) -> str:
+    """Where the pairs were timed apart from this run's lockstep jobs (compare.pyperf.published), said so."""
+    if seconds is None:
+        return ""
+    return (f" These pairs were timed apart from this run's lockstep jobs (`make calibrate-pyperf`, on the same "
+            f"callable and configuration), in {seconds:.0f} s ({seconds / 60:.1f} min) of machine time that this "
+            "run's summary does not count.")
 
 
 def _same_configuration_line(pairs: pd.DataFrame, like: tuple[str, float, float] | None) -> list[str]:

@@ -2,23 +2,26 @@
 (docs/results/calibration/).
 
     jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
+    jaxpitfalls calibration publish-pyperf runs/calibrate-pyperf-<time>   # after make calibrate-pyperf
     jaxpitfalls calibration rejudge [--write]
 
 `rejudge` renders the page again by this checkout's rules and prints the changed lines, so that a change of judging
-is published without timing again.
+is published without timing again. pyperf's pairs are timed apart from the calibration, whose runs read the published
+ones: `publish-pyperf` puts a run's pairs in their place and renders the page again.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import shutil
 import tempfile
 from pathlib import Path
 
 from ...results import write_dir_atomically, write_text
 from . import calibration
-from .timed import read
+from .timed import PYPERF, SETTINGS, read
 
 PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under the docs folder
 
@@ -33,6 +36,32 @@ def publish(run: str | Path, docs: str | Path = "docs/results") -> None:
     write_dir_atomically(docs / TIMED, lambda tmp: shutil.copytree(kept, tmp, dirs_exist_ok=True,
                                                                     ignore=shutil.ignore_patterns(".*")))
     write_text(docs / PAGE, page)
+
+
+def publish_pyperf(run: str | Path, docs: str | Path = "docs/results") -> list[str]:
+    """Put a `make calibrate-pyperf` run's pairs in place of the published calibration's, kept as timed apart, and
+    write its page rendered again from them; returns the page's changed lines."""
+    run, docs = Path(run), Path(docs)
+    pairs = json.loads((run / "results" / "pyperf" / "pairs.json").read_text())
+    if not pairs:
+        raise ValueError(f"{run}/results/pyperf/pairs.json holds no pair: compare.pyperf.pairs is at least 1")
+    old = read(docs / TIMED)
+    if not any(job["config_id"] == pairs[0]["config_id"] for job in old.jobs):
+        raise ValueError(f"pyperf timed {pairs[0]['config_id']}, which no lockstep job of the published "
+                         "calibration timed: time the pairs with the calibration's preset")
+    settings = json.loads((docs / TIMED / SETTINGS).read_text())
+    settings["compare"].setdefault("pyperf", {})["published"] = True
+
+    def fill(tmp: str) -> None:
+        shutil.copytree(docs / TIMED, tmp, dirs_exist_ok=True)
+        (Path(tmp) / PYPERF).write_text(json.dumps(pairs))
+        (Path(tmp) / SETTINGS).write_text(json.dumps(settings, indent=1))
+
+    write_dir_atomically(docs / TIMED, fill)
+    page = (docs / PAGE).read_text()
+    now = rejudged(docs)
+    write_text(docs / PAGE, now)
+    return changed_lines(page, now)
 
 
 def rejudged(docs: str | Path = "docs/results") -> str:
@@ -61,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                         "calibration and reference (default: docs/results)")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("publish", help="a calibration run's page and what it timed, published").add_argument("run")
+    commands.add_parser("publish-pyperf", help="a calibrate-pyperf run's pairs published, the page rendered again"
+                        ).add_argument("run")
     rejudging = commands.add_parser("rejudge", help="the published page rendered again by this checkout's rules")
     rejudging.add_argument("--write", action="store_true", help="write the page so (docs/results/calibration.md)")
     args = parser.parse_args(argv)
@@ -68,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "publish":
         publish(args.run, docs)
         print(f"published {args.run}'s calibration: {docs / PAGE}, {docs / TIMED}/")
+        return 0
+    if args.command == "publish-pyperf":
+        lines = publish_pyperf(args.run, docs)
+        print("\n".join([*lines, f"published {args.run}'s pyperf pairs: {docs / TIMED / PYPERF}, {docs / PAGE}"]))
         return 0
     now = rejudged(docs)
     lines = changed_lines((docs / PAGE).read_text(), now)

@@ -44,7 +44,7 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
          history: dict[str, Any], history_steps: list[str] = (), history_ratios: list[str] = (),
          history_benchmarks: list[str] = (), reference: str = "", run_target_s: float = 0.0) -> None:
     """Copy the calibration rule's inputs into `folder`, whole or not at all, with the reference's name and
-    `run_target_s`."""
+    `run_target_s`; `pyperf`: files of pyperf pairs (results/pyperf/pairs.json, or the published ones)."""
     def fill(tmp: str) -> None:
         out = Path(tmp)
         shutil.copyfile(table, out / LOCKSTEP)
@@ -53,7 +53,7 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
                 shutil.copyfile(paths[0], out / name)
         (out / JOBS).write_bytes(gzip.compress(json.dumps([json.loads(Path(p).read_text()) for p in runs]).encode(),
                                                mtime=0))
-        (out / PYPERF).write_text(json.dumps([json.loads(Path(p).read_text()) for p in pyperf]))
+        (out / PYPERF).write_text(json.dumps([pair for p in pyperf for pair in json.loads(Path(p).read_text())]))
         machine_s = float(run_summary(history_benchmarks).seconds.sum()) if history_benchmarks else 0.0
         (out / SETTINGS).write_text(json.dumps({"compare": compare, "history": history, "history_machine_s": machine_s,
                                                 "reference": Path(reference).name if reference else "",
