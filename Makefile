@@ -61,10 +61,10 @@ test: $(STAMP) $(TESTS) $(DRIVER) $(if $(CAN_INSTALL),$(BROWSER) $(SLURM))
 	@$(call PYTEST,$(UNIT))
 	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto --dist loadgroup -m workflow)
 
-# The edit loop: unit tests and the parse-time config checks (`snakemake -n`), no workflow run, no browser, no
-# cluster (most of its time is XLA compiling the tiny models); `make test` runs everything.
+# The edit loop: the unit tests but those marked slow (each compiles a real model through XLA, or starts Snakemake
+# or a job's process), no workflow run, no browser, no cluster; `make test` runs everything.
 test-fast: $(STAMP) $(TESTS)
-	@$(call PYTEST,$(UNIT))
+	@$(call PYTEST,-n auto --dist loadfile -m "not workflow and not slow")
 
 venv: $(STAMP)
 

@@ -8,11 +8,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import torch
-import transformers
 
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.models.bounds import OutsideTable
+
+# Each test builds a tiny Hugging Face model and compiles it; torch is imported inside them, so that `make
+# test-fast` collects this module without paying for it.
+pytestmark = pytest.mark.slow
 
 
 def _inputs(vocab: int):
@@ -24,6 +26,9 @@ def _inputs(vocab: int):
 
 
 def _pytorch_logits(model_dir, ids, mask):
+    import torch
+    import transformers
+
     model = transformers.BertForMaskedLM.from_pretrained(model_dir, attn_implementation="eager").eval()
     with torch.no_grad():
         return model(input_ids=torch.tensor(ids), attention_mask=torch.tensor(mask)).logits.numpy()

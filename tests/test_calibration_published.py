@@ -115,6 +115,7 @@ def test_pairs_of_a_configuration_the_calibration_never_timed_are_refused_before
     assert timed.read(docs / published.TIMED).pyperf == timed.read(DOCS / published.TIMED).pyperf
 
 
+@pytest.mark.slow
 def test_make_calibrate_reads_the_published_pairs_and_calibrate_pyperf_times_them(tmp_path):
     """presets/calibrate.yaml times no pyperf job in `make calibrate` (its page reads the published pairs); the
     pairs' own target times every pair of the preset."""

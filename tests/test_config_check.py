@@ -169,6 +169,7 @@ END_TO_END = [m for m in MALFORMED if m[0] in ("below a schema minimum", "BERT: 
                                               "position table", "a baseline that is not there")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("what", "overlay", "message"), END_TO_END, ids=[m[0] for m in END_TO_END])
 def test_snakemake_refuses_a_malformed_config_before_any_job(tmp_path, what, overlay, message):
     proc = dry_run(tmp_path, overlay)
@@ -179,6 +180,7 @@ def test_snakemake_refuses_a_malformed_config_before_any_job(tmp_path, what, ove
     assert not (tmp_path / "results" / "runs").exists()
 
 
+@pytest.mark.slow
 def test_every_problem_is_listed_at_once_and_the_schema_detail_is_kept(tmp_path):
     proc = dry_run(tmp_path, {"studies": {"dispatch": {"base": {"layers": 0, "batch": "2"}},
                                           "tree_at": {"measure": {"budget": 1}}}})
@@ -201,6 +203,7 @@ def test_every_preset_passes_the_config_check_over_config_yaml(tmp_path, monkeyp
     assert all(any(line.startswith(v) for v in venvs) for line in problems), problems
 
 
+@pytest.mark.slow
 def test_a_valid_config_passes_with_its_defaults_filled_in(tmp_path):
     proc = dry_run(tmp_path, {})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

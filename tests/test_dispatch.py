@@ -23,6 +23,7 @@ def warmed(tiny_runners):
     return compiles, losses
 
 
+@pytest.mark.slow
 def test_all_variants_follow_the_same_loss_trajectory_bitwise(warmed):
     _, losses = warmed
     assert set(losses) == set(SPEC.variants)
@@ -30,6 +31,7 @@ def test_all_variants_follow_the_same_loss_trajectory_bitwise(warmed):
     assert np.all(np.isfinite(losses[SPEC.floor])) and len(set(losses[SPEC.floor])) == 3  # it trains
 
 
+@pytest.mark.slow
 def test_each_variant_compiled_once_and_records_a_distinct_signature(tiny_runners, warmed):
     compiles, _ = warmed
     assert all(n >= 1 for n in compiles.values())
@@ -45,6 +47,7 @@ def test_each_variant_compiled_once_and_records_a_distinct_signature(tiny_runner
     assert signatures["filter_jit"]["program"] != signatures["jit_partition"]["program"]
 
 
+@pytest.mark.slow
 def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners, warmed):
     """The negative control of seeds/003: 'jit_partition' silently running the floor's code path."""
     impostor = dataclasses.replace(tiny_runners[SPEC.floor], name="jit_partition")
@@ -54,6 +57,7 @@ def test_a_comparison_whose_variants_ran_the_same_code_fails_loudly(tiny_runners
         require_distinct(signatures)
 
 
+@pytest.mark.slow
 def test_measure_gives_samples_and_paired_ratios_without_compiling(tiny_runners, warmed):
     modes = protocol.measure(tiny_runners, SPEC.floor, Sampling(rounds=3, on_contention="warn"),
                              steps_per_sample=2, label="t", extra_pairs=SPEC.extra_pairs)
@@ -77,6 +81,7 @@ def test_batches_are_deterministic_and_always_have_a_target():
     assert jax.numpy.asarray(a["input_ids"]).dtype == np.int32
 
 
+@pytest.mark.slow
 def test_a_run_times_forwards_and_no_ops_at_the_base_as_modes_of_their_own(tiny_bert_dir):
     """run() refuses forwards whose logits differ (bitwise on CPU) or whose signatures match; the `infer`
     mode (at the base configuration) is filter_jit's and jit_partition's alone, compared with jit_partition; the
@@ -119,6 +124,7 @@ def test_a_run_times_forwards_and_no_ops_at_the_base_as_modes_of_their_own(tiny_
     assert noop["jit_partition"]["program"] == noop["jit_flat"]["program"]  # one program: only the arguments differ
 
 
+@pytest.mark.slow
 def test_pairs_timed_beside_the_variants_in_the_blocked_rounds(tiny_bert_dir):
     """dropout off, anchored to a base with dropout on (the same checkpoint here), and a compute setting (fused
     attention) timed beside it: each pair is timed in the blocked mode only, compared with itself and, round by

@@ -24,11 +24,13 @@ def inputs(tiny_qwen2_dir, tiny_corpus_dir):
     return {"model": str(tiny_qwen2_dir), "data": str(tiny_corpus_dir)}
 
 
+@pytest.mark.slow
 def test_the_dataset_must_end_in_a_ragged_batch(inputs):
     with pytest.raises(ValueError, match="not be ragged"):
         extraction.dataset(inputs["data"], CONF | {"sequences": 4})
 
 
+@pytest.mark.slow
 def test_batches_have_one_length_and_a_ragged_last_batch_unless_padded(inputs):
     sequences = extraction.dataset(inputs["data"], CONF)
     ragged = extraction.dataset_batches(sequences, CONF, padded=False)
@@ -39,6 +41,7 @@ def test_batches_have_one_length_and_a_ragged_last_batch_unless_padded(inputs):
         assert lengths == [len(s) for s in seqs] and mask.sum() == sum(lengths)
 
 
+@pytest.mark.slow
 def test_every_variant_stores_what_the_model_computes_for_the_real_tokens(inputs, tmp_path):
     model, config = checkpoint.load_model(inputs["model"])
     sequences = extraction.dataset(inputs["data"], CONF)
@@ -60,6 +63,7 @@ def test_every_variant_stores_what_the_model_computes_for_the_real_tokens(inputs
     assert counts["scanned"] == {"forward_calls": 1, "host_copies": 1, "async_copies": 1, "max_in_flight": 1}  # a chunk
 
 
+@pytest.mark.slow
 def test_scanned_chunks_are_equal_and_fill_the_last_with_empty_batches(inputs, tmp_path, monkeypatch):
     """Five batches at most two per chunk: three chunks of two, the last one's second batch empty (masked, not
     stored); what is stored is what pipelined stores, batch by batch."""
@@ -84,6 +88,7 @@ def test_scanned_chunks_are_equal_and_fill_the_last_with_empty_batches(inputs, t
     np.testing.assert_allclose(stored["scanned"], stored["pipelined"], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):
     monkeypatch.setattr(extraction, "EXTRACTORS", {"jit_padded_async": extractors.JitPaddedAsync,
                                                    "pipelined": extractors.JitPaddedAsync})
@@ -91,6 +96,7 @@ def test_variants_that_run_the_same_code_are_refused(inputs, monkeypatch):
         extraction.run(CONF, inputs, Timing.of(SETTINGS))
 
 
+@pytest.mark.slow
 def test_first_passes_open_with_an_untimed_round_then_time_their_own_rounds(inputs, tmp_path):
     """Every variant's first fresh pass of the mode is run and dropped (the process's first one ran seconds
     long in three references), then `first_pass_rounds` rounds are timed, each sample a fresh jax.jit that

@@ -219,6 +219,7 @@ def test_the_decode_step_probe_pairs_eager_and_jitted_calls_on_one_token():
     assert found["ratio_ci_low"] <= found["ratio"] <= found["ratio_ci_high"]
 
 
+@pytest.mark.slow
 def test_the_flax_probe_counts_one_program_per_operation_for_an_un_jitted_apply():
     from jaxpitfalls.studies.extraction import flax_apply
 

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-import transformers
 
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.studies.generation import decoding
 from jaxpitfalls.studies.generation import measure as generation
 from jaxpitfalls.studies.generation.spec import Timing
+
+# Each test builds a tiny Hugging Face model and compiles it; torch is imported inside them, so that `make
+# test-fast` collects this module without paying for it.
+pytestmark = pytest.mark.slow
 
 SETTINGS = {"rounds": 2, "budget_s": 0.1, "on_contention": "warn"}  # timed, never judged
 CONF = {"id": "g", "layers": 2, "hidden": 32, "prompt": 6, "new_tokens": 4, "warmup_fraction": 1.0,
@@ -26,6 +28,9 @@ def inputs(tiny_gpt2_dir, tiny_corpus_dir):
 
 
 def _pytorch_greedy(inputs: dict, prompt: np.ndarray, new: int) -> list[int]:
+    import torch
+    import transformers
+
     torch_model = transformers.GPT2LMHeadModel.from_pretrained(inputs["model"], attn_implementation="eager").eval()
     with torch.no_grad():
         out = torch_model.generate(torch.tensor(prompt[None].astype(np.int64)), max_new_tokens=new, do_sample=False,

@@ -5,18 +5,24 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import torch
-import transformers
 
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.models.bounds import OutsideTable
 
+# Each test builds a tiny Hugging Face model and compiles it; torch is imported inside them, so that `make
+# test-fast` collects this module without paying for it.
+pytestmark = pytest.mark.slow
+
 
 def _pytorch(model_dir):
+    import transformers
+
     return transformers.GPT2LMHeadModel.from_pretrained(model_dir, attn_implementation="eager").eval()
 
 
 def test_logits_match_pytorch_whole_sequence_and_padded(tiny_gpt2_dir):
+    import torch
+
     model, config = checkpoint.load_model(tiny_gpt2_dir)
     ids = np.random.default_rng(0).integers(0, config.vocab_size, 10)
     with torch.no_grad():
@@ -40,6 +46,8 @@ def test_cached_decoding_matches_the_whole_sequence(tiny_gpt2_dir):
 
 def test_exactly_max_positions_matches_pytorch_and_one_more_is_refused(tiny_gpt2_dir):
     """Whole sequence, prefill's cache and decoding: max positions work, one more is refused, never clamped."""
+    import torch
+
     model, config = checkpoint.load_model(tiny_gpt2_dir)
     n = config.n_positions
     ids = np.random.default_rng(3).integers(0, config.vocab_size, n)

@@ -136,6 +136,7 @@ def test_a_measuring_job_sets_its_xla_flags_before_anything_imports_jax():
     assert subprocess.run([sys.executable, "-c", check]).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
     """An unknown XLA flag aborts the process from C++, past Python's exception handling: the reason must
     still reach the rule's log file (runtime.start points standard error there), and the console."""
@@ -154,6 +155,7 @@ def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
     assert text.count("starting JAX") == 1
 
 
+@pytest.mark.slow
 def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
     """aggregate, plot, render_report, bundle and compare read results (as does a run judged again, thinned): they
     start without JAX, Equinox or optax, and a study's report reaches its spec, never its measure module."""

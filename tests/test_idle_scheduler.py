@@ -56,6 +56,7 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads a process's CPU time from /proc")
 def test_snakemake_spends_no_cpu_while_a_timed_job_runs_and_others_wait(tmp_path):
     (tmp_path / "Snakefile").write_text(SNAKEFILE)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import torch
-import transformers
 
 from jaxpitfalls.models import checkpoint
 from jaxpitfalls.models.bounds import OutsideTable
 
+# Each test builds a tiny Hugging Face model and compiles it; torch is imported inside them, so that `make
+# test-fast` collects this module without paying for it.
+pytestmark = pytest.mark.slow
+
 
 def test_logits_and_every_hidden_state_match_pytorch(tiny_qwen2_dir):
+    import torch
+    import transformers
+
     model, config = checkpoint.load_model(tiny_qwen2_dir)
     assert config.num_key_value_heads < config.num_attention_heads  # grouped-query attention is exercised
     ids = np.random.default_rng(0).integers(0, config.vocab_size, 11)
@@ -40,6 +45,9 @@ def test_right_padding_leaves_the_real_tokens_unchanged(tiny_qwen2_dir):
 def test_the_last_token_id_matches_pytorch_and_one_past_the_vocabulary_is_refused(tiny_qwen2_dir):
     """Qwen2's positions are rotary (no table to clamp; the config check holds sequences to max_positions);
     its token table is refused past its end instead of clamped."""
+    import torch
+    import transformers
+
     model, config = checkpoint.load_model(tiny_qwen2_dir)
     ids = np.full(5, config.vocab_size - 1)
     torch_model = transformers.Qwen2ForCausalLM.from_pretrained(tiny_qwen2_dir, attn_implementation="eager").eval()

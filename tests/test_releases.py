@@ -8,6 +8,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 import yaml
 
 from jaxpitfalls.across_runs import releases
@@ -51,6 +52,7 @@ def test_an_environment_that_fails_is_recorded_with_its_reason():
     assert status["requirements"] == ["equinox==0.0.0"]
 
 
+@pytest.mark.slow
 def test_an_existing_environment_is_checked_by_importing_what_a_timing_job_imports():
     equinox = __import__("equinox").__version__
     status = release_env.existing(sys.executable, "equinox", equinox)
@@ -58,6 +60,7 @@ def test_an_existing_environment_is_checked_by_importing_what_a_timing_job_impor
     assert status["versions"]["equinox"] == equinox
 
 
+@pytest.mark.slow
 def test_a_swept_package_the_timed_code_never_imports_is_recorded_and_its_release_checked():
     """The null history's package (safetensors, which no study calls): recorded in the environment's status
     whatever it is, and an environment holding another release of it is refused before anything is timed."""

@@ -23,6 +23,7 @@ def breakdown(tiny_runners, tmp_path_factory):
     return {(r["variant"], r["component"]): r for r in rows}, xplane
 
 
+@pytest.mark.slow
 def test_parts_add_up_to_the_traced_step(breakdown):
     rows, _ = breakdown
     for variant in {v for v, _ in rows}:
@@ -32,6 +33,7 @@ def test_parts_add_up_to_the_traced_step(breakdown):
         assert parts[0]["traced_steps"] == 2
 
 
+@pytest.mark.slow
 def test_filter_jit_pays_pre_and_postprocessing_that_the_floor_does_not(breakdown):
     rows, _ = breakdown
     for component in ("_preprocess", "hashable_partition", "_postprocess", "combine"):
@@ -51,6 +53,7 @@ def test_events_are_matched_by_file_and_function_not_line():
     assert traces.classify("$<generated_flatten_Linear>:2 flatten", COMPONENTS) == "tree_flatten"
 
 
+@pytest.mark.slow
 def test_a_second_capture_into_one_directory_replaces_the_first_whole(breakdown, tiny_runners, tmp_path):
     """The profiler names its output by the second it starts: captured straight into one directory, a
     rerun a second later would leave two traces there (and within the same second overwrite the first in
@@ -65,6 +68,7 @@ def test_a_second_capture_into_one_directory_replaces_the_first_whole(breakdown,
         find_xplanes(tmp_path)
 
 
+@pytest.mark.slow
 def test_captures_are_taken_one_after_another_each_parsed_on_its_own(tiny_runners, tmp_path):
     """`captures`: one trace per capture, in capture order, each holding every variant's steps (a claim takes
     the spread between them)."""
@@ -75,6 +79,7 @@ def test_captures_are_taken_one_after_another_each_parsed_on_its_own(tiny_runner
         assert {r["variant"] for r in rows} == set(tiny_runners) and {r["traced_steps"] for r in rows} == {1}
 
 
+@pytest.mark.slow
 def test_a_trace_is_parsed_without_starting_jax(breakdown):
     """A parse job reads a file: JAX's import would cost it more than the parse."""
     import subprocess

@@ -47,6 +47,7 @@ def test_patterns_match_one_path_segment_per_star():
     assert tp.path_matches(("layers", 0, "attention", "output"), "layers.*.attention.output")
 
 
+@pytest.mark.slow
 def test_both_code_paths_build_the_same_tree_with_n_versus_one_tree_at_calls(model_and_mesh):
     model, mesh = model_and_mesh
     model = _deeper(model, 2)
@@ -70,6 +71,7 @@ def test_both_code_paths_build_the_same_tree_with_n_versus_one_tree_at_calls(mod
     assert specs.embeddings.word.weight.spec == PartitionSpec()
 
 
+@pytest.mark.slow
 def test_the_start_up_steps_are_the_spec_s_and_the_jitted_start_up_makes_what_they_make(model_and_mesh):
     model, mesh = model_and_mesh
     optimizer = optax.adamw(1e-4)
@@ -91,6 +93,7 @@ def test_a_sharding_difference_is_a_different_tree():
         require_same_trees({"a": [named], "b": [single]}, "b")
 
 
+@pytest.mark.slow
 def test_variants_that_silently_run_the_same_code_fail_loudly(model_and_mesh):
     """The write-up's failed comparison: both 'variants' ran the batched code and reported 1.00x."""
     same = {"unbatched": tp.apply_batched, "batched": tp.apply_batched}
@@ -125,6 +128,7 @@ def tables(model_and_mesh):
             "docs": docs}
 
 
+@pytest.mark.slow
 def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
     for doc, stepped in zip(tables["docs"], (True, False), strict=True):
         for name in SPEC.variants:
@@ -146,6 +150,7 @@ def test_each_mode_is_measured_and_only_the_first_run_compiles(tables):
             {} if stepped else {ANCHOR: 1})  # the 2-layer model's one-layer anchor, a batched first run
 
 
+@pytest.mark.slow
 def test_the_direct_mode_times_the_machine_s_reference_workload_in_its_rounds(tables):
     """The pytree rebuild is timed in the direct mode alone, as many samples as the variants, compiling
     nothing, its calls counted (a result's schema wants at least one); its relative spread reaches the steps
@@ -162,6 +167,7 @@ def test_the_direct_mode_times_the_machine_s_reference_workload_in_its_rounds(ta
     assert all(REFERENCE not in set(t.get("variant", ())) for _, _, t in report.tables(tables))
 
 
+@pytest.mark.slow
 def test_a_deeper_model_s_first_runs_are_paired_with_its_one_layer_anchor(tables):
     """The anchor is timed in the first_run mode alone, compiling every sample as the variants do, at the
     one-layer slice's transforms; a one-layer model is its own anchor (none timed), and its quotient is 1."""
@@ -177,6 +183,7 @@ def test_a_deeper_model_s_first_runs_are_paired_with_its_one_layer_anchor(tables
     assert q.loc["layers1-hidden16", "q"] == 1.0 and q.loc["layers2-hidden16", "q_low"] > 0
 
 
+@pytest.mark.slow
 def test_scaling_claims_and_figures(tables):
     fits = report.scaling(tables["steps"])
     assert len(fits) == 6 and (fits.points == 2).all() and fits.exponent.notna().all()
@@ -293,6 +300,7 @@ def test_less_compilation_is_not_reproduced_where_every_job_lowered_one_program(
                                           "transforms, 72 transforms, 144 transforms): XLA compiles the same")
 
 
+@pytest.mark.slow
 def test_the_variants_start_ups_lower_to_one_program_in_every_job(tables):
     """Measured, not assumed: both code paths trace to the same program (the finding, and its checks column)."""
     assert (tables["checks"].start_up_program_same == True).all()  # noqa: E712 (a column of bools)
@@ -301,6 +309,7 @@ def test_the_variants_start_ups_lower_to_one_program_in_every_job(tables):
         assert found["same"] and found["unbatched"] == found["batched"] and len(found["batched"]) == 16
 
 
+@pytest.mark.slow
 def test_lowering_the_start_up_for_its_fingerprint_counts_none_of_the_variant_s_tree_at_calls(model_and_mesh):
     variants = tree_at.build_variants(_deeper(model_and_mesh[0], 2), model_and_mesh[1])
     variants["unbatched"].first_run()
