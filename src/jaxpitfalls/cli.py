@@ -31,7 +31,7 @@ PASS_WORD = {"across_runs.reference.published", "across_runs.calibration.publish
 
 def usage() -> str:
     return "usage: jaxpitfalls COMMAND [ARGS...]\n\n" + "\n".join(
-        f"  {command:<22} {what}" for command, (_, what) in COMMANDS.items())
+        f"  {command:<27} {what}" for command, (_, what) in COMMANDS.items())
 
 
 def route(argv: list[str]) -> tuple[str, list[str]]:
