@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .gate_power import SUBSET
+from .replication import TARGET as REPLICATION_TARGET
 from .study_intervals import THIRD_TARGET, THIRDS
 
 
@@ -27,6 +28,7 @@ class Measured:
     like: tuple[str, float, float] | None = None  # harness_cost.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
+    replicated: dict[str, float] | None = None  # replication.share: rows estimated again on halves of processes
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -37,10 +39,14 @@ def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
     return f"{r['count']} of {r.rows} ({r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}])"
 
 
-def _lockstep(found: pd.DataFrame) -> str:
+def _lockstep(found: pd.DataFrame, replicated: dict[str, float] | None) -> str:
+    halves = (f"; every row estimated again on disjoint halves of its processes: the halves differed beyond their "
+              f"interval in {replicated['share']:.1%} [{replicated['share_low']:.1%}, {replicated['share_high']:.1%}]"
+              f" (target {REPLICATION_TARGET[0]:.0%}-{REPLICATION_TARGET[1]:.0%})" if replicated else "")
     return (f"- **Lockstep rows** (A/A): {_share(found, 1.0, 'flagged')} flagged, their intervals covering 1 in "
             f"{_share(found, 1.0, 'covers')}; a 10% slowdown called regressed in {_share(found, 1.1, 'regressed')}; "
-            f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')} (target at most 2.5%).")
+            f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')} (target at most 2.5%)"
+            f"{halves}.")
 
 
 def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None) -> str:
@@ -104,7 +110,7 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: 
 def brief(measured: Measured) -> list[str]:
     """The page's "In brief" section, a line per decision the run measured."""
     m = measured
-    lines = [_lockstep(m.found)] if len(m.found) else []
+    lines = [_lockstep(m.found, m.replicated)] if len(m.found) else []
     lines += [_gate(m.gates, m.spikes)] if m.gates is not None and len(m.gates) else []
     lines += [_studies(m.twins, m.simulated, m.medians)] if m.twins is not None and m.simulated is not None else []
     lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []

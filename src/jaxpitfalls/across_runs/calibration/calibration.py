@@ -24,7 +24,7 @@ from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
 from ..settings import PYPERF_OPTIONS, Compare, History
-from . import clustered, null_histories, study_intervals
+from . import clustered, null_histories, replication, study_intervals
 from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table, spike_lines, spike_table
 from .harness_cost import cost_summary, pyperf_section, same_configuration
@@ -135,6 +135,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         "the share lies within the target, no where its whole interval lies outside, cannot tell otherwise.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
+        *([replication.line(measured.replicated, table.processes), ""] if measured.replicated is not None else []),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
         *(gate_lines(measured.gates, ran["threshold"]) if measured.gates is not None else []),
@@ -231,7 +232,8 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
     return Measured(found, gate_table(table, threshold) if len(table) else None,
                     cost_summary(pairs) if pairs is not None else None,
                     like=same_configuration(pairs) if pairs is not None else None,
-                    spikes=spike_table(table, threshold) if len(table) else None)
+                    spikes=spike_table(table, threshold) if len(table) else None,
+                    replicated=replication.measured(table))
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:

@@ -1,0 +1,66 @@
+"""Split-process replication (across_runs/calibration/replication.py): a job's rows estimated on disjoint halves of
+its processes differ beyond their interval in about 5% of rows where the intervals hold, and in more where they are
+too narrow."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jaxpitfalls.across_runs.calibration import replication
+
+
+def _table(spreads: np.ndarray, processes: int, configs: int = 16, seed: int = 0) -> pd.DataFrame:
+    """A lockstep table of `configs` jobs: one row per spread, each process's log-ratio drawn around a row's own
+    truth with that spread (a process's offset shared by its rows too)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(configs):
+        truth = rng.normal(0, 0.1, len(spreads))[:, None]
+        logs = truth + spreads[:, None] * rng.standard_normal((len(spreads), processes)) \
+            + 0.01 * rng.standard_normal(processes)
+        rows += [{"config_id": f"c{c}", "process_log_ratios": ";".join(f"{x:.6g}" for x in r)} for r in logs]
+    return pd.DataFrame(rows)
+
+
+def test_halves_differ_beyond_their_interval_in_about_5_percent_where_the_intervals_hold():
+    found = replication.share(replication.replication(_table(np.full(12, 0.02), processes=6)))
+    assert found["rows"] == 16 * 12 and found["splits"] == 20 and found["comparisons"] == 16 * 12 * 20
+    assert replication.TARGET[0] <= found["share"] <= replication.TARGET[1]
+    assert "Target 3%-7%: met." in replication.line(found, [6])
+
+
+def test_intervals_narrower_than_the_spread_between_processes_gives_fail_the_check(monkeypatch):
+    """An estimator whose intervals are 60% of what the processes' spread gives: the halves differ beyond them far
+    more often than 5%, and the page says the target was missed."""
+    pooled = replication.moderated.pooled
+
+    def narrowed(rows):
+        return [dataclasses.replace(e, low=e.mean - 0.6 * (e.mean - e.low), high=e.mean + 0.6 * (e.high - e.mean))
+                for e in pooled(rows)]
+
+    monkeypatch.setattr(replication.moderated, "pooled", narrowed)
+    found = replication.share(replication.replication(_table(np.full(12, 0.02), processes=6)))
+    assert found["share_low"] > replication.TARGET[1]
+    assert "Target 3%-7%: **missed**." in replication.line(found, [6])
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_jobs_of_fewer_than_four_processes_are_not_split(processes):
+    margins = replication.replication(_table(np.full(4, 0.02), processes=processes))
+    assert margins.empty and replication.share(margins) == {}
+    assert "no job had 4 or more processes" in replication.line({}, [processes])
+
+
+def test_every_split_puts_half_the_processes_on_one_side():
+    assert list(replication.splits(4)) == [([0, 1], [2, 3]), ([0, 2], [1, 3]), ([0, 3], [1, 2]), ([1, 2], [0, 3]),
+                                           ([1, 3], [0, 2]), ([2, 3], [0, 1])]
+    assert len(list(replication.splits(5))) == 10
+
+
+def test_a_table_that_kept_no_process_values_is_not_judged():
+    assert replication.measured(pd.DataFrame({"config_id": ["c0"], "ratio": [1.0]})) is None
+    assert replication.measured(_table(np.full(4, 0.02), processes=4))["splits"] == 6
