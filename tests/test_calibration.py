@@ -166,8 +166,12 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
     """Five pyperf A/A pairs and a lockstep pair in each of six configurations: each harness's false alarms
     counted over its pairs, and pyperf's cost to +-5% over the lockstep's with an interval that covers the
     ratio the pairs were built with."""
-    from jaxpitfalls.across_runs.calibration.harness_cost import cost_summary, pyperf_section, same_configuration
-    from jaxpitfalls.across_runs.calibration.pyperf_beside import beside
+    from jaxpitfalls.across_runs.calibration.pyperf_beside import (
+        beside,
+        cost_summary,
+        pyperf_section,
+        same_configuration,
+    )
 
     configs = [f"layers{n}" for n in range(1, 7)]
     table = pd.DataFrame([{"config_id": c, "mode": "blocked", "variant": "filter_jit", "side": "a2", "against": "a",

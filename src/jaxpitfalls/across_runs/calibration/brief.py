@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .between_processes import SPLIT_TARGET
 from .gate_power import SUBSET
-from .replication import TARGET as REPLICATION_TARGET
 from .study_intervals import THIRD_TARGET, THIRDS
 
 
@@ -25,10 +25,10 @@ class Measured:
     null_series: tuple[int, int] | None = None
     null_rates: pd.DataFrame | None = None
     null_power: pd.DataFrame | None = None  # null_histories.step_power: steps planted in the simulated histories
-    like: tuple[str, float, float] | None = None  # harness_cost.same_configuration
+    like: tuple[str, float, float] | None = None  # pyperf_beside.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
-    replicated: dict[str, float] | None = None  # replication.share: rows estimated again on halves of processes
+    replicated: dict[str, float] | None = None  # between_processes.split_share: rows on halves of processes
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -42,7 +42,7 @@ def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
 def _lockstep(found: pd.DataFrame, replicated: dict[str, float] | None) -> str:
     halves = (f"; every row estimated again on disjoint halves of its processes: the halves differed beyond their "
               f"interval in {replicated['share']:.1%} [{replicated['share_low']:.1%}, {replicated['share_high']:.1%}]"
-              f" (target {REPLICATION_TARGET[0]:.0%}-{REPLICATION_TARGET[1]:.0%})" if replicated else "")
+              f" (target {SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%})" if replicated else "")
     return (f"- **Lockstep rows** (A/A): {_share(found, 1.0, 'flagged')} flagged, their intervals covering 1 in "
             f"{_share(found, 1.0, 'covers')}; a 10% slowdown called regressed in {_share(found, 1.1, 'regressed')}; "
             f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')} (target at most 2.5%)"

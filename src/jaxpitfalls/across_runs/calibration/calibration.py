@@ -24,11 +24,10 @@ from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
 from ..settings import PYPERF_OPTIONS, Compare, History
-from . import clustered, null_histories, replication, study_intervals
+from . import between_processes, clustered, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table, spike_lines, spike_table
-from .harness_cost import cost_summary, pyperf_section, same_configuration
-from .pyperf_beside import beside
+from .pyperf_beside import beside, cost_summary, pyperf_section, same_configuration
 from .timed import Timed
 
 # The targets: per kind of row, (quantity, lowest, highest) as a share of its rows.
@@ -135,7 +134,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         "the share lies within the target, no where its whole interval lies outside, cannot tell otherwise.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
-        *([replication.line(measured.replicated, table.processes), ""] if measured.replicated is not None else []),
+        *([between_processes.split_line(measured.replicated, table.processes), ""]
+          if measured.replicated is not None else []),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
         *(gate_lines(measured.gates, ran["threshold"]) if measured.gates is not None else []),
@@ -214,7 +214,8 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
     label = f"docs/results/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     pyperf_s = 0.0 if ran["pyperf"]["apart_s"] else _pyperf_s(timed.pyperf)  # pairs timed apart: not this run's
-    sections = [*(study_intervals.section([label], *studies) if studies else []), *null,
+    sections = [*between_processes.allocation_section(between_processes.allocation_table(jobs)),
+                *(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": pyperf_s,
                                      "the null history (its environments built)": timed.history_machine_s},
                                     timed.run_target_s)]
@@ -233,7 +234,7 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
                     cost_summary(pairs) if pairs is not None else None,
                     like=same_configuration(pairs) if pairs is not None else None,
                     spikes=spike_table(table, threshold) if len(table) else None,
-                    replicated=replication.measured(table))
+                    replicated=between_processes.split_measured(table))
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:

@@ -1,0 +1,126 @@
+"""What a lockstep calibration's processes tell (across_runs/calibration/between_processes.py). Split-process
+replication: a job's rows estimated on disjoint halves of its processes differ beyond their interval in about 5% of
+rows where the intervals hold, and in more where they are too narrow. Allocation: a job's variance split into its
+between-process and within-process parts, its costs read off its samples and its machine time, and the rounds
+Kalibera and Jones' allocation gives."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jaxpitfalls.across_runs.calibration import between_processes
+
+
+def _table(spreads: np.ndarray, processes: int, configs: int = 16, seed: int = 0) -> pd.DataFrame:
+    """A lockstep table of `configs` jobs: one row per spread, each process's log-ratio drawn around a row's own
+    truth with that spread (a process's offset shared by its rows too)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(configs):
+        truth = rng.normal(0, 0.1, len(spreads))[:, None]
+        logs = truth + spreads[:, None] * rng.standard_normal((len(spreads), processes)) \
+            + 0.01 * rng.standard_normal(processes)
+        rows += [{"config_id": f"c{c}", "process_log_ratios": ";".join(f"{x:.6g}" for x in r)} for r in logs]
+    return pd.DataFrame(rows)
+
+
+def test_halves_differ_beyond_their_interval_in_about_5_percent_where_the_intervals_hold():
+    found = between_processes.split_share(between_processes.split_margins(_table(np.full(12, 0.02), processes=6)))
+    assert found["rows"] == 16 * 12 and found["splits"] == 20 and found["comparisons"] == 16 * 12 * 20
+    assert between_processes.SPLIT_TARGET[0] <= found["share"] <= between_processes.SPLIT_TARGET[1]
+    assert "Target 3%-7%: met." in between_processes.split_line(found, [6])
+
+
+def test_intervals_narrower_than_the_spread_between_processes_gives_fail_the_check(monkeypatch):
+    """An estimator whose intervals are 60% of what the processes' spread gives: the halves differ beyond them far
+    more often than 5%, and the page says the target was missed."""
+    pooled = between_processes.moderated.pooled
+
+    def narrowed(rows):
+        return [dataclasses.replace(e, low=e.mean - 0.6 * (e.mean - e.low), high=e.mean + 0.6 * (e.high - e.mean))
+                for e in pooled(rows)]
+
+    monkeypatch.setattr(between_processes.moderated, "pooled", narrowed)
+    found = between_processes.split_share(between_processes.split_margins(_table(np.full(12, 0.02), processes=6)))
+    assert found["share_low"] > between_processes.SPLIT_TARGET[1]
+    assert "Target 3%-7%: **missed**." in between_processes.split_line(found, [6])
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_jobs_of_fewer_than_four_processes_are_not_split(processes):
+    margins = between_processes.split_margins(_table(np.full(4, 0.02), processes=processes))
+    assert margins.empty and between_processes.split_share(margins) == {}
+    assert "no job had 4 or more processes" in between_processes.split_line({}, [processes])
+
+
+def test_every_split_puts_half_the_processes_on_one_side():
+    assert list(between_processes.splits(4)) == [([0, 1], [2, 3]), ([0, 2], [1, 3]), ([0, 3], [1, 2]), ([1, 2], [0, 3]),
+                                           ([1, 3], [0, 2]), ([2, 3], [0, 1])]
+    assert len(list(between_processes.splits(5))) == 10
+
+
+def test_a_table_that_kept_no_process_values_is_not_judged():
+    assert between_processes.split_measured(pd.DataFrame({"config_id": ["c0"], "ratio": [1.0]})) is None
+    assert between_processes.split_measured(_table(np.full(4, 0.02), processes=4))["splits"] == 6
+
+
+SIDES = ["a", "a2"]
+
+
+def _job(between: float, within: float, processes: int = 40, rounds: int = 60, job_s: float = 1000.0,
+         seed: int = 0) -> dict:
+    """A lockstep job of one mode and two variants whose a2/a round log-ratios have the given sds between processes
+    and within one; every sample takes 10 ms of one call."""
+    rng = np.random.default_rng(seed)
+    per_process = []
+    for _ in range(processes):
+        sides = {"a": {}, "a2": {}}
+        sides["a"]["blocked"] = {v: [0.01] * rounds for v in ("f", "g")}
+        sides["a2"]["blocked"] = {v: list(0.01 * np.exp(rng.normal(0, between) + rng.normal(0, within, rounds)))
+                                  for v in ("f", "g")}
+        per_process.append(sides)
+    return {"config_id": "c", "job_seconds": job_s,
+            "timed": {"sides": SIDES, "rounds": rounds, "processes": per_process,
+                      "calls_per_sample": {"blocked": {"f": 1, "g": 1}}}}
+
+
+def test_the_variance_splits_into_its_between_and_within_process_parts():
+    within, between = between_processes.components(_job(between=0.03, within=0.1)["timed"])
+    assert math.sqrt(within) == pytest.approx(0.1, rel=0.05)
+    assert math.sqrt(between) == pytest.approx(0.03, rel=0.25)
+
+
+def test_a_round_costs_its_samples_and_a_process_the_rest_of_the_job():
+    job = _job(between=0.03, within=0.1, processes=4, rounds=10, job_s=100.0)
+    process_s, round_s = between_processes.costs(job)
+    samples = sum(sum(xs) for p in job["timed"]["processes"] for side in p.values() for xs in side["blocked"].values())
+    assert round_s == pytest.approx(samples / 4 / 10) and process_s == pytest.approx((100.0 - samples) / 4)
+
+
+def test_rounds_go_where_processes_agree_and_processes_where_they_differ():
+    """Kalibera and Jones: sqrt(process cost x within / (round cost x between)) rounds a process."""
+    rounds, processes, seconds = between_processes._plan(within=0.01, between=0.0001, process_s=50.0, round_s=0.5,
+                                                  variance=0.00005)
+    assert rounds == round(math.sqrt(50 * 0.01 / (0.5 * 0.0001))) == 100
+    assert processes == pytest.approx((0.0001 + 0.01 / 100) / 0.00005) == 4 and seconds == pytest.approx(
+        processes * (50 + 100 * 0.5))
+    few, more, _ = between_processes._plan(within=0.01, between=0.01, process_s=50.0, round_s=0.5, variance=0.002)
+    assert few == 10 and more > 5  # processes differ: more of them, fewer rounds each
+    # the processes agree and few reach the variance: at the floor of processes, the rounds that reach it
+    floor, at_floor, _ = between_processes._plan(within=0.01, between=0.0, process_s=50.0, round_s=0.5, variance=0.001)
+    assert at_floor == between_processes.ALLOCATION_MIN_PROCESSES and floor == math.ceil(0.01 / (0.001 * 3)) == 4
+
+
+def test_the_section_sets_each_configurations_time_then_against_its_own():
+    found = between_processes.allocation_table([_job(between=0.005, within=0.1, processes=5, rounds=30, job_s=300.0)])
+    (row,) = found.itertuples()
+    assert row.best_rounds > 30 and row.time_then < 1
+    assert row.processes_then >= between_processes.ALLOCATION_MIN_PROCESSES
+    text = "\n".join(between_processes.allocation_section(found))
+    assert "## Where processes or rounds buy precision" in text and "not yet a measured run" in text
+    assert between_processes.allocation_section(between_processes.allocation_table([])) == []
