@@ -33,7 +33,7 @@ def test_halves_differ_beyond_their_interval_in_about_5_percent_where_the_interv
     found = between_processes.split_share(between_processes.split_margins(_table(np.full(12, 0.02), processes=6)))
     assert found["rows"] == 16 * 12 and found["splits"] == 20 and found["comparisons"] == 16 * 12 * 20
     assert between_processes.SPLIT_TARGET[0] <= found["share"] <= between_processes.SPLIT_TARGET[1]
-    assert "Target 3%-7%: met." in between_processes.split_line(found, [6])
+    assert "Target 3%-7%: met." in between_processes.split_line(found)
 
 
 def test_intervals_narrower_than_the_spread_between_processes_gives_fail_the_check(monkeypatch):
@@ -48,14 +48,14 @@ def test_intervals_narrower_than_the_spread_between_processes_gives_fail_the_che
     monkeypatch.setattr(between_processes.moderated, "pooled", narrowed)
     found = between_processes.split_share(between_processes.split_margins(_table(np.full(12, 0.02), processes=6)))
     assert found["share_low"] > between_processes.SPLIT_TARGET[1]
-    assert "Target 3%-7%: **missed**." in between_processes.split_line(found, [6])
+    assert "Target 3%-7%: **missed**." in between_processes.split_line(found)
 
 
 @pytest.mark.parametrize("processes", [2, 3])
 def test_jobs_of_fewer_than_four_processes_are_not_split(processes):
     margins = between_processes.split_margins(_table(np.full(4, 0.02), processes=processes))
     assert margins.empty and between_processes.split_share(margins) == {}
-    assert "no job had 4 or more processes" in between_processes.split_line({}, [processes])
+    assert "no job had 4 or more processes" in between_processes.split_line({})
 
 
 def test_every_split_puts_half_the_processes_on_one_side():

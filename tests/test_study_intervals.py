@@ -80,3 +80,25 @@ def test_coverage_is_also_told_by_third_of_each_jobs_rows_ranked_by_spread():
     quiet, noisy = found[study_intervals.THIRDS[0]].iat[0], found[study_intervals.THIRDS[2]].iat[0]
     assert noisy < 0.9 < 0.97 < quiet
     assert "**missed**" in study_intervals.thirds_line(found, "rows")
+
+
+def test_a_studys_jobs_of_four_processes_or_more_are_replicated_on_halves_of_them():
+    """The studies' rows, A/A twins left out, estimated on disjoint halves of a job's processes: jobs of 3 or fewer
+    are not split (the published reference's), and the page says so."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+
+    def job(processes: int, k: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+        rows = [{"config_id": f"p{processes}-{k}", "variant": f"v{i}", "baseline": "f", "mode": "m", "process": str(p),
+                 "ratio": float(np.exp(0.1 * i + 0.02 * rng.standard_normal()))}
+                for i in range(8) for p in range(processes)]
+        twin = [{"config_id": f"p{processes}-{k}", "variant": stats.twin_side("f"), "baseline": "f", "mode": "m",
+                 "process": str(p), "ratio": 5.0} for p in range(processes)]
+        return pd.DataFrame(rows + twin), pd.DataFrame()
+
+    found = study_intervals.replicated([job(6, k) for k in range(6)] + [job(3)])
+    assert found["processes"] == (6,) and found["configurations"] == 6 and found["rows"] == 8 * 6
+    assert found["splits"] == 20
+    assert 0 < found["share"] < 0.15
+    assert study_intervals.replicated([job(3), job(2)]) == {}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -69,11 +69,12 @@ def split_margins(table: pd.DataFrame) -> pd.DataFrame:
         if logs.ndim != 2 or logs.shape[1] < SPLIT_MIN_PROCESSES:
             continue
         for split, margins in enumerate(job_margins(logs)):
-            found += [{"config_id": config, "row": i, "split": split, "margin": m} for i, m in enumerate(margins)]
-    return pd.DataFrame(found, columns=["config_id", "row", "split", "margin"]).astype({"margin": float})
+            found += [{"config_id": config, "processes": logs.shape[1], "row": i, "split": split, "margin": m}
+                      for i, m in enumerate(margins)]
+    return pd.DataFrame(found, columns=["config_id", "processes", "row", "split", "margin"]).astype({"margin": float})
 
 
-def split_share(margins: pd.DataFrame) -> dict[str, float]:
+def split_share(margins: pd.DataFrame) -> dict[str, Any]:
     """The share of rows and splits whose halves differ beyond their interval, with its 95% interval over the
     configurations as clusters (clustered.py); nothing where no job had SPLIT_MIN_PROCESSES."""
     judged = margins[np.isfinite(margins.margin)]
@@ -81,25 +82,26 @@ def split_share(margins: pd.DataFrame) -> dict[str, float]:
         return {}
     beyond = judged.margin > 0
     effective, low, high = clustered.share_interval(judged.margin, beyond, judged.config_id)
-    return {"comparisons": len(judged), "rows": int(judged[["config_id", "row"]].drop_duplicates().shape[0]),
+    return {"comparisons": len(judged), "processes": tuple(sorted(set(judged.processes))),
+            "rows": int(judged[["config_id", "row"]].drop_duplicates().shape[0]),
             "splits": int(judged.split.nunique()), "configurations": int(judged.config_id.nunique()),
             "share": float(beyond.mean()), "share_low": low, "share_high": high, "effective": effective}
 
 
-def split_measured(table: pd.DataFrame) -> dict[str, float] | None:
+def split_measured(table: pd.DataFrame) -> dict[str, Any] | None:
     """`split_share` of the lockstep table's jobs; None where its rows kept no process values (older tables)."""
     return split_share(split_margins(table)) if "process_log_ratios" in table and len(table) else None
 
 
-def split_line(found: dict[str, float], processes: Sequence[int]) -> str:
+def split_line(found: dict[str, Any]) -> str:
     """The page's paragraph: the share against its target."""
     if not found:
-        return (f"Split-process replication: no job had {SPLIT_MIN_PROCESSES} or more processes a side, so none was "
+        return (f"Split-process replication: no job had {SPLIT_MIN_PROCESSES} or more processes, so none was "
                 "estimated on disjoint halves.")
     met = {"yes": "met", "no": "**missed**"}.get(
         clustered.against(found["share"], found["share_low"], found["share_high"], SPLIT_TARGET), "cannot tell")
     return (f"**Split-process replication.** Every row estimated again on disjoint halves of its job's "
-            f"{', '.join(map(str, sorted(set(processes))))} processes (every split, the spread pooled in each half "
+            f"{', '.join(map(str, found['processes']))} processes (every split, the spread pooled in each half "
             f"as in the job): the halves' estimates differed beyond their difference's 95% interval in "
             f"{found['share']:.1%} [{found['share_low']:.1%}, {found['share_high']:.1%}] of "
             f"{found['comparisons']} comparisons ({found['rows']} rows x {found['splits']} splits; the interval over "

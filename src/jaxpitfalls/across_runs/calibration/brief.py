@@ -4,6 +4,7 @@ those rates do not reach."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ class Measured:
     like: tuple[str, float, float] | None = None  # pyperf_beside.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
-    replicated: dict[str, float] | None = None  # between_processes.split_share: rows on halves of processes
+    replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -39,7 +40,7 @@ def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
     return f"{r['count']} of {r.rows} ({r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}])"
 
 
-def _lockstep(found: pd.DataFrame, replicated: dict[str, float] | None) -> str:
+def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None) -> str:
     halves = (f"; every row estimated again on disjoint halves of its processes: the halves differed beyond their "
               f"interval in {replicated['share']:.1%} [{replicated['share_low']:.1%}, {replicated['share_high']:.1%}]"
               f" (target {SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%})" if replicated else "")

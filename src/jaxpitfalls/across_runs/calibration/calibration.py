@@ -134,8 +134,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         "the share lies within the target, no where its whole interval lies outside, cannot tell otherwise.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
-        *([between_processes.split_line(measured.replicated, table.processes), ""]
-          if measured.replicated is not None else []),
+        *([between_processes.split_line(measured.replicated), ""] if measured.replicated is not None else []),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
         *(gate_lines(measured.gates, ran["threshold"]) if measured.gates is not None else []),

@@ -23,6 +23,7 @@ from ...harness import moderated
 from ...harness.stats import is_difference, is_twin, wilson
 from ...report.tables.aggregate import POOLED
 from ..reference.reestimate import estimated_job
+from . import between_processes
 
 SIMULATED = 400  # simulated jobs per job measured and number of processes
 SHARE_FORMAT = ("g", "g", "g", ".3f", ".3f", ".3f", ".3f", ".3f", ".3f")  # processes, rows, covered; the shares
@@ -67,13 +68,29 @@ def twin_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3)) -> pd.Data
     return pd.DataFrame(found)
 
 
+def _own(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each two-variant row's processes' rows, not the A/A twin's."""
+    plain = [not is_twin(v) and not is_difference(v, b) for v, b in zip(rows.variant, rows.baseline, strict=True)]
+    return rows[(rows.process != POOLED) & np.array(plain, dtype=bool)]
+
+
 def _spreads(rows: pd.DataFrame) -> np.ndarray:
     """Each two-variant row's spread between processes (sd of log-ratios), not the A/A twin's; rows whose processes
     agreed exactly are left out."""
-    plain = [not is_twin(v) and not is_difference(v, b) for v, b in zip(rows.variant, rows.baseline, strict=True)]
-    own = rows[(rows.process != POOLED) & np.array(plain, dtype=bool)]
-    sd = own.groupby(["variant", "baseline", "mode"]).ratio.agg(lambda r: np.std(np.log(r), ddof=1)).dropna()
+    sd = _own(rows).groupby(["variant", "baseline", "mode"]).ratio.agg(lambda r: np.std(np.log(r), ddof=1)).dropna()
     return sd[sd > 0].to_numpy()
+
+
+def replicated(jobs: Sequence[Job]) -> dict[str, Any]:
+    """Split-process replication of the two-variant rows of every job of enough processes (between_processes.py)."""
+    found = []
+    for rows, _ in jobs:
+        logs = np.log(_own(rows).pivot_table(index=["variant", "baseline", "mode"], columns="process",
+                                             values="ratio").dropna())
+        found += [{"config_id": rows.config_id.iloc[0], "process_log_ratios": ";".join(map(str, r))}
+                  for r in logs.to_numpy()]
+    return between_processes.split_share(between_processes.split_margins(pd.DataFrame(
+        found, columns=["config_id", "process_log_ratios"])))
 
 
 def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
@@ -121,14 +138,15 @@ def simulated_median_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3,
     return _simulated([c for c in (_median_components(steps) for _, steps in jobs) if len(c[0])], sizes, seed)
 
 
-def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and medians' coverage."""
+def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and medians' coverage,
+    and their rows' split-process replication."""
     jobs = [job for root in roots for job in table_jobs(root)]
-    return len(jobs), twin_coverage(jobs), simulated_coverage(jobs), simulated_median_coverage(jobs)
+    return len(jobs), twin_coverage(jobs), simulated_coverage(jobs), simulated_median_coverage(jobs), replicated(jobs)
 
 
 def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame,
-            medians: pd.DataFrame) -> list[str]:
+            medians: pd.DataFrame, split: dict[str, Any] | None = None) -> list[str]:
     """The calibration page's lines on the studies' own intervals (`roots` named as given)."""
     return [
         "## The studies' own intervals", "",
@@ -147,6 +165,7 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
         "each row's own, and the offset a slow process puts on every row alike (true value known; target "
         "93-97%):", "", medians.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
         thirds_line(medians, "medians"), "",
+        *([between_processes.split_line(split), ""] if split is not None else []),
     ]
 
 
