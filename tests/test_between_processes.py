@@ -29,9 +29,14 @@ def _table(spreads: np.ndarray, processes: int, configs: int = 16, seed: int = 0
     return pd.DataFrame(rows)
 
 
+def _jobs(spreads: np.ndarray, processes: int) -> list[tuple[str, np.ndarray]]:
+    return between_processes.lockstep_jobs(_table(spreads, processes))
+
+
 def test_halves_differ_beyond_their_interval_in_about_5_percent_where_the_intervals_hold():
-    found = between_processes.split_share(between_processes.split_margins(_table(np.full(12, 0.02), processes=6)))
-    assert found["rows"] == 16 * 12 and found["splits"] == 20 and found["comparisons"] == 16 * 12 * 20
+    found = between_processes.split_share(between_processes.split_margins(_jobs(np.full(12, 0.02), processes=6)))
+    assert found["rows"] == 16 * 12 and found["splits"] == 10 and found["comparisons"] == 16 * 12 * 10
+    assert found["jobs"] == 16 and found["processes"] == (6,) and found["effective"] < found["comparisons"]
     assert between_processes.SPLIT_TARGET[0] <= found["share"] <= between_processes.SPLIT_TARGET[1]
     assert "Target 3%-7%: met." in between_processes.split_line(found)
 
@@ -46,27 +51,26 @@ def test_intervals_narrower_than_the_spread_between_processes_gives_fail_the_che
                 for e in pooled(rows)]
 
     monkeypatch.setattr(between_processes.moderated, "pooled", narrowed)
-    found = between_processes.split_share(between_processes.split_margins(_table(np.full(12, 0.02), processes=6)))
+    found = between_processes.split_share(between_processes.split_margins(_jobs(np.full(12, 0.02), processes=6)))
     assert found["share_low"] > between_processes.SPLIT_TARGET[1]
     assert "Target 3%-7%: **missed**." in between_processes.split_line(found)
 
 
 @pytest.mark.parametrize("processes", [2, 3])
 def test_jobs_of_fewer_than_four_processes_are_not_split(processes):
-    margins = between_processes.split_margins(_table(np.full(4, 0.02), processes=processes))
+    margins = between_processes.split_margins(_jobs(np.full(4, 0.02), processes=processes))
     assert margins.empty and between_processes.split_share(margins) == {}
     assert "no job had 4 or more processes" in between_processes.split_line({})
 
 
-def test_every_split_puts_half_the_processes_on_one_side():
-    assert list(between_processes.splits(4)) == [([0, 1], [2, 3]), ([0, 2], [1, 3]), ([0, 3], [1, 2]), ([1, 2], [0, 3]),
-                                           ([1, 3], [0, 2]), ([2, 3], [0, 1])]
-    assert len(list(between_processes.splits(5))) == 10
+def test_every_split_puts_half_the_processes_on_one_side_each_partition_once():
+    assert list(between_processes.splits(4)) == [([0, 1], [2, 3]), ([0, 2], [1, 3]), ([0, 3], [1, 2])]
+    assert len(list(between_processes.splits(5))) == 10 and len(list(between_processes.splits(6))) == 10
 
 
 def test_a_table_that_kept_no_process_values_is_not_judged():
     assert between_processes.split_measured(pd.DataFrame({"config_id": ["c0"], "ratio": [1.0]})) is None
-    assert between_processes.split_measured(_table(np.full(4, 0.02), processes=4))["splits"] == 6
+    assert between_processes.split_measured(_table(np.full(4, 0.02), processes=4))["splits"] == 3
 
 
 SIDES = ["a", "a2"]
@@ -102,15 +106,23 @@ def test_a_round_costs_its_samples_and_a_process_the_rest_of_the_job():
     assert round_s == pytest.approx(samples / 4 / 10) and process_s == pytest.approx((100.0 - samples) / 4)
 
 
+def test_a_round_costs_its_watched_wall_time_where_the_job_kept_it():
+    job = _job(between=0.03, within=0.1, processes=4, rounds=10, job_s=100.0)
+    job["timed"]["machine"] = [{"blocked": [{"wall_s": 1.5}] * 10} for _ in range(4)]
+    process_s, round_s = between_processes.costs(job)
+    assert round_s == pytest.approx(1.5) and process_s == pytest.approx((100.0 - 60.0) / 4)
+
+
 def test_rounds_go_where_processes_agree_and_processes_where_they_differ():
     """Kalibera and Jones: sqrt(process cost x within / (round cost x between)) rounds a process."""
     rounds, processes, seconds = between_processes._plan(within=0.01, between=0.0001, process_s=50.0, round_s=0.5,
-                                                  variance=0.00005)
+                                                         variance=0.00005)
     assert rounds == round(math.sqrt(50 * 0.01 / (0.5 * 0.0001))) == 100
     assert processes == pytest.approx((0.0001 + 0.01 / 100) / 0.00005) == 4 and seconds == pytest.approx(
         processes * (50 + 100 * 0.5))
+    # processes differ: sqrt(100) = 10 rounds; 5.5 processes reach the variance, so 6, which need 5 rounds each
     few, more, _ = between_processes._plan(within=0.01, between=0.01, process_s=50.0, round_s=0.5, variance=0.002)
-    assert few == 10 and more > 5  # processes differ: more of them, fewer rounds each
+    assert (few, more) == (5, 6)
     # the processes agree and few reach the variance: at the floor of processes, the rounds that reach it
     floor, at_floor, _ = between_processes._plan(within=0.01, between=0.0, process_s=50.0, round_s=0.5, variance=0.001)
     assert at_floor == between_processes.ALLOCATION_MIN_PROCESSES and floor == math.ceil(0.01 / (0.001 * 3)) == 4
@@ -119,8 +131,8 @@ def test_rounds_go_where_processes_agree_and_processes_where_they_differ():
 def test_the_section_sets_each_configurations_time_then_against_its_own():
     found = between_processes.allocation_table([_job(between=0.005, within=0.1, processes=5, rounds=30, job_s=300.0)])
     (row,) = found.itertuples()
-    assert row.best_rounds > 30 and row.time_then < 1
-    assert row.processes_then >= between_processes.ALLOCATION_MIN_PROCESSES
+    assert row.rounds_then > 30 and row.time_then < 1 and row.processes_then == 3
     text = "\n".join(between_processes.allocation_section(found))
-    assert "## Where processes or rounds buy precision" in text and "not yet a measured run" in text
+    assert "## Where processes or rounds buy precision" in text and "not a measured run" in text
+    assert "1 of 1 configurations would reach it in fewer processes of more rounds" in text
     assert between_processes.allocation_section(between_processes.allocation_table([])) == []

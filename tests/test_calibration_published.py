@@ -90,14 +90,16 @@ def test_publish_pyperf_puts_a_runs_pairs_in_place_kept_as_timed_apart_and_rende
     docs = tmp_path / "docs"
     shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
     (docs / published.PAGE).write_text("the older page")
-    monkeypatch.setattr(published, "rejudged", lambda at: f"a page from {len(timed.read(at / published.TIMED).pyperf)}"
-                        f" pairs, published: {timed.read(at / published.TIMED).compare['pyperf']['published']}")
+    monkeypatch.setattr(published, "_rendered", lambda kept, at: f"a page from {len(timed.read(kept).pyperf)} pairs, "
+                        f"published: {timed.read(kept).compare['pyperf']['published']}")
     pairs = timed.read(DOCS / published.TIMED).pyperf[:2]
     changed = published.publish_pyperf(_pyperf_run(tmp_path / "run", pairs), docs)
     assert (docs / published.PAGE).read_text() == "a page from 2 pairs, published: True"
     assert "-the older page" in changed and "+a page from 2 pairs, published: True" in changed
     kept, before = timed.read(docs / published.TIMED), timed.read(DOCS / published.TIMED)
     assert kept.pyperf == pairs and kept.table.equals(before.table) and kept.jobs == before.jobs
+    assert kept.compare["pyperf"] | {"options": []} == before.compare["pyperf"] | {"pairs": 2, "published": True,
+                                                                                    "options": []}
     assert sorted(p.name for p in (docs / published.TIMED).iterdir()) == sorted(
         p.name for p in (DOCS / published.TIMED).iterdir())
 
@@ -107,10 +109,29 @@ def test_pairs_of_a_configuration_the_calibration_never_timed_are_refused_before
     shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
     (docs / published.PAGE).write_text("the published page")
     elsewhere = [pair | {"config_id": "layers99"} for pair in timed.read(DOCS / published.TIMED).pyperf]
-    with pytest.raises(ValueError, match="pyperf timed layers99, which no lockstep job of the published"):
+    with pytest.raises(ValueError, match="not one callable of a configuration the published calibration's"):
         published.publish_pyperf(_pyperf_run(tmp_path / "run", elsewhere), docs)
+    mixed = [pair | {"variant": "jit_flat"} if n else pair for n, pair in enumerate(timed.read(DOCS / published.TIMED)
+                                                                                   .pyperf)]
+    with pytest.raises(ValueError, match="not one callable"):
+        published.publish_pyperf(_pyperf_run(tmp_path / "mixed", mixed), docs)
     with pytest.raises(ValueError, match="holds no pair"):
         published.publish_pyperf(_pyperf_run(tmp_path / "empty", []), docs)
+    assert (docs / published.PAGE).read_text() == "the published page"
+    assert timed.read(docs / published.TIMED).pyperf == timed.read(DOCS / published.TIMED).pyperf
+
+
+def test_pairs_whose_page_cannot_be_rendered_replace_nothing(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
+    (docs / published.PAGE).write_text("the published page")
+
+    def fails(kept, at):
+        raise KeyError("a variant the lockstep never timed")
+
+    monkeypatch.setattr(published, "_rendered", fails)
+    with pytest.raises(KeyError):
+        published.publish_pyperf(_pyperf_run(tmp_path / "run", timed.read(DOCS / published.TIMED).pyperf[:1]), docs)
     assert (docs / published.PAGE).read_text() == "the published page"
     assert timed.read(docs / published.TIMED).pyperf == timed.read(DOCS / published.TIMED).pyperf
 
@@ -119,11 +140,14 @@ def test_pairs_of_a_configuration_the_calibration_never_timed_are_refused_before
 def test_make_calibrate_reads_the_published_pairs_and_calibrate_pyperf_times_them(tmp_path):
     """presets/calibrate.yaml times no pyperf job in `make calibrate` (its page reads the published pairs); the
     pairs' own target times every pair of the preset."""
-    def jobs(target: str) -> str:
-        proc = subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "-n",
+    def dry_run(target: str, *overlays: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "-n",
                                target, "--directory", str(tmp_path), "--configfile",
-                               str(ROOT / "presets" / "calibrate.yaml")], capture_output=True, text=True, timeout=120,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+                               str(ROOT / "presets" / "calibrate.yaml"), *map(str, overlays)], capture_output=True,
+                              text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+
+    def jobs(target: str) -> str:
+        proc = dry_run(target)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         return proc.stdout
 
@@ -131,3 +155,7 @@ def test_make_calibrate_reads_the_published_pairs_and_calibrate_pyperf_times_the
     assert not re.search(r"^pyperf_pair\b", calibrate, re.M) and re.search(r"^lockstep\s+13$", calibrate, re.M)
     assert str(DOCS / published.TIMED / timed.PYPERF) in calibrate
     assert re.search(r"^pyperf_pair\s+5$", pyperf, re.M) and not re.search(r"^lockstep\b", pyperf, re.M)
+    other = tmp_path / "other_callable.yaml"  # the published pairs timed blocked/filter_jit
+    other.write_text(json.dumps({"compare": {"pyperf": {"callable": "blocked/jit_flat"}}}))
+    refused = dry_run("reports/calibration.md", other)
+    assert refused.returncode != 0 and "not blocked/jit_flat at this run's base" in refused.stdout + refused.stderr

@@ -1,4 +1,5 @@
 # Helpers the rules share: what to run (from the config alone) and which package files each rule uses.
+import json
 from dataclasses import fields
 from pathlib import Path
 
@@ -170,9 +171,10 @@ def pyperf_pair_of():
     return [f"results/pyperf/{study}/{base}/{pyperf['callable']}/pair{n}.json" for n in range(1, pyperf["pairs"] + 1)]
 
 
-def pyperf_pairs_read():
+def pyperf_pairs_read(wildcards):
     """The pyperf pairs the calibration reads: this run's (results/pyperf/pairs.json) or, with compare.pyperf.published,
-    the ones the published calibration keeps (`make calibrate-pyperf` times them apart); none without a callable."""
+    the ones the published calibration keeps (`make calibrate-pyperf` times them apart), which must have timed this
+    run's callable at its base; none without a callable. Read when the calibration is asked for."""
     pyperf = config["compare"]["pyperf"]
     if not pyperf["callable"]:
         return []
@@ -180,10 +182,13 @@ def pyperf_pairs_read():
         return ["results/pyperf/pairs.json"]
     kept = Path(workflow.basedir) / "docs" / "results" / "calibration" / "pyperf_pairs.json"
     if not kept.is_file():
-        raise ValueError(
-            f"config compare.pyperf.published: {kept} does not exist: `make calibrate-pyperf` times "
-            "and publishes the pairs"
-        )
+        raise ValueError(f"config compare.pyperf.published: {kept} does not exist: `make calibrate-pyperf` times "
+                         "and publishes the pairs")
+    base = plan.configurations(config["studies"][config["compare"]["study"]])[0]["id"]
+    timed = {(pair["config_id"], f"{pair['mode']}/{pair['variant']}") for pair in json.loads(kept.read_text())}
+    if timed != {(base, pyperf["callable"])}:
+        raise ValueError(f"config compare.pyperf.published: the published pairs timed {sorted(timed)}, not "
+                         f"{pyperf['callable']} at this run's base {base}: `make calibrate-pyperf` times them again")
     return [str(kept)]
 
 

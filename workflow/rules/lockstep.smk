@@ -107,7 +107,7 @@ if config["compare"]["sides"]:
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            pyperf=pyperf_pairs_read(),
+            pyperf=pyperf_pairs_read,
             history=["results/tables/history_steps.csv"] if HISTORY["versions"] else [],
             history_ratios=["results/tables/history.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],

@@ -1,17 +1,13 @@
 """What a lockstep calibration's fresh processes tell beyond its rows' verdicts.
 
-Split-process replication: each job's rows estimated again on two disjoint halves of its processes, as
-harness/moderated.py estimates a job. Where the intervals hold, the halves' estimates differ beyond their
-difference's 95% interval in 5% of rows, whatever each row's truth: a check of the intervals that needs no
-simulation and no known truth, and that fails where the spread between processes is understated.
+Split-process replication: each job's rows estimated again, as harness/moderated.py estimates a job, on two disjoint
+halves of its processes. Where the intervals hold, the halves differ beyond their difference's 95% interval in 5% of
+rows whatever each row's truth: a check that needs no known truth and no simulation.
 
-Where processes or rounds buy precision (Kalibera and Jones, "Rigorous benchmarking in reasonable time", 2013): a
-row's variance over P processes of R rounds is (between + within / R) / P, at a machine time of
-P x (process + R x round); the rounds that buy the most precision a machine second are
-sqrt(process x within / (round x between)). Means of rounds stand for the rows' medians of rounds (a constant factor
-on `within` for normal rounds). A round's cost is its samples' time; a process's is the rest of the job over its
-processes (start, preparation, calls per sample calibrated, every round's own overhead), which leans toward more
-rounds.
+Allocation (Kalibera and Jones, "Rigorous benchmarking in reasonable time", 2013): a row's variance over P processes
+of R rounds is (between + within / R) / P at a machine time of P x (process + R x round), so the rounds that buy the
+most precision a second are sqrt(process x within / (round x between)). Means of rounds stand for medians of rounds,
+and rounds are taken as independent (rounds that drift buy less).
 """
 
 from __future__ import annotations
@@ -48,8 +44,11 @@ def _beyond(first: moderated.Estimate, second: moderated.Estimate) -> float:
 
 
 def splits(processes: int) -> Iterator[tuple[list[int], list[int]]]:
-    """Every split of a job's processes into a half of processes // 2 and the rest."""
+    """Every split of a job's processes into a half of processes // 2 and the rest, each partition once (with an
+    even count, the half holding the first process)."""
     for half in itertools.combinations(range(processes), processes // 2):
+        if processes % 2 == 0 and 0 not in half:
+            continue
         yield list(half), [i for i in range(processes) if i not in half]
 
 
@@ -60,37 +59,49 @@ def job_margins(logs: np.ndarray) -> np.ndarray:
                      for first, rest in splits(logs.shape[1])])
 
 
-def split_margins(table: pd.DataFrame) -> pd.DataFrame:
-    """The lockstep table's rows of every job of SPLIT_MIN_PROCESSES or more, each split's margin: one row per
-    configuration, row of its job and split."""
+def split_margins(jobs: list[tuple[str, np.ndarray]]) -> pd.DataFrame:
+    """Each job (its name, rows x processes of log-ratios) of SPLIT_MIN_PROCESSES or more, each split's margin: one
+    row per job, row of it and split."""
     found = []
-    for config, job in table.groupby("config_id", sort=False):
-        logs = np.array([[float(x) for x in str(r).split(";")] for r in job.process_log_ratios])
+    for job, logs in jobs:
         if logs.ndim != 2 or logs.shape[1] < SPLIT_MIN_PROCESSES:
             continue
         for split, margins in enumerate(job_margins(logs)):
-            found += [{"config_id": config, "processes": logs.shape[1], "row": i, "split": split, "margin": m}
+            found += [{"job": job, "processes": logs.shape[1], "row": i, "split": split, "margin": m}
                       for i, m in enumerate(margins)]
-    return pd.DataFrame(found, columns=["config_id", "processes", "row", "split", "margin"]).astype({"margin": float})
+    return pd.DataFrame(found, columns=["job", "processes", "row", "split", "margin"]).astype({"margin": float})
 
 
 def split_share(margins: pd.DataFrame) -> dict[str, Any]:
-    """The share of rows and splits whose halves differ beyond their interval, with its 95% interval over the
-    configurations as clusters (clustered.py); nothing where no job had SPLIT_MIN_PROCESSES."""
+    """The share of rows and splits whose halves differ beyond their interval, with its 95% interval over the jobs
+    as clusters (clustered.py), the design effect of a row's splits counted where it is the larger; nothing where
+    no job had SPLIT_MIN_PROCESSES."""
     judged = margins[np.isfinite(margins.margin)]
     if judged.empty:
         return {}
     beyond = judged.margin > 0
-    effective, low, high = clustered.share_interval(judged.margin, beyond, judged.config_id)
-    return {"comparisons": len(judged), "processes": tuple(sorted(set(judged.processes))),
-            "rows": int(judged[["config_id", "row"]].drop_duplicates().shape[0]),
-            "splits": int(judged.split.nunique()), "configurations": int(judged.config_id.nunique()),
+    rows = judged.job.astype(str) + "/" + judged.row.astype(str)
+    effect = max(clustered.design_effect(judged.margin, beyond, judged.job),
+                 clustered.design_effect(judged.margin, beyond, rows))
+    effective = clustered.effective_rows(len(judged), effect, judged.job.nunique())
+    low, high = clustered.interval(int(beyond.sum()), len(judged), effective)
+    return {"comparisons": len(judged), "processes": tuple(sorted(set(judged.processes))), "rows": rows.nunique(),
+            "splits": int(judged.split.nunique()), "jobs": int(judged.job.nunique()),
             "share": float(beyond.mean()), "share_low": low, "share_high": high, "effective": effective}
+
+
+def lockstep_jobs(table: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
+    """The lockstep table's jobs as `split_margins` reads them; none where its rows kept no process values."""
+    if "process_log_ratios" not in table:
+        return []
+    return [(config, np.array([[float(x) for x in str(r).split(";")] for r in job.process_log_ratios]))
+            for config, job in table.groupby("config_id", sort=False)]
 
 
 def split_measured(table: pd.DataFrame) -> dict[str, Any] | None:
     """`split_share` of the lockstep table's jobs; None where its rows kept no process values (older tables)."""
-    return split_share(split_margins(table)) if "process_log_ratios" in table and len(table) else None
+    jobs = lockstep_jobs(table)
+    return split_share(split_margins(jobs)) if jobs else None
 
 
 def split_line(found: dict[str, Any]) -> str:
@@ -100,21 +111,22 @@ def split_line(found: dict[str, Any]) -> str:
                 "estimated on disjoint halves.")
     met = {"yes": "met", "no": "**missed**"}.get(
         clustered.against(found["share"], found["share_low"], found["share_high"], SPLIT_TARGET), "cannot tell")
+    halves = sorted({n // 2 for n in found["processes"]} | {n - n // 2 for n in found["processes"]})
     return (f"**Split-process replication.** Every row estimated again on disjoint halves of its job's "
-            f"{', '.join(map(str, found['processes']))} processes (every split, the spread pooled in each half "
-            f"as in the job): the halves' estimates differed beyond their difference's 95% interval in "
-            f"{found['share']:.1%} [{found['share_low']:.1%}, {found['share_high']:.1%}] of "
-            f"{found['comparisons']} comparisons ({found['rows']} rows x {found['splits']} splits; the interval over "
-            f"the {found['configurations']} configurations as clusters). Target "
-            f"{SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%}: "
-            f"{met}. Where the intervals hold, 5% is expected whatever each row's truth: the check needs no known "
-            "truth and rests on the measured processes, not on a model of them. It judges the intervals over all "
-            "rows at once: a noisy row's too narrow interval beside quiet rows' too wide ones can average out (rows "
-            "ranked by their own spread cannot be judged so: that spread holds the halves' difference itself).")
+            f"{', '.join(map(str, found['processes']))} processes ({' and '.join(map(str, halves))} a half, every "
+            f"split, the spread pooled in each half as in the job): the halves' estimates differed beyond their "
+            f"difference's 95% interval (Welch's) in {found['share']:.1%} [{found['share_low']:.1%}, "
+            f"{found['share_high']:.1%}] of {found['comparisons']} comparisons ({found['rows']} rows x "
+            f"{found['splits']} splits; the interval over the {found['jobs']} jobs as clusters). Target "
+            f"{SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%}: {met}. Where the intervals hold, 5% is expected whatever "
+            "each row's truth: the check needs no known truth and no simulation, only that a job's processes are "
+            "alike; it tests the estimator at the halves' processes, not at the job's. It judges all rows at "
+            "once: a noisy row's too narrow interval beside quiet rows' too wide ones can average out (rows ranked "
+            "by their own spread cannot be judged so: that spread holds the halves' difference itself).")
 
 
 ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
-MAX_ROUNDS = 1000
+MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
 
 
 def _row_logs(timed: dict[str, Any]) -> Iterator[np.ndarray]:
@@ -139,32 +151,34 @@ def components(timed: dict[str, Any]) -> tuple[float, float]:
 
 
 def costs(job: dict[str, Any]) -> tuple[float, float]:
-    """A process's and a round's machine time in the job (s)."""
+    """A process's and a round's machine time in the job (s): a round's as the job watched it (every mode's), or
+    where it kept no watch, its samples' time alone."""
     timed = job["timed"]
-    calls = timed["calls_per_sample"]
     processes, rounds = len(timed["processes"]), timed["rounds"]
-    samples = sum(float(np.sum(xs)) * calls[mode][variant] for p in timed["processes"] for side in timed["sides"]
-                  for mode, variants in p[side].items() for variant, xs in variants.items())
-    round_s = samples / processes / rounds
-    return (job["job_seconds"] - samples) / processes, round_s
+    if timed.get("machine"):
+        spent = sum(r["wall_s"] for p in timed["machine"] for mode in p.values() for r in mode)
+    else:
+        calls = timed["calls_per_sample"]
+        spent = sum(float(np.sum(xs)) * calls[mode][variant] for p in timed["processes"] for side in timed["sides"]
+                    for mode, variants in p[side].items() for variant, xs in variants.items())
+    return (job["job_seconds"] - spent) / processes, spent / processes / rounds
 
 
-def _plan(within: float, between: float, process_s: float, round_s: float, variance: float
-          ) -> tuple[int, float, float]:
-    """The rounds a process that buy the most precision a second, the processes (at least ALLOCATION_MIN_PROCESSES) that
-    reach `variance` at them, and the machine time so."""
+def _plan(within: float, between: float, process_s: float, round_s: float, variance: float) -> tuple[int, int, float]:
+    """The rounds a process that buy the most precision a second, the whole processes (at least
+    ALLOCATION_MIN_PROCESSES) that reach `variance` at them, the fewest rounds that reach it with those processes,
+    and the machine time so."""
     best = math.sqrt(process_s * within / (round_s * between)) if between > 0 else MAX_ROUNDS
     rounds = int(min(MAX_ROUNDS, max(1, round(best))))
-    floor = variance * ALLOCATION_MIN_PROCESSES
-    if between + within / rounds < floor and between < floor:  # at the floor of processes, fewer rounds reach it
-        rounds = min(rounds, math.ceil(within / (floor - between)))
-    processes = max(ALLOCATION_MIN_PROCESSES, (between + within / rounds) / variance)
+    processes = max(ALLOCATION_MIN_PROCESSES, math.ceil((between + within / rounds) / variance - 1e-9))
+    if processes * variance > between:  # whole processes may need fewer rounds than the optimum
+        rounds = min(rounds, max(1, math.ceil(within / (processes * variance - between) - 1e-9)))
     return rounds, processes, processes * (process_s + rounds * round_s)
 
 
 def allocation_table(jobs: list[dict[str, Any]]) -> pd.DataFrame:
-    """Per configuration: its variance components (as sds), costs, and the rounds and time that reach the variance
-    it reached, against its own."""
+    """Per configuration: its variance components (as sds), costs, and the rounds and processes that reach the
+    variance it reached, with their machine time over its own."""
     found = []
     for job in jobs:
         timed = job["timed"]
@@ -172,15 +186,29 @@ def allocation_table(jobs: list[dict[str, Any]]) -> pd.DataFrame:
         if processes < 2 or rounds < 2:
             continue
         within, between = components(timed)
-        process_s, round_s = costs(job)
         reached = (between + within / rounds) / processes
+        if not reached > 0:
+            continue
+        process_s, round_s = costs(job)
         best, then, seconds = _plan(within, between, process_s, round_s, reached)
         found.append({"config_id": job["config_id"], "processes": processes, "rounds": rounds,
                       "sd_within": math.sqrt(within), "sd_between": math.sqrt(between),
                       "between_share": between / (between + within / rounds), "process_s": process_s,
-                      "round_s": round_s, "best_rounds": best, "processes_then": then,
+                      "round_s": round_s, "rounds_then": best, "processes_then": then,
                       "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"]})
     return pd.DataFrame(found)
+
+
+def _reading(found: pd.DataFrame) -> str:
+    """What the table says, from its rows: where more rounds and where more processes would buy the precision."""
+    fewer = found[found.processes_then < found.processes]
+    more = found[found.processes_then > found.processes]
+    parts = [f"{len(fewer)} of {len(found)} configurations would reach it in fewer processes of more rounds "
+             f"(their processes' share of the variance {fewer.between_share.min():.0%}-"
+             f"{fewer.between_share.max():.0%})" if len(fewer) else "",
+             f"{len(more)} in more processes of fewer rounds ({more.between_share.min():.0%}-"
+             f"{more.between_share.max():.0%})" if len(more) else ""]
+    return "; ".join(p for p in parts if p) or "every configuration keeps its processes"
 
 
 def allocation_section(found: pd.DataFrame) -> list[str]:
@@ -192,14 +220,13 @@ def allocation_section(found: pd.DataFrame) -> list[str]:
         "## Where processes or rounds buy precision", "",
         "Each configuration's rows split into the variance between fresh processes and within one (a round's), "
         "from the kept rounds, beside what a process and a round cost here (Kalibera and Jones' allocation; "
-        "across_runs/calibration/allocation.py says how). `between_share`: the between part's share of a process "
-        "mean's variance at the rounds timed. `best_rounds`: the rounds a process that buy the most precision a "
-        f"machine second (with at least {ALLOCATION_MIN_PROCESSES} processes, fewer leaving a row's t interval on too "
-        "few degrees of freedom); `processes_then`: the processes they need to the variance reached; `time_then`: "
-        "that machine time over the job's.", "",
+        "across_runs/calibration/between_processes.py says how). `between_share`: the between part's share of a "
+        "process mean's variance at the rounds timed. `rounds_then`, `processes_then`: the rounds a process that "
+        "buy the most precision a machine second and the whole processes (at least "
+        f"{ALLOCATION_MIN_PROCESSES}, fewer leaving a row's t interval on too few degrees of freedom) that reach "
+        "the variance this run reached; `time_then`: that machine time over the job's.", "",
         found.drop(columns=["job_s"]).to_markdown(index=False, floatfmt=".3g"), "",
-        f"At those rounds the calibration's lockstep jobs would reach the same variances in {then:.0f} s of "
-        f"{spent:.0f} ({then / spent:.0%}): rounds are cheap beside a process's start and preparation wherever "
-        "the processes agree; where they differ (between_share near 1) more processes, not rounds, buy precision. "
-        "An estimate from one run's rounds, not yet a measured run.", "",
+        f"So allocated, the calibration's lockstep jobs would reach the same variances in {then:.0f} s of "
+        f"{spent:.0f} ({then / spent:.0%}): {_reading(found)}. An estimate from one run's rounds (each "
+        "configuration's between part on its processes less one degrees of freedom), not a measured run.", "",
     ]

@@ -194,7 +194,9 @@ def _pyperf_ran(pairs: list[dict[str, Any]], compare: Compare) -> dict[str, Any]
     if not pairs:
         return {"callable": compare.pyperf.callable, "options": list(compare.pyperf.options), "apart_s": None}
     first = pairs[0]
-    return {"callable": f"{first['mode']}/{first['variant']}", "options": first["options"][len(PYPERF_OPTIONS):],
+    options = first["options"]
+    own = options[len(PYPERF_OPTIONS):] if tuple(options[:len(PYPERF_OPTIONS)]) == PYPERF_OPTIONS else options
+    return {"callable": f"{first['mode']}/{first['variant']}", "options": own,
             "apart_s": _pyperf_s(pairs) if compare.pyperf.published else None}
 
 
@@ -212,7 +214,7 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
     measured = replace(_measured(table, found, ran["threshold"], pairs), twins=studies[1] if studies else None,
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
     label = f"docs/results/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
-    pyperf_s = 0.0 if ran["pyperf"]["apart_s"] else _pyperf_s(timed.pyperf)  # pairs timed apart: not this run's
+    pyperf_s = _pyperf_s(timed.pyperf) if ran["pyperf"]["apart_s"] is None else 0.0  # timed apart: not this run's
     sections = [*between_processes.allocation_section(between_processes.allocation_table(jobs)),
                 *(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": pyperf_s,

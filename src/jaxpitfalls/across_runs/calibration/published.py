@@ -39,36 +39,40 @@ def publish(run: str | Path, docs: str | Path = "docs/results") -> None:
 
 
 def publish_pyperf(run: str | Path, docs: str | Path = "docs/results") -> list[str]:
-    """Put a `make calibrate-pyperf` run's pairs in place of the published calibration's, kept as timed apart, and
-    write its page rendered again from them; returns the page's changed lines."""
+    """Put a `make calibrate-pyperf` run's pairs in place of the published calibration's, kept as timed apart, with
+    its page rendered again from them; nothing is replaced where the pairs do not fit the calibration or the page
+    cannot be rendered. Returns the page's changed lines."""
     run, docs = Path(run), Path(docs)
     pairs = json.loads((run / "results" / "pyperf" / "pairs.json").read_text())
     if not pairs:
         raise ValueError(f"{run}/results/pyperf/pairs.json holds no pair: compare.pyperf.pairs is at least 1")
-    old = read(docs / TIMED)
-    if not any(job["config_id"] == pairs[0]["config_id"] for job in old.jobs):
-        raise ValueError(f"pyperf timed {pairs[0]['config_id']}, which no lockstep job of the published "
-                         "calibration timed: time the pairs with the calibration's preset")
+    timed = {(pair["config_id"], pair["mode"], pair["variant"]) for pair in pairs}
+    configs = {job["config_id"] for job in read(docs / TIMED).jobs}
+    if len(timed) != 1 or next(iter(timed))[0] not in configs:
+        raise ValueError(f"pyperf timed {sorted(timed)}, not one callable of a configuration the published "
+                         "calibration's lockstep timed: time the pairs with the calibration's preset")
     settings = json.loads((docs / TIMED / SETTINGS).read_text())
-    settings["compare"].setdefault("pyperf", {})["published"] = True
+    _, mode, variant = next(iter(timed))
+    settings["compare"]["pyperf"] = settings["compare"].get("pyperf", {}) | {
+        "callable": f"{mode}/{variant}", "pairs": len(pairs), "published": True}
+    rendered = {}
 
     def fill(tmp: str) -> None:
         shutil.copytree(docs / TIMED, tmp, dirs_exist_ok=True)
         (Path(tmp) / PYPERF).write_text(json.dumps(pairs))
         (Path(tmp) / SETTINGS).write_text(json.dumps(settings, indent=1))
+        rendered["page"] = _rendered(Path(tmp), docs)  # a page that cannot be rendered replaces nothing
 
     write_dir_atomically(docs / TIMED, fill)
     page = (docs / PAGE).read_text()
-    now = rejudged(docs)
-    write_text(docs / PAGE, now)
-    return changed_lines(page, now)
+    write_text(docs / PAGE, rendered["page"])
+    return changed_lines(page, rendered["page"])
 
 
-def rejudged(docs: str | Path = "docs/results") -> str:
-    """The page rendered by this checkout's rules from the published calibration and the reference snapshot its run
-    read."""
-    docs = Path(docs)
-    timed = read(docs / TIMED)
+def _rendered(kept: Path, docs: Path) -> str:
+    """The page rendered by this checkout's rules from the calibration kept at `kept` and the reference snapshot its
+    run read (under `docs`)."""
+    timed = read(kept)
     reference = docs / REFERENCE / timed.reference if timed.reference else None
     if reference is not None and not reference.is_dir():
         raise FileNotFoundError(f"the calibration read the reference {timed.reference}, which {docs / REFERENCE} "
@@ -77,6 +81,12 @@ def rejudged(docs: str | Path = "docs/results") -> str:
         page = Path(tmp) / PAGE
         calibration.write(timed, str(page), str(reference or ""))
         return page.read_text()
+
+
+def rejudged(docs: str | Path = "docs/results") -> str:
+    """The page rendered by this checkout's rules from the published calibration and the reference snapshot its run
+    read."""
+    return _rendered(Path(docs) / TIMED, Path(docs))
 
 
 def changed_lines(old: str, new: str) -> list[str]:

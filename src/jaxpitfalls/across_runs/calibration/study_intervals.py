@@ -82,15 +82,12 @@ def _spreads(rows: pd.DataFrame) -> np.ndarray:
 
 
 def replicated(jobs: Sequence[Job]) -> dict[str, Any]:
-    """Split-process replication of the two-variant rows of every job of enough processes (between_processes.py)."""
-    found = []
-    for rows, _ in jobs:
-        logs = np.log(_own(rows).pivot_table(index=["variant", "baseline", "mode"], columns="process",
-                                             values="ratio").dropna())
-        found += [{"config_id": rows.config_id.iloc[0], "process_log_ratios": ";".join(map(str, r))}
-                  for r in logs.to_numpy()]
-    return between_processes.split_share(between_processes.split_margins(pd.DataFrame(
-        found, columns=["config_id", "process_log_ratios"])))
+    """Split-process replication of the two-variant rows of every job of enough processes (between_processes.py),
+    each job apart."""
+    logs = [(str(n), np.log(_own(rows).pivot_table(index=["variant", "baseline", "mode"], columns="process",
+                                                   values="ratio").dropna().to_numpy(dtype=float)))
+            for n, (rows, _) in enumerate(jobs)]
+    return between_processes.split_share(between_processes.split_margins(logs))
 
 
 def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
