@@ -182,13 +182,17 @@ def pyperf_pairs_read(wildcards):
         return ["results/pyperf/pairs.json"]
     kept = Path(workflow.basedir) / "docs" / "results" / "calibration" / "pyperf_pairs.json"
     if not kept.is_file():
-        raise ValueError(f"config compare.pyperf.published: {kept} does not exist: `make calibrate-pyperf` times "
-                         "and publishes the pairs")
+        raise ValueError(
+            f"config compare.pyperf.published: {kept} does not exist: `make calibrate-pyperf` times "
+            "and publishes the pairs"
+        )
     base = plan.configurations(config["studies"][config["compare"]["study"]])[0]["id"]
     timed = {(pair["config_id"], f"{pair['mode']}/{pair['variant']}") for pair in json.loads(kept.read_text())}
     if timed != {(base, pyperf["callable"])}:
-        raise ValueError(f"config compare.pyperf.published: the published pairs timed {sorted(timed)}, not "
-                         f"{pyperf['callable']} at this run's base {base}: `make calibrate-pyperf` times them again")
+        raise ValueError(
+            f"config compare.pyperf.published: the published pairs timed {sorted(timed)}, not "
+            f"{pyperf['callable']} at this run's base {base}: `make calibrate-pyperf` times them again"
+        )
     return [str(kept)]
 
 
