@@ -161,13 +161,17 @@ def revision_commits():
 REVISIONS = revision_commits()
 
 
+def compared_base():
+    """The compared study's base configuration (its first), where pyperf's pairs are timed."""
+    return plan.configurations(config["studies"][config["compare"]["study"]])[0]["id"]
+
+
 def pyperf_pair_of():
-    """The pyperf pairs (compare.pyperf.pairs) on its callable at the study's base configuration (the first), if
-    asked for."""
+    """The pyperf pairs (compare.pyperf.pairs) on its callable at the study's base configuration, if asked for."""
     pyperf, study = config["compare"]["pyperf"], config["compare"]["study"]
     if not pyperf["callable"]:
         return []
-    base = plan.configurations(config["studies"][study])[0]["id"]
+    base = compared_base()
     return [f"results/pyperf/{study}/{base}/{pyperf['callable']}/pair{n}.json" for n in range(1, pyperf["pairs"] + 1)]
 
 
@@ -186,7 +190,7 @@ def pyperf_pairs_read(wildcards):
             f"config compare.pyperf.published: {kept} does not exist: `make calibrate-pyperf` times "
             "and publishes the pairs"
         )
-    base = plan.configurations(config["studies"][config["compare"]["study"]])[0]["id"]
+    base = compared_base()
     timed = {(pair["config_id"], f"{pair['mode']}/{pair['variant']}") for pair in json.loads(kept.read_text())}
     if timed != {(base, pyperf["callable"])}:
         raise ValueError(

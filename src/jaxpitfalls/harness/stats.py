@@ -221,6 +221,12 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
     return float(np.exp(mean)), float(np.exp(mean - Z_95 * mean_se)), float(np.exp(mean + Z_95 * mean_se))
 
 
+def welch_df(se_a: float, df_a: float, se_b: float, df_b: float) -> float:
+    """The degrees of freedom of a difference of two estimates with standard errors `se_a`, `se_b` on their own
+    degrees of freedom (Welch-Satterthwaite)."""
+    return (se_a ** 2 + se_b ** 2) ** 2 / (se_a ** 4 / df_a + se_b ** 4 / df_b)
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score 95% interval of k / n (sound near 0 and 1)."""
     if n == 0:

@@ -22,6 +22,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ...harness import moderated
+from ...harness.stats import welch_df
 from . import clustered
 
 SPLIT_TARGET = (0.03, 0.07)  # rows whose halves differ beyond their interval; 5% expected
@@ -38,8 +39,7 @@ def _beyond(first: moderated.Estimate, second: moderated.Estimate) -> float:
     if not (math.isfinite(first.high) and math.isfinite(second.high)):
         return math.nan
     a, b = _se(first), _se(second)
-    df = (a ** 2 + b ** 2) ** 2 / (a ** 4 / first.df + b ** 4 / second.df)
-    half = float(stdtrit(df, 0.975)) * math.sqrt(a ** 2 + b ** 2)
+    half = float(stdtrit(welch_df(a, first.df, b, second.df), 0.975)) * math.sqrt(a ** 2 + b ** 2)
     return abs(first.mean - second.mean) / half - 1
 
 

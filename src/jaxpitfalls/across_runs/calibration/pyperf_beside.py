@@ -16,7 +16,7 @@ from scipy import stats as scipy_stats
 
 from ...contract.decisions import row
 from ...harness.moderated import two_sample
-from ...harness.stats import wilson
+from ...harness.stats import welch_df, wilson
 from ..comparison.process_t import log_medians
 
 TARGET = 0.05  # the detectable change each harness is costed at
@@ -112,8 +112,7 @@ def ratio_of_geometric_means(a: np.ndarray, b: np.ndarray) -> tuple[float, float
     if min(da, db) < 1:
         return float(np.exp(ma - mb)), np.nan, np.nan
     se = np.hypot(sa, sb)
-    df = se ** 4 / (sa ** 4 / da + sb ** 4 / db)
-    t = float(scipy_stats.t.ppf(0.975, df))
+    t = float(scipy_stats.t.ppf(0.975, welch_df(sa, da, sb, db)))
     return float(np.exp(ma - mb)), float(np.exp(ma - mb - t * se)), float(np.exp(ma - mb + t * se))
 
 
