@@ -334,8 +334,8 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     medians = simulated.assign(share=0.96)
     text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates, medians=medians)))
     assert "- **The studies' intervals** (published reference): A/A twins covered 1 in 62 of 62 at 2 processes; " \
-           "rows simulated from each job's measured spread covered in 95.0%, 95.0%, 95.0% at 2, 3, 5 processes; " \
-           "medians simulated from each job's measured spreads, 96.0%, 96.0%, 96.0% at 2, 3, 5 processes" in text
+           "rows simulated from each job's spreads covered in 95.0%, 95.0%, 95.0% at 2, 3, 5 processes; " \
+           "medians, 96.0%, 96.0%, 96.0% at 2, 3, 5 processes" in text
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
     assert "pyperf needs 9.4x the lockstep's machine time over all its configurations [4.1, 21.5]." in text
     assert "the null history named a step in 0 of 10 series; of 500 simulated null histories, 1.0% [0.4%, 2.3%] " \

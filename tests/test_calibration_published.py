@@ -65,7 +65,7 @@ def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(tm
     docs = tmp_path / "docs"
     now = (DOCS / published.PAGE).read_text()  # as if this checkout rendered the published page
     monkeypatch.setattr(published, "rejudged", lambda at: now if at == docs else None)
-    docs.mkdir()
+    shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
     (docs / published.PAGE).write_text(now.replace("# Calibration:", "# An older title:", 1))
     published.main(["--docs", str(docs), "rejudge"])
     assert "-# An older title:" in capsys.readouterr().out
@@ -74,6 +74,21 @@ def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(tm
     assert (docs / published.PAGE).read_text() == now
     published.main(["--docs", str(docs), "rejudge"])
     assert "no line of" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_lockstep_rows_are_estimated_again_from_the_kept_jobs(tmp_path):
+    """A kept table whose row no longer is what this checkout's estimator makes of its job (an estimator changed
+    since) is estimated again from the kept jobs on `rejudge --write`, so the page never mixes two estimators;
+    a table that is, is copied as kept."""
+    kept = tmp_path / "kept"
+    shutil.copytree(DOCS / published.TIMED, kept)
+    assert not timed.estimated_now(kept, tmp_path / "as_is")
+    assert (tmp_path / "as_is" / timed.LOCKSTEP).read_bytes() == (kept / timed.LOCKSTEP).read_bytes()
+    table = timed.read(kept).table
+    table.loc[0, "ratio_ci_high"] += 0.01
+    table.to_csv(kept / timed.LOCKSTEP, index=False)
+    assert timed.estimated_now(kept, tmp_path / "now")
+    assert timed.read(tmp_path / "now").table.equals(timed.read(DOCS / published.TIMED).table)
 
 
 def _pyperf_run(root: Path, pairs: list[dict]) -> Path:

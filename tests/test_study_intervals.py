@@ -72,15 +72,28 @@ def test_the_section_names_its_jobs_and_states_both_checks(tmp_path):
 
 
 def test_coverage_is_also_told_by_third_of_each_jobs_rows_ranked_by_spread():
-    """A job whose two noisiest rows spread five times the others': pooled, the noisy rows' intervals are too
-    narrow and the quiet rows' too wide, which the average hides; the thirds show it and the page's line says the
-    target is missed."""
-
-    sd = np.array([0.01, 0.01, 0.01, 0.01, 0.05, 0.05])
-    found = study_intervals._simulated([(sd, 0.0)], [3], seed=1)
+    """A job whose rows' true spreads differ by a log-normal factor (log variances 3 apart in sd): pooled, the noisy
+    rows' intervals are too narrow and the quiet rows' too wide, which the average hides; the thirds show it and
+    the page's line says the target is missed."""
+    found = study_intervals._simulated([(0.0, 3.0, 6, 0.0)], [3], seed=1)
     quiet, noisy = found[study_intervals.THIRDS[0]].iat[0], found[study_intervals.THIRDS[2]].iat[0]
     assert noisy < 0.9 < 0.97 < quiet
     assert "**missed**" in study_intervals.thirds_line(found, "rows")
+
+
+@pytest.mark.parametrize("df", [1, 2])
+@pytest.mark.parametrize("spread", [0.0, 1.0])
+def test_true_spreads_are_told_apart_from_what_few_processes_add(df, spread):
+    """Rows' spreads between processes measured on 1 or 2 degrees of freedom spread far more than their truths
+    (by trigamma(df / 2) in log variance): the measured ones taken as truths would make a job's rows look more
+    unlike than they are, the simulation's noisiest third too noisy. Deconvolved, the truths' centre and spread are
+    found again."""
+    rng = np.random.default_rng(df)
+    truth = np.log(0.02 ** 2) + spread * rng.standard_normal(20000)
+    measured = np.sqrt(np.exp(truth) * rng.chisquare(df, truth.size) / df)
+    centre, found = study_intervals.true_spreads(measured, df)
+    assert centre == pytest.approx(np.log(0.02 ** 2), abs=0.15) and found ** 2 == pytest.approx(spread ** 2, abs=0.2)
+    assert np.log(measured ** 2).std() > spread + 0.6  # as measured: far apart
 
 
 def test_a_studys_jobs_of_four_processes_or_more_are_replicated_on_halves_of_them():

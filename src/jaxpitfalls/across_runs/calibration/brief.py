@@ -72,9 +72,9 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame, medians: pd.DataFrame
         return (", ".join(f"{r.share:.1%}" for r in table.itertuples()) + " at "
                 + ", ".join(str(r.processes) for r in table.itertuples()) + f" processes{noisiest}")
 
-    of_medians = "" if medians is None else f"; medians simulated from each job's measured spreads, {covered(medians)}"
+    of_medians = "" if medians is None else f"; medians, {covered(medians)}"
     return (f"- **The studies' intervals** (published reference): A/A twins covered 1 in {held}; rows simulated "
-            f"from each job's measured spread covered in {covered(simulated)}{of_medians} (target 93-97%, each "
+            f"from each job's spreads covered in {covered(simulated)}{of_medians} (target 93-97%, each "
             f"third {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%}).")
 
 
@@ -136,7 +136,7 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "- the gate after its correction (Benjamini-Hochberg over a side's rows, and the sign-flip test of the rows "
         f"as a whole) on those rows ({per_side} a side, each side judged alone): its power and its false fails;",
         *(["- the studies' own intervals on the published reference: false alarms on the floors' A/A twins, and "
-            "coverage of rows and of medians simulated from each job's measured spreads between processes;"]
+            "coverage of rows and of medians simulated from each job's spreads between processes;"]
           if studies else []),
         null, "",
         "Not calibrated here:", "",
@@ -148,7 +148,7 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
         "- a job's step shares, relative IQRs and compile-time ratios over its processes: the same estimator "
         "(report/tables/over_processes.py), checked on simulated rows only (tests/test_moderated.py);",
         "- the studies' intervals where a real change differs from process to process (a twin has none; the "
-        "simulated rows draw each process's offset from a normal with the row's measured spread);",
+        "simulated rows draw each process's offset from a normal with the row's spread);",
         "- comparisons at fewer processes than these, and how often a real change of another size is called "
         "unchanged.", "",
         "How far the rates reach: the rows of one configuration share its fresh processes "

@@ -5,9 +5,10 @@
     jaxpitfalls calibration publish-pyperf runs/calibrate-pyperf-<time>   # after make calibrate-pyperf
     jaxpitfalls calibration rejudge [--write]
 
-`rejudge` renders the page again by this checkout's rules and prints the changed lines, so that a change of judging
-is published without timing again. pyperf's pairs are timed apart from the calibration, whose runs read the published
-ones: `publish-pyperf` puts a run's pairs in their place and renders the page again.
+`rejudge` estimates the lockstep rows again from the kept jobs and renders the page by this checkout's rules,
+printing the changed lines, so that a change of estimating or judging is published without timing again. pyperf's
+pairs are timed apart from the calibration, whose runs read the published ones: `publish-pyperf` puts a run's pairs
+in their place and renders the page again.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from ...results import write_dir_atomically, write_text
 from . import calibration
-from .timed import PYPERF, SETTINGS, read
+from .timed import LOCKSTEP, PYPERF, SETTINGS, estimated_now, read
 
 PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under the docs folder
 
@@ -84,9 +85,11 @@ def _rendered(kept: Path, docs: Path) -> str:
 
 
 def rejudged(docs: str | Path = "docs/results") -> str:
-    """The page rendered by this checkout's rules from the published calibration and the reference snapshot its run
-    read."""
-    return _rendered(Path(docs) / TIMED, Path(docs))
+    """The page rendered by this checkout's rules from the published calibration, its lockstep rows estimated again,
+    and the reference snapshot its run read."""
+    with tempfile.TemporaryDirectory() as tmp:
+        estimated_now(Path(docs) / TIMED, Path(tmp))
+        return _rendered(Path(tmp), Path(docs))
 
 
 def changed_lines(old: str, new: str) -> list[str]:
@@ -117,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     now = rejudged(docs)
     lines = changed_lines((docs / PAGE).read_text(), now)
     print("\n".join(lines) if lines else f"no line of {docs / PAGE} changes")
-    if args.write and lines:
+    if args.write:
+        changed = {}
+        write_dir_atomically(docs / TIMED, lambda tmp: changed.update(rows=estimated_now(docs / TIMED, Path(tmp))))
         write_text(docs / PAGE, now)
-        print(f"wrote {docs / PAGE}")
+        print(f"wrote {docs / PAGE}" + (f" and {docs / TIMED / LOCKSTEP}" if changed["rows"] else ""))
     return 0

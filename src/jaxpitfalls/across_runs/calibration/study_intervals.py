@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import digamma, polygamma
 
 from ...harness import moderated
 from ...harness.stats import is_difference, is_twin, wilson
@@ -90,31 +91,44 @@ def replicated(jobs: Sequence[Job]) -> dict[str, Any]:
     return between_processes.split_share(between_processes.split_margins(logs))
 
 
-def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float]:
-    """A job's medians' components: each row's spread, and the offset all rows share; nothing without two
-    processes."""
+def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float, float]:
+    """A job's medians' components: each row's spread on its degrees of freedom, and the offset all rows share;
+    nothing without two processes."""
     own = steps[steps.process != POOLED]
     logs = np.log(own.pivot_table(index=["variant", "mode"], columns="process", values="median_ms").dropna()
                   .to_numpy(dtype=float))
     if logs.ndim != 2 or logs.shape[0] < 2 or logs.shape[1] < 2:
-        return np.array([]), 0.0
+        return np.array([]), 0.0, 0.0
     (n, k), centred = logs.shape, logs - logs.mean(axis=1, keepdims=True)
-    common, residual, _ = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
-    return np.sqrt(residual[residual > 0]), math.sqrt(moderated.shared_variance(common, residual, n, k - 1))
+    common, residual, df = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
+    shared = math.sqrt(moderated.shared_variance(common, residual, n, k - 1))
+    return np.sqrt(residual[residual > 0]), shared, float(df[0])
 
 
-def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[int], seed: int) -> pd.DataFrame:
-    """Per number of processes, the coverage of jobs simulated SIMULATED times from `components` (truth 0), also
-    per third of rows by spread: pooling hides a noisy row's misses."""
+def true_spreads(sd: np.ndarray, df: float) -> tuple[float, float]:
+    """A job's true log variances' centre and spread: its rows' log variances, on `df` each, beyond what sampling
+    alone gives (limma's deconvolution)."""
+    e = np.log(sd ** 2)
+    beyond = float(e.var(ddof=1) - polygamma(1, df / 2)) if len(e) > 1 else 0.0
+    return float(e.mean() - digamma(df / 2) + math.log(df / 2)), math.sqrt(max(beyond, 0.0))
+
+
+Truth = tuple[float, float, int, float]  # a job's true log variances' centre and spread, its rows, its shared offset
+
+
+def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int) -> pd.DataFrame:
+    """Per number of processes, the coverage of jobs simulated SIMULATED times from `truths` (true ratio 1), their
+    true spreads drawn afresh, also per third of rows by true spread: pooling can hide a noisy row's misses."""
     rng = np.random.default_rng(seed)
     found = []
     for size in sizes:
         held, total = np.zeros(3), np.zeros(3)  # by third of each job's rows by spread
-        for sd, shared in components:
-            third = np.argsort(np.argsort(sd, kind="stable"), kind="stable") * 3 // len(sd)
+        for centre, spread, rows, shared in truths:
             for _ in range(SIMULATED):
-                values = rng.standard_normal((len(sd), size)) * sd[:, None]
-                if shared:  # drawn only where there is one: the comparisons' rows draw as they did before
+                sd = np.exp((centre + spread * rng.standard_normal(rows)) / 2)
+                third = np.argsort(np.argsort(sd, kind="stable"), kind="stable") * 3 // rows
+                values = rng.standard_normal((rows, size)) * sd[:, None]
+                if shared:  # drawn only where there is one
                     values += shared * rng.standard_normal(size)
                 covered = [e.low <= 0 <= e.high for e in moderated.pooled(values)]
                 np.add.at(held, third, covered)
@@ -124,15 +138,21 @@ def _simulated(components: Sequence[tuple[np.ndarray, float]], sizes: Sequence[i
     return pd.DataFrame(found)
 
 
+def _truth(sd: np.ndarray, df: float, shared: float = 0.0) -> Truth:
+    return (*true_spreads(sd, df), len(sd), shared)
+
+
 def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
     """Per number of processes, the coverage of jobs simulated from the measured rows' spreads (true ratio 1)."""
-    return _simulated([(sd, 0.0) for sd in (_spreads(rows) for rows, _ in jobs) if len(sd)], sizes, seed)
+    spreads = [(_spreads(rows), len(_processes(_own(rows))) - 1) for rows, _ in jobs]
+    return _simulated([_truth(sd, df) for sd, df in spreads if len(sd)], sizes, seed)
 
 
 def simulated_median_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
     """Per number of processes, the coverage of jobs' medians simulated from `_median_components`, as over_processes
     estimates them."""
-    return _simulated([c for c in (_median_components(steps) for _, steps in jobs) if len(c[0])], sizes, seed)
+    return _simulated([_truth(sd, df, shared) for sd, shared, df in (_median_components(steps) for _, steps in jobs)
+                       if len(sd)], sizes, seed)
 
 
 def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
@@ -154,13 +174,17 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
         "A twin compares the floor with itself inside one process, so no process offset moves it: it is judged "
         "on its own spread between processes, pooled with its job's other twins only (harness/pooled.py), and "
         "about 5% of its intervals are expected to miss 1 (target 93-97% covered, as the rows below). Rows "
-        "simulated from each job's measured spread between processes, row by row (true ratio 1; target 93-97%):",
+        "simulated from each job's spreads between processes (true ratio 1; target 93-97%): each simulated job draws "
+        "its rows' true spreads afresh, log-normal about the job's, as far apart as its rows' measured spreads are "
+        "beyond what their few processes alone spread them (a spread on 1 or 2 degrees of freedom is often several "
+        "times its truth or a fraction of it, so the measured spreads taken as truths would exaggerate how the rows "
+        "differ; limma's deconvolution, true_spreads):",
         "", simulated.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
         thirds_line(simulated, "rows"), "",
         "A job's medians over its processes (report/tables/over_processes.py: each process's median, their mean on "
-        "the log scale, the spread pooled across the job's rows), simulated from each job's measured spreads: "
-        "each row's own, and the offset a slow process puts on every row alike (true value known; target "
-        "93-97%):", "", medians.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
+        "the log scale, the spread pooled across the job's rows), simulated from each job's spreads as the rows "
+        "are: each row's own, drawn as above, and the offset a slow process puts on every row alike (true value "
+        "known; target 93-97%):", "", medians.to_markdown(index=False, floatfmt=SHARE_FORMAT), "",
         thirds_line(medians, "medians"), "",
         *([between_processes.split_line(split), ""] if split is not None else []),
     ]
@@ -175,7 +199,8 @@ def thirds_line(coverage: pd.DataFrame, what: str) -> str:
             f"{', '.join(f'{x:.1%}' for x in noisiest)} and the quietest in "
             f"{', '.join(f'{x:.1%}' for x in coverage[THIRDS[0]])} at {', '.join(map(str, coverage.processes))} "
             f"processes (target {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%} in each third: {met}): pooling pulls a "
-            "noisy row's spread toward the others', so its interval is too narrow and a quiet row's too wide.")
+            "noisy row's spread toward the others', so its interval is narrower than its own and a quiet row's "
+            "wider.")
 
 
 def main(argv: list[str]) -> int:

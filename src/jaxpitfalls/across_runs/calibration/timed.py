@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import shutil
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import yaml
 from ...configcheck.schema import fill_defaults
 from ...report.tables.run_summary import run_summary
 from ...results import write_dir_atomically
+from ..comparison.lockstep import side_by_side
 from ..history.rejudge import read_table
 
 # The jobs' results, kept only so the page can be rendered again, compressed (one JSON stays several MB otherwise)
@@ -76,6 +78,17 @@ def _jobs(folder: Path) -> list[dict[str, Any]]:
     if (folder / JOBS).is_file():
         return json.loads(gzip.decompress((folder / JOBS).read_bytes()))
     return json.loads((folder / JOBS.removesuffix(".gz")).read_text())
+
+
+def estimated_now(kept: Path, out: Path) -> bool:
+    """Copy a kept calibration into `out`, its lockstep rows estimated again from its jobs by this checkout's
+    estimator; whether any row changed."""
+    shutil.copytree(kept, out, dirs_exist_ok=True)
+    now = pd.concat([side_by_side(job) for job in _jobs(kept)], ignore_index=True)
+    changed = not pd.read_csv(io.StringIO(now.to_csv(index=False))).equals(pd.read_csv(kept / LOCKSTEP))
+    if changed:
+        now.to_csv(out / LOCKSTEP, index=False)
+    return changed
 
 
 def read(folder: str | Path) -> Timed:
