@@ -82,7 +82,21 @@ def test_a_planted_step_is_found_at_its_place_more_often_the_larger_it_is():
     and the page's power line states both with their intervals."""
     table = null_histories._history(np.random.default_rng(6), [Components(0.02 ** 2, 0.0, (0.01,))] * 2, 6, 2)
     power = null_histories.step_power(table, steps=(0.01, 0.15), histories=30)
-    small, large = power.share
-    assert large >= 0.7 and small <= 0.2 and list(power.histories) == [30, 30]
-    (line, _) = null_histories.power_lines(power)
+    simulated = power[power.history == "simulated"]
+    small, large = simulated.share
+    assert large >= 0.7 and small <= 0.2 and list(simulated.histories) == [30, 30]
+    (line, _, timed, _) = null_histories.power_lines(power)
     assert "a 15% step in" in line and "a 1% step in" in line and null_histories.power_lines(None) == []
+    assert "Planted in the timed null history itself (2 jobs a release)" in timed
+
+
+def test_a_step_planted_in_the_timed_history_is_found_where_it_was_planted():
+    """The timed history's own rows, each series slowed from each later release on in turn (2 series x 5 places):
+    a 15% step against 1% intervals is named at its place every time, a 0.1% one almost never; a step the fit
+    names elsewhere does not count."""
+    table = null_histories._history(np.random.default_rng(7), [Components(0.005 ** 2, 0.0, (0.01,))] * 2, 6, 2)
+    table["release"] = table.release.map({f"r{r}": f"0.{r}.0" for r in range(6)})  # named as a real history's
+    found = null_histories.planted_in_timed(table, steps=(0.001, 0.15)).set_index("step")
+    assert (found.histories == 10).all() and (found.history == "timed").all() and (found.repeats == 2).all()
+    assert found.found[0.15] == 10 and found.found[0.001] <= 1
+    assert not null_histories.finds_step(table, [f"0.{r}.0" for r in range(6)], ("base", "s0", "floor", "m"), 3)

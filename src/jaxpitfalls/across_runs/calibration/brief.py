@@ -25,7 +25,7 @@ class Measured:
     simulated: pd.DataFrame | None = None
     null_series: tuple[int, int] | None = None
     null_rates: pd.DataFrame | None = None
-    null_power: pd.DataFrame | None = None  # null_histories.step_power: steps planted in the simulated histories
+    null_power: pd.DataFrame | None = None  # null_histories.step_power: steps planted in simulated and timed histories
     like: tuple[str, float, float] | None = None  # pyperf_beside.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
@@ -102,8 +102,11 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: 
                                 for r in high.itertuples())) if len(high) else ""
         without = "; without an offset between releases, " + " and ".join(
             f"{r.share:.1%} at {r.repeats}" for r in none.itertuples()) if len(none) else ""
-    found = "" if power is None else "; a step planted in one series named at its place in " + " and ".join(
-        f"{r.share:.0%} [{r.share_low:.0%}, {r.share_high:.0%}] at {r.step:.0%}" for r in power.itertuples())
+    found = "" if power is None else "".join(
+        f"; a step planted in one series of {where} named at its place in " + " and ".join(
+            f"{r.share:.0%} [{r.share_low:.0%}, {r.share_high:.0%}] at {r.step:.0%}" for r in rows.itertuples())
+        for where, rows in (("a simulated history", power[power.history == "simulated"]),
+                            ("the timed history", power[power.history == "timed"])) if len(rows))
     return ("- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)"
             + upper + without + found + ".")
 

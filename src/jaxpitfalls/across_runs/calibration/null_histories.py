@@ -70,15 +70,20 @@ def _history(rng: np.random.Generator, measured: list[Components], releases: int
         "versions": ""})
 
 
-def _named(ratios: pd.DataFrame, releases: int) -> Iterator[tuple[tuple, Step]]:
-    """Each step the fit names in `ratios`, with its series' key (none resting on one release's job)."""
-    for key, _, fit in fits(release_levels(ratios), [f"r{r}" for r in range(releases)]):
+def _order(releases: int) -> list[str]:
+    """A simulated history's releases, in order."""
+    return [f"r{r}" for r in range(releases)]
+
+
+def _named(ratios: pd.DataFrame, order: list[str]) -> Iterator[tuple[tuple, Step]]:
+    """Each step the fit names in `ratios` (releases in `order`), with its series' key (none resting on one job)."""
+    for key, _, fit in fits(release_levels(ratios), order):
         yield from ((key, step) for step in fit.steps if not resting_alone(fit, step))
 
 
 def names_a_step(ratios: pd.DataFrame, releases: int) -> bool:
     """Whether the history's fit names a step in any series of `ratios`."""
-    return next(_named(ratios, releases), None) is not None
+    return next(_named(ratios, _order(releases)), None) is not None
 
 
 def false_step_rate(measured: list[Components], releases: int, repeats: int, histories: int = HISTORIES,
@@ -88,18 +93,30 @@ def false_step_rate(measured: list[Components], releases: int, repeats: int, his
     return sum(names_a_step(_history(rng, measured, releases, repeats), releases) for _ in range(histories)), histories
 
 
-def finds_step(ratios: pd.DataFrame, releases: int, variant: str, at: int) -> bool:
-    """Whether the fit names the step planted in series `variant` at release `at` (or a place it cannot tell from),
+def finds_step(ratios: pd.DataFrame, order: list[str], series: tuple, at: int) -> bool:
+    """Whether the fit names the step planted in `series` at release `order[at]` (or a place it cannot tell from),
     not resting on one job."""
-    place = (f"r{at - 1}", f"r{at}")
-    return any(key[1] == variant and ((s.before, s.after) == place or place in s.also_between)
-               for key, s in _named(ratios, releases))
+    place = (order[at - 1], order[at])
+    return any(key == series and ((s.before, s.after) == place or place in s.also_between)
+               for key, s in _named(ratios, order))
+
+
+def _planted(history: pd.DataFrame, later: np.ndarray, step: float) -> pd.DataFrame:
+    """`history` with the rows `later` slowed by `step`."""
+    history.loc[later, ["ratio", "ratio_ci_low", "ratio_ci_high"]] *= 1 + step
+    return history
+
+
+def _power_row(kind: str, step: float, repeats: int, found: int, trials: int) -> dict:
+    low, high = wilson(found, trials)
+    return {"history": kind, "step": step, "repeats": repeats, "histories": trials, "found": found,
+            "share": found / trials, "share_low": low, "share_high": high}
 
 
 def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats: int = 2,
                histories: int = POWER_HISTORIES, seed: int = 2) -> pd.DataFrame:
     """Per planted step: how often the fit names it at its place, one drawn series slowed from a drawn release on,
-    with a Wilson interval."""
+    with a Wilson interval; then the same planted in the timed history itself (`planted_in_timed`)."""
     measured, releases = components(ratios), ratios.release.nunique()
     rng = np.random.default_rng(seed)
     rows = []
@@ -108,13 +125,22 @@ def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats
         for _ in range(histories):
             history = _history(rng, measured, releases, repeats)
             variant, at = f"s{rng.integers(len(measured))}", int(rng.integers(1, releases))
-            later = (history.variant == variant) & (history.release.str[1:].astype(int) >= at)
-            history.loc[later, ["ratio", "ratio_ci_low", "ratio_ci_high"]] *= 1 + step
-            found += finds_step(history, releases, variant, at)
-        low, high = wilson(found, histories)
-        rows.append({"step": step, "repeats": repeats, "histories": histories, "found": found,
-                     "share": found / histories, "share_low": low, "share_high": high})
-    return pd.DataFrame(rows)
+            later = ((history.variant == variant) & (history.release.str[1:].astype(int) >= at)).to_numpy()
+            found += finds_step(_planted(history, later, step), _order(releases), ("base", variant, "floor", "m"), at)
+        rows.append(_power_row("simulated", step, repeats, found, histories))
+    return pd.concat([pd.DataFrame(rows), planted_in_timed(ratios, steps)], ignore_index=True)
+
+
+def planted_in_timed(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED) -> pd.DataFrame:
+    """Per step: how often the fit names it at its place, planted in the timed history itself (each series from each
+    later release on in turn): its real noise and offsets, which a simulation draws."""
+    order = list(dict.fromkeys(ratios.release))
+    place = ratios.release.map({r: i for i, r in enumerate(order)}).to_numpy()
+    series = pd.Series(list(zip(*(ratios[c] for c in SERIES), strict=True)), index=ratios.index)
+    trials = [(key, at) for key in dict.fromkeys(series) for at in range(1, len(order))]
+    return pd.DataFrame([_power_row("timed", step, _repeats(ratios), sum(
+        finds_step(_planted(ratios.copy(), ((series == key) & (place >= at)).to_numpy(), step), order, key, at)
+        for key, at in trials), len(trials)) for step in steps])
 
 
 def _repeats(ratios: pd.DataFrame) -> int:
@@ -203,14 +229,24 @@ def section(ratios: pd.DataFrame, found: pd.DataFrame, power: pd.DataFrame | Non
     ]
 
 
+def _shares(power: pd.DataFrame) -> str:
+    return "; ".join(f"a {r.step:.0%} step in {r.found} of {r.histories} ({r.share:.1%} [{r.share_low:.1%}, "
+                     f"{r.share_high:.1%}])" for r in power.itertuples())
+
+
 def power_lines(power: pd.DataFrame | None) -> list[str]:
-    """The page's line on the fit's power to name a planted step."""
+    """The page's lines on the fit's power to name a planted step, simulated and timed."""
     if power is None or power.empty:
         return []
-    said = "; ".join(f"a {r.step:.0%} step in {r.found} of {r.histories} ({r.share:.1%} [{r.share_low:.1%}, "
-                     f"{r.share_high:.1%}])" for r in power.itertuples())
-    return [f"Power: histories simulated as above at {power.repeats.iloc[0]} jobs a release, one series (drawn) "
-            "slowed from a release (drawn) on, every other series unchanged; the fit named the step at its place "
-            f"(or where it cannot tell that place from) in: {said}. Its correction over every series and release, "
-            "the offsets between releases it must not take for steps, and the few degrees of freedom a fit its "
-            "Birge ratio widens rests on (releases less steps less one) cost what is missing.", ""]
+    simulated, timed = (power[power.history == kind] for kind in ("simulated", "timed"))
+    lines = [f"Power: histories simulated as above at {simulated.repeats.iloc[0]} jobs a release, one series (drawn) "
+             "slowed from a release (drawn) on, every other series unchanged; the fit named the step at its place "
+             f"(or where it cannot tell that place from) in: {_shares(simulated)}. Its correction over every series "
+             "and release, the offsets between releases it must not take for steps, and the few degrees of freedom "
+             "a fit its Birge ratio widens rests on (releases less steps less one) cost what is missing.", ""]
+    if len(timed):
+        lines += [f"Planted in the timed null history itself ({timed.repeats.iloc[0]} jobs a release), each of its "
+                  "series slowed from each later release on in turn, the other series as timed: its own noise, "
+                  "offsets and blocks, not drawn ones. Named at its place in: "
+                  f"{_shares(timed)} (a series' trials share its measured noise: not independent draws).", ""]
+    return lines
