@@ -67,12 +67,12 @@ def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(tm
     monkeypatch.setattr(published, "rejudged", lambda at: now if at == docs else None)
     shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
     (docs / published.PAGE).write_text(now.replace("# Calibration:", "# An older title:", 1))
-    published.main(["--docs", str(docs), "rejudge"])
+    published.main(["rejudge", "--docs", str(docs)])
     assert "-# An older title:" in capsys.readouterr().out
     assert (docs / published.PAGE).read_text().startswith("# An older title:")  # not written unasked
-    published.main(["--docs", str(docs), "rejudge", "--write"])
+    published.main(["rejudge", "--write", "--docs", str(docs)])
     assert (docs / published.PAGE).read_text() == now
-    published.main(["--docs", str(docs), "rejudge"])
+    published.main(["rejudge", "--docs", str(docs)])
     assert "no line of" in capsys.readouterr().out.splitlines()[-1]
 
 

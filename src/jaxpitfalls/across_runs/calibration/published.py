@@ -99,13 +99,16 @@ def changed_lines(old: str, new: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", default="docs/results", help="the folder holding the published page, "
-                        "calibration and reference (default: docs/results)")
+    where = argparse.ArgumentParser(add_help=False)  # after the subcommand, as `jaxpitfalls calibration` passes it
+    where.add_argument("--docs", default="docs/results", help="the folder holding the published page, "
+                       "calibration and reference (default: docs/results)")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("publish", help="a calibration run's page and what it timed, published").add_argument("run")
-    commands.add_parser("publish-pyperf", help="a calibrate-pyperf run's pairs published, the page rendered again"
+    commands.add_parser("publish", parents=[where], help="a calibration run's page and what it timed, published"
                         ).add_argument("run")
-    rejudging = commands.add_parser("rejudge", help="the published page rendered again by this checkout's rules")
+    commands.add_parser("publish-pyperf", parents=[where],
+                        help="a calibrate-pyperf run's pairs published, the page rendered again").add_argument("run")
+    rejudging = commands.add_parser("rejudge", parents=[where],
+                                    help="the published page rendered again by this checkout's rules")
     rejudging.add_argument("--write", action="store_true", help="write the page so (docs/results/calibration.md)")
     args = parser.parse_args(argv)
     docs = Path(args.docs)
