@@ -5,9 +5,12 @@ its rows' clustering says."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import t
 
 from jaxpitfalls.across_runs.calibration import clustered
 from jaxpitfalls.harness.stats import wilson
@@ -63,3 +66,15 @@ def test_a_margin_is_positive_exactly_where_its_event_is_shown():
     assert ((found["regressed"] > 0) == (rows.ratio_ci_low > 1.05)).all()
     assert ((found["covers"] > 0) == ((rows.ratio_ci_low < 1.08) & (1.08 < rows.ratio_ci_high))).all()
     assert ((found["excludes_1"] > 0) == (rows.ratio_ci_low > 1)).all()
+
+
+def test_a_mean_over_clusters_has_an_interval_as_wide_as_its_clusters_make_it():
+    """Values that differ only between clusters: the interval is the cluster means' t interval (n - 1 df); one
+    cluster gives none."""
+    values = pd.Series([0.1] * 4 + [0.3] * 4 + [0.2] * 4)
+    clusters = pd.Series(["a"] * 4 + ["b"] * 4 + ["c"] * 4)
+    mean, low, high = clustered.mean_interval(values, clusters)
+    means = np.array([0.1, 0.3, 0.2])
+    half = t.ppf(0.975, 2) * means.std(ddof=1) / np.sqrt(3)
+    assert mean == pytest.approx(0.2) and (low, high) == pytest.approx((0.2 - half, 0.2 + half))
+    assert clustered.mean_interval(values, pd.Series(["a"] * 12))[1:] == (-math.inf, math.inf)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from jaxpitfalls.across_runs.calibration.gate_power import spike_lines, spike_table
 from jaxpitfalls.across_runs.comparison.compare import verdict
 
 
-def _side(name: str, injected: float, rng: np.random.Generator, rows: int = 48, se: float = 0.02) -> pd.DataFrame:
+def _side(name: str, injected: float, rng: np.random.Generator, rows: int = 48, se: float | np.ndarray = 0.02
+          ) -> pd.DataFrame:
     y = np.log(injected) + rng.normal(0, se, rows)
     side = pd.DataFrame({"study": "s", "config_id": [f"c{i % 12}" for i in range(rows)],
                          "variant": [f"v{i}" for i in range(rows)], "mode": "m", "side": name, "injected": injected,
@@ -30,5 +32,21 @@ def test_the_share_named_is_set_against_the_share_stated_with_its_interval():
     assert (abs(spikes.named_share - spikes.stated_share) < 0.15).all()  # honest intervals: they agree
     assert spikes.stated_share.iloc[1] > spikes.stated_share.iloc[0]  # fewer rows, a lighter correction
     assert set(spikes.agrees) <= {"yes", "no", "cannot tell"}
-    assert "One row slowed 10% among unchanged ones" in spike_lines(spikes)[0]
+    paired = spikes.named_less_stated
+    assert (spikes.named_less_stated_low <= paired).all() and (paired <= spikes.named_less_stated_high).all()
+    assert paired.to_numpy() == pytest.approx((spikes.named_share - spikes.stated_share).to_numpy())
+    assert "One row slowed 10% among unchanged ones" in spike_lines(spikes)[0] and "named less stated" in \
+        spike_lines(spikes)[0]
     assert spike_table(table[table.side != "b10"], 0.05) is None and spike_lines(None) == []
+
+
+def test_each_trial_set_against_its_own_stated_chance_tells_more_where_rows_differ_in_precision():
+    """Rows of 0.5% and of 5% standard error: a precise row slowed 10% is named almost surely, a loose one almost
+    never, and each is stated so; set trial by trial, the difference's interval is far narrower than the named
+    share's, which holds how the rows differ."""
+    rng = np.random.default_rng(5)
+    se = np.array([0.005, 0.05] * 24)
+    table = pd.concat([_side("a2", 1.0, rng, se=se), _side("b10", 1.10, rng, se=se)], ignore_index=True)
+    spikes = spike_table(table, 0.05)
+    width = spikes.named_less_stated_high - spikes.named_less_stated_low
+    assert (width < 0.6 * (spikes.named_high - spikes.named_low)).all()

@@ -56,7 +56,9 @@ def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None) -> str:
              f"({g.named_share:.1%} [{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"
              for g in slowed.itertuples()]
     parts += [f"one row slowed alone among {s.rows} named in {s.named_share:.0%} [{s.named_low:.0%}, "
-              f"{s.named_high:.0%}] against the {s.stated_share:.0%} its report states ({s.agrees})"
+              f"{s.named_high:.0%}] against the {s.stated_share:.0%} its report states "
+              f"({100 * s.named_less_stated:+.0f} points [{100 * s.named_less_stated_low:+.0f}, "
+              f"{100 * s.named_less_stated_high:+.0f}] trial by trial: {s.agrees})"
               for s in (spikes.itertuples() if spikes is not None else [])]
     parts += [f"on A/A rows it {'**failed**' if g.gate_fails else 'passed'} ({getattr(g, f'gate_fails_{SUBSET}'):.0%} "
               f"of subsets of {SUBSET} rows failed)" for g in same.itertuples()]

@@ -69,6 +69,17 @@ def margins(rows: pd.DataFrame, factor: float, threshold: float) -> dict[str, pd
             "covers": np.minimum(math.log(factor) - low, high - math.log(factor)) / half}
 
 
+def mean_interval(values: pd.Series, clusters: pd.Series) -> tuple[float, float, float]:
+    """The mean of `values` and its 95% interval, clusters as the units (a cluster-robust variance, t on the clusters
+    less one); no interval with one cluster."""
+    mean, units = float(values.mean()), clusters.nunique()
+    if units < 2:
+        return mean, -math.inf, math.inf
+    sums = (values - mean).groupby(clusters.to_numpy()).sum().to_numpy()
+    half = float(t.ppf(0.975, units - 1)) * math.sqrt(units / (units - 1) * float((sums ** 2).sum())) / len(values)
+    return mean, mean - half, mean + half
+
+
 def share_interval(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> tuple[float, float, float]:
     """The share of `hits`: its effective rows and its 95% interval over them."""
     effective = effective_rows(len(hits), design_effect(margins, hits, clusters), clusters.nunique())
