@@ -4,6 +4,9 @@ preset (tests/test_kinds.py counts what they run)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -35,6 +38,15 @@ def config_with(*overlays: str | dict) -> dict:
     for overlay in overlays:
         update_config(config, yaml.safe_load((ROOT / overlay).read_text()) if isinstance(overlay, str) else overlay)
     return validate(config)
+
+
+def dry_run(directory: Path, configfiles: list[str | Path], *targets: str) -> subprocess.CompletedProcess:
+    """`snakemake -n` of this checkout's workflow in `directory` on `configfiles` (paths from the checkout's root, or
+    absolute), importing this checkout."""
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "-n", *targets,
+           "--directory", str(directory), "--configfile", *(str(ROOT / f) for f in configfiles)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
 
 
 def smoke_result(study: str, base: bool = True) -> str:

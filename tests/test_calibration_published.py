@@ -5,13 +5,12 @@ its run timed (docs/results/calibration/), so a change to how the calibration ju
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import configs
 import pytest
 from configs import ROOT
 
@@ -156,10 +155,7 @@ def test_make_calibrate_reads_the_published_pairs_and_calibrate_pyperf_times_the
     """presets/calibrate.yaml times no pyperf job in `make calibrate` (its page reads the published pairs); the
     pairs' own target times every pair of the preset."""
     def dry_run(target: str, *overlays: Path) -> subprocess.CompletedProcess:
-        return subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "-n",
-                               target, "--directory", str(tmp_path), "--configfile",
-                               str(ROOT / "presets" / "calibrate.yaml"), *map(str, overlays)], capture_output=True,
-                              text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+        return configs.dry_run(tmp_path, ["presets/calibrate.yaml", *overlays], target)
 
     def jobs(target: str) -> str:
         proc = dry_run(target)

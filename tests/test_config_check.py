@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import configs
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = configs.ROOT
 ALL_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}
 
 
@@ -149,13 +148,10 @@ def checked(tmp_path: Path, monkeypatch, overlay: dict, preset: str = "smoke.yam
 
 
 def dry_run(tmp_path: Path, overlay: dict) -> subprocess.CompletedProcess:
-    """`snakemake -n` on the smoke preset plus `overlay`, in a directory of its own, importing this checkout."""
+    """`snakemake -n` on the smoke preset plus `overlay`, in a directory of its own."""
     path = tmp_path / "overlay.yaml"
     path.write_text(json.dumps(overlay))
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "-s", str(ROOT / "Snakefile"), "--directory",
-           str(tmp_path), "--configfile", str(ROOT / "presets" / "smoke.yaml"), str(path), "-n"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    return configs.dry_run(tmp_path, ["presets/smoke.yaml", path])
 
 
 @pytest.mark.parametrize(("what", "overlay", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
