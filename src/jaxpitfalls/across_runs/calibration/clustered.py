@@ -19,12 +19,18 @@ from ...harness.stats import Z_95, wilson
 def _share_effect(hits: pd.Series, clusters: pd.Series) -> float:
     """The variance of the share of `hits` with `clusters` as units over the binomial one; nan where all rows agree
     or one cluster."""
-    per = pd.DataFrame({"hit": hits.astype(float).to_numpy(), "cluster": clusters.to_numpy()}).groupby("cluster").hit
-    k, m, n = per.sum().to_numpy(), per.size().to_numpy(), float(len(hits))
-    share, units = float(k.sum()) / n, len(m)
-    if units < 2 or share in (0.0, 1.0):
+    values = hits.astype(float).reset_index(drop=True)
+    share, n = float(values.mean()), len(values)
+    if clusters.nunique() < 2 or share in (0.0, 1.0):
         return math.nan
-    return units / (units - 1) * float(((k - share * m) ** 2).sum()) / n ** 2 / (share * (1 - share) / n)
+    return _clustered_variance(values, clusters) / (share * (1 - share) / n)
+
+
+def _clustered_variance(values: pd.Series, clusters: pd.Series) -> float:
+    """The variance of the mean of `values`, `clusters` as the units (cluster-robust)."""
+    units = clusters.nunique()
+    sums = (values - values.mean()).groupby(clusters.to_numpy()).sum().to_numpy()
+    return units / (units - 1) * float((sums ** 2).sum()) / len(values) ** 2
 
 
 def _margin_effect(margins: pd.Series, clusters: pd.Series) -> float:
@@ -70,13 +76,11 @@ def margins(rows: pd.DataFrame, factor: float, threshold: float) -> dict[str, pd
 
 
 def mean_interval(values: pd.Series, clusters: pd.Series) -> tuple[float, float, float]:
-    """The mean of `values` and its 95% interval, clusters as the units (a cluster-robust variance, t on the clusters
-    less one); no interval with one cluster."""
+    """The mean of `values` and its 95% interval, t on the clusters less one; none with one cluster."""
     mean, units = float(values.mean()), clusters.nunique()
     if units < 2:
         return mean, -math.inf, math.inf
-    sums = (values - mean).groupby(clusters.to_numpy()).sum().to_numpy()
-    half = float(t.ppf(0.975, units - 1)) * math.sqrt(units / (units - 1) * float((sums ** 2).sum())) / len(values)
+    half = float(t.ppf(0.975, units - 1)) * math.sqrt(_clustered_variance(values, clusters))
     return mean, mean - half, mean + half
 
 

@@ -134,13 +134,16 @@ def step_power(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED, repeats
 def planted_in_timed(ratios: pd.DataFrame, steps: tuple[float, ...] = PLANTED) -> pd.DataFrame:
     """Per step: how often the fit names it at its place, planted in the timed history itself (each series from each
     later release on in turn): its real noise and offsets, which a simulation draws."""
-    order = list(dict.fromkeys(ratios.release))
+    order, repeats = list(dict.fromkeys(ratios.release)), _repeats(ratios)
     place = ratios.release.map({r: i for i, r in enumerate(order)}).to_numpy()
     series = pd.Series(list(zip(*(ratios[c] for c in SERIES), strict=True)), index=ratios.index)
     trials = [(key, at) for key in dict.fromkeys(series) for at in range(1, len(order))]
-    return pd.DataFrame([_power_row("timed", step, _repeats(ratios), sum(
-        finds_step(_planted(ratios.copy(), ((series == key) & (place >= at)).to_numpy(), step), order, key, at)
-        for key, at in trials), len(trials)) for step in steps])
+    rows = []
+    for step in steps:
+        found = sum(finds_step(_planted(ratios.copy(), ((series == key) & (place >= at)).to_numpy(), step), order,
+                               key, at) for key, at in trials)
+        rows.append(_power_row("timed", step, repeats, found, len(trials)))
+    return pd.DataFrame(rows)
 
 
 def _repeats(ratios: pd.DataFrame) -> int:

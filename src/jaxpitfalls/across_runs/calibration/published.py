@@ -124,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     lines = changed_lines((docs / PAGE).read_text(), now)
     print("\n".join(lines) if lines else f"no line of {docs / PAGE} changes")
     if args.write:
-        changed = {}
-        write_dir_atomically(docs / TIMED, lambda tmp: changed.update(rows=estimated_now(docs / TIMED, Path(tmp))))
-        write_text(docs / PAGE, now)
-        print(f"wrote {docs / PAGE}" + (f" and {docs / TIMED / LOCKSTEP}" if changed["rows"] else ""))
+        with tempfile.TemporaryDirectory() as tmp:
+            if estimated_now(docs / TIMED, Path(tmp)):  # the table the page was rendered from, put in place
+                write_dir_atomically(docs / TIMED, lambda out: shutil.copytree(tmp, out, dirs_exist_ok=True))
+                print(f"wrote {docs / TIMED / LOCKSTEP}")
+        if lines:
+            write_text(docs / PAGE, now)
+            print(f"wrote {docs / PAGE}")
     return 0
