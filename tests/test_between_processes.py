@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import between_processes
 
@@ -136,3 +137,31 @@ def test_the_section_sets_each_configurations_time_then_against_its_own():
     assert "## Where processes or rounds buy precision" in text and "not a measured run" in text
     assert "1 of 1 configurations would reach it in fewer processes of more rounds" in text
     assert between_processes.allocation_section(between_processes.allocation_table([])) == []
+
+
+def test_the_gates_precision_is_where_a_10_percent_slowdown_clears_the_threshold_in_90_percent_of_runs():
+    half = between_processes.gate_half_width(0.05)
+    assert math.expm1(half) == pytest.approx(0.0285, abs=0.0005)  # log(1.10 / 1.05) x 1.96 / (1.96 + 1.28)
+    se = half / 1.96  # a slowed row's interval clears 1.05 where its estimate lies 1.96 se above it
+    assert norm.sf((math.log(1.05) + 1.96 * se - math.log(1.10)) / se) == pytest.approx(0.90, abs=0.001)
+
+
+def _rows(config_id: str, half_widths: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"config_id": config_id, "ratio_ci_low": np.exp(-np.array(half_widths)),
+                         "ratio_ci_high": np.exp(half_widths)})
+
+
+def test_a_configuration_twice_as_wide_as_the_gate_needs_is_planned_at_a_quarter_of_its_variance():
+    job = _job(between=0.02, within=0.1, processes=5, rounds=30, job_s=300.0)
+    gate = between_processes.gate_half_width(0.05)
+    (wide,) = between_processes.allocation_table([job], _rows("c", [2 * gate] * 10)).itertuples()
+    (narrow,) = between_processes.allocation_table([job], _rows("c", [gate / 2] * 10)).itertuples()
+    assert wide.time_precise > 2 * wide.time_then and wide.half_width == pytest.approx(math.expm1(2 * gate))
+    within, between = between_processes.components(job["timed"])
+    reached = (between + within / 30) / 5
+    assert (between + within / wide.rounds_precise) / wide.processes_precise <= reached / 4
+    assert (narrow.rounds_precise, narrow.processes_precise) == (narrow.rounds_then, narrow.processes_then)
+    text = "\n".join(between_processes.allocation_section(pd.DataFrame([wide._asdict()]).drop(columns="Index")))
+    assert "To the gate's precision:" in text and "±2.9%" in text and "most of the rest in c " in text
+    assert "rounds_precise" not in "\n".join(between_processes.allocation_section(
+        between_processes.allocation_table([job])))  # no rows given: no plan, no empty columns

@@ -311,8 +311,8 @@ def test_the_page_says_what_it_does_not_calibrate():
 
     page = (ROOT / "docs" / "results" / "calibration.md").read_text()
     # the committed page: 3 sides of 104 rows against the first, 13 configurations, a null history of 2 jobs
-    assert "\n".join(reach_lines(312, 104, 5, 13, [1.05, 1.1], 2, studies=True)) in page
-    assert "no published reference was read" in "\n".join(reach_lines(312, 104, 5, 13, [1.1], None))
+    assert "\n".join(reach_lines(312, 104, "5", 13, [1.05, 1.1], 2, studies=True)) in page
+    assert "no published reference was read" in "\n".join(reach_lines(312, 104, "5", 13, [1.1], None))
     assert "Benjamini-Hochberg" in page and "Holm" not in page
 
 
@@ -367,3 +367,12 @@ def test_a_target_is_missed_only_where_the_whole_interval_misses_it(share, low, 
     from jaxpitfalls.across_runs.calibration import clustered
 
     assert clustered.against(share, low, high, (0.92, 0.98)) == expected
+
+
+def test_a_side_is_said_timed_as_its_jobs_ran_each_configuration_allocated_its_own_or_not():
+    ran = {"processes": 5, "rounds": 30}
+    same = pd.DataFrame({"processes": [5, 5], "rounds": [30, 30]})
+    allocated = pd.DataFrame({"processes": [3, 8, 5], "rounds": [55, 6, 30]})
+    assert calibration.timed_as(same, ran) == ("5", "30")
+    assert calibration.timed_as(allocated, ran) == ("3-8", "6-55")
+    assert calibration.timed_as(same.iloc[:0], ran) == ("5", "30")  # no row kept: the config's

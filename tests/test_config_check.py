@@ -16,6 +16,7 @@ import yaml
 
 ROOT = configs.ROOT
 ALL_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}
+SMOKE_BASE = Path(configs.smoke_result("dispatch")).stem  # the smoke preset's dispatch base configuration
 
 
 def _local_model(tmp_path: Path, **config) -> str:
@@ -126,6 +127,18 @@ MALFORMED = [
     ("a lockstep precision target over one process",
      {"compare": {"sides": {"a": {}, "a2": {}}, "processes": 1, "target_precision": 0.04}},
      "config compare.target_precision: 0.04 is reached over fresh processes: set processes to at least 2 (it is 1)"),
+    ("an allocation of a configuration the study does not run",
+     {"compare": {"sides": {"a": {}, "a2": {}}, "allocation": {"layers9": {"processes": 3}}}},
+     f"config compare.allocation.layers9: not a configuration of dispatch (its configurations: {SMOKE_BASE}, "),
+    ("an allocation without sides", {"compare": {"allocation": {SMOKE_BASE: {"rounds": 4}}}},
+     "config compare.allocation: it allocates lockstep jobs, and compare.sides is empty"),
+    ("an allocated precision target over one process",
+     {"compare": {"sides": {"a": {}, "a2": {}}, "target_precision": 0.04,
+                  "allocation": {SMOKE_BASE: {"processes": 1}}}},
+     f"config compare.allocation.{SMOKE_BASE}.target_precision: 0.04 is reached over fresh processes: set processes "
+     "to at least 2 (it is 1)"),
+    ("an allocation of too few rounds", {"compare": {"allocation": {SMOKE_BASE: {"rounds": 1}}}},
+     f"config compare.allocation.{SMOKE_BASE}.rounds = 1"),
 ]
 
 

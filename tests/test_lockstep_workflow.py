@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from configs import SMOKE_XLA_FLAGS
+from configs import SMOKE_XLA_FLAGS, smoke_result
 from workflow_copy import snakemake
 
 from jaxpitfalls.across_runs.calibration import published, timed
@@ -20,15 +21,26 @@ pytestmark = pytest.mark.workflow
 ONE_DEVICE = f"{SMOKE_XLA_FLAGS} --xla_force_host_platform_device_count=1"
 
 
-def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_run, tmp_path):
-    workdir = shutil.copytree(smoke_run, tmp_path / "lockstep", symlinks=True)
-    overlay = tmp_path / "sides.yaml"
+def _sides(tmp_path, rounds: int, allocated: int) -> Path:
+    """dispatch's base in lockstep on sides a and b (b's XLA flags its own), `allocated` rounds its own."""
+    overlay = tmp_path / f"sides-{rounds}-{allocated}.yaml"
     overlay.write_text(yaml.safe_dump({
         "studies": {"dispatch": {"sweep": {"layers": []}}}  # its base only
         | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
-        "compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": ONE_DEVICE}}}, "rounds": 3, "samples_per_block": 1,
-                    "processes": 1}}))
-    snakemake(workdir, "--cores", "all", "reports/compare_lockstep.md", overlay=overlay)
+        "compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": ONE_DEVICE}}}, "rounds": rounds,
+                    "samples_per_block": 1, "processes": 1,
+                    "allocation": {Path(smoke_result("dispatch")).stem: {"rounds": allocated}}}}))
+    return overlay
+
+
+def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_run, tmp_path):
+    """...in the rounds its configuration was allocated, and editing the config's rounds, which the allocation
+    overrides, reruns no job, editing the allocation its job."""
+    workdir = shutil.copytree(smoke_run, tmp_path / "lockstep", symlinks=True)
+    snakemake(workdir, "--cores", "all", "reports/compare_lockstep.md", overlay=_sides(tmp_path, 5, 3))
+    for rounds, allocated, reruns in ((6, 3, False), (5, 4, True)):
+        planned = snakemake(workdir, "-n", "reports/compare_lockstep.md", overlay=_sides(tmp_path, rounds, allocated))
+        assert ("rule lockstep:" in planned.stdout) == reruns, planned.stdout[-2000:]
 
     (path,) = (workdir / "results" / "lockstep" / "dispatch").glob("*.json")
     recorded = json.loads(path.read_text())["timed"]

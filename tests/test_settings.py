@@ -83,3 +83,16 @@ def test_the_compare_and_history_blocks_are_typed_with_the_schemas_keys(config, 
     assert all(getattr(read, f.name) is not None for f in fields(typed))
     with pytest.raises(KeyError, match="no setting"):
         typed.of(config[key] | {"rounds_per_side": 3})
+
+
+def test_a_lockstep_job_reads_its_configurations_allocation_and_the_block_elsewhere(config):
+    """`compare.allocation` gives one configuration's job its own processes and rounds; another's reads the block's,
+    and neither reads what the lockstep does not (the threshold, the allocation itself)."""
+    from jaxpitfalls.across_runs.settings import Lockstep, allocated
+
+    block = config["compare"] | {"sides": {"a": {}, "b": {}}, "processes": 5, "rounds": 30,
+                                 "allocation": {"deep": {"processes": 8, "rounds": 6}, "wide": {"rounds": 50}}}
+    assert Lockstep.of(allocated(block, "deep")) == Lockstep.of(block | {"processes": 8, "rounds": 6})
+    assert (allocated(block, "wide")["processes"], allocated(block, "wide")["rounds"]) == (5, 50)
+    assert allocated(block, "base") == allocated(block | {"allocation": {}}, "base")
+    assert {"threshold", "allocation"}.isdisjoint(allocated(block, "deep"))

@@ -1,11 +1,10 @@
 # Helpers the rules share: what to run (from the config alone) and which package files each rule uses.
 import json
-from dataclasses import fields
 from pathlib import Path
 
 from jaxpitfalls import plan, registry, revisions, sources
 from jaxpitfalls.across_runs import releases
-from jaxpitfalls.across_runs.settings import Lockstep
+from jaxpitfalls.across_runs.settings import allocated
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)
@@ -142,9 +141,10 @@ def gate_on():
     return "lockstep" if config["compare"]["sides"] else config["compare"]["gate_on"]
 
 
-def lockstep_settings():
-    """What a lockstep job reads of `compare` (its sides and how many rounds): the threshold reruns no job."""
-    return {f.name: config["compare"][f.name] for f in fields(Lockstep)}
+def lockstep_settings(wildcards):
+    """What a configuration's lockstep job reads of `compare` (its sides, its processes and rounds): the threshold
+    reruns no job, an edited allocation only its configuration's."""
+    return allocated(config["compare"], wildcards.config)
 
 
 def revision_commits():

@@ -25,7 +25,7 @@ rule lockstep:
         settings=timing_settings,
         model_spec=job_model_spec,
         runtime=runtime_of,
-        compare=lockstep_settings(),
+        compare=lockstep_settings,
         commits=REVISIONS,
     script:
         "../../scripts/lockstep.py"

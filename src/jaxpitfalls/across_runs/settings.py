@@ -69,6 +69,12 @@ class Lockstep:
                 "max_processes": self.most_processes}
 
 
+def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
+    """`Lockstep`'s fields of a `compare` block, `config_id`'s own processes and rounds (`allocation`) over them."""
+    own = block.get("allocation", {}).get(config_id, {})
+    return {f.name: own.get(f.name, block[f.name]) for f in fields(Lockstep) if f.name in block}
+
+
 def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:
     return {name: Side(side.get("python", ""), dict(side.get("env", {})), side.get("revision", ""))
             for name, side in block.items()}
@@ -86,6 +92,7 @@ class Compare:
     processes: int
     target_precision: float
     max_processes: int
+    allocation: Mapping[str, Mapping[str, int]]
     threshold: float
     machine_units: bool
     pyperf: Pyperf

@@ -35,11 +35,13 @@ def _benchmark_files(config: dict[str, Any]) -> dict[str, str]:
 
 
 def _processes_problems(config: dict[str, Any]) -> list[str]:
-    """Each study's `measure` processes as Timing would refuse them, and the lockstep sides' (`compare`)."""
+    """Each study's `measure` processes as Timing would refuse them, and the lockstep's (`compare`, allocated)."""
     blocks = [(f"studies.{name}.measure", study.get("measure", {}))
               for name, study in config.get("studies", {}).items()]
     if config.get("compare", {}).get("sides"):
-        blocks.append(("compare", config["compare"]))
+        compare = config["compare"]
+        blocks += [("compare", compare)] + [(f"compare.allocation.{config_id}", compare | own)
+                                            for config_id, own in compare.get("allocation", {}).items()]
     found = []
     for at, block in blocks:
         problem = processes_problem(block.get("processes", 1), block.get("target_precision", 0),

@@ -58,6 +58,8 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
         if compare["pyperf"]["callable"]:
             yield ("config compare.pyperf.callable: pyperf is timed beside sides in lockstep (the calibration); "
                    "compare.sides is empty")
+        if compare["allocation"]:
+            yield "config compare.allocation: it allocates lockstep jobs, and compare.sides is empty"
         return
     if compare["baseline"]:
         yield ("config compare.baseline and compare.sides: one comparison at a time (a baseline run, or sides timed "
@@ -71,6 +73,8 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
         able = [name for name in registry.names() if registry.spec(name).lockstep]
         yield (f"config compare.study = {compare['study']!r}: cannot be timed in lockstep yet (its measure.py has "
                f"no samplers(); studies that can: {', '.join(able)})")
+    else:
+        yield from _allocation(compare, config["studies"][compare["study"]])
     for name, side in compare["sides"].items():
         if side.get("revision"):
             try:
@@ -81,6 +85,15 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
         if python and not (Path(python).is_file() and os.access(python, os.X_OK)):
             yield (f"config compare.sides.{name}.python = {python!r}: not an executable file (a venv's bin/python; "
                    "'make .venv-<spec>/.installed' makes one from envs/<spec>.txt)")
+
+
+def _allocation(compare: dict[str, Any], study: dict[str, Any]) -> Iterator[str]:
+    """Each configuration `compare.allocation` names that the study does not run."""
+    ids = [conf["id"] for conf in plan.configurations(study)]
+    for config_id in compare["allocation"]:
+        if config_id not in ids:
+            yield (f"config compare.allocation.{config_id}: not a configuration of {compare['study']} (its "
+                   f"configurations: {', '.join(ids)})")
 
 
 def _jobs_run_here() -> bool:

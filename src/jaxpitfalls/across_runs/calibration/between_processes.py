@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ...harness import moderated
-from ...harness.stats import welch_df
+from ...harness.stats import Z_95, welch_df
 from . import clustered
 
 SPLIT_TARGET = (0.03, 0.07)  # rows whose halves differ beyond their interval; 5% expected
@@ -127,6 +127,13 @@ def split_line(found: dict[str, Any]) -> str:
 
 ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
 MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
+GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
+PRECISE_ROWS = 0.8  # the share of each configuration's rows the precision plan brings to the gate's half-width
+
+
+def gate_half_width(threshold: float) -> float:
+    """The half-width (log) where a row slowed GATE_CHANGE clears `threshold` in 90% of runs, uncorrected."""
+    return math.log((1 + GATE_CHANGE) / (1 + threshold)) * Z_95 / (Z_95 + Z_POWER_90)
 
 
 def _row_logs(timed: dict[str, Any]) -> Iterator[np.ndarray]:
@@ -176,9 +183,19 @@ def _plan(within: float, between: float, process_s: float, round_s: float, varia
     return rounds, processes, processes * (process_s + rounds * round_s)
 
 
-def allocation_table(jobs: list[dict[str, Any]]) -> pd.DataFrame:
-    """Per configuration: its variance components (as sds), costs, and the rounds and processes that reach the
-    variance it reached, with their machine time over its own."""
+def _widest(table: pd.DataFrame | None, config_id: str) -> float:
+    """The half-width (log scale) PRECISE_ROWS of a configuration's rows are within; nan without rows."""
+    rows = table[table.config_id == config_id] if table is not None else None
+    if rows is None or rows.empty:
+        return math.nan
+    return float(np.quantile(np.log(rows.ratio_ci_high / rows.ratio_ci_low) / 2, PRECISE_ROWS))
+
+
+def allocation_table(jobs: list[dict[str, Any]], table: pd.DataFrame | None = None,
+                     threshold: float = 0.05) -> pd.DataFrame:
+    """Per configuration: its variance components (as sds), costs, the rounds and processes that reach the
+    variance it reached and their time over its own; then (`table`: its rows) those that bring PRECISE_ROWS of its
+    rows to the gate's half-width (scaled by the variance at the run's t), none less precise than now."""
     found = []
     for job in jobs:
         timed = job["timed"]
@@ -191,11 +208,16 @@ def allocation_table(jobs: list[dict[str, Any]]) -> pd.DataFrame:
             continue
         process_s, round_s = costs(job)
         best, then, seconds = _plan(within, between, process_s, round_s, reached)
+        widest = _widest(table, job["config_id"])
+        goal = reached * min(1.0, (gate_half_width(threshold) / widest) ** 2) if math.isfinite(widest) else math.nan
+        precise = _plan(within, between, process_s, round_s, goal) if math.isfinite(goal) else (math.nan,) * 3
         found.append({"config_id": job["config_id"], "processes": processes, "rounds": rounds,
                       "sd_within": math.sqrt(within), "sd_between": math.sqrt(between),
                       "between_share": between / (between + within / rounds), "process_s": process_s,
                       "round_s": round_s, "rounds_then": best, "processes_then": then,
-                      "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"]})
+                      "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"],
+                      "half_width": math.expm1(widest), "rounds_precise": precise[0],
+                      "processes_precise": precise[1], "time_precise": precise[2] / job["job_seconds"]})
     return pd.DataFrame(found)
 
 
@@ -211,11 +233,28 @@ def _reading(found: pd.DataFrame) -> str:
     return "; ".join(p for p in parts if p) or "every configuration keeps its processes"
 
 
-def allocation_section(found: pd.DataFrame) -> list[str]:
-    """The page's section: per configuration, where precision is cheapest."""
+def _precise_line(found: pd.DataFrame, threshold: float) -> str:
+    """What the gate's precision would cost."""
+    if not found.time_precise.notna().any():
+        return ""
+    spent, precise = float(found.job_s.sum()), float((found.job_s * found.time_precise).sum())
+    added = (found.job_s * (found.time_precise - 1)).sort_values(ascending=False)
+    most = ", ".join(f"{found.config_id[i].split('-')[0]} {found.processes_precise[i]:.0f} x "
+                     f"{found.rounds_precise[i]:.0f} (+{added[i]:.0f} s)" for i in added.index[:3] if added[i] > 0)
+    return (f"To the gate's precision: `half_width` is the half-width {PRECISE_ROWS:.0%} of a configuration's rows "
+            f"are within, and `rounds_precise`, `processes_precise`, `time_precise` the plan that brings it to "
+            f"±{math.expm1(gate_half_width(threshold)):.1%}, where a row slowed {GATE_CHANGE:.0%} clears the "
+            f"{threshold:.0%} threshold in 90% of runs before the gate's correction (no configuration less precise "
+            f"than now): {precise:.0f} s of lockstep jobs ({precise / 60:.0f} min) against this run's {spent:.0f}"
+            + (f", most of the rest in {most}." if most else "."))
+
+
+def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str]:
+    """The page's section: where precision is cheapest, and what the gate's costs."""
     if found.empty:
         return []
     spent, then = float(found.job_s.sum()), float((found.job_s * found.time_then).sum())
+    precise = _precise_line(found, threshold)
     return [
         "## Where processes or rounds buy precision", "",
         "Each configuration's rows split into the variance between fresh processes and within one (a round's), "
@@ -225,8 +264,9 @@ def allocation_section(found: pd.DataFrame) -> list[str]:
         "buy the most precision a machine second and the whole processes (at least "
         f"{ALLOCATION_MIN_PROCESSES}, fewer leaving a row's t interval on too few degrees of freedom) that reach "
         "the variance this run reached; `time_then`: that machine time over the job's.", "",
-        found.drop(columns=["job_s"]).to_markdown(index=False, floatfmt=".3g"), "",
+        found.drop(columns=["job_s"]).dropna(axis=1, how="all").to_markdown(index=False, floatfmt=".3g"), "",
         f"So allocated, the calibration's lockstep jobs would reach the same variances in {then:.0f} s of "
         f"{spent:.0f} ({then / spent:.0%}): {_reading(found)}. An estimate from one run's rounds (each "
         "configuration's between part on its processes less one degrees of freedom), not a measured run.", "",
+        *([precise, ""] if precise else []),
     ]

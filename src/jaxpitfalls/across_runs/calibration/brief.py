@@ -124,7 +124,7 @@ def brief(measured: Measured) -> list[str]:
     return ["## In brief", "", *lines, ""] if lines else []
 
 
-def reach_lines(rows: int, per_side: int, processes: int, configurations: int, factors: list[float],
+def reach_lines(rows: int, per_side: int, processes: str, configurations: int, factors: list[float],
                 history_repeats: int | None, studies: bool = False) -> list[str]:
     """The page's closing section (`factors`: the injected ones, above 1; `history_repeats`: None where no null
     history ran)."""
@@ -135,7 +135,7 @@ def reach_lines(rows: int, per_side: int, processes: int, configurations: int, f
     return [
         "## What this page calibrates, and what it does not", "",
         "Calibrated here:", "",
-        f"- the lockstep comparison's rows at {processes} fresh process{'es' * (processes > 1)} a side, each judged "
+        f"- the lockstep comparison's rows at {processes} fresh process{'es' * (processes != '1')} a side, each judged "
         f"on its own: false alarms and coverage on A/A rows, how often a {sizes} slowdown is found, and `regressed` "
         "at the threshold's edge;",
         "- the gate after its correction (Benjamini-Hochberg over a side's rows, and the sign-flip test of the rows "

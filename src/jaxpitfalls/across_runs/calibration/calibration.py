@@ -111,11 +111,24 @@ def _sides(ran: dict[str, Any]) -> str:
                      for name, side in ran["sides"].items())
 
 
+def _span(values: pd.Series) -> str:
+    low, high = int(values.min()), int(values.max())
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def timed_as(table: pd.DataFrame, ran: dict[str, Any]) -> tuple[str, str]:
+    """A side's processes and rounds as the jobs ran them ("5", or "3-28" where allocated), else the config's."""
+    if not len(table):
+        return str(ran["processes"]), str(ran["rounds"])
+    return _span(table.processes), _span(table.rounds)
+
+
 def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: dict[str, Any],
              pyperf: pd.DataFrame | None = None, commits: list[str] = (), proportional: bool = True,
              history_repeats: int | None = None, sections: list[str] = (), measured: Measured | None = None) -> str:
     """docs/results/calibration.md: brief, rates against targets, machine time, gate, pyperf, `sections`, reach."""
     measured = measured or _measured(table, found, ran["threshold"], pyperf)
+    processes, rounds = timed_as(table, ran)
     shown = found.assign(share=[f"{s:.1%} [{lo:.1%}, {hi:.1%}]" for s, lo, hi in
                                 zip(found.share, found.share_low, found.share_high, strict=True)])
     lines = [
@@ -123,7 +136,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         *brief(measured),
         "## The lockstep rows", "",
         f"`make calibrate` (presets/calibrate.yaml): {ran['study']} timed in lockstep on sides "
-        f"{_sides(ran)}, {ran['processes']} processes x {ran['rounds']} rounds a side"
+        f"{_sides(ran)}, {processes} processes x {rounds} rounds a side"
+        f"{' (each configuration its own: compare.allocation)' if '-' in processes + rounds else ''}"
         f"{' (' + ran['more'] + ')' if ran.get('more') else ''}: this environment "
         "against itself (A/A, injected 1: any change found is a false alarm) and against sides slowed by a known "
         "fraction of each sample (busy work, harness/injected.py), over "
@@ -145,7 +159,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
     factors = [f for f in table.injected.round(4).unique() if f > 1] if len(table) else []
     per_side = int(table.groupby("side").size().max()) if len(table) else 0
     return "\n".join([*lines, *sections, *reach_lines(
-        len(table), per_side, ran["processes"], table.config_id.nunique() if len(table) else 0, factors,
+        len(table), per_side, processes, table.config_id.nunique() if len(table) else 0, factors,
         history_repeats, measured.twins is not None)])
 
 
@@ -215,7 +229,8 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
     label = f"docs/results/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     pyperf_s = _pyperf_s(timed.pyperf) if ran["pyperf"]["apart_s"] is None else 0.0  # timed apart: not this run's
-    sections = [*between_processes.allocation_section(between_processes.allocation_table(jobs)),
+    sections = [*between_processes.allocation_section(between_processes.allocation_table(jobs, table, ran["threshold"]),
+                                                      ran["threshold"]),
                 *(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": pyperf_s,
                                      "the null history (its environments built)": timed.history_machine_s},
