@@ -154,14 +154,15 @@ def _rows(config_id: str, half_widths: list[float]) -> pd.DataFrame:
 def test_a_configuration_twice_as_wide_as_the_gate_needs_is_planned_at_a_quarter_of_its_variance():
     job = _job(between=0.02, within=0.1, processes=5, rounds=30, job_s=300.0)
     gate = between_processes.gate_half_width(0.05)
-    (wide,) = between_processes.allocation_table([job], _rows("c", [2 * gate] * 10)).itertuples()
+    planned = between_processes.allocation_table([job], _rows("c", [2 * gate] * 10))
+    (wide,) = planned.itertuples()
     (narrow,) = between_processes.allocation_table([job], _rows("c", [gate / 2] * 10)).itertuples()
     assert wide.time_precise > 2 * wide.time_then and wide.half_width == pytest.approx(math.expm1(2 * gate))
     within, between = between_processes.components(job["timed"])
     reached = (between + within / 30) / 5
     assert (between + within / wide.rounds_precise) / wide.processes_precise <= reached / 4
     assert (narrow.rounds_precise, narrow.processes_precise) == (narrow.rounds_then, narrow.processes_then)
-    text = "\n".join(between_processes.allocation_section(pd.DataFrame([wide._asdict()]).drop(columns="Index")))
+    text = "\n".join(between_processes.allocation_section(planned))
     assert "To the gate's precision:" in text and "±2.9%" in text and "most of the rest in c " in text
     assert "rounds_precise" not in "\n".join(between_processes.allocation_section(
         between_processes.allocation_table([job])))  # no rows given: no plan, no empty columns

@@ -233,11 +233,11 @@ def _reading(found: pd.DataFrame) -> str:
     return "; ".join(p for p in parts if p) or "every configuration keeps its processes"
 
 
-def _precise_line(found: pd.DataFrame, threshold: float) -> str:
-    """What the gate's precision would cost."""
+def _precise_line(found: pd.DataFrame, threshold: float, spent: float) -> str:
+    """What the gate's precision would cost (`spent`: the jobs' time)."""
     if not found.time_precise.notna().any():
         return ""
-    spent, precise = float(found.job_s.sum()), float((found.job_s * found.time_precise).sum())
+    precise = float((found.job_s * found.time_precise).sum())
     added = (found.job_s * (found.time_precise - 1)).sort_values(ascending=False)
     most = ", ".join(f"{found.config_id[i].split('-')[0]} {found.processes_precise[i]:.0f} x "
                      f"{found.rounds_precise[i]:.0f} (+{added[i]:.0f} s)" for i in added.index[:3] if added[i] > 0)
@@ -254,7 +254,7 @@ def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str
     if found.empty:
         return []
     spent, then = float(found.job_s.sum()), float((found.job_s * found.time_then).sum())
-    precise = _precise_line(found, threshold)
+    precise = _precise_line(found, threshold, spent)
     return [
         "## Where processes or rounds buy precision", "",
         "Each configuration's rows split into the variance between fresh processes and within one (a round's), "
