@@ -78,7 +78,7 @@ SIDES = ["a", "a2"]
 
 
 def _job(between: float, within: float, processes: int = 40, rounds: int = 60, job_s: float = 1000.0,
-         seed: int = 0) -> dict:
+         seed: int = 0, config_id: str = "c") -> dict:
     """A lockstep job of one mode and two variants whose a2/a round log-ratios have the given sds between processes
     and within one; every sample takes 10 ms of one call."""
     rng = np.random.default_rng(seed)
@@ -89,7 +89,7 @@ def _job(between: float, within: float, processes: int = 40, rounds: int = 60, j
         sides["a2"]["blocked"] = {v: list(0.01 * np.exp(rng.normal(0, between) + rng.normal(0, within, rounds)))
                                   for v in ("f", "g")}
         per_process.append(sides)
-    return {"config_id": "c", "job_seconds": job_s,
+    return {"config_id": config_id, "job_seconds": job_s,
             "timed": {"sides": SIDES, "rounds": rounds, "processes": per_process,
                       "calls_per_sample": {"blocked": {"f": 1, "g": 1}}}}
 
@@ -146,9 +146,9 @@ def test_the_gates_precision_is_where_a_10_percent_slowdown_clears_the_threshold
     assert norm.sf((math.log(1.05) + 1.96 * se - math.log(1.10)) / se) == pytest.approx(0.90, abs=0.001)
 
 
-def _rows(config_id: str, half_widths: list[float]) -> pd.DataFrame:
+def _rows(config_id: str, half_widths: list[float], df: float = 10.0) -> pd.DataFrame:
     return pd.DataFrame({"config_id": config_id, "ratio_ci_low": np.exp(-np.array(half_widths)),
-                         "ratio_ci_high": np.exp(half_widths)})
+                         "ratio_ci_high": np.exp(half_widths), "df": df})
 
 
 def test_a_configuration_twice_as_wide_as_the_gate_needs_is_planned_at_a_quarter_of_its_variance():
@@ -157,12 +157,50 @@ def test_a_configuration_twice_as_wide_as_the_gate_needs_is_planned_at_a_quarter
     planned = between_processes.allocation_table([job], _rows("c", [2 * gate] * 10))
     (wide,) = planned.itertuples()
     (narrow,) = between_processes.allocation_table([job], _rows("c", [gate / 2] * 10)).itertuples()
-    assert wide.time_precise > 2 * wide.time_then and wide.half_width == pytest.approx(math.expm1(2 * gate))
+    assert wide.time_precise > 2 * wide.time_then and (wide.at_gate, wide.at_gate_precise) == (0, 1)
     within, between = between_processes.components(job["timed"])
     reached = (between + within / 30) / 5
     assert (between + within / wide.rounds_precise) / wide.processes_precise <= reached / 4
-    assert (narrow.rounds_precise, narrow.processes_precise) == (narrow.rounds_then, narrow.processes_then)
+    assert narrow.time_precise <= 1 and (narrow.at_gate, narrow.at_gate_precise) == (1, 1)  # within: no dearer
     text = "\n".join(between_processes.allocation_section(planned))
-    assert "To the gate's precision:" in text and "±2.9%" in text and "most of the rest in c " in text
+    assert "To the gate's precision:" in text and "±2.9%" in text and "(0% of this run's rows)" in text
+    assert f"    c: {{processes: {wide.processes_precise}, rounds: {wide.rounds_precise}}}" in text
     assert "rounds_precise" not in "\n".join(between_processes.allocation_section(
         between_processes.allocation_table([job])))  # no rows given: no plan, no empty columns
+
+
+@pytest.mark.parametrize("costly_first", [False, True])
+def test_the_plan_brings_the_rows_that_are_cheapest_to_bring_and_leaves_the_rest(costly_first):
+    """80% of 20 rows: either configuration's 3 wide rows brought within the gate reach 17 with the 14 already
+    within it; the plan brings the cheaper one's, whichever comes first."""
+    gate = between_processes.gate_half_width(0.05)
+    jobs = [_job(between=0.02, within=0.1, processes=5, rounds=30, job_s=s, config_id=name)
+            for name, s in (("cheap", 300.0), ("costly", 3000.0))][::-1 if costly_first else 1]
+    rows = pd.concat([_rows(name, [gate / 2] * 7 + [2 * gate] * 3) for name in ("cheap", "costly")])
+    found = between_processes.allocation_table(jobs, rows).set_index("config_id")
+    assert found.at_gate_precise.to_dict() == {"cheap": 1.0, "costly": 0.7}
+    assert tuple(found.loc["costly", ["processes_precise", "rounds_precise"]]) == (5, 30)  # as it ran
+
+
+def test_a_plan_of_fewer_processes_is_held_to_the_t_quantile_it_then_has():
+    """Fewer processes leave a row fewer degrees of freedom: at the same variance its interval is wider, so
+    no plan the options give leaves a row wider than now."""
+    job = between_processes._Job(within=0.01, between=0.0, process_s=50.0, round_s=0.5, processes=5, rounds=30,
+                                 widths=np.array([0.02, 0.03]), df=np.array([4.0, 4.0]))
+    same = job.then(rounds=50, processes=3)  # (0 + 0.01 / 50) / 3 = (0 + 0.01 / 30) / 5: one variance
+    assert (same > job.widths).all()
+    for rounds, processes, _, _ in between_processes._options(job, gate=0.025).values():
+        assert (job.then(rounds, processes) <= job.widths + 1e-12).all()
+
+
+def test_an_interval_not_estimated_is_never_within_the_gate():
+    """Rows without an interval cannot be brought within the gate: 80% of 10 rows with 2 of them unestimated is
+    every other row brought; with every row unestimated no plan reaches it, so none is given."""
+    gate = between_processes.gate_half_width(0.05)
+    job = _job(between=0.02, within=0.1, processes=5, rounds=30)
+    rows = _rows("c", [2 * gate] * 10)
+    rows.loc[:1, "ratio_ci_high"] = np.nan
+    (found,) = between_processes.allocation_table([job], rows).itertuples()
+    assert (found.at_gate, found.at_gate_precise) == (0, 0.8)
+    assert "rounds_precise" not in between_processes.allocation_table([job], rows.assign(ratio_ci_high=np.nan))
+    assert between_processes.at_gate(pd.concat([rows, _rows("c", [0.01])]), 0.05)[:2] == (1, 11)

@@ -345,6 +345,20 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     assert brief(Measured(found.iloc[0:0])) == []
 
 
+def test_the_brief_judges_the_share_of_rows_at_the_gates_precision():
+    """The rows within the half-width where one slowed 10% is named in 90% of runs, against the 80% target."""
+    from jaxpitfalls.across_runs.calibration.brief import Measured, brief
+
+    found = calibration.summary(_calibration_table(configs=3))
+    gates = pd.DataFrame([{"injected": 1.1, "named": 92, "rows": 104, "named_share": 0.885, "named_low": 0.64,
+                           "named_high": 0.97, "gate_fails": True, "gate_fails_16": 1.0}])
+    for at_gate, verdict in (((249, 312, 0.0285), "249 of 312 (79.8%; target at least 80%: **missed**)"),
+                             ((8, 10, 0.0285), "8 of 10 (80.0%; target at least 80%: met)")):
+        text = "\n".join(brief(Measured(found, gates, at_gate=at_gate)))
+        assert f"rows within ±2.9% (where one slowed 10% clears the threshold in 90% of runs before the " \
+               f"correction): {verdict}" in text
+
+
 def test_a_missed_power_target_says_whether_its_interval_still_reaches_it():
     """80.8% named misses 90%; where the interval over the effective rows reaches 90% the page says the
     configurations cannot rule the target out, and where it stops short it does not."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -128,7 +129,8 @@ def split_line(found: dict[str, Any]) -> str:
 ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
 MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
 GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
-PRECISE_ROWS = 0.8  # the share of each configuration's rows the precision plan brings to the gate's half-width
+PRECISE_ROWS = 0.8  # the share of all a run's rows the precision plan brings to the gate's half-width
+Plan = tuple[int, int, float, int]  # rounds, processes, machine seconds, rows brought within the gate
 
 
 def gate_half_width(threshold: float) -> float:
@@ -183,19 +185,107 @@ def _plan(within: float, between: float, process_s: float, round_s: float, varia
     return rounds, processes, processes * (process_s + rounds * round_s)
 
 
-def _widest(table: pd.DataFrame | None, config_id: str) -> float:
-    """The half-width (log scale) PRECISE_ROWS of a configuration's rows are within; nan without rows."""
-    rows = table[table.config_id == config_id] if table is not None else None
-    if rows is None or rows.empty:
-        return math.nan
-    return float(np.quantile(np.log(rows.ratio_ci_high / rows.ratio_ci_low) / 2, PRECISE_ROWS))
+def _half_widths(table: pd.DataFrame, config_id: str | None) -> np.ndarray:
+    """A configuration's rows' half-widths (log), every row's where None; inf where not estimated."""
+    rows = table if config_id is None else table[table.config_id == config_id]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found = np.log(rows.ratio_ci_high / rows.ratio_ci_low).to_numpy(dtype=float) / 2
+    return np.where(np.isfinite(found), found, np.inf)
+
+
+def at_gate(table: pd.DataFrame, threshold: float) -> tuple[int, int, float]:
+    """A lockstep table's rows within the gate's half-width, all its rows, and that half-width (relative)."""
+    widths, gate = _half_widths(table, None), gate_half_width(threshold)
+    return int((widths <= gate).sum()), len(widths), math.expm1(gate)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One configuration's variance parts, costs, allocation run, and rows' half-widths and df."""
+
+    within: float
+    between: float
+    process_s: float
+    round_s: float
+    processes: int
+    rounds: int
+    widths: np.ndarray
+    df: np.ndarray
+
+    @property
+    def reached(self) -> float:
+        return (self.between + self.within / self.rounds) / self.processes
+
+    def plan(self, variance: float) -> tuple[int, int, float]:
+        return _plan(self.within, self.between, self.process_s, self.round_s, variance)
+
+    def then(self, rounds: int, processes: int) -> np.ndarray:
+        """The rows' half-widths at `processes` x `rounds`: by the variance and the t quantile then (a row's df
+        changes by one a process, its prior's kept)."""
+        variance = (self.between + self.within / rounds) / processes
+        df = np.maximum(self.df + processes - self.processes, processes - 1)
+        with np.errstate(invalid="ignore"):
+            return self.widths * math.sqrt(variance / self.reached) * stdtrit(df, 0.975) / stdtrit(self.df, 0.975)
+
+
+def _options(job: _Job, gate: float) -> dict[int, Plan]:
+    """Per count of a configuration's rows brought within `gate`, the cheapest plan bringing them, no row wider
+    than now."""
+    seconds = job.processes * (job.process_s + job.rounds * job.round_s)
+    options = {int((job.widths <= gate).sum()): (job.rounds, job.processes, seconds, int((job.widths <= gate).sum()))}
+    finite = job.widths[np.isfinite(job.widths)]
+    for target in [job.reached, *job.reached * (gate / finite) ** 2]:
+        variance = min(job.reached, float(target))
+        for _ in range(2):  # once more where the t quantile then widens the rows
+            rounds, processes, seconds = job.plan(variance)
+            then = job.then(rounds, processes)
+            with np.errstate(invalid="ignore"):
+                wider = float(np.nanmax(then / job.widths, initial=1.0))
+            if wider <= 1 + 1e-9:
+                met = int((then <= gate).sum())
+                if met not in options or seconds < options[met][2]:
+                    options[met] = (rounds, processes, seconds, met)
+            variance /= max(wider, 1.0) ** 2 * (1 + 1e-6)
+    return options
+
+
+def _cheapest(options: list[dict[int, Plan]], need: int) -> list[Plan] | None:
+    """One plan a configuration: the least summed time bringing `need` rows within the gate (a knapsack); None
+    where none does."""
+    best: dict[int, tuple[float, list[Plan]]] = {0: (0.0, [])}
+    for choices in options:
+        step: dict[int, tuple[float, list[Plan]]] = {}
+        for got, (spent, plans) in best.items():
+            for met, plan in choices.items():
+                key = min(need, got + met)
+                if key not in step or spent + plan[2] < step[key][0]:
+                    step[key] = (spent + plan[2], [*plans, plan])
+        best = step
+    return best[need][1] if need in best else None
+
+
+def _precise(found: pd.DataFrame, table: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """`found` with each configuration's share within the gate's half-width now, and then under the cheapest plan
+    bringing PRECISE_ROWS of all rows there."""
+    gate = gate_half_width(threshold)
+    jobs = [_Job(r.within, r.between, r.process_s, r.round_s, r.processes, r.rounds, _half_widths(table, r.config_id),
+                 table[table.config_id == r.config_id].df.to_numpy(dtype=float)) for r in found.itertuples()]
+    if not all(len(j.widths) for j in jobs):
+        return found
+    plans = _cheapest([_options(j, gate) for j in jobs], math.ceil(PRECISE_ROWS * sum(len(j.widths) for j in jobs)))
+    if plans is None:
+        return found
+    return found.assign(rows=[len(j.widths) for j in jobs], at_gate=[float(np.mean(j.widths <= gate)) for j in jobs],
+                        rounds_precise=[p[0] for p in plans], processes_precise=[p[1] for p in plans],
+                        time_precise=np.array([p[2] for p in plans]) / found.job_s,
+                        at_gate_precise=[p[3] / len(j.widths) for p, j in zip(plans, jobs, strict=True)])
 
 
 def allocation_table(jobs: list[dict[str, Any]], table: pd.DataFrame | None = None,
                      threshold: float = 0.05) -> pd.DataFrame:
     """Per configuration: its variance components (as sds), costs, the rounds and processes that reach the
-    variance it reached and their time over its own; then (`table`: its rows) those that bring PRECISE_ROWS of its
-    rows to the gate's half-width (scaled by the variance at the run's t), none less precise than now."""
+    variance it reached and their time over its own; then (`table`: its rows) the plan that brings PRECISE_ROWS of
+    the run's rows to the gate's half-width at the least summed time (`_precise`)."""
     found = []
     for job in jobs:
         timed = job["timed"]
@@ -208,17 +298,16 @@ def allocation_table(jobs: list[dict[str, Any]], table: pd.DataFrame | None = No
             continue
         process_s, round_s = costs(job)
         best, then, seconds = _plan(within, between, process_s, round_s, reached)
-        widest = _widest(table, job["config_id"])
-        goal = reached * min(1.0, (gate_half_width(threshold) / widest) ** 2) if math.isfinite(widest) else math.nan
-        precise = _plan(within, between, process_s, round_s, goal) if math.isfinite(goal) else (math.nan,) * 3
         found.append({"config_id": job["config_id"], "processes": processes, "rounds": rounds,
                       "sd_within": math.sqrt(within), "sd_between": math.sqrt(between),
                       "between_share": between / (between + within / rounds), "process_s": process_s,
                       "round_s": round_s, "rounds_then": best, "processes_then": then,
                       "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"],
-                      "half_width": math.expm1(widest), "rounds_precise": precise[0],
-                      "processes_precise": precise[1], "time_precise": precise[2] / job["job_seconds"]})
-    return pd.DataFrame(found)
+                      "within": within, "between": between})
+    found = pd.DataFrame(found)
+    if table is not None and not found.empty:
+        found = _precise(found, table, threshold)
+    return found.drop(columns=["within", "between"], errors="ignore")
 
 
 def _reading(found: pd.DataFrame) -> str:
@@ -233,20 +322,21 @@ def _reading(found: pd.DataFrame) -> str:
     return "; ".join(p for p in parts if p) or "every configuration keeps its processes"
 
 
-def _precise_line(found: pd.DataFrame, threshold: float, spent: float) -> str:
-    """What the gate's precision would cost (`spent`: the jobs' time)."""
-    if not found.time_precise.notna().any():
-        return ""
+def _precise_lines(found: pd.DataFrame, threshold: float, spent: float) -> list[str]:
+    """What the gate's precision would cost (`spent`: the jobs' time), and its plan as config."""
+    if "time_precise" not in found:
+        return []
     precise = float((found.job_s * found.time_precise).sum())
-    added = (found.job_s * (found.time_precise - 1)).sort_values(ascending=False)
-    most = ", ".join(f"{found.config_id[i].split('-')[0]} {found.processes_precise[i]:.0f} x "
-                     f"{found.rounds_precise[i]:.0f} (+{added[i]:.0f} s)" for i in added.index[:3] if added[i] > 0)
-    return (f"To the gate's precision: `half_width` is the half-width {PRECISE_ROWS:.0%} of a configuration's rows "
-            f"are within, and `rounds_precise`, `processes_precise`, `time_precise` the plan that brings it to "
+    now = float((found.at_gate * found.rows).sum() / found.rows.sum())
+    plan = [f"    {r.config_id}: {{processes: {r.processes_precise}, rounds: {r.rounds_precise}}}"
+            for r in found.itertuples()]
+    return [f"To the gate's precision: `at_gate` is the share of a configuration's rows within "
             f"±{math.expm1(gate_half_width(threshold)):.1%}, where a row slowed {GATE_CHANGE:.0%} clears the "
-            f"{threshold:.0%} threshold in 90% of runs before the gate's correction (no configuration less precise "
-            f"than now): {precise:.0f} s of lockstep jobs ({precise / 60:.0f} min) against this run's {spent:.0f}"
-            + (f", most of the rest in {most}." if most else "."))
+            f"{threshold:.0%} threshold in 90% of runs before the gate's correction ({now:.0%} of this run's rows); "
+            f"`rounds_precise`, `processes_precise`, `time_precise` the cheapest plan that brings {PRECISE_ROWS:.0%} "
+            "of all rows there, no row's interval wider than now (`at_gate_precise`: its share then; a prediction): "
+            f"{precise:.0f} s of lockstep jobs ({precise / 60:.0f} min) against this run's {spent:.0f}. As the "
+            "config sets it:", "", "```yaml", "compare:", "  allocation:", *plan, "```", ""]
 
 
 def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str]:
@@ -254,7 +344,6 @@ def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str
     if found.empty:
         return []
     spent, then = float(found.job_s.sum()), float((found.job_s * found.time_then).sum())
-    precise = _precise_line(found, threshold, spent)
     return [
         "## Where processes or rounds buy precision", "",
         "Each configuration's rows split into the variance between fresh processes and within one (a round's), "
@@ -268,5 +357,5 @@ def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str
         f"So allocated, the calibration's lockstep jobs would reach the same variances in {then:.0f} s of "
         f"{spent:.0f} ({then / spent:.0%}): {_reading(found)}. An estimate from one run's rounds (each "
         "configuration's between part on its processes less one degrees of freedom), not a measured run.", "",
-        *([precise, ""] if precise else []),
+        *_precise_lines(found, threshold, spent),
     ]

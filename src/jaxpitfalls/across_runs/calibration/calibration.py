@@ -250,7 +250,8 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
                     cost_summary(pairs) if pairs is not None else None,
                     like=same_configuration(pairs) if pairs is not None else None,
                     spikes=spike_table(table, threshold) if len(table) else None,
-                    replicated=between_processes.split_measured(table))
+                    replicated=between_processes.split_measured(table),
+                    at_gate=between_processes.at_gate(table, threshold) if len(table) else None)
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:
