@@ -67,6 +67,15 @@ def test_jobs_of_fewer_than_four_processes_are_not_split(processes):
 def test_every_split_puts_half_the_processes_on_one_side_each_partition_once():
     assert list(between_processes.splits(4)) == [([0, 1], [2, 3]), ([0, 2], [1, 3]), ([0, 3], [1, 2])]
     assert len(list(between_processes.splits(5))) == 10 and len(list(between_processes.splits(6))) == 10
+    assert len(between_processes.splits(8)) == 35 == between_processes.MAX_SPLITS
+
+
+def test_a_job_of_many_processes_is_judged_on_as_many_splits_as_one_of_eight():
+    """15 processes split 6435 ways: MAX_SPLITS of them, distinct, the same each time."""
+    drawn = between_processes.splits(15)
+    assert len(drawn) == between_processes.MAX_SPLITS == len({tuple(half) for half, _ in drawn})
+    assert all(len(half) == 7 and sorted(half + rest) == list(range(15)) for half, rest in drawn)
+    assert drawn == between_processes.splits(15)
 
 
 def test_a_table_that_kept_no_process_values_is_not_judged():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from . import clustered
 
 SPLIT_TARGET = (0.03, 0.07)  # rows whose halves differ beyond their interval; 5% expected
 SPLIT_MIN_PROCESSES = 4  # two processes a half at least: one alone has no spread to pool
+MAX_SPLITS = 35  # a job's splits judged at most: every one up to 8 processes
 
 
 def _se(found: moderated.Estimate) -> float:
@@ -44,13 +45,15 @@ def _beyond(first: moderated.Estimate, second: moderated.Estimate) -> float:
     return abs(first.mean - second.mean) / half - 1
 
 
-def splits(processes: int) -> Iterator[tuple[list[int], list[int]]]:
-    """Every split of a job's processes into a half of processes // 2 and the rest, each partition once (with an
-    even count, the half holding the first process)."""
-    for half in itertools.combinations(range(processes), processes // 2):
-        if processes % 2 == 0 and 0 not in half:
-            continue
-        yield list(half), [i for i in range(processes) if i not in half]
+def splits(processes: int) -> list[tuple[list[int], list[int]]]:
+    """A job's processes split into processes // 2 and the rest, each partition once: every split, or MAX_SPLITS
+    drawn (seeded) so a job of many processes does not outweigh the others."""
+    every = [(list(half), [i for i in range(processes) if i not in half])
+             for half in itertools.combinations(range(processes), processes // 2)
+             if processes % 2 or 0 in half]
+    if len(every) <= MAX_SPLITS:
+        return every
+    return [every[i] for i in sorted(np.random.default_rng(processes).choice(len(every), MAX_SPLITS, replace=False))]
 
 
 def job_margins(logs: np.ndarray) -> np.ndarray:
@@ -105,6 +108,11 @@ def split_measured(table: pd.DataFrame) -> dict[str, Any] | None:
     return split_share(split_margins(jobs)) if jobs else None
 
 
+def _listed(numbers: Sequence[int]) -> str:
+    words = [str(n) for n in numbers]
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
 def split_line(found: dict[str, Any]) -> str:
     """The page's paragraph: the share against its target."""
     if not found:
@@ -113,12 +121,13 @@ def split_line(found: dict[str, Any]) -> str:
     met = {"yes": "met", "no": "**missed**"}.get(
         clustered.against(found["share"], found["share_low"], found["share_high"], SPLIT_TARGET), "cannot tell")
     halves = sorted({n // 2 for n in found["processes"]} | {n - n // 2 for n in found["processes"]})
-    return (f"**Split-process replication.** Every row estimated again on disjoint halves of its job's "
-            f"{', '.join(map(str, found['processes']))} processes ({' and '.join(map(str, halves))} a half, every "
-            f"split, the spread pooled in each half as in the job): the halves' estimates differed beyond their "
-            f"difference's 95% interval (Welch's) in {found['share']:.1%} [{found['share_low']:.1%}, "
-            f"{found['share_high']:.1%}] of {found['comparisons']} comparisons ({found['rows']} rows x "
-            f"{found['splits']} splits; the interval over the {found['jobs']} jobs as clusters). Target "
+    return (f"**Split-process replication.** Every row of a job of {SPLIT_MIN_PROCESSES} or more processes estimated "
+            f"again on disjoint halves of its job's {_listed(found['processes'])} processes ({_listed(halves)} a "
+            f"half, every split or {MAX_SPLITS} drawn where there are more, the spread pooled in each half as in the "
+            f"job): the halves' estimates differed beyond their difference's 95% interval (Welch's) in "
+            f"{found['share']:.1%} [{found['share_low']:.1%}, {found['share_high']:.1%}] of {found['comparisons']} "
+            f"comparisons ({found['rows']} rows, up to {found['splits']} splits each; the interval over the "
+            f"{found['jobs']} jobs as clusters). Target "
             f"{SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%}: {met}. Where the intervals hold, 5% is expected whatever "
             "each row's truth: the check needs no known truth and no simulation, only that a job's processes are "
             "alike; it tests the estimator at the halves' processes, not at the job's. It judges all rows at "
