@@ -1,18 +1,14 @@
-"""What a lockstep calibration's processes tell (across_runs/calibration/between_processes.py). Split-process
-replication: a job's rows estimated on disjoint halves of its processes differ beyond their interval in about 5% of
-rows where the intervals hold, and in more where they are too narrow. Allocation: a job's variance split into its
-between-process and within-process parts, its costs read off its samples and its machine time, and the rounds
-Kalibera and Jones' allocation gives."""
+"""Split-process replication (across_runs/calibration/between_processes.py): a job's rows estimated on disjoint
+halves of its processes differ beyond their interval in about 5% of rows where the intervals hold, and in more where
+they are too narrow."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import between_processes
 
@@ -81,135 +77,3 @@ def test_a_job_of_many_processes_is_judged_on_as_many_splits_as_one_of_eight():
 def test_a_table_that_kept_no_process_values_is_not_judged():
     assert between_processes.split_measured(pd.DataFrame({"config_id": ["c0"], "ratio": [1.0]})) is None
     assert between_processes.split_measured(_table(np.full(4, 0.02), processes=4))["splits"] == 3
-
-
-SIDES = ["a", "a2"]
-
-
-def _job(between: float, within: float, processes: int = 40, rounds: int = 60, job_s: float = 1000.0,
-         seed: int = 0, config_id: str = "c") -> dict:
-    """A lockstep job of one mode and two variants whose a2/a round log-ratios have the given sds between processes
-    and within one; every sample takes 10 ms of one call."""
-    rng = np.random.default_rng(seed)
-    per_process = []
-    for _ in range(processes):
-        sides = {"a": {}, "a2": {}}
-        sides["a"]["blocked"] = {v: [0.01] * rounds for v in ("f", "g")}
-        sides["a2"]["blocked"] = {v: list(0.01 * np.exp(rng.normal(0, between) + rng.normal(0, within, rounds)))
-                                  for v in ("f", "g")}
-        per_process.append(sides)
-    return {"config_id": config_id, "job_seconds": job_s,
-            "timed": {"sides": SIDES, "rounds": rounds, "processes": per_process,
-                      "calls_per_sample": {"blocked": {"f": 1, "g": 1}}}}
-
-
-def test_the_variance_splits_into_its_between_and_within_process_parts():
-    within, between = between_processes.components(_job(between=0.03, within=0.1)["timed"])
-    assert math.sqrt(within) == pytest.approx(0.1, rel=0.05)
-    assert math.sqrt(between) == pytest.approx(0.03, rel=0.25)
-
-
-def test_a_round_costs_its_samples_and_a_process_the_rest_of_the_job():
-    job = _job(between=0.03, within=0.1, processes=4, rounds=10, job_s=100.0)
-    process_s, round_s = between_processes.costs(job)
-    samples = sum(sum(xs) for p in job["timed"]["processes"] for side in p.values() for xs in side["blocked"].values())
-    assert round_s == pytest.approx(samples / 4 / 10) and process_s == pytest.approx((100.0 - samples) / 4)
-
-
-def test_a_round_costs_its_watched_wall_time_where_the_job_kept_it():
-    job = _job(between=0.03, within=0.1, processes=4, rounds=10, job_s=100.0)
-    job["timed"]["machine"] = [{"blocked": [{"wall_s": 1.5}] * 10} for _ in range(4)]
-    process_s, round_s = between_processes.costs(job)
-    assert round_s == pytest.approx(1.5) and process_s == pytest.approx((100.0 - 60.0) / 4)
-
-
-def test_rounds_go_where_processes_agree_and_processes_where_they_differ():
-    """Kalibera and Jones: sqrt(process cost x within / (round cost x between)) rounds a process."""
-    rounds, processes, seconds = between_processes._plan(within=0.01, between=0.0001, process_s=50.0, round_s=0.5,
-                                                         variance=0.00005)
-    assert rounds == round(math.sqrt(50 * 0.01 / (0.5 * 0.0001))) == 100
-    assert processes == pytest.approx((0.0001 + 0.01 / 100) / 0.00005) == 4 and seconds == pytest.approx(
-        processes * (50 + 100 * 0.5))
-    # processes differ: sqrt(100) = 10 rounds; 5.5 processes reach the variance, so 6, which need 5 rounds each
-    few, more, _ = between_processes._plan(within=0.01, between=0.01, process_s=50.0, round_s=0.5, variance=0.002)
-    assert (few, more) == (5, 6)
-    # the processes agree and few reach the variance: at the floor of processes, the rounds that reach it
-    floor, at_floor, _ = between_processes._plan(within=0.01, between=0.0, process_s=50.0, round_s=0.5, variance=0.001)
-    assert at_floor == between_processes.ALLOCATION_MIN_PROCESSES and floor == math.ceil(0.01 / (0.001 * 3)) == 4
-
-
-def test_the_section_sets_each_configurations_time_then_against_its_own():
-    found = between_processes.allocation_table([_job(between=0.005, within=0.1, processes=5, rounds=30, job_s=300.0)])
-    (row,) = found.itertuples()
-    assert row.rounds_then > 30 and row.time_then < 1 and row.processes_then == 3
-    text = "\n".join(between_processes.allocation_section(found))
-    assert "## Where processes or rounds buy precision" in text and "not a measured run" in text
-    assert "1 of 1 configurations would reach it in fewer processes of more rounds" in text
-    assert between_processes.allocation_section(between_processes.allocation_table([])) == []
-
-
-def test_the_gates_precision_is_where_a_10_percent_slowdown_clears_the_threshold_in_90_percent_of_runs():
-    half = between_processes.gate_half_width(0.05)
-    assert math.expm1(half) == pytest.approx(0.0285, abs=0.0005)  # log(1.10 / 1.05) x 1.96 / (1.96 + 1.28)
-    se = half / 1.96  # a slowed row's interval clears 1.05 where its estimate lies 1.96 se above it
-    assert norm.sf((math.log(1.05) + 1.96 * se - math.log(1.10)) / se) == pytest.approx(0.90, abs=0.001)
-
-
-def _rows(config_id: str, half_widths: list[float], df: float = 10.0) -> pd.DataFrame:
-    return pd.DataFrame({"config_id": config_id, "ratio_ci_low": np.exp(-np.array(half_widths)),
-                         "ratio_ci_high": np.exp(half_widths), "df": df})
-
-
-def test_a_configuration_twice_as_wide_as_the_gate_needs_is_planned_at_a_quarter_of_its_variance():
-    job = _job(between=0.02, within=0.1, processes=5, rounds=30, job_s=300.0)
-    gate = between_processes.gate_half_width(0.05)
-    planned = between_processes.allocation_table([job], _rows("c", [2 * gate] * 10))
-    (wide,) = planned.itertuples()
-    (narrow,) = between_processes.allocation_table([job], _rows("c", [gate / 2] * 10)).itertuples()
-    assert wide.time_precise > 2 * wide.time_then and (wide.at_gate, wide.at_gate_precise) == (0, 1)
-    within, between = between_processes.components(job["timed"])
-    reached = (between + within / 30) / 5
-    assert (between + within / wide.rounds_precise) / wide.processes_precise <= reached / 4
-    assert narrow.time_precise <= 1 and (narrow.at_gate, narrow.at_gate_precise) == (1, 1)  # within: no dearer
-    text = "\n".join(between_processes.allocation_section(planned))
-    assert "To the gate's precision:" in text and "±2.9%" in text and "(0% of this run's rows)" in text
-    assert f"    c: {{processes: {wide.processes_precise}, rounds: {wide.rounds_precise}}}" in text
-    assert "rounds_precise" not in "\n".join(between_processes.allocation_section(
-        between_processes.allocation_table([job])))  # no rows given: no plan, no empty columns
-
-
-@pytest.mark.parametrize("costly_first", [False, True])
-def test_the_plan_brings_the_rows_that_are_cheapest_to_bring_and_leaves_the_rest(costly_first):
-    """80% of 20 rows: either configuration's 3 wide rows brought within the gate reach 17 with the 14 already
-    within it; the plan brings the cheaper one's, whichever comes first."""
-    gate = between_processes.gate_half_width(0.05)
-    jobs = [_job(between=0.02, within=0.1, processes=5, rounds=30, job_s=s, config_id=name)
-            for name, s in (("cheap", 300.0), ("costly", 3000.0))][::-1 if costly_first else 1]
-    rows = pd.concat([_rows(name, [gate / 2] * 7 + [2 * gate] * 3) for name in ("cheap", "costly")])
-    found = between_processes.allocation_table(jobs, rows).set_index("config_id")
-    assert found.at_gate_precise.to_dict() == {"cheap": 1.0, "costly": 0.7}
-    assert tuple(found.loc["costly", ["processes_precise", "rounds_precise"]]) == (5, 30)  # as it ran
-
-
-def test_a_plan_of_fewer_processes_is_held_to_the_t_quantile_it_then_has():
-    """Fewer processes leave a row fewer degrees of freedom: at the same variance its interval is wider, so
-    no plan the options give leaves a row wider than now."""
-    job = between_processes._Job(within=0.01, between=0.0, process_s=50.0, round_s=0.5, processes=5, rounds=30,
-                                 widths=np.array([0.02, 0.03]), df=np.array([4.0, 4.0]))
-    same = job.then(rounds=50, processes=3)  # (0 + 0.01 / 50) / 3 = (0 + 0.01 / 30) / 5: one variance
-    assert (same > job.widths).all()
-    for rounds, processes, _, _ in between_processes._options(job, gate=0.025).values():
-        assert (job.then(rounds, processes) <= job.widths + 1e-12).all()
-
-
-def test_an_interval_not_estimated_is_never_within_the_gate():
-    """Rows without an interval cannot be brought within the gate: 80% of 10 rows with 2 of them unestimated is
-    every other row brought; with every row unestimated no plan reaches it, so none is given."""
-    gate = between_processes.gate_half_width(0.05)
-    job = _job(between=0.02, within=0.1, processes=5, rounds=30)
-    rows = _rows("c", [2 * gate] * 10)
-    rows.loc[:1, "ratio_ci_high"] = np.nan
-    (found,) = between_processes.allocation_table([job], rows).itertuples()
-    assert (found.at_gate, found.at_gate_precise) == (0, 0.8)
-    assert "rounds_precise" not in between_processes.allocation_table([job], rows.assign(ratio_ci_high=np.nan))
-    assert between_processes.at_gate(pd.concat([rows, _rows("c", [0.01])]), 0.05)[:2] == (1, 11)

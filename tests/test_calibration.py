@@ -379,7 +379,7 @@ def test_a_missed_power_target_says_whether_its_interval_still_reaches_it():
     (0.95, 0.90, 0.99, "yes"), (0.99, 0.90, 0.999, "cannot tell"), (0.70, 0.60, 0.80, "no"),
     (0.99, 0.985, 0.995, "no")])
 def test_a_target_is_missed_only_where_the_whole_interval_misses_it(share, low, high, expected):
-    from jaxpitfalls.across_runs.calibration import clustered
+    from jaxpitfalls.harness import clustered
 
     assert clustered.against(share, low, high, (0.92, 0.98)) == expected
 

@@ -1,4 +1,4 @@
-"""The calibration's shares over rows that share their processes (across_runs/calibration/clustered.py): rows whose
+"""The calibration's shares over rows that share their processes (harness/clustered.py): rows whose
 margins move together by configuration count as fewer rows, independent rows count as themselves, a share whose
 hits gather in some configurations counts them, and a share every row agrees on still gets an interval as wide as
 its rows' clustering says."""
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy.stats import t
 
-from jaxpitfalls.across_runs.calibration import clustered
+from jaxpitfalls.harness import clustered
 from jaxpitfalls.harness.stats import wilson
 
 CONFIGS, PER = 13, 8

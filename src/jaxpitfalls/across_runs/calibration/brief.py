@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .between_processes import PRECISE_ROWS, SPLIT_TARGET
+from .allocation import PRECISE_ROWS
+from .between_processes import SPLIT_TARGET
 from .gate_power import SUBSET
 from .study_intervals import THIRD_TARGET, THIRDS
 
@@ -30,7 +31,7 @@ class Measured:
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
-    at_gate: tuple[int, int, float] | None = None  # between_processes.at_gate: rows within the gate's half-width
+    at_gate: tuple[int, int, float] | None = None  # allocation.at_gate: rows within the gate's half-width
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:

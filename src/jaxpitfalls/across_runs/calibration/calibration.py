@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import levene
 
+from ...harness import clustered
 from ...harness.injected import KNOB, SLOWDOWN_ENV
 from ...harness.stats import wilson
 from ...report.tables.environments import code_version
@@ -24,7 +25,7 @@ from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
 from ..settings import PYPERF_OPTIONS, Compare, History
-from . import between_processes, clustered, null_histories, study_intervals
+from . import allocation, between_processes, null_histories, study_intervals
 from .brief import Measured, brief, reach_lines
 from .gate_power import gate_lines, gate_table, spike_lines, spike_table
 from .pyperf_beside import beside, cost_summary, pyperf_section, same_configuration
@@ -229,7 +230,7 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
                        simulated=studies[2] if studies else None, medians=studies[3] if studies else None, **nulls)
     label = f"docs/results/reference/{Path(reference).name}"  # where the workflow reads the published snapshot
     pyperf_s = _pyperf_s(timed.pyperf) if ran["pyperf"]["apart_s"] is None else 0.0  # timed apart: not this run's
-    sections = [*between_processes.allocation_section(between_processes.allocation_table(jobs, table, ran["threshold"]),
+    sections = [*allocation.allocation_section(allocation.allocation_table(jobs, table, ran["threshold"]),
                                                       ran["threshold"]),
                 *(study_intervals.section([label], *studies) if studies else []), *null,
                 *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": pyperf_s,
@@ -251,7 +252,7 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
                     like=same_configuration(pairs) if pairs is not None else None,
                     spikes=spike_table(table, threshold) if len(table) else None,
                     replicated=between_processes.split_measured(table),
-                    at_gate=between_processes.at_gate(table, threshold) if len(table) else None)
+                    at_gate=allocation.at_gate(table, threshold) if len(table) else None)
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:

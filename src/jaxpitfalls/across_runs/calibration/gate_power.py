@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...harness import clustered
 from ..comparison.familywise import FDR, SPIKE, one_row_reach, surviving
 from ..comparison.sign_flip import global_p
-from . import clustered
 
 SUBSET, SUBSETS = 16, 200
 # A power target's verdict in words (clustered.against): a miss whose interval still reaches the target says so.

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t
 
-from ...harness.stats import Z_95, wilson
+from .stats import Z_95, wilson
 
 
 def _share_effect(hits: pd.Series, clusters: pd.Series) -> float:

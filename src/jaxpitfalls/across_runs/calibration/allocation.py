@@ -1,0 +1,253 @@
+"""Where a lockstep calibration's processes or rounds buy precision (Kalibera and Jones, "Rigorous benchmarking in
+reasonable time", 2013): a row's variance over P processes of R rounds is (between + within / R) / P at a machine time
+of P x (process + R x round), so the rounds that buy the most precision a second are sqrt(process x within / (round x
+between)). Means of rounds stand for medians of rounds, and rounds are taken as independent (rounds that drift buy
+less).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import stdtrit
+
+from ...harness.stats import Z_95
+
+ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
+MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
+GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
+PRECISE_ROWS = 0.8  # the share of all a run's rows the precision plan brings to the gate's half-width
+Plan = tuple[int, int, float, int]  # rounds, processes, machine seconds, rows brought within the gate
+
+
+def gate_half_width(threshold: float) -> float:
+    """The half-width (log) where a row slowed GATE_CHANGE clears `threshold` in 90% of runs, uncorrected."""
+    return math.log((1 + GATE_CHANGE) / (1 + threshold)) * Z_95 / (Z_95 + Z_POWER_90)
+
+
+def _row_logs(timed: dict[str, Any]) -> Iterator[np.ndarray]:
+    """Each row's round log-ratios against the first side, processes x rounds."""
+    first, *others = timed["sides"]
+    for mode, variants in timed["processes"][0][first].items():
+        for variant in variants:
+            for side in others:
+                yield np.array([np.log(np.asarray(p[side][mode][variant]) / np.asarray(p[first][mode][variant]))
+                                for p in timed["processes"]])
+
+
+def components(timed: dict[str, Any]) -> tuple[float, float]:
+    """The variance between processes and within one (a round's), averaged over the job's rows; the between part
+    at least 0."""
+    within, between = [], []
+    for logs in _row_logs(timed):
+        w = float(logs.var(axis=1, ddof=1).mean())
+        within.append(w)
+        between.append(max(0.0, float(logs.mean(axis=1).var(ddof=1)) - w / logs.shape[1]))
+    return float(np.mean(within)), float(np.mean(between))
+
+
+def costs(job: dict[str, Any]) -> tuple[float, float]:
+    """A process's and a round's machine time in the job (s): a round's as the job watched it (every mode's), or
+    where it kept no watch, its samples' time alone."""
+    timed = job["timed"]
+    processes, rounds = len(timed["processes"]), timed["rounds"]
+    if timed.get("machine"):
+        spent = sum(r["wall_s"] for p in timed["machine"] for mode in p.values() for r in mode)
+    else:
+        calls = timed["calls_per_sample"]
+        spent = sum(float(np.sum(xs)) * calls[mode][variant] for p in timed["processes"] for side in timed["sides"]
+                    for mode, variants in p[side].items() for variant, xs in variants.items())
+    return (job["job_seconds"] - spent) / processes, spent / processes / rounds
+
+
+def _plan(within: float, between: float, process_s: float, round_s: float, variance: float) -> tuple[int, int, float]:
+    """The rounds a process that buy the most precision a second, the whole processes (at least
+    ALLOCATION_MIN_PROCESSES) that reach `variance` at them, the fewest rounds that reach it with those processes,
+    and the machine time so."""
+    best = math.sqrt(process_s * within / (round_s * between)) if between > 0 else MAX_ROUNDS
+    rounds = int(min(MAX_ROUNDS, max(1, round(best))))
+    processes = max(ALLOCATION_MIN_PROCESSES, math.ceil((between + within / rounds) / variance - 1e-9))
+    if processes * variance > between:  # whole processes may need fewer rounds than the optimum
+        rounds = min(rounds, max(1, math.ceil(within / (processes * variance - between) - 1e-9)))
+    return rounds, processes, processes * (process_s + rounds * round_s)
+
+
+def _half_widths(table: pd.DataFrame, config_id: str | None) -> np.ndarray:
+    """A configuration's rows' half-widths (log), every row's where None; inf where not estimated."""
+    rows = table if config_id is None else table[table.config_id == config_id]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found = np.log(rows.ratio_ci_high / rows.ratio_ci_low).to_numpy(dtype=float) / 2
+    return np.where(np.isfinite(found), found, np.inf)
+
+
+def at_gate(table: pd.DataFrame, threshold: float) -> tuple[int, int, float]:
+    """A lockstep table's rows within the gate's half-width, all its rows, and that half-width (relative)."""
+    widths, gate = _half_widths(table, None), gate_half_width(threshold)
+    return int((widths <= gate).sum()), len(widths), math.expm1(gate)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One configuration's variance parts, costs, allocation run, and rows' half-widths and df."""
+
+    within: float
+    between: float
+    process_s: float
+    round_s: float
+    processes: int
+    rounds: int
+    widths: np.ndarray
+    df: np.ndarray
+
+    @property
+    def reached(self) -> float:
+        return (self.between + self.within / self.rounds) / self.processes
+
+    def plan(self, variance: float) -> tuple[int, int, float]:
+        return _plan(self.within, self.between, self.process_s, self.round_s, variance)
+
+    def then(self, rounds: int, processes: int) -> np.ndarray:
+        """The rows' half-widths at `processes` x `rounds`: by the variance and the t quantile then (a row's df
+        changes by one a process, its prior's kept)."""
+        variance = (self.between + self.within / rounds) / processes
+        df = np.maximum(self.df + processes - self.processes, processes - 1)
+        with np.errstate(invalid="ignore"):
+            return self.widths * math.sqrt(variance / self.reached) * stdtrit(df, 0.975) / stdtrit(self.df, 0.975)
+
+
+def _options(job: _Job, gate: float) -> dict[int, Plan]:
+    """Per count of a configuration's rows brought within `gate`, the cheapest plan bringing them, no row wider
+    than now."""
+    seconds = job.processes * (job.process_s + job.rounds * job.round_s)
+    options = {int((job.widths <= gate).sum()): (job.rounds, job.processes, seconds, int((job.widths <= gate).sum()))}
+    finite = job.widths[np.isfinite(job.widths)]
+    for target in [job.reached, *job.reached * (gate / finite) ** 2]:
+        variance = min(job.reached, float(target))
+        for _ in range(2):  # once more where the t quantile then widens the rows
+            rounds, processes, seconds = job.plan(variance)
+            then = job.then(rounds, processes)
+            with np.errstate(invalid="ignore"):
+                wider = float(np.nanmax(then / job.widths, initial=1.0))
+            if wider <= 1 + 1e-9:
+                met = int((then <= gate).sum())
+                if met not in options or seconds < options[met][2]:
+                    options[met] = (rounds, processes, seconds, met)
+            variance /= max(wider, 1.0) ** 2 * (1 + 1e-6)
+    return options
+
+
+def _cheapest(options: list[dict[int, Plan]], need: int) -> list[Plan] | None:
+    """One plan a configuration: the least summed time bringing `need` rows within the gate (a knapsack); None
+    where none does."""
+    best: dict[int, tuple[float, list[Plan]]] = {0: (0.0, [])}
+    for choices in options:
+        step: dict[int, tuple[float, list[Plan]]] = {}
+        for got, (spent, plans) in best.items():
+            for met, plan in choices.items():
+                key = min(need, got + met)
+                if key not in step or spent + plan[2] < step[key][0]:
+                    step[key] = (spent + plan[2], [*plans, plan])
+        best = step
+    return best[need][1] if need in best else None
+
+
+def _precise(found: pd.DataFrame, table: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """`found` with each configuration's share within the gate's half-width now, and then under the cheapest plan
+    bringing PRECISE_ROWS of all rows there."""
+    gate = gate_half_width(threshold)
+    jobs = [_Job(r.within, r.between, r.process_s, r.round_s, r.processes, r.rounds, _half_widths(table, r.config_id),
+                 table[table.config_id == r.config_id].df.to_numpy(dtype=float)) for r in found.itertuples()]
+    if not all(len(j.widths) for j in jobs):
+        return found
+    plans = _cheapest([_options(j, gate) for j in jobs], math.ceil(PRECISE_ROWS * sum(len(j.widths) for j in jobs)))
+    if plans is None:
+        return found
+    return found.assign(rows=[len(j.widths) for j in jobs], at_gate=[float(np.mean(j.widths <= gate)) for j in jobs],
+                        rounds_precise=[p[0] for p in plans], processes_precise=[p[1] for p in plans],
+                        time_precise=np.array([p[2] for p in plans]) / found.job_s,
+                        at_gate_precise=[p[3] / len(j.widths) for p, j in zip(plans, jobs, strict=True)])
+
+
+def allocation_table(jobs: list[dict[str, Any]], table: pd.DataFrame | None = None,
+                     threshold: float = 0.05) -> pd.DataFrame:
+    """Per configuration: its variance components (as sds), costs, the rounds and processes that reach the
+    variance it reached and their time over its own; then (`table`: its rows) the plan that brings PRECISE_ROWS of
+    the run's rows to the gate's half-width at the least summed time (`_precise`)."""
+    found = []
+    for job in jobs:
+        timed = job["timed"]
+        processes, rounds = len(timed["processes"]), timed["rounds"]
+        if processes < 2 or rounds < 2:
+            continue
+        within, between = components(timed)
+        reached = (between + within / rounds) / processes
+        if not reached > 0:
+            continue
+        process_s, round_s = costs(job)
+        best, then, seconds = _plan(within, between, process_s, round_s, reached)
+        found.append({"config_id": job["config_id"], "processes": processes, "rounds": rounds,
+                      "sd_within": math.sqrt(within), "sd_between": math.sqrt(between),
+                      "between_share": between / (between + within / rounds), "process_s": process_s,
+                      "round_s": round_s, "rounds_then": best, "processes_then": then,
+                      "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"],
+                      "within": within, "between": between})
+    found = pd.DataFrame(found)
+    if table is not None and not found.empty:
+        found = _precise(found, table, threshold)
+    return found.drop(columns=["within", "between"], errors="ignore")
+
+
+def _reading(found: pd.DataFrame) -> str:
+    """What the table says, from its rows: where more rounds and where more processes would buy the precision."""
+    fewer = found[found.processes_then < found.processes]
+    more = found[found.processes_then > found.processes]
+    parts = [f"{len(fewer)} of {len(found)} configurations would reach it in fewer processes of more rounds "
+             f"(their processes' share of the variance {fewer.between_share.min():.0%}-"
+             f"{fewer.between_share.max():.0%})" if len(fewer) else "",
+             f"{len(more)} in more processes of fewer rounds ({more.between_share.min():.0%}-"
+             f"{more.between_share.max():.0%})" if len(more) else ""]
+    return "; ".join(p for p in parts if p) or "every configuration keeps its processes"
+
+
+def _precise_lines(found: pd.DataFrame, threshold: float, spent: float) -> list[str]:
+    """What the gate's precision would cost (`spent`: the jobs' time), and its plan as config."""
+    if "time_precise" not in found:
+        return []
+    precise = float((found.job_s * found.time_precise).sum())
+    now = float((found.at_gate * found.rows).sum() / found.rows.sum())
+    plan = [f"    {r.config_id}: {{processes: {r.processes_precise}, rounds: {r.rounds_precise}}}"
+            for r in found.itertuples()]
+    return [f"To the gate's precision: `at_gate` is the share of a configuration's rows within "
+            f"±{math.expm1(gate_half_width(threshold)):.1%}, where a row slowed {GATE_CHANGE:.0%} clears the "
+            f"{threshold:.0%} threshold in 90% of runs before the gate's correction ({now:.0%} of this run's rows); "
+            f"`rounds_precise`, `processes_precise`, `time_precise` the cheapest plan that brings {PRECISE_ROWS:.0%} "
+            "of all rows there, no row's interval wider than now (`at_gate_precise`: its share then; a prediction): "
+            f"{precise:.0f} s of lockstep jobs ({precise / 60:.0f} min) against this run's {spent:.0f}. As the "
+            "config sets it:", "", "```yaml", "compare:", "  allocation:", *plan, "```", ""]
+
+
+def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str]:
+    """The page's section: where precision is cheapest, and what the gate's costs."""
+    if found.empty:
+        return []
+    spent, then = float(found.job_s.sum()), float((found.job_s * found.time_then).sum())
+    return [
+        "## Where processes or rounds buy precision", "",
+        "Each configuration's rows split into the variance between fresh processes and within one (a round's), "
+        "from the kept rounds, beside what a process and a round cost here (Kalibera and Jones' allocation; "
+        "across_runs/calibration/allocation.py says how). `between_share`: the between part's share of a "
+        "process mean's variance at the rounds timed. `rounds_then`, `processes_then`: the rounds a process that "
+        "buy the most precision a machine second and the whole processes (at least "
+        f"{ALLOCATION_MIN_PROCESSES}, fewer leaving a row's t interval on too few degrees of freedom) that reach "
+        "the variance this run reached; `time_then`: that machine time over the job's.", "",
+        found.drop(columns=["job_s"]).dropna(axis=1, how="all").to_markdown(index=False, floatfmt=".3g"), "",
+        f"So allocated, the calibration's lockstep jobs would reach the same variances in {then:.0f} s of "
+        f"{spent:.0f} ({then / spent:.0%}): {_reading(found)}. An estimate from one run's rounds (each "
+        "configuration's between part on its processes less one degrees of freedom), not a measured run.", "",
+        *_precise_lines(found, threshold, spent),
+    ]
