@@ -1,14 +1,20 @@
 """The one protocol between a job and its worker processes (harness/workers.py), on tiny real workers: the first
 JSON line is the reply whatever else the worker prints, an error reply fails the job naming the worker and its
-error, and a worker that exits without answering fails it naming its exit code."""
+error, a worker that exits without answering fails it naming its exit code, and a worker outlives no job."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from jaxpitfalls.harness.workers import PipeWorker, WorkerFailed
+from jaxpitfalls.runtime import checkout_env
 
 ANSWERS = ("from jaxpitfalls.harness.workers import answer_first, reply_channel\n"
            "replies = reply_channel()\n"
@@ -44,3 +50,32 @@ def test_a_failing_worker_is_named_with_its_error_or_its_exit_code():
     with pytest.raises(WorkerFailed, match="an unreadable reply"):
         _ = garbled.first
     assert garbled.close() == 0
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie, exited but not yet reaped by whoever adopted it, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
+
+
+def test_a_worker_exits_when_its_job_is_killed():
+    job = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom jaxpitfalls.harness.workers import PipeWorker\n"
+        "worker = PipeWorker('worker 1 of 1', sys.executable, {}, ['-c', " + repr(
+            ANSWERS + "import os, time\nanswer_first(replies, lambda: {'pid': os.getpid()}, 'pid')\ntime.sleep(120)\n")
+        + "])\nprint(worker.first['pid'], flush=True)\ntime.sleep(120)\n")],
+        stdout=subprocess.PIPE, text=True, env=checkout_env())
+    pid = int(job.stdout.readline())
+    job.kill()  # as uncatchable as it gets: no finally, no close()
+    job.wait()
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    orphaned = _alive(pid)
+    if orphaned:
+        os.kill(pid, signal.SIGKILL)
+    assert not orphaned

@@ -11,20 +11,44 @@ import json
 import logging
 import os
 import subprocess
+import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..runtime import checkout_env
 
 log = logging.getLogger(__name__)
+LIFELINE = "JAXPITFALLS_LIFELINE_FD"  # the pipe a worker reads to learn that its job has exited
 
 
 class WorkerFailed(RuntimeError):
     """A worker exited or answered with an error (its log has the traceback)."""
 
 
+@functools.cache
+def _lifeline() -> int:
+    """The read end of a pipe whose write end only this job holds, closed when it exits, however killed."""
+    read, _write = os.pipe()
+    return read
+
+
+def _exit_with_job() -> None:
+    """A worker exits with its job: else a killed run leaves it running, load on the next."""
+    fd = os.environ.pop(LIFELINE, None)
+    if fd is None:
+        return
+
+    def watch() -> None:
+        os.read(int(fd), 1)  # blocks, no CPU; end of file once the job's end is closed
+        log.error("worker: its job exited; stopping")
+        os._exit(1)
+
+    threading.Thread(target=watch, name="lifeline", daemon=True).start()
+
+
 def reply_channel() -> TextIO:
-    """The worker's side: standard output kept for replies, all else to stderr."""
+    """The worker's side: standard output kept for replies, all else to stderr; the worker exits with its job."""
+    _exit_with_job()
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     return replies
@@ -51,8 +75,9 @@ class PipeWorker:
 
     def __init__(self, name: str, python: str, env: dict[str, str], args: list[str]) -> None:
         self.name = name
+        lifeline = _lifeline()
         self.proc = subprocess.Popen([python, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env=checkout_env(env))
+                                     env=checkout_env(env) | {LIFELINE: str(lifeline)}, pass_fds=(lifeline,))
 
     @functools.cached_property
     def first(self) -> dict[str, Any]:
