@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -101,8 +101,8 @@ class _Job:
     round_s: float
     processes: int
     rounds: int
-    widths: np.ndarray
-    df: np.ndarray
+    widths: np.ndarray = field(default_factory=lambda: np.empty(0))
+    df: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     @property
     def reached(self) -> float:
@@ -123,8 +123,8 @@ class _Job:
 def _options(job: _Job, gate: float) -> dict[int, Plan]:
     """Per count of a configuration's rows brought within `gate`, the cheapest plan bringing them, no row wider
     than now."""
-    seconds = job.processes * (job.process_s + job.rounds * job.round_s)
-    options = {int((job.widths <= gate).sum()): (job.rounds, job.processes, seconds, int((job.widths <= gate).sum()))}
+    seconds, met_now = job.processes * (job.process_s + job.rounds * job.round_s), int((job.widths <= gate).sum())
+    options = {met_now: (job.rounds, job.processes, seconds, met_now)}
     finite = job.widths[np.isfinite(job.widths)]
     for target in [job.reached, *job.reached * (gate / finite) ** 2]:
         variance = min(job.reached, float(target))
@@ -156,12 +156,13 @@ def _cheapest(options: list[dict[int, Plan]], need: int) -> list[Plan] | None:
     return best[need][1] if need in best else None
 
 
-def _precise(found: pd.DataFrame, table: pd.DataFrame, threshold: float) -> pd.DataFrame:
+def _precise(found: pd.DataFrame, parts: list[_Job], table: pd.DataFrame, threshold: float) -> pd.DataFrame:
     """`found` with each configuration's share within the gate's half-width now, and then under the cheapest plan
     bringing PRECISE_ROWS of all rows there."""
     gate = gate_half_width(threshold)
-    jobs = [_Job(r.within, r.between, r.process_s, r.round_s, r.processes, r.rounds, _half_widths(table, r.config_id),
-                 table[table.config_id == r.config_id].df.to_numpy(dtype=float)) for r in found.itertuples()]
+    jobs = [replace(part, widths=_half_widths(table, config_id),
+                    df=table[table.config_id == config_id].df.to_numpy(dtype=float))
+            for part, config_id in zip(parts, found.config_id, strict=True)]
     if not all(len(j.widths) for j in jobs):
         return found
     plans = _cheapest([_options(j, gate) for j in jobs], math.ceil(PRECISE_ROWS * sum(len(j.widths) for j in jobs)))
@@ -178,28 +179,24 @@ def allocation_table(jobs: list[dict[str, Any]], table: pd.DataFrame | None = No
     """Per configuration: its variance components (as sds), costs, the rounds and processes that reach the
     variance it reached and their time over its own; then (`table`: its rows) the plan that brings PRECISE_ROWS of
     the run's rows to the gate's half-width at the least summed time (`_precise`)."""
-    found = []
+    found, parts = [], []
     for job in jobs:
         timed = job["timed"]
         processes, rounds = len(timed["processes"]), timed["rounds"]
         if processes < 2 or rounds < 2:
             continue
-        within, between = components(timed)
-        reached = (between + within / rounds) / processes
-        if not reached > 0:
+        part = _Job(*components(timed), *costs(job), processes, rounds)
+        if not part.reached > 0:
             continue
-        process_s, round_s = costs(job)
-        best, then, seconds = _plan(within, between, process_s, round_s, reached)
+        best, then, seconds = part.plan(part.reached)
         found.append({"config_id": job["config_id"], "processes": processes, "rounds": rounds,
-                      "sd_within": math.sqrt(within), "sd_between": math.sqrt(between),
-                      "between_share": between / (between + within / rounds), "process_s": process_s,
-                      "round_s": round_s, "rounds_then": best, "processes_then": then,
-                      "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"],
-                      "within": within, "between": between})
+                      "sd_within": math.sqrt(part.within), "sd_between": math.sqrt(part.between),
+                      "between_share": part.between / part.reached / processes, "process_s": part.process_s,
+                      "round_s": part.round_s, "rounds_then": best, "processes_then": then,
+                      "job_s": job["job_seconds"], "time_then": seconds / job["job_seconds"]})
+        parts.append(part)
     found = pd.DataFrame(found)
-    if table is not None and not found.empty:
-        found = _precise(found, table, threshold)
-    return found.drop(columns=["within", "between"], errors="ignore")
+    return _precise(found, parts, table, threshold) if table is not None and parts else found
 
 
 def _reading(found: pd.DataFrame) -> str:
