@@ -305,6 +305,18 @@ def test_a_target_precision_adds_fresh_processes_until_every_row_reaches_it():
     assert not enough({**timed, "processes": timed["processes"][:-1]})  # one fewer: not yet
 
 
+def test_a_target_share_asks_that_share_of_the_rows_and_no_more(monkeypatch):
+    from jaxpitfalls.jobs import lockstep as job
+
+    rows = pd.DataFrame({"ratio": [1.0] * 4, "ratio_ci_low": [0.99, 0.98, 0.97, np.nan],
+                         "ratio_ci_high": [1.01, 1.02, 1.03, np.nan]})  # +-1%, 2%, 3%, and a row not estimated
+    monkeypatch.setattr(job, "side_by_side", lambda doc: rows)
+    timed = {"processes": [{}] * 3}
+    assert job.precise_enough("dispatch", "base", 0.025, 0.5)(timed)
+    assert not job.precise_enough("dispatch", "base", 0.025, 0.51)(timed)
+    assert not job.precise_enough("dispatch", "base", 0.035)(timed)  # every row: the one not estimated never is
+
+
 def test_without_a_target_or_once_precise_the_job_times_its_processes_only():
     from jaxpitfalls.jobs.lockstep import precise_enough
 
@@ -320,8 +332,11 @@ def test_the_report_says_how_many_jobs_timed_more_processes_for_their_target():
     docs = [{"lockstep": recorded, "timed": {"processes": [{}] * n}} for n in (3, 6, 3)]
     assert lockstep.set_up_line(docs)[0] == (
         "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 3 jobs recorded; more processes "
-        "one at a time until every row was within ±4.0% of its ratio or 8 had timed it: 1 of 3 jobs took more "
+        "one at a time until every row was within ±4.0% of their ratio or 8 had timed it: 1 of 3 jobs took more "
         "(6 processes).")
+    shared = [{"lockstep": recorded | {"target_share": 0.8}, "timed": {"processes": [{}] * 4}}]
+    assert "until 80% of the rows were within ±4.0% of their ratio or 8 had timed it: 1 of 1 jobs took more" in (
+        lockstep.set_up_line(shared)[0])
     without = [{"lockstep": recorded | {"target_precision": 0}, "timed": {"processes": [{}] * 3}}]
     assert lockstep.set_up_line(without)[0] == (
         "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 1 job recorded.")

@@ -199,5 +199,5 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
     problems, _ = schema_problems(config, SCHEMA)
     assert problems == ["config studies.dispatch.measure: unknown key 'step_by_step' (known: budget_s, "
                         "captures, max_busy_share, max_processes, max_wait_s, min_sample_s, on_contention, processes, "
-                        "rounds, steps_per_sample, target_precision, trace_steps, warmup_steps)"]
+                        "rounds, steps_per_sample, target_precision, target_share, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(registry.names())

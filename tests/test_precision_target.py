@@ -1,6 +1,7 @@
 """`measure.target_precision` reached over fresh processes (jobs/study.py `_enough`, harness.processes
 .precise_enough): `processes` first, then one more at a time until every ratio of two variants' times is known to
-the target, or `max_processes` (three times `processes` unless set) have timed it; refused over one process."""
+the target (or `target_share` of them), or `max_processes` (three times `processes` unless set) have timed it;
+refused over one process."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from results_docs import process_doc
 from jaxpitfalls.contract.settings import Timing
 from jaxpitfalls.harness.processes import precise_enough
 from jaxpitfalls.harness.sampling import Sampling
+from jaxpitfalls.harness.stats import enough_within
 from jaxpitfalls.jobs.study import _enough
 
 
@@ -43,3 +45,10 @@ def test_a_target_over_one_process_or_a_most_below_the_first_is_refused():
         _timing(processes=1, target_precision=0.05)
     with pytest.raises(ValueError, match=r"max_processes: 2 is below processes \(3\)"):
         _timing(processes=3, max_processes=2)
+
+
+def test_a_share_of_the_rows_within_the_target_can_suffice():
+    widths = [0.01, 0.02, 0.03, 0.09]  # one noisy row among four
+    assert not enough_within(widths, 0.04, 1.0) and enough_within(widths, 0.04, 0.75)
+    assert not enough_within(widths, 0.04, 0.76) and enough_within(widths[:3], 0.04, 1.0)
+    assert enough_within([0.01] * 11 + [0.09], 0.04, 11 / 12)  # a share written as a fraction, not rounded away

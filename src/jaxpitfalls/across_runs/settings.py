@@ -49,6 +49,7 @@ class Lockstep:
     samples_per_block: int
     processes: int
     target_precision: float = 0.0  # 0: `processes` only
+    target_share: float = 1.0  # of a job's rows, to reach target_precision
     max_processes: int = 0  # with target_precision: 0, twice `processes`
 
     @classmethod
@@ -66,7 +67,7 @@ class Lockstep:
     def recorded(self) -> dict[str, Any]:
         return {"sides": list(self.sides), "rounds": self.rounds, "samples_per_block": self.samples_per_block,
                 "processes": self.processes, "target_precision": self.target_precision,
-                "max_processes": self.most_processes}
+                "target_share": self.target_share, "max_processes": self.most_processes}
 
 
 def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
@@ -91,6 +92,7 @@ class Compare:
     samples_per_block: int
     processes: int
     target_precision: float
+    target_share: float
     max_processes: int
     allocation: Mapping[str, Mapping[str, int]]
     threshold: float

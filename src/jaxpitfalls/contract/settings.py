@@ -28,12 +28,13 @@ def processes_problem(processes: int, target_precision: float, max_processes: in
 @dataclass(frozen=True, kw_only=True)
 class Timing:
     """What every timing job reads: `processes`, the fresh processes (the interval's units); with
-    `target_precision`, more until every ratio's 95% interval is within that share, or `max_processes` (0: three
-    times `processes`)."""
+    `target_precision`, more until `target_share` of the ratios' 95% intervals (every one at 1) are within that
+    share, or `max_processes` (0: three times `processes`)."""
 
     sampling: Sampling
     processes: int = 1
     target_precision: float = 0.0
+    target_share: float = 1.0
     max_processes: int = 0
 
     def __post_init__(self) -> None:

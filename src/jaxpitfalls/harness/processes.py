@@ -180,9 +180,11 @@ def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
                          "bitwise_equal": {k: all(r["bitwise_equal"][k] for r in records) for k in names}}
 
 
-def precise_enough(docs: list[dict[str, Any]], target: float) -> bool:
-    """Whether every ratio of two variants' times is known within `target` either way so far."""
-    return all(stats.relative_half_width(found) <= target
-               for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
-               if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"]))
+def precise_enough(docs: list[dict[str, Any]], target: float, share: float = 1.0) -> bool:
+    """Whether `share` of the ratios of two variants' times (every one at 1) are known within `target` either way
+    so far."""
+    return stats.enough_within([stats.relative_half_width(found)
+                                for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
+                                if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"])],
+                               target, share)
 

@@ -137,6 +137,13 @@ def relative_half_width(comparison) -> float:
     return (comparison["ratio_ci_high"] - comparison["ratio_ci_low"]) / 2 / comparison["ratio"]
 
 
+def enough_within(half_widths: Sequence[float], target: float, share: float) -> bool:
+    """Whether at least `share` of the rows' half-widths are within `target` (every one at share 1): one noisy
+    row need not hold a whole job's processes at their most."""
+    within = sum(float(w) <= target for w in half_widths)
+    return within >= math.ceil(share * len(half_widths) - 1e-9)
+
+
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 

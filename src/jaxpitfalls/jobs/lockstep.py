@@ -11,10 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import registry, results, revisions, sources
 from ..across_runs.comparison.lockstep import side_by_side
 from ..across_runs.settings import Lockstep
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
+from ..harness.stats import enough_within
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
@@ -37,18 +40,20 @@ def _recorded(side: Side, revision: str) -> dict[str, Any]:
             "env": {k: v for k, v in side.env.items() if k not in (sources.BENCHMARK_FILES, sources.BENCHMARK_COMMITS)}}
 
 
-def precise_enough(study: str, config_id: str, target: float) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether every row (later sides against the first) is within `target` of its ratio either way; None
-    without a target; fewer than two processes never suffice."""
+def precise_enough(study: str, config_id: str, target: float,
+                   share: float = 1.0) -> Callable[[dict[str, Any]], bool] | None:
+    """Whether `share` of the rows (later sides against the first; every one at 1) are within `target` of their
+    ratio either way; None without a target; fewer than two processes never suffice."""
     if not target:
         return None
 
     def enough(timed: dict[str, Any]) -> bool:
         rows = side_by_side({"study": study, "config_id": config_id, "timed": timed})
-        half = (rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio
-        log.info("lockstep %s: rows within +-%.1f%% (widest) after %d process(es); target +-%.1f%%", config_id,
-                 100 * half.max(), len(timed["processes"]), 100 * target)
-        return bool((half <= target).all())
+        half = ((rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio).fillna(np.inf)
+        log.info("lockstep %s: %d of %d rows within +-%.1f%% after %d process(es) (widest +-%.1f%%); target: "
+                 "%.0f%% of them", config_id, (half <= target).sum(), len(half), 100 * target,
+                 len(timed["processes"]), 100 * half.max(), 100 * share)
+        return enough_within(half.tolist(), target, share)
 
     return enough
 
@@ -69,7 +74,7 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
         timed = in_lockstep(sides, lambda side, process: ProcessWorker(side, worker), compare.processes,
                             compare.rounds, compare.samples_per_block, seed=zlib.crc32(conf["id"].encode()),
                             max_busy_share=registry.spec(study).timing.of(settings).sampling.max_busy_share,
-                            enough=precise_enough(study, conf["id"], compare.target_precision),
+                            enough=precise_enough(study, conf["id"], compare.target_precision, compare.target_share),
                             most=compare.most_processes)
     doc = {"study": study, "config_id": conf["id"], "config": conf, "settings": settings, "timed": timed,
            "sides": {s.name: _recorded(s, compare.sides[s.name].revision) for s in sides},

@@ -28,11 +28,12 @@ def measure_here(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
-    """Whether the processes so far suffice: `processes`, then `target_precision` reached or `max_processes` timed."""
+    """Whether the processes so far suffice: `processes`, then `target_precision` reached by `target_share` of the
+    ratios, or `max_processes` timed."""
     if len(measured) < timing.processes:
         return False
     return not timing.target_precision or len(measured) >= timing.most_processes or precise_enough(
-        [m["doc"] for m in measured], timing.target_precision)
+        [m["doc"] for m in measured], timing.target_precision, timing.target_share)
 
 
 def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | None, jax_cache_dir: str,

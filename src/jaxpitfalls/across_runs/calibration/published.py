@@ -1,14 +1,8 @@
 """The published calibration: its page (docs/results/calibration.md) and what its run timed
-(docs/results/calibration/).
-
-    jaxpitfalls calibration publish runs/calibrate-<time>   # after make calibrate
-    jaxpitfalls calibration publish-pyperf runs/calibrate-pyperf-<time>   # after make calibrate-pyperf
-    jaxpitfalls calibration rejudge [--write]
-
-`rejudge` estimates the lockstep rows again from the kept jobs and renders the page by this checkout's rules,
-printing the changed lines, so that a change of estimating or judging is published without timing again. pyperf's
-pairs are timed apart from the calibration, whose runs read the published ones: `publish-pyperf` puts a run's pairs
-in their place and renders the page again.
+(docs/results/calibration/). `publish RUN` after make calibrate; `publish-pyperf RUN` after make calibrate-pyperf
+(pyperf's pairs are timed apart, and calibration runs read the published ones); `rejudge [--write]` estimates the
+lockstep rows again from the kept jobs and renders the page by this checkout's rules, so that a change of
+estimating or judging is published without timing again.
 """
 
 from __future__ import annotations

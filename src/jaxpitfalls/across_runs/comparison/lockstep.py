@@ -123,10 +123,12 @@ def more_processes(docs: list[dict[str, Any]]) -> str:
     if not targets:
         return ""
     most = max(d["lockstep"]["max_processes"] for d in docs if "lockstep" in d)
+    shares = sorted({d["lockstep"].get("target_share", 1.0) for d in docs if "lockstep" in d})
+    rows = "every row was" if shares == [1.0] else f"{', '.join(f'{s:.0%}' for s in shares)} of the rows were"
     timed = [len(d["timed"]["processes"]) for d in docs]
     more = [n for n, d in zip(timed, docs, strict=True) if n > d["lockstep"]["processes"]]
-    return (f"more processes one at a time until every row was within ±{', '.join(f'{t:.1%}' for t in targets)} "
-            f"of its ratio or {most} had timed it: {len(more)} of {len(docs)} jobs took more "
+    return (f"more processes one at a time until {rows} within ±{', '.join(f'{t:.1%}' for t in targets)} "
+            f"of their ratio or {most} had timed it: {len(more)} of {len(docs)} jobs took more "
             f"({', '.join(map(str, sorted(more))) or 'none'} processes)")
 
 

@@ -23,7 +23,7 @@ COMPARISONS_READ = (  # how the study section's table of ratios and differences 
     "estimate read in milliseconds at the two sides' medians (so the two agree on an effect, and a pair read "
     "the other way round is the same estimate mirrored). `precision`: half the "
     "interval relative to the ratio (`measure.target_precision`, where set, adds fresh processes until every "
-    "ratio reaches it or `max_processes` have timed it).")
+    "ratio, or `measure.target_share` of them, reaches it or `max_processes` have timed it).")
 
 
 def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
