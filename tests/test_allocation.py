@@ -103,7 +103,9 @@ def test_a_configuration_twice_as_wide_as_the_gate_needs_is_planned_at_a_quarter
     assert narrow.time_precise <= 1 and (narrow.at_gate, narrow.at_gate_precise) == (1, 1)  # within: no dearer
     text = "\n".join(allocation.allocation_section(planned))
     assert "To the gate's precision:" in text and "±2.9%" in text and "(0% of this run's rows)" in text
-    assert f"    c: {{processes: {wide.processes_precise}, rounds: {wide.rounds_precise}}}" in text
+    assert (f"    c: {{processes: {wide.processes_precise}, rounds: {wide.rounds_precise}, target_share: 1, "
+            f"max_processes: {math.ceil(1.5 * wide.processes_precise)}}}") in text
+    assert "  target_precision: 0.0281\n" in text  # the gate's half-width as a job reads it, relative
     assert "rounds_precise" not in "\n".join(allocation.allocation_section(
         allocation.allocation_table([job])))  # no rows given: no plan, no empty columns
 
@@ -119,6 +121,8 @@ def test_the_plan_brings_the_rows_that_are_cheapest_to_bring_and_leaves_the_rest
     found = allocation.allocation_table(jobs, rows).set_index("config_id")
     assert found.at_gate_precise.to_dict() == {"cheap": 1.0, "costly": 0.7}
     assert tuple(found.loc["costly", ["processes_precise", "rounds_precise"]]) == (5, 30)  # as it ran
+    plan = "\n".join(allocation.allocation_section(found.reset_index()))
+    assert "costly: {processes: 5, rounds: 30, target_share: 0.7, max_processes: 8}" in plan
 
 
 def test_a_plan_of_fewer_processes_is_held_to_the_t_quantile_it_then_has():
@@ -143,3 +147,18 @@ def test_an_interval_not_estimated_is_never_within_the_gate():
     assert (found.at_gate, found.at_gate_precise) == (0, 0.8)
     assert "rounds_precise" not in allocation.allocation_table([job], rows.assign(ratio_ci_high=np.nan))
     assert allocation.at_gate(pd.concat([rows, _rows("c", [0.01])]), 0.05)[:2] == (1, 11)
+
+
+def test_a_configuration_the_plan_leaves_is_held_to_its_processes():
+    """Four configurations within the gate are 80% of the rows: the fifth is left as it ran, and its block holds
+    it there (no share to reach, no processes to add)."""
+    gate = allocation.gate_half_width(0.05)
+    names = ["q1", "q2", "q3", "q4", "wide"]
+    jobs = [_job(between=0.02, within=0.1, processes=5, rounds=30, job_s=300.0, config_id=n) for n in names]
+    rows = pd.concat([_rows(n, [2 * gate if n == "wide" else gate / 2] * 10) for n in names])
+    found = allocation.allocation_table(jobs, rows)
+    plan, (p, r) = "\n".join(allocation.allocation_section(found)), found.iloc[-1][["processes_precise",
+                                                                                      "rounds_precise"]]
+    assert found.at_gate_precise.tolist() == [1, 1, 1, 1, 0]
+    assert f"    wide: {{processes: {p}, rounds: {r}, max_processes: {p}}}" in plan
+    assert f"    q1: {{processes: {p}, rounds: {r}, target_share: 1, max_processes: {math.ceil(1.5 * p)}}}" in plan

@@ -22,6 +22,7 @@ ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degree
 MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
 GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
 PRECISE_ROWS = 0.8  # the share of all a run's rows the precision plan brings to the gate's half-width
+NOISIER_DAY = 1.5  # the processes a plan may grow to, over its own, where a day's variance is larger than planned
 Plan = tuple[int, int, float, int]  # rounds, processes, machine seconds, rows brought within the gate
 
 
@@ -217,15 +218,21 @@ def _precise_lines(found: pd.DataFrame, threshold: float, spent: float) -> list[
         return []
     precise = float((found.job_s * found.time_precise).sum())
     now = float((found.at_gate * found.rows).sum() / found.rows.sum())
-    plan = [f"    {r.config_id}: {{processes: {r.processes_precise}, rounds: {r.rounds_precise}}}"
-            for r in found.itertuples()]
+    plan = [f"    {r.config_id}: {{processes: {r.processes_precise}, rounds: {r.rounds_precise}, "
+            + (f"target_share: {math.floor(r.at_gate_precise * 100) / 100:g}, max_processes: "
+               f"{math.ceil(NOISIER_DAY * r.processes_precise)}}}" if r.at_gate_precise > 0
+               else f"max_processes: {r.processes_precise}}}") for r in found.itertuples()]
+    target = math.floor(math.sinh(gate_half_width(threshold)) * 1e4) / 1e4  # the half-width as jobs read it
     return [f"To the gate's precision: `at_gate` is the share of a configuration's rows within "
             f"±{math.expm1(gate_half_width(threshold)):.1%}, where a row slowed {GATE_CHANGE:.0%} clears the "
             f"{threshold:.0%} threshold in 90% of runs before the gate's correction ({now:.0%} of this run's rows); "
             f"`rounds_precise`, `processes_precise`, `time_precise` the cheapest plan that brings {PRECISE_ROWS:.0%} "
             "of all rows there, no row's interval wider than now (`at_gate_precise`: its share then; a prediction): "
             f"{precise:.0f} s of lockstep jobs ({precise / 60:.0f} min) against this run's {spent:.0f}. As the "
-            "config sets it:", "", "```yaml", "compare:", "  allocation:", *plan, "```", ""]
+            "config sets it, each job from its planned processes adding one at a time until its planned share of "
+            f"rows is within the gate's half-width, at most {NOISIER_DAY:g} times as many (a noisier day than "
+            "this run's costs more; a fixed plan would lose the precision instead):", "", "```yaml", "compare:",
+            f"  target_precision: {target:g}", "  allocation:", *plan, "```", ""]
 
 
 def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str]:
