@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import allocation
+from jaxpitfalls.harness.stats import enough_within
 
 SIDES = ["a", "a2"]
 
@@ -162,3 +163,12 @@ def test_a_configuration_the_plan_leaves_is_held_to_its_processes():
     assert found.at_gate_precise.tolist() == [1, 1, 1, 1, 0]
     assert f"    wide: {{processes: {p}, rounds: {r}, max_processes: {p}}}" in plan
     assert f"    q1: {{processes: {p}, rounds: {r}, target_share: 1, max_processes: {math.ceil(1.5 * p)}}}" in plan
+
+
+@pytest.mark.parametrize("planned, rows", [(23, 24), (199, 200), (7, 10), (24, 24), (1, 104)])
+def test_the_plans_share_asks_for_exactly_the_planned_rows(planned, rows):
+    """A share printed to two decimals would ask one row too few at 100 rows or more (0.99 of 200 is 198)."""
+    share = float(allocation._share(planned / rows, rows))
+    widths = [0.01] * planned + [0.1] * (rows - planned)
+    assert enough_within(widths, 0.02, share) and not enough_within(widths[1:] + [0.1], 0.02, share)
+    assert len(allocation._share(planned / rows, rows)) <= len(f"{planned / rows:.3f}")

@@ -127,6 +127,8 @@ MALFORMED = [
     ("a lockstep precision target over one process",
      {"compare": {"sides": {"a": {}, "a2": {}}, "processes": 1, "target_precision": 0.04}},
      "config compare.target_precision: 0.04 is reached over fresh processes: set processes to at least 2 (it is 1)"),
+    ("a share of rows without a precision target", {"compare": {"sides": {"a": {}, "a2": {}}, "target_share": 0.8}},
+     "config compare.target_share: 0.8 is a share of rows reaching target_precision: set target_precision"),
     ("an allocation of a configuration the study does not run",
      {"compare": {"sides": {"a": {}, "a2": {}}, "allocation": {"layers9": {"processes": 3}}}},
      f"config compare.allocation.layers9: not a configuration of dispatch (its configurations: {SMOKE_BASE}, "),

@@ -333,10 +333,11 @@ def test_the_report_says_how_many_jobs_timed_more_processes_for_their_target():
     assert lockstep.set_up_line(docs)[0] == (
         "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 3 jobs recorded; more processes "
         "one at a time until every row was within ±4.0% of their ratio or 8 had timed it: 1 of 3 jobs took more "
-        "(6 processes).")
-    shared = [{"lockstep": recorded | {"target_share": 0.8}, "timed": {"processes": [{}] * 4}}]
-    assert "until 80% of the rows were within ±4.0% of their ratio or 8 had timed it: 1 of 1 jobs took more" in (
-        lockstep.set_up_line(shared)[0])
+        "(6 processes), 0 stopped at their most.")
+    shared = [{"lockstep": recorded | {"target_share": 0.8}, "timed": {"processes": [{}] * 4}},
+              {"lockstep": recorded | {"target_share": 0.95, "max_processes": 5}, "timed": {"processes": [{}] * 5}}]
+    assert ("until 80%, 95% of the rows were within ±4.0% of their ratio or 5-8 had timed it: 2 of 2 jobs took "
+            "more (4, 5 processes), 1 stopped at their most") in lockstep.set_up_line(shared)[0]
     without = [{"lockstep": recorded | {"target_precision": 0}, "timed": {"processes": [{}] * 3}}]
     assert lockstep.set_up_line(without)[0] == (
         "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 1 job recorded.")

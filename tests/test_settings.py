@@ -96,3 +96,18 @@ def test_a_lockstep_job_reads_its_configurations_allocation_and_the_block_elsewh
     assert (allocated(block, "wide")["processes"], allocated(block, "wide")["rounds"]) == (5, 50)
     assert allocated(block, "base") == allocated(block | {"allocation": {}}, "base")
     assert {"threshold", "allocation"}.isdisjoint(allocated(block, "deep"))
+
+
+def test_a_share_that_changes_nothing_is_handed_to_no_job(config):
+    """The schema's `target_share: 1`, or a share without a precision target, is left out of a job's settings, so a
+    results folder timed before the key existed reruns nothing; a share that binds is handed on."""
+    from jaxpitfalls.across_runs.settings import allocated
+
+    assert "target_share" not in plan.timing_settings(config, "dispatch")
+    block = config["compare"] | {"sides": {"a": {}, "b": {}}, "processes": 5, "target_precision": 0.03,
+                                 "allocation": {"deep": {"target_share": 0.8}, "all": {"target_share": 1}}}
+    assert allocated(block, "deep")["target_share"] == 0.8
+    assert "target_share" not in allocated(block, "all")
+    assert "target_share" not in allocated(block | {"target_precision": 0}, "deep")
+    bare = {k: v for k, v in block.items() if k != "target_share"}
+    assert allocated(bare, "deep")["target_share"] == 0.8  # an allocation's own key, absent from the block

@@ -8,12 +8,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from jaxpitfalls.harness.workers import PipeWorker, WorkerFailed
+from jaxpitfalls.harness.workers import LIFELINE, PipeWorker, WorkerFailed, exit_with_job
 from jaxpitfalls.runtime import checkout_env
 
 ANSWERS = ("from jaxpitfalls.harness.workers import answer_first, reply_channel\n"
@@ -79,3 +80,17 @@ def test_a_worker_exits_when_its_job_is_killed():
     if orphaned:
         os.kill(pid, signal.SIGKILL)
     assert not orphaned
+
+
+@pytest.mark.parametrize("handed", ["standard output", "closed", "a file", "not a number"])
+def test_a_lifeline_that_is_not_a_pipe_is_ignored(handed, tmp_path, monkeypatch):
+    """A worker's child that inherits the variable but not the pipe (pyperf's workers) must not stop at once."""
+    file = os.open(tmp_path / "f", os.O_CREAT | os.O_RDWR)
+    closed = os.dup(file)
+    os.close(closed)
+    fd = {"standard output": "1", "closed": str(closed), "a file": str(file), "not a number": "x"}[handed]
+    monkeypatch.setenv(LIFELINE, fd)
+    exit_with_job()
+    os.close(file)
+    assert LIFELINE not in os.environ
+    assert "lifeline" not in [t.name for t in threading.enumerate()]

@@ -10,6 +10,7 @@ from typing import Any
 
 from . import registry
 from .contract.naming import is_base, settings_of, value_label
+from .contract.settings import without_idle_share
 from .contract.tables import TABLES
 
 # The text corpus (made by `prepare_data`) of the studies whose spec `reads_corpus`.
@@ -57,7 +58,7 @@ _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\
 
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
     """The `measure` keys a timing job reads (`StudySpec.timing`): editing another reruns no timing job."""
-    return _read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys())
+    return without_idle_share(_read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys()))
 
 
 def trace_settings(config: dict[str, Any], study: str, config_id: str) -> dict[str, Any]:

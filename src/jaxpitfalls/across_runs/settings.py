@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..contract.settings import without_idle_share
+
 
 def _refuse_unknown(cls: type, block: Mapping[str, Any], aliases: Mapping[str, str] = {}) -> dict[str, Any]:
     """The block's keys as field names (a key that is a Python keyword under its alias), refusing others."""
@@ -72,8 +74,8 @@ class Lockstep:
 
 def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
     """`Lockstep`'s fields of a `compare` block, `config_id`'s own processes and rounds (`allocation`) over them."""
-    own = block.get("allocation", {}).get(config_id, {})
-    return {f.name: own.get(f.name, block[f.name]) for f in fields(Lockstep) if f.name in block}
+    named = dict(block) | block.get("allocation", {}).get(config_id, {})
+    return without_idle_share({f.name: named[f.name] for f in fields(Lockstep) if f.name in named})
 
 
 def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:

@@ -45,7 +45,7 @@ def _processes_problems(config: dict[str, Any]) -> list[str]:
     found = []
     for at, block in blocks:
         problem = processes_problem(block.get("processes", 1), block.get("target_precision", 0),
-                                    block.get("max_processes", 0))
+                                    block.get("max_processes", 0), block.get("target_share", 1))
         if problem:
             found.append(f"config {at}.{problem}")
     return found

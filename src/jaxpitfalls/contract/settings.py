@@ -15,14 +15,25 @@ def _refuse_unknown(cls: type, settings: dict[str, Any], known: tuple[str, ...])
         raise ValueError(f"measure settings {unknown}: {cls.__module__}.{cls.__qualname__} reads only {list(known)}")
 
 
-def processes_problem(processes: int, target_precision: float, max_processes: int) -> str | None:
+def processes_problem(processes: int, target_precision: float, max_processes: int,
+                      target_share: float = 1.0) -> str | None:
     """What is wrong with a `measure` block's processes (None: nothing)."""
+    if target_share < 1 and not target_precision:
+        return f"target_share: {target_share} is a share of rows reaching target_precision: set target_precision"
     if target_precision and processes < 2:
         return (f"target_precision: {target_precision} is reached over fresh processes: set processes to at "
                 f"least 2 (it is {processes})")
     if max_processes and max_processes < processes:
         return f"max_processes: {max_processes} is below processes ({processes})"
     return None
+
+
+def without_idle_share(settings: dict[str, Any]) -> dict[str, Any]:
+    """`settings` without a `target_share` that changes nothing (every row, or no precision target), so that the
+    schema's default reruns no job timed before the key existed."""
+    if settings.get("target_share", 1) == 1 or not settings.get("target_precision"):
+        return {k: v for k, v in settings.items() if k != "target_share"}
+    return settings
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,7 +49,7 @@ class Timing:
     max_processes: int = 0
 
     def __post_init__(self) -> None:
-        problem = processes_problem(self.processes, self.target_precision, self.max_processes)
+        problem = processes_problem(self.processes, self.target_precision, self.max_processes, self.target_share)
         if problem:
             raise ValueError(f"measure.{problem}")
 

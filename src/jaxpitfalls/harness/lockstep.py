@@ -70,7 +70,7 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
     process = 0
     while process < processes or (enough is not None and process < most and not enough(result())):
         if process >= processes:
-            log.info("lockstep: not every row precise enough after %d process(es): one more (at most %d)",
+            log.info("lockstep: rows not yet precise enough after %d process(es): one more (at most %d)",
                      process, most)
         workers: dict[str, Worker] = {}
         try:

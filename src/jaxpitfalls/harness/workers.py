@@ -10,6 +10,7 @@ import functools
 import json
 import logging
 import os
+import stat
 import subprocess
 import threading
 from collections.abc import Callable
@@ -32,10 +33,26 @@ def _lifeline() -> int:
     return read
 
 
-def _exit_with_job() -> None:
-    """A worker exits with its job: else a killed run leaves it running, load on the next."""
+def tied_to_job(env: dict[str, str]) -> tuple[dict[str, str], tuple[int, ...]]:
+    """A worker's environment and the descriptors to pass it (`pass_fds`) so that it exits with this job."""
+    lifeline = _lifeline()
+    return env | {LIFELINE: str(lifeline)}, (lifeline,)
+
+
+def _is_pipe(fd: int) -> bool:
+    """Whether `fd` is an open pipe other than standard input, output or error: a lifeline handed on by
+    `tied_to_job`, not a number its process has since closed or reused."""
+    try:
+        return fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+def exit_with_job() -> None:
+    """A worker exits with its job: else a killed run leaves it running, load on the next. Its own children do
+    not inherit the lifeline."""
     fd = os.environ.pop(LIFELINE, None)
-    if fd is None:
+    if fd is None or not fd.isdigit() or not _is_pipe(int(fd)):
         return
 
     def watch() -> None:
@@ -48,7 +65,7 @@ def _exit_with_job() -> None:
 
 def reply_channel() -> TextIO:
     """The worker's side: standard output kept for replies, all else to stderr; the worker exits with its job."""
-    _exit_with_job()
+    exit_with_job()
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     return replies
@@ -75,9 +92,9 @@ class PipeWorker:
 
     def __init__(self, name: str, python: str, env: dict[str, str], args: list[str]) -> None:
         self.name = name
-        lifeline = _lifeline()
+        env, fds = tied_to_job(checkout_env(env))
         self.proc = subprocess.Popen([python, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env=checkout_env(env) | {LIFELINE: str(lifeline)}, pass_fds=(lifeline,))
+                                     env=env, pass_fds=fds)
 
     @functools.cached_property
     def first(self) -> dict[str, Any]:

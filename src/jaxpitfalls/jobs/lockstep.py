@@ -17,7 +17,7 @@ from .. import registry, results, revisions, sources
 from ..across_runs.comparison.lockstep import side_by_side
 from ..across_runs.settings import Lockstep
 from ..harness.lockstep import ProcessWorker, Side, in_lockstep
-from ..harness.stats import enough_within
+from ..harness.stats import enough_within, relative_half_width
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.lockstep_worker"  # each side's warm worker, run by the side's Python
@@ -49,7 +49,7 @@ def precise_enough(study: str, config_id: str, target: float,
 
     def enough(timed: dict[str, Any]) -> bool:
         rows = side_by_side({"study": study, "config_id": config_id, "timed": timed})
-        half = ((rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio).fillna(np.inf)
+        half = relative_half_width(rows).fillna(np.inf)
         log.info("lockstep %s: %d of %d rows within +-%.1f%% after %d process(es) (widest +-%.1f%%); target: "
                  "%.0f%% of them", config_id, (half <= target).sum(), len(half), 100 * target,
                  len(timed["processes"]), 100 * half.max(), 100 * share)

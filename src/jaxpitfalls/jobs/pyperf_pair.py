@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import results
 from ..across_runs.settings import PYPERF_OPTIONS
+from ..harness.workers import tied_to_job
 from ..runtime import checkout_env
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,9 @@ def run_pyperf(study: str, conf: dict[str, Any], settings: dict[str, Any], model
             out = Path(tmp) / f"{name}.json"
             log.info("%s %s: pyperf run %s of %s/%s", study, conf["id"], name, mode, variant)
             start = time.perf_counter()
+            env, fds = tied_to_job(checkout_env())
             subprocess.run([sys.executable, "-m", WORKER, str(request_path), mode, variant, log_path, jax_cache_dir,
-                            *PYPERF_OPTIONS, *options, "-o", str(out)], check=True, env=checkout_env())
+                            *PYPERF_OPTIONS, *options, "-o", str(out)], check=True, env=env, pass_fds=fds)
             runs[name] = values_of(out) | {"wall_s": time.perf_counter() - start}
     doc = {"study": study, "config_id": conf["id"], "mode": mode, "variant": variant,
            "options": [*PYPERF_OPTIONS, *options], "runs": runs}

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import runtime
 from ..harness.timing import Sampler, gc_paused
+from ..harness.workers import exit_with_job
 from .lockstep_worker import prepared
 from .pyperf_pair import PREPARE_KEY
 
@@ -32,6 +33,7 @@ def one_call(sampler: Sampler) -> Sampler:
 def main() -> None:
     import pyperf
 
+    exit_with_job()  # before pyperf starts its workers, which then do not inherit the lifeline
     runner = pyperf.Runner(program_args=("-m", __spec__.name), add_cmdline_args=_pass_on)
     for name in POSITIONAL:
         runner.argparser.add_argument(name)

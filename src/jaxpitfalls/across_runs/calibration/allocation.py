@@ -212,6 +212,17 @@ def _reading(found: pd.DataFrame) -> str:
     return "; ".join(p for p in parts if p) or "every configuration keeps its processes"
 
 
+def _share(share: float, rows: int) -> str:
+    """The shortest decimal share that asks a job of `rows` rows for the planned ones (`stats.enough_within` rounds
+    up): two decimals would ask one row too few at 100 rows or more."""
+    planned = round(share * rows)
+    for digits in range(1, 7):
+        short = math.floor(planned / rows * 10**digits + 1e-9) / 10**digits
+        if math.ceil(short * rows - 1e-9) == planned:
+            return f"{short:g}"
+    return f"{planned / rows:g}"
+
+
 def _precise_lines(found: pd.DataFrame, threshold: float, spent: float) -> list[str]:
     """What the gate's precision would cost (`spent`: the jobs' time), and its plan as config."""
     if "time_precise" not in found:
@@ -219,7 +230,7 @@ def _precise_lines(found: pd.DataFrame, threshold: float, spent: float) -> list[
     precise = float((found.job_s * found.time_precise).sum())
     now = float((found.at_gate * found.rows).sum() / found.rows.sum())
     plan = [f"    {r.config_id}: {{processes: {r.processes_precise}, rounds: {r.rounds_precise}, "
-            + (f"target_share: {math.floor(r.at_gate_precise * 100) / 100:g}, max_processes: "
+            + (f"target_share: {_share(r.at_gate_precise, r.rows)}, max_processes: "
                f"{math.ceil(NOISIER_DAY * r.processes_precise)}}}" if r.at_gate_precise > 0
                else f"max_processes: {r.processes_precise}}}") for r in found.itertuples()]
     target = math.floor(math.sinh(gate_half_width(threshold)) * 1e4) / 1e4  # the half-width as jobs read it

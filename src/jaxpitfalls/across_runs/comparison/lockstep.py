@@ -118,18 +118,22 @@ def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
 
 
 def more_processes(docs: list[dict[str, Any]]) -> str:
-    """Where the jobs had a target precision, how many timed more processes to reach it ('' without one)."""
-    targets = sorted({d["lockstep"]["target_precision"] for d in docs if d.get("lockstep", {}).get("target_precision")})
-    if not targets:
+    """Where jobs had a target precision, how many timed more processes to reach it and how many stopped at their
+    most ('' without one): each job's own share and most, as its configuration's allocation set them."""
+    growing = [d for d in docs if d.get("lockstep", {}).get("target_precision")]
+    if not growing:
         return ""
-    most = max(d["lockstep"]["max_processes"] for d in docs if "lockstep" in d)
-    shares = sorted({d["lockstep"].get("target_share", 1.0) for d in docs if "lockstep" in d})
-    rows = "every row was" if shares == [1.0] else f"{', '.join(f'{s:.0%}' for s in shares)} of the rows were"
-    timed = [len(d["timed"]["processes"]) for d in docs]
-    more = [n for n, d in zip(timed, docs, strict=True) if n > d["lockstep"]["processes"]]
-    return (f"more processes one at a time until {rows} within ±{', '.join(f'{t:.1%}' for t in targets)} "
-            f"of their ratio or {most} had timed it: {len(more)} of {len(docs)} jobs took more "
-            f"({', '.join(map(str, sorted(more))) or 'none'} processes)")
+    targets = sorted({d["lockstep"]["target_precision"] for d in growing})
+    shares = sorted({d["lockstep"].get("target_share", 1.0) for d in growing})
+    rows = "every row was" if shares == [1.0] else f"{', '.join(f'{s * 100:g}%' for s in shares)} of the rows were"
+    most = sorted({d["lockstep"]["max_processes"] for d in growing})
+    timed = [(len(d["timed"]["processes"]), d["lockstep"]) for d in growing]
+    more = sorted(n for n, recorded in timed if n > recorded["processes"])
+    at_most = sum(n >= recorded["max_processes"] > recorded["processes"] for n, recorded in timed)
+    return (f"more processes one at a time until {rows} within ±{', '.join(f'{t:.1%}' for t in targets)} of their "
+            f"ratio or {most[0] if len(most) == 1 else f'{most[0]}-{most[-1]}'} had timed it: {len(more)} of "
+            f"{len(docs)} jobs took more ({', '.join(map(str, more)) or 'none'} processes), {at_most} stopped at "
+            "their most")
 
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
