@@ -40,8 +40,7 @@ def tied_to_job(env: dict[str, str]) -> tuple[dict[str, str], tuple[int, ...]]:
 
 
 def _is_pipe(fd: int) -> bool:
-    """Whether `fd` is an open pipe other than standard input, output or error: a lifeline handed on by
-    `tied_to_job`, not a number its process has since closed or reused."""
+    """Whether `fd` is a lifeline handed on, not a standard stream or a number since closed or reused."""
     try:
         return fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode)
     except OSError:
@@ -49,8 +48,7 @@ def _is_pipe(fd: int) -> bool:
 
 
 def exit_with_job() -> None:
-    """A worker exits with its job: else a killed run leaves it running, load on the next. Its own children do
-    not inherit the lifeline."""
+    """A worker exits with its job: else a killed run leaves it running, load on the next."""
     fd = os.environ.pop(LIFELINE, None)
     if fd is None or not fd.isdigit() or not _is_pipe(int(fd)):
         return

@@ -213,8 +213,7 @@ def _reading(found: pd.DataFrame) -> str:
 
 
 def _share(share: float, rows: int) -> str:
-    """The shortest decimal share that asks a job of `rows` rows for the planned ones (`stats.enough_within` rounds
-    up): two decimals would ask one row too few at 100 rows or more."""
+    """The shortest decimal share that asks a job of `rows` rows for the planned ones (`stats.enough_within`)."""
     planned = round(share * rows)
     for digits in range(1, 7):
         short = math.floor(planned / rows * 10**digits + 1e-9) / 10**digits
