@@ -138,10 +138,14 @@ def relative_half_width(comparison) -> float:
 
 
 def enough_within(half_widths: Sequence[float], target: float, share: float) -> bool:
-    """Whether at least `share` of the rows' half-widths are within `target` (every one at share 1): one noisy
-    row need not hold a whole job's processes at their most."""
-    within = sum(float(w) <= target for w in half_widths)
-    return within >= math.ceil(share * len(half_widths) - 1e-9)
+    """Whether `share` of the rows' half-widths are within `target` (every one at 1): one noisy row need not
+    hold a job's processes at their most."""
+    return sum(float(w) <= target for w in half_widths) >= rows_needed(share, len(half_widths))
+
+
+def rows_needed(share: float, rows: int) -> int:
+    """The rows of `rows` that `share` asks for, rounded up."""
+    return math.ceil(share * rows - 1e-9)
 
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal

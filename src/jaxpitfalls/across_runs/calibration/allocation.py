@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
-from ...harness.stats import Z_95
+from ...harness.stats import Z_95, rows_needed
 
 ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
 MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
@@ -213,11 +213,11 @@ def _reading(found: pd.DataFrame) -> str:
 
 
 def _share(share: float, rows: int) -> str:
-    """The shortest decimal share that asks a job of `rows` rows for the planned ones (`stats.enough_within`)."""
+    """The shortest decimal share that asks a job of `rows` rows for the planned ones."""
     planned = round(share * rows)
     for digits in range(1, 7):
         short = math.floor(planned / rows * 10**digits + 1e-9) / 10**digits
-        if math.ceil(short * rows - 1e-9) == planned:
+        if rows_needed(short, rows) == planned:
             return f"{short:g}"
     return f"{planned / rows:g}"
 
