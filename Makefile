@@ -43,13 +43,12 @@ $(DRIVER): envs/driver.txt
 	.venv-driver/bin/python -m pip install --quiet -r envs/driver.txt
 	touch $@
 
-# The unit tests on every core, file by file (a module's fixtures compile once); then the tests that run the
-# workflow, on every core too: their smoke run is made once by the first worker that needs it (the others wait
-# for it, tests/conftest.py), a test that runs snakemake works in a copy of it, and tests sharing a workflow run
-# of their own are one xdist group (one worker makes it once).
+# Every test in one pytest session on every core, file by file (a module's fixtures compile once; pytest-xdist's
+# xdist_group is not honoured with this pytest, so no test relies on it): a worker between the workflow tests
+# runs unit tests. The smoke run is made once by the first worker that needs it (the others wait for it,
+# tests/conftest.py); a test that runs snakemake works in a copy of it.
 # pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
 PYTEST = $(BIN)/python -m pytest $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
-UNIT := -n auto --dist loadfile -m "not workflow"
 
 # Snakemake's own best-practice checks and snakefmt's formatting first (each fails on a finding); then the
 # tests.
@@ -58,8 +57,7 @@ test: $(STAMP) $(TESTS) $(DRIVER) $(if $(CAN_INSTALL),$(BROWSER) $(SLURM))
 		"each naming what it needs (make browser-packages slurm-packages, as root on Debian)")
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
-	@$(call PYTEST,$(UNIT))
-	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto --dist loadgroup -m workflow)
+	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto --dist loadfile)
 
 # The edit loop: the unit tests but those marked slow (each compiles a real model through XLA, or starts Snakemake
 # or a job's process), no workflow run, no browser, no cluster; `make test` runs everything.

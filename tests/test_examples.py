@@ -14,7 +14,7 @@ import pytest
 import yaml
 from workflow_copy import ROOT, copy_workflow, snakemake
 
-pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("examples")]  # one worker runs the examples once
+pytestmark = pytest.mark.workflow  # one worker runs the examples once: `make test` sends a file to one worker
 
 # examples/config.yaml's blocks at toy sizes: what each file computes, not how fast (one axis swept, so the
 # scaling figures have a line to draw; one file in two processes, so its result is merged over them)

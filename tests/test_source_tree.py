@@ -118,3 +118,10 @@ def test_every_folder_the_rules_join_onto_the_workflow_s_root_is_in_the_checkout
     assert joined, "no path built from the workflow's root found: the pattern no longer matches the rules"
     missing = ["/".join(parts) for parts in joined if not ROOT.joinpath(*parts).exists()]
     assert not missing, missing
+
+
+def test_no_test_is_grouped_by_a_mark_the_pinned_pytest_xdist_ignores():
+    """pytest-xdist's loadgroup rewrites a node id the pinned pytest no longer reads, so a group would promise
+    one worker and give two (a module fixture made twice): `make test` sends a whole file to one worker."""
+    grouped = [path.name for path in TESTS if re.search(r"mark\.xdist_group\(", path.read_text())]
+    assert not grouped and "loadgroup" not in (ROOT / "Makefile").read_text(), grouped
