@@ -341,3 +341,5 @@ def test_the_report_says_how_many_jobs_timed_more_processes_for_their_target():
     without = [{"lockstep": recorded | {"target_precision": 0}, "timed": {"processes": [{}] * 3}}]
     assert lockstep.set_up_line(without)[0] == (
         "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 1 job recorded.")
+    mixed = without + docs[1:2]  # a job without a target is not counted among those that could grow
+    assert "1 of the 1 jobs with a target took more (6 processes)" in lockstep.set_up_line(mixed)[0]

@@ -130,10 +130,10 @@ def more_processes(docs: list[dict[str, Any]]) -> str:
     timed = [(len(d["timed"]["processes"]), d["lockstep"]) for d in growing]
     more = sorted(n for n, recorded in timed if n > recorded["processes"])
     at_most = sum(n >= recorded["max_processes"] > recorded["processes"] for n, recorded in timed)
+    jobs = f"{len(growing)} jobs" if len(growing) == len(docs) else f"the {len(growing)} jobs with a target"
     return (f"more processes one at a time until {rows} within ±{', '.join(f'{t:.1%}' for t in targets)} of their "
             f"ratio or {most[0] if len(most) == 1 else f'{most[0]}-{most[-1]}'} had timed it: {len(more)} of "
-            f"{len(docs)} jobs took more ({', '.join(map(str, more)) or 'none'} processes), {at_most} stopped at "
-            "their most")
+            f"{jobs} took more ({', '.join(map(str, more)) or 'none'} processes), {at_most} stopped at their most")
 
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
