@@ -15,7 +15,7 @@ results.write_csv(sm.output.table, table)
 results.write_csv(sm.output.one_sided, one_sided)
 results.write_csv(sm.output.ratios, ratios)
 results.write_text(sm.output.report, compare_report.markdown(table, one_sided, ratios, settings.baseline,
-                                                             settings.threshold))
+                                                             settings.threshold, settings.primary))
 log.info("%d rows (%s), %d configurations on one side only, paired ratios agree: %d of %d (%s)", len(table),
          table.verdict.value_counts().to_dict() if len(table) else {}, len(one_sided),
          ratios.agree.sum(), len(ratios), ratios.verdict.value_counts().to_dict() if len(ratios) else {})

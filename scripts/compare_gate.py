@@ -9,7 +9,7 @@ from jaxpitfalls.across_runs.comparison.gate import require_no_regressions
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 require_no_regressions(pd.read_csv(sm.input.table), sm.params.gate_on, sm.params.fail_on_inconclusive,
-                       sm.params.threshold)
+                       sm.params.threshold, primary=sm.params.primary)
 passed = "no regressions" + (", no inconclusive rows" if sm.params.fail_on_inconclusive else "")
 results.write_text(sm.output[0], f"{passed} against the baseline ({sm.params.gate_on})\n")
 log.info("%s against the baseline (%s)", passed, sm.params.gate_on)

@@ -314,22 +314,50 @@ def test_runs_of_one_process_get_no_interval_and_the_report_says_why():
                          {("dispatch", "one"): _doc("one", _samples(0.013, 1))}), pd.DataFrame(), "b", 0.05)
 
 
-@pytest.mark.parametrize("rows", [16, 104])
-def test_the_one_regression_the_gate_states_it_finds_is_the_share_it_finds(rows):
+@pytest.mark.parametrize(("rows", "primary"), [(16, ()), (104, ()), (104, ("dispatch/c0/*",))])
+def test_the_one_regression_the_gate_states_it_finds_is_the_share_it_finds(rows, primary):
     """One row slowed among unchanged rows, drawn 400 times at a 2% standard error: the share the gate names
     agrees with what familywise.one_row_reach states for a 10% slowdown and for its 90% slowdown, within 5
-    points (the correction asks p <= 0.05 / m of the one row)."""
+    points (the correction asks p <= 0.05 / m of the one row; m is 1 where only that row is declared primary)."""
     from jaxpitfalls.across_runs.comparison import familywise
 
     rng, se = np.random.default_rng(11), 0.02
 
     def table(slowed: float) -> pd.DataFrame:
         y = rng.normal(0, se, rows) + np.r_[np.log(slowed), np.zeros(rows - 1)]
-        return pd.DataFrame({"ratio": np.exp(y), "ratio_ci_low": np.exp(y - 1.96 * se),
+        return pd.DataFrame({"study": "dispatch", "config_id": [f"c{i}" for i in range(rows)], "variant": "jit",
+                             "mode": "blocked", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - 1.96 * se),
                              "ratio_ci_high": np.exp(y + 1.96 * se)})
 
-    stated = familywise.one_row_reach(table(1.0), "ratio", 0.05)
+    stated = familywise.one_row_reach(table(1.0), "ratio", 0.05, primary=primary)
+    assert len(stated) == (1 if primary else rows)
     for slowed, want in ((1.10, stated.power_at_spike.median()), (1 + stated.named_at.median(), 0.90)):
-        found = np.mean([familywise.surviving(table(slowed), "ratio", 0.05).iat[0] for _ in range(400)])
+        found = np.mean([familywise.surviving(table(slowed), "ratio", 0.05, primary).iat[0] for _ in range(400)])
         assert found == pytest.approx(want, abs=0.05), (slowed, found, want)
-    assert "One row slowed alone among these" in familywise.reach_line(table(1.0), "ratio", 0.05)
+    among = "among the 1 declared" if primary else "among these"
+    assert f"One row slowed alone {among}" in familywise.reach_line(table(1.0), "ratio", 0.05, primary)
+
+
+def test_declared_primary_rows_are_judged_alone_and_a_pattern_matching_none_is_refused():
+    """A 10% regression among 100 rows of a 2% standard error is regressed alone but not named over all 100 (p about
+    0.005 against 0.05 / 100); declared primary (compare.primary), it is judged over itself alone and named, the
+    other rows reported but not gated; a pattern that matches no row fails naming it, not gating on nothing."""
+    from jaxpitfalls.across_runs.comparison import familywise
+
+    rng, se = np.random.default_rng(7), 0.02
+    y = np.r_[np.log(1.05) + 2.6 * se, rng.normal(0, se, 99)]  # row 0: p about 0.005 of "at most 5%"
+    rows = pd.DataFrame({"study": "dispatch", "config_id": [f"c{i}" for i in range(100)], "variant": "filter_jit",
+                         "mode": "blocked", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - 1.96 * se),
+                         "ratio_ci_high": np.exp(y + 1.96 * se), "detectable_change": 0.06})
+    rows["verdict"] = [compare.verdict(low, high, 0.05) for low, high in zip(rows.ratio_ci_low, rows.ratio_ci_high,
+                                                                              strict=True)]
+    assert rows.verdict[0] == "regressed" and not familywise.surviving(rows, "ratio", 0.05).iat[0]
+    gate.require_no_regressions(rows)
+    with pytest.raises(gate.Regressions, match="over 1 rows compare.primary declares"):
+        gate.require_no_regressions(rows, primary=["dispatch/c0/*"])
+    gate.require_no_regressions(rows, primary=["dispatch/c1/*", "dispatch/c2/filter_jit/blocked"])
+    said = "".join(familywise.line(rows, "ratio", 0.05, ["dispatch/c0/*"]))
+    assert "the 1 measured rows compare.primary declares (dispatch/c0/*; the other 99 are reported, not gated)" in said
+    assert "1 of the 1 regressed do" in said
+    with pytest.raises(ValueError, match=r"compare.primary: dispatch/c0/jit match\(es\) no row .* dispatch/c0/"):
+        gate.require_no_regressions(rows, primary=["dispatch/c0/jit", "dispatch/*"])

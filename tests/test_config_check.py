@@ -127,6 +127,8 @@ MALFORMED = [
     ("a lockstep precision target over one process",
      {"compare": {"sides": {"a": {}, "a2": {}}, "processes": 1, "target_precision": 0.04}},
      "config compare.target_precision: 0.04 is reached over fresh processes: set processes to at least 2 (it is 1)"),
+    ("primary rows named by one string, not a list", {"compare": {"primary": "dispatch/*"}},
+     "config compare.primary"),
     ("a share of rows without a precision target", {"compare": {"sides": {"a": {}, "a2": {}}, "target_share": 0.8}},
      "config compare.target_share: 0.8 is a share of rows reaching target_precision: set target_precision"),
     ("an allocation of a configuration the study does not run",

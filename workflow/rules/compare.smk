@@ -82,5 +82,6 @@ rule compare_gate:
         gate_on=gate_on(),
         fail_on_inconclusive=config["compare"]["fail_on_inconclusive"],
         threshold=config["compare"]["threshold"],
+        primary=config["compare"]["primary"],
     script:
         "../../scripts/compare_gate.py"

@@ -103,11 +103,12 @@ class Compare:
     fail_on_regression: bool
     fail_on_inconclusive: bool
     gate_on: str
+    primary: tuple[str, ...] = ()  # the rows the gate judges (patterns); none: every row
 
     @classmethod
     def of(cls, block: Mapping[str, Any]) -> Compare:
         named = _refuse_unknown(cls, block)
-        return cls(**named | {"sides": _sides(named["sides"]),
+        return cls(**named | {"sides": _sides(named["sides"]), "primary": tuple(named.get("primary", ())),
                               "pyperf": Pyperf(named["pyperf"]["callable"], tuple(named["pyperf"]["options"]),
                                                named["pyperf"].get("published", False))})
 

@@ -3,6 +3,8 @@ with it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from . import familywise, machine_speed
@@ -52,7 +54,7 @@ def verdict_rule(threshold: float) -> str:
             "called regressed a change must pass the threshold by about as much again.")
 
 
-def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
+def _ratios_section(ratios: pd.DataFrame, threshold: float, primary: Sequence[str] = ()) -> list[str]:
     if not len(ratios):
         return ["_(no paired ratio measured on both sides)_", ""]
     per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
@@ -63,14 +65,14 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float) -> list[str]:
         f"within ±{threshold:g} ({per_study}); their 95% intervals overlap for {ratios.intervals_overlap.sum()} "
         f"of {len(ratios)}. " + verdict_rule(threshold), "",
         "Verdicts: " + counts(ratios), "",
-        *familywise.line(ratios, "change", threshold),
+        *familywise.line(ratios, "change", threshold, primary),
         *could_tell(ratios, threshold),
         ratios.to_markdown(index=False, floatfmt=".4g"), "",
     ]
 
 
-def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float
-             ) -> str:
+def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
+             primary: Sequence[str] = ()) -> str:
     shown = table.drop(columns=["metric"]) if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
@@ -86,7 +88,7 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "the machine's "
         "speed beside them, unless compare.machine_units divides each sample by its round's yardstick. "
         + verdict_rule(threshold), "",
-        *familywise.line(table, "ratio", threshold),
+        *familywise.line(table, "ratio", threshold, primary),
         "## The machine between the runs", "",
         *machine_speed.section(table),
         "## Medians", "",
@@ -94,7 +96,7 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         *could_tell(table, threshold),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
         "## Paired ratios: do the runs reach the same conclusions?", "",
-        *_ratios_section(ratios, threshold),
+        *_ratios_section(ratios, threshold, primary),
         "## Configurations on one side only", "",
         one_sided.to_markdown(index=False) if len(one_sided) else "_(none: both runs have the same configurations)_",
         "",

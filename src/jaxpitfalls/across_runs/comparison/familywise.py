@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 
 import numpy as np
 import pandas as pd
@@ -48,15 +49,36 @@ def _measured(table: pd.DataFrame, value: str) -> pd.Series:
     return pd.Series((numbers > 0).all(axis=1), index=table.index)  # a missing number is not above 0
 
 
+KEY = ("study", "config_id", "variant", "mode")
+
+
+def _keys(table: pd.DataFrame) -> list[str]:
+    """Each row's study/config_id/variant/mode, as compare.primary's patterns name it."""
+    return ["/".join(map(str, key)) for key in zip(*(table[c] for c in KEY), strict=True)] if len(table) else []
+
+
+def declared(table: pd.DataFrame, primary: Sequence[str] = ()) -> pd.Series:
+    """The rows the gate judges: those a pattern of `primary` matches (shell wildcards), every row without one."""
+    if not primary:
+        return pd.Series(True, index=table.index, dtype=bool)
+    return pd.Series([any(fnmatchcase(k, p) for p in primary) for k in _keys(table)], index=table.index, dtype=bool)
+
+
+def unmatched(table: pd.DataFrame, primary: Sequence[str]) -> list[str]:
+    """The patterns of `primary` no row of `table` matches (a typo would otherwise gate on nothing)."""
+    keys = _keys(table)
+    return [p for p in primary if not any(fnmatchcase(k, p) for k in keys)]
+
+
 def _df(df: object) -> float:
     """A row's degrees of freedom: infinite where it records none."""
     return float(df) if isinstance(df, int | float) and df > 0 else math.inf
 
 
-def surviving(table: pd.DataFrame, value: str, threshold: float) -> pd.Series:
-    """Per row, whether its change beyond the threshold survives Benjamini-Hochberg over the measured rows (`value`:
-    the change's column)."""
-    measured = _measured(table, value)
+def surviving(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = ()) -> pd.Series:
+    """Per row, whether its change beyond the threshold survives Benjamini-Hochberg over the measured rows `primary`
+    declares (`value`: the change's column)."""
+    measured = _measured(table, value) & declared(table, primary)
     kept = pd.Series(False, index=table.index)
     rows = table[measured]
     if len(rows):
@@ -71,10 +93,11 @@ SPIKE = 0.10  # the single-row slowdown whose chance of being named the report s
 POWER = 0.90  # the chance at which it states the smallest single-row slowdown named
 
 
-def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: float = SPIKE) -> pd.DataFrame:
-    """Per measured row, were it the only one slowed (bar FDR / m): the slowdown named with POWER chance (`named_at`)
-    and a `spike`'s chance (`power_at_spike`)."""
-    rows = table[_measured(table, value)]
+def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: float = SPIKE,
+                  primary: Sequence[str] = ()) -> pd.DataFrame:
+    """Per measured row `primary` declares, were it the only one slowed (bar FDR / m): the slowdown named with POWER
+    chance (`named_at`) and a `spike`'s chance (`power_at_spike`)."""
+    rows = table[_measured(table, value) & declared(table, primary)]
     found = {}
     for index, r in zip(rows.index, rows.itertuples(), strict=True):
         df = _df(getattr(r, "df", None))
@@ -87,25 +110,30 @@ def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: floa
     return pd.DataFrame.from_dict(found, orient="index", columns=["named_at", "power_at_spike"])
 
 
-def reach_line(table: pd.DataFrame, value: str, threshold: float) -> str:
+def reach_line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = ()) -> str:
     """The report's statement of the one regression the gate can find over its rows."""
-    reach, m = one_row_reach(table, value, threshold), int(_measured(table, value).sum())
+    reach = one_row_reach(table, value, threshold, primary=primary)
+    m = int((_measured(table, value) & declared(table, primary)).sum())
     if reach.empty:
         return ""
     named = reach.named_at
-    return (f"One row slowed alone among these {m}: the gate names it with {POWER:.0%} chance from a slowdown of "
+    among = f"the {m} declared" if primary else f"these {m}"
+    return (f"One row slowed alone among {among}: the gate names it with {POWER:.0%} chance from a slowdown of "
             f"{named.median():.1%} at the median row ({named.min():.1%} at the most precise, {named.max():.1%} at "
             f"the least), and a {SPIKE:.0%} slowdown in {reach.power_at_spike.median():.0%} of cases at the median "
             f"row (the correction asks p <= {FDR:g} / {m} of a row slowed alone; every row slowed at once pays "
             "far less).")
 
 
-def line(table: pd.DataFrame, value: str, threshold: float) -> list[str]:
+def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = ()) -> list[str]:
     """The report's statement of the control, and what it kept of the rows called regressed one by one."""
-    m = int(_measured(table, value).sum())
-    flagged = table.verdict.eq("regressed") if len(table) else pd.Series(dtype=bool)
-    kept = int((flagged & surviving(table, value, threshold)).sum()) if len(table) else 0
+    judged = _measured(table, value) & declared(table, primary)
+    flagged = (table.verdict.eq("regressed") & declared(table, primary)) if len(table) else pd.Series(dtype=bool)
+    kept = int((flagged & surviving(table, value, threshold, primary)).sum()) if len(table) else 0
+    over = (f"the {int(judged.sum())} measured rows compare.primary declares ({', '.join(primary)}; the other "
+            f"{int(_measured(table, value).sum() - judged.sum())} are reported, not gated)" if primary
+            else f"all {int(judged.sum())} measured rows")
     return [f"Across the report: a row is regressed where its whole 95% interval lies above 1 + {threshold:g}; the "
-            f"gate names the rows whose test of that survives Benjamini-Hochberg over all {m} measured rows (at most "
+            f"gate names the rows whose test of that survives Benjamini-Hochberg over {over} (at most "
             f"{FDR:.0%} of the named rows expected false): {kept} of the {int(flagged.sum())} regressed do. "
-            f"{reach_line(table, value, threshold)}".rstrip(), ""]
+            f"{reach_line(table, value, threshold, primary)}".rstrip(), ""]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
-from .familywise import FDR, surviving
+from .familywise import FDR, KEY, declared, surviving, unmatched
 from .sign_flip import global_p
 
 
@@ -46,10 +48,17 @@ def _would_tell(r) -> str:
 
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
-                           threshold: float = 0.05, worst: int = 5) -> None:
+                           threshold: float = 0.05, worst: int = 5, primary: Sequence[str] = ()) -> None:
     """Raise naming the worst regressions: rows surviving Benjamini-Hochberg; for lockstep, rows slower as a whole;
-    optionally undecided rows."""
+    optionally undecided rows. Only the rows `primary` declares are judged (every row without it)."""
+    missing = unmatched(table, primary)
+    if missing:
+        raise ValueError(f"compare.primary: {', '.join(missing)} match(es) no row of the judged table ({gate_on}), "
+                         "whose rows are study/config_id/variant/mode, e.g. " + ", ".join(
+                             "/".join(map(str, key)) for key in table[list(KEY)].head(3).itertuples(index=False)))
     rank, describe = GATES[gate_on]
+    table = table[declared(table, primary)]
+    over = f"{len(table)} rows" + (" compare.primary declares" if primary else "")
     flagged = table.verdict == "regressed"
     regressed = table[flagged & surviving(table, rank, threshold)].sort_values(rank, ascending=False)
     undecided = table[table.verdict == "inconclusive"].sort_values("detectable_change", ascending=False)
@@ -57,10 +66,10 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
     problems = []
     if len(regressed):
         problems.append(f"{len(regressed)} regression(s) beyond {threshold:g} against the baseline ({gate_on}), "
-                        f"surviving Benjamini-Hochberg over {len(table)} rows ({int(flagged.sum())} regressed one by "
+                        f"surviving Benjamini-Hochberg over {over} ({int(flagged.sum())} regressed one by "
                         "one); the worst:\n  " + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
     elif whole is not None and whole <= FDR:
-        problems.append(f"the {len(table)} rows as a whole are slower than {threshold:g} (sign flips of whole "
+        problems.append(f"the {over} as a whole are slower than {threshold:g} (sign flips of whole "
                         f"processes: p = {whole:.3f}), though no single row is named")
     if fail_on_inconclusive and len(undecided):
         rows = [_inconclusive_row(r, rank) for r in undecided.head(worst).itertuples()]

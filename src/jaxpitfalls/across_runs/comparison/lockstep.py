@@ -6,6 +6,7 @@ rounds alike, so processes are the independent units. The sides' order was count
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -137,7 +138,7 @@ def more_processes(docs: list[dict[str, Any]]) -> str:
 
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
-             timed_docs: list[dict[str, Any]] = (), set_up: list[str] = ()) -> str:
+             timed_docs: list[dict[str, Any]] = (), set_up: list[str] = (), primary: Sequence[str] = ()) -> str:
     """reports/compare_lockstep.md: sides, rule, machine and order checks, verdicts, rows."""
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
                  + (f", the benchmark file at revision `{side['revision']}`" if side.get("revision") else "")
@@ -158,7 +159,7 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
-        *familywise.line(table, "ratio", threshold),
+        *familywise.line(table, "ratio", threshold, primary),
         *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
                     "spread between processes this run saw"),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
