@@ -27,7 +27,9 @@ def test_the_share_named_is_set_against_the_share_stated_with_its_interval():
     rng = np.random.default_rng(4)
     table = pd.concat([_side("a2", 1.0, rng), _side("b10", 1.10, rng), _side("b5", 1.05, rng)], ignore_index=True)
     spikes = spike_table(table, 0.05)
-    assert list(spikes.rows) == [48, 16] and list(spikes.spiked_tables) == [48, 200]
+    assert list(spikes.rows) == [48, 16, 48] and list(spikes.spiked_tables) == [48, 200, 48]
+    assert list(spikes.declared) == [False, False, True]
+    assert spikes.stated_share.iloc[2] > spikes.stated_share.iloc[1]  # declared alone: no correction at all
     assert (spikes.named_low <= spikes.named_share).all() and (spikes.named_share <= spikes.named_high).all()
     assert (abs(spikes.named_share - spikes.stated_share) < 0.15).all()  # honest intervals: they agree
     assert spikes.stated_share.iloc[1] > spikes.stated_share.iloc[0]  # fewer rows, a lighter correction
@@ -35,8 +37,9 @@ def test_the_share_named_is_set_against_the_share_stated_with_its_interval():
     paired = spikes.named_less_stated
     assert (spikes.named_less_stated_low <= paired).all() and (paired <= spikes.named_less_stated_high).all()
     assert paired.to_numpy() == pytest.approx((spikes.named_share - spikes.stated_share).to_numpy())
-    assert "One row slowed 10% among unchanged ones" in spike_lines(spikes)[0] and "named less stated" in \
-        spike_lines(spikes)[0]
+    said = spike_lines(spikes)[0]
+    assert "One row slowed 10% among unchanged ones" in said and "named less stated" in said
+    assert "among 48 rows with that row alone declared primary" in said
     assert spike_table(table[table.side != "b10"], 0.05) is None and spike_lines(None) == []
 
 

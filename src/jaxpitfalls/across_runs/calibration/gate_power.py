@@ -4,6 +4,8 @@ rates do not show. Subsets of SUBSET rows stand for a small project's table.
 
 from __future__ import annotations
 
+import glob
+
 import numpy as np
 import pandas as pd
 
@@ -90,20 +92,23 @@ AGREES = 0.05  # the stated and the measured share within 5 points
 DIFFERENCE = ("named_less_stated", "named_less_stated_low", "named_less_stated_high")  # paired, trial by trial
 
 
-def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, spike: float) -> tuple[bool, float]:
-    """Whether the gate names row `at` of `table` swapped for `slowed`, and the chance stated for a `spike` slowdown."""
+def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, spike: float,
+           declared: bool = False) -> tuple[bool, float]:
+    """Whether the gate names row `at` of `table` swapped for `slowed`, and the chance stated for a `spike` slowdown;
+    `declared`: that row alone declared primary (compare.primary), as a user who knew which row a change is about."""
     spiked = table.copy()
     spiked.iloc[at] = slowed[spiked.columns]
     index = spiked.index[at]
-    named = bool(spiked.verdict.at[index] == "regressed" and surviving(spiked, "ratio", threshold).at[index])
-    reach = one_row_reach(spiked, "ratio", threshold, spike)
+    primary = (glob.escape("/".join(str(spiked[c].iat[at]) for c in ROW)),) if declared else ()
+    named = bool(spiked.verdict.at[index] == "regressed" and surviving(spiked, "ratio", threshold, primary).at[index])
+    reach = one_row_reach(spiked, "ratio", threshold, spike, primary)
     return named, float(reach.power_at_spike.get(index, 0.0))
 
 
 def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame | None:
-    """Per table size (all A/A rows, and SUBSET): spiked tables, the slowdown as timed, and the named share against
-    the stated one, trial by trial (each trial's own stated chance), within AGREES or not; None without an A/A and
-    a SPIKE side."""
+    """Per table size (all A/A rows, SUBSET, and all with the slowed row declared primary): spiked tables, the
+    slowdown as timed, and the named share against the stated one, trial by trial (each trial's own stated chance),
+    within AGREES or not; None without an A/A and a SPIKE side."""
     base = table[table.injected.round(4) == 1].reset_index(drop=True)
     slowed = table[table.injected.round(4) == round(1 + SPIKE, 4)]
     if base.empty or slowed.empty:
@@ -114,31 +119,38 @@ def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.Data
     margin = clustered.margins(twins, 1 + spike, threshold)["regressed"]
     rng = np.random.default_rng(seed)
     found = []
-    for size, draws in ((len(base), len(base)), (SUBSET, SUBSETS)):
+    for size, draws, declared in ((len(base), len(base), False), (SUBSET, SUBSETS, False),
+                                  (len(base), len(base), True)):
         if size > len(base):
             continue
         trials, spiked = [], []
         for draw in range(draws):
             rows = np.arange(size) if size == len(base) else rng.choice(len(base), size, replace=False)
             at = draw if size == len(base) else int(rng.integers(size))
-            trials.append(_trial(base.iloc[rows], twins.iloc[rows[at]], at, threshold, spike))
+            trials.append(_trial(base.iloc[rows], twins.iloc[rows[at]], at, threshold, spike, declared))
             spiked.append(rows[at])
         named, stated = (pd.Series(x) for x in zip(*trials, strict=True))
         configurations = twins.config_id.iloc[spiked].reset_index(drop=True)
         _, low, high = clustered.share_interval(margin.iloc[spiked].reset_index(drop=True), named, configurations)
         differs = clustered.mean_interval(named.astype(float) - stated, configurations)
-        found.append({"rows": size, "spiked_tables": draws, "slowdown": spike, "named_share": named.mean(),
+        found.append({"rows": size, "declared": declared, "spiked_tables": draws, "slowdown": spike,
+                      "named_share": named.mean(),
                       "named_low": low, "named_high": high, "stated_share": stated.mean(),
                       **dict(zip(DIFFERENCE, differs, strict=True)),
                       "agrees": clustered.against(*differs, (-AGREES, AGREES))})
     return pd.DataFrame(found)
 
 
+def among(spike) -> str:
+    """Where a spike-in row was slowed: alone among the table's rows, or declared alone (compare.primary)."""
+    return f"among {spike.rows} rows{' with that row alone declared primary' if spike.declared else ''}"
+
+
 def spike_lines(spikes: pd.DataFrame | None) -> list[str]:
     """The page's lines on the one regression the gate can find."""
     if spikes is None:
         return []
-    said = "; ".join(f"among {s.rows} rows ({s.spiked_tables} spiked tables, {s.slowdown:.2%} slower as timed) "
+    said = "; ".join(f"{among(s)} ({s.spiked_tables} spiked tables, {s.slowdown:.2%} slower as timed) "
                      f"named in {s.named_share:.1%} [{s.named_low:.1%}, {s.named_high:.1%}], stated "
                      f"{s.stated_share:.1%}: named less stated {100 * s.named_less_stated:+.1f} points "
                      f"[{100 * s.named_less_stated_low:+.1f}, {100 * s.named_less_stated_high:+.1f}] (within "

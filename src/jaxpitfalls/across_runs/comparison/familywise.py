@@ -89,20 +89,21 @@ def surviving(table: pd.DataFrame, value: str, threshold: float, primary: Sequen
     return kept
 
 
+VERDICT_P = 0.025  # a row is regressed where its whole 95% interval lies above the threshold: p_beyond <= 2.5%
 SPIKE = 0.10  # the single-row slowdown whose chance of being named the report states
 POWER = 0.90  # the chance at which it states the smallest single-row slowdown named
 
 
 def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: float = SPIKE,
                   primary: Sequence[str] = ()) -> pd.DataFrame:
-    """Per measured row `primary` declares, were it the only one slowed (bar FDR / m): the slowdown named with POWER
-    chance (`named_at`) and a `spike`'s chance (`power_at_spike`)."""
+    """Per measured row `primary` declares, were it the only one slowed (p at most FDR / m, and its verdict's own
+    VERDICT_P): the slowdown named with POWER chance (`named_at`) and a `spike`'s chance (`power_at_spike`)."""
     rows = table[_measured(table, value) & declared(table, primary)]
     found = {}
     for index, r in zip(rows.index, rows.itertuples(), strict=True):
         df = _df(getattr(r, "df", None))
         se = (math.log(getattr(r, value)) - math.log(getattr(r, f"{value}_ci_low"))) / stdtrit(df, 0.975)
-        bar = stdtrit(df, 1 - FDR / len(rows))  # one-sided, as p_beyond
+        bar = stdtrit(df, 1 - min(FDR / len(rows), VERDICT_P))  # one-sided, as p_beyond
         if se > 0:
             found[index] = {
                 "named_at": math.expm1(math.log1p(threshold) + se * (bar + stdtrit(df, POWER))),
@@ -121,8 +122,9 @@ def reach_line(table: pd.DataFrame, value: str, threshold: float, primary: Seque
     return (f"One row slowed alone among {among}: the gate names it with {POWER:.0%} chance from a slowdown of "
             f"{named.median():.1%} at the median row ({named.min():.1%} at the most precise, {named.max():.1%} at "
             f"the least), and a {SPIKE:.0%} slowdown in {reach.power_at_spike.median():.0%} of cases at the median "
-            f"row (the correction asks p <= {FDR:g} / {m} of a row slowed alone; every row slowed at once pays "
-            "far less).")
+            + (f"row (the correction asks p <= {FDR:g} / {m} of a row slowed alone; every row slowed at once pays "
+               "far less)." if FDR / m < VERDICT_P else
+               f"row (its own verdict asks p <= {VERDICT_P:g}: its whole 95% interval above the threshold)."))
 
 
 def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = ()) -> list[str]:
