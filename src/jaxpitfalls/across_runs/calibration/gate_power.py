@@ -94,8 +94,8 @@ DIFFERENCE = ("named_less_stated", "named_less_stated_low", "named_less_stated_h
 
 def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, spike: float,
            declared: bool = False) -> tuple[bool, float]:
-    """Whether the gate names row `at` of `table` swapped for `slowed`, and the chance stated for a `spike` slowdown;
-    `declared`: that row alone declared primary (compare.primary), as a user who knew which row a change is about."""
+    """Whether the gate names row `at` of `table` swapped for `slowed`, and the chance stated for a `spike` slowdown
+    (`declared`: that row alone in compare.primary)."""
     spiked = table.copy()
     spiked.iloc[at] = slowed[spiked.columns]
     index = spiked.index[at]
@@ -142,7 +142,7 @@ def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.Data
 
 
 def among(spike) -> str:
-    """Where a spike-in row was slowed: alone among the table's rows, or declared alone (compare.primary)."""
+    """Where a spike-in row was slowed."""
     return f"among {spike.rows} rows{' with that row alone declared primary' if spike.declared else ''}"
 
 

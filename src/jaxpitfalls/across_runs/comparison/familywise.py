@@ -53,7 +53,7 @@ KEY = ("study", "config_id", "variant", "mode")
 
 
 def _keys(table: pd.DataFrame) -> list[str]:
-    """Each row's study/config_id/variant/mode, as compare.primary's patterns name it."""
+    """Rows as compare.primary names them."""
     return ["/".join(map(str, key)) for key in zip(*(table[c] for c in KEY), strict=True)] if len(table) else []
 
 
@@ -96,8 +96,8 @@ POWER = 0.90  # the chance at which it states the smallest single-row slowdown n
 
 def one_row_reach(table: pd.DataFrame, value: str, threshold: float, spike: float = SPIKE,
                   primary: Sequence[str] = ()) -> pd.DataFrame:
-    """Per measured row `primary` declares, were it the only one slowed (p at most FDR / m, and its verdict's own
-    VERDICT_P): the slowdown named with POWER chance (`named_at`) and a `spike`'s chance (`power_at_spike`)."""
+    """Per measured row `primary` declares, were it alone slowed (p <= FDR / m and VERDICT_P): the slowdown named
+    with POWER chance (`named_at`) and a `spike`'s chance (`power_at_spike`)."""
     rows = table[_measured(table, value) & declared(table, primary)]
     found = {}
     for index, r in zip(rows.index, rows.itertuples(), strict=True):
