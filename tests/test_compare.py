@@ -364,3 +364,7 @@ def test_declared_primary_rows_are_judged_alone_and_a_pattern_matching_none_is_r
     assert "1 of the 1 regressed do" in said
     with pytest.raises(ValueError, match=r"compare.primary: dispatch/c0/jit match\(es\) no row .* dispatch/c0/"):
         gate.require_no_regressions(rows, primary=["dispatch/c0/jit", "dispatch/*"])
+    new = pd.concat([rows, pd.DataFrame([{"study": "dispatch", "config_id": "new", "variant": "filter_jit",
+                                          "mode": "blocked", "verdict": "only in current"}])], ignore_index=True)
+    with pytest.raises(ValueError, match="dispatch/new/.* match.es. no row .* with a change measured on both sides"):
+        gate.require_no_regressions(new, primary=["dispatch/new/*"])  # declared, but nothing to judge

@@ -62,7 +62,7 @@ def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, 
         parts += [f"rows within ±{half:.1%} (where one slowed 10% clears the threshold in 90% of runs before the "
                   f"correction): {within} of {rows} ({within / rows:.1%}; target at least {PRECISE_ROWS:.0%}: "
                   f"{'met' if within >= PRECISE_ROWS * rows else '**missed**'})"]
-    parts += [f"one row slowed {f'among {s.rows} and declared primary' if s.declared else f'alone among {s.rows}'} "
+    parts += [f"one row slowed alone among {s.rows}{', its configuration declared primary' if s.declared else ''} "
               f"named in {s.named_share:.0%} [{s.named_low:.0%}, "
               f"{s.named_high:.0%}] against the {s.stated_share:.0%} its report states "
               f"({100 * s.named_less_stated:+.0f} points [{100 * s.named_less_stated_low:+.0f}, "

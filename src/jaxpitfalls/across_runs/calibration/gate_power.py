@@ -95,18 +95,18 @@ DIFFERENCE = ("named_less_stated", "named_less_stated_low", "named_less_stated_h
 def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, spike: float,
            declared: bool = False) -> tuple[bool, float]:
     """Whether the gate names row `at` of `table` swapped for `slowed`, and the chance stated for a `spike` slowdown
-    (`declared`: that row alone in compare.primary)."""
+    (`declared`: its configuration's rows in compare.primary)."""
     spiked = table.copy()
     spiked.iloc[at] = slowed[spiked.columns]
     index = spiked.index[at]
-    primary = (glob.escape("/".join(str(spiked[c].iat[at]) for c in ROW)),) if declared else ()
+    primary = (glob.escape("/".join(str(spiked[c].iat[at]) for c in ROW[:2])) + "/*",) if declared else ()
     named = bool(spiked.verdict.at[index] == "regressed" and surviving(spiked, "ratio", threshold, primary).at[index])
     reach = one_row_reach(spiked, "ratio", threshold, spike, primary)
     return named, float(reach.power_at_spike.get(index, 0.0))
 
 
 def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame | None:
-    """Per table size (all A/A rows, SUBSET, and all with the slowed row declared primary): spiked tables, the
+    """Per table size (all A/A rows, SUBSET, all with its configuration declared primary): spiked tables, the
     slowdown as timed, and the named share against the stated one, trial by trial (each trial's own stated chance),
     within AGREES or not; None without an A/A and a SPIKE side."""
     base = table[table.injected.round(4) == 1].reset_index(drop=True)
@@ -143,7 +143,7 @@ def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.Data
 
 def among(spike) -> str:
     """Where a spike-in row was slowed."""
-    return f"among {spike.rows} rows{' with that row alone declared primary' if spike.declared else ''}"
+    return f"among {spike.rows} rows" + (", the slowed row's configuration declared primary" if spike.declared else "")
 
 
 def spike_lines(spikes: pd.DataFrame | None) -> list[str]:

@@ -64,10 +64,10 @@ def declared(table: pd.DataFrame, primary: Sequence[str] = ()) -> pd.Series:
     return pd.Series([any(fnmatchcase(k, p) for p in primary) for k in _keys(table)], index=table.index, dtype=bool)
 
 
-def unmatched(table: pd.DataFrame, primary: Sequence[str]) -> list[str]:
-    """The patterns of `primary` no row of `table` matches (a typo would otherwise gate on nothing)."""
-    keys = _keys(table)
-    return [p for p in primary if not any(fnmatchcase(k, p) for k in keys)]
+def unmatched(table: pd.DataFrame, primary: Sequence[str], value: str) -> tuple[list[str], list[str]]:
+    """The patterns of `primary` no measured row matches (else a typo would gate on nothing); measured keys to show."""
+    keys = [k for k, measured in zip(_keys(table), _measured(table, value), strict=True) if measured]
+    return [p for p in primary if not any(fnmatchcase(k, p) for k in keys)], keys[:3]
 
 
 def _df(df: object) -> float:

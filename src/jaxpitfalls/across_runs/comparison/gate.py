@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from .familywise import FDR, KEY, declared, surviving, unmatched
+from .familywise import FDR, declared, surviving, unmatched
 from .sign_flip import global_p
 
 
@@ -51,12 +51,12 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
                            threshold: float = 0.05, worst: int = 5, primary: Sequence[str] = ()) -> None:
     """Raise naming the worst regressions: rows surviving Benjamini-Hochberg; for lockstep, rows slower as a whole;
     optionally undecided rows. Only the rows `primary` declares are judged (every row without it)."""
-    missing = unmatched(table, primary)
-    if missing:
-        raise ValueError(f"compare.primary: {', '.join(missing)} match(es) no row of the judged table ({gate_on}), "
-                         "whose rows are study/config_id/variant/mode, e.g. " + ", ".join(
-                             "/".join(map(str, key)) for key in table[list(KEY)].head(3).itertuples(index=False)))
     rank, describe = GATES[gate_on]
+    missing, keys = unmatched(table, primary, rank)
+    if missing:
+        raise ValueError(f"compare.primary: {', '.join(missing)} match(es) no row of the judged table ({gate_on}) "
+                         "with a change measured on both sides; its rows are study/config_id/variant/mode, "
+                         + (f"e.g. {', '.join(keys)}" if keys else "and none has a measured change"))
     table = table[declared(table, primary)]
     over = f"{len(table)} rows" + (" compare.primary declares" if primary else "")
     flagged = table.verdict == "regressed"
