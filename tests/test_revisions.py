@@ -147,3 +147,14 @@ def test_two_revisions_timed_in_lockstep_name_the_slowed_one_regressed(repo, tmp
     assert not (table.loc["same"].verdict == "regressed").any()
     report = (work / "reports/compare_lockstep.md").read_text()
     assert "- `slowed`: " in report and "the benchmark file at revision `slowed`" in report
+
+    # the gate over the rows declared primary (compare.primary): the variant left alone passes, the slowed one
+    # fails naming it; re-judging times nothing again
+    for primary, fails in ((["mine/*/eager/*"], False), (["mine/*/jitted/*"], True)):
+        gated = yaml.safe_load(overlay.read_text())
+        gated["compare"] |= {"fail_on_regression": True, "primary": primary}
+        overlay.write_text(yaml.safe_dump(gated))
+        proc = snakemake(work, "--cores", "all", "results/tables/compare.passed", overlay=overlay, check=False)
+        assert (proc.returncode != 0) == fails and "rule lockstep:" not in proc.stdout, proc.stdout[-2000:]
+        said = (work / "results/logs/compare_gate.log").read_text()
+        assert not fails or "over 4 rows compare.primary declares" in said, said[-2000:]
