@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...harness import clustered
-from ..comparison.familywise import FDR, SPIKE, one_row_reach, surviving
+from ..comparison.familywise import FDR, KEY, SPIKE, one_row_reach, surviving
 from ..comparison.sign_flip import global_p
 
 SUBSET, SUBSETS = 16, 200
@@ -87,7 +87,6 @@ def _why_not(g, threshold: float) -> str:
             f"the interval is narrower than about {room:.1%}")
 
 
-ROW = ["study", "config_id", "variant", "mode"]  # a lockstep row, the same on every side
 AGREES = 0.05  # the stated and the measured share within 5 points
 DIFFERENCE = ("named_less_stated", "named_less_stated_low", "named_less_stated_high")  # paired, trial by trial
 
@@ -99,7 +98,7 @@ def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, sp
     spiked = table.copy()
     spiked.iloc[at] = slowed[spiked.columns]
     index = spiked.index[at]
-    primary = (glob.escape("/".join(str(spiked[c].iat[at]) for c in ROW[:2])) + "/*",) if declared else ()
+    primary = (glob.escape("/".join(str(spiked[c].iat[at]) for c in KEY[:2])) + "/*",) if declared else ()
     named = bool(spiked.verdict.at[index] == "regressed" and surviving(spiked, "ratio", threshold, primary).at[index])
     reach = one_row_reach(spiked, "ratio", threshold, spike, primary)
     return named, float(reach.power_at_spike.get(index, 0.0))
@@ -113,7 +112,7 @@ def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.Data
     slowed = table[table.injected.round(4) == round(1 + SPIKE, 4)]
     if base.empty or slowed.empty:
         return None
-    row = [c for c in ROW if c in table]
+    row = [c for c in KEY if c in table]  # a lockstep row, the same on every side
     twins = slowed.reset_index().set_index(row).reindex(pd.MultiIndex.from_frame(base[row])).reset_index()
     spike = float(np.exp(np.log(twins.ratio).mean() - np.log(base.ratio).mean())) - 1  # as timed, not as asked
     margin = clustered.margins(twins, 1 + spike, threshold)["regressed"]

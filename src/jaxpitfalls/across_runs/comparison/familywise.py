@@ -129,11 +129,12 @@ def reach_line(table: pd.DataFrame, value: str, threshold: float, primary: Seque
 
 def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = ()) -> list[str]:
     """The report's statement of the control, and what it kept of the rows called regressed one by one."""
-    judged = _measured(table, value) & declared(table, primary)
-    flagged = (table.verdict.eq("regressed") & declared(table, primary)) if len(table) else pd.Series(dtype=bool)
+    mine, measured = declared(table, primary), _measured(table, value)
+    judged = measured & mine
+    flagged = (table.verdict.eq("regressed") & mine) if len(table) else pd.Series(dtype=bool)
     kept = int((flagged & surviving(table, value, threshold, primary)).sum()) if len(table) else 0
     over = (f"the {int(judged.sum())} measured rows compare.primary declares ({', '.join(primary)}; the other "
-            f"{int(_measured(table, value).sum() - judged.sum())} are reported, not gated)" if primary
+            f"{int(measured.sum() - judged.sum())} are reported, not gated)" if primary
             else f"all {int(judged.sum())} measured rows")
     return [f"Across the report: a row is regressed where its whole 95% interval lies above 1 + {threshold:g}; the "
             f"gate names the rows whose test of that survives Benjamini-Hochberg over {over} (at most "
