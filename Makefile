@@ -44,9 +44,9 @@ $(DRIVER): envs/driver.txt
 	touch $@
 
 # Every test in one pytest session on every core, file by file (a module's fixtures compile once; pytest-xdist's
-# xdist_group is not honoured with this pytest, so no test relies on it): a worker between the workflow tests
-# runs unit tests. The smoke run is made once by the first worker that needs it (the others wait for it,
-# tests/conftest.py); a test that runs snakemake works in a copy of it.
+# xdist_group is not honoured with this pytest, so no test relies on it), the longest files first
+# (tests/conftest.py) so that no worker ends alone with one: the unit tests fill in between. The smoke run is made
+# once by the first worker that needs it (the others wait for it); a test that runs snakemake works in a copy.
 # pytest exits 5 when it collects no tests: said loudly, not counted as a failure.
 PYTEST = $(BIN)/python -m pytest $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest collected no tests" && exit 0; exit $$rc; }
 
@@ -57,7 +57,7 @@ test: $(STAMP) $(TESTS) $(DRIVER) $(if $(CAN_INSTALL),$(BROWSER) $(SLURM))
 		"each naming what it needs (make browser-packages slurm-packages, as root on Debian)")
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules/
-	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto --dist loadfile)
+	@$(if $(CAN_INSTALL),JAXPITFALLS_ALL_TIERS=1) $(call PYTEST,-n auto --dist loadfile --no-loadscope-reorder)
 
 # The edit loop: the unit tests but those marked slow (each compiles a real model through XLA, or starts Snakemake
 # or a job's process), no workflow run, no browser, no cluster; `make test` runs everything.

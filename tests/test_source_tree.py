@@ -126,3 +126,12 @@ def test_no_test_is_grouped_by_a_mark_the_pinned_pytest_xdist_ignores():
     grouped = [path.name for path in TESTS if re.search(r"mark\.xdist_group\(", path.read_text())]
     launchers = [name for name in ("Makefile", "pyproject.toml", ".ci/run") if "loadgroup" in (ROOT / name).read_text()]
     assert not grouped and not launchers, (grouped, launchers)
+
+
+def test_the_files_run_first_are_test_files_and_make_test_keeps_their_order():
+    """A renamed test file would silently drop out of the longest-first order (conftest.py); pytest-xdist's own
+    reorder by number of tests would undo it."""
+    from conftest import LONGEST_FIRST
+
+    assert not set(LONGEST_FIRST) - {path.name for path in TESTS}, LONGEST_FIRST
+    assert "--no-loadscope-reorder" in (ROOT / "Makefile").read_text()
