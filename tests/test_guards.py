@@ -173,3 +173,19 @@ def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
              "assert not heavy and not measuring, (heavy, measuring)")
     proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_measuring_worker_imports_no_statistics_and_no_tables():
+    """Every fresh worker process pays its imports again (a study's job starts two or more): the worker and each
+    study's measure module leave scipy and pandas, which the job's merging needs, to the job."""
+    import subprocess
+    import sys
+
+    from jaxpitfalls import registry
+
+    modules = ["jobs.study_worker", "jobs.lockstep_worker", *(f"studies.{s}.measure" for s in registry.names())]
+    check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
+             "heavy = sorted({'scipy', 'pandas'} & set(sys.modules)); assert not heavy, heavy")
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -12,19 +12,12 @@ from typing import Any
 
 from .. import registry, results
 from ..contract.settings import Timing
-from ..harness import environment
 from ..harness.processes import merge, precise_enough
 from ..harness.workers import PipeWorker, WorkerFailed
+from .study_worker import measure_here
 
 log = logging.getLogger(__name__)
 WORKER = "jaxpitfalls.jobs.study_worker"
-
-
-def measure_here(request: dict[str, Any]) -> dict[str, Any]:
-    """Measure in this process: the study's result and the environment it was measured in."""
-    settings = registry.spec(request["study"]).timing.of(request["settings"])
-    doc = registry.measure(request["study"]).run(request["conf"], request["inputs"], settings)
-    return {"doc": doc, "environment": environment.of_request(request)}
 
 
 def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:

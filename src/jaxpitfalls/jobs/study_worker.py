@@ -1,16 +1,25 @@
 """A fresh worker process of a `run_study` job: measure once, answer with the result.
 
 `python -m jaxpitfalls.jobs.study_worker REQUEST.json LOG_PATH JAX_CACHE_DIR` (harness/workers.py protocol): one
-reply, its result or why it failed; its log lines go to the job's log."""
+reply, its result or why it failed; its log in the job's. It imports only what measuring needs: each worker
+pays its imports."""
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
-from .. import runtime
+from .. import registry, runtime
+from ..harness import environment
 from ..harness.workers import answer_first, reply_channel
-from .study import measure_here
+
+
+def measure_here(request: dict[str, Any]) -> dict[str, Any]:
+    """Measure in this process: the study's result and the environment it was measured in."""
+    settings = registry.spec(request["study"]).timing.of(request["settings"])
+    doc = registry.measure(request["study"]).run(request["conf"], request["inputs"], settings)
+    return {"doc": doc, "environment": environment.of_request(request)}
 
 
 def main(request_path: str, log_path: str, jax_cache_dir: str) -> None:
