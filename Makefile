@@ -34,13 +34,18 @@ $(SLURM) &:
 		mariadb-server
 slurm-packages: $(SLURM)
 
+# pip byte-compiles what it installs on one core; compileall does it on every core. As pip does, a file that does not
+# compile for this Python (torch ships test files for Python 3.12 only) is left as source, not a failure.
+COMPILE = $(1)/bin/python -m compileall -qq -j 0 $(1)/lib || true
+
 # The driver environment (envs/driver.txt): Snakemake and what the parse needs, neither JAX nor the package, as
 # a catalog workflow is run (tests/test_driver.py parses the workflow with it).
 DRIVER := .venv-driver/.installed
 $(DRIVER): envs/driver.txt
 	test -x .venv-driver/bin/python || $(PY) -m venv .venv-driver
 	.venv-driver/bin/python -m pip install --quiet --upgrade pip
-	.venv-driver/bin/python -m pip install --quiet -r envs/driver.txt
+	.venv-driver/bin/python -m pip install --quiet --no-compile -r envs/driver.txt
+	$(call COMPILE,.venv-driver)
 	touch $@
 
 # Every test in one pytest session on every core, file by file (a module's fixtures compile once; pytest-xdist's
@@ -73,8 +78,9 @@ $(TESTS): envs/test.txt $(STAMP)
 $(STAMP): requirements.txt envs/common.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(call COMPILE,$(VENV))
 	touch $(STAMP)
 
 # A reference: presets/seeds-cpu.yaml (the write-ups' model structures; 45 minutes on 2 cores is the target) in a
