@@ -58,7 +58,7 @@ def git(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def repo(tmp_path):
-    """A repository whose benchmark file's jitted call spins 49 times its own time after each call at tag `slowed`,
+    """A repository whose benchmark file's jitted call spins 9 times its own time after each call at tag `slowed`,
     not at tag `base`: a slowdown no busy machine hides from a short lockstep job of 3 processes (the tests run
     beside each other; at once its time, one process timed beside the smoke run read 7 times: inconclusive)."""
     repo = tmp_path / "repo"
@@ -70,7 +70,7 @@ def repo(tmp_path):
     git(repo, "add", "bench.py")
     git(repo, "commit", "-qm", "base")
     git(repo, "tag", "base")
-    (repo / "bench.py").write_text(BENCH.replace("SLOWER = 0.0", "SLOWER = 49.0"))
+    (repo / "bench.py").write_text(BENCH.replace("SLOWER = 0.0", "SLOWER = 9.0"))
     git(repo, "commit", "-qam", "slowed")
     git(repo, "tag", "slowed")
     return repo
