@@ -67,12 +67,13 @@ test: $(STAMP) $(TESTS) $(DRIVER) $(if $(CAN_INSTALL),$(BROWSER) $(SLURM))
 # The edit loop: the unit tests but those marked slow (each compiles a real model through XLA, or starts Snakemake
 # or a job's process), no workflow run, no browser, no cluster; `make test` runs everything.
 test-fast: $(STAMP) $(TESTS)
-	@$(call PYTEST,-n auto --dist loadfile -m "not workflow and not slow")
+	@$(call PYTEST,-n auto --dist loadfile --no-loadscope-reorder -m "not workflow and not slow")
 
 venv: $(STAMP)
 
 $(TESTS): envs/test.txt $(STAMP)
-	$(BIN)/python -m pip install --quiet -r envs/test.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r envs/test.txt
+	$(call COMPILE,$(VENV))
 	touch $@
 
 $(STAMP): requirements.txt envs/common.txt pyproject.toml

@@ -184,7 +184,8 @@ def test_a_measuring_worker_imports_no_statistics_and_no_tables():
 
     from jaxpitfalls import registry
 
-    modules = ["jobs.study_worker", "jobs.lockstep_worker", *(f"studies.{s}.measure" for s in registry.names())]
+    modules = ["jobs.study_worker", "jobs.lockstep_worker", "benchfile.measure",
+               *(f"studies.{s}.measure" for s in registry.names())]
     check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
              "heavy = sorted({'scipy', 'pandas'} & set(sys.modules)); assert not heavy, heavy")
     proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
