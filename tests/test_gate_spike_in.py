@@ -39,7 +39,7 @@ def test_the_share_named_is_set_against_the_share_stated_with_its_interval():
     assert paired.to_numpy() == pytest.approx((spikes.named_share - spikes.stated_share).to_numpy())
     said = spike_lines(spikes)[0]
     assert "One row slowed 10% among unchanged ones" in said and "named less stated" in said
-    assert "among 48 rows, the slowed row's configuration declared primary" in said
+    assert "among 48 rows with the slowed row's configuration declared primary (48 spiked tables" in said
     assert spike_table(table[table.side != "b10"], 0.05) is None and spike_lines(None) == []
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .allocation import PRECISE_ROWS
 from .between_processes import SPLIT_TARGET
-from .gate_power import SUBSET
+from .gate_power import SUBSET, among
 from .study_intervals import THIRD_TARGET, THIRDS
 
 
@@ -62,8 +62,7 @@ def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, 
         parts += [f"rows within ±{half:.1%} (where one slowed 10% clears the threshold in 90% of runs before the "
                   f"correction): {within} of {rows} ({within / rows:.1%}; target at least {PRECISE_ROWS:.0%}: "
                   f"{'met' if within >= PRECISE_ROWS * rows else '**missed**'})"]
-    parts += [f"one row slowed alone among {s.rows}{', its configuration declared primary' if s.declared else ''} "
-              f"named in {s.named_share:.0%} [{s.named_low:.0%}, "
+    parts += [f"one row slowed alone {among(s)} named in {s.named_share:.0%} [{s.named_low:.0%}, "
               f"{s.named_high:.0%}] against the {s.stated_share:.0%} its report states "
               f"({100 * s.named_less_stated:+.0f} points [{100 * s.named_less_stated_low:+.0f}, "
               f"{100 * s.named_less_stated_high:+.0f}] trial by trial: {s.agrees})"

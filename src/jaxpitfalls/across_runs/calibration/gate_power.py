@@ -106,8 +106,8 @@ def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, sp
 
 def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataFrame | None:
     """Per table size (all A/A rows, SUBSET, all with its configuration declared primary): spiked tables, the
-    slowdown as timed, and the named share against the stated one, trial by trial (each trial's own stated chance),
-    within AGREES or not; None without an A/A and a SPIKE side."""
+    slowdown as timed, the named share against the stated one trial by trial, within AGREES or not; None without an
+    A/A and a SPIKE side."""
     base = table[table.injected.round(4) == 1].reset_index(drop=True)
     slowed = table[table.injected.round(4) == round(1 + SPIKE, 4)]
     if base.empty or slowed.empty:
@@ -142,7 +142,8 @@ def spike_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.Data
 
 def among(spike) -> str:
     """Where a spike-in row was slowed."""
-    return f"among {spike.rows} rows" + (", the slowed row's configuration declared primary" if spike.declared else "")
+    declared = " with the slowed row's configuration declared primary" if spike.declared else ""
+    return f"among {spike.rows} rows{declared}"
 
 
 def spike_lines(spikes: pd.DataFrame | None) -> list[str]:
