@@ -110,7 +110,7 @@ reference: $(STAMP)
 CALIBRATE_RUN := runs/calibrate-$(shell date -u +%Y%m%dT%H%M%S)
 calibrate: $(STAMP)
 	$(BIN)/snakemake --cores all --rerun-incomplete --configfile presets/calibrate.yaml --directory $(CALIBRATE_RUN) \
-		reports/calibration.md
+		reports/calibration.md reports/compare_lockstep.md
 	$(BIN)/jaxpitfalls calibration publish $(CALIBRATE_RUN)
 
 # pyperf's A/A pairs beside the lockstep (presets/calibrate.yaml's compare.pyperf), timed apart from `make

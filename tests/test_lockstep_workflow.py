@@ -72,7 +72,7 @@ def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(
         | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
         "compare": {"sides": {"a": {}, "a2": {}}, "rounds": 3, "samples_per_block": 1, "processes": 1,
                     "pyperf": {"callable": "blocked/jit_partition", "options": ["-p", "2", "-n", "2", "-l", "1"]}}}))
-    snakemake(workdir, "--cores", "all", "reports/calibration.md", overlay=overlay)
+    snakemake(workdir, "--cores", "all", "reports/calibration.md", "reports/compare_lockstep.md", overlay=overlay)
 
     (path,) = (workdir / "results" / "pyperf" / "dispatch").rglob("jit_partition/pair1.json")
     pair = json.loads(path.read_text())
@@ -95,3 +95,10 @@ def test_the_calibration_report_sets_pyperf_beside_the_lockstep_on_one_callable(
     docs = tmp_path / "docs"  # published, and rejudged: the same page
     published.publish(workdir, docs)
     assert published.rejudged(docs) == report
+
+    gated = yaml.safe_load(overlay.read_text())  # the gate's own keys rerun the comparison's report alone
+    gated["compare"] |= {"primary": ["dispatch/*"], "fail_on_regression": True}
+    overlay.write_text(yaml.safe_dump(gated))
+    planned = snakemake(workdir, "-n", "reports/calibration.md", "reports/compare_lockstep.md", overlay=overlay).stdout
+    assert "rule compare_lockstep:" in planned, planned[-2000:]
+    assert not any(f"rule {rule}:" in planned for rule in ("calibration", "compare_lockstep_table", "lockstep"))

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from jaxpitfalls import plan, registry, revisions, sources
 from jaxpitfalls.across_runs import releases
-from jaxpitfalls.across_runs.settings import allocated
+from jaxpitfalls.across_runs.settings import allocated, calibrated
 from jaxpitfalls.report.scorecard.captions import StudyCaption
 
 STUDIES = plan.enabled_studies(config)

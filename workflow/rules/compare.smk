@@ -36,22 +36,40 @@ if not config["compare"]["sides"]:
 if config["compare"]["sides"]:
 
     localrules:
+        compare_lockstep_table,
         compare_lockstep,
 
-    rule compare_lockstep:
-        """reports/compare_lockstep.md: every side against the first, per configuration, variant and mode, on the
-        rounds paired in time (across_runs/comparison/lockstep.py)."""
+    rule compare_lockstep_table:
+        """results/tables/compare_lockstep.csv: every side against the first, per configuration, variant and mode,
+        on the rounds paired in time (across_runs/comparison/lockstep.py); the gate's own keys rerun it not."""
         input:
+            runs=runs_of(config["compare"]["study"], "lockstep"),
+            sources=sources.files_of("across_runs.comparison.lockstep", "runtime"),
+        output:
+            table=report(
+                COMPARE_TABLES["lockstep"],
+                caption="../report/compare_lockstep.rst",
+                category="Comparison",
+            ),
+        log:
+            "results/logs/compare_lockstep_table.log",
+        conda:
+            ENV
+        params:
+            threshold=config["compare"]["threshold"],
+        script:
+            "../../scripts/compare_lockstep_table.py"
+
+    rule compare_lockstep:
+        """reports/compare_lockstep.md: the lockstep table with its sides, rule, machine and order checks, the gate's
+        line over the rows compare.primary declares, and the jobs' machine time."""
+        input:
+            table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
             sources=sources.files_of("across_runs.comparison.lockstep", "report.tables.run_summary", "runtime"),
         output:
             report=report(
                 "reports/compare_lockstep.md",
-                caption="../report/compare_lockstep.rst",
-                category="Comparison",
-            ),
-            table=report(
-                COMPARE_TABLES["lockstep"],
                 caption="../report/compare_lockstep.rst",
                 category="Comparison",
             ),

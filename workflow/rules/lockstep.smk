@@ -121,7 +121,7 @@ if config["compare"]["sides"]:
         conda:
             ENV
         params:
-            compare=config["compare"],
+            compare=calibrated(config["compare"]),
             history=HISTORY,
             reference=lambda wildcards: str(published_reference() or ""),
             run_target_s=config["run_target_s"],

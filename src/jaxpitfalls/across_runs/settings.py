@@ -78,6 +78,14 @@ def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
     return without_idle_share({f.name: named[f.name] for f in fields(Lockstep) if f.name in named})
 
 
+# Read by the gate and the comparison's report alone: editing them reruns no calibration page.
+GATE_ONLY = ("primary", "fail_on_regression")
+
+
+def calibrated(block: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in block.items() if key not in GATE_ONLY}
+
+
 def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:
     return {name: Side(side.get("python", ""), dict(side.get("env", {})), side.get("revision", ""))
             for name, side in block.items()}

@@ -22,6 +22,14 @@ COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", 
            "detectable_change", "samples_factor", "processes_needed", "environment_changes", "process_log_ratios"]
 
 
+TEXT = ("environment_changes", "process_log_ratios")
+
+
+def read_table(path) -> pd.DataFrame:
+    # as side_by_side made it: a text column left empty (no environment change) reads "", not NaN
+    return pd.read_csv(path, dtype=dict.fromkeys(TEXT, str)).fillna(dict.fromkeys(TEXT, ""))
+
+
 def _injected(timed: dict[str, Any], side: str) -> float:
     """The slowdown a calibration injected into `side` against the first: the ratio the row must find, else 1."""
     first = timed["sides"][0]
