@@ -155,38 +155,40 @@ def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
     assert text.count("starting JAX") == 1
 
 
+def _imported_fresh(modules: list[str]) -> set[str]:
+    """Every module a fresh interpreter holds once it has imported `modules` (under jaxpitfalls)."""
+    import json
+    import subprocess
+    import sys
+
+    check = (f"import importlib, json, sys; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
+             "print(json.dumps(sorted(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return set(json.loads(proc.stdout))
+
+
 @pytest.mark.slow
 def test_the_jobs_that_only_read_results_import_no_jax_and_no_measuring_code():
     """aggregate, plot, render_report, bundle and compare read results (as does a run judged again, thinned): they
     start without JAX, Equinox or optax, and a study's report reaches its spec, never its measure module."""
-    import subprocess
-    import sys
-
     from jaxpitfalls import registry
 
-    modules = ["report.tables.aggregate", "contract.figures", "report.scorecard.build", "report.tables.bundle",
-               "across_runs.comparison.compare", "across_runs.reference.thinned",
-               *(f"studies.{s}.{part}" for s in registry.names() for part in ("spec", "report"))]
-    check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
-             "heavy = sorted({'jax', 'equinox', 'optax', 'torch'} & set(sys.modules)); "
-             "measuring = sorted(m for m in sys.modules if m.endswith('.measure')); "
-             "assert not heavy and not measuring, (heavy, measuring)")
-    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = _imported_fresh(["report.tables.aggregate", "contract.figures", "report.scorecard.build",
+                                "report.tables.bundle", "across_runs.comparison.compare",
+                                "across_runs.reference.thinned",
+                                *(f"studies.{s}.{part}" for s in registry.names() for part in ("spec", "report"))])
+    heavy = sorted({"jax", "equinox", "optax", "torch"} & imported)
+    measuring = sorted(m for m in imported if m.endswith(".measure"))
+    assert not heavy and not measuring, (heavy, measuring)
 
 
 @pytest.mark.slow
 def test_a_measuring_worker_imports_no_statistics_and_no_tables():
     """Every fresh worker process pays its imports again (a study's job starts two or more): the worker and each
     study's measure module leave scipy and pandas, which the job's merging needs, to the job."""
-    import subprocess
-    import sys
-
     from jaxpitfalls import registry
 
-    modules = ["jobs.study_worker", "jobs.lockstep_worker", "benchfile.measure",
-               *(f"studies.{s}.measure" for s in registry.names())]
-    check = (f"import sys, importlib; [importlib.import_module('jaxpitfalls.' + m) for m in {modules!r}]; "
-             "heavy = sorted({'scipy', 'pandas'} & set(sys.modules)); assert not heavy, heavy")
-    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = _imported_fresh(["jobs.study_worker", "jobs.lockstep_worker", "benchfile.measure",
+                                *(f"studies.{s}.measure" for s in registry.names())])
+    assert not {"scipy", "pandas"} & imported, sorted({"scipy", "pandas"} & imported)
