@@ -364,7 +364,7 @@ def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_ac
     overlay = tmp_path / "busy.yaml"
     measure = RETRYING["studies"]["dispatch"]["measure"]
     overlay.write_text(json.dumps(RETRYING))
-    with busy_neighbours():
+    with busy_neighbours(niceness=19):
         refused = _snakemake(work, "--cores", "all", target, "--forcerun", target, overlay=overlay, check=False)
         assert refused.returncode != 0
         assert "the machine was busy while samples were timed" in refused.stdout + refused.stderr
