@@ -97,8 +97,8 @@ def smoke_run(tmp_path_factory, worker_id):
 # pytest-xdist hands a worker one file at a time in collection order (`--no-loadscope-reorder`, else it orders files
 # by their number of tests): the longest first, so no worker is left alone with one at the end. The Slurm test waits
 # on its cluster's polls more than it computes, so it runs beside others' work; the smoke run is made first.
-LONGEST_FIRST = ("test_workflow_smoke.py", "test_calibration_published.py", "test_slurm.py",
-                 "test_lockstep_workflow.py", "test_revisions.py", "test_history_workflow.py", "test_examples.py")
+LONGEST_FIRST = ("test_workflow_smoke.py", "test_slurm.py", "test_lockstep_workflow.py", "test_revisions.py",
+                 "test_history_workflow.py", "test_examples.py")
 
 
 def pytest_collection_modifyitems(items):

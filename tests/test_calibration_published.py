@@ -15,16 +15,32 @@ import pytest
 from configs import ROOT
 
 from jaxpitfalls.across_runs.calibration import published, timed
+from jaxpitfalls.across_runs.history import null_drawn
 
 DOCS = ROOT / "docs" / "results"
 
 
-@pytest.mark.workflow  # minutes: the page simulates the studies' intervals and 1,000 null histories again
+@pytest.mark.slow  # the page simulates the studies' intervals again
 def test_the_published_page_is_what_this_checkout_renders_from_what_it_timed():
     page = (DOCS / published.PAGE).read_text()
-    lines = published.changed_lines(page, published.rejudged(DOCS))
+    lines = published.changed_lines(page, published.rejudged(DOCS, redraw=False))
     assert not lines, ("docs/results/calibration.md is not what this checkout renders from "
                        "docs/results/calibration/: run `jaxpitfalls calibration rejudge --write`\n" + "\n".join(lines))
+
+
+FIRST = 20  # histories of each arm drawn again: a fit that changes one outcome in a hundred shows in nine checks of ten
+
+
+@pytest.mark.slow
+def test_the_kept_null_histories_begin_as_this_checkout_draws_them():
+    """The page counts its null-history rates from the kept outcomes (null_histories.csv); each arm's stream is
+    drawn again for its first histories, through this checkout's fit."""
+    kept = timed.read(DOCS / published.TIMED)
+    again = null_drawn.drawn_again(kept.history_ratios, kept.null_outcomes, FIRST)
+    assert again.outcomes.str.len().eq(kept.null_outcomes.outcomes.str.len().clip(upper=FIRST)).all()
+    differ = again[again.outcomes != kept.null_outcomes.outcomes.str[:FIRST]]
+    assert differ.empty, ("docs/results/calibration/null_histories.csv is not what this checkout draws: run "
+                          f"`jaxpitfalls calibration rejudge --write`\n{differ}")
 
 
 def _run(root: Path, page: str) -> Path:
@@ -63,7 +79,7 @@ def test_a_run_that_kept_nothing_is_refused_before_anything_is_replaced(tmp_path
 def test_rejudge_prints_the_lines_that_change_and_writes_them_only_when_asked(tmp_path, capsys, monkeypatch):
     docs = tmp_path / "docs"
     now = (DOCS / published.PAGE).read_text()  # as if this checkout rendered the published page
-    monkeypatch.setattr(published, "rejudged", lambda at: now if at == docs else None)
+    monkeypatch.setattr(published, "_judged_again", lambda at, out, redraw: (now, False) if at == docs else None)
     shutil.copytree(DOCS / published.TIMED, docs / published.TIMED)
     (docs / published.PAGE).write_text(now.replace("# Calibration:", "# An older title:", 1))
     published.main(["rejudge", "--docs", str(docs)])
@@ -170,3 +186,30 @@ def test_make_calibrate_reads_the_published_pairs_and_calibrate_pyperf_times_the
     other.write_text(json.dumps({"compare": {"pyperf": {"callable": "blocked/jit_flat"}}}))
     refused = dry_run("reports/calibration.md", other)
     assert refused.returncode != 0 and "not blocked/jit_flat at this run's base" in refused.stdout + refused.stderr
+
+
+def test_a_calibration_keeps_the_null_histories_its_history_draws_and_rejudge_draws_them_again(tmp_path, monkeypatch):
+    """Kept with a history of releases timed twice, a calibration draws its null histories once (the page reads them);
+    drawn again to the same outcomes nothing is written; `rejudge --write` puts outcomes that changed in place."""
+    kept, drawn_to = timed.read(DOCS / published.TIMED), {"length": 1}
+    monkeypatch.setattr(null_drawn, "drawn", lambda ratios: kept.null_outcomes.assign(
+        outcomes=kept.null_outcomes.outcomes.str[:drawn_to["length"]] if len(ratios) == len(kept.history_ratios)
+        else None))
+    table, ratios, steps = tmp_path / "lockstep.csv", tmp_path / "history.csv", tmp_path / "steps.csv"
+    kept.table.to_csv(table, index=False)
+    kept.history_ratios.to_csv(ratios, index=False)
+    kept.history_steps.to_csv(steps, index=False)
+    runs = [tmp_path / f"job{i}.json" for i in range(len(kept.jobs))]
+    for path, job in zip(runs, kept.jobs, strict=True):
+        path.write_text(json.dumps(job))
+    docs = tmp_path / "docs"
+    timed.keep(docs / published.TIMED, str(table), list(map(str, runs)), [], kept.compare, kept.history, [str(steps)],
+               [str(ratios)])
+    assert timed.read(docs / published.TIMED).null_outcomes.outcomes.str.len().eq(1).all()
+    assert not timed.drawn_now(docs / published.TIMED)
+    (docs / published.PAGE).write_text("the older page")
+    monkeypatch.setattr(published, "_rendered", lambda at, docs: "the page")
+    drawn_to["length"] = 2
+    published.main(["rejudge", "--write", "--docs", str(docs)])
+    assert timed.read(docs / published.TIMED).null_outcomes.outcomes.str.len().eq(2).all()
+    assert (docs / published.PAGE).read_text() == "the page"

@@ -3,18 +3,26 @@ history's own fit when the jobs' intervals hold and when they are too narrow."""
 
 from __future__ import annotations
 
+from itertools import islice
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from jaxpitfalls.across_runs.calibration import null_histories
-from jaxpitfalls.across_runs.calibration.null_histories import Components, components, false_step_rate
+from jaxpitfalls.across_runs.history import null_drawn
+from jaxpitfalls.across_runs.history.null_drawn import Components, components, drawn, false_steps
+
+
+def false_step_rate(measured: list[Components], releases: int, repeats: int, histories: int) -> tuple[int, int]:
+    return sum(islice(false_steps(measured, releases, repeats), histories)), histories
 
 
 def test_the_components_of_a_measured_history_are_recovered():
     """A history of many releases timed in two jobs each, a 2% spread between jobs and 1% between releases:
     the moments give both back."""
     truth = [Components(jobs=0.02 ** 2, releases=0.01 ** 2, reported=(0.01,))]
-    table = null_histories._history(np.random.default_rng(3), truth, releases=400, repeats=2)
+    table = null_drawn.history(np.random.default_rng(3), truth, releases=400, repeats=2)
     (found,) = components(table)
     assert np.sqrt(found.jobs) == pytest.approx(0.02, rel=0.1)
     assert np.sqrt(found.releases) == pytest.approx(0.01, rel=0.3)
@@ -22,7 +30,7 @@ def test_the_components_of_a_measured_history_are_recovered():
 
 
 def test_one_job_a_release_cannot_give_the_spread_between_jobs():
-    table = null_histories._history(np.random.default_rng(0), [Components(1e-4, 0.0, (0.01,))], 6, 1)
+    table = null_drawn.history(np.random.default_rng(0), [Components(1e-4, 0.0, (0.01,))], 6, 1)
     with pytest.raises(ValueError, match="no release timed in two jobs"):
         components(table)
 
@@ -42,14 +50,15 @@ def test_the_fit_names_few_false_steps_where_intervals_hold_and_where_a_job_offs
 
 
 def test_the_section_states_each_repeats_rate_against_its_target_at_the_offsets_upper_bound_and_without_them():
-    table = null_histories._history(np.random.default_rng(1), [Components(0.01 ** 2, 0.01 ** 2, (0.01,))] * 2, 6, 2)
-    found = null_histories.rates(table, histories=20)
+    table = null_drawn.history(np.random.default_rng(1), [Components(0.01 ** 2, 0.01 ** 2, (0.01,))] * 2, 6, 2)
+    outcomes = drawn(table, histories=20, steps=())
+    found = null_histories.rates(outcomes)
     assert found.repeats.tolist() == [1, 2] * 3 and (found.histories == 20).all()
     assert found.between_releases.tolist() == ["as measured"] * 2 + ["95% upper bound"] * 2 + ["none"] * 2
     assert found.offsets.iloc[0] == 1.0 and found.offsets.iloc[2] > 1.0 and found.offsets.iloc[4] == 0.0
     assert set(found.met[:4]) <= {"yes", "no"} and set(found.met[4:]) == {""}  # judged where offsets are drawn
     assert (found.share_low <= found.share).all() and (found.share <= found.share_high).all()
-    text = "\n".join(null_histories.section(table, found))
+    text = "\n".join(null_histories.section(table, outcomes))
     assert "(2 series, 6 releases)" in text and "naming_a_step" in text and "histories simulated without it" in text
     assert "`95% upper bound` draws every series' offset variance times `offsets`" in text
 
@@ -58,10 +67,13 @@ def test_the_offsets_upper_bound_is_where_few_histories_estimate_as_little_as_me
     """Eight series with a 2% offset between releases: the upper bound's factor lies above 1 and within the powers
     of 1.25 a sound estimate of it allows; where the history measured no offset at all, there is none to bound."""
     truth = [Components(0.01 ** 2, 0.02 ** 2, (0.01,))] * 8
-    factor = null_histories.offsets_upper_bound(null_histories._history(np.random.default_rng(4), truth, 6, 2), 60)
+    def upper(table: pd.DataFrame, histories: int) -> float | None:
+        return null_drawn.upper_bound(drawn(table, (), 1, (), upper_histories=histories), histories)
+
+    factor = upper(null_drawn.history(np.random.default_rng(4), truth, 6, 2), 60)
     assert 1.0 < factor <= 1.25 ** 8
-    flat = null_histories._history(np.random.default_rng(4), [Components(0.0, 0.0, (0.01,))] * 2, 6, 2)
-    assert null_histories.offsets_upper_bound(flat, 20) is None
+    flat = null_drawn.history(np.random.default_rng(4), [Components(0.0, 0.0, (0.01,))] * 2, 6, 2)
+    assert upper(flat, 20) is None
 
 
 def test_an_offset_between_releases_is_told_from_the_estimates_noise_where_it_is_large():
@@ -70,7 +82,8 @@ def test_an_offset_between_releases_is_told_from_the_estimates_noise_where_it_is
     histories, as often as not)."""
     def chance(offset: float, seed: int) -> float:
         truth = [Components(0.01 ** 2, offset ** 2, (0.01,))] * 8
-        return null_histories.offset_by_chance(null_histories._history(np.random.default_rng(seed), truth, 6, 2), 50)
+        measured = null_drawn.Measured.of(null_drawn.history(np.random.default_rng(seed), truth, 6, 2))
+        return sum(islice(null_drawn.outcomes(measured, null_drawn.BY_CHANCE, 0.0, 2, 0.0, 0), 50)) / 50
 
     assert chance(0.03, seed=5) <= 0.02
     assert 0.2 <= np.mean([chance(0.0, seed) for seed in range(5, 10)]) <= 0.8
@@ -80,8 +93,8 @@ def test_a_planted_step_is_found_at_its_place_more_often_the_larger_it_is():
     """Histories drawn from a measured one (two series, 2% between jobs of a release, honest 1% intervals) with one
     series slowed from a drawn release on: a 15% step is named at its place in most of them, a 1% step in few,
     and the page's power line states both with their intervals."""
-    table = null_histories._history(np.random.default_rng(6), [Components(0.02 ** 2, 0.0, (0.01,))] * 2, 6, 2)
-    power = null_histories.step_power(table, steps=(0.01, 0.15), histories=30)
+    table = null_drawn.history(np.random.default_rng(6), [Components(0.02 ** 2, 0.0, (0.01,))] * 2, 6, 2)
+    power = null_histories.step_power(drawn(table, (), 1, (0.01, 0.15), 30, upper_histories=1))
     simulated = power[power.history == "simulated"]
     small, large = simulated.share
     assert large >= 0.7 and small <= 0.2 and list(simulated.histories) == [30, 30]
@@ -94,9 +107,29 @@ def test_a_step_planted_in_the_timed_history_is_found_where_it_was_planted():
     """The timed history's own rows, each series slowed from each later release on in turn (2 series x 5 places):
     a 15% step against 1% intervals is named at its place every time, a 0.1% one almost never; a step the fit
     names elsewhere does not count."""
-    table = null_histories._history(np.random.default_rng(7), [Components(0.005 ** 2, 0.0, (0.01,))] * 2, 6, 2)
+    table = null_drawn.history(np.random.default_rng(7), [Components(0.005 ** 2, 0.0, (0.01,))] * 2, 6, 2)
     table["release"] = table.release.map({f"r{r}": f"0.{r}.0" for r in range(6)})  # named as a real history's
-    found = null_histories.planted_in_timed(table, steps=(0.001, 0.15)).set_index("step")
+    power = null_histories.step_power(drawn(table, (), 1, (0.001, 0.15), 1, upper_histories=1))
+    found = power[power.history == "timed"].set_index("step")
     assert (found.histories == 10).all() and (found.history == "timed").all() and (found.repeats == 2).all()
     assert found.found[0.15] == 10 and found.found[0.001] <= 1
-    assert not null_histories.finds_step(table, [f"0.{r}.0" for r in range(6)], ("base", "s0", "floor", "m"), 3)
+    assert not null_drawn.finds_step(table, [f"0.{r}.0" for r in range(6)], ("base", "s0", "floor", "m"), 3)
+
+
+def test_each_arm_drawn_again_begins_as_drawn_and_a_changed_fit_shows(tmp_path, monkeypatch):
+    """The kept outcomes are checked by drawing each arm's first histories again: every arm's stream, the later
+    planted steps' after the earlier ones' draws, begins as drawn (through a CSV, as kept); a fit that names
+    steps where it did not, does not."""
+    table = null_drawn.history(np.random.default_rng(8), [Components(0.01 ** 2, 0.01 ** 2, (0.01,))] * 2, 5, 2)
+    outcomes = drawn(table, (1,), 6, (0.01, 0.2), 6, upper_histories=6)
+    assert set(outcomes.arm) == {null_drawn.AS_SMALL, null_drawn.FALSE_STEPS, null_drawn.BY_CHANCE,
+                                 null_drawn.STEP_DRAWN, null_drawn.STEP_TIMED}
+    outcomes.to_csv(tmp_path / "kept.csv", index=False)
+    kept = null_drawn.read(tmp_path / "kept.csv")
+    again = null_drawn.drawn_again(table, kept, 4)
+    assert again.drop(columns="outcomes").equals(kept.drop(columns="outcomes"))
+    assert (again.outcomes == kept.outcomes.str[:4]).all()
+    assert (kept[kept.arm == null_drawn.FALSE_STEPS].outcomes.str[:4] != "1111").all()
+    monkeypatch.setattr(null_drawn, "names_a_step", lambda ratios, releases: True)
+    again = null_drawn.drawn_again(table, kept, 4)
+    assert (again[again.arm == null_drawn.FALSE_STEPS].outcomes == "1111").all()

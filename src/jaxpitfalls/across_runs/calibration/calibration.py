@@ -267,9 +267,13 @@ def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[
         return {"null_series": null_series(steps)[:2]}, [
             *lines, "No null history simulated: one job a release cannot give the spread between jobs the "
             "simulation draws from.", ""]
-    rates, power = null_histories.rates(ratios), null_histories.step_power(ratios)
+    if timed.null_outcomes is None:
+        raise FileNotFoundError("the kept calibration holds no drawn null histories: `jaxpitfalls calibration "
+                                "rejudge --write` draws them")
+    drawn = timed.null_outcomes
+    rates, power = null_histories.rates(drawn), null_histories.step_power(drawn)
     return ({"null_series": null_series(steps)[:2], "null_rates": rates, "null_power": power},
-            [*lines, *null_histories.section(ratios, rates, power)])
+            [*lines, *null_histories.section(ratios, drawn)])
 
 
 def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """The published calibration: its page (docs/results/calibration.md) and what its run timed
 (docs/results/calibration/). `publish RUN` after make calibrate; `publish-pyperf RUN` after make calibrate-pyperf
 (pyperf's pairs are timed apart, and calibration runs read the published ones); `rejudge [--write]` estimates the
-lockstep rows again from the kept jobs and renders the page by this checkout's rules, so that a change of
-estimating or judging is published without timing again.
+lockstep rows again from the kept jobs, draws the null histories again and renders the page by this checkout's
+rules, so that a change of estimating or judging is published without timing again.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...results import write_dir_atomically, write_text
 from . import calibration
-from .timed import LOCKSTEP, PYPERF, SETTINGS, estimated_now, read
+from .timed import PYPERF, SETTINGS, drawn_now, estimated_now, read
 
 PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under the docs folder
 
@@ -78,12 +78,17 @@ def _rendered(kept: Path, docs: Path) -> str:
         return page.read_text()
 
 
-def rejudged(docs: str | Path = "docs/results") -> str:
-    """The page rendered by this checkout's rules from the published calibration, its lockstep rows estimated again,
-    and the reference snapshot its run read."""
+def _judged_again(docs: Path, out: Path, redraw: bool) -> tuple[str, bool]:
+    """The published calibration in `out`, estimated (and `redraw`: drawn) again, its page; whether a table changed."""
+    changed = estimated_now(docs / TIMED, out)
+    changed = (drawn_now(out) if redraw else False) or changed
+    return _rendered(out, docs), changed
+
+
+def rejudged(docs: str | Path = "docs/results", redraw: bool = True) -> str:
+    """The published page as this checkout renders it (`_judged_again`)."""
     with tempfile.TemporaryDirectory() as tmp:
-        estimated_now(Path(docs) / TIMED, Path(tmp))
-        return _rendered(Path(tmp), Path(docs))
+        return _judged_again(Path(docs), Path(tmp), redraw)[0]
 
 
 def changed_lines(old: str, new: str) -> list[str]:
@@ -114,15 +119,14 @@ def main(argv: list[str] | None = None) -> int:
         lines = publish_pyperf(args.run, docs)
         print("\n".join([*lines, f"published {args.run}'s pyperf pairs: {docs / TIMED / PYPERF}, {docs / PAGE}"]))
         return 0
-    now = rejudged(docs)
-    lines = changed_lines((docs / PAGE).read_text(), now)
-    print("\n".join(lines) if lines else f"no line of {docs / PAGE} changes")
-    if args.write:
-        with tempfile.TemporaryDirectory() as tmp:
-            if estimated_now(docs / TIMED, Path(tmp)):  # the table the page was rendered from, put in place
-                write_dir_atomically(docs / TIMED, lambda out: shutil.copytree(tmp, out, dirs_exist_ok=True))
-                print(f"wrote {docs / TIMED / LOCKSTEP}")
-        if lines:
-            write_text(docs / PAGE, now)
-            print(f"wrote {docs / PAGE}")
+    with tempfile.TemporaryDirectory() as tmp:
+        now, changed = _judged_again(docs, Path(tmp), redraw=True)
+        lines = changed_lines((docs / PAGE).read_text(), now)
+        print("\n".join(lines) if lines else f"no line of {docs / PAGE} changes")
+        if args.write and changed:  # the tables the page was rendered from, put in place
+            write_dir_atomically(docs / TIMED, lambda out: shutil.copytree(tmp, out, dirs_exist_ok=True))
+            print(f"wrote {docs / TIMED}/")
+    if args.write and lines:
+        write_text(docs / PAGE, now)
+        print(f"wrote {docs / PAGE}")
     return 0

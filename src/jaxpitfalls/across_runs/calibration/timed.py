@@ -17,11 +17,14 @@ from ...configcheck.schema import fill_defaults
 from ...report.tables.run_summary import run_summary
 from ...results import write_dir_atomically
 from ..comparison.lockstep import side_by_side
+from ..history import null_drawn
 from ..history.rejudge import read_table
+from ..settings import History
 
 # The jobs' results, kept only so the page can be rendered again, compressed (one JSON stays several MB otherwise)
 LOCKSTEP, JOBS, PYPERF, SETTINGS = "lockstep.csv", "lockstep_jobs.json.gz", "pyperf_pairs.json", "settings.json"
 HISTORY_STEPS, HISTORY_RATIOS = "history_steps.csv", "history.csv"
+NULL_DRAWN = "null_histories.csv"  # null histories drawn from the kept history (history/null_drawn.py)
 CONFIG_SCHEMA = Path(__file__).resolve().parents[4] / "workflow" / "schemas" / "config.schema.yaml"
 
 
@@ -40,6 +43,7 @@ class Timed:
     history_machine_s: float
     reference: str
     run_target_s: float = 0.0  # the run's target for its machine time (0: none kept)
+    null_outcomes: pd.DataFrame | None = None  # NULL_DRAWN; None where no release was timed twice
 
 
 def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], compare: dict[str, Any],
@@ -60,8 +64,22 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
         (out / SETTINGS).write_text(json.dumps({"compare": compare, "history": history, "history_machine_s": machine_s,
                                                 "reference": Path(reference).name if reference else "",
                                                 "run_target_s": run_target_s}, indent=1))
+        drawn_now(out)
 
     write_dir_atomically(folder, fill)
+
+
+def drawn_now(folder: Path) -> bool:
+    """Null histories drawn from `folder`'s history (a release timed twice) into its NULL_DRAWN; whether it changed."""
+    history = History.of(_as_now(json.loads((folder / SETTINGS).read_text())["history"], "history"))
+    if history.repeats < 2 or not (folder / HISTORY_RATIOS).is_file():
+        return False
+    table = null_drawn.drawn(read_table(folder / HISTORY_RATIOS))
+    as_csv = table.to_csv(index=False)
+    if (folder / NULL_DRAWN).is_file() and (folder / NULL_DRAWN).read_text() == as_csv:
+        return False
+    (folder / NULL_DRAWN).write_text(as_csv)
+    return True
 
 
 def _as_now(section: dict[str, Any], name: str) -> dict[str, Any]:
@@ -104,4 +122,5 @@ def read(folder: str | Path) -> Timed:
     return Timed(pd.read_csv(folder / LOCKSTEP), _jobs(folder),
                  json.loads((folder / PYPERF).read_text()), _as_now(settings["compare"], "compare"),
                  _as_now(settings["history"], "history"), optional(HISTORY_STEPS), optional(HISTORY_RATIOS, read_table),
-                 settings["history_machine_s"], settings["reference"], settings.get("run_target_s", 0.0))
+                 settings["history_machine_s"], settings["reference"], settings.get("run_target_s", 0.0),
+                 optional(NULL_DRAWN, null_drawn.read))
