@@ -58,7 +58,7 @@ PYTEST = $(BIN)/python -m pytest $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytes
 # The two environments are installed side by side (pip installs on one core), then Snakemake's own best-practice
 # checks and snakefmt's formatting (each fails on a finding), then the tests.
 test: $(if $(CAN_INSTALL),$(BROWSER) $(SLURM))
-	@$(MAKE) --no-print-directory --jobs=2 --output-sync=target $(TESTS) $(DRIVER)
+	@$(MAKE) --no-print-directory --jobs=2 $(if $(filter output-sync,$(.FEATURES)),--output-sync=target) $(TESTS) $(DRIVER)
 	@$(if $(CAN_INSTALL),,echo "make test: no apt-get with root or sudo here: the browser and Slurm tests skip," \
 		"each naming what it needs (make browser-packages slurm-packages, as root on Debian)")
 	$(BIN)/snakemake --lint

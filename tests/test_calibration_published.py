@@ -23,12 +23,12 @@ DOCS = ROOT / "docs" / "results"
 @pytest.mark.slow  # the page simulates the studies' intervals again
 def test_the_published_page_is_what_this_checkout_renders_from_what_it_timed():
     page = (DOCS / published.PAGE).read_text()
-    lines = published.changed_lines(page, published.rejudged(DOCS, redraw=False))
+    lines = published.changed_lines(page, published.rejudged(DOCS))
     assert not lines, ("docs/results/calibration.md is not what this checkout renders from "
                        "docs/results/calibration/: run `jaxpitfalls calibration rejudge --write`\n" + "\n".join(lines))
 
 
-FIRST = 20  # histories of each arm drawn again: a fit that changes one outcome in a hundred shows in nine checks of ten
+FIRST = 20  # histories of each arm drawn again (docs/decisions.md: "The null histories' outcomes kept")
 
 
 @pytest.mark.slow
@@ -72,6 +72,19 @@ def test_a_run_that_kept_nothing_is_refused_before_anything_is_replaced(tmp_path
     (run / "reports").mkdir(parents=True)
     (run / "reports" / "calibration.md").write_text("a page without what it timed")
     with pytest.raises(FileNotFoundError, match="holds no kept calibration"):
+        published.publish(run, docs)
+    assert (docs / published.PAGE).read_text() == "the published page"
+
+
+def test_a_run_kept_without_the_null_histories_its_history_draws_is_refused(tmp_path):
+    """A calibration kept by a checkout that did not draw its null histories would publish a page no checkout renders:
+    refused before anything is replaced."""
+    docs = tmp_path / "docs"
+    (docs / published.TIMED).mkdir(parents=True)
+    (docs / published.PAGE).write_text("the published page")
+    run = _run(tmp_path / "run", "a page of an older checkout")
+    (run / "results" / "calibration" / timed.NULL_DRAWN).unlink()
+    with pytest.raises(FileNotFoundError, match="holds no drawn null histories"):
         published.publish(run, docs)
     assert (docs / published.PAGE).read_text() == "the published page"
 

@@ -68,7 +68,7 @@ def test_the_offsets_upper_bound_is_where_few_histories_estimate_as_little_as_me
     of 1.25 a sound estimate of it allows; where the history measured no offset at all, there is none to bound."""
     truth = [Components(0.01 ** 2, 0.02 ** 2, (0.01,))] * 8
     def upper(table: pd.DataFrame, histories: int) -> float | None:
-        return null_drawn.upper_bound(drawn(table, (), 1, (), upper_histories=histories), histories)
+        return null_drawn.upper_bound(drawn(table, (), 1, (), upper_histories=histories))
 
     factor = upper(null_drawn.history(np.random.default_rng(4), truth, 6, 2), 60)
     assert 1.0 < factor <= 1.25 ** 8
@@ -82,7 +82,7 @@ def test_an_offset_between_releases_is_told_from_the_estimates_noise_where_it_is
     histories, as often as not)."""
     def chance(offset: float, seed: int) -> float:
         truth = [Components(0.01 ** 2, offset ** 2, (0.01,))] * 8
-        measured = null_drawn.Measured.of(null_drawn.history(np.random.default_rng(seed), truth, 6, 2))
+        measured = null_drawn.DrawnFrom.of(null_drawn.history(np.random.default_rng(seed), truth, 6, 2))
         return sum(islice(null_drawn.outcomes(measured, null_drawn.BY_CHANCE, 0.0, 2, 0.0, 0), 50)) / 50
 
     assert chance(0.03, seed=5) <= 0.02
@@ -99,7 +99,7 @@ def test_a_planted_step_is_found_at_its_place_more_often_the_larger_it_is():
     small, large = simulated.share
     assert large >= 0.7 and small <= 0.2 and list(simulated.histories) == [30, 30]
     (line, _, timed, _) = null_histories.power_lines(power)
-    assert "a 15% step in" in line and "a 1% step in" in line and null_histories.power_lines(None) == []
+    assert "a 15% step in" in line and "a 1% step in" in line
     assert "Planted in the timed null history itself (2 jobs a release)" in timed
 
 

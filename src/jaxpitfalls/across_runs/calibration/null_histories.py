@@ -16,7 +16,8 @@ from ..history.null_drawn import BY_CHANCE, FALSE_STEPS, STEP_DRAWN, STEP_TIMED,
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
 
 
-def _found(outcomes: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _ones_of(outcomes: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, its "1"s and its histories."""
     return outcomes.str.count("1").to_numpy(), outcomes.str.len().to_numpy()
 
 
@@ -27,21 +28,21 @@ def _power_row(kind: str, step: float, repeats: int, found: int, trials: int) ->
 
 
 def step_power(drawn: pd.DataFrame) -> pd.DataFrame:
-    """Per planted step: how often the fit named it at its place, in drawn histories (`simulated`: one drawn series
-    slowed from a drawn release on) and in the timed history itself (`timed`), with a Wilson interval."""
+    """Per planted step: how often the fit named it at its place, in drawn and in the timed history, with a Wilson
+    interval."""
     rows = []
     for arm, kind in ((STEP_DRAWN, "simulated"), (STEP_TIMED, "timed")):
         mine = drawn[drawn.arm == arm]
         rows += [_power_row(kind, step, repeats, int(k), int(n))
-                 for step, repeats, k, n in zip(mine.step, mine.repeats, *_found(mine.outcomes), strict=True)]
+                 for step, repeats, k, n in zip(mine.step, mine.repeats, *_ones_of(mine.outcomes), strict=True)]
     return pd.DataFrame(rows)
 
 
 def rates(drawn: pd.DataFrame) -> pd.DataFrame:
-    """Per arm of FALSE_STEPS, the share of null histories naming a step, with its Wilson interval and target."""
+    """Per row of FALSE_STEPS, the share of null histories naming a step, with its Wilson interval and target."""
     rows = []
     mine = drawn[drawn.arm == FALSE_STEPS]
-    for between, factor, n, k, total in zip(mine.between_releases, mine.offsets, mine.repeats, *_found(mine.outcomes),
+    for between, factor, n, k, total in zip(mine.between_releases, mine.offsets, mine.repeats, *_ones_of(mine.outcomes),
                                             strict=True):
         k, total = int(k), int(total)
         low, high = wilson(k, total)
@@ -53,9 +54,8 @@ def rates(drawn: pd.DataFrame) -> pd.DataFrame:
 
 
 def offset_by_chance(drawn: pd.DataFrame) -> float:
-    """How often histories without an offset between releases estimated one as large as the measured history's: a
-    small share says it is more than noise."""
-    k, n = _found(drawn[drawn.arm == BY_CHANCE].outcomes)
+    """How often histories without offsets between releases estimated them as large as measured."""
+    k, n = _ones_of(drawn[drawn.arm == BY_CHANCE].outcomes)
     return float(k.sum() / n.sum())
 
 
@@ -94,9 +94,9 @@ def _shares(power: pd.DataFrame) -> str:
                      f"{r.share_high:.1%}])" for r in power.itertuples())
 
 
-def power_lines(power: pd.DataFrame | None) -> list[str]:
-    """The page's lines on the fit's power to name a planted step, simulated and timed."""
-    if power is None or power.empty:
+def power_lines(power: pd.DataFrame) -> list[str]:
+    """The page's lines on the fit's power to name a planted step, simulated and timed (none where none was)."""
+    if power.empty:
         return []
     simulated, timed = (power[power.history == kind] for kind in ("simulated", "timed"))
     lines = [f"Power: histories simulated as above at {simulated.repeats.iloc[0]} jobs a release, one series (drawn) "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...results import write_dir_atomically, write_text
 from . import calibration
-from .timed import PYPERF, SETTINGS, drawn_now, estimated_now, read
+from .timed import PYPERF, SETTINGS, drawn_now, draws_nulls, estimated_now, read
 
 PAGE, TIMED, REFERENCE = "calibration.md", "calibration", "reference"  # under the docs folder
 
@@ -26,7 +26,9 @@ def publish(run: str | Path, docs: str | Path = "docs/results") -> None:
     before anything is replaced."""
     run, docs = Path(run), Path(docs)
     kept = run / "results" / "calibration"
-    read(kept)
+    if read(kept).null_outcomes is None and draws_nulls(kept):
+        raise FileNotFoundError(f"{kept} holds no drawn null histories (kept by an older checkout): run the "
+                                "calibration rule again, or publish and `jaxpitfalls calibration rejudge --write`")
     page = (run / "reports" / PAGE).read_text()
     write_dir_atomically(docs / TIMED, lambda tmp: shutil.copytree(kept, tmp, dirs_exist_ok=True,
                                                                     ignore=shutil.ignore_patterns(".*")))
@@ -81,14 +83,15 @@ def _rendered(kept: Path, docs: Path) -> str:
 def _judged_again(docs: Path, out: Path, redraw: bool) -> tuple[str, bool]:
     """The published calibration in `out`, estimated (and `redraw`: drawn) again, its page; whether a table changed."""
     changed = estimated_now(docs / TIMED, out)
-    changed = (drawn_now(out) if redraw else False) or changed
+    if redraw:
+        changed = drawn_now(out) or changed
     return _rendered(out, docs), changed
 
 
-def rejudged(docs: str | Path = "docs/results", redraw: bool = True) -> str:
-    """The published page as this checkout renders it (`_judged_again`)."""
+def rejudged(docs: str | Path = "docs/results") -> str:
+    """The published page as this checkout renders it, its null histories as kept (`rejudge` draws them again)."""
     with tempfile.TemporaryDirectory() as tmp:
-        return _judged_again(Path(docs), Path(tmp), redraw)[0]
+        return _judged_again(Path(docs), Path(tmp), redraw=False)[0]
 
 
 def changed_lines(old: str, new: str) -> list[str]:

@@ -43,14 +43,14 @@ class Timed:
     history_machine_s: float
     reference: str
     run_target_s: float = 0.0  # the run's target for its machine time (0: none kept)
-    null_outcomes: pd.DataFrame | None = None  # NULL_DRAWN; None where no release was timed twice
+    null_outcomes: pd.DataFrame | None = None  # NULL_DRAWN; None where none was drawn (see draws_nulls)
 
 
 def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], compare: dict[str, Any],
          history: dict[str, Any], history_steps: list[str] = (), history_ratios: list[str] = (),
          history_benchmarks: list[str] = (), reference: str = "", run_target_s: float = 0.0) -> None:
-    """Copy the calibration rule's inputs into `folder`, whole or not at all, with the reference's name and
-    `run_target_s`; `pyperf`: files of pyperf pairs (results/pyperf/pairs.json, or the published ones)."""
+    """Copy the calibration rule's inputs into `folder`, whole or not at all, with the reference's name,
+    `run_target_s` and the null histories drawn from the history; `pyperf`: files of pyperf pairs."""
     def fill(tmp: str) -> None:
         out = Path(tmp)
         shutil.copyfile(table, out / LOCKSTEP)
@@ -69,10 +69,15 @@ def keep(folder: str | Path, table: str, runs: list[str], pyperf: list[str], com
     write_dir_atomically(folder, fill)
 
 
-def drawn_now(folder: Path) -> bool:
-    """Null histories drawn from `folder`'s history (a release timed twice) into its NULL_DRAWN; whether it changed."""
+def draws_nulls(folder: Path) -> bool:
+    """Whether `folder` kept a history of two or more jobs a release to draw from."""
     history = History.of(_as_now(json.loads((folder / SETTINGS).read_text())["history"], "history"))
-    if history.repeats < 2 or not (folder / HISTORY_RATIOS).is_file():
+    return history.repeats >= 2 and (folder / HISTORY_RATIOS).is_file()
+
+
+def drawn_now(folder: Path) -> bool:
+    """Null histories drawn from `folder`'s history into its NULL_DRAWN, where it `draws_nulls`; whether it changed."""
+    if not draws_nulls(folder):
         return False
     table = null_drawn.drawn(read_table(folder / HISTORY_RATIOS))
     as_csv = table.to_csv(index=False)

@@ -115,7 +115,7 @@ def _offsets_times(measured: list[Components], factor: float) -> list[Components
 
 
 @dataclass(frozen=True)
-class Measured:
+class DrawnFrom:
     """What every arm draws from."""
 
     ratios: pd.DataFrame
@@ -125,7 +125,7 @@ class Measured:
     offsets: float  # the measured offsets' variance between releases, summed over series
 
     @classmethod
-    def of(cls, ratios: pd.DataFrame) -> Measured:
+    def of(cls, ratios: pd.DataFrame) -> DrawnFrom:
         measured = components(ratios)
         return cls(ratios, measured, ratios.release.nunique(), repeats_timed(ratios),
                    sum(c.releases for c in measured))
@@ -138,13 +138,13 @@ def false_steps(measured: list[Components], releases: int, repeats: int, seed: i
         yield int(names_a_step(history(rng, measured, releases, repeats), releases))
 
 
-def _step_draw(rng: np.random.Generator, m: Measured) -> tuple[pd.DataFrame, str, int]:
+def _step_draw(rng: np.random.Generator, m: DrawnFrom) -> tuple[pd.DataFrame, str, int]:
     """A history, the series and the release a step is planted in."""
     drawn = history(rng, m.components, m.releases, POWER_REPEATS)
     return drawn, f"s{rng.integers(len(m.components))}", int(rng.integers(1, m.releases))
 
 
-def _steps_found(m: Measured, step: float, skip: int, seed: int = 2) -> Iterator[int]:
+def _steps_found(m: DrawnFrom, step: float, skip: int, seed: int = 2) -> Iterator[int]:
     """Per history in turn (after `skip`), whether the fit names `step` at its place."""
     rng = np.random.default_rng(seed)
     for _ in range(skip):
@@ -166,14 +166,14 @@ def _planted_in_timed(ratios: pd.DataFrame, step: float) -> Iterator[int]:
                              key, at))
 
 
-def _offsets_drawn(m: Measured, factor: float, seed: int) -> Iterator[float]:
+def _offsets_drawn(m: DrawnFrom, factor: float, seed: int) -> Iterator[float]:
     """Per history in turn, the offsets' variance one drawn with `factor` on them estimates, summed over series."""
     rng, drawn = np.random.default_rng(seed), _offsets_times(m.components, factor)
     while True:
         yield sum(c.releases for c in components(history(rng, drawn, m.releases, m.repeats)))
 
 
-def outcomes(m: Measured, arm: str, offsets: float, repeats: int, step: float, skip: int) -> Iterator[int]:
+def outcomes(m: DrawnFrom, arm: str, offsets: float, repeats: int, step: float, skip: int) -> Iterator[int]:
     """An arm's outcomes, history by history in its stream's order."""
     if arm == FALSE_STEPS:
         return false_steps(_offsets_times(m.components, offsets), m.releases, repeats)
@@ -183,10 +183,12 @@ def outcomes(m: Measured, arm: str, offsets: float, repeats: int, step: float, s
         return (int(v >= m.offsets) for v in _offsets_drawn(m, 0.0, seed=1))
     if arm == STEP_DRAWN:
         return _steps_found(m, step, skip)
-    return _planted_in_timed(m.ratios, step)
+    if arm == STEP_TIMED:
+        return _planted_in_timed(m.ratios, step)
+    raise ValueError(f"no arm {arm!r}: one of {FALSE_STEPS}, {AS_SMALL}, {BY_CHANCE}, {STEP_DRAWN}, {STEP_TIMED}")
 
 
-def _row(m: Measured, arm: str, between: str, offsets: float, repeats: int, step: float, count: int | None,
+def _row(m: DrawnFrom, arm: str, between: str, offsets: float, repeats: int, step: float, count: int | None,
          skip: int = 0) -> dict:
     """One arm's row: its first `count` outcomes (None: all of a finite arm)."""
     found = islice(outcomes(m, arm, offsets, repeats, step, skip), count)
@@ -194,12 +196,12 @@ def _row(m: Measured, arm: str, between: str, offsets: float, repeats: int, step
             "outcomes": "".join(str(o) for o in found)}
 
 
-def upper_bound(table: pd.DataFrame, histories: int = UPPER_HISTORIES) -> float | None:
+def upper_bound(table: pd.DataFrame) -> float | None:
     """The offsets' 95% upper bound factor from `table`'s AS_SMALL search: the first factor at which at most 5% of
     histories estimate offsets as small in all as measured; None where none was searched or reached."""
     searched = table[table.arm == AS_SMALL]
     return next((float(f) for f, o in zip(searched.offsets, searched.outcomes, strict=True)
-                 if o.count("1") <= 0.05 * histories), None)
+                 if o.count("1") <= 0.05 * len(o)), None)
 
 
 def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: int = HISTORIES,
@@ -207,14 +209,14 @@ def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
           upper_histories: int = UPPER_HISTORIES) -> pd.DataFrame:
     """Every arm's outcomes: the offsets' upper bound searched on powers of UPPER_STEP, then false steps per
     `repeats` at the measured offsets, at that bound and without them, then the other arms."""
-    m, rows = Measured.of(ratios), []
+    m, searched, upper = DrawnFrom.of(ratios), [], None
     factor = 1.0
-    while m.offsets > 0 and factor < 1e6 and upper_bound(pd.DataFrame(rows, columns=COLUMNS), upper_histories) is None:
-        rows.append(_row(m, AS_SMALL, "", factor, m.repeats, 0.0, upper_histories))
+    while m.offsets > 0 and factor < 1e6 and upper is None:
+        searched.append(_row(m, AS_SMALL, "", factor, m.repeats, 0.0, upper_histories))
+        upper = upper_bound(pd.DataFrame(searched[-1:], columns=COLUMNS))
         factor *= UPPER_STEP
-    upper = upper_bound(pd.DataFrame(rows, columns=COLUMNS), upper_histories)
     between = [("as measured", 1.0), *([("95% upper bound", upper)] if upper is not None else []), ("none", 0.0)]
-    rows += [_row(m, FALSE_STEPS, name, f, n, 0.0, histories) for name, f in between for n in repeats]
+    rows = [*searched, *(_row(m, FALSE_STEPS, name, f, n, 0.0, histories) for name, f in between for n in repeats)]
     rows.append(_row(m, BY_CHANCE, "", 0.0, m.repeats, 0.0, histories))
     rows += [_row(m, STEP_DRAWN, "", 1.0, POWER_REPEATS, step, power_histories, skip=i * power_histories)
              for i, step in enumerate(steps)]
@@ -224,12 +226,13 @@ def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
 
 def read(path: str | Path) -> pd.DataFrame:
     """A kept table of outcomes, its outcomes as strings."""
-    return pd.read_csv(path, dtype={"between_releases": str, "outcomes": str}, keep_default_na=False)
+    return pd.read_csv(path, dtype={"between_releases": str, "outcomes": str}, keep_default_na=False,
+                       float_precision="round_trip")
 
 
 def drawn_again(ratios: pd.DataFrame, table: pd.DataFrame, first: int) -> pd.DataFrame:
     """`table`'s arms, the first `first` outcomes of each drawn again by this checkout."""
-    m, rows, skip = Measured.of(ratios), [], 0
+    m, rows, skip = DrawnFrom.of(ratios), [], 0
     for r in table.itertuples():
         rows.append(_row(m, r.arm, r.between_releases, r.offsets, r.repeats, r.step, first, skip))
         skip += len(r.outcomes) if r.arm == STEP_DRAWN else 0
