@@ -127,7 +127,7 @@ def _overlay(work: Path, repo: Path, sides: dict) -> Path:
         "studies": {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")} | {
             "mine": {"file": str(repo / "bench.py"), "base": {"n": 2000},
                      "measure": {"min_sample_s": 0.02, "on_contention": "warn"}}},
-        "compare": {"study": "mine", "sides": sides, "processes": 3, "rounds": 8}}))
+        "compare": {"study": "mine", "sides": sides, "processes": 3, "rounds": 4}}))
     return overlay
 
 
