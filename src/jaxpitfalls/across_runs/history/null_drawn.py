@@ -196,12 +196,15 @@ def _row(m: DrawnFrom, arm: str, between: str, offsets: float, repeats: int, ste
             "outcomes": "".join(str(o) for o in found)}
 
 
+def _bounds(outcomes: str) -> bool:
+    """Whether at most 5% of an AS_SMALL row's histories estimated offsets as small in all as measured."""
+    return outcomes.count("1") <= 0.05 * len(outcomes)
+
+
 def upper_bound(table: pd.DataFrame) -> float | None:
-    """The offsets' 95% upper bound factor from `table`'s AS_SMALL search: the first factor at which at most 5% of
-    histories estimate offsets as small in all as measured; None where none was searched or reached."""
+    """The offsets' 95% upper bound: the first factor of `table`'s AS_SMALL search that `_bounds`; None if none."""
     searched = table[table.arm == AS_SMALL]
-    return next((float(f) for f, o in zip(searched.offsets, searched.outcomes, strict=True)
-                 if o.count("1") <= 0.05 * len(o)), None)
+    return next((float(f) for f, o in zip(searched.offsets, searched.outcomes, strict=True) if _bounds(o)), None)
 
 
 def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: int = HISTORIES,
@@ -213,7 +216,7 @@ def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
     factor = 1.0
     while m.offsets > 0 and factor < 1e6 and upper is None:
         searched.append(_row(m, AS_SMALL, "", factor, m.repeats, 0.0, upper_histories))
-        upper = upper_bound(pd.DataFrame(searched[-1:], columns=COLUMNS))
+        upper = factor if _bounds(searched[-1]["outcomes"]) else None
         factor *= UPPER_STEP
     between = [("as measured", 1.0), *([("95% upper bound", upper)] if upper is not None else []), ("none", 0.0)]
     rows = [*searched, *(_row(m, FALSE_STEPS, name, f, n, 0.0, histories) for name, f in between for n in repeats)]
