@@ -32,7 +32,7 @@ def process_doc(level: float, seed: int, signature: str = "s") -> dict:
                           "waits": [{"seconds": 1.5 * level, "quiet_s": 1.0, "quiet": True, "probes": 3}],
                           "own_cpu_per_wall": 1.0, "load_average": [0.5, 0.6], "cpu_mhz": [2600.0, 2600.0],
                           "gc_disabled_in_samples": True, "policy": {}, "yardstick_s": [8e-3 * level] * 8,
-                          "places": {"f": [0, 1] * 4, "v": [1, 0] * 4},
+                          "places": {"f": [0, 1] * 4, "v": [1, 0] * 4}, "sampled_s": {"f": 0.5, "v": 0.5 * level},
                           "windows": [window, window | {"rounds": 1, "contended": True, "kept": False}]}},
         "checks": {key: {"reference": "f", "compared": "bitwise", "values": 3, "outputs": "o",
                          "max_abs_difference": {"f": 0.0, "v": level - 1},

@@ -337,8 +337,9 @@ def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_
 
 
 def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
-    """Samples over every process (times their calls), the twin's apart, waits, the rest of the timing job; traces
-    and the study's own preparations; an older checks table without the samples' seconds keeps the plain line."""
+    """Samples over every process (each sampler's recorded wall; an older result's samples times their calls), the
+    twin's apart, waits, the rest of the timing job; traces and the study's own preparations; an older checks table
+    without the samples' seconds keeps the plain line."""
     from jaxpitfalls.report.tables.run_summary import study_split
 
     doc = _doc("c0")
@@ -360,6 +361,9 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
                                    "the rest of its timing jobs": 10 - 2.54, "traces": 4.0, "preparations": 4.0})
     assert sum(split.values()) == pytest.approx(18.0)  # the study's part of the run, whole
     assert study_split(summary, "dispatch", [], checks.drop(columns=["samples_s", "twins_s"])) is None
+    doc["machine"]["blocked"]["sampled_s"] = {"a": 2.0, "b": 0.5, "b~twin": 0.5}  # each sampler's wall, recorded
+    walls = aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"]
+    assert walls.samples_s.iloc[0] == pytest.approx(2.5) and walls.twins_s.iloc[0] == pytest.approx(0.5)
     line = markdown.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                                         {"dispatch": (18.0, None, split)}, {"dispatch": checks})
     assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, waiting " \

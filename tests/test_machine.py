@@ -59,20 +59,20 @@ class ScriptedMachine(machine.Watch):
     sleeps, as a real hypervisor steals from vCPUs that want to run), plus `steal` periods."""
 
     def __init__(self, others=(), steal=(), steal_while_running=0.0):
-        self.clock, self.ran = 0.0, 0.0
+        self.clock_s, self.ran = 0.0, 0.0
         self.others, self.steal, self.steal_while_running = list(others), list(steal), steal_while_running
         self.slept: list[float] = []
 
     def sample(self, seconds: float):
         """A sampler whose samples take `seconds` of this machine's time."""
         def run() -> float:
-            self.clock += seconds
+            self.clock_s += seconds
             self.ran += seconds
             return seconds
         return run
 
     def now(self):
-        return machine.Reading(self.clock, self.ran, None)
+        return machine.Reading(self.clock_s, self.ran, None)
 
     def between(self, start, end):
         wall = end.wall - start.wall
@@ -84,9 +84,12 @@ class ScriptedMachine(machine.Watch):
         return machine.Activity(wall, end.own_cpu - start.own_cpu, share(self.others),
                                 share(self.steal) + self.steal_while_running * running)
 
+    def clock(self):
+        return self.clock_s
+
     def sleep(self, seconds):
         self.slept.append(seconds)
-        self.clock += seconds
+        self.clock_s += seconds
 
     def speed(self):
         return 0.008
@@ -109,6 +112,16 @@ def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed():
     assert record["yardstick_s"] == [0.008] * 32  # one per kept round: the re-timed rounds' went with them
     assert [w["kept"] for w in record["windows"]] == [False, True, True, True, True]
     assert record["others_share_max"] == 0.5 and record["steal_share_max"] == 0.0
+
+
+def test_each_sampler_s_machine_time_counts_every_round_run_though_a_sample_is_a_step_s_share():
+    """A sample of four steps is recorded per step; what it cost the machine is the whole call's wall, over the
+    rounds kept and the rounds re-timed alike (the run summary's split)."""
+    scripted = ScriptedMachine(others=[(0.0, 20.0, 0.5)])
+    steps = {name: (lambda s=s: s() / 4) for name, s in _samplers(scripted).items()}
+    samples, _, _, record = interleaved(steps, Sampling(rounds=32), watch=scripted)
+    assert samples["a"] == [0.125 / 4] * 32 and record["rounds_retried"] == 8
+    assert record["sampled_s"] == {"a": 40 * 0.125, "b": 40 * 0.125}
 
 
 def test_a_wait_and_the_rounds_it_re_timed_spend_none_of_the_modes_budget():
@@ -136,7 +149,7 @@ def test_waits_back_off_and_fail_after_max_wait_s_naming_the_steal():
         interleaved(_samplers(scripted), Sampling(rounds=30, max_wait_s=45), "c1 blocked", watch=scripted)
     # each wait asks for twice the quiet of the last: 1 + 2 + 4 + 8 + 16 s of probes after 2 s windows; after
     # the sixth window 2 s are left, less than the 30 s of quiet the next wait would ask for: it fails at once
-    assert len(scripted.slept) == (1 + 2 + 4 + 8 + 16) / contention.PROBE_S and scripted.clock == 43
+    assert len(scripted.slept) == (1 + 2 + 4 + 8 + 16) / contention.PROBE_S and scripted.clock_s == 43
 
 
 def test_a_neighbour_that_never_stops_fails_the_mode_after_max_wait_s_naming_it():
@@ -145,7 +158,7 @@ def test_a_neighbour_that_never_stops_fails_the_mode_after_max_wait_s_naming_it(
             "processes used median 50%")
     with pytest.raises(MachineBusy, match=busy):
         interleaved(_samplers(scripted), Sampling(rounds=30, max_wait_s=60), "c1", watch=scripted)
-    assert scripted.clock == 60
+    assert scripted.clock_s == 60
 
 
 def test_fail_refuses_the_first_contended_window():
@@ -254,7 +267,7 @@ class ColdAfterYardstick(ScriptedMachine):
         def run() -> float:
             taken = seconds + (self.penalty if self.cold else 0.0)
             self.cold = False
-            self.clock += taken
+            self.clock_s += taken
             self.ran += taken
             return taken
         return run

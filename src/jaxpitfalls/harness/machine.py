@@ -116,6 +116,10 @@ class Watch:
     def between(self, start: Reading, end: Reading) -> Activity:
         return Activity.between(start, end)
 
+    def clock(self) -> float:
+        """Wall seconds, for what a sample costs the machine (a sample itself may be a share of its call)."""
+        return time.perf_counter()
+
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
@@ -128,10 +132,11 @@ REAL = Watch()
 
 
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
-                    waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]]
-                    ) -> dict[str, Any]:
-    """What the machine did during one mode's timing, each sample's place in its round (0: first) and the
-    policy; several processes' records merge into one."""
+                    waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]],
+                    sampled_s: dict[str, float] | None = None) -> dict[str, Any]:
+    """What the machine did during one mode's timing, each sample's place in its round (0: first), each
+    sampler's wall seconds over every round run (re-timed ones too; none in older results) and the policy;
+    several processes' records merge into one."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)
@@ -155,4 +160,4 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "places": places,
         "policy": policy,
         "windows": windows,
-    }
+    } | ({} if sampled_s is None else {"sampled_s": sampled_s})

@@ -85,16 +85,20 @@ def _prime(sampler: Sampler) -> None:
 PRIME_BELOW_S = 1.0
 
 
-def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None) -> Round:
+def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None,
+           sampled: dict[str, float]) -> Round:
     """Every sampler once in `order` (untimed `setup()` first), then the yardstick. `last`: each sampler's
-    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S."""
+    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S. `sampled`: each sampler's wall
+    seconds, added to (a sample may be a share of its call: per step, per call of several)."""
     taken: dict[str, tuple[float, CompileCount]] = {}
     if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])
     for name in order:
         _set_up(samplers[name])
+        start = watch.clock()
         with count_compiles() as counter, gc_paused():
             seconds = samplers[name]()
+        sampled[name] += watch.clock() - start
         taken[name] = (seconds, counter)
     if last is not None:
         last.update({name: seconds for name, (seconds, _) in taken.items()})
@@ -150,10 +154,11 @@ def interleaved(
     policy = Contention(sampling, label, watch)
     loads, clocks = [load_average()], [cpu_mhz()]
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
+    sampled = dict.fromkeys(names, 0.0)
     start = window_start = readings[0]
     while len(kept.samples[names[0]]) < sampling.rounds:
         done_before = len(kept.samples[names[0]]) + len(pending)
-        pending.append(_round(samplers, round_order(names, offset + done_before), watch, last))
+        pending.append(_round(samplers, round_order(names, offset + done_before), watch, last, sampled))
         now = watch.now()
         readings.append(now)
         done = done_before + 1
@@ -178,4 +183,4 @@ def interleaved(
                 "max_wait_s": sampling.max_wait_s}
     return kept.samples, kept.compiles, kept.marked, machine_summary(
         windows, settings, [*loads, load_average()], [*clocks, cpu_mhz()], policy.records(), kept.speeds,
-        kept.places)
+        kept.places, sampled)
