@@ -338,8 +338,8 @@ def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_
 
 def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     """Samples over every process (each sampler's recorded wall; an older result's samples times their calls), the
-    twin's apart, waits, the rest of the timing job; traces and the study's own preparations; an older checks table
-    without the samples' seconds keeps the plain line."""
+    twin's and the first runs' apart, waits, the rest of the timing job; traces and the study's own preparations;
+    an older checks table without the samples' seconds keeps the plain line."""
     from jaxpitfalls.report.tables.run_summary import study_split
 
     doc = _doc("c0")
@@ -349,6 +349,9 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
         {"samples_s": [0.01, 0.03], "calls_per_sample": 10, "summary": mode["summary"]},
         {"samples_s": [0.02], "calls_per_sample": 5, "summary": mode["summary"]}]}}  # a's own (the fixture's share one)
     doc["machine"]["blocked"]["waited_s"] = 2.0
+    doc["variants"]["b"]["first_run"] = {"seconds": 0.75, "compiles": 2, "compile_seconds": 0.5}
+    doc["variants"]["b~twin"]["first_run"] = doc["variants"]["b"]["first_run"]  # the floor's record: not counted again
+    doc["processes"] = 2  # merged: the first run is the processes' mean
     overhead = tmp_path / "overhead.csv"
     overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
     checks = aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"]
@@ -357,15 +360,17 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
                             "job": ["dispatch/c0", "dispatch/c0", "dispatch/c0", "bert-L1", "gpt2-L1"],
                             "seconds": [10.0, 3.0, 1.0, 4.0, 5.0], "max_rss_mb": [1.0] * 5, "end": [1.0] * 5})
     split = study_split(summary, "dispatch", ["prepare_model/bert-L1"], checks)
-    assert split == pytest.approx({"timed samples": 0.52, "A/A twins": 0.02, "waiting for quiet": 2.0,
-                                   "the rest of its timing jobs": 10 - 2.54, "traces": 4.0, "preparations": 4.0})
+    assert split == pytest.approx({"timed samples": 0.52, "A/A twins": 0.02, "first runs": 1.5,
+                                   "waiting for quiet": 2.0, "the rest of its timing jobs": 10 - 4.04, "traces": 4.0,
+                                   "preparations": 4.0})
     assert sum(split.values()) == pytest.approx(18.0)  # the study's part of the run, whole
     assert study_split(summary, "dispatch", [], checks.drop(columns=["samples_s", "twins_s"])) is None
+    assert "first runs" not in study_split(summary, "dispatch", [], checks.drop(columns=["first_runs_s"]))
     doc["machine"]["blocked"]["sampled_s"] = {"a": 2.0, "b": 0.5, "b~twin": 0.5}  # each sampler's wall, recorded
     walls = aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"]
     assert walls.samples_s.iloc[0] == pytest.approx(2.5) and walls.twins_s.iloc[0] == pytest.approx(0.5)
     line = markdown.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                                         {"dispatch": (18.0, None, split)}, {"dispatch": checks})
-    assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, waiting " \
-           "for quiet 2 s, the rest of its timing jobs 7 s (process starts, imports, models loaded, warm-up and " \
-           "compiles, checks), traces 4 s, preparations 4 s" in line
+    assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, first runs " \
+           "2 s, waiting for quiet 2 s, the rest of its timing jobs 6 s (process starts, imports, models loaded, " \
+           "warm-up and compiles, checks), traces 4 s, preparations 4 s" in line

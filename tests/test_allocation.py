@@ -1,6 +1,6 @@
-"""Allocation (across_runs/calibration/allocation.py): a job's variance split into its between-process and
-within-process parts, its costs read off its samples and its machine time, the rounds Kalibera and Jones' allocation
-gives, and the cheapest plan that brings a share of all rows to the gate's precision."""
+"""Allocation (harness/allocation.py, across_runs/calibration/allocation.py): a job's variance split into its
+between-process and within-process parts, its costs read off its samples and its machine time, the rounds Kalibera
+and Jones' allocation gives, and the cheapest plan that brings a share of all rows to the gate's precision."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import allocation
+from jaxpitfalls.harness.allocation import plan, variance_parts
 from jaxpitfalls.harness.stats import enough_within
 
 SIDES = ["a", "a2"]
@@ -40,6 +41,15 @@ def test_the_variance_splits_into_its_between_and_within_process_parts():
     assert math.sqrt(between) == pytest.approx(0.03, rel=0.25)
 
 
+def test_processes_of_unequal_rounds_split_alike():
+    """A study's processes may stop at different rounds (a mode's time budget): each one's own rounds count."""
+    rng = np.random.default_rng(1)
+    rows = [[rng.normal(offset, 0.1, rounds) for offset, rounds in zip(rng.normal(0, 0.03, 40), [20, 60] * 20,
+                                                                        strict=True)] for _ in range(4)]
+    within, between = variance_parts(rows)
+    assert math.sqrt(within) == pytest.approx(0.1, rel=0.05) and math.sqrt(between) == pytest.approx(0.03, rel=0.3)
+
+
 def test_a_round_costs_its_samples_and_a_process_the_rest_of_the_job():
     job = _job(between=0.03, within=0.1, processes=4, rounds=10, job_s=100.0)
     process_s, round_s = allocation.costs(job)
@@ -56,17 +66,19 @@ def test_a_round_costs_its_watched_wall_time_where_the_job_kept_it():
 
 def test_rounds_go_where_processes_agree_and_processes_where_they_differ():
     """Kalibera and Jones: sqrt(process cost x within / (round cost x between)) rounds a process."""
-    rounds, processes, seconds = allocation._plan(within=0.01, between=0.0001, process_s=50.0, round_s=0.5,
-                                                         variance=0.00005)
+    least = allocation.ALLOCATION_MIN_PROCESSES
+    rounds, processes, seconds = plan(within=0.01, between=0.0001, process_s=50.0, round_s=0.5, variance=0.00005,
+                                      min_processes=least)
     assert rounds == round(math.sqrt(50 * 0.01 / (0.5 * 0.0001))) == 100
     assert processes == pytest.approx((0.0001 + 0.01 / 100) / 0.00005) == 4 and seconds == pytest.approx(
         processes * (50 + 100 * 0.5))
     # processes differ: sqrt(100) = 10 rounds; 5.5 processes reach the variance, so 6, which need 5 rounds each
-    few, more, _ = allocation._plan(within=0.01, between=0.01, process_s=50.0, round_s=0.5, variance=0.002)
+    few, more, _ = plan(within=0.01, between=0.01, process_s=50.0, round_s=0.5, variance=0.002, min_processes=least)
     assert (few, more) == (5, 6)
     # the processes agree and few reach the variance: at the floor of processes, the rounds that reach it
-    floor, at_floor, _ = allocation._plan(within=0.01, between=0.0, process_s=50.0, round_s=0.5, variance=0.001)
-    assert at_floor == allocation.ALLOCATION_MIN_PROCESSES and floor == math.ceil(0.01 / (0.001 * 3)) == 4
+    floor, at_floor, _ = plan(within=0.01, between=0.0, process_s=50.0, round_s=0.5, variance=0.001,
+                              min_processes=least)
+    assert at_floor == least and floor == math.ceil(0.01 / (0.001 * 3)) == 4
 
 
 def test_the_section_sets_each_configurations_time_then_against_its_own():

@@ -117,7 +117,7 @@ class Watch:
         return Activity.between(start, end)
 
     def clock(self) -> float:
-        """Wall seconds, for what a sample costs the machine (a sample itself may be a share of its call)."""
+        """Wall seconds: what a sample cost the machine."""
         return time.perf_counter()
 
     def sleep(self, seconds: float) -> None:
@@ -135,8 +135,7 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
                     waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]],
                     sampled_s: dict[str, float] | None = None) -> dict[str, Any]:
     """What the machine did during one mode's timing, each sample's place in its round (0: first), each
-    sampler's wall seconds over every round run (re-timed ones too; none in older results) and the policy;
-    several processes' records merge into one."""
+    sampler's wall over every round run, and the policy; several processes' records merge into one."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)

@@ -88,8 +88,7 @@ PRIME_BELOW_S = 1.0
 def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None,
            sampled: dict[str, float]) -> Round:
     """Every sampler once in `order` (untimed `setup()` first), then the yardstick. `last`: each sampler's
-    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S. `sampled`: each sampler's wall
-    seconds, added to (a sample may be a share of its call: per step, per call of several)."""
+    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S. `sampled`: wall seconds, added to."""
     taken: dict[str, tuple[float, CompileCount]] = {}
     if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])

@@ -1,9 +1,5 @@
-"""Where a lockstep calibration's processes or rounds buy precision (Kalibera and Jones, "Rigorous benchmarking in
-reasonable time", 2013): a row's variance over P processes of R rounds is (between + within / R) / P at a machine time
-of P x (process + R x round), so the rounds that buy the most precision a second are sqrt(process x within / (round x
-between)). Means of rounds stand for medians of rounds, and rounds are taken as independent (rounds that drift buy
-less).
-"""
+"""Where a lockstep calibration's processes or rounds buy precision (harness/allocation.py: Kalibera and Jones),
+and the cheapest plan that brings the share of rows the gate needs within its half-width."""
 
 from __future__ import annotations
 
@@ -16,10 +12,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
+from ...harness import allocation as kalibera_jones
 from ...harness.stats import Z_95, rows_needed
 
 ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
-MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
 GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
 PRECISE_ROWS = 0.8  # the share of all a run's rows the precision plan brings to the gate's half-width
 NOISIER_DAY = 1.5  # the processes a plan may grow to, over its own, where a day's variance is larger than planned
@@ -42,14 +38,8 @@ def _row_logs(timed: dict[str, Any]) -> Iterator[np.ndarray]:
 
 
 def components(timed: dict[str, Any]) -> tuple[float, float]:
-    """The variance between processes and within one (a round's), averaged over the job's rows; the between part
-    at least 0."""
-    within, between = [], []
-    for logs in _row_logs(timed):
-        w = float(logs.var(axis=1, ddof=1).mean())
-        within.append(w)
-        between.append(max(0.0, float(logs.mean(axis=1).var(ddof=1)) - w / logs.shape[1]))
-    return float(np.mean(within)), float(np.mean(between))
+    """The variance between processes and within one (a round's), averaged over the job's rows."""
+    return kalibera_jones.variance_parts(_row_logs(timed))
 
 
 def costs(job: dict[str, Any]) -> tuple[float, float]:
@@ -64,18 +54,6 @@ def costs(job: dict[str, Any]) -> tuple[float, float]:
         spent = sum(float(np.sum(xs)) * calls[mode][variant] for p in timed["processes"] for side in timed["sides"]
                     for mode, variants in p[side].items() for variant, xs in variants.items())
     return (job["job_seconds"] - spent) / processes, spent / processes / rounds
-
-
-def _plan(within: float, between: float, process_s: float, round_s: float, variance: float) -> tuple[int, int, float]:
-    """The rounds a process that buy the most precision a second, the whole processes (at least
-    ALLOCATION_MIN_PROCESSES) that reach `variance` at them, the fewest rounds that reach it with those processes,
-    and the machine time so."""
-    best = math.sqrt(process_s * within / (round_s * between)) if between > 0 else MAX_ROUNDS
-    rounds = int(min(MAX_ROUNDS, max(1, round(best))))
-    processes = max(ALLOCATION_MIN_PROCESSES, math.ceil((between + within / rounds) / variance - 1e-9))
-    if processes * variance > between:  # whole processes may need fewer rounds than the optimum
-        rounds = min(rounds, max(1, math.ceil(within / (processes * variance - between) - 1e-9)))
-    return rounds, processes, processes * (process_s + rounds * round_s)
 
 
 def _half_widths(table: pd.DataFrame, config_id: str | None) -> np.ndarray:
@@ -110,7 +88,8 @@ class _Job:
         return (self.between + self.within / self.rounds) / self.processes
 
     def plan(self, variance: float) -> tuple[int, int, float]:
-        return _plan(self.within, self.between, self.process_s, self.round_s, variance)
+        return kalibera_jones.plan(self.within, self.between, self.process_s, self.round_s, variance,
+                                   ALLOCATION_MIN_PROCESSES)
 
     def then(self, rounds: int, processes: int) -> np.ndarray:
         """The rows' half-widths at `processes` x `rounds`: by the variance and the t quantile then (a row's df

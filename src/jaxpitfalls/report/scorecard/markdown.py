@@ -14,6 +14,7 @@ from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
 from ...formatting import fixed, short
 from ...harness.stats import DIFFERENCE, relative_half_width
+from ..tables.study_allocation import allocation_lines
 
 COMPARISONS_READ = (  # how the study section's table of ratios and differences was estimated
     "Where a configuration ran in several fresh processes (`measure.processes`), each ratio is the mean of the "
@@ -109,6 +110,12 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     for study, (seconds, study_target, split) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)" + _split_text(split))
+    planned = {study: allocation_lines(c) for study, c in checks.items()}
+    if any(planned.values()):
+        lines += ["", "Where processes or rounds buy precision (Kalibera and Jones, from each job's own variance "
+                  "between and within processes and its costs; a plan, not a measured run; a mode's `budget_s` may "
+                  "stop rounds sooner, and first runs need processes, not rounds):", ""]
+        lines += [f"- study `{study}`: {line}" for study, found in planned.items() for line in found]
     lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
               "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "
               "another by about its yardstick's ratio was slowed by the machine, beyond it by something else):", ""]

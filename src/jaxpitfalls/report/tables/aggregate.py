@@ -27,6 +27,7 @@ from .job_checks import (
     timed_compiles,
 )
 from .over_processes import POOLED, compile_ratios_over_processes, steps_over_processes
+from .study_allocation import variance_columns
 
 
 def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
@@ -160,6 +161,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in _told_apart(doc).values()),
             "job_seconds": doc.get("job_seconds"),
             **sample_seconds(doc),
+            **variance_columns(doc),
             "ran_on": ran_on(env),
             "code": code_version(env),
             "processes": doc.get("processes", 1),

@@ -37,9 +37,8 @@ def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
 
 
 def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
-    """Machine time inside the timed samples over every process, the variants' and the A/A twins' apart: what the
-    run summary sets against the job's whole time. Each sampler's wall seconds where recorded; an older result's
-    from its samples, which undercount where a sample is a share of its call (a step's)."""
+    """Machine time in the timed samples (each sampler's wall; an older result's from its samples, short where a
+    sample is a step's share), the A/A twins' and the first runs' apart: for the run summary."""
 
     def spent(name: str, mode_name: str, mode: dict[str, Any]) -> float:
         walls = doc["machine"][mode_name].get("sampled_s")
@@ -47,10 +46,12 @@ def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
             return walls[name]
         return sum(sum(p["samples_s"]) * p.get("calls_per_sample", 1) for p in mode.get("processes") or [mode])
 
-    seconds = {"samples_s": 0.0, "twins_s": 0.0}
+    seconds = {"samples_s": 0.0, "twins_s": 0.0, "first_runs_s": 0.0}
     for name, variant in doc["variants"].items():
         seconds["twins_s" if "twin_of" in variant else "samples_s"] += sum(
             spent(name, mode_name, mode) for mode_name, mode in variant["modes"].items())
+        if "first_run" in variant and "twin_of" not in variant:  # merged: the processes' mean
+            seconds["first_runs_s"] += variant["first_run"]["seconds"] * doc.get("processes", 1)
     return seconds
 
 

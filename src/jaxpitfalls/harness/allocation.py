@@ -1,0 +1,52 @@
+"""Where processes or rounds buy precision (Kalibera and Jones, "Rigorous benchmarking in reasonable time", 2013):
+a row's variance over P processes of R rounds is (between + within / R) / P at a machine time of P x (process + R x
+round), so the rounds that buy the most precision a second are sqrt(process x within / (round x between)). Means of
+rounds stand for medians of rounds, and rounds are taken as independent (rounds that drift buy less).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
+
+
+def variance_parts(rows: Iterable[Sequence[np.ndarray]]) -> tuple[float, float]:
+    """The variance within a process (a round's) and between processes (at least 0), averaged over rows; a row is
+    its processes' round log-ratios."""
+    within, between = [], []
+    for row in rows:
+        w = float(np.mean([np.var(x, ddof=1) for x in row]))
+        spread = float(np.var([np.mean(x) for x in row], ddof=1))
+        within.append(w)
+        between.append(max(0.0, spread - w * float(np.mean([1 / len(x) for x in row]))))
+    return float(np.mean(within)), float(np.mean(between))
+
+
+def plan(within: float, between: float, process_s: float, round_s: float, variance: float, min_processes: int
+         ) -> tuple[int, int, float]:
+    """The rounds a process that buy the most precision a second, the whole processes (at least `min_processes`)
+    that reach `variance` at them, the fewest rounds that reach it with those processes, and the machine time so."""
+    best = math.sqrt(process_s * within / (round_s * between)) if between > 0 else MAX_ROUNDS
+    rounds = int(min(MAX_ROUNDS, max(1, round(best))))
+    processes = max(min_processes, math.ceil((between + within / rounds) / variance - 1e-9))
+    if processes * variance > between:  # whole processes may need fewer rounds than the optimum
+        rounds = min(rounds, max(1, math.ceil(within / (processes * variance - between) - 1e-9)))
+    return rounds, processes, processes * (process_s + rounds * round_s)
+
+
+def cheapest(within: float, between: float, process_s: float, round_s: float, variance: float, processes: range,
+             min_rounds: int) -> tuple[int, int, float]:
+    """`plan`'s optimum in whole numbers: of `processes`, each at the fewest rounds (at least `min_rounds`) that
+    reach `variance`, the cheapest (rounds, processes, seconds)."""
+    options = []
+    for count in processes:
+        if count * variance > between:
+            rounds = max(min_rounds, math.ceil(within / (count * variance - between) - 1e-9))
+            if rounds <= MAX_ROUNDS:
+                options.append((count * (process_s + rounds * round_s), rounds, count))
+    seconds, rounds, count = min(options)
+    return rounds, count, seconds
