@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import allocation
-from jaxpitfalls.harness.allocation import plan, variance_parts
+from jaxpitfalls.harness.allocation import cheapest, plan, variance_parts
 from jaxpitfalls.harness.stats import enough_within
 
 SIDES = ["a", "a2"]
@@ -42,12 +42,19 @@ def test_the_variance_splits_into_its_between_and_within_process_parts():
 
 
 def test_processes_of_unequal_rounds_split_alike():
-    """A study's processes may stop at different rounds (a mode's time budget): each one's own rounds count."""
-    rng = np.random.default_rng(1)
-    rows = [[rng.normal(offset, 0.1, rounds) for offset, rounds in zip(rng.normal(0, 0.03, 40), [20, 60] * 20,
-                                                                        strict=True)] for _ in range(4)]
-    within, between = variance_parts(rows)
-    assert math.sqrt(within) == pytest.approx(0.1, rel=0.05) and math.sqrt(between) == pytest.approx(0.03, rel=0.3)
+    """A study's processes may stop at different rounds (a mode's time budget): a process mean's variance is the
+    between part plus within over its own rounds, so the correction is within x the mean of 1 / rounds."""
+    within, between = variance_parts([[np.array([0.1, -0.1]), np.array([0.3, 0.1, 0.3, 0.1])]])
+    assert within == pytest.approx((0.02 + 0.04 / 3) / 2)
+    assert between == pytest.approx(0.02 - within * (1 / 2 + 1 / 4) / 2)  # not within / 3, the mean rounds
+
+
+def test_a_variance_no_whole_plan_reaches_within_the_rounds_cap_has_no_plan():
+    assert cheapest(within=0.01, between=0.0, process_s=1.0, round_s=1.0, variance=1e-9, processes=range(2, 4),
+                    min_rounds=2) is None
+    # processes differ: 2 x 10 rounds (22 s), 3 x 4 (15 s), 4 x 3 (16 s) reach it; the cheapest is taken
+    assert cheapest(within=0.01, between=0.002, process_s=1.0, round_s=1.0, variance=0.0015, processes=range(2, 5),
+                    min_rounds=2) == (4, 3, 15.0)
 
 
 def test_a_round_costs_its_samples_and_a_process_the_rest_of_the_job():

@@ -121,7 +121,7 @@ def test_each_sampler_s_machine_time_counts_every_round_run_though_a_sample_is_a
     steps = {name: (lambda s=s: s() / 4) for name, s in _samplers(scripted).items()}
     samples, _, _, record = interleaved(steps, Sampling(rounds=32), watch=scripted)
     assert samples["a"] == [0.125 / 4] * 32 and record["rounds_retried"] == 8
-    assert record["sampled_s"] == {"a": 40 * 0.125, "b": 40 * 0.125}
+    assert record["sampled_s"] == {"a": 40 * 0.125, "b": 40 * 0.125} and record["rounds_s"] == 40 * 0.25
 
 
 def test_a_wait_and_the_rounds_it_re_timed_spend_none_of_the_modes_budget():

@@ -34,6 +34,7 @@ def test_merged_result_keeps_each_process_and_resamples_processes():
     assert merged["machine"]["m"]["yardstick_s"] == [8e-3] * 8 + [8e-3 * 1.2] * 8  # in the order of the samples
     assert merged["machine"]["m"]["places"] == {"f": [0, 1] * 8, "v": [1, 0] * 8}
     assert merged["machine"]["m"]["sampled_s"] == pytest.approx({"f": 1.0, "v": 0.5 + 0.6})  # the processes' summed
+    assert merged["machine"]["m"]["rounds_s"] == pytest.approx(1.25 + 1.5)
     assert merged["machine"]["m"]["waited_s"] == pytest.approx(1.5 + 1.8) and len(merged["machine"]["m"]["waits"]) == 2
     assert merged["memory"]["m"]["host_peak_bytes"] == 120 and merged["structure"] == {"leaves": 5}
 

@@ -67,6 +67,9 @@ def test_keeping_the_first_rounds_keeps_every_process_paired():
     record = thinned["machine"]["m"]
     assert record["places"] == {"f": [0, 1, 0, 1, 0] * 2, "v": [1, 0, 1, 0, 1] * 2} and record["rounds_kept"] == 10
     assert [w["rounds"] for w in record["windows"] if w["kept"]] == [5, 5]
+    # the walls, summed without a process's own, shared out evenly over the processes and by the rounds kept
+    assert record["sampled_s"] == pytest.approx({"f": 1.0 * 5 / 8, "v": (0.5 + 0.6) * 5 / 8})
+    assert record["rounds_s"] == pytest.approx((1.25 + 1.5) * 5 / 8)
 
 
 def test_a_budget_keeps_the_rounds_started_within_it_and_never_fewer_than_two():

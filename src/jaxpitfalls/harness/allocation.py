@@ -1,8 +1,7 @@
 """Where processes or rounds buy precision (Kalibera and Jones, "Rigorous benchmarking in reasonable time", 2013):
 a row's variance over P processes of R rounds is (between + within / R) / P at a machine time of P x (process + R x
-round), so the rounds that buy the most precision a second are sqrt(process x within / (round x between)). Means of
-rounds stand for medians of rounds, and rounds are taken as independent (rounds that drift buy less).
-"""
+round), so the rounds that buy most a second are sqrt(process x within / (round x between)). Rounds are taken as
+independent (rounds that drift buy less)."""
 
 from __future__ import annotations
 
@@ -15,8 +14,8 @@ MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capp
 
 
 def variance_parts(rows: Iterable[Sequence[np.ndarray]]) -> tuple[float, float]:
-    """The variance within a process (a round's) and between processes (at least 0), averaged over rows; a row is
-    its processes' round log-ratios."""
+    """A round's variance within a process and that between processes (at least 0), averaged over rows (each its
+    processes' round log-ratios)."""
     within, between = [], []
     for row in rows:
         w = float(np.mean([np.var(x, ddof=1) for x in row]))
@@ -39,14 +38,16 @@ def plan(within: float, between: float, process_s: float, round_s: float, varian
 
 
 def cheapest(within: float, between: float, process_s: float, round_s: float, variance: float, processes: range,
-             min_rounds: int) -> tuple[int, int, float]:
-    """`plan`'s optimum in whole numbers: of `processes`, each at the fewest rounds (at least `min_rounds`) that
-    reach `variance`, the cheapest (rounds, processes, seconds)."""
+             min_rounds: int) -> tuple[int, int, float] | None:
+    """Of `processes`, each at the fewest rounds (at least `min_rounds`) reaching `variance`, the cheapest (rounds,
+    processes, seconds); None where none does within MAX_ROUNDS."""
     options = []
     for count in processes:
         if count * variance > between:
             rounds = max(min_rounds, math.ceil(within / (count * variance - between) - 1e-9))
             if rounds <= MAX_ROUNDS:
                 options.append((count * (process_s + rounds * round_s), rounds, count))
+    if not options:
+        return None
     seconds, rounds, count = min(options)
     return rounds, count, seconds

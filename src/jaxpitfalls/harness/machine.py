@@ -117,7 +117,7 @@ class Watch:
         return Activity.between(start, end)
 
     def clock(self) -> float:
-        """Wall seconds: what a sample cost the machine."""
+        """The wall clock (s), for what a sample or round cost."""
         return time.perf_counter()
 
     def sleep(self, seconds: float) -> None:
@@ -133,9 +133,9 @@ REAL = Watch()
 
 def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads: list, clocks: list,
                     waits: list[dict[str, Any]], yardstick_s: list[float], places: dict[str, list[int]],
-                    sampled_s: dict[str, float] | None = None) -> dict[str, Any]:
-    """What the machine did during one mode's timing, each sample's place in its round (0: first), each
-    sampler's wall over every round run, and the policy; several processes' records merge into one."""
+                    walls: tuple[dict[str, float], float] | None = None) -> dict[str, Any]:
+    """What the machine did during one mode's timing, each sample's place in its round (0: first), `walls` (each
+    sampler's and the rounds' whole) and the policy; several processes' records merge into one."""
     kept = [w for w in windows if w["kept"]]
     shares = sorted(w["others_share"] for w in windows if w["others_share"] is not None)
     steals = sorted(w["steal_share"] for w in windows if w["steal_share"] is not None)
@@ -159,4 +159,4 @@ def machine_summary(windows: list[dict[str, Any]], policy: dict[str, Any], loads
         "places": places,
         "policy": policy,
         "windows": windows,
-    } | ({} if sampled_s is None else {"sampled_s": sampled_s})
+    } | ({} if walls is None else {"sampled_s": walls[0], "rounds_s": walls[1]})

@@ -70,8 +70,15 @@ def _merge_machine(records: list[dict[str, Any]]) -> dict[str, Any]:
                            [x for r in records for x in r["load_average"]], [x for r in records for x in r["cpu_mhz"]],
                            [w for r in records for w in r["waits"]], [x for r in records for x in r["yardstick_s"]],
                            {name: [x for r in records for x in r["places"][name]] for name in records[0]["places"]},
-                           {name: sum(r["sampled_s"][name] for r in records) for name in records[0]["sampled_s"]}
-                           if all("sampled_s" in r for r in records) else None)
+                           _summed_walls(records))
+
+
+def _summed_walls(records: list[dict[str, Any]]) -> tuple[dict[str, float], float] | None:
+    """The processes' walls summed (none in older results)."""
+    if not all("sampled_s" in r for r in records):
+        return None
+    return ({name: sum(r["sampled_s"][name] for r in records) for name in records[0]["sampled_s"]},
+            sum(r["rounds_s"] for r in records))
 
 
 def side_samples_of(doc: dict[str, Any], side: str, mode: str) -> np.ndarray:

@@ -88,7 +88,8 @@ PRIME_BELOW_S = 1.0
 def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: dict[str, float] | None,
            sampled: dict[str, float]) -> Round:
     """Every sampler once in `order` (untimed `setup()` first), then the yardstick. `last`: each sampler's
-    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S. `sampled`: wall seconds, added to."""
+    latest sample; the primer runs unless the first one's reached PRIME_BELOW_S. `sampled`: each sampler's wall
+    inside its calls, added to."""
     taken: dict[str, tuple[float, CompileCount]] = {}
     if last is not None and last.get(order[0], 0.0) < PRIME_BELOW_S:
         _prime(samplers[order[0]])
@@ -153,11 +154,13 @@ def interleaved(
     policy = Contention(sampling, label, watch)
     loads, clocks = [load_average()], [cpu_mhz()]
     readings = [watch.now()]  # round boundaries since the mode started or last waited; the window starts at [-k]
-    sampled = dict.fromkeys(names, 0.0)
+    sampled, rounds_s = dict.fromkeys(names, 0.0), 0.0  # samplers' wall; whole rounds' (primers, setups, yardstick)
     start = window_start = readings[0]
     while len(kept.samples[names[0]]) < sampling.rounds:
         done_before = len(kept.samples[names[0]]) + len(pending)
+        began = watch.clock()
         pending.append(_round(samplers, round_order(names, offset + done_before), watch, last, sampled))
+        rounds_s += watch.clock() - began
         now = watch.now()
         readings.append(now)
         done = done_before + 1
@@ -182,4 +185,4 @@ def interleaved(
                 "max_wait_s": sampling.max_wait_s}
     return kept.samples, kept.compiles, kept.marked, machine_summary(
         windows, settings, [*loads, load_average()], [*clocks, cpu_mhz()], policy.records(), kept.speeds,
-        kept.places, sampled)
+        kept.places, (sampled, rounds_s))

@@ -38,7 +38,7 @@ def _row_logs(timed: dict[str, Any]) -> Iterator[np.ndarray]:
 
 
 def components(timed: dict[str, Any]) -> tuple[float, float]:
-    """The variance between processes and within one (a round's), averaged over the job's rows."""
+    """The job's rows' variance within a process and between processes."""
     return kalibera_jones.variance_parts(_row_logs(timed))
 
 

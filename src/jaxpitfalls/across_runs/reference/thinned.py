@@ -108,6 +108,14 @@ def _trimmed_windows(windows: list[dict[str, Any]], k: int) -> list[dict[str, An
     return trimmed
 
 
+def _walls(record: dict[str, Any], processes: int, kept: float) -> tuple[dict[str, float], float] | None:
+    """A process's share of the merged walls for the `kept` share of its rounds."""
+    if "sampled_s" not in record:
+        return None
+    share = kept / processes
+    return {name: s * share for name, s in record["sampled_s"].items()}, record["rounds_s"] * share
+
+
 def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
     """The merged result split into each process's own, cut to its kept rounds; what merge summed without keeping per
     process is shared out evenly or kept whole."""
@@ -128,7 +136,7 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
             result["machine"][mode] = machine_summary(
                 _trimmed_windows(windows[i], k), record["policy"], record["load_average"] if i == 0 else [],
                 record["cpu_mhz"] if i == 0 else [], record["waits"] if i == 0 else [], yardsticks[i][:k],
-                {name: where[i][:k] for name, where in places.items()})
+                {name: where[i][:k] for name, where in places.items()}, _walls(record, n, k / max(1, counts[i])))
             for name, entry in entries.items():
                 own = entry["processes"][i]
                 result["variants"][name]["modes"][mode] = entry | own | {

@@ -113,8 +113,9 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     planned = {study: allocation_lines(c) for study, c in checks.items()}
     if any(planned.values()):
         lines += ["", "Where processes or rounds buy precision (Kalibera and Jones, from each job's own variance "
-                  "between and within processes and its costs; a plan, not a measured run; a mode's `budget_s` may "
-                  "stop rounds sooner, and first runs need processes, not rounds):", ""]
+                  "between and within processes and its costs; a plan at the variance the job reached, not a "
+                  "measured run, every mode's rounds scaled alike; a mode's `budget_s` may stop rounds sooner, and a "
+                  "claim on a process's first run gains nothing from rounds):", ""]
         lines += [f"- study `{study}`: {line}" for study, found in planned.items() for line in found]
     lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
               "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "

@@ -1,5 +1,5 @@
 """Where a study job's processes or rounds buy precision (harness/allocation.py), from its own rows and costs:
-the run summary names a job whose precision fewer machine seconds would reach."""
+the run summary names a job whose variance fewer machine seconds would reach."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from ...harness import stats
 from ...harness.allocation import cheapest, variance_parts
 from ...harness.sampling import MIN_ROUNDS
 
-MIN_PROCESSES = 2  # the fewest that show a spread between processes (harness/processes.py pools over them)
+MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom (unless the job ran fewer)
 MORE_PROCESSES = 4  # a plan's processes at most this many times the job's
 SAVING = 0.1  # a plan that saves less is within the model's own error: not shown
 COLUMNS = ("within_var", "between_var", "round_s", "rounds_per_process")
 
 
 def _rows(doc: dict[str, Any]) -> list[list[np.ndarray]]:
-    """Each ratio's round log-ratios, per process."""
+    """Each ratio's round log-ratios by process."""
     rows = []
     for c in doc["comparisons"]:
         if stats.is_difference(c["variant"], c["baseline"]):
@@ -33,37 +33,51 @@ def _rows(doc: dict[str, Any]) -> list[list[np.ndarray]]:
 
 
 def variance_columns(doc: dict[str, Any]) -> dict[str, float]:
-    """A job's variance parts, rounds per process (its modes' mean) and a round's cost (its samplers' wall); NaN
-    for one process or an older result."""
-    machine, rows = doc["machine"], _rows(doc)
-    if doc.get("processes", 1) < 2 or not rows or any("sampled_s" not in m for m in machine.values()):
+    """A job's variance parts, rounds per process (the rows' harmonic mean: a plan scales every mode's alike) and a
+    round's share of all rounds' wall; NaN for one process or an older result."""
+    machine = doc["machine"]
+    if doc.get("processes", 1) < 2 or any("rounds_s" not in m for m in machine.values()):
+        return dict.fromkeys(COLUMNS, math.nan)
+    rows = _rows(doc)
+    if not rows:
         return dict.fromkeys(COLUMNS, math.nan)
     within, between = variance_parts(rows)
-    rounds = float(np.mean([m["rounds_kept"] for m in machine.values()])) / doc["processes"]
-    sampled = sum(sum(m["sampled_s"].values()) for m in machine.values())
-    return {"within_var": within, "between_var": between, "round_s": sampled / (rounds * doc["processes"]),
+    rounds = 1 / float(np.mean([np.mean([1 / len(x) for x in row]) for row in rows]))
+    walls = sum(m["rounds_s"] for m in machine.values())
+    return {"within_var": within, "between_var": between, "round_s": walls / (rounds * doc["processes"]),
             "rounds_per_process": rounds}
 
 
+def _plan(row: Any) -> tuple[int, int, float, float] | None:
+    """A job's cheapest plan at the variance it reached (rounds, processes, seconds) and a process's cost."""
+    if not all(math.isfinite(getattr(row, c, math.nan)) for c in (*COLUMNS, "job_seconds")):
+        return None
+    processes, rounds = int(row.processes), float(row.rounds_per_process)
+    process_s = row.job_seconds / processes - rounds * row.round_s
+    reached = (row.between_var + row.within_var / rounds) / processes
+    if not (reached > 0 and process_s > 0):
+        return None
+    found = cheapest(row.within_var, row.between_var, process_s, row.round_s, reached,
+                     range(min(MIN_PROCESSES, processes), MORE_PROCESSES * processes + 1), MIN_ROUNDS)
+    return None if found is None else (*found, process_s)
+
+
 def allocation_lines(checks: pd.DataFrame) -> list[str]:
-    """Each job the cheapest plan reaching its variance would cut by more than SAVING, then a count of the rest."""
-    lines, near = [], 0
-    found = [row for row in checks.itertuples()
-             if all(math.isfinite(getattr(row, c, math.nan)) for c in COLUMNS) and row.job_seconds]
-    for row in found:
-        processes, rounds = int(row.processes), float(row.rounds_per_process)
-        process_s = row.job_seconds / processes - rounds * row.round_s
-        reached = (row.between_var + row.within_var / rounds) / processes
-        then_rounds, then_processes, then_s = cheapest(row.within_var, row.between_var, process_s, row.round_s,
-                                                       reached, range(MIN_PROCESSES, MORE_PROCESSES * processes + 1),
-                                                       MIN_ROUNDS)
+    """Each job its cheapest plan cuts by more than SAVING, then a count of the rest."""
+    lines, near, planned = [], 0, 0
+    for row in checks.itertuples():
+        found = _plan(row)
+        if found is None:
+            continue
+        planned += 1
+        then_rounds, then_processes, then_s, process_s = found
         if then_s >= (1 - SAVING) * row.job_seconds:
             near += 1
             continue
-        lines.append(f"`{row.config_id}`: {processes} x {rounds:.3g} rounds in {row.job_seconds:.0f} s; "
-                     f"{then_processes} x {then_rounds} reach its precision in about {then_s:.0f} s (a process "
-                     f"{process_s:.1f} s, a round {row.round_s:.2f} s; sd between processes "
+        lines.append(f"`{row.config_id}`: {int(row.processes)} x {row.rounds_per_process:.3g} rounds in "
+                     f"{row.job_seconds:.0f} s; {then_processes} x {then_rounds} reach its variance in about "
+                     f"{then_s:.0f} s (a process {process_s:.1f} s, a round {row.round_s:.2f} s; sd between processes "
                      f"{math.sqrt(row.between_var):.2%}, within one {math.sqrt(row.within_var):.2%})")
-    if found:
-        lines.append(f"{near} of {len(found)} configurations within {SAVING:.0%} of their cheapest plan")
+    if planned:
+        lines.append(f"{near} of {planned} configurations within {SAVING:.0%} of their cheapest plan")
     return lines
