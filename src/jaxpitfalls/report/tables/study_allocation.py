@@ -76,8 +76,9 @@ def allocation_lines(checks: pd.DataFrame) -> list[str]:
             continue
         lines.append(f"`{row.config_id}`: {int(row.processes)} x {row.rounds_per_process:.3g} rounds in "
                      f"{row.job_seconds:.0f} s; {then_processes} x {then_rounds} reach its variance in about "
-                     f"{then_s:.0f} s (a process {process_s:.1f} s, a round {row.round_s:.2f} s; sd between processes "
-                     f"{math.sqrt(row.between_var):.2%}, within one {math.sqrt(row.within_var):.2%})")
+                     f"{then_s:.0f} s (a process {process_s:.1f} s, a round {row.round_s:.2f} s; sd between its "
+                     f"{int(row.processes)} processes {math.sqrt(row.between_var):.2%}, within one "
+                     f"{math.sqrt(row.within_var):.2%})")
     if planned:
         lines.append(f"{near} of {planned} configurations within {SAVING:.0%} of their cheapest plan")
     return lines
