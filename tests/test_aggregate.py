@@ -367,8 +367,15 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     assert study_split(summary, "dispatch", [], checks.drop(columns=["samples_s", "twins_s"])) is None
     assert "first runs" not in study_split(summary, "dispatch", [], checks.drop(columns=["first_runs_s"]))
     doc["machine"]["blocked"]["sampled_s"] = {"a": 2.0, "b": 0.5, "b~twin": 0.5}  # each sampler's wall, recorded
+    doc["worker_starts_s"] = 1.25  # its workers' seconds to their replies less their measuring
     walls = aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"]
     assert walls.samples_s.iloc[0] == pytest.approx(2.5) and walls.twins_s.iloc[0] == pytest.approx(0.5)
+    started = study_split(summary, "dispatch", [], walls)
+    assert started["worker starts and imports"] == 1.25 and started["the rest of its timing jobs"] == pytest.approx(
+        10 - 2.5 - 0.5 - 1.5 - 2.0 - 1.25)
+    assert "the rest of its timing jobs 2 s (models loaded, warm-up and compiles, checks)" in markdown.\
+        run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
+                            {"dispatch": (18.0, None, started)}, {"dispatch": walls})
     line = markdown.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                                         {"dispatch": (18.0, None, split)}, {"dispatch": checks})
     assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, first runs " \

@@ -185,6 +185,7 @@ def test_tables_figures_and_report(smoke_run):
     assert "scorecard.png" in report and (smoke_run / "reports" / "scorecard.png").stat().st_size > 5_000
     assert "study `tree_at`:" in report  # its part of the smoke_run, against its target, by what it bought
     assert "needs): timed samples " in report and "warm-up and compiles, checks), traces " in report
+    assert "worker starts and imports " in report  # its workers' seconds to their replies less their measuring
     assert re.search(r"- study `dispatch`: .*configurations within 10% of their cheapest plan", report)
     assert "Peak memory: **" in report
     # the write-ups' numbers beside ours: the smoke sizes are not the write-ups' structures, so never sized

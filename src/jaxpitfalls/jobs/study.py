@@ -31,7 +31,8 @@ def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
 
 def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | None, jax_cache_dir: str,
                        python: str = sys.executable) -> list[dict[str, Any]]:
-    """Fresh worker processes, one after another (each takes the machine); `python`: their interpreter."""
+    """Fresh worker processes, one after another (each takes the machine), their replies timed from their start;
+    `python`: their interpreter."""
 
     measured: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="study-workers-") as tmp:
@@ -41,10 +42,11 @@ def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | 
             i, most = len(measured), timing.most_processes
             of = f"{timing.processes}" if most == timing.processes else f"{timing.processes}-{most}"  # 3 of 2-3
             log.info("%s %s: process %d of %s", request["study"], request["conf"]["id"], i + 1, of)
+            began = time.perf_counter()
             worker = PipeWorker(f"worker process {i + 1} of {of}", python, {},
                                 ["-m", WORKER, str(request_path), log_path or "", jax_cache_dir])
             try:
-                measured.append(worker.first)
+                measured.append(worker.first | {"reply_s": time.perf_counter() - began})
             finally:
                 code = worker.close()
             if code != 0:
@@ -80,6 +82,7 @@ def run_configuration(
         "config": conf,
         "settings": settings,
         "job_seconds": time.perf_counter() - start,
+        "worker_starts_s": sum(m["reply_s"] - m["measure_s"] for m in measured if "reply_s" in m),
         "model_spec": model_spec,
         "environment": measured[0]["environment"],
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 from .. import registry, runtime
@@ -16,10 +17,12 @@ from ..harness.workers import answer_first, reply_channel
 
 
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
-    """Measure in this process: the study's result and the environment it was measured in."""
+    """Measure in this process: the study's result, its environment and the seconds it took (the rest of a
+    worker's is its start)."""
+    start = time.perf_counter()
     settings = registry.spec(request["study"]).timing.of(request["settings"])
     doc = registry.measure(request["study"]).run(request["conf"], request["inputs"], settings)
-    return {"doc": doc, "environment": environment.of_request(request)}
+    return {"doc": doc, "environment": environment.of_request(request), "measure_s": time.perf_counter() - start}
 
 
 def main(request_path: str, log_path: str, jax_cache_dir: str) -> None:

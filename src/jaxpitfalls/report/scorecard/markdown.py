@@ -14,6 +14,7 @@ from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
 from ...formatting import fixed, short
 from ...harness.stats import DIFFERENCE, relative_half_width
+from ..tables.run_summary import STARTS
 from ..tables.study_allocation import allocation_lines
 
 COMPARISONS_READ = (  # how the study section's table of ratios and differences was estimated
@@ -129,9 +130,10 @@ def _split_text(split: dict[str, float] | None) -> str:
     if split is None:
         return ""
     rest = "the rest of its timing jobs"
-    return ": " + ", ".join(f"{name} {seconds:.0f} s" + (
-        " (process starts, imports, models loaded, warm-up and compiles, checks)" if name == rest else "")
-        for name, seconds in split.items())
+    what = ("models loaded, warm-up and compiles, checks" if STARTS in split else
+            "process starts, imports, models loaded, warm-up and compiles, checks")
+    return ": " + ", ".join(f"{name} {seconds:.0f} s" + (f" ({what})" if name == rest else "")
+                            for name, seconds in split.items())
 
 
 def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:

@@ -160,6 +160,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "compiles_demonstrated": timed_compiles(doc, "demonstration"),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in _told_apart(doc).values()),
             "job_seconds": doc.get("job_seconds"),
+            "starts_s": doc.get("worker_starts_s"),  # its workers' starts: interpreter, imports, set-up
             **sample_seconds(doc),
             **variance_columns(doc),
             "ran_on": ran_on(env),

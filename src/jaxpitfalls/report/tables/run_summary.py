@@ -53,21 +53,24 @@ def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]
 
 
 TRACE_RULES = ("capture_trace", "parse_trace")
+STARTS = "worker starts and imports"
 
 
 def study_split(summary: pd.DataFrame, study: str, own_preparations: list[str],
                 checks: pd.DataFrame) -> dict[str, float] | None:
     """A study's part of the run by what it bought: its timing jobs' timed samples, A/A twins, first runs (where
-    recorded), waits for a quiet machine and the rest (process starts, imports, models loaded, warm-up and compiles,
-    checks), its traces and its preparations; None for a checks table without the samples' seconds."""
+    recorded), waits for a quiet machine, its workers' starts (where recorded) and the rest (models loaded, warm-up
+    and compiles, checks), its traces and its preparations; None for a checks table without the samples' seconds."""
     if summary.empty or "samples_s" not in checks:
         return None
     jobs, prepared = _own_jobs(summary, study, own_preparations)
     mine = summary[jobs]
     timing = float(mine.loc[mine.rule == "run_study", "seconds"].sum())
+    started = "starts_s" in checks and bool(checks.starts_s.notna().all())
     spent = {"timed samples": float(checks.samples_s.sum()), "A/A twins": float(checks.twins_s.sum())} | (
         {"first runs": float(checks.first_runs_s.sum())} if "first_runs_s" in checks else {}) | {
-        "waiting for quiet": float(checks.waited_s.sum())}
+        "waiting for quiet": float(checks.waited_s.sum())} | (
+        {STARTS: float(checks.starts_s.sum())} if started else {})
     return spent | {"the rest of its timing jobs": timing - sum(spent.values()),
                     "traces": float(mine.loc[mine.rule.isin(TRACE_RULES), "seconds"].sum()),
                     "preparations": float(summary.loc[prepared, "seconds"].sum())}
