@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import allocation
-from jaxpitfalls.harness.allocation import cheapest, plan, variance_parts
+from jaxpitfalls.harness.allocation import MIN_PROCESSES, cheapest, plan, variance_parts
 from jaxpitfalls.harness.stats import enough_within
 
 SIDES = ["a", "a2"]
@@ -73,7 +73,7 @@ def test_a_round_costs_its_watched_wall_time_where_the_job_kept_it():
 
 def test_rounds_go_where_processes_agree_and_processes_where_they_differ():
     """Kalibera and Jones: sqrt(process cost x within / (round cost x between)) rounds a process."""
-    least = allocation.ALLOCATION_MIN_PROCESSES
+    least = MIN_PROCESSES
     rounds, processes, seconds = plan(within=0.01, between=0.0001, process_s=50.0, round_s=0.5, variance=0.00005,
                                       min_processes=least)
     assert rounds == round(math.sqrt(50 * 0.01 / (0.5 * 0.0001))) == 100

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 MAX_ROUNDS = 1000  # where processes agree exactly: the rounds a process is capped at
+MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
 
 
 def variance_parts(rows: Iterable[Sequence[np.ndarray]]) -> tuple[float, float]:
@@ -32,9 +33,17 @@ def plan(within: float, between: float, process_s: float, round_s: float, varian
     best = math.sqrt(process_s * within / (round_s * between)) if between > 0 else MAX_ROUNDS
     rounds = int(min(MAX_ROUNDS, max(1, round(best))))
     processes = max(min_processes, math.ceil((between + within / rounds) / variance - 1e-9))
-    if processes * variance > between:  # whole processes may need fewer rounds than the optimum
-        rounds = min(rounds, max(1, math.ceil(within / (processes * variance - between) - 1e-9)))
+    reaching = _rounds_reaching(within, between, variance, processes)
+    if reaching is not None:  # whole processes may need fewer rounds than the optimum
+        rounds = min(rounds, max(1, reaching))
     return rounds, processes, processes * (process_s + rounds * round_s)
+
+
+def _rounds_reaching(within: float, between: float, variance: float, processes: int) -> int | None:
+    """The fewest rounds at which `processes` reach `variance`; None where the between part alone exceeds it."""
+    if processes * variance <= between:
+        return None
+    return math.ceil(within / (processes * variance - between) - 1e-9)
 
 
 def cheapest(within: float, between: float, process_s: float, round_s: float, variance: float, processes: range,
@@ -43,10 +52,10 @@ def cheapest(within: float, between: float, process_s: float, round_s: float, va
     processes, seconds); None where none does within MAX_ROUNDS."""
     options = []
     for count in processes:
-        if count * variance > between:
-            rounds = max(min_rounds, math.ceil(within / (count * variance - between) - 1e-9))
-            if rounds <= MAX_ROUNDS:
-                options.append((count * (process_s + rounds * round_s), rounds, count))
+        reaching = _rounds_reaching(within, between, variance, count)
+        if reaching is not None and max(min_rounds, reaching) <= MAX_ROUNDS:
+            rounds = max(min_rounds, reaching)
+            options.append((count * (process_s + rounds * round_s), rounds, count))
     if not options:
         return None
     seconds, rounds, count = min(options)

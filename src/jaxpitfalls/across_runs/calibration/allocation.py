@@ -15,7 +15,6 @@ from scipy.special import stdtrit
 from ...harness import allocation as kalibera_jones
 from ...harness.stats import Z_95, rows_needed
 
-ALLOCATION_MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom, whatever the variance says
 GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
 PRECISE_ROWS = 0.8  # the share of all a run's rows the precision plan brings to the gate's half-width
 NOISIER_DAY = 1.5  # the processes a plan may grow to, over its own, where a day's variance is larger than planned
@@ -89,7 +88,7 @@ class _Job:
 
     def plan(self, variance: float) -> tuple[int, int, float]:
         return kalibera_jones.plan(self.within, self.between, self.process_s, self.round_s, variance,
-                                   ALLOCATION_MIN_PROCESSES)
+                                   kalibera_jones.MIN_PROCESSES)
 
     def then(self, rounds: int, processes: int) -> np.ndarray:
         """The rows' half-widths at `processes` x `rounds`: by the variance and the t quantile then (a row's df
@@ -236,7 +235,7 @@ def allocation_section(found: pd.DataFrame, threshold: float = 0.05) -> list[str
         "across_runs/calibration/allocation.py says how). `between_share`: the between part's share of a "
         "process mean's variance at the rounds timed. `rounds_then`, `processes_then`: the rounds a process that "
         "buy the most precision a machine second and the whole processes (at least "
-        f"{ALLOCATION_MIN_PROCESSES}, fewer leaving a row's t interval on too few degrees of freedom) that reach "
+        f"{kalibera_jones.MIN_PROCESSES}, fewer leaving a row's t interval on too few degrees of freedom) that reach "
         "the variance this run reached; `time_then`: that machine time over the job's.", "",
         found.drop(columns=["job_s"]).dropna(axis=1, how="all").to_markdown(index=False, floatfmt=".3g"), "",
         f"So allocated, the calibration's lockstep jobs would reach the same variances in {then:.0f} s of "

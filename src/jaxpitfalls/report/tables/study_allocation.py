@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from ...harness import stats
-from ...harness.allocation import cheapest, variance_parts
+from ...harness.allocation import MIN_PROCESSES, cheapest, variance_parts
 from ...harness.sampling import MIN_ROUNDS
 
-MIN_PROCESSES = 3  # fewer leave a row's t interval on too few degrees of freedom (unless the job ran fewer)
 MORE_PROCESSES = 4  # a plan's processes at most this many times the job's
 SAVING = 0.1  # a plan that saves less is within the model's own error: not shown
 COLUMNS = ("within_var", "between_var", "round_s", "rounds_per_process")
@@ -57,8 +56,9 @@ def _plan(row: Any) -> tuple[int, int, float, float] | None:
     reached = (row.between_var + row.within_var / rounds) / processes
     if not (reached > 0 and process_s > 0):
         return None
+    least = min(MIN_PROCESSES, processes)  # a job run in fewer keeps its own
     found = cheapest(row.within_var, row.between_var, process_s, row.round_s, reached,
-                     range(min(MIN_PROCESSES, processes), MORE_PROCESSES * processes + 1), MIN_ROUNDS)
+                     range(least, MORE_PROCESSES * processes + 1), MIN_ROUNDS)
     return None if found is None else (*found, process_s)
 
 
