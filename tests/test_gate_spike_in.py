@@ -33,7 +33,7 @@ def test_the_share_named_is_set_against_the_share_stated_with_its_interval():
     assert (spikes.named_low <= spikes.named_share).all() and (spikes.named_share <= spikes.named_high).all()
     assert (abs(spikes.named_share - spikes.stated_share) < 0.15).all()  # honest intervals: they agree
     assert spikes.stated_share.iloc[1] > spikes.stated_share.iloc[0]  # fewer rows, a lighter correction
-    assert set(spikes.agrees) <= {"yes", "no", "cannot tell"}
+    assert set(spikes.agrees) <= {"yes", "by its point", "no", "cannot tell"}
     paired = spikes.named_less_stated
     assert (spikes.named_less_stated_low <= paired).all() and (paired <= spikes.named_less_stated_high).all()
     assert paired.to_numpy() == pytest.approx((spikes.named_share - spikes.stated_share).to_numpy())

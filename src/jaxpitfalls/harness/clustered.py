@@ -91,7 +91,14 @@ def share_interval(margins: pd.Series, hits: pd.Series, clusters: pd.Series) -> 
 
 
 def against(share: float, low: float, high: float, target: tuple[float, float]) -> str:
-    """`yes` where the share is within its target, `no` where its whole interval is outside, else `cannot tell`."""
-    if target[0] <= share <= target[1]:
-        return "yes"
-    return "no" if high < target[0] or low > target[1] else "cannot tell"
+    """`yes`: share and interval within the target; `by its point`: the share alone; `no`: all outside."""
+    if high < target[0] or low > target[1]:
+        return "no"
+    if not target[0] <= share <= target[1]:
+        return "cannot tell"
+    return "yes" if target[0] <= low and high <= target[1] else "by its point"
+
+
+# `against` in a sentence: a target met by its point alone is not called met outright.
+IN_WORDS = {"yes": "met", "by its point": "met by its point, its interval reaching beyond", "no": "**missed**",
+            "cannot tell": "cannot tell"}

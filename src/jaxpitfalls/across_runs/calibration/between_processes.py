@@ -109,8 +109,7 @@ def split_line(found: dict[str, Any]) -> str:
     if not found:
         return (f"Split-process replication: no job had {SPLIT_MIN_PROCESSES} or more processes, so none was "
                 "estimated on disjoint halves.")
-    met = {"yes": "met", "no": "**missed**"}.get(
-        clustered.against(found["share"], found["share_low"], found["share_high"], SPLIT_TARGET), "cannot tell")
+    met = clustered.IN_WORDS[clustered.against(found["share"], found["share_low"], found["share_high"], SPLIT_TARGET)]
     halves = sorted({n // 2 for n in found["processes"]} | {n - n // 2 for n in found["processes"]})
     return (f"**Split-process replication.** Every row of a job of {SPLIT_MIN_PROCESSES} or more processes estimated "
             f"again on disjoint halves of its job's {_listed(found['processes'])} processes ({_listed(halves)} a "

@@ -146,7 +146,8 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         "A row's interval: Student's t over its fresh processes' median log-ratios, their spread pooled across the "
         "rows of its job (harness/moderated.py). Each share with its Wilson 95% interval over its effective rows "
         "(the rows of one configuration share its processes: across_runs/calibration/clustered.py); `met`: yes where "
-        "the share lies within the target, no where its whole interval lies outside, cannot tell otherwise.", "",
+        "the share and its whole interval lie within the target, by its point where the share does but its interval "
+        "reaches beyond (not confirmed), no where the whole interval lies outside, cannot tell otherwise.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
         *([between_processes.split_line(measured.replicated), ""] if measured.replicated is not None else []),

@@ -15,7 +15,7 @@ from ..comparison.sign_flip import global_p
 
 SUBSET, SUBSETS = 16, 200
 # A power target's verdict in words (clustered.against): a miss whose interval still reaches the target says so.
-_MET = {"yes": "met", "no": "**missed**",
+_MET = {**clustered.IN_WORDS,
         "cannot tell": "**missed**, though its interval reaches 90%: these configurations cannot rule the target out"}
 COLUMNS = ["side", "injected", "rows", "named", "named_share", "named_low", "named_high", "gate_fails",
            f"named_share_{SUBSET}", f"gate_fails_{SUBSET}", "half_width_named", "half_width_not_named"]
