@@ -52,7 +52,7 @@ def test_a_scorecard_row_is_one_line_of_numbers():
         "claim": "c", "write_up": "7.6x", "measured": measured, "numbers": (Number(7.6, 7.6, "x", True),),
         "ours": ((5.9, 5.8, 6.0),), "headline": Estimate(5.9, 5.8, 6.0, "x", "unbatched / batched")}]}
     cells = [c.strip() for c in scorecard_section(rows).splitlines()[-1].strip("|").split("|")]
-    assert cells[3:] == ["unbatched / batched 5.900x [5.800, 6.000]", "1.32x smaller", "yes"]
+    assert cells[3:] == ["unbatched / batched 5.900x [5.800, 6.000]", "1.35x smaller", "yes"]
     assert measured not in scorecard_section(rows)  # the reasoning goes to "How each claim was judged"
 
 

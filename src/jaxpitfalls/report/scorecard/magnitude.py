@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,18 +18,21 @@ POINTS = 15.0  # shares: percentage points either way
 
 RULE = (f"size compares effects, our 95% interval against the write-up's number or range: a ratio's distance from "
         f"1 (x - 1 for a speedup, 1/x - 1 for a slowdown), an exponent or count itself, a share in percentage "
-        f"points; **in range** where they meet, else smaller or larger by the factor shown, held in size within "
-        f"{TOLERANCE:g}x ({POINTS:g} points for shares) and bold beyond it; absolute times and rates depend on the "
-        "host: shown, not judged")
+        f"points; held in size where our estimate lies within {TOLERANCE:g}x of theirs ({POINTS:g} points for shares), "
+        "bold beyond it: **in range** where our interval meets their number and lies wholly within that, else "
+        "smaller or larger by the factor at our estimate, and where our interval reaches across the tolerance, the "
+        "factors at its ends in brackets (held, or not, by the estimate alone); absolute times and rates depend on "
+        "the host: shown, not judged")
 
 
 @dataclass(frozen=True)
 class Size:
-    """One write-up number against ours: the cell, whether it held (None: not judged), both numbers."""
+    """One write-up number against ours: the cell, whether it held by our point (None: not judged), both numbers."""
 
     cell: str
     held: bool | None
     side_by_side: str
+    sure: bool = True  # the whole interval on the point's side of the tolerance
 
 
 def device_here(environment: pd.DataFrame) -> str:
@@ -65,31 +70,63 @@ def _effect(ratio: float) -> float:
     return ratio - 1 if ratio >= 1 else -(1 / ratio - 1)
 
 
-def _factor_size(low: float, high: float, theirs_low: float, theirs_high: float) -> tuple[str, bool]:
-    """(cell, held): met, opposite, or the factor apart."""
-    if high >= theirs_low and low <= theirs_high:
-        return "in range", True
+OPPOSITE, BELOW, WITHIN, ABOVE = -2, -1, 0, 1  # where an effect lies against the write-up's, in order
+FACTOR_WORDS = {OPPOSITE: "opposite direction", BELOW: "smaller", WITHIN: "in range", ABOVE: "larger"}
+POINT_WORDS = {BELOW: "less", WITHIN: "in range", ABOVE: "more"}
+
+
+def _factor(f: float) -> str:
+    return f"{f:.{2 if f < 10 else 0}f}x" if f < 100 else "over 100x"
+
+
+def _gap(gap: float) -> str:
+    return f"{gap:.0f} point{'' if round(gap) == 1 else 's'}"
+
+
+def _judged(ends: list[tuple[float, int]], tolerance: float, words: dict[int, str],
+            text: Callable[[float], str]) -> tuple[str, bool, bool]:
+    """(cell, held, sure) from how far the interval's low end, point and high end lie: held by the point; sure
+    where the whole interval lies on the point's side of the tolerance, else the cell gives the ends too."""
+    point, (near, far) = ends[1], sorted((ends[0], ends[2]))
+    meets = min(ends[0][1], ends[2][1]) <= WITHIN <= max(ends[0][1], ends[2][1])
+    held = point[0] <= tolerance
+    sure = far[0] <= tolerance if held else near[0] > tolerance and not meets
+
+    def said(distance: float, where: int) -> str:
+        return words[where] if where in (WITHIN, OPPOSITE) else f"{text(distance)} {words[where]}"
+
+    cell = words[WITHIN] if meets and held and sure else said(*point)
+    if meets:
+        near = (near[0], WITHIN)  # the interval meets their number: the nearest it lies is in range
+    if not sure:
+        cell += " [" + ", ".join(text(d) if w == point[1] else said(d, w) for d, w in (near, far)) + "]"
+    return (cell if held else f"**{cell}**"), held, sure
+
+
+def _factor_size(value: float, low: float, high: float, theirs_low: float,
+                 theirs_high: float) -> tuple[str, bool, bool]:
+    """(cell, held, sure) on the effects, a factor apart."""
     if theirs_high < 0:  # a slowdown's effects, turned to a gain's: the same comparison
-        low, high, theirs_low, theirs_high = -high, -low, -theirs_high, -theirs_low
-    if high <= 0:
-        return "**opposite direction**", False
-    if high < theirs_low:
-        factor, word = theirs_low / high, "smaller"
-    else:
-        factor, word = low / theirs_high, "larger"
-    held = factor <= TOLERANCE
-    said = f"{factor:.{2 if factor < 10 else 0}f}x {word}" if factor < 100 else f"over 100x {word}"
-    return (said if held else f"**{said}**"), held
+        value, low, high, theirs_low, theirs_high = -value, -high, -low, -theirs_high, -theirs_low
+
+    def apart(x: float) -> tuple[float, int]:
+        if x <= 0:
+            return math.inf, OPPOSITE
+        if x < theirs_low:
+            return theirs_low / x, BELOW
+        return (x / theirs_high, ABOVE) if x > theirs_high else (1.0, WITHIN)
+
+    return _judged([apart(x) for x in (low, value, high)], TOLERANCE, FACTOR_WORDS, _factor)
 
 
-def _points(number: Number, low: float, high: float) -> tuple[str, bool]:
+def _points(number: Number, value: float, low: float, high: float) -> tuple[str, bool, bool]:
     """A share in percentage points (a factor on a share would misjudge its size)."""
-    if high >= number.low and low <= number.high:
-        return "in range", True
-    gap = low - number.high if low > number.high else number.low - high
-    held = gap <= POINTS
-    said = f"{gap:.0f} point{'' if round(gap) == 1 else 's'} {'more' if low > number.high else 'less'}"
-    return (said if held else f"**{said}**"), held
+    def apart(x: float) -> tuple[float, int]:
+        if x < number.low:
+            return number.low - x, BELOW
+        return (x - number.high, ABOVE) if x > number.high else (0.0, WITHIN)
+
+    return _judged([apart(x) for x in (low, value, high)], POINTS, POINT_WORDS, _gap)
 
 
 UNSIZED_CELL = "— (not sizable here)"
@@ -112,20 +149,20 @@ def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> 
     side_by_side = f"{theirs} vs {ours_text(shown, number.unit)}"
     if not number.structural and here:
         side_by_side += f" ({number.differs.format(here=here)})"
-    _, low, high = ours
+    value, low, high = ours
     if number.is_share:
-        cell, held = _points(number, low, high)
+        cell, held, sure = _points(number, value, low, high)
     elif unit_word(number.unit).startswith("x"):
         if low <= 0:
             return Size("— (not a ratio)", None, side_by_side)
-        cell, held = _factor_size(_effect(low), _effect(high), _effect(number.low), _effect(number.high))
+        cell, held, sure = _factor_size(*map(_effect, (value, low, high, number.low, number.high)))
     elif number.dimensionless:
-        cell, held = _factor_size(low, high, number.low, number.high)
+        cell, held, sure = _factor_size(value, low, high, number.low, number.high)
     else:
         return Size("— (absolute: host-bound)", None, side_by_side)
     if low == high:  # one measurement (a single trace): where it lies is said, no size is scored on it
         return Size(f"{cell.replace('**', '')} (no interval: not scored)", None, side_by_side)
-    return Size(cell, bool(held), side_by_side)  # a numpy bool is not `False`
+    return Size(cell, bool(held), side_by_side, bool(sure))  # a numpy bool is not `False`
 
 
 def sized(claim: dict[str, Any]) -> Size:

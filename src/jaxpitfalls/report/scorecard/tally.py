@@ -60,7 +60,7 @@ def _counted(groups: list[list[Row]]) -> str:
 
 def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
     """How many write-up numbers held in size, one per effect, naming misses."""
-    held, missed, apart = 0, [], []
+    held, missed, apart, unsure = 0, [], [], 0
     for study, (lead, *_) in theirs:
         if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
             continue
@@ -69,19 +69,22 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
             continue
         if not lead["numbers"] or lead["verdict"] in UNSIZED:
             continue
-        found = sized(lead).held
-        if found:
+        found = sized(lead)
+        unsure += found.held is not None and not found.sure
+        if found.held:
             held += 1
-        elif found is False:
+        elif found.held is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     apart_said = f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
     said = (f"; {len(missed)} did not: {', '.join(missed)}" if missed else "") + apart_said
     if not held + len(missed):
         return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
+    point = (f" (by {'its' if held + len(missed) == 1 else f'{unsure} by their'} estimate alone: the interval "
+             "reaches across the tolerance)" if unsure else "")
     if held + len(missed) == 1:
-        one = "held in size**" if held else f"did not hold in size**: {missed[0]}"
+        one = f"held in size**{point}" if held else f"did not hold in size**{point}: {missed[0]}"
         return f"**The one write-up number this run could size {one}{apart_said}"
-    return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{said}"
+    return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{point}{said}"
 
 
 EXPECTED = {REPRODUCED: "held", "not reproduced": "**did not hold**"}
