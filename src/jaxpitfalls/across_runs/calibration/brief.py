@@ -67,8 +67,9 @@ def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, 
               f"({100 * s.named_less_stated:+.0f} points [{100 * s.named_less_stated_low:+.0f}, "
               f"{100 * s.named_less_stated_high:+.0f}] trial by trial: {s.agrees})"
               for s in (spikes.itertuples() if spikes is not None else [])]
-    parts += [f"on A/A rows it {'**failed**' if g.gate_fails else 'passed'} ({getattr(g, f'gate_fails_{SUBSET}'):.0%} "
-              f"of subsets of {SUBSET} rows failed)" for g in same.itertuples()]
+    parts += [f"on its one A/A run it {'**failed**' if g.gate_fails else 'passed'} "
+              f"({getattr(g, f'gate_fails_{SUBSET}'):.0%} of that run's subsets of {SUBSET} rows failed; a rate over "
+              "runs is not estimated)" for g in same.itertuples()]
     return "- **The gate**: " + "; ".join(parts) + "."
 
 

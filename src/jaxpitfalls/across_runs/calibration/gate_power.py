@@ -16,7 +16,7 @@ from ..comparison.sign_flip import global_p
 SUBSET, SUBSETS = 16, 200
 # A power target's verdict in words (clustered.against): a miss whose interval still reaches the target says so.
 _MET = {**clustered.IN_WORDS,
-        "cannot tell": "**missed**, though its interval reaches 90%: these configurations cannot rule the target out"}
+        "cannot tell": "cannot tell: below 90% by its point, its interval reaching it"}
 COLUMNS = ["side", "injected", "rows", "named", "named_share", "named_low", "named_high", "gate_fails",
            f"named_share_{SUBSET}", f"gate_fails_{SUBSET}", "half_width_named", "half_width_not_named"]
 
@@ -72,9 +72,10 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
                          f"[{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%: {met})"
                          + _why_not(g, threshold))
         elif round(g.injected, 4) == 1:
-            lines.append(f"- A/A ({g.side}): the gate {'**failed**' if g.gate_fails else 'passed'} on its {g.rows} "
-                         f"rows, and failed on {getattr(g, f'gate_fails_{SUBSET}'):.1%} of its subsets of {SUBSET} "
-                         "(target: at most 5% of A/A runs)")
+            lines.append(f"- A/A ({g.side}): the gate {'**failed**' if g.gate_fails else 'passed'} on this one run's "
+                         f"{g.rows} rows, and failed on {getattr(g, f'gate_fails_{SUBSET}'):.1%} of its {SUBSETS} "
+                         f"subsets of {SUBSET} (the target, at most 5% of A/A runs, is a rate over runs: one run's "
+                         "overlapping subsets do not estimate it)")
     return [*lines, ""]
 
 

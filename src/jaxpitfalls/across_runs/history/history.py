@@ -186,8 +186,8 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
         return (f"**Each release timed in {repeats} job(s): read a step named here as a lead, not a finding.** "
                 "The spread between jobs of one release is not estimated, so each release's interval is its one "
                 "job's and misses what a fresh job would move; the calibration's simulated null histories name a "
-                "step where nothing changed several times as often at one job a release as at two, above its 5% "
-                "target (docs/results/calibration.md). A step resting on one release's job is not named; "
+                "step where nothing changed several times as often at one job a release as at two, at the edge of "
+                "its 5% target (docs/results/calibration.md). A step resting on one release's job is not named; "
                 "`history.repeats: 2` times every release twice and puts that spread into every release's "
                 "interval.")
     series = steps.drop_duplicates(SERIES)
