@@ -198,7 +198,7 @@ def test_each_harness_is_judged_over_its_replicate_pairs():
     text = "\n".join(pyperf_section(pairs, {"callable": "blocked/filter_jit", "options": []}, cost_summary(pairs),
                                      same_configuration(pairs)))
     assert "5 such pair(s)" in text and "| layers6 " in text
-    config, lockstep_cost, pyperf_cost = same_configuration(pairs)  # like for like: pyperf's configuration
+    config, lockstep_cost, pyperf_cost, _ = same_configuration(pairs)  # like for like: pyperf's configuration
     assert config == "layers1" and lockstep_cost == costs.loc["lockstep (this calibration's a2 vs a)"].iloc[0]
     assert f"pyperf timed (layers1), the lockstep's one A/A pair cost {lockstep_cost:.1f} s" in text
     assert "timed apart" not in text
@@ -326,21 +326,27 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     found = calibration.summary(_calibration_table(configs=3))
     twins = pd.DataFrame([{"processes": 2, "rows": 62, "covered": 62, "share": 1.0}])
     simulated = pd.DataFrame([{"processes": p, "rows": 100, "covered": 95, "share": 0.95} for p in (2, 3, 5)])
-    costs = pd.DataFrame([{"harness": "lockstep (a2 vs a)", "false_alarms": "0 of 13 (0% [0%, 23%])",
+    costs = pd.DataFrame([{"harness": "lockstep (a2 vs a)", "pairs": 13, "found": 0,
+                           "false_alarms": "0 of 13 (0% [0%, 23%])",
                            "against_lockstep": 1.0, "against_low": 0.8, "against_high": 1.2},
-                          {"harness": "pyperf, its own t-test (compare_to)", "false_alarms": "2 of 5 (40% [12%, 77%])",
+                          {"harness": "pyperf, its own t-test (compare_to)", "pairs": 5, "found": 2,
+                           "false_alarms": "2 of 5 (40% [12%, 77%])",
                            "against_lockstep": 9.4, "against_low": 4.1, "against_high": 21.5}])
     rates = pd.DataFrame([{"repeats": 2, "between_releases": between, "offsets": offsets, "histories": 500,
                            "share": share, "share_low": 0.004, "share_high": 0.023}
                           for between, offsets, share in (("as measured", 1.0, 0.01), ("95% upper bound", 1.95, 0.02),
                                                           ("none", 0.0, 0.002))])
     medians = simulated.assign(share=0.96)
-    text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates, medians=medians)))
+    like = ("layers1", 2.0, 42.0, 17.0)  # the lockstep's pair there, pyperf's with and without its preparation
+    text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates, medians=medians,
+                                    like=like)))
     assert "- **The studies' intervals** (published reference): A/A twins covered 1 in 62 of 62 at 2 processes; " \
            "rows simulated from each job's spreads covered in 95.0%, 95.0%, 95.0% at 2, 3, 5 processes; " \
            "medians, 96.0%, 96.0%, 96.0% at 2, 3, 5 processes" in text
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
-    assert "pyperf needs 9.4x the lockstep's machine time over all its configurations [4.1, 21.5]." in text
+    assert "the lockstep 0 of 13 (0% [0%, 23%]): not told apart (Fisher's exact p = 0.07); to +-5% at the " \
+           "configuration pyperf timed, pyperf as run here cost 21.0x the lockstep's one pair there (no interval), " \
+           "8.5x at the least (pyperf's workers' preparation taken out)." in text
     assert "the null history named a step in 0 of 10 series; of 500 simulated null histories, 1.0% [0.4%, 2.3%] " \
            "named one at 2 job(s) a release (target at most 5%); at the offsets between releases' 95% upper bound " \
            "(x1.95 their variance), 2.0% [0.4%, 2.3%] at 2; without an offset between releases, 0.2% at 2." in text

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
+from scipy.stats import fisher_exact
 
 from .allocation import PRECISE_ROWS
 from .between_processes import SPLIT_TARGET
@@ -27,7 +27,7 @@ class Measured:
     null_series: tuple[int, int] | None = None
     null_rates: pd.DataFrame | None = None
     null_power: pd.DataFrame | None = None  # null_histories.step_power: steps planted in simulated and timed histories
-    like: tuple[str, float, float] | None = None  # pyperf_beside.same_configuration
+    like: tuple[str, float, float, float] | None = None  # pyperf_beside.same_configuration
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
@@ -88,15 +88,17 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame, medians: pd.DataFrame
             f"third {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%}).")
 
 
-def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float] | None) -> str:
+def _harnesses(costs: pd.DataFrame, like: tuple[str, float, float, float] | None) -> str:
     lockstep = costs[costs.harness.str.startswith("lockstep")].iloc[0]
     pyperf = costs[costs.harness.str.contains("compare_to")].iloc[0]
-    interval = (f"[{pyperf.against_low:.1f}, {pyperf.against_high:.1f}]" if np.isfinite(pyperf.against_low)
-                else "(one pair: no interval)")
-    same = f", {like[2] / like[1]:.1f}x at the configuration pyperf timed (one lockstep pair)" if like else ""
+    p = fisher_exact([[pyperf.found, pyperf.pairs - pyperf.found], [lockstep.found, lockstep.pairs - lockstep.found]])
+    told = "told apart" if p.pvalue < 0.05 else "not told apart"
+    cost = (f"; to +-5% at the configuration pyperf timed, pyperf as run here cost {like[2] / like[1]:.1f}x the "
+            f"lockstep's one pair there (no interval), {like[3] / like[1]:.1f}x at the least (pyperf's workers' "
+            "preparation taken out)"
+            if like else "")
     return (f"- **pyperf beside the lockstep** (A/A pairs): pyperf's own test called {pyperf.false_alarms} changed, "
-            f"the lockstep {lockstep.false_alarms}; to +-5%, pyperf needs {pyperf.against_lockstep:.1f}x the "
-            f"lockstep's machine time over all its configurations {interval}{same}.")
+            f"the lockstep {lockstep.false_alarms}: {told} (Fisher's exact p = {p.pvalue:.2f}){cost}.")
 
 
 def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: pd.DataFrame | None) -> str:

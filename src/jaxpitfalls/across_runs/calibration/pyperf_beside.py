@@ -87,7 +87,7 @@ def beside(table: pd.DataFrame, jobs: list[dict[str, Any]], pairs: list[dict[str
     return pd.DataFrame([*lockstep, *(r for n, doc in enumerate(pairs, 1) for r in pyperf_rows(doc, str(n)))])
 
 
-COLUMNS = ["harness", "pairs", "false_alarms", "median_half_width", "machine_s_to_5pct", "low", "high",
+COLUMNS = ["harness", "pairs", "found", "false_alarms", "median_half_width", "machine_s_to_5pct", "low", "high",
            "against_lockstep", "against_low", "against_high"]
 
 
@@ -125,7 +125,7 @@ def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
         cost = own.machine_s_to_5pct.to_numpy(dtype=float)
         k, n = int(own.change_found.astype(bool).sum()), len(own)
         low, high = wilson(k, n)
-        rows.append({"harness": harness, "pairs": n,
+        rows.append({"harness": harness, "pairs": n, "found": k,
                      "false_alarms": f"{k} of {n} ({k / n:.0%} [{low:.0%}, {high:.0%}])",
                      "median_half_width": float(own.half_width.median()),
                      **dict(zip(("machine_s_to_5pct", "low", "high"), _geometric(cost), strict=True)),
@@ -134,8 +134,9 @@ def cost_summary(pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
-    """The like-for-like cost on pyperf's configuration: the lockstep's one A/A pair's and pyperf's geometric mean."""
+def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float, float] | None:
+    """The like-for-like cost on pyperf's configuration: the lockstep's one A/A pair's, and pyperf's geometric mean
+    with and without its workers' preparation."""
     own = pairs[pairs.harness.str.contains("compare_to")]
     if own.empty:
         return None
@@ -143,11 +144,13 @@ def same_configuration(pairs: pd.DataFrame) -> tuple[str, float, float] | None:
     there = pairs[pairs.harness.str.startswith("lockstep") & (pairs.config_id == config)]
     if there.empty:
         return None
-    return config, float(there.machine_s_to_5pct.iloc[0]), _geometric(own.machine_s_to_5pct.to_numpy(dtype=float))[0]
+    return (config, float(there.machine_s_to_5pct.iloc[0]),
+            *(_geometric(own[column].to_numpy(dtype=float))[0]
+              for column in ("machine_s_to_5pct", "unprepared_s_to_5pct")))
 
 
 def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
-                   like: tuple[str, float, float] | None) -> list[str]:
+                   like: tuple[str, float, float, float] | None) -> list[str]:
     """The page's section on pyperf beside the lockstep; `pyperf`: its callable and options."""
     options = f", but with `{' '.join(pyperf['options'])}`" if pyperf["options"] else ""
     runs = pairs[~pairs.harness.str.startswith("lockstep")].pair.nunique()
@@ -161,7 +164,7 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
         "excludes 1; pyperf's own test: significant) is a false alarm. `machine_s_to_5pct`: the machine time to "
         "an interval of +-5%, geometric mean over the pairs with a 95% interval; `against_lockstep`: that cost "
         f"over the lockstep's, with Welch's 95% interval on the logs.{_apart(pyperf.get('apart_s'))}", "",
-        costs.to_markdown(index=False, floatfmt=".3f"), "",
+        costs.drop(columns="found").to_markdown(index=False, floatfmt=".3f"), "",
         *_same_configuration_line(pairs, like),
         "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
         "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
@@ -183,10 +186,10 @@ def _apart(seconds: float | None) -> str:
             "run's summary does not count.")
 
 
-def _same_configuration_line(pairs: pd.DataFrame, like: tuple[str, float, float] | None) -> list[str]:
+def _same_configuration_line(pairs: pd.DataFrame, like: tuple[str, float, float, float] | None) -> list[str]:
     if like is None:
         return []
-    config, lockstep, pyperf = like
+    config, lockstep, pyperf, _ = like
     spread = pairs[pairs.harness.str.startswith("lockstep")].machine_s_to_5pct
     return [f"At the configuration pyperf timed ({config}), the lockstep's one A/A pair cost {lockstep:.1f} s to +-5% "
             f"and pyperf's own test {pyperf:.1f} s (geometric mean over its pairs): {pyperf / lockstep:.1f}x, on one "
