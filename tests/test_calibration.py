@@ -324,8 +324,10 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     from jaxpitfalls.across_runs.calibration.brief import Measured, brief
 
     found = calibration.summary(_calibration_table(configs=3))
-    twins = pd.DataFrame([{"processes": 2, "rows": 62, "covered": 62, "share": 1.0}])
-    simulated = pd.DataFrame([{"processes": p, "rows": 100, "covered": 95, "share": 0.95} for p in (2, 3, 5)])
+    twins = pd.DataFrame([{"processes": 2, "rows": 62, "covered": 62, "share": 1.0, "share_low": 0.94,
+                           "share_high": 1.0}])
+    simulated = pd.DataFrame([{"processes": p, "rows": 100, "covered": 95, "share": 0.95, "share_low": 0.89,
+                               "share_high": 0.98} for p in (2, 3, 5)])
     costs = pd.DataFrame([{"harness": "lockstep (a2 vs a)", "pairs": 13, "found": 0,
                            "false_alarms": "0 of 13 (0% [0%, 23%])",
                            "against_lockstep": 1.0, "against_low": 0.8, "against_high": 1.2},
@@ -340,9 +342,10 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     like = ("layers1", 2.0, 42.0, 17.0)  # the lockstep's pair there, pyperf's with and without its preparation
     text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates, medians=medians,
                                     like=like)))
-    assert "- **The studies' intervals** (published reference): A/A twins covered 1 in 62 of 62 at 2 processes; " \
-           "rows simulated from each job's spreads covered in 95.0%, 95.0%, 95.0% at 2, 3, 5 processes; " \
-           "medians, 96.0%, 96.0%, 96.0% at 2, 3, 5 processes" in text
+    assert "- **The studies' intervals** (published reference; target 93%-97% covered, each third 92%-98%): A/A " \
+           "twins covered 1 in 62 of 62, 100.0% [94.0%, 100.0%] at 2 processes: cannot tell; rows simulated from " \
+           "each job's spreads covered in 95.0% [89.0%, 98.0%] at 2 processes: by its point; " in text
+    assert "medians, 96.0% [89.0%, 98.0%] at 2 processes: by its point; " in text
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
     assert "the lockstep 0 of 13 (0% [0%, 23%]): not told apart (Fisher's exact p = 0.07); to +-5% at the " \
            "configuration pyperf timed, pyperf as run here cost 21.0x the lockstep's one pair there (no interval), " \
