@@ -83,3 +83,22 @@ def test_a_one_process_job_reads_each_difference_off_its_ratio_as_its_estimate_a
     pd.testing.assert_frame_equal(reestimated(now, steps)[ESTIMATED], now[ESTIMATED], check_dtype=False)
     overhead = now[now.variant == "w - f"].iloc[0]
     assert overhead.diff_ms == pytest.approx((overhead.ratio - 1) * now[now.variant == "v"].diff_ms.iloc[0])
+
+
+def test_the_traces_untraced_estimates_follow_the_medians_estimated_again(tmp_path):
+    """A trace's component time is its share of the job's median: estimated again, the overhead table reads the new
+    median, so the report's breakdown and a claim reading the same median say one number."""
+    now, steps = _tables(1.0, 1.2)
+    tables = tmp_path / "tables" / "s"
+    tables.mkdir(parents=True)
+    now.to_csv(tables / "comparisons.csv", index=False)
+    steps.assign(median_ms=steps.median_ms.where(steps.process != "all", 9.0)).to_csv(tables / "steps.csv",
+                                                                                      index=False)
+    job = steps[steps.process == "all"]
+    traced = pd.DataFrame({"variant": job.variant, "component": "_bind", "share": 0.25, "capture": 0,
+                           "config_id": job.config_id, "mode": job["mode"]})
+    aggregate.overhead_table([traced], job.assign(median_ms=9.0)).to_csv(tables / "overhead.csv", index=False)
+    assert "tables/s/overhead.csv" in reestimate(tmp_path)
+    overhead = pd.read_csv(tables / "overhead.csv")
+    assert overhead.untraced_step_ms.tolist() == pytest.approx(job.median_ms.tolist())
+    assert overhead.untraced_estimate_ms.tolist() == pytest.approx((0.25 * job.median_ms).tolist())
