@@ -83,6 +83,26 @@ def test_a_claim_restating_another_s_measurement_is_counted_once_and_drawn_once(
     assert list(claim_points(rows).label) == ["generation: slowed = distortion"]
 
 
+def test_a_number_held_by_our_estimate_alone_is_named_so_in_the_first_line():
+    """tree_at's batching: 5.864x [5.253, 6.546] against 7.6x, a gain 1.36x smaller by its estimate, 1.55x at its
+    far end: held in size, by the estimate alone, and the line says which number and why."""
+    from jaxpitfalls.contract.interface import Number
+    from jaxpitfalls.contract.verdicts import Estimate
+    from jaxpitfalls.report.scorecard.tally import numbers_line
+
+    def faster(ours):
+        return _claim("faster", "reproduced") | {"numbers": (Number(7.6, 7.6, "x", structural=True),),
+                                                 "ours": (ours,), "headline": Estimate(*ours)}
+
+    alone = [("tree_at", [faster((5.864, 5.253, 6.546))])]
+    assert numbers_line(alone) == ("**The one write-up number this run could size held in size by our estimate "
+                                   "alone**: tree_at faster, 1.36x smaller [1.19x, 1.55x] (its interval reaches past "
+                                   "the tolerance)")
+    both = [*alone, ("dispatch", [faster((5.88, 5.86, 5.90)) | {"key": "other"}])]
+    assert numbers_line(both) == ("**2 of the 2 write-up numbers this run could size held in size** (1 by our "
+                                  "estimate alone: tree_at faster, 1.36x smaller [1.19x, 1.55x])")
+
+
 def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest():
     """The issue's "labelled and not counted as at the write-up's structure": the tally gives them apart."""
     from jaxpitfalls.report.scorecard.tally import tally

@@ -60,7 +60,7 @@ def _counted(groups: list[list[Row]]) -> str:
 
 def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
     """How many write-up numbers held in size, one per effect, naming misses."""
-    held, missed, apart, unsure = 0, [], [], 0
+    held, missed, apart, alone = 0, [], [], []
     for study, (lead, *_) in theirs:
         if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
             continue
@@ -70,20 +70,20 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
         if not lead["numbers"] or lead["verdict"] in UNSIZED:
             continue
         found = sized(lead)
-        unsure += found.held is not None and not found.sure
         if found.held:
             held += 1
+            alone += [] if found.sure else [f"{study} {lead['key']}, {found.cell}"]
         elif found.held is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     apart_said = f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
     said = (f"; {len(missed)} did not: {', '.join(missed)}" if missed else "") + apart_said
     if not held + len(missed):
         return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
-    point = (f" (by {'its' if held + len(missed) == 1 else f'{unsure} by their'} estimate alone: the interval "
-             "reaches across the tolerance)" if unsure else "")
     if held + len(missed) == 1:
-        one = f"held in size**{point}" if held else f"did not hold in size**{point}: {missed[0]}"
+        one = (f"held in size by our estimate alone**: {alone[0]} (its interval reaches past the tolerance)" if alone
+               else "held in size**" if held else f"did not hold in size**: {missed[0]}")
         return f"**The one write-up number this run could size {one}{apart_said}"
+    point = f" ({len(alone)} by our estimate alone: {'; '.join(alone)})" if alone else ""
     return f"**{held} of the {held + len(missed)} write-up numbers this run could size held in size**{point}{said}"
 
 

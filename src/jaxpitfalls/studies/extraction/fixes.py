@@ -39,8 +39,8 @@ FIX_ADVICE = {
     ("jit_padded", "jit_padded_async"): Advice(
         "Copy a whole batch's activations to the host in one array, started early (copy_to_host_async), not "
         "per sample and layer.", "",
-        "On this hardware the copies are a few percent of a pass, too little for starting them early to show: "
-        "measure them on yours before overlapping them."),
+        "On this hardware the copies are a few percent of a pass, so starting them early can gain at most that "
+        "much, far from an accelerator's: measure them on yours before overlapping them."),
     ("jit_padded_async", "pipelined"): Advice(
         "Dispatch batch i+1 before storing batch i: JAX's asynchronous dispatch overlaps them for free.", "",
         "Pipelining pays only where host-side work is a real share of a pass."),
