@@ -91,7 +91,8 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     """Wall time and peak memory against `targets`, time per rule, the code run, and the machine's quiet."""
     target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
-                                           slowest_s=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max")
+                                           slowest_s=("seconds", "max"),
+                                           sampled_peak_rss_mb=("max_rss_mb", "max")
                                            ).reset_index()
     span_s, older = span
     lines = ["### Run summary", ""]
@@ -107,7 +108,8 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
         peak_mb, job, source = largest_peak(summary, checks)
         lines += [f"Peak memory: **{peak_mb / 1024:.1f} GiB** resident, the largest job (`{job}`, {source})"
                   f"{_memory_against(peak_mb / 1024, targets['memory_target_gib'])}; (per job: jobs that ran side "
-                  "by side add up).", ""]
+                  "by side add up; the table's per rule is Snakemake's, sampled at intervals, so it can miss a "
+                  "brief peak the workers' own high-water mark holds).", ""]
     for study, (seconds, study_target, split) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)" + _split_text(split))
