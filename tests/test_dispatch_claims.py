@@ -457,10 +457,30 @@ def test_a_breakdown_row_with_a_part_below_0_is_marked_not_to_be_read():
                               "untraced_estimate_ms": t * (1 if c == "deep" else 0.1)}
                              for c in ("base", "deep") for v, ks in parts.items() for k, t in ks.items()])
     comp = pd.DataFrame([_overhead(c, (9.1, 8.0, 10.3)) for c in ("base", "deep")])
-    table = attribution(comp, overhead).set_index("config_id")
+    table = attribution(comp, overhead, _medians(0.5)).set_index("config_id")
     assert table.loc["deep", "python_around_program_ms"] == pytest.approx(-12.7)
     assert table.loc["deep", "parts"] == "python_around_program < 0" + NEGATIVE_PART
     assert table.loc["base", "parts"] == "python_around_program < 0" + NEGATIVE_PART  # scaled: still below 0
     positive = overhead.assign(untraced_estimate_ms=overhead.untraced_estimate_ms.abs())
     positive.loc[positive.variant == "jit_partition", "untraced_estimate_ms"] = 0.0
-    assert set(attribution(comp, positive).parts) == {""}
+    assert set(attribution(comp, positive, _medians(0.5)).parts) == {""}
+
+
+def _medians(half_ms: float) -> pd.DataFrame:
+    """filter_jit 40 ms and jit_partition 33.8 ms (the deep row's parts: 6.2 ms apart), each +-`half_ms`."""
+    return pd.DataFrame([{"config_id": c, "variant": v, "mode": SPEC.traced_mode, "median_ms": m,
+                          "median_ci_low_ms": m - half_ms, "median_ci_high_ms": m + half_ms}
+                         for c in ("base", "deep") for v, m in (("filter_jit", 40.0), ("jit_partition", 33.8))])
+
+
+@pytest.mark.parametrize(("half_ms", "agree"), [(0.5, "**no**"), (2.5, "yes")])
+def test_the_parts_sum_and_the_paired_gap_agree_where_either_lies_inside_the_others_interval(half_ms, agree):
+    """The parts sum to the medians' difference (6.2 ms) against a paired gap of 9.1 ms [8.0, 10.3]: two estimates
+    of one gap, told apart only where the medians' own intervals are narrow enough (+-0.5 ms: 6.2 +- 0.69)."""
+    from jaxpitfalls.studies.dispatch.report import attribution
+
+    parts = {"filter_jit": {"_preprocess": 10.0, "wait": 30.0}, "jit_partition": {"_preprocess": 22.7, "wait": 11.1}}
+    overhead = pd.DataFrame([{"config_id": "deep", "mode": SPEC.traced_mode, "variant": v, "component": k,
+                              "untraced_estimate_ms": t} for v, ks in parts.items() for k, t in ks.items()])
+    comp = pd.DataFrame([_overhead("deep", (9.1, 8.0, 10.3))])
+    assert attribution(comp, overhead, _medians(half_ms)).within_interval.tolist() == [agree]

@@ -227,7 +227,7 @@ def _pipelining(run: Run) -> Judged:
 
 @JUDGES("attribution_complete")
 def _attribution_complete(run: Run) -> Judged:
-    traced = attribution(run.comp, run.tables["overhead"])
+    traced = attribution(run.comp, run.tables["overhead"], run.steps)
     if traced.empty:
         return Judged(measured="not measured: no traced configuration", verdict=NOT_MEASURED)
     # the 12-layer pytree, not the whole shape `where` prefers: a millisecond gap shows on a short step only

@@ -6,10 +6,10 @@ from typing import Any
 
 import pandas as pd
 
-from ...contract.decisions import difference_of, interval, row, rows
+from ...contract.decisions import difference_of, interval, median_of, row, rows
 from ...contract.judging import Run
 from ...contract.tables import variants_only
-from ...harness.stats import difference_side, side_parts
+from ...harness.stats import difference_of_estimates, difference_side, side_parts
 from .spec import BESIDE, COMPUTE_BAND, FLATTEN_MODE, SPEC
 
 FINDINGS = ("slower", "where", "partition_free", "pipelining")  # the cost, its cause, the fix, the catch
@@ -107,7 +107,17 @@ WHERE = {
 NEGATIVE_PART = ": not a breakdown (the two traces split their steps differently); read the sum only"
 
 
-def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
+def _agree(measured, total: float, steps: pd.DataFrame, config_id: str) -> bool:
+    """Whether the parts' sum (the difference of the two medians) and the paired difference agree: either inside the
+    other's 95% interval, the medians' difference carrying both medians' own."""
+    if measured.diff_ci_low_ms <= total <= measured.diff_ci_high_ms:
+        return True
+    fj, jp = (median_of(steps, config_id, v, SPEC.traced_mode) for v in ("filter_jit", "jit_partition"))
+    _, low, high = difference_of_estimates(fj[0], fj[1:], jp[0], jp[1:])
+    return bool(low <= measured.diff_ms <= high)
+
+
+def attribution(comp: pd.DataFrame, overhead: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """filter_jit minus jit_partition per traced configuration by component, beside the measured difference."""
     rows = []
     for config_id, parts in overhead[overhead["mode"] == SPEC.traced_mode].groupby("config_id", sort=False):
@@ -122,7 +132,7 @@ def attribution(comp: pd.DataFrame, overhead: pd.DataFrame) -> pd.DataFrame:
         negative = [f"{group.removesuffix('_ms')} < 0" for group, t in split.items() if t < 0]
         rows.append({"config_id": config_id, "measured_ms": ms(measured)} | split | {
             "parts_sum_ms": total,
-            "within_interval": "yes" if measured.diff_ci_low_ms <= total <= measured.diff_ci_high_ms else "**no**",
+            "within_interval": "yes" if _agree(measured, total, steps, config_id) else "**no**",
             "parts": ", ".join(negative) + NEGATIVE_PART if negative else "",
         })
     return pd.DataFrame(rows)
@@ -140,13 +150,15 @@ def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame
          "variant's traced step applied to that variant's untraced median: Python around the program "
          "(filter_jit's pre/postprocess, flattening, hashing), dispatching the compiled program, waiting for "
          "its run, and `unattributed` (Python no component matched). The parts add up to the difference of "
-         "the two medians; `within_interval` says whether that lies inside the paired interval. Where waiting "
+         "the two medians; `within_interval` says whether that and the paired difference agree, either inside "
+         "the other's 95% interval (the medians' difference carries both medians' own: the two estimate one gap, "
+         "paired round by round or not). Where waiting "
          "dominates, the variants differ in the program's run (memory, threads), not in Python: the write-up's "
          "explanation covers only the first column. The parts come from one trace each, without intervals: "
          "the tracer slows Python more than the program, so a Python part can exceed the gap and leave the "
          "others negative; `within_interval` checks their sum only, and `parts` marks a row with a part below 0, "
          "whose split is not to be read.",
-         attribution(tables["comparisons"], tables["overhead"])),
+         attribution(tables["comparisons"], tables["overhead"], tables["steps"])),
     ]
 
 
