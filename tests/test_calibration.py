@@ -92,7 +92,8 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
     assert re.search(r"## In brief\n\n- \*\*Lockstep rows\*\* \(A/A\): \d+ of 50 \(.*\) flagged", text)
     assert re.search(r"- \*\*The gate\*\*: a 10% slowdown in every row named in \d+ of 50 rows", text)
-    gate = re.search(r"- injected 1\.1: (\d+) of 50 rows named .*target at least 90%: met", text)
+    gate = re.search(r"- injected 1\.1: (\d+) of 50 rows named .*target at least 90%: met by its point, its "
+                     r"interval reaching beyond\)", text)  # 25 configurations cannot confirm 90%
     assert "## The gate, after its correction" in text and gate and int(gate[1]) >= 45
     assert re.search(r"- A/A \(a2\): the gate passed on this one run's 50 rows, and failed on \d+\.\d% of its 200 "
                      r"subsets of 16 \(the target, at most 5% of A/A runs, is a rate over runs", text)
@@ -387,7 +388,8 @@ def test_a_missed_power_target_says_whether_its_interval_still_reaches_it():
 
 
 @pytest.mark.parametrize(("share", "low", "high", "expected"), [
-    (0.95, 0.93, 0.97, "yes"), (0.95, 0.90, 0.99, "by its point"), (0.99, 0.90, 0.999, "cannot tell"),
+    (0.95, 0.93, 0.97, "yes"), (0.95, 0.92, 0.98, "yes"), (0.92, 0.90, 0.95, "by its point"),  # edges inclusive
+    (0.95, 0.90, 0.99, "by its point"), (0.99, 0.90, 0.999, "cannot tell"), (0.99, 0.98, 0.999, "cannot tell"),
     (0.70, 0.60, 0.80, "no"), (0.99, 0.985, 0.995, "no")])
 def test_a_target_is_met_only_where_the_whole_interval_meets_it_and_missed_where_it_misses(share, low, high,
                                                                                            expected):

@@ -30,7 +30,11 @@ SLOWDOWN = Number(0.15, 0.15, "x (short / proper)", structural=False, differs="a
     (BATCHING, (7.0, 6.5, 8.0), "in range", True, True),
     (BATCHING, (5.88, 5.86, 5.90), "1.35x smaller", True, True),  # the gains 4.88 and 6.6: within 1.5x
     (BATCHING, (5.864, 5.253, 6.546), "1.36x smaller [1.19x, 1.55x]", True, False),  # tree_at: its far end beyond
-    (BATCHING, (5.0, 4.5, 8.0), "**1.65x smaller [in range, 1.89x]**", False, False),  # reaches 7.6; 5 is not
+    (BATCHING, (5.0, 4.5, 8.0), "**1.65x smaller [1.89x smaller, 1.06x larger]**", False, False),  # reaches 7.6
+    (BATCHING, (7.6, 3.0, 12.0), "in range [3.30x smaller, 1.67x larger]", True, False),  # held, its ends not
+    (BATCHING, (0.95, 0.9, 6.5), "**opposite direction [opposite direction, 1.20x smaller]**", False, False),
+    (Number(0.9, 1.0, "x", structural=True), (0.95, 0.93, 0.97), "in range", True, True),  # "no gain", met
+    (Number(0.9, 1.0, "x", structural=True), (1.0, 0.99, 1.0), "in range", True, True),  # touching no change
     (BATCHING, (1.057, 1.02, 1.098), "**over 100x smaller**", False, True),  # init_faster: 5.7% against 660%
     (BATCHING, (20.0, 16.0, 24.0), "**2.88x larger**", False, True),
     (BATCHING, (0.9, 0.8, 0.95), "**opposite direction**", False, True),
@@ -42,6 +46,7 @@ SLOWDOWN = Number(0.15, 0.15, "x (short / proper)", structural=False, differs="a
     (SHARE, (71.0, 65.0, 77.0), "in range", True, True),
     (SHARE, (60.0, 58.0, 62.0), "13 points less", True, True),
     (SHARE, (60.0, 52.0, 66.0), "13 points less [7 points, 21 points]", True, False),
+    (SHARE, (73.5, 50.0, 90.0), "in range [23 points less, 16 points more]", True, False),
     (SHARE, (37.0, 35.0, 40.0), "**36 points less**", False, True),  # a factor would have called this the same size
     (Number(1, 1, " exponent", structural=True), (0.867, 0.832, 0.902), "1.15x smaller", True, True),
 ])
@@ -50,6 +55,13 @@ def test_a_number_held_in_size_where_our_estimate_lies_within_the_tolerance_of_i
     """Held, or not, by our estimate; sure where the whole interval lies on the same side of the tolerance."""
     found = size(number, ours, "this CPU")
     assert (found.cell, found.held, found.sure) == (cell, held, sure)
+
+
+def test_where_a_smaller_structures_number_lies_is_read_off_our_estimate_not_the_intervals_ends():
+    from jaxpitfalls.report.scorecard.magnitude import _where
+
+    assert _where("**1.65x smaller [1.89x smaller, 1.06x larger]**") == "below the write-up's"
+    assert _where("in range [3.30x smaller, 1.67x larger]") == "inside the write-up's range"
 
 
 def test_an_absolute_time_is_shown_beside_ours_never_judged():

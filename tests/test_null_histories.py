@@ -56,6 +56,7 @@ def test_the_section_states_each_repeats_rate_against_its_target_at_the_offsets_
     assert found.repeats.tolist() == [1, 2] * 3 and (found.histories == 20).all()
     assert found.between_releases.tolist() == ["as measured"] * 2 + ["95% upper bound"] * 2 + ["none"] * 2
     assert found.offsets.iloc[0] == 1.0 and found.offsets.iloc[2] > 1.0 and found.offsets.iloc[4] == 0.0
+    assert set(found.met[:4]) <= {"yes", "by its point", "cannot tell", "no"}
     assert set(found.met[4:]) == {""}  # judged where offsets are drawn
     assert (found.share_low <= found.share).all() and (found.share <= found.share_high).all()
     text = "\n".join(null_histories.section(table, outcomes))

@@ -102,3 +102,13 @@ def test_the_traces_untraced_estimates_follow_the_medians_estimated_again(tmp_pa
     overhead = pd.read_csv(tables / "overhead.csv")
     assert overhead.untraced_step_ms.tolist() == pytest.approx(job.median_ms.tolist())
     assert overhead.untraced_estimate_ms.tolist() == pytest.approx((0.25 * job.median_ms).tolist())
+
+
+def test_a_study_without_traces_keeps_its_empty_overhead_table(tmp_path):
+    now, steps = _tables(1.0, 1.2)
+    tables = tmp_path / "tables" / "s"
+    tables.mkdir(parents=True)
+    now.to_csv(tables / "comparisons.csv", index=False)
+    steps.to_csv(tables / "steps.csv", index=False)
+    (tables / "overhead.csv").write_text("")
+    assert "tables/s/overhead.csv" not in reestimate(tmp_path) and (tables / "overhead.csv").read_text() == ""

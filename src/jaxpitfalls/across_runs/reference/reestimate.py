@@ -64,9 +64,12 @@ def reestimated(comparisons: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
 def untraced_again(path: Path, steps: pd.DataFrame) -> None:
     """The traces' untraced estimates (share x the job's median) from the medians estimated again, so a component's
     time is one estimate wherever it is read."""
+    if not path.stat().st_size:
+        return
     overhead = pd.read_csv(path)
-    if UNTRACED[0] in overhead:
-        overhead_table([overhead.drop(columns=UNTRACED)], steps[steps.process == POOLED]).to_csv(path, index=False)
+    if "share" in overhead and UNTRACED[0] in overhead:  # a study that traced: shares and the merged medians
+        overhead = overhead.drop(columns=UNTRACED, errors="ignore")
+        overhead_table([overhead], steps[steps.process == POOLED]).to_csv(path, index=False)
 
 
 def reestimate(snapshot: Path) -> list[str]:

@@ -19,7 +19,7 @@ POINTS = 15.0  # shares: percentage points either way
 RULE = (f"size compares effects, our 95% interval against the write-up's number or range: a ratio's distance from "
         f"1 (x - 1 for a speedup, 1/x - 1 for a slowdown), an exponent or count itself, a share in percentage "
         f"points; held in size where our estimate lies within {TOLERANCE:g}x of theirs ({POINTS:g} points for shares), "
-        "bold beyond it: **in range** where our interval meets their number and lies wholly within that, else "
+        "bold beyond it: **in range** where our interval meets their number and lies wholly within the tolerance, else "
         "smaller or larger by the factor at our estimate, and where our interval reaches across the tolerance, the "
         "factors at its ends in brackets (held, or not, by the estimate alone); absolute times and rates depend on "
         "the host: shown, not judged")
@@ -96,10 +96,9 @@ def _judged(ends: list[tuple[float, int]], tolerance: float, words: dict[int, st
         return words[where] if where in (WITHIN, OPPOSITE) else f"{text(distance)} {words[where]}"
 
     cell = words[WITHIN] if meets and held and sure else said(*point)
-    if meets:
-        near = (near[0], WITHIN)  # the interval meets their number: the nearest it lies is in range
-    if not sure:
-        cell += " [" + ", ".join(text(d) if w == point[1] else said(d, w) for d, w in (near, far)) + "]"
+    if not sure:  # both ends on the estimate's side: their factors, nearest first; else each end as it lies
+        alike = ends[0][1] == ends[2][1] == point[1] and point[1] in (BELOW, ABOVE)
+        cell += f" [{text(near[0])}, {text(far[0])}]" if alike else f" [{said(*ends[0])}, {said(*ends[2])}]"
     return (cell if held else f"**{cell}**"), held, sure
 
 
@@ -110,11 +109,11 @@ def _factor_size(value: float, low: float, high: float, theirs_low: float,
         value, low, high, theirs_low, theirs_high = -value, -high, -low, -theirs_high, -theirs_low
 
     def apart(x: float) -> tuple[float, int]:
+        if theirs_low <= x <= theirs_high:
+            return 1.0, WITHIN
         if x <= 0:
             return math.inf, OPPOSITE
-        if x < theirs_low:
-            return theirs_low / x, BELOW
-        return (x / theirs_high, ABOVE) if x > theirs_high else (1.0, WITHIN)
+        return (theirs_low / x, BELOW) if x < theirs_low else (x / theirs_high if theirs_high > 0 else math.inf, ABOVE)
 
     return _judged([apart(x) for x in (low, value, high)], TOLERANCE, FACTOR_WORDS, _factor)
 
@@ -178,7 +177,7 @@ def _where(cell: str) -> str:
     """Where ours lies against the write-up's number, sizing nothing."""
     for word, said in (("in range", "inside the write-up's range"), ("smaller", "below the write-up's"),
                        ("larger", "above the write-up's"), ("opposite", "in the opposite direction")):
-        if word in cell:
+        if word in cell.split(" [")[0]:  # where our estimate lies, not the interval's ends
             return said
     return cell
 

@@ -112,6 +112,8 @@ def _agree(measured, total: float, steps: pd.DataFrame, config_id: str) -> bool:
     other's 95% interval, the medians' difference carrying both medians' own."""
     if measured.diff_ci_low_ms <= total <= measured.diff_ci_high_ms:
         return True
+    if steps[steps.config_id == config_id].empty:  # no medians kept to carry: the paired interval alone
+        return False
     fj, jp = (median_of(steps, config_id, v, SPEC.traced_mode) for v in ("filter_jit", "jit_partition"))
     _, low, high = difference_of_estimates(fj[0], fj[1:], jp[0], jp[1:])
     return bool(low <= measured.diff_ms <= high)
