@@ -47,6 +47,8 @@ SLOWDOWN = Number(0.15, 0.15, "x (short / proper)", structural=False, differs="a
     (SHARE, (60.0, 58.0, 62.0), "13 points less", True, True),
     (SHARE, (60.0, 52.0, 66.0), "13 points less [7 points, 21 points]", True, False),
     (SHARE, (73.5, 50.0, 90.0), "in range [23 points less, 16 points more]", True, False),
+    (SHARE, (57.6, 57.3, 57.8), "**15.4 points less**", False, True),  # past 15 points, not rounded onto them
+    (BATCHING, (5.388, 5.38, 5.39), "**1.504x smaller**", False, True),  # past 1.5x, not rounded onto it
     (SHARE, (37.0, 35.0, 40.0), "**36 points less**", False, True),  # a factor would have called this the same size
     (Number(1, 1, " exponent", structural=True), (0.867, 0.832, 0.902), "1.15x smaller", True, True),
 ])

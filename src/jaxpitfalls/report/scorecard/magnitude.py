@@ -76,11 +76,14 @@ POINT_WORDS = {BELOW: "less", WITHIN: "in range", ABOVE: "more"}
 
 
 def _factor(f: float) -> str:
-    return f"{f:.{2 if f < 10 else 0}f}x" if f < 100 else "over 100x"
+    """Two decimals, three where that would round onto the tolerance (1.504x is not held: not `1.50x`)."""
+    digits = 3 if abs(f - TOLERANCE) < 0.005 else 2 if f < 10 else 0
+    return f"{f:.{digits}f}x" if f < 100 else "over 100x"
 
 
 def _gap(gap: float) -> str:
-    return f"{gap:.0f} point{'' if round(gap) == 1 else 's'}"
+    digits = 1 if abs(gap - POINTS) < 0.5 else 0  # 15.4 points is not held: not `15 points`
+    return f"{gap:.{digits}f} point{'' if round(gap, digits) == 1 else 's'}"
 
 
 def _judged(ends: list[tuple[float, int]], tolerance: float, words: dict[int, str],
