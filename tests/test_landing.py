@@ -96,11 +96,12 @@ def test_a_number_held_by_our_estimate_alone_is_named_so_in_the_first_line():
 
     alone = [("tree_at", [faster((5.864, 5.253, 6.546))])]
     assert numbers_line(alone) == ("**The one write-up number this run could size held in size by our estimate "
-                                   "alone**: tree_at faster, 1.36x smaller [1.19x, 1.55x] (its interval reaches past "
-                                   "the tolerance)")
+                                   "alone**: tree_at faster, 1.36x smaller [1.19x, 1.55x], its interval reaching "
+                                   "past 1.5x")
     both = [*alone, ("dispatch", [faster((5.88, 5.86, 5.90)) | {"key": "other"}])]
     assert numbers_line(both) == ("**2 of the 2 write-up numbers this run could size held in size** (1 by our "
-                                  "estimate alone: tree_at faster, 1.36x smaller [1.19x, 1.55x])")
+                                  "estimate alone: tree_at faster, 1.36x smaller [1.19x, 1.55x], its interval "
+                                  "reaching past 1.5x)")
 
 
 def test_verdicts_judged_at_a_smaller_structure_are_counted_apart_from_the_rest():

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
-from .magnitude import size, size_cell, sized
+from .magnitude import POINTS, TOLERANCE, size, size_cell, sized
 
 Row = dict[str, Any]
 UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say nothing of the write-up's size
@@ -72,7 +72,8 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
         found = sized(lead)
         if found.held:
             held += 1
-            alone += [] if found.sure else [f"{study} {lead['key']}, {found.cell}"]
+            within = f"{POINTS:g} points" if lead["numbers"][0].is_share else f"{TOLERANCE:g}x"
+            alone += [] if found.sure else [f"{study} {lead['key']}, {found.cell}, its interval reaching past {within}"]
         elif found.held is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     apart_said = f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
@@ -80,7 +81,7 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
     if not held + len(missed):
         return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
     if held + len(missed) == 1:
-        one = (f"held in size by our estimate alone**: {alone[0]} (its interval reaches past the tolerance)" if alone
+        one = (f"held in size by our estimate alone**: {alone[0]}" if alone
                else "held in size**" if held else f"did not hold in size**: {missed[0]}")
         return f"**The one write-up number this run could size {one}{apart_said}"
     point = f" ({len(alone)} by our estimate alone: {'; '.join(alone)})" if alone else ""
