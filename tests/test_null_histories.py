@@ -114,6 +114,10 @@ def test_a_step_planted_in_the_timed_history_is_found_where_it_was_planted():
     found = power[power.history == "timed"].set_index("step")
     assert (found.histories == 10).all() and (found.history == "timed").all() and (found.repeats == 2).all()
     assert found.found[0.15] == 10 and found.found[0.001] <= 1
+    outcomes = pd.DataFrame({"arm": [null_drawn.STEP_TIMED], "between_releases": [""], "offsets": [1.0],
+                             "repeats": [2], "step": [0.1], "outcomes": ["11000" + "00000"]})  # both in one series
+    wilson_high, clustered_high = (null_histories.step_power(outcomes, series).share_high.iloc[0] for series in (1, 2))
+    assert clustered_high > wilson_high  # a series' trials share its noise: two series, not ten draws
     assert not null_drawn.finds_step(table, [f"0.{r}.0" for r in range(6)], ("base", "s0", "floor", "m"), 3)
 
 

@@ -272,7 +272,7 @@ def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[
         raise FileNotFoundError("the kept calibration holds no drawn null histories: `jaxpitfalls calibration "
                                 "rejudge --write` draws them")
     drawn = timed.null_outcomes
-    rates, power = null_histories.rates(drawn), null_histories.step_power(drawn)
+    rates, power = null_histories.rates(drawn), null_histories.step_power(drawn, len(ratios[SERIES].drop_duplicates()))
     return ({"null_series": null_series(steps)[:2], "null_rates": rates, "null_power": power},
             [*lines, *null_histories.section(ratios, drawn)])
 
