@@ -98,6 +98,10 @@ def test_a_number_held_by_our_estimate_alone_is_named_so_in_the_first_line():
     assert numbers_line(alone) == ("**The one write-up number this run could size held in size by our estimate "
                                    "alone**: tree_at faster, 1.36x smaller [1.19x, 1.55x], its interval reaching "
                                    "past 1.5x")
+    from jaxpitfalls.report.scorecard.tally import tally
+
+    assert tally({"tree_at": alone[0][1]}).endswith("1 effects in the write-ups' 1 claims: 1 yes in size by its "
+                                                    "estimate")
     both = [*alone, ("dispatch", [faster((5.88, 5.86, 5.90)) | {"key": "other"}])]
     assert numbers_line(both) == ("**2 of the 2 write-up numbers this run could size held in size** (1 by our "
                                   "estimate alone: tree_at faster, 1.36x smaller [1.19x, 1.55x], its interval "

@@ -9,18 +9,18 @@ from typing import Any
 import pandas as pd
 
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
-from .magnitude import POINTS, TOLERANCE, size, size_cell, sized
+from .magnitude import POINTS, TOLERANCE, Size, size, size_cell, sized
 
 Row = dict[str, Any]
 UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say nothing of the write-up's size
 
 
-def sizes(row: Row) -> list[bool | None]:
-    """Whether each write-up number of a claim held in size here (None: not judged)."""
+def sizes(row: Row) -> list[Size]:
+    """Each write-up number of a claim against ours, those this verdict can size."""
     if row["verdict"] in UNSIZED or not row["numbers"]:
-        return [None] * len(row["numbers"])
-    return [sized(row).held] + [size(n, o, "").held for n, o in zip(row["numbers"][1:], row["ours"][1:],
-                                                                       strict=True)]
+        return []
+    found = [sized(row)] + [size(n, o, "") for n, o in zip(row["numbers"][1:], row["ours"][1:], strict=True)]
+    return [s for s in found if s.held is not None]
 
 
 def effects(rows: list[Row]) -> list[list[Row]]:
@@ -45,12 +45,16 @@ def _kind(group: list[Row]) -> str:
     verdict = group[0]["verdict"]
     if verdict != REPRODUCED:
         return "no" if verdict == "not reproduced" else verdict
-    held = [h for h in sizes(group[0]) if h is not None]
-    return "yes in size" if any(held) else "yes in direction only" if held else "yes, size not compared"
+    found = sizes(group[0])
+    if any(s.held and s.sure for s in found):
+        return "yes in size"
+    if any(s.held for s in found):
+        return "yes in size by its estimate"
+    return "yes in direction only" if found else "yes, size not compared"
 
 
-ORDER = ("yes in size", "yes in direction only", "yes, size not compared", "no", "inconclusive", "unstable",
-         NOT_TESTABLE, CHECKED, NOT_MEASURED)
+ORDER = ("yes in size", "yes in size by its estimate", "yes in direction only", "yes, size not compared", "no",
+         "inconclusive", "unstable", NOT_TESTABLE, CHECKED, NOT_MEASURED)
 
 
 def _counted(groups: list[list[Row]]) -> str:
