@@ -347,6 +347,8 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
            "twins covered 1 in 62 of 62, 100.0% [94.0%, 100.0%] at 2 processes: cannot tell; rows simulated from " \
            "each job's spreads covered in 95.0% [89.0%, 98.0%] at 2 processes: by its point; " in text
     assert "medians, 96.0% [89.0%, 98.0%] at 2 processes: by its point; " in text
+    assert re.search(r"- \*\*Lockstep rows\*\* \(A/A\): \d+ of \d+ \([\d.]+% \[[\d.]+%, [\d.]+%\]; target 0%-5%: "
+                     r"(yes|by its point|cannot tell|no)\) flagged", text)  # each rate with the table's word
     assert "pyperf's own test called 2 of 5 (40% [12%, 77%]) changed, the lockstep 0 of 13" in text
     assert "the lockstep 0 of 13 (0% [0%, 23%]): not told apart (Fisher's exact p = 0.07); to +-5% at the " \
            "configuration pyperf timed, pyperf as run here cost 21.0x the lockstep's one pair there (no interval), " \
