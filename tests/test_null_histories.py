@@ -59,7 +59,7 @@ def test_the_section_states_each_repeats_rate_against_its_target_at_the_offsets_
     assert set(found.met[:4]) <= {"yes", "by its point", "cannot tell", "no"}
     assert set(found.met[4:]) == {""}  # judged where offsets are drawn
     assert (found.share_low <= found.share).all() and (found.share <= found.share_high).all()
-    text = "\n".join(null_histories.section(table, outcomes))
+    text = "\n".join(null_histories.section(table, outcomes, found, null_histories.step_power(outcomes, 2)))
     assert "(2 series, 6 releases)" in text and "naming_a_step" in text and "histories simulated without it" in text
     assert "`95% upper bound` draws every series' offset variance times `offsets`" in text
 

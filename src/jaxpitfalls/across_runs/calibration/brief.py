@@ -44,11 +44,15 @@ def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
     return f"{r['count']} of {r.rows} ({r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}]{judged})"
 
 
+def _halves(replicated: dict[str, Any]) -> str:
+    share, low, high = (replicated[k] for k in ("share", "share_low", "share_high"))
+    return (f"; every row estimated again on disjoint halves of its processes: the halves differed beyond their "
+            f"interval in {share:.1%} [{low:.1%}, {high:.1%}] (target {SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%}: "
+            f"{clustered.against(share, low, high, SPLIT_TARGET)})")
+
+
 def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None) -> str:
-    share, low, high = (replicated[k] for k in ("share", "share_low", "share_high")) if replicated else (0, 0, 0)
-    halves = (f"; every row estimated again on disjoint halves of its processes: the halves differed beyond their "
-              f"interval in {share:.1%} [{low:.1%}, {high:.1%}] (target {SPLIT_TARGET[0]:.0%}-{SPLIT_TARGET[1]:.0%}: "
-              f"{clustered.against(share, low, high, SPLIT_TARGET)})" if replicated else "")
+    halves = _halves(replicated) if replicated else ""
     return (f"- **Lockstep rows** (A/A): {_share(found, 1.0, 'flagged')} flagged, their intervals covering 1 in "
             f"{_share(found, 1.0, 'covers')}; a 10% slowdown called regressed in {_share(found, 1.1, 'regressed')}; "
             f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')}{halves}.")

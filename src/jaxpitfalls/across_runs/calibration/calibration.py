@@ -274,7 +274,7 @@ def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[
     drawn = timed.null_outcomes
     rates, power = null_histories.rates(drawn), null_histories.step_power(drawn, len(ratios[SERIES].drop_duplicates()))
     return ({"null_series": null_series(steps)[:2], "null_rates": rates, "null_power": power},
-            [*lines, *null_histories.section(ratios, drawn)])
+            [*lines, *null_histories.section(ratios, drawn, rates, power)])
 
 
 def _workers(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

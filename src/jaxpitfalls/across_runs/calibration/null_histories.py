@@ -69,9 +69,9 @@ def offset_by_chance(drawn: pd.DataFrame) -> float:
     return float(k.sum() / n.sum())
 
 
-def section(ratios: pd.DataFrame, drawn: pd.DataFrame) -> list[str]:
-    """The page's lines on simulated null histories and steps planted in them, from the `drawn` outcomes."""
-    found = rates(drawn)
+def section(ratios: pd.DataFrame, drawn: pd.DataFrame, found: pd.DataFrame, power: pd.DataFrame) -> list[str]:
+    """The page's lines on simulated null histories and steps planted in them: `found`, the `drawn` outcomes' `rates`,
+    and `power`, their `step_power`."""
     measured = components(ratios)
     jobs_sd = np.sqrt([c.jobs for c in measured])
     releases_sd = np.sqrt([c.releases for c in measured])
@@ -96,7 +96,7 @@ def section(ratios: pd.DataFrame, drawn: pd.DataFrame) -> list[str]:
         "the target is judged where the estimate may be low as well; `none` draws none, to show what the rate owes "
         "to them.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False), "",
-        *power_lines(step_power(drawn, len(measured))),
+        *power_lines(power),
     ]
 
 
