@@ -35,6 +35,22 @@ def test_the_first_line_is_the_reply_whatever_else_the_worker_prints():
     assert worker.proc.returncode == 0
 
 
+def test_a_worker_that_leaves_after_answering_exits_0_its_log_written_its_clean_up_skipped(tmp_path):
+    log_path, cleaned = tmp_path / "worker.log", tmp_path / "cleaned"
+    worker = _worker(ANSWERS + "import atexit, logging\nfrom jaxpitfalls import runtime\n"
+                     "from jaxpitfalls.harness.workers import leave\n"
+                     f"runtime.start({str(log_path)!r}, append=True)\n"
+                     f"atexit.register(open, {str(cleaned)!r}, 'w')\n"
+                     "answer_first(replies, lambda: {'result': 42}, 'measuring')\n"
+                     "logging.getLogger('jaxpitfalls').info('answered: leaving')\nleave()\n")
+    try:
+        assert worker.first == {"result": 42}
+    finally:
+        assert worker.close() == 0
+    assert "answered: leaving" in log_path.read_text()
+    assert not cleaned.exists()  # the interpreter's clean-up did not run
+
+
 def test_a_failing_worker_is_named_with_its_error_or_its_exit_code():
     failing = _worker(ANSWERS + "def fail():\n    raise ValueError('no such model')\n"
                       "answer_first(replies, fail, 'measuring')\n")

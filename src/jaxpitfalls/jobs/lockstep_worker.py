@@ -17,7 +17,7 @@ from ..harness.compiles import count_compiles
 from ..harness.injected import KNOB, inject, injected_fraction
 from ..harness.protocol import Repeated, calibrate
 from ..harness.timing import Sampler, gc_paused
-from ..harness.workers import answer_first, reply_channel, send
+from ..harness.workers import answer_first, leave, reply_channel, send
 
 
 def block(sampler: Sampler, samples: int, calls: int) -> dict[str, Any]:
@@ -76,6 +76,7 @@ def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
 
     answer_first(replies, prepare, f"lockstep worker: preparing {request_path}")
     serve(ready["samplers"], sys.stdin, replies)
+    leave()
 
 
 if __name__ == "__main__":

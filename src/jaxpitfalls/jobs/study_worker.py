@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import registry, runtime
 from ..harness import environment
-from ..harness.workers import answer_first, reply_channel
+from ..harness.workers import answer_first, leave, reply_channel
 
 
 def measure_here(request: dict[str, Any]) -> dict[str, Any]:
@@ -34,6 +34,7 @@ def main(request_path: str, log_path: str, jax_cache_dir: str) -> None:
             return measure_here(json.load(f))
 
     answer_first(replies, measure, f"study worker: measuring {request_path}")
+    leave()
 
 
 if __name__ == "__main__":
