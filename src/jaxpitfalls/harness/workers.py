@@ -87,8 +87,7 @@ def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: s
 
 
 def leave() -> NoReturn:
-    """End a worker that has answered: its log flushed, then out at once. The interpreter's own clean-up buys it
-    nothing and costs its job time between processes (JAX's, at exit, clears every cache of a process that ends)."""
+    """End an answered worker, its log flushed, without the clean-up (JAX's clears every cache) its job waits on."""
     logging.shutdown()
     sys.stderr.flush()
     os._exit(0)
