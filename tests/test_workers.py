@@ -35,11 +35,15 @@ def test_the_first_line_is_the_reply_whatever_else_the_worker_prints():
     assert worker.proc.returncode == 0
 
 
-def test_a_worker_that_leaves_after_answering_exits_0_its_log_written_its_clean_up_skipped(tmp_path):
+def test_a_worker_that_leaves_after_answering_exits_0_its_log_written_its_clean_up_skipped(tmp_path, monkeypatch):
     log_path, cleaned = tmp_path / "worker.log", tmp_path / "cleaned"
-    worker = _worker(ANSWERS + "import atexit, logging\nfrom jaxpitfalls import runtime\n"
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # buffered, Python's standard output and C's, as a job's
+    # as a job starts it: standard error already the job's log, so what the worker prints lands there too
+    worker = _worker(f"import os\nos.dup2(os.open({str(log_path)!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT), 2)\n"
+                     + ANSWERS + "import atexit, ctypes, logging\nfrom jaxpitfalls import runtime\n"
                      "from jaxpitfalls.harness.workers import leave\n"
                      f"runtime.start({str(log_path)!r}, append=True)\n"
+                     "ctypes.CDLL(None).printf(b'native code printing\\n')\n"
                      f"atexit.register(open, {str(cleaned)!r}, 'w')\n"
                      "answer_first(replies, lambda: {'result': 42}, 'measuring')\n"
                      "logging.getLogger('jaxpitfalls').info('answered: leaving')\nleave()\n")
@@ -47,7 +51,9 @@ def test_a_worker_that_leaves_after_answering_exits_0_its_log_written_its_clean_
         assert worker.first == {"result": 42}
     finally:
         assert worker.close() == 0
-    assert "answered: leaving" in log_path.read_text()
+    logged = log_path.read_text()
+    assert "answered: leaving" in logged
+    assert "a library printing on standard output" in logged and "native code printing" in logged
     assert not cleaned.exists()  # the interpreter's clean-up did not run
 
 

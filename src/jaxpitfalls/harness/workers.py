@@ -6,6 +6,7 @@ job's log, so no library's print breaks the protocol.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import logging
@@ -89,7 +90,9 @@ def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: s
 def leave() -> NoReturn:
     """End an answered worker, its log flushed, without the clean-up (JAX's clears every cache) its job waits on."""
     logging.shutdown()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):  # a library's prints, which reply_channel sent to the log
+        stream.flush()
+    ctypes.CDLL(None).fflush(None)  # and native code's, still in C's buffers
     os._exit(0)
 
 
