@@ -121,6 +121,15 @@ def test_a_step_planted_in_the_timed_history_is_found_where_it_was_planted():
     assert not null_drawn.finds_step(table, [f"0.{r}.0" for r in range(6)], ("base", "s0", "floor", "m"), 3)
 
 
+def test_the_timed_trials_are_clustered_by_the_series_each_planted_its_step_in(monkeypatch):
+    table = null_drawn.history(np.random.default_rng(7), [Components(0.005 ** 2, 0.0, (0.01,))] * 3, 4, 2)
+    planted_in = []
+    monkeypatch.setattr(null_drawn, "finds_step", lambda ratios, order, key, at: planted_in.append(key) or True)
+    assert list(null_drawn._planted_in_timed(table, 0.1)) == [1] * 9  # 3 series x 3 later releases
+    names = list(dict.fromkeys(planted_in))
+    assert [names.index(key) for key in planted_in] == list(null_drawn.timed_trial_series(9, 3))
+
+
 def test_each_arm_drawn_again_begins_as_drawn_and_a_changed_fit_shows(tmp_path, monkeypatch):
     """The kept outcomes are checked by drawing each arm's first histories again: every arm's stream, the later
     planted steps' after the earlier ones' draws, begins as drawn (through a CSV, as kept); a fit that names

@@ -12,7 +12,15 @@ import pandas as pd
 
 from ...harness import clustered
 from ...harness.stats import wilson
-from ..history.null_drawn import BY_CHANCE, FALSE_STEPS, STEP_DRAWN, STEP_TIMED, UPPER_STEP, components
+from ..history.null_drawn import (
+    BY_CHANCE,
+    FALSE_STEPS,
+    STEP_DRAWN,
+    STEP_TIMED,
+    UPPER_STEP,
+    components,
+    timed_trial_series,
+)
 
 TARGET = (0.05, 0.07)  # at most 5% of null histories name a step, the upper Wilson bound at most 7%
 
@@ -23,12 +31,12 @@ def _ones_of(outcomes: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _power_row(kind: str, step: float, repeats: int, outcomes: str, series: int) -> dict:
-    """A planted step's share found; the timed history's trials (series by series, each at every later release)
-    clustered by series, as a series' trials share its measured noise."""
+    """A planted step's share found; the timed history's trials clustered by the series each planted in, as a
+    series' trials share its measured noise."""
     hits = pd.Series([c == "1" for c in outcomes])
     found, trials = int(hits.sum()), len(hits)
     if kind == "timed" and series > 1 and trials % series == 0:
-        clusters = pd.Series(np.arange(trials) // (trials // series))
+        clusters = pd.Series(timed_trial_series(trials, series))
         _, low, high = clustered.share_interval(pd.Series(np.nan, index=hits.index), hits, clusters)
     else:
         low, high = wilson(found, trials)

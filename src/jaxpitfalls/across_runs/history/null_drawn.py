@@ -155,6 +155,11 @@ def _steps_found(m: DrawnFrom, step: float, skip: int, seed: int = 2) -> Iterato
         yield int(finds_step(_planted(drawn, later, step), _order(m.releases), ("base", variant, "floor", "m"), at))
 
 
+def timed_trial_series(trials: int, series: int) -> np.ndarray:
+    """Which series each of `_planted_in_timed`'s trials planted its step in (its trials run series by series)."""
+    return np.arange(trials) // (trials // series)
+
+
 def _planted_in_timed(ratios: pd.DataFrame, step: float) -> Iterator[int]:
     """Per trial, whether the fit names `step` planted in the timed history itself (each series from each later
     release on in turn): its real noise and offsets."""
