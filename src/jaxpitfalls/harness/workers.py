@@ -88,7 +88,7 @@ def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: s
 
 
 def leave() -> NoReturn:
-    """End an answered worker, its log flushed, without the clean-up (JAX's clears every cache) its job waits on."""
+    """End an answered worker, output flushed, without the clean-up (JAX's clears every cache) its job waits on."""
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):  # a library's prints, which reply_channel sent to the log
         stream.flush()

@@ -156,7 +156,7 @@ def _steps_found(m: DrawnFrom, step: float, skip: int, seed: int = 2) -> Iterato
 
 
 def timed_trial_series(trials: int, series: int) -> np.ndarray:
-    """Which series each of `_planted_in_timed`'s trials planted its step in (its trials run series by series)."""
+    """The series each of `_planted_in_timed`'s trials planted in (they run series by series)."""
     return np.arange(trials) // (trials // series)
 
 

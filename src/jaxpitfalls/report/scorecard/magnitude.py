@@ -136,6 +136,11 @@ SMALLER_CELL = "— (smaller structure)"  # judged below the write-up's structur
 DEVICE_CELL = "— (another device)"  # judged on another device than the write-up's effect needs: nor is this
 
 
+def tolerance(number: Number) -> str:
+    """The tolerance `size` holds `number` to, as printed."""
+    return f"{POINTS:g} points" if number.is_share else f"{TOLERANCE:g}x"
+
+
 def size(number: Number, ours: tuple[float, float, float] | None, here: str) -> Size:
     """The write-up's `number` against `ours` (estimate, low, high, or None); `here`: our device."""
     theirs = theirs_text(number)

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_TESTABLE, REPRODUCED
-from .magnitude import POINTS, TOLERANCE, Size, size, size_cell, sized
+from .magnitude import Size, size, size_cell, sized, tolerance
 
 Row = dict[str, Any]
 UNSIZED = (NOT_TESTABLE, NOT_MEASURED, CHECKED)  # verdicts whose numbers say nothing of the write-up's size
@@ -76,8 +76,8 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
         found = sized(lead)
         if found.held:
             held += 1
-            within = f"{POINTS:g} points" if lead["numbers"][0].is_share else f"{TOLERANCE:g}x"
-            alone += [] if found.sure else [f"{study} {lead['key']}, {found.cell}, its interval reaching past {within}"]
+            alone += [] if found.sure else [f"{study} {lead['key']}, {found.cell}, its interval reaching past "
+                                            f"{tolerance(lead['numbers'][0])}"]
         elif found.held is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
     apart_said = f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
