@@ -133,8 +133,9 @@ class History:
     study: str
     repeats: int
     configs: str
+    primary: tuple[str, ...] = ()  # the series corrected over themselves alone (patterns); none: every series
 
     @classmethod
     def of(cls, block: Mapping[str, Any]) -> History:
         named = _refuse_unknown(cls, block, {"with": "shared_pins"})
-        return cls(**named | {"versions": tuple(named["versions"])})
+        return cls(**named | {"versions": tuple(named["versions"]), "primary": tuple(named.get("primary", ()))})

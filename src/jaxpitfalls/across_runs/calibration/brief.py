@@ -130,7 +130,10 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: 
         f"; a step planted in one series of {where} named at its place in " + " and ".join(
             f"{r.share:.0%} [{r.share_low:.0%}, {r.share_high:.0%}] at {r.step:.0%}" for r in rows.itertuples())
         for where, rows in (("a simulated history", power[power.history == "simulated"]),
-                            ("the timed history", power[power.history == "timed"])) if len(rows))
+                            ("the timed history", power[power.history == "timed"]),
+                            ("a simulated history, that series declared primary (`history.primary`),",
+                             power[power.history == "declared, simulated"]))
+        if len(rows))
     return ("- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)"
             + upper + without + found + ".")
 

@@ -14,9 +14,12 @@ from ...harness import clustered
 from ...harness.stats import wilson
 from ..history.null_drawn import (
     BY_CHANCE,
+    DRAWN_DECLARED,
+    FALSE_DECLARED,
     FALSE_STEPS,
     STEP_DRAWN,
     STEP_TIMED,
+    TIMED_DECLARED,
     UPPER_STEP,
     components,
     timed_trial_series,
@@ -30,12 +33,15 @@ def _ones_of(outcomes: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return outcomes.str.count("1").to_numpy(), outcomes.str.len().to_numpy()
 
 
+DECLARED = "declared, "  # a power row's kind where the slowed series was declared primary
+
+
 def _power_row(kind: str, step: float, repeats: int, outcomes: str, series: int) -> dict:
     """A planted step's share found; the timed history's trials clustered by the series each planted in, as a
     series' trials share its measured noise."""
     hits = pd.Series([c == "1" for c in outcomes])
     found, trials = int(hits.sum()), len(hits)
-    if kind == "timed" and series > 1 and trials % series == 0:
+    if kind.endswith("timed") and series > 1 and trials % series == 0:
         clusters = pd.Series(timed_trial_series(trials, series))
         _, low, high = clustered.share_interval(pd.Series(np.nan, index=hits.index), hits, clusters)
     else:
@@ -48,17 +54,19 @@ def step_power(drawn: pd.DataFrame, series: int = 1) -> pd.DataFrame:
     """Per planted step: how often the fit named it at its place, in drawn and in the timed history of `series`
     series, with its 95% interval."""
     rows = []
-    for arm, kind in ((STEP_DRAWN, "simulated"), (STEP_TIMED, "timed")):
+    for arm, kind in ((STEP_DRAWN, "simulated"), (STEP_TIMED, "timed"), (DRAWN_DECLARED, DECLARED + "simulated"),
+                      (TIMED_DECLARED, DECLARED + "timed")):
         mine = drawn[drawn.arm == arm]
         rows += [_power_row(kind, step, repeats, outcomes, series)
                  for step, repeats, outcomes in zip(mine.step, mine.repeats, mine.outcomes, strict=True)]
     return pd.DataFrame(rows)
 
 
-def rates(drawn: pd.DataFrame) -> pd.DataFrame:
-    """Per row of FALSE_STEPS, the share of null histories naming a step, with its Wilson interval and target."""
+def rates(drawn: pd.DataFrame, arm: str = FALSE_STEPS) -> pd.DataFrame:
+    """Per row of `arm` (FALSE_STEPS or FALSE_DECLARED), the share of null histories naming a step, with its Wilson
+    interval and target."""
     rows = []
-    mine = drawn[drawn.arm == FALSE_STEPS]
+    mine = drawn[drawn.arm == arm]
     for between, factor, n, k, total in zip(mine.between_releases, mine.offsets, mine.repeats, *_ones_of(mine.outcomes),
                                             strict=True):
         k, total = int(k), int(total)
@@ -105,6 +113,7 @@ def section(ratios: pd.DataFrame, drawn: pd.DataFrame, found: pd.DataFrame, powe
         "to them.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False), "",
         *power_lines(power),
+        *declared_lines(power, rates(drawn, FALSE_DECLARED)),
     ]
 
 
@@ -130,3 +139,19 @@ def power_lines(power: pd.DataFrame) -> list[str]:
                   f"{_shares(timed)} (each interval over the series as clusters: a series' trials share its "
                   "measured noise).", ""]
     return lines
+
+
+def declared_lines(power: pd.DataFrame, false: pd.DataFrame) -> list[str]:
+    """The page's line on a series declared primary: its false steps and the planted steps found in it."""
+    if power.empty or false.empty:
+        return []
+    simulated, timed = (power[power.history == DECLARED + kind] for kind in ("simulated", "timed"))
+    if not len(simulated):
+        return []
+    named = " and ".join(f"{r.naming_a_step} of {r.histories} ({r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}]; "
+                         f"{r.met}) with the offsets {r.between_releases}" for r in false.itertuples())
+    return [f"Declared primary (`history.primary`: the series corrected over the declared ones alone, here one), "
+            f"the slowed series of the same histories was named at its place in: {_shares(simulated)}"
+            + (f"; in the timed history: {_shares(timed)}" if len(timed) else "")
+            + f". Where nothing changed, the declared series (each null history declares one in turn) named a step "
+            f"in {named} (target at most {TARGET[0]:.0%}).", ""]

@@ -8,7 +8,7 @@ read as a change.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from ...report.scorecard.twins import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
 from .changepoints import Fit, fit_steps, resting_alone
+from .primary import declared_series, family_text, matches
 from .release_levels import SERIES, detectable_change, release_levels, series_rows
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
@@ -95,11 +96,11 @@ def environments(measured: dict[str, list[dict[str, Any]]]) -> dict[str, dict[st
 
 
 def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
-                envs: dict[str, dict[str, Any]]) -> pd.DataFrame:
+                envs: dict[str, dict[str, Any]], primary: Sequence[str] = ()) -> pd.DataFrame:
     """Per series: each step (with what else changed) or a `step` 0 row with what it rules out; `one_release`,
     `set_apart`: single-job releases a step rests on (not named), or kept with their neighbours."""
     rows = []
-    for key, series, fit in fitted(levels, releases):
+    for key, series, fit in fitted(levels, releases, primary):
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
@@ -114,32 +115,37 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
 
 
-def fitted(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
+def fitted(levels: pd.DataFrame, releases: list[str],
+           primary: Sequence[str] = ()) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
     """Per series: its key, levels in release order, and fit (false alarms controlled over all series)."""
-    for key, at, fit in fits(levels, releases):
+    for key, at, fit in fits(levels, releases, primary):
         yield key, levels.iloc[at].set_index("release"), fit
 
 
-def fits(levels: pd.DataFrame, releases: list[str]) -> Iterator[tuple[tuple, np.ndarray, Fit]]:
+def fits(levels: pd.DataFrame, releases: list[str],
+         primary: Sequence[str] = ()) -> Iterator[tuple[tuple, np.ndarray, Fit]]:
     """Per series: its key, its rows' positions in release order (releases not listed left out), and fit; in numpy,
-    as simulated histories fit thousands of series."""
+    as simulated histories fit thousands of series; a series `primary` declares corrected over those alone."""
     every = list(series_rows(levels))
+    declared = declared_series([key for key, _ in every], primary)
     place = levels.release.map({r: i for i, r in enumerate(releases)}).to_numpy(dtype=float)
     label, ratio, low, high, jobs, df = (levels[c].to_numpy() for c in (
         "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df"))
     for key, mine in every:
         at = mine[~np.isnan(place[mine])]
         at = at[np.argsort(place[at], kind="stable")]
-        yield key, at, fit_steps(list(label[at]), ratio[at], low[at], high[at], series=len(every),
+        family = len(declared) if key in declared else len(every)
+        yield key, at, fit_steps(list(label[at]), ratio[at], low[at], high[at], series=family,
                                  single=list(jobs[at] == 1), df=list(df[at]))
 
 
-def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
+def summary_lines(steps: pd.DataFrame, package: str, primary: Sequence[str] = ()) -> list[str]:
     """One line per series: its steps with their size, or no step within what it rules out."""
     lines = []
     for key, rows in steps.groupby(SERIES, sort=False):
         config_id, variant, baseline, mode = key
-        name = f"`{variant}` / `{baseline}` ({mode}, {config_id})"
+        name = f"`{variant}` / `{baseline}` ({mode}, {config_id})" + (" (declared primary)" if matches(key, primary)
+                                                                      else "")
         if (rows.step == 0).all():
             lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change larger than "
                          f"{rows.ruled_out.iloc[0]:.1%} is ruled out")
@@ -215,12 +221,12 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "its floor inside that release's jobs, so the machine's drift between jobs cancels. Steps: the exact "
         "best piecewise-constant fit over the releases in order, each weighted by its own interval, keeping the "
         "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
-        "could be in every series of this report; each step's size with its 95% interval; a step beside a "
+        f"could be {family_text(steps, history.primary)}; each step's size with its 95% interval; a step beside a "
         "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
         "none, the change ruled out.", "", jobs_line(steps, history.repeats), "",
         *order_line(ratios, list(history.versions)),
         "![Each release's paired ratio](figures/history.png)", "",
-        "## What changed", "", *summary_lines(steps, package), "",
+        "## What changed", "", *summary_lines(steps, package, history.primary), "",
         *(["## Jobs lost", "", "Their measurement failed (the reason below; the job's log has the rest): their "
             "release's other jobs stand and the steps are fit without them. To time one again, delete its result "
             "(results/history/runs/<release>/job<k>/) or name it to `snakemake --forcerun`; a release that "
@@ -272,7 +278,7 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
             unavailable[release] = f"every job lost ({reasons[0]})"
     ratios = ratios_table(measured, history.package)
     levels = release_levels(ratios)
-    steps = steps_table(levels, releases, history.package, environments(measured))
+    steps = steps_table(levels, releases, history.package, environments(measured), history.primary)
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
     save(figure(levels, steps, releases, history.package), out.figure)

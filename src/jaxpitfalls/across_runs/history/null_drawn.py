@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from itertools import islice
+from itertools import count, islice
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +17,7 @@ import pandas as pd
 from ...harness.stats import Z_95
 from .changepoints import Step, resting_alone
 from .history import fits
+from .primary import series_name
 from .release_levels import SERIES, job_logs, release_levels, series_logs
 
 HISTORIES = 500  # enough that a 5% false-step share has a Wilson interval within +-2 points
@@ -26,9 +27,14 @@ POWER_REPEATS = 2  # jobs a release in the histories steps are planted in
 
 # The arms: whether a history names a step (`offsets`: the factor on the measured offsets between releases);
 # whether drawn offsets come out as small in all as measured, or as large without any (the offsets' upper bound and
-# whether they are more than noise); whether a planted step is found, in drawn histories and in the timed one.
+# whether they are more than noise); whether a planted step is found, in drawn histories and in the timed one; and,
+# with one series declared primary (history.primary), whether a step is named in it where none is, and whether a
+# step planted in it is found (the same histories as the undeclared arms).
 FALSE_STEPS, AS_SMALL, BY_CHANCE, STEP_DRAWN, STEP_TIMED = (
     "false steps", "offsets as small", "offsets by chance", "step simulated", "step timed")
+FALSE_DECLARED, DRAWN_DECLARED, TIMED_DECLARED = (
+    "false steps, declared", "step simulated, declared", "step timed, declared")
+STEPS_DRAWN = (STEP_DRAWN, DRAWN_DECLARED)  # arms drawing POWER_HISTORIES a planted step, one stream
 COLUMNS = ["arm", "between_releases", "offsets", "repeats", "step", "outcomes"]  # outcomes: "0"/"1" per history
 
 
@@ -81,23 +87,25 @@ def _order(releases: int) -> list[str]:
     return [f"r{r}" for r in range(releases)]
 
 
-def _named(ratios: pd.DataFrame, order: list[str]) -> Iterator[tuple[tuple, Step]]:
-    """Each step the fit names in `ratios` (releases in `order`), with its series' key (none resting on one job)."""
-    for key, _, fit in fits(release_levels(ratios), order):
+def _named(ratios: pd.DataFrame, order: list[str], primary: tuple[str, ...] = ()) -> Iterator[tuple[tuple, Step]]:
+    """Each step the fit names in `ratios` (releases in `order`, `primary` declared), with its series' key (none
+    resting on one job)."""
+    for key, _, fit in fits(release_levels(ratios), order, primary):
         yield from ((key, step) for step in fit.steps if not resting_alone(fit, step))
 
 
-def names_a_step(ratios: pd.DataFrame, releases: int) -> bool:
-    """Whether the history's fit names a step in any series of `ratios`."""
-    return next(_named(ratios, _order(releases)), None) is not None
+def names_a_step(ratios: pd.DataFrame, releases: int, declared: tuple | None = None) -> bool:
+    """Whether the history's fit names a step in any series of `ratios`, or in the `declared` one alone."""
+    primary = (series_name(declared),) if declared else ()
+    return any(declared in (None, key) for key, _ in _named(ratios, _order(releases), primary))
 
 
-def finds_step(ratios: pd.DataFrame, order: list[str], series: tuple, at: int) -> bool:
+def finds_step(ratios: pd.DataFrame, order: list[str], series: tuple, at: int, declare: bool = False) -> bool:
     """Whether the fit names the step planted in `series` at release `order[at]` (or a place it cannot tell from),
-    not resting on one job."""
+    not resting on one job (`declare`: `series` declared primary)."""
     place = (order[at - 1], order[at])
     return any(key == series and ((s.before, s.after) == place or place in s.also_between)
-               for key, s in _named(ratios, order))
+               for key, s in _named(ratios, order, (series_name(series),) if declare else ()))
 
 
 def _planted(table: pd.DataFrame, later: np.ndarray, step: float) -> pd.DataFrame:
@@ -131,11 +139,14 @@ class DrawnFrom:
                    sum(c.releases for c in measured))
 
 
-def false_steps(measured: list[Components], releases: int, repeats: int, seed: int = 0) -> Iterator[int]:
-    """Per simulated null history in turn, whether the fit names a step in any series."""
+def false_steps(measured: list[Components], releases: int, repeats: int, seed: int = 0,
+                declare: bool = False) -> Iterator[int]:
+    """Per simulated null history in turn, whether the fit names a step in any series; `declare`: in the k-th
+    series, declared primary in the k-th history."""
     rng = np.random.default_rng(seed)
-    while True:
-        yield int(names_a_step(history(rng, measured, releases, repeats), releases))
+    for k in count():
+        declared = ("base", f"s{k % len(measured)}", "floor", "m") if declare else None
+        yield int(names_a_step(history(rng, measured, releases, repeats), releases, declared))
 
 
 def _step_draw(rng: np.random.Generator, m: DrawnFrom) -> tuple[pd.DataFrame, str, int]:
@@ -144,15 +155,16 @@ def _step_draw(rng: np.random.Generator, m: DrawnFrom) -> tuple[pd.DataFrame, st
     return drawn, f"s{rng.integers(len(m.components))}", int(rng.integers(1, m.releases))
 
 
-def _steps_found(m: DrawnFrom, step: float, skip: int, seed: int = 2) -> Iterator[int]:
-    """Per history in turn (after `skip`), whether the fit names `step` at its place."""
+def _steps_found(m: DrawnFrom, step: float, skip: int, seed: int = 2, declare: bool = False) -> Iterator[int]:
+    """Per history in turn (after `skip`), whether the fit names `step` at its place (`declare`d primary)."""
     rng = np.random.default_rng(seed)
     for _ in range(skip):
         _step_draw(rng, m)
     while True:
         drawn, variant, at = _step_draw(rng, m)
         later = ((drawn.variant == variant) & (drawn.release.str[1:].astype(int) >= at)).to_numpy()
-        yield int(finds_step(_planted(drawn, later, step), _order(m.releases), ("base", variant, "floor", "m"), at))
+        yield int(finds_step(_planted(drawn, later, step), _order(m.releases), ("base", variant, "floor", "m"), at,
+                             declare))
 
 
 def timed_trial_series(trials: int, series: int) -> np.ndarray:
@@ -160,7 +172,7 @@ def timed_trial_series(trials: int, series: int) -> np.ndarray:
     return np.arange(trials) // (trials // series)
 
 
-def _planted_in_timed(ratios: pd.DataFrame, step: float) -> Iterator[int]:
+def _planted_in_timed(ratios: pd.DataFrame, step: float, declare: bool = False) -> Iterator[int]:
     """Per trial, whether the fit names `step` planted in the timed history itself (each series from each later
     release on in turn): its real noise and offsets."""
     order = list(dict.fromkeys(ratios.release))
@@ -168,7 +180,7 @@ def _planted_in_timed(ratios: pd.DataFrame, step: float) -> Iterator[int]:
     series = pd.Series(list(zip(*(ratios[c] for c in SERIES), strict=True)), index=ratios.index)
     for key, at in [(key, at) for key in dict.fromkeys(series) for at in range(1, len(order))]:
         yield int(finds_step(_planted(ratios.copy(), ((series == key) & (place >= at)).to_numpy(), step), order,
-                             key, at))
+                             key, at, declare))
 
 
 def _offsets_drawn(m: DrawnFrom, factor: float, seed: int) -> Iterator[float]:
@@ -186,11 +198,14 @@ def outcomes(m: DrawnFrom, arm: str, offsets: float, repeats: int, step: float, 
         return (int(v <= m.offsets) for v in _offsets_drawn(m, offsets, seed=3))
     if arm == BY_CHANCE:
         return (int(v >= m.offsets) for v in _offsets_drawn(m, 0.0, seed=1))
-    if arm == STEP_DRAWN:
-        return _steps_found(m, step, skip)
-    if arm == STEP_TIMED:
-        return _planted_in_timed(m.ratios, step)
-    raise ValueError(f"no arm {arm!r}: one of {FALSE_STEPS}, {AS_SMALL}, {BY_CHANCE}, {STEP_DRAWN}, {STEP_TIMED}")
+    if arm == FALSE_DECLARED:
+        return false_steps(_offsets_times(m.components, offsets), m.releases, repeats, declare=True)
+    if arm in STEPS_DRAWN:
+        return _steps_found(m, step, skip, declare=arm == DRAWN_DECLARED)
+    if arm in (STEP_TIMED, TIMED_DECLARED):
+        return _planted_in_timed(m.ratios, step, declare=arm == TIMED_DECLARED)
+    raise ValueError(f"no arm {arm!r}: one of {FALSE_STEPS}, {AS_SMALL}, {BY_CHANCE}, {STEP_DRAWN}, {STEP_TIMED}, "
+                     f"{FALSE_DECLARED}, {DRAWN_DECLARED}, {TIMED_DECLARED}")
 
 
 def _row(m: DrawnFrom, arm: str, between: str, offsets: float, repeats: int, step: float, count: int | None,
@@ -229,6 +244,10 @@ def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
     rows += [_row(m, STEP_DRAWN, "", 1.0, POWER_REPEATS, step, power_histories, skip=i * power_histories)
              for i, step in enumerate(steps)]
     rows += [_row(m, STEP_TIMED, "", 1.0, m.repeats, step, None) for step in steps]
+    rows += [_row(m, FALSE_DECLARED, name, f, POWER_REPEATS, 0.0, histories) for name, f in between[:-1]]
+    rows += [_row(m, DRAWN_DECLARED, "", 1.0, POWER_REPEATS, step, power_histories, skip=i * power_histories)
+             for i, step in enumerate(steps)]
+    rows += [_row(m, TIMED_DECLARED, "", 1.0, m.repeats, step, None) for step in steps]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -240,8 +259,9 @@ def read(path: str | Path) -> pd.DataFrame:
 
 def drawn_again(ratios: pd.DataFrame, table: pd.DataFrame, first: int) -> pd.DataFrame:
     """`table`'s arms, the first `first` outcomes of each drawn again by this checkout."""
-    m, rows, skip = DrawnFrom.of(ratios), [], 0
+    m, rows, skips = DrawnFrom.of(ratios), [], dict.fromkeys(STEPS_DRAWN, 0)
     for r in table.itertuples():
-        rows.append(_row(m, r.arm, r.between_releases, r.offsets, r.repeats, r.step, first, skip))
-        skip += len(r.outcomes) if r.arm == STEP_DRAWN else 0
+        rows.append(_row(m, r.arm, r.between_releases, r.offsets, r.repeats, r.step, first, skips.get(r.arm, 0)))
+        if r.arm in skips:
+            skips[r.arm] += len(r.outcomes)
     return pd.DataFrame(rows, columns=COLUMNS)
