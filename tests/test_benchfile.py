@@ -152,7 +152,7 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
             return f(x)
 
         VARIANTS = {"good": good, "value": value}
-     ''', "variant 'value': value(...) returned a ArrayImpl, not the call to time"),
+     ''', "variant 'value': value(...) returned 'ArrayImpl', not the call to time"),
     ('''
         import not_a_module_anywhere
 

@@ -61,3 +61,22 @@ def test_a_run_s_results_export_as_one_pyperf_suite(tmp_path):
     suite = pyperf.BenchmarkSuite.load(str(tmp_path / "out.json"))
     assert sorted(suite.get_benchmark_names()) == ["c1/m/f", "c1/m/v"]
     assert suite.get_benchmark("c1/m/v").get_nrun() == 2  # a pyperf run per worker process
+
+
+def test_a_command_s_help_is_help_and_a_path_that_is_not_there_is_said_in_one_line(tmp_path, monkeypatch, capsys):
+    """`claims --help` prints its usage and writes no file named --help; a table that is not there or not a table
+    ends the command with its name and why, not a traceback; a run folder that is not there is refused, not read
+    as nothing."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["claims", "--help"])
+    assert stopped.value.code == 0 and "usage: jaxpitfalls claims" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "notes.md").write_text("# a\nb, c\nd, e, f\n")
+    for table, why in (("missing.csv", "FileNotFoundError"), ("notes.md", "ParserError")):
+        with pytest.raises(SystemExit) as stopped:
+            cli.main(["history", "rejudge", table, "equinox"])
+        assert str(stopped.value).startswith(f"jaxpitfalls history rejudge: {why}: ")
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["calibration", "intervals", "no-such-run"])
+    assert "not a run or snapshot directory: no-such-run" in str(stopped.value)

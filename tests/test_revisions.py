@@ -95,6 +95,15 @@ def test_a_revision_is_checked_out_whole_and_the_repository_left_alone(repo, fil
     revisions.same_variants("mine", sha)  # the slowed revision names the same variants
 
 
+def test_a_benchmark_file_git_does_not_track_is_recorded_in_no_commit(repo):
+    """Its repository's HEAD holds a tracked file's code, not an untracked one's: that is recorded as no commit."""
+    from jaxpitfalls.harness.environment import git_state
+
+    assert git_state(repo, repo / "bench.py") == {"commit": git(repo, "rev-parse", "HEAD"), "dirty": False}
+    (repo / "mine.py").write_text("VARIANTS = {}\n")
+    assert git_state(repo, repo / "mine.py") == {"commit": None, "dirty": True}
+
+
 @pytest.mark.parametrize("revision, said", [
     ("no-such-tag", "'no-such-tag' is not a revision of"),
     ("base~1", "'base~1' is not a revision of"),

@@ -51,7 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0
     module, args = route(argv)
-    return importlib.import_module(f"jaxpitfalls.{module}").main(args) or 0
+    try:
+        return importlib.import_module(f"jaxpitfalls.{module}").main(args) or 0
+    except (OSError, ValueError) as e:  # a path that is not there, a file that is not the table: said, not traced
+        sys.exit(f"jaxpitfalls {' '.join(argv[:2])}: {type(e).__name__}: {e}")
 
 
 if __name__ == "__main__":

@@ -80,8 +80,8 @@ def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callab
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}: its builder raised "
                                    f"{type(e).__name__}: {e}") from e
         if not callable(call):
-            raise BenchFileRefused(f"{bench.path}: variant {variant!r}: {builder_name}(...) returned a "
-                                   f"{type(call).__name__}, not the call to time (e.g. return lambda: f(x))")
+            raise BenchFileRefused(f"{bench.path}: variant {variant!r}: {builder_name}(...) returned "
+                                   f"{type(call).__name__!r}, not the call to time (e.g. return lambda: f(x))")
         found[variant] = call
     return found
 

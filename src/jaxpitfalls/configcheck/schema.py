@@ -86,8 +86,14 @@ def _filling_defaults(properties_check):
     return fill
 
 
-DefaultFilling = validators.extend(
-    Draft202012Validator, {"properties": _filling_defaults(Draft202012Validator.VALIDATORS["properties"])})
+def _whole_number(_, instance) -> bool:
+    """An integer as written: jsonschema's own takes 1.0, which names a model L1.0 and fails far from its key."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+Strict = validators.extend(
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number))
+DefaultFilling = validators.extend(Strict, {"properties": _filling_defaults(Strict.VALIDATORS["properties"])})
 
 
 def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> None:
@@ -98,5 +104,5 @@ def fill_defaults(config: dict[str, Any], schema: dict[str, Any]) -> None:
 def schema_problems(config: dict[str, Any], schema: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(one line per violation, its full detail), in the config's order of keys."""
 
-    errors = sorted(Draft202012Validator(schema).iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(Strict(schema).iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     return [_line(e) for e in errors], [str(e) for e in errors]

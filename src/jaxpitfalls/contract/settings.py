@@ -22,7 +22,7 @@ def processes_problem(processes: int, target_precision: float, max_processes: in
         return f"target_share: {target_share} is a share of rows reaching target_precision: set target_precision"
     if target_precision and processes < 2:
         return (f"target_precision: {target_precision} is reached over fresh processes: set processes to at "
-                f"least 2 (it is {processes})")
+                f"least 2 (it is {processes}), or target_precision to 0 for a fixed number")
     if max_processes and max_processes < processes:
         return f"max_processes: {max_processes} is below processes ({processes})"
     return None

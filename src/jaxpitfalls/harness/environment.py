@@ -27,8 +27,9 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def git_state(repo: str | os.PathLike = ".") -> dict[str, object]:
-    """Commit and dirty flag of the checkout the code runs from (None outside git)."""
+def git_state(repo: str | os.PathLike = ".", file: str | os.PathLike | None = None) -> dict[str, object]:
+    """Commit and dirty flag of the checkout the code runs from (None outside git); a `file` git does not track is
+    in no commit: dirty, no commit."""
     def git(*args: str) -> str | None:
         try:
             out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10)
@@ -37,6 +38,8 @@ def git_state(repo: str | os.PathLike = ".") -> dict[str, object]:
         return out.stdout.strip() if out.returncode == 0 else None
 
     commit = git("rev-parse", "HEAD")
+    if commit is not None and file is not None and git("ls-files", "--error-unmatch", str(file)) is None:
+        return {"commit": None, "dirty": True}
     status = git("status", "--porcelain", "--untracked-files=no")
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
@@ -76,7 +79,7 @@ def study_code(study: str) -> dict[str, object] | None:
     own = sources.benchmark_files().get(study)
     if own is not None:
         checked_out = sources.benchmark_commits().get(study)  # a revision side's checkout has no git of its own
-        git = {"commit": checked_out, "dirty": False} if checked_out else git_state(own.parent)
+        git = {"commit": checked_out, "dirty": False} if checked_out else git_state(own.parent, own)
         return {"file": str(own), "sha256": hashlib.sha256(own.read_bytes()).hexdigest(), "git": git}
     for folder in sources.study_folders():
         where = folder.resolve() / study

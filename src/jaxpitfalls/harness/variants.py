@@ -47,7 +47,8 @@ def require_agree(
 ) -> dict[str, object]:
     """Every variant's output equals the reference's (bitwise if `exact`)."""
     ref = np.asarray(outputs[reference])
-    how = "bitwise" if exact else f"within rtol={short(rtol)}, atol={short(atol)}"
+    tolerance = f"rtol={short(rtol)}, atol={short(atol)}"
+    how = "bitwise" if exact else f"within {tolerance}"
     differences, bitwise = {}, {}
     for name, out in outputs.items():
         out = np.asarray(out)
@@ -57,7 +58,8 @@ def require_agree(
         bitwise[name] = bool(np.array_equal(out, ref))
         if not (bitwise[name] if exact else np.allclose(out, ref, rtol=rtol, atol=atol)):
             raise VariantOutputsDisagree(
-                f"{name!r} and {reference!r} outputs differ {how}: max |diff| = {short(differences[name])}"
+                f"{name!r} and {reference!r} outputs differ {'bitwise' if exact else 'beyond ' + tolerance}: "
+                f"max |diff| = {short(differences[name])}"
             )
     return {"reference": reference, "compared": how, "values": int(ref.size), "max_abs_difference": differences,
             "bitwise_equal": bitwise}

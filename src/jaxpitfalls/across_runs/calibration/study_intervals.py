@@ -213,5 +213,8 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     roots = [Path(a) for a in argv]
+    missing = [str(r) for r in roots if not r.is_dir()]
+    if missing:
+        sys.exit(f"jaxpitfalls calibration intervals: not a run or snapshot directory: {', '.join(missing)}")
     print("\n".join(section(roots, *coverages(roots))))
     return 0

@@ -38,7 +38,8 @@ def rejudged(ratios: pd.DataFrame, package: str) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the summary's line per series, as the history's report writes them."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxpitfalls history rejudge", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("table", help="a history's job table (results/tables/history.csv, docs/results/history/*.csv)")
     parser.add_argument("package", help="the package whose releases it timed (history.package), e.g. equinox")
     parser.add_argument("--steps", help="also write the steps table here (CSV)")

@@ -3,7 +3,7 @@ report cannot drift. Run `jaxpitfalls claims docs/results/claims.md` after editi
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import pandas as pd
 
@@ -56,7 +56,7 @@ def page() -> str:
 
 def main(argv: list[str]) -> int:
     """`jaxpitfalls claims docs/results/claims.md`: the page written from the specs."""
-    if len(argv) != 1:
-        sys.exit("usage: jaxpitfalls claims docs/results/claims.md")
-    results.write_text(argv[0], page())
+    parser = argparse.ArgumentParser(prog="jaxpitfalls claims", description="the write-ups' claims page from the specs")
+    parser.add_argument("page", help="where to write it, e.g. docs/results/claims.md")
+    results.write_text(parser.parse_args(argv).page, page())
     return 0
