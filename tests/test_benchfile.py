@@ -93,6 +93,46 @@ def test_two_variants_that_run_the_same_code_fail_the_job_naming_the_file(tmp_pa
         '''))
 
 
+def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_programs(tmp_path):
+    """The pitfalls no program or profiled Python tells apart (the jitted function is C++ to the profiler): the same
+    jitted call on a NumPy array (copied to the device every call), and three calls in a Python loop. The call as
+    written tells them apart, so each is timed; one builder under two names still fails."""
+    doc = run(bench(tmp_path, '''
+        import numpy as np
+
+        g = jax.jit(f)
+
+        def device(x):
+            return lambda: g(x)
+
+        def host(x):
+            held = np.asarray(x)
+            return lambda: g(held)
+
+        def looped(x):
+            def call():
+                for _ in range(3):
+                    out = g(x)
+                return out
+            return call
+
+        VARIANTS = {"device": device, "host": host, "looped": looped}
+    '''))
+    signatures = {v: doc["variants"][v]["signature"] for v in ("device", "host", "looped")}
+    assert len({s["program"] for s in signatures.values()}) == 1
+    assert len({s["python"] for s in signatures.values()}) == 1
+    assert len({s["call"] for s in signatures.values()}) == 3
+    with pytest.raises(VariantsIndistinguishable, match="'device' and 'same'"):
+        run(bench(tmp_path, '''
+            g = jax.jit(f)
+
+            def device(x):
+                return lambda: g(x)
+
+            VARIANTS = {"device": device, "same": device}
+        ''', name="twice"))
+
+
 def test_donating_a_buffer_is_a_different_program_on_the_same_python_path(tmp_path):
     doc = run(bench(tmp_path, '''
         def stepped(update, x):

@@ -1,9 +1,10 @@
-"""What a benchmark file's variant runs: the StableHLO programs its first call compiles (from cleared caches) and the
-Python functions a warm call goes through. Variants recording the same ran the same code, so their ratio means
-nothing (harness.variants.require_distinct)."""
+"""What a benchmark file's variant runs: the StableHLO programs its first call compiles (from cleared caches), the
+Python functions a warm call goes through and the call's own code and what it is bound to. Variants recording the
+same ran the same code, so their ratio means nothing (harness.variants.require_distinct)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -65,6 +66,35 @@ def python_path(call: Callable[[], Any]) -> list[str]:
     return seen
 
 
+def _kind(value: Any) -> str:
+    """A value by its type, an array by its dtype and shape too: a host array is not a device one."""
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
+    return kind if dtype is None or shape is None else f"{kind}[{dtype}{tuple(shape)}]"
+
+
+def _bound(call: Callable[[], Any]) -> list[Any]:
+    """What a function closes over (filled cells) and its defaults."""
+    values = list(getattr(call, "__defaults__", None) or ())
+    for cell in getattr(call, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # a cell not yet filled
+            continue
+    return values
+
+
+def call_code(call: Callable[[], Any]) -> str:
+    """The call to time as written: its bytecode and names, and what it is bound to, by kind. A Python loop of jitted
+    calls, or one on a host array, runs the same programs through no Python function the profiler sees."""
+    if isinstance(call, functools.partial):
+        return ";".join([call_code(call.func), *map(_kind, call.args), *map(_kind, call.keywords.values())])
+    code = getattr(call, "__code__", None)
+    if code is None:
+        return _kind(call)
+    return ";".join([code.co_code.hex(), ",".join(code.co_names), *map(_kind, _bound(call))])
+
+
 def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
     """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations)."""
     jax.clear_caches()
@@ -76,5 +106,6 @@ def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
         "programs_compiled": len(programs),
         "python": fingerprint("\n".join(sorted(set(path)))),
         "python_calls": len(path),
+        "call": fingerprint(call_code(call)),
     }
     return out, signature, counter.count
