@@ -1,6 +1,5 @@
-"""What a benchmark file's variant runs: the StableHLO programs its first call compiles (from cleared caches), the
-Python functions a warm call goes through and the call's own code and what it is bound to. Variants recording the
-same ran the same code, so their ratio means nothing (harness.variants.require_distinct)."""
+"""What a benchmark file's variant runs: the programs its first call compiles, the Python a warm call goes through,
+the call as written. Variants recording the same ran the same code (harness.variants.require_distinct)."""
 
 from __future__ import annotations
 
@@ -67,14 +66,14 @@ def python_path(call: Callable[[], Any]) -> list[str]:
 
 
 def _kind(value: Any) -> str:
-    """A value by its type, an array by its dtype and shape too: a host array is not a device one."""
+    """A value by its type, an array's with its dtype and shape."""
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
     dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
     return kind if dtype is None or shape is None else f"{kind}[{dtype}{tuple(shape)}]"
 
 
 def _bound(call: Callable[[], Any]) -> list[Any]:
-    """What a function closes over (filled cells) and its defaults."""
+    """A function's defaults and filled closure cells."""
     values = list(getattr(call, "__defaults__", None) or ())
     for cell in getattr(call, "__closure__", None) or ():
         try:
@@ -85,8 +84,8 @@ def _bound(call: Callable[[], Any]) -> list[Any]:
 
 
 def call_code(call: Callable[[], Any]) -> str:
-    """The call to time as written: its bytecode and names, and what it is bound to, by kind. A Python loop of jitted
-    calls, or one on a host array, runs the same programs through no Python function the profiler sees."""
+    """The call as written: bytecode, names, what it is bound to by kind. A loop of jitted calls, or one on a host
+    array, runs the same programs through no Python the profiler sees."""
     if isinstance(call, functools.partial):
         return ";".join([call_code(call.func), *map(_kind, call.args), *map(_kind, call.keywords.values())])
     code = getattr(call, "__code__", None)
