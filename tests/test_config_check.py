@@ -118,6 +118,8 @@ MALFORMED = [
      "config studies.dispatch.base.layers = 1.0: 1.0 is not of type 'integer'"),
     ("a threshold written in percent", {"compare": {"threshold": 5}},
      "config compare.threshold = 5: 5 is greater than"),
+    ("a gate with nothing to compare", {"compare": {"fail_on_regression": True}},
+     "config compare.fail_on_regression: nothing is compared, so no gate runs"),
     ("a history of a study turned off", {"history": {"versions": ["0.11.8"], "study": "tree_at"},
                                           "studies": {"tree_at": {"enabled": False}}},
      "config history.study = 'tree_at': not an enabled study (enabled: dispatch, extraction, generation)"),

@@ -54,6 +54,11 @@ def _baseline(config: dict[str, Any]) -> Iterator[str]:
 
 def _sides(config: dict[str, Any]) -> Iterator[str]:
     compare = config["compare"]
+    if not compare["sides"] and not compare["baseline"]:
+        gated = [key for key in ("fail_on_regression", "fail_on_inconclusive", "primary") if compare[key]]
+        if gated:
+            yield (f"config compare.{gated[0]}: nothing is compared, so no gate runs (set compare.sides, or "
+                   "compare.baseline to a run's results folder)")
     if not compare["sides"]:
         if compare["pyperf"]["callable"]:
             yield ("config compare.pyperf.callable: pyperf is timed beside sides in lockstep (the calibration); "
