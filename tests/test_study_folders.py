@@ -116,3 +116,7 @@ def test_a_users_study_records_its_files_digest_where_a_packaged_one_has_the_com
     assert study_code("dispatch") is None
     git = {"commit": "0123456789", "dirty": False}
     assert code_version({"git": git, "study_code": after}) == f"0123456+study:{after['sha256'][:7]}"
+    file = {"file": "bench.py", "sha256": "abcdef123", "git": {"commit": "fedcba987", "dirty": False}}
+    assert code_version({"git": git, "study_code": file}) == "0123456+study:abcdef1@fedcba9"  # its repository's
+    assert code_version({"git": git, "study_code": file | {"git": {"commit": None, "dirty": True}}}) == (
+        "0123456+study:abcdef1")
