@@ -52,7 +52,9 @@ def commit(study: str, revision: str) -> str:
     try:
         sha = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
     except RevisionRefused:
-        raise RevisionRefused(f"{revision!r} is not a revision of {repo}") from None
+        names = _git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags").split()
+        raise RevisionRefused(f"{revision!r} is not a revision of {repo} (its branches and tags: "
+                              f"{', '.join(names[:10]) or 'none'}{', ...' if len(names) > 10 else ''})") from None
     try:
         _git(repo, "cat-file", "-e", f"{sha}:{in_repository(study)}")
     except RevisionRefused:
