@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import registry, results
 from ..contract.settings import processes_problem
+from .declared import declared_problems
 from .paths import path_problems
 from .schema import fill_defaults, load, schema_problems
 from .sizes import size_problems
@@ -69,7 +70,8 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     problems, detail = schema_problems(config, schema)
     if not problems:
         fill_defaults(config, schema)
-        problems = size_problems(config) + path_problems(config) + _processes_problems(config)
+        problems = [*size_problems(config), *path_problems(config), *declared_problems(config),
+                    *_processes_problems(config)]
     if not problems:
         return
     note = ""
