@@ -26,6 +26,15 @@ def _local_model(tmp_path: Path, **config) -> str:
     return str(directory)
 
 
+def _two_bad_files(tmp_path: Path) -> dict:
+    """A benchmark file with two sentences it cannot read, and a second file that is not there."""
+    (tmp_path / "odd.py").write_text("def setup(n):\n    return n\n\ndef a(x):\n    return lambda: x\n\n"
+                                     "def b(x):\n    return lambda: x\n\nVARIANTS = {'a': a, 'b': b}\n"
+                                     "EXPECT = ['a lest than b', 'a faster than c']\n")
+    return {"studies": {"odd": {"file": str(tmp_path / "odd.py"), "base": {"n": 1}},
+                        "gone": {"file": str(tmp_path / "gone.py"), "base": {"n": 1}}}}
+
+
 def _empty_dir(tmp_path: Path) -> str:
     (tmp_path / "empty").mkdir()
     return str(tmp_path / "empty")
@@ -125,6 +134,8 @@ MALFORMED = [
      "config compare.pyperf.callable = 'blocked/filter_jitt': not a mode/variant of dispatch"),
     ("a history's series that is not measured", {"history": {"versions": ["0.11.8"], "primary": ["*/filter_jt/*"]}},
      "config history.primary[0] = '*/filter_jt/*': matches nothing this run measures"),
+    ("every benchmark file's every problem", _two_bad_files,
+     "odd.py:11: EXPECT 'a faster than c': 'c' is not one of the variants ['a', 'b']\nconfig studies.gone.file: "),
     ("a gate with nothing to compare", {"compare": {"fail_on_regression": True}},
      "config compare.fail_on_regression: nothing is compared, so no gate runs"),
     ("a history of a study turned off", {"history": {"versions": ["0.11.8"], "study": "tree_at"},

@@ -74,18 +74,20 @@ def use_folders(paths: Iterable[str | Path]) -> None:
 def use_files(files: Mapping[str, str | Path]) -> None:
     """Add the user's benchmark files by name, as `use_folders` does folders."""
     found = {name: Path(path).expanduser().resolve() for name, path in files.items()}
-    folders = _studies()
+    folders, problems = _studies(), []  # every file's problems at once, a line each
     for name, path in found.items():
         if name in folders:
-            raise StudyRefused(f"studies.{name}.file: a study named {name!r} is already at {folders[name]}: give the "
-                               "benchmark another name")
-        if not path.is_file():
-            raise StudyRefused(f"studies.{name}.file: {path}: no such file (a relative path is read from "
-                               f"{Path.cwd()})")
-        try:
-            reader.read(path)
-        except reader.BenchFileRefused as e:
-            raise StudyRefused(f"studies.{name}.file: {e}") from None
+            problems.append(f"studies.{name}.file: a study named {name!r} is already at {folders[name]}: give the "
+                            "benchmark another name")
+        elif not path.is_file():
+            problems.append(f"studies.{name}.file: {path}: no such file (a relative path is read from {Path.cwd()})")
+        else:
+            try:
+                reader.read(path)
+            except reader.BenchFileRefused as e:
+                problems += [f"studies.{name}.file: {line}" for line in str(e).splitlines()]
+    if problems:
+        raise StudyRefused("\n".join(problems))
     os.environ[sources.BENCHMARK_FILES] = json.dumps({name: str(path) for name, path in found.items()})
 
 

@@ -148,15 +148,18 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> dict[str, 
 
 def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -> tuple[Expectation, ...]:
     lines = _literal(path, "EXPECT", node, [], (list, tuple))
-    found = []
+    found, problems = [], []  # every sentence's problem at once, a line each
     for i, line in enumerate(lines):
         at = node.elts[i] if isinstance(node, ast.List | ast.Tuple) else node
         if not isinstance(line, str):
-            raise _refuse(path, at, f"EXPECT holds sentences, not {line!r}")
+            problems.append(str(_refuse(path, at, f"EXPECT holds sentences, not {line!r}")))
+            continue
         try:
             found.append(parse_expectation(line, tuple(variants)))
         except ValueError as e:
-            raise _refuse(path, at, f"EXPECT {line!r}: {e}") from None
+            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {e}")))
+    if problems:
+        raise BenchFileRefused("\n".join(problems))
     keys = [e.key for e in found]
     if len(set(keys)) < len(keys):
         raise _refuse(path, node, "EXPECT states one expectation twice")

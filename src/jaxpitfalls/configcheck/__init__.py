@@ -62,7 +62,9 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     try:  # and the user's benchmark files, each a study under the name its block has
         registry.use_files(_benchmark_files(config))
     except registry.StudyRefused as e:
-        raise InvalidConfig(f"1 problem in the config:\nconfig {e}") from None
+        lines = str(e).splitlines()
+        raise InvalidConfig(f"{len(lines)} problem{'s' * (len(lines) > 1)} in the config:\n"
+                            + "\n".join(f"config {line}" for line in lines)) from None
     try:
         schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
     except registry.StudyRefused as e:
