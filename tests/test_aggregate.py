@@ -381,3 +381,15 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, first runs " \
            "2 s, waiting for quiet 2 s, the rest of its timing jobs 6 s (process starts, imports, models loaded, " \
            "warm-up and compiles, checks), traces 4 s, preparations 4 s" in line
+
+
+def test_rounds_kept_on_a_busy_machine_are_said_before_any_verdict():
+    """`on_contention: warn` keeps contended rounds; the report says so above its findings, naming each study's
+    share, and says nothing where every round was quiet."""
+    from jaxpitfalls.report.scorecard.build import busy_warning
+
+    quiet = pd.DataFrame({"rounds_kept": [10, 10], "rounds_contended_kept": [0, 0]})
+    busy = pd.DataFrame({"rounds_kept": [10, 10], "rounds_contended_kept": [3, 0]})
+    assert busy_warning({"a": quiet}) == []
+    said = busy_warning({"a": quiet, "mine": busy})[0]
+    assert said.startswith("**Timed beside a busy machine") and "`mine` 3 of 20." in said and "`a`" not in said

@@ -188,6 +188,10 @@ def test_tables_figures_and_report(smoke_run):
     assert "worker starts and imports " in report  # its workers' seconds to their replies less their measuring
     assert re.search(r"- study `dispatch`: .*configurations within 10% of their cheapest plan", report)
     assert "Peak memory: **" in report
+    # its two timing jobs at once keep contended rounds (on_contention: warn): said above the findings where any was
+    busy = sum(pd.read_csv(smoke_run / "results" / "tables" / s / "checks.csv").rounds_contended_kept.sum()
+               for s in ("dispatch", "tree_at", "extraction", "generation"))
+    assert ("**Timed beside a busy machine" in report[:report.index("## What to do")]) == bool(busy)
     # the write-ups' numbers beside ours: the smoke sizes are not the write-ups' structures, so never sized
     assert "| size " in report and "Write-up vs ours: 1.23-1.27x; 159.7, 130.1, 133.5, 104.7 ms/step: not " \
                                    "measured here" in report

@@ -93,6 +93,21 @@ def declared(spec: StudySpec, rows: list[dict[str, Any]], findings: tuple[str, .
             for key, claim in spec.claims.items()]
 
 
+def busy_warning(checks: dict[str, pd.DataFrame]) -> list[str]:
+    """Above every verdict: studies whose rounds were kept on a busy machine (`on_contention: warn`), which only the
+    audit said."""
+    kept = {name: (int(c.rounds_contended_kept.sum()), int(c.rounds_kept.sum())) for name, c in checks.items()
+            if "rounds_contended_kept" in c and c.rounds_contended_kept.sum() > 0}
+    if not kept:
+        return []
+    said = "; ".join(f"`{name}` {busy} of {rounds}" for name, (busy, rounds) in kept.items())
+    return [f"**Timed beside a busy machine: read its numbers as rough ones.** Rounds kept although other processes "
+            f"or the hypervisor used more than `measure.max_busy_share` of the cores (`on_contention: warn`): {said}. "
+            "A neighbour slows variants unevenly, so ratios and verdicts can move; rerun on a quiet machine (the "
+            "default, `on_contention: retry`, waits for one) before acting on them. Per configuration: the audit's "
+            "\"Machine while timing\".", ""]
+
+
 def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], summary: pd.DataFrame, out_md: str,
     out_figure: str, out_landing: str | None = None, judged: dict[str, list[dict[str, Any]]] | None = None,
@@ -125,7 +140,9 @@ def build_report(
     claims = claims if judged is None else judged
     save(claims_figure(claim_points(claims)), out_figure)
     title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE
+    busy = busy_warning(checks)
     text = markdown.render([
+        *busy,
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
         scorecard.judging_section(claims, {name: device_here(environments[name]) if name in environments else
@@ -139,6 +156,6 @@ def build_report(
         markdown.environment_section(environments),
     ], title)
     if out_landing:
-        results.write_text(out_landing, landing_rst(claims, out_figure))
+        results.write_text(out_landing, landing_rst(claims, out_figure, busy))
     results.write_text(out_md, text)
     return text

@@ -19,8 +19,10 @@ def _plain(text: str) -> str:
     return _RST_SPECIAL.sub(r"\\\1", text)
 
 
-def landing_rst(claims: dict[str, list[dict[str, Any]]], figure: str | Path) -> str:
-    lines = ["What to do", "==========", "", _plain(FINDINGS_INTRO), ""]
+def landing_rst(claims: dict[str, list[dict[str, Any]]], figure: str | Path, warning: list[str] = ()) -> str:
+    """`warning`: the report's lines above its findings (a busy machine), said here first too."""
+    lines = ["What to do", "==========", "", *(_plain(w.replace("**", "")) for w in warning)]
+    lines += [_plain(FINDINGS_INTRO), ""]
     lines += [f"- **{study}**: {_plain(text)}" for study, text in findings(claims).items()]
     score = tally(claims).replace("**", "")  # markdown's bold, which reStructuredText would show as asterisks
     png = "data:image/png;base64," + base64.b64encode(Path(figure).read_bytes()).decode()
