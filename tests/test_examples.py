@@ -45,6 +45,8 @@ def test_every_example_runs_through_every_rule(examples_run):
     report = (examples_run / "reports/report.md").read_text()
     assert report.startswith("# JAX benchmarks: report") and "## Your expectations" in report
     assert "**Your 3 expectations**" in report
+    # no write-up is reproduced: its words are the expectations', not the claims'
+    assert "## How each expectation was judged" in report and "write-up" not in report.lower()
     for name, toy in TOY.items():
         assert f"## Study `{name}`" in report
         overhead = pd.read_csv(examples_run / f"results/tables/{name}/overhead.csv")

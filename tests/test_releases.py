@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jaxpitfalls import plan
 from jaxpitfalls.across_runs import releases
 from jaxpitfalls.configcheck.schema import fill_defaults, load
 from jaxpitfalls.harness import environment
@@ -39,9 +40,9 @@ def test_each_release_gets_its_row_of_the_default_table_and_the_config_pins_over
 
 
 def test_the_history_times_the_study_s_base_configuration_unless_told_all():
-    base = releases.configurations(_config(versions=["0.11.7"]))
+    base = plan.history_configurations(_config(versions=["0.11.7"]))
     assert len(base) == 1 and base[0]["id"].startswith("layers")
-    every = releases.configurations(_config(versions=["0.11.7"], configs="all"))
+    every = plan.history_configurations(_config(versions=["0.11.7"], configs="all"))
     assert len(every) > 1 and base[0] in every
 
 

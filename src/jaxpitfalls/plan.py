@@ -56,6 +56,12 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
 
 
+def history_configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The configurations of the history's study timed in every release: its base, or all of them."""
+    confs = configurations(config["studies"][config["history"]["study"]])
+    return confs if config["history"]["configs"] == "all" else [c for c in confs if is_base(c)]
+
+
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
     """The `measure` keys a timing job reads (`StudySpec.timing`): editing another reruns no timing job."""
     return without_idle_share(_read_by(config["studies"][study]["measure"], registry.spec(study).timing.keys()))

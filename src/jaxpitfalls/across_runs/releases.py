@@ -11,7 +11,6 @@ from typing import Any
 from packaging.version import Version
 
 from .. import plan
-from ..contract import naming
 from .settings import History
 
 # (package, first release of the row) -> the pins of its environments, until the next row of that package.
@@ -56,12 +55,6 @@ def requirements(config: dict[str, Any], release: str) -> list[str]:
     return [f"{name}=={version}" for name, version in pinned.items()] + [p for p in LEAN if p not in pinned]
 
 
-def configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
-    """The configurations of the history's study timed in every release: its base, or all of them."""
-    confs = plan.configurations(config["studies"][config["history"]["study"]])
-    return confs if config["history"]["configs"] == "all" else [c for c in confs if naming.is_base(c)]
-
-
 RUN = "results/history/runs/{release}/job{job}/{config}.json"
 
 
@@ -71,7 +64,7 @@ def runs(config: dict[str, Any]) -> list[str]:
 
 
 def _places(config: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(release, conf["id"]) for release in releases(config) for conf in configurations(config)]
+    return [(release, conf["id"]) for release in releases(config) for conf in plan.history_configurations(config)]
 
 
 def _jobs(config: dict[str, Any]) -> range:

@@ -8,7 +8,6 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from .. import plan, registry
-from ..across_runs.releases import configurations
 
 
 def _unmatched(key: str, patterns: list[str], names: list[str], form: str) -> Iterator[str]:
@@ -40,7 +39,7 @@ def _history(config: dict[str, Any]) -> Iterator[str]:
     if not history["versions"] or history["study"] not in plan.enabled_studies(config):
         return
     spec = registry.spec(history["study"])
-    series = [f"{c['id']}/{v}/{b}/{m}" for c in configurations(config) for v in spec.variants
+    series = [f"{c['id']}/{v}/{b}/{m}" for c in plan.history_configurations(config) for v in spec.variants
               for b in spec.variants if b != v for m in spec.modes]
     yield from _unmatched("history.primary", history["primary"], series, "config_id/variant/baseline/mode")
 

@@ -59,8 +59,16 @@ FINDINGS_INTRO = ("Per study, the advice of the claims that make its picture (it
                   "could not decide advises only what holds either way.")
 
 
+EXPECTATIONS_INTRO = ("Per study, how its expectations came out on this run (each one's measurement is in \"How each "
+                      "expectation was judged\").")
+
+
+def findings_intro(claims: dict[str, list[dict[str, Any]]]) -> str:
+    return EXPECTATIONS_INTRO if only_expectations(claims) else FINDINGS_INTRO
+
+
 def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
-    lines = ["## What to do", "", FINDINGS_INTRO, ""]
+    lines = ["## What to do", "", findings_intro(claims), ""]
     lines += [f"- **{study}**: {text}" for study, text in findings(claims).items()]
     return "\n".join([*lines, ""])
 
@@ -105,7 +113,7 @@ HOW_TO_READ = (
 EXPECTATIONS_HOW_TO_READ = (
     "`ours`: the number the verdict rests on, with its 95% interval, as the sentence speaks (a speed-up where it says "
     "faster). `verdict`: `yes` the interval lies wholly on the sentence's side of its edge, `**no**` wholly on the "
-    "other, `inconclusive` it crosses the edge (under \"How each claim was judged\": what would decide it).")
+    "other, `inconclusive` it crosses the edge (under \"How each expectation was judged\": what would decide it).")
 
 
 def only_expectations(claims: dict[str, list[dict[str, Any]]]) -> bool:
@@ -149,9 +157,10 @@ def _moved_text(claim: dict[str, Any]) -> str:
 
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
     """A paragraph per claim: its measurement and each write-up number beside ours."""
-    lines = ["## How each claim was judged", "",
-             "Per claim, what this run measured and how the verdict follows from it, then each write-up number "
-             "beside ours with what differs between the two measurements.", ""]
+    lines = (["## How each expectation was judged", "", "Per expectation, what this run measured and how the verdict "
+              "follows from it.", ""] if only_expectations(claims) else
+             ["## How each claim was judged", "", "Per claim, what this run measured and how the verdict follows from "
+              "it, then each write-up number beside ours with what differs between the two measurements.", ""])
     for s, cs in claims.items():
         for c in cs:
             beside = _side_by_side(c, here[s])
@@ -187,6 +196,10 @@ def rules_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     """The rule each verdict follows and the claim's advice for how it came out here."""
     rows = [{"study": s, "claim": c["key"], "rule": c["rule"], "advice": _advice(c)} for s, cs in claims.items()
             for c in cs if c["rule"]]
+    if only_expectations(claims):
+        return "\n".join(["## The rules", "", "The rule each expectation's verdict follows, and what it says for the "
+                          "verdict it reached here.", "",
+                          table(pd.DataFrame(rows).rename(columns={"claim": "expectation"})), ""])
     return "\n".join(["## The rules", "", "The rule each judged claim's verdict follows (docs/results/claims.md "
                       "gives the same per write-up), and its advice for the verdict it reached here.", "",
                       table(pd.DataFrame(rows)), ""])
