@@ -100,7 +100,8 @@ def changed_lines(old: str, new: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxpitfalls calibration", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     where = argparse.ArgumentParser(add_help=False)  # after the subcommand, as `jaxpitfalls calibration` passes it
     where.add_argument("--docs", default="docs/results", help="the folder holding the published page, "
                        "calibration and reference (default: docs/results)")

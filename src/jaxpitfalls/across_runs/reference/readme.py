@@ -73,7 +73,8 @@ def drifted(text: str, found: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="jaxpitfalls readme", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("page", type=Path, help="the file whose markers to fill (README.md)")
     parser.add_argument("--snapshot", type=Path, help="the snapshot it summarises (default: the published one)")
     parser.add_argument("--check", action="store_true", help="fail, naming each marker that differs")

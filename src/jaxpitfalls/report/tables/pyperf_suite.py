@@ -3,6 +3,7 @@ pyperf's tools read them. The A/A twin is left out."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -53,11 +54,14 @@ def write_suite(docs: Iterable[dict[str, Any]], path: str) -> int:
 
 def main(argv: list[str]) -> int:
     """`jaxpitfalls export pyperf RESULTS OUT.json`: a run's timing results as one pyperf suite."""
-    if len(argv) != 2:
-        sys.exit("usage: jaxpitfalls export pyperf RESULTS OUT.json")
-    root = Path(argv[0])
+    parser = argparse.ArgumentParser(prog="jaxpitfalls export pyperf",
+                                     description="a run's timing results as one pyperf suite")
+    parser.add_argument("results", help="a run's folder (or its results/), holding runs/<study>/<configuration>.json")
+    parser.add_argument("out", help="the suite to write, e.g. run.pyperf.json")
+    args = parser.parse_args(argv)
+    root = Path(args.results)
     paths = sorted(root.glob("runs/*/*.json")) or sorted(root.glob("results/runs/*/*.json"))
     if not paths:
         sys.exit(f"{root}: no timing results (runs/<study>/<configuration>.json) under it")
-    print(f"{write_suite((read_result(p) for p in paths), argv[1])} benchmarks of {len(paths)} jobs -> {argv[1]}")
+    print(f"{write_suite((read_result(p) for p in paths), args.out)} benchmarks of {len(paths)} jobs -> {args.out}")
     return 0
