@@ -73,8 +73,9 @@ def _kind(value: Any) -> str:
 
 
 def _bound(call: Callable[[], Any]) -> list[Any]:
-    """A function's defaults and filled closure cells."""
-    values = list(getattr(call, "__defaults__", None) or ())
+    """A function's object (a bound method's), defaults and filled closure cells."""
+    values = [call.__self__] if hasattr(call, "__self__") else []
+    values += list(getattr(call, "__defaults__", None) or ())
     for cell in getattr(call, "__closure__", None) or ():
         try:
             values.append(cell.cell_contents)
