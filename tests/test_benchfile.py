@@ -293,3 +293,19 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     assert list(runs[2].signature_python_calls) == [3, 5]
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
+
+
+def test_a_call_that_closes_over_a_class_or_an_odd_shape_has_a_signature():
+    """A dtype class (its `shape` a descriptor) or an object whose `shape` is a number is bound by kind, not read
+    as an array: it failed the variant's first call."""
+    import numpy as np
+
+    from jaxpitfalls.benchfile.signature import call_code
+
+    class Odd:
+        shape, dtype = 3, "f"
+
+    def bound(dtype, odd):
+        return lambda: (dtype, odd)
+
+    assert call_code(bound(np.float32, Odd())) != call_code(bound(np.float16, Odd()))

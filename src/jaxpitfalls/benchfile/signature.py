@@ -68,8 +68,13 @@ def python_path(call: Callable[[], Any]) -> list[str]:
 def _kind(value: Any) -> str:
     """A value by its type, an array's with its dtype and shape."""
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, type):  # a class (np.float32): its shape is a descriptor, not a shape
+        return f"{kind}:{value.__module__}.{value.__qualname__}"
     dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
-    return kind if dtype is None or shape is None else f"{kind}[{dtype}{tuple(shape)}]"
+    try:
+        return kind if dtype is None or shape is None else f"{kind}[{dtype}{tuple(shape)}]"
+    except TypeError:  # a `shape` that is no sequence
+        return kind
 
 
 def _bound(call: Callable[[], Any]) -> list[Any]:
