@@ -132,8 +132,6 @@ MALFORMED = [
     ("pyperf's callable that is not measured", {"compare": {"sides": {"a": {}, "b": {}},
                                                             "pyperf": {"callable": "blocked/filter_jitt"}}},
      "config compare.pyperf.callable = 'blocked/filter_jitt': not a mode/variant of dispatch"),
-    ("a history's series that is not measured", {"history": {"versions": ["0.11.8"], "primary": ["*/filter_jt/*"]}},
-     "config history.primary[0] = '*/filter_jt/*': matches nothing this run measures"),
     ("every benchmark file's every problem", _two_bad_files,
      "odd.py:11: EXPECT 'a faster than c': 'c' is not one of the variants ['a', 'b']\nconfig studies.gone.file: "),
     ("a gate with nothing to compare", {"compare": {"fail_on_regression": True}},

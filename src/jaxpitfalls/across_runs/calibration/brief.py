@@ -13,6 +13,7 @@ from ...harness import clustered
 from .allocation import PRECISE_ROWS
 from .between_processes import SPLIT_TARGET
 from .gate_power import SUBSET, among
+from .null_histories import DECLARED
 from .study_intervals import COVERAGE_TARGET, THIRD_TARGET, THIRDS, thirds_met
 
 
@@ -132,7 +133,7 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: 
         for where, rows in (("a simulated history", power[power.history == "simulated"]),
                             ("the timed history", power[power.history == "timed"]),
                             ("a simulated history, that series declared primary (`history.primary`),",
-                             power[power.history == "declared, simulated"]))
+                             power[power.history == DECLARED + "simulated"]))
         if len(rows))
     return ("- **Release history**: " + "; ".join(p for p in (measured, simulated) if p) + " (target at most 5%)"
             + upper + without + found + ".")

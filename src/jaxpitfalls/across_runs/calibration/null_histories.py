@@ -149,7 +149,9 @@ def declared_lines(power: pd.DataFrame, false: pd.DataFrame) -> list[str]:
     if not len(simulated):
         return []
     named = " and ".join(f"{r.naming_a_step} of {r.histories} ({r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}]; "
-                         f"{r.met}) with the offsets {r.between_releases}" for r in false.itertuples())
+                         f"{r.met}) with the offsets "
+                         + ("at their 95% upper bound" if r.between_releases != "as measured" else "as measured")
+                         for r in false.itertuples())
     return [f"Declared primary (`history.primary`: the series corrected over the declared ones alone, here one), "
             f"the slowed series of the same histories was named at its place in: {_shares(simulated)}"
             + (f"; in the timed history: {_shares(timed)}" if len(timed) else "")

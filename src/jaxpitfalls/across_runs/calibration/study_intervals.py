@@ -209,9 +209,9 @@ def thirds_line(coverage: pd.DataFrame, what: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
+    if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
-        return 2
+        return 0 if argv else 2
     roots = [Path(a) for a in argv]
     missing = [str(r) for r in roots if not r.is_dir()]
     if missing:

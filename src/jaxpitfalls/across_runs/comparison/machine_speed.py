@@ -74,10 +74,12 @@ def section(table) -> list[str]:
     per_mode = table.dropna(subset=["machine_ratio"]).drop_duplicates(["study", "config_id", "mode"])
     ratios = per_mode.machine_ratio
     drifted = per_mode[(per_mode.machine_ratio_ci_low > 1.05) | (per_mode.machine_ratio_ci_high < 0.95)]
+    divided = "judged_on" in table and table.judged_on.eq("yardstick units").any()
     return [
         f"The yardstick (a fixed numpy and Python workload timed in every round) took {ratios.min():.2f}-"
         f"{ratios.max():.2f}x as long in this run as in the baseline's across {len(per_mode)} timed modes "
         f"(median {ratios.median():.2f}x); {len(drifted)} of them moved beyond 5% with their interval: the machine's "
-        "speed, which the verdicts below divide out where both runs ran on the same kind of machine "
-        "(`judged_on`; `raw_ratio` is the ratio before).", "",
+        + ("speed, which the verdicts below divide out where `judged_on` says yardstick units (`raw_ratio` is the "
+           "ratio before)." if divided else "speed, reported beside each row and not divided out: every verdict below "
+           "is on raw samples (`compare.machine_units: true` divides it out on the same kind of machine)."), "",
     ]

@@ -20,7 +20,7 @@ from ...report.scorecard.twins import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
 from .changepoints import Fit, fit_steps, resting_alone
-from .primary import declared_series, family_text, matches
+from .primary import family_text, matches
 from .release_levels import SERIES, detectable_change, release_levels, series_rows
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
@@ -117,7 +117,8 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
 
 def fitted(levels: pd.DataFrame, releases: list[str],
            primary: Sequence[str] = ()) -> Iterator[tuple[tuple, pd.DataFrame, Fit]]:
-    """Per series: its key, levels in release order, and fit (false alarms controlled over all series)."""
+    """Per series: its key, levels in release order, and fit (false alarms controlled over all series, or over
+    the declared ones)."""
     for key, at, fit in fits(levels, releases, primary):
         yield key, levels.iloc[at].set_index("release"), fit
 
@@ -127,7 +128,7 @@ def fits(levels: pd.DataFrame, releases: list[str],
     """Per series: its key, its rows' positions in release order (releases not listed left out), and fit; in numpy,
     as simulated histories fit thousands of series; a series `primary` declares corrected over those alone."""
     every = list(series_rows(levels))
-    declared = declared_series([key for key, _ in every], primary)
+    declared = {key for key, _ in every if matches(key, primary)}
     place = levels.release.map({r: i for i, r in enumerate(releases)}).to_numpy(dtype=float)
     label, ratio, low, high, jobs, df = (levels[c].to_numpy() for c in (
         "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df"))

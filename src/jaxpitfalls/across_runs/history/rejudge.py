@@ -30,10 +30,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
                        na_values={c: [""] for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})
 
 
-def rejudged(ratios: pd.DataFrame, package: str) -> pd.DataFrame:
-    """The steps table this checkout finds in a job table, releases in its order."""
+def rejudged(ratios: pd.DataFrame, package: str, primary: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The steps table this checkout finds in a job table, releases in its order (`primary`: history.primary)."""
     releases = list(dict.fromkeys(ratios.release))
-    return steps_table(release_levels(ratios), releases, package, recorded_environments(ratios))
+    return steps_table(release_levels(ratios), releases, package, recorded_environments(ratios), primary)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,9 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("table", help="a history's job table (results/tables/history.csv, docs/results/history/*.csv)")
     parser.add_argument("package", help="the package whose releases it timed (history.package), e.g. equinox")
     parser.add_argument("--steps", help="also write the steps table here (CSV)")
+    parser.add_argument("--primary", action="append", default=[], metavar="PATTERN",
+                        help="a series declared primary, as history.primary names it (repeat for several)")
     args = parser.parse_args(argv)
-    steps = rejudged(read_table(args.table), args.package)
-    print("\n".join(summary_lines(steps, args.package)))
+    steps = rejudged(read_table(args.table), args.package, tuple(args.primary))
+    print("\n".join(summary_lines(steps, args.package, args.primary)))
     if args.steps:
         results.write_csv(args.steps, steps)
     return 0
