@@ -36,6 +36,8 @@ def test_help_lists_every_command(capsys):
     assert cli.main(["--help"]) == 0
     said = capsys.readouterr().out
     assert all(command in said for command in cli.COMMANDS)
+    assert cli.main(["export", "--help"]) == 0  # a group's help: its commands alone
+    assert "export pyperf" in (said := capsys.readouterr().out) and "reference" not in said
 
 
 def test_the_claims_page_is_written_by_its_command(tmp_path):

@@ -29,9 +29,13 @@ COMMANDS = {
 PASS_WORD = {"across_runs.reference.published", "across_runs.calibration.published"}
 
 
-def usage() -> str:
+GROUPS = {command.split()[0] for command in COMMANDS if " " in command}
+
+
+def usage(group: str = "") -> str:
+    """Every command, or a group's (`export`, `reference`, ...)."""
     return "usage: jaxpitfalls COMMAND [ARGS...]\n\n" + "\n".join(
-        f"  {command:<27} {what}" for command, (_, what) in COMMANDS.items())
+        f"  {command:<27} {what}" for command, (_, what) in COMMANDS.items() if command.startswith(group))
 
 
 def route(argv: list[str]) -> tuple[str, list[str]]:
@@ -42,19 +46,26 @@ def route(argv: list[str]) -> tuple[str, list[str]]:
             module = COMMANDS[command][0]
             rest = argv[words:]
             return module, ([argv[words - 1], *rest] if module in PASS_WORD else rest)
+    if argv and argv[0] in GROUPS:  # a group's word alone: its commands
+        raise SystemExit(usage(argv[0]))
     raise SystemExit(usage() if not argv else f"jaxpitfalls: unknown command {' '.join(argv[:2])!r}\n\n{usage()}")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] in (["-h"], ["--help"]):
-        print(usage())
+    if argv[:1] in (["-h"], ["--help"]) or (argv[:1] and argv[0] in GROUPS and argv[1:2] in (["-h"], ["--help"])):
+        print(usage(argv[0] if argv[0] in GROUPS else ""))
         return 0
     module, args = route(argv)
+    command = " ".join(argv[:2]) if " ".join(argv[:2]) in COMMANDS else argv[0]
     try:
         return importlib.import_module(f"jaxpitfalls.{module}").main(args) or 0
-    except (OSError, ValueError) as e:  # a path that is not there, a file that is not the table: said, not traced
-        sys.exit(f"jaxpitfalls {' '.join(argv[:2])}: {type(e).__name__}: {e}")
+    except OSError as e:  # a path that is not there: said, not traced
+        sys.exit(f"jaxpitfalls {command}: {type(e).__name__}: {e}")
+    except ValueError as e:  # a file that is not a table (pandas' parser); any other error keeps its traceback
+        if not type(e).__module__.startswith("pandas"):
+            raise
+        sys.exit(f"jaxpitfalls {command}: {type(e).__name__}: {e}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ if not config["compare"]["sides"]:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
             one_sided=report(
-                "results/tables/compare_one_sided.csv", caption="../report/compare.rst", category="Comparison"
+                "results/tables/compare_one_sided.csv",
+                caption="../report/compare_one_sided.rst",
+                category="Comparison",
             ),
             ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
         log:
