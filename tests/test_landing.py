@@ -137,3 +137,18 @@ def test_a_claim_restates_only_another_judged_claim_of_its_study():
         claims = dict(spec.claims) | {"distortion": replace(spec.claims["distortion"], restates=wrong)}
         with pytest.raises(ValueError, match="restates"):
             replace(spec, claims=claims)
+
+
+def test_a_run_of_expectations_alone_draws_them_as_sentences_with_no_write_up(tmp_path):
+    """Every row a benchmark file's expectation: each labelled by its sentence, the legend and title without a
+    write-up, verdicts as held / did not hold."""
+    from jaxpitfalls.contract.verdicts import Estimate
+    from jaxpitfalls.report.scorecard.claims_figure import claim_points, claims_figure
+
+    row = {"key": "a_faster_than_b", "claim": "a faster than b", "expected": True, "verdict": "not reproduced",
+           "headline": Estimate(0.9, 0.8, 1.0, "x", "t(b) / t(a)"), "numbers": [], "beyond": False}
+    points = claim_points({"mine": [row]})
+    assert list(points.label) == ["mine: a faster than b"] and points.expected.all()
+    fig = claims_figure(points)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["did not hold"] and fig._suptitle.get_text() == "Each expectation's number here (95% interval)"

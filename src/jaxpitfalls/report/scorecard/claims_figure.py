@@ -19,9 +19,9 @@ from ...contract.figures import log_ticks  # noqa: E402
 from ...contract.verdicts import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE  # noqa: E402
 from ...formatting import short  # noqa: E402
 from .magnitude import unit_word  # noqa: E402
-from .tally import effects  # noqa: E402
+from .tally import EXPECTED, effects  # noqa: E402
 
-COLUMNS = ["label", "unit", "value", "low", "high", "theirs_low", "theirs_high", "verdict", "supporting"]
+COLUMNS = ["label", "unit", "value", "low", "high", "theirs_low", "theirs_high", "verdict", "supporting", "expected"]
 VERDICT_COLORS = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, NOT_TESTABLE),
                           sns.color_palette("colorblind", 5), strict=True))
 
@@ -50,10 +50,11 @@ def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
             theirs = (np.nan, np.nan)  # the write-up's number where the size column judges the headline by it
             if lead["numbers"] and _unit(lead["numbers"][0].unit) == _unit(h.unit) and not lead.get("supporting"):
                 theirs = (lead["numbers"][0].low, lead["numbers"][0].high)
-            rows.append({"label": f"{study}: {' = '.join(r['key'] for r in group)}", "unit": _unit(h.unit),
+            named = lead["claim"] if lead.get("expected") else " = ".join(r["key"] for r in group)  # its sentence
+            rows.append({"label": f"{study}: {named}", "unit": _unit(h.unit),
                          "value": h.value, "low": h.low, "high": h.high, "theirs_low": theirs[0],
                          "theirs_high": theirs[1], "verdict": lead["verdict"],
-                         "supporting": bool(lead.get("supporting"))})
+                         "supporting": bool(lead.get("supporting")), "expected": bool(lead.get("expected"))})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -97,15 +98,18 @@ def claims_figure(points: pd.DataFrame):
                              gridspec_kw={"height_ratios": heights})
     for ax, unit in zip(axes[:, 0], units, strict=True):
         _panel(ax, points[points.unit == unit], unit)
-    handles = [plt.Line2D([], [], color="0.6", lw=7, alpha=0.6, label="write-up")]
-    handles += [plt.Line2D([], [], color=c, marker="o", ls="", label=f"ours: {v}")
+    yours = bool(points.expected.all())  # a run of benchmark files alone: expectations, no write-up
+    handles = [] if yours else [plt.Line2D([], [], color="0.6", lw=7, alpha=0.6, label="write-up")]
+    handles += [plt.Line2D([], [], color=c, marker="o", ls="",
+                           label=EXPECTED.get(v, v).strip("*") if yours else f"ours: {v}")
                 for v, c in VERDICT_COLORS.items() if v in set(points.verdict)]
     if points.supporting.any():
         handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
                                   label="ours supporting only (smaller structure, another device)"))
     # above the panels, not beside them: the ratio axis keeps the figure's width for its labelled ticks
     height = fig.get_figheight()
-    fig.suptitle("Each claim's number here (95% interval) beside the write-up's", y=1 - 0.1 / height, va="top")
+    fig.suptitle("Each expectation's number here (95% interval)" if yours else
+                 "Each claim's number here (95% interval) beside the write-up's", y=1 - 0.1 / height, va="top")
     fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1 - LEGEND_IN / height))
     fig.tight_layout(rect=(0, 0, 1, 1 - (LEGEND_IN + 0.7) / height))
     return fig
