@@ -135,6 +135,9 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
         gate.require_no_regressions(table)
     text = compare_report.markdown(table, one_sided, compare.paired_ratios(baseline, current), "baseline-dir", 0.05)
     assert "Verdicts: regressed 2" in text and "| gone" in text and "agree on 1 of 1 within ±0.05" in text
+    brief = text[text.index("## In brief"):text.index("##", text.index("## In brief") + 2)]  # the number first
+    assert re.search(r"- \*\*regressed\*\* `dispatch` a `filter_jit` \(blocked\): 1\.\d{3}x \[1\.\d{3}, "
+                     r"1\.\d{3}\]", brief)
 
 
 def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_request():

@@ -71,11 +71,27 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float, primary: Sequence[st
     ]
 
 
+BRIEF_ROWS = 20  # rows that moved named in brief; the rest are in the table
+
+
+def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
+    """The number first: every row that moved beyond the threshold, its ratio and interval, then the counts."""
+    if not len(table) or "ratio" not in table:
+        return []
+    moved = table[table.verdict.isin(["regressed", "improved"])]
+    rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` ({r.mode}): {r.ratio:.3f}x "
+            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]" for r in moved.head(BRIEF_ROWS).itertuples()]
+    more = [f"- and {len(moved) - BRIEF_ROWS} more under \"Medians\""] if len(moved) > BRIEF_ROWS else []
+    return ["## In brief", "", f"Median time per call, current / baseline (95% interval), at ±{threshold:g}: "
+            f"{counts(table)}.", "", *rows, *more, *([""] if rows else [])]
+
+
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
              primary: Sequence[str] = ()) -> str:
     shown = table.drop(columns=["metric"]) if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
+        *in_brief(table, threshold),
         *single_process_line(table),
         "Each run is one job a configuration: what a whole job shares (its moment on the machine, its file cache, "
         "its first pass) moves all of its processes alike and is not in these intervals, as one job a release is "
