@@ -23,3 +23,8 @@ def short(x: float) -> str:
         return f"{x:.0f}"
     text = f"{x:.{2 - math.floor(math.log10(abs(x)))}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def duration_ms(ms: float) -> str:
+    """A time given in ms, as `1.234 ms`, or in µs below 10 µs (`4.8 µs`), where three decimals of a ms say nothing."""
+    return f"{short(ms * 1e3)} µs" if math.isfinite(ms) and abs(ms) < 0.01 else f"{ms:.3f} ms"

@@ -12,7 +12,7 @@ import pandas as pd
 from ...contract.decisions import interval
 from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
-from ...formatting import fixed, short
+from ...formatting import duration_ms, fixed, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 from ..tables.run_summary import STARTS
 from ..tables.study_allocation import allocation_lines
@@ -266,7 +266,7 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
-    text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({v:.3f} ms)")
+    text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({duration_ms(v)})")
     described = {c.name: c.description for c in spec.trace_components} | {"rest": "everything else"}
     text.insert(0, "what", [described.get(c, "") for c in text.index])
     unnamed = breakdown.loc["rest"] if "rest" in breakdown.index else pd.Series(dtype=float)
