@@ -233,6 +233,22 @@ def test_a_short_call_slowed_once_is_calibrated_from_its_fastest_time(monkeypatc
     assert protocol.calibrate({"a": lambda: next(times)}, 0.02, "t")[1] == {"a": 10}
 
 
+def test_a_microsecond_call_is_calibrated_from_a_sample_s_worth_timed_together(monkeypatch):
+    """A call of 5 us alone and 2 us in a loop (the timer's and the loop's cold start paid once per timing): timed
+    alone it asks 4,000 calls a sample of 20 ms, which run 8 ms; a sample's worth timed together asks 10,000."""
+    def clock(fn):
+        return 5e-6 if fn is sampler else fn.n * 2e-6
+
+    def sampler():
+        return 2e-6
+
+    monkeypatch.setattr(protocol, "timed", clock)
+    calls, sample_s = protocol.calibrate({"a": sampler}, 0.02, "t")[1:]
+    assert calls == {"a": protocol.MAX_CALLS_PER_SAMPLE} and sample_s["a"] == pytest.approx(0.02)
+    monkeypatch.setattr(protocol, "timed", lambda fn: 5e-6 if fn is sampler else fn.n * 5e-6)
+    assert protocol.calibrate({"a": sampler}, 0.02, "t")[1] == {"a": 4000}  # as fast alone as in a loop
+
+
 def test_calibration_that_compiles_fails_like_a_timed_region():
     import jax
     import jax.numpy as jnp
