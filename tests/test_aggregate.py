@@ -393,3 +393,19 @@ def test_rounds_kept_on_a_busy_machine_are_said_before_any_verdict():
     assert busy_warning({"a": quiet}) == []
     said = busy_warning({"a": quiet, "mine": busy})[0]
     assert said.startswith("**Timed beside a busy machine") and "`mine` 3 of 20." in said and "`a`" not in said
+
+
+def test_ratios_wider_than_the_precision_their_job_asked_for_are_said_under_the_table():
+    """A job with `target_precision` adds processes until its most and may stop short: the section says which
+    configurations, counting their wide ratios; a job within its target, or without one, says nothing."""
+    from jaxpitfalls.report.tables.precision import shortfall_lines
+
+    asked = '{"max_processes": 4, "target_precision": 0.05}'
+    checks = pd.DataFrame({"config_id": ["tight", "wide", "free"], "settings": [asked, asked, '{"processes": 2}']})
+    comp = pd.DataFrame({"config_id": ["tight", "wide", "wide", "free"], "variant": ["a", "a", "b", "a"],
+                         "ratio": [1.0, 1.0, 1.0, 1.0], "ratio_ci_low": [0.98, 0.8, 0.99, 0.5],
+                         "ratio_ci_high": [1.02, 1.2, 1.01, 1.5]})
+    (said, _) = shortfall_lines(comp, checks)
+    assert said.startswith("**1 ratios of 1 configuration(s) (wide) are wider than `measure.target_precision` "
+                           "(±5%) after their most processes (4)**")
+    assert shortfall_lines(comp[comp.config_id != "wide"], checks) == []

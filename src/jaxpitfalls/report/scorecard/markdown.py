@@ -14,6 +14,7 @@ from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
 from ...formatting import duration_ms, fixed, short
 from ...harness.stats import DIFFERENCE, relative_half_width
+from ..tables.precision import shortfall_lines
 from ..tables.run_summary import STARTS
 from ..tables.study_allocation import allocation_lines
 
@@ -208,7 +209,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         table(medians.reset_index()), "",
         "### Ratios and differences (paired samples, 95% interval)", "",
         COMPARISONS_READ, "",
-        table(comparisons), "",
+        table(comparisons), "", *shortfall_lines(comp, tables["checks"]),
         *_breakdown_lines(name, spec, tables["overhead"], base_config_id(checks)),
         "### Figures", "",
     ]
