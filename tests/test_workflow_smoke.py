@@ -234,7 +234,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(workd
                 assert page.view_image(figure) >= 600, f"{figure} is not shown"
             caption = page.details(figures[0])
             described = registry.report(study).FIGURES[Path(figures[0]).stem]
-            assert f"of study {study}: {described[:40]}" in caption and "bootstrap 95%" in caption
+            assert f"of study {study}: {described[:40]}" in caption and "Student's t on each process" in caption
             assert "Configuration: base " in caption and f"Environment: JAX {jax.__version__}" in caption
             tables = sorted(plan.table_paths(study).values())
             assert page.listing((study, "tables"), tables) == tables

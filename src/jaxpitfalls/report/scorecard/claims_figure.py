@@ -98,7 +98,7 @@ def claims_figure(points: pd.DataFrame):
                              gridspec_kw={"height_ratios": heights})
     for ax, unit in zip(axes[:, 0], units, strict=True):
         _panel(ax, points[points.unit == unit], unit)
-    yours = bool(points.expected.all())  # a run of benchmark files alone: expectations, no write-up
+    yours = "expected" in points and bool(points.expected.all())  # benchmark files alone: expectations, no write-up
     handles = [] if yours else [plt.Line2D([], [], color="0.6", lw=7, alpha=0.6, label="write-up")]
     handles += [plt.Line2D([], [], color=c, marker="o", ls="",
                            label=EXPECTED.get(v, v).strip("*") if yours else f"ours: {v}")
