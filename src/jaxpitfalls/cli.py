@@ -53,8 +53,9 @@ def route(argv: list[str]) -> tuple[str, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] in (["-h"], ["--help"]) or (argv[:1] and argv[0] in GROUPS and argv[1:2] in (["-h"], ["--help"])):
-        print(usage(argv[0] if argv[0] in GROUPS else ""))
+    group = argv[0] if argv[:1] and argv[0] in GROUPS else ""  # `jaxpitfalls export --help`: that group's help
+    if argv[bool(group):][:1] in (["-h"], ["--help"]):
+        print(usage(group))
         return 0
     module, args = route(argv)
     command = " ".join(argv[:2]) if " ".join(argv[:2]) in COMMANDS else argv[0]

@@ -5,15 +5,16 @@ checked against every row the lockstep can time: a typo would otherwise declare 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from fnmatch import fnmatchcase
 from typing import Any
 
 from .. import plan, registry
+from ..contract.naming import naming_nothing
 
 
 def _unmatched(key: str, patterns: list[str], names: list[str], form: str) -> Iterator[str]:
+    missing = naming_nothing(patterns, names)
     for i, pattern in enumerate(patterns):
-        if not any(fnmatchcase(name, pattern) for name in names):
+        if pattern in missing:
             yield (f"config {key}[{i}] = {pattern!r}: matches nothing this run measures ({form}, e.g. "
                    f"{', '.join(names[:3])})")
 

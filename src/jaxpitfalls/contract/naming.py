@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatchcase
 from typing import Any
 
 # What the plan adds to a configuration beside the study's own keys (`anchor`, `beside`: timing_configuration's).
@@ -22,3 +24,14 @@ def is_base(conf: dict[str, Any]) -> bool:
     """Whether a configuration is its study's base (the one on every axis)."""
 
     return set(settings_of(conf)) <= set(conf["axes"])
+
+
+def named_by(name: str, patterns: Iterable[str]) -> bool:
+    """Whether a shell-wildcard pattern of `patterns` names `name` (`*` crosses `/`): how `compare.primary` and
+    `history.primary` declare rows and series."""
+    return any(fnmatchcase(name, p) for p in patterns)
+
+
+def naming_nothing(patterns: Iterable[str], names: Sequence[str]) -> list[str]:
+    """The patterns that name none of `names`: a typo would declare nothing."""
+    return [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
 import numpy as np
 import pandas as pd
 from scipy.special import stdtr, stdtrit  # t.sf's and t.ppf's values, at a fraction of scipy.stats' cost
+
+from ...contract.naming import named_by, naming_nothing
 
 FDR = 0.05
 
@@ -61,13 +62,13 @@ def declared(table: pd.DataFrame, primary: Sequence[str] = ()) -> pd.Series:
     """The rows the gate judges: those a pattern of `primary` matches (shell wildcards), every row without one."""
     if not primary:
         return pd.Series(True, index=table.index, dtype=bool)
-    return pd.Series([any(fnmatchcase(k, p) for p in primary) for k in _keys(table)], index=table.index, dtype=bool)
+    return pd.Series([named_by(k, primary) for k in _keys(table)], index=table.index, dtype=bool)
 
 
 def unmatched(table: pd.DataFrame, primary: Sequence[str], value: str) -> tuple[list[str], list[str]]:
     """The patterns of `primary` no measured row matches (else a typo would gate on nothing); measured keys to show."""
     keys = [k for k, measured in zip(_keys(table), _measured(table, value), strict=True) if measured]
-    return [p for p in primary if not any(fnmatchcase(k, p) for k in keys)], keys[:3]
+    return naming_nothing(primary, keys), keys[:3]
 
 
 def _df(df: object) -> float:

@@ -4,10 +4,10 @@ alone, as `compare.primary` for the gate (docs/decisions.md#series-declared-prim
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
 import pandas as pd
 
+from ...contract.naming import named_by, naming_nothing
 from .release_levels import SERIES
 
 
@@ -18,19 +18,14 @@ def series_name(key: tuple) -> str:
 
 def matches(key: tuple, primary: Sequence[str]) -> bool:
     """Whether a pattern of `primary` names the series `key`."""
-    return any(fnmatchcase(series_name(key), p) for p in primary)
-
-
-def unmatched(keys: Sequence[tuple], primary: Sequence[str]) -> list[str]:
-    """The patterns of `primary` that name no series of `keys`: a typo declares nothing, and the report says so."""
-    return [p for p in primary if not any(matches(key, [p]) for key in keys)]
+    return named_by(series_name(key), primary)
 
 
 def family_text(steps: pd.DataFrame, primary: Sequence[str]) -> str:
     """Which series a step's correction runs over, the patterns that declared them, those that named none."""
     keys = list(steps.drop_duplicates(SERIES)[SERIES].itertuples(index=False, name=None))
     declared = sum(matches(key, primary) for key in keys)
-    missed = unmatched(keys, primary)
+    missed = naming_nothing(primary, [series_name(key) for key in keys])
     none = (f"; `history.primary` {', '.join(map(repr, missed))} named no series of this history (a typo, or a "
             "series that lost every job), so declared nothing") if missed else ""
     if not declared:
