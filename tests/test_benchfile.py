@@ -289,8 +289,11 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     steps = pd.DataFrame({"config_id": ["n8", "n8"], "variant": ["one", "other"], "mode": ["blocked"] * 2,
                           "demonstration": ["", ""], "signature_python_calls": [3, 5],
                           "signature_programs_compiled": [1, 1], "compiles_in_warmup": [2, 1]})
-    (runs, differ) = Report(spec("bench", path), {"other": "the sine, timed for its cost"}).tables({"steps": steps})
+    checks = pd.DataFrame({"config_id": ["n8"], "processes": [2]})
+    (runs, differ) = Report(spec("bench", path), {"other": "the sine, timed for its cost"}).tables(
+        {"steps": steps, "checks": checks})
     assert list(runs[2].signature_python_calls) == [3, 5]
+    assert list(runs[2].warmup_compiles_per_process) == [1, 0.5]  # a job's sum over its two processes, shared
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
 

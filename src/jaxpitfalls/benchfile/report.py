@@ -32,6 +32,13 @@ def swept(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else table.iloc[:0].assign(axis=[], value=[])
 
 
+def _per_process(steps: pd.DataFrame, checks: pd.DataFrame | None) -> pd.DataFrame:
+    """`compiles_in_warmup` is a job's sum over its worker processes: each process's share, where they are known."""
+    processes = (steps.config_id.map(checks.set_index("config_id").processes) if checks is not None
+                 and "processes" in checks else 1)
+    return steps.assign(warmup_compiles_per_process=steps.compiles_in_warmup / processes)
+
+
 def _log(table: pd.DataFrame) -> str:
     """Log axes where every swept value is a positive number (sizes), time on a log scale always."""
     numeric = pd.to_numeric(table["value"], errors="coerce")
@@ -55,11 +62,12 @@ class Report:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         blocked = steps[steps["mode"] == "blocked"]
         columns = ["config_id", "variant", "signature_python_calls", "signature_programs_compiled",
-                   "compiles_in_warmup"]
+                   "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
                 "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), programs its "
-                "first call compiled from cold, and the compilations of that first call.",
-                blocked[[c for c in columns if c in blocked]].reset_index(drop=True))
+                "first call compiled from cold, and the compilations in each worker process's warm-up (every fresh "
+                "process compiles its own; the job's count over its processes).",
+                _per_process(blocked, tables.get("checks"))[columns].reset_index(drop=True))
         if not self.outputs_differ:
             return [runs]
         differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])

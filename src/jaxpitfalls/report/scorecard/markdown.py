@@ -225,7 +225,9 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         f"### Study `{name}`: checks", "",
         "What the guards compared and found before any timing counted (a failed check fails the job): the "
         "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
-        "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall).", "",
+        "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall); "
+        "`compiles_in_warmup` counts every variant's warm-up compilations in every worker process (each fresh "
+        "process compiles its own).", "",
         table(checks.assign(outputs_agree=checks.outputs_agree.astype(str).map(plain_numbers))[[
                       "config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
                        "signatures_distinct", *(["programs_lowered_apart"] if checks.get("programs_lowered_apart",
