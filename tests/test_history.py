@@ -125,6 +125,7 @@ def test_a_step_in_a_series_declared_primary_is_corrected_over_the_declared_ones
     steps = history.steps_table(levels, releases, "safetensors", envs, ("*/filter_jit/*/blocked",))
     lines = history.summary_lines(steps, "safetensors", ("*/filter_jit/*/blocked",))
     said = family_text(steps, ("*/filter_jit/*/blocked",))
+    assert steps[steps.declared][["variant", "mode"]].drop_duplicates().values.tolist() == [["filter_jit", "blocked"]]
     assert "except in the 1 of 8 `history.primary` declares ('*/filter_jit/*/blocked')" in said
     assert "among the rest at most 4.4%, in the whole report at most 9.4%" in said
     assert family_text(steps, ()) == "in every series of this report"

@@ -27,7 +27,7 @@ COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", 
            "ran_at"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
                 "also_changed", "one_release", "set_apart", "releases", "ruled_out", "detectable_change",
-                "between_jobs", "blocks_taken"]
+                "between_jobs", "blocks_taken", "declared"]
 
 
 class WrongRelease(RuntimeError):
@@ -104,7 +104,8 @@ def steps_table(levels: pd.DataFrame, releases: list[str], package: str,
         common = dict(zip(SERIES, key, strict=True)) | {
             "releases": len(series), "ruled_out": fit.ruled_out, "set_apart": " / ".join(fit.set_apart),
             "detectable_change": float(series.detectable_change.median()),
-            "between_jobs": series.between_jobs.iloc[0], "blocks_taken": int(series.blocks_taken.iloc[0])}
+            "between_jobs": series.between_jobs.iloc[0], "blocks_taken": int(series.blocks_taken.iloc[0]),
+            "declared": matches(key, primary)}
         rows += [common | {"step": i + 1, "before": s.before, "after": s.after, "ratio": s.ratio,
                            "ratio_ci_low": s.low, "ratio_ci_high": s.high,
                            "or_between": "; ".join(f"{a} -> {b}" for a, b in s.also_between),
