@@ -367,8 +367,15 @@ def test_the_brief_judges_the_share_of_rows_at_the_gates_precision():
     found = calibration.summary(_calibration_table(configs=3))
     gates = pd.DataFrame([{"injected": 1.1, "named": 92, "rows": 104, "named_share": 0.885, "named_low": 0.64,
                            "named_high": 0.97, "gate_fails": True, "gate_fails_16": 1.0}])
-    for at_gate, verdict in (((249, 312, 0.0285), "249 of 312 (79.8%; target at least 80%: **missed**)"),
-                             ((8, 10, 0.0285), "8 of 10 (80.0%; target at least 80%: met)")):
+    for at_gate, verdict in (
+            ((249, 312, 0.0285, 0.70, 0.87), "249 of 312 (79.8% [70.0%, 87.0%] over the configurations; target at "
+                                            "least 80%: cannot tell)"),
+            ((249, 312, 0.0285, 0.70, 0.79), "249 of 312 (79.8% [70.0%, 79.0%] over the configurations; target at "
+                                            "least 80%: **missed**)"),
+            ((268, 312, 0.0285, 0.75, 0.93), "268 of 312 (85.9% [75.0%, 93.0%] over the configurations; target at "
+                                            "least 80%: met by its point, its interval reaching beyond)"),
+            ((9, 10, 0.0285, 0.85, 0.95), "9 of 10 (90.0% [85.0%, 95.0%] over the configurations; target at least "
+                                          "80%: met)")):
         text = "\n".join(brief(Measured(found, gates, at_gate=at_gate)))
         assert f"rows within ±2.9% (where one slowed 10% clears the threshold in 90% of runs before the " \
                f"correction): {verdict}" in text

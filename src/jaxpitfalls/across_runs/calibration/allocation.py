@@ -13,6 +13,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ...harness import allocation as kalibera_jones
+from ...harness import clustered
 from ...harness.stats import Z_95, rows_needed
 
 GATE_CHANGE, Z_POWER_90 = 0.10, 1.2816  # the slowdown the gate must find in 90% of runs; that power's normal quantile
@@ -63,10 +64,13 @@ def _half_widths(table: pd.DataFrame, config_id: str | None) -> np.ndarray:
     return np.where(np.isfinite(found), found, np.inf)
 
 
-def at_gate(table: pd.DataFrame, threshold: float) -> tuple[int, int, float]:
-    """A lockstep table's rows within the gate's half-width, all its rows, and that half-width (relative)."""
+def at_gate(table: pd.DataFrame, threshold: float) -> tuple[int, int, float, float, float]:
+    """A lockstep table's rows within the gate's half-width, all its rows, that half-width (relative), and the
+    share's 95% interval with its configurations as clusters (their rows share processes)."""
     widths, gate = _half_widths(table, None), gate_half_width(threshold)
-    return int((widths <= gate).sum()), len(widths), math.expm1(gate)
+    within, configurations = pd.Series(widths <= gate), table.config_id.reset_index(drop=True)
+    _, low, high = clustered.share_interval(pd.Series(1 - widths / gate), within, configurations)
+    return int(within.sum()), len(widths), math.expm1(gate), low, high
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class Measured:
     medians: pd.DataFrame | None = None  # study_intervals.simulated_median_coverage
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
-    at_gate: tuple[int, int, float] | None = None  # allocation.at_gate: rows within the gate's half-width
+    at_gate: tuple[int, int, float, float, float] | None = None  # allocation.at_gate: rows within the gate's width
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -65,10 +65,11 @@ def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, 
              f"({g.named_share:.1%} [{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"
              for g in slowed.itertuples()]
     if at_gate:
-        within, rows, half = at_gate
+        within, rows, half, low, high = at_gate
+        met = clustered.IN_WORDS[clustered.against(within / rows, low, high, (PRECISE_ROWS, 1.0))]
         parts += [f"rows within ±{half:.1%} (where one slowed 10% clears the threshold in 90% of runs before the "
-                  f"correction): {within} of {rows} ({within / rows:.1%}; target at least {PRECISE_ROWS:.0%}: "
-                  f"{'met' if within >= PRECISE_ROWS * rows else '**missed**'})"]
+                  f"correction): {within} of {rows} ({within / rows:.1%} [{low:.1%}, {high:.1%}] over the "
+                  f"configurations; target at least {PRECISE_ROWS:.0%}: {met})"]
     parts += [f"one row slowed alone {among(s)} named in {s.named_share:.0%} [{s.named_low:.0%}, "
               f"{s.named_high:.0%}] against the {s.stated_share:.0%} its report states "
               f"({100 * s.named_less_stated:+.0f} points [{100 * s.named_less_stated_low:+.0f}, "
