@@ -452,6 +452,15 @@ def test_the_gain_s_exponent_is_judged_as_the_order_the_write_up_s_analysis_pred
     assert judged.verdict == expected, judged.measured
 
 
+@pytest.mark.parametrize(("order", "expected"), [(0, "reproduced"), (1, "not reproduced"), (0.1, "inconclusive")])
+def test_the_same_gain_with_depth_is_judged_on_the_interval_of_the_gains_quotient(order, expected):
+    """Gains +-10% at 24 and 144 transforms: flat (quotient 1 [0.82, 1.22]) is the same, linear (6x) is not, and a
+    gain growing 1.2x [0.98, 1.46] cannot tell; two intervals overlapping decided it before."""
+    judged = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05), gain_order=order), "same_with_depth")
+    assert judged.verdict == expected, judged.measured
+    assert judged.headline.low < judged.headline.value < judged.headline.high
+
+
 def test_the_gain_s_exponent_is_read_against_the_write_up_s_prediction_of_1():
     judged = _judged(_synthetic((1.0, 0.97, 1.03), (1.0, 0.95, 1.05)), "per_transform")  # a gain of 0.1 x n
     assert judged.verdict == "reproduced" and "predicts 1: inside its interval" in judged.measured, judged.measured

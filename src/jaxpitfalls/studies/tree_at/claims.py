@@ -31,7 +31,7 @@ from .derived import (
     unsharded_note,
 )
 from .report import exponent_text
-from .spec import DOMINATES, FAR_LESS, JIT_GAIN, LINEAR_BAND, ORDER_BAND, SPEC, START_UP_STEPS
+from .spec import DOMINATES, FAR_LESS, JIT_GAIN, LINEAR_BAND, ORDER_BAND, SAME_GAIN, SPEC, START_UP_STEPS
 
 JUDGES = Judges(SPEC)
 
@@ -90,10 +90,11 @@ def _same_with_depth(run: Run) -> Judged:
     base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
     grown = ratio_of_estimates(largest.ratio, (largest.ratio_ci_low, largest.ratio_ci_high), base.ratio,
                                (base.ratio_ci_low, base.ratio_ci_high))
+    same = decide(grown[1], grown[2], 1 / SAME_GAIN, SAME_GAIN, holds="inside", log=True, of="the gain's growth")
     return Judged(
         measured=measured,
-        verdict=verdict(bool(largest.ratio_ci_low <= base.ratio_ci_high and
-                             largest.ratio_ci_high >= base.ratio_ci_low)),
+        reason=same.reason,
+        verdict=same.verdict(),
         headline=Estimate(
             *grown, "x", f"the gain at {int(largest.transforms)} / at {int(base.transforms)} transforms"),
     )
