@@ -8,8 +8,13 @@ from snakemake.utils import min_version
 # (envs/cpu.yaml under --software-deployment-method conda).
 sys.path.insert(0, f"{workflow.basedir}/src")
 
+from jaxpitfalls import runtime
 from jaxpitfalls.configcheck import require_valid
 from jaxpitfalls.idle_scheduler import keep_idle
+
+# Every job imports this checkout's code too, not the one a shared venv's editable install points to (a second
+# clone or git worktree beside the first).
+runtime.jobs_import_this_checkout()
 
 min_version("9.0")
 

@@ -116,3 +116,20 @@ def test_a_lifeline_that_is_not_a_pipe_is_ignored(handed, tmp_path, monkeypatch)
     os.close(file)
     assert LIFELINE not in os.environ
     assert "lifeline" not in [t.name for t in threading.enumerate()]
+
+
+def test_jobs_import_the_parsing_checkout_before_a_shared_venv_s_editable_install(tmp_path, monkeypatch):
+    """A second clone sharing the first's venv: Snakemake parses this checkout's code, and its jobs (processes it
+    starts) must import the same, not the one the venv's editable install points to."""
+    from jaxpitfalls import runtime
+
+    other = tmp_path / "jaxpitfalls"
+    other.mkdir()
+    (other / "__init__.py").write_text("")
+    monkeypatch.setattr(runtime, "SRC", tmp_path)
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    runtime.jobs_import_this_checkout()
+    assert os.environ["PYTHONPATH"] == os.pathsep.join([str(tmp_path), "/elsewhere"])
+    found = subprocess.run([sys.executable, "-c", "import jaxpitfalls; print(jaxpitfalls.__file__)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(found).parent == other

@@ -21,6 +21,12 @@ def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return os.environ | dict(extra or {}) | {"PYTHONPATH": path}
 
 
+def jobs_import_this_checkout() -> None:
+    """This checkout's package first on PYTHONPATH, for every process started from here on (Snakemake's jobs
+    inherit its environment)."""
+    os.environ["PYTHONPATH"] = checkout_env()["PYTHONPATH"]
+
+
 def set_xla_flags(flags: str) -> None:
     """Add the config's XLA flags missing from XLA_FLAGS (a flag set twice is recorded once). XLA
     reads them once, when JAX starts, so this must come first."""
