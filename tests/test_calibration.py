@@ -358,6 +358,10 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
            "(x1.95 their variance), 2.0% [0.4%, 2.3%] at 2; without an offset between releases, 0.2% at 2." in text
     assert "**The gate**" not in text  # not measured here
     assert brief(Measured(found.iloc[0:0])) == []
+    bounded = rates.assign(offsets=rates.offsets.clip(upper=1.0))  # the measured offsets already bound them
+    text = "\n".join(brief(Measured(found, None, null_series=(0, 10), null_rates=bounded)))
+    assert "95% upper bound (the offsets as measured: histories drawn with them estimate them as small in at most " \
+           "5%, so the estimate already bounds them and these rows repeat the measured ones), 2.0%" in text
 
 
 def test_the_brief_judges_the_share_of_rows_at_the_gates_precision():

@@ -123,7 +123,10 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: 
         simulated = f"of {drawn.histories.iloc[0]} simulated null histories, " + " and ".join(
             f"{r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}] named one at {r.repeats} job(s) a release"
             for r in drawn.itertuples())
-        upper = (f"; at the offsets between releases' 95% upper bound (x{high.offsets.iloc[0]:.2f} their variance), "
+        bound = (f"x{high.offsets.iloc[0]:.2f} their variance" if len(high) and high.offsets.iloc[0] > 1 else
+                 "the offsets as measured: histories drawn with them estimate them as small in at most 5%, so the "
+                 "estimate already bounds them and these rows repeat the measured ones")
+        upper = (f"; at the offsets between releases' 95% upper bound ({bound}), "
                  + " and ".join(f"{r.share:.1%} [{r.share_low:.1%}, {r.share_high:.1%}] at {r.repeats}"
                                 for r in high.itertuples())) if len(high) else ""
         without = "; without an offset between releases, " + " and ".join(

@@ -109,8 +109,8 @@ def section(ratios: pd.DataFrame, drawn: pd.DataFrame, found: pd.DataFrame, powe
         "alike, which the fit cannot tell from a step, and it is the least sure component: `95% upper bound` "
         "draws every series' offset variance times `offsets`, the smallest factor (powers of "
         f"{UPPER_STEP:g}) at which at most 5% of histories drawn with it estimate offsets as small as measured, so "
-        "the target is judged where the estimate may be low as well; `none` draws none, to show what the rate owes "
-        "to them.", "",
+        "the target is judged where the estimate may be low as well (at x1.00 the estimate bounds them already: its "
+        "rows repeat the measured ones); `none` draws none, to show what the rate owes to them.", "",
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False), "",
         *power_lines(power),
         *declared_lines(power, rates(drawn, FALSE_DECLARED)),
