@@ -211,7 +211,9 @@ def _pipelining(run: Run) -> Judged:
     # two medians of this run (another run's may show a gain where this one shows none: "in this run")
     floor = {mode: median_of(run.steps, run.base_id, SPEC.floor, mode)[0] for mode in ("blocked", "pipelined")}
     bound = Bound(floor["blocked"], floor["blocked"] - floor["pipelined"], f"{SPEC.floor}'s own gain from "
-                  f"dispatching back to back ({floor['blocked']:.2f} -> {floor['pipelined']:.2f} ms per step)",
+                  f"dispatching back to back ({floor['blocked']:.2f} -> {floor['pipelined']:.2f} ms per step"
+                  + (": none, it ran slower: no gain for filter_jit to miss)" if floor["pipelined"] > floor["blocked"]
+                     else ")"),
                   scope="in this run")
     return Judged(
         measured=(f"filter_jit / {SPEC.floor}: pipelined / blocked {interval(*rise, 'x')} (blocked "
@@ -264,10 +266,12 @@ def _inference_ok(run: Run) -> Judged:
     return Judged(
         measured=f"forward call {ms(forward)} per call ({ratio_interval(forward)}) vs training step (blocked) "
                  f"{ms(step)} per step ({ratio_interval(step)}) at {run.base_id}{width_note(run, run.base_id)}: "
-                 f"{INFERENCE_SHARE:g} of the step's overhead minus the forward's {interval(*room, ' ms')} (the "
+                 f"the forward's overhead {'under' if room[0] > 0 else 'over'} {INFERENCE_SHARE:g} x the step's by "
+                 f"{interval(*(room if room[0] > 0 else (-room[0], -room[2], -room[1])), ' ms')} "
+                 f"({INFERENCE_SHARE:g} of the step's overhead minus the forward's; the "
                  "forward returns logits, no model or optimizer state)",
         reason=small.reason,
         verdict=small.verdict(),
         headline=Estimate(*room, " ms", f"forward +{forward.diff_ms:.3f} ms vs step +{step.diff_ms:.3f} ms: "
-                                        f"{INFERENCE_SHARE:g} x the step's - the forward's"),
+                                        f"margin under {INFERENCE_SHARE:g} x the step's"),
     )
