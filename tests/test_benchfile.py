@@ -290,10 +290,13 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
                           "demonstration": ["", ""], "signature_python_calls": [3, 5],
                           "signature_programs_compiled": [1, 1], "compiles_in_warmup": [2, 1]})
     checks = pd.DataFrame({"config_id": ["n8"], "processes": [2]})
+    overhead = pd.DataFrame({"config_id": ["n8"] * 3, "variant": ["one", "one", "one"], "capture": [0, 0, 1],
+                             "jit_calls": [2.0, 2.0, 2.0]})  # a row per component and capture: one count a variant
     (runs, differ) = Report(spec("bench", path), {"other": "the sine, timed for its cost"}).tables(
-        {"steps": steps, "checks": checks})
+        {"steps": steps, "checks": checks, "overhead": overhead})
     assert list(runs[2].signature_python_calls) == [3, 5]
     assert list(runs[2].warmup_compiles_per_process) == [1, 0.5]  # a job's sum over its two processes, shared
+    assert runs[2].jit_calls_traced.tolist()[0] == 2 and pd.isna(runs[2].jit_calls_traced.tolist()[1])
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
 

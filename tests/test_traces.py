@@ -90,3 +90,23 @@ def test_a_trace_is_parsed_without_starting_jax(breakdown):
              f"assert traces.parse({str(xplane)!r}, SPEC.trace_components); assert 'jax' not in sys.modules")
     proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_traced_step_counts_the_jitted_calls_it_dispatched(tmp_path):
+    """A Python loop of three jitted steps against one jitted function: 3 jitted calls a step against 1, read off
+    jaxlib's dispatch events (what the report's "runs per call" table shows beside the signature)."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxpitfalls.harness.protocol import Runner
+
+    x, one = jnp.ones(8), jax.jit(lambda v: jnp.tanh(v))
+    three_in_one = jax.jit(lambda v: jnp.tanh(jnp.tanh(jnp.tanh(v))))
+    runners = {"loop": Runner("loop", lambda: one(one(one(x))), dict),
+               "fused": Runner("fused", lambda: three_in_one(x), dict)}
+    for r in runners.values():
+        jax.block_until_ready(r.step())
+    [xplane] = find_xplanes(tracing.capture(runners, 2, tmp_path / "trace"))
+    calls = {r["variant"]: r["jit_calls"] for r in traces.parse(xplane, COMPONENTS)}
+    assert calls == {"loop": 3, "fused": 1}

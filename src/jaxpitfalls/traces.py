@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from .breakdown import STEP_EVENT, Component
 
 TOLERANCE = 0.05
+# jaxlib's C++ dispatch of a jitted function marks each call's argument parsing: counted per traced step, the jitted
+# calls one step dispatched (a Python loop of jitted steps shows each; one scan, one)
+DISPATCH_EVENT = "ParseArguments"
 
 
 REST = "rest"
@@ -105,6 +108,8 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
     totals: dict[str, dict[str, dict[str, float]]] = {}
     step_ns: dict[str, float] = defaultdict(float)
     n_steps: dict[str, int] = defaultdict(int)
+    dispatched: dict[str, int] = defaultdict(int)
+    dispatches = [e for e in events if e.name == DISPATCH_EVENT]
     for step in steps:
         variant = str(step.stats["variant"])
         parts = _breakdown(step, events, components)
@@ -114,6 +119,7 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
                 acc[kind][comp] += ns
         step_ns[variant] += parts["step"]
         n_steps[variant] += 1
+        dispatched[variant] += sum(step.start <= e.start and e.end <= step.end for e in dispatches)
     rows = []
     for variant, acc in totals.items():
         added = sum(acc["exclusive"].values())
@@ -133,5 +139,7 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
                 "inclusive_ms": inclusive / n / 1e6,
                 "exclusive_ms": acc["exclusive"].get(comp, 0.0) / n / 1e6,
                 "share": acc["exclusive"].get(comp, 0.0) / step_ns[variant],
+                # none where this jaxlib marks no dispatch at all: unknown, not zero
+                "jit_calls": dispatched[variant] / n if dispatches else None,
             })
     return rows

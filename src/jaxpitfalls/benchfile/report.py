@@ -39,6 +39,22 @@ def _per_process(steps: pd.DataFrame, checks: pd.DataFrame | None) -> pd.DataFra
     return steps.assign(warmup_compiles_per_process=steps.compiles_in_warmup / processes)
 
 
+def _whole(table: pd.DataFrame) -> pd.DataFrame:
+    """Counts that came out whole shown as whole numbers (a mean over processes or steps is a float)."""
+    counts = [c for c in ("jit_calls_traced", "warmup_compiles_per_process")
+              if (pd.to_numeric(table[c]).dropna() % 1 == 0).all()]
+    return table.astype({c: "Int64" for c in counts})
+
+
+def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFrame:
+    """`jit_calls_traced`: the jitted calls a traced step dispatched (the first capture's), where one was traced."""
+    if overhead is None or "jit_calls" not in overhead or overhead.empty:
+        return steps.assign(jit_calls_traced=None)
+    first = overhead[overhead.capture == 0].drop_duplicates(["config_id", "variant"])
+    return steps.merge(first[["config_id", "variant", "jit_calls"]].rename(columns={"jit_calls": "jit_calls_traced"}),
+                       on=["config_id", "variant"], how="left")
+
+
 def _log(table: pd.DataFrame) -> str:
     """Log axes where every swept value is a positive number (sizes), time on a log scale always."""
     numeric = pd.to_numeric(table["value"], errors="coerce")
@@ -61,13 +77,16 @@ class Report:
     def tables(self, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         blocked = steps[steps["mode"] == "blocked"]
-        columns = ["config_id", "variant", "signature_python_calls", "signature_programs_compiled",
+        columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "signature_programs_compiled",
                    "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
-                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), programs its "
-                "first call compiled from cold, and the compilations in each worker process's warm-up (every fresh "
-                "process compiles its own; the job's count over its processes).",
-                _per_process(blocked, tables.get("checks"))[columns].reset_index(drop=True))
+                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), the jitted "
+                "calls one warm call dispatched where the configuration was traced (counted in its trace: a Python "
+                "loop of jitted steps shows each; blank where untraced), programs its first call compiled from cold, "
+                "and the compilations in each worker process's warm-up (every fresh process compiles its own; the "
+                "job's count over its processes).",
+                _whole(_dispatched(_per_process(blocked, tables.get("checks")), tables.get("overhead"))[columns])
+                .reset_index(drop=True))
         if not self.outputs_differ:
             return [runs]
         differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])
