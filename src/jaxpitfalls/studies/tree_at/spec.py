@@ -55,8 +55,7 @@ ORDER_BAND = (0.5, 1.5)
 # "near-linear": one more transform's cost changes by less than a quarter from the smaller depths to the larger
 # (a square doubles it between depths 1:2:4; n^1.5 raises it 1.4x, n^1.25 1.2x)
 LINEAR_BAND = 1.25
-# "stays the same with depth": the gain at the most transforms within a quarter of that at the fewest, either way
-SAME_GAIN = 1.25
+SAME_GAIN = 1.25  # "stays the same with depth": the most transforms' gain within a quarter of the fewest's
 
 # The write-up's start-up step by step (its table of an un-jitted make_module_opt names these four, in order;
 # tensor_parallel.start_up yields them).
