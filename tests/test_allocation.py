@@ -13,7 +13,7 @@ from scipy.stats import norm
 
 from jaxpitfalls.across_runs.calibration import allocation
 from jaxpitfalls.harness.allocation import MIN_PROCESSES, cheapest, plan, variance_parts
-from jaxpitfalls.harness.stats import enough_within
+from jaxpitfalls.harness.stats import enough_within, wilson
 
 SIDES = ["a", "a2"]
 
@@ -167,7 +167,18 @@ def test_an_interval_not_estimated_is_never_within_the_gate():
     assert (found.at_gate, found.at_gate_precise) == (0, 0.8)
     assert "rounds_precise" not in allocation.allocation_table([job], rows.assign(ratio_ci_high=np.nan))
     within, rows_, _, low, high = allocation.at_gate(pd.concat([rows, _rows("c", [0.01])]), 0.05)
-    assert (within, rows_) == (1, 11) and low < 1 / 11 < high  # one configuration: its interval is wide
+    assert (within, rows_) == (1, 11) and low < 1 / 11 < high
+
+
+def test_rows_at_the_gate_s_precision_get_an_interval_over_their_configurations():
+    """13 configurations of 24 rows, 10 all within the gate and 3 all beyond it: 77% of 312 rows, whose interval
+    over the configurations is far wider than over 312 rows taken as independent."""
+    gate = allocation.gate_half_width(0.05)
+    rows = pd.concat([_rows(f"c{i}", [gate / 2 if i < 10 else 2 * gate] * 24) for i in range(13)])
+    within, n, _, low, high = allocation.at_gate(rows, 0.05)
+    assert (within, n) == (240, 312)
+    binomial = wilson(240, 312)
+    assert low < binomial[0] - 0.1 and high > binomial[1] + 0.05
 
 
 def test_a_configuration_the_plan_leaves_is_held_to_its_processes():

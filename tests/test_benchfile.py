@@ -297,6 +297,8 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     assert list(runs[2].signature_python_calls) == [3, 5]
     assert list(runs[2].warmup_compiles_per_process) == [1, 0.5]  # a job's sum over its two processes, shared
     assert runs[2].jit_calls_traced.tolist()[0] == 2 and pd.isna(runs[2].jit_calls_traced.tolist()[1])
+    from jaxpitfalls.report.scorecard.markdown import table
+    assert "<NA>" not in table(runs[2])  # an untraced configuration's count is blank, not pandas' NA
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from .breakdown import STEP_EVENT, Component
 
 TOLERANCE = 0.05
-# jaxlib's C++ dispatch of a jitted function marks each call's argument parsing: counted per traced step, the jitted
-# calls one step dispatched (a Python loop of jitted steps shows each; one scan, one)
+# jaxlib's C++ jit dispatch marks each call's argument parsing: counted per traced step, the calls into jitted
+# functions one step made (a Python loop of jitted steps shows each, a scan inside jit one; eager operations and
+# calls made while tracing, outside jit, count too)
 DISPATCH_EVENT = "ParseArguments"
 
 

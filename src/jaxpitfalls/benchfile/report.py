@@ -80,11 +80,12 @@ class Report:
         columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "signature_programs_compiled",
                    "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
-                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), the jitted "
-                "calls one warm call dispatched where the configuration was traced (counted in its trace: a Python "
-                "loop of jitted steps shows each; blank where untraced), programs its first call compiled from cold, "
-                "and the compilations in each worker process's warm-up (every fresh process compiles its own; the "
-                "job's count over its processes).",
+                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), its calls "
+                "into jitted functions where the configuration was traced (counted in its trace: a Python loop of "
+                "jitted steps shows each, eager operations count too; blank where untraced), programs its first call "
+                "compiled from cold, and the compilations in a worker process's warm-up (the job's count over its "
+                "processes: each fresh process compiles its own, less what the persistent compilation cache "
+                "served).",
                 _whole(_dispatched(_per_process(blocked, tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
         if not self.outputs_differ:

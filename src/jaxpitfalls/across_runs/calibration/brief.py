@@ -59,7 +59,8 @@ def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None) -> str:
             f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')}{halves}.")
 
 
-def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, int, float] | None) -> str:
+def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None,
+          at_gate: tuple[int, int, float, float, float] | None) -> str:
     slowed, same = gates[gates.injected.round(2) >= 1.10], gates[gates.injected.round(4) == 1]
     parts = [f"a 10% slowdown in every row named in {g.named} of {g.rows} rows after its correction "
              f"({g.named_share:.1%} [{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"

@@ -33,7 +33,7 @@ def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
     """A markdown table whose floats never read in e-notation."""
     if not len(df):
         return "_(no rows)_"
-    shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else v)
+    shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else "" if v is pd.NA else v)
     return shown.to_markdown(index=False, disable_numparse=True)
 
 
@@ -227,7 +227,7 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "variants' outputs against the floor's, their recorded code-path signatures, and compilations in the "
         "timed regions (forbidden; counted where a mode measures compilation or demonstrates a pitfall); "
         "`compiles_in_warmup` counts every variant's warm-up compilations in every worker process (each fresh "
-        "process compiles its own).", "",
+        "process compiles its own, less what the persistent compilation cache served).", "",
         table(checks.assign(outputs_agree=checks.outputs_agree.astype(str).map(plain_numbers))[[
                       "config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
                        "signatures_distinct", *(["programs_lowered_apart"] if checks.get("programs_lowered_apart",

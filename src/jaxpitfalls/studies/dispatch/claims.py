@@ -263,13 +263,15 @@ def _inference_ok(run: Run) -> Judged:
                                    forward.diff_ms, (forward.diff_ci_low_ms, forward.diff_ci_high_ms))
     small = decide(room[1], room[2], 0, of=f"{INFERENCE_SHARE:g} of the step's overhead minus the forward's",
                    unit=" ms")
+    under = room[0] > 0
+    half, theirs = f"{INFERENCE_SHARE:g} of the step's overhead", "the forward's overhead"
+    margin, defined = ((room, f"{half} minus {theirs}") if under else
+                       ((-room[0], -room[2], -room[1]), f"{theirs} minus {half}"))
     return Judged(
         measured=f"forward call {ms(forward)} per call ({ratio_interval(forward)}) vs training step (blocked) "
                  f"{ms(step)} per step ({ratio_interval(step)}) at {run.base_id}{width_note(run, run.base_id)}: "
-                 f"the forward's overhead {'under' if room[0] > 0 else 'over'} {INFERENCE_SHARE:g} x the step's by "
-                 f"{interval(*(room if room[0] > 0 else (-room[0], -room[2], -room[1])), ' ms')} "
-                 f"({INFERENCE_SHARE:g} of the step's overhead minus the forward's; the "
-                 "forward returns logits, no model or optimizer state)",
+                 f"the forward's overhead {'under' if under else 'over'} {INFERENCE_SHARE:g} x the step's by "
+                 f"{interval(*margin, ' ms')} ({defined}; the forward returns logits, no model or optimizer state)",
         reason=small.reason,
         verdict=small.verdict(),
         headline=Estimate(*room, " ms", f"forward +{forward.diff_ms:.3f} ms vs step +{step.diff_ms:.3f} ms: "

@@ -83,11 +83,13 @@ def _per_transform(run: Run) -> Judged:
 
 @JUDGES("same_with_depth")
 def _same_with_depth(run: Run) -> Judged:
-    direct = ratios(run, "direct")
-    measured = ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in direct.itertuples())
-    if len(direct) < 2:  # a sweep claim: one depth cannot say whether the gain stays the same
-        return Judged(measured=f"not measured: one depth timed ({measured})", verdict=NOT_MEASURED)
-    base, largest = row(direct, config_id=run.base_id), direct.iloc[-1]
+    every = ratios(run, "direct")
+    measured = ", ".join(f"{ratio_interval(r)} at {int(r.transforms)}" for r in every.itertuples())
+    direct = every[every.hidden == row(every, config_id=run.base_id).hidden]  # depth alone, at the base's width
+    if direct.transforms.nunique() < 2:  # a sweep claim: one depth cannot say whether the gain stays the same
+        return Judged(measured=f"not measured: one depth timed at the base's width ({measured})",
+                      verdict=NOT_MEASURED)
+    base, largest = direct.iloc[0], direct.iloc[-1]
     grown = ratio_of_estimates(largest.ratio, (largest.ratio_ci_low, largest.ratio_ci_high), base.ratio,
                                (base.ratio_ci_low, base.ratio_ci_high))
     same = decide(grown[1], grown[2], 1 / SAME_GAIN, SAME_GAIN, holds="inside", log=True, of="the gain's growth")

@@ -108,8 +108,8 @@ CLAIMS = {
     "same_with_depth": Claim(
         "the direct speedup stays the same with depth (extrapolated linearly to 12L and 24L)",
         "7.6x at 24, 72 and 144 transforms (extrapolated, not measured)",
-        rule=f"the gain at the most transforms over the gain at the fewest (95% interval of the quotient of the two "
-             f"ratios) within {1 / SAME_GAIN:.1f}-{SAME_GAIN:.2f}x: the same; wholly outside: not reproduced",
+        rule=f"the gain at the most transforms over the fewest's, at the base's width (95% interval of their "
+             f"quotient) within {1 / SAME_GAIN:.1f}-{SAME_GAIN:.2f}x: the same; wholly outside: not reproduced",
         advice=Advice("", "The gain grows with depth, where the write-up's extrapolated table kept it constant "
                           "(how fast, against its O(N*L) -> O(L) analysis: per_transform's exponent): batching "
                           "matters most for deep models.")),
