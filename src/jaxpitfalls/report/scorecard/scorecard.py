@@ -165,6 +165,8 @@ def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str
         for c in cs:
             beside = _side_by_side(c, here[s])
             said = f" Write-up vs ours: {beside}." if beside and c["verdict"] not in (NOT_MEASURED, CHECKED) else ""
+            unsized = c["numbers"][0].unsized if c["numbers"] else ""
+            said += f" Not sizable here: {unsized}." if unsized and unsized not in said else ""
             measured = c["measured"].removeprefix(f"{NOT_TESTABLE} ")  # the verdict leads the paragraph already
             lines += [f"- **{s} `{c['key']}`** ({VERDICT_MARK[c['verdict']].strip('*')}): {measured}.{said}"
                       f"{_moved_text(c)}", ""]

@@ -69,7 +69,7 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
         if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
             continue
         if lead["numbers"] and lead["numbers"][0].unsized:
-            apart.append(f"{study} {lead['key']} ({lead['numbers'][0].unsized})")
+            apart.append(f"{study} {lead['key']}")
             continue
         if not lead["numbers"] or lead["verdict"] in UNSIZED:
             continue
@@ -80,7 +80,8 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
                                             f"{tolerance(lead['numbers'][0])}"]
         elif found.held is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
-    apart_said = f". {len(apart)} not sizable here: {'; '.join(apart)}" if apart else ""
+    apart_said = (f". {len(apart)} not sizable here (why: under \"How each claim was judged\"): {', '.join(apart)}"
+                  if apart else "")
     said = (f"; {len(missed)} did not: {', '.join(missed)}" if missed else "") + apart_said
     if not held + len(missed):
         return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
