@@ -138,7 +138,13 @@ MALFORMED = [
      "config compare.fail_on_regression: nothing is compared, so no gate runs"),
     ("a history of a study turned off", {"history": {"versions": ["0.11.8"], "study": "tree_at"},
                                           "studies": {"tree_at": {"enabled": False}}},
-     "config history.study = 'tree_at': not an enabled study (enabled: dispatch, extraction, generation)"),
+     "config history.study = 'tree_at': not an enabled study (enabled: dispatch, extraction, generation; set "
+     "studies.tree_at.enabled: true)"),
+    ("a declared series of a mode the study has not", {"history": {"versions": ["0.11.8"], "primary": [
+        "*/jit_flat/jit_partition/blockd"]}}, "config history.primary[0] = '*/jit_flat/jit_partition/blockd': "
+                                               "'blockd' matches no mode"),
+    ("a declared series of a configuration not timed", {"history": {"versions": ["0.11.8"], "primary": [
+        "layers9*/jit_flat/jit_partition/blocked"]}}, "'layers9*' matches no configuration the history times"),
     ("a release's pins for a release not swept", {"history": {"versions": ["0.11.8"], "pins": {"0.11.7": {}}}},
      "config history.pins.0.11.7: not one of history.versions ['0.11.8']"),
     ("a release's python that is not there", {"history": {"versions": ["0.11.8"], "pythons": {"0.11.8": "/no/py"}}},

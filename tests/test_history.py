@@ -47,7 +47,7 @@ def test_the_step_is_found_where_filter_jit_changed_and_none_in_jax_jit_s_varian
     assert list(flat.step) == [0] and flat.ruled_out.iloc[0] < 0.1
     lines = history.summary_lines(steps, "equinox")
     assert f"**equinox 0.11.7 -> 0.11.8: {found.ratio.iloc[0]:.3f}x [" in lines[0]
-    assert "no step over 10 releases; a change larger than" in lines[1]
+    assert "no step over 10 releases; a change beyond 0.9" in lines[1] and "x is ruled out" in lines[1]
 
 
 def test_a_result_that_ran_another_release_is_refused_naming_both():
@@ -258,7 +258,13 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
     gone = tmp_path / "runs" / RELEASES[5] / "job1" / "base.json"  # a release that loses both its jobs
     history_run.measure_release(RELEASES[5], "equinox", str(status), "dispatch", {"id": "base"}, {}, {}, {},
                                 str(gone), "", "")
-    paths = [lost, gone, gone.parents[1] / "job2" / "base.json"]
+    (failed := tmp_path / "failed.json").write_text(json.dumps({"ok": False, "reason": (
+        "pip install failed: WARNING: Location 'file:///simple/equinox/' is ignored\nERROR: No matching "
+        "distribution found for equinox==0.99")}))
+    absent = tmp_path / "runs" / "0.99" / "job1" / "base.json"  # a release pip could not install: its cause said
+    history_run.measure_release("0.99", "equinox", str(failed), "dispatch", {"id": "base"}, {}, {}, {}, str(absent),
+                                "", "")
+    paths = [lost, gone, gone.parents[1] / "job2" / "base.json", absent]
     paths[2].parent.mkdir()
     paths[2].write_text(gone.read_text())
     for release, (doc,) in _measured().items():
@@ -266,13 +272,14 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
             (path := tmp_path / "runs" / release / f"job{job}" / "base.json").parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(doc))
             paths.append(path)
-    block = {"study": "dispatch", "package": "equinox", "versions": RELEASES, "with": {}, "pins": {}, "pythons": {},
+    block = {"study": "dispatch", "package": "equinox", "versions": [*RELEASES, "0.99"], "with": {}, "pins": {}, "pythons": {},
              "repeats": 2, "configs": "base"}
     out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
     history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
     report = (tmp_path / "report.out").read_text()
     assert "## Jobs lost" in report and f"- `equinox {RELEASES[2]} job 2 (base)`: ProcessesDisagree" in report
     assert f"- `equinox {RELEASES[5]}`: every job lost (ProcessesDisagree: " in report  # without a result
+    assert "- `equinox 0.99`: pip install failed: ERROR: No matching distribution found for equinox==0.99" in report
     assert "## Audit" in report and "**0 of 17** twin rows excluded 1" in report  # every job's twin, none in a step
     ratios = pd.read_csv(out.ratios, dtype={"release": str})
     assert set(ratios.release) == set(RELEASES) - {RELEASES[5]} and len(ratios) == 2 * (2 * len(RELEASES) - 3)
@@ -302,7 +309,7 @@ def test_a_release_result_of_a_later_format_is_refused_naming_both_versions(tmp_
     (path := tmp_path / "runs" / RELEASES[0] / "job1" / "base.json").parent.mkdir(parents=True)
     doc = _measured()[RELEASES[0]][0] | {"format": {"result": results.FORMAT + 1, "jaxpitfalls": "9.0"}}
     path.write_text(json.dumps(doc))
-    block = {"study": "dispatch", "package": "equinox", "versions": RELEASES, "with": {}, "pins": {}, "pythons": {},
+    block = {"study": "dispatch", "package": "equinox", "versions": [*RELEASES, "0.99"], "with": {}, "pins": {}, "pythons": {},
              "repeats": 1, "configs": "base"}
     out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
     with pytest.raises(results.InvalidResult, match=rf"base.json: result format {results.FORMAT + 1} \(written by "

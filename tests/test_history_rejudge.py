@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from jaxpitfalls.across_runs.history import rejudge
 from jaxpitfalls.across_runs.history.history import steps_table
@@ -60,6 +61,19 @@ def test_the_command_prints_the_report_s_line_per_series_and_writes_the_steps(tm
     assert "(jax 0.4.34 -> 0.4.38; jaxlib 0.4.34 -> 0.4.38 changed too)" in printed[0]
     assert "no step over 6 releases" in printed[1]
     assert len(pd.read_csv(steps)) == 2
+
+
+def test_the_command_refuses_a_package_the_table_never_ran_and_says_what_a_pattern_declared(tmp_path, capsys):
+    """A typo'd package named a step in 'equinx' with equinox 'changed too'; a typo'd pattern was silent."""
+    table = tmp_path / "history.csv"
+    _table().to_csv(table, index=False)
+    with pytest.raises(SystemExit) as refused:
+        rejudge.main([str(table), "equinx"])
+    assert refused.value.code == 2 and "records no release of 'equinx': its jobs ran equinox, jax" in \
+        capsys.readouterr().err
+    assert rejudge.main([str(table), "equinox", "--primary", "*/filter_jt/*"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Steps corrected in every series") and "'*/filter_jt/*' named no series" in first
 
 
 def test_the_published_equinox_table_still_gives_the_steps_docs_history_states():

@@ -1,6 +1,7 @@
-"""Names a config declares before the run for a lockstep comparison (compare.primary, compare.pyperf.callable),
-checked against every row the lockstep can time: a typo would otherwise declare nothing, found after every job.
-(history.primary is checked by the history's report: its series include pairs no spec lists, such as anchors.)"""
+"""Names a config declares before the run (compare.primary, compare.pyperf.callable, history.primary), checked
+against what the run can measure: a typo would otherwise declare nothing, found after every job. A history's
+series include pairs no spec lists (anchors), so of history.primary only the configuration and mode are checked
+here; its report names a pattern that matched no series."""
 
 from __future__ import annotations
 
@@ -35,5 +36,22 @@ def _lockstep(config: dict[str, Any]) -> Iterator[str]:
                f"{', '.join(spec.modes)}; variants: {', '.join(spec.variants)})")
 
 
+def _history(config: dict[str, Any]) -> Iterator[str]:
+    """history.primary's configuration and mode parts, where a pattern spells out all four."""
+    history = config["history"]
+    if not history["versions"] or history["study"] not in plan.enabled_studies(config):
+        return
+    confs = [conf["id"] for conf in plan.history_configurations(config)]
+    modes = list(registry.spec(history["study"]).modes)
+    for i, pattern in enumerate(history["primary"]):
+        parts = pattern.split("/")
+        if len(parts) != 4:
+            continue
+        for part, names, what in ((parts[0], confs, "configuration the history times"), (parts[3], modes, "mode")):
+            if naming_nothing([part], names):
+                yield (f"config history.primary[{i}] = {pattern!r}: {part!r} matches no {what} (config_id/variant/"
+                       f"baseline/mode; {', '.join(names[:3])})")
+
+
 def declared_problems(config: dict[str, Any]) -> list[str]:
-    return list(_lockstep(config))
+    return [*_lockstep(config), *_history(config)]

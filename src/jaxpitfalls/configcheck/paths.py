@@ -134,7 +134,7 @@ def _history(config: dict[str, Any]) -> Iterator[str]:
         yield f"config history.study = {history['study']!r}: not a study (studies: {', '.join(config['studies'])})"
     elif history["versions"] and history["study"] not in plan.enabled_studies(config):
         yield (f"config history.study = {history['study']!r}: not an enabled study (enabled: "
-               f"{', '.join(plan.enabled_studies(config))})")
+               f"{', '.join(plan.enabled_studies(config))}; set studies.{history['study']}.enabled: true)")
     for key in ("pins", "pythons"):
         for release in history[key]:
             if release not in history["versions"]:

@@ -20,6 +20,7 @@ from ...report.scorecard.twins import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
 from .changepoints import Fit, fit_steps, resting_alone
+from .figure import figure
 from .primary import family_text, matches
 from .release_levels import SERIES, detectable_change, release_levels, series_rows
 
@@ -149,8 +150,9 @@ def summary_lines(steps: pd.DataFrame, package: str, primary: Sequence[str] = ()
         name = f"`{variant}` / `{baseline}` ({mode}, {config_id})" + (" (declared primary)" if matches(key, primary)
                                                                       else "")
         if (rows.step == 0).all():
-            lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change larger than "
-                         f"{rows.ruled_out.iloc[0]:.1%} is ruled out")
+            bound = 1 + rows.ruled_out.iloc[0]
+            lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change beyond "
+                         f"{1 / bound:.3f}x-{bound:.3f}x is ruled out")
             continue
         apart = rows.set_apart.iloc[0]
         lines.append(f"- {name}: " + "; ".join(_step_text(r, package) for r in rows.itertuples())
@@ -167,25 +169,6 @@ def _step_text(r, package: str) -> str:
             "that release is timed again in another job (history.repeats: 2)" if alone else f"**{size}**")
     return (text + (f" (or {r.or_between}: the measurements cannot tell which)" if r.or_between else "")
             + (f" ({r.also_changed} changed too)" if r.also_changed else ""))
-
-
-def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
-    """Each series' levels with 95% intervals, a panel per variant and mode, a dashed line at each step."""
-    from ...contract.figures import facet_lines, lay_out_beside_legend
-
-    shown = [r for r in releases if r in set(levels.release)]
-    data = levels.assign(position=levels.release.map(shown.index),
-                         series=levels.variant + " / " + levels.baseline + ", " + levels["mode"])
-    fig = facet_lines(data, x="position", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="config_id",
-                      col="series", wrap=2, reference=1.0, xlabel=f"{package} release", ylabel="paired ratio",
-                      title="Each release's paired ratio (95% interval); dashed: a step found")
-    for ax, series in zip(fig.axes, dict.fromkeys(data.series), strict=False):
-        ax.set_xticks(range(len(shown)), shown, rotation=45, ha="right")
-        found = steps[(steps.step > 0) & (steps.variant + " / " + steps.baseline + ", " + steps["mode"] == series)]
-        for r in found.itertuples():
-            ax.axvline(shown.index(r.after) - 0.5, color="crimson", linestyle="--", linewidth=1)
-    lay_out_beside_legend(fig)
-    return fig
 
 
 def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
@@ -209,15 +192,28 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
             f"every release's interval before the fit.{blocks}")
 
 
+def _cause(reason: str) -> str:
+    """A failure's line that says why: the step that failed with its last error line (pip warns before it errs)."""
+    lines = reason.strip().splitlines()
+    step, _, first = lines[0].partition(": ")
+    errors = [line for line in [first, *lines[1:]] if "error" in line.lower()]
+    return f"{step}: {errors[-1].strip()}" if errors and first and errors[-1] != first else lines[0]
+
+
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
              history: History, lost: dict[tuple[str, int, str], str] | None = None) -> str:
     """reports/history.md: the steps, how they were decided, failed releases, lost jobs, the rows."""
     package = history.package
-    failed = [f"- `{package} {release}`: {reason.splitlines()[0]}" for release, reason in unavailable.items()]
-    gone = [f"- `{package} {release} job {job} ({config_id})`: {reason.splitlines()[0]}"
+    failed = [f"- `{package} {release}`: {_cause(reason)}" for release, reason in unavailable.items()]
+    gone = [f"- `{package} {release} job {job} ({config_id})`: {_cause(reason)}"
             for (release, job, config_id), reason in (lost or {}).items()]
     return "\n".join([
         f"# {history.study} across {package} releases", "",
+        "## What changed", "", *summary_lines(steps, package, history.primary), "",
+        "A series without a step rules out only what its releases' intervals allow: more jobs a release "
+        "(`history.repeats`) or more processes a job (the study's `measure.processes`) narrow it.", "",
+        "![Each release's paired ratio](figures/history.png)", "",
+        "## How it was judged", "",
         f"Each release timed in an environment of its own ({len(history.versions)} releases asked for; the "
         "versions each result recorded are in the table). A release's ratio is each variant's paired ratio to "
         "its floor inside that release's jobs, so the machine's drift between jobs cancels. Steps: the exact "
@@ -227,8 +223,6 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
         "none, the change ruled out.", "", jobs_line(steps, history.repeats), "",
         *order_line(ratios, list(history.versions)),
-        "![Each release's paired ratio](figures/history.png)", "",
-        "## What changed", "", *summary_lines(steps, package, history.primary), "",
         *(["## Jobs lost", "", "Their measurement failed (the reason below; the job's log has the rest): their "
             "release's other jobs stand and the steps are fit without them. To time one again, delete its result "
             "(results/history/runs/<release>/job<k>/) or name it to `snakemake --forcerun`; a release that "

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ... import results
 from .history import steps_table, summary_lines
+from .primary import family_text
 from .release_levels import release_levels
 
 
@@ -46,7 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--primary", action="append", default=[], metavar="PATTERN",
                         help="a series declared primary, as history.primary names it (repeat for several)")
     args = parser.parse_args(argv)
-    steps = rejudged(read_table(args.table), args.package, tuple(args.primary))
+    ratios = read_table(args.table)
+    recorded = sorted({p for env in recorded_environments(ratios).values() for p in env["packages"]})
+    if args.package not in recorded:
+        parser.error(f"{args.table} records no release of {args.package!r}: its jobs ran {', '.join(recorded)}")
+    steps = rejudged(ratios, args.package, tuple(args.primary))
+    if args.primary:  # over which series each step was corrected, and a pattern that named none
+        print(f"Steps corrected {family_text(steps, args.primary)}.")
     print("\n".join(summary_lines(steps, args.package, args.primary)))
     if args.steps:
         results.write_csv(args.steps, steps)
