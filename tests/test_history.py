@@ -272,8 +272,8 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
             (path := tmp_path / "runs" / release / f"job{job}" / "base.json").parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(doc))
             paths.append(path)
-    block = {"study": "dispatch", "package": "equinox", "versions": [*RELEASES, "0.99"], "with": {}, "pins": {}, "pythons": {},
-             "repeats": 2, "configs": "base"}
+    block = {"study": "dispatch", "package": "equinox", "versions": [*RELEASES, "0.99"], "with": {}, "pins": {},
+             "pythons": {}, "repeats": 2, "configs": "base"}
     out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
     history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
     report = (tmp_path / "report.out").read_text()
@@ -309,7 +309,7 @@ def test_a_release_result_of_a_later_format_is_refused_naming_both_versions(tmp_
     (path := tmp_path / "runs" / RELEASES[0] / "job1" / "base.json").parent.mkdir(parents=True)
     doc = _measured()[RELEASES[0]][0] | {"format": {"result": results.FORMAT + 1, "jaxpitfalls": "9.0"}}
     path.write_text(json.dumps(doc))
-    block = {"study": "dispatch", "package": "equinox", "versions": [*RELEASES, "0.99"], "with": {}, "pins": {}, "pythons": {},
+    block = {"study": "dispatch", "package": "equinox", "versions": RELEASES, "with": {}, "pins": {}, "pythons": {},
              "repeats": 1, "configs": "base"}
     out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
     with pytest.raises(results.InvalidResult, match=rf"base.json: result format {results.FORMAT + 1} \(written by "
