@@ -129,7 +129,8 @@ def difference_at(ratio, variant_size: float, baseline_size: float) -> np.ndarra
     """The difference (s) a ratio stands for at its sides' medians: their geometric mean times
     sqrt(r) - 1/sqrt(r), so ratio and difference agree and a reversed pair negates it."""
     root = np.sqrt(np.asarray(ratio, dtype=float))
-    return math.sqrt(variant_size * baseline_size) * (root - 1 / root)
+    with np.errstate(divide="ignore"):  # a ratio of 0 (an interval's end) stands for a difference of -inf
+        return math.sqrt(variant_size * baseline_size) * (root - 1 / root)
 
 
 def relative_half_width(comparison) -> float:

@@ -253,8 +253,7 @@ def drawn(ratios: pd.DataFrame, repeats: tuple[int, ...] = (1, 2), histories: in
 
 def read(path: str | Path) -> pd.DataFrame:
     """A kept table of outcomes, its outcomes as strings."""
-    return pd.read_csv(path, dtype={"between_releases": str, "outcomes": str}, keep_default_na=False,
-                       float_precision="round_trip")
+    return pd.read_csv(path, dtype={"between_releases": str, "outcomes": str}, keep_default_na=False)
 
 
 def drawn_again(ratios: pd.DataFrame, table: pd.DataFrame, first: int) -> pd.DataFrame:
