@@ -234,8 +234,8 @@ def _config(block: dict) -> dict:
 
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     update_config(config, yaml.safe_load((ROOT / "presets/smoke.yaml").read_text()))
-    update_config(config, {"studies": {name: {"enabled": False} for name in (
-        "dispatch", "tree_at", "extraction", "generation")} | block})
+    update_config(config, {"studies": {name: {"enabled": False} for name in registry.names()
+                                       if not registry.is_file(name)} | block})
     return config
 
 

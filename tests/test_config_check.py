@@ -14,8 +14,10 @@ import configs
 import pytest
 import yaml
 
+from jaxpitfalls import registry
+
 ROOT = configs.ROOT
-ALL_OFF = {name: {"enabled": False} for name in ("dispatch", "tree_at", "extraction", "generation")}
+ALL_OFF = {name: {"enabled": False} for name in registry.names() if not registry.is_file(name)}  # a fifth too
 SMOKE_BASE = Path(configs.smoke_result("dispatch")).stem  # the smoke preset's dispatch base configuration
 
 
@@ -252,3 +254,13 @@ def test_a_valid_config_passes_with_its_defaults_filled_in(tmp_path):
     proc = dry_run(tmp_path, {})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "Job stats" in proc.stdout
+
+
+def test_a_study_with_a_model_family_and_no_size_is_refused_naming_what_it_lacks():
+    """A new study's block with model_family but no layers in its base stopped the parse with a bare KeyError."""
+    from jaxpitfalls.configcheck.sizes import size_problems
+
+    config = configs.config_with("presets/smoke.yaml")
+    del config["studies"]["dispatch"]["base"]["layers"]
+    assert "config studies.dispatch.base: no layers, which a study with model_family ('bert') needs to size its " \
+           "model" in size_problems(config)

@@ -117,6 +117,11 @@ def size_problems(config: dict[str, Any]) -> list[str]:
     lines: list[str] = list(_family_problems(config, enabled))
     for study in enabled:
         block, check = config["studies"][study], registry.spec(study).check_sizes
+        unsized = [k for k in ("layers", "hidden") if "model_family" in block and k not in block.get("base", {})]
+        if unsized:  # the model each configuration times is named by its family, layers and hidden
+            lines.append(f"config studies.{study}.base: no {' or '.join(unsized)}, which a study with model_family "
+                         f"({block['model_family']!r}) needs to size its model")
+            continue
         for conf in plan.configurations(block):
             if "model" not in conf:  # a benchmark file builds its own inputs: setup checks them when it runs
                 continue

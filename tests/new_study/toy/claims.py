@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxpitfalls.contract.decisions import decide, interval
 from jaxpitfalls.contract.judging import Judges, Run
-from jaxpitfalls.contract.verdicts import Judged
+from jaxpitfalls.contract.verdicts import Estimate, Judged
 
 from .spec import SPEC
 
@@ -15,4 +15,5 @@ JUDGES = Judges(SPEC)
 def _jit_faster(run: Run) -> Judged:
     r = run.pair("eager", "jit")
     return Judged(measured=interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x"),
-                  verdict=decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True).verdict())
+                  verdict=decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True).verdict(),
+                  headline=Estimate(r.ratio, r.ratio_ci_low, r.ratio_ci_high, "x", "eager / jit"))

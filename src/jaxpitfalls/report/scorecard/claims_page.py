@@ -46,7 +46,8 @@ def _study(name: str) -> list[str]:
                           "here": treatment(c).replace("|", "\\|")} for c in claims.values()])
     judged = sum(c.judged for c in claims.values())
     return [f"## {name}", "", _description(name), "",
-            f"{len(claims)} claims: {judged} judged, {len(claims) - judged} checked or not measured.", "",
+            f"{len(claims)} claim{'s' * (len(claims) != 1)}: {judged} judged, {len(claims) - judged} checked or not "
+            "measured.", "",
             rows.to_markdown(index=False), ""]
 
 

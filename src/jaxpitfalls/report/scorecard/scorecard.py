@@ -49,7 +49,8 @@ def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
         picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
         ordered = picture or sorted(rows, key=lambda c: c["verdict"] not in (REPRODUCED, NOT_REPRODUCED))
         said = [text for text in map(_advice, ordered) if text][:FINDINGS_PER_STUDY]
-        out[study] = " ".join(said) if said else "nothing decided on this run."
+        decided = any(c["verdict"] in (REPRODUCED, NOT_REPRODUCED) for c in rows)
+        out[study] = " ".join(said) if said else "no advice given." if decided else "nothing decided on this run."
     return out
 
 
