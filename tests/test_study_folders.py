@@ -120,3 +120,15 @@ def test_a_users_study_records_its_files_digest_where_a_packaged_one_has_the_com
     assert code_version({"git": git, "study_code": file}) == "0123456+study:abcdef1@fedcba9"  # its repository's
     assert code_version({"git": git, "study_code": file | {"git": {"commit": None, "dirty": True}}}) == (
         "0123456+study:abcdef1")
+
+
+def test_a_study_whose_claims_py_judges_not_every_claim_is_refused_at_parse(tmp_path, folders):
+    """The spec judges a claim no function in claims.py judges: the report refused it, after every timing job."""
+    mine = _toy_folder(tmp_path)
+    claims = mine / "toy" / "claims.py"
+    claims.write_text(claims.read_text().replace('@JUDGES("jit_faster")\n', ""))
+    config = config_with("presets/smoke.yaml") | {"study_folders": [str(mine)]}
+    config["studies"] = config["studies"] | {"toy": {"base": {"layers": 1, "hidden": 16}}}
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    assert f"study toy: {claims.resolve()} judges none of ['jit_faster']: add a function" in str(refused.value)

@@ -3,10 +3,11 @@ only once started. Light (no JAX), so `snakemake -n` fails on a bad config."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import registry, results
+from .. import plan, registry, results
 from ..contract.settings import processes_problem
 from .declared import declared_problems
 from .paths import path_problems
@@ -52,6 +53,17 @@ def _processes_problems(config: dict[str, Any]) -> list[str]:
     return found
 
 
+def _unjudged(config: dict[str, Any]) -> Iterator[str]:
+    """A study of the user's folders whose claims.py judges not every claim its spec judges: refused now, not by
+    the report after every timing job (the packaged studies' are tested; their claims import pandas)."""
+    for name in plan.enabled_studies(config):
+        if not registry.is_file(name) and registry.FOLDER not in registry.where(name).parents:
+            missing = registry.judges(name).missing()
+            if missing:
+                yield (f"study {name}: {registry.where(name) / 'claims.py'} judges none of {missing}: add a "
+                       "function for each (@JUDGES(key)), or give the claim checked= or not_measured= in spec.py")
+
+
 def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     """Validate against the assembled schema and fill in defaults, or raise InvalidConfig; then check the
     models, files and flags it names."""
@@ -73,7 +85,7 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     if not problems:
         fill_defaults(config, schema)
         problems = [*size_problems(config), *path_problems(config), *declared_problems(config),
-                    *_processes_problems(config)]
+                    *_processes_problems(config), *_unjudged(config)]
     if not problems:
         return
     note = ""

@@ -118,9 +118,13 @@ class Judges:
 
         return register
 
+    def missing(self) -> list[str]:
+        """The spec's judged claims no function judges."""
+        return [k for k, c in self.spec.claims.items() if c.judged and k not in self._by_key]
+
     def judge(self, tables: Mapping[str, pd.DataFrame]) -> list[Judged]:
         """Every judged claim, in the spec's order; one without its function is refused, so none vanishes."""
-        missing = [k for k, c in self.spec.claims.items() if c.judged and k not in self._by_key]
+        missing = self.missing()
         if missing:
             raise KeyError(f"study {self.spec.name}: no function judges {missing}")
         run = Run(self.spec, tables)
