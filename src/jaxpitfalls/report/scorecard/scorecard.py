@@ -100,15 +100,15 @@ def ours_cell(claim: dict[str, Any]) -> str:
 HOW_TO_READ = (
     "`ours`: the number the verdict rests on, with its 95% interval; `{mark}` marks one judged below the write-up's "
     "structure (a smaller model, batch or sequence: \"How each claim was judged\" names which; supporting only, "
-    "counted apart), `{device}` one judged on another device than the write-up's effect needs (an accelerator's on "
-    "a CPU, sharding on one device; supporting only, counted apart). `size`: the write-up's first number against "
-    "ours ({rule}); `(not sizable here)`: one no run here can size (why: in the tally). `verdict`: the "
-    "direction, by the claim's rule (under \"The rules\"): `yes` holds here, `**no**` does not, `inconclusive` the "
+    "counted apart), `{device}` one judged on another device than the write-up's effect needs (an accelerator's on a "
+    "CPU, sharding on one device; supporting only, counted apart). `size`: the write-up's first number against ours "
+    "({rule}); `(not sizable here)`: one no run here can size (why: under \"How each claim was judged\"). `verdict`: "
+    "the direction, by the claim's rule (under \"The rules\"): `yes` holds here, `**no**` does not, `inconclusive` the "
     "interval straddles the rule's edge, `not testable` the largest effect this hardware can show lies below the "
-    "write-up's claimed size, `unstable` worker processes disagreed, `checked` every job checks it, `not measured` "
-    "no run here judges it; `(= key)`: the same effect as claim `key`'s (the same measurement read again, or its "
-    "effect with others added), counted once; `(was ...)`: the run's own verdict, where the snapshot was judged "
-    "again since (why: under \"How each claim was judged\").")
+    "write-up's claimed size, `unstable` worker processes disagreed, `checked` every job checks it, `not measured` no "
+    "run here judges it; `(= key)`: the same effect as claim `key`'s (the same measurement read again, or its effect "
+    "with others added), counted once; `(was ...)`: the run's own verdict, where the snapshot was judged again since "
+    "(why: under \"How each claim was judged\").")
 
 
 EXPECTATIONS_HOW_TO_READ = (
