@@ -43,8 +43,8 @@ def values(snapshot: Path, page: Path = Path("README.md")) -> dict[str, str]:
     """Every value a marker can name, judged by this checkout's rules; links are relative to `page`."""
     claims, _ = snapshot_claims(snapshot)
     link = os.path.relpath(snapshot / "report.md", page.parent)
-    said = tally(claims).replace("**", "").replace('under "How each', f'in [the report]({link})\'s "How each')
-    found = {"snapshot": snapshot.name, "tally": said,
+    at = f'in [the report]({link})\'s "How each claim was judged"'
+    found = {"snapshot": snapshot.name, "tally": tally(claims, at).replace("**", ""),
              "snapshot.link": f"[{snapshot.name}]({link})"}
     wall = json.loads((snapshot / "manifest.json").read_text()).get("wall_seconds") \
         if (snapshot / "manifest.json").exists() else None  # a reference's (across_runs/reference/reference.py)

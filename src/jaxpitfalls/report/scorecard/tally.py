@@ -62,8 +62,12 @@ def _counted(groups: list[list[Row]]) -> str:
     return "; ".join(f"{counts[k]} {'**no**' if k == 'no' else k}" for k in ORDER if k in counts)
 
 
-def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
-    """How many write-up numbers held in size, one per effect, naming misses."""
+JUDGED_AT = 'under "How each claim was judged"'  # where each unsizable number's reason is, in the report
+
+
+def numbers_line(theirs: list[tuple[str, list[Row]]], judged_at: str = JUDGED_AT) -> str:
+    """How many write-up numbers held in size, one per effect, naming misses (`judged_at`: where their reasons are
+    said, as seen from the page the line is on)."""
     held, missed, apart, alone = 0, [], [], []
     for study, (lead, *_) in theirs:
         if lead["verdict"] == NOT_MEASURED:  # a study this run did not time says nothing of its numbers
@@ -80,8 +84,7 @@ def numbers_line(theirs: list[tuple[str, list[Row]]]) -> str:
                                             f"{tolerance(lead['numbers'][0])}"]
         elif found.held is False:
             missed.append(f"{study} {lead['key']} ({size_cell(lead).replace('**', '')})")
-    apart_said = (f". {len(apart)} not sizable here (why: under \"How each claim was judged\"): {', '.join(apart)}"
-                  if apart else "")
+    apart_said = f". {len(apart)} not sizable here (why: {judged_at}): {', '.join(apart)}" if apart else ""
     said = (f"; {len(missed)} did not: {', '.join(missed)}" if missed else "") + apart_said
     if not held + len(missed):
         return f"**No write-up number could be sized in this run** (none measured at the write-up's structure){said}"
@@ -106,7 +109,7 @@ def expectations_line(rows: list[Row]) -> str:
     return f"**Your {len(rows)} expectation{'s' * (len(rows) != 1)}**: {counted}"
 
 
-def tally(claims: dict[str, list[Row]]) -> str:
+def tally(claims: dict[str, list[Row]], judged_at: str = JUDGED_AT) -> str:
     """Numbers held in size, then effects by verdict, ours beyond the write-ups' and supporting-only ones apart."""
 
     yours = [r for rows in claims.values() for r in rows if r.get("expected")]
@@ -114,10 +117,10 @@ def tally(claims: dict[str, list[Row]]) -> str:
     if not any(claims.values()):
         return expectations_line(yours)
     said = f". {expectations_line(yours)}" if yours else ""
-    return f"{_write_ups_tally(claims)}{said}"
+    return f"{_write_ups_tally(claims, judged_at)}{said}"
 
 
-def _write_ups_tally(claims: dict[str, list[Row]]) -> str:
+def _write_ups_tally(claims: dict[str, list[Row]], judged_at: str) -> str:
     by_study = [(s, g) for s, rows in claims.items() for g in effects([r for r in rows if not r["beyond"]])]
     theirs = [g for _, g in by_study]
     ours = [g for rows in claims.values() for g in effects([r for r in rows if r["beyond"]])]
@@ -126,5 +129,5 @@ def _write_ups_tally(claims: dict[str, list[Row]]) -> str:
     apart = (f". Of these effects, {len(supporting)} were judged only at a structure smaller than the write-up's "
              f"or on another device (supporting only: {_counted(supporting)})") if supporting else ""
     beyond = f". {len(ours)} beyond them: {_counted(ours)}" if ours else ""
-    return (f"{numbers_line(by_study)}. {len(theirs)} effects in the write-ups' {rows} claims: {_counted(theirs)}"
-            f"{apart}{beyond}")
+    return (f"{numbers_line(by_study, judged_at)}. {len(theirs)} effects in the write-ups' {rows} claims: "
+            f"{_counted(theirs)}{apart}{beyond}")
