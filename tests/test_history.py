@@ -123,7 +123,7 @@ def test_a_step_in_a_series_declared_primary_is_corrected_over_the_declared_ones
     assert named(("base/filter_jit/jit_flat/blocked",)) == [("filter_jit", "blocked")]
     assert named(("*/filter_jit/*",)) == [("filter_jit", "blocked"), ("filter_jit", "pipelined")]  # over 2: 2.81
     steps = history.steps_table(levels, releases, "safetensors", envs, ("*/filter_jit/*/blocked",))
-    lines = history.summary_lines(steps, "safetensors", ("*/filter_jit/*/blocked",))
+    lines = history.summary_lines(steps, "safetensors")
     said = family_text(steps, ("*/filter_jit/*/blocked",))
     assert steps[steps.declared][["variant", "mode"]].drop_duplicates().values.tolist() == [["filter_jit", "blocked"]]
     assert "except in the 1 of 8 `history.primary` declares ('*/filter_jit/*/blocked')" in said

@@ -15,15 +15,16 @@ def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], packa
     from ...contract.figures import facet_lines, lay_out_beside_legend
 
     shown = [r for r in releases if r in set(levels.release)]
-    declared = set(_panel(steps[steps.declared])) if "declared" in steps else set()
+    declared = set(_panel(steps[steps.declared]))
+    panels = list(dict.fromkeys(_panel(levels)))  # facet_lines draws them in this order
     data = levels.assign(position=levels.release.map(shown.index),
                          series=_panel(levels).map(lambda p: p + " (declared)" if p in declared else p))
     fig = facet_lines(data, x="position", y="ratio", low="ratio_ci_low", high="ratio_ci_high", hue="config_id",
                       col="series", wrap=2, reference=1.0, xlabel=f"{package} release", ylabel="paired ratio",
                       title="Each release's paired ratio (95% interval); red, between releases: a step found")
-    for ax, series in zip(fig.axes, dict.fromkeys(data.series), strict=False):
+    for ax, panel in zip(fig.axes, panels, strict=False):
         ax.set_xticks(range(len(shown)), shown, rotation=45, ha="right")
-        found = steps[(steps.step > 0) & (_panel(steps) == series.removesuffix(" (declared)"))]
+        found = steps[(steps.step > 0) & (_panel(steps) == panel)]
         for r in found.itertuples():
             ax.axvline(shown.index(r.after) - 0.5, color="crimson", linestyle="--", linewidth=1)
     lay_out_beside_legend(fig)

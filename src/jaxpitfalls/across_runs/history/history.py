@@ -142,12 +142,13 @@ def fits(levels: pd.DataFrame, releases: list[str],
                                  single=list(jobs[at] == 1), df=list(df[at]))
 
 
-def summary_lines(steps: pd.DataFrame, package: str, primary: Sequence[str] = ()) -> list[str]:
-    """One line per series: its steps with their size, or no step within what it rules out."""
+def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
+    """One line per series: its steps with their size, or no step within what it rules out; `declared` series
+    marked."""
     lines = []
     for key, rows in steps.groupby(SERIES, sort=False):
         config_id, variant, baseline, mode = key
-        name = f"`{variant}` / `{baseline}` ({mode}, {config_id})" + (" (declared primary)" if matches(key, primary)
+        name = f"`{variant}` / `{baseline}` ({mode}, {config_id})" + (" (declared primary)" if rows.declared.iloc[0]
                                                                       else "")
         if (rows.step == 0).all():
             bound = 1 + rows.ruled_out.iloc[0]
@@ -209,7 +210,7 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
             for (release, job, config_id), reason in (lost or {}).items()]
     return "\n".join([
         f"# {history.study} across {package} releases", "",
-        "## What changed", "", *summary_lines(steps, package, history.primary), "",
+        "## What changed", "", *summary_lines(steps, package), "",
         "A series without a step rules out only what its releases' intervals allow: more jobs a release "
         "(`history.repeats`) or more processes a job (the study's `measure.processes`) narrow it.", "",
         "![Each release's paired ratio](figures/history.png)", "",

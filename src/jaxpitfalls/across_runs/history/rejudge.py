@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     steps = rejudged(ratios, args.package, tuple(args.primary))
     if args.primary:  # over which series each step was corrected, and a pattern that named none
         print(f"Steps corrected {family_text(steps, args.primary)}.")
-    print("\n".join(summary_lines(steps, args.package, args.primary)))
+    print("\n".join(summary_lines(steps, args.package)))
     if args.steps:
         results.write_csv(args.steps, steps)
     return 0
