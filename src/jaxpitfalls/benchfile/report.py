@@ -47,7 +47,7 @@ def _whole(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFrame:
-    """`jit_calls_traced`: the jitted calls a traced step dispatched (the first capture's), where one was traced."""
+    """`jit_calls_traced`: a traced step's calls into jitted functions (the first capture's), where one was traced."""
     if overhead is None or "jit_calls" not in overhead or overhead.empty:
         return steps.assign(jit_calls_traced=None)
     first = overhead[overhead.capture == 0].drop_duplicates(["config_id", "variant"])
