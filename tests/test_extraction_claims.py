@@ -181,17 +181,20 @@ def test_the_device_get_probe_times_a_real_dispatch_and_says_what_came_back():
     (lambda m, ids, mask: (m["w"] * ids).sum() + m["b"].sum(), 0, "ran"),  # no output of w's shape: none reused
     (lambda m, ids, mask: m["w"] * 2 + ids + m["b"].sum(), 1, "failed"),  # an output takes w: freed, then gone
 ])
-def test_the_donation_probe_counts_what_donating_freed_and_what_the_next_batch_did(forward, freed, second):
+def test_the_donation_probe_counts_what_donating_freed_and_what_the_next_batch_did(forward, freed, second, caplog):
     import jax.numpy as jnp
 
     from jaxpitfalls.studies.extraction import donation
 
     model = {"w": jnp.ones((4, 4)), "b": jnp.ones((3,))}
     batch = (jnp.ones((4, 4)), jnp.ones((4, 4)))
+    caplog.set_level("INFO")
     found = donation.probe(model, forward, batch, batch)
     assert found["parameters"] == 2 and found["freed"] == freed and found["second_batch"].startswith(second)
     assert found["warned_not_usable"] and not model["w"].is_deleted()  # "b" is never reused; the probe's copy
     assert found["freed_mb"] == pytest.approx(freed * 64 / 2**20)
+    # the runtime's own error line for the refused call is announced in the job's log as expected
+    assert ("error that follows is expected" in caplog.text) == bool(freed)
 
 
 @pytest.mark.parametrize(("freed", "expected"), [
