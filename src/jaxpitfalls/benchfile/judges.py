@@ -30,8 +30,8 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     decision = decide(r[1], r[2], *edges, holds=holds, log=True)
     shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else r
     what = f"t({e.b}) / t({e.a})" if e.faster else f"t({e.a}) / t({e.b})"
-    return Judged(measured=f"{what} = {interval(*shown, 'x')} at the base configuration ({e.mode})",
-                  verdict=decision.verdict(), reason=decision.reason, headline=Estimate(*shown, "x", what))
+    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} at the base configuration ({e.mode})",
+                           headline=Estimate(*shown, "x", what))
 
 
 @cache

@@ -111,6 +111,10 @@ class Decision:
         """The claim's verdict; the reason goes to `Judged.reason`."""
         return verdict(self.outcome)
 
+    def judged(self, measured: str, **fields: Any) -> Judged:
+        """The claim judged by this decision: its verdict and, where undecided, why."""
+        return Judged(measured=measured, verdict=self.verdict(), reason=self.reason, **fields)
+
 
 HOLDS = {
     "above": lambda low, high, edges: above(low, high, *edges),

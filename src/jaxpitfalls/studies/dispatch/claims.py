@@ -65,10 +65,8 @@ def _slower(run: Run) -> Judged:
     slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
     base = "" if config_id == run.base_id else (
         f"; the base, a shorter step: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))} at {run.base_id}")
-    return Judged(
+    return slower.judged(
         measured=f"{ratio_interval(fj)} {where} ({config_id}){base}",
-        reason=slower.reason,
-        verdict=slower.verdict(),
         judged_ratio=ratio_of(fj),
         headline=Estimate(*ratio_of(fj), "x", "filter_jit / jit_partition"),
         bound=_slower_bound(run, fj, config_id),
@@ -82,11 +80,9 @@ def _slower(run: Run) -> Judged:
 def _every_call(run: Run) -> Judged:
     gap = _pair(run, "filter_jit", "jit_partition")
     paid = decide(gap.diff_ci_low_ms, gap.diff_ci_high_ms, 0, of="the per-step difference", unit=" ms")
-    return Judged(  # ms per step x 1000 steps: the same number in seconds
+    return paid.judged(  # ms per step x 1000 steps: the same number in seconds
         measured=f"filter_jit - jit_partition per warm step {ms(gap)} at {run.base_id}"
                  f"{width_note(run, run.base_id)}: over 1000 steps {interval(*difference_of(gap), ' s')}",
-        reason=paid.reason,
-        verdict=paid.verdict(),
         headline=Estimate(*difference_of(gap), " ms", "per warm step"),
     )
 
@@ -117,12 +113,10 @@ def _structure(run: Run) -> Judged:
     fewer, more, growth, shown = found[0]
     grows = decide(growth[1], growth[2], 0)
     others = "".join(f"; {f[3]}: {interval(*f[2], ' ms', signed=True)}" for f in found[1:])
-    return Judged(
+    return grows.judged(
         measured=(f"filter_jit - jit_partition {shown}: {interval(*growth, ' ms', signed=True)} "
                   f"(the base timed in the same job, paired in time; {more - fewer} leaves more: no rate per leaf "
                   f"from one pair){others}{tree_only}"),
-        reason=grows.reason,
-        verdict=grows.verdict(),
         ours=ours,
         headline=Estimate(*growth, " ms", f"{fewer} -> {more} leaves:"),
     )
@@ -171,11 +165,9 @@ def _partition_free(run: Run) -> Judged:
                                                      f"{ms(whole)} may be 0 at {config_id}: no share of it")
     left, how = share_left(run, config_id, part, whole)
     small = decide(left[1], left[2], LEFT_OF_OVERHEAD, holds="below", of="the share left")
-    return Judged(
+    return small.judged(
         measured=(f"jit_partition over {SPEC.floor} {ms(part)}: {share_text(left, how, whole)} at "
                   f"{config_id}{tree_only}: jax.jit's own flattening"),
-        reason=small.reason,
-        verdict=small.verdict(),
         headline=Estimate(*(100 * x for x in left), "%", "left of filter_jit's overhead"),
     )
 
@@ -195,9 +187,9 @@ def _flattening_left(run: Run) -> Judged:
     decided = noop is not None and noop.diff_ci_low_ms > 0  # the no-op decides where it is wholly above 0
     headline = (Estimate(*difference_of(noop), " ms", "jitted no-op, partitioned - flat") if decided else
                 Estimate(*difference_of(part), " ms", f"jit_partition - {SPEC.floor}"))
-    return Judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
-                           f"{config_id}{tree_only}{shown}",
-                  reason=costs.reason, verdict=costs.verdict(), headline=headline)
+    return costs.judged(measured=f"jit_partition over {SPEC.floor} {ms(part)} ({ratio_interval(part)}){share} at "
+                                 f"{config_id}{tree_only}{shown}",
+                        headline=headline)
 
 
 @JUDGES("pipelining")
@@ -215,12 +207,10 @@ def _pipelining(run: Run) -> Judged:
                   + (": none, it ran slower: no gain for filter_jit to miss)" if floor["pipelined"] > floor["blocked"]
                      else ")"),
                   scope="in this run")
-    return Judged(
+    return rises.judged(
         measured=(f"filter_jit / {SPEC.floor}: pipelined / blocked {interval(*rise, 'x')} (blocked "
                   f"{ratio_interval(blocked)}, pipelined {ratio_interval(pipelined)}) at {run.base_id}"
                   f"{width_note(run, run.base_id)}"),
-        reason=rises.reason,
-        verdict=rises.verdict(),
         bound=bound,
         judged_ratio=rise,
         headline=Estimate(*rise, "x", "filter_jit's ratio pipelined / blocked"),
@@ -251,8 +241,8 @@ def _attribution_complete(run: Run) -> Judged:
     all_of = decide(share[1], share[2], ALL_OF_GAP, of="Python's share of the gap")
     over = (" (wholly above 1: the traced Python exceeds the gap, so part of it overlaps the program's run or the "
             "tracer inflated it; the gap is Python, its size is not this share)") if share[1] > 1 else ""
-    return Judged(measured=f"{measured}: {interval(*share)} of it{over}{where}", reason=all_of.reason,
-                  verdict=all_of.verdict(), headline=Estimate(*share, "x", "traced Python / the gap"))
+    return all_of.judged(measured=f"{measured}: {interval(*share)} of it{over}{where}",
+                         headline=Estimate(*share, "x", "traced Python / the gap"))
 
 
 @JUDGES("inference_ok")
@@ -267,13 +257,11 @@ def _inference_ok(run: Run) -> Judged:
     half, theirs = f"{INFERENCE_SHARE:g} of the step's overhead", "the forward's overhead"
     margin, defined = ((room, f"{half} minus {theirs}") if under else
                        ((-room[0], -room[2], -room[1]), f"{theirs} minus {half}"))
-    return Judged(
+    return small.judged(
         measured=f"forward call {ms(forward)} per call ({ratio_interval(forward)}) vs training step (blocked) "
                  f"{ms(step)} per step ({ratio_interval(step)}) at {run.base_id}{width_note(run, run.base_id)}: "
                  f"the forward's overhead {'under' if under else 'over'} {INFERENCE_SHARE:g} x the step's by "
                  f"{interval(*margin, ' ms')} ({defined}; the forward returns logits, no model or optimizer state)",
-        reason=small.reason,
-        verdict=small.verdict(),
         headline=Estimate(*room, " ms", f"forward +{forward.diff_ms:.3f} ms vs step +{step.diff_ms:.3f} ms: "
                                         f"margin under {INFERENCE_SHARE:g} x the step's"),
     )

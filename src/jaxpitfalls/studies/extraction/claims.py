@@ -37,11 +37,9 @@ def _first_pass_fix(run: Run, config_id: str, where: str, fix: tuple[str, str], 
     fresh = run.pair(slow, fast, config_id, mode="first_pass")
     steady = run.pair(slow, fast, config_id, mode="extract")
     faster = decide(fresh.ratio_ci_low, fresh.ratio_ci_high, 1, log=True, of="the first-pass ratio")
-    return Judged(
+    return faster.judged(
         measured=(f"first pass (compilation included) {ratio_interval(fresh)} {where} ({config_id}), "
                   f"over fresh first passes, warm passes {ratio_interval(steady)} (padding's compute)"),
-        reason=faster.reason,
-        verdict=faster.verdict(),
         ours=(ratio_of(fresh) if at_structure else None,),
         judged_ratio=ratio_of(fresh),
         headline=Estimate(*ratio_of(fresh), "x", f"first pass {slow} / {fast}"),
@@ -59,12 +57,11 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
     passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n)
-    return Judged(
+    return faster.judged(
         ours=(ratio_of(r) if at_structure else None,) * len(SPEC.claims[key].numbers), judged_ratio=ratio_of(r),
         headline=Estimate(*ratio_of(r), "x", f"{slow} / {fast}"),
         measured=(f"{ratio_interval(r)} {where} ({config_id}), over {passes} timed passes per variant; first pass "
                   f"{first_gain:.2f}x (one pass each)"),
-        reason=faster.reason, verdict=faster.verdict(),
         bound=bound(row(speeds(run), config_id=config_id, variant=slow), fix),
     )
 
@@ -113,12 +110,12 @@ def _time_split(run: Run) -> Judged:
     share = tuple(100 * host / ms for ms in (median.median_ms, median.median_ci_high_ms, median.median_ci_low_ms))
     third = decide(share[1], share[2], SPLIT_SHARE, of="the share", unit="%")
     most = speedup_removing(eager.pass_ms, host)
-    return Judged(
+    return third.judged(
         measured=f"eager's pass {where} ({config_id}): forward "
                  f"{eager.forward_ms:.1f} ms, copies {eager.transfer_ms:.1f} ms, Python storage "
                  f"{eager.storage_ms:.1f} ms: copies and Python {share[0]:.1f}% [{share[1]:.1f}, {share[2]:.1f}] "
                  f"of its {eager.pass_ms:.1f} ms (removing them: at most {most:.3f}x)",
-        reason=third.reason, verdict=third.verdict(), ours=(share if at_structure else None,),
+        ours=(share if at_structure else None,),
         headline=Estimate(*share, "%", "copies and Python"))
 
 
@@ -155,11 +152,11 @@ def _decode_activations(run: Run) -> Judged:
         return not_probed("decode_step")
     ratio = (checks.decode_step_ratio, checks.decode_step_ratio_ci_low, checks.decode_step_ratio_ci_high)
     slower = decide(ratio[1], ratio[2], 1, log=True, of="eager / jit")
-    return Judged(
+    return slower.judged(
         measured=f"the decode step with every layer's activations on one token, un-jitted / jitted "
                  f"{interval(*ratio, 'x')} at {run.base_id} (medians of {int(checks.decode_step_probes)} calls: "
                  f"{checks.decode_step_eager_ms:.1f} ms un-jitted, {checks.decode_step_jit_ms:.2f} ms jitted)",
-        reason=slower.reason, verdict=slower.verdict(), headline=Estimate(*ratio, "x", "un-jitted / jitted"),
+        headline=Estimate(*ratio, "x", "un-jitted / jitted"),
     )
 
 

@@ -49,12 +49,10 @@ def _cache_faster(run: Run) -> Judged:
     if compiling is not None:  # the write-up's number most likely timed that (its Number says why)
         beside = f", {interval(*compiling, 'x')} against the uncached loop compiling in its timed region{beside}"
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True, of="uncached / kv_cache")
-    return Judged(
+    return faster.judged(
         measured=(
             f"uncached / kv_cache {ratio_interval(head)} both warm {where} ({head_id}; {SPEC.floor}: "
             f"{_tokens_per_s(run, head_id)[0]:.1f} tok/s){beside}"),
-        reason=faster.reason,
-        verdict=faster.verdict(),
         ours=(compiling, _tokens_per_s(run, head_id)) if at_structure else (None, None),
         judged_ratio=ratio_of(head),
         headline=Estimate(*ratio_of(head), "x", "uncached / kv_cache, both warm"),
@@ -127,11 +125,9 @@ def _match_warmup_config(run: Run) -> Judged:
 def _disable_jit_baseline(run: Run) -> Judged:
     eager = run.pair("uncached_eager", "uncached")
     slower = decide(eager.ratio_ci_low, eager.ratio_ci_high, 1, log=True)
-    return Judged(
+    return slower.judged(
         measured=(f"the uncached loop under jax.disable_jit() / jitted: {ratio_interval(eager)} at "
                   f"{run.base_id}"),
-        reason=slower.reason,
-        verdict=slower.verdict(),
         headline=Estimate(*ratio_of(eager), "x", "disable_jit / jitted"),
     )
 
@@ -145,10 +141,8 @@ def scan_beats(low: float, high: float) -> Decision:
 def _scan(run: Run) -> Judged:
     scan = run.pair("kv_cache_scan")
     beats = scan_beats(scan.ratio_ci_low, scan.ratio_ci_high)
-    return Judged(
+    return beats.judged(
         measured=f"kv_cache_scan / kv_cache {ratio_interval(scan)} at {run.base_id}",
-        reason=beats.reason,
-        verdict=beats.verdict(),
         headline=Estimate(*ratio_of(scan), "x", "kv_cache_scan / kv_cache"),
     )
 
@@ -236,11 +230,9 @@ def _slowed_cached(run: Run) -> Judged:
     demo, same, at_structure = _demonstration(run)
     cached, uncached = (_slowed(run, variant, demo.config_id, same) for variant in (SPEC.floor, "uncached"))
     slowed = decide(cached[1], cached[2], 1, log=True, of="kv_cache's slow-down")
-    return Judged(
+    return slowed.judged(
         measured=(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
                   f"(uncached: {interval(*uncached, 'x')}){_below(demo, at_structure)}"),
-        reason=slowed.reason,
-        verdict=slowed.verdict(),
         headline=Estimate(*cached, "x", "kv_cache warmed short / properly"),
         ours=(cached if at_structure else None,),
     )

@@ -41,12 +41,10 @@ def _faster(run: Run) -> Judged:
     head_id, where, at_structure = run.headline("faster")
     head = row(ratios(run, "direct"), config_id=head_id)
     faster = decide(head.ratio_ci_low, head.ratio_ci_high, 1, log=True)
-    return Judged(
+    return faster.judged(
         measured=(f"{ratio_interval(head)} {where} ({median(run, head_id, 'unbatched', 'direct'):.1f} "
                   f"ms -> {median(run, head_id, SPEC.floor, 'direct'):.1f} ms; {int(head.transforms)} "
                   "transforms)"),
-        reason=faster.reason,
-        verdict=faster.verdict(),
         judged_ratio=ratio_of(head),
         headline=Estimate(*ratio_of(head), "x", "unbatched / batched"),
         ours=(ratio_of(head) if at_structure else None,),
@@ -93,10 +91,8 @@ def _same_with_depth(run: Run) -> Judged:
     grown = ratio_of_estimates(largest.ratio, (largest.ratio_ci_low, largest.ratio_ci_high), base.ratio,
                                (base.ratio_ci_low, base.ratio_ci_high))
     same = decide(grown[1], grown[2], 1 / SAME_GAIN, SAME_GAIN, holds="inside", log=True, of="the gain's growth")
-    return Judged(
+    return same.judged(
         measured=measured,
-        reason=same.reason,
-        verdict=same.verdict(),
         headline=Estimate(
             *grown, "x", f"the gain at {int(largest.transforms)} / at {int(base.transforms)} transforms"),
     )
@@ -127,8 +123,8 @@ def _first_run_linear(run: Run) -> Judged:
         return Judged(measured=shown, verdict=verdict(None), ours=ours)
     linear = decide(growth[1], growth[2], 1 / LINEAR_BAND, LINEAR_BAND, holds="inside", log=True,
                     of="the cost-per-transform ratio")
-    return Judged(measured=shown, reason=linear.reason, verdict=linear.verdict(), ours=ours,
-                  headline=Estimate(*growth, "x", f"cost per transform, {n[1]}-{n[2]} over {n[0]}-{n[1]}"))
+    return linear.judged(measured=shown, ours=ours,
+                         headline=Estimate(*growth, "x", f"cost per transform, {n[1]}-{n[2]} over {n[0]}-{n[1]}"))
 
 
 @JUDGES("jit_negligible")
@@ -144,8 +140,8 @@ def _jit_negligible(run: Run) -> Judged:
                       verdict=verdict(True), ours=ours,
                       headline=Estimate(*overall, "x", "same program in every job; compiled, unbatched / batched"))
     negligible = decide(overall[1], overall[2], 0.9, 1.1, holds="inside", log=True, of="the ratio over all depths")
-    return Judged(measured=timed, reason=negligible.reason, verdict=negligible.verdict(), ours=ours,
-                  headline=Estimate(*overall, "x", "compiled, unbatched / batched"))
+    return negligible.judged(measured=timed, ours=ours,
+                             headline=Estimate(*overall, "x", "compiled, unbatched / batched"))
 
 
 @JUDGES("less_compilation")
@@ -165,19 +161,17 @@ def _less_compilation(run: Run) -> Judged:
     if "start_up_program_same" not in run.tables["checks"]:
         measured += "; this run did not record whether the two start-ups lower to one program: compile time decides"
     less = decide(compile_ratio[1], compile_ratio[2], 1.1, log=True, of="the compile-time ratio over all depths")
-    return Judged(measured=measured, reason=less.reason, verdict=less.verdict(),
-                  headline=Estimate(*compile_ratio, "x", "XLA compile time unbatched / batched"))
+    return less.judged(measured=measured,
+                       headline=Estimate(*compile_ratio, "x", "XLA compile time unbatched / batched"))
 
 
 @JUDGES("init_faster")
 def _init_faster(run: Run) -> Judged:
     init = row(ratios(run, "first_run"), config_id=run.at("faster") or run.base_id)
     faster = decide(init.ratio_ci_low, init.ratio_ci_high, 1.5, log=True)
-    return Judged(
+    return faster.judged(
         measured=(f"whole first run unbatched / batched {ratio_interval(init)} at {init.config_id} "
                   f"({int(init.transforms)} transforms)"),
-        reason=faster.reason,
-        verdict=faster.verdict(),
         judged_ratio=ratio_of(init),
         headline=Estimate(*ratio_of(init), "x", "whole first run unbatched / batched"),
     )
@@ -225,13 +219,11 @@ def _setup_split(run: Run) -> Judged:
               for step in START_UP_STEPS}
     minor = decide(*shares["apply"][1:], DOMINATES, holds="below", of="apply's share")
     unsharded = unsharded_note(run, stepped.config_id)
-    return Judged(
+    return minor.judged(
         measured=(f"batched, un-jitted, {where}{unsharded} ({stepped.config_id}): " + ", ".join(
             f"{step} {stepped[f'step_{step}_ms']:.1f} ms ({s[0]:.1%} [{s[1]:.1%}, {s[2]:.1%}])"
             for step, s in shares.items())
             + f": shares of the four steps' time in each call (the whole start-up: {stepped.median_ms:.0f} ms)"),
-        reason=minor.reason,
-        verdict=minor.verdict(),
         headline=Estimate(*(100 * x for x in shares["apply"]), "%",
                           "apply's share" + (", no leaf sharded" if unsharded else "")),
         ours=(tuple(100 * x for x in shares["apply"]) if at_structure and not unsharded else None,),
@@ -255,9 +247,8 @@ def _jit_vs_eager_setup(run: Run) -> Judged:
     if None not in (cold_outcome, massive.outcome) and cold_outcome != massive.outcome:
         massive = Decision(None, "undecided: the write-up's one step-by-step timing does not say whether its "
                                  "operations were already compiled, and the warm and cold readings disagree")
-    return Judged(measured=measured, reason=massive.reason, verdict=massive.verdict(),
-                  ours=(gain if at_structure else None,), judged_ratio=gain,
-                  headline=Estimate(*gain, "x", "un-jitted / compiled call"))
+    return massive.judged(measured=measured, ours=(gain if at_structure else None,), judged_ratio=gain,
+                          headline=Estimate(*gain, "x", "un-jitted / compiled call"))
 
 
 @JUDGES("once_run")
@@ -269,10 +260,10 @@ def _once_run(run: Run) -> Judged:
     pays = decide(once[1], once[2], 1, log=True, of="un-jitted / first run")
     if not cold and not pays.outcome:
         pays = Decision(None, "undecided: the un-jitted side's compilations are left out (no first call kept)")
-    return Judged(measured=f"{stepped.variant}, {where} ({stepped.config_id}): {said} = {interval(*once, 'x')}",
-                  reason=pays.reason, verdict=pays.verdict(), judged_ratio=once,
-                  headline=Estimate(*once, "x", "un-jitted first call (one) / jitted first run" if cold else
-                                    "un-jitted warm / jitted first run"))
+    return pays.judged(measured=f"{stepped.variant}, {where} ({stepped.config_id}): {said} = {interval(*once, 'x')}",
+                       judged_ratio=once,
+                       headline=Estimate(*once, "x", "un-jitted first call (one) / jitted first run" if cold else
+                                         "un-jitted warm / jitted first run"))
 
 
 @JUDGES("same_result")
