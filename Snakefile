@@ -8,7 +8,7 @@ from snakemake.utils import min_version
 # (envs/cpu.yaml under --software-deployment-method conda).
 sys.path.insert(0, f"{workflow.basedir}/src")
 
-from jaxpitfalls import runtime
+from jaxpitfalls import failed_jobs, runtime
 from jaxpitfalls.configcheck import require_valid
 from jaxpitfalls.idle_scheduler import keep_idle
 
@@ -33,6 +33,11 @@ report: "workflow/report/workflow.rst"
 # No job-rate timers waking the scheduler many times a second beside a timed job.
 onstart:
     keep_idle(workflow)
+
+
+# After a failed job: what was kept, and a config overlay that reports every finished configuration without it.
+onerror:
+    print(failed_jobs.advice(config, log), file=sys.stderr)
 
 
 # Cheap jobs that only read results run where Snakemake runs, never queued on a cluster (profiles/slurm).

@@ -361,6 +361,14 @@ def test_a_failing_job_leaves_every_other_result_intact(workdir, tmp_path):
     assert "No such file or directory" in (workdir / "results/logs/prepare_model/bert-L3-H16.log").read_text()
     assert {p.name: p.stat().st_mtime_ns for p in runs.iterdir()} == before  # nothing lost, nothing partial
     assert not list((workdir / "results" / "models").glob("*L3*")) and not list(runs.glob(".*"))
+    # the advice: an overlay without the failed configuration, and the local directory no configuration uses
+    without = workdir / "results" / "without-failed.yaml"
+    assert f"add {without} last to the command's --configfile files" in proc.stderr
+    assert "Remove models.bert.local_dirs.bert-L3-H16 from your config too" in proc.stderr
+    overlay.write_text(json.dumps({"studies": {"dispatch": {"sweep": {"layers": [3]}}}}))
+    planned = re.findall(r"^(?:local)?rule (\w+):", _snakemake(workdir, "-n", overlay=[overlay, without]).stdout,
+                         re.MULTILINE)
+    assert "render_report" in planned and not {"run_study", "capture_trace", "prepare_model"} & set(planned)
 
 
 def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):

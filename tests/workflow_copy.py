@@ -27,9 +27,10 @@ def copy_workflow(workdir: Path) -> Path:
     return workdir
 
 
-def command(*args: str, overlay: Path | None = None) -> list[str]:
-    """The venv's snakemake on the smoke preset (plus an overlay config)."""
-    configfiles = ["presets/smoke.yaml", *([str(overlay)] if overlay else [])]
+def command(*args: str, overlay: Path | list[Path] | None = None) -> list[str]:
+    """The venv's snakemake on the smoke preset (plus overlay configs, in order)."""
+    overlays = overlay if isinstance(overlay, list) else [overlay] if overlay else []
+    configfiles = ["presets/smoke.yaml", *map(str, overlays)]
     return [str(Path(sys.executable).parent / "snakemake"), "--configfile", *configfiles, *args]
 
 
@@ -38,7 +39,7 @@ def environment(workdir: Path, base: dict[str, str] | None = None) -> dict[str, 
     return dict(os.environ if base is None else base, PYTHONPATH=str(workdir / "src"))
 
 
-def snakemake(workdir: Path, *args: str, overlay: Path | None = None, check: bool = True):
+def snakemake(workdir: Path, *args: str, overlay: Path | list[Path] | None = None, check: bool = True):
     """Snakemake on the smoke preset (plus an overlay config) in `workdir`, importing the package copy."""
     cmd = command(*args, overlay=overlay)
     proc = subprocess.run(cmd, cwd=workdir, env=environment(workdir), capture_output=True, text=True, timeout=900)

@@ -1,0 +1,82 @@
+"""After failed jobs: the configurations they stood for, and the config overlay that reports every finished one
+(the Snakefile's onerror)."""
+
+from __future__ import annotations
+
+import copy
+
+import yaml
+from configs import config_with, validate
+from snakemake.utils import update_config
+
+from jaxpitfalls import failed_jobs, plan
+
+SMOKE = config_with("presets/smoke.yaml")
+
+
+def _log(tmp_path, *jobs: tuple[str, str]) -> str:
+    """A Snakemake log with an error block per (rule, output), among the lines a run writes."""
+    blocks = [f"[Sat Dec  5 15:21:08 2026]\nError in rule {rule}:\n    message: None\n    jobid: {i}\n"
+              f"    input: results/models/bert-L1-H16\n    output: {out}\n    log: results/logs/x.log\n"
+              for i, (rule, out) in enumerate(jobs)]
+    path = tmp_path / "snakemake.log"
+    path.write_text("Building DAG of jobs...\nrule run_study:\n    output: results/runs/dispatch/x.json\n"
+                    + "\n".join(blocks) + "Exiting because a job execution failed.\n")
+    return str(path)
+
+
+def _ids(config, study):
+    return [c["id"] for c in plan.configurations(config["studies"][study])]
+
+
+def test_a_failed_sweep_configuration_is_left_out_and_nothing_else(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base, swept = _ids(SMOKE, "dispatch")[:2]
+    text = failed_jobs.advice(SMOKE, [_log(tmp_path, ("run_study", f"results/runs/dispatch/{swept}.json"),
+                                                ("parse_trace", f"results/tables/overhead/dispatch/{swept}.csv"))])
+    assert text.startswith("2 job(s) failed (parse_trace, run_study); every finished result is kept")
+    assert f"{tmp_path / failed_jobs.OVERLAY} last to the command's --configfile files" in text
+    assert f"leaves out: dispatch {swept})" in text and "Remove models" not in text
+    config = copy.deepcopy(SMOKE)
+    update_config(config, yaml.safe_load((tmp_path / failed_jobs.OVERLAY).read_text()))
+    validate(config)
+    assert _ids(config, "dispatch") == [i for i in _ids(SMOKE, "dispatch") if i != swept] and base in _ids(
+        config, "dispatch")
+    for study in plan.enabled_studies(SMOKE):
+        if study != "dispatch":
+            assert config["studies"][study] == SMOKE["studies"][study]
+
+
+def test_a_failed_model_stands_for_every_configuration_it_serves(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    confs = plan.configurations(SMOKE["studies"]["dispatch"])
+    model = next(c["model"] for c in confs[1:] if c["model"] != confs[0]["model"])
+    text = failed_jobs.advice(SMOKE, _log(tmp_path, ("prepare_model", f"results/models/{model}")))
+    left_out = text.split("leaves out: ")[1].split(")")[0].split("; ")
+    assert left_out == sorted(f"{study} {c['id']}" for study in plan.enabled_studies(SMOKE)
+                              for c in plan.configurations(SMOKE["studies"][study]) if c.get("model") == model)
+    assert len(left_out) > 1
+
+
+def test_a_failed_base_cannot_be_left_out_and_no_overlay_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = _ids(SMOKE, "tree_at")[0]
+    text = failed_jobs.advice(SMOKE, _log(tmp_path, ("capture_trace", f"results/traces/tree_at/{base}")))
+    assert f"A base configuration failed (tree_at {base})" in text and "fix the cause" in text
+    assert not (tmp_path / failed_jobs.OVERLAY).exists()
+
+
+def test_a_point_is_left_out_and_an_unused_local_directory_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = config_with("presets/smoke.yaml", {
+        "studies": {"tree_at": {"points": [{"layers": 3, "hidden": 16}, {"layers": 5, "hidden": 16}]}},
+        "models": {"bert": {"local_dirs": {"bert-L3-H16": str(tmp_path)}}}})
+    point = next(c for c in plan.configurations(config["studies"]["tree_at"]) if c["layers"] == 3)
+    text = failed_jobs.advice(config, _log(tmp_path, ("run_study", f"results/runs/tree_at/{point['id']}.json")))
+    assert "Remove models.bert.local_dirs.bert-L3-H16 from your config too" in text
+    overlay = yaml.safe_load((tmp_path / failed_jobs.OVERLAY).read_text())
+    assert overlay["studies"]["tree_at"]["points"] == [{"layers": 5, "hidden": 16}]
+
+
+def test_a_run_that_failed_no_job_gets_no_advice(tmp_path):
+    assert failed_jobs.advice(SMOKE, _log(tmp_path)) == "" and failed_jobs.failed("Error in rule x:\n") == []
