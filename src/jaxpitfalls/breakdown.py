@@ -28,6 +28,12 @@ class Component:
         return any(raw.startswith(p) for p in self.prefixes)
 
 
+# jaxlib's C++ call of a compiled program, in every study's trace: on a CPU the program runs inside it, on a GPU
+# or TPU it runs asynchronously (in a wait)
+EXECUTABLE = Component("executable", prefixes=("PjitFunction(",),
+                       description="C++ dispatch (PjitFunction), with the program's run where it runs inline (a CPU)")
+
+
 def find_xplanes(trace_dir: str | os.PathLike) -> list[Path]:
     """Each capture's `.xplane.pb` under a trace directory, in capture order; one per capture."""
     captures = sorted(Path(trace_dir).glob("capture*"), key=lambda p: int(p.name.removeprefix("capture")))

@@ -1,7 +1,7 @@
 """Turn a profiler trace into a per-variant breakdown of the step by the study's `trace_components`.
 
 Python events match on file and function, never on the line, which changes between versions. Each instant goes to
-the innermost matching component, else `rest`: the parts partition the step and must add up to it.
+the innermost matching component, else `rest` (the remainder): the parts partition the step.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 from .breakdown import STEP_EVENT, Component
 
-TOLERANCE = 0.05
 # jaxlib's C++ jit dispatch marks each call's argument parsing: counted per traced step, the calls into jitted
 # functions one step made (a Python loop of jitted steps shows each, a scan inside jit one; eager operations and
 # calls made while tracing, outside jit, count too)
 DISPATCH_EVENT = "ParseArguments"
+# JAX's Python path for a call the C++ one hands back (effects, callbacks, a cache miss) parses the arguments
+# again: one call, not two
+FALLBACK_FRAME = re.compile(r"^\$pjit\.py:\d+ _infer_params$")
 
 
 REST = "rest"
@@ -99,9 +101,16 @@ def _breakdown(step: _Event, events: list[_Event], components: Sequence[Componen
     return {"exclusive": dict(exclusive), "inclusive": dict(inclusive), "step": duration}
 
 
+def _dispatches(events: list[_Event]) -> list[_Event]:
+    """Each call into a jitted function once: its C++ dispatch's argument parsing, not the Python fallback's."""
+    fallbacks = [e for e in events if FALLBACK_FRAME.match(e.name)]
+    return [e for e in events if e.name == DISPATCH_EVENT
+            and not any(f.start <= e.start and e.end <= f.end for f in fallbacks)]
+
+
 def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[dict[str, object]]:
-    """Rows (variant, component, inclusive_ms, exclusive_ms, share) averaged over each variant's traced
-    steps; raises where a variant's parts miss its traced step by more than TOLERANCE."""
+    """Rows (variant, component, inclusive_ms, exclusive_ms, share, jit_calls) averaged over each variant's
+    traced steps."""
     events = _step_thread_events(xplane)
     steps = [e for e in events if e.name == STEP_EVENT]
     if not any(e.name.startswith("$") for e in events):
@@ -110,7 +119,7 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
     step_ns: dict[str, float] = defaultdict(float)
     n_steps: dict[str, int] = defaultdict(int)
     dispatched: dict[str, int] = defaultdict(int)
-    dispatches = [e for e in events if e.name == DISPATCH_EVENT]
+    dispatches = _dispatches(events)
     for step in steps:
         variant = str(step.stats["variant"])
         parts = _breakdown(step, events, components)
@@ -123,12 +132,6 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
         dispatched[variant] += sum(step.start <= e.start and e.end <= step.end for e in dispatches)
     rows = []
     for variant, acc in totals.items():
-        added = sum(acc["exclusive"].values())
-        if abs(added - step_ns[variant]) > TOLERANCE * step_ns[variant]:
-            raise ValueError(
-                f"{xplane}: {variant}: the parts add up to {added / 1e6:.3f} ms but the traced step is "
-                f"{step_ns[variant] / 1e6:.3f} ms (more than {TOLERANCE:.0%} apart)"
-            )
         for comp in [c.name for c in components] + [REST]:
             n = n_steps[variant]
             inclusive = acc["inclusive"].get(comp, 0.0) if comp != REST else acc["exclusive"].get(REST, 0.0)

@@ -31,10 +31,15 @@ def components(file: Path) -> tuple[Component, ...]:
                   description="tracing, lowering and compiling (a warm call has none)"),
         Component("dispatch", prefixes=("PjitFunction(",),
                   description="C++ dispatch of a jitted call (argument handling, buffers), beside the program"),
-        Component("wait", (("_jit.py", "_call"),), prefixes=("api.py", "array.py", "CommonPjRtBuffer::Await"),
-                  description="waiting for the program's outputs (block_until_ready, device_get, __array__; "
-                              "filter_jit's own wait inside its _call)"),
-        Component("to_host", prefixes=("$numpy asarray", "$numpy array"), description="copies to NumPy arrays"),
+        Component("wait", (("_jit.py", "_call"), ("api.py", "block_until_ready"), ("api.py", "try_to_block"),
+                           ("array.py", "block_until_ready")), prefixes=("CommonPjRtBuffer::Await",),
+                  description="waiting for the program's outputs (block_until_ready; filter_jit's own wait inside "
+                              "its _call)"),
+        Component("to_host", (("api.py", "device_get"), ("api.py", "_device_get"), ("array.py", "__array__"),
+                              ("array.py", "_value"), ("array.py", "copy_to_host_async")),
+                  prefixes=("$numpy asarray", "$numpy array"),
+                  description="copies to the host (device_get, NumPy arrays), with the wait for a value not yet "
+                              "computed"),
     )
 
 

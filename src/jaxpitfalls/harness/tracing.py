@@ -29,7 +29,8 @@ def capture(runners: dict[str, Runner], steps: int, out_dir: str | os.PathLike, 
 
 
 def _options() -> jax.profiler.ProfileOptions:
-    """Python calls and our annotations only: host events (level 2) are not parsed and cost much memory."""
+    """Python calls and our annotations (level-2 host events go unparsed, costing memory); a GPU's device tracer
+    runs too (no option stops it)."""
     options = jax.profiler.ProfileOptions()
     options.python_tracer_level = 1
     options.host_tracer_level = 1

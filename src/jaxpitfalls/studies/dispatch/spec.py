@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...breakdown import Component
+from ...breakdown import EXECUTABLE, Component
 from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
 from ...contract.naming import value_label
@@ -41,8 +41,7 @@ COMPONENTS = (
               prefixes=("<generated_flatten_", "<generated_unflatten_"),
               description="pytree flattening in Python (incl. modules' flatten callbacks)"),
     Component("static_hash", (("_module.py", "__hash__"),), description="hashing a static argument"),
-    Component("executable", prefixes=("PjitFunction(",),
-              description="C++ dispatch and the compiled program (PjitFunction)"),
+    EXECUTABLE,
     Component("wait", (("api.py", "block_until_ready"), ("array.py", "block_until_ready"),
                        ("_jit.py", "_call")),
               description="waiting for outputs: block_until_ready, or filter_jit's own block inside _call"),

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ...breakdown import Component
+from ...breakdown import EXECUTABLE, Component
 from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
 from ...harness.sampling import Sampling
@@ -47,8 +47,7 @@ class Timing(settings.Timing):
 COMPONENTS = (
     Component("store", (("extractors.py", "store"),), description="writing the real tokens' rows (np.save)"),
     Component("to_host", (("extractors.py", "to_host"),), description="device-to-host copies (and waiting)"),
-    Component("executable", prefixes=("PjitFunction(",),
-              description="C++ dispatch and the compiled program (PjitFunction)"),
+    EXECUTABLE,
     Component("dispatch", (("extractors.py", "dispatch"),), description="preparing and dispatching a batch"),
     Component("wait", (("api.py", "block_until_ready"), ("array.py", "block_until_ready")),
               description="waiting for a batch's forward (the compiled program's run)"),

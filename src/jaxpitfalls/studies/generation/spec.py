@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...breakdown import Component
+from ...breakdown import EXECUTABLE, Component
 from ...contract import settings
 from ...contract.interface import Advice, Claim, Number, StudySpec
 
@@ -26,8 +26,7 @@ COMPONENTS = (
     Component("jitted_call", (("decoding.py", "__call__"),),
               description="calling a jitted function: dispatch and, where the backend runs the program before "
                           "returning (XLA's CPU backend may), its run; a scanned loop's whole generation is one"),
-    Component("executable", prefixes=("PjitFunction(",),
-              description="C++ dispatch and the compiled program (PjitFunction)"),
+    EXECUTABLE,
     Component("to_host", (("array.py", "__int__"), ("array.py", "_value"), ("api.py", "device_get"),
                           ("array.py", "__array__")),
               description="waiting for tokens and copying them to the host (kv_cache_scan: the whole scanned "
