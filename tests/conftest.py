@@ -55,13 +55,18 @@ def tiny_corpus_dir(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="session")
-def tiny_runners(tiny_bert_dir):
-    """The dispatch study's four variants on the tiny BERT, built once (their programs compile once)."""
+def build_tiny_runners(model_dir):
+    """The dispatch study's four variants on the tiny BERT, not yet called."""
     from jaxpitfalls.studies.dispatch import measure as dispatch
 
     conf = dict(layers=1, hidden=16, batch=2, seq=16, dropout=0.1, attention="explicit", id="t")
-    return dispatch.build_runners(*dispatch.prepare(conf, str(tiny_bert_dir)))
+    return dispatch.build_runners(*dispatch.prepare(conf, str(model_dir)))
+
+
+@pytest.fixture(scope="session")
+def tiny_runners(tiny_bert_dir):
+    """The tiny runners built once (their programs compile once), for tests that call them warm."""
+    return build_tiny_runners(tiny_bert_dir)
 
 
 # The smoke run checks what the jobs compute, never how fast: profiles/smoke runs two timing jobs at a time, one

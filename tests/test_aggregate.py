@@ -202,7 +202,7 @@ def test_the_checks_table_shows_what_the_guards_recorded_and_still_reads_older_r
     checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"].set_index("config_id")
     older, new = checks.loc["c0"], checks.loc["c1"]
     assert older.outputs_agree.startswith("yes (recorded as true") and older.signatures_distinct.startswith("yes")
-    assert new.outputs_agree == "2 variants vs b: within rtol=0.00001, atol=0.000001 (3 values each)"
+    assert new.outputs_agree == "1 variant vs b: within rtol=0.00001, atol=0.000001 (3 values each)"
     assert new.outputs_compared == "losses" and not new.outputs_exact and 0 < new.max_abs_difference < 1e-6
     assert new.signatures_distinct == "2 of 2 (1 pairs compared)"
     assert (new.compiles_in_timed_region, new.compiles_demonstrated) == (0, 2)  # counted from the modes
@@ -299,11 +299,19 @@ def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_sev
     one = {"dispatch": pd.DataFrame({"code": ["c0aca50", "c0aca50"]}), "tree_at": pd.DataFrame({"code": ["c0aca50"]})}
     assert markdown.code_line(one) == "Every timing job ran the workflow's code at `c0aca50`."
     edited = {"dispatch": pd.DataFrame({"code": ["c0aca50+dirty"]})}
-    assert markdown.code_line(edited) == "Every timing job ran the workflow's code at `c0aca50` with uncommitted edits."
+    assert markdown.code_line(edited) == \
+        "Every timing job ran the workflow's code at `c0aca50` with uncommitted edits."
     spans = one | {"tree_at": pd.DataFrame({"code": ["c0aca50", "d08a3ac+dirty"]})}
     line = markdown.code_line(spans)
     assert line.startswith("**The timing jobs ran 2 versions of the workflow's code**")
     assert "`tree_at`: `c0aca50`, `d08a3ac+dirty`" in line
+    # two benchmark files, each one version of itself: one version of the code, whatever their digests
+    files = {"mine": pd.DataFrame({"code": ["c0aca50+study:1111111"] * 2}),
+             "yours": pd.DataFrame({"code": ["c0aca50+study:2222222"]})}
+    assert markdown.code_line(files) == "Every timing job ran the workflow's code at `c0aca50`."
+    edited = files | {"mine": pd.DataFrame({"code": ["c0aca50+study:1111111", "c0aca50+study:3333333"]})}
+    assert markdown.code_line(edited).startswith(
+        "**The timing jobs ran more than one version of `mine`'s benchmark")
 
 
 def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path):
@@ -409,3 +417,46 @@ def test_ratios_wider_than_the_precision_their_job_asked_for_are_said_under_the_
     assert said.startswith("**1 ratios of 1 configuration(s) (wide) are wider than `measure.target_precision` "
                            "(±5%) after their most processes (4)**")
     assert shortfall_lines(comp[comp.config_id != "wide"], checks) == []
+
+
+def test_a_file_whose_other_variants_all_differ_on_purpose_records_its_floor_alone():
+    """float32 against bfloat16 with OUTPUTS_DIFFER: nothing to compare with the floor, which the result records
+    (the schema asked for two variants and failed the job after its timing)."""
+    import json
+
+    import jsonschema
+    import numpy as np
+
+    from jaxpitfalls import results
+    from jaxpitfalls.harness.variants import require_agree
+    from jaxpitfalls.report.tables.job_checks import agreement
+
+    found = require_agree({"f32": np.ones(3)}, "f32", exact=False) | {
+        "outputs": "every array leaf", "differ_on_purpose": {"bf16": "another precision"}}
+    defs = json.loads(results.SCHEMA.read_text())["$defs"]
+    jsonschema.validate(found, {"$defs": defs, "$ref": "#/$defs/agreement"})
+    assert agreement({"outputs_agree": found})["outputs_agree"] == \
+        "0 variants vs f32: within rtol=0.00001, atol=0.000001 (3 values each); 1 differs on purpose"
+
+
+def test_benchmark_files_without_expectations_are_reported_as_judging_nothing():
+    """No EXPECT in any file: the report frames no write-up and no verdict ("Your 0 expectations: ." before)."""
+    from jaxpitfalls.report.scorecard import scorecard
+
+    claims = {"mine": [], "yours": []}
+    assert scorecard.only_expectations(claims) and not scorecard.only_expectations({})
+    section = scorecard.scorecard_section(claims, "scorecard.png")
+    assert "## Your expectations" in section and "**No expectations**: your files name no `EXPECT`" in section
+    assert "Reproduction" not in section and "write-up" not in section
+    assert scorecard.findings_section(claims) == scorecard.rules_section(claims) == ""
+    assert scorecard.judging_section(claims, {}) == "" and scorecard.findings(claims) == {}
+
+
+def test_what_to_do_gives_every_expectation_of_a_file():
+    from jaxpitfalls.contract.interface import Advice
+    from jaxpitfalls.report.scorecard import scorecard
+
+    rows = [{"expected": True, "verdict": "reproduced", "advice": Advice(f"advice {i}.", "", ""), "claim": f"c{i}"}
+            for i in range(scorecard.FINDINGS_PER_STUDY + 2)]
+    said = scorecard.findings({"mine": rows})["mine"]
+    assert all(f"advice {i}." in said for i in range(len(rows)))

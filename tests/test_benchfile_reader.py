@@ -69,6 +69,7 @@ def test_every_example_reads(examples):
     (lambda s: s + 'EXPECT = ["square at least 0.5x faster than power"]\n', "is no change"),
     (lambda s: s + 'TOLERANCE = {"rtol": 1e-3, "ulp": 2}\n', "TOLERANCE takes rtol and atol"),
     (lambda s: s + 'OUTPUTS_DIFFER = {"square": "it squares"}\n', "OUTPUTS_DIFFER 'square'"),
+    (lambda s: s.replace('"power": power}', '"power": square}'), "'square' builds 'square' already"),
     (lambda s: s + "VARIANTS = VARIANTS | {}\n", "VARIANTS must be a dict"),
     (lambda s: s.replace("def setup(n,", "def setup(n, /,"), "passed by name"),
     (lambda s: s + "def broken(:\n", "not valid Python"),
@@ -83,6 +84,16 @@ def test_a_file_that_cannot_be_timed_is_refused_naming_it_and_what_to_change(tmp
     with pytest.raises(BenchFileRefused, match=str(path)) as refused:
         read(path)
     assert said in str(refused.value)
+
+
+def test_every_problem_after_the_variants_is_said_at_once(tmp_path):
+    path = write(tmp_path, GOOD + 'FLOOR = "cube"\nTOLERANCE = {"atl": 1}\nOUTPUTS_DIFFER = {"cube": "x"}\n'
+                                  'EXPECT = ["square of power"]\n')
+    with pytest.raises(BenchFileRefused) as refused:
+        read(path)
+    said = str(refused.value).splitlines()
+    assert len(said) == 4 and [w in line for w, line in zip(("FLOOR", "TOLERANCE", "OUTPUTS_DIFFER", "EXPECT"), said,
+                                                             strict=True)] == [True] * 4
 
 
 def test_a_missing_file_is_refused_naming_it(tmp_path):

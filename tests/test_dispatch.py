@@ -7,6 +7,7 @@ import dataclasses
 import jax
 import numpy as np
 import pytest
+from conftest import build_tiny_runners
 
 from jaxpitfalls import results
 from jaxpitfalls.harness import protocol
@@ -15,6 +16,12 @@ from jaxpitfalls.harness.stats import difference_side, side_parts, twin_side
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_agree, require_distinct
 from jaxpitfalls.studies.dispatch import measure as dispatch
 from jaxpitfalls.studies.dispatch.spec import ANCHOR, ANCHOR_PAIR, BESIDE, SPEC, Timing, beside_name
+
+
+@pytest.fixture(scope="module")
+def tiny_runners(tiny_bert_dir):
+    """This module's own: the session's may have been called (and compiled) by another module's tests first."""
+    return build_tiny_runners(tiny_bert_dir)
 
 
 @pytest.fixture(scope="module")

@@ -175,7 +175,7 @@ def test_tables_figures_and_report(smoke_run):
     report = (smoke_run / "reports" / "report.md").read_text()
     headings = ["## What to do", "## Reproduction scorecard", "## How each claim was judged", "## Study `dispatch`",
                 "### Pytree leaves", "### Where filter_jit's extra time per step goes",
-                "### Median time per timed call", "### Ratios and differences", "### Trace breakdown",
+                "### Time per timed call", "### Ratios and differences", "### Trace breakdown",
                 "### Figures", "## Study `tree_at`", "### Transforms and tree_at calls", "### Trace breakdown",
                 "## Audit", "### Run summary", "### Study `dispatch`: checks", "## Environment"]
     at = 0

@@ -4,6 +4,7 @@ must stop and decode), with as many digits as say something."""
 from __future__ import annotations
 
 import math
+import re
 
 
 def fixed(x: float, decimals: int = 3) -> str:
@@ -28,3 +29,11 @@ def short(x: float) -> str:
 def duration_ms(ms: float) -> str:
     """A time given in ms, as `1.234 ms`, or in µs below 10 µs (`4.8 µs`), where three decimals of a ms say nothing."""
     return f"{short(ms * 1e3)} µs" if math.isfinite(ms) and abs(ms) < 0.01 else f"{ms:.3f} ms"
+
+
+E_NOTATION = re.compile(r"\d+(?:\.\d+)?e[-+]?\d+")
+
+
+def plain_numbers(text: str) -> str:
+    """A recorded text's e-notation written plainly (`rtol=1e-05` -> `rtol=0.00001`)."""
+    return E_NOTATION.sub(lambda m: short(float(m[0])), text)

@@ -157,7 +157,10 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
     try:
         distinct = require_distinct(prepared.signatures)
     except VariantsIndistinguishable as e:
-        raise VariantsIndistinguishable(f"{bench.path}: {e}") from e
+        raise VariantsIndistinguishable(
+            f"{bench.path}: {e}. Same programs compiled, same Python on the way, same call as written: one thing "
+            "runs per call (under jax.jit, two spellings of one computation, jnp.einsum and @ say, lower to one "
+            "program and cost the same). Keep one of them, or time what differs where it runs") from e
     return {"outputs_agree": agreement, "signatures_distinct": distinct}
 
 

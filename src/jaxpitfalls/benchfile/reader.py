@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,10 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> dict[str, 
             raise _refuse(path, value, f"variant {name!r}: {value.id!r} is not defined in the file")
         if not name.isidentifier() or name in variants:
             raise _refuse(path, value, f"variant {name!r}: a variant's name is an identifier, and unique")
+        if value.id in variants.values():
+            other = next(n for n, f in variants.items() if f == value.id)
+            raise _refuse(path, value, f"variant {name!r}: {value.id!r} builds {other!r} already (one builder "
+                                       "under two names times the same code)")
         variants[name] = value.id
     if len(variants) < 2:
         raise _refuse(path, node, f"VARIANTS names {len(variants)} variant(s): a benchmark compares at least two")
@@ -180,20 +185,45 @@ def read(path: str | Path) -> BenchFile:
     assigned = _assignments(tree)
     axes, open_axes = _setup_axes(path, tree)
     variants = _variants(path, tree, assigned.get("VARIANTS"))
-    floor = _literal(path, "FLOOR", assigned.get("FLOOR"), next(iter(variants)), str)
+    problems: list[str] = []  # the rest read on, every problem said at once
+    floor = _attempt(problems, lambda: _floor(path, assigned.get("FLOOR"), variants)) or next(iter(variants))
+    tolerance = _attempt(problems, lambda: _tolerance(path, assigned.get("TOLERANCE"))) or {}
+    differ = _attempt(problems, lambda: _differ(path, assigned.get("OUTPUTS_DIFFER"), variants, floor)) or {}
+    expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants)) or ()
+    if problems:
+        raise BenchFileRefused("\n".join(problems))
+    return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
+                     floor=floor, expectations=expectations, rtol=float(tolerance.get("rtol", BenchFile.rtol)),
+                     atol=float(tolerance.get("atol", BenchFile.atol)), outputs_differ=differ, open_axes=open_axes)
+
+
+def _attempt(problems: list[str], read: Callable[[], Any]) -> Any:
+    """What `read` reads, or None with its refusal added to `problems`."""
+    try:
+        return read()
+    except BenchFileRefused as e:
+        problems.append(str(e))
+        return None
+
+
+def _floor(path: Path, node: ast.expr | None, variants: dict[str, str]) -> str:
+    floor = _literal(path, "FLOOR", node, next(iter(variants)), str)
     if floor not in variants:
-        raise _refuse(path, assigned["FLOOR"], f"FLOOR {floor!r} is not one of the variants {list(variants)}")
-    tolerance = _literal(path, "TOLERANCE", assigned.get("TOLERANCE"), {}, dict)
+        raise _refuse(path, node, f"FLOOR {floor!r} is not one of the variants {list(variants)}")
+    return floor
+
+
+def _tolerance(path: Path, node: ast.expr | None) -> dict[str, float]:
+    tolerance = _literal(path, "TOLERANCE", node, {}, dict)
     if set(tolerance) - {"rtol", "atol"} or not all(isinstance(v, int | float) and v >= 0 for v in tolerance.values()):
-        raise _refuse(path, assigned["TOLERANCE"], f"TOLERANCE takes rtol and atol, numbers of at least 0, not "
-                                                   f"{tolerance}")
-    differ = _literal(path, "OUTPUTS_DIFFER", assigned.get("OUTPUTS_DIFFER"), {}, dict)
+        raise _refuse(path, node, f"TOLERANCE takes rtol and atol, numbers of at least 0, not {tolerance}")
+    return tolerance
+
+
+def _differ(path: Path, node: ast.expr | None, variants: dict[str, str], floor: str) -> dict[str, str]:
+    differ = _literal(path, "OUTPUTS_DIFFER", node, {}, dict)
     for name, why in differ.items():
         if name not in variants or name == floor or not isinstance(why, str) or not why:
-            raise _refuse(path, assigned["OUTPUTS_DIFFER"], f"OUTPUTS_DIFFER {name!r}: name a variant other than "
-                                                            "the floor, and say why its output differs")
-    return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
-                     floor=floor, expectations=_expectations(path, assigned.get("EXPECT"), variants),
-                     rtol=float(tolerance.get("rtol", BenchFile.rtol)),
-                     atol=float(tolerance.get("atol", BenchFile.atol)),
-                     outputs_differ=differ, open_axes=open_axes)
+            raise _refuse(path, node, f"OUTPUTS_DIFFER {name!r}: name a variant other than the floor, and say why "
+                                      "its output differs")
+    return differ

@@ -89,7 +89,7 @@ def claims_figure(points: pd.DataFrame):
     units = sorted(points.unit.unique(), key=lambda u: (u != "x", -int((points.unit == u).sum()), u))
     if not units:
         fig, ax = plt.subplots(figsize=(9.0, 1.5))
-        ax.text(0.5, 0.5, "no claim was judged on a number in this run", ha="center", va="center",
+        ax.text(0.5, 0.5, "nothing was judged on a number in this run", ha="center", va="center",
                 transform=ax.transAxes)
         ax.set_axis_off()
         return fig

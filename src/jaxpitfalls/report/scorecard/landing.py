@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .scorecard import findings, findings_intro, only_expectations, tally
+from .scorecard import findings, findings_intro, judged_nothing, only_expectations, tally
 
 _RST_SPECIAL = re.compile(r"([\\`*_|])")
 URI_LINE = 1000  # characters per line of the figure's data URI (docutils refuses lines over 10,000)
@@ -22,7 +22,7 @@ def _plain(text: str) -> str:
 def landing_rst(claims: dict[str, list[dict[str, Any]]], figure: str | Path, warning: list[str] = ()) -> str:
     """`warning`: the report's lines above its findings (a busy machine), said here first too."""
     lines = ["What to do", "==========", "", *(_plain(w.replace("**", "")) for w in warning)]
-    lines += [_plain(findings_intro(claims)), ""]
+    lines += [] if judged_nothing(claims) else [_plain(findings_intro(claims)), ""]
     lines += [f"- **{study}**: {_plain(text)}" for study, text in findings(claims).items()]
     score = tally(claims).replace("**", "")  # markdown's bold, which reStructuredText would show as asterisks
     png = "data:image/png;base64," + base64.b64encode(Path(figure).read_bytes()).decode()

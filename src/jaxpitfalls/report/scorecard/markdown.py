@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +11,7 @@ import pandas as pd
 from ...contract.decisions import interval
 from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
-from ...formatting import duration_ms, fixed, short
+from ...formatting import duration_ms, fixed, plain_numbers, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 from ..tables.precision import shortfall_lines
 from ..tables.run_summary import STARTS
@@ -35,14 +34,6 @@ def table(df: pd.DataFrame, number: Callable[[float], str] = fixed) -> str:
         return "_(no rows)_"
     shown = df.map(lambda v: number(v) if isinstance(v, float) and not pd.isna(v) else "" if v is pd.NA else v)
     return shown.to_markdown(index=False, disable_numparse=True)
-
-
-E_NOTATION = re.compile(r"\d+(?:\.\d+)?e[-+]?\d+")
-
-
-def plain_numbers(text: str) -> str:
-    """A recorded text's e-notation written plainly (`rtol=1e-05` -> `rtol=0.00001`)."""
-    return E_NOTATION.sub(lambda m: short(float(m[0])), text)
 
 
 def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str = "") -> pd.Series:
@@ -75,15 +66,19 @@ def quietness_line(checks: pd.DataFrame) -> str:
 
 
 def code_line(checks: dict[str, pd.DataFrame]) -> str:
-    """Which workflow code the timing jobs ran: one commit, or each study's, said loudly."""
+    """Which code the timing jobs ran: one workflow commit and one version of each benchmark file, or each
+    study's, said loudly."""
     codes = {study: sorted(set(c["code"])) if "code" in c else ["unknown"] for study, c in checks.items()}
-    every = sorted(set().union(*codes.values()))
-    if len(every) == 1:
+    every = sorted({code.partition("+study:")[0] for cs in codes.values() for code in cs})
+    files = [f"`{s}`" for s, cs in codes.items() if len({c.partition("+study:")[2] for c in cs}) > 1]
+    if len(every) == 1 and not files:
         edits = " with uncommitted edits" if every[0].endswith("+dirty") else ""
         return f"Every timing job ran the workflow's code at `{every[0].removesuffix('+dirty')}`{edits}."
     per_study = "; ".join(f"`{study}`: {', '.join(f'`{c}`' for c in cs)}" for study, cs in codes.items())
-    return (f"**The timing jobs ran {len(every)} versions of the workflow's code** ({per_study}): results of "
-            "different code are compared here as if alike; rerun the older jobs before publishing.")
+    what = f"more than one version of {', '.join(files)}'s benchmark file" if len(every) == 1 else \
+        f"{len(every)} versions of the workflow's code"
+    return (f"**The timing jobs ran {what}** ({per_study}): results of different code are compared here as if "
+            "alike; rerun the older jobs before publishing.")
 
 
 def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
@@ -201,9 +196,11 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         lines += [f"### {title}", "", intro, "", table(df), ""]
     demos = sorted(set(tables["checks"].config_id) - set(checks.config_id))
     lines += [
-        "### Median time per timed call (ms)", "",
+        "### Time per timed call (ms)", "",
         "One call of each mode as the setup describes it (a sample averages several calls where they are "
-        "short); the interval of each median is in `results/tables/<study>/steps.csv`.", "",
+        "short): each process's median, and over a configuration's processes their geometric mean (a median of "
+        "two or three would be one of them); its interval and each process's own are in "
+        "`results/tables/<study>/steps.csv`.", "",
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
         table(medians.reset_index()), "",

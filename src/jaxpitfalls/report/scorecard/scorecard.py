@@ -43,12 +43,13 @@ FINDINGS_PER_STUDY = 4  # sentences; every claim's advice is in the judging tabl
 
 
 def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
-    """What to do, per study: at most FINDINGS_PER_STUDY sentences of advice, the spec's `picture` claims first."""
+    """What to do, per study: a packaged one's advice (at most FINDINGS_PER_STUDY, `picture` claims first)."""
     out = {}
-    for study, rows in claims.items():
+    for study, rows in ((s, rows) for s, rows in claims.items() if rows):  # a file without EXPECT has none
         picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
         ordered = picture or sorted(rows, key=lambda c: c["verdict"] not in (REPRODUCED, NOT_REPRODUCED))
-        said = [text for text in map(_advice, ordered) if text][:FINDINGS_PER_STUDY]
+        limit = None if only_expectations({study: rows}) else FINDINGS_PER_STUDY  # a file's: every expectation
+        said = [text for text in map(_advice, ordered) if text][:limit]
         decided = any(c["verdict"] in (REPRODUCED, NOT_REPRODUCED) for c in rows)
         out[study] = " ".join(said) if said else "no advice given." if decided else "nothing decided on this run."
     return out
@@ -69,6 +70,8 @@ def findings_intro(claims: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    if judged_nothing(claims):
+        return ""
     lines = ["## What to do", "", findings_intro(claims), ""]
     lines += [f"- **{study}**: {text}" for study, text in findings(claims).items()]
     return "\n".join([*lines, ""])
@@ -118,15 +121,21 @@ EXPECTATIONS_HOW_TO_READ = (
 
 
 def only_expectations(claims: dict[str, list[dict[str, Any]]]) -> bool:
-    """Whether every claim of the run is a benchmark file's expectation (no write-up is reproduced)."""
-    rows = [c for cs in claims.values() for c in cs]
-    return bool(rows) and all(c.get("expected") for c in rows)
+    """Whether every claim is a benchmark file's expectation (none at all too: a packaged study has claims)."""
+    return bool(claims) and all(c.get("expected") for cs in claims.values() for c in cs)
+
+
+def judged_nothing(claims: dict[str, list[dict[str, Any]]]) -> bool:
+    """Benchmark files without an `EXPECT`: no verdict to give, advise or explain."""
+    return not any(claims.values())
 
 
 def scorecard_section(claims: dict[str, list[dict[str, Any]]], figure: str | None = None) -> str:
     """A row per claim under the tally, and the figure; expectations alone drop the write-up columns."""
     rows = [{"study": s, "claim": c["claim"], "write-up": c["write_up"], "ours": ours_cell(c),
              "size": size_cell(c), "verdict": _mark(c)} for s, cs in claims.items() for c in cs]
+    if judged_nothing(claims):
+        return "\n".join(["## Your expectations", "", f"{tally(claims)}.", ""])
     if only_expectations(claims):
         shown = pd.DataFrame(rows).drop(columns=["write-up", "size"]).rename(columns={"claim": "expectation"})
         return "\n".join(["## Your expectations", "", f"{tally(claims)}.", "", EXPECTATIONS_HOW_TO_READ, "",
@@ -158,6 +167,8 @@ def _moved_text(claim: dict[str, Any]) -> str:
 
 def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str]) -> str:
     """A paragraph per claim: its measurement and each write-up number beside ours."""
+    if judged_nothing(claims):
+        return ""
     lines = (["## How each expectation was judged", "", "Per expectation, what this run measured and how the verdict "
               "follows from it.", ""] if only_expectations(claims) else
              ["## How each claim was judged", "", "Per claim, what this run measured and how the verdict follows from "
@@ -199,6 +210,8 @@ def rules_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     """The rule each verdict follows and the claim's advice for how it came out here."""
     rows = [{"study": s, "claim": c["key"], "rule": c["rule"], "advice": _advice(c)} for s, cs in claims.items()
             for c in cs if c["rule"]]
+    if judged_nothing(claims):
+        return ""
     if only_expectations(claims):
         return "\n".join(["## The rules", "", "The rule each expectation's verdict follows, and what it says for the "
                           "verdict it reached here.", "",

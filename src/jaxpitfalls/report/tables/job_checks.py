@@ -16,8 +16,11 @@ def agreement(checks: dict[str, Any]) -> dict[str, Any]:
         return {"outputs_agree": "yes (recorded as true: an older result)",
                 "outputs_exact": checks.get("outputs_exact"), "outputs_compared": checks.get("outputs_compared"),
                 "max_abs_difference": max(checks.get("max_abs_difference", {0: 0.0}).values())}
-    return {"outputs_agree": f"{len(found['bitwise_equal'])} variants vs {found['reference']}: {found['compared']} "
-                             f"({found['values']} values each)",
+    others = len(found["bitwise_equal"]) - 1  # the reference is among them
+    apart = len(found.get("differ_on_purpose") or ())
+    differ = f"; {apart} differ{'s' if apart == 1 else ''} on purpose" if apart else ""
+    return {"outputs_agree": f"{others} variant{'s' if others != 1 else ''} vs {found['reference']}: "
+                             f"{found['compared']} ({found['values']} values each){differ}",
             "outputs_exact": all(found["bitwise_equal"].values()), "outputs_compared": found["outputs"],
             "max_abs_difference": max(found["max_abs_difference"].values())}
 
