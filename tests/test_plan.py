@@ -137,6 +137,15 @@ def test_rule_sources_are_the_modules_a_rule_imports():
     assert "studies/dispatch/report.py" not in study and "report/scorecard/markdown.py" not in study
     parse = _sources("traces")
     assert "breakdown.py" in parse and "models/bert.py" not in parse and "harness/tracing.py" not in parse
+    # a timing job reads its study through the registry, whose functions import other parts when asked: the
+    # claims' rules, the figures and the benchmark files' code are not its inputs (each edit reran every timing)
+    timing = {p.removeprefix("src/jaxpitfalls/") for p in
+              registry.part_sources("dispatch", "measure", "jobs.study", "jobs.study_worker", "runtime")}
+    assert {"registry.py", "jobs/study_worker.py", "harness/protocol.py"} <= timing
+    assert not timing & {"contract/decisions.py", "contract/judging.py", "contract/figures.py",
+                         "benchfile/judges.py", "benchfile/report.py", "benchfile/measure.py"}
+    # ... while the layering check still sees the registry's lazy imports
+    assert "jaxpitfalls.benchfile.judges" in sources.imported_by("jaxpitfalls.registry")
 
 
 def test_a_module_depends_on_what_its_packages_import():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -67,13 +68,27 @@ def _module_name(path: Path, roots: Roots) -> str:
     return ".".join((prefix, *parts))
 
 
+# Modules whose functions import a study's parts when asked (lazily): a rule names the parts it uses itself
+# (registry.part_sources), so a rule's inputs follow only their imports at module level. Otherwise every timing
+# job would depend on the claims' rules, the figures and the benchmark files' report through the registry.
+DISPATCHERS = (f"{PACKAGE}.registry",)
+
+
+def _statements(tree: ast.AST, lazy: bool) -> Iterator[ast.AST]:
+    """Every node of `tree`, or (not `lazy`) those outside function bodies."""
+    for node in ast.iter_child_nodes(tree):
+        yield node
+        if lazy or not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            yield from _statements(node, lazy)
+
+
 @cache
-def _imports(path: Path, roots: Roots) -> frozenset[str]:
-    """Package modules imported by a file, absolute or relative, at any depth (lazy imports count)."""
+def _imports(path: Path, roots: Roots, lazy: bool = True) -> frozenset[str]:
+    """Package modules imported by a file, absolute or relative, at any depth (`lazy`: in functions too)."""
     this = _module_name(path, roots)
     package = this if path.name == "__init__.py" else this.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in _statements(ast.parse(path.read_text(), str(path)), lazy):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom):
@@ -122,8 +137,8 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
         if path is None or path in seen:
             continue
         seen.add(path)
-        todo.extend(_imports(path, roots))
         module = _module_name(path, roots)
+        todo.extend(_imports(path, roots, lazy=module not in DISPATCHERS))
         while "." in module:  # importing a module runs its packages' __init__ (and what those import)
             module = module.rpartition(".")[0]
             todo.append(module)
