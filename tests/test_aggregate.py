@@ -78,6 +78,32 @@ def test_run_span_counts_the_latest_invocation_only():
     jobs = pd.DataFrame({"seconds": [10.0, 20.0, 30.0, 5.0], "end": [100.0, 1000.0, 1025.0, 1030.0]})
     assert span_seconds(jobs) == (50.0, 1)  # the job that ended at 100 s is from an earlier run
     assert span_seconds(jobs.iloc[1:]) == (50.0, 0)
+    # a fix-and-rerun within a minute of the last job: the invocation's own jobs, as recorded, not the idle gap
+    rerun = jobs.assign(this_invocation=[False, False, False, True])
+    assert span_seconds(rerun) == (5.0, 3) and span_seconds(jobs.assign(this_invocation=False)) == (50.0, 1)
+
+
+def test_the_jobs_of_this_invocation_are_those_started_after_its_log(tmp_path):
+    import os
+    import time
+
+    from jaxpitfalls.report.tables.run_summary import invocation_start, run_summary
+
+    assert invocation_start(tmp_path) is None
+    (tmp_path / ".snakemake" / "log").mkdir(parents=True)
+    for name in ("2026-12-05T101500.000000.snakemake.log", "2026-12-05T152107.694858.snakemake.log"):
+        (tmp_path / ".snakemake" / "log" / name).write_text("")
+    since = invocation_start(tmp_path)
+    assert time.localtime(since)[:6] == (2026, 12, 5, 15, 21, 7)
+    paths = []
+    for rule, seconds, end in (("older", 30.0, since - 5), ("now", 10.0, since + 11)):
+        path = tmp_path / "benchmarks" / rule / "job.tsv"
+        path.parent.mkdir(parents=True)
+        path.write_text(f"s\tmax_rss\n{seconds}\t1.0\n")
+        os.utime(path, (end, end))
+        paths.append(str(path))
+    assert list(run_summary(paths, since=since).this_invocation) == [False, True]
+    assert "this_invocation" not in run_summary(paths)
 
 
 def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_are_unstable(tmp_path):

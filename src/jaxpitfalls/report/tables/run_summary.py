@@ -4,13 +4,25 @@ study's part, and a preset's summary against its target."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
 
 
-def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:
-    """Every job's wall time from Snakemake's `benchmark:` files, with its end (the file's mtime)."""
+def invocation_start(workdir: str | Path = ".") -> float | None:
+    """When the Snakemake invocation running now started: its log's name (`.snakemake/log/<local time>.snakemake.log`,
+    the newest), as a timestamp; None without one."""
+    logs = sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"))
+    try:
+        return datetime.strptime(logs[-1].name.removesuffix(".snakemake.log"), "%Y-%m-%dT%H%M%S.%f").timestamp()
+    except (IndexError, ValueError):
+        return None
+
+
+def run_summary(benchmark_paths: Iterable[str], since: float | None = None) -> pd.DataFrame:
+    """Every job's wall time from Snakemake's `benchmark:` files, with its end (the file's mtime) and, given when
+    this invocation started, whether the job ran in it (`this_invocation`)."""
     rows = []
     for path in benchmark_paths:
         p = Path(path)
@@ -19,17 +31,24 @@ def run_summary(benchmark_paths: Iterable[str]) -> pd.DataFrame:
         rows.append({"rule": p.parts[at + 1], "job": "/".join(p.parts[at + 2:]).removesuffix(".tsv"),
                      "seconds": float(bench["s"].iloc[0]), "max_rss_mb": bench["max_rss"].iloc[0],
                      "end": p.stat().st_mtime})
-    return pd.DataFrame(rows)
+    summary = pd.DataFrame(rows)
+    if since is not None and rows:
+        summary["this_invocation"] = summary["end"] - summary["seconds"] >= since - 1.0  # the mtime's rounding
+    return summary
 
 
 IDLE_GAP_S = 60.0
 
 
 def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
-    """The latest invocation's wall time and how many older jobs a partial rerun left (split at idle gaps)."""
+    """The latest invocation's wall time and how many older jobs a partial rerun left: its jobs as recorded
+    (`this_invocation`), else split at idle gaps (a fix-and-rerun within a minute reads as one invocation)."""
     if summary.empty:
         return None, 0
     jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
+    if "this_invocation" in jobs and jobs.this_invocation.astype(bool).any():
+        latest = jobs[jobs.this_invocation.astype(bool)]
+        return float(latest["end"].max() - latest["start"].min()), len(jobs) - len(latest)
     first, running_until = 0, None
     for i, (start, end) in enumerate(zip(jobs["start"], jobs["end"], strict=True)):
         if running_until is not None and start - running_until > IDLE_GAP_S:
