@@ -337,7 +337,7 @@ def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_sev
     assert markdown.code_line(files) == "Every timing job ran the workflow's code at `c0aca50`."
     edited = files | {"mine": pd.DataFrame({"code": ["c0aca50+study:1111111", "c0aca50+study:3333333"]})}
     assert markdown.code_line(edited).startswith(
-        "**The timing jobs ran more than one version of `mine`'s benchmark")
+        "**The timing jobs ran more than one version of `mine`'s own code")
 
 
 def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path):
@@ -472,7 +472,7 @@ def test_benchmark_files_without_expectations_are_reported_as_judging_nothing():
     claims = {"mine": [], "yours": []}
     assert scorecard.only_expectations(claims) and not scorecard.only_expectations({})
     section = scorecard.scorecard_section(claims, "scorecard.png")
-    assert "## Your expectations" in section and "**No expectations**: your files name no `EXPECT`" in section
+    assert "## Your expectations" in section and "**No expectations**: nothing in this run states one" in section
     assert "Reproduction" not in section and "write-up" not in section
     assert scorecard.findings_section(claims) == scorecard.rules_section(claims) == ""
     assert scorecard.judging_section(claims, {}) == "" and scorecard.findings(claims) == {}

@@ -96,7 +96,7 @@ def test_two_variants_that_run_the_same_code_fail_the_job_naming_the_file(tmp_pa
 def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_programs(tmp_path):
     """The pitfalls no program or profiled Python tells apart (the jitted function is C++ to the profiler): the same
     jitted call on a NumPy array (copied to the device every call), and three calls in a Python loop. The call as
-    written tells them apart, so each is timed; one builder under two names still fails."""
+    written tells them apart, so each is timed; two builders of the same call still fail."""
     doc = run(bench(tmp_path, '''
         import numpy as np
 
@@ -129,7 +129,10 @@ def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_program
             def device(x):
                 return lambda: g(x)
 
-            VARIANTS = {"device": device, "same": device}
+            def same(x):
+                return lambda: g(x)
+
+            VARIANTS = {"device": device, "same": same}
         ''', name="twice"))
 
 
@@ -199,7 +202,10 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
         def good(x):
             return lambda: f(x)
 
-        VARIANTS = {"good": good, "other": good}
+        def other(x):
+            return lambda: f(x) + 0
+
+        VARIANTS = {"good": good, "other": other}
      ''', "cannot be imported: ModuleNotFoundError"),
 ])
 def test_what_a_file_does_wrong_fails_the_job_naming_the_file_and_the_variant(tmp_path, body, said):

@@ -94,6 +94,11 @@ def test_every_problem_after_the_variants_is_said_at_once(tmp_path):
     said = str(refused.value).splitlines()
     assert len(said) == 4 and [w in line for w, line in zip(("FLOOR", "TOLERANCE", "OUTPUTS_DIFFER", "EXPECT"), said,
                                                              strict=True)] == [True] * 4
+    # an unknown FLOOR is one problem: the first variant is not taken for the floor OUTPUTS_DIFFER is read against
+    first = write(tmp_path, GOOD + 'FLOOR = "cube"\nOUTPUTS_DIFFER = {"square": "it squares"}\n')
+    with pytest.raises(BenchFileRefused) as refused:
+        read(first)
+    assert len(str(refused.value).splitlines()) == 1
 
 
 def test_a_missing_file_is_refused_naming_it(tmp_path):

@@ -79,4 +79,37 @@ def test_a_point_is_left_out_and_an_unused_local_directory_named(tmp_path, monke
 
 
 def test_a_run_that_failed_no_job_gets_no_advice(tmp_path):
-    assert failed_jobs.advice(SMOKE, _log(tmp_path)) == "" and failed_jobs.failed("Error in rule x:\n") == []
+    assert failed_jobs.advice(SMOKE, _log(tmp_path)) == ""
+    assert failed_jobs.failed("Error in rule x:\nrule y:\n    output: results/y\n") == [("x", ())]
+
+
+def test_a_retried_job_that_succeeded_is_no_failure(tmp_path, monkeypatch):
+    """Snakemake logs an error block for each failed attempt: a job whose output exists now succeeded later."""
+    monkeypatch.chdir(tmp_path)
+    swept = _ids(SMOKE, "dispatch")[1]
+    (tmp_path / "results/runs/dispatch").mkdir(parents=True)
+    (tmp_path / f"results/runs/dispatch/{swept}.json").write_text("{}")
+    assert failed_jobs.advice(SMOKE, _log(tmp_path, ("run_study", f"results/runs/dispatch/{swept}.json"))) == ""
+
+
+def test_a_job_is_counted_once_whatever_its_outputs_and_one_of_no_configuration_gets_no_overlay(tmp_path,
+                                                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    swept = _ids(SMOKE, "dispatch")[1]
+    outputs = ", ".join(f"results/tables/dispatch/{t}.csv" for t in ("steps", "comparisons", "checks"))
+    text = failed_jobs.advice(SMOKE, _log(tmp_path, ("aggregate", outputs),
+                                          ("run_study", f"results/runs/dispatch/{swept}.json")))
+    assert text.startswith("2 job(s) failed (aggregate, run_study)")
+    assert "Not a configuration's own (aggregate)" in text and not (tmp_path / failed_jobs.OVERLAY).exists()
+
+
+def test_the_base_of_a_study_of_one_axis_is_its_first_configuration(tmp_path, monkeypatch):
+    """With one key every configuration lies on every axis: the base is told apart by place, not by its axes."""
+    monkeypatch.chdir(tmp_path)
+    config = {"models": {}, "studies": {"mine": {"enabled": True, "base": {"n": 4}, "sweep": {"n": [8, 16]}}}}
+    text = failed_jobs.advice(config, _log(tmp_path, ("run_study", "results/runs/mine/n8.json")))
+    assert "leaves out: mine n8)" in text and "A base configuration" not in text
+    overlay = yaml.safe_load((tmp_path / failed_jobs.OVERLAY).read_text())
+    assert overlay == {"studies": {"mine": {"sweep": {"n": [16]}}}}
+    assert "A base configuration failed (mine n4)" in failed_jobs.advice(
+        config, _log(tmp_path, ("run_study", "results/runs/mine/n4.json")))

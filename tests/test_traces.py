@@ -24,11 +24,12 @@ def breakdown(tiny_runners, tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_parts_add_up_to_the_traced_step(breakdown):
+def test_no_part_of_a_traced_step_is_negative(breakdown):
+    """`rest` is the remainder, so the parts add up to the step by construction; a child event counted in two
+    components, or outside its parent, would leave one below 0."""
     rows, _ = breakdown
     for variant in {v for v, _ in rows}:
         parts = [r for (v, _), r in rows.items() if v == variant]
-        assert sum(r["share"] for r in parts) == pytest.approx(1.0)  # `rest` is the remainder: a partition
         assert all(r["exclusive_ms"] >= -1e-6 for r in parts)
         assert parts[0]["traced_steps"] == 2
 

@@ -11,27 +11,36 @@ from typing import Any
 import yaml
 
 from . import plan
-from .contract.naming import is_base
 from .results import write_text
 
 OVERLAY = "results/without-failed.yaml"
-# A configuration's own jobs, by their outputs (workflow/rules/studies.smk, traces.smk, models.smk).
-_OF_CONFIGURATION = re.compile(r"results/(?:runs|traces|tables/overhead)/(?P<study>[^/]+)/(?P<config>[^/]+?)"
+# A configuration's own jobs, by their outputs (workflow/rules/studies.smk, traces.smk, lockstep.smk, models.smk).
+_OF_CONFIGURATION = re.compile(r"results/(?:runs|traces|tables/overhead|lockstep)/(?P<study>[^/]+)/(?P<config>[^/]+?)"
                                r"(?:\.json|\.csv)?$")
 _OF_MODEL = re.compile(r"results/models/(?P<model>[^/]+)$")
 _ERROR = re.compile(r"^Error in rule (?P<rule>\w+):$")
 
 
-def failed(log_text: str) -> list[tuple[str, str]]:
-    """(rule, output) of every failed job in a Snakemake log, in its order."""
-    found, rule = [], None
+def failed(log_text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(rule, outputs) of every error block in a Snakemake log, in its order (a retried job's each time)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    block = False
     for line in log_text.splitlines():
         if match := _ERROR.match(line.strip()):
-            rule = match["rule"]
-        elif rule and line.strip().startswith("output:"):
-            found += [(rule, out.strip()) for out in line.split(":", 1)[1].split(",")]
-            rule = None
+            found.append((match["rule"], ()))
+            block = True
+        elif block and line.startswith((" ", "\t")):  # the block's indented fields
+            if line.strip().startswith("output:"):
+                found[-1] = (found[-1][0], tuple(out.strip() for out in line.split(":", 1)[1].split(",")))
+        else:
+            block = False
     return found
+
+
+def still_failed(jobs: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The jobs whose outputs are missing now (a retry that succeeded left them), each once."""
+    missing = [(rule, outs) for rule, outs in jobs if not outs or not all(Path(o).exists() for o in outs)]
+    return list(dict.fromkeys(missing))
 
 
 def configurations_of(config: dict[str, Any], output: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -45,7 +54,7 @@ def configurations_of(config: dict[str, Any], output: str) -> Iterator[tuple[str
 
 
 def without(config: dict[str, Any], confs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The overlay that drops each configuration's sweep value or point (a base cannot be dropped: left out)."""
+    """The overlay that drops each configuration's sweep value or point (never a base: see advice)."""
     overlay: dict[str, Any] = {}
     for study, conf in confs:
         block = config["studies"][study]
@@ -63,18 +72,24 @@ def without(config: dict[str, Any], confs: list[tuple[str, dict[str, Any]]]) -> 
 
 def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     """What to do next (writing the overlay where configurations can be left out); "" where no job failed."""
-    jobs = [job for log in ([logs] if isinstance(logs, str) else logs) for job in failed(Path(log).read_text())]
+    jobs = still_failed([job for log in ([logs] if isinstance(logs, str) else logs)
+                         for job in failed(Path(log).read_text())])
     if not jobs:
         return ""
-    confs = {(s, c["id"]): (s, c) for _, out in jobs for s, c in configurations_of(config, out)}
+    of = {job: {(s, c["id"]): (s, c) for out in job[1] for s, c in configurations_of(config, out)} for job in jobs}
+    confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
     lines = [f"{len(jobs)} job(s) failed ({', '.join(sorted({rule for rule, _ in jobs}))}); every finished result "
              "is kept, and running the same command again reruns only what is missing."]
-    bases = sorted(f"{s} {c['id']}" for s, c in confs.values() if is_base(c))
+    apart = sorted({rule for (rule, _), found in of.items() if not found})
+    if apart:
+        lines.append(f"Not a configuration's own ({', '.join(apart)}): the report needs it; fix the cause (its "
+                     "log above).")
+    bases = sorted(f"{s} {c['id']}" for s, c in confs.values() if c["id"] == plan.base_id(config["studies"][s]))
     if bases:
         lines.append(f"A base configuration failed ({'; '.join(bases)}): every claim of its study reads it, so it "
                      "cannot be left out; fix the cause (its log above).")
-    dropped = [(s, c) for s, c in confs.values() if not is_base(c)]
-    if dropped and not bases:
+    if confs and not bases and not apart:
+        dropped = list(confs.values())
         write_text(OVERLAY, yaml.safe_dump(without(config, dropped), sort_keys=False))
         names = "; ".join(sorted(f"{s} {c['id']}" for s, c in dropped))
         lines.append(f"To report every finished configuration without the failed ones, add "

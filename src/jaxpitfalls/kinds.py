@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from . import plan, registry
-from .contract import naming
 from .contract.settings import Timing
 
 
@@ -35,9 +34,10 @@ def _configurations(config: dict[str, Any], study: str, timing: Timing) -> set[s
     """The kinds of the study's configurations as their timing jobs get them: base or not, and its spec's."""
     spec = registry.spec(study)
     found = set()
+    base = plan.base_id(config["studies"][study])
     for listed in plan.configurations(config["studies"][study]):
         conf = plan.timing_configuration(config, study, listed["id"])
-        at_base = naming.is_base(conf)
+        at_base = listed["id"] == base
         found.add("the base configuration" if at_base else "a non-base configuration")
         found |= set(spec.kinds(conf, timing, at_base)) if spec.kinds else set()
     return found

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from . import registry
-from .contract.naming import is_base, settings_of, value_label
+from .contract.naming import settings_of, value_label
 from .contract.settings import without_idle_share
 from .contract.tables import TABLES
 
@@ -53,13 +53,18 @@ def configurations(study: dict[str, Any]) -> list[dict[str, Any]]:
     return list(confs.values())
 
 
+def base_id(study: dict[str, Any]) -> str:
+    """The base configuration's id: the first (is_base cannot tell it where the base has one key)."""
+    return configurations(study)[0]["id"]
+
+
 _MODEL_NAME = re.compile(r"(?P<family>[a-z0-9_]+)-L(?P<layers>\d+)-H(?P<hidden>\d+)")
 
 
 def history_configurations(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The configurations of the history's study timed in every release: its base, or all of them."""
     confs = configurations(config["studies"][config["history"]["study"]])
-    return confs if config["history"]["configs"] == "all" else [c for c in confs if is_base(c)]
+    return confs if config["history"]["configs"] == "all" else confs[:1]
 
 
 def timing_settings(config: dict[str, Any], study: str) -> dict[str, Any]:
@@ -71,7 +76,7 @@ def trace_settings(config: dict[str, Any], study: str, config_id: str) -> dict[s
     """The `measure` keys the trace of `config_id` reads (`StudySpec.traced`); `captures` at the base only,
     whose spread the claims read."""
     settings = _read_by(config["studies"][study]["measure"], registry.spec(study).traced.keys())
-    if not is_base(configuration(config, study, config_id)):
+    if config_id != base_id(config["studies"][study]):
         settings.pop("captures", None)
     return settings
 

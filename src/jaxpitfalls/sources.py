@@ -104,6 +104,19 @@ def _imports(path: Path, roots: Roots, lazy: bool = True) -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def script_modules(script: str) -> tuple[str, ...]:
+    """The package modules a rule's script imports, where its rule's sources start."""
+    found = set()
+    for node in ast.walk(ast.parse(Path(script).read_text(), script)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
+            found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+    roots = _roots()
+    return tuple(sorted(m for m in found if _module_file(m, roots) is not None))
+
+
 def imported_by(module: str) -> frozenset[str]:
     """The package modules `module` (full name) imports itself, lazy ones included (`from P import name`:
     P, and P.name if a module)."""

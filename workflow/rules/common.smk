@@ -36,20 +36,25 @@ def timing_inputs_of(wildcards):
     return plan.timing_inputs(config, wildcards.study, wildcards.config)
 
 
+def script_modules(rule):
+    """The package modules the rule's script imports."""
+    return sources.script_modules(f"{workflow.basedir}/scripts/{rule}.py")
+
+
 def study_sources(wildcards):
-    return registry.part_sources(wildcards.study, "measure", "jobs.study", "jobs.study_worker", "runtime")
+    return registry.part_sources(wildcards.study, "measure", "jobs.study_worker", *script_modules("run_study"))
 
 
 def capture_sources(wildcards):
-    return registry.part_sources(wildcards.study, "measure", "harness.tracing", "runtime")
+    return registry.part_sources(wildcards.study, "measure", "harness.tracing", *script_modules("capture_trace"))
 
 
 def parse_sources(wildcards):
-    return registry.part_sources(wildcards.study, "spec", "traces", "harness.tracing", "results", "runtime")
+    return registry.part_sources(wildcards.study, "spec", *script_modules("parse_trace"))
 
 
 def plot_sources(wildcards):
-    return registry.part_sources(wildcards.study, "report", "contract.figures", "runtime")
+    return registry.part_sources(wildcards.study, "report", *script_modules("plot"))
 
 
 def timing_settings(wildcards):

@@ -186,7 +186,7 @@ def read(path: str | Path) -> BenchFile:
     axes, open_axes = _setup_axes(path, tree)
     variants = _variants(path, tree, assigned.get("VARIANTS"))
     problems: list[str] = []  # the rest read on, every problem said at once
-    floor = _attempt(problems, lambda: _floor(path, assigned.get("FLOOR"), variants)) or next(iter(variants))
+    floor = _attempt(problems, lambda: _floor(path, assigned.get("FLOOR"), variants))
     tolerance = _attempt(problems, lambda: _tolerance(path, assigned.get("TOLERANCE"))) or {}
     differ = _attempt(problems, lambda: _differ(path, assigned.get("OUTPUTS_DIFFER"), variants, floor)) or {}
     expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants)) or ()
@@ -220,7 +220,8 @@ def _tolerance(path: Path, node: ast.expr | None) -> dict[str, float]:
     return tolerance
 
 
-def _differ(path: Path, node: ast.expr | None, variants: dict[str, str], floor: str) -> dict[str, str]:
+def _differ(path: Path, node: ast.expr | None, variants: dict[str, str], floor: str | None) -> dict[str, str]:
+    """OUTPUTS_DIFFER, checked against the floor where FLOOR was read (None: refused already)."""
     differ = _literal(path, "OUTPUTS_DIFFER", node, {}, dict)
     for name, why in differ.items():
         if name not in variants or name == floor or not isinstance(why, str) or not why:

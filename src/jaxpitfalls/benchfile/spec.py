@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..breakdown import Component
+from ..breakdown import EXECUTABLE, Component
 from ..contract import settings
 from ..contract.interface import StudySpec
 from .reader import BenchFile, read
@@ -29,12 +29,11 @@ def components(file: Path) -> tuple[Component, ...]:
                   description="Equinox's Python: filter_jit's wrapper, filters, module attribute access"),
         Component("compiling", prefixes=("pxla.py", "compiler.py", "mlir.py", "partial_eval.py"),
                   description="tracing, lowering and compiling (a warm call has none)"),
-        Component("dispatch", prefixes=("PjitFunction(",),
-                  description="C++ dispatch of a jitted call (argument handling, buffers), beside the program"),
-        Component("wait", (("_jit.py", "_call"), ("api.py", "block_until_ready"), ("api.py", "try_to_block"),
+        replace(EXECUTABLE, name="dispatch"),
+        Component("wait", (("api.py", "block_until_ready"), ("api.py", "try_to_block"),
                            ("array.py", "block_until_ready")), prefixes=("CommonPjRtBuffer::Await",),
-                  description="waiting for the program's outputs (block_until_ready; filter_jit's own wait inside "
-                              "its _call)"),
+                  description="waiting for the program's outputs (the harness's block_until_ready after each call; a "
+                              "variant's own x.block_until_ready() leaves no Python frame: your_code)"),
         Component("to_host", (("api.py", "device_get"), ("api.py", "_device_get"), ("array.py", "__array__"),
                               ("array.py", "_value"), ("array.py", "copy_to_host_async")),
                   prefixes=("$numpy asarray", "$numpy array"),

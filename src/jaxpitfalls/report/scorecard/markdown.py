@@ -66,8 +66,8 @@ def quietness_line(checks: pd.DataFrame) -> str:
 
 
 def code_line(checks: dict[str, pd.DataFrame]) -> str:
-    """Which code the timing jobs ran: one workflow commit and one version of each benchmark file, or each
-    study's, said loudly."""
+    """Which code the timing jobs ran: one workflow commit and one version of each user study's own (a file's or a
+    folder's), or each study's, said loudly."""
     codes = {study: sorted(set(c["code"])) if "code" in c else ["unknown"] for study, c in checks.items()}
     every = sorted({code.partition("+study:")[0] for cs in codes.values() for code in cs})
     files = [f"`{s}`" for s, cs in codes.items() if len({c.partition("+study:")[2] for c in cs}) > 1]
@@ -75,7 +75,7 @@ def code_line(checks: dict[str, pd.DataFrame]) -> str:
         edits = " with uncommitted edits" if every[0].endswith("+dirty") else ""
         return f"Every timing job ran the workflow's code at `{every[0].removesuffix('+dirty')}`{edits}."
     per_study = "; ".join(f"`{study}`: {', '.join(f'`{c}`' for c in cs)}" for study, cs in codes.items())
-    what = f"more than one version of {', '.join(files)}'s benchmark file" if len(every) == 1 else \
+    what = f"more than one version of {', '.join(files)}'s own code" if len(every) == 1 else \
         f"{len(every)} versions of the workflow's code"
     return (f"**The timing jobs ran {what}** ({per_study}): results of different code are compared here as if "
             "alike; rerun the older jobs before publishing.")

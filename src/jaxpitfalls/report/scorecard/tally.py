@@ -102,8 +102,8 @@ EXPECTED = {REPRODUCED: "held", "not reproduced": "**did not hold**"}
 def expectations_line(rows: list[Row]) -> str:
     """Your expectations (benchmark files' EXPECT) by verdict: held, did not hold (named), or undecided."""
     if not rows:
-        return ("**No expectations**: your files name no `EXPECT`, so this run judges nothing; each file's section "
-                "gives its numbers")
+        return ("**No expectations**: nothing in this run states one (a benchmark file's `EXPECT`), so it judges "
+                "nothing; each study's section gives its numbers")
     counts = pd.Series([EXPECTED.get(r["verdict"], r["verdict"]) for r in rows], dtype=object).value_counts()
     failed = [r["claim"] for r in rows if r["verdict"] == "not reproduced"]
     named = f" ({'; '.join(failed)})" if failed else ""

@@ -11,8 +11,7 @@ import pandas as pd
 
 
 def invocation_start(workdir: str | Path = ".") -> float | None:
-    """When the Snakemake invocation running now started: its log's name (`.snakemake/log/<local time>.snakemake.log`,
-    the newest), as a timestamp; None without one."""
+    """When the running invocation started: its log's name, the newest under .snakemake/log (None: none)."""
     logs = sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"))
     try:
         return datetime.strptime(logs[-1].name.removesuffix(".snakemake.log"), "%Y-%m-%dT%H%M%S.%f").timestamp()
@@ -42,7 +41,7 @@ IDLE_GAP_S = 60.0
 
 def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
     """The latest invocation's wall time and how many older jobs a partial rerun left: its jobs as recorded
-    (`this_invocation`), else split at idle gaps (a fix-and-rerun within a minute reads as one invocation)."""
+    (`this_invocation`), else split at idle gaps."""
     if summary.empty:
         return None, 0
     jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
