@@ -80,7 +80,7 @@ def test_run_span_counts_the_latest_invocation_only():
     assert span_seconds(jobs.iloc[1:]) == (50.0, 0)
     # a fix-and-rerun within a minute of the last job: the invocation's own jobs, as recorded, not the idle gap
     rerun = jobs.assign(this_invocation=[False, False, False, True])
-    assert span_seconds(rerun) == (5.0, 3) and span_seconds(jobs.assign(this_invocation=False)) == (50.0, 1)
+    assert span_seconds(rerun) == (5.0, 3) and span_seconds(jobs.assign(this_invocation=False)) == (None, 4)
 
 
 def test_the_jobs_of_this_invocation_are_those_started_after_its_log(tmp_path):
@@ -415,6 +415,10 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, first runs " \
            "2 s, waiting for quiet 2 s, the rest of its timing jobs 6 s (process starts, imports, models loaded, " \
            "warm-up and compiles, checks), traces 4 s, preparations 4 s" in line
+    rendered_only = markdown.run_summary_section(summary, (None, len(summary)), {"run_target_s": 0,
+                                                 "memory_target_gib": 0}, {"dispatch": (18.0, None, split)},
+                                                 {"dispatch": checks})
+    assert f"The latest invocation reran none of the {len(summary)} jobs timed here" in rendered_only
 
 
 def test_rounds_kept_on_a_busy_machine_are_said_before_any_verdict():

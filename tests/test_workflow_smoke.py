@@ -371,6 +371,24 @@ def test_a_failing_job_leaves_every_other_result_intact(workdir, tmp_path):
     assert "render_report" in planned and not {"run_study", "capture_trace", "prepare_model"} & set(planned)
 
 
+def test_a_script_touched_reruns_nothing_and_a_script_edited_reruns_its_rule(smoke_run, tmp_path):
+    """A checkout or stash that only touches a script kept every result (Snakemake's `code` trigger read its
+    mtime and reran every job of its rule); an edit reruns that rule and what reads its outputs."""
+    import os
+
+    copy = shutil.copytree(smoke_run, tmp_path / "workflow", symlinks=True)
+
+    def planned() -> set[str]:
+        return set(re.findall(r"^(?:local)?rule (\w+):", _snakemake(copy, "-n").stdout, re.MULTILINE))
+
+    assert planned() == set()
+    os.utime(copy / "scripts" / "run_study.py")
+    assert planned() == set()
+    with open(copy / "scripts" / "plot.py", "a") as script:
+        script.write("# edited\n")
+    assert {"plot", "render_report"} <= planned() <= {"plot", "render_report", "bundle", "all"}
+
+
 def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):
     work = tmp_path / "busy"
     shutil.copytree(smoke_run, work, symlinks=True)

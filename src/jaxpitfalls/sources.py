@@ -159,8 +159,8 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
 
 
 def as_input(path: Path) -> str:
-    """A path relative to the working directory where it lies inside it: Snakemake keys an input's
-    checksum by path, so a moved workflow directory stays up to date."""
+    """A path relative to the working directory where it lies inside it: Snakemake keys an input's checksum by
+    path, so a moved checkout run in place stays up to date (a `--directory` outside it does not)."""
     try:
         return str(path.relative_to(Path.cwd().resolve()))
     except ValueError:

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from jaxpitfalls import plan, registry, revisions, sources
+from jaxpitfalls import plan, registry, results, revisions, sources
 from jaxpitfalls.across_runs import releases
 from jaxpitfalls.across_runs.settings import allocated, calibrated
 from jaxpitfalls.report.scorecard.captions import StudyCaption
@@ -36,25 +36,24 @@ def timing_inputs_of(wildcards):
     return plan.timing_inputs(config, wildcards.study, wildcards.config)
 
 
-def script_modules(rule):
-    """The package modules the rule's script imports."""
-    return sources.script_modules(f"{workflow.basedir}/scripts/{rule}.py")
+def code(script, *modules, study=None, part=None):
+    """A rule's code as its inputs: its script and every package module it and `modules` import, with a study's
+    `part` (through the registry). Checksummed as inputs, so a checkout that only touches a script reruns
+    nothing (the profiles leave out Snakemake's `code` trigger, which reads a script's mtime alone)."""
+    path = f"{workflow.basedir}/scripts/{script}.py"
+    imported = (*modules, *sources.script_modules(path))
+    found = registry.part_sources(study, part, *imported) if study else sources.files_of(*imported)
+    return sorted({sources.as_input(Path(path)), *found})
+
+
+def study_code(script, part, *modules):
+    """`code` of a rule run per study (its wildcard)."""
+    return lambda wildcards: code(script, *modules, study=wildcards.study, part=part)
 
 
 def study_sources(wildcards):
-    return registry.part_sources(wildcards.study, "measure", "jobs.study_worker", *script_modules("run_study"))
-
-
-def capture_sources(wildcards):
-    return registry.part_sources(wildcards.study, "measure", "harness.tracing", *script_modules("capture_trace"))
-
-
-def parse_sources(wildcards):
-    return registry.part_sources(wildcards.study, "spec", *script_modules("parse_trace"))
-
-
-def plot_sources(wildcards):
-    return registry.part_sources(wildcards.study, "report", *script_modules("plot"))
+    """The study's measuring code, as a worker imports it (lockstep and pyperf workers time it too)."""
+    return registry.part_sources(wildcards.study, "measure", "jobs.study_worker")
 
 
 def timing_settings(wildcards):

@@ -13,9 +13,7 @@ if not config["compare"]["sides"]:
         input:
             runs=[p for s in STUDIES for p in runs_of(s)],
             baseline=baseline_runs(),
-            sources=sources.files_of(
-                "across_runs.comparison.compare", "across_runs.comparison.compare_report", "runtime"
-            ),
+            sources=code("compare", "across_runs.comparison.compare", "across_runs.comparison.compare_report"),
         output:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
@@ -46,7 +44,7 @@ if config["compare"]["sides"]:
         on the rounds paired in time (across_runs/comparison/lockstep.py); the gate's own keys rerun it not."""
         input:
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            sources=sources.files_of("across_runs.comparison.lockstep", "runtime"),
+            sources=code("compare_lockstep_table", "across_runs.comparison.lockstep"),
         output:
             table=report(
                 COMPARE_TABLES["lockstep"],
@@ -68,7 +66,7 @@ if config["compare"]["sides"]:
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            sources=sources.files_of("across_runs.comparison.lockstep", "report.tables.run_summary", "runtime"),
+            sources=code("compare_lockstep", "across_runs.comparison.lockstep", "report.tables.run_summary"),
         output:
             report=report(
                 "reports/compare_lockstep.md",
@@ -91,7 +89,7 @@ rule compare_gate:
     `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
     input:
         table=COMPARE_TABLES[gate_on()],
-        sources=sources.files_of("across_runs.comparison.gate", "runtime"),
+        sources=code("compare_gate", "across_runs.comparison.gate"),
     output:
         "results/tables/compare.passed",
     log:

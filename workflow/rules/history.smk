@@ -6,7 +6,7 @@ rule release_env:
     """A venv holding only what a timing job imports, pinned to one release (jobs/release_env.py); a release that
     does not install or import is recorded as such in its status, not raised."""
     input:
-        sources=sources.files_of("jobs.release_env", "runtime"),
+        sources=code("release_env", "jobs.release_env"),
     output:
         "results/history/envs/{release}/status.json",
     log:
@@ -34,8 +34,8 @@ rule history_run:
     input:
         unpack(history_inputs),
         env="results/history/envs/{release}/status.json",
-        sources=registry.part_sources(
-            config["history"]["study"], "measure", "jobs.history_run", "jobs.study_worker", "runtime"
+        sources=code(
+            "history_run", "jobs.history_run", "jobs.study_worker", study=config["history"]["study"], part="measure"
         ),
     output:
         "results/history/runs/{release}/job{job}/{config}.json",
@@ -68,7 +68,7 @@ rule history:
     input:
         runs=history_runs(),
         benchmarks=history_benchmarks(),
-        sources=sources.files_of("across_runs.history.history", "runtime"),
+        sources=code("history", "across_runs.history.history"),
     output:
         report=report("reports/history.md", caption="../report/history.rst", category="History"),
         ratios=report("results/tables/history.csv", caption="../report/history.rst", category="History"),

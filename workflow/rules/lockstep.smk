@@ -6,7 +6,7 @@ rule lockstep:
     (harness/lockstep.py): rounds paired across sides saw the same machine."""
     input:
         unpack(inputs_of),
-        sources=sources.files_of("jobs.lockstep", "jobs.lockstep_worker", "runtime"),
+        sources=code("lockstep", "jobs.lockstep", "jobs.lockstep_worker"),
         study_sources=study_sources,
         checkouts=expand(revisions.checkout_dir("{side}"), side=REVISIONS),
     output:
@@ -34,7 +34,7 @@ rule lockstep:
 rule revision_checkout:
     """A revision side's tree of the repository holding the compared benchmark file (revisions.py)."""
     input:
-        sources=sources.files_of("revisions", "runtime"),
+        sources=code("revision_checkout", "revisions"),
     output:
         directory(revisions.checkout_dir("{side}")),
     log:
@@ -54,7 +54,7 @@ rule pyperf_pair:
     compare.pyperf.pairs (jobs/pyperf_pair.py)."""
     input:
         unpack(inputs_of),
-        sources=sources.files_of("jobs.pyperf_pair", "jobs.pyperf_worker", "jobs.lockstep_worker", "runtime"),
+        sources=code("pyperf_pair", "jobs.pyperf_pair", "jobs.pyperf_worker", "jobs.lockstep_worker"),
         study_sources=study_sources,
     output:
         "results/pyperf/{study}/{config}/{mode}/{variant}/pair{pair}.json",
@@ -84,7 +84,7 @@ rule pyperf_pairs:
     and the calibration reads."""
     input:
         pairs=pyperf_pair_of(),
-        sources=sources.files_of("jobs.pyperf_pair", "runtime"),
+        sources=code("pyperf_pairs", "jobs.pyperf_pair"),
     output:
         "results/pyperf/pairs.json",
     log:
@@ -112,7 +112,7 @@ if config["compare"]["sides"]:
             history_ratios=["results/tables/history.csv"] if HISTORY["versions"] else [],
             history_benchmarks=history_benchmarks() if HISTORY["versions"] else [],
             reference=published_reference_tables,
-            sources=sources.files_of("across_runs.calibration.calibration", "runtime"),
+            sources=code("calibration", "across_runs.calibration.calibration"),
         output:
             page="reports/calibration.md",
             timed=directory("results/calibration"),

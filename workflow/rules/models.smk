@@ -1,7 +1,7 @@
 rule prepare_model:
     """A transformers checkpoint (config.json + safetensors): seeded random init, or a local directory."""
     input:
-        sources.files_of("models.checkpoint", "runtime"),
+        code("prepare_model", "models.checkpoint"),
     output:
         directory("results/models/{model}"),
     log:
@@ -20,7 +20,7 @@ rule prepare_model:
 rule prepare_data:
     """The text corpus (installed packages' documentation), a byte-level BPE tokenizer and its tokens."""
     input:
-        sources.files_of("data", "runtime"),
+        code("prepare_data", "data"),
     output:
         directory(plan.CORPUS),
     log:

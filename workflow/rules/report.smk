@@ -3,7 +3,8 @@ rule aggregate:
     input:
         runs=study_runs,
         overhead=study_overheads,
-        sources=sources.files_of("report.tables.aggregate", "runtime"),
+        sources=code("aggregate", "report.tables.aggregate"),
+        schema=sources.as_input(results.SCHEMA),  # every result read is validated against it
     output:
         **{
             t: report(p, caption=f"../report/table_{t}.rst", category="{study}", subcategory="tables")
@@ -23,7 +24,7 @@ rule export_pyperf:
     """A study's samples as a pyperf suite: `python -m pyperf stats`, `pyperf compare_to` and dashboards read it."""
     input:
         runs=study_runs,
-        sources=sources.files_of("report.tables.pyperf_suite", "runtime"),
+        sources=code("export_pyperf", "report.tables.pyperf_suite"),
     output:
         "results/exported/{study}.pyperf.json",
     log:
@@ -38,7 +39,7 @@ rule plot:
     """A study's figures (seaborn), one PNG each."""
     input:
         **plan.table_paths("{study}"),
-        sources=plot_sources,
+        sources=study_code("plot", "report"),
     output:
         report(
             directory("reports/figures/{study}"),
@@ -65,7 +66,7 @@ rule render_report:
         benchmarks=benchmarks(),
         sources=sorted(
             {
-                *sources.files_of("report.scorecard.build", "runtime"),
+                *code("render_report", "report.scorecard.build"),
                 *[f for s in STUDIES for part in ("report", "claims") for f in registry.part_sources(s, part)],
             }
         ),
@@ -96,7 +97,7 @@ rule bundle:
         summary="results/tables/run_summary.csv",
         scorecard="reports/scorecard.png",
         settings="reports/report_settings.json",
-        sources=sources.files_of("report.tables.bundle", "runtime"),
+        sources=code("bundle", "report.tables.bundle"),
     output:
         "reports/bundle.tar.gz",
     log:

@@ -2,7 +2,7 @@ rule run_study:
     """One configuration, every variant inside: timed interleaved, verified, written as one JSON."""
     input:
         unpack(timing_inputs_of),
-        sources=study_sources,
+        sources=study_code("run_study", "measure", "jobs.study_worker"),
     output:
         "results/runs/{study}/{config}.json",
     log:

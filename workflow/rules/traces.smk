@@ -2,7 +2,7 @@ rule capture_trace:
     """The profiler pass of one configuration (separate: the Python tracer inflates Python time)."""
     input:
         unpack(inputs_of),
-        sources=capture_sources,
+        sources=study_code("capture_trace", "measure", "harness.tracing"),
     output:
         directory("results/traces/{study}/{config}"),
     log:
@@ -27,7 +27,7 @@ rule parse_trace:
     """Trace -> per-variant breakdown of the step (inclusive/exclusive time, share)."""
     input:
         trace="results/traces/{study}/{config}",
-        sources=parse_sources,
+        sources=study_code("parse_trace", "spec"),
     output:
         "results/tables/overhead/{study}/{config}.csv",
     log:

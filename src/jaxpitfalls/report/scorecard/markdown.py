@@ -92,7 +92,10 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
                                            ).reset_index()
     span_s, older = span
     lines = ["### Run summary", ""]
-    if span_s is not None:
+    if span_s is None and older:
+        lines += [f"The latest invocation reran none of the {older} jobs timed here (only the report's): every "
+                  "one is from an earlier invocation, and no run's wall time is measured here.", ""]
+    elif span_s is not None:
         whole = (f"; {older} of the {len(summary)} jobs are from earlier invocations (a partial rerun: the whole "
                  "run's time is not measured here)") if older else f"{_against(span_s, target_s)}"
         lines += [f"Measured wall time of the jobs of the latest invocation, first start to last end: "

@@ -45,9 +45,9 @@ def span_seconds(summary: pd.DataFrame) -> tuple[float | None, int]:
     if summary.empty:
         return None, 0
     jobs = summary.assign(start=summary["end"] - summary["seconds"]).sort_values("start")
-    if "this_invocation" in jobs and jobs.this_invocation.astype(bool).any():
-        latest = jobs[jobs.this_invocation.astype(bool)]
-        return float(latest["end"].max() - latest["start"].min()), len(jobs) - len(latest)
+    if "this_invocation" in jobs:
+        latest = jobs[jobs.this_invocation.astype(bool)]  # none: only the report's jobs reran
+        return (float(latest["end"].max() - latest["start"].min()) if len(latest) else None), len(jobs) - len(latest)
     first, running_until = 0, None
     for i, (start, end) in enumerate(zip(jobs["start"], jobs["end"], strict=True)):
         if running_until is not None and start - running_until > IDLE_GAP_S:
