@@ -133,3 +133,23 @@ def test_jobs_import_the_parsing_checkout_before_a_shared_venv_s_editable_instal
     found = subprocess.run([sys.executable, "-c", "import jaxpitfalls; print(jaxpitfalls.__file__)"],
                            capture_output=True, text=True, check=True).stdout.strip()
     assert Path(found).parent == other
+
+
+def test_a_workers_warnings_reach_its_jobs_console_and_everything_its_log(tmp_path):
+    """A worker's standard error is the job's log; what it warns of (waiting for a quiet machine) also shows on the
+    console the run is watched from, its progress lines not."""
+    log, worker, job = tmp_path / "job.log", tmp_path / "worker.py", tmp_path / "job.py"
+    worker.write_text(ANSWERS + "import sys\nfrom jaxpitfalls import runtime\n"
+                      "log = runtime.start(sys.argv[1], append=True)\n"
+                      "log.info('round 1/3')\nlog.warning('waiting for 5 s of quiet')\n"
+                      "answer_first(replies, lambda: {'ok': 1}, 'measuring')\n")
+    job.write_text("import sys\nfrom jaxpitfalls import runtime\nfrom jaxpitfalls.harness.workers import PipeWorker\n"
+                   "runtime.start(sys.argv[1]).info('the job starts')\n"
+                   "worker = PipeWorker('w', sys.executable, {}, [sys.argv[2], sys.argv[1]])\n"
+                   "assert worker.first == {'ok': 1}\nworker.close()\n")
+    proc = subprocess.run([sys.executable, str(job), str(log), str(worker)], capture_output=True, text=True,
+                          timeout=60, env=checkout_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "the job starts" in proc.stderr and "waiting for 5 s of quiet" in proc.stderr
+    assert "round 1/3" not in proc.stderr
+    assert all(line in log.read_text() for line in ("the job starts", "round 1/3", "waiting for 5 s of quiet"))

@@ -54,6 +54,35 @@ def stderr_into(log_path: str) -> TextIO | None:
         os.close(log_fd)
 
 
+# The job's console (its standard error before it was pointed at the log) as `fd:device:inode`: its workers warn
+# there too, so a wait for a quiet machine shows where the run is watched, not only in the log.
+CONSOLE_FD = "JAXPITFALLS_CONSOLE_FD"
+
+
+def _console_of(fd: int) -> str:
+    found = os.fstat(fd)
+    return f"{fd}:{found.st_dev}:{found.st_ino}"
+
+
+def console_fds() -> tuple[int, ...]:
+    """The job's console descriptor, to hand its workers (`pass_fds`); none outside a job."""
+    fd = os.environ.get(CONSOLE_FD, "").partition(":")[0]
+    return (int(fd),) if fd.isdigit() else ()
+
+
+def _job_console() -> logging.Handler | None:
+    """A worker's handler of warnings on its job's console: the file the job named, never a number reused."""
+    for fd in console_fds():
+        try:
+            if _console_of(fd) == os.environ[CONSOLE_FD] and not os.path.sameopenfile(fd, 2):
+                handler = logging.StreamHandler(os.fdopen(fd, "w", buffering=1, closefd=False))
+                handler.setLevel(logging.WARNING)
+                return handler
+        except OSError:  # closed: not handed on
+            pass
+    return None
+
+
 def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str = "",
           append: bool = False) -> logging.Logger:
     """Log to the rule's log file (native code's standard error too) and the console; set XLA flags and the
@@ -67,6 +96,9 @@ def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str
         console = stderr_into(log_path)
         if console is not None:
             handlers.append(logging.StreamHandler(console))
+            os.environ[CONSOLE_FD] = _console_of(console.fileno())
+        elif append and (job_console := _job_console()) is not None:
+            handlers.append(job_console)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers,
         force=True,

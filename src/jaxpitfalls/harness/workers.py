@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NoReturn, TextIO
 
-from ..runtime import checkout_env
+from ..runtime import checkout_env, console_fds
 
 log = logging.getLogger(__name__)
 LIFELINE = "JAXPITFALLS_LIFELINE_FD"  # the pipe a worker reads to learn that its job has exited
@@ -103,7 +103,7 @@ class PipeWorker:
         self.name = name
         env, fds = tied_to_job(checkout_env(env))
         self.proc = subprocess.Popen([python, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env=env, pass_fds=fds)
+                                     env=env, pass_fds=(*fds, *console_fds()))
 
     @functools.cached_property
     def first(self) -> dict[str, Any]:
