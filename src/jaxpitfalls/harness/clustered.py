@@ -67,7 +67,8 @@ def interval(count: int, rows: int, effective: float) -> tuple[float, float]:
 
 def margins(rows: pd.DataFrame, factor: float, threshold: float) -> dict[str, pd.Series]:
     """Per event a row can show, how far its interval lies past it in half-widths (log scale; positive: shown)."""
-    low, high = np.log(rows.ratio_ci_low), np.log(rows.ratio_ci_high)
+    with np.errstate(divide="ignore"):  # a lower end of 0 (a toy row's interval past floats): -inf, shows nothing
+        low, high = np.log(rows.ratio_ci_low), np.log(rows.ratio_ci_high)
     half = ((high - low) / 2).where(lambda h: h > 0)
     regressed, improved = (low - math.log1p(threshold)) / half, (math.log1p(-threshold) - high) / half
     return {"flagged": np.maximum(regressed, improved), "regressed": regressed,
