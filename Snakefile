@@ -9,7 +9,7 @@ from snakemake.utils import min_version
 sys.path.insert(0, f"{workflow.basedir}/src")
 
 from jaxpitfalls import failed_jobs, runtime
-from jaxpitfalls.configcheck import require_valid
+from jaxpitfalls.configcheck import InvalidConfig, require_valid
 from jaxpitfalls.idle_scheduler import keep_idle
 
 # Every job imports this checkout's code too, not the one a shared venv's editable install points to (a second
@@ -23,8 +23,12 @@ min_version("9.0")
 configfile: f"{workflow.basedir}/config.yaml"
 
 
-# Every problem at once, before any job starts; fills in the schema's defaults.
-require_valid(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
+# Every problem at once, before any job starts; fills in the schema's defaults. Said alone, without the
+# traceback lines Snakemake adds to an error raised here (they read as a crash).
+try:
+    require_valid(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml")
+except InvalidConfig as refused:
+    sys.exit(str(refused))
 
 
 report: "workflow/report/workflow.rst"

@@ -271,6 +271,17 @@ def test_a_block_the_file_cannot_take_is_refused_at_parse_naming_the_key(files, 
     assert said in str(refused.value)
 
 
+def test_a_refused_file_hides_none_of_the_configs_other_problems(files, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    config = _config({"mine": {"file": "examples/nowhere.py", "base": {"batch": 4}},
+                      "yours": {"file": "examples/vmap_loop.py", "base": {"batch": 4, "width": 8}}})
+    config["run_targt_s"] = 100
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    said = str(refused.value)
+    assert said.startswith("2 problems") and "studies.mine.file:" in said and "unknown key 'run_targt_s'" in said
+
+
 def test_a_file_named_like_a_packaged_study_is_refused(files):
     with pytest.raises(InvalidConfig, match="a study named 'dispatch' is already"):
         require_valid(_config({"dispatch": {"file": str(ROOT / "examples/vmap_loop.py"), "base": {}}}), SCHEMA)

@@ -94,6 +94,12 @@ def test_every_problem_after_the_variants_is_said_at_once(tmp_path):
     said = str(refused.value).splitlines()
     assert len(said) == 4 and [w in line for w, line in zip(("FLOOR", "TOLERANCE", "OUTPUTS_DIFFER", "EXPECT"), said,
                                                              strict=True)] == [True] * 4
+    # a variant's builder wrong, the other problems are still read (the names stand)
+    path = write(tmp_path, GOOD.replace('"power": power}', '"power": cube}') + 'FLOOR = "cube"\n')
+    with pytest.raises(BenchFileRefused) as refused:
+        read(path)
+    said = str(refused.value).splitlines()
+    assert len(said) == 2 and "'cube' is not defined" in said[0] and "FLOOR 'cube'" in said[1]
     # an unknown FLOOR is one problem: the first variant is not taken for the floor OUTPUTS_DIFFER is read against
     first = write(tmp_path, GOOD + 'FLOOR = "cube"\nOUTPUTS_DIFFER = {"square": "it squares"}\n')
     with pytest.raises(BenchFileRefused) as refused:

@@ -47,6 +47,9 @@ def _empty_dir(tmp_path: Path) -> str:
 MALFORMED = [
     ("below a schema minimum", {"studies": {"dispatch": {"base": {"layers": 0}}}},
      "config studies.dispatch.base.layers = 0"),
+    ("a number as text, as a value nested in --config arrives", {"studies": {"dispatch": {"measure": {"rounds": "5"}}}},
+     "config studies.dispatch.measure.rounds = '5': '5' is not of type 'integer' (text: a value nested in --config "
+     "arrives as text; give it in a --configfile)"),
     ("a misspelt key", {"studies": {"dispatch": {"measure": {"repeat": 5}}}},
      "config studies.dispatch.measure: unknown key 'repeat'"),
     ("a key an earlier version named otherwise", {"studies": {"dispatch": {"measure": {"repeats": 5}}}},
@@ -223,6 +226,7 @@ def test_snakemake_refuses_a_malformed_config_before_any_job(tmp_path, what, ove
     assert proc.returncode != 0, f"{what}: snakemake -n accepted it:\n{output[-2000:]}"
     assert message in output, output[-3000:]
     assert "Job stats" not in output and "rule " not in proc.stdout  # refused while parsing: no job planned
+    assert 'File "' not in output  # the problems alone, no traceback lines read as a crash
     assert not (tmp_path / "results" / "runs").exists()
 
 

@@ -71,24 +71,31 @@ def use_folders(paths: Iterable[str | Path]) -> None:
     package.__path__[:] = [str(FOLDER), *(str(f) for f in folders)]
 
 
-def use_files(files: Mapping[str, str | Path]) -> None:
-    """Add the user's benchmark files by name, as `use_folders` does folders."""
-    found = {name: Path(path).expanduser().resolve() for name, path in files.items()}
-    folders, problems = _studies(), []  # every file's problems at once, a line each
-    for name, path in found.items():
+def file_problems(files: Mapping[str, str | Path]) -> dict[str, list[str]]:
+    """Each benchmark file's problems (a line each) by study name; none where it reads."""
+    folders, problems = _studies(), {}
+    for name, path in {name: Path(path).expanduser().resolve() for name, path in files.items()}.items():
         if name in folders:
-            problems.append(f"studies.{name}.file: a study named {name!r} is already at {folders[name]}: give the "
-                            "benchmark another name")
+            problems[name] = [f"studies.{name}.file: a study named {name!r} is already at {folders[name]}: give "
+                              "the benchmark another name"]
         elif not path.is_file():
-            problems.append(f"studies.{name}.file: {path}: no such file (a relative path is read from {Path.cwd()})")
+            problems[name] = [f"studies.{name}.file: {path}: no such file (a relative path is read from "
+                              f"{Path.cwd()})"]
         else:
             try:
                 reader.read(path)
             except reader.BenchFileRefused as e:
-                problems += [f"studies.{name}.file: {line}" for line in str(e).splitlines()]
+                problems[name] = [f"studies.{name}.file: {line}" for line in str(e).splitlines()]
+    return problems
+
+
+def use_files(files: Mapping[str, str | Path]) -> None:
+    """Add the user's benchmark files by name, as `use_folders` does folders (every file's problems at once)."""
+    problems = file_problems(files)
     if problems:
-        raise StudyRefused("\n".join(problems))
-    os.environ[sources.BENCHMARK_FILES] = json.dumps({name: str(path) for name, path in found.items()})
+        raise StudyRefused("\n".join(line for lines in problems.values() for line in lines))
+    found = {name: str(Path(path).expanduser().resolve()) for name, path in files.items()}
+    os.environ[sources.BENCHMARK_FILES] = json.dumps(found)
 
 
 def names() -> tuple[str, ...]:

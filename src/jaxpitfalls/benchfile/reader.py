@@ -121,7 +121,9 @@ def _literal(path: Path, name: str, node: ast.expr | None, default: Any, kind: t
     return value
 
 
-def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> dict[str, str]:
+def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> tuple[dict[str, str], list[str]]:
+    """The variants by name (a builder's function name), and each entry's problem: the names stand for the checks
+    after them where a builder is wrong."""
     if node is None:
         raise _refuse(path, None, 'defines no VARIANTS: name each variant and the function that builds its call, '
                                   'e.g. VARIANTS = {"jit": jit, "eager": eager}')
@@ -132,23 +134,30 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> dict[str, 
         pairs = [(v.id if isinstance(v, ast.Name) else "", v) for v in node.elts]
     else:
         raise _refuse(path, node, "VARIANTS must be a dict of name -> function, or a list of functions")
-    defined, variants = _defined(tree), {}
+    defined, variants, problems = _defined(tree), {}, []
     for name, value in pairs:
-        if not isinstance(value, ast.Name):
-            raise _refuse(path, value, f"variant {name or ast.unparse(value)!r}: name a function of the file "
-                                       "(def it, then list it), not an expression")
-        if value.id not in defined:
-            raise _refuse(path, value, f"variant {name!r}: {value.id!r} is not defined in the file")
+        builder = value.id if isinstance(value, ast.Name) else ""
+        if not builder:
+            problems.append(str(_refuse(path, value, f"variant {name or ast.unparse(value)!r}: name a function of "
+                                                     "the file (def it, then list it), not an expression")))
+            if not name:
+                continue
         if not name.isidentifier() or name in variants:
-            raise _refuse(path, value, f"variant {name!r}: a variant's name is an identifier, and unique")
-        if value.id in variants.values():
-            other = next(n for n, f in variants.items() if f == value.id)
-            raise _refuse(path, value, f"variant {name!r}: {value.id!r} builds {other!r} already (one builder "
-                                       "under two names times the same code)")
-        variants[name] = value.id
+            problems.append(str(_refuse(path, value, f"variant {name!r}: a variant's name is an identifier, and "
+                                                     "unique")))
+            continue
+        variants[name] = builder
+        if not builder:
+            continue
+        if builder not in defined:
+            problems.append(str(_refuse(path, value, f"variant {name!r}: {builder!r} is not defined in the file")))
+        elif builder in list(variants.values())[:-1]:
+            other = next(n for n, f in variants.items() if f == builder)
+            problems.append(str(_refuse(path, value, f"variant {name!r}: {builder!r} builds {other!r} already (one "
+                                                     "builder under two names times the same code)")))
     if len(variants) < 2:
         raise _refuse(path, node, f"VARIANTS names {len(variants)} variant(s): a benchmark compares at least two")
-    return variants
+    return variants, problems
 
 
 def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -> tuple[Expectation, ...]:
@@ -184,8 +193,7 @@ def read(path: str | Path) -> BenchFile:
         raise BenchFileRefused(f"{path}:{e.lineno}: not valid Python: {e.msg}") from None
     assigned = _assignments(tree)
     axes, open_axes = _setup_axes(path, tree)
-    variants = _variants(path, tree, assigned.get("VARIANTS"))
-    problems: list[str] = []  # the rest read on, every problem said at once
+    variants, problems = _variants(path, tree, assigned.get("VARIANTS"))  # the rest read on: every problem at once
     floor = _attempt(problems, lambda: _floor(path, assigned.get("FLOOR"), variants))
     tolerance = _attempt(problems, lambda: _tolerance(path, assigned.get("TOLERANCE"))) or {}
     differ = _attempt(problems, lambda: _differ(path, assigned.get("OUTPUTS_DIFFER"), variants, floor)) or {}

@@ -71,12 +71,13 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
         registry.use_folders(_study_folders(config))
     except registry.StudyRefused as e:
         raise InvalidConfig(f"1 problem in the config:\nconfig study_folders: {e}") from None
-    try:  # and the user's benchmark files, each a study under the name its block has
-        registry.use_files(_benchmark_files(config))
-    except registry.StudyRefused as e:
-        lines = str(e).splitlines()
-        raise InvalidConfig(f"{len(lines)} problem{'s' * (len(lines) > 1)} in the config:\n"
-                            + "\n".join(f"config {line}" for line in lines)) from None
+    # and the user's benchmark files, each a study under the name its block has; one refused, the rest of the
+    # config is checked without its block, so that every problem is said at once
+    files = _benchmark_files(config)
+    refused = registry.file_problems(files)
+    registry.use_files({name: path for name, path in files.items() if name not in refused})
+    if refused:
+        config = {**config, "studies": {k: v for k, v in config["studies"].items() if k not in refused}}
     try:
         schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
     except registry.StudyRefused as e:
@@ -86,6 +87,7 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
         fill_defaults(config, schema)
         problems = [*size_problems(config), *path_problems(config), *declared_problems(config),
                     *_processes_problems(config), *_unjudged(config)]
+    problems = [f"config {line}" for lines in refused.values() for line in lines] + problems
     if not problems:
         return
     note = ""

@@ -44,7 +44,20 @@ def _line(error: ValidationError) -> str:
                f"(known: {', '.join(known)})"
     if error.validator == "required":
         return f"{where}: {error.message.replace(' is a required property', '')} is required"
-    return f"{where} = {_shown(error.instance)}: {error.message}"
+    return f"{where} = {_shown(error.instance)}: {error.message}{_as_text(error)}"
+
+
+def _as_text(error: ValidationError) -> str:
+    """Why a number or flag reads as text where it does: Snakemake's `--config` gives a nested value as text."""
+    meant = {"integer": int, "number": (int, float), "boolean": bool}.get(str(error.validator_value))
+    if error.validator != "type" or meant is None or not isinstance(error.instance, str):
+        return ""
+    try:
+        read = yaml.safe_load(error.instance)
+    except yaml.YAMLError:
+        return ""
+    return (" (text: a value nested in --config arrives as text; give it in a --configfile)"
+            if isinstance(read, meant) and not (meant is not bool and isinstance(read, bool)) else "")
 
 
 def _read(path: str | Path) -> dict[str, Any]:
