@@ -44,9 +44,20 @@ def _empty_dir(tmp_path: Path) -> str:
 
 # (what is wrong, overlay on presets/smoke.yaml (a function of tmp_path where it needs a file), what the
 # message must say: the key, as the user writes it)
+def _file_as_cache(path: Path) -> dict:
+    path.write_text("")
+    return {"jax_cache_dir": str(path)}
+
+
 MALFORMED = [
     ("below a schema minimum", {"studies": {"dispatch": {"base": {"layers": 0}}}},
      "config studies.dispatch.base.layers = 0"),
+    ("a side's variable JAX reads, misspelt", {"compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAG": "--x"}}}}},
+     "config compare.sides.b.env.XLA_FLAG: nothing reads it; XLA_FLAGS is what JAX or XLA read"),
+    ("a side's XLA flags without dashes", {"compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": "xla_x=1"}}}}},
+     "config compare.sides.b.env.XLA_FLAGS = 'xla_x=1': 'xla_x=1' is not a flag"),
+    ("a cache directory that is a file", lambda tmp: _file_as_cache(tmp / "cache"),
+     "a file, not a directory for the cache"),
     ("a number as text, as a value nested in --config arrives", {"studies": {"dispatch": {"measure": {"rounds": "5"}}}},
      "config studies.dispatch.measure.rounds = '5': '5' is not of type 'integer' (text: a value nested in --config "
      "arrives as text; give it in a --configfile)"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 import tarfile
@@ -121,11 +122,35 @@ def _packages(config: dict[str, Any]) -> Iterator[str]:
 
 def _xla_flags(config: dict[str, Any]) -> Iterator[str]:
     settings = [("xla_flags", config["xla_flags"])] + [
-        (f"studies.{s}.xla_flags", config["studies"][s]["xla_flags"]) for s in plan.enabled_studies(config)]
+        (f"studies.{s}.xla_flags", config["studies"][s]["xla_flags"]) for s in plan.enabled_studies(config)] + [
+        (f"compare.sides.{name}.env.XLA_FLAGS", side["env"]["XLA_FLAGS"]) for name, side in
+        config["compare"]["sides"].items() if "XLA_FLAGS" in side.get("env", {})]
     for key, flags in settings:
         for flag in flags.split():
             if not flag.startswith("--"):
                 yield f"config {key} = {flags!r}: {flag!r} is not a flag (XLA's start with --)"
+
+
+# What JAX and XLA read from the environment: a side's `env` naming one nearly (XLA_FLAG) would time the sides
+# alike, silently.
+READ_BY_JAX = ("XLA_FLAGS", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION",
+               "XLA_PYTHON_CLIENT_ALLOCATOR", "JAX_PLATFORMS", "JAX_ENABLE_X64", "JAX_DEFAULT_MATMUL_PRECISION",
+               "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")
+
+
+def _side_env(config: dict[str, Any]) -> Iterator[str]:
+    for name, side in config["compare"]["sides"].items():
+        for var in side.get("env", {}):
+            near = difflib.get_close_matches(var, READ_BY_JAX, n=1, cutoff=0.85)
+            if near and var != near[0]:
+                yield (f"config compare.sides.{name}.env.{var}: nothing reads it; {near[0]} is what JAX or XLA "
+                       "read (the sides would be timed alike)")
+
+
+def _cache_dir(config: dict[str, Any]) -> Iterator[str]:
+    where = Path(config["jax_cache_dir"])
+    if config["jax_cache_dir"] and where.exists() and not where.is_dir():
+        yield f"config jax_cache_dir = {config['jax_cache_dir']!r}: a file, not a directory for the cache"
 
 
 def _history(config: dict[str, Any]) -> Iterator[str]:
@@ -148,4 +173,4 @@ def path_problems(config: dict[str, Any]) -> list[str]:
     if not plan.enabled_studies(config):
         return ["config studies: no study is enabled; set enabled: true on at least one"]
     return [*_local_dirs(config), *_baseline(config), *_sides(config), *_packages(config), *_xla_flags(config),
-            *_history(config)]
+            *_side_env(config), *_cache_dir(config), *_history(config)]
