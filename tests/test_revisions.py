@@ -147,7 +147,8 @@ def test_two_revisions_timed_in_lockstep_name_the_slowed_one_regressed(repo, tmp
     bad = _overlay(work, repo, {"old": {"revision": "v0.0-never"}, "new": {}})
     refused = snakemake(work, "-n", overlay=bad, check=False)
     assert refused.returncode != 0
-    assert "config compare.sides.old.revision = 'v0.0-never': 'v0.0-never' is not a revision of" in refused.stdout
+    said = refused.stdout + refused.stderr
+    assert "config compare.sides.old.revision = 'v0.0-never': 'v0.0-never' is not a revision of" in said
 
     overlay = _overlay(work, repo, {"base": {"revision": "base"}, "same": {"revision": "base"},
                                     "slowed": {"revision": "slowed"}})
