@@ -91,8 +91,10 @@ def test_the_jobs_of_this_invocation_are_those_started_after_its_log(tmp_path):
 
     assert invocation_start(tmp_path) is None
     (tmp_path / ".snakemake" / "log").mkdir(parents=True)
-    for name in ("2026-12-05T101500.000000.snakemake.log", "2026-12-05T152107.694858.snakemake.log"):
-        (tmp_path / ".snakemake" / "log" / name).write_text("")
+    for name, text in (("2026-12-05T101500.000000.snakemake.log", "localrule render_report:\n"),
+                       ("2026-12-05T152107.694858.snakemake.log", "localrule render_report:\n"),
+                       ("2026-12-05T152200.000000.snakemake.log", "Unlocked working directory.\n")):  # --unlock's
+        (tmp_path / ".snakemake" / "log" / name).write_text(text)
     since = invocation_start(tmp_path)
     assert time.localtime(since)[:6] == (2026, 12, 5, 15, 21, 7)
     paths = []

@@ -282,6 +282,17 @@ def test_a_refused_file_hides_none_of_the_configs_other_problems(files, monkeypa
     assert said.startswith("2 problems") and "studies.mine.file:" in said and "unknown key 'run_targt_s'" in said
 
 
+def test_a_refused_file_alone_enabled_is_one_problem_not_three(files, monkeypatch):
+    """Checked without the refused file's block, the config has no study enabled and names a history study it
+    lacks: neither is a problem of its own."""
+    monkeypatch.chdir(ROOT)
+    config = _config({"mine": {"file": "examples/nowhere.py", "base": {"batch": 4}}})
+    config["history"] = {"study": "mine"}
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    assert str(refused.value).startswith("1 problem in the config:\nconfig studies.mine.file:")
+
+
 def test_a_file_named_like_a_packaged_study_is_refused(files):
     with pytest.raises(InvalidConfig, match="a study named 'dispatch' is already"):
         require_valid(_config({"dispatch": {"file": str(ROOT / "examples/vmap_loop.py"), "base": {}}}), SCHEMA)

@@ -62,6 +62,7 @@ def test_every_example_reads(examples):
     (lambda s: s.replace('"power": power}', '"power": cube}'), "variant 'power': 'cube' is not defined in the file"),
     (lambda s: s.replace('{"square": square, "power": power}', "make()"), "VARIANTS must be a dict"),
     (lambda s: s.replace(', "power": power}', "}"), "a benchmark compares at least two"),
+    (lambda s: s.replace('"power": power}', '"my power": power}'), "variant 'my power': a variant's name is an"),
     (lambda s: s.replace('"power": power}', '"power": lambda x: x}'), "name a function of the file"),
     (lambda s: s + 'FLOOR = "cube"\n', "FLOOR 'cube' is not one of the variants"),
     (lambda s: s + 'EXPECT = ["square is better than power"]\n', "not an expectation this reads"),

@@ -78,6 +78,16 @@ def test_a_point_is_left_out_and_an_unused_local_directory_named(tmp_path, monke
     assert overlay["studies"]["tree_at"]["points"] == [{"layers": 5, "hidden": 16}]
 
 
+def test_a_lockstep_job_left_out_names_its_allocation_for_removal(tmp_path, monkeypatch):
+    """An overlay cannot delete a key, and the config check refuses an allocation of a configuration not run."""
+    monkeypatch.chdir(tmp_path)
+    swept = _ids(SMOKE, "dispatch")[1]
+    config = copy.deepcopy(SMOKE)
+    config["compare"]["allocation"] = {swept: {"processes": 3}}
+    text = failed_jobs.advice(config, _log(tmp_path, ("lockstep", f"results/lockstep/dispatch/{swept}.json")))
+    assert f"leaves out: dispatch {swept})" in text and f"Remove compare.allocation.{swept} from your config" in text
+
+
 def test_a_run_that_failed_no_job_gets_no_advice(tmp_path):
     assert failed_jobs.advice(SMOKE, _log(tmp_path)) == ""
     assert failed_jobs.failed("Error in rule x:\nrule y:\n    output: results/y\n") == [("x", ())]

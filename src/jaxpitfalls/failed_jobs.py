@@ -96,6 +96,8 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
                      f"{Path(OVERLAY).resolve()} last to the command's --configfile files (it leaves out: {names}).")
         lines += [f"Remove models.{key} from your config too: no configuration left uses it." for key in
                   _unused_local_dirs(config, dropped)]
+        lines += [f"Remove compare.allocation.{c['id']} from your config too: it allocates a configuration left out."
+                  for _, c in dropped if c["id"] in config.get("compare", {}).get("allocation", {})]
     return "\n".join(lines)
 
 

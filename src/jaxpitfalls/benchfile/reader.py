@@ -156,7 +156,8 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> tuple[dict
             problems.append(str(_refuse(path, value, f"variant {name!r}: {builder!r} builds {other!r} already (one "
                                                      "builder under two names times the same code)")))
     if len(variants) < 2:
-        raise _refuse(path, node, f"VARIANTS names {len(variants)} variant(s): a benchmark compares at least two")
+        count = _refuse(path, node, f"VARIANTS names {len(variants)} variant(s): a benchmark compares at least two")
+        raise BenchFileRefused("\n".join([*problems, str(count)]))
     return variants, problems
 
 

@@ -11,12 +11,15 @@ import pandas as pd
 
 
 def invocation_start(workdir: str | Path = ".") -> float | None:
-    """When the running invocation started: its log's name, the newest under .snakemake/log (None: none)."""
-    logs = sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"))
-    try:
-        return datetime.strptime(logs[-1].name.removesuffix(".snakemake.log"), "%Y-%m-%dT%H%M%S.%f").timestamp()
-    except (IndexError, ValueError):
-        return None
+    """When the invocation rendering the report started: the name of the newest log that has started its job
+    (an --unlock or --report writes a newer log of its own); None without one."""
+    for log in sorted(Path(workdir, ".snakemake", "log").glob("*.snakemake.log"), reverse=True):
+        if "rule render_report:" in log.read_text(errors="replace"):
+            try:
+                return datetime.strptime(log.name.removesuffix(".snakemake.log"), "%Y-%m-%dT%H%M%S.%f").timestamp()
+            except ValueError:
+                return None
+    return None
 
 
 def run_summary(benchmark_paths: Iterable[str], since: float | None = None) -> pd.DataFrame:
