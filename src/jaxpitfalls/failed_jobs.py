@@ -45,11 +45,11 @@ def still_failed(jobs: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tup
 
 def configurations_of(config: dict[str, Any], output: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """(study, configuration) a failed job's output stood for: its own, or every one its model serves."""
+    own, model = _OF_CONFIGURATION.search(output), _OF_MODEL.search(output)
     for study in plan.enabled_studies(config):
         for conf in plan.configurations(config["studies"][study]):
-            if (match := _OF_CONFIGURATION.search(output)) and (match["study"], match["config"]) == (study, conf["id"]):
-                yield study, conf
-            elif (match := _OF_MODEL.search(output)) and conf.get("model") == match["model"]:
+            if (own and (own["study"], own["config"]) == (study, conf["id"])) or (
+                    model and conf.get("model") == model["model"]):
                 yield study, conf
 
 

@@ -82,13 +82,11 @@ def _statements(tree: ast.AST, lazy: bool) -> Iterator[ast.AST]:
             yield from _statements(node, lazy)
 
 
-@cache
-def _imports(path: Path, roots: Roots, lazy: bool = True) -> frozenset[str]:
-    """Package modules imported by a file, absolute or relative, at any depth (`lazy`: in functions too)."""
-    this = _module_name(path, roots)
-    package = this if path.name == "__init__.py" else this.rpartition(".")[0]
+def _imported(nodes: Iterator[ast.AST], package: str) -> frozenset[str]:
+    """Package modules the import statements among `nodes` name, relative ones read from `package` (`from P
+    import name`: P, and P.name if a module)."""
     found = set()
-    for node in _statements(ast.parse(path.read_text(), str(path)), lazy):
+    for node in nodes:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom):
@@ -105,15 +103,18 @@ def _imports(path: Path, roots: Roots, lazy: bool = True) -> frozenset[str]:
 
 
 @cache
+def _imports(path: Path, roots: Roots, lazy: bool = True) -> frozenset[str]:
+    """Package modules imported by a file, absolute or relative, at any depth (`lazy`: in functions too)."""
+    this = _module_name(path, roots)
+    package = this if path.name == "__init__.py" else this.rpartition(".")[0]
+    return _imported(_statements(ast.parse(path.read_text(), str(path)), lazy), package)
+
+
+@cache
 def script_modules(script: str) -> tuple[str, ...]:
     """The package modules a rule's script imports, where its rule's sources start."""
-    found = set()
-    for node in ast.walk(ast.parse(Path(script).read_text(), script)):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
-            found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
     roots = _roots()
+    found = _imported(ast.walk(ast.parse(Path(script).read_text(), script)), PACKAGE)  # a script imports absolutely
     return tuple(sorted(m for m in found if _module_file(m, roots) is not None))
 
 
