@@ -255,6 +255,32 @@ def test_a_files_block_is_a_study_whose_base_keys_are_setups_axes(files):
     assert any(path.endswith("examples/vmap_loop.py") for path in registry.part_sources("mine", "measure"))
 
 
+def test_the_modules_beside_a_file_that_it_imports_are_its_measuring_jobs_inputs(tmp_path, monkeypatch, files):
+    (tmp_path / "layers.py").write_text("import numpy\nfrom kernels.fused import matmul\n")
+    (tmp_path / "kernels").mkdir()
+    for f in ("__init__.py", "fused.py"):
+        (tmp_path / "kernels" / f).write_text("")
+    (tmp_path / "unrelated.py").write_text("")
+    bench(tmp_path, """
+        def setup(n):
+            import layers
+            return jnp.ones(n)
+
+        def plus(x):
+            return lambda: x + 1
+
+        def times(x):
+            return lambda: x * 2
+
+        VARIANTS = {"plus": plus, "times": times}
+    """)
+    monkeypatch.chdir(tmp_path)
+    registry.use_files({"mine": str(tmp_path / "bench.py")})
+    measured = {Path(p).name for p in registry.part_sources("mine", "measure")}
+    assert {"bench.py", "layers.py", "__init__.py", "fused.py"} <= measured and "unrelated.py" not in measured
+    assert "layers.py" not in {Path(p).name for p in registry.part_sources("mine", "report")}
+
+
 @pytest.mark.parametrize("block, said", [
     ({"file": "examples/vmap_loop.py", "base": {"batch": 4, "width": 8, "depth": 2}},
      "config studies.mine.base: unknown key 'depth'"),

@@ -120,7 +120,9 @@ def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
     """The source files a rule using the study's `part` (measure, spec, report, claims) and `more` depends on."""
     if is_file(name):
         module = {"claims": "judges"}.get(part, part)
-        return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), sources.as_input(where(name))}))
+        # only a worker imports the file, and with it its neighbours; the other parts read the file as text
+        files = {where(name), *(sources.neighbours(where(name)) if part == "measure" else ())}
+        return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), *map(sources.as_input, files)}))
     return sources.files_of(f"studies.{name}.{part}", *more)
 
 

@@ -159,6 +159,24 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
     return frozenset(seen)
 
 
+def neighbours(path: Path) -> frozenset[Path]:
+    """The modules beside a user's benchmark file that it imports (its folder is on its workers' path), at any
+    depth: editing one reruns its jobs. A neighbour package counts whole; an installed one is no input."""
+    folder, seen, todo = path.parent, set(), [path]
+    while todo:
+        tree = ast.parse(todo.pop().read_text())
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            for top in {name.split(".")[0] for name in names}:
+                if (folder / top / "__init__.py").is_file():
+                    seen.update((folder / top).rglob("*.py"))
+                elif (module := folder / f"{top}.py").is_file() and module not in seen and module != path:
+                    seen.add(module)
+                    todo.append(module)
+    return frozenset(seen)
+
+
 def as_input(path: Path) -> str:
     """A path relative to the working directory where it lies inside it: Snakemake keys an input's checksum by
     path, so a moved checkout run in place stays up to date (a `--directory` outside it does not)."""
