@@ -123,3 +123,15 @@ def test_the_base_of_a_study_of_one_axis_is_its_first_configuration(tmp_path, mo
     assert overlay == {"studies": {"mine": {"sweep": {"n": [16]}}}}
     assert "A base configuration failed (mine n4)" in failed_jobs.advice(
         config, _log(tmp_path, ("run_study", "results/runs/mine/n4.json")))
+
+
+def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base, swept = _ids(SMOKE, "dispatch")[:2]
+    log = _log(tmp_path, ("run_study", f"results/runs/dispatch/{base}.json"),
+               ("run_study", f"results/runs/dispatch/{swept}.json"))
+    with open(log, "a") as f:
+        f.write("Terminating processes on user request, this might take some time.\n")
+    text = failed_jobs.advice(SMOKE, log)
+    assert text.startswith("Stopped on request: 2 job(s) left unfinished (run_study); every finished result is kept")
+    assert "fix the cause" not in text and not (tmp_path / failed_jobs.OVERLAY).exists()

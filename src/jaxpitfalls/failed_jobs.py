@@ -19,6 +19,8 @@ _OF_CONFIGURATION = re.compile(r"results/(?:runs|traces|tables/overhead|lockstep
                                r"(?:\.json|\.csv)?$")
 _OF_MODEL = re.compile(r"results/models/(?P<model>[^/]+)$")
 _ERROR = re.compile(r"^Error in rule (?P<rule>\w+):$")
+# Snakemake's line on Ctrl-C: the jobs it stops then fail with nothing of theirs to fix.
+_INTERRUPTED = "Terminating processes on user request"
 
 
 def failed(log_text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -72,10 +74,13 @@ def without(config: dict[str, Any], confs: list[tuple[str, dict[str, Any]]]) -> 
 
 def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     """What to do next (writing the overlay where configurations can be left out); "" where no job failed."""
-    jobs = still_failed([job for log in ([logs] if isinstance(logs, str) else logs)
-                         for job in failed(Path(log).read_text())])
+    texts = [Path(log).read_text() for log in ([logs] if isinstance(logs, str) else logs)]
+    jobs = still_failed([job for text in texts for job in failed(text)])
     if not jobs:
         return ""
+    if any(_INTERRUPTED in text for text in texts):
+        return (f"Stopped on request: {len(jobs)} job(s) left unfinished ({', '.join(sorted({r for r, _ in jobs}))})"
+                "; every finished result is kept, and running the same command again reruns only what is missing.")
     of = {job: {(s, c["id"]): (s, c) for out in job[1] for s, c in configurations_of(config, out)} for job in jobs}
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
     lines = [f"{len(jobs)} job(s) failed ({', '.join(sorted({rule for rule, _ in jobs}))}); every finished result "
