@@ -85,12 +85,9 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     problems, detail = schema_problems(config, schema)
     if not problems:
         fill_defaults(config, schema)
-        problems = [*size_problems(config), *path_problems(config), *declared_problems(config),
+        problems = [*size_problems(config), *path_problems(config, frozenset(refused)), *declared_problems(config),
                     *_processes_problems(config), *_unjudged(config)]
-    # a refused file's study is missing from the copy checked: what that alone says ("no study is enabled",
-    # history.study = 'mine': not a study) is no problem of its own
-    problems = [f"config {line}" for lines in refused.values() for line in lines] + [
-        p for p in problems if not refused or not ("no study is enabled" in p or any(repr(n) in p for n in refused))]
+    problems = [f"config {line}" for lines in refused.values() for line in lines] + problems
     if not problems:
         return
     note = ""

@@ -52,7 +52,7 @@ def _baseline(config: dict[str, Any]) -> Iterator[str]:
         yield f"{where}: holds no result JSONs (runs/<study>/<configuration>.json): not a run's directory or results/"
 
 
-def _sides(config: dict[str, Any]) -> Iterator[str]:
+def _sides(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
     compare = config["compare"]
     if not compare["sides"] and not compare["baseline"]:
         gated = [key for key in ("fail_on_regression", "fail_on_inconclusive", "primary") if compare[key]]
@@ -71,6 +71,8 @@ def _sides(config: dict[str, Any]) -> Iterator[str]:
                "in lockstep); empty one of them")
     if len(compare["sides"]) < 2:
         yield f"config compare.sides: {len(compare['sides'])} side; a comparison needs two or more"
+    if compare["study"] in refused:
+        return
     if compare["study"] not in plan.enabled_studies(config):
         yield (f"config compare.study = {compare['study']!r}: not an enabled study (enabled: "
                f"{', '.join(plan.enabled_studies(config))})")
@@ -160,9 +162,11 @@ def _cache_dir(config: dict[str, Any]) -> Iterator[str]:
         yield f"config jax_cache_dir = {config['jax_cache_dir']!r}: a file, not a directory for the cache"
 
 
-def _history(config: dict[str, Any]) -> Iterator[str]:
+def _history(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
     history = config["history"]
-    if history["study"] not in config["studies"]:
+    if history["study"] in refused:
+        pass
+    elif history["study"] not in config["studies"]:
         yield f"config history.study = {history['study']!r}: not a study (studies: {', '.join(config['studies'])})"
     elif history["versions"] and history["study"] not in plan.enabled_studies(config):
         yield (f"config history.study = {history['study']!r}: not an enabled study (enabled: "
@@ -176,8 +180,9 @@ def _history(config: dict[str, Any]) -> Iterator[str]:
             yield f"config history.pythons.{release} = {python!r}: not a file (an environment's bin/python)"
 
 
-def path_problems(config: dict[str, Any]) -> list[str]:
-    if not plan.enabled_studies(config):
+def path_problems(config: dict[str, Any], refused: frozenset[str] = frozenset()) -> list[str]:
+    """`refused`: benchmark files' studies refused already, left out of `config`: their names are no problem."""
+    if not plan.enabled_studies(config) and not refused:
         return ["config studies: no study is enabled; set enabled: true on at least one"]
-    return [*_local_dirs(config), *_baseline(config), *_sides(config), *_packages(config), *_xla_flags(config),
-            *_side_env(config), *_cache_dir(config), *_history(config)]
+    return [*_local_dirs(config), *_baseline(config), *_sides(config, refused), *_packages(config),
+            *_xla_flags(config), *_side_env(config), *_cache_dir(config), *_history(config, refused)]
