@@ -90,7 +90,7 @@ def test_a_lockstep_job_left_out_names_its_allocation_for_removal(tmp_path, monk
 
 def test_a_run_that_failed_no_job_gets_no_advice(tmp_path):
     assert failed_jobs.advice(SMOKE, _log(tmp_path)) == ""
-    assert failed_jobs.failed("Error in rule x:\nrule y:\n    output: results/y\n") == [("x", ())]
+    assert failed_jobs.failed("Error in rule x:\nrule y:\n    output: results/y\n") == [failed_jobs.Failed("x")]
 
 
 def test_a_retried_job_that_succeeded_is_no_failure(tmp_path, monkeypatch):
@@ -135,3 +135,27 @@ def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tm
     text = failed_jobs.advice(SMOKE, log)
     assert text.startswith("Stopped on request: 2 job(s) left unfinished (run_study); every finished result is kept")
     assert "fix the cause" not in text and not (tmp_path / failed_jobs.OVERLAY).exists()
+
+
+def test_each_cause_is_said_once_with_the_jobs_it_ended(tmp_path, monkeypatch):
+    """XLA's fatal line, or the first exception logged (a worker's, before its job's WorkerFailed), else the
+    log's last line: one wrong flag that fails every job is one line, not a log per job to open."""
+    monkeypatch.chdir(tmp_path)
+    ids = _ids(SMOKE, "dispatch")
+    logs = {"a.log": "INFO start\nF1205 21:23:11.691454   10030 parse_flags_from_env.cc:234] Unknown flag in "
+                     "XLA_FLAGS: --xla_bogus=1\n2026 jaxpitfalls CRITICAL failed: WorkerFailed: exited\n",
+            "b.log": "F1205 21:23:12.000001   10031 parse_flags_from_env.cc:234] Unknown flag in XLA_FLAGS: "
+                     "--xla_bogus=1\n",
+            "c.log": "x jaxpitfalls CRITICAL failed: ValueError: shapes (2,) and (3,)\nTraceback\n"
+                     "x jaxpitfalls CRITICAL failed: WorkerFailed: exited\n",
+            "d.log": "Traceback (most recent call last):\nModuleNotFoundError: No module named 'mine'\n"}
+    for name, text in logs.items():
+        (tmp_path / name).write_text(text)
+    log = tmp_path / "snakemake.log"
+    log.write_text("".join(f"Error in rule run_study:\n    output: results/runs/dispatch/{ids[i % 2]}-{i}.json\n"
+                           f"    log: {name} (check log file(s) for error details)\n" for i, name in enumerate(logs)))
+    lines = failed_jobs.advice(SMOKE, str(log)).splitlines()
+    assert lines[1:5] == ["The errors, as their logs give them first:",
+                          "  Unknown flag in XLA_FLAGS: --xla_bogus=1 (2 job(s); a.log)",
+                          "  ValueError: shapes (2,) and (3,) (1 job(s); c.log)",
+                          "  ModuleNotFoundError: No module named 'mine' (1 job(s); d.log)"]

@@ -3,10 +3,11 @@ config overlay leaving those out, as the report needs every configuration's resu
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -21,28 +22,56 @@ _OF_MODEL = re.compile(r"results/models/(?P<model>[^/]+)$")
 _ERROR = re.compile(r"^Error in rule (?P<rule>\w+):$")
 # Snakemake's line on Ctrl-C: the jobs it stops then fail with nothing of theirs to fix.
 _INTERRUPTED = "Terminating processes on user request"
+# glog's fatal line (XLA's "F1205 21:23:11.69 10030 file.cc:234] Unknown flag ...") or runtime.start's critical one
+_CAUSE = re.compile(r"^F\d{4} [\d:.]+ +\d+ \S+\] (?P<fatal>.+)$| CRITICAL failed: (?P<raised>.+)$")
 
 
-def failed(log_text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """(rule, outputs) of every error block in a Snakemake log, in its order (a retried job's each time)."""
-    found: list[tuple[str, tuple[str, ...]]] = []
+class Failed(NamedTuple):  # a failed job, as Snakemake's error block names it
+    rule: str
+    outputs: tuple[str, ...] = ()
+    logs: tuple[str, ...] = ()
+
+
+def failed(log_text: str) -> list[Failed]:
+    """Every error block in a Snakemake log, in its order (a retried job's each time)."""
+    found: list[Failed] = []
     block = False
     for line in log_text.splitlines():
         if match := _ERROR.match(line.strip()):
-            found.append((match["rule"], ()))
+            found.append(Failed(match["rule"]))
             block = True
         elif block and line.startswith((" ", "\t")):  # the block's indented fields
-            if line.strip().startswith("output:"):
-                found[-1] = (found[-1][0], tuple(out.strip() for out in line.split(":", 1)[1].split(",")))
+            key, _, value = line.strip().partition(":")
+            if key in ("output", "log"):
+                paths = tuple(p.strip() for p in value.split(" (check log")[0].split(","))
+                found[-1] = found[-1]._replace(**{f"{key}s": paths})
         else:
             block = False
     return found
 
 
-def still_failed(jobs: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+def still_failed(jobs: list[Failed]) -> list[Failed]:
     """The jobs whose outputs are missing now (a retry that succeeded left them), each once."""
-    missing = [(rule, outs) for rule, outs in jobs if not outs or not all(Path(o).exists() for o in outs)]
-    return list(dict.fromkeys(missing))
+    return list(dict.fromkeys(job for job in jobs if not job.outputs or not all(map(os.path.exists, job.outputs))))
+
+
+def cause(log: str) -> str:
+    """A job log's first error (XLA's fatal line, or an exception logged), else its last line."""
+    lines = [line.strip() for line in Path(log).read_text(errors="replace").splitlines() if line.strip()]
+    for line in lines:
+        if match := _CAUSE.search(line):
+            return (match["fatal"] or match["raised"])[:300]
+    return lines[-1][:300] if lines else "(its log is empty)"
+
+
+def _causes(jobs: list[Failed]) -> list[str]:
+    """Each cause once, with the jobs it ended (one wrong flag fails every job alike)."""
+    by_cause: dict[str, list[str]] = {}
+    for job in jobs:
+        for log in (log for log in job.logs if os.path.isfile(log)):
+            by_cause.setdefault(cause(log), []).append(log)
+    return [f"  {what} ({len(logs)} job(s); {logs[0]})" for what, logs in
+            sorted(by_cause.items(), key=lambda item: -len(item[1]))]
 
 
 def configurations_of(config: dict[str, Any], output: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -78,21 +107,22 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     jobs = still_failed([job for text in texts for job in failed(text)])
     if not jobs:
         return ""
+    rules = ", ".join(sorted({job.rule for job in jobs}))
     if any(_INTERRUPTED in text for text in texts):
-        return (f"Stopped on request: {len(jobs)} job(s) left unfinished ({', '.join(sorted({r for r, _ in jobs}))})"
-                "; every finished result is kept, and running the same command again reruns only what is missing.")
-    of = {job: {(s, c["id"]): (s, c) for out in job[1] for s, c in configurations_of(config, out)} for job in jobs}
+        return (f"Stopped on request: {len(jobs)} job(s) left unfinished ({rules}); every finished result is kept, "
+                "and running the same command again reruns only what is missing.")
+    of = {job: {(s, c["id"]): (s, c) for out in job.outputs for s, c in configurations_of(config, out)}
+          for job in jobs}
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
-    lines = [f"{len(jobs)} job(s) failed ({', '.join(sorted({rule for rule, _ in jobs}))}); every finished result "
-             "is kept, and running the same command again reruns only what is missing."]
-    apart = sorted({rule for (rule, _), found in of.items() if not found})
+    lines = [f"{len(jobs)} job(s) failed ({rules}); every finished result is kept, and running the same command "
+             "again reruns only what is missing.", "The errors, as their logs give them first:", *_causes(jobs)]
+    apart = sorted({job.rule for job, found in of.items() if not found})
     if apart:
-        lines.append(f"Not a configuration's own ({', '.join(apart)}): the report needs it; fix the cause (its "
-                     "log above).")
+        lines.append(f"Not a configuration's own ({', '.join(apart)}): the report needs it; fix the cause.")
     bases = sorted(f"{s} {c['id']}" for s, c in confs.values() if c["id"] == plan.base_id(config["studies"][s]))
     if bases:
         lines.append(f"A base configuration failed ({'; '.join(bases)}): every claim of its study reads it, so it "
-                     "cannot be left out; fix the cause (its log above).")
+                     "cannot be left out; fix the cause.")
     if confs and not bases and not apart:
         dropped = list(confs.values())
         write_text(OVERLAY, yaml.safe_dump(without(config, dropped), sort_keys=False))
