@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 NUMBER = r"-?\d+(?:\.\d+)?"
-PRINTED = re.compile(rf"(?<![\w.\[-])({NUMBER})(x|%| ms| s)? \[({NUMBER}), ({NUMBER})\]")
+PRINTED = re.compile(rf"(?<![\w.\[-])({NUMBER})(x|%| ms| µs| ns| s)? \[({NUMBER}), ({NUMBER})\]")
 
 
 def printed(text: str) -> list[tuple[str, str, tuple[str, str]]]:
@@ -19,10 +19,11 @@ def printed(text: str) -> list[tuple[str, str, tuple[str, str]]]:
 
 def _formatted(value: float, low: float, high: float) -> set[tuple[str, str, str]]:
     """A table's (value, low, high) as the report may print it: 3, 2 or 1 decimals (or 3 significant digits below a
-    hundredth: formatting.fixed), or as a percentage."""
-    from jaxpitfalls.formatting import fixed
+    hundredth: formatting.fixed), as a percentage, or a time in ms as µs or ns (formatting.duration_interval)."""
+    from jaxpitfalls.formatting import fixed, short
 
-    return {tuple(fixed(x * scale, d) for x in (value, low, high)) for d, scale in ((3, 1), (2, 1), (1, 1), (1, 100))}
+    return {tuple(fixed(x * scale, d) for x in (value, low, high)) for d, scale in ((3, 1), (2, 1), (1, 1), (1, 100))
+            } | {tuple(short(x * scale) for x in (value, low, high)) for scale in (1e3, 1e6)}
 
 
 def table_triples(snapshot: Path) -> set[tuple[str, str, str]]:

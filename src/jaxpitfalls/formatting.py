@@ -31,6 +31,16 @@ def duration_ms(ms: float) -> str:
     return f"{short(ms * 1e3)} µs" if math.isfinite(ms) and abs(ms) < 0.01 else f"{ms:.3f} ms"
 
 
+def duration_interval(ms: float, low: float, high: float) -> str:
+    """A time in ms with its interval, in the unit its widest end reads in: ms from 10 µs, else µs or ns to 3
+    significant digits (`66.2 ns [-53.4, 186]`, not `0.0000662 ms [-0.0000534, 0.000186]`)."""
+    top = max(abs(ms), abs(low), abs(high))
+    if not math.isfinite(top) or top >= 0.01:
+        return f"{fixed(ms)} ms [{fixed(low)}, {fixed(high)}]"
+    scale, unit = (1e3, "µs") if top >= 1e-3 else (1e6, "ns")
+    return f"{short(ms * scale)} {unit} [{short(low * scale)}, {short(high * scale)}]"
+
+
 E_NOTATION = re.compile(r"\d+(?:\.\d+)?e[-+]?\d+")
 
 

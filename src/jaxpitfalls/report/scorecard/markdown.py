@@ -11,7 +11,7 @@ import pandas as pd
 from ...contract.decisions import interval
 from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
-from ...formatting import duration_ms, fixed, plain_numbers, short
+from ...formatting import duration_interval, duration_ms, fixed, plain_numbers, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 from ..tables.precision import shortfall_lines
 from ..tables.run_summary import STARTS
@@ -165,15 +165,15 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
     """A study's section; `config` needs its block and its family's."""
     steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
-    medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms",
-                                sort=False)
+    medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms", sort=False)
     medians.columns = [f"{v} ({m})" for m, v in medians.columns]
     shares = comp.variant.str.contains(DIFFERENCE, regex=False)  # a share of one difference in another
     comparisons = comp.assign(
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
         # a share's difference of differences is the row above it again (variant - baseline), estimated apart:
         # printed once, there
-        difference=_with_interval(comp, "diff_ms", "diff_ci_low_ms", "diff_ci_high_ms", " ms").where(~shares, ""),
+        difference=comp.apply(lambda r: "" if pd.isna(r.diff_ms) or shares[r.name] else duration_interval(
+            r.diff_ms, r.diff_ci_low_ms, r.diff_ci_high_ms), axis=1),
         between_processes=_process_spread(comp),
         precision=relative_half_width(comp).where(~shares).map(
             lambda p: "" if pd.isna(p) else f"±{p:.1%}"),  # a share near 0 has no relative precision

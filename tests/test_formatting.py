@@ -1,0 +1,22 @@
+"""Numbers as the report prints them: fixed point, and a time in the unit its interval reads in."""
+
+from __future__ import annotations
+
+import pytest
+
+from jaxpitfalls.formatting import duration_interval, fixed
+
+
+@pytest.mark.parametrize("ms, low, high, printed", [
+    (1.2345, 1.1, 1.3, "1.234 ms [1.100, 1.300]"),               # ms from 10 µs, as every other interval
+    (0.0123, 0.011, 0.0134, "0.012 ms [0.011, 0.013]"),
+    (0.0045, 0.003, 0.0061, "4.5 µs [3, 6.1]"),                   # a microsecond call's difference
+    (0.00000898, -0.00000208, 0.0000200, "8.98 ns [-2.08, 20]"),  # was 0.00000898 ms [-0.00000208, 0.0000200]
+    (-0.0000142, -0.0000283, -0.0000000823, "-14.2 ns [-28.3, -0.0823]"),
+])
+def test_a_time_difference_is_printed_in_the_unit_its_widest_end_reads_in(ms, low, high, printed):
+    assert duration_interval(ms, low, high) == printed
+
+
+def test_a_small_number_never_reads_as_zero():
+    assert fixed(0.0000937) == "0.0000937" and fixed(0.5) == "0.500"
