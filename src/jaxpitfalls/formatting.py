@@ -32,8 +32,7 @@ def duration_ms(ms: float) -> str:
 
 
 def duration_interval(ms: float, low: float, high: float) -> str:
-    """A time in ms with its interval, in the unit its widest end reads in: ms from 10 µs, else µs or ns to 3
-    significant digits (`66.2 ns [-53.4, 186]`, not `0.0000662 ms [-0.0000534, 0.000186]`)."""
+    """A time in ms and its interval in the unit they read in: ms from 10 µs, else µs or ns (`66.2 ns [-53.4, 186]`)."""
     top = max(abs(ms), abs(low), abs(high))
     if not math.isfinite(top) or top >= 0.01:
         return f"{fixed(ms)} ms [{fixed(low)}, {fixed(high)}]"
