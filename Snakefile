@@ -8,7 +8,7 @@ from snakemake.utils import min_version
 # (envs/cpu.yaml under --software-deployment-method conda).
 sys.path.insert(0, f"{workflow.basedir}/src")
 
-from jaxpitfalls import failed_jobs, runtime
+from jaxpitfalls import failed_jobs, plan, runtime
 from jaxpitfalls.configcheck import InvalidConfig, require_valid
 from jaxpitfalls.idle_scheduler import keep_idle
 
@@ -37,6 +37,12 @@ report: "workflow/report/workflow.rst"
 # No job-rate timers waking the scheduler many times a second beside a timed job.
 onstart:
     keep_idle(workflow)
+
+
+# A gated comparison's report asked for alone passed whatever it found: said where the run ends.
+onsuccess:
+    if ungated := plan.ungated_note(config, workflow.dag_settings.targets):
+        print(ungated, file=sys.stderr)
 
 
 # After a failed job: what was kept, and a config overlay that reports every finished configuration without it.

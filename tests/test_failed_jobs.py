@@ -138,24 +138,39 @@ def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tm
 
 
 def test_each_cause_is_said_once_with_the_jobs_it_ended(tmp_path, monkeypatch):
-    """XLA's fatal line, or the first exception logged (a worker's, before its job's WorkerFailed), else the
-    log's last line: one wrong flag that fails every job is one line, not a log per job to open."""
+    """XLA's fatal line; else the job's last exception (a worker's error in it), or where the worker died without
+    answering the first one logged (the worker's own, not a sibling's broken pipe after it); else the log's last
+    line: one wrong flag that fails every job is one line, not a log per job to open."""
     monkeypatch.chdir(tmp_path)
     ids = _ids(SMOKE, "dispatch")
-    logs = {"a.log": "INFO start\nF1205 21:23:11.691454   10030 parse_flags_from_env.cc:234] Unknown flag in "
-                     "XLA_FLAGS: --xla_bogus=1\n2026 jaxpitfalls CRITICAL failed: WorkerFailed: exited\n",
-            "b.log": "F1205 21:23:12.000001   10031 parse_flags_from_env.cc:234] Unknown flag in XLA_FLAGS: "
-                     "--xla_bogus=1\n",
-            "c.log": "x jaxpitfalls CRITICAL failed: ValueError: shapes (2,) and (3,)\nTraceback\n"
-                     "x jaxpitfalls CRITICAL failed: WorkerFailed: exited\n",
-            "d.log": "Traceback (most recent call last):\nModuleNotFoundError: No module named 'mine'\n"}
+    xla = "F1205 21:23:11.691454   10030 parse_flags_from_env.cc:234] Unknown flag in XLA_FLAGS: --xla_bogus=1\n"
+    died = ("x jaxpitfalls CRITICAL failed: WorkerFailed: w: its worker exited (code 1) before answering; its error "
+            "is in the log\n")
+    logs = {"a.log": f"INFO start\n{xla}{died}", "b.log": xla,
+            "c.log": "x jaxpitfalls CRITICAL failed: ValueError: shapes (2,) and (3,)\nTraceback\n" + died,
+            "d.log": "x jaxpitfalls CRITICAL failed: BrokenPipeError: [Errno 32] Broken pipe\n"
+                     "x jaxpitfalls CRITICAL failed: WorkerFailed: side 'base': No module named 'kernels'\n",
+            "e.log": "Traceback (most recent call last):\nModuleNotFoundError: No module named 'mine'\n"}
     for name, text in logs.items():
         (tmp_path / name).write_text(text)
     log = tmp_path / "snakemake.log"
     log.write_text("".join(f"Error in rule run_study:\n    output: results/runs/dispatch/{ids[i % 2]}-{i}.json\n"
                            f"    log: {name} (check log file(s) for error details)\n" for i, name in enumerate(logs)))
     lines = failed_jobs.advice(SMOKE, str(log)).splitlines()
-    assert lines[1:5] == ["The errors, as their logs give them first:",
+    assert lines[1:6] == ["The errors, as their logs give them first:",
                           "  Unknown flag in XLA_FLAGS: --xla_bogus=1 (2 job(s); a.log)",
                           "  ValueError: shapes (2,) and (3,) (1 job(s); c.log)",
-                          "  ModuleNotFoundError: No module named 'mine' (1 job(s); d.log)"]
+                          "  WorkerFailed: side 'base': No module named 'kernels' (1 job(s); d.log)",
+                          "  ModuleNotFoundError: No module named 'mine' (1 job(s); e.log)"]
+
+
+def test_a_gate_that_fails_the_run_as_asked_is_its_verdict_not_a_fault(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gate.log").write_text(f"x jaxpitfalls ERROR {failed_jobs.GATE_FAILED}2 regression(s); the worst:\n"
+                                       "  mine c0 slow (blocked): head / base 2.100x [1.9, 2.3]\n")
+    log = tmp_path / "snakemake.log"
+    log.write_text("Error in rule compare_gate:\n    output: results/tables/compare.passed\n    log: gate.log\n")
+    assert failed_jobs.advice(SMOKE, str(log)) == (
+        "The comparison gate failed the run, as compare.fail_on_* asks (reports/compare.md has every row): 2 "
+        "regression(s); the worst:\n"
+        "  mine c0 slow (blocked): head / base 2.100x [1.9, 2.3]")

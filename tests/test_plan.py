@@ -210,3 +210,12 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
                         "captures, max_busy_share, max_processes, max_wait_s, min_sample_s, on_contention, processes, "
                         "rounds, steps_per_sample, target_precision, target_share, trace_steps, warmup_steps)"]
     assert list(SCHEMA["properties"]["studies"]["properties"]) == list(registry.names())
+
+
+def test_a_gated_comparisons_report_asked_for_alone_is_said_to_be_ungated():
+    config = {"compare": {"fail_on_regression": True, "fail_on_inconclusive": False}}
+    assert "ask for `compare_gate`" in plan.ungated_note(config, {"reports/compare_lockstep.md"})
+    for targets in ({"reports/compare_lockstep.md", "compare_gate"}, {"compare_gate"}, set(), {"reports/report.md"}):
+        assert plan.ungated_note(config, targets) == ""
+    assert plan.ungated_note({"compare": {"fail_on_regression": False, "fail_on_inconclusive": False}},
+                             {"reports/compare.md"}) == ""

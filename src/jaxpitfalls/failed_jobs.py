@@ -22,8 +22,13 @@ _OF_MODEL = re.compile(r"results/models/(?P<model>[^/]+)$")
 _ERROR = re.compile(r"^Error in rule (?P<rule>\w+):$")
 # Snakemake's line on Ctrl-C: the jobs it stops then fail with nothing of theirs to fix.
 _INTERRUPTED = "Terminating processes on user request"
-# glog's fatal line (XLA's "F1205 21:23:11.69 10030 file.cc:234] Unknown flag ...") or runtime.start's critical one
-_CAUSE = re.compile(r"^F\d{4} [\d:.]+ +\d+ \S+\] (?P<fatal>.+)$| CRITICAL failed: (?P<raised>.+)$")
+# glog's fatal line (XLA's "F1205 21:23:11.69 10030 file.cc:234] Unknown flag ..."); an exception runtime.start
+# logged; and what a job says of a worker that died before answering (harness/workers.py)
+_FATAL = re.compile(r"^F\d{4} [\d:.]+ +\d+ \S+\] (?P<what>.+)$")
+_RAISED = re.compile(r" CRITICAL failed: (?P<what>.+)$")
+_UNANSWERED = "before answering; its error is in the log"
+# How scripts/compare_gate.py logs its verdict when it fails the run, as compare.fail_on_* asks: no fault to fix.
+GATE_FAILED = "the comparison gate fails the run: "
 
 
 class Failed(NamedTuple):  # a failed job, as Snakemake's error block names it
@@ -56,12 +61,20 @@ def still_failed(jobs: list[Failed]) -> list[Failed]:
 
 
 def cause(log: str) -> str:
-    """A job log's first error (XLA's fatal line, or an exception logged), else its last line."""
+    """A job log's error: XLA's fatal line, else its last logged exception (the first where a worker died
+    unanswered: the worker's own), else its last line."""
     lines = [line.strip() for line in Path(log).read_text(errors="replace").splitlines() if line.strip()]
-    for line in lines:
-        if match := _CAUSE.search(line):
-            return (match["fatal"] or match["raised"])[:300]
+    fatal = [m["what"] for m in map(_FATAL.search, lines) if m]
+    raised = [m["what"] for m in map(_RAISED.search, lines) if m]
+    if fatal or raised:
+        return (fatal or [raised[0] if _UNANSWERED in raised[-1] else raised[-1]])[0][:300]
     return lines[-1][:300] if lines else "(its log is empty)"
+
+
+def _gate_verdict(log: str) -> str:
+    """The gate's verdict where its log says it failed the run on purpose; "" otherwise."""
+    text = Path(log).read_text(errors="replace") if os.path.isfile(log) else ""
+    return text.split(GATE_FAILED, 1)[1].strip() if GATE_FAILED in text else ""
 
 
 def _causes(jobs: list[Failed]) -> list[str]:
@@ -111,6 +124,12 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     if any(_INTERRUPTED in text for text in texts):
         return (f"Stopped on request: {len(jobs)} job(s) left unfinished ({rules}); every finished result is kept, "
                 "and running the same command again reruns only what is missing.")
+    gate = [f"The comparison gate failed the run, as compare.fail_on_* asks ({plan.compared_report(config)} has "
+            f"every row): {verdict}" for job in jobs for log in job.logs if (verdict := _gate_verdict(log))]
+    jobs = [job for job in jobs if not any(map(_gate_verdict, job.logs))]
+    if not jobs:
+        return "\n".join(gate)
+    rules = ", ".join(sorted({job.rule for job in jobs}))
     of = {job: {(s, c["id"]): (s, c) for out in job.outputs for s, c in configurations_of(config, out)}
           for job in jobs}
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
@@ -121,8 +140,8 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
         lines.append(f"Not a configuration's own ({', '.join(apart)}): the report needs it; fix the cause.")
     bases = sorted(f"{s} {c['id']}" for s, c in confs.values() if c["id"] == plan.base_id(config["studies"][s]))
     if bases:
-        lines.append(f"A base configuration failed ({'; '.join(bases)}): every claim of its study reads it, so it "
-                     "cannot be left out; fix the cause.")
+        lines.append(f"A base configuration failed ({'; '.join(bases)}): it cannot be left out (its study's sweeps "
+                     "and claims start from it); fix the cause.")
     if confs and not bases and not apart:
         dropped = list(confs.values())
         write_text(OVERLAY, yaml.safe_dump(without(config, dropped), sort_keys=False))
@@ -133,7 +152,7 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
                   _unused_local_dirs(config, dropped)]
         lines += [f"Remove compare.allocation.{c['id']} from your config too: it allocates a configuration left out."
                   for _, c in dropped if c["id"] in config.get("compare", {}).get("allocation", {})]
-    return "\n".join(lines)
+    return "\n".join(lines + gate)
 
 
 def _unused_local_dirs(config: dict[str, Any], dropped: list[tuple[str, dict[str, Any]]]) -> list[str]:

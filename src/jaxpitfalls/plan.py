@@ -6,6 +6,7 @@ Imported by the Snakefile, so it stays light (no JAX) and `snakemake -n` fast.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from . import registry
@@ -191,3 +192,24 @@ def all_models(config: dict[str, Any]) -> list[str]:
 
 def table_paths(study: str) -> dict[str, str]:
     return {t: f"results/tables/{study}/{t}.csv" for t in TABLES}
+
+
+def gated(config: dict[str, Any]) -> bool:
+    """Whether a comparison is to fail the run (compare.fail_on_*)."""
+    return bool(config["compare"]["fail_on_regression"] or config["compare"]["fail_on_inconclusive"])
+
+
+def compared_report(config: dict[str, Any]) -> str:
+    """The comparison's report: the sides' in lockstep, or against a baseline run."""
+    return "reports/compare_lockstep.md" if config["compare"]["sides"] else "reports/compare.md"
+
+
+def ungated_note(config: dict[str, Any], targets: Iterable[str]) -> str:
+    """What to say where a gated comparison's report is asked for without its gate."""
+    targets = set(targets)
+    if not gated(config) or not targets & {"reports/compare_lockstep.md", "reports/compare.md"} or targets & {
+            "compare_gate", "results/tables/compare.passed", "all"}:
+        return ""
+    return ("Note: compare.fail_on_* is set, but the report alone does not gate: ask for `compare_gate` (the report, "
+            "then the gate) or for nothing (the whole run) to fail on what it judges.")
+

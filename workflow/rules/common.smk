@@ -225,9 +225,7 @@ def compare_targets():
     if asked for."""
     if not (config["compare"]["baseline"] or config["compare"]["sides"]):
         return []
-    gated = config["compare"]["fail_on_regression"] or config["compare"]["fail_on_inconclusive"]
-    compared = "reports/compare_lockstep.md" if config["compare"]["sides"] else "reports/compare.md"
-    return [compared] + (["results/tables/compare.passed"] if gated else [])
+    return [plan.compared_report(config)] + (["results/tables/compare.passed"] if plan.gated(config) else [])
 
 
 # The release history (config `history`, rules in history.smk).

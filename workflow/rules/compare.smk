@@ -89,6 +89,7 @@ rule compare_gate:
     `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
     input:
         table=COMPARE_TABLES[gate_on()],
+        report=plan.compared_report(config),  # written first, so a failing gate leaves the report to read
         sources=code("compare_gate", "across_runs.comparison.gate"),
     output:
         "results/tables/compare.passed",

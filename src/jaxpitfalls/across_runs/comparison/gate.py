@@ -48,15 +48,16 @@ def _would_tell(r) -> str:
 
 
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
-                           threshold: float = 0.05, worst: int = 5, primary: Sequence[str] = ()) -> None:
+                           threshold: float = 0.05, worst: int = 5, primary: Sequence[str] = ()) -> str:
     """Raise naming the worst regressions: rows surviving Benjamini-Hochberg; for lockstep, rows slower as a whole;
-    optionally undecided rows. Only the rows `primary` declares are judged (every row without it)."""
+    optionally undecided rows. Only the rows `primary` declares are judged (every row without it). Passed: says so."""
     rank, describe = GATES[gate_on]
     missing, keys = unmatched(table, primary, rank)
     if missing:
         raise ValueError(f"compare.primary: {', '.join(missing)} match(es) no row of the judged table ({gate_on}) "
                          "with a change measured on both sides; its rows are study/config_id/variant/mode, "
                          + (f"e.g. {', '.join(keys)}" if keys else "and none has a measured change"))
+    others = table[~declared(table, primary)]
     table = table[declared(table, primary)]
     over = f"{len(table)} rows" + (" compare.primary declares" if primary else "")
     flagged = table.verdict == "regressed"
@@ -77,3 +78,7 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
                         "decided:\n  " + "\n  ".join(rows))
     if problems:
         raise Regressions("\n".join(problems))
+    unjudged = f" ({len(others)} other rows not judged, {int((others.verdict == 'regressed').sum())} of them " \
+        "regressed)" if len(others) else ""
+    return (f"no regressions over {over}{', none inconclusive' if fail_on_inconclusive else ''} against the "
+            f"baseline ({gate_on}){unjudged}")
