@@ -257,11 +257,15 @@ def test_a_files_block_is_a_study_whose_base_keys_are_setups_axes(files):
 
 def test_the_modules_beside_a_file_that_it_imports_are_its_measuring_jobs_inputs(tmp_path, monkeypatch, files):
     (tmp_path / "layers.py").write_text("import numpy\nfrom kernels.fused import matmul\n")
-    (tmp_path / "kernels").mkdir()
-    for f in ("__init__.py", "fused.py"):
-        (tmp_path / "kernels" / f).write_text("")
+    for folder, files in {"kernels": ("__init__.py", "fused.py"), "helpers": ("k.py",)}.items():  # helpers: namespace
+        (tmp_path / folder).mkdir()
+        for f in files:
+            (tmp_path / folder / f).write_text("import util\n" if f == "k.py" else "")
+    (tmp_path / "util.py").write_text("")
     (tmp_path / "unrelated.py").write_text("")
     bench(tmp_path, """
+        from helpers.k import f
+
         def setup(n):
             import layers
             return jnp.ones(n)
@@ -277,8 +281,12 @@ def test_the_modules_beside_a_file_that_it_imports_are_its_measuring_jobs_inputs
     monkeypatch.chdir(tmp_path)
     registry.use_files({"mine": str(tmp_path / "bench.py")})
     measured = {Path(p).name for p in registry.part_sources("mine", "measure")}
-    assert {"bench.py", "layers.py", "__init__.py", "fused.py"} <= measured and "unrelated.py" not in measured
+    assert {"bench.py", "layers.py", "__init__.py", "fused.py", "k.py", "util.py"} <= measured
+    assert "unrelated.py" not in measured
     assert "layers.py" not in {Path(p).name for p in registry.part_sources("mine", "report")}
+    (tmp_path / "util.py").write_text("def broken(:\n")  # refused at parse, naming the module, not run stale
+    assert registry.file_problems({"mine": tmp_path / "bench.py"}) == {"mine": [
+        f"studies.mine.file: {tmp_path / 'util.py'}:1: not valid Python (bench.py imports it): invalid syntax"]}
 
 
 @pytest.mark.parametrize("block, said", [

@@ -102,6 +102,21 @@ def test_a_benchmark_file_git_does_not_track_is_recorded_in_no_commit(repo):
     assert git_state(repo, repo / "bench.py") == {"commit": git(repo, "rev-parse", "HEAD"), "dirty": False}
     (repo / "mine.py").write_text("VARIANTS = {}\n")
     assert git_state(repo, repo / "mine.py") == {"commit": None, "dirty": True}
+    assert git_state(repo, repo / "bench.py", repo / "mine.py") == {"commit": None, "dirty": True}  # a neighbour
+
+
+def test_a_benchmark_files_code_is_it_and_the_modules_beside_it_that_it_imports(repo, monkeypatch):
+    from jaxpitfalls.harness.environment import study_code
+
+    monkeypatch.setenv(sources.BENCHMARK_FILES, "")  # restored after the test, as use_files sets it
+    registry.use_files({"mine": repo / "bench.py"})
+    before = study_code("mine")
+    (repo / "bench.py").write_text("import helper\n" + (repo / "bench.py").read_text())
+    (repo / "helper.py").write_text("X = 1\n")
+    with_helper = study_code("mine")
+    (repo / "helper.py").write_text("X = 2\n")
+    assert len({before["sha256"], with_helper["sha256"], study_code("mine")["sha256"]}) == 3
+    assert with_helper["git"] == {"commit": None, "dirty": True}  # helper.py is in no commit
 
 
 @pytest.mark.parametrize("revision, said", [

@@ -119,7 +119,7 @@ def test_a_users_study_records_its_files_digest_where_a_packaged_one_has_the_com
     file = {"file": "bench.py", "sha256": "abcdef123", "git": {"commit": "fedcba987", "dirty": False}}
     assert code_version({"git": git, "study_code": file}) == "0123456+study:abcdef1@fedcba9"  # its repository's
     assert code_version({"git": git, "study_code": file | {"git": {"commit": None, "dirty": True}}}) == (
-        "0123456+study:abcdef1")
+        "0123456+study:abcdef1+dirty")  # edited or untracked, it or a module beside it: in no commit
 
 
 def test_a_study_whose_claims_py_judges_not_every_claim_is_refused_at_parse(tmp_path, folders):

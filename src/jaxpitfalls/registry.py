@@ -84,8 +84,12 @@ def file_problems(files: Mapping[str, str | Path]) -> dict[str, list[str]]:
         else:
             try:
                 reader.read(path)
+                sources.neighbours(path)
             except reader.BenchFileRefused as e:
                 problems[name] = [f"studies.{name}.file: {line}" for line in str(e).splitlines()]
+            except SyntaxError as e:  # a module beside it that it imports
+                problems[name] = [f"studies.{name}.file: {e.filename}:{e.lineno}: not valid Python ({path.name} "
+                                  f"imports it): {e.msg}"]
     return problems
 
 

@@ -164,16 +164,15 @@ def neighbours(path: Path) -> frozenset[Path]:
     depth: editing one reruns its jobs. A neighbour package counts whole; an installed one is no input."""
     folder, seen, todo = path.parent, set(), [path]
     while todo:
-        tree = ast.parse(todo.pop().read_text())
-        for node in ast.walk(tree):
+        module = todo.pop()
+        for node in ast.walk(ast.parse(module.read_text(), str(module))):  # a SyntaxError names the file
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
             for top in {name.split(".")[0] for name in names}:
-                if (folder / top / "__init__.py").is_file():
-                    seen.update((folder / top).rglob("*.py"))
-                elif (module := folder / f"{top}.py").is_file() and module not in seen and module != path:
-                    seen.add(module)
-                    todo.append(module)
+                found = set((folder / top).rglob("*.py")) if (folder / top).is_dir() else {folder / f"{top}.py"}
+                found = {f for f in found if f.is_file() and f != path} - seen
+                seen |= found
+                todo += found
     return frozenset(seen)
 
 

@@ -27,9 +27,9 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def git_state(repo: str | os.PathLike = ".", file: str | os.PathLike | None = None) -> dict[str, object]:
-    """Commit and dirty flag of the checkout the code runs from (None outside git); a `file` git does not track is
-    in no commit: dirty, no commit."""
+def git_state(repo: str | os.PathLike = ".", *files: str | os.PathLike) -> dict[str, object]:
+    """Commit and dirty flag of the checkout the code runs from (None outside git); one of `files` git does not
+    track is in no commit: dirty, no commit."""
     def git(*args: str) -> str | None:
         try:
             out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10)
@@ -38,7 +38,7 @@ def git_state(repo: str | os.PathLike = ".", file: str | os.PathLike | None = No
         return out.stdout.strip() if out.returncode == 0 else None
 
     commit = git("rev-parse", "HEAD")
-    if commit is not None and file is not None and git("ls-files", "--error-unmatch", str(file)) is None:
+    if commit is not None and files and git("ls-files", "--error-unmatch", *map(str, files)) is None:
         return {"commit": None, "dirty": True}
     status = git("status", "--porcelain", "--untracked-files=no")
     return {"commit": commit, "dirty": None if status is None else bool(status)}
@@ -78,9 +78,13 @@ def study_code(study: str) -> dict[str, object] | None:
     digest and commit. None for a packaged study."""
     own = sources.benchmark_files().get(study)
     if own is not None:
+        files = [own, *sorted(sources.neighbours(own))]  # and the modules beside it that it imports
         checked_out = sources.benchmark_commits().get(study)  # a revision side's checkout has no git of its own
-        git = {"commit": checked_out, "dirty": False} if checked_out else git_state(own.parent, own)
-        return {"file": str(own), "sha256": hashlib.sha256(own.read_bytes()).hexdigest(), "git": git}
+        git = {"commit": checked_out, "dirty": False} if checked_out else git_state(own.parent, *files)
+        digest = hashlib.sha256()
+        for path in files:
+            digest.update(path.relative_to(own.parent).as_posix().encode() + b"\0" + path.read_bytes())
+        return {"file": str(own), "sha256": digest.hexdigest(), "git": git}
     for folder in sources.study_folders():
         where = folder.resolve() / study
         if (where / "spec.py").is_file():

@@ -145,11 +145,23 @@ def more_processes(docs: list[dict[str, Any]]) -> str:
             f"{jobs} took more ({', '.join(map(str, more)) or 'none'} processes), {at_most} stopped at their most")
 
 
+def _file_state(environment: dict[str, Any]) -> str:
+    """How a side's benchmark file stood in its repository: at a commit, or edited since (none: a packaged study)."""
+    git = (environment.get("study_code") or {}).get("git")
+    if not git:
+        return ""
+    if git.get("commit") and not git.get("dirty"):
+        return f", the benchmark file as committed at `{git['commit'][:7]}`"
+    return ", the benchmark file with uncommitted changes (it or a module beside it that it imports)"
+
+
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
              timed_docs: list[dict[str, Any]] = (), set_up: list[str] = (), primary: Sequence[str] = ()) -> str:
     """reports/compare_lockstep.md: sides, rule, machine and order checks, verdicts, rows."""
+    recorded = timed_docs[0].get("descriptions", {}) if timed_docs else {}
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
-                 + (f", the benchmark file at revision `{side['revision']}`" if side.get("revision") else "")
+                 + (f", the benchmark file at revision `{side['revision']}`" if side.get("revision") else
+                    _file_state(recorded.get(name, [{}])[0].get("environment", {})))
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
     shown = table.drop(columns=["against", "process_log_ratios"]) if len(table) else table

@@ -31,13 +31,14 @@ TEXT_COLUMNS = {"code": str, "git_commit": str, "config_id": str}
 
 def code_version(environment: dict[str, Any]) -> str:
     """The workflow code of a result: short commit, `+dirty`, and `+study:<digest>` for a user's own study, with
-    `@<commit>` where a benchmark file is clean at a commit of its repository (a revision side's, say)."""
+    `@<commit>` where a benchmark file is clean at a commit of its repository (a revision side's, say), else
+    `+dirty` where git saw it or a neighbour edited or untracked."""
     git, own = environment.get("git") or {}, environment.get("study_code")
     if not git.get("commit"):
         return "unknown"
     at = (own or {}).get("git") or {}
     study = f"+study:{own['sha256'][:7]}" + (f"@{at['commit'][:7]}" if at.get("commit") and not at.get("dirty")
-                                             else "") if own else ""
+                                             else "+dirty" if at.get("dirty") else "") if own else ""
     return git["commit"][:7] + ("+dirty" if git.get("dirty") else "") + study
 
 
