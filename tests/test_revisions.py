@@ -105,10 +105,9 @@ def test_a_benchmark_file_git_does_not_track_is_recorded_in_no_commit(repo):
     assert git_state(repo, repo / "bench.py", repo / "mine.py") == {"commit": None, "dirty": True}  # a neighbour
 
 
-def test_a_benchmark_files_code_is_it_and_the_modules_beside_it_that_it_imports(repo, monkeypatch):
+def test_a_benchmark_files_code_is_it_and_the_modules_beside_it_that_it_imports(repo, files):
     from jaxpitfalls.harness.environment import study_code
 
-    monkeypatch.setenv(sources.BENCHMARK_FILES, "")  # restored after the test, as use_files sets it
     registry.use_files({"mine": repo / "bench.py"})
     before = study_code("mine")
     (repo / "bench.py").write_text("import helper\n" + (repo / "bench.py").read_text())
@@ -135,6 +134,21 @@ def test_a_revision_where_the_file_does_not_exist_is_refused(repo, files):
     registry.use_files({"mine": repo / "moved.py"})
     with pytest.raises(revisions.RevisionRefused, match="moved.py does not exist at 'base'"):
         revisions.commit("mine", "base")
+
+
+def test_a_revision_whose_file_imports_a_module_it_lacks_is_refused_naming_it(repo, files):
+    """The helper lies beside the file here but was never committed: the revision's worker could not import it."""
+    (repo / "bench.py").write_text("import helper\n" + BENCH)
+    (repo / "helper.py").write_text("X = 1\n")
+    git(repo, "commit", "-qam", "imports helper")
+    registry.use_files({"mine": repo / "bench.py"})
+    with pytest.raises(revisions.RevisionRefused, match="helper.py, which bench.py imports from beside it, does not "
+                                                        "exist at 'HEAD'"):
+        revisions.commit("mine", "HEAD")
+    assert revisions.commit("mine", "base") == git(repo, "rev-parse", "base")  # its file imported no helper
+    git(repo, "add", "helper.py")
+    git(repo, "commit", "-qm", "helper")
+    revisions.commit("mine", "HEAD")
 
 
 def test_a_revision_whose_file_names_other_variants_is_refused(repo, files):

@@ -55,11 +55,36 @@ def commit(study: str, revision: str) -> str:
         names = _git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags").split()
         raise RevisionRefused(f"{revision!r} is not a revision of {repo} (its branches and tags: "
                               f"{', '.join(names[:10]) or 'none'}{', ...' if len(names) > 10 else ''})") from None
-    try:
-        _git(repo, "cat-file", "-e", f"{sha}:{in_repository(study)}")
-    except RevisionRefused:
-        raise RevisionRefused(f"{in_repository(study)} does not exist at {revision!r} ({sha[:12]}) of {repo}") from None
+    if not _exists(repo, sha, in_repository(study)):
+        raise RevisionRefused(f"{in_repository(study)} does not exist at {revision!r} ({sha[:12]}) of {repo}")
+    missing = _neighbours_missing(study, repo, sha)
+    if missing:
+        raise RevisionRefused(f"{missing}, which {in_repository(study)} imports from beside it, does not exist at "
+                              f"{revision!r} ({sha[:12]}) of {repo}: commit it, or time another revision")
     return sha
+
+
+def _exists(repo: Path, sha: str, path: str) -> bool:
+    try:
+        _git(repo, "cat-file", "-e", f"{sha}:{path}")
+    except RevisionRefused:
+        return False
+    return True
+
+
+def _neighbours_missing(study: str, repo: Path, sha: str) -> str:
+    """A module the file at `sha` imports from beside it here that the commit lacks ("" if none)."""
+    here, there = registry.where(study).parent, Path(in_repository(study)).parent
+    try:
+        tops = sources.imported_tops(_git(repo, "show", f"{sha}:{in_repository(study)}"), in_repository(study))
+    except SyntaxError:  # the revision's file is refused as it is read
+        return ""
+    for top in sorted(tops):
+        if (here / f"{top}.py").is_file() and not _exists(repo, sha, (there / f"{top}.py").as_posix()):
+            return (there / f"{top}.py").as_posix()
+        if (here / top).is_dir() and not _exists(repo, sha, (there / top).as_posix()):
+            return (there / top).as_posix()
+    return ""
 
 
 def checkout(study: str, sha: str, out_dir: str | Path) -> None:

@@ -159,20 +159,28 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
     return frozenset(seen)
 
 
+def imported_tops(source: str, filename: str) -> set[str]:
+    """The top-level names a module's absolute imports name, at any depth."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module)
+    return {name.split(".")[0] for name in names}
+
+
 def neighbours(path: Path) -> frozenset[Path]:
     """The modules beside a user's benchmark file that it imports (its folder is on its workers' path), at any
     depth: editing one reruns its jobs. A neighbour package counts whole; an installed one is no input."""
     folder, seen, todo = path.parent, set(), [path]
     while todo:
         module = todo.pop()
-        for node in ast.walk(ast.parse(module.read_text(), str(module))):  # a SyntaxError names the file
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
-            for top in {name.split(".")[0] for name in names}:
-                found = set((folder / top).rglob("*.py")) if (folder / top).is_dir() else {folder / f"{top}.py"}
-                found = {f for f in found if f.is_file() and f != path} - seen
-                seen |= found
-                todo += found
+        for top in imported_tops(module.read_text(), str(module)):
+            found = set((folder / top).rglob("*.py")) if (folder / top).is_dir() else {folder / f"{top}.py"}
+            found = {f for f in found if f.is_file() and f != path} - seen
+            seen |= found
+            todo += found
     return frozenset(seen)
 
 
