@@ -140,10 +140,10 @@ def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_
     assert judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("reproduced")]])[0]["verdict"] \
         == "reproduced"
     unstable = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("not reproduced")]])[0]
-    assert unstable["verdict"] == "unstable" and "(processes 0-1: yes, no)" in unstable["measured"]
+    assert unstable["verdict"] == "unstable" and "(judged in each process alone: yes, no)" in unstable["measured"]
     # A process that alone cannot tell contradicts nothing: the pooled verdict stands, the split is shown.
     weaker = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("inconclusive")]])[0]
-    assert weaker["verdict"] == "reproduced" and "(processes 0-1: yes, inconclusive)" in weaker["measured"]
+    assert weaker["verdict"] == "reproduced" and "(judged in each process alone: yes, inconclusive)" in weaker["measured"]
     assert judged_per_process([claim("inconclusive")], [])[0]["verdict"] == "inconclusive"
 
 

@@ -44,7 +44,7 @@ class Expectation:
     def claim(self, where: str) -> Claim:
         """The expectation as a claim; its factor is the rule's edge, not a size to match."""
         advice = Advice(f"Held: {self.text}.", f"Did not hold: {self.text}.",
-                        f"Undecided: {self.text} (more processes or rounds would tell).")
+                        f"Undecided: {self.text} (\"How each expectation was judged\" says what would decide it).")
         return Claim(self.text, f"your expectation ({where})", rule=self.rule, advice=advice, expected=True)
 
     @property

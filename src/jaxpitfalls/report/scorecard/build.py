@@ -31,7 +31,7 @@ def judged_per_process(pooled: list[dict[str, str]], per_process: list[list[dict
         verdicts = [next(c["verdict"] for c in claims if c["claim"] == claim["claim"]) for claims in per_process]
         if len(set(verdicts)) > 1:
             listed = ", ".join(VERDICT_WORD.get(v, v) for v in verdicts)
-            claim = claim | {"measured": f"{claim['measured']} (processes 0-{len(verdicts) - 1}: {listed})"}
+            claim = claim | {"measured": f"{claim['measured']} (judged in each process alone: {listed})"}
             if set(DECIDED) <= set(verdicts):
                 claim |= {"verdict": UNSTABLE}
         judged.append(claim)
