@@ -143,7 +143,8 @@ def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_
     assert unstable["verdict"] == "unstable" and "(judged in each process alone: yes, no)" in unstable["measured"]
     # A process that alone cannot tell contradicts nothing: the pooled verdict stands, the split is shown.
     weaker = judged_per_process([claim("reproduced")], [[claim("reproduced")], [claim("inconclusive")]])[0]
-    assert weaker["verdict"] == "reproduced" and "(judged in each process alone: yes, inconclusive)" in weaker["measured"]
+    assert weaker["verdict"] == "reproduced"
+    assert "(judged in each process alone: yes, inconclusive)" in weaker["measured"]
     assert judged_per_process([claim("inconclusive")], [])[0]["verdict"] == "inconclusive"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jaxpitfalls.formatting import duration_interval, fixed
+from jaxpitfalls.formatting import duration_interval, fixed, readable_times
 
 
 @pytest.mark.parametrize("ms, low, high, printed", [
@@ -20,3 +20,11 @@ def test_a_time_difference_is_printed_in_the_unit_its_widest_end_reads_in(ms, lo
 
 def test_a_small_number_never_reads_as_zero():
     assert fixed(0.0000937) == "0.0000937" and fixed(0.5) == "0.500"
+
+
+def test_a_table_of_times_under_a_millisecond_reads_in_microseconds():
+    import pandas as pd
+
+    shown, unit = readable_times(pd.DataFrame({"a (blocked)": [0.0112, 0.5]}))
+    assert unit == "µs" and shown["a (blocked)"].tolist() == pytest.approx([11.2, 500.0])
+    assert readable_times(pd.DataFrame({"a (blocked)": [0.5, 1.2]}))[1] == "ms"

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def fixed(x: float, decimals: int = 3) -> str:
@@ -38,6 +42,11 @@ def duration_interval(ms: float, low: float, high: float) -> str:
         return f"{fixed(ms)} ms [{fixed(low)}, {fixed(high)}]"
     scale, unit = (1e3, "µs") if top >= 1e-3 else (1e6, "ns")
     return f"{short(ms * scale)} {unit} [{short(low * scale)}, {short(high * scale)}]"
+
+
+def readable_times(ms: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """A table of times in ms, in µs where every one is under a millisecond (`11.234`, not `0.011`), and its unit."""
+    return (ms * 1e3, "µs") if float(ms.max().max()) < 1 else (ms, "ms")
 
 
 E_NOTATION = re.compile(r"\d+(?:\.\d+)?e[-+]?\d+")

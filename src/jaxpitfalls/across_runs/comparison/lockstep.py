@@ -164,7 +164,8 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
                     _file_state(recorded.get(name, [{}])[0].get("environment", {})))
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
-    hidden = ["against", "process_log_ratios"] + (["injected"] if "injected" in table and (table.injected == 1).all() else [])
+    uninjected = "injected" in table and (table.injected == 1).all()
+    hidden = ["against", "process_log_ratios"] + (["injected"] if uninjected else [])
     shown = table.drop(columns=hidden) if len(table) else table  # `injected`: a calibration's known slowdown
     return "\n".join([
         "# Lockstep comparison", "",

@@ -11,7 +11,7 @@ import pandas as pd
 from ...contract.decisions import interval
 from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
-from ...formatting import duration_interval, duration_ms, fixed, plain_numbers, short
+from ...formatting import duration_interval, duration_ms, fixed, plain_numbers, readable_times, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 from ..tables.precision import shortfall_lines
 from ..tables.run_summary import STARTS
@@ -167,11 +167,11 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
     steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
     medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms", sort=False)
     medians.columns = [f"{v} ({m})" for m, v in medians.columns]
+    medians, unit = readable_times(medians)
     shares = comp.variant.str.contains(DIFFERENCE, regex=False)  # a share of one difference in another
     comparisons = comp.assign(
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
-        # a share's difference of differences is the row above it again (variant - baseline), estimated apart:
-        # printed once, there
+        # a share's difference of differences is the row above's (variant - baseline), estimated apart: shown there
         difference=comp.apply(lambda r: "" if pd.isna(r.diff_ms) or shares[r.name] else duration_interval(
             r.diff_ms, r.diff_ci_low_ms, r.diff_ci_high_ms), axis=1),
         between_processes=_process_spread(comp),
@@ -199,7 +199,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         lines += [f"### {title}", "", intro, "", table(df), ""]
     demos = sorted(set(tables["checks"].config_id) - set(checks.config_id))
     lines += [
-        "### Time per timed call (ms)", "",
+        f"### Time per timed call ({unit})", "",
         "One call of each mode as the setup describes it (a sample averages several calls where they are "
         "short): each process's median, and over a configuration's processes their geometric mean (a median of "
         "two or three would be one of them); its interval and each process's own are in "
