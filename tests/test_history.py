@@ -316,3 +316,34 @@ def test_a_release_result_of_a_later_format_is_refused_naming_both_versions(tmp_
                                                    r"jaxpitfalls 9\.0\)"):
         history.write_history([str(path)], [], SimpleNamespace(history=block, run_target_s=600), out)
     assert not (tmp_path / "report.out").exists()
+
+
+def test_a_history_where_no_release_measured_anything_says_why_for_each(tmp_path):
+    """Every release unavailable (pip could not install it, or its jobs all lost): the report gives each reason,
+    not a crash in the fit that hid them."""
+    import json
+    from types import SimpleNamespace
+
+    from jaxpitfalls.jobs import history_run
+
+    paths = []
+    for release in ("0.98", "0.99"):
+        (failed := tmp_path / f"{release}.json").write_text(json.dumps({"ok": False, "reason": (
+            f"pip install failed: ERROR: No matching distribution found for equinx=={release}")}))
+        paths.append(tmp_path / "runs" / release / "job1" / "base.json")
+        history_run.measure_release(release, "equinx", str(failed), "dispatch", {"id": "base"}, {}, {}, {},
+                                    str(paths[-1]), "", "")
+    block = {"study": "dispatch", "package": "equinx", "versions": ["0.98", "0.99"], "with": {}, "pins": {},
+             "pythons": {}, "repeats": 1, "configs": "base"}
+    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
+    history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
+    report = (tmp_path / "report.out").read_text()
+    assert "No equinx release was measured: each one's reason is below." in report
+    assert "- `equinx 0.99`: pip install failed: ERROR: No matching distribution found for equinx==0.99" in report
+
+
+def test_a_series_measured_in_one_release_compares_nothing_and_says_so():
+    one = pd.DataFrame([{"config_id": "base", "variant": "filter_jit", "baseline": "jit_flat", "mode": "blocked",
+                         "declared": False, "releases": 1, "step": 0, "ruled_out": 0.0}])
+    assert history.summary_lines(one, "equinox") == [
+        "- `filter_jit` / `jit_flat` (blocked, base): measured in 1 release: nothing to compare"]

@@ -145,11 +145,14 @@ def fits(levels: pd.DataFrame, releases: list[str],
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
     """One line per series: its steps with their size, or no step within what it rules out; `declared` series
     marked."""
-    lines = []
+    lines = [] if len(steps) else [f"No {package} release was measured: each one's reason is below."]
     for key, rows in steps.groupby(SERIES, sort=False):
         config_id, variant, baseline, mode = key
         name = f"`{variant}` / `{baseline}` ({mode}, {config_id})" + (" (declared primary)" if rows.declared.iloc[0]
                                                                       else "")
+        if rows.releases.iloc[0] < 2:
+            lines.append(f"- {name}: measured in {rows.releases.iloc[0]} release: nothing to compare")
+            continue
         if (rows.step == 0).all():
             bound = 1 + rows.ruled_out.iloc[0]
             lines.append(f"- {name}: no step over {rows.releases.iloc[0]} releases; a change beyond "

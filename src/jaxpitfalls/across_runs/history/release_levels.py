@@ -121,6 +121,7 @@ def _level(y: np.ndarray, var: np.ndarray, measured: tuple[float, float, float],
 def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
     """A job table with each job's log ratio `y` and variance `var`; jobs without a finite ratio and interval left
     out."""
+    ratios = ratios.astype({c: float for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})  # none: object columns
     y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
     return ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
 
