@@ -37,6 +37,14 @@ def _two_bad_files(tmp_path: Path) -> dict:
                         "gone": {"file": str(tmp_path / "gone.py"), "base": {"n": 1}}}}
 
 
+def _file_history(tmp_path: Path) -> dict:
+    """A benchmark file timed across equinox releases on the default table's JAX, older than its jobs need."""
+    (tmp_path / "mine.py").write_text("def setup(n):\n    return n\n\ndef a(x):\n    return lambda: x + 1\n\n"
+                                      "def b(x):\n    return lambda: x * 2\n\nVARIANTS = {'a': a, 'b': b}\n")
+    return {"studies": {"mine": {"file": str(tmp_path / "mine.py"), "base": {"n": 1}}},
+            "history": {"study": "mine", "versions": ["0.13.6", "0.13.7"]}}
+
+
 def _empty_dir(tmp_path: Path) -> str:
     (tmp_path / "empty").mkdir()
     return str(tmp_path / "empty")
@@ -161,6 +169,10 @@ MALFORMED = [
                                                "'blockd' matches no mode"),
     ("a declared series of a configuration not timed", {"history": {"versions": ["0.11.8"], "primary": [
         "layers9*/jit_flat/jit_partition/blocked"]}}, "'layers9*' matches no configuration the history times"),
+    ("releases not oldest first", {"history": {"versions": ["0.11.8", "0.11.7"]}},
+     "config history.versions: oldest first, as steps are read in this order (0.11.7, 0.11.8), not 0.11.8, 0.11.7"),
+    ("a benchmark file's history on a JAX its jobs cannot run on", _file_history,
+     "config history.versions: equinox 0.13.6 gets jax 0.4.38, and a benchmark file's jobs need jax 0.7.0 or newer"),
     ("a release's pins for a release not swept", {"history": {"versions": ["0.11.8"], "pins": {"0.11.7": {}}}},
      "config history.pins.0.11.7: not one of history.versions ['0.11.8']"),
     ("a release's python that is not there", {"history": {"versions": ["0.11.8"], "pythons": {"0.11.8": "/no/py"}}},

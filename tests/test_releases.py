@@ -37,6 +37,9 @@ def test_each_release_gets_its_row_of_the_default_table_and_the_config_pins_over
     assert releases.requirements(shared, "0.11.7") == [
         "equinox==0.11.7", "jax==0.4.35", "jaxlib==0.4.34", "optax==0.2.3", "numpy==1.26.4", "safetensors"]
     assert releases.default_pins("equinox", "0.10.0") == {} and releases.default_pins("optax", "0.2.3") == {}
+    # another package's history: equinox and optax (what every timing job imports) unpinned, not left out
+    assert releases.requirements(_config(package="optax", versions=["0.2.7"]), "0.2.7") == [
+        "optax==0.2.7", "equinox", "numpy", "safetensors"]
 
 
 def test_the_history_times_the_study_s_base_configuration_unless_told_all():

@@ -1,5 +1,5 @@
 """What the release history runs (config `history`), from the validated config alone, JAX-free. Unpinned releases get
-the newest JAX, jaxlib and optax their equinox supports (DEFAULT_PINS), so that neighbours differ in the package alone.
+a JAX, jaxlib and optax their equinox imports with (DEFAULT_PINS), so that neighbours differ in the package alone.
 """
 
 from __future__ import annotations
@@ -24,9 +24,24 @@ DEFAULT_PINS: dict[tuple[str, str], dict[str, str]] = {
 }
 
 
-# What a timing job imports besides JAX, jaxlib, the swept package and optax: the arrays and the model files
-# (equinox brings its own requirements, jaxtyping among them).
-LEAN = ("numpy", "safetensors")
+# What a timing job imports besides JAX and jaxlib (jobs/release_env.IMPORTS), unpinned unless the swept package,
+# the table or the config pins it: the studies' models and training step, the arrays and the model files.
+LEAN = ("equinox", "optax", "numpy", "safetensors")
+# The oldest JAX a benchmark file's jobs run on: its signature reads each first call's programs through
+# `jax_dump_ir_modes` (benchfile/signature.py), which older JAX lacks.
+FILE_JAX = "0.7.0"
+
+
+def file_jax_problems(config: dict[str, Any]) -> list[str]:
+    """Releases whose environment pins a JAX a benchmark file's jobs cannot run on (the history is a file's)."""
+    problems = []
+    for release in (r for r in releases(config) if r not in config["history"]["pythons"]):  # yours: not built
+        jax = next((line.split("==")[1] for line in requirements(config, release) if line.startswith("jax==")), None)
+        if jax and Version(jax) < Version(FILE_JAX):
+            problems.append(f"config history.versions: {config['history']['package']} {release} gets jax {jax}, and "
+                            f"a benchmark file's jobs need jax {FILE_JAX} or newer (their check that variants differ "
+                            "reads each program JAX compiles): pin one in history.with or history.pins")
+    return problems
 
 
 def releases(config: dict[str, Any]) -> list[str]:

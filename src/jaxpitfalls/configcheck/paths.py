@@ -10,7 +10,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from .. import plan, registry, revisions
+from ..across_runs import releases
 from ..data import long_description
 from ..models.hf_config import unsupported_activation
 from .sizes import read_local
@@ -171,6 +174,15 @@ def _history(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
     elif history["versions"] and history["study"] not in plan.enabled_studies(config):
         yield (f"config history.study = {history['study']!r}: not an enabled study (enabled: "
                f"{', '.join(plan.enabled_studies(config))}; set studies.{history['study']}.enabled: true)")
+    try:
+        ordered = sorted(history["versions"], key=Version)
+    except InvalidVersion:  # a release that is not PEP 440: its order is the user's
+        ordered = history["versions"]
+    if history["versions"] != ordered:
+        yield (f"config history.versions: oldest first, as steps are read in this order ({', '.join(ordered)}), "
+               f"not {', '.join(history['versions'])}")
+    if history["versions"] and registry.is_file(history["study"]):
+        yield from releases.file_jax_problems(config)
     for key in ("pins", "pythons"):
         for release in history[key]:
             if release not in history["versions"]:
