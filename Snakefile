@@ -39,10 +39,16 @@ onstart:
     keep_idle(workflow)
 
 
-# A gated comparison's report asked for alone passed whatever it found: said where the run ends.
+# Said where the run ends: a gated comparison's report asked for alone (it passed whatever it found), and a
+# history's releases without a result (the run succeeds without them).
 onsuccess:
     if ungated := plan.ungated_note(config, workflow.dag_settings.targets):
         print(ungated, file=sys.stderr)
+    if config["history"]["versions"]:
+        from jaxpitfalls.across_runs.history.history import unmeasured_note
+
+        if unmeasured := unmeasured_note(config):
+            print(unmeasured, file=sys.stderr)
 
 
 # After a failed job: what was kept, and a config overlay that reports every finished configuration without it.

@@ -347,3 +347,24 @@ def test_a_series_measured_in_one_release_compares_nothing_and_says_so():
                          "declared": False, "releases": 1, "step": 0, "ruled_out": 0.0}])
     assert history.summary_lines(one, "equinox") == [
         "- `filter_jit` / `jit_flat` (blocked, base): measured in 1 release: nothing to compare"]
+
+
+def test_the_run_ends_naming_each_release_without_a_result(tmp_path, monkeypatch):
+    """A history run whose release did not install still succeeds; its end says so, not only its report."""
+    import json
+
+    from configs import config_with
+
+    from jaxpitfalls.across_runs import releases
+    from jaxpitfalls.jobs import history_run
+
+    monkeypatch.chdir(tmp_path)
+    config = config_with("presets/smoke.yaml", {"history": {"versions": ["0.11.7", "0.99"], "repeats": 1}})
+    assert history.unmeasured_note(config) == ""  # nothing ran yet
+    (failed := tmp_path / "failed.json").write_text(json.dumps({"ok": False, "reason": (
+        "pip install failed: WARNING: ignored\nERROR: No matching distribution found for equinox==0.99")}))
+    run = next(p for p in releases.runs(config) if "/0.99/" in p)
+    history_run.measure_release("0.99", "equinox", str(failed), "dispatch", {"id": "x"}, {}, {}, {}, run, "", "")
+    assert history.unmeasured_note(config).splitlines() == [
+        "The release history has releases without a result or jobs lost (reports/history.md):",
+        "  equinox 0.99: pip install failed: ERROR: No matching distribution found for equinox==0.99"]

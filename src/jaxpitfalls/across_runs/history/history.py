@@ -253,13 +253,12 @@ def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
             f"{installs:.0f} s of it (one job after another: no timing job ran beside an install)."]
 
 
-def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
-    """The history's tables, figure and reports/history.md from every release's results and its jobs' benchmarks."""
+def read_runs(run_paths: Sequence[str], releases: list[str]) -> tuple[dict[str, list[dict[str, Any]]],
+                                                                      dict[str, str], dict[tuple[str, int, str], str]]:
+    """The releases' results: measured (release -> its jobs' results, in the releases' order), unavailable (release
+    -> why: not installed or imported, or every job lost) and lost jobs ((release, job, config_id) -> why)."""
     from ... import results
-    from ...contract.figures import save
 
-    history = History.of(params.history)
-    releases = list(history.versions)
     measured: dict[str, list[dict[str, Any]]] = {}
     unavailable, lost = {}, {}
     for path in sorted(run_paths):
@@ -271,11 +270,35 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
             lost[release, job, doc["config_id"]] = doc["lost"]
         else:
             measured.setdefault(release, []).append(doc | {"job": job})
-    measured = {r: measured[r] for r in releases if r in measured}
     for release in releases:  # a release that lost every job has no result, as one that did not install
         reasons = [why for (lost_release, *_), why in lost.items() if lost_release == release]
         if reasons and release not in measured and release not in unavailable:
             unavailable[release] = f"every job lost ({reasons[0]})"
+    return {r: measured[r] for r in releases if r in measured}, unavailable, lost
+
+
+def unmeasured_note(config: dict[str, Any]) -> str:
+    """Where the run ends: the history's releases without a result and its jobs lost, each with why ("" if
+    none); a run that lost them still succeeds, and only its report listed them."""
+    from .. import releases
+
+    package, runs = config["history"]["package"], [p for p in releases.runs(config) if Path(p).is_file()]
+    _, unavailable, lost = read_runs(runs, releases.releases(config))
+    lines = [f"  {package} {release}: {_cause(why)}" for release, why in unavailable.items()]
+    lines += [f"  {package} {release} job {job} ({config_id}): {_cause(why)}"
+              for (release, job, config_id), why in lost.items() if release not in unavailable]
+    return "\n".join(["The release history has releases without a result or jobs lost (reports/history.md):",
+                      *lines]) if lines else ""
+
+
+def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
+    """The history's tables, figure and reports/history.md from every release's results and its jobs' benchmarks."""
+    from ... import results
+    from ...contract.figures import save
+
+    history = History.of(params.history)
+    releases = list(history.versions)
+    measured, unavailable, lost = read_runs(run_paths, releases)
     ratios = ratios_table(measured, history.package)
     levels = release_levels(ratios)
     steps = steps_table(levels, releases, history.package, environments(measured), history.primary)
