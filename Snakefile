@@ -45,7 +45,7 @@ onsuccess:
     if ungated := plan.ungated_note(config, workflow.dag_settings.targets):
         print(ungated, file=sys.stderr)
     if config["history"]["versions"]:
-        from jaxpitfalls.across_runs.history.history import unmeasured_note
+        from jaxpitfalls.across_runs.history.runs import unmeasured_note
 
         if unmeasured := unmeasured_note(config):
             print(unmeasured, file=sys.stderr)

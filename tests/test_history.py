@@ -12,6 +12,7 @@ import pytest
 from jaxpitfalls.across_runs.history import history
 from jaxpitfalls.across_runs.history.primary import family_text
 from jaxpitfalls.across_runs.history.release_levels import between_jobs, release_levels
+from jaxpitfalls.across_runs.history.runs import unmeasured_note
 
 RELEASES = [f"0.11.{i}" for i in range(10)]
 
@@ -360,11 +361,11 @@ def test_the_run_ends_naming_each_release_without_a_result(tmp_path, monkeypatch
 
     monkeypatch.chdir(tmp_path)
     config = config_with("presets/smoke.yaml", {"history": {"versions": ["0.11.7", "0.99"], "repeats": 1}})
-    assert history.unmeasured_note(config) == ""  # nothing ran yet
+    assert unmeasured_note(config) == ""  # nothing ran yet
     (failed := tmp_path / "failed.json").write_text(json.dumps({"ok": False, "reason": (
         "pip install failed: WARNING: ignored\nERROR: No matching distribution found for equinox==0.99")}))
     run = next(p for p in releases.runs(config) if "/0.99/" in p)
     history_run.measure_release("0.99", "equinox", str(failed), "dispatch", {"id": "x"}, {}, {}, {}, run, "", "")
-    assert history.unmeasured_note(config).splitlines() == [
+    assert unmeasured_note(config).splitlines() == [
         "The release history has releases without a result or jobs lost (reports/history.md):",
         "  equinox 0.99: pip install failed: ERROR: No matching distribution found for equinox==0.99"]

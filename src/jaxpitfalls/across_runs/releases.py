@@ -63,7 +63,11 @@ def default_pins(package: str, release: str) -> dict[str, str]:
 def requirements(config: dict[str, Any], release: str) -> list[str]:
     """pip's lines for a release's environment: the release, its pins (own over `with` over the table), the rest
     unpinned (`LEAN`)."""
-    history = History.of(config["history"])
+    return requirements_of(History.of(config["history"]), release)
+
+
+def requirements_of(history: History, release: str) -> list[str]:
+    """`requirements` from the history's settings."""
     package = history.package
     pins = default_pins(package, release) | dict(history.shared_pins) | dict(history.pins.get(release, {}))
     pinned = {package: release} | {name: version for name, version in pins.items() if name != package}

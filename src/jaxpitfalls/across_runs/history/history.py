@@ -7,9 +7,7 @@ read as a change.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +21,7 @@ from .changepoints import Fit, fit_steps, resting_alone
 from .figure import figure
 from .primary import family_text, matches
 from .release_levels import SERIES, detectable_change, release_levels, series_rows
+from .runs import cause_line, read_runs
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
            "ran_at"]
@@ -196,20 +195,31 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
             f"every release's interval before the fit.{blocks}")
 
 
-def _cause(reason: str) -> str:
-    """A failure's line that says why: the step that failed with its last error line (pip warns before it errs)."""
-    lines = reason.strip().splitlines()
-    step, _, first = lines[0].partition(": ")
-    errors = [line for line in [first, *lines[1:]] if "error" in line.lower()]
-    return f"{step}: {errors[-1].strip()}" if errors and first and errors[-1] != first else lines[0]
+def environments_line(history: History) -> list[str]:
+    """Each release's environment as asked for, alike ones grouped; a file's expectations are not judged here."""
+    from ... import registry
+    from ..releases import requirements_of
+
+    asked: dict[str, list[str]] = {}
+    for release in history.versions:
+        pinned = [line for line in requirements_of(history, release) if "==" in line
+                  and not line.startswith(f"{history.package}==")]
+        mine = history.pythons.get(release)
+        asked.setdefault(f"your environment {mine}" if mine else ", ".join(pinned) or "nothing", []).append(release)
+    file = (f" `{history.study}` is your benchmark file ({registry.where(history.study)}): its `EXPECT` sentences "
+            "are judged by a study run (reports/report.md), not across releases." if registry.is_file(history.study)
+            else "")
+    return ["Environments asked for, besides the release (a release's `pins` over `with` over the default table "
+            "in docs/history.md; the rest unpinned): " + "; ".join(f"{', '.join(rs)}: {what}" for what, rs in
+                                                                   asked.items()) + "." + file, ""]
 
 
 def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, unavailable: dict[str, str],
              history: History, lost: dict[tuple[str, int, str], str] | None = None) -> str:
     """reports/history.md: the steps, how they were decided, failed releases, lost jobs, the rows."""
     package = history.package
-    failed = [f"- `{package} {release}`: {_cause(reason)}" for release, reason in unavailable.items()]
-    gone = [f"- `{package} {release} job {job} ({config_id})`: {_cause(reason)}"
+    failed = [f"- `{package} {release}`: {cause_line(reason)}" for release, reason in unavailable.items()]
+    gone = [f"- `{package} {release} job {job} ({config_id})`: {cause_line(reason)}"
             for (release, job, config_id), reason in (lost or {}).items()]
     return "\n".join([
         f"# {history.study} across {package} releases", "",
@@ -225,7 +235,7 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
         f"could be {family_text(steps, history.primary)}; each step's size with its 95% interval; a step beside a "
         "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
-        "none, the change ruled out.", "", jobs_line(steps, history.repeats), "",
+        "none, the change ruled out.", "", *environments_line(history), jobs_line(steps, history.repeats), "",
         *order_line(ratios, list(history.versions)),
         *(["## Jobs lost", "", "Their measurement failed (the reason below; the job's log has the rest): their "
             "release's other jobs stand and the steps are fit without them. To time one again, delete its result "
@@ -235,7 +245,9 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         *(["## Releases without a result", "", "Their environment did not install or import, or every job of theirs "
             "was lost: not a change.", "",
             *failed, ""] if failed else []),
-        "## Steps", "", steps.to_markdown(index=False, floatfmt=".3f"), "",
+        "## Steps", "", "`ruled_out`, where a series has no step: the change its releases rule out either way, as a "
+        "share (0.505: beyond 1/1.505x-1.505x, as \"What changed\" says).", "",
+        steps.to_markdown(index=False, floatfmt=".3f"), "",
         "## Each release's ratios", "", levels.to_markdown(index=False, floatfmt=".3f"), "",
         *(["## Each job's ratios", "", ratios.to_markdown(index=False, floatfmt=".3f"), ""]
           if history.repeats > 1 else []),
@@ -251,44 +263,6 @@ def run_summary(benchmark_paths: list[str], run_target_s: float) -> list[str]:
               if run_target_s else "")
     return [f"{len(seconds)} jobs, {total:.0f} s ({total / 60:.1f} min){judged}; building the environments "
             f"{installs:.0f} s of it (one job after another: no timing job ran beside an install)."]
-
-
-def read_runs(run_paths: Sequence[str], releases: list[str]) -> tuple[dict[str, list[dict[str, Any]]],
-                                                                      dict[str, str], dict[tuple[str, int, str], str]]:
-    """The releases' results: measured (release -> its jobs' results, in the releases' order), unavailable (release
-    -> why: not installed or imported, or every job lost) and lost jobs ((release, job, config_id) -> why)."""
-    from ... import results
-
-    measured: dict[str, list[dict[str, Any]]] = {}
-    unavailable, lost = {}, {}
-    for path in sorted(run_paths):
-        release, job = Path(path).parents[1].name, int(Path(path).parent.name.removeprefix("job"))
-        doc = results.require_format(json.loads(Path(path).read_text()), path)  # validated when it was written
-        if "unavailable" in doc:
-            unavailable[release] = doc["unavailable"]
-        elif "lost" in doc:
-            lost[release, job, doc["config_id"]] = doc["lost"]
-        else:
-            measured.setdefault(release, []).append(doc | {"job": job})
-    for release in releases:  # a release that lost every job has no result, as one that did not install
-        reasons = [why for (lost_release, *_), why in lost.items() if lost_release == release]
-        if reasons and release not in measured and release not in unavailable:
-            unavailable[release] = f"every job lost ({reasons[0]})"
-    return {r: measured[r] for r in releases if r in measured}, unavailable, lost
-
-
-def unmeasured_note(config: dict[str, Any]) -> str:
-    """Where the run ends: the history's releases without a result and its jobs lost, each with why ("" if
-    none); a run that lost them still succeeds, and only its report listed them."""
-    from .. import releases
-
-    package, runs = config["history"]["package"], [p for p in releases.runs(config) if Path(p).is_file()]
-    _, unavailable, lost = read_runs(runs, releases.releases(config))
-    lines = [f"  {package} {release}: {_cause(why)}" for release, why in unavailable.items()]
-    lines += [f"  {package} {release} job {job} ({config_id}): {_cause(why)}"
-              for (release, job, config_id), why in lost.items() if release not in unavailable]
-    return "\n".join(["The release history has releases without a result or jobs lost (reports/history.md):",
-                      *lines]) if lines else ""
 
 
 def write_history(run_paths: list[str], benchmark_paths: list[str], params, out) -> None:
