@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jaxpitfalls import plan
+from jaxpitfalls import pins, plan
 from jaxpitfalls.across_runs import releases
 from jaxpitfalls.configcheck.schema import fill_defaults, load
 from jaxpitfalls.harness import environment
@@ -36,7 +36,7 @@ def test_each_release_gets_its_row_of_the_default_table_and_the_config_pins_over
     shared = _config(versions=["0.11.7"], **{"with": {"jax": "0.4.35", "numpy": "1.26.4"}})
     assert releases.requirements(shared, "0.11.7") == [
         "equinox==0.11.7", "jax==0.4.35", "jaxlib==0.4.34", "optax==0.2.3", "numpy==1.26.4", "safetensors"]
-    assert releases.default_pins("equinox", "0.10.0") == {} and releases.default_pins("optax", "0.2.3") == {}
+    assert pins.default_pins("equinox", "0.10.0") == {} and pins.default_pins("optax", "0.2.3") == {}
     # another package's history: equinox and optax (what every timing job imports) unpinned, not left out
     assert releases.requirements(_config(package="optax", versions=["0.2.7"]), "0.2.7") == [
         "optax==0.2.7", "equinox", "numpy", "safetensors"]

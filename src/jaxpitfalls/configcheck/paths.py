@@ -12,8 +12,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from .. import plan, registry, revisions
-from ..across_runs import releases
+from .. import pins, plan, registry, revisions
 from ..data import long_description
 from ..models.hf_config import unsupported_activation
 from .sizes import read_local
@@ -182,7 +181,7 @@ def _history(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
         yield (f"config history.versions: oldest first, as steps are read in this order ({', '.join(ordered)}), "
                f"not {', '.join(history['versions'])}")
     if history["versions"] and registry.is_file(history["study"]):
-        yield from releases.file_jax_problems(config)
+        yield from _file_jax(history)
     for key in ("pins", "pythons"):
         for release in history[key]:
             if release not in history["versions"]:
@@ -190,6 +189,17 @@ def _history(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
     for release, python in history["pythons"].items():
         if not Path(python).is_file():
             yield f"config history.pythons.{release} = {python!r}: not a file (an environment's bin/python)"
+
+
+def _file_jax(history: dict[str, Any]) -> Iterator[str]:
+    """Built releases whose JAX a benchmark file's jobs cannot run on."""
+    for release in (r for r in history["versions"] if r not in history["pythons"]):
+        lines = pins.requirement_lines(history["package"], release, history["with"], history["pins"].get(release, {}))
+        jax = next((line.split("==")[1] for line in lines if line.startswith("jax==")), None)
+        if jax and Version(jax) < Version(pins.FILE_JAX):
+            yield (f"config history.versions: {history['package']} {release} gets jax {jax}, and a benchmark file's "
+                   f"jobs need jax {pins.FILE_JAX} or newer (their check that variants differ reads each program "
+                   "JAX compiles): pin one in history.with or history.pins")
 
 
 def path_problems(config: dict[str, Any], refused: frozenset[str] = frozenset()) -> list[str]:

@@ -1,5 +1,4 @@
-"""The history's results as its jobs wrote them (results/history/runs/<release>/job<k>/<config>.json): what each
-release measured, the releases without a result and the jobs lost, for its report and for the run's end."""
+"""The history's results as its jobs wrote them, for its report and for the run's end."""
 
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ def cause_line(reason: str) -> str:
 
 def read_runs(run_paths: Sequence[str], releases: list[str]) -> tuple[dict[str, list[dict[str, Any]]],
                                                                       dict[str, str], dict[tuple[str, int, str], str]]:
-    """The releases' results: measured (release -> its jobs' results, in the releases' order), unavailable (release
-    -> why: not installed or imported, or every job lost) and lost jobs ((release, job, config_id) -> why)."""
+    """Measured (release -> its jobs' results, in order), unavailable (release -> why: not installed or
+    imported, or every job lost) and lost jobs ((release, job, config_id) -> why)."""
     from ... import results
 
     measured: dict[str, list[dict[str, Any]]] = {}
