@@ -261,8 +261,10 @@ def test_the_modules_beside_a_file_that_it_imports_are_its_measuring_jobs_inputs
         (tmp_path / folder).mkdir()
         for f in files:
             (tmp_path / folder / f).write_text("import util\n" if f == "k.py" else "")
-    (tmp_path / "util.py").write_text("")
+    (tmp_path / "util.py").write_bytes("# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\n".encode("latin-1"))  # valid
     (tmp_path / "unrelated.py").write_text("")
+    (tmp_path / "numpy").mkdir()  # a folder named as an installed package, no __init__.py: numpy imports, not it
+    (tmp_path / "numpy" / "log.py").write_text("")
     bench(tmp_path, """
         from helpers.k import f
 
@@ -282,7 +284,7 @@ def test_the_modules_beside_a_file_that_it_imports_are_its_measuring_jobs_inputs
     registry.use_files({"mine": str(tmp_path / "bench.py")})
     measured = {Path(p).name for p in registry.part_sources("mine", "measure")}
     assert {"bench.py", "layers.py", "__init__.py", "fused.py", "k.py", "util.py"} <= measured
-    assert "unrelated.py" not in measured
+    assert "unrelated.py" not in measured and "log.py" not in measured
     assert "layers.py" not in {Path(p).name for p in registry.part_sources("mine", "report")}
     (tmp_path / "util.py").write_text("def broken(:\n")  # refused at parse, naming the module, not run stale
     assert registry.file_problems({"mine": tmp_path / "bench.py"}) == {"mine": [

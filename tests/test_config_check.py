@@ -291,3 +291,11 @@ def test_a_study_with_a_model_family_and_no_size_is_refused_naming_what_it_lacks
     del config["studies"]["dispatch"]["base"]["layers"]
     assert "config studies.dispatch.base: no layers, which a study with model_family ('bert') needs to size its " \
            "model" in size_problems(config)
+
+
+def test_a_benchmark_files_history_on_a_new_or_unreadable_jax_pin_passes(tmp_path, monkeypatch):
+    """JAX 0.7 or newer, or a pin pip reads and the check cannot ("0.7.*"): no refusal, no traceback."""
+    for jax in ("0.10.2", "0.7.*"):
+        overlay = _file_history(tmp_path)
+        overlay["history"]["with"] = {"jax": jax, "jaxlib": jax}
+        assert checked(tmp_path, monkeypatch, overlay) == ""

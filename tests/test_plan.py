@@ -214,7 +214,8 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
 
 def test_a_gated_comparisons_report_asked_for_alone_is_said_to_be_ungated():
     config = {"compare": {"fail_on_regression": True, "fail_on_inconclusive": False}}
-    assert "ask for `compare_gate`" in plan.ungated_note(config, {"reports/compare_lockstep.md"})
+    for targets in ({"reports/compare_lockstep.md"}, {"./reports/compare.md"}, {"compare_lockstep"}):
+        assert "ask for `compare_gate`" in plan.ungated_note(config, targets)
     for targets in ({"reports/compare_lockstep.md", "compare_gate"}, {"compare_gate"}, set(), {"reports/report.md"}):
         assert plan.ungated_note(config, targets) == ""
     assert plan.ungated_note({"compare": {"fail_on_regression": False, "fail_on_inconclusive": False}},

@@ -103,6 +103,9 @@ def test_a_benchmark_file_git_does_not_track_is_recorded_in_no_commit(repo):
     (repo / "mine.py").write_text("VARIANTS = {}\n")
     assert git_state(repo, repo / "mine.py") == {"commit": None, "dirty": True}
     assert git_state(repo, repo / "bench.py", repo / "mine.py") == {"commit": None, "dirty": True}  # a neighbour
+    (repo / "README").write_text("x\n")
+    git(repo, "add", "README")  # another file's edit: the checkout is dirty, the file is not
+    assert git_state(repo)["dirty"] and not git_state(repo, repo / "bench.py")["dirty"]
 
 
 def test_a_benchmark_files_code_is_it_and_the_modules_beside_it_that_it_imports(repo, files):
@@ -142,12 +145,16 @@ def test_a_revision_whose_file_imports_a_module_it_lacks_is_refused_naming_it(re
     (repo / "helper.py").write_text("X = 1\n")
     git(repo, "commit", "-qam", "imports helper")
     registry.use_files({"mine": repo / "bench.py"})
-    with pytest.raises(revisions.RevisionRefused, match="helper.py, which bench.py imports from beside it, does not "
-                                                        "exist at 'HEAD'"):
+    with pytest.raises(revisions.RevisionRefused, match="helper, which bench.py imports from beside it, is at 'HEAD' "
+                                                        r"\(\w+\) of .* neither a module nor a package: commit it"):
         revisions.commit("mine", "HEAD")
     assert revisions.commit("mine", "base") == git(repo, "rev-parse", "base")  # its file imported no helper
     git(repo, "add", "helper.py")
     git(repo, "commit", "-qm", "helper")
+    revisions.commit("mine", "HEAD")
+    (repo / "helper.py").unlink()  # a module made a package here: the revision's module form still serves it
+    (repo / "helper").mkdir()
+    (repo / "helper" / "__init__.py").write_text("X = 1\n")
     revisions.commit("mine", "HEAD")
 
 

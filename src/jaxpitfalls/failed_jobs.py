@@ -134,7 +134,9 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
           for job in jobs}
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
     lines = [f"{len(jobs)} job(s) failed ({rules}); every finished result is kept, and running the same command "
-             "again reruns only what is missing.", "The errors, as their logs give them first:", *_causes(jobs)]
+             "again reruns only what is missing."]
+    if causes := _causes(jobs):
+        lines += ["The errors, as their logs give them first:", *causes]
     apart = sorted({job.rule for job, found in of.items() if not found})
     if apart:
         lines.append(f"Not a configuration's own ({', '.join(apart)}): the report needs it; fix the cause.")

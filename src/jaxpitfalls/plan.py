@@ -5,6 +5,7 @@ Imported by the Snakefile, so it stays light (no JAX) and `snakemake -n` fast.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -206,9 +207,9 @@ def compared_report(config: dict[str, Any]) -> str:
 
 def ungated_note(config: dict[str, Any], targets: Iterable[str]) -> str:
     """What to say where a gated comparison's report is asked for without its gate."""
-    targets = set(targets)
-    if not gated(config) or not targets & {"reports/compare_lockstep.md", "reports/compare.md"} or targets & {
-            "compare_gate", "results/tables/compare.passed", "all"}:
+    targets = {os.path.normpath(t) for t in targets}  # a path as `./reports/compare.md`, or a rule's name
+    reports = {"reports/compare_lockstep.md", "reports/compare.md", "compare_lockstep", "compare"}
+    if not gated(config) or not targets & reports or targets & {"compare_gate", "results/tables/compare.passed", "all"}:
         return ""
     return ("Note: compare.fail_on_* is set, but the report alone does not gate: ask for `compare_gate` (the report, "
             "then the gate) or for nothing (the whole run) to fail on what it judges.")

@@ -59,8 +59,9 @@ def commit(study: str, revision: str) -> str:
         raise RevisionRefused(f"{in_repository(study)} does not exist at {revision!r} ({sha[:12]}) of {repo}")
     missing = _neighbours_missing(study, repo, sha)
     if missing:
-        raise RevisionRefused(f"{missing}, which {in_repository(study)} imports from beside it, does not exist at "
-                              f"{revision!r} ({sha[:12]}) of {repo}: commit it, or time another revision")
+        raise RevisionRefused(f"{missing}, which {in_repository(study)} imports from beside it, is at {revision!r} "
+                              f"({sha[:12]}) of {repo} neither a module nor a package: commit it, or time another "
+                              "revision")
     return sha
 
 
@@ -79,10 +80,9 @@ def _neighbours_missing(study: str, repo: Path, sha: str) -> str:
         tops = sources.imported_tops(_git(repo, "show", f"{sha}:{in_repository(study)}"), in_repository(study))
     except SyntaxError:  # the revision's file is refused as it is read
         return ""
-    for top in sorted(tops):
-        if (here / f"{top}.py").is_file() and not _exists(repo, sha, (there / f"{top}.py").as_posix()):
-            return (there / f"{top}.py").as_posix()
-        if (here / top).is_dir() and not _exists(repo, sha, (there / top).as_posix()):
+    for top in sorted(tops):  # here a module or a package, there either form will do (a refactor between them)
+        if sources.neighbour(here, top) and not any(_exists(repo, sha, (there / name).as_posix())
+                                                    for name in (f"{top}.py", top)):
             return (there / top).as_posix()
     return ""
 

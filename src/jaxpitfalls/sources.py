@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 from collections.abc import Iterator
@@ -159,28 +160,46 @@ def _files_of(modules: tuple[str, ...], roots: Roots) -> frozenset[Path]:
     return frozenset(seen)
 
 
-def imported_tops(source: str, filename: str) -> set[str]:
-    """The top-level names a module's absolute imports name, at any depth."""
+def imported_tops(source: str | bytes, filename: str) -> frozenset[str]:
+    """The top-level names a module's absolute imports name, at any depth (bytes: its coding line honoured)."""
     names: list[str] = []
     for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.append(node.module)
-    return {name.split(".")[0] for name in names}
+    return frozenset(name.split(".")[0] for name in names)
+
+
+@cache
+def _file_tops(path: Path, stamp: tuple[int, int]) -> frozenset[str]:
+    return imported_tops(path.read_bytes(), str(path))  # parsed once a version (stamp: mtime, size) per process
+
+
+def neighbour(folder: Path, top: str) -> Path | None:
+    """What `import top` finds beside a file in `folder` (first on its workers' path): a module, or a package
+    (a folder without __init__.py only where nothing installed has the name: else that is what imports)."""
+    if (folder / f"{top}.py").is_file():
+        return folder / f"{top}.py"
+    if (folder / top / "__init__.py").is_file() or (folder / top).is_dir() and importlib.util.find_spec(top) is None:
+        return folder / top
+    return None
 
 
 def neighbours(path: Path) -> frozenset[Path]:
-    """The modules beside a user's benchmark file that it imports (its folder is on its workers' path), at any
-    depth: editing one reruns its jobs. A neighbour package counts whole; an installed one is no input."""
-    folder, seen, todo = path.parent, set(), [path]
+    """The modules beside a user's benchmark file that it imports, at any depth: editing one reruns its jobs. A
+    neighbour package counts whole; an installed one is no input."""
+    seen: set[Path] = set()
+    todo = [path]
     while todo:
         module = todo.pop()
-        for top in imported_tops(module.read_text(), str(module)):
-            found = set((folder / top).rglob("*.py")) if (folder / top).is_dir() else {folder / f"{top}.py"}
-            found = {f for f in found if f.is_file() and f != path} - seen
-            seen |= found
-            todo += found
+        stat = module.stat()
+        for top in _file_tops(module, (stat.st_mtime_ns, stat.st_size)):
+            found = neighbour(path.parent, top)
+            files = set(found.rglob("*.py")) if found and found.is_dir() else {found} if found else set()
+            files = {f for f in files if f.is_file() and f != path} - seen
+            seen |= files
+            todo += files
     return frozenset(seen)
 
 

@@ -191,12 +191,19 @@ def _history(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
             yield f"config history.pythons.{release} = {python!r}: not a file (an environment's bin/python)"
 
 
+def _older(version: str, than: str) -> bool:
+    try:
+        return Version(version) < Version(than)
+    except InvalidVersion:  # a pattern such as "0.7.*": pip reads it, the check cannot
+        return False
+
+
 def _file_jax(history: dict[str, Any]) -> Iterator[str]:
     """Built releases whose JAX a benchmark file's jobs cannot run on."""
     for release in (r for r in history["versions"] if r not in history["pythons"]):
         lines = pins.requirement_lines(history["package"], release, history["with"], history["pins"].get(release, {}))
         jax = next((line.split("==")[1] for line in lines if line.startswith("jax==")), None)
-        if jax and Version(jax) < Version(pins.FILE_JAX):
+        if jax and _older(jax, pins.FILE_JAX):
             yield (f"config history.versions: {history['package']} {release} gets jax {jax}, and a benchmark file's "
                    f"jobs need jax {pins.FILE_JAX} or newer (their check that variants differ reads each program "
                    "JAX compiles): pin one in history.with or history.pins")

@@ -28,8 +28,8 @@ def cpu_model() -> str:
 
 
 def git_state(repo: str | os.PathLike = ".", *files: str | os.PathLike) -> dict[str, object]:
-    """Commit and dirty flag of the checkout the code runs from (None outside git); one of `files` git does not
-    track is in no commit: dirty, no commit."""
+    """Commit and dirty flag of the checkout the code runs from (None outside git), or of `files` in it: one git
+    does not track is in no commit (dirty, no commit)."""
     def git(*args: str) -> str | None:
         try:
             out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10)
@@ -40,7 +40,7 @@ def git_state(repo: str | os.PathLike = ".", *files: str | os.PathLike) -> dict[
     commit = git("rev-parse", "HEAD")
     if commit is not None and files and git("ls-files", "--error-unmatch", *map(str, files)) is None:
         return {"commit": None, "dirty": True}
-    status = git("status", "--porcelain", "--untracked-files=no")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", *map(str, files))  # none: the checkout's
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
