@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import configs
 import pytest
 import yaml
 
-from jaxpitfalls import registry
+from jaxpitfalls import registry, sources
 
 ROOT = configs.ROOT
 ALL_OFF = {name: {"enabled": False} for name in registry.names() if not registry.is_file(name)}  # a fifth too
@@ -216,6 +217,8 @@ def checked(tmp_path: Path, monkeypatch, overlay: dict, preset: str = "smoke.yam
     for layer in (yaml.safe_load((ROOT / "presets" / preset).read_text()), overlay):
         update_config(config, copy.deepcopy(layer))
     monkeypatch.chdir(tmp_path)
+    for name in (sources.BENCHMARK_FILES, sources.STUDY_FOLDERS):  # the check sets them: restored after the test
+        monkeypatch.setenv(name, os.environ.get(name, ""))
     try:
         require_valid(config, ROOT / "workflow" / "schemas" / "config.schema.yaml")
     except InvalidConfig as e:

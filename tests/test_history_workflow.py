@@ -57,7 +57,7 @@ def test_each_release_is_timed_in_its_environment_and_a_new_one_alone(smoke_run,
     doc = json.loads(paths[0].read_text())
     assert doc["environment"]["packages"]["equinox"] == installed and doc["comparisons"]
     report = (workdir / "reports" / "history.md").read_text()
-    assert "## What changed" in report and "no step over 1 releases" in report
+    assert "## What changed" in report and "measured in 1 release: nothing to compare" in report
     assert (workdir / "reports" / "figures" / "history.png").stat().st_size > 0
 
     wider = _overlay(tmp_path, [installed, "99.0"])
