@@ -493,3 +493,14 @@ def test_what_to_do_gives_every_expectation_of_a_file():
             for i in range(scorecard.FINDINGS_PER_STUDY + 2)]
     said = scorecard.findings({"mine": rows})["mine"]
     assert all(f"advice {i}." in said for i in range(len(rows)))
+
+
+def test_an_axis_named_as_a_tables_column_is_refused_and_n_is_an_axis_like_any():
+    """A benchmark file's axis `n` overwrote the steps table's sample count, and its scaling figure plotted sample
+    counts: the count is `n_samples` now, and an axis named as any other column is refused, not overwritten."""
+    from jaxpitfalls.report.tables import aggregate
+
+    doc = {"study": "mine", "config_id": "n8", "config": {"id": "n8", "axes": ["n"], "n": 8}}
+    assert aggregate._row(doc, {"n_samples": 4})["n"] == 8
+    with pytest.raises(ValueError, match="mine n8: axis backend is also a column of the results' tables: rename"):
+        aggregate._row(doc | {"config": {"id": "n8", "axes": ["backend"], "backend": 1}}, {"backend": "cpu"})

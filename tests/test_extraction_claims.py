@@ -39,7 +39,7 @@ def _pass(variant: str, pass_ms: float, transfer_ms: float, storage_ms: float = 
             "structure_tokens": 60, "median_ms": pass_ms, "median_ci_low_ms": pass_ms - spread,
             "median_ci_high_ms": pass_ms + spread, "phase_forward_ms": pass_ms - transfer_ms - storage_ms,
             "phase_transfer_ms": transfer_ms, "phase_storage_ms": storage_ms, "first_run_seconds": 2.0,
-            "first_run_compiles": 2, "n": 4}
+            "first_run_compiles": 2, "n_samples": 4}
 
 
 def _run(transfer_ms: float, pass_ms: float = 800.0, backend: str = "cpu", *others: dict) -> Run:

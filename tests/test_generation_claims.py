@@ -90,7 +90,7 @@ def _cache_run(jitted: tuple[float, float, float], eager: tuple[float, float, fl
                                              "median_ms": 300.0, "median_ci_low_ms": 290.0,
                                              "median_ci_high_ms": 310.0, "demonstration": "", "warmup_fraction": 1.0,
                                              "prompt": 4,
-                                             "compiles_in_timed_region": 0, "n": 5}])
+                                             "compiles_in_timed_region": 0, "n_samples": 5}])
     return run_on(SPEC, GPT2_SMALL_CONF["config_id"], comparisons=comp, steps=steps)
 
 
@@ -119,7 +119,8 @@ def test_the_write_ups_16x_is_compared_with_the_uncached_loop_compiling_in_its_t
     demo_id = "layers12-hidden768-prompt4-new_tokens15-warmup_fraction0.33"
     steps = pd.DataFrame([keys | {"config_id": c, "variant": v, "mode": "generate", "warmup_fraction": w,
                                   "demonstration": demo, "median_ms": ms[0], "median_ci_low_ms": ms[1],
-                                  "median_ci_high_ms": ms[2], "compiles_in_timed_region": 10 if demo else 0, "n": 5}
+                                  "median_ci_high_ms": ms[2], "compiles_in_timed_region": 10 if demo else 0,
+                                  "n_samples": 5}
                           for c, w, demo, v, ms in (
                               (keys["config_id"], 1.0, "", "kv_cache", (370.0, 350.0, 390.0)),
                               (keys["config_id"], 1.0, "", "uncached", (700.0, 690.0, 720.0)),
@@ -168,7 +169,7 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
                "base": (1.0, "", (2.369, 2.291, 2.470), (354.4, 331.2, 379.2))}
     steps = pd.DataFrame([{**keys, "config_id": c, "variant": v, "mode": "generate", "warmup_fraction": w,
                            "demonstration": demo, "median_ms": ms[0], "median_ci_low_ms": ms[1],
-                           "median_ci_high_ms": ms[2], "compiles_in_timed_region": 10 if demo else 0, "n": 5}
+                           "median_ci_high_ms": ms[2], "compiles_in_timed_region": 10 if demo else 0, "n_samples": 5}
                           for c, (w, demo, _, ms) in configs.items() for v in ("uncached", "kv_cache")])
     comp = pd.DataFrame([{**keys, "config_id": c, "variant": "uncached", "baseline": "kv_cache", "mode": "generate",
                           "demonstration": demo, "ratio": r[0], "ratio_ci_low": r[1], "ratio_ci_high": r[2]}
@@ -206,7 +207,7 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
 def test_the_10_percent_rule_is_judged_as_a_diagnostic_against_what_the_machine_watch_saw(proper_std_ms, retried,
                                                                                            expected, backend):
     steps = pd.DataFrame([{"config_id": c, "variant": "kv_cache", "mode": "generate", "demonstration": demo,
-                           "n": 3, "mean_ms": 350.0, "std_ms": std, "axes": "warmup_fraction"}
+                           "n_samples": 3, "mean_ms": 350.0, "std_ms": std, "axes": "warmup_fraction"}
                           for c, demo, std in (("base", "", proper_std_ms), ("short", "warmup 5 of 15 tokens", 60.0))])
     checks = pd.DataFrame([{"config_id": c, "axes": "warmup_fraction", "demonstration": demo, "rounds_retried": r,
                             "rounds_contended_kept": 0, "others_share_max": 0.03, "steal_share_max": 0.01}

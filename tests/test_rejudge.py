@@ -43,7 +43,7 @@ def test_a_run_judged_with_nothing_cut_changes_nothing_and_a_cut_one_on_what_it_
     assert set(cut.study) == set(same.study)
     steps = pd.read_csv(tmp_path / "cut" / "tables" / "dispatch" / "steps.csv")
     per_process = steps[steps.process.astype(str) != "all"]
-    assert not per_process.empty and (per_process.n <= 2).all()
+    assert not per_process.empty and (per_process.n_samples <= 2).all()
 
 
 def test_a_snapshot_without_tables_or_with_an_older_scorecard_is_refused_saying_so(tmp_path):

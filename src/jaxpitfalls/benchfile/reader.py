@@ -16,7 +16,7 @@ from .expectations import Expectation, parse_expectation
 # What the plan adds to a configuration, and the result tables' own columns beside its values: an axis of one of
 # these names would be dropped from setup's call or overwrite a column.
 RESERVED = (*PLAN_KEYS, "config_id", "variant", "baseline", "mode", "process", "demonstration", "study", "capture",
-            "component")
+            "component", "backend", "device_kind", "processes", "settings", "code")  # the rest: aggregate refuses
 NO_DEFAULT = object()  # an axis setup takes without a literal default: the config must give it
 
 

@@ -37,6 +37,15 @@ def _config_columns(doc: dict[str, Any]) -> dict[str, Any]:
         f"structure_{k}": v for k, v in doc.get("structure", {}).items()
     }
 
+
+def _row(doc: dict[str, Any], columns: dict[str, Any]) -> dict[str, Any]:
+    """A table's row: the configuration's columns, then `columns`, none named as an axis (it would overwrite it)."""
+    clash = sorted(set(doc["config"]["axes"]) & set(columns))
+    if clash:
+        raise ValueError(f"{doc['study']} {doc['config_id']}: axis {', '.join(clash)} is also a column of the "
+                         "results' tables: rename it (in setup, for a benchmark file)")
+    return _config_columns(doc) | columns
+
 ESTIMATE_COLUMNS = ("ratio_p_value", "ratio_df", "diff_df")  # what harness.processes.pooled_intervals adds
 
 
@@ -48,14 +57,14 @@ def _per_process(pooled: dict[str, Any], processes: list[dict[str, Any]] | None)
 def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, Any], process: str,
               m: dict[str, Any]) -> dict[str, Any]:
     v = doc["variants"][variant]
-    return _config_columns(doc) | {
+    return _row(doc, {
         "variant": variant, "mode": mode, "process": process,
         **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
         **dict(zip(("median_ci_low_ms", "median_ci_high_ms"),
                    _within(m, lambda s: tuple(x * 1e3 for x in bootstrap_median_ci(s)), 2), strict=True)),
         **dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), _within(m, relative_iqr_ci, 3),
                    strict=True)),
-        "n": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
+        "n_samples": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
         "contended_samples": sum(pooled["contended"]) if process == POOLED else None,
         **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
         "compiles_in_warmup": v["compiles_in_warmup"],
@@ -69,7 +78,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         **{f"phase_{k}_ms": x * 1e3 for k, x in v.get("phase_seconds_per_pass", {}).items()},
         **_step_split([p["step_seconds"] for p in pooled.get("processes") or [pooled] if "step_seconds" in p]
                       if process == POOLED else [m["step_seconds"]] if "step_seconds" in m else []),
-    }
+    })
 
 
 def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
@@ -131,7 +140,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
         for process, comparisons in by_process:
             for c in comparisons:
                 spread = [r for r in c.get("process_ratios", []) if r is not None]  # a difference's may be None
-                rows.append(_config_columns(doc) | {
+                rows.append(_row(doc, {
                     "variant": c["variant"], "baseline": c["baseline"], "mode": c["mode"], "process": process,
                     "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
                     "diff_ms": c["diff"] * 1e3, "diff_ci_low_ms": c["diff_ci_low"] * 1e3,
@@ -140,7 +149,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     "process_ratio_max": max(spread) if spread else None,
                     # a job's row over several processes: its p-value and degrees of freedom (harness.moderated)
                     **{k: c.get(k) for k in ESTIMATE_COLUMNS},
-                } | _compile_ratio(doc, c, process))
+                } | _compile_ratio(doc, c, process)))
     return compile_ratios_over_processes(pd.DataFrame(rows))
 
 
@@ -149,7 +158,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for doc in docs:
         checks, env = doc["checks"], doc["environment"]
-        rows.append(_config_columns(doc) | agreement(checks) | {
+        rows.append(_row(doc, agreement(checks) | {
             "signatures_distinct": distinct(checks),
             # variants whose fresh processes ran one code path lowered to different program texts (processes.merge)
             "programs_lowered_apart": ", ".join(checks.get("programs_lowered_apart", {})),
@@ -172,7 +181,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             **peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
         } | {f"{name}_{key}": value for name, found in checks.get("findings", {}).items()
-             for key, value in found.items()})
+             for key, value in found.items()}))
     return pd.DataFrame(rows)
 
 
@@ -221,6 +230,8 @@ def read_tables(paths: Mapping[str, str], process: str = POOLED, twins: bool = F
         tables[name] = table[table.process.astype(str) == process].reset_index(drop=True)
     if "capture" not in tables["overhead"]:  # written before several captures: one each
         tables["overhead"] = tables["overhead"].assign(capture=0)
+    if "n_samples" not in tables["steps"]:  # written when the sample count was `n` (a file's axis overwrote it)
+        tables["steps"] = tables["steps"].rename(columns={"n": "n_samples"})
     return tables if twins else without_twins(tables)
 
 

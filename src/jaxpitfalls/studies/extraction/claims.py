@@ -56,7 +56,7 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
     first = warmup_passes(run)
     first_gain = first[(config_id, slow)] / first[(config_id, fast)]
     faster = decide(r.ratio_ci_low, r.ratio_ci_high, 1, log=True)
-    passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n)
+    passes = int(row(run.steps, config_id=config_id, variant=fast, mode="extract").n_samples)
     return faster.judged(
         ours=(ratio_of(r) if at_structure else None,) * len(SPEC.claims[key].numbers), judged_ratio=ratio_of(r),
         headline=Estimate(*ratio_of(r), "x", f"{slow} / {fast}"),
@@ -204,7 +204,7 @@ def _copies_small_batches(run: Run) -> Judged:
 def _ragged_recompiles(run: Run) -> Judged:
     fresh = in_mode(run.steps, "first_pass")
     fresh = fresh[fresh.config_id == run.base_id].set_index("variant")
-    jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n"] for v in FIRST_PASS_VARIANTS)
+    jit, padded = (fresh.loc[v, "compiles_in_timed_region"] / fresh.loc[v, "n_samples"] for v in FIRST_PASS_VARIANTS)
     batches, last = int(fresh.loc["jit", "structure_batches"]), int(fresh.loc["jit", "structure_last_batch"])
     return Judged(
         measured=f"programs compiled per fresh first pass at {run.base_id}: jit {jit:g} for {batches} batches "

@@ -35,7 +35,7 @@ def pitfall(steps: pd.DataFrame) -> pd.DataFrame:
     """Each demonstration beside the proper configuration it differs from only in warmup."""
     demo = steps[demonstrated(steps)]
     proper = measured(steps)[[*PAIRED_ON, "median_ms"]].rename(columns={"median_ms": "proper_ms"})
-    table = demo.assign(compiles_per_sample=demo.compiles_in_timed_region / demo.n)[
+    table = demo.assign(compiles_per_sample=demo.compiles_in_timed_region / demo.n_samples)[
         [*PAIRED_ON, "warmup_fraction", "median_ms", "compiles_per_sample"]].merge(proper, on=PAIRED_ON)
     return table.rename(columns={"median_ms": "short_warmup_ms"}).assign(
         inflation=lambda d: d.short_warmup_ms / d.proper_ms)
