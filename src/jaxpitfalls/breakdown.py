@@ -28,10 +28,11 @@ class Component:
         return any(raw.startswith(p) for p in self.prefixes)
 
 
-# jaxlib's C++ call of a compiled program, in every study's trace: on a CPU the program runs inside it, on a GPU
-# or TPU it runs asynchronously (in a wait)
+# jaxlib's C++ call of a compiled program, in every study's trace: on one CPU device the program runs inside it;
+# on a GPU or TPU, and over several CPU devices (a sharded program), much of its run is in the wait after it
 EXECUTABLE = Component("executable", prefixes=("PjitFunction(",),
-                       description="C++ dispatch (PjitFunction), with the program's run where it runs inline (a CPU)")
+                       description="C++ dispatch (PjitFunction), with the program's run where it runs inline (one "
+                                   "CPU device; over several, much of it is in the wait)")
 
 
 def find_xplanes(trace_dir: str | os.PathLike) -> list[Path]:
