@@ -66,8 +66,10 @@ def cause(log: str) -> str:
     lines = [line.strip() for line in Path(log).read_text(errors="replace").splitlines() if line.strip()]
     fatal = [m["what"] for m in map(_FATAL.search, lines) if m]
     raised = [m["what"] for m in map(_RAISED.search, lines) if m]
-    if fatal or raised:
-        return (fatal or [raised[0] if _UNANSWERED in raised[-1] else raised[-1]])[0][:300]
+    if fatal:
+        return fatal[0][:300]
+    if raised:
+        return (raised[0] if _UNANSWERED in raised[-1] else raised[-1])[:300]
     return lines[-1][:300] if lines else "(its log is empty)"
 
 
@@ -124,9 +126,10 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     if any(_INTERRUPTED in text for text in texts):
         return (f"Stopped on request: {len(jobs)} job(s) left unfinished ({rules}); every finished result is kept, "
                 "and running the same command again reruns only what is missing.")
+    verdicts = {job: [verdict for log in job.logs if (verdict := _gate_verdict(log))] for job in jobs}
     gate = [f"The comparison gate failed the run, as compare.fail_on_* asks ({plan.compared_report(config)} has "
-            f"every row): {verdict}" for job in jobs for log in job.logs if (verdict := _gate_verdict(log))]
-    jobs = [job for job in jobs if not any(map(_gate_verdict, job.logs))]
+            f"every row): {verdict}" for found in verdicts.values() for verdict in found]
+    jobs = [job for job in jobs if not verdicts[job]]
     if not jobs:
         return "\n".join(gate)
     rules = ", ".join(sorted({job.rule for job in jobs}))

@@ -213,4 +213,3 @@ def ungated_note(config: dict[str, Any], targets: Iterable[str]) -> str:
         return ""
     return ("Note: compare.fail_on_* is set, but the report alone does not gate: ask for `compare_gate` (the report, "
             "then the gate) or for nothing (the whole run) to fail on what it judges.")
-

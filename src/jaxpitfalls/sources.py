@@ -181,7 +181,7 @@ def neighbour(folder: Path, top: str) -> Path | None:
     (a folder without __init__.py only where nothing installed has the name: else that is what imports)."""
     if (folder / f"{top}.py").is_file():
         return folder / f"{top}.py"
-    if (folder / top / "__init__.py").is_file() or (folder / top).is_dir() and importlib.util.find_spec(top) is None:
+    if (folder / top / "__init__.py").is_file() or ((folder / top).is_dir() and importlib.util.find_spec(top) is None):
         return folder / top
     return None
 

@@ -51,5 +51,3 @@ def unmeasured_note(config: dict[str, Any]) -> str:
               for (release, job, config_id), why in lost.items() if release not in unavailable]
     return "\n".join(["The release history has releases without a result or jobs lost (reports/history.md):",
                       *lines]) if lines else ""
-
-

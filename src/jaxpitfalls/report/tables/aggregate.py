@@ -46,6 +46,7 @@ def _row(doc: dict[str, Any], columns: dict[str, Any]) -> dict[str, Any]:
                          "results' tables: rename it (in setup, for a benchmark file)")
     return _config_columns(doc) | columns
 
+
 ESTIMATE_COLUMNS = ("ratio_p_value", "ratio_df", "diff_df")  # what harness.processes.pooled_intervals adds
 
 

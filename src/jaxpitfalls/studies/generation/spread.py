@@ -18,7 +18,7 @@ def spread_against_watch(steps: pd.DataFrame, checks: pd.DataFrame, backend: str
     checks = checks.set_index("config_id")
     busy = (checks.rounds_retried.fillna(0) + checks.rounds_contended_kept.fillna(0)) > 0
     each = steps[steps.n_samples >= 2].assign(spread=lambda d: d.std_ms / d.mean_ms,
-                                      busy=lambda d: d.config_id.map(busy).astype("boolean").fillna(False))
+                                              busy=lambda d: d.config_id.map(busy).astype("boolean").fillna(False))
     proper, demo = each[~demonstrated(each)], each[demonstrated(each)]
     alarms = proper[proper.spread > INTERFERENCE_SPREAD]
     false_alarms = alarms[~alarms.busy]
