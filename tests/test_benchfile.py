@@ -363,6 +363,8 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     assert runs[2].jit_calls_traced.tolist()[0] == 2 and pd.isna(runs[2].jit_calls_traced.tolist()[1])
     from jaxpitfalls.report.scorecard.markdown import table
     assert "<NA>" not in table(runs[2])  # an untraced configuration's count is blank, not pandas' NA
+    absent = table(pd.DataFrame({"mode": ["a", "b", "c"], "ms": [1.5, float("nan"), None], "k": ["x", None, pd.NA]}))
+    assert "nan" not in absent and "None" not in absent and "1.500" in absent  # a float column's NaN, an object's
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
 

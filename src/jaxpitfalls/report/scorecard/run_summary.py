@@ -1,0 +1,117 @@
+"""The report's run summary: time and memory against targets, the code run, the machine's quiet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...formatting import fixed
+from ..tables.run_summary import STARTS
+from ..tables.study_allocation import allocation_lines
+from .markdown import table
+
+
+def _against(seconds: float, target_s: float | None) -> str:
+    return "" if not target_s else f" (target {target_s:.0f} s: {'met' if seconds <= target_s else '**missed**'})"
+
+
+def _memory_against(gib: float, target_gib: float) -> str:
+    met = "met" if gib < target_gib else "**missed**"
+    return "" if not target_gib else f" (target under {target_gib:g} GiB: {met})"
+
+
+def quietness_line(checks: pd.DataFrame) -> str:
+    """How quiet and how fast (the yardstick) the machine was while a study was timed."""
+    speed = checks["yardstick_ms"].dropna() if "yardstick_ms" in checks else pd.Series(dtype=float)
+    pace = (f"; the yardstick (a fixed Python and numpy workload timed every round) {speed.median():.2f} ms, its "
+            f"jobs' medians {speed.min():.2f}-{speed.max():.2f}" if len(speed) else "")
+    if not checks["machine_measurable"].all():
+        return "machine activity not measurable here (no /proc/stat)" + pace
+    kept, retried, marked = (int(checks[k].sum()) for k in ("rounds_kept", "rounds_retried", "rounds_contended_kept"))
+    contended = f"**{marked} kept although contended**" if marked else "none kept contended"
+    return (f"{kept} rounds kept, {retried} re-timed (contended) after waiting {checks.waited_s.sum():.0f} s in all "
+            f"for a quiet machine, {contended}; other processes up to {checks.others_share_max.max():.0%} of the "
+            f"cores, steal (the hypervisor's) up to {checks.steal_share_max.max():.0%}, load average up to "
+            f"{checks.load_average_max.max():.2f}{pace}")
+
+
+def code_line(checks: dict[str, pd.DataFrame]) -> str:
+    """Which code the timing jobs ran: one workflow commit and one version of each user study's own (a file's or a
+    folder's), or each study's, said loudly."""
+    codes = {study: sorted(set(c["code"])) if "code" in c else ["unknown"] for study, c in checks.items()}
+    every = sorted({code.partition("+study:")[0] for cs in codes.values() for code in cs})
+    files = [f"`{s}`" for s, cs in codes.items() if len({c.partition("+study:")[2] for c in cs}) > 1]
+    if len(every) == 1 and not files:
+        edits = " with uncommitted edits" if every[0].endswith("+dirty") else ""
+        return f"Every timing job ran the workflow's code at `{every[0].removesuffix('+dirty')}`{edits}."
+    per_study = "; ".join(f"`{study}`: {', '.join(f'`{c}`' for c in cs)}" for study, cs in codes.items())
+    what = f"more than one version of {', '.join(files)}'s own code" if len(every) == 1 else \
+        f"{len(every)} versions of the workflow's code"
+    return (f"**The timing jobs ran {what}** ({per_study}): results of different code are compared here as if "
+            "alike; rerun the older jobs before publishing.")
+
+
+def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], targets: dict[str, Any],
+                        parts: dict[str, tuple[float, float | None, dict[str, float] | None]],
+                        checks: dict[str, pd.DataFrame]) -> str:
+    """Wall time and peak memory against `targets`, time per rule, the code run, and the machine's quiet."""
+    target_s = targets["run_target_s"]
+    per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
+                                           slowest_s=("seconds", "max"),
+                                           sampled_peak_rss_mb=("max_rss_mb", "max")
+                                           ).reset_index()
+    span_s, older = span
+    lines = ["### Run summary", ""]
+    if span_s is None and older:
+        lines += [f"The latest invocation reran none of the {older} jobs timed here (only the report's): every "
+                  "one is from an earlier invocation, and no run's wall time is measured here.", ""]
+    elif span_s is not None:
+        whole = (f"; {older} of the {len(summary)} jobs are from earlier invocations (a partial rerun: the whole "
+                 "run's time is not measured here)") if older else f"{_against(span_s, target_s)}"
+        lines += [f"Measured wall time of the jobs of the latest invocation, first start to last end: "
+                  f"**{span_s:.0f} s**{whole}. Sum of all job times {summary.seconds.sum():.0f} s over "
+                  f"{len(summary)} jobs (from Snakemake's `benchmark:` files; the report's own jobs are not "
+                  "included).", ""]
+    lines += [code_line(checks), ""]
+    if len(summary):
+        peak_mb, job, source = largest_peak(summary, checks)
+        lines += [f"Peak memory: **{peak_mb / 1024:.1f} GiB** resident, the largest job (`{job}`, {source})"
+                  f"{_memory_against(peak_mb / 1024, targets['memory_target_gib'])}; (per job: jobs that ran side "
+                  "by side add up; the table's per rule is Snakemake's, sampled at intervals, so it can miss a "
+                  "brief peak the workers' own high-water mark holds).", ""]
+    for study, (seconds, study_target, split) in parts.items():
+        lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
+                     "(its measuring jobs and the preparations only it needs)" + _split_text(split))
+    planned = {study: allocation_lines(c) for study, c in checks.items()}
+    if any(planned.values()):
+        lines += ["", "Where processes or rounds buy precision (Kalibera and Jones, from each job's own variance "
+                  "between and within processes and its costs; a plan at the variance the job reached, not a "
+                  "measured run, every mode's rounds scaled alike; a mode's `budget_s` may stop rounds sooner, and a "
+                  "claim on a process's first run gains nothing from rounds):", ""]
+        lines += [f"- study `{study}`: {line}" for study, found in planned.items() for line in found]
+    lines += ["", "Machine while timing (a round is re-timed or marked when other processes or steal used more "
+              "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "
+              "another by about its yardstick's ratio was slowed by the machine, beyond it by something else):", ""]
+    lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
+    lines += ["", table(per_rule, lambda x: fixed(x, 1)), ""]
+    return "\n".join(lines)
+
+
+def _split_text(split: dict[str, float] | None) -> str:
+    if split is None:
+        return ""
+    rest = "the rest of its timing jobs"
+    what = ("models loaded, warm-up and compiles, checks" if STARTS in split else
+            "process starts, imports, models loaded, warm-up and compiles, checks")
+    return ": " + ", ".join(f"{name} {seconds:.0f} s" + (f" ({what})" if name == rest else "")
+                            for name, seconds in split.items())
+
+
+def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:
+    """The largest resident peak (MiB), its job and source: Snakemake's benchmark or the workers' VmHWM."""
+    peaks = [(r.max_rss_mb, f"{r.rule}/{r.job}", "its benchmark file") for r in summary.itertuples()]
+    peaks += [(mb, f"run_study/{study}/{config_id}", "its processes' own high-water mark")
+              for study, c in checks.items() if "host_peak_mb" in c
+              for config_id, mb in zip(c.config_id, c.host_peak_mb, strict=True) if pd.notna(mb)]
+    return max(peaks, key=lambda peak: peak[0])
