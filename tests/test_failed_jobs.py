@@ -174,3 +174,24 @@ def test_a_gate_that_fails_the_run_as_asked_is_its_verdict_not_a_fault(tmp_path,
         "The comparison gate failed the run, as compare.fail_on_* asks (reports/compare.md has every row): 2 "
         "regression(s); the worst:\n"
         "  mine c0 slow (blocked): head / base 2.100x [1.9, 2.3]")
+
+
+def test_a_job_log_left_by_an_earlier_run_is_no_cause(tmp_path, monkeypatch):
+    """A job stopped before its script wrote (scancel on a cluster, an import error) leaves its log as the last run
+    left it: its last line ("done in 12.5 s") read as the error. Only logs written since the run began are read."""
+    import os
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    old, cluster = tmp_path / "tree_at.log", tmp_path / "1.log"
+    old.write_text("INFO tree_at layers1: done in 12.5 s -> results/runs/tree_at/layers1.json\n")
+    os.utime(old, (time.time() - 3600,) * 2)
+    cluster.write_text("slurmstepd-vm: error: *** JOB 1 ON vm CANCELLED AT 2026-12-05T23:56:59 ***\n")
+    started = time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(time.time() - 60))
+    log = tmp_path / "snakemake.log"
+    log.write_text(f"[{started}]\nrule run_study:\n\nError in rule run_study:\n    output: results/runs/tree_at/"
+                   f"{_ids(SMOKE, 'tree_at')[1]}.json\n    log: {old}, {cluster} (check log file(s) for details)\n")
+    lines = failed_jobs.advice(SMOKE, str(log)).splitlines()
+    assert lines[1:3] == ["The errors, as their logs give them first:",
+                          f"  slurmstepd-vm: error: *** JOB 1 ON vm CANCELLED AT 2026-12-05T23:56:59 *** (1 job(s); "
+                          f"{cluster})"], lines

@@ -1,10 +1,11 @@
-"""After failed jobs (the Snakefile's `onerror`, from Snakemake's log): the configurations they stood for, and a
-config overlay leaving those out, as the report needs every configuration's result."""
+"""After failed jobs (the Snakefile's `onerror`, from Snakemake's log): their causes, the configurations they stood
+for, and a config overlay leaving those out (the report needs every configuration's result)."""
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +28,8 @@ _INTERRUPTED = "Terminating processes on user request"
 _FATAL = re.compile(r"^F\d{4} [\d:.]+ +\d+ \S+\] (?P<what>.+)$")
 _RAISED = re.compile(r" CRITICAL failed: (?P<what>.+)$")
 _UNANSWERED = "before answering; its error is in the log"
+# Snakemake's line as a job starts, in local time: the first is the run's first job's.
+_STARTED = re.compile(r"^\[(?P<when>\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\]$")
 # How scripts/compare_gate.py logs its verdict when it fails the run, as compare.fail_on_* asks: no fault to fix.
 GATE_FAILED = "the comparison gate fails the run: "
 
@@ -79,11 +82,19 @@ def _gate_verdict(log: str) -> str:
     return text.split(GATE_FAILED, 1)[1].strip() if GATE_FAILED in text else ""
 
 
-def _causes(jobs: list[Failed]) -> list[str]:
-    """Each cause once, with the jobs it ended (one wrong flag fails every job alike)."""
+def _first_start(texts: list[str]) -> float:
+    """When the run's first job started (epoch seconds), or 0."""
+    starts = [time.mktime(time.strptime(m["when"], "%a %b %d %H:%M:%S %Y")) for text in texts
+              if (m := next(filter(None, map(_STARTED.match, text.splitlines())), None))]
+    return min(starts, default=0.0)
+
+
+def _causes(jobs: list[Failed], since: float) -> list[str]:
+    """Each cause once, with the jobs it ended, from logs written since the run began (a job stopped before its
+    script wrote left an earlier run's)."""
     by_cause: dict[str, list[str]] = {}
     for job in jobs:
-        for log in (log for log in job.logs if os.path.isfile(log)):
+        for log in (log for log in job.logs if os.path.isfile(log) and os.path.getmtime(log) >= since):
             by_cause.setdefault(cause(log), []).append(log)
     return [f"  {what} ({len(logs)} job(s); {logs[0]})" for what, logs in
             sorted(by_cause.items(), key=lambda item: -len(item[1]))]
@@ -138,7 +149,7 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
     lines = [f"{len(jobs)} job(s) failed ({rules}); every finished result is kept, and running the same command "
              "again reruns only what is missing."]
-    if causes := _causes(jobs):
+    if causes := _causes(jobs, _first_start(texts)):
         lines += ["The errors, as their logs give them first:", *causes]
     apart = sorted({job.rule for job, found in of.items() if not found})
     if apart:

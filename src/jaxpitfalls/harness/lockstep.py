@@ -52,8 +52,8 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
     Williams order, all with the first side's calls per sample so a per-sample cost weighs alike. Every round is
     kept, its machine watched. Given `enough`, more processes run until it holds or `most` have run.
 
-    Returns per process, side, mode and variant each round's block median (round i paired across sides), the
-    orders, each round's machine, the calls per sample and the sides' descriptions."""
+    Returns each round's block medians by process, side, mode and variant (paired by round), the orders, each
+    round's machine, the calls per sample and the sides' descriptions."""
     names = [s.name for s in sides]
     plan = _Plan(names, rounds, samples_per_block, watch, max_busy_share, np.random.default_rng(seed))
     timed: list[dict[str, Any]] = []

@@ -1,6 +1,5 @@
-"""A finished run judged again as if it had measured less, from its own samples: fewer processes, fewer rounds, a
-smaller time budget per mode. A process's first k rounds stay paired (rounds interleave every variant), so each cut
-result is merged again and judged beside the published verdicts.
+"""A finished run judged again from its own samples as if it had measured less. A process's first k rounds stay
+paired (rounds interleave every variant), so each cut result is merged again and judged beside the published ones.
 
     jaxpitfalls reference thin <run directory> <out directory> <study>:<cut> [<study>:<cut> ...]
 
