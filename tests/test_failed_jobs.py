@@ -126,15 +126,27 @@ def test_the_base_of_a_study_of_one_axis_is_its_first_configuration(tmp_path, mo
 
 
 def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tmp_path, monkeypatch):
+    """Snakemake says it terminates the jobs, then each stopped job's error block; a job that failed before the
+    interrupt is said apart, with its cause."""
     monkeypatch.chdir(tmp_path)
-    base, swept = _ids(SMOKE, "dispatch")[:2]
-    log = _log(tmp_path, ("run_study", f"results/runs/dispatch/{base}.json"),
-               ("run_study", f"results/runs/dispatch/{swept}.json"))
-    with open(log, "a") as f:
-        f.write("Terminating processes on user request, this might take some time.\n")
-    text = failed_jobs.advice(SMOKE, log)
-    assert text.startswith("Stopped on request: 2 job(s) left unfinished (run_study); every finished result is kept")
-    assert "fix the cause" not in text and not (tmp_path / failed_jobs.OVERLAY).exists()
+    (tmp_path / "results" / "logs").mkdir(parents=True)
+    (tmp_path / "results" / "logs" / "x.log").write_text("x jaxpitfalls CRITICAL failed: ValueError: bad shapes\n")
+    base, swept = (f"results/runs/dispatch/{i}.json" for i in _ids(SMOKE, "dispatch")[:2])
+    stop = "Terminating processes on user request, this might take some time.\n"
+    log = tmp_path / "snakemake.log"
+    log.write_text(stop + (tmp_path / _log(tmp_path, ("run_study", base), ("run_study", swept))).read_text())
+    text = failed_jobs.advice(SMOKE, str(log))
+    assert text == ("Stopped on request: 2 job(s) left unfinished (run_study); every finished result is kept, and "
+                    "running the same command again reruns only what is missing.")
+    first, *stopped = (tmp_path / _log(tmp_path, ("prepare_model", "results/models/bert-L1-H16"), ("run_study", base),
+                                       ("run_study", swept))).read_text().split("[Sat")
+    log.write_text(first + "[Sat" + stopped[0] + stop + "".join("[Sat" + block for block in stopped[1:]))
+    assert failed_jobs.advice(SMOKE, str(log)).splitlines() == [
+        "Stopped on request: 2 job(s) left unfinished (run_study); every finished result is kept, and running the "
+        "same command again reruns only what is missing.",
+        "Before that, 1 job(s) failed (prepare_model), as their logs give it first:",
+        "  ValueError: bad shapes (1 job(s); results/logs/x.log)"]
+    assert not (tmp_path / failed_jobs.OVERLAY).exists()
 
 
 def test_each_cause_is_said_once_with_the_jobs_it_ended(tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ _OF_CONFIGURATION = re.compile(r"results/(?:runs|traces|tables/overhead|lockstep
                                r"(?:\.json|\.csv)?$")
 _OF_MODEL = re.compile(r"results/models/(?P<model>[^/]+)$")
 _ERROR = re.compile(r"^Error in rule (?P<rule>\w+):$")
-# Snakemake's line on Ctrl-C: the jobs it stops then fail with nothing of theirs to fix.
+# Snakemake's line on Ctrl-C: the jobs it stops fail after it, with nothing of theirs to fix.
 _INTERRUPTED = "Terminating processes on user request"
 # glog's fatal line (XLA's "F1205 21:23:11.69 10030 file.cc:234] Unknown flag ..."); an exception runtime.start
 # logged; and what a job says of a worker that died before answering (harness/workers.py)
@@ -133,22 +133,19 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     jobs = still_failed([job for text in texts for job in failed(text)])
     if not jobs:
         return ""
-    rules = ", ".join(sorted({job.rule for job in jobs}))
-    if any(_INTERRUPTED in text for text in texts):
-        return (f"Stopped on request: {len(jobs)} job(s) left unfinished ({rules}); every finished result is kept, "
-                "and running the same command again reruns only what is missing.")
+    if stopped := still_failed([job for text in texts for job in failed(text.partition(_INTERRUPTED)[2])]):
+        return _stopped(stopped, [job for job in jobs if job not in stopped], texts)
     verdicts = {job: [verdict for log in job.logs if (verdict := _gate_verdict(log))] for job in jobs}
     gate = [f"The comparison gate failed the run, as compare.fail_on_* asks ({plan.compared_report(config)} has "
             f"every row): {verdict}" for found in verdicts.values() for verdict in found]
     jobs = [job for job in jobs if not verdicts[job]]
     if not jobs:
         return "\n".join(gate)
-    rules = ", ".join(sorted({job.rule for job in jobs}))
     of = {job: {(s, c["id"]): (s, c) for out in job.outputs for s, c in configurations_of(config, out)}
           for job in jobs}
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
-    lines = [f"{len(jobs)} job(s) failed ({rules}); every finished result is kept, and running the same command "
-             "again reruns only what is missing."]
+    lines = [f"{len(jobs)} job(s) failed ({_rules(jobs)}); every finished result is kept, and running the same "
+             "command again reruns only what is missing."]
     if causes := _causes(jobs, _first_start(texts)):
         lines += ["The errors, as their logs give them first:", *causes]
     apart = sorted({job.rule for job, found in of.items() if not found})
@@ -169,6 +166,20 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
         lines += [f"Remove compare.allocation.{c['id']} from your config too: it allocates a configuration left out."
                   for _, c in dropped if c["id"] in config.get("compare", {}).get("allocation", {})]
     return "\n".join(lines + gate)
+
+
+def _stopped(stopped: list[Failed], before: list[Failed], texts: list[str]) -> str:
+    """After Ctrl-C: the jobs it stopped, which have nothing to fix, and those that had failed before it."""
+    lines = [f"Stopped on request: {len(stopped)} job(s) left unfinished ({_rules(stopped)}); every finished result "
+             "is kept, and running the same command again reruns only what is missing."]
+    if before:
+        lines += [f"Before that, {len(before)} job(s) failed ({_rules(before)}), as their logs give it first:",
+                  *_causes(before, _first_start(texts))]
+    return "\n".join(lines)
+
+
+def _rules(jobs: list[Failed]) -> str:
+    return ", ".join(sorted({job.rule for job in jobs}))
 
 
 def _unused_local_dirs(config: dict[str, Any], dropped: list[tuple[str, dict[str, Any]]]) -> list[str]:
