@@ -177,6 +177,34 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
     assert doc["checks"]["outputs_agree"]["differ_on_purpose"] == {"sine": "another function, timed for its cost"}
 
 
+def test_outputs_are_compared_leaf_by_leaf_by_path_not_by_position(tmp_path):
+    """A dict with another key, or a tuple of the same leaves in another order, is refused as another structure
+    (its leaves' values matched up by position alone); a NamedTuple with the dict's keys is the same outputs."""
+    head = '''
+        import collections
+
+        def summed(x):
+            return lambda: {"s": x.sum(), "m": x.max()}
+
+        def named(x):
+            pair = collections.namedtuple("pair", "m s")
+            return lambda: pair(jnp.max(x), jnp.sum(x) + 0.0)
+    '''
+    doc = run(bench(tmp_path, head + '''
+        VARIANTS = {"summed": summed, "named": named}
+    '''))
+    assert doc["checks"]["outputs_agree"]["values"] == 2 * FAST.warmup_steps  # two leaves a warm-up call
+    for other, said in (("{'s': x.sum(), 'mx': x.max()}", r"gives \['mx'\] shape \(\), \['s'\]"),
+                        ("(x.sum(), x.max())", r"gives \[0\] shape \(\), \[1\] shape \(\), 'summed' gives")):
+        with pytest.raises(VariantOutputsDisagree, match=said):
+            run(bench(tmp_path, head + f'''
+        def other(x):
+            return lambda: {other}
+
+        VARIANTS = {{"summed": summed, "other": other}}
+    '''))
+
+
 @pytest.mark.parametrize("body, said", [
     ('''
         def good(x):

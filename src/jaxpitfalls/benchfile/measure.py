@@ -25,6 +25,7 @@ from ..harness.variants import (
     require_agree,
     require_distinct,
 )
+from .outputs import host, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
 from .signature import first_call
 from .spec import Timing, spec
@@ -86,18 +87,6 @@ def calls(bench: BenchFile, name: str, conf: dict[str, Any]) -> dict[str, Callab
     return found
 
 
-def host(out: Any) -> np.ndarray:
-    """A call's outputs as one flat float64 (or complex128) host array, so two variants' outputs subtract."""
-    leaves = []
-    for leaf in jax.tree_util.tree_leaves(out):
-        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
-            leaf = jax.random.key_data(leaf)
-        if isinstance(leaf, jax.Array | np.ndarray | np.generic | int | float | complex | bool):
-            leaves.append(np.ravel(np.asarray(leaf)))
-    flat = np.concatenate(leaves) if leaves else np.zeros(0)
-    return flat.astype(np.complex128 if np.iscomplexobj(flat) else np.float64)
-
-
 @dataclass
 class Prepared:
     """A configuration's variants, run from cold and warmed."""
@@ -106,6 +95,7 @@ class Prepared:
     signatures: dict[str, dict[str, Any]]
     compiles: dict[str, int]
     outputs: dict[str, np.ndarray]
+    structures: dict[str, tuple]
 
 
 def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
@@ -121,7 +111,7 @@ def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) ->
 def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
-    signatures, compiles, outputs, runners = {}, {}, {}, {}
+    signatures, compiles, outputs, runners, structures = {}, {}, {}, {}, {}
     for variant, call in calls(bench, name, conf).items():
         with _named(bench, variant, "its first call"):
             _, signatures[variant], compiles[variant] = first_call(call)
@@ -130,10 +120,19 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
     for variant, runner in runners.items():
         with _named(bench, variant, "a warm-up call"):
-            outputs[variant] = np.stack([host(jax.block_until_ready(runner.step()))
-                                         for _ in range(settings.warmup_steps)])
+            outputs[variant], structures[variant] = _warm_up(runner, settings.warmup_steps)
             pipelined[variant]()
-    return Prepared(runners, signatures, compiles, outputs)
+    return Prepared(runners, signatures, compiles, outputs, structures)
+
+
+def _warm_up(runner: Runner, steps: int) -> tuple[np.ndarray, tuple]:
+    """`steps` blocked calls: their outputs on the host, one row a call, and the first's structure."""
+    rows, laid_out = [], ()
+    for i in range(steps):
+        out = jax.block_until_ready(runner.step())
+        rows.append(host(out))
+        laid_out = structure(out) if i == 0 else laid_out
+    return np.stack(rows), laid_out
 
 
 @contextmanager
@@ -147,6 +146,11 @@ def _named(bench: BenchFile, variant: str, when: str):
 
 def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
     agreeing = {v: out for v, out in prepared.outputs.items() if v not in bench.outputs_differ}
+    try:
+        require_same_structure({v: prepared.structures[v] for v in agreeing}, bench.floor)
+    except VariantOutputsDisagree as e:
+        raise VariantOutputsDisagree(f"{bench.path}: {e} (name the variant in OUTPUTS_DIFFER with why, if on "
+                                     "purpose)") from e
     try:
         agreement = require_agree(agreeing, bench.floor, exact=False, rtol=bench.rtol, atol=bench.atol)
     except VariantOutputsDisagree as e:

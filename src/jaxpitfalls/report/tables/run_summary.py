@@ -79,9 +79,8 @@ STARTS = "worker starts and imports"
 
 def study_split(summary: pd.DataFrame, study: str, own_preparations: list[str],
                 checks: pd.DataFrame) -> dict[str, float] | None:
-    """A study's part of the run by what it bought: its timing jobs' timed samples, A/A twins, first runs (where
-    recorded), waits for a quiet machine, its workers' starts (where recorded) and the rest (models loaded, warm-up
-    and compiles, checks), its traces and its preparations; None for a checks table without the samples' seconds."""
+    """A study's part of the run by what it bought (samples, twins, first runs, waits, worker starts, the rest of
+    its timing jobs, traces, preparations); None for a checks table without the samples' seconds."""
     if summary.empty or "samples_s" not in checks:
         return None
     jobs, prepared = _own_jobs(summary, study, own_preparations)
