@@ -132,6 +132,29 @@ def test_a_sentence_bounds_t_a_over_t_b(sentence, low, high, faster):
         assert found is None if wanted is None else math.isclose(found, wanted)
 
 
+def test_an_expectation_is_judged_and_said_as_its_sentence_speaks():
+    """"a at least 20x faster than b" reads t(b) / t(a) above 20 in its rule, its number and what would decide it
+    (an interval of the speed-up said to cross 0.05, t(a) / t(b)'s edge, read as nonsense)."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.judges import judge
+
+    e = parse_expectation("a at least 20x faster than b", VARIANTS)
+    assert e.spoken == ("t(b) / t(a)", 20, None) and e.rule.endswith("the 95% interval wholly above 20")
+    row = pd.Series({"ratio": 1 / 4.724, "ratio_ci_low": 1 / 273.977, "ratio_ci_high": 1 / 0.081})
+
+    class OneRow:
+        comp = pd.DataFrame({"variant": ["a"], "baseline": ["b"]})
+
+        def pair(self, a, b, mode):
+            return row
+
+    judged = judge(e, OneRow())
+    assert judged.measured.startswith("t(b) / t(a) = 4.724x [0.081, 273.977]") and "crosses 20;" in judged.reason
+    slower = parse_expectation("a no more than 5% slower than b", VARIANTS)
+    assert slower.spoken == ("t(a) / t(b)", None, 1.05) and slower.rule.endswith("wholly below 1.05")
+
+
 def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():
     assert parse_expectation("b faster than a when pipelined", VARIANTS).mode == "pipelined"
 

@@ -48,11 +48,17 @@ class Expectation:
         return Claim(self.text, f"your expectation ({where})", rule=self.rule, advice=advice, expected=True)
 
     @property
+    def spoken(self) -> tuple[str, float | None, float | None]:
+        """The ratio as the sentence speaks (a speed-up where it says faster), with its edges."""
+        if not self.faster:
+            return f"t({self.a}) / t({self.b})", self.low, self.high
+        return f"t({self.b}) / t({self.a})", self.high and 1 / self.high, self.low and 1 / self.low
+
+    @property
     def rule(self) -> str:
-        edges = " and ".join(filter(None, [f"above {self.low:.4g}" if self.low else "",
-                                           f"below {self.high:.4g}" if self.high else ""]))
-        return (f"t({self.a}) / t({self.b}) at the base configuration, {self.mode} mode: the 95% interval wholly "
-                f"{edges}")
+        what, low, high = self.spoken
+        edges = " and ".join(filter(None, [f"above {low:.4g}" if low else "", f"below {high:.4g}" if high else ""]))
+        return f"{what} at the base configuration, {self.mode} mode: the 95% interval wholly {edges}"
 
 
 def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:

@@ -25,11 +25,10 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     """One expectation on this run, shown as its sentence speaks (a speed-up where it says faster)."""
     e = expectation
     r = ratio(run, e.a, e.b, e.mode)
-    edges = tuple(x for x in (e.low, e.high) if x)
-    holds = "inside" if e.low and e.high else "above" if e.low else "below"
-    decision = decide(r[1], r[2], *edges, holds=holds, log=True)
     shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else r
-    what = f"t({e.b}) / t({e.a})" if e.faster else f"t({e.a}) / t({e.b})"
+    what, low, high = e.spoken
+    holds = "inside" if low and high else "above" if low else "below"
+    decision = decide(shown[1], shown[2], *(x for x in (low, high) if x), holds=holds, log=True)
     return decision.judged(measured=f"{what} = {interval(*shown, 'x')} at the base configuration ({e.mode})",
                            headline=Estimate(*shown, "x", what))
 

@@ -1,7 +1,6 @@
 """Names a config declares before the run (compare.primary, compare.pyperf.callable, history.primary), checked
-against what the run can measure: a typo would otherwise declare nothing, found after every job. A history's
-series include pairs no spec lists (anchors), so of history.primary only the configuration and mode are checked
-here; its report names a pattern that matched no series."""
+against what the run can measure: a typo would otherwise declare nothing, found after every job. Of history.primary
+only the configuration and mode (its series hold pairs no spec lists); its report names a pattern matching none."""
 
 from __future__ import annotations
 

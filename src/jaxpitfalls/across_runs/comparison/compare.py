@@ -1,10 +1,6 @@
 """Compare this run's results with a baseline run's: did a library upgrade, a code change or a new machine make an
-idiom cheaper or dearer?
-
-Rows are compared over fresh processes: a test on pooled samples would read a process-wide offset as significant,
-and a run timed in one process gets no interval. The paired ratios each run measured are set side by side too: their
-agreement is how reproducible a study is.
-"""
+idiom cheaper or dearer? Rows are compared over fresh processes (pooled samples would read a process-wide offset as
+significant); the paired ratios each run measured are set side by side too (how reproducible a study is)."""
 
 from __future__ import annotations
 
