@@ -207,3 +207,20 @@ def test_a_job_log_left_by_an_earlier_run_is_no_cause(tmp_path, monkeypatch):
     assert lines[1:3] == ["The errors, as their logs give them first:",
                           f"  slurmstepd-vm: error: *** JOB 1 ON vm CANCELLED AT 2026-12-05T23:56:59 *** (1 job(s); "
                           f"{cluster})"], lines
+
+
+def test_a_worker_s_error_and_the_same_error_in_a_trace_job_are_one_cause(tmp_path, monkeypatch):
+    """A timing job says its worker's error under "WorkerFailed: worker process 1 of 2: ", a trace job the same
+    error bare: one line for both. A long message keeps its end, where it says what to do."""
+    monkeypatch.chdir(tmp_path)
+    ids = _ids(SMOKE, "dispatch")
+    said = "VariantsIndistinguishable: f.py: variants 'a' and 'b' recorded the same signature {" + "x" * 400 + \
+        "}: Keep one of them"
+    (tmp_path / "run.log").write_text(f"x jaxpitfalls CRITICAL failed: WorkerFailed: worker process 1 of 2: {said}\n")
+    (tmp_path / "trace.log").write_text(f"x jaxpitfalls CRITICAL failed: {said}\n")
+    log = tmp_path / "snakemake.log"
+    log.write_text(f"Error in rule run_study:\n    output: results/runs/dispatch/{ids[1]}.json\n    log: run.log\n"
+                   f"Error in rule capture_trace:\n    output: results/traces/dispatch/{ids[1]}\n    log: trace.log\n")
+    (line,) = failed_jobs.advice(SMOKE, str(log)).splitlines()[2:3]
+    assert line.startswith("  VariantsIndistinguishable: f.py: variants 'a' and 'b'") and " ... " in line
+    assert line.endswith("}: Keep one of them (2 job(s); run.log)") and len(line) < 450

@@ -28,6 +28,7 @@ _INTERRUPTED = "Terminating processes on user request"
 _FATAL = re.compile(r"^F\d{4} [\d:.]+ +\d+ \S+\] (?P<what>.+)$")
 _RAISED = re.compile(r" CRITICAL failed: (?P<what>.+)$")
 _UNANSWERED = "before answering; its error is in the log"
+_WORKER = re.compile(r"^WorkerFailed: worker process \d+ of \d+: ")  # its worker's error, as a trace job says it
 # Snakemake's line as a job starts, in local time: the first is the run's first job's.
 _STARTED = re.compile(r"^\[(?P<when>\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\]$")
 # How scripts/compare_gate.py logs its verdict when it fails the run, as compare.fail_on_* asks: no fault to fix.
@@ -70,10 +71,15 @@ def cause(log: str) -> str:
     fatal = [m["what"] for m in map(_FATAL.search, lines) if m]
     raised = [m["what"] for m in map(_RAISED.search, lines) if m]
     if fatal:
-        return fatal[0][:300]
+        return _shortened(fatal[0])
     if raised:
-        return (raised[0] if _UNANSWERED in raised[-1] else raised[-1])[:300]
-    return lines[-1][:300] if lines else "(its log is empty)"
+        return _shortened(_WORKER.sub("", raised[0] if _UNANSWERED in raised[-1] else raised[-1]))
+    return _shortened(lines[-1]) if lines else "(its log is empty)"
+
+
+def _shortened(line: str, most: int = 400) -> str:
+    """A long error's start and end (where a message says what to do), its middle left out."""
+    return line if len(line) <= most else f"{line[:most // 2]} ... {line[-most // 2:]}"
 
 
 def _gate_verdict(log: str) -> str:
