@@ -87,6 +87,17 @@ def test_a_file_that_cannot_be_timed_is_refused_naming_it_and_what_to_change(tmp
     assert said in str(refused.value)
 
 
+def test_a_badly_named_variant_is_one_problem_not_also_too_few_variants(tmp_path):
+    path = write(tmp_path, GOOD.replace('"power": power}', '"po-wer": power}'))
+    with pytest.raises(BenchFileRefused) as refused:
+        read(path)
+    assert "'po-wer': a variant's name is an identifier" in str(refused.value)
+    assert "at least two" not in str(refused.value)
+    path = write(tmp_path, GOOD.replace('{"square": square, "power": power}', "{f.__name__: f for f in [square]}"))
+    with pytest.raises(BenchFileRefused, match="written out .the file is read without running it"):
+        read(path)
+
+
 def test_every_problem_after_the_variants_is_said_at_once(tmp_path):
     path = write(tmp_path, GOOD + 'FLOOR = "cube"\nTOLERANCE = {"atl": 1}\nOUTPUTS_DIFFER = {"cube": "x"}\n'
                                   'EXPECT = ["square of power"]\n')

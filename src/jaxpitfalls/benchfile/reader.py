@@ -133,7 +133,8 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> tuple[dict
     elif isinstance(node, ast.List | ast.Tuple):
         pairs = [(v.id if isinstance(v, ast.Name) else "", v) for v in node.elts]
     else:
-        raise _refuse(path, node, "VARIANTS must be a dict of name -> function, or a list of functions")
+        raise _refuse(path, node, "VARIANTS must be a dict of name -> function, or a list of functions, written out "
+                                  "(the file is read without running it: a comprehension or a call is not read)")
     defined, variants, problems = _defined(tree), {}, []
     for name, value in pairs:
         builder = value.id if isinstance(value, ast.Name) else ""
@@ -156,8 +157,9 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> tuple[dict
             problems.append(str(_refuse(path, value, f"variant {name!r}: {builder!r} builds {other!r} already (one "
                                                      "builder under two names times the same code)")))
     if len(variants) < 2:
-        count = _refuse(path, node, f"VARIANTS names {len(variants)} variant(s): a benchmark compares at least two")
-        raise BenchFileRefused("\n".join([*problems, str(count)]))
+        few = [] if len(pairs) > 1 else [str(_refuse(path, node, f"VARIANTS names {len(pairs)} variant(s): a "
+                                                                 "benchmark compares at least two"))]
+        raise BenchFileRefused("\n".join([*problems, *few]))
     return variants, problems
 
 
