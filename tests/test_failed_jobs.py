@@ -10,6 +10,7 @@ from configs import config_with, validate
 from snakemake.utils import update_config
 
 from jaxpitfalls import failed_jobs, plan
+from jaxpitfalls.failed_overlay import OVERLAY
 
 SMOKE = config_with("presets/smoke.yaml")
 
@@ -35,10 +36,10 @@ def test_a_failed_sweep_configuration_is_left_out_and_nothing_else(tmp_path, mon
     text = failed_jobs.advice(SMOKE, [_log(tmp_path, ("run_study", f"results/runs/dispatch/{swept}.json"),
                                                 ("parse_trace", f"results/tables/overhead/dispatch/{swept}.csv"))])
     assert text.startswith("2 job(s) failed (parse_trace, run_study); every finished result is kept")
-    assert f"{tmp_path / failed_jobs.OVERLAY} last to the command's --configfile files" in text
+    assert f"{tmp_path / OVERLAY} last to the command's --configfile files" in text
     assert f"leaves out: dispatch {swept})" in text and "Remove models" not in text
     config = copy.deepcopy(SMOKE)
-    update_config(config, yaml.safe_load((tmp_path / failed_jobs.OVERLAY).read_text()))
+    update_config(config, yaml.safe_load((tmp_path / OVERLAY).read_text()))
     validate(config)
     assert _ids(config, "dispatch") == [i for i in _ids(SMOKE, "dispatch") if i != swept] and base in _ids(
         config, "dispatch")
@@ -58,12 +59,24 @@ def test_a_failed_model_stands_for_every_configuration_it_serves(tmp_path, monke
     assert len(left_out) > 1
 
 
-def test_a_failed_base_cannot_be_left_out_and_no_overlay_is_written(tmp_path, monkeypatch):
+def test_a_failed_base_disables_its_study_so_the_others_are_reported(tmp_path, monkeypatch):
+    """A study's base cannot be left out; the overlay disables that study, leaves out the other failed
+    configurations, each with why (in the report's setup), and keeps the config's own left_out entries."""
     monkeypatch.chdir(tmp_path)
-    base = _ids(SMOKE, "tree_at")[0]
-    text = failed_jobs.advice(SMOKE, _log(tmp_path, ("capture_trace", f"results/traces/tree_at/{base}")))
+    base, swept = _ids(SMOKE, "tree_at")[0], _ids(SMOKE, "dispatch")[1]
+    (tmp_path / "results" / "logs").mkdir(parents=True)
+    (tmp_path / "results" / "logs" / "x.log").write_text("x jaxpitfalls CRITICAL failed: ValueError: bad shapes\n")
+    config = copy.deepcopy(SMOKE)
+    config["studies"]["dispatch"]["left_out"] = [{"config": "BERT-base", "reason": "too large here"}]
+    text = failed_jobs.advice(config, _log(tmp_path, ("capture_trace", f"results/traces/tree_at/{base}"),
+                                           ("run_study", f"results/runs/dispatch/{swept}.json")))
     assert f"A base configuration failed (tree_at {base})" in text and "fix the cause" in text
-    assert not (tmp_path / failed_jobs.OVERLAY).exists()
+    assert f"(it disables tree_at and leaves out: dispatch {swept})" in text
+    update_config(config, yaml.safe_load((tmp_path / OVERLAY).read_text()))
+    validate(config)
+    assert "tree_at" not in plan.enabled_studies(config) and config["studies"]["dispatch"]["left_out"] == [
+        {"config": "BERT-base", "reason": "too large here"},
+        {"config": swept, "reason": "its run_study job failed: ValueError: bad shapes"}]
 
 
 def test_a_point_is_left_out_and_an_unused_local_directory_named(tmp_path, monkeypatch):
@@ -74,7 +87,7 @@ def test_a_point_is_left_out_and_an_unused_local_directory_named(tmp_path, monke
     point = next(c for c in plan.configurations(config["studies"]["tree_at"]) if c["layers"] == 3)
     text = failed_jobs.advice(config, _log(tmp_path, ("run_study", f"results/runs/tree_at/{point['id']}.json")))
     assert "Remove models.bert.local_dirs.bert-L3-H16 from your config too" in text
-    overlay = yaml.safe_load((tmp_path / failed_jobs.OVERLAY).read_text())
+    overlay = yaml.safe_load((tmp_path / OVERLAY).read_text())
     assert overlay["studies"]["tree_at"]["points"] == [{"layers": 5, "hidden": 16}]
 
 
@@ -110,7 +123,7 @@ def test_a_job_is_counted_once_whatever_its_outputs_and_one_of_no_configuration_
     text = failed_jobs.advice(SMOKE, _log(tmp_path, ("aggregate", outputs),
                                           ("run_study", f"results/runs/dispatch/{swept}.json")))
     assert text.startswith("2 job(s) failed (aggregate, run_study)")
-    assert "Not a configuration's own (aggregate)" in text and not (tmp_path / failed_jobs.OVERLAY).exists()
+    assert "Not a configuration's own (aggregate)" in text and not (tmp_path / OVERLAY).exists()
 
 
 def test_the_base_of_a_study_of_one_axis_is_its_first_configuration(tmp_path, monkeypatch):
@@ -119,10 +132,12 @@ def test_the_base_of_a_study_of_one_axis_is_its_first_configuration(tmp_path, mo
     config = {"models": {}, "studies": {"mine": {"enabled": True, "base": {"n": 4}, "sweep": {"n": [8, 16]}}}}
     text = failed_jobs.advice(config, _log(tmp_path, ("run_study", "results/runs/mine/n8.json")))
     assert "leaves out: mine n8)" in text and "A base configuration" not in text
-    overlay = yaml.safe_load((tmp_path / failed_jobs.OVERLAY).read_text())
-    assert overlay == {"studies": {"mine": {"sweep": {"n": [16]}}}}
-    assert "A base configuration failed (mine n4)" in failed_jobs.advice(
-        config, _log(tmp_path, ("run_study", "results/runs/mine/n4.json")))
+    overlay = yaml.safe_load((tmp_path / OVERLAY).read_text())
+    assert overlay == {"studies": {"mine": {"sweep": {"n": [16]}, "left_out": [
+        {"config": "n8", "reason": "its run_study job failed"}]}}}  # its log not written in this run
+    (tmp_path / OVERLAY).unlink()
+    text = failed_jobs.advice(config, _log(tmp_path, ("run_study", "results/runs/mine/n4.json")))
+    assert "A base configuration failed (mine n4)" in text and not (tmp_path / OVERLAY).exists()  # nothing else
 
 
 def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tmp_path, monkeypatch):
@@ -146,7 +161,7 @@ def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tm
         "same command again reruns only what is missing.",
         "Before that, 1 job(s) failed (prepare_model), as their logs give it first:",
         "  ValueError: bad shapes (1 job(s); results/logs/x.log)"]
-    assert not (tmp_path / failed_jobs.OVERLAY).exists()
+    assert not (tmp_path / OVERLAY).exists()
 
 
 def test_each_cause_is_said_once_with_the_jobs_it_ended(tmp_path, monkeypatch):

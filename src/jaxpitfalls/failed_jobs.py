@@ -10,12 +10,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from . import plan
-from .results import write_text
+from .failed_overlay import overlay_lines
 
-OVERLAY = "results/without-failed.yaml"
 # A configuration's own jobs, by their outputs (workflow/rules/studies.smk, traces.smk, lockstep.smk, models.smk).
 _OF_CONFIGURATION = re.compile(r"results/(?:runs|traces|tables/overhead|lockstep)/(?P<study>[^/]+)/(?P<config>[^/]+?)"
                                r"(?:\.json|\.csv)?$")
@@ -116,23 +113,6 @@ def configurations_of(config: dict[str, Any], output: str) -> Iterator[tuple[str
                 yield study, conf
 
 
-def without(config: dict[str, Any], confs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The overlay that drops each configuration's sweep value or point (never a base: see advice)."""
-    overlay: dict[str, Any] = {}
-    for study, conf in confs:
-        block = config["studies"][study]
-        base, sweep, points = block["base"], block.get("sweep", {}), block.get("points", [])
-        kept = overlay.setdefault("studies", {}).setdefault(study, (
-            {"sweep": {axis: list(values) for axis, values in sweep.items()}} if sweep else {}) | (
-            {"points": list(points)} if points else {}))
-        for axis in conf["axes"]:
-            if axis in kept.get("sweep", {}):
-                kept["sweep"][axis] = [v for v in kept["sweep"][axis] if v != conf[axis]]
-        if points:
-            kept["points"] = [p for p in kept["points"] if base | p != {k: conf[k] for k in base}]
-    return overlay
-
-
 def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     """What to do next (writing the overlay where configurations can be left out); "" where no job failed."""
     texts = [Path(log).read_text() for log in ([logs] if isinstance(logs, str) else logs)]
@@ -152,25 +132,19 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
     lines = [f"{len(jobs)} job(s) failed ({_rules(jobs)}); every finished result is kept, and running the same "
              "command again reruns only what is missing."]
-    if causes := _causes(jobs, _first_start(texts)):
+    since = _first_start(texts)
+    if causes := _causes(jobs, since):
         lines += ["The errors, as their logs give them first:", *causes]
     apart = sorted({job.rule for job, found in of.items() if not found})
     if apart:
         lines.append(f"Not a configuration's own ({', '.join(apart)}): the report needs it; fix the cause.")
-    bases = sorted(f"{s} {c['id']}" for s, c in confs.values() if c["id"] == plan.base_id(config["studies"][s]))
+    bases = {s: f"{s} {c['id']}" for s, c in confs.values() if c["id"] == plan.base_id(config["studies"][s])}
     if bases:
-        lines.append(f"A base configuration failed ({'; '.join(bases)}): it cannot be left out (its study's sweeps "
-                     "and claims start from it); fix the cause.")
-    if confs and not bases and not apart:
-        dropped = list(confs.values())
-        write_text(OVERLAY, yaml.safe_dump(without(config, dropped), sort_keys=False))
-        names = "; ".join(sorted(f"{s} {c['id']}" for s, c in dropped))
-        lines.append(f"To report every finished configuration without the failed ones, add "
-                     f"{Path(OVERLAY).resolve()} last to the command's --configfile files (it leaves out: {names}).")
-        lines += [f"Remove models.{key} from your config too: no configuration left uses it." for key in
-                  _unused_local_dirs(config, dropped)]
-        lines += [f"Remove compare.allocation.{c['id']} from your config too: it allocates a configuration left out."
-                  for _, c in dropped if c["id"] in config.get("compare", {}).get("allocation", {})]
+        lines.append(f"A base configuration failed ({'; '.join(sorted(bases.values()))}): it cannot be left out (its "
+                     "study's sweeps and claims start from it); fix the cause.")
+    if confs and not apart and set(plan.enabled_studies(config)) - set(bases):
+        reasons = {key: _reason(job, since) for job, found in of.items() for key in found}
+        lines += overlay_lines(config, [(s, c) for s, c in confs.values() if s not in bases], reasons, sorted(bases))
     return "\n".join(lines + gate)
 
 
@@ -184,14 +158,10 @@ def _stopped(stopped: list[Failed], before: list[Failed], texts: list[str]) -> s
     return "\n".join(lines)
 
 
+def _reason(job: Failed, since: float) -> str:
+    fresh = [log for log in job.logs if os.path.isfile(log) and os.path.getmtime(log) >= since]
+    return f"its {job.rule} job failed" + (f": {cause(fresh[0])}" if fresh else "")
+
+
 def _rules(jobs: list[Failed]) -> str:
     return ", ".join(sorted({job.rule for job in jobs}))
-
-
-def _unused_local_dirs(config: dict[str, Any], dropped: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """`family.local_dirs.model` of each model only dropped configurations used (the config check refuses it)."""
-    gone = {(s, c["id"]) for s, c in dropped}
-    kept = {c.get("model") for s in plan.enabled_studies(config) for c in plan.configurations(config["studies"][s])
-            if (s, c["id"]) not in gone}
-    return sorted(f"{family}.local_dirs.{model}" for family, block in config["models"].items()
-                  for model in block.get("local_dirs", {}) if model in {c.get("model") for _, c in dropped} - kept)

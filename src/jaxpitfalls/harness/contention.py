@@ -1,7 +1,6 @@
 """What a contended window of rounds means (`measure.on_contention`): re-timed once the machine is quiet
-(`retry`: each further wait asks for a quiet stretch twice as long, giving up past `measure.max_wait_s`),
-refused (`fail`), or kept and marked (`warn`).
-"""
+(`retry`: each wait asks for twice as long a quiet stretch, up to `measure.max_wait_s`), refused (`fail`), or kept
+and marked (`warn`)."""
 
 from __future__ import annotations
 

@@ -104,8 +104,8 @@ def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
 def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
                       of_medians: bool = False) -> dict[str, float | None]:
     """Median ratio variant/baseline of paired samples (log scale: a reversed pair gives its inverse), its
-    bootstrap 95% interval over rounds, and difference. `of_medians` (difference sides): the ratio of medians; None
-    where the baseline's median is not positive in every resample, the difference then the rounds' median."""
+    bootstrap 95% interval over rounds, and difference. `of_medians` (difference sides): the ratio of medians, None
+    where a resample's baseline median is not positive (the difference then the rounds' median)."""
     a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")

@@ -1,8 +1,7 @@
 """A fresh worker process of a `run_study` job: measure once, answer with the result.
 
 `python -m jaxpitfalls.jobs.study_worker REQUEST.json LOG_PATH JAX_CACHE_DIR` (harness/workers.py protocol): one
-reply, its result or why it failed; its log in the job's. It imports only what measuring needs: each worker
-pays its imports."""
+reply, its result or why it failed. It imports only what measuring needs: each worker pays its imports."""
 
 from __future__ import annotations
 
