@@ -316,6 +316,20 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     assert (decided.verdict(), undecided.verdict()) == ("reproduced", "inconclusive")
 
 
+def test_an_interval_over_few_processes_says_how_many_processes_would_decide_it():
+    """A user's file at 2 processes: 0.212x [0.00365, 12.278] on 1 degree of freedom, its processes 0.15-0.29x.
+    Student's t's quantile (12.7 at 1 df), not the samples, makes it wide: "6.8x the samples" sent them to add
+    rounds. At 3 processes the quantile is 4.3: its spread as measured decides it there."""
+    from jaxpitfalls.contract.decisions import to_decide
+    assert to_decide(0.00365, 12.278, 1.0, log=True, df=1.0, processes=2).endswith(
+        "crosses 1; it rests on 1 degree(s) of freedom over 2 processes: about 3 processes (`measure.processes`) "
+        "would decide it if the estimate holds")
+    pooled = to_decide(0.00365, 12.278, 1.0, log=True, df=6.0, processes=2)  # 5 df from a prior over other rows
+    assert "over 2 processes: about" in pooled
+    assert "64 would not decide it" in to_decide(0.9, 1.2, 1.05, log=True, df=2.0, processes=3)
+    assert "x the samples" in to_decide(0.9, 1.3, 1.05, log=True, df=30.0, processes=4)  # t is near the normal
+
+
 def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_decide_it():
     from jaxpitfalls.contract.decisions import decide
 

@@ -156,6 +156,8 @@ def test_an_expectation_is_judged_and_said_as_its_sentence_speaks():
 
     class OneRow:
         comp = pd.DataFrame({"variant": ["a"], "baseline": ["b"]})
+        tables = {"checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]})}
+        base_id = "n8"
 
         def pair(self, a, b, mode):
             return row

@@ -71,10 +71,10 @@ MORE_ROUNDS_AT_MOST = 10
 
 
 def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str = "the interval",
-              unit: str = "", scatter: float = 1.0) -> str:
+              unit: str = "", scatter: float = 1.0, df: float | None = None, processes: int = 0) -> str:
     """Why an interval across a rule's edge cannot tell, and what would ('' where it crosses none): about
-    (half-width / distance to the edge)^2 times the samples, if the estimate held. `log`: ratios; `scatter`: a
-    fit's Birge ratio (above 1, more samples won't help)."""
+    (half-width / distance to the edge)^2 times the samples, if the estimate held (the processes, for a t interval
+    on few `df`). `log`: ratios; `scatter`: a fit's Birge ratio (above 1, more samples won't help)."""
     scale = np.log if log else (lambda x: x)
     crossed = [e for e in edges if low < e < high]
     if not crossed:
@@ -93,11 +93,31 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     if scatter > 1:
         return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their intervals allow: "
                 "the sizes follow no one law, and more samples per point would not narrow it")
+    if df is not None and processes and df < FEW_DF:
+        return f"{crosses}; {_processes_to_decide(half, distance, df, processes)}"
     more = (half / distance) ** 2
     said = f"{crosses}; about {more:.{1 if more < 10 else 0}f}x the samples would decide it if the estimate holds"
     if more > MORE_ROUNDS_AT_MOST:
         said += f", over {MORE_ROUNDS_AT_MOST:g}x a run's: another design, not more rounds"
     return said
+
+
+FEW_DF = 10  # below, Student's t quantile is over 10% wider than the normal's: processes, not rounds, narrow it
+MOST_PROCESSES = 64
+
+
+def _processes_to_decide(half: float, distance: float, df: float, processes: int) -> str:
+    """The processes that would narrow a t interval on `df` (some pooled) to `distance`, its spread as measured."""
+    from scipy import stats
+
+    pooled = max(df - (processes - 1), 0.0)
+    spread = half * np.sqrt(processes) / stats.t.ppf(0.975, df)
+    enough = next((p for p in range(processes + 1, MOST_PROCESSES + 1)
+                   if stats.t.ppf(0.975, p - 1 + pooled) * spread / np.sqrt(p) < distance), None)
+    rests = f"it rests on {df:.3g} degree(s) of freedom over {processes} processes"
+    if enough is None:
+        return f"{rests}, and {MOST_PROCESSES} would not decide it if the estimate holds: another design"
+    return f"{rests}: about {enough} processes (`measure.processes`) would decide it if the estimate holds"
 
 
 @dataclass(frozen=True)
@@ -124,11 +144,12 @@ HOLDS = {
 
 
 def decide(low: float, high: float, *edges: float, holds: str = "above", log: bool = False,
-           of: str = "the interval", unit: str = "", scatter: float = 1.0) -> Decision:
+           of: str = "the interval", unit: str = "", scatter: float = 1.0, df: float | None = None,
+           processes: int = 0) -> Decision:
     """A claim's rule on its 95% interval: wholly `above` or `below` its edge, or `inside` a band."""
     outcome = HOLDS[holds](low, high, edges)
     reason = "" if outcome is not None else to_decide(low, high, *edges, log=log, of=of, unit=unit,
-                                                      scatter=scatter)
+                                                      scatter=scatter, df=df, processes=processes)
     return Decision(outcome, reason)
 
 
