@@ -159,6 +159,39 @@ def test_donating_a_buffer_is_a_different_program_on_the_same_python_path(tmp_pa
     assert copied["python"] == donated["python"] and copied["program"] != donated["program"]
 
 
+def test_a_donation_jax_cannot_use_or_a_buffer_donated_twice_is_said_as_such(tmp_path):
+    """A donated argument no output matches compiles the same program as the copy (JAX warns, in the log only):
+    the same-signature error says why. A call donating setup's own buffer fails in its second call, not its first."""
+    unusable = '''
+        def copied(x):
+            g = jax.jit(jnp.sum)
+            return lambda: g(x + 0)
+
+        def donated(x):
+            g = jax.jit(jnp.sum, donate_argnums=0)
+            return lambda: g(x + 0)
+
+        VARIANTS = {"copied": copied, "donated": donated}
+    '''
+    with pytest.raises(VariantsIndistinguishable, match="JAX could not use 'donated''s donation: Some donated "
+                                                        "buffers were not usable"):
+        run(bench(tmp_path, unusable))
+    twice = '''
+        def copied(x):
+            g = jax.jit(f)
+            return lambda: g(x)
+
+        def donated(x):
+            g = jax.jit(f, donate_argnums=0)
+            return lambda: g(x)
+
+        VARIANTS = {"copied": copied, "donated": donated}
+    '''
+    with pytest.raises(BenchFileRefused, match=r"variant 'donated' raised .* in its second call \(its first ran\).*"
+                                               r"donate one of its own each time"):
+        run(bench(tmp_path, twice))
+
+
 def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
     body = '''
         def tanh(x):

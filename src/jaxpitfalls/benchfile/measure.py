@@ -27,7 +27,7 @@ from ..harness.variants import (
 )
 from .outputs import host, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
-from .signature import first_call
+from .signature import SecondCallFailed, Unused, first_call
 from .spec import Timing, spec
 
 
@@ -96,6 +96,7 @@ class Prepared:
     compiles: dict[str, int]
     outputs: dict[str, np.ndarray]
     structures: dict[str, tuple]
+    unused: dict[str, Unused]
 
 
 def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
@@ -111,10 +112,10 @@ def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) ->
 def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
-    signatures, compiles, outputs, runners, structures = {}, {}, {}, {}, {}
+    signatures, compiles, outputs, runners, structures, unused = {}, {}, {}, {}, {}, {}
     for variant, call in calls(bench, name, conf).items():
         with _named(bench, variant, "its first call"):
-            _, signatures[variant], compiles[variant] = first_call(call)
+            _, signatures[variant], compiles[variant], unused[variant] = first_call(call)
         runners[variant] = _runner(variant, call, signatures[variant])
     # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
@@ -122,7 +123,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
         with _named(bench, variant, "a warm-up call"):
             outputs[variant], structures[variant] = _warm_up(runner, settings.warmup_steps)
             pipelined[variant]()
-    return Prepared(runners, signatures, compiles, outputs, structures)
+    return Prepared(runners, signatures, compiles, outputs, structures, unused)
 
 
 def _warm_up(runner: Runner, steps: int) -> tuple[np.ndarray, tuple]:
@@ -140,6 +141,10 @@ def _named(bench: BenchFile, variant: str, when: str):
     """What a variant raises, said with the file, the variant and when."""
     try:
         yield
+    except SecondCallFailed as e:
+        again = " (a buffer donated is gone after the call: make the call donate one of its own each time, as " \
+                "examples/donation.py does)" if "donated" in str(e) else ""
+        raise BenchFileRefused(f"{bench.path}: variant {variant!r} raised {e}{again}") from e
     except Exception as e:
         raise BenchFileRefused(f"{bench.path}: variant {variant!r} raised {type(e).__name__} in {when}: {e}") from e
 
@@ -161,10 +166,12 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
     try:
         distinct = require_distinct(prepared.signatures)
     except VariantsIndistinguishable as e:
+        unusable = "".join(f" JAX could not use {v!r}'s donation: {u.donation.splitlines()[0]}"
+                           for v, u in prepared.unused.items() if u.donation and f"'{v}'" in str(e))
         raise VariantsIndistinguishable(
             f"{bench.path}: {e}. Same programs compiled, same Python on the way, same call as written: one thing "
             "runs per call (under jax.jit, two spellings of one computation, jnp.einsum and @ say, lower to one "
-            "program and cost the same). Keep one of them, or time what differs where it runs") from e
+            f"program and cost the same). Keep one of them, or time what differs where it runs.{unusable}") from e
     return {"outputs_agree": agreement, "signatures_distinct": distinct}
 
 

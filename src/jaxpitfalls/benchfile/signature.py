@@ -9,10 +9,11 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 
@@ -100,12 +101,28 @@ def call_code(call: Callable[[], Any]) -> str:
     return ";".join([code.co_code.hex(), ",".join(code.co_names), *map(_kind, _bound(call))])
 
 
-def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
-    """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations)."""
+class SecondCallFailed(Exception):
+    """A variant's call that ran once and failed the next time (a buffer donated in its first, say)."""
+
+
+class Unused(NamedTuple):
+    """What JAX warned of while a variant's first call compiled: a donation it could not use."""
+
+    donation: str = ""
+
+
+def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, Unused]:
+    """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations, what
+    JAX could not use)."""
     jax.clear_caches()
-    with _dumped_programs() as programs, count_compiles() as counter:
+    with _dumped_programs() as programs, count_compiles() as counter, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         out = jax.block_until_ready(call())
-    path = python_path(call)
+    unused = next((str(w.message) for w in said if "donated buffers were not usable" in str(w.message)), "")
+    try:
+        path = python_path(call)
+    except Exception as e:
+        raise SecondCallFailed(f"{type(e).__name__} in its second call (its first ran): {e}") from e
     signature = {
         "program": fingerprint("\n".join(programs)),
         "programs_compiled": len(programs),
@@ -113,4 +130,4 @@ def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int]:
         "python_calls": len(path),
         "call": fingerprint(call_code(call)),
     }
-    return out, signature, counter.count
+    return out, signature, counter.count, Unused(unused)
