@@ -138,6 +138,12 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     brief = text[text.index("## In brief"):text.index("##", text.index("## In brief") + 2)]  # the number first
     assert re.search(r"- \*\*regressed\*\* `dispatch` a `filter_jit` \(blocked\): 1\.\d{3}x \[1\.\d{3}, "
                      r"1\.\d{3}\]", brief)
+    medians = text[text.index("## Medians"):].split("\n| study")[1].split("|")
+    assert [c.strip() for c in medians[1:8]] == ["config_id", "variant", "mode", "verdict", "ratio", "ratio_ci_low",
+                                                  "ratio_ci_high"]  # the number after the row's names
+    calm = table.assign(verdict="unchanged")  # no row moved: the estimates and their intervals still said
+    assert re.search(r"- no row moved beyond ±0.05: ratios \d\.\d{3}x to \d\.\d{3}x, their intervals ±[\d.]+% to "
+                     r"±[\d.]+%", "\n".join(compare_report.in_brief(calm, 0.05)))
 
 
 def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_request():

@@ -67,8 +67,15 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float, primary: Sequence[st
         "Verdicts: " + counts(ratios), "",
         *familywise.line(ratios, "change", threshold, primary),
         *could_tell(ratios, threshold),
-        ratios.to_markdown(index=False, floatfmt=".4g"), "",
+        _leading(ratios, "change").to_markdown(index=False, floatfmt=".4g"), "",
     ]
+
+
+def _leading(table: pd.DataFrame, value: str) -> pd.DataFrame:
+    """The row's names, its verdict and its number with its interval first; what they rest on after."""
+    first = [c for c in ("study", "config_id", "variant", "against", "mode", "verdict", value, f"{value}_ci_low",
+                         f"{value}_ci_high") if c in table]
+    return table[first + [c for c in table.columns if c not in first]]
 
 
 BRIEF_ROWS = 20  # rows that moved named in brief; the rest are in the table
@@ -82,13 +89,17 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
     rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` ({r.mode}): {r.ratio:.3f}x "
             f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]" for r in moved.head(BRIEF_ROWS).itertuples()]
     more = [f"- and {len(moved) - BRIEF_ROWS} more under \"Medians\""] if len(moved) > BRIEF_ROWS else []
+    if not len(moved):
+        half = (table.ratio_ci_high / table.ratio_ci_low).dropna() ** 0.5 - 1
+        rows = [f"- no row moved beyond ±{threshold:g}: ratios {table.ratio.min():.3f}x to {table.ratio.max():.3f}x, "
+                f"their intervals ±{half.min():.1%} to ±{half.max():.1%}"] if len(half) else []
     return ["## In brief", "", f"Median time per call, current / baseline (95% interval), at ±{threshold:g}: "
             f"{counts(table)}.", "", *rows, *more, *([""] if rows else [])]
 
 
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
              primary: Sequence[str] = ()) -> str:
-    shown = table.drop(columns=["metric"]) if len(table) else table
+    shown = _leading(table.drop(columns=["metric"]), "ratio") if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
         *in_brief(table, threshold),
