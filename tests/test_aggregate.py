@@ -10,7 +10,7 @@ import pytest
 
 from jaxpitfalls import results
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
-from jaxpitfalls.report.scorecard import run_summary
+from jaxpitfalls.report.scorecard import audit
 from jaxpitfalls.report.tables.aggregate import aggregate
 from jaxpitfalls.report.tables.environments import IncomparableResults
 
@@ -289,8 +289,8 @@ def test_the_checks_table_keeps_the_machines_speed_and_the_run_summary_shows_it(
     speeds = checks.set_index("config_id").yardstick_ms
     assert pd.isna(speeds["c0"]) and speeds["c1"] == pytest.approx(1.6)
     assert "; the yardstick (a fixed Python and numpy workload timed every round) 1.60 ms, its jobs' medians " \
-           "1.60-1.60" in run_summary.quietness_line(checks)
-    assert "yardstick" not in run_summary.quietness_line(checks.drop(columns="yardstick_ms"))  # an older table
+           "1.60-1.60" in audit.quietness_line(checks)
+    assert "yardstick" not in audit.quietness_line(checks.drop(columns="yardstick_ms"))  # an older table
 
 
 def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
@@ -340,20 +340,20 @@ def test_a_fit_whose_points_leave_the_line_does_not_promise_that_more_samples_de
 
 def test_the_run_summary_says_which_code_the_timing_jobs_ran_and_loudly_when_several():
     one = {"dispatch": pd.DataFrame({"code": ["c0aca50", "c0aca50"]}), "tree_at": pd.DataFrame({"code": ["c0aca50"]})}
-    assert run_summary.code_line(one) == "Every timing job ran the workflow's code at `c0aca50`."
+    assert audit.code_line(one) == "Every timing job ran the workflow's code at `c0aca50`."
     edited = {"dispatch": pd.DataFrame({"code": ["c0aca50+dirty"]})}
-    assert run_summary.code_line(edited) == \
+    assert audit.code_line(edited) == \
         "Every timing job ran the workflow's code at `c0aca50` with uncommitted edits."
     spans = one | {"tree_at": pd.DataFrame({"code": ["c0aca50", "d08a3ac+dirty"]})}
-    line = run_summary.code_line(spans)
+    line = audit.code_line(spans)
     assert line.startswith("**The timing jobs ran 2 versions of the workflow's code**")
     assert "`tree_at`: `c0aca50`, `d08a3ac+dirty`" in line
     # two benchmark files, each one version of itself: one version of the code, whatever their digests
     files = {"mine": pd.DataFrame({"code": ["c0aca50+study:1111111"] * 2}),
              "yours": pd.DataFrame({"code": ["c0aca50+study:2222222"]})}
-    assert run_summary.code_line(files) == "Every timing job ran the workflow's code at `c0aca50`."
+    assert audit.code_line(files) == "Every timing job ran the workflow's code at `c0aca50`."
     edited = files | {"mine": pd.DataFrame({"code": ["c0aca50+study:1111111", "c0aca50+study:3333333"]})}
-    assert run_summary.code_line(edited).startswith(
+    assert audit.code_line(edited).startswith(
         "**The timing jobs ran more than one version of `mine`'s own code")
 
 
@@ -370,7 +370,7 @@ def test_identifiers_of_digits_alone_come_back_from_the_tables_as_text(tmp_path)
     for name, columns in written.items():
         pd.DataFrame(columns).to_csv(paths[name], index=False)
     tables = read_tables(paths)
-    assert run_summary.code_line({"dispatch": tables["checks"]}) == \
+    assert audit.code_line({"dispatch": tables["checks"]}) == \
         "Every timing job ran the workflow's code at `9099972`."
     assert tables["environment"].git_commit[0] == "9099972042" and tables["steps"].config_id[0] == "1024"
 
@@ -380,11 +380,11 @@ def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_
     summary = pd.DataFrame({"rule": ["run_study", "capture_trace"], "job": ["dispatch/big", "dispatch/big"],
                             "max_rss_mb": [12676.0, 11157.0]})
     checks = {"dispatch": pd.DataFrame({"config_id": ["big", "small"], "host_peak_mb": [13005.0, None]})}
-    assert run_summary.largest_peak(summary, checks) == (13005.0, "run_study/dispatch/big",
+    assert audit.largest_peak(summary, checks) == (13005.0, "run_study/dispatch/big",
                                                       "its processes' own high-water mark")
     lower = {"dispatch": checks["dispatch"].assign(host_peak_mb=[12000.0, None])}
-    assert run_summary.largest_peak(summary, lower) == (12676.0, "run_study/dispatch/big", "its benchmark file")
-    assert run_summary.largest_peak(summary, {"tree_at": pd.DataFrame({"config_id": ["x"]})})[0] == 12676.0
+    assert audit.largest_peak(summary, lower) == (12676.0, "run_study/dispatch/big", "its benchmark file")
+    assert audit.largest_peak(summary, {"tree_at": pd.DataFrame({"config_id": ["x"]})})[0] == 12676.0
 
 
 def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
@@ -424,15 +424,15 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     started = study_split(summary, "dispatch", [], walls)
     assert started["worker starts and imports"] == 1.25 and started["the rest of its timing jobs"] == pytest.approx(
         10 - 2.5 - 0.5 - 1.5 - 2.0 - 1.25)
-    assert "the rest of its timing jobs 2 s (models loaded, warm-up and compiles, checks)" in run_summary.\
+    assert "the rest of its timing jobs 2 s (models loaded, warm-up and compiles, checks)" in audit.\
         run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                             {"dispatch": (18.0, None, started)}, {"dispatch": walls})
-    line = run_summary.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
+    line = audit.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                                            {"dispatch": (18.0, None, split)}, {"dispatch": checks})
     assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, first runs " \
            "2 s, waiting for quiet 2 s, the rest of its timing jobs 6 s (process starts, imports, models loaded, " \
            "warm-up and compiles, checks), traces 4 s, preparations 4 s" in line
-    rendered_only = run_summary.run_summary_section(summary, (None, len(summary)), {"run_target_s": 0,
+    rendered_only = audit.run_summary_section(summary, (None, len(summary)), {"run_target_s": 0,
                                                     "memory_target_gib": 0}, {"dispatch": (18.0, None, split)},
                                                     {"dispatch": checks})
     assert f"The latest invocation reran none of the {len(summary)} jobs timed here" in rendered_only

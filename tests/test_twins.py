@@ -1,4 +1,4 @@
-"""The floors' A/A twins (protocol.measure_mode, report/scorecard/twins.py): the study's tables hide them, the
+"""The floors' A/A twins (protocol.measure_mode, report/scorecard/audit.py): the study's tables hide them, the
 audit counts how often their intervals missed 1, and the check that variants run code paths of their own lets a
 twin share its floor's signature."""
 
@@ -12,7 +12,7 @@ from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_distinct
-from jaxpitfalls.report.scorecard.twins import twin_rows, twin_sections
+from jaxpitfalls.report.scorecard.audit import twin_rows, twin_sections
 from jaxpitfalls.report.tables import aggregate
 
 TWIN = stats.twin_side("f")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...harness.stats import is_difference, is_twin
-from ...report.scorecard.twins import twin_rows, twin_sections
+from ...report.scorecard.audit import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
 from .changepoints import Fit, fit_steps, resting_alone

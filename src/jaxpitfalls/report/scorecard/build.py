@@ -15,9 +15,9 @@ from ...contract.interface import Claim, StudySpec
 from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TESTABLE, REPRODUCED, UNSTABLE, Judged
 from ..tables.aggregate import processes_of, read_tables, without_twins
 from ..tables.run_summary import span_seconds, study_seconds, study_split
-from . import markdown, run_summary, scorecard
+from . import audit, markdown, scorecard
+from .audit import twin_rows, twin_sections
 from .magnitude import device_here
-from .twins import twin_rows, twin_sections
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
 VERDICT_WORD = {REPRODUCED: "yes", NOT_REPRODUCED: "no"}  # each process's verdict, as the scorecard says it
@@ -150,7 +150,7 @@ def build_report(
         *sections,
         scorecard.rules_section(claims),
         "## Audit\n",
-        run_summary.run_summary_section(summary, span_seconds(summary), settings, parts, checks),
+        audit.run_summary_section(summary, span_seconds(summary), settings, parts, checks),
         *twin_sections(twins),
         *audits,
         markdown.environment_section(environments),
