@@ -113,8 +113,9 @@ CLAIMS = {
         "a warmup shorter than the timed run leaves compilation inside the timed region",
         "warmup 5 tokens, test 15: shapes compiled during the measurement",
         rule="the compile guard counts compilations in every variant's timed region",
-        advice=Advice("Warm up with the shapes and lengths you time (at least the test's length) and count "
-                      "compilations inside the timed region (jax_log_compiles or a compile listener).")),
+        advice=Advice("Warm up with exactly the shapes and lengths you time (a longer warmup covers a loop that "
+                      "compiles a program per length, not a cache or padding sized to prompt plus new tokens) and "
+                      "count compilations inside the timed region (jax_log_compiles or a compile listener).")),
     "distortion": Claim(
         "insufficient warmup distorts the measured speedup of the cache",
         "2.44x measured instead of 16.32x: understated, '6.8x' (its numbers give 6.7x, 0.15x); its baseline held: "
