@@ -518,3 +518,11 @@ def test_an_axis_named_as_a_tables_column_is_refused_and_n_is_an_axis_like_any()
     assert aggregate._row(doc, {"n_samples": 4})["n"] == 8
     with pytest.raises(ValueError, match="mine n8: axis backend is also a column of the results' tables: rename"):
         aggregate._row(doc | {"config": {"id": "n8", "axes": ["backend"], "backend": 1}}, {"backend": "cpu"})
+
+
+def test_the_setup_names_the_sweep_values_and_points_a_run_holds():
+    """An overlay that leaves out a failed configuration can empty a sweep's axis: `{"n": []}` said nothing."""
+    from jaxpitfalls.report.scorecard.markdown import _sweeps
+    assert _sweeps({"sweep": {"n": [], "m": [2]}}) == 'sweeps (one axis at a time) `{"m": [2]}`'
+    assert _sweeps({"sweep": {"n": []}, "points": [{"n": 3}]}) == 'points `[{"n": 3}]`'
+    assert _sweeps({"sweep": {"n": []}}) == _sweeps({}) == "no sweep"

@@ -45,6 +45,16 @@ def _with_interval(df: pd.DataFrame, value: str, low: str, high: str, unit: str 
     return df.apply(lambda r: "" if pd.isna(r[value]) else interval(r[value], r[low], r[high], unit), axis=1)
 
 
+def _sweeps(study_cfg: dict[str, Any]) -> str:
+    """The sweep's axes that hold a value (an overlay leaving out a failed configuration can empty one), and the
+    points."""
+    sweep = {axis: values for axis, values in study_cfg.get("sweep", {}).items() if values}
+    points = study_cfg.get("points") or []
+    said = [f"sweeps (one axis at a time) `{json.dumps(sweep)}`" if sweep else "",
+            f"points `{json.dumps(points)}`" if points else ""]
+    return "; ".join(filter(None, said)) or "no sweep"
+
+
 def _recorded_settings(checks: pd.DataFrame) -> str:
     """The settings the jobs recorded (not the config's now)."""
     recorded = checks.drop_duplicates("config_id").set_index("config_id")["settings"]
@@ -84,8 +94,8 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
     lines = [
         f"## Study `{name}`", "", description, "",
         "### Setup", "",
-        f"Base configuration `{json.dumps(study_cfg['base'])}`; sweeps (one axis at a time) "
-        f"`{json.dumps(study_cfg.get('sweep', {}))}`{beside}; measured with {_recorded_settings(tables['checks'])}. "
+        f"Base configuration `{json.dumps(study_cfg['base'])}`; {_sweeps(study_cfg)}{beside}; measured with "
+        f"{_recorded_settings(tables['checks'])}. "
         f"{_inputs_from(study_cfg, config)} "
         f"Variants run interleaved in one job per configuration, after a warmup. Modes: {modes}.", "",
         *[f"- Left out: {gone['config']}: {gone['reason']}" for gone in study_cfg.get("left_out", [])],
