@@ -17,7 +17,7 @@ SMOKE = config_with("presets/smoke.yaml")
 
 def _log(tmp_path, *jobs: tuple[str, str]) -> str:
     """A Snakemake log with an error block per (rule, output), among the lines a run writes."""
-    blocks = [f"[Sat Dec  5 15:21:08 2026]\nError in rule {rule}:\n    message: None\n    jobid: {i}\n"
+    blocks = [f"[Sat Dec  5 15:21:08 2020]\nError in rule {rule}:\n    message: None\n    jobid: {i}\n"
               f"    input: results/models/bert-L1-H16\n    output: {out}\n    log: results/logs/x.log\n"
               for i, (rule, out) in enumerate(jobs)]
     path = tmp_path / "snakemake.log"
@@ -74,6 +74,11 @@ def test_a_failed_base_disables_its_study_so_the_others_are_reported(tmp_path, m
     assert f"(it disables tree_at and leaves out: dispatch {swept})" in text
     update_config(config, yaml.safe_load((tmp_path / OVERLAY).read_text()))
     validate(config)
+    named = copy.deepcopy(SMOKE)  # a study compare times cannot be disabled (the config check refuses it)
+    named["compare"] |= {"study": "tree_at", "sides": {"a": {}, "b": {}}}
+    (tmp_path / OVERLAY).rename(tmp_path / "first.yaml")
+    text = failed_jobs.advice(named, _log(tmp_path, ("capture_trace", f"results/traces/tree_at/{base}")))
+    assert "fix the cause" in text and not (tmp_path / OVERLAY).exists()
     assert "tree_at" not in plan.enabled_studies(config) and config["studies"]["dispatch"]["left_out"] == [
         {"config": "BERT-base", "reason": "too large here"},
         {"config": swept, "reason": "its run_study job failed: ValueError: bad shapes"}]
@@ -162,6 +167,19 @@ def test_jobs_stopped_by_ctrl_c_are_no_failure_to_fix_and_nothing_is_left_out(tm
         "Before that, 1 job(s) failed (prepare_model), as their logs give it first:",
         "  ValueError: bad shapes (1 job(s); results/logs/x.log)"]
     assert not (tmp_path / OVERLAY).exists()
+    # a stopped job's block printed before Snakemake's line (the terminal's SIGINT reaches the jobs first): still
+    # an interrupt, and no overlay leaves out configurations that did not fail
+    log.write_text(first + "".join("[Sat" + block for block in stopped) + stop)
+    assert failed_jobs.advice(SMOKE, str(log)).startswith("Stopped on request; every finished result is kept")
+    assert not (tmp_path / OVERLAY).exists()
+
+
+def test_the_run_s_start_is_read_in_english_whatever_the_locale(monkeypatch):
+    """Snakemake writes its job-start lines with asctime's English names; strptime's %a and %b follow the locale."""
+    import time
+    started = failed_jobs._first_start(["x\n[Sat Dec  5 15:21:08 2020]\n", "[Mon Dec  7 01:02:03 2020]\n"])
+    assert started == time.mktime((2020, 12, 5, 15, 21, 8, 0, 0, -1))
+    assert failed_jobs._first_start(["[Sam Déc  5 15:21:08 2020]\n", "no start"]) == 0.0
 
 
 def test_each_cause_is_said_once_with_the_jobs_it_ended(tmp_path, monkeypatch):

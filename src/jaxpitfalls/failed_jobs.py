@@ -85,19 +85,34 @@ def _gate_verdict(log: str) -> str:
     return text.split(GATE_FAILED, 1)[1].strip() if GATE_FAILED in text else ""
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+SKEW_S = 2.0  # a log's clock against Snakemake's (a cluster's shared file system), and the line's whole seconds
+
+
 def _first_start(texts: list[str]) -> float:
-    """When the run's first job started (epoch seconds), or 0."""
-    starts = [time.mktime(time.strptime(m["when"], "%a %b %d %H:%M:%S %Y")) for text in texts
-              if (m := next(filter(None, map(_STARTED.match, text.splitlines())), None))]
+    """When the run's first job started (epoch seconds, local time as Snakemake wrote it, English names whatever
+    the locale), or 0."""
+    starts = []
+    for text in texts:
+        if m := next(filter(None, map(_STARTED.match, text.splitlines())), None):
+            _, month, day, clock, year = m["when"].split()
+            if month in _MONTHS:
+                hours, minutes, seconds = map(int, clock.split(":"))
+                starts.append(time.mktime((int(year), _MONTHS.index(month) + 1, int(day), hours, minutes, seconds,
+                                           0, 0, -1)))
     return min(starts, default=0.0)
 
 
+def _fresh(job: Failed, since: float) -> list[str]:
+    """The job's logs written since the run began (a job stopped before its script wrote left an earlier run's)."""
+    return [log for log in job.logs if os.path.isfile(log) and os.path.getmtime(log) >= since - SKEW_S]
+
+
 def _causes(jobs: list[Failed], since: float) -> list[str]:
-    """Each cause once, with the jobs it ended, from logs written since the run began (a job stopped before its
-    script wrote left an earlier run's)."""
+    """Each cause once, with the jobs it ended, from their fresh logs."""
     by_cause: dict[str, list[str]] = {}
     for job in jobs:
-        for log in (log for log in job.logs if os.path.isfile(log) and os.path.getmtime(log) >= since):
+        for log in _fresh(job, since):
             by_cause.setdefault(cause(log), []).append(log)
     return [f"  {what} ({len(logs)} job(s); {logs[0]})" for what, logs in
             sorted(by_cause.items(), key=lambda item: -len(item[1]))]
@@ -119,7 +134,8 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     jobs = still_failed([job for text in texts for job in failed(text)])
     if not jobs:
         return ""
-    if stopped := still_failed([job for text in texts for job in failed(text.partition(_INTERRUPTED)[2])]):
+    if any(_INTERRUPTED in text for text in texts):  # no overlay: the stopped configurations did not fail
+        stopped = still_failed([job for text in texts for job in failed(text.partition(_INTERRUPTED)[2])])
         return _stopped(stopped, [job for job in jobs if job not in stopped], texts)
     verdicts = {job: [verdict for log in job.logs if (verdict := _gate_verdict(log))] for job in jobs}
     gate = [f"The comparison gate failed the run, as compare.fail_on_* asks ({plan.compared_report(config)} has "
@@ -142,7 +158,7 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     if bases:
         lines.append(f"A base configuration failed ({'; '.join(sorted(bases.values()))}): it cannot be left out (its "
                      "study's sweeps and claims start from it); fix the cause.")
-    if confs and not apart and set(plan.enabled_studies(config)) - set(bases):
+    if confs and not apart and set(plan.enabled_studies(config)) - set(bases) and not set(bases) & _named(config):
         reasons = {key: _reason(job, since) for job, found in of.items() for key in found}
         lines += overlay_lines(config, [(s, c) for s, c in confs.values() if s not in bases], reasons, sorted(bases))
     return "\n".join(lines + gate)
@@ -150,16 +166,25 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
 
 def _stopped(stopped: list[Failed], before: list[Failed], texts: list[str]) -> str:
     """After Ctrl-C: the jobs it stopped, which have nothing to fix, and those that had failed before it."""
-    lines = [f"Stopped on request: {len(stopped)} job(s) left unfinished ({_rules(stopped)}); every finished result "
-             "is kept, and running the same command again reruns only what is missing."]
+    unfinished = f": {len(stopped)} job(s) left unfinished ({_rules(stopped)})" if stopped else ""
+    lines = [f"Stopped on request{unfinished}; every finished result is kept, and running the same command again "
+             "reruns only what is missing."]
     if before:
-        lines += [f"Before that, {len(before)} job(s) failed ({_rules(before)}), as their logs give it first:",
-                  *_causes(before, _first_start(texts))]
+        causes = _causes(before, _first_start(texts))
+        lines += [f"Before that, {len(before)} job(s) failed ({_rules(before)})" + (
+            ", as their logs give it first:" if causes else "."), *causes]
     return "\n".join(lines)
 
 
+def _named(config: dict[str, Any]) -> set[str]:
+    """The studies compare or history time (the config check refuses them disabled)."""
+    compare, history = config.get("compare", {}), config.get("history", {})
+    return {block["study"] for block, used in ((compare, compare.get("sides")), (history, history.get("versions")))
+            if used}
+
+
 def _reason(job: Failed, since: float) -> str:
-    fresh = [log for log in job.logs if os.path.isfile(log) and os.path.getmtime(log) >= since]
+    fresh = _fresh(job, since)
     return f"its {job.rule} job failed" + (f": {cause(fresh[0])}" if fresh else "")
 
 
