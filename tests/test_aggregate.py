@@ -322,8 +322,9 @@ def test_an_interval_over_few_processes_says_how_many_processes_would_decide_it(
     rounds. At 3 processes the quantile is 4.3: its spread as measured decides it there."""
     from jaxpitfalls.contract.decisions import to_decide
     assert to_decide(0.00365, 12.278, 1.0, log=True, df=1.0, processes=2).endswith(
-        "crosses 1; it rests on 1 degree(s) of freedom over 2 processes: about 3 processes (`measure.processes`) "
-        "would decide it if the estimate holds")
+        "crosses 1; it rests on 1 degree(s) of freedom over 2 processes: about 3 processes (`measure.processes`, "
+        "and `max_processes` where lower) would decide it if the estimate holds")
+    assert "processes" not in to_decide(0.5, 2.0, 1.1, log=True, df=0.0, processes=1)  # no spread: no t to read
     pooled = to_decide(0.00365, 12.278, 1.0, log=True, df=6.0, processes=2)  # 5 df from a prior over other rows
     assert "over 2 processes: about" in pooled
     assert "64 would not decide it" in to_decide(0.9, 1.2, 1.05, log=True, df=2.0, processes=3)

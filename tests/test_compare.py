@@ -144,6 +144,8 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     calm = table.assign(verdict="unchanged")  # no row moved: the estimates and their intervals still said
     assert re.search(r"- no row moved beyond ±0.05: ratios \d\.\d{3}x to \d\.\d{3}x, their intervals ±[\d.]+% to "
                      r"±[\d.]+%", "\n".join(compare_report.in_brief(calm, 0.05)))
+    undecided = "\n".join(compare_report.in_brief(table.assign(verdict="inconclusive"), 0.05))
+    assert "- no row was shown to move beyond ±0.05" in undecided  # not "moved": none was decided
 
 
 def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_request():

@@ -192,6 +192,9 @@ def test_the_distortion_is_the_write_ups_quotient_with_both_warmed_short_beside_
     assert "overstated 1.336x" in said and said.index("overstated 1.336x") < said.index("understated")
     assert "ours slowed 6.259x" in said and "(1 / kv_cache's slow-down, slowed_cached)" in said
     assert judged.headline.value == pytest.approx(judged.ours[0][0])
+    # the scorecard's cell too: the direct reading first (an expert read only the held one's direction there)
+    assert judged.headline.what.startswith("both warmed short, overstated 1.336x") and \
+        judged.headline.what.endswith("the write-up's way, uncached held at its proper time, 1 / kv_cache's slow-down:")
     theirs = SPEC.claims["distortion"].numbers[0]  # 2.44 / 16.32 as written to 4.23 / 24.45, baseline held
     assert (theirs.low, theirs.high) == (0.15, 0.17)
 

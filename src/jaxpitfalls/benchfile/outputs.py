@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
 import jax
@@ -18,7 +19,7 @@ def _arrays(out: Any) -> list[tuple[str, Any]]:
             leaf = jax.random.key_data(leaf)
         if isinstance(leaf, jax.Array | np.ndarray | np.generic | int | float | complex | bool):
             found.append(("".join(_key(k) for k in path), leaf))
-    return found
+    return sorted(found, key=lambda item: item[0])  # by path: a dict's and a NamedTuple's fields alike
 
 
 def _key(key: Any) -> str:
@@ -44,8 +45,9 @@ def require_same_structure(structures: dict[str, tuple], floor: str) -> None:
     """Every variant's outputs laid out as the floor's (else leaves would be matched by position alone)."""
     for name, found in structures.items():
         if found != structures[floor]:
-            ours, theirs = (", ".join(f"{path or 'the output'} shape {shape}" for path, shape in s[:6])
+            start = next(i for i, (a, b) in enumerate(zip_longest(found, structures[floor])) if a != b)
+            ours, theirs = (", ".join(f"{path or 'the output'} shape {shape}" for path, shape in s[start:start + 6])
                             for s in (found, structures[floor]))
             raise VariantOutputsDisagree(
                 f"{name!r} and {floor!r} return outputs of different structure: {name!r} gives {ours or 'none'}, "
-                f"{floor!r} gives {theirs or 'none'} (array leaves by path and shape)")
+                f"{floor!r} gives {theirs or 'none'} (array leaves by path and shape, from the first that differs)")

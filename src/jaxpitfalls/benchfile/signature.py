@@ -118,6 +118,8 @@ def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, Unuse
     with _dumped_programs() as programs, count_compiles() as counter, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         out = jax.block_until_ready(call())
+    for w in said:  # recorded, and still said where JAX says them (the job's log)
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     unused = next((str(w.message) for w in said if "donated buffers were not usable" in str(w.message)), "")
     try:
         path = python_path(call)

@@ -93,7 +93,7 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     if scatter > 1:
         return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their intervals allow: "
                 "the sizes follow no one law, and more samples per point would not narrow it")
-    if df is not None and processes and df < FEW_DF:
+    if df is not None and processes and 0 < df < FEW_DF:
         return f"{crosses}; {_processes_to_decide(half, distance, df, processes)}"
     more = (half / distance) ** 2
     said = f"{crosses}; about {more:.{1 if more < 10 else 0}f}x the samples would decide it if the estimate holds"
@@ -117,7 +117,8 @@ def _processes_to_decide(half: float, distance: float, df: float, processes: int
     rests = f"it rests on {df:.3g} degree(s) of freedom over {processes} processes"
     if enough is None:
         return f"{rests}, and {MOST_PROCESSES} would not decide it if the estimate holds: another design"
-    return f"{rests}: about {enough} processes (`measure.processes`) would decide it if the estimate holds"
+    return (f"{rests}: about {enough} processes (`measure.processes`, and `max_processes` where lower) would "
+            "decide it if the estimate holds")
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,8 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
     more = [f"- and {len(moved) - BRIEF_ROWS} more under \"Medians\""] if len(moved) > BRIEF_ROWS else []
     if not len(moved):
         half = (table.ratio_ci_high / table.ratio_ci_low).dropna() ** 0.5 - 1
-        rows = [f"- no row moved beyond ±{threshold:g}: ratios {table.ratio.min():.3f}x to {table.ratio.max():.3f}x, "
+        told = "moved" if (table.verdict == "unchanged").all() else "was shown to move"
+        rows = [f"- no row {told} beyond ±{threshold:g}: ratios {table.ratio.min():.3f}x to {table.ratio.max():.3f}x, "
                 f"their intervals ±{half.min():.1%} to ±{half.max():.1%}"] if len(half) else []
     return ["## In brief", "", f"Median time per call, current / baseline (95% interval), at ±{threshold:g}: "
             f"{counts(table)}.", "", *rows, *more, *([""] if rows else [])]
