@@ -12,8 +12,9 @@ from jaxpitfalls.failed_jobs import GATE_FAILED
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = runtime.start(sm.log[0])
 try:
+    medians = pd.read_csv(sm.input.medians) if getattr(sm.input, "medians", None) else None
     passed = require_no_regressions(pd.read_csv(sm.input.table), sm.params.gate_on, sm.params.fail_on_inconclusive,
-                                    sm.params.threshold, primary=sm.params.primary)
+                                    sm.params.threshold, primary=sm.params.primary, medians=medians)
 except Regressions as failed:  # the gate doing its job: its verdict, not a traceback
     log.error("%s%s", GATE_FAILED, failed)
     sys.exit(1)

@@ -174,6 +174,37 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows could detect changes of" in text
 
 
+def test_a_floor_that_slowed_fails_the_ratios_gate_though_its_ratios_read_as_gains():
+    """A user's floor made 2x slower: every ratio against it 'improved' 0.47-0.50x and the ratios gate passed. Its
+    own median regressed too: both together are the floor's slowdown. Either alone is not (a machine that drifted
+    moves every median; a shared fix moves every ratio)."""
+    def ratio(variant, change, verdict):
+        return {"study": "relu", "config_id": "n1", "variant": variant, "against": "where", "mode": "blocked",
+                "baseline_ratio": 1.0, "current_ratio": change, "change": change, "change_ci_low": change * 0.9,
+                "change_ci_high": change * 1.1, "df": 11.0, "verdict": verdict, "detectable_change": 0.2,
+                "processes_needed": 4}
+
+    def median(variant, value, verdict):
+        return {"study": "relu", "config_id": "n1", "variant": variant, "mode": "blocked", "ratio": value,
+                "ratio_ci_low": value * 0.8, "ratio_ci_high": value * 1.2, "df": 4.0, "verdict": verdict,
+                "detectable_change": 0.2, "processes_needed": 4}
+
+    gains = pd.DataFrame([ratio("mask", 0.474, "improved"), ratio("maximum", 0.494, "improved")])
+    slowed = pd.DataFrame([median("where", 2.059, "regressed"), median("mask", 0.96, "inconclusive")])
+    with pytest.raises(gate.Regressions, match=r"1 floor\(s\) slowed beyond 0.05.*\n  relu n1 where \(blocked\): "
+                                               r"2\.059x .*every variant against it improved 0\.474x-0\.494x"):
+        gate.require_no_regressions(gains, "ratios", medians=slowed)
+    gate.require_no_regressions(gains, "ratios", medians=slowed.assign(verdict="inconclusive"))  # a shared gain
+    steady = gains.assign(verdict="inconclusive", change=1.0)
+    gate.require_no_regressions(steady, "ratios", medians=slowed)  # a slower machine moves every median
+    assert gate.require_no_regressions(gains, "ratios", medians=slowed, primary=["relu/n1/mask/*"]).startswith(
+        "no regressions")  # the floor's row is not declared
+    brief = compare_report._ratios_in_brief(slowed, gains)  # the report says it first, before the gate runs
+    assert brief[0].startswith("Paired ratios against each floor, current / baseline (the default gate's table): ")
+    assert "- **improved** `relu` n1 `mask` / `where` (blocked): 0.474x [0.427, 0.521]" in brief
+    assert any(line.startswith("- **a floor slowed**: relu n1 where (blocked): 2.059x") for line in brief)
+
+
 def _timed_on(doc: dict, speed: float, seed: int, noise: float = 0.03) -> dict:
     """`doc` as if timed on a machine `speed` times slower: every sample and its round's yardstick (8 ms on the
     quiet machine, each off by `noise`) stretched alike, round by round."""

@@ -154,6 +154,9 @@ MALFORMED = [
      "config compare.threshold = 5: 5 is greater than"),
     ("a gate's row that is not measured", {"compare": {"sides": {"a": {}, "b": {}}, "primary": ["dispach/*"]}},
      "config compare.primary[0] = 'dispach/*': matches nothing this run measures (study/config_id/variant/mode"),
+    ("a gate's row against a baseline run that is not measured", {"compare": {"baseline": ".", "primary": [
+        "dispatch/*/filter_jitt/*"]}}, "config compare.primary[0] = 'dispatch/*/filter_jitt/*': matches nothing this "
+                                       "run measures (study/config_id/variant/mode"),
     ("pyperf's callable that is not measured", {"compare": {"sides": {"a": {}, "b": {}},
                                                             "pyperf": {"callable": "blocked/filter_jitt"}}},
      "config compare.pyperf.callable = 'blocked/filter_jitt': not a mode/variant of dispatch"),

@@ -89,6 +89,8 @@ rule compare_gate:
     `compare.fail_on_regression`: for CI), or could not be decided (`compare.fail_on_inconclusive`)."""
     input:
         table=COMPARE_TABLES[gate_on()],
+        # beside the ratios, the floors' own medians: a ratio against a floor reads its slowdown as the others' gain
+        medians=COMPARE_TABLES["medians"] if gate_on() == "ratios" else [],
         report=plan.compared_report(config),  # written first, so a failing gate leaves the report to read
         sources=code("compare_gate", "across_runs.comparison.gate"),
     output:

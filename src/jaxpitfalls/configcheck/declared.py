@@ -19,6 +19,17 @@ def _unmatched(key: str, patterns: list[str], names: list[str], form: str) -> It
                    f"{', '.join(names[:3])})")
 
 
+def _two_runs(config: dict[str, Any]) -> Iterator[str]:
+    """compare.primary's rows against a baseline run: every enabled study's configurations, variants and modes."""
+    compare = config["compare"]
+    if compare["sides"] or not compare["baseline"]:
+        return
+    rows = [f"{study}/{conf['id']}/{variant}/{mode}" for study in plan.enabled_studies(config)
+            for conf in plan.configurations(config["studies"][study])
+            for variant in registry.spec(study).variants for mode in registry.spec(study).modes]
+    yield from _unmatched("compare.primary", compare["primary"], rows, "study/config_id/variant/mode")
+
+
 def _lockstep(config: dict[str, Any]) -> Iterator[str]:
     """compare.primary's rows and pyperf's callable, where sides are timed in lockstep on an enabled study."""
     compare = config["compare"]
@@ -53,4 +64,4 @@ def _history(config: dict[str, Any]) -> Iterator[str]:
 
 
 def declared_problems(config: dict[str, Any]) -> list[str]:
-    return [*_lockstep(config), *_history(config)]
+    return [*_two_runs(config), *_lockstep(config), *_history(config)]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from . import familywise, machine_speed
+from . import familywise, gate, machine_speed
 
 VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 
@@ -98,12 +98,25 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
             f"{counts(table)}.", "", *rows, *more, *([""] if rows else [])]
 
 
+def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
+    """What the default gate judges: each paired ratio that moved, and a floor that slowed under gains."""
+    if not len(ratios):
+        return []
+    moved = ratios[ratios.verdict.isin(["regressed", "improved"])]
+    rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` / `{r.against}` ({r.mode}): {r.change:.3f}x "
+            f"[{r.change_ci_low:.3f}, {r.change_ci_high:.3f}]" for r in moved.head(BRIEF_ROWS).itertuples()]
+    floors = [f"- **a floor slowed**: {line}" for line in gate.floors_regressed(ratios, table)] if len(table) else []
+    return [f"Paired ratios against each floor, current / baseline (the default gate's table): {counts(ratios)}.",
+            "", *rows, *floors, *([""] if rows or floors else [])]
+
+
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
              primary: Sequence[str] = ()) -> str:
     shown = _leading(table.drop(columns=["metric"]), "ratio") if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
         *in_brief(table, threshold),
+        *_ratios_in_brief(table, ratios),
         *single_process_line(table),
         "Each run is one job a configuration: what a whole job shares (its moment on the machine, its file cache, "
         "its first pass) moves all of its processes alike and is not in these intervals, as one job a release is "

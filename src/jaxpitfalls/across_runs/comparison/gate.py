@@ -47,10 +47,26 @@ def _would_tell(r) -> str:
     return f"about {r.processes_needed:.0f} processes a side would tell"
 
 
+def floors_regressed(ratios: pd.DataFrame, medians: pd.DataFrame, primary: Sequence[str] = ()) -> list[str]:
+    """The floors the ratios cannot judge that slowed: every variant against one improved while the floor's own
+    median regressed (its slowdown read as the others' gain; either alone is a machine's drift or a real gain)."""
+    found = []
+    medians = medians[declared(medians, primary)]
+    for (study, config_id, against, mode), rows in ratios.groupby(["study", "config_id", "against", "mode"]):
+        own = medians[(medians.study == study) & (medians.config_id == config_id) & (medians.variant == against)
+                      & (medians["mode"] == mode)]
+        if (rows.verdict == "improved").all() and len(own) and (own.verdict == "regressed").all():
+            found.append(f"{_median_row(next(own.itertuples()))} (medians), while every variant against it improved "
+                         f"{rows.change.min():.3f}x-{rows.change.max():.3f}x (ratios)")
+    return found
+
+
 def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_on_inconclusive: bool = False,
-                           threshold: float = 0.05, worst: int = 5, primary: Sequence[str] = ()) -> str:
+                           threshold: float = 0.05, worst: int = 5, primary: Sequence[str] = (),
+                           medians: pd.DataFrame | None = None) -> str:
     """Raise naming the worst regressions: rows surviving Benjamini-Hochberg; for lockstep, rows slower as a whole;
-    optionally undecided rows. Only the rows `primary` declares are judged (every row without it). Passed: says so."""
+    for ratios given `medians`, floors that slowed; optionally undecided rows. Only the rows `primary` declares are
+    judged (every row without it). Passed: says so."""
     rank, describe = GATES[gate_on]
     missing, keys = unmatched(table, primary, rank)
     if missing:
@@ -72,6 +88,9 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
     elif whole is not None and whole <= FDR:
         problems.append(f"the {over} as a whole are slower than {threshold:g} (sign flips of whole "
                         f"processes: p = {whole:.3f}), though no single row is named")
+    if floors := floors_regressed(table, medians, primary) if gate_on == "ratios" and medians is not None else []:
+        problems.append(f"{len(floors)} floor(s) slowed beyond {threshold:g}, which a ratio against it reads as the "
+                        "others' gain:\n  " + "\n  ".join(floors[:worst]))
     if fail_on_inconclusive and len(undecided):
         rows = [_inconclusive_row(r, rank) for r in undecided.head(worst).itertuples()]
         problems.append(f"{len(undecided)} row(s) inconclusive ({gate_on}: compare.fail_on_inconclusive); the least "
