@@ -44,6 +44,8 @@ onstart:
 onsuccess:
     if ungated := plan.ungated_note(config, workflow.dag_settings.targets):
         print(ungated, file=sys.stderr)
+    elif passed := plan.gate_note(config):
+        print(passed, file=sys.stderr)
     if config["history"]["versions"]:
         from jaxpitfalls.across_runs.history.runs import unmeasured_note
 

@@ -220,3 +220,15 @@ def test_a_gated_comparisons_report_asked_for_alone_is_said_to_be_ungated():
         assert plan.ungated_note(config, targets) == ""
     assert plan.ungated_note({"compare": {"fail_on_regression": False, "fail_on_inconclusive": False}},
                              {"reports/compare.md"}) == ""
+
+
+def test_a_gate_that_passed_says_so_at_the_run_s_end(tmp_path, monkeypatch):
+    """A user's walk: a passing gate said nothing, and the report's brief is not what the gate judges."""
+    monkeypatch.chdir(tmp_path)
+    config = {"compare": {"fail_on_regression": True, "fail_on_inconclusive": False, "sides": {}}}
+    assert plan.gate_note(config) == ""  # no gate ran
+    (tmp_path / "results" / "tables").mkdir(parents=True)
+    (tmp_path / plan.GATE_PASSED).write_text("no regressions over 4 rows against the baseline (ratios)\n")
+    assert plan.gate_note(config) == ("The comparison gate passed: no regressions over 4 rows against the baseline "
+                                      "(ratios) (reports/compare.md has every row).")
+    assert plan.gate_note({"compare": config["compare"] | {"fail_on_regression": False}}) == ""

@@ -205,11 +205,22 @@ def compared_report(config: dict[str, Any]) -> str:
     return "reports/compare_lockstep.md" if config["compare"]["sides"] else "reports/compare.md"
 
 
+GATE_PASSED = "results/tables/compare.passed"  # the compare gate's verdict where it passed
+
+
+def gate_note(config: dict[str, Any]) -> str:
+    """The gate's verdict at a run's end where it passed (a failing gate ends the run saying its own)."""
+    if not gated(config) or not os.path.isfile(GATE_PASSED):
+        return ""
+    with open(GATE_PASSED) as passed:
+        return f"The comparison gate passed: {passed.read().strip()} ({compared_report(config)} has every row)."
+
+
 def ungated_note(config: dict[str, Any], targets: Iterable[str]) -> str:
     """What to say where a gated comparison's report is asked for without its gate."""
     targets = {os.path.normpath(t) for t in targets}  # a path as `./reports/compare.md`, or a rule's name
     reports = {"reports/compare_lockstep.md", "reports/compare.md", "compare_lockstep", "compare"}
-    if not gated(config) or not targets & reports or targets & {"compare_gate", "results/tables/compare.passed", "all"}:
+    if not gated(config) or not targets & reports or targets & {"compare_gate", GATE_PASSED, "all"}:
         return ""
     return ("Note: compare.fail_on_* is set, but the report alone does not gate: ask for `compare_gate` (the report, "
             "then the gate) or for nothing (the whole run) to fail on what it judges.")

@@ -225,7 +225,7 @@ def compare_targets():
     if asked for."""
     if not (config["compare"]["baseline"] or config["compare"]["sides"]):
         return []
-    return [plan.compared_report(config)] + (["results/tables/compare.passed"] if plan.gated(config) else [])
+    return [plan.compared_report(config)] + ([plan.GATE_PASSED] if plan.gated(config) else [])
 
 
 # The release history (config `history`, rules in history.smk).

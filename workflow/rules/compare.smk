@@ -94,7 +94,7 @@ rule compare_gate:
         report=plan.compared_report(config),  # written first, so a failing gate leaves the report to read
         sources=code("compare_gate", "across_runs.comparison.gate"),
     output:
-        "results/tables/compare.passed",
+        plan.GATE_PASSED,
     log:
         "results/logs/compare_gate.log",
     conda:
