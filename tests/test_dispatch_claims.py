@@ -64,6 +64,7 @@ BERT_BASE_WIDTH = (("hidden", 768),)
     ({DROPOUT_OFF: (0.2, -5.8, 6.2)}, "inconclusive"),  # a shift of +-6 ms cannot tell inside +-2 ms
     ({DROPOUT_OFF: (0.2, -0.5, 0.9), BERT_BASE_WIDTH: (15.0, -84.0, 114.0)}, "reproduced"),  # sizes: shown only
     ({BERT_BASE_WIDTH: (8.0, 7.5, 8.5)}, "not measured"),  # no dropout or attention setting: nothing to judge
+    ({DROPOUT_OFF: (0.2, -2.5, 2.9), SDPA: (0.2, -5.8, 6.2)}, "inconclusive"),  # both across: the widest said
 ])
 def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_only(shifts, expected):
     judged = applicable(_not_compute(_run(shifts)))
@@ -75,7 +76,10 @@ def test_compute_independence_is_judged_on_the_write_up_s_dropout_and_attention_
         assert "the hidden 768 shift" not in judged.measured  # no reason to decide what nothing judges
     # an undecided verdict says what would decide each undecided setting; a decided one says nothing more
     assert ("undecided: the dropout0 shift crosses" in judged.measured) == (
-        expected == "inconclusive" and DROPOUT_OFF in shifts)
+        expected == "inconclusive" and set(shifts) == {DROPOUT_OFF})
+    if len(shifts) == 2 and expected == "inconclusive":  # the other setting across the band is named too
+        assert "undecided: the dropout0-attentionfused shift crosses" in judged.measured
+        assert judged.measured.endswith("(across the band too: dropout0)")
     if len(shifts) == 1 and BERT_BASE_WIDTH in shifts:
         assert judged.measured.startswith("not measured: the config times no dropout or attention setting beside")
     if expected == "reproduced":

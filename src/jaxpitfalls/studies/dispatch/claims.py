@@ -150,11 +150,17 @@ def _not_compute(run: Run) -> Judged:
         measured=(f"overhead shift per dropout and attention setting over the base's {ms(base)}"
                   f"{width_note(run, run.base_id)}, paired round by round in the base's job: {shown} "
                   f"(band +-{band:.3f} ms){apart_text}"),
-        reason="" if outcome is not None else decisions[widest].reason or next(
-            d.reason for d in decisions.values() if d.reason),
+        reason="" if outcome is not None else _across(decisions, widest),
         verdict=verdict(outcome),
         headline=headline,
     )
+
+
+def _across(decisions: dict, widest: str) -> str:
+    """Why undecided: the widest shift's reason (the row's), naming the others that cross the band too."""
+    named = widest if decisions[widest].reason else next(s for s, d in decisions.items() if d.reason)
+    others = [setting for setting, d in decisions.items() if d.outcome is None and setting != named]
+    return decisions[named].reason + (f" (across the band too: {', '.join(others)})" if others else "")
 
 
 @JUDGES("partition_free")
