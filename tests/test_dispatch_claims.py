@@ -185,6 +185,9 @@ def test_filter_jit_s_overhead_at_bert_base_width_is_not_testable_where_the_step
                                       "1.20 ms) on a 950 ms step gives at most 1.001x")
     assert "below the 1.23x the claim needs" in judged.measured
     assert judged.headline.value == wide[0]  # its own number still shown, whichever side of 1 it lies
+    # the scorecard's cell gives the base's reading first: a shorter step, where filter_jit's overhead shows
+    assert judged.headline.what == ("filter_jit / jit_partition at the base (a shorter step) 1.050x [1.040, 1.060]; "
+                                    "nearest the write-up's structure:")
 
 
 def test_a_claim_at_a_base_shallower_than_bert_base_says_so():

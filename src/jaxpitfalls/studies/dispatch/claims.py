@@ -63,12 +63,13 @@ def _slower(run: Run) -> Judged:
     config_id, where, at_structure = run.headline("slower")
     fj = _pair(run, "filter_jit", "jit_partition", config_id=config_id)
     slower = decide(fj.ratio_ci_low, fj.ratio_ci_high, 1, log=True, of=f"the ratio {where}")
-    base = "" if config_id == run.base_id else (
-        f"; the base, a shorter step: {ratio_interval(_pair(run, 'filter_jit', 'jit_partition'))} at {run.base_id}")
+    at_base = "" if config_id == run.base_id else ratio_interval(_pair(run, "filter_jit", "jit_partition"))
+    base = f"; the base, a shorter step: {at_base} at {run.base_id}" if at_base else ""
     return slower.judged(
         measured=f"{ratio_interval(fj)} {where} ({config_id}){base}",
         judged_ratio=ratio_of(fj),
-        headline=Estimate(*ratio_of(fj), "x", "filter_jit / jit_partition"),
+        headline=Estimate(*ratio_of(fj), "x", "filter_jit / jit_partition" + (
+            f" at the base (a shorter step) {at_base}; nearest the write-up's structure:" if at_base else "")),
         bound=_slower_bound(run, fj, config_id),
         ours=((None, None, None) if not at_structure else (
             ratio_of(fj), *(median_of(run.steps, config_id, v, "blocked") for v in ("filter_jit", "jit_partition"))))
