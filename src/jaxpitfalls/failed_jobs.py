@@ -103,17 +103,19 @@ def _first_start(texts: list[str]) -> float:
     return min(starts, default=0.0)
 
 
-def _fresh(job: Failed, since: float) -> list[str]:
-    """The job's logs written since the run began (a job stopped before its script wrote left an earlier run's)."""
-    return [log for log in job.logs if os.path.isfile(log) and os.path.getmtime(log) >= since - SKEW_S]
+def _said(jobs: list[Failed], since: float) -> dict[Failed, list[tuple[str, str]]]:
+    """Each job's logs written since the run began, with the cause each gives, each log read once (a job stopped
+    before its script wrote left an earlier run's)."""
+    return {job: [(log, cause(log)) for log in job.logs if os.path.isfile(log)
+                  and os.path.getmtime(log) >= since - SKEW_S] for job in jobs}
 
 
-def _causes(jobs: list[Failed], since: float) -> list[str]:
-    """Each cause once, with the jobs it ended, from their fresh logs."""
+def _causes(said: dict[Failed, list[tuple[str, str]]]) -> list[str]:
+    """Each cause once, with the jobs it ended."""
     by_cause: dict[str, list[str]] = {}
-    for job in jobs:
-        for log in _fresh(job, since):
-            by_cause.setdefault(cause(log), []).append(log)
+    for logs in said.values():
+        for log, what in logs:
+            by_cause.setdefault(what, []).append(log)
     return [f"  {what} ({len(logs)} job(s); {logs[0]})" for what, logs in
             sorted(by_cause.items(), key=lambda item: -len(item[1]))]
 
@@ -148,8 +150,8 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
     confs = {key: found for job_confs in of.values() for key, found in job_confs.items()}
     lines = [f"{len(jobs)} job(s) failed ({_rules(jobs)}); every finished result is kept, and running the same "
              "command again reruns only what is missing."]
-    since = _first_start(texts)
-    if causes := _causes(jobs, since):
+    said = _said(jobs, _first_start(texts))
+    if causes := _causes(said):
         lines += ["The errors, as their logs give them first:", *causes]
     apart = sorted({job.rule for job, found in of.items() if not found})
     if apart:
@@ -159,7 +161,8 @@ def advice(config: dict[str, Any], logs: str | Iterable[str]) -> str:
         lines.append(f"A base configuration failed ({'; '.join(sorted(bases.values()))}): it cannot be left out (its "
                      "study's sweeps and claims start from it); fix the cause.")
     if confs and not apart and set(plan.enabled_studies(config)) - set(bases) and not set(bases) & _named(config):
-        reasons = {key: _reason(job, since) for job, found in of.items() for key in found}
+        reasons = {key: f"its {job.rule} job failed" + (f": {said[job][0][1]}" if said[job] else "")
+                   for job, found in of.items() for key in found}
         lines += overlay_lines(config, [(s, c) for s, c in confs.values() if s not in bases], reasons, sorted(bases))
     return "\n".join(lines + gate)
 
@@ -170,7 +173,7 @@ def _stopped(stopped: list[Failed], before: list[Failed], texts: list[str]) -> s
     lines = [f"Stopped on request{unfinished}; every finished result is kept, and running the same command again "
              "reruns only what is missing."]
     if before:
-        causes = _causes(before, _first_start(texts))
+        causes = _causes(_said(before, _first_start(texts)))
         lines += [f"Before that, {len(before)} job(s) failed ({_rules(before)})" + (
             ", as their logs give it first:" if causes else "."), *causes]
     return "\n".join(lines)
@@ -181,11 +184,6 @@ def _named(config: dict[str, Any]) -> set[str]:
     compare, history = config.get("compare", {}), config.get("history", {})
     return {block["study"] for block, used in ((compare, compare.get("sides")), (history, history.get("versions")))
             if used}
-
-
-def _reason(job: Failed, since: float) -> str:
-    fresh = _fresh(job, since)
-    return f"its {job.rule} job failed" + (f": {cause(fresh[0])}" if fresh else "")
 
 
 def _rules(jobs: list[Failed]) -> str:
