@@ -27,7 +27,7 @@ from ..harness.variants import (
 )
 from .outputs import host, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
-from .signature import SecondCallFailed, Unused, first_call
+from .signature import SecondCallFailed, first_call
 from .spec import Timing, spec
 
 
@@ -96,7 +96,7 @@ class Prepared:
     compiles: dict[str, int]
     outputs: dict[str, np.ndarray]
     structures: dict[str, tuple]
-    unused: dict[str, Unused]
+    unusable_donations: dict[str, str]  # JAX's warning where it could not use a variant's donation
 
 
 def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
@@ -112,10 +112,10 @@ def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) ->
 def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
-    signatures, compiles, outputs, runners, structures, unused = {}, {}, {}, {}, {}, {}
+    signatures, compiles, outputs, runners, structures, unusable = {}, {}, {}, {}, {}, {}
     for variant, call in calls(bench, name, conf).items():
         with _named(bench, variant, "its first call"):
-            _, signatures[variant], compiles[variant], unused[variant] = first_call(call)
+            _, signatures[variant], compiles[variant], unusable[variant] = first_call(call)
         runners[variant] = _runner(variant, call, signatures[variant])
     # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
@@ -123,7 +123,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
         with _named(bench, variant, "a warm-up call"):
             outputs[variant], structures[variant] = _warm_up(runner, settings.warmup_steps)
             pipelined[variant]()
-    return Prepared(runners, signatures, compiles, outputs, structures, unused)
+    return Prepared(runners, signatures, compiles, outputs, structures, unusable)
 
 
 def _warm_up(runner: Runner, steps: int) -> tuple[np.ndarray, tuple]:
@@ -166,8 +166,8 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
     try:
         distinct = require_distinct(prepared.signatures)
     except VariantsIndistinguishable as e:
-        unusable = "".join(f" JAX could not use {v!r}'s donation: {u.donation.splitlines()[0]}"
-                           for v, u in prepared.unused.items() if u.donation and f"'{v}'" in str(e))
+        unusable = "".join(f" JAX could not use {v!r}'s donation: {warned.splitlines()[0]}"
+                           for v, warned in prepared.unusable_donations.items() if warned and f"'{v}'" in str(e))
         raise VariantsIndistinguishable(
             f"{bench.path}: {e}. Same programs compiled, same Python on the way, same call as written: one thing "
             "runs per call (under jax.jit, two spellings of one computation, jnp.einsum and @ say, lower to one "

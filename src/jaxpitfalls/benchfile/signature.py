@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
 
@@ -105,15 +105,9 @@ class SecondCallFailed(Exception):
     """A variant's call that ran once and failed the next time (a buffer donated in its first, say)."""
 
 
-class Unused(NamedTuple):
-    """What JAX warned of while a variant's first call compiled: a donation it could not use."""
-
-    donation: str = ""
-
-
-def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, Unused]:
-    """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations, what
-    JAX could not use)."""
+def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, str]:
+    """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations, JAX's
+    warning of a donation it could not use, or "")."""
     jax.clear_caches()
     with _dumped_programs() as programs, count_compiles() as counter, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
@@ -132,4 +126,4 @@ def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, Unuse
         "python_calls": len(path),
         "call": fingerprint(call_code(call)),
     }
-    return out, signature, counter.count, Unused(unused)
+    return out, signature, counter.count, unused
