@@ -451,6 +451,15 @@ def test_rounds_kept_on_a_busy_machine_are_said_before_any_verdict():
     assert said.startswith("**Timed beside a busy machine") and "`mine` 3 of 20." in said and "`a`" not in said
 
 
+def test_a_study_timed_in_one_process_is_said_before_any_verdict():
+    """A study of one's own defaults to one process, whose intervals see its rounds only: the report said nothing."""
+    from jaxpitfalls.report.scorecard.build import one_process_warning
+
+    assert one_process_warning({"a": pd.DataFrame({"processes": [2, 3]})}) == []
+    said = one_process_warning({"a": pd.DataFrame({"processes": [2, 3]}), "mine": pd.DataFrame({"processes": [1]})})
+    assert said[0].startswith("**Timed in one process: `mine`.**") and "`a`" not in said[0]
+
+
 def test_ratios_wider_than_the_precision_their_job_asked_for_are_said_under_the_table():
     """A job with `target_precision` adds processes until its most and may stop short: the section says which
     configurations, counting their wide ratios; a job within its target, or without one, says nothing."""

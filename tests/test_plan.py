@@ -200,7 +200,7 @@ def test_a_study_block_is_the_common_keys_merged_with_the_study_own_fragment():
                           "dispatch": {"base": {"layers": 1, "hidden": 8, "batch": 2, "seq": 4, "dropout": 0.0}}}}
     validate(config)
     tree_at, dispatch = config["studies"]["tree_at"], config["studies"]["dispatch"]
-    assert tree_at["measure"]["budget_s"] == 6 and tree_at["measure"]["processes"] == 1  # its own, the common
+    assert tree_at["measure"]["budget_s"] == 6 and tree_at["measure"]["processes"] == 3  # its own, the common
     assert tree_at["trace"] == "base" and tree_at["compilation_cache"] is False and tree_at["model_family"] == "bert"
     assert dispatch["measure"]["rounds"] == 20 and "budget_s" not in dispatch["measure"]
     assert dispatch["trace"] == "all" and dispatch["measure"]["warmup_steps"] == 3

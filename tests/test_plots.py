@@ -16,6 +16,7 @@ from matplotlib.container import BarContainer, ErrorbarContainer
 from jaxpitfalls.contract.figures import bars, facet_lines, stacked_bars
 from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.report.tables.aggregate import read_tables
+from jaxpitfalls.studies.extraction.report import SPLIT
 
 SEEDS = Path(__file__).parent / "fixtures/seeds-cpu"  # the write-ups' structures, on 2 cores (its README)
 
@@ -96,6 +97,13 @@ def test_stacked_bars_keep_their_labels_apart():
     variants = ["eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned"]
     table = pd.DataFrame({"forward": 100.0, "transfer": 5.0, "storage": 1.0}, index=variants)
     assert _closest_labels(stacked_bars(table).axes[0]) >= 0.9
+
+
+def test_stacked_bars_widen_their_axes_not_their_legend():
+    """extraction's time split beside its long legend was drawn 24 inches wide, its labels nine ems apart."""
+    variants = ["eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned"]
+    table = pd.DataFrame({part: 10.0 for pair in SPLIT.values() for part in pair}, index=variants)
+    assert 0.9 <= _closest_labels(stacked_bars(table).axes[0]) <= 4
 
 
 def test_a_log_axis_within_a_decade_shows_a_few_plain_ticks():

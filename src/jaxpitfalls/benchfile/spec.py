@@ -79,8 +79,8 @@ def schema(bench: BenchFile) -> dict[str, Any]:
         "base": base, "sweep": sweep,
         "measure": {"properties": {
             "budget_s": {"$ref": "#/$defs/budget_s", "default": 10},
-            # intervals over fresh processes (harness.moderated); a fourth where a ratio is not yet within +-5%
-            "processes": {"default": 3}, "target_precision": {"default": 0.05}, "max_processes": {"default": 4},
+            # a fourth process where a ratio is not yet within +-5%
+            "target_precision": {"default": 0.05}, "max_processes": {"default": 4},
             "warmup_steps": calls | {"default": 2, "description": "blocked calls per variant before timing"},
             "steps_per_sample": calls | {"default": 1, "description": "calls per timed sample"},
         }},

@@ -58,7 +58,7 @@ def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
 
 
 def _spread_ticks(fig, ax) -> None:
-    """Widen the figure where neighbouring x tick labels come closer than an em."""
+    """Widen the axes where neighbouring x tick labels come closer than an em."""
     fig.tight_layout()
     fig.canvas.draw()
     labels = ax.get_xticklabels()
@@ -66,8 +66,9 @@ def _spread_ticks(fig, ax) -> None:
     gap = labels[0].get_fontsize() * fig.dpi / 72 if labels else 0  # an em, in pixels
     crowded = max([(a.width + b.width + 2 * gap) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
                   default=0)  # each pair's half-widths and the gap over the distance between their centres
-    if crowded > 1:
-        fig.set_figwidth(fig.get_figwidth() * crowded * 1.15)
+    if crowded > 1:  # the axes widened, not the legend beside them
+        axes_inches = ax.get_position().width * fig.get_figwidth()
+        fig.set_figwidth(fig.get_figwidth() + axes_inches * (crowded * 1.15 - 1))
         fig.tight_layout()
 
 

@@ -43,7 +43,7 @@ class Timing:
     share, or `max_processes` (0: three times `processes`)."""
 
     sampling: Sampling
-    processes: int = 1
+    processes: int = 3
     target_precision: float = 0.0
     target_share: float = 1.0
     max_processes: int = 0

@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy.special import stdtrit
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -58,9 +59,20 @@ def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[
     return float(low), float(high)
 
 
+FEW_TO_RESAMPLE = 5  # fewer values: a bootstrap interval of their median is their range (75% coverage at 3)
+
+
 def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median."""
-    return percentile_interval(bootstrap_medians(values), level)
+    """The median's interval: percentile bootstrap, or under FEW_TO_RESAMPLE values Student's t on their mean
+    widened to hold the median (none from one value)."""
+    x = np.asarray(values, dtype=float)
+    if x.size >= FEW_TO_RESAMPLE:
+        return percentile_interval(bootstrap_medians(x), level)
+    if x.size < 2:
+        return math.nan, math.nan
+    half = float(stdtrit(x.size - 1, (1 + level) / 2) * x.std(ddof=1) / math.sqrt(x.size))
+    median = float(np.median(x))
+    return min(x.mean() - half, median), max(x.mean() + half, median)
 
 
 # A comparison side named `a - b`: variant a's samples minus b's, sample by sample (both timed in the same
@@ -103,9 +115,9 @@ def is_twin(name: str) -> bool:  # a floor's A/A twin (twin_side)
 
 def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
                       of_medians: bool = False) -> dict[str, float | None]:
-    """Median ratio variant/baseline of paired samples (log scale: a reversed pair gives its inverse), its
-    bootstrap 95% interval over rounds, and difference. `of_medians` (difference sides): the ratio of medians, None
-    where a resample's baseline median is not positive (the difference then the rounds' median)."""
+    """Median ratio variant/baseline of paired samples (log scale: a reversed pair gives its inverse), its 95%
+    interval over rounds (bootstrap_median_ci), and difference. `of_medians` (difference sides): the ratio of
+    medians, None where a resample's baseline median is not positive (the difference then the rounds' median)."""
     a, b = np.asarray(variant, dtype=float), np.asarray(baseline, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired samples differ in length: {a.size} vs {b.size}")
@@ -116,13 +128,19 @@ def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
         differences = difference_at(found, float(np.median(a)), float(np.median(b)))
         return dict(zip((*keys, "diff", "diff_ci_low", "diff_ci_high"), map(float, (*found, *differences)),
                         strict=True))
-    tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
-    if not (bottoms > 0).all():
-        return dict.fromkeys(keys) | dict(zip(("diff", "diff_ci_low", "diff_ci_high"),
-                                              (float(np.median(a - b)), *bootstrap_median_ci(a - b)), strict=True))
-    found = (float(np.median(a) / np.median(b)), *percentile_interval(tops / bottoms))
+    base = float(np.median(b))
+    if a.size < FEW_TO_RESAMPLE and base > 0:  # the rounds' differences' interval, read as ratios
+        ratio = float(np.median(a)) / base
+        low, high = (1 + d / base for d in bootstrap_median_ci(a - b))
+        found = (ratio, min(low, ratio), max(high, ratio))
+    else:
+        tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
+        if not (bottoms > 0).all():
+            return dict.fromkeys(keys) | dict(zip(("diff", "diff_ci_low", "diff_ci_high"),
+                                                  (float(np.median(a - b)), *bootstrap_median_ci(a - b)), strict=True))
+        found = (float(np.median(a)) / base, *percentile_interval(tops / bottoms))
     return dict(zip(keys, found, strict=True)) | dict(zip(("diff", "diff_ci_low", "diff_ci_high"),
-                                                          ((r - 1) * float(np.median(b)) for r in found), strict=True))
+                                                          ((r - 1) * base for r in found), strict=True))
 
 
 def difference_at(ratio, variant_size: float, baseline_size: float) -> np.ndarray:

@@ -151,7 +151,8 @@ def twin_sections(rows: Mapping[str, pd.DataFrame]) -> list[str]:
             f"Every job times its floor twice in the same rounds under two names (`<floor>~twin`): the true ratio "
             f"is 1, so an interval that excludes it is a false alarm of this run's own intervals. **{alarms} of "
             f"{len(every)}** twin rows excluded 1 ({alarms / len(every):.1%}, Wilson 95% [{low:.1%}, {high:.1%}]; "
-            "5% expected at the 95% level: each twin is judged on its own spread between processes, pooled with "
+            "5% expected at the 95% level: each twin is judged on its own spread between processes (a one-process "
+            "job's on its rounds'), pooled with "
             "its job's other twins only). The rows of one job share its processes, so that interval is too "
             "narrow; and a twin runs the same code, so it cannot show a real pair whose ratio moves from process "
             "to process (docs/decisions.md#a-twin-judged-on-its-own-spread).", "",

@@ -108,6 +108,17 @@ def busy_warning(checks: dict[str, pd.DataFrame]) -> list[str]:
             "\"Machine while timing\".", ""]
 
 
+def one_process_warning(checks: dict[str, pd.DataFrame]) -> list[str]:
+    """Above every verdict: studies with a configuration timed in one process, whose intervals cannot see how
+    fresh processes differ (docs/measurement.md)."""
+    alone = [name for name, c in checks.items() if "processes" in c and (c.processes == 1).any()]
+    if not alone:
+        return []
+    return [f"**Timed in one process: {', '.join(f'`{name}`' for name in alone)}.** Its intervals are over rounds "
+            "within one fresh process and leave out how processes differ, often the larger part: another run can "
+            "move its verdicts. `measure.processes: 3` or more measures that spread.", ""]
+
+
 def build_report(
     study_inputs: dict[str, dict[str, Any]], settings: dict[str, Any], summary: pd.DataFrame, out_md: str,
     out_figure: str, out_landing: str | None = None, judged: dict[str, list[dict[str, Any]]] | None = None,
@@ -140,7 +151,7 @@ def build_report(
     claims = claims if judged is None else judged
     save(claims_figure(claim_points(claims)), out_figure)
     title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE
-    busy = busy_warning(checks)
+    busy = busy_warning(checks) + one_process_warning(checks)
     text = markdown.render([
         *busy,
         scorecard.findings_section(claims),
