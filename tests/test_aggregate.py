@@ -384,7 +384,7 @@ def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_
     assert audit.largest_peak(summary, checks) == (13005.0, "run_study/dispatch/big",
                                                       "its processes' own high-water mark")
     lower = {"dispatch": checks["dispatch"].assign(host_peak_mb=[12000.0, None])}
-    assert audit.largest_peak(summary, lower) == (12676.0, "run_study/dispatch/big", "its benchmark file")
+    assert audit.largest_peak(summary, lower) == (12676.0, "run_study/dispatch/big", "Snakemake's benchmark record")
     assert audit.largest_peak(summary, {"tree_at": pd.DataFrame({"config_id": ["x"]})})[0] == 12676.0
 
 
@@ -536,3 +536,9 @@ def test_the_setup_names_the_sweep_values_and_points_a_run_holds():
     assert _sweeps({"sweep": {"n": [], "m": [2]}}) == 'sweeps (one axis at a time) `{"m": [2]}`'
     assert _sweeps({"sweep": {"n": []}, "points": [{"n": 3}]}) == 'points `[{"n": 3}]`'
     assert _sweeps({"sweep": {"n": []}}) == _sweeps({}) == "no sweep"
+
+
+def test_the_setup_of_a_study_without_a_model_says_where_its_inputs_come_from():
+    """A study of one's own with no `model_family` ran every job, then the report failed on KeyError."""
+    from jaxpitfalls.report.scorecard.markdown import _inputs_from
+    assert _inputs_from({"base": {"n": 32}}, {"models": {}}) == "Inputs built by the study's `measure.py` (no model)."

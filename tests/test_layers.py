@@ -188,3 +188,10 @@ def test_the_report_renders_one_run():
     belong to across_runs/."""
     lines = sum(len(p.read_text().splitlines()) for p in (PACKAGE / "report").rglob("*.py"))
     assert lines <= 2500, f"report/ is {lines} lines"
+
+
+def test_the_development_page_names_every_module_and_folder_on_a_floor():
+    """Its layout missed `benchfile/`, `cli.py` and five top-level modules: a newcomer read it as the whole list."""
+    page = (PACKAGE.parents[1] / "docs" / "development.md").read_text()
+    named = [name.removeprefix("jaxpitfalls.") for names in FLOORS for name in names if name != "jaxpitfalls"]
+    assert [n for n in named if f"`{n}.py`" not in page and f"`{n}/" not in page] == []

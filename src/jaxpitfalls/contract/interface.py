@@ -174,7 +174,6 @@ class Lockstep(Protocol):
         what to record of the preparation."""
 
 
-
 @runtime_checkable
 class Report(Protocol):
     """A study's report code (`report.py`), reading the result tables by name."""

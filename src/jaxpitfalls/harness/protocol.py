@@ -111,11 +111,13 @@ MAX_CALLS_PER_SAMPLE = 10_000
 # allocation, so it overstates a warm call; only far above the target can that not leave a sample too short.
 KNOWN_CALL_MARGIN = 20
 
-
-CALIBRATING_CALLS = 3
-
-
+CALIBRATING_CALLS = 3  # a short call's timings before its fastest is taken: a slow first makes samples too short
 CALLS_TIMED_IN_A_BATCH = 100  # calls per sample beyond which a call alone is timed short of how a sample runs it
+
+
+def _calls_for(seconds: float, min_sample_s: float) -> int:
+    """Calls a sample needs to last `min_sample_s`, a call lasting `seconds` (at least 1, at most the cap)."""
+    return min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(seconds, 1e-9))))
 
 
 def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
@@ -126,7 +128,7 @@ def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
         if seconds >= min_sample_s:
             break
         seconds = min(seconds, timed(sampler))
-    calls = min(MAX_CALLS_PER_SAMPLE, math.ceil(min_sample_s / max(seconds, 1e-9)))
+    calls = _calls_for(seconds, min_sample_s)
     return seconds if calls <= CALLS_TIMED_IN_A_BATCH else timed(Repeated(sampler, calls)) / calls
 
 
@@ -143,8 +145,7 @@ def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
         seconds = known | {name: _fastest_call(sampler, min_sample_s) for name, sampler in samplers.items()
                            if name not in known}
     require_no_compiles({"calibration": counter.count}, where)
-    counts = {name: min(MAX_CALLS_PER_SAMPLE, max(1, math.ceil(min_sample_s / max(t, 1e-9))))
-              for name, t in seconds.items()}
+    counts = {name: _calls_for(t, min_sample_s) for name, t in seconds.items()}
     return ({name: Repeated(s, counts[name]) if counts[name] > 1 else s for name, s in samplers.items()}, counts,
             {name: seconds[name] * counts[name] for name in samplers})
 
@@ -225,9 +226,9 @@ def measure(
     beside = beside or {}
     samplers = mode_samplers(runners, steps_per_sample)
     samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
-    return {mode: measure_mode(timed, mode, floor, sampling, label,
+    return {mode: measure_mode(mode_timed, mode, floor, sampling, label,
                                extra_pairs + (blocked_pairs if mode == "blocked" else ()), beside=tuple(beside))
-            for mode, timed in samplers.items()}
+            for mode, mode_timed in samplers.items()}
 
 
 def result_document(floor: str, modes: Mapping[str, Timed], variants: Mapping[str, dict[str, Any]],

@@ -116,7 +116,7 @@ def _split_text(split: dict[str, float] | None) -> str:
 
 def largest_peak(summary: pd.DataFrame, checks: dict[str, pd.DataFrame]) -> tuple[float, str, str]:
     """The largest resident peak (MiB), its job and source: Snakemake's benchmark or the workers' VmHWM."""
-    peaks = [(r.max_rss_mb, f"{r.rule}/{r.job}", "its benchmark file") for r in summary.itertuples()]
+    peaks = [(r.max_rss_mb, f"{r.rule}/{r.job}", "Snakemake's benchmark record") for r in summary.itertuples()]
     peaks += [(mb, f"run_study/{study}/{config_id}", "its processes' own high-water mark")
               for study, c in checks.items() if "host_peak_mb" in c
               for config_id, mb in zip(c.config_id, c.host_peak_mb, strict=True) if pd.notna(mb)]

@@ -65,9 +65,12 @@ def _recorded_settings(checks: pd.DataFrame) -> str:
 
 
 def _inputs_from(study: dict[str, Any], config: dict[str, Any]) -> str:
-    """Where a study's inputs come from: its model family's block, or the benchmark file that builds them."""
+    """Where a study's inputs come from: its model family's block, the benchmark file that builds them, or the
+    study's own code (a study need not load a model)."""
     if "file" in study:
         return f"Inputs built by `setup` in `{study['file']}`."
+    if "model_family" not in study:
+        return "Inputs built by the study's `measure.py` (no model)."
     return f"Model family `{study['model_family']}`: `{json.dumps(config['models'][study['model_family']])}`."
 
 

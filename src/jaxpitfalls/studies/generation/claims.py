@@ -32,7 +32,7 @@ def _tokens_per_s(run: Run, config_id: str) -> tuple[float, float, float]:
     return per_second(kv.new_tokens, kv)
 
 
-def _first(run: Run) -> pd.DataFrame:
+def _base_rows(run: Run) -> pd.DataFrame:
     """The base configuration's rows by variant."""
     return run.steps[run.steps.config_id == run.base_id].set_index("variant")
 
@@ -69,7 +69,7 @@ def _compiling_baseline(run: Run) -> tuple[float, float, float] | None:
 
 @JUDGES("recompiles")
 def _recompiles(run: Run) -> Judged:
-    first = _first(run)
+    first = _base_rows(run)
     new = int(first.new_tokens.iloc[0])
     compiles = {v: int(first.loc[v, "first_run_compiles"]) for v in SPEC.variants}
     per_program = first.loc["uncached", "first_run_compile_seconds"] / max(compiles["uncached"], 1)
@@ -85,7 +85,7 @@ def _recompiles(run: Run) -> Judged:
 
 @JUDGES("cold_start")
 def _cold_start(run: Run) -> Judged:
-    return cold_start(_first(run).loc[list(SPEC.variants)], run.base_id)
+    return cold_start(_base_rows(run).loc[list(SPEC.variants)], run.base_id)
 
 
 def cold_start(first: pd.DataFrame, config_id: str) -> Judged:
@@ -191,7 +191,7 @@ def _demonstration(run: Run) -> tuple[pd.Series, dict, bool]:
     return demo, same, at_structure
 
 
-def _below(demo: pd.Series, at_structure: bool) -> str:
+def _below_structure(demo: pd.Series, at_structure: bool) -> str:
     """'' at the write-up's structure; else words marking a demonstration's verdict as supporting."""
     return "" if at_structure else f" (at {demo.config_id}, {BELOW_STRUCTURE})"
 
@@ -216,7 +216,7 @@ def _distortion(run: Run) -> Judged:
                  f"{interval(*uncached, 'x')}), {_stated(off)}stated {interval(*off, 'x')} of "
                  f"the proper one (1 / kv_cache's slow-down, slowed_cached); compiling uncached "
                  f"{compiled['uncached']:g}, kv_cache {compiled[SPEC.floor]:g} times per timed generation"
-                 f"{_below(demo, at_structure)}",
+                 f"{_below_structure(demo, at_structure)}",
         verdict=verdict(distorted(off)),
         headline=Estimate(*off, "x", f"both warmed short, {direct}; the write-up's way, uncached held at its "
                                      "proper time, 1 / kv_cache's slow-down:"),
@@ -225,6 +225,7 @@ def _distortion(run: Run) -> Judged:
 
 
 def _stated(ratio: tuple[float, float, float]) -> str:
+    """How a reading states the effect: "under" below 1, else "over"."""
     return "under" if ratio[0] < 1 else "over"
 
 
@@ -237,7 +238,7 @@ def _slowed_cached(run: Run) -> Judged:
     slowed = decide(cached[1], cached[2], 1, log=True, of="kv_cache's slow-down")
     return slowed.judged(
         measured=(f"kv_cache's generation {interval(*cached, 'x')} slower with the short warmup "
-                  f"(uncached: {interval(*uncached, 'x')}){_below(demo, at_structure)}"),
+                  f"(uncached: {interval(*uncached, 'x')}){_below_structure(demo, at_structure)}"),
         headline=Estimate(*cached, "x", "kv_cache warmed short / properly"),
         ours=(cached if at_structure else None,),
     )
