@@ -105,7 +105,8 @@ class Report:
         if not on_axes.empty:
             found["scaling"] = facet_lines(on_axes, x="value", y="median_ms", hue="variant", col="axis",
                                            low="median_ci_low_ms", high="median_ci_high_ms", ylabel="median (ms)",
-                                           sharex=False, hue_order=self.spec.variants, log=_log(on_axes))
+                                           sharex=False, hue_order=self.spec.variants, log=_log(on_axes),
+                                           title=f"{self.spec.name}: time per call over each swept axis (blocked)")
             comp = measured(tables["comparisons"])
             comp = swept(comp[(comp["mode"] == "blocked") & (comp.baseline == self.spec.floor)
                               & comp.variant.isin(self.spec.variants)])
@@ -113,7 +114,9 @@ class Report:
                 found["ratios"] = facet_lines(comp, x="value", y="ratio", hue="variant", col="axis",
                                               low="ratio_ci_low", high="ratio_ci_high", sharex=False,
                                               ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants,
-                                              log=_log(comp), reference=1.0)
+                                              log=_log(comp), reference=1.0,
+                                              title=f"{self.spec.name}: each variant's time over "
+                                                    f"{self.spec.floor}'s (blocked)")
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         if not at_base.empty:

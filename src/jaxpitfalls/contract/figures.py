@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib import ticker  # noqa: E402
@@ -31,17 +32,22 @@ def _scales(ax, log: str, xs: list[float], reference: float | None) -> None:
     if reference is not None:  # first: the line can widen the range _log_y reads
         ax.axhline(reference, color="grey", linestyle="--", linewidth=1)
     if "y" in log:
-        _log_y(ax)
+        _log_y(ax, reference)
 
 
-def _log_y(ax) -> None:
-    """A log y axis in plain numbers at 1-2-5 steps, its ends widened to labelled ticks."""
+def _log_y(ax, reference: float | None = None) -> None:
+    """A log y axis in plain numbers at 1-2-5 steps, its ends widened to labelled ticks; within a factor of 3, a
+    few plain ticks and the reference's among them."""
     ax.set_yscale("log")
     low, high = ax.get_ylim()
     ax.yaxis.set_minor_locator(ticker.NullLocator())
     ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: short(y)))
     if high / low < 3:
-        ax.yaxis.set_major_locator(ticker.MaxNLocator(5))
+        plain = ticker.MaxNLocator(3, steps=[1, 2, 5, 10]).tick_values(low, high)
+        ticks = sorted({*plain, *([reference] if reference else [])})
+        ticks = [t for t in ticks if max(t for t in ticks if t <= low) <= t <= min(t for t in ticks if t >= high)]
+        ax.set_ylim(ticks[0], ticks[-1])
+        ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
         return
     ticks = log_ticks(low, high)
     ax.set_ylim(ticks[0], ticks[-1])
@@ -119,11 +125,17 @@ def facet_lines(
         ax.tick_params(labelbottom=True)  # every panel says where its points lie, shared axis or not
         ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
-        ax.set_ylabel((ylabel or y) if i % ncols == 0 else "")
+        ax.set_ylabel(_y_label(ylabel or y, "y" in log, reference) if i % ncols == 0 else "")
     if title:
         fig.suptitle(title)
     _legend_beside(fig, flat_axes[:len(panels)], hue)
     return fig
+
+
+def _y_label(label: str, log: bool, reference: float | None = None) -> str:
+    """A y label that says a log axis is one (its ticks are unevenly spaced) and what a dashed line marks."""
+    said = [*(["log scale"] if log else []), *([f"dashed: {short(reference)}"] if reference is not None else [])]
+    return ", ".join([label, *said])
 
 
 def _legend_beside(fig, axes, title: str) -> None:
@@ -178,7 +190,7 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
     if log:
         _log_y(ax)
     ax.set_xlabel(xlabel or x)
-    ax.set_ylabel(ylabel or y)
+    ax.set_ylabel(_y_label(ylabel or y, log))
     if len(hues) > 1:
         ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     else:  # a legend of one entry: said in the axis label instead
@@ -194,10 +206,14 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: 
     sns.set_theme(style="whitegrid", context="notebook")
     fig, ax = plt.subplots(figsize=(8.5, 4.0))
     table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
+    tops = table.sum(axis=1).to_numpy(dtype=float)
     if total is not None:
         value, low, high = (total[c].to_numpy(dtype=float) for c in total.columns)
         ax.errorbar(range(len(total)), value, yerr=[value - low, high - value], fmt="_", color="black", capsize=4,
                     markersize=14, label="median (95% interval)")
+        tops = np.fmax(tops, high)
+    for i, (top, whole) in enumerate(zip(tops, table.sum(axis=1), strict=True)):  # a bar too short to see is read
+        ax.annotate(short(whole), (i, top), xytext=(0, 3), textcoords="offset points", ha="center", fontsize="small")
     ax.set_ylabel(ylabel)
     ax.set_xlabel("")
     ax.legend(loc="upper left", bbox_to_anchor=(1, 1))

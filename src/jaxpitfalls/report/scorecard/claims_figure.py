@@ -110,8 +110,11 @@ def claims_figure(points: pd.DataFrame):
     height = fig.get_figheight()
     fig.suptitle("Each expectation's number here (95% interval)" if yours else
                  "Each claim's number here (95% interval) beside the write-up's", y=1 - 0.1 / height, va="top")
-    fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1 - LEGEND_IN / height))
-    fig.tight_layout(rect=(0, 0, 1, 1 - (LEGEND_IN + 0.7) / height))
+    legend = fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1 - LEGEND_IN / height))
+    fig.canvas.draw()  # the panels start just under the legend as drawn, however many rows it took
+    below = fig.transFigure.inverted().transform(legend.get_window_extent().p0)[1]
+    fig.tight_layout(rect=(0, 0, 1, below))
+    fig.subplots_adjust(top=below - 0.15 / height)  # tight_layout keeps the suptitle's room below the rect too
     return fig
 
 
