@@ -63,8 +63,7 @@ FEW_TO_RESAMPLE = 5  # fewer values: a bootstrap interval of their median is the
 
 
 def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """The median's interval: percentile bootstrap, or under FEW_TO_RESAMPLE values Student's t on their mean
-    widened to hold the median (none from one value)."""
+    """The median's interval: percentile bootstrap, under FEW_TO_RESAMPLE values Student's t widened to hold it."""
     x = np.asarray(values, dtype=float)
     if x.size >= FEW_TO_RESAMPLE:
         return percentile_interval(bootstrap_medians(x), level)

@@ -18,13 +18,24 @@ def _processes(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return entry.get("processes") or [entry]
 
 
+def _code(git: dict[str, Any] | None) -> str | None:
+    """A commit as `git describe` shortens it, `+dirty` where the tree had changes."""
+    return f"{git['commit'][:12]}{'+dirty' if git.get('dirty') else ''}" if git and git.get("commit") else None
+
+
 def _metadata(doc: dict[str, Any], name: str, calls: int) -> dict[str, Any]:
-    """A pyperf run's metadata from the result's environment (unknown values left out: pyperf refuses empty ones)."""
-    env = doc["environment"]
+    """A pyperf run's metadata: the environment, the code timed and the warm-up calls (their times not kept) as
+    the result records them; unknown values left out, as pyperf refuses empty ones."""
+    env, settings = doc["environment"], doc.get("settings") or {}
+    study_code = env.get("study_code") or {}
     found = {"name": name, "loops": calls, "unit": "second", "date": env["timestamp"],
-             "python_version": env["python"], "cpu_model_name": env["cpu_model"],
-             "hostname": (env.get("placement") or {}).get("host"), "jax_version": env["packages"].get("jax"),
-             "jax_backend": env["backend"], "jax_device": env["device_kind"]}
+             "python_version": env["python"], "cpu_model_name": env["cpu_model"], "cpu_count": env.get("cpu_count"),
+             "hostname": (env.get("placement") or {}).get("host"), "jax_backend": env["backend"],
+             "jax_device": env["device_kind"], "device_count": env.get("device_count"),
+             "xla_flags": env.get("xla_flags"), "commit": _code(env.get("git")),
+             "study_code": (study_code.get("sha256") or "")[:12] or _code(study_code.get("git")),
+             "warmup_calls": settings.get("warmup_steps")}
+    found |= {f"{package}_version": version for package, version in env["packages"].items()}
     return {key: value for key, value in found.items() if value not in (None, "")}
 
 
@@ -37,7 +48,8 @@ def benchmarks(doc: dict[str, Any]):
             continue
         for mode, entry in record["modes"].items():
             name = f"{doc['config_id']}/{mode}/{variant}"
-            runs = [pyperf.Run(p["samples_s"], metadata=_metadata(doc, name, p["calls_per_sample"]),
+            compiled = {"compiles_in_timed_region": entry.get("compiles_in_timed_region", 0)}
+            runs = [pyperf.Run(p["samples_s"], metadata=_metadata(doc, name, p["calls_per_sample"]) | compiled,
                                collect_metadata=False) for p in _processes(entry)]
             yield pyperf.Benchmark(runs)
 
