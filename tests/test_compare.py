@@ -138,6 +138,7 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     brief = text[text.index("## In brief"):text.index("##", text.index("## In brief") + 2)]  # the number first
     assert re.search(r"- \*\*regressed\*\* `dispatch` a `filter_jit` \(blocked\): 1\.\d{3}x \[1\.\d{3}, "
                      r"1\.\d{3}\]", brief)
+    assert "- one job each run: a shift of a whole job is not in these intervals" in brief  # before acting on one
     medians = text[text.index("## Medians"):].split("\n| study")[1].split("|")
     assert [c.strip() for c in medians[1:8]] == ["config_id", "variant", "mode", "verdict", "ratio", "ratio_ci_low",
                                                   "ratio_ci_high"]  # the number after the row's names
