@@ -542,3 +542,10 @@ def test_the_setup_of_a_study_without_a_model_says_where_its_inputs_come_from():
     """A study of one's own with no `model_family` ran every job, then the report failed on KeyError."""
     from jaxpitfalls.report.scorecard.markdown import _inputs_from
     assert _inputs_from({"base": {"n": 32}}, {"models": {}}) == "Inputs built by the study's `measure.py` (no model)."
+
+
+def test_a_trace_breakdown_gives_each_variant_s_times_in_one_unit():
+    """A file's breakdown put `0.794 µs` beside `0.011 ms` in one column."""
+    from jaxpitfalls.report.scorecard.markdown import _in_one_unit
+    assert list(_in_one_unit(pd.Series([0.330, 0.011, 0.000794]))) == [" (330 µs)", " (11 µs)", " (0.794 µs)"]
+    assert list(_in_one_unit(pd.Series([5.7, 0.13]))) == [" (5.7 ms)", " (0.13 ms)"]

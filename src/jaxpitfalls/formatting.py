@@ -30,11 +30,6 @@ def short(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def duration_ms(ms: float) -> str:
-    """A time given in ms, as `1.234 ms`, or in µs below 10 µs (`4.8 µs`), where three decimals of a ms say nothing."""
-    return f"{short(ms * 1e3)} µs" if math.isfinite(ms) and abs(ms) < 0.01 else f"{ms:.3f} ms"
-
-
 def duration_interval(ms: float, low: float, high: float) -> str:
     """A time in ms and its interval in the unit they read in: ms from 10 µs, else µs or ns (`66.2 ns [-53.4, 186]`)."""
     top = max(abs(ms), abs(low), abs(high))

@@ -12,7 +12,7 @@ import pandas as pd
 from ...contract.decisions import interval
 from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
-from ...formatting import duration_interval, duration_ms, fixed, plain_numbers, readable_times, short
+from ...formatting import duration_interval, fixed, plain_numbers, readable_times, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 from ..tables.precision import shortfall_lines
 
@@ -173,6 +173,12 @@ def _process_spread(comp: pd.DataFrame) -> pd.Series:
                       f"{r['process_ratio_min']:.3f}-{r['process_ratio_max']:.3f}x", axis=1)
 
 
+def _in_one_unit(ms: pd.Series) -> pd.Series:
+    """A variant's times in brackets, all in µs where the largest is under a millisecond, else all in ms."""
+    scale, unit = (1e3, "µs") if ms.abs().max() < 1 else (1.0, "ms")
+    return ms.map(lambda v: f" ({short(v * scale)} {unit})")
+
+
 REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is called out
 
 
@@ -182,7 +188,7 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
-    text = breakdown.map(lambda v: f"{v:.1%}") + estimate.map(lambda v: f" ({duration_ms(v)})")
+    text = breakdown.map(lambda v: f"{v:.1%}") + estimate.apply(_in_one_unit)
     described = {c.name: c.description for c in spec.trace_components} | {"rest": "everything else"}
     text.insert(0, "what", [described.get(c, "") for c in text.index])
     unnamed = breakdown.loc["rest"] if "rest" in breakdown.index else pd.Series(dtype=float)
