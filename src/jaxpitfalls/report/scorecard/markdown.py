@@ -175,8 +175,9 @@ def _process_spread(comp: pd.DataFrame) -> pd.Series:
 
 def _in_one_unit(ms: pd.Series) -> pd.Series:
     """A variant's times in brackets, all in µs where the largest is under a millisecond, else all in ms."""
-    scale, unit = (1e3, "µs") if ms.abs().max() < 1 else (1.0, "ms")
-    return ms.map(lambda v: f" ({short(v * scale)} {unit})")
+    if ms.abs().max() < 1:
+        return ms.map(lambda v: f" ({short(v * 1e3)} µs)")
+    return ms.map(lambda v: f" ({v:.3f} ms)")  # a column's decimals aligned
 
 
 REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is called out
