@@ -548,4 +548,4 @@ def test_a_trace_breakdown_gives_each_variant_s_times_in_one_unit():
     """A file's breakdown put `0.794 µs` beside `0.011 ms` in one column."""
     from jaxpitfalls.report.scorecard.markdown import _in_one_unit
     assert list(_in_one_unit(pd.Series([0.330, 0.011, 0.000794]))) == [" (330 µs)", " (11 µs)", " (0.794 µs)"]
-    assert list(_in_one_unit(pd.Series([5.7, 0.0092]))) == [" (5.700 ms)", " (0.009 ms)"]
+    assert list(_in_one_unit(pd.Series([5.7, 0.0092]))) == [" (5.700 ms)", " (0.00920 ms)"]

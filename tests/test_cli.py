@@ -65,7 +65,7 @@ def test_a_run_s_results_export_as_one_pyperf_suite(tmp_path):
     assert suite.get_benchmark("c1/m/v").get_nrun() == 2  # a pyperf run per worker process
     # two revisions' exports read alike: the versions, code and compiles a result records go with its samples
     said = suite.get_benchmark("c1/m/v").get_metadata()
-    assert {"jaxlib_version", "equinox_version", "commit", "compiles_in_timed_region"} <= set(said), said
+    assert {"jaxlib_version", "equinox_version", "commit", "job_compiles_in_timed_region"} <= set(said), said
 
 
 def test_a_command_s_help_is_help_and_a_path_that_is_not_there_is_said_in_one_line(tmp_path, monkeypatch, capsys):

@@ -289,3 +289,12 @@ def test_stacked_bars_write_each_bar_s_total_so_a_short_one_is_read():
     """A donated call's 0.06 ms bar beside a copied call's 5.8 ms could not be seen at all."""
     fig = stacked_bars(pd.DataFrame({"wait": [5.7, 0.0], "dispatch": [0.13, 0.064]}, index=["copied", "donated"]))
     assert [t.get_text() for t in fig.axes[0].texts] == ["5.83", "0.064"]
+
+
+def test_a_narrow_log_axis_near_zero_is_labelled_at_its_ends_without_a_zero_tick():
+    """Values 1.55-4.6 drew ticks 0, 2, 4, 6: a log axis cannot start at 0, and its bottom went unlabelled."""
+    data = pd.DataFrame({"axis": "n", "value": [1, 2], "ms": [1.55, 4.6], "variant": "a"})
+    ax = facet_lines(data, x="value", y="ms", hue="variant", col="axis", log="y").axes[0]
+    low, high = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if low <= t <= high]
+    assert low > 0 and min(ticks) <= 1.55 and max(ticks) >= 4.6

@@ -42,14 +42,12 @@ def _log_y(ax, reference: float | None = None) -> None:
     low, high = ax.get_ylim()
     ax.yaxis.set_minor_locator(ticker.NullLocator())
     ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: short(y)))
-    if high / low < 3:
-        plain = ticker.MaxNLocator(3, steps=[1, 2, 5, 10]).tick_values(low, high)
-        ticks = sorted({*plain, *([reference] if reference else [])})
-        ticks = [t for t in ticks if max(t for t in ticks if t <= low) <= t <= min(t for t in ticks if t >= high)]
-        ax.set_ylim(ticks[0], ticks[-1])
-        ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
-        return
-    ticks = log_ticks(low, high)
+    plain = sorted({t for t in ticker.MaxNLocator(3, steps=[1, 2, 5, 10]).tick_values(low, high) if t > 0}
+                   | ({reference} if reference else set()))
+    if high / low < 3 and plain[0] <= low and plain[-1] >= high:  # a few plain ticks (0 has no place on a log axis)
+        ticks = [t for t in plain if max(t for t in plain if t <= low) <= t <= min(t for t in plain if t >= high)]
+    else:
+        ticks = log_ticks(low, high)
     ax.set_ylim(ticks[0], ticks[-1])
     ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
 

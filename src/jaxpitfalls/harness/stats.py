@@ -7,7 +7,6 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy.special import stdtrit
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -60,18 +59,28 @@ def percentile_interval(distribution: np.ndarray, level: float = 0.95) -> tuple[
 
 
 FEW_TO_RESAMPLE = 5  # fewer values: a bootstrap interval of their median is their range (75% coverage at 3)
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182}  # Student's t quantiles by degrees of freedom (scipy: not in a worker)
 
 
-def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """The median's interval: percentile bootstrap, under FEW_TO_RESAMPLE values Student's t widened to hold it."""
+def bootstrap_median_ci(values: Sequence[float], times: bool = False) -> tuple[float, float]:
+    """The median's 95% interval: percentile bootstrap; under FEW_TO_RESAMPLE values Student's t widened to hold it,
+    on the log scale for `times` (positive: an interval of times never reaches below 0)."""
     x = np.asarray(values, dtype=float)
     if x.size >= FEW_TO_RESAMPLE:
-        return percentile_interval(bootstrap_medians(x), level)
+        return percentile_interval(bootstrap_medians(x))
     if x.size < 2:
         return math.nan, math.nan
-    half = float(stdtrit(x.size - 1, (1 + level) / 2) * x.std(ddof=1) / math.sqrt(x.size))
+    logged = times and bool((x > 0).all())
+    y = np.log(x) if logged else x
+    half = _t_half(y)
+    low, high = (math.exp(v) if logged else v for v in (y.mean() - half, y.mean() + half))
     median = float(np.median(x))
-    return min(x.mean() - half, median), max(x.mean() + half, median)
+    return min(low, median), max(high, median)
+
+
+def _t_half(x: np.ndarray) -> float:
+    """Half of a 95% Student's t interval of the mean of 2 to 4 values (T_975)."""
+    return T_975[x.size - 1] * float(x.std(ddof=1)) / math.sqrt(x.size)
 
 
 # A comparison side named `a - b`: variant a's samples minus b's, sample by sample (both timed in the same
@@ -128,10 +137,10 @@ def paired_comparison(variant: Sequence[float], baseline: Sequence[float],
         return dict(zip((*keys, "diff", "diff_ci_low", "diff_ci_high"), map(float, (*found, *differences)),
                         strict=True))
     base = float(np.median(b))
-    if a.size < FEW_TO_RESAMPLE and base > 0:  # the rounds' differences' interval, read as ratios
+    if 2 <= a.size < FEW_TO_RESAMPLE and (b > 0).all():  # Fieller's pivot a - r b, its t interval as ratios
         ratio = float(np.median(a)) / base
-        low, high = (1 + d / base for d in bootstrap_median_ci(a - b))
-        found = (ratio, min(low, ratio), max(high, ratio))
+        half = _t_half(a - ratio * b) / base
+        found = (ratio, ratio - half, ratio + half)
     else:
         tops, bottoms = bootstrap_medians(a), bootstrap_medians(b)  # one seed: the same draws
         if not (bottoms > 0).all():

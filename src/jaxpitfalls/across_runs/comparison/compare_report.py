@@ -90,7 +90,8 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
             f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]" for r in moved.head(BRIEF_ROWS).itertuples()]
     more = [f"- and {len(moved) - BRIEF_ROWS} more under \"Medians\""] if len(moved) > BRIEF_ROWS else []
     more += ["- one job each run: a shift of a whole job is not in these intervals (identical code run twice has "
-             "moved rows): confirm a moved row in lockstep (`compare.sides`)"] if len(moved) else []
+             "moved rows): confirm a moved row in lockstep (`compare.sides`: benchmark files and dispatch)"
+             ] if len(moved) else []
     if not len(moved):
         half = (table.ratio_ci_high / table.ratio_ci_low).dropna() ** 0.5 - 1
         told = "moved" if (table.verdict == "unchanged").all() else "was shown to move"

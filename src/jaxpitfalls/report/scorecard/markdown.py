@@ -177,7 +177,7 @@ def _in_one_unit(ms: pd.Series) -> pd.Series:
     """A variant's times in brackets, all in µs where the largest is under a millisecond, else all in ms."""
     if ms.abs().max() < 1:
         return ms.map(lambda v: f" ({short(v * 1e3)} µs)")
-    return ms.map(lambda v: f" ({v:.3f} ms)")  # a column's decimals aligned
+    return ms.map(lambda v: f" ({fixed(v)} ms)")  # three decimals, a smaller one written out
 
 
 REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is called out

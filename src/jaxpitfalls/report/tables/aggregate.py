@@ -62,7 +62,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         "variant": variant, "mode": mode, "process": process,
         **{f"{k}_ms": m["summary"][k] * 1e3 for k in ("median", "mean", "std", "iqr", "min", "max")},
         **dict(zip(("median_ci_low_ms", "median_ci_high_ms"),
-                   _within(m, lambda s: tuple(x * 1e3 for x in bootstrap_median_ci(s)), 2), strict=True)),
+                   _within(m, lambda s: tuple(x * 1e3 for x in bootstrap_median_ci(s, times=True)), 2), strict=True)),
         **dict(zip(("relative_iqr", "relative_iqr_ci_low", "relative_iqr_ci_high"), _within(m, relative_iqr_ci, 3),
                    strict=True)),
         "n_samples": m["summary"]["n"], "calls_per_sample": m["calls_per_sample"],
@@ -91,8 +91,8 @@ def _step_split(processes: list[dict[str, list[float]]]) -> dict[str, float]:
         out[f"step_{step}_ms"] = float(np.median(np.concatenate([p[step] for p in processes]))) * 1e3
         share = (np.asarray(processes[0][step]) / np.sum(list(processes[0].values()), axis=0)
                  if len(processes) == 1 else None)
-        out |= dict(zip((f"step_{step}_share", f"step_{step}_share_ci_low", f"step_{step}_share_ci_high"),
-                        (math.nan,) * 3 if share is None else (float(np.median(share)), *bootstrap_median_ci(share)),
+        found = (math.nan,) * 3 if share is None else (float(np.median(share)), *bootstrap_median_ci(share, times=True))
+        out |= dict(zip((f"step_{step}_share", f"step_{step}_share_ci_low", f"step_{step}_share_ci_high"), found,
                         strict=True))
     return out
 

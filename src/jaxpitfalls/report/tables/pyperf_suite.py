@@ -36,7 +36,8 @@ def _metadata(doc: dict[str, Any], name: str, calls: int) -> dict[str, Any]:
              "study_code": (study_code.get("sha256") or "")[:12] or _code(study_code.get("git")),
              "warmup_calls": settings.get("warmup_steps")}
     found |= {f"{package}_version": version for package, version in env["packages"].items()}
-    return {key: value for key, value in found.items() if value not in (None, "")}
+    found = {key: " ".join(value.split()) if isinstance(value, str) else value for key, value in found.items()}
+    return {key: value for key, value in found.items() if value not in (None, "")}  # one line, never blank
 
 
 def benchmarks(doc: dict[str, Any]):
@@ -48,7 +49,7 @@ def benchmarks(doc: dict[str, Any]):
             continue
         for mode, entry in record["modes"].items():
             name = f"{doc['config_id']}/{mode}/{variant}"
-            compiled = {"compiles_in_timed_region": entry.get("compiles_in_timed_region", 0)}
+            compiled = {"job_compiles_in_timed_region": entry.get("compiles_in_timed_region", 0)}  # every process
             runs = [pyperf.Run(p["samples_s"], metadata=_metadata(doc, name, p["calls_per_sample"]) | compiled,
                                collect_metadata=False) for p in _processes(entry)]
             yield pyperf.Benchmark(runs)
