@@ -132,3 +132,17 @@ def test_a_study_whose_claims_py_judges_not_every_claim_is_refused_at_parse(tmp_
     with pytest.raises(InvalidConfig) as refused:
         require_valid(config, SCHEMA)
     assert f"study toy: {claims.resolve()} judges none of ['jit_faster']: add a function" in str(refused.value)
+
+
+def test_a_study_whose_report_py_lacks_a_name_is_refused_at_parse(tmp_path, folders):
+    """A report.py without FINDINGS passed the parse and every timing job, then failed the plot job."""
+    mine = _toy_folder(tmp_path)
+    report = mine / "toy" / "report.py"
+    report.write_text(report.read_text().replace("FINDINGS = ()", "THE_FINDINGS = ()"))
+    config = config_with("presets/smoke.yaml") | {"study_folders": [str(mine)]}
+    config["studies"] = config["studies"] | {"toy": {"base": {"layers": 1, "hidden": 16}}}
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    assert f"study toy: {report.resolve()} does not define ['FINDINGS']" in str(refused.value)
+    from jaxpitfalls import registry
+    assert registry.report_lacks("dispatch") == []  # a packaged one, read the same way

@@ -4,6 +4,7 @@ here alone and nothing below imports one."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
@@ -155,11 +156,29 @@ def spec(name: str) -> StudySpec:
 def _implementing(name: str, part: str, protocol: type):
     module = _part(name, part)
     if not isinstance(module, protocol):
-        members = [*protocol.__annotations__, *(k for k, v in vars(protocol).items()
-                                                 if callable(v) and not k.startswith("_"))]
-        missing = [m for m in members if not hasattr(module, m)]
+        missing = [m for m in _members(protocol) if not hasattr(module, m)]
         raise StudyRefused(f"{where(name) / part}.py does not implement {protocol.__name__}: lacks {missing}")
     return module
+
+
+def _members(protocol: type) -> list[str]:
+    return [*protocol.__annotations__, *(k for k, v in vars(protocol).items() if callable(v) and not k.startswith("_"))]
+
+
+def report_lacks(name: str) -> list[str]:
+    """What a study folder's report.py leaves out of Report, read from its syntax tree: its imports (seaborn) are
+    not paid at the parse, and a name it lacks is said before any job times."""
+    tree = ast.parse((where(name) / "report.py").read_text())
+    defined = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            defined |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        else:  # an assignment, annotated or not, of one name or several
+            targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+            defined |= {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return [m for m in _members(Report) if m not in defined]
 
 
 def _file_measure(name: str):

@@ -54,14 +54,19 @@ def _processes_problems(config: dict[str, Any]) -> list[str]:
 
 
 def _unjudged(config: dict[str, Any]) -> Iterator[str]:
-    """A study of the user's folders whose claims.py judges not every claim its spec judges: refused now, not by
-    the report after every timing job (the packaged studies' are tested; their claims import pandas)."""
+    """A study of the user's folders whose claims.py judges not every claim its spec judges, or whose report.py
+    lacks a name Report has: refused now, not by the report after every timing job (the packaged studies' are
+    tested)."""
     for name in plan.enabled_studies(config):
         if not registry.is_file(name) and registry.FOLDER not in registry.where(name).parents:
             missing = registry.judges(name).missing()
             if missing:
                 yield (f"study {name}: {registry.where(name) / 'claims.py'} judges none of {missing}: add a "
                        "function for each (@JUDGES(key)), or give the claim checked= or not_measured= in spec.py")
+            lacks = registry.report_lacks(name)
+            if lacks:
+                yield (f"study {name}: {registry.where(name) / 'report.py'} does not define {lacks}, which every "
+                       "study's report.py does (contract/interface.py's Report; docs/development.md)")
 
 
 def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:

@@ -114,9 +114,9 @@ def one_process_warning(checks: dict[str, pd.DataFrame]) -> list[str]:
     alone = [name for name, c in checks.items() if "processes" in c and (c.processes == 1).any()]
     if not alone:
         return []
-    return [f"**Timed in one process: {', '.join(f'`{name}`' for name in alone)}.** Its intervals are over rounds "
+    return [f"**Timed in one process: {', '.join(f'`{name}`' for name in alone)}.** Intervals there are over rounds "
             "within one fresh process and leave out how processes differ, often the larger part: another run can "
-            "move its verdicts. `measure.processes: 3` or more measures that spread.", ""]
+            "move those verdicts. `measure.processes: 3` or more measures that spread.", ""]
 
 
 def build_report(
