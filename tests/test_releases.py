@@ -98,3 +98,18 @@ def test_the_timing_jobs_run_in_blocks_a_shuffled_one_then_its_reverse():
     assert {sum(p) / 2 for p in place.values()} == {7.5}
     priorities = [releases.run_priorities(config)[run] for run in order]
     assert priorities == sorted(priorities, reverse=True) and 0 < min(priorities) and max(priorities) == 1
+
+
+@pytest.mark.slow
+def test_an_environment_without_a_benchmark_file_s_own_import_is_refused_before_any_job_times(tmp_path):
+    """A file importing a package its release's environment lacks was found by every timing job in turn."""
+    from jaxpitfalls import sources
+
+    (tmp_path / "helpers.py").write_text("import json\n")
+    bench = tmp_path / "bench.py"
+    bench.write_text("import jax\nimport helpers\nfrom not_installed_anywhere import x\n")
+    also = sources.installed_imports(bench)
+    assert also == ("jax", "json", "not_installed_anywhere")  # a neighbour's imports too, not the neighbour
+    equinox = __import__("equinox").__version__
+    status = release_env.existing(sys.executable, "equinox", equinox, also)
+    assert not status["ok"] and "No module named 'not_installed_anywhere'" in status["reason"]

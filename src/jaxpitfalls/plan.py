@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from . import registry
+from . import registry, sources
 from .contract.naming import settings_of, value_label
 from .contract.settings import without_idle_share
 from .contract.tables import TABLES
@@ -224,3 +224,9 @@ def ungated_note(config: dict[str, Any], targets: Iterable[str]) -> str:
         return ""
     return ("Note: compare.fail_on_* is set, but the report alone does not gate: ask for `compare_gate` (the report, "
             "then the gate) or for nothing (the whole run) to fail on what it judges.")
+
+
+def release_imports(config: dict[str, Any]) -> list[str]:
+    """A history's benchmark file's own imports, which each release's environment must hold."""
+    study = config["history"]["study"]
+    return list(sources.installed_imports(registry.where(study))) if registry.is_file(study) else []

@@ -166,8 +166,7 @@ def _members(protocol: type) -> list[str]:
 
 
 def report_lacks(name: str) -> list[str]:
-    """What a study folder's report.py leaves out of Report, read from its syntax tree: its imports (seaborn) are
-    not paid at the parse, and a name it lacks is said before any job times."""
+    """What a study folder's report.py leaves out of Report, from its syntax tree (seaborn unimported)."""
     tree = ast.parse((where(name) / "report.py").read_text())
     defined = set()
     for node in tree.body:

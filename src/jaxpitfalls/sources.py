@@ -203,6 +203,15 @@ def neighbours(path: Path) -> frozenset[Path]:
     return frozenset(seen)
 
 
+def installed_imports(path: Path) -> tuple[str, ...]:
+    """What a benchmark file and its neighbours import from outside its folder: what its environment must hold."""
+    tops = set()
+    for module in (path, *neighbours(path)):
+        stat = module.stat()
+        tops |= {top for top in _file_tops(module, (stat.st_mtime_ns, stat.st_size)) if not neighbour(path.parent, top)}
+    return tuple(sorted(tops))
+
+
 def as_input(path: Path) -> str:
     """A path relative to the working directory where it lies inside it: Snakemake keys an input's checksum by
     path, so a moved checkout run in place stays up to date (a `--directory` outside it does not)."""

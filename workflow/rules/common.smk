@@ -249,6 +249,10 @@ def release_python(wildcards):
     return HISTORY["pythons"].get(wildcards.release, "")
 
 
+def release_imports(wildcards):
+    return plan.release_imports(config)
+
+
 def history_conf(wildcards):
     return plan.configuration(config, HISTORY["study"], wildcards.config)
 

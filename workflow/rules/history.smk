@@ -22,6 +22,7 @@ rule release_env:
         requirements=release_requirements,
         python=release_python,
         package=HISTORY["package"],
+        imports=release_imports,
     script:
         "../../scripts/release_env.py"
 

@@ -26,11 +26,12 @@ def _run(cmd: list[str]) -> tuple[bool, str]:
     return proc.returncode == 0, _tail(proc.stdout + proc.stderr)
 
 
-def _import_step(python: Path | str, package: str) -> tuple[str, list[str]]:
-    """Import what a timing job imports with `python`; print installed versions as JSON."""
+def _import_step(python: Path | str, package: str, also: tuple[str, ...] = ()) -> tuple[str, list[str]]:
+    """Import what a timing job imports with `python` (`also`: a benchmark file's own imports); print installed
+    versions as JSON."""
     recorded = list(dict.fromkeys([*IMPORTS, package]))
-    return ("import", [str(python), "-c", "import json, importlib.metadata as m; import "
-                       + ", ".join(p for p in IMPORTS if p != "jaxlib")
+    imported = dict.fromkeys([*(p for p in IMPORTS if p != "jaxlib"), *also])
+    return ("import", [str(python), "-c", "import json, importlib.metadata as m; import " + ", ".join(imported)
                        + f"; print(json.dumps({{p: m.version(p) for p in {recorded!r}}}))"])
 
 
@@ -51,19 +52,19 @@ def _status(python: Path | str, lines: list[str], steps: list[tuple[str, list[st
     return {"ok": True, "python": str(python), "requirements": lines, "versions": json.loads(output.splitlines()[-1])}
 
 
-def build(env_dir: Path, lines: list[str], package: str, release: str) -> dict[str, Any]:
-    """Make the venv, install `lines`, import what a timing job imports; the status."""
+def build(env_dir: Path, lines: list[str], package: str, release: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Make the venv, install `lines`, import what a timing job imports (and `also`); the status."""
     python = env_dir / "bin" / "python"
     return _of_release(_status(python, lines, [
         ("venv", [sys.executable, "-m", "venv", "--clear", str(env_dir)]),
         ("pip install", [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *lines]),
-        _import_step(python, package),
+        _import_step(python, package, also),
     ]), package, release)
 
 
-def existing(python: str, package: str, release: str) -> dict[str, Any]:
+def existing(python: str, package: str, release: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
     """The status of an environment the user made (config `history.pythons`): checked, not built."""
-    return _of_release(_status(python, [], [_import_step(python, package)]), package, release)
+    return _of_release(_status(python, [], [_import_step(python, package, also)]), package, release)
 
 
 def write_json(path: str, status: dict[str, Any]) -> None:

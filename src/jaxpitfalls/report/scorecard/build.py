@@ -109,8 +109,7 @@ def busy_warning(checks: dict[str, pd.DataFrame]) -> list[str]:
 
 
 def one_process_warning(checks: dict[str, pd.DataFrame]) -> list[str]:
-    """Above every verdict: studies with a configuration timed in one process, whose intervals cannot see how
-    fresh processes differ (docs/measurement.md)."""
+    """Above every verdict: studies with a configuration timed in one process (docs/measurement.md)."""
     alone = [name for name, c in checks.items() if "processes" in c and (c.processes == 1).any()]
     if not alone:
         return []
