@@ -283,6 +283,9 @@ def test_a_log_axis_says_so_and_a_narrow_ratio_axis_labels_its_reference():
     ax = facet_lines(data, x="value", y="ratio", hue="variant", col="axis", low="low", high="high", log="y",
                      reference=1.0, ylabel="time / jit's").axes[0]
     assert ax.get_ylabel() == "time / jit's, log scale, dashed: 1" and "1" in _y_labels(ax)
+    long = facet_lines(data, x="value", y="ratio", hue="variant", col="axis", log="y", reference=1.0,
+                       ylabel="unbatched / batched time").axes[0]  # tree_at's was cut at both ends
+    assert long.get_ylabel() == "unbatched / batched time, log\nscale, dashed: 1"
 
 
 def test_stacked_bars_write_each_bar_s_total_so_a_short_one_is_read():
@@ -298,3 +301,18 @@ def test_a_narrow_log_axis_near_zero_is_labelled_at_its_ends_without_a_zero_tick
     low, high = ax.get_ylim()
     ticks = [t for t in ax.get_yticks() if low <= t <= high]
     assert low > 0 and min(ticks) <= 1.55 and max(ticks) >= 4.6
+
+
+def test_the_scorecard_keys_only_what_it_draws():
+    """make all's scorecard (every claim below the write-ups' structures) promised a grey write-up mark and filled
+    dots it never drew."""
+    from jaxpitfalls.report.scorecard.claims_figure import claims_figure
+
+    points = pd.DataFrame({"label": ["a", "b"], "unit": "x", "value": [1.2, 3.0], "low": [1.1, 2.5],
+                           "high": [1.3, 3.5], "theirs_low": float("nan"), "theirs_high": float("nan"),
+                           "verdict": "reproduced", "supporting": True, "expected": False})
+    fig = claims_figure(points)
+    labels = {h.get_label(): h.get_markerfacecolor() for h in fig.legends[0].legend_handles}
+    assert "write-up" not in labels and labels["ours: reproduced"] == "white"
+    assert fig._suptitle.get_text() == "Each claim's number here (95% interval)"
+    plt.close(fig)

@@ -20,6 +20,7 @@ from matplotlib import ticker  # noqa: E402
 from ..formatting import short  # noqa: E402
 
 LABEL_CHARS = 70  # an axis label's line, at the figures' widths
+Y_LABEL_CHARS = 34  # a y label's line, at a panel's height
 LINE_POINTS = 3  # fewer points than this are drawn as points: two make no trend worth a line
 
 
@@ -133,7 +134,7 @@ def facet_lines(
 def _y_label(label: str, log: bool, reference: float | None = None) -> str:
     """A y label that says a log axis is one (its ticks are unevenly spaced) and what a dashed line marks."""
     said = [*(["log scale"] if log else []), *([f"dashed: {short(reference)}"] if reference is not None else [])]
-    return ", ".join([label, *said])
+    return "\n".join(textwrap.wrap(", ".join([label, *said]), Y_LABEL_CHARS))  # a panel's height, never cut
 
 
 def _legend_beside(fig, axes, title: str) -> None:

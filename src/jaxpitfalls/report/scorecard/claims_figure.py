@@ -99,17 +99,20 @@ def claims_figure(points: pd.DataFrame):
     for ax, unit in zip(axes[:, 0], units, strict=True):
         _panel(ax, points[points.unit == unit], unit)
     yours = "expected" in points and bool(points.expected.all())  # benchmark files alone: expectations, no write-up
-    handles = [] if yours else [plt.Line2D([], [], color="0.6", lw=7, alpha=0.6, label="write-up")]
-    handles += [plt.Line2D([], [], color=c, marker="o", ls="",
-                           label=EXPECTED.get(v, v).strip("*") if yours else f"ours: {v}")
-                for v, c in VERDICT_COLORS.items() if v in set(points.verdict)]
+    theirs = bool(points.theirs_low.notna().any())  # drawn only where the size column judges by it
+    handles = [plt.Line2D([], [], color="0.6", lw=7, alpha=0.6, label="write-up")] if theirs else []
+    for v, c in VERDICT_COLORS.items():  # a verdict's key hollow where each of its points is
+        if v in set(points.verdict):
+            filled = not points.supporting[points.verdict == v].all()
+            handles.append(plt.Line2D([], [], color=c, marker="o", ls="", markerfacecolor=c if filled else "white",
+                                      label=EXPECTED.get(v, v).strip("*") if yours else f"ours: {v}"))
     if points.supporting.any():
         handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
                                   label="ours supporting only (smaller structure, another device)"))
     # above the panels, not beside them: the ratio axis keeps the figure's width for its labelled ticks
     height = fig.get_figheight()
-    fig.suptitle("Each expectation's number here (95% interval)" if yours else
-                 "Each claim's number here (95% interval) beside the write-up's", y=1 - 0.1 / height, va="top")
+    fig.suptitle(f"Each {'expectation' if yours else 'claim'}'s number here (95% interval)"
+                 + (" beside the write-up's" if theirs else ""), y=1 - 0.1 / height, va="top")
     legend = fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1 - LEGEND_IN / height))
     fig.canvas.draw()  # the panels start just under the legend as drawn, however many rows it took
     below = fig.transFigure.inverted().transform(legend.get_window_extent().p0)[1]

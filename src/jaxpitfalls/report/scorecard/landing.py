@@ -31,6 +31,6 @@ def landing_rst(claims: dict[str, list[dict[str, Any]]], figure: str | Path, war
     lines += ["", f"{said}: {_plain(score)}. Every claim with its rule and measurement is in "
                   "``reports/report.md`` (under Report).", "",
               f".. image:: {uri[0]}", *(f"   {part}" for part in uri[1:]), "   :width: 100%",
-              "   :alt: each expectation's ratio here (95% interval), on one log axis" if only_expectations(claims) else
-              "   :alt: each claim's ratio here (95% interval) beside the write-up's, on one log axis", ""]
+              "   :alt: each expectation's number (95% interval), a panel per unit" if only_expectations(claims) else
+              "   :alt: each claim's number here (95% interval) beside the write-up's, a panel per unit", ""]
     return "\n".join(lines)

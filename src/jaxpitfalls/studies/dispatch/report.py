@@ -26,7 +26,8 @@ FIGURES = {
                            "base's job, filter_jit's overhead over jit_partition minus the base's (paired round by "
                            "round, 95% interval), inside the shaded band of +-25% of the base's overhead where the "
                            "overhead does not depend on the computation. Sizes timed in jobs of their own are in "
-                           "the step figure, not here: the machine's drift between jobs is in their difference.",
+                           "step_vs_compute (drawn where a run sweeps one), not here: the machine's drift between "
+                           "jobs is in their difference.",
 }
 COMPUTE_AXES = ("hidden", "batch", "seq", "dropout")  # the figures' numeric compute axes
 
