@@ -66,6 +66,7 @@ localrules:
     export_pyperf,
     revision_checkout,
     render_report,
+    report_page,
     compare_gate,
     bundle,
 
@@ -84,6 +85,7 @@ rule all:
     default_target: True
     input:
         "reports/report.md",
+        "reports/report_page.html",
         "reports/bundle.tar.gz",
         expand("results/exported/{study}.pyperf.json", study=STUDIES),
         compare_targets(),

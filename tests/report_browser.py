@@ -141,6 +141,15 @@ class ReportPage:
         img = self._one(f"//img[starts-with(@src, 'data:image/png') and contains(@src, 'filename={name}')]")
         return self.driver.execute_script("return arguments[0].naturalWidth", img)
 
+    def view_page(self, path: str) -> str:
+        """Show an HTML file the report holds; the text it shows (in the frame the report opens it in)."""
+        self._click(self._row_button(path, "eye"))
+        self.driver.switch_to.frame(self._one("//iframe"))
+        try:
+            return self._one("//body").text
+        finally:
+            self.driver.switch_to.default_content()
+
     def landing_figure(self) -> int:
         """The natural width in pixels of the first image the landing page embeds (0 if it did not decode)."""
         img = self._one("//img[starts-with(@src, 'data:image/png')]")

@@ -549,3 +549,16 @@ def test_a_trace_breakdown_gives_each_variant_s_times_in_one_unit():
     from jaxpitfalls.report.scorecard.markdown import _in_one_unit
     assert list(_in_one_unit(pd.Series([0.330, 0.011, 0.000794]))) == [" (330 µs)", " (11 µs)", " (0.794 µs)"]
     assert list(_in_one_unit(pd.Series([5.7, 0.0092]))) == [" (5.700 ms)", " (0.00920 ms)"]
+
+
+def test_the_report_page_renders_its_tables_and_embeds_its_figures(tmp_path):
+    """The HTML report offered report.md only as a download: its verdicts and tables could not be read there."""
+    from jaxpitfalls.report.page.html import page
+
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "report.md").write_text("# A report\n\n| claim | verdict |\n|:--|:--|\n| x | **no** |\n\n"
+                                        "![a figure](figures/a.png)\n\n![gone](figures/b.png)\n")
+    shown = page(tmp_path / "report.md")
+    assert "<title>A report</title>" in shown and 'text-align: left;"><strong>no</strong></td>' in shown
+    assert 'src="data:image/png;base64,iVBORw0KGgo="' in shown and 'src="figures/b.png"' in shown

@@ -238,8 +238,11 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(workd
             assert "Configuration: base " in caption and f"Environment: JAX {jax.__version__}" in caption
             tables = sorted(plan.table_paths(study).values())
             assert page.listing((study, "tables"), tables) == tables
-        listed = ["reports/report.md", "reports/scorecard.png", "results/tables/run_summary.csv"]
+        listed = ["reports/report.md", "reports/report_page.html", "reports/scorecard.png",
+                  "results/tables/run_summary.csv"]
         assert page.listing(("Report",), listed) == listed
+        shown = page.view_page("reports/report_page.html")  # report.md is a download only: its page is read here
+        assert "Reproduction scorecard" in shown and "How each claim was judged" in shown
     finally:
         page.close()
 

@@ -86,6 +86,24 @@ rule render_report:
         "../../scripts/render_report.py"
 
 
+rule report_page:
+    """reports/report_page.html: report.md as one page with its figures, which the HTML report shows inline (a
+    markdown file it offers only as a download)."""
+    input:
+        report="reports/report.md",
+        figures=expand("reports/figures/{study}", study=STUDIES),
+        scorecard="reports/scorecard.png",
+        sources=code("report_page", "report.page.html"),
+    output:
+        report("reports/report_page.html", caption="../report/report_page.rst", category="Report"),
+    log:
+        "results/logs/report_page.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/report_page.py"
+
+
 rule bundle:
     """reports/bundle.tar.gz: every result JSON, table, figure and the report, with a manifest (sha256 of each
     file, environment, config, git commit); another machine can compare against it (compare.baseline)."""

@@ -1,0 +1,1 @@
+"""reports/report_page.html: the report as one page the Snakemake HTML report shows inline."""
