@@ -66,6 +66,7 @@ localrules:
     export_pyperf,
     revision_checkout,
     render_report,
+    report_settings,
     report_page,
     compare_gate,
     bundle,

@@ -250,7 +250,7 @@ def test_html_report_shows_each_study_with_its_figures_tables_and_captions(workd
 def test_zip_report_holds_every_figure_and_table(workdir):
     _snakemake(workdir, "--report", "reports/report.zip")
     names = zipfile.ZipFile(workdir / "reports" / "report.zip").namelist()
-    expected = ["report.md", "run_summary.csv", "scorecard.png",
+    expected = ["report.md", "report_page.html", "run_summary.csv", "scorecard.png",
                 *(p.name for p in (workdir / "reports" / "figures").glob("*/*.png")),
                 *(Path(p).name for study in registry.names() for p in plan.table_paths(study).values())]
     assert "report/report.html" in names
@@ -294,13 +294,13 @@ def _planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
 
 
 # After the jobs that use the edited file, what follows them: the tables, figures, report and bundle.
-DOWNSTREAM = {"aggregate", "plot", "render_report", "bundle", "all"}
+DOWNSTREAM = {"aggregate", "plot", "render_report", "report_page", "bundle", "all"}
 
 
 @pytest.mark.parametrize("edited, reruns", [
     ("traces.py", {"parse_trace"} | DOWNSTREAM),
-    ("studies/dispatch/report.py", {"plot", "render_report", "bundle", "all"}),  # a figure or claim
-    ("studies/tree_at/report.py", {"plot", "render_report", "bundle", "all"}),
+    ("studies/dispatch/report.py", DOWNSTREAM - {"aggregate"}),  # a figure or claim
+    ("studies/tree_at/report.py", DOWNSTREAM - {"aggregate"}),
     # what it is: its timing jobs, and so their samples as pyperf reads them
     ("studies/dispatch/spec.py", {"run_study", "capture_trace", "parse_trace", "export_pyperf"} | DOWNSTREAM),
 ])
@@ -316,10 +316,13 @@ def test_editing_a_package_file_reruns_exactly_the_jobs_that_use_it(workdir, edi
 
 @pytest.mark.parametrize("edit, reruns", [
     ({"compare": {"threshold": 0.2}}, {"bundle", "all"}),  # used by no job here; the bundle records the config
-    ({"studies": {"dispatch": {"target_s": 61}}}, {"render_report", "bundle", "all"}),  # shown by the report only
+    ({"studies": {"dispatch": {"target_s": 61}}}, {"report_settings", "render_report", "report_page", "bundle", "all"}),
     # the traces read trace_steps, the timing jobs do not; the timing jobs read rounds, the traces do not
-    ({"studies": {"tree_at": {"measure": {"trace_steps": 2}}}}, {"capture_trace", "parse_trace"} | DOWNSTREAM),
-    ({"studies": {"tree_at": {"measure": {"rounds": 4}}}}, {"run_study", "export_pyperf"} | DOWNSTREAM),
+    # (and the report's settings, which it shows)
+    ({"studies": {"tree_at": {"measure": {"trace_steps": 2}}}}, {"capture_trace", "parse_trace", "report_settings"}
+     | DOWNSTREAM),
+    ({"studies": {"tree_at": {"measure": {"rounds": 4}}}}, {"run_study", "export_pyperf", "report_settings"}
+     | DOWNSTREAM),
 ])
 def test_editing_a_config_key_reruns_only_the_jobs_that_read_it(workdir, tmp_path, edit, reruns):
     overlay = tmp_path / "edit.yaml"
@@ -389,7 +392,7 @@ def test_a_script_touched_reruns_nothing_and_a_script_edited_reruns_its_rule(smo
     assert planned() == set()
     with open(copy / "scripts" / "plot.py", "a") as script:
         script.write("# edited\n")
-    assert {"plot", "render_report"} <= planned() <= {"plot", "render_report", "bundle", "all"}
+    assert {"plot", "render_report"} <= planned() <= DOWNSTREAM - {"aggregate"}
 
 
 def test_a_timing_job_beside_busy_processes_fails_or_is_marked_never_silently_accepted(smoke_run, tmp_path):

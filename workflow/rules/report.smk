@@ -64,6 +64,7 @@ rule render_report:
     input:
         **report_tables_and_figures(),
         benchmarks=benchmarks(),
+        settings="reports/report_settings.json",
         sources=sorted(
             {
                 *code("render_report", "report.scorecard.build"),
@@ -75,15 +76,25 @@ rule render_report:
         summary=report("results/tables/run_summary.csv", caption="../report/table_run_summary.rst", category="Report"),
         figure=report("reports/scorecard.png", caption="../report/scorecard.rst", category="Report"),
         landing="reports/findings.rst",
-        settings="reports/report_settings.json",
     log:
         "results/logs/render_report.log",
     conda:
         ENV
+    script:
+        "../../scripts/render_report.py"
+
+
+rule report_settings:
+    """reports/report_settings.json: the config keys the report shows (plan.report_settings), a file of its own so
+    that the HTML report's entries do not list them as their job's parameters."""
+    output:
+        "reports/report_settings.json",
+    log:
+        "results/logs/report_settings.log",
     params:
         settings=plan.report_settings(config),
     script:
-        "../../scripts/render_report.py"
+        "../../scripts/report_settings.py"
 
 
 rule report_page:
