@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -562,3 +563,23 @@ def test_the_report_page_renders_its_tables_and_embeds_its_figures(tmp_path):
     shown = page(tmp_path / "report.md")
     assert "<title>A report</title>" in shown and 'text-align: left;"><strong>no</strong></td>' in shown
     assert 'src="data:image/png;base64,iVBORw0KGgo="' in shown and 'src="figures/b.png"' in shown
+
+
+def test_a_slurm_job_on_a_node_shared_with_other_jobs_says_so(tmp_path, monkeypatch):
+    """Resources given on the command line replace the profile's, --exclusive with them: two timing jobs shared a
+    node and the report said only `slurm job 30 on vm (1 CPUs)`."""
+    from jaxpitfalls.harness.environment import placement
+    from jaxpitfalls.report.tables.job_checks import ran_on
+
+    scontrol = tmp_path / "scontrol"
+    scontrol.write_text("#!/bin/sh\necho JobId=$4 JobName=x OverSubscribe=$OVERSUBSCRIBE NumCPUs=1\n")
+    scontrol.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setenv("SLURM_JOB_ID", "30")
+    monkeypatch.setenv("SLURMD_NODENAME", "vm")
+    monkeypatch.setenv("SLURM_CPUS_ON_NODE", "1")
+    for oversubscribe, said in (("OK", True), ("NO", False)):
+        monkeypatch.setenv("OVERSUBSCRIBE", oversubscribe)
+        where = placement()
+        assert where["slurm_shared"] is said
+        assert ("a node shared with other jobs" in ran_on({"placement": where})) is said

@@ -113,6 +113,7 @@ def test_measuring_jobs_on_slurm_survive_a_cancelled_job_and_are_timed_each_alon
     for path in forced:
         where = results.read_result(work / path)["environment"]["placement"]  # validated against the schema
         assert where["scheduler"] == "slurm" and where["slurm_cpus"] >= 1, (path, where)
+        assert where["slurm_shared"] is False, (path, where)  # the profile's --exclusive, as Slurm saw it
         job = jobs[where["slurm_job_id"]]
         assert job["state"] == "COMPLETED" and job["comment"].startswith("rule_run_study") and \
             job["node"] == where["slurm_node"]

@@ -49,8 +49,18 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def _shared(job_id: str) -> bool | None:
+    """Whether Slurm lets other jobs onto this job's node (not --exclusive); None where scontrol cannot say."""
+    try:
+        shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = next((w.split("=", 1)[1] for w in shown.stdout.split() if w.startswith("OverSubscribe=")), None)
+    return None if found is None else found != "NO"
+
+
 def placement() -> dict[str, object]:
-    """Where the job ran: host and, under Slurm, job id, node and allocated CPUs and GPUs."""
+    """Where the job ran: host and, under Slurm, job id, node, allocated CPUs and GPUs, a node shared or not."""
     env = os.environ
     slurm = "SLURM_JOB_ID" in env
     return {
@@ -60,6 +70,7 @@ def placement() -> dict[str, object]:
         "slurm_node": env.get("SLURMD_NODENAME") if slurm else None,
         "slurm_cpus": int(env["SLURM_CPUS_ON_NODE"]) if slurm and "SLURM_CPUS_ON_NODE" in env else None,
         "slurm_gpus": (env.get("SLURM_GPUS_ON_NODE") or env.get("SLURM_JOB_GPUS")) if slurm else None,
+        "slurm_shared": _shared(env["SLURM_JOB_ID"]) if slurm else None,
     }
 
 

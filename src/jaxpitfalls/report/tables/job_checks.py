@@ -66,7 +66,8 @@ def ran_on(env: dict[str, Any]) -> str:
     if where["scheduler"] != "slurm":
         return f"local on {where['host']}"
     gpus = f", GPUs {where['slurm_gpus']}" if where["slurm_gpus"] else ""
-    return f"slurm job {where['slurm_job_id']} on {where['slurm_node']} ({where['slurm_cpus']} CPUs{gpus})"
+    shared = ", **a node shared with other jobs** (not --exclusive)" if where.get("slurm_shared") else ""
+    return f"slurm job {where['slurm_job_id']} on {where['slurm_node']} ({where['slurm_cpus']} CPUs{gpus}{shared})"
 
 
 def quietness(machine: dict[str, dict[str, Any]]) -> dict[str, Any]:
