@@ -257,3 +257,21 @@ def test_a_worker_s_error_and_the_same_error_in_a_trace_job_are_one_cause(tmp_pa
     (line,) = failed_jobs.advice(SMOKE, str(log)).splitlines()[2:3]
     assert line.startswith("  VariantsIndistinguishable: f.py: variants 'a' and 'b'") and " ... " in line
     assert line.endswith("}: Keep one of them (2 job(s); run.log)") and len(line) < 450
+
+
+def test_a_job_cancelled_before_it_wrote_is_said_by_its_executor_s_message(tmp_path, monkeypatch):
+    """A timing job cancelled on Slurm left its rule log empty: the overlay's reason read "(its log is empty)"
+    where Snakemake's error block quoted Slurm's CANCELLED."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    empty = tmp_path / "tree_at.log"
+    empty.write_text("")
+    started = time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(time.time() - 60))
+    said = "SLURM-job '30' failed, SLURM status is: 'CANCELLED'."
+    log = tmp_path / "snakemake.log"
+    log.write_text(f"[{started}]\nrule run_study:\n\nError in rule run_study:\n    message: {said}\n    output: "
+                   f"results/runs/tree_at/{_ids(SMOKE, 'tree_at')[1]}.json\n    log: {empty} (check log file(s))\n")
+    assert f"  {said} (1 job(s); {empty})" in failed_jobs.advice(SMOKE, str(log)).splitlines()
+    left_out = yaml.safe_load((tmp_path / OVERLAY).read_text())["studies"]["tree_at"]["left_out"]
+    assert left_out[0]["reason"] == f"its run_study job failed: {said}"  # as the report lists it

@@ -32,10 +32,14 @@ _STARTED = re.compile(r"^\[(?P<when>\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\]$
 GATE_FAILED = "the comparison gate fails the run: "
 
 
+EMPTY = "(its log is empty)"  # a job stopped before it wrote: the executor's message, where it gave one, says why
+
+
 class Failed(NamedTuple):  # a failed job, as Snakemake's error block names it
     rule: str
     outputs: tuple[str, ...] = ()
     logs: tuple[str, ...] = ()
+    message: str = ""  # an executor's word on it (Slurm's "SLURM status is: 'CANCELLED'")
 
 
 def failed(log_text: str) -> list[Failed]:
@@ -51,6 +55,8 @@ def failed(log_text: str) -> list[Failed]:
             if key in ("output", "log"):
                 paths = tuple(p.strip() for p in value.split(" (check log")[0].split(","))
                 found[-1] = found[-1]._replace(**{f"{key}s": paths})
+            elif key == "message" and value.strip() != "None":  # Snakemake's word for none
+                found[-1] = found[-1]._replace(message=_shortened(value.strip()))
         else:
             block = False
     return found
@@ -71,7 +77,7 @@ def cause(log: str) -> str:
         return _shortened(fatal[0])
     if raised:
         return _shortened(_WORKER.sub("", raised[0] if _UNANSWERED in raised[-1] else raised[-1]))
-    return _shortened(lines[-1]) if lines else "(its log is empty)"
+    return _shortened(lines[-1]) if lines else EMPTY
 
 
 def _shortened(line: str, most: int = 400) -> str:
@@ -104,10 +110,11 @@ def _first_start(texts: list[str]) -> float:
 
 
 def _said(jobs: list[Failed], since: float) -> dict[Failed, list[tuple[str, str]]]:
-    """Each job's logs written since the run began, with the cause each gives, each log read once (a job stopped
-    before its script wrote left an earlier run's)."""
-    return {job: [(log, cause(log)) for log in job.logs if os.path.isfile(log)
-                  and os.path.getmtime(log) >= since - SKEW_S] for job in jobs}
+    """Each job's logs written since the run began, with the cause each gives (an empty one: the executor's
+    message), each log read once (a job stopped before its script wrote left an earlier run's)."""
+    return {job: [(log, job.message if job.message and what == EMPTY else what) for log in job.logs
+                  if os.path.isfile(log) and os.path.getmtime(log) >= since - SKEW_S
+                  for what in (cause(log),)] for job in jobs}
 
 
 def _causes(said: dict[Failed, list[tuple[str, str]]]) -> list[str]:
