@@ -507,6 +507,7 @@ def test_benchmark_files_without_expectations_are_reported_as_judging_nothing():
     assert "## Your expectations" in section and "**No expectations**: nothing in this run states one" in section
     assert "Reproduction" not in section and "write-up" not in section
     assert scorecard.findings_section(claims) == scorecard.rules_section(claims) == ""
+    assert scorecard.brief_section(claims) == ""
     assert scorecard.judging_section(claims, {}) == "" and scorecard.findings(claims) == {}
 
 

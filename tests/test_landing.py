@@ -152,3 +152,18 @@ def test_a_run_of_expectations_alone_draws_them_as_sentences_with_no_write_up(tm
     fig = claims_figure(points)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["did not hold"] and fig._suptitle.get_text() == "Each expectation's number here (95% interval)"
+
+
+def test_the_report_opens_on_each_study_s_main_numbers_with_their_intervals_and_verdicts():
+    """A reader's first screen was four paragraphs of advice: the numbers came after them, in a tally."""
+    from jaxpitfalls.contract.verdicts import Estimate
+    from jaxpitfalls.report.scorecard.scorecard import brief_section
+
+    main = _claim("slower", "reproduced") | {"picture": 0, "headline": Estimate(1.336, 1.274, 1.4, "x", "f / j")}
+    second = _claim("where", "not reproduced") | {"picture": 1, "headline": Estimate(24.1, 16.6, 31.7, "%", "left")}
+    unpictured = _claim("other", "reproduced") | {"headline": Estimate(2.0, 1.9, 2.1, "x", "o")}
+    brief = brief_section({"dispatch": [second, unpictured, main], "tree_at": [_claim("e", "checked")]})
+    assert brief.startswith("## In brief")
+    said = "- **dispatch**: `slower` f / j 1.336x [1.274, 1.400]: yes; `where` left 24.1% [16.6, 31.7]: **no**\n"
+    assert said in brief
+    assert "tree_at" not in brief and "`other`" not in brief

@@ -153,6 +153,7 @@ def build_report(
     busy = busy_warning(checks) + one_process_warning(checks)
     text = markdown.render([
         *busy,
+        scorecard.brief_section(claims),
         scorecard.findings_section(claims),
         scorecard.scorecard_section(claims, os.path.relpath(out_figure, Path(out_md).parent)),
         scorecard.judging_section(claims, {name: device_here(environments[name]) if name in environments else

@@ -69,6 +69,25 @@ def findings_intro(claims: dict[str, list[dict[str, Any]]]) -> str:
     return EXPECTATIONS_INTRO if only_expectations(claims) else FINDINGS_INTRO
 
 
+BRIEF_PER_STUDY = 3  # numbers: a study's picture, its main effect first
+
+
+def brief_section(claims: dict[str, list[dict[str, Any]]]) -> str:
+    """The numbers first: per study, its picture's claims with a number, each with its interval and verdict (the
+    advice follows; a benchmark file's expectations are said whole under "What to do")."""
+    if judged_nothing(claims) or only_expectations(claims):
+        return ""
+    lines = ["## In brief", "", "Each study's main effects here, the number its verdict rests on with its 95% "
+             "interval, then the verdict; the write-up's number beside ours in the scorecard below.", ""]
+    for study, rows in claims.items():
+        shown = sorted((c for c in rows if c.get("picture") is not None and c.get("headline") is not None),
+                       key=lambda c: c["picture"])[:BRIEF_PER_STUDY]
+        if shown:
+            lines.append(f"- **{study}**: " + "; ".join(f"`{c['key']}` {ours_cell(c)}: {VERDICT_MARK[c['verdict']]}"
+                                                         for c in shown))
+    return "\n".join([*lines, ""])
+
+
 def findings_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     if judged_nothing(claims):
         return ""
