@@ -91,6 +91,8 @@ rule report_settings:
         "reports/report_settings.json",
     log:
         "results/logs/report_settings.log",
+    conda:
+        ENV
     params:
         settings=plan.report_settings(config),
     script:
