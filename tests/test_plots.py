@@ -316,3 +316,13 @@ def test_the_scorecard_keys_only_what_it_draws():
     assert "write-up" not in labels and labels["ours: reproduced"] == "white"
     assert fig._suptitle.get_text() == "Each claim's number here (95% interval)"
     plt.close(fig)
+
+
+def test_one_panel_under_a_figure_title_has_no_panel_title_of_its_own():
+    """tree_at's speedup figure read "variant = unbatched" above its only panel, on a ratio of both variants."""
+    data = pd.DataFrame({"variant": "unbatched", "value": [24, 48], "ratio": [5.8, 10.7], "mode": "direct"})
+    one = facet_lines(data, x="value", y="ratio", hue="mode", col="variant", title="Speedup of batching")
+    assert one.axes[0].get_title() == ""
+    two = facet_lines(pd.concat([data, data.assign(variant="other")]), x="value", y="ratio", hue="mode", col="variant",
+                      title="Two")
+    assert [ax.get_title() for ax in two.axes[:2]] == ["variant = unbatched", "variant = other"]

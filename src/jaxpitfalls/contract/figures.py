@@ -122,7 +122,8 @@ def facet_lines(
                         ls="-" if len(line) >= LINE_POINTS else "none")
         _scales(ax, log, sorted(set(part[x])), reference)
         ax.tick_params(labelbottom=True)  # every panel says where its points lie, shared axis or not
-        ax.set_title(f"{col} = {panel}")
+        if len(panels) > 1 or not title:  # one panel under a figure's title: "variant = unbatched" said nothing
+            ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel(_y_label(ylabel or y, "y" in log, reference) if i % ncols == 0 else "")
     if title:
