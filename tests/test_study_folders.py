@@ -122,27 +122,31 @@ def test_a_users_study_records_its_files_digest_where_a_packaged_one_has_the_com
         "0123456+study:abcdef1+dirty")  # edited or untracked, it or a module beside it: in no commit
 
 
+def _refused_with_toy(mine) -> str:
+    """Why the config check refuses a config timing the toy from `mine` (its study folder)."""
+    config = config_with("presets/smoke.yaml") | {"study_folders": [str(mine)]}
+    config["studies"] = config["studies"] | {"toy": {"base": {"layers": 1, "hidden": 16}}}
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    return str(refused.value)
+
+
 def test_a_study_whose_claims_py_judges_not_every_claim_is_refused_at_parse(tmp_path, folders):
     """The spec judges a claim no function in claims.py judges: the report refused it, after every timing job."""
     mine = _toy_folder(tmp_path)
     claims = mine / "toy" / "claims.py"
     claims.write_text(claims.read_text().replace('@JUDGES("jit_faster")\n', ""))
-    config = config_with("presets/smoke.yaml") | {"study_folders": [str(mine)]}
-    config["studies"] = config["studies"] | {"toy": {"base": {"layers": 1, "hidden": 16}}}
-    with pytest.raises(InvalidConfig) as refused:
-        require_valid(config, SCHEMA)
-    assert f"study toy: {claims.resolve()} judges none of ['jit_faster']: add a function" in str(refused.value)
+    assert f"study toy: {claims.resolve()} judges none of ['jit_faster']: add a function" in _refused_with_toy(mine)
 
 
 def test_a_study_whose_report_py_lacks_a_name_is_refused_at_parse(tmp_path, folders):
-    """A report.py without FINDINGS passed the parse and every timing job, then failed the plot job."""
+    """A report.py without FINDINGS passed the parse and every timing job, then failed the plot job; one missing
+    was a traceback at the parse."""
     mine = _toy_folder(tmp_path)
     report = mine / "toy" / "report.py"
     report.write_text(report.read_text().replace("FINDINGS = ()", "THE_FINDINGS = ()"))
-    config = config_with("presets/smoke.yaml") | {"study_folders": [str(mine)]}
-    config["studies"] = config["studies"] | {"toy": {"base": {"layers": 1, "hidden": 16}}}
-    with pytest.raises(InvalidConfig) as refused:
-        require_valid(config, SCHEMA)
-    assert f"study toy: {report.resolve()} does not define ['FINDINGS']" in str(refused.value)
+    assert f"study toy: {report.resolve()} does not define ['FINDINGS']" in _refused_with_toy(mine)
+    report.unlink()
+    assert f"study toy: {report.resolve()} cannot be read: FileNotFoundError" in _refused_with_toy(mine)
     from jaxpitfalls import registry
     assert registry.report_lacks("dispatch") == []  # a packaged one, read the same way

@@ -112,9 +112,13 @@ def _first_start(texts: list[str]) -> float:
 def _said(jobs: list[Failed], since: float) -> dict[Failed, list[tuple[str, str]]]:
     """Each job's logs written since the run began, with the cause each gives (an empty one: the executor's
     message), each log read once (a job stopped before its script wrote left an earlier run's)."""
-    return {job: [(log, job.message if job.message and what == EMPTY else what) for log in job.logs
-                  if os.path.isfile(log) and os.path.getmtime(log) >= since - SKEW_S
-                  for what in (cause(log),)] for job in jobs}
+    return {job: [(log, _cause_of(job, log)) for log in job.logs
+                  if os.path.isfile(log) and os.path.getmtime(log) >= since - SKEW_S] for job in jobs}
+
+
+def _cause_of(job: Failed, log: str) -> str:
+    what = cause(log)
+    return job.message if job.message and what == EMPTY else what
 
 
 def _causes(said: dict[Failed, list[tuple[str, str]]]) -> list[str]:

@@ -167,7 +167,11 @@ def _members(protocol: type) -> list[str]:
 
 def report_lacks(name: str) -> list[str]:
     """What a study folder's report.py leaves out of Report, from its syntax tree (seaborn unimported)."""
-    tree = ast.parse((where(name) / "report.py").read_text())
+    path = where(name) / "report.py"
+    try:
+        tree = ast.parse(path.read_text(), str(path))
+    except (OSError, SyntaxError) as e:  # as _part says a module that does not import
+        raise StudyRefused(f"{path} cannot be read: {type(e).__name__}: {e}") from e
     defined = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):

@@ -176,6 +176,11 @@ def _file_tops(path: Path, stamp: tuple[int, int]) -> frozenset[str]:
     return imported_tops(path.read_bytes(), str(path))  # parsed once a version (stamp: mtime, size) per process
 
 
+def _tops(path: Path) -> frozenset[str]:
+    stat = path.stat()
+    return _file_tops(path, (stat.st_mtime_ns, stat.st_size))
+
+
 def neighbour(folder: Path, top: str) -> Path | None:
     """What `import top` finds beside a file in `folder` (first on its workers' path): a module, or a package
     (a folder without __init__.py only where nothing installed has the name: else that is what imports)."""
@@ -193,8 +198,7 @@ def neighbours(path: Path) -> frozenset[Path]:
     todo = [path]
     while todo:
         module = todo.pop()
-        stat = module.stat()
-        for top in _file_tops(module, (stat.st_mtime_ns, stat.st_size)):
+        for top in _tops(module):
             found = neighbour(path.parent, top)
             files = set(found.rglob("*.py")) if found and found.is_dir() else {found} if found else set()
             files = {f for f in files if f.is_file() and f != path} - seen
@@ -207,8 +211,7 @@ def installed_imports(path: Path) -> tuple[str, ...]:
     """What a benchmark file and its neighbours import from outside its folder: what its environment must hold."""
     tops = set()
     for module in (path, *neighbours(path)):
-        stat = module.stat()
-        tops |= {top for top in _file_tops(module, (stat.st_mtime_ns, stat.st_size)) if not neighbour(path.parent, top)}
+        tops |= {top for top in _tops(module) if not neighbour(path.parent, top)}
     return tuple(sorted(tops))
 
 

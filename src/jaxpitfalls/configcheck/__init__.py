@@ -63,7 +63,11 @@ def _unjudged(config: dict[str, Any]) -> Iterator[str]:
             if missing:
                 yield (f"study {name}: {registry.where(name) / 'claims.py'} judges none of {missing}: add a "
                        "function for each (@JUDGES(key)), or give the claim checked= or not_measured= in spec.py")
-            lacks = registry.report_lacks(name)
+            try:
+                lacks = registry.report_lacks(name)
+            except registry.StudyRefused as e:
+                lacks = None
+                yield f"study {name}: {e}"
             if lacks:
                 yield (f"study {name}: {registry.where(name) / 'report.py'} does not define {lacks}, which every "
                        "study's report.py does (contract/interface.py's Report; docs/development.md)")

@@ -46,7 +46,8 @@ def _log_y(ax, reference: float | None = None) -> None:
     plain = sorted({t for t in ticker.MaxNLocator(3, steps=[1, 2, 5, 10]).tick_values(low, high) if t > 0}
                    | ({reference} if reference else set()))
     if high / low < 3 and plain[0] <= low and plain[-1] >= high:  # a few plain ticks (0 has no place on a log axis)
-        ticks = [t for t in plain if max(t for t in plain if t <= low) <= t <= min(t for t in plain if t >= high)]
+        below, above = max(t for t in plain if t <= low), min(t for t in plain if t >= high)
+        ticks = [t for t in plain if below <= t <= above]
     else:
         ticks = log_ticks(low, high)
     ax.set_ylim(ticks[0], ticks[-1])

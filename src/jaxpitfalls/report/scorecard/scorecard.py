@@ -42,12 +42,16 @@ def _advice(claim: dict[str, Any]) -> str:
 FINDINGS_PER_STUDY = 4  # sentences; every claim's advice is in the judging table
 
 
+def _picture(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A study's claims that make its picture (its spec's FINDINGS), in their order."""
+    return sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
+
+
 def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     """What to do, per study: a packaged one's advice (at most FINDINGS_PER_STUDY, `picture` claims first)."""
     out = {}
     for study, rows in ((s, rows) for s, rows in claims.items() if rows):  # a file without EXPECT has none
-        picture = sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
-        ordered = picture or sorted(rows, key=lambda c: c["verdict"] not in (REPRODUCED, NOT_REPRODUCED))
+        ordered = _picture(rows) or sorted(rows, key=lambda c: c["verdict"] not in (REPRODUCED, NOT_REPRODUCED))
         limit = None if only_expectations({study: rows}) else FINDINGS_PER_STUDY  # a file's: every expectation
         said = [text for text in map(_advice, ordered) if text][:limit]
         decided = any(c["verdict"] in (REPRODUCED, NOT_REPRODUCED) for c in rows)
@@ -80,8 +84,7 @@ def brief_section(claims: dict[str, list[dict[str, Any]]]) -> str:
     lines = ["## In brief", "", "Each study's main effects here, the number its verdict rests on with its 95% "
              "interval, then the verdict; the write-up's number beside ours in the scorecard below.", ""]
     for study, rows in claims.items():
-        shown = sorted((c for c in rows if c.get("picture") is not None and c.get("headline") is not None),
-                       key=lambda c: c["picture"])[:BRIEF_PER_STUDY]
+        shown = [c for c in _picture(rows) if c.get("headline") is not None][:BRIEF_PER_STUDY]
         if shown:
             lines.append(f"- **{study}**: " + "; ".join(f"`{c['key']}` {ours_cell(c)}: {VERDICT_MARK[c['verdict']]}"
                                                          for c in shown))
