@@ -12,7 +12,7 @@ import pandas as pd
 import pyperf
 import pytest
 import yaml
-from workflow_copy import ROOT, copy_workflow, snakemake
+from workflow_copy import ROOT, copy_workflow, planned_rules, snakemake
 
 pytestmark = pytest.mark.workflow  # one worker runs the examples once: `make test` sends a file to one worker
 
@@ -77,3 +77,21 @@ def test_pyperf_reads_every_jobs_samples(examples_run):
     loop = pyperf.BenchmarkSuite.load(str(vmap)).get_benchmark("batch4-width8/blocked/loop")
     assert loop.get_nrun() == 1 and loop.get_nvalue() == QUICK["rounds"] and loop.get_loops() >= 1
 
+
+
+def _planned(work) -> set[str]:
+    return planned_rules(snakemake(work, "-n", overlay=work / "examples-toy.yaml"))
+
+
+def test_an_edited_expectation_is_judged_again_and_times_nothing_again(examples_run):
+    """EXPECT and comments are not what the jobs time (their parameter is the rest, digested); the code is."""
+    path = examples_run / "examples/vmap_loop.py"
+    original = path.read_text()
+    try:
+        path.write_text(original.replace("at least 2x faster", "at least 3x faster") + "# a comment\n")
+        planned = _planned(examples_run)
+        assert "render_report" in planned and not planned & {"run_study", "capture_trace", "export_pyperf"}, planned
+        path.write_text(original.replace("jnp.tanh(w @ x)", "jnp.tanh(w @ x) * 1"))
+        assert {"run_study", "capture_trace"} <= _planned(examples_run)
+    finally:
+        path.write_text(original)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import time
 import zipfile
 from pathlib import Path
@@ -21,6 +20,7 @@ from busy import busy_neighbours
 from configs import RETRYING, smoke_result
 from report_browser import ReportPage
 from system_tiers import need
+from workflow_copy import planned_rules as _planned_rules
 from workflow_copy import snakemake as _snakemake
 
 from jaxpitfalls import plan, registry, results
@@ -281,16 +281,6 @@ def test_up_to_date_tree_has_nothing_to_do(workdir):
     elapsed = time.perf_counter() - start
     assert "Nothing to be done" in proc.stdout + proc.stderr
     print(f"snakemake -n on the up-to-date tree: {elapsed:.2f} s")
-
-
-def _planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
-    text = proc.stdout + proc.stderr
-    rules = set()
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0].isidentifier() and parts[0] not in ("job", "total"):
-            rules.add(parts[0])
-    return rules
 
 
 # After the jobs that use the edited file, what follows them: the tables, figures, report and bundle.

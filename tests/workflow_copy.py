@@ -46,3 +46,13 @@ def snakemake(workdir: Path, *args: str, overlay: Path | list[Path] | None = Non
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
+
+
+def planned_rules(proc: subprocess.CompletedProcess) -> set[str]:
+    """The rules a dry run (`-n`) would run, read from its table of job counts."""
+    rules = set()
+    for line in (proc.stdout + proc.stderr).splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0].isidentifier() and parts[0] not in ("job", "total"):
+            rules.add(parts[0])
+    return rules

@@ -125,10 +125,16 @@ def part_sources(name: str, part: str, *more: str) -> tuple[str, ...]:
     """The source files a rule using the study's `part` (measure, spec, report, claims) and `more` depends on."""
     if is_file(name):
         module = {"claims": "judges"}.get(part, part)
-        # only a worker imports the file, and with it its neighbours; the other parts read the file as text
-        files = {where(name), *(sources.neighbours(where(name)) if part == "measure" else ())}
+        # only a worker imports the file, and with it its neighbours (the file itself is its `measured_code`); the
+        # other parts read the file as text
+        files = sources.neighbours(where(name)) if part == "measure" else {where(name)}
         return tuple(sorted({*sources.files_of(f"benchfile.{module}", *more), *map(sources.as_input, files)}))
     return sources.files_of(f"studies.{name}.{part}", *more)
+
+
+def measured_code(name: str) -> str:
+    """benchfile.spec.measured_code of a file's study; "" for a folder's (its files are inputs)."""
+    return benchfile_spec.measured_code(name, where(name)) if is_file(name) else ""
 
 
 def _part(name: str, part: str):

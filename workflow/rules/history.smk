@@ -59,6 +59,7 @@ rule history_run:
         settings=lambda wildcards: plan.timing_settings(config, config["history"]["study"]),
         model_spec=history_model_spec,
         runtime=lambda wildcards: plan.job_runtime(config, config["history"]["study"]),
+        measured=lambda wildcards: registry.measured_code(config["history"]["study"]),
     script:
         "../../scripts/history_run.py"
 

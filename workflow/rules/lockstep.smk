@@ -27,6 +27,7 @@ rule lockstep:
         runtime=runtime_of,
         compare=lockstep_settings,
         commits=REVISIONS,
+        measured=measured_code,
     script:
         "../../scripts/lockstep.py"
 
@@ -75,6 +76,7 @@ rule pyperf_pair:
         model_spec=job_model_spec,
         runtime=runtime_of,
         options=config["compare"]["pyperf"]["options"],
+        measured=measured_code,
     script:
         "../../scripts/pyperf_pair.py"
 

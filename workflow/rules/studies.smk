@@ -20,5 +20,6 @@ rule run_study:
         settings=timing_settings,
         model_spec=job_model_spec,
         runtime=runtime_of,
+        measured=measured_code,
     script:
         "../../scripts/run_study.py"

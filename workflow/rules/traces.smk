@@ -19,6 +19,7 @@ rule capture_trace:
         conf=conf_of,
         settings=trace_settings,
         runtime=runtime_of,
+        measured=measured_code,
     script:
         "../../scripts/capture_trace.py"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import hashlib
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -97,3 +99,15 @@ def spec(name: str, path: Path) -> StudySpec:
         trace_components=components(bench.path),
         claims={e.key: e.claim(bench.path.name) for e in bench.expectations},
         schema=schema(bench), extra_pairs=pairs, lockstep=True, timing=Timing, traced=Traced)
+
+
+def measured_code(name: str, path: Path) -> str:
+    """A file's code as its measuring jobs' parameter: its syntax tree but docstring and EXPECT, and the pairs
+    EXPECT adds, digested (an edited expectation times nothing again)."""
+    body = ast.parse(path.read_text()).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    kept = [node for node in body if not (isinstance(node, ast.Assign | ast.AnnAssign) and "EXPECT" in {
+        getattr(t, "id", None) for t in getattr(node, "targets", [getattr(node, "target", None)])})]
+    text = ast.dump(ast.Module(kept, type_ignores=[])) + repr(spec(name, path).extra_pairs)
+    return hashlib.sha256(text.encode()).hexdigest()

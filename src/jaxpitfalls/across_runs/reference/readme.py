@@ -9,9 +9,7 @@ links. Each number sits between markers naming it:
     <!-- snapshot.link -->[YYYY-MM-DD-N](...)<!-- / -->     a link to its report
     <!-- published:tree_at.faster -->...<!-- / -->          on another snapshot's page, the published one's
 
-    jaxpitfalls readme README.md           fill the README from the published snapshot
-    jaxpitfalls readme README.md --check   fail, naming each, where a number differs
-    jaxpitfalls readme docs/results/gpu/<run>/README.md --snapshot docs/results/gpu/<run>   another's
+`jaxpitfalls readme README.md [--check] [--snapshot DIR]` fills them (or fails naming each that differs).
 """
 
 from __future__ import annotations
