@@ -11,6 +11,7 @@ sys.path.insert(0, f"{workflow.basedir}/src")
 from jaxpitfalls import failed_jobs, plan, runtime
 from jaxpitfalls.configcheck import InvalidConfig, require_valid
 from jaxpitfalls.idle_scheduler import keep_idle
+from jaxpitfalls.slurm_nodes import cores_no_node_has
 
 # Every job imports this checkout's code too, not the one a shared venv's editable install points to (a second
 # clone or git worktree beside the first).
@@ -37,6 +38,8 @@ report: "workflow/report/workflow.rst"
 # No job-rate timers waking the scheduler many times a second beside a timed job.
 onstart:
     keep_idle(workflow)
+    if no_node := cores_no_node_has(workflow):
+        sys.exit(no_node)
 
 
 # Said where the run ends: a gated comparison's report asked for alone (it passed whatever it found), and a

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "jaxpitfalls"
 # history, calibration, the published reference) above the one run's report; the jobs that run a study on top.
 FLOORS = (
     ("jaxpitfalls", "jaxpitfalls.results", "jaxpitfalls.breakdown", "jaxpitfalls.runtime", "jaxpitfalls.sources",
-     "jaxpitfalls.formatting", "jaxpitfalls.idle_scheduler", "jaxpitfalls.pins"),
+     "jaxpitfalls.formatting", "jaxpitfalls.idle_scheduler", "jaxpitfalls.pins", "jaxpitfalls.slurm_nodes"),
     ("jaxpitfalls.harness", "jaxpitfalls.data", "jaxpitfalls.models"),
     ("jaxpitfalls.contract",),
     ("jaxpitfalls.studies", "jaxpitfalls.benchfile"),

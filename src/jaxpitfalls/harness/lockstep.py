@@ -50,10 +50,10 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
                 enough: Callable[[dict[str, Any]], bool] | None = None, most: int = 0) -> dict[str, Any]:
     """Per process one warm worker per side, per mode `rounds` rounds of one block per variant and side in a
     Williams order, all with the first side's calls per sample so a per-sample cost weighs alike. Every round is
-    kept, its machine watched. Given `enough`, more processes run until it holds or `most` have run.
+    kept, its machine watched. Given `enough`, processes are added until it holds or `most` ran.
 
-    Returns each round's block medians by process, side, mode and variant (paired by round), the orders, each
-    round's machine, the calls per sample and the sides' descriptions."""
+    Returns block medians by process, side, mode, variant and round, the orders, each round's machine, the calls
+    per sample and the sides."""
     names = [s.name for s in sides]
     plan = _Plan(names, rounds, samples_per_block, watch, max_busy_share, np.random.default_rng(seed))
     timed: list[dict[str, Any]] = []

@@ -171,9 +171,9 @@ def measure_mode(
     known_s: Mapping[str, float] | None = None,
 ) -> Timed:
     """Time every sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`: another
-    model's or setting's samplers, in the same rounds. `compiles`: `forbidden` fails on compilation; `required` (a
-    first run) needs every sample to compile, none from the cache; `recorded` (a pitfall's demonstration) keeps
-    them. Only `forbidden` modes are calibrated, primed and given an A/A twin."""
+    model's or setting's samplers, in the same rounds. `compiles`: `forbidden` fails on compilation (the only
+    modes calibrated, primed and given an A/A twin); `required` (a first run) needs every sample to compile, none
+    cached; `recorded` (a pitfall's demonstration) keeps them."""
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     where = f"{label} ({mode})"
