@@ -94,6 +94,10 @@ def test_measuring_jobs_on_slurm_survive_a_cancelled_job_and_are_timed_each_alon
     assert "Nothing to be done" in copied.stdout + copied.stderr
     forced = [smoke_result("dispatch"), smoke_result("tree_at")]
     assert all((work / path).is_file() for path in forced)
+    beyond = _on_slurm(work, cluster, "--cores", "99", "--forcerun", *forced)  # the test node has 2 CPUs
+    out = _finish(beyond, timeout_s=120)
+    assert beyond.returncode != 0 and "--cores 99: no node of this cluster has 99 CPUs (the largest has" in out, out
+    assert not _slurm(cluster, "squeue", "-h"), "a job was submitted"
     first = _on_slurm(work, cluster, "--forcerun", *forced)
     cancelled = _running_timing_job(cluster, first)
     _slurm(cluster, "scancel", cancelled)
