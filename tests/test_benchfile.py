@@ -4,6 +4,7 @@ wrong fails the job naming the file and the variant (the examples through every 
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -209,6 +210,36 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
         run(bench(tmp_path, body))
     doc = run(bench(tmp_path, body + '    OUTPUTS_DIFFER = {"sine": "another function, timed for its cost"}\n'))
     assert doc["checks"]["outputs_agree"]["differ_on_purpose"] == {"sine": "another function, timed for its cost"}
+
+
+@pytest.mark.parametrize("builder, said", [
+    # its work dispatched and dropped: the timer would wait on nothing (even with OUTPUTS_DIFFER saying why)
+    ("    g = jax.jit(f)\n    def call():\n        g(x)\n    return call",
+     "variant 'idle''s call returns no array, so nothing is waited for"),
+    # its work done by the builder: the call hands back the same arrays each time
+    ("    out = jax.jit(f)(x)\n    return lambda: out",
+     "variant 'idle''s call compiled no program from cleared caches and returns the very arrays of the call before"),
+])
+def test_a_call_whose_time_would_not_be_its_work_is_refused(tmp_path, builder, said):
+    body = f"""
+def jitted(x):
+    g = jax.jit(f)
+    return lambda: g(x)
+
+def idle(x):
+{builder}
+
+def host(x):  # numpy, computed in the call: new arrays each time, no program; timed
+    y = np.asarray(x)
+    return lambda: np.tanh(y) * 2
+
+VARIANTS = {{"jitted": jitted, "idle": idle, "host": host}}
+OUTPUTS_DIFFER = {{"idle": "on purpose"}}
+"""
+    with pytest.raises(BenchFileRefused, match=re.escape(said)):
+        run(bench(tmp_path, "import numpy as np\n" + body))
+    run(bench(tmp_path, "import numpy as np\n" + body.replace('"idle": idle, ', "").replace(
+        'OUTPUTS_DIFFER = {"idle": "on purpose"}', "")))
 
 
 def test_outputs_are_compared_leaf_by_leaf_by_path_not_by_position(tmp_path):

@@ -25,7 +25,7 @@ from ..harness.variants import (
     require_agree,
     require_distinct,
 )
-from .outputs import host, require_same_structure, structure
+from .outputs import host, idle_call, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
 from .signature import SecondCallFailed, first_call
 from .spec import Timing, spec
@@ -121,19 +121,24 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
     for variant, runner in runners.items():
         with _named(bench, variant, "a warm-up call"):
-            outputs[variant], structures[variant] = _warm_up(runner, settings.warmup_steps)
+            outputs[variant], structures[variant], idle = _warm_up(runner, settings.warmup_steps,
+                                                                   signatures[variant]["programs_compiled"])
             pipelined[variant]()
+        if idle:
+            raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
     return Prepared(runners, signatures, compiles, outputs, structures, unusable)
 
 
-def _warm_up(runner: Runner, steps: int) -> tuple[np.ndarray, tuple]:
-    """`steps` blocked calls: their outputs on the host, one row a call, and the first's structure."""
-    rows, laid_out = [], ()
+def _warm_up(runner: Runner, steps: int, programs: int) -> tuple[np.ndarray, tuple, str]:
+    """`steps` blocked calls: their outputs on the host, one row a call, the first's structure, and idle_call's
+    reading of the last two."""
+    rows, laid_out, before, idle = [], (), None, ""
     for i in range(steps):
         out = jax.block_until_ready(runner.step())
         rows.append(host(out))
         laid_out = structure(out) if i == 0 else laid_out
-    return np.stack(rows), laid_out
+        idle, before = idle_call(before, out, programs), out
+    return np.stack(rows), laid_out, idle
 
 
 @contextmanager

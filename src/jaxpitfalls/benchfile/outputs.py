@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from itertools import zip_longest
 from typing import Any
 
@@ -27,6 +28,25 @@ def _key(key: Any) -> str:
         if hasattr(key, attribute):
             return f"[{getattr(key, attribute)!r}]"
     return str(key)
+
+
+def arrays_of(out: Any) -> list[Any]:
+    """A call's array leaves themselves, in `host`'s order."""
+    return [leaf for _, leaf in _arrays(out) if isinstance(leaf, jax.Array | np.ndarray)]
+
+
+def idle_call(before: Any, later: Any, programs: int) -> str:
+    """Why a call's time would not be its work ("" where it is): it runs programs but returns no array to wait
+    on, or runs none and returns the call before's very arrays."""
+    if programs and not _arrays(later):
+        return ("returns no array, so nothing is waited for: its time would be the dispatch alone, its work running "
+                "on into later samples. Return what it computes")
+    ours, earlier = arrays_of(later), arrays_of(before)
+    if not programs and ours and len(ours) == len(earlier) and all(map(operator.is_, ours, earlier)):
+        return ("compiled no program from cleared caches and returns the very arrays of the call before: its work "
+                "ran in the builder, before the timer. Do it in the call the builder returns (`lambda: f(x)`, not "
+                "`lambda: out`)")
+    return ""
 
 
 def host(out: Any) -> np.ndarray:
