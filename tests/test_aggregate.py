@@ -584,3 +584,18 @@ def test_a_slurm_job_on_a_node_shared_with_other_jobs_says_so(tmp_path, monkeypa
         where = placement()
         assert where["slurm_shared"] is said
         assert ("a node shared with other jobs" in ran_on({"placement": where})) is said
+
+
+def test_medians_that_divide_outside_their_paired_interval_are_said_with_the_estimate_the_report_rests_on():
+    from jaxpitfalls.report.scorecard.markdown import _medians_apart
+
+    steps = pd.DataFrame({"config_id": "c", "mode": ["blocked", "blocked", "pipelined", "pipelined"],
+                          "variant": ["a", "b", "a", "b"], "median_ms": [0.478, 0.478, 0.44, 0.50]})
+    comp = pd.DataFrame({"config_id": "c", "mode": ["blocked", "pipelined", "blocked"], "variant": ["a", "a", "a-b"],
+                         "baseline": ["b", "b", "b"], "ratio": [0.916, 0.9, 0.5], "ratio_ci_low": [0.849, 0.85, 0.1],
+                         "ratio_ci_high": [0.988, 0.95, 0.9]})
+    lines = _medians_apart(steps, comp)  # blocked: 1.000 outside; pipelined: 0.880 inside; a difference: no median
+    assert lines[0].startswith("Where these medians and the paired ratios below disagree") and "the ratio is the " \
+        "measurement" in lines[0]
+    assert lines[2:] == ["- `a` / `b` (blocked, c): 1.000 from these medians, 0.916x [0.849, 0.988] paired.", ""]
+    assert _medians_apart(steps, comp.iloc[1:]) == []

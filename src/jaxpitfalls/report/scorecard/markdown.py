@@ -74,6 +74,26 @@ def _inputs_from(study: dict[str, Any], config: dict[str, Any]) -> str:
     return f"Model family `{study['model_family']}`: `{json.dumps(config['models'][study['model_family']])}`."
 
 
+def _medians_apart(steps: pd.DataFrame, comp: pd.DataFrame) -> list[str]:
+    """Pairs whose medians divide to a ratio outside its paired interval: two estimates that disagree."""
+    at = steps.set_index(["config_id", "mode", "variant"]).median_ms
+    apart = []
+    for r in comp.itertuples():
+        sides = [(r.config_id, r.mode, v) for v in (r.variant, r.baseline)]
+        if not all(side in at.index for side in sides):
+            continue  # a difference or a share: no median of its own
+        of_medians = at[sides[0]] / at[sides[1]]
+        if not r.ratio_ci_low <= of_medians <= r.ratio_ci_high:
+            apart.append(f"- `{r.variant}` / `{r.baseline}` ({r.mode}, {r.config_id}): {of_medians:.3f} from these "
+                         f"medians, {interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 'x')} paired.")
+    if not apart:
+        return []
+    return ["Where these medians and the paired ratios below disagree: pairing each round's samples cancels what "
+            "moved the machine between rounds, which each variant's own median keeps (a drifting or two-speed "
+            "series); the ratio is the measurement, these times say where each variant's calls lie.", "",
+            *apart, ""]
+
+
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
     """A study's section; `config` needs its block and its family's."""
@@ -119,7 +139,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         "`results/tables/<study>/steps.csv`.", "",
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
-        table(medians.reset_index()), "",
+        table(medians.reset_index()), "", *_medians_apart(steps, comp),
         "### Ratios and differences (paired samples, 95% interval)", "",
         COMPARISONS_READ, "",
         table(comparisons), "", *shortfall_lines(comp, tables["checks"]),
