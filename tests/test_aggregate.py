@@ -599,3 +599,14 @@ def test_medians_that_divide_outside_their_paired_interval_are_said_with_the_est
         "measurement" in lines[0]
     assert lines[2:] == ["- `a` / `b` (blocked, c): 1.000 from these medians, 0.916x [0.849, 0.988] paired.", ""]
     assert _medians_apart(steps, comp.iloc[1:]) == []
+
+
+def test_a_breakdown_says_how_many_traced_calls_it_rests_on_and_that_dispatch_and_wait_trade_on_a_cpu():
+    from jaxpitfalls.report.scorecard.markdown import _traced_calls
+
+    base = pd.DataFrame({"variant": ["a"] * 4 + ["b"] * 2, "capture": [0, 0, 1, 1, 0, 0], "traced_steps": 3,
+                         "component": ["dispatch", "wait"] * 3})
+    said = _traced_calls(base)
+    assert said.startswith("From 3 traced calls a variant") and "`dispatch` and `wait` trade time" in said
+    assert _traced_calls(base[base.component == "wait"].iloc[:1]) == \
+        "From 3 traced calls a variant (`measure.trace_steps` x `captures`), no interval."

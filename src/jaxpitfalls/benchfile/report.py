@@ -18,8 +18,9 @@ FIGURES = {
                "axis, with 95% intervals.",
     "ratios": "Each variant's time over the floor's (blocked mode) against each swept axis, with 95% intervals: "
               "above 1, slower than the floor.",
-    "time_split": "Where a traced call's time goes at the base configuration, per variant (ms; the profiler's "
-                  "Python tracer inflates Python time, so read the parts' shares, and wall times from `medians`).",
+    "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
+                  "split by the shares of its traced calls (the profiler's Python tracer inflates Python time, so "
+                  "the traced times are not drawn). A split from a few traced calls, without an interval.",
 }
 
 
@@ -120,9 +121,13 @@ class Report:
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         if not at_base.empty:
-            split = at_base.pivot_table(index="variant", columns="component", values="exclusive_ms", sort=False)
+            split = at_base.pivot_table(index="variant", columns="component", values="untraced_estimate_ms",
+                                        sort=False)
             named = [c.name for c in self.spec.trace_components if c.name in split]
-            found["time_split"] = stacked_bars(split[named + [c for c in split if c not in named]].reindex(
-                [v for v in self.spec.variants if v in split.index]), ylabel="traced ms per call",
-                title=f"{self.spec.name}: a traced call, part by part")
+            order = [v for v in self.spec.variants if v in split.index]
+            medians = base[base["mode"] == "blocked"].set_index("variant").reindex(order)
+            found["time_split"] = stacked_bars(
+                split[named + [c for c in split if c not in named]].reindex(order),
+                ylabel="ms per call (median, split)", title=f"{self.spec.name}: a call's median time, part by part",
+                total=medians[["median_ms", "median_ci_low_ms", "median_ci_high_ms"]])
         return found

@@ -221,9 +221,19 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
         f"### Trace breakdown (configuration `{base_id}`, mode `{spec.traced_mode}`)", "", *warning,
         "Share of the traced sample per component (innermost match wins, so the shares add up to the sample); "
         f"in brackets the share applied to the untraced `{spec.traced_mode}` median, which corrects for the "
-        f"tracer's inflation of Python time. Per-configuration tables: `results/tables/{name}/overhead.csv`.", "",
+        f"tracer's inflation of Python time. {_traced_calls(base)} Per-configuration tables: "
+        f"`results/tables/{name}/overhead.csv`.", "",
         text.reset_index().to_markdown(index=False), "",
     ]
+
+
+def _traced_calls(base: pd.DataFrame) -> str:
+    """How many calls a breakdown rests on, and what it cannot say."""
+    calls = int(base.groupby(["variant", "capture"]).traced_steps.first().groupby("variant").sum().min())
+    traded = (": where a CPU runs a short program inside its dispatch, `dispatch` and `wait` trade time between "
+              "runs, so read them together there") if {"dispatch", "wait"} <= set(base.component) else ""
+    return f"From {calls} traced call{'s' * (calls != 1)} a variant (`measure.trace_steps` x `captures`), " \
+           f"no interval{traded}."
 
 
 def environment_section(environments: dict[str, pd.DataFrame]) -> str:
