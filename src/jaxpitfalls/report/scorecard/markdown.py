@@ -229,7 +229,10 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
 
 def _traced_calls(base: pd.DataFrame) -> str:
     """How many calls a breakdown rests on, and what it cannot say."""
-    calls = int(base.groupby(["variant", "capture"]).traced_steps.first().groupby("variant").sum().min())
+    counted = base.dropna(subset=["traced_steps"]).groupby(["variant", "capture"]).traced_steps.first()
+    if counted.empty:  # a snapshot's table from before steps were counted
+        return "No interval."
+    calls = int(counted.groupby("variant").sum().min())
     traded = (": where a CPU runs a short program inside its dispatch, `dispatch` and `wait` trade time between "
               "runs, so read them together there") if {"dispatch", "wait"} <= set(base.component) else ""
     return f"From {calls} traced call{'s' * (calls != 1)} a variant (`measure.trace_steps` x `captures`), " \
