@@ -415,6 +415,20 @@ def test_a_refused_file_hides_none_of_the_configs_other_problems(files, monkeypa
     assert said.startswith("2 problems") and "studies.mine.file:" in said and "unknown key 'run_targt_s'" in said
 
 
+def test_a_file_refused_for_its_expectations_has_its_block_checked_against_its_setup_too(files, tmp_path):
+    """Its setup reads, so its base and sweep keys are said with its EXPECT's problems, not after they are fixed."""
+    bad = tmp_path / "bad.py"
+    bad.write_text((ROOT / "examples/vmap_loop.py").read_text().replace('EXPECT = ["vmap', 'EXPECT = ["vmapp'))
+    config = _config({"mine": {"file": str(bad), "base": {"batch": 4, "size": 3}, "sweep": {"m": [1]}}})
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(config, SCHEMA)
+    said = str(refused.value).splitlines()
+    assert said[0] == "4 problems in the config:" and "'vmapp' is not one of the variants" in said[1]
+    assert said[2:5] == ["config studies.mine.base: unknown key 'size' (known: batch, width)",
+                        "config studies.mine.base: 'width' is required",
+                        "config studies.mine.sweep: unknown key 'm' (known: batch, width)"]
+
+
 def test_a_refused_file_alone_enabled_is_one_problem_not_three(files, monkeypatch):
     """Checked without the refused file's block, the config has no study enabled and names a history study it
     lacks: neither is a problem of its own."""

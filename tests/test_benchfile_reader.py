@@ -59,6 +59,9 @@ def test_every_example_reads(examples):
 
 @pytest.mark.parametrize("edit, said", [
     (lambda s: s.replace("def setup(", "def build("), "defines no setup"),
+    (lambda s: "from base import setup\n" + s.replace("def setup(", "def build("), ":1: defines no setup(<axes>)"
+     ": the function that builds the variants' inputs from one configuration's values (e.g. def setup(width, "
+     "batch): ...) (it imports one: the file is read, not run"),
     (lambda s: s.replace('"power": power}', '"power": cube}'), "variant 'power': 'cube' is not defined in the file"),
     (lambda s: s.replace('{"square": square, "power": power}', "make()"), "VARIANTS must be a dict"),
     (lambda s: s.replace(', "power": power}', "}"), "a benchmark compares at least two"),

@@ -413,3 +413,13 @@ def test_declared_primary_rows_are_judged_alone_and_a_pattern_matching_none_is_r
                                           "mode": "blocked", "verdict": "only in current"}])], ignore_index=True)
     with pytest.raises(ValueError, match="dispatch/new/.* match.es. no row .* with a change measured on both sides"):
         gate.require_no_regressions(new, primary=["dispatch/new/*"])  # declared, but nothing to judge
+
+
+def test_the_machine_speed_line_says_one_ratio_once():
+    """One timed mode (or every mode alike): "0.73x", not "0.73-0.73x"."""
+    table = pd.DataFrame({"study": "s", "config_id": "c", "mode": ["blocked", "pipelined"],
+                          "machine_ratio": [0.731, 0.734], "machine_ratio_ci_low": 0.7, "machine_ratio_ci_high": 0.76})
+    (line, _) = machine_speed.section(table)
+    assert "took 0.73x as long in this run as in the baseline's across 2 timed modes" in line
+    (line, _) = machine_speed.section(table.assign(machine_ratio=[0.73, 0.81]))
+    assert "took 0.73-0.81x as long" in line

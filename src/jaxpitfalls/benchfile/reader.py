@@ -86,8 +86,12 @@ def _defined(tree: ast.Module) -> set[str]:
 def _setup_axes(path: Path, tree: ast.Module) -> tuple[tuple[Axis, ...], bool]:
     setups = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "setup"]
     if not setups:
-        raise _refuse(path, None, "defines no setup(<axes>): the function that builds the variants' inputs from "
-                                  "one configuration's values (e.g. def setup(width, batch): ...)")
+        imported = next((n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)
+                         and "setup" in {a.asname or a.name for a in n.names}), None)
+        said = (" (it imports one: the file is read, not run, to know its axes, so define setup in it, calling the "
+                "imported one if need be)") if imported else ""
+        raise _refuse(path, imported, "defines no setup(<axes>): the function that builds the variants' inputs from "
+                                      f"one configuration's values (e.g. def setup(width, batch): ...){said}")
     args = setups[-1].args
     if args.posonlyargs or args.vararg:
         raise _refuse(path, setups[-1], "setup's axes are passed by name: no positional-only or *args parameters")
@@ -181,6 +185,15 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -
     if len(set(keys)) < len(keys):
         raise _refuse(path, node, "EXPECT states one expectation twice")
     return tuple(found)
+
+
+def setup_of(path: Path) -> tuple[tuple[Axis, ...], bool] | None:
+    """setup's (axes, open_axes) where they read, whatever else the file gets wrong: its config block is checked
+    beside the file's other problems."""
+    try:
+        return _setup_axes(path, ast.parse(path.read_text(), str(path)))
+    except (OSError, SyntaxError, ValueError):
+        return None
 
 
 def read(path: str | Path) -> BenchFile:

@@ -12,7 +12,7 @@ from typing import Any
 from ..breakdown import EXECUTABLE, Component
 from ..contract import settings
 from ..contract.interface import StudySpec
-from .reader import BenchFile, read
+from .reader import Axis, read
 
 MODES = {
     "blocked": "one call, waited for (jax.block_until_ready on its outputs) before the next",
@@ -67,12 +67,14 @@ class Traced(Calls, settings.Traced):
 VALUE = {"type": ["string", "number", "boolean"], "pattern": r"^[\w.+-]+$"}
 
 
-def schema(bench: BenchFile) -> dict[str, Any]:
-    """The file's block under `studies:`: `file` and setup's axes, so a key setup does not take is refused at parse."""
-    axes = {a.name: VALUE | ({} if a.required else {"default": a.default}) for a in bench.axes}
-    base: dict[str, Any] = {"properties": axes, "required": [a.name for a in bench.axes if a.required]}
+def schema(setup: tuple[tuple[Axis, ...], bool]) -> dict[str, Any]:
+    """The file's block under `studies:`: `file` and setup's (axes, open_axes), so a key setup does not take is
+    refused at parse."""
+    given, open_axes = setup
+    axes = {a.name: VALUE | ({} if a.required else {"default": a.default}) for a in given}
+    base: dict[str, Any] = {"properties": axes, "required": [a.name for a in given if a.required]}
     sweep = {"properties": {name: {"type": "array", "items": VALUE} for name in axes}}
-    if bench.open_axes:
+    if open_axes:
         base["additionalProperties"] = VALUE
         sweep["additionalProperties"] = {"type": "array", "items": VALUE}
     calls = {"type": "integer", "minimum": 1}
@@ -98,7 +100,7 @@ def spec(name: str, path: Path) -> StudySpec:
         name=name, variants=tuple(bench.variants), floor=bench.floor, modes=MODES, traced_mode="blocked",
         trace_components=components(bench.path),
         claims={e.key: e.claim(bench.path.name) for e in bench.expectations},
-        schema=schema(bench), extra_pairs=pairs, lockstep=True, timing=Timing, traced=Traced)
+        schema=schema((bench.axes, bench.open_axes)), extra_pairs=pairs, lockstep=True, timing=Timing, traced=Traced)
 
 
 def measured_code(name: str, path: Path) -> str:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import plan, registry, results
+from ..benchfile import reader
+from ..benchfile import spec as benchfile_spec
 from ..contract.settings import processes_problem
 from .declared import declared_problems
 from .paths import path_problems
@@ -85,13 +87,17 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     files = _benchmark_files(config)
     refused = registry.file_problems(files)
     registry.use_files({name: path for name, path in files.items() if name not in refused})
+    setups = {name: benchfile_spec.schema(setup) for name in refused
+              if (setup := reader.setup_of(Path(files[name]).expanduser()))}  # their blocks checked all the same
+    whole = config
     if refused:
         config = {**config, "studies": {k: v for k, v in config["studies"].items() if k not in refused}}
     try:
         schema = load(schema_path)  # every study's spec: one that breaks the contract is refused here
+        problems, detail = schema_problems({**config, "studies": {**config["studies"], **{
+            name: whole["studies"][name] for name in setups}}}, load(schema_path, setups) if setups else schema)
     except registry.StudyRefused as e:
         raise InvalidConfig(f"1 problem in a study:\n{e}") from None
-    problems, detail = schema_problems(config, schema)
     if not problems:
         fill_defaults(config, schema)
         problems = [*size_problems(config), *path_problems(config, frozenset(refused)), *declared_problems(config),

@@ -79,11 +79,13 @@ def _fragment(schema: Path | dict[str, Any]) -> dict[str, Any]:
     return schema if isinstance(schema, dict) else _read(schema)
 
 
-def load(schema_path: str | Path) -> dict[str, Any]:
-    """The workflow's schema, with every study's fragment over `$defs/study`."""
+def load(schema_path: str | Path, refused: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The workflow's schema, with every study's fragment over `$defs/study`, and `refused` files' blocks as
+    their setup reads (benchfile.spec.schema), so a refused file's block is checked too."""
     schema = _read(schema_path)
+    fragments = {name: _fragment(registry.spec(name).schema) for name in registry.names()} | (refused or {})
     schema["properties"]["studies"]["properties"] = {
-        name: merged(schema["$defs"]["study"], _fragment(registry.spec(name).schema)) for name in registry.names()}
+        name: merged(schema["$defs"]["study"], fragment) for name, fragment in fragments.items()}
     return schema
 
 

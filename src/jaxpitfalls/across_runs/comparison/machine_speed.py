@@ -75,9 +75,11 @@ def section(table) -> list[str]:
     ratios = per_mode.machine_ratio
     drifted = per_mode[(per_mode.machine_ratio_ci_low > 1.05) | (per_mode.machine_ratio_ci_high < 0.95)]
     divided = "judged_on" in table and table.judged_on.eq("yardstick units").any()
+    low, high = f"{ratios.min():.2f}", f"{ratios.max():.2f}"
     return [
-        f"The yardstick (a fixed numpy and Python workload timed in every round) took {ratios.min():.2f}-"
-        f"{ratios.max():.2f}x as long in this run as in the baseline's across {len(per_mode)} timed modes "
+        f"The yardstick (a fixed numpy and Python workload timed in every round) took "
+        f"{low if low == high else f'{low}-{high}'}x as long in this run as in the baseline's across {len(per_mode)} "
+        "timed modes "
         f"(median {ratios.median():.2f}x); {len(drifted)} of them moved beyond 5% with their interval: the machine's "
         + ("speed, which the verdicts below divide out where `judged_on` says yardstick units (`raw_ratio` is the "
            "ratio before)." if divided else "speed, reported beside each row and not divided out: every verdict below "
