@@ -147,11 +147,17 @@ def test_a_run_of_expectations_alone_draws_them_as_sentences_with_no_write_up(tm
 
     row = {"key": "a_faster_than_b", "claim": "a faster than b", "expected": True, "verdict": "not reproduced",
            "headline": Estimate(0.9, 0.8, 1.0, "x", "t(b) / t(a)"), "numbers": [], "beyond": False}
-    points = claim_points({"mine": [row]})
-    assert list(points.label) == ["mine: a faster than b"] and points.expected.all()
+    band = row | {"key": "a_within_3", "claim": "a within 3% of b", "verdict": "reproduced", "edges": (0.971, 1.03),
+                  "headline": Estimate(1.0, 0.99, 1.01, "x", "t(a) / t(b)")}
+    points = claim_points({"mine": [row | {"edges": (1.0,)}, band]})
+    assert list(points.label) == ["mine: a faster than b", "mine: a within 3% of b"] and points.expected.all()
     fig = claims_figure(points)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend == ["did not hold"] and fig._suptitle.get_text() == "Each expectation's number here (95% interval)"
+    assert legend == ["held", "did not hold", "the sentence's edge"]
+    assert fig._suptitle.get_text() == "Each expectation's number here (95% interval)"
+    drawn = sorted((float(line.get_xdata()[0]), int(line.get_ydata()[0])) for line in fig.axes[0].lines
+                   if line.get_marker() == "|" and line.get_color() == "0.35")  # each row's edges, its height
+    assert drawn == [(0.971, 1), (1.0, 0), (1.03, 1)]
 
 
 def test_the_report_opens_on_each_study_s_main_numbers_with_their_intervals_and_verdicts():

@@ -188,7 +188,7 @@ def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",
                                                   "ours": (None,), "judged_ratio": None, "supporting": False,
-                                                  "headline": None, "ceiling": None}]
+                                                  "edges": (), "headline": None, "ceiling": None}]
     with pytest.raises(TypeError, match=r"study dispatch: its claims must be contract.verdicts.Judged rows, got "
                                         r"\['dict'\]"):
         judged_rows("dispatch", [{"claim": "slower"}])

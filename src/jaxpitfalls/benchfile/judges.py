@@ -37,7 +37,7 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     decision = decide(shown[1], shown[2], *(x for x in (low, high) if x), holds=holds, log=True, df=df,
                       processes=processes)
     return decision.judged(measured=f"{what} = {interval(*shown, 'x')} at the base configuration ({e.mode})",
-                           headline=Estimate(*shown, "x", what))
+                           headline=Estimate(*shown, "x", what), edges=tuple(x for x in (low, high) if x))
 
 
 @cache

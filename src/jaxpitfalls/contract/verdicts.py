@@ -65,7 +65,7 @@ class Estimate:
 class Judged:
     """One claim as its study judged it: `ours` (per number: estimate, low, high, or None), `judged_ratio` (held
     against `bound`), `reason` (why undecided), `absent_here` (why this hardware lacks the effect), `supporting`
-    (on a smaller configuration: counted apart)."""
+    (on a smaller configuration: counted apart), `edges` (what the rule holds the headline to, drawn)."""
 
 
     measured: str
@@ -78,3 +78,4 @@ class Judged:
     bound: Bound | None = None
     absent_here: str = ""
     supporting: bool = False
+    edges: tuple[float, ...] = ()

@@ -21,7 +21,8 @@ from ...formatting import short  # noqa: E402
 from .magnitude import unit_word  # noqa: E402
 from .tally import EXPECTED, effects  # noqa: E402
 
-COLUMNS = ["label", "unit", "value", "low", "high", "theirs_low", "theirs_high", "verdict", "supporting", "expected"]
+COLUMNS = ["label", "unit", "value", "low", "high", "theirs_low", "theirs_high", "verdict", "supporting", "expected",
+           "edges"]
 VERDICT_COLORS = dict(zip((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNSTABLE, NOT_TESTABLE),
                           sns.color_palette("colorblind", 5), strict=True))
 
@@ -54,7 +55,8 @@ def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
             rows.append({"label": f"{study}: {named}", "unit": _unit(h.unit),
                          "value": h.value, "low": h.low, "high": h.high, "theirs_low": theirs[0],
                          "theirs_high": theirs[1], "verdict": lead["verdict"],
-                         "supporting": bool(lead.get("supporting")), "expected": bool(lead.get("expected"))})
+                         "supporting": bool(lead.get("supporting")), "expected": bool(lead.get("expected")),
+                         "edges": tuple(lead.get("edges") or ())})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -64,13 +66,16 @@ def _panel(ax, points: pd.DataFrame, unit: str) -> None:
         if not np.isnan(p.theirs_low):
             ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
                     marker="o", ms=7)
+        for edge in p.edges:  # an expectation's edge: where its interval must lie wholly beyond or within
+            ax.plot(edge, y, marker="|", ms=16, mew=2.5, color="0.35", ls="")
         color = VERDICT_COLORS.get(p.verdict, "black")
         ax.errorbar(p.value, y, xerr=[[max(p.value - p.low, 0)], [max(p.high - p.value, 0)]], fmt="o", capsize=3,
                     color=color, markerfacecolor="white" if p.supporting else color)
     ratio = unit == "x"
     ax.axvline(1 if ratio else 0, color="0.3", ls="--", lw=1)
     if ratio:
-        ends = points[["low", "high", "theirs_low", "theirs_high"]].to_numpy(dtype=float)
+        ends = np.concatenate([points[["low", "high", "theirs_low", "theirs_high"]].to_numpy(dtype=float).ravel(),
+                               [e for edges in points.edges for e in edges]])
         ends = ends[np.isfinite(ends) & (ends > 0)]
         ax.set_xscale("log")  # 1-2-5 steps around every point and 1, each labelled
         ticks = log_ticks(min(ends.min(), 0.9), max(ends.max(), 1.1), most=11)
@@ -106,6 +111,8 @@ def claims_figure(points: pd.DataFrame):
             filled = not points.supporting[points.verdict == v].all()
             handles.append(plt.Line2D([], [], color=c, marker="o", ls="", markerfacecolor=c if filled else "white",
                                       label=EXPECTED.get(v, v).strip("*") if yours else f"ours: {v}"))
+    if any(points.edges):
+        handles.append(plt.Line2D([], [], color="0.35", marker="|", ms=12, mew=2.5, ls="", label="the sentence's edge"))
     if points.supporting.any():
         handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
                                   label="ours supporting only (smaller structure, another device)"))
