@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from matplotlib.container import BarContainer, ErrorbarContainer
 
-from jaxpitfalls.contract.figures import bars, facet_lines, stacked_bars
+from jaxpitfalls.contract.figures import _y_label, bars, facet_lines, stacked_bars
 from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.report.tables.aggregate import read_tables
 from jaxpitfalls.studies.extraction.report import SPLIT
@@ -201,7 +201,7 @@ def test_the_scorecard_figure_labels_ticks_around_every_ratio():
     points = pd.DataFrame({"label": ["a", "b", "c"], "unit": "x", "value": [0.6, 1.2, 56.0], "low": [0.25, 1.1, 50.0],
                            "high": [1.5, 1.3, 60.0], "theirs_low": [float("nan"), 1.5, 56.0],
                            "theirs_high": [float("nan"), 1.5, 56.0], "verdict": "reproduced", "supporting": False})
-    fig = claims_figure(points)
+    fig = claims_figure(points.assign(edges=[()] * len(points)))
     ax = fig.axes[0]
     ticks = [t.get_position()[0] for t in ax.get_xticklabels() if t.get_text()]
     assert min(ticks) <= 0.25 and max(ticks) >= 60.0 and {1.0, 2.0, 5.0, 10.0} <= set(ticks), ticks
@@ -255,7 +255,7 @@ def test_the_scorecard_s_ratio_axis_over_many_decades_keeps_its_labels_apart():
     points = pd.DataFrame({"label": [long, "b"], "unit": "x", "value": [0.5, 1500.0], "low": [0.25, 1200.0],
                            "high": [0.8, 1800.0], "theirs_low": float("nan"), "theirs_high": float("nan"),
                            "verdict": "reproduced", "supporting": False})
-    fig = claims_figure(points)
+    fig = claims_figure(points.assign(edges=[()] * len(points)))
     ax = fig.axes[0]
     ticks = [t.get_position()[0] for t in ax.get_xticklabels() if t.get_text()]
     assert min(ticks) <= 0.25 and max(ticks) >= 1800.0 and _closest_labels(ax) >= 0.9, ticks
@@ -269,7 +269,7 @@ def test_the_scorecard_s_panels_start_just_under_its_legend():
     points = pd.DataFrame({"label": ["a", "b", "c"], "unit": "x", "value": [1.2, 10.9, 120.0], "low": [1.1, 9.0, 100.0],
                            "high": [1.3, 12.0, 140.0], "theirs_low": float("nan"), "theirs_high": float("nan"),
                            "verdict": "reproduced", "supporting": False, "expected": True})
-    fig = claims_figure(points)
+    fig = claims_figure(points.assign(edges=[()] * len(points)))
     fig.canvas.draw()
     legend_bottom = fig.legends[0].get_window_extent().y0
     assert 0 < (legend_bottom - fig.axes[0].get_window_extent().y1) / fig.dpi <= 0.3
@@ -285,7 +285,8 @@ def test_a_log_axis_says_so_and_a_narrow_ratio_axis_labels_its_reference():
     assert ax.get_ylabel() == "time / jit's, log scale, dashed: 1" and "1" in _y_labels(ax)
     long = facet_lines(data, x="value", y="ratio", hue="variant", col="axis", log="y", reference=1.0,
                        ylabel="unbatched / batched time").axes[0]  # tree_at's was cut at both ends
-    assert long.get_ylabel() == "unbatched / batched time, log\nscale, dashed: 1"
+    assert long.get_ylabel() == "unbatched / batched time,\nlog scale, dashed: 1"  # each part whole, not "dashed:\n1"
+    assert _y_label("time / loop's", log=True, reference=1.0) == "time / loop's, log scale,\ndashed: 1"
 
 
 def test_stacked_bars_write_each_bar_s_total_so_a_short_one_is_read():
@@ -311,7 +312,7 @@ def test_the_scorecard_keys_only_what_it_draws():
     points = pd.DataFrame({"label": ["a", "b"], "unit": "x", "value": [1.2, 3.0], "low": [1.1, 2.5],
                            "high": [1.3, 3.5], "theirs_low": float("nan"), "theirs_high": float("nan"),
                            "verdict": "reproduced", "supporting": True, "expected": False})
-    fig = claims_figure(points)
+    fig = claims_figure(points.assign(edges=[()] * len(points)))
     labels = {h.get_label(): h.get_markerfacecolor() for h in fig.legends[0].legend_handles}
     assert "write-up" not in labels and labels["ours: reproduced"] == "white"
     assert fig._suptitle.get_text() == "Each claim's number here (95% interval)"

@@ -136,7 +136,8 @@ def facet_lines(
 def _y_label(label: str, log: bool, reference: float | None = None) -> str:
     """A y label that says a log axis is one (its ticks are unevenly spaced) and what a dashed line marks."""
     said = [*(["log scale"] if log else []), *([f"dashed: {short(reference)}"] if reference is not None else [])]
-    return "\n".join(textwrap.wrap(", ".join([label, *said]), Y_LABEL_CHARS))  # a panel's height, never cut
+    whole = ", ".join([label, *(part.replace(" ", "\xa0") for part in said)])  # each part kept on one line
+    return "\n".join(textwrap.wrap(whole, Y_LABEL_CHARS)).replace("\xa0", " ")  # a panel's height, never cut
 
 
 def _legend_beside(fig, axes, title: str) -> None:
