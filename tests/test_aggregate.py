@@ -599,6 +599,7 @@ def test_medians_that_divide_outside_their_paired_interval_are_said_with_the_est
         "measurement" in lines[0]
     assert lines[2:] == ["- `a` / `b` (blocked, c): 1.000 from these medians, 0.916x [0.849, 0.988] paired.", ""]
     assert _medians_apart(steps, comp.iloc[1:]) == []
+    assert _medians_apart(steps, comp.assign(ratio_ci_low=float("nan"), ratio_ci_high=float("nan"))) == []
 
 
 def test_a_breakdown_says_how_many_traced_calls_it_rests_on_and_that_dispatch_and_wait_trade_on_a_cpu():

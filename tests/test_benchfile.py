@@ -218,7 +218,7 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
      "variant 'idle''s call returns no array, so nothing is waited for"),
     # its work done by the builder: the call hands back the same arrays each time
     ("    out = jax.jit(f)(x)\n    return lambda: out",
-     "variant 'idle''s call compiled no program from cleared caches and returns the very arrays of the call before"),
+     "variant 'idle''s call compiles no program, calls nothing and returns the very arrays of the call before"),
 ])
 def test_a_call_whose_time_would_not_be_its_work_is_refused(tmp_path, builder, said):
     body = f"""
@@ -233,7 +233,15 @@ def host(x):  # numpy, computed in the call: new arrays each time, no program; t
     y = np.asarray(x)
     return lambda: np.tanh(y) * 2
 
-VARIANTS = {{"jitted": jitted, "idle": idle, "host": host}}
+def into(x):  # numpy into a buffer of the builder's: the same array each call, but computed by a call; timed
+    y, buf = np.asarray(x), np.empty(x.shape, np.float32)
+    return lambda: np.multiply(np.tanh(y, out=buf), 2, out=buf)
+
+def tree(x):  # Python over a pytree, no program: its leaves come back as they went in; timed
+    leaves = {{"a": jax.jit(f)(x)}}
+    return lambda: jax.tree.map(lambda leaf: leaf, leaves)["a"]
+
+VARIANTS = {{"jitted": jitted, "idle": idle, "host": host, "into": into, "tree": tree}}
 OUTPUTS_DIFFER = {{"idle": "on purpose"}}
 """
     with pytest.raises(BenchFileRefused, match=re.escape(said)):
@@ -527,3 +535,30 @@ def test_the_time_split_draws_each_median_split_by_its_traced_shares(tmp_path):
     assert heights == [0.05, 0.075, 0.15, 0.225]  # the medians' parts: 0.3 and 0.2 ms whole
     (total,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert list(total.lines[0].get_ydata()) == [0.3, 0.2]
+
+
+def test_the_measuring_jobs_parameter_changes_with_the_code_the_jobs_run_and_nothing_else(tmp_path):
+    """EXPECT's wording, comments and the docstring are not run: the same digest; the code, a new pair EXPECT has
+    the jobs compare, another assignment beside EXPECT's, or the file's name (the trace names its frames by it): a
+    new one."""
+    from jaxpitfalls.benchfile.spec import measured_code
+
+    original = (ROOT / "examples/vmap_loop.py").read_text()
+
+    def digest(text: str, name: str = "bench.py") -> str:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        (folder / name).write_text(text)
+        return measured_code("bench", folder / name)
+
+    same = digest(original)
+    assert digest(original.replace("at least 2x", "at least 3x") + "# a note\n") == same
+    assert digest('"""Another docstring."""\n' + original.split('"""', 2)[2]) == same
+    assert digest(original.replace("jnp.tanh(w @ x)", "jnp.tanh(w @ x) * 1")) != same
+    assert digest(original, "mine.py") != same
+    assert digest(original.replace("EXPECT = [", "EXPECT = OTHER = [")) != same
+    again = "def again(w, xs):\n    return vmap(w, xs)\n\n\ndef vmap("
+    third = original.replace('"loop": loop}', '"loop": loop, "again": again}').replace("def vmap(", again)
+    base = digest(third)
+    assert digest(third.replace('"vmap at least 2x', '"vmap at least 3x')) == base  # the floor's pair either way
+    assert digest(third.replace('EXPECT = ["', 'EXPECT = ["again within 5% of vmap", "')) != base  # a pair to time

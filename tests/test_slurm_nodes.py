@@ -25,7 +25,7 @@ def sinfo(tmp_path, monkeypatch):
 
 
 def test_cores_no_node_has_stop_the_run_naming_the_largest_node(sinfo):
-    sinfo("2\\n16+\\n")
+    sinfo("2\\n16\\n16\\n")
     said = cores_no_node_has(SimpleNamespace(executor_plugin=SLURM, cores=64))
     assert said.startswith("--cores 64: no node of this cluster has 64 CPUs (the largest has 16)")
     assert "Pass --cores 16 or fewer" in said
@@ -36,6 +36,7 @@ def test_cores_no_node_has_stop_the_run_naming_the_largest_node(sinfo):
     (SimpleNamespace(name="local"), 64, "2\\n", 0),  # not on Slurm
     (SLURM, 64, "", 1),  # sinfo fails: nothing to say
     (SLURM, 64, "n/a\\n", 0),
+    (SLURM, 64, "2\\n32+\\n", 0),  # a group's least: its largest node may have 64
 ])
 def test_a_run_some_node_can_take_or_one_sinfo_cannot_judge_goes_on(sinfo, plugin, cores, shown, status):
     sinfo(shown, status)

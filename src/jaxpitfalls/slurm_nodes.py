@@ -8,13 +8,14 @@ from typing import Any
 
 
 def node_cpus() -> list[int]:
-    """Node groups' CPU counts by `sinfo` (empty: it cannot say)."""
+    """Each node's CPU count by `sinfo`, hidden partitions too (empty: it cannot say)."""
     try:
-        shown = subprocess.run(["sinfo", "-h", "-o", "%c"], capture_output=True, text=True, timeout=30)
+        shown = subprocess.run(["sinfo", "-h", "-N", "-a", "-o", "%c"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return []
-    counts = [word.rstrip("+") for word in shown.stdout.split()]
-    return [int(c) for c in counts if c.isdigit()] if shown.returncode == 0 else []
+    counts = shown.stdout.split()
+    # a count it cannot give exactly ("32+", a group's least) says nothing of the largest node
+    return [int(c) for c in counts] if shown.returncode == 0 and all(c.isdigit() for c in counts) else []
 
 
 def cores_no_node_has(workflow: Any) -> str:

@@ -27,7 +27,7 @@ from ..harness.variants import (
 )
 from .outputs import host, idle_call, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
-from .signature import SecondCallFailed, first_call
+from .signature import SecondCallFailed, first_call, makes_calls
 from .spec import Timing, spec
 
 
@@ -113,7 +113,8 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
     signatures, compiles, outputs, runners, structures, unusable = {}, {}, {}, {}, {}, {}
-    for variant, call in calls(bench, name, conf).items():
+    calls_of = calls(bench, name, conf)
+    for variant, call in calls_of.items():
         with _named(bench, variant, "its first call"):
             _, signatures[variant], compiles[variant], unusable[variant] = first_call(call)
         runners[variant] = _runner(variant, call, signatures[variant])
@@ -122,14 +123,15 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     for variant, runner in runners.items():
         with _named(bench, variant, "a warm-up call"):
             outputs[variant], structures[variant], idle = _warm_up(runner, settings.warmup_steps,
-                                                                   signatures[variant]["programs_compiled"])
+                                                                   signatures[variant]["programs_compiled"],
+                                                                   makes_calls(calls_of[variant]))
             pipelined[variant]()
         if idle:
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
     return Prepared(runners, signatures, compiles, outputs, structures, unusable)
 
 
-def _warm_up(runner: Runner, steps: int, programs: int) -> tuple[np.ndarray, tuple, str]:
+def _warm_up(runner: Runner, steps: int, programs: int, makes: bool) -> tuple[np.ndarray, tuple, str]:
     """`steps` blocked calls: their outputs on the host, one row a call, the first's structure, and idle_call's
     reading of the last two."""
     rows, laid_out, before, idle = [], (), None, ""
@@ -137,7 +139,7 @@ def _warm_up(runner: Runner, steps: int, programs: int) -> tuple[np.ndarray, tup
         out = jax.block_until_ready(runner.step())
         rows.append(host(out))
         laid_out = structure(out) if i == 0 else laid_out
-        idle, before = idle_call(before, out, programs), out
+        idle, before = idle_call(before, out, programs, makes), out
     return np.stack(rows), laid_out, idle
 
 

@@ -35,16 +35,16 @@ def arrays_of(out: Any) -> list[Any]:
     return [leaf for _, leaf in _arrays(out) if isinstance(leaf, jax.Array | np.ndarray)]
 
 
-def idle_call(before: Any, later: Any, programs: int) -> str:
+def idle_call(before: Any, later: Any, programs: int, calls: bool) -> str:
     """Why a call's time would not be its work ("" where it is): it runs programs but returns no array to wait
-    on, or runs none and returns the call before's very arrays."""
+    on, or runs none, `calls` nothing and returns the call before's very arrays (`lambda: out`)."""
     if programs and not _arrays(later):
         return ("returns no array, so nothing is waited for: its time would be the dispatch alone, its work running "
-                "on into later samples. Return what it computes")
+                "on into later samples. Return what it computes (a call that blocks inside: return the array)")
     ours, earlier = arrays_of(later), arrays_of(before)
-    if not programs and ours and len(ours) == len(earlier) and all(map(operator.is_, ours, earlier)):
-        return ("compiled no program from cleared caches and returns the very arrays of the call before: its work "
-                "ran in the builder, before the timer. Do it in the call the builder returns (`lambda: f(x)`, not "
+    if not (programs or calls) and ours and len(ours) == len(earlier) and all(map(operator.is_, ours, earlier)):
+        return ("compiles no program, calls nothing and returns the very arrays of the call before: its work ran in "
+                "the builder, before the timer. Do it in the call the builder returns (`lambda: f(x)`, not "
                 "`lambda: out`)")
     return ""
 

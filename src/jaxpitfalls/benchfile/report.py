@@ -120,9 +120,9 @@ class Report:
                                                     f"{self.spec.floor}'s (blocked)")
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
-        if not at_base.empty:
-            split = at_base.pivot_table(index="variant", columns="component", values="untraced_estimate_ms",
-                                        sort=False)
+        split = pd.DataFrame() if at_base.empty else at_base.pivot_table(
+            index="variant", columns="component", values="untraced_estimate_ms", sort=False)
+        if not split.empty:  # none where no traced variant has an untraced median
             named = [c.name for c in self.spec.trace_components if c.name in split]
             order = [v for v in self.spec.variants if v in split.index]
             medians = base[base["mode"] == "blocked"].set_index("variant").reindex(order)

@@ -3,6 +3,7 @@ the call as written. Variants recording the same ran the same code (harness.vari
 
 from __future__ import annotations
 
+import dis
 import functools
 import logging
 import os
@@ -99,6 +100,12 @@ def call_code(call: Callable[[], Any]) -> str:
     if code is None:
         return _kind(call)
     return ";".join([code.co_code.hex(), ",".join(code.co_names), *map(_kind, _bound(call))])
+
+
+def makes_calls(call: Callable[[], Any]) -> bool:
+    """Whether a call's own code calls anything (True where it has none to read: a partial, a jitted function)."""
+    code = getattr(call, "__code__", None)
+    return code is None or any(i.opname.startswith("CALL") for i in dis.get_instructions(code))
 
 
 class SecondCallFailed(Exception):

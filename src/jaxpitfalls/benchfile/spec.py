@@ -109,7 +109,13 @@ def measured_code(name: str, path: Path) -> str:
     body = ast.parse(path.read_text()).body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
-    kept = [node for node in body if not (isinstance(node, ast.Assign | ast.AnnAssign) and "EXPECT" in {
-        getattr(t, "id", None) for t in getattr(node, "targets", [getattr(node, "target", None)])})]
-    text = ast.dump(ast.Module(kept, type_ignores=[])) + repr(spec(name, path).extra_pairs)
+    kept = [node for node in body if _assigned(node) != "EXPECT"]
+    # its name too: the trace names the file's own frames by it
+    text = path.name + ast.dump(ast.Module(kept, type_ignores=[])) + repr(sorted(spec(name, path).extra_pairs))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _assigned(node: ast.stmt) -> str | None:
+    """The one name a statement assigns (`NAME = ...`, `NAME: T = ...`), as reader.py reads them; else None."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None

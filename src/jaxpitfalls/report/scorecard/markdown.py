@@ -83,7 +83,7 @@ def _medians_apart(steps: pd.DataFrame, comp: pd.DataFrame) -> list[str]:
         if not all(side in at.index for side in sides):
             continue  # a difference or a share: no median of its own
         of_medians = at[sides[0]] / at[sides[1]]
-        if not r.ratio_ci_low <= of_medians <= r.ratio_ci_high:
+        if of_medians < r.ratio_ci_low or of_medians > r.ratio_ci_high:  # an interval of NaN: never
             apart.append(f"- `{r.variant}` / `{r.baseline}` ({r.mode}, {r.config_id}): {of_medians:.3f} from these "
                          f"medians, {interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 'x')} paired.")
     if not apart:
