@@ -14,7 +14,7 @@ from configs import ROOT
 
 from jaxpitfalls import plan, registry, results, sources
 from jaxpitfalls.benchfile.measure import Measure
-from jaxpitfalls.benchfile.reader import BenchFileRefused
+from jaxpitfalls.benchfile.reader import BenchFileRefused, read
 from jaxpitfalls.benchfile.spec import Timing
 from jaxpitfalls.configcheck import InvalidConfig, require_valid
 from jaxpitfalls.harness.compiles import CompiledInTimedRegion
@@ -562,3 +562,33 @@ def test_the_measuring_jobs_parameter_changes_with_the_code_the_jobs_run_and_not
     base = digest(third)
     assert digest(third.replace('"vmap at least 2x', '"vmap at least 3x')) == base  # the floor's pair either way
     assert digest(third.replace('EXPECT = ["', 'EXPECT = ["again within 5% of vmap", "')) != base  # a pair to time
+
+
+def test_a_file_declaring_first_run_times_each_call_from_cleared_caches_compiling_every_sample(tmp_path, files):
+    measure = bench(tmp_path, '''
+        def jitted(x):
+            g = jax.jit(f)
+            return lambda: g(x)
+
+        def twice(x):
+            g = jax.jit(lambda y: f(f(y) / 2))
+            return lambda: g(x)
+
+        VARIANTS = {"jitted": jitted, "twice": twice}
+        OUTPUTS_DIFFER = {"twice": "another function, compiled"}
+        FIRST_RUN = True
+        EXPECT = ["twice within 50% of jitted when first run"]
+    ''')
+    doc = run(measure)
+    first = doc["variants"]["twice"]["modes"]["first_run"]
+    assert first["measures_compilation"] and first["compiles_in_timed_region"] >= len(first["samples_s"]) >= 2
+    assert len(first["compile_seconds"]) == len(first["samples_s"]) and "twice__aa" not in doc["variants"]
+    assert {(c["variant"], c["mode"]) for c in doc["comparisons"]} >= {("twice", "first_run"), ("twice", "blocked")}
+    registry.use_files({"bench": measure.path})
+    assert registry.spec("bench").modes["first_run"].startswith("one call from cleared caches")
+    config = {"xla_flags": "", "jax_cache_dir": "/tmp/cache", "studies": {"bench": {"xla_flags": "",
+                                                                                   "compilation_cache": True}}}
+    assert plan.job_runtime(config, "bench")["jax_cache_dir"] == ""  # a first run read from the cache times none
+    with pytest.raises(BenchFileRefused, match=r"EXPECT 'twice within 50% of jitted when first run': first runs "
+                                               r"are timed where the file sets FIRST_RUN = True"):
+        read(bench(tmp_path, measure.path.read_text().replace("FIRST_RUN = True", ""), name="other").path)

@@ -173,6 +173,8 @@ def test_an_expectation_is_judged_and_said_as_its_sentence_speaks():
 
 def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():
     assert parse_expectation("b faster than a when pipelined", VARIANTS).mode == "pipelined"
+    assert parse_expectation("b faster than a when first run", VARIANTS).mode == "first_run"
+    assert parse_expectation("b within 5% of a when First_Run.", VARIANTS).mode == "first_run"
 
 
 @pytest.mark.parametrize("sentence", ["a faster than a", "a within 5% faster than b", "a at least faster than b"])

@@ -56,6 +56,8 @@ def test_every_example_runs_through_every_rule(examples_run):
         figures = {p.stem for p in (examples_run / f"reports/figures/{name}").glob("*.png")}
         assert {"medians", "time_split"} <= figures
         assert ("scaling" in figures) == any(toy["sweep"].values())
+    first = pd.read_csv(examples_run / "results/tables/vmap_loop/steps.csv").query("mode == 'first_run'")
+    assert set(first.variant) >= {"vmap", "loop"} and (first.median_ms > 0).all()  # FIRST_RUN: compiled each call
 
 
 def test_a_merged_job_keeps_each_processs_samples(examples_run):

@@ -143,11 +143,13 @@ def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, 
 
 
 def job_runtime(config: dict[str, Any], study: str) -> dict[str, str]:
-    """What a measuring job sets before JAX starts: XLA flags and the compilation cache ("" for none)."""
+    """What a measuring job sets before JAX starts: XLA flags and the compilation cache ("" for none: a study
+    timing first runs has none, whatever its block says, or they would read programs from it)."""
     block = config["studies"][study]
+    cached = block["compilation_cache"] and not (registry.is_file(study) and "first_run" in registry.spec(study).modes)
     return {
         "xla_flags": " ".join(filter(None, [config["xla_flags"], block["xla_flags"]])),
-        "jax_cache_dir": config["jax_cache_dir"] if block["compilation_cache"] else "",
+        "jax_cache_dir": config["jax_cache_dir"] if cached else "",
     }
 
 

@@ -1,5 +1,5 @@
 """A benchmark file's expectations, judged like claims. The sentences (`Nx` or `N%`, optionally ending `when
-pipelined`):
+pipelined`, or `when first run` in a file that times first runs):
     A faster than B | A slower than B
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
@@ -15,7 +15,7 @@ from ..contract.interface import Advice, Claim
 _SENTENCE = re.compile(
     r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
-    r"(?P<b>\w+)(?P<pipelined>\s+when pipelined)?\s*\.?$", re.IGNORECASE)
+    r"(?P<b>\w+)(?:\s+when\s+(?P<when>pipelined|first[ _]run))?\s*\.?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     if m is None:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
                          "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
-                         "'when pipelined')")
+                         "'when pipelined' or 'when first run')")
     a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
     for name in (a, b):
         if name not in variants:
@@ -83,7 +83,9 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
             raise ValueError(f"{m['size']}{m['unit']} is no change: a factor above 1x, or a percentage above 0")
     faster = (m["direction"] or "").lower() == "faster"
     low, high = _edges(bound, faster, size)
-    return Expectation(text.strip(), a, b, low, high, faster, "pipelined" if m["pipelined"] else "blocked")
+    when = (m["when"] or "").lower()
+    mode = "blocked" if not when else "pipelined" if when == "pipelined" else "first_run"
+    return Expectation(text.strip(), a, b, low, high, faster, mode)
 
 
 def _edges(bound: str, faster: bool, size: float | None) -> tuple[float | None, float | None]:

@@ -18,7 +18,8 @@ from ..contract.naming import settings_of
 from ..contract.settings import Traced
 from ..harness import tracing
 from ..harness.compiles import CompiledInTimedRegion
-from ..harness.protocol import Runner, measure, mode_samplers, result_document
+from ..harness.protocol import Runner, measure, measure_mode, mode_samplers, result_document
+from ..harness.timing import timed
 from ..harness.variants import (
     VariantOutputsDisagree,
     VariantsIndistinguishable,
@@ -143,6 +144,14 @@ def _warm_up(runner: Runner, steps: int, programs: int, makes: bool) -> tuple[np
     return np.stack(rows), laid_out, idle
 
 
+def _first_run(runner: Runner) -> Callable[[], float]:
+    """A call from cleared caches, waited for: what tracing, compiling and running it cost a fresh process."""
+    def sample() -> float:
+        jax.clear_caches()
+        return timed(lambda: jax.block_until_ready(runner.step()))
+    return sample
+
+
 @contextmanager
 def _named(bench: BenchFile, variant: str, when: str):
     """What a variant raises, said with the file, the variant and when."""
@@ -198,14 +207,18 @@ class Measure:
         bench = self.bench
         prepared = prepare(bench, self.name, conf, settings)
         checks = _checks(bench, prepared)
+        pairs = spec(self.name, self.path).extra_pairs
         try:
-            timed = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
-                            extra_pairs=spec(self.name, self.path).extra_pairs)
+            modes = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
+                            extra_pairs=pairs)
         except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
             raise CompiledInTimedRegion(f"{bench.path}: {e}") from e
+        if bench.first_run:
+            modes["first_run"] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()}, "first_run",
+                                              bench.floor, settings.sampling, conf["id"], pairs, compiles="required")
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
-        return result_document(bench.floor, timed, variants, checks, benchmark_file=str(bench.path))
+        return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
         prepared = prepare(self.bench, self.name, conf, settings)

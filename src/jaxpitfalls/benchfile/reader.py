@@ -1,5 +1,5 @@
 """A benchmark file read from its syntax tree, so the Snakefile's parse checks it without JAX. Its vocabulary
-(docs/your-own-code.md): `setup(<axes>)`, `VARIANTS = {"name": builder}`; optional `FLOOR`, `EXPECT`,
+(docs/your-own-code.md): `setup(<axes>)`, `VARIANTS = {"name": builder}`; optional `FLOOR`, `FIRST_RUN`, `EXPECT`,
 `TOLERANCE`, `OUTPUTS_DIFFER`."""
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class BenchFile:
     atol: float = 1e-5
     outputs_differ: dict[str, str] = field(default_factory=dict)
     open_axes: bool = False
+    first_run: bool = False
 
 
 def _refuse(path: Path, node: ast.AST | None, what: str) -> BenchFileRefused:
@@ -167,7 +168,8 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> tuple[dict
     return variants, problems
 
 
-def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -> tuple[Expectation, ...]:
+def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str],
+                  first_run: bool | None) -> tuple[Expectation, ...]:
     lines = _literal(path, "EXPECT", node, [], (list, tuple))
     found, problems = [], []  # every sentence's problem at once, a line each
     for i, line in enumerate(lines):
@@ -179,6 +181,10 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str]) -
             found.append(parse_expectation(line, tuple(variants)))
         except ValueError as e:
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {e}")))
+            continue
+        if found[-1].mode == "first_run" and first_run is False:  # None: FIRST_RUN refused already
+            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: first runs are timed where the file sets "
+                                                  "FIRST_RUN = True")))
     if problems:
         raise BenchFileRefused("\n".join(problems))
     keys = [e.key for e in found]
@@ -213,12 +219,14 @@ def read(path: str | Path) -> BenchFile:
     floor = _attempt(problems, lambda: _floor(path, assigned.get("FLOOR"), variants))
     tolerance = _attempt(problems, lambda: _tolerance(path, assigned.get("TOLERANCE"))) or {}
     differ = _attempt(problems, lambda: _differ(path, assigned.get("OUTPUTS_DIFFER"), variants, floor)) or {}
-    expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants)) or ()
+    first_run = _attempt(problems, lambda: _literal(path, "FIRST_RUN", assigned.get("FIRST_RUN"), False, bool))
+    expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants, first_run)) or ()
     if problems:
         raise BenchFileRefused("\n".join(problems))
     return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
                      floor=floor, expectations=expectations, rtol=float(tolerance.get("rtol", BenchFile.rtol)),
-                     atol=float(tolerance.get("atol", BenchFile.atol)), outputs_differ=differ, open_axes=open_axes)
+                     atol=float(tolerance.get("atol", BenchFile.atol)), outputs_differ=differ, open_axes=open_axes,
+                     first_run=bool(first_run))
 
 
 def _attempt(problems: list[str], read: Callable[[], Any]) -> Any:

@@ -19,6 +19,8 @@ MODES = {
     "pipelined": "calls dispatched back to back, one wait at the end: JAX's asynchronous dispatch hides what "
                  "the host does while the device computes",
 }
+FIRST_RUN = {"first_run": "one call from cleared caches, waited for: tracing, compiling and running, as a "
+                          "process's first call does (the file's FIRST_RUN; its jobs keep no persistent cache)"}
 
 
 def components(file: Path) -> tuple[Component, ...]:
@@ -97,7 +99,8 @@ def spec(name: str, path: Path) -> StudySpec:
     bench = read(path)
     pairs = tuple(dict.fromkeys(e.pair for e in bench.expectations if bench.floor not in e.pair))
     return StudySpec(
-        name=name, variants=tuple(bench.variants), floor=bench.floor, modes=MODES, traced_mode="blocked",
+        name=name, variants=tuple(bench.variants), floor=bench.floor, traced_mode="blocked",
+        modes=MODES | (FIRST_RUN if bench.first_run else {}),
         trace_components=components(bench.path),
         claims={e.key: e.claim(bench.path.name) for e in bench.expectations},
         schema=schema((bench.axes, bench.open_axes)), extra_pairs=pairs, lockstep=True, timing=Timing, traced=Traced)
