@@ -423,6 +423,11 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     doc["worker_starts_s"] = 1.25  # its workers' seconds to their replies less their measuring
     walls = aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"]
     assert walls.samples_s.iloc[0] == pytest.approx(2.5) and walls.twins_s.iloc[0] == pytest.approx(0.5)
+    compiled = copy.deepcopy(doc)  # a mode measuring compilation (a first_run mode): its samples are first runs
+    compiled["variants"]["a"]["modes"]["blocked"] |= {"measures_compilation": True, "compiles_in_timed_region": 3,
+                                                     "compile_seconds": [0.01, 0.01, 0.01]}
+    first = aggregate(_write(tmp_path, [compiled]), [str(overhead)])["checks"]
+    assert first.samples_s.iloc[0] == pytest.approx(0.5) and first.first_runs_s.iloc[0] == pytest.approx(2.0 + 1.5)
     started = study_split(summary, "dispatch", [], walls)
     assert started["worker starts and imports"] == 1.25 and started["the rest of its timing jobs"] == pytest.approx(
         10 - 2.5 - 0.5 - 1.5 - 2.0 - 1.25)

@@ -13,11 +13,15 @@ from ..contract.interface import StudySpec
 from ..contract.tables import base_config_id, measured, variants_only
 
 FIGURES = {
-    "medians": "Median time per call at the base configuration, per variant and dispatch mode, with 95% intervals.",
+    "medians": "Median time per call at the base configuration, per variant and mode, with 95% intervals.",
     "scaling": "Median time per call (blocked mode) against each swept axis, the others at the base; one panel per "
                "axis, with 95% intervals.",
     "ratios": "Each variant's time over the floor's (blocked mode) against each swept axis, with 95% intervals: "
               "above 1, slower than the floor.",
+    "scaling_first_run": "A first call's time (first_run mode: tracing, compiling, running) against each swept axis, "
+                         "the others at the base; one panel per axis, with 95% intervals.",
+    "ratios_first_run": "Each variant's first call over the floor's (first_run mode) against each swept axis, with 95% "
+                        "intervals: above 1, slower than the floor.",
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
                   "split by the shares of its traced calls (the profiler's Python tracer inflates Python time, so "
                   "the traced times are not drawn). A split from a few traced calls, without an interval.",
@@ -56,6 +60,20 @@ def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFr
                        on=["config_id", "variant"], how="left")
 
 
+def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """A FIRST_RUN file's first calls: their median and the median time XLA spent compiling in one."""
+    first = steps[steps["mode"] == "first_run"]
+    if first.empty or "compile_median_ms" not in first:
+        return []
+    shown = first.assign(first_call_ms=first.median_ms, compiling_ms=first.compile_median_ms,
+                         compiling_share=first.compile_median_ms / first.median_ms)
+    columns = ["config_id", "variant", "first_call_ms", "compiling_ms", "compiling_share"]
+    return [("What a first call costs",
+             "Each variant's first call from cleared caches (`first_run`): its median over processes, and the median "
+             "of the time XLA spent compiling in one (JAX's backend-compile events; the rest is tracing, lowering, "
+             "dispatching and running, with the persistent cache off).", shown[columns].reset_index(drop=True))]
+
+
 def _log(table: pd.DataFrame) -> str:
     """Log axes where every swept value is a positive number (sizes), time on a log scale always."""
     numeric = pd.to_numeric(table["value"], errors="coerce")
@@ -89,12 +107,32 @@ class Report:
                 "served).",
                 _whole(_dispatched(_per_process(blocked, tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
+        found = [runs, *_first_runs(steps)]
         if not self.outputs_differ:
-            return [runs]
+            return found
         differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])
-        return [runs, ("Outputs not compared", f"The file says these variants compute something other than the "
-                                               f"floor (`{self.spec.floor}`), so their outputs are not held to its.",
-                       differ)]
+        return [*found, ("Outputs not compared", f"The file says these variants compute something other than the "
+                                                 f"floor (`{self.spec.floor}`), so their outputs are not held to its.",
+                         differ)]
+
+    def _swept(self, steps: pd.DataFrame, comp: pd.DataFrame, mode: str) -> dict[str, object]:
+        """`scaling` and `ratios` of one mode over each swept axis (`_first_run` after their names but blocked's)."""
+        found, suffix = {}, "" if mode == "blocked" else f"_{mode}"
+        on_axes = swept(steps[steps["mode"] == mode])
+        if on_axes.empty:
+            return found
+        found[f"scaling{suffix}"] = facet_lines(
+            on_axes, x="value", y="median_ms", hue="variant", col="axis", low="median_ci_low_ms",
+            high="median_ci_high_ms", ylabel="median (ms)", sharex=False, hue_order=self.spec.variants,
+            log=_log(on_axes), title=f"{self.spec.name}: time per call over each swept axis ({mode})")
+        comp = swept(comp[(comp["mode"] == mode) & (comp.baseline == self.spec.floor)
+                          & comp.variant.isin(self.spec.variants)])
+        if not comp.empty:
+            found[f"ratios{suffix}"] = facet_lines(
+                comp, x="value", y="ratio", hue="variant", col="axis", low="ratio_ci_low", high="ratio_ci_high",
+                sharex=False, ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants, log=_log(comp),
+                reference=1.0, title=f"{self.spec.name}: each variant's time over {self.spec.floor}'s ({mode})")
+        return found
 
     def figures(self, tables: dict[str, pd.DataFrame]) -> dict[str, object]:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
@@ -102,22 +140,8 @@ class Report:
         found = {"medians": bars(base, x="variant", y="median_ms", hue="mode", order=self.spec.variants,
                                  low="median_ci_low_ms", high="median_ci_high_ms", log=True,
                                  ylabel="median per call (ms)", title=f"{self.spec.name}: time per call")}
-        on_axes = swept(steps[steps["mode"] == "blocked"])
-        if not on_axes.empty:
-            found["scaling"] = facet_lines(on_axes, x="value", y="median_ms", hue="variant", col="axis",
-                                           low="median_ci_low_ms", high="median_ci_high_ms", ylabel="median (ms)",
-                                           sharex=False, hue_order=self.spec.variants, log=_log(on_axes),
-                                           title=f"{self.spec.name}: time per call over each swept axis (blocked)")
-            comp = measured(tables["comparisons"])
-            comp = swept(comp[(comp["mode"] == "blocked") & (comp.baseline == self.spec.floor)
-                              & comp.variant.isin(self.spec.variants)])
-            if not comp.empty:
-                found["ratios"] = facet_lines(comp, x="value", y="ratio", hue="variant", col="axis",
-                                              low="ratio_ci_low", high="ratio_ci_high", sharex=False,
-                                              ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants,
-                                              log=_log(comp), reference=1.0,
-                                              title=f"{self.spec.name}: each variant's time over "
-                                                    f"{self.spec.floor}'s (blocked)")
+        for mode in [m for m in ("blocked", "first_run") if m in self.spec.modes]:
+            found |= self._swept(steps, measured(tables["comparisons"]), mode)
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         split = pd.DataFrame() if at_base.empty else at_base.pivot_table(

@@ -41,7 +41,8 @@ def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
 
 def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
     """Machine time in the timed samples (each sampler's wall; an older result's from its samples, short where a
-    sample is a step's share), the A/A twins' and the first runs' apart: for the run summary."""
+    sample is a step's share), the A/A twins' and the first runs' apart (a compiling mode's samples among them):
+    for the run summary."""
 
     def spent(name: str, mode_name: str, mode: dict[str, Any]) -> float:
         walls = doc["machine"][mode_name].get("sampled_s")
@@ -51,8 +52,10 @@ def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
 
     seconds = {"samples_s": 0.0, "twins_s": 0.0, "first_runs_s": 0.0}
     for name, variant in doc["variants"].items():
-        seconds["twins_s" if "twin_of" in variant else "samples_s"] += sum(
-            spent(name, mode_name, mode) for mode_name, mode in variant["modes"].items())
+        for mode_name, mode in variant["modes"].items():
+            kind = "twins_s" if "twin_of" in variant else "first_runs_s" if mode.get("measures_compilation") \
+                else "samples_s"
+            seconds[kind] += spent(name, mode_name, mode)
         if "first_run" in variant and "twin_of" not in variant:  # merged: the processes' mean
             seconds["first_runs_s"] += variant["first_run"]["seconds"] * doc.get("processes", 1)
     return seconds
