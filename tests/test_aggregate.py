@@ -426,8 +426,11 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     compiled = copy.deepcopy(doc)  # a mode measuring compilation (a first_run mode): its samples are first runs
     compiled["variants"]["a"]["modes"]["blocked"] |= {"measures_compilation": True, "compiles_in_timed_region": 3,
                                                      "compile_seconds": [0.01, 0.01, 0.01]}
-    first = aggregate(_write(tmp_path, [compiled]), [str(overhead)])["checks"]
+    tables = aggregate(_write(tmp_path, [compiled]), [str(overhead)])
+    first = tables["checks"]
     assert first.samples_s.iloc[0] == pytest.approx(0.5) and first.first_runs_s.iloc[0] == pytest.approx(2.0 + 1.5)
+    steps = tables["steps"].query("variant == 'a'").set_index("process").compile_median_ms
+    assert steps["all"] == pytest.approx(10.0) and steps.drop("all").isna().all()  # a process's: not the job's
     started = study_split(summary, "dispatch", [], walls)
     assert started["worker starts and imports"] == 1.25 and started["the rest of its timing jobs"] == pytest.approx(
         10 - 2.5 - 0.5 - 1.5 - 2.0 - 1.25)

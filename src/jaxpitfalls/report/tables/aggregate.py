@@ -71,8 +71,8 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         "compiles_in_warmup": v["compiles_in_warmup"],
         "compiles_in_timed_region": pooled["compiles_in_timed_region"],
         "measures_compilation": pooled.get("measures_compilation", False),
-        "compile_median_ms": (float(np.median(pooled["compile_seconds"])) * 1e3
-                              if "compile_seconds" in pooled else None),
+        # a process's own where its entry keeps them (a merged job's keeps them pooled only: blank, not the job's)
+        "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3 if "compile_seconds" in m else None),
         # a variant's first run: its mode's own where the mode kept one (tree_at's un-jitted start-up), else the
         # variant's (generation's, extraction's first pass)
         **{f"first_run_{k}": x for k, x in (pooled.get("first_run") or v.get("first_run", {})).items()},
