@@ -589,6 +589,16 @@ def test_a_file_declaring_first_run_times_each_call_from_cleared_caches_compilin
     config = {"xla_flags": "", "jax_cache_dir": "/tmp/cache", "studies": {"bench": {"xla_flags": "",
                                                                                    "compilation_cache": True}}}
     assert plan.job_runtime(config, "bench")["jax_cache_dir"] == ""  # a first run read from the cache times none
+    host = measure.path.read_text().replace('VARIANTS = {"jitted": jitted, "twice": twice}', """
+def host(x):
+    import numpy as np
+    y = np.asarray(x)
+    return lambda: np.tanh(y) * 2
+
+VARIANTS = {"jitted": jitted, "twice": twice, "host": host}""")
+    with pytest.raises(BenchFileRefused, match=r"FIRST_RUN times a first call's compiling, and \['host'\] compile no "
+                                               r"program in theirs"):  # before anything is timed
+        run(bench(tmp_path, host, name="host_file"))
     with pytest.raises(BenchFileRefused, match=r"EXPECT 'twice within 50% of jitted when first run': first runs "
                                                r"are timed where the file sets FIRST_RUN = True"):
         read(bench(tmp_path, measure.path.read_text().replace("FIRST_RUN = True", ""), name="other").path)

@@ -175,6 +175,7 @@ def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():
     assert parse_expectation("b faster than a when pipelined", VARIANTS).mode == "pipelined"
     assert parse_expectation("b faster than a when first run", VARIANTS).mode == "first_run"
     assert parse_expectation("b within 5% of a when First_Run.", VARIANTS).mode == "first_run"
+    assert parse_expectation("b faster than a when first-run", VARIANTS).mode == "first_run"
 
 
 @pytest.mark.parametrize("sentence", ["a faster than a", "a within 5% faster than b", "a at least faster than b"])

@@ -15,7 +15,7 @@ from ..contract.interface import Advice, Claim
 _SENTENCE = re.compile(
     r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
-    r"(?P<b>\w+)(?:\s+when\s+(?P<when>pipelined|first[ _]run))?\s*\.?$", re.IGNORECASE)
+    r"(?P<b>\w+)(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

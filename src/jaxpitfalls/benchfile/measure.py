@@ -17,7 +17,7 @@ import numpy as np
 from ..contract.naming import settings_of
 from ..contract.settings import Traced
 from ..harness import tracing
-from ..harness.compiles import CompiledInTimedRegion
+from ..harness.compiles import CompiledInTimedRegion, NotAFirstRun
 from ..harness.protocol import Runner, measure, measure_mode, mode_samplers, result_document
 from ..harness.timing import timed
 from ..harness.variants import (
@@ -208,14 +208,23 @@ class Measure:
         prepared = prepare(bench, self.name, conf, settings)
         checks = _checks(bench, prepared)
         pairs = spec(self.name, self.path).extra_pairs
+        uncompiled = [v for v, s in prepared.signatures.items() if not s["programs_compiled"]]
+        if bench.first_run and uncompiled:  # before any timing: a first run is its compile, and these have none
+            raise BenchFileRefused(f"{bench.path}: FIRST_RUN times a first call's compiling, and {uncompiled} compile "
+                                   "no program in theirs (NumPy, or compiled ahead of time): leave them or FIRST_RUN "
+                                   "out")
         try:
             modes = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
                             extra_pairs=pairs)
         except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
             raise CompiledInTimedRegion(f"{bench.path}: {e}") from e
         if bench.first_run:
-            modes["first_run"] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()}, "first_run",
-                                              bench.floor, settings.sampling, conf["id"], pairs, compiles="required")
+            try:
+                modes["first_run"] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},
+                                                  "first_run", bench.floor, settings.sampling, conf["id"], pairs,
+                                                  compiles="required")
+            except NotAFirstRun as e:
+                raise NotAFirstRun(f"{bench.path}: {e}") from e
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
         return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))
