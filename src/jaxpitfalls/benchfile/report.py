@@ -140,8 +140,9 @@ class Report:
         found = {"medians": bars(base, x="variant", y="median_ms", hue="mode", order=self.spec.variants,
                                  low="median_ci_low_ms", high="median_ci_high_ms", log=True,
                                  ylabel="median per call (ms)", title=f"{self.spec.name}: time per call")}
+        comp = measured(tables["comparisons"])
         for mode in [m for m in ("blocked", "first_run") if m in self.spec.modes]:
-            found |= self._swept(steps, measured(tables["comparisons"]), mode)
+            found |= self._swept(steps, comp, mode)
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         split = pd.DataFrame() if at_base.empty else at_base.pivot_table(
