@@ -76,6 +76,7 @@ def test_a_file_is_timed_by_the_protocol_and_its_result_follows_the_schema(tmp_p
             ("blocked", "jitted~twin", "jitted")} <= pairs
     signatures = {v: doc["variants"][v]["signature"] for v in ("jitted", "eager")}
     assert signatures["jitted"]["programs_compiled"] == 1 and signatures["eager"]["programs_compiled"] >= 2
+    assert doc["variants"]["jitted"]["program_memory"]["peak_bytes"] == 2 * 8 * 4  # float32[8] in, one out
     assert doc["benchmark_file"] == str(tmp_path / "bench.py")
 
 
@@ -137,7 +138,9 @@ def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_program
         ''', name="twice"))
 
 
-def test_donating_a_buffer_is_a_different_program_on_the_same_python_path(tmp_path):
+def test_donating_a_buffer_is_a_different_program_on_the_same_python_path_holding_less(tmp_path):
+    """XLA's plan for each variant's program: the copy holds its argument and a new output at once, the donated
+    one writes its output into the argument's buffer (counted once), a peak one output smaller."""
     doc = run(bench(tmp_path, '''
         def stepped(update, x):
             state = [jnp.array(x)]
@@ -155,9 +158,14 @@ def test_donating_a_buffer_is_a_different_program_on_the_same_python_path(tmp_pa
             return stepped(jax.jit(f, donate_argnums=0), x)
 
         VARIANTS = {"copied": copied, "donated": donated}
-    '''))
+    '''), n=256)
     copied, donated = (doc["variants"][v]["signature"] for v in ("copied", "donated"))
     assert copied["python"] == donated["python"] and copied["program"] != donated["program"]
+    copied, donated = (doc["variants"][v]["program_memory"] for v in ("copied", "donated"))
+    buffer = 256 * 4  # float32[256]
+    assert copied == {"peak_bytes": 2 * buffer, "argument_bytes": buffer, "output_bytes": buffer,
+                      "donated_bytes": 0, "temporary_bytes": 0}
+    assert donated == copied | {"peak_bytes": buffer, "donated_bytes": buffer}
 
 
 def test_a_donation_jax_cannot_use_or_a_buffer_donated_twice_is_said_as_such(tmp_path):
@@ -486,6 +494,36 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     assert "nan" not in absent and "None" not in absent and "1.500" in absent  # a float column's NaN, an object's
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
+
+
+def test_the_report_sets_each_variants_planned_peak_beside_the_floors_blank_where_none_compiled(tmp_path):
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, '''
+        import numpy as np
+
+        def copied(x):
+            return lambda: f(x)
+
+        def host(x):
+            return lambda: np.tanh(np.asarray(x)) * 2
+
+        VARIANTS = {"copied": copied, "host": host}
+    ''').path
+    plan = {"peak_bytes": [2 * 2**20, None], "argument_bytes": [2**20, None], "output_bytes": [2**20, None],
+            "donated_bytes": [0, None], "temporary_bytes": [0, None]}
+    steps = pd.DataFrame({"config_id": "n8", "variant": ["copied", "host"], "mode": "blocked", "demonstration": "",
+                          "signature_python_calls": 3, "signature_programs_compiled": [1, 0], "compiles_in_warmup": 1,
+                          **{f"program_{k}": v for k, v in plan.items()}})
+    (_, (title, _, shown)) = Report(spec("bench", path)).tables({"steps": steps})
+    assert title == "What each variant's largest program holds"
+    assert shown.peak_mib.tolist()[0] == 2.0 and shown.peak_vs_floor.tolist()[0] == 1.0
+    assert shown.iloc[1, 2:].isna().all()  # NumPy's call compiled nothing: blank, not 0
+    steps = steps.drop(columns=[f"program_{k}" for k in plan])  # a JAX that keeps no plan: no table
+    assert len(Report(spec("bench", path)).tables({"steps": steps})) == 1
 
 
 def test_a_call_that_closes_over_a_class_or_an_odd_shape_has_a_signature():

@@ -56,6 +56,11 @@ def test_every_example_runs_through_every_rule(examples_run):
         figures = {p.stem for p in (examples_run / f"reports/figures/{name}").glob("*.png")}
         assert {"medians", "time_split"} <= figures
         assert ("scaling" in figures) == any(toy["sweep"].values())
+    # XLA's plan: the donated update writes into its argument's buffer, about half the copy's peak
+    assert "### What each variant's largest program holds" in report
+    plan = pd.read_csv(examples_run / "results/tables/donation/steps.csv").query("mode == 'blocked'")
+    peaks = plan.groupby("variant").program_peak_bytes.first()
+    assert peaks["donated"] < 0.6 * peaks["copied"] and (plan.program_donated_bytes > 0).any()
     first = pd.read_csv(examples_run / "results/tables/vmap_loop/steps.csv").query("mode == 'first_run'")
     assert set(first.variant) >= {"vmap", "loop"} and (first.median_ms > 0).all()  # FIRST_RUN: compiled each call
 

@@ -69,6 +69,16 @@ def test_processes_whose_same_code_path_lowered_to_another_text_are_merged_sayin
         merge(docs)
 
 
+def test_a_variants_program_plan_stays_whole_bytes_the_largest_any_process_compiled():
+    docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
+    plans = [{"peak_bytes": peak, "argument_bytes": 3, "output_bytes": 5, "donated_bytes": 0, "temporary_bytes": 7}
+             for peak in (9, 10)]
+    for doc, plan in zip(docs, plans, strict=True):
+        doc["variants"]["v"]["program_memory"] = plan
+    assert merge(docs)["variants"]["v"]["program_memory"] == plans[1]  # not a mean's floats
+    assert "program_memory" not in merge(docs)["variants"]["f"]
+
+
 def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_is_judged_over_processes():
     """One process spends 20% in `a`, the other 40%: the job's share is their mean on the logit scale, its interval
     Student's t on the spread between the processes, the steps' spreads pooled (moderated.pooled_apart; `b`'s, the

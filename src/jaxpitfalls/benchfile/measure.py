@@ -98,6 +98,7 @@ class Prepared:
     outputs: dict[str, np.ndarray]
     structures: dict[str, tuple]
     unusable_donations: dict[str, str]  # JAX's warning where it could not use a variant's donation
+    program_memory: dict[str, dict[str, int] | None]  # the plan of the largest program its first call compiled
 
 
 def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
@@ -113,11 +114,11 @@ def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) ->
 def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
-    signatures, compiles, outputs, runners, structures, unusable = {}, {}, {}, {}, {}, {}
+    signatures, compiles, outputs, runners, structures, unusable, memory = {}, {}, {}, {}, {}, {}, {}
     calls_of = calls(bench, name, conf)
     for variant, call in calls_of.items():
         with _named(bench, variant, "its first call"):
-            _, signatures[variant], compiles[variant], unusable[variant] = first_call(call)
+            signatures[variant], compiles[variant], unusable[variant], memory[variant] = first_call(call)
         runners[variant] = _runner(variant, call, signatures[variant])
     # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
@@ -129,7 +130,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
             pipelined[variant]()
         if idle:
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
-    return Prepared(runners, signatures, compiles, outputs, structures, unusable)
+    return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory)
 
 
 def _warm_up(runner: Runner, steps: int, programs: int, makes: bool) -> tuple[np.ndarray, tuple, str]:
@@ -226,7 +227,9 @@ class Measure:
             except NotAFirstRun as e:
                 raise NotAFirstRun(f"{bench.path}: {e}") from e
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
-                        "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
+                        "compiles_in_warmup": prepared.compiles[v]}
+                    | ({"program_memory": plan} if (plan := prepared.program_memory[v]) else {})
+                    for v, r in prepared.runners.items()}
         return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:

@@ -74,6 +74,26 @@ def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
              "dispatching and running, with the persistent cache off).", shown[columns].reset_index(drop=True))]
 
 
+def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataFrame]]:
+    """What XLA plans each variant's largest program to hold at its peak, against the floor's, in the unit its
+    largest peak reads in."""
+    if "program_peak_bytes" not in blocked or blocked.program_peak_bytes.isna().all():
+        return []
+    top = blocked.program_peak_bytes.max()
+    unit, size = next((u, s) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1)) if top >= s)
+    parts = {f"{part}_{unit.lower()}": blocked[f"program_{part}_bytes"] / size
+           for part in ("peak", "argument", "output", "donated", "temporary")}
+    floors = blocked[blocked.variant == floor].set_index("config_id").program_peak_bytes
+    shown = blocked.assign(**parts, peak_vs_floor=blocked.program_peak_bytes / blocked.config_id.map(floors))
+    return [("What each variant's largest program holds",
+             "The program its first call compiled that holds the most at once, as XLA plans it: its peak (arguments, "
+             "outputs and temporaries live together; a donated argument's buffer is its output's, counted once) and "
+             f"those parts, in {unit}, and its peak over the floor's. The compiler's figure for the program, exact and "
+             "the same on every run: no interval. Not what the process holds (the inputs setup made, the "
+             "allocator's caches), and blank where the first call compiled no program (NumPy) or this JAX keeps no "
+             "plan.", shown[["config_id", "variant", *parts, "peak_vs_floor"]].reset_index(drop=True))]
+
+
 def _log(table: pd.DataFrame) -> str:
     """Log axes where every swept value is a positive number (sizes), time on a log scale always."""
     numeric = pd.to_numeric(table["value"], errors="coerce")
@@ -107,7 +127,7 @@ class Report:
                 "served).",
                 _whole(_dispatched(_per_process(blocked, tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
-        found = [runs, *_first_runs(steps)]
+        found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps)]
         if not self.outputs_differ:
             return found
         differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])

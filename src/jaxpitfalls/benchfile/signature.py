@@ -14,11 +14,12 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 
 from ..harness.compiles import count_compiles
+from ..harness.program_memory import largest, planned_memory
 from ..harness.variants import fingerprint
 
 _MODULE_NAME = re.compile(r"^module @[\w.$-]+", re.MULTILINE)
@@ -112,13 +113,23 @@ class SecondCallFailed(Exception):
     """A variant's call that ran once and failed the next time (a buffer donated in its first, say)."""
 
 
-def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, str]:
-    """A variant's first call from cleared caches, then a warm traced one: (output, signature, compilations, JAX's
-    warning of a donation it could not use, or "")."""
+class FirstCall(NamedTuple):
+    """A first call from cleared caches: signature, compilations, JAX's unusable-donation warning (or ""), the
+    largest program's memory plan (None: none kept)."""
+
+    signature: dict[str, Any]
+    compiles: int
+    unused_donation: str
+    program_memory: dict[str, int] | None
+
+
+def first_call(call: Callable[[], Any]) -> FirstCall:
+    """A variant's first call from cleared caches, then a warm traced one."""
     jax.clear_caches()
-    with _dumped_programs() as programs, count_compiles() as counter, warnings.catch_warnings(record=True) as said:
+    with _dumped_programs() as programs, count_compiles() as counter, planned_memory() as plans, \
+            warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        out = jax.block_until_ready(call())
+        jax.block_until_ready(call())
     for w in said:  # recorded, and still said where JAX says them (the job's log)
         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     unused = next((str(w.message) for w in said if "donated buffers were not usable" in str(w.message)), "")
@@ -133,4 +144,4 @@ def first_call(call: Callable[[], Any]) -> tuple[Any, dict[str, Any], int, str]:
         "python_calls": len(path),
         "call": fingerprint(call_code(call)),
     }
-    return out, signature, counter.count, unused
+    return FirstCall(signature, counter.count, unused, largest(plans))

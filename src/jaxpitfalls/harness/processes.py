@@ -144,6 +144,8 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 variant["modes"] = {mode: _merge_mode([p["modes"][mode] for p in per]) for mode in variant["modes"]}
             elif key in ("calls", "compiles_in_warmup"):
                 variant[key] = sum(p[key] for p in per)
+            elif key == "program_memory":  # the compiler's plan, whole bytes: the largest any process compiled
+                variant[key] = max((p[key] for p in per if key in p), key=lambda plan: plan["peak_bytes"])
             elif key != "signature":
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [

@@ -69,6 +69,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         "contended_samples": sum(pooled["contended"]) if process == POOLED else None,
         **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
         "compiles_in_warmup": v["compiles_in_warmup"],
+        **{f"program_{k}": x for k, x in v.get("program_memory", {}).items()},  # a benchmark file's: XLA's plan
         "compiles_in_timed_region": pooled["compiles_in_timed_region"],
         "measures_compilation": pooled.get("measures_compilation", False),
         # a process's own where its entry keeps them (a merged job's keeps them pooled only: blank, not the job's)
