@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import registry, sources
+from .benchfile.expectations import FIRST_RUN_MODE
 from .contract.naming import settings_of, value_label
 from .contract.settings import without_idle_share
 from .contract.tables import TABLES
@@ -146,7 +147,8 @@ def job_runtime(config: dict[str, Any], study: str) -> dict[str, str]:
     """What a measuring job sets before JAX starts: XLA flags and the compilation cache ("" for none: a study
     timing first runs has none, whatever its block says, or they would read programs from it)."""
     block = config["studies"][study]
-    cached = block["compilation_cache"] and not (registry.is_file(study) and "first_run" in registry.spec(study).modes)
+    first_runs = registry.is_file(study) and FIRST_RUN_MODE in registry.spec(study).modes
+    cached = block["compilation_cache"] and not first_runs
     return {
         "xla_flags": " ".join(filter(None, [config["xla_flags"], block["xla_flags"]])),
         "jax_cache_dir": config["jax_cache_dir"] if cached else "",

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from ..contract.interface import Advice, Claim
 
+FIRST_RUN_MODE = "first_run"  # a FIRST_RUN file's third mode: a call from cleared caches
+
 _SENTENCE = re.compile(
     r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
@@ -84,7 +86,7 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     faster = (m["direction"] or "").lower() == "faster"
     low, high = _edges(bound, faster, size)
     when = (m["when"] or "").lower()
-    mode = "blocked" if not when else "pipelined" if when == "pipelined" else "first_run"
+    mode = "blocked" if not when else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
     return Expectation(text.strip(), a, b, low, high, faster, mode)
 
 

@@ -26,6 +26,7 @@ from ..harness.variants import (
     require_agree,
     require_distinct,
 )
+from .expectations import FIRST_RUN_MODE
 from .outputs import host, idle_call, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
 from .signature import SecondCallFailed, first_call, makes_calls
@@ -221,8 +222,8 @@ class Measure:
             raise CompiledInTimedRegion(f"{bench.path}: {e}") from e
         if bench.first_run:
             try:
-                modes["first_run"] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},
-                                                  "first_run", bench.floor, settings.sampling, conf["id"], pairs,
+                modes[FIRST_RUN_MODE] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},
+                                                  FIRST_RUN_MODE, bench.floor, settings.sampling, conf["id"], pairs,
                                                   compiles="required")
             except NotAFirstRun as e:
                 raise NotAFirstRun(f"{bench.path}: {e}") from e

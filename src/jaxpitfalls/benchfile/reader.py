@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..contract.naming import PLAN_KEYS
-from .expectations import Expectation, parse_expectation
+from .expectations import FIRST_RUN_MODE, Expectation, parse_expectation
 
 # What the plan adds to a configuration, and the result tables' own columns beside its values: an axis of one of
 # these names would be dropped from setup's call or overwrite a column.
@@ -182,7 +182,7 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str],
         except ValueError as e:
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {e}")))
             continue
-        if found[-1].mode == "first_run" and first_run is False:  # None: FIRST_RUN refused already
+        if found[-1].mode == FIRST_RUN_MODE and first_run is False:  # None: FIRST_RUN refused already
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: first runs are timed where the file sets "
                                                   "FIRST_RUN = True")))
     if problems:

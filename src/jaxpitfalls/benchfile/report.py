@@ -11,6 +11,7 @@ import pandas as pd
 from ..contract.figures import bars, facet_lines, stacked_bars
 from ..contract.interface import StudySpec
 from ..contract.tables import base_config_id, measured, variants_only
+from .expectations import FIRST_RUN_MODE
 
 FIGURES = {
     "medians": "Median time per call at the base configuration, per variant and mode, with 95% intervals.",
@@ -62,7 +63,7 @@ def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFr
 
 def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
     """A FIRST_RUN file's first calls: their median and the median time XLA spent compiling in one."""
-    first = steps[steps["mode"] == "first_run"]
+    first = steps[steps["mode"] == FIRST_RUN_MODE]
     if first.empty or "compile_median_ms" not in first:
         return []
     shown = first.assign(first_call_ms=first.median_ms, compiling_ms=first.compile_median_ms,
@@ -161,7 +162,7 @@ class Report:
                                  low="median_ci_low_ms", high="median_ci_high_ms", log=True,
                                  ylabel="median per call (ms)", title=f"{self.spec.name}: time per call")}
         comp = measured(tables["comparisons"])
-        for mode in [m for m in ("blocked", "first_run") if m in self.spec.modes]:
+        for mode in [m for m in ("blocked", FIRST_RUN_MODE) if m in self.spec.modes]:
             found |= self._swept(steps, comp, mode)
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead

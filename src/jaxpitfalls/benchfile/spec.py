@@ -12,6 +12,7 @@ from typing import Any
 from ..breakdown import EXECUTABLE, Component
 from ..contract import settings
 from ..contract.interface import StudySpec
+from .expectations import FIRST_RUN_MODE
 from .reader import Axis, read
 
 MODES = {
@@ -19,7 +20,7 @@ MODES = {
     "pipelined": "calls dispatched back to back, one wait at the end: JAX's asynchronous dispatch hides what "
                  "the host does while the device computes",
 }
-FIRST_RUN = {"first_run": "one call from cleared caches, waited for: tracing, compiling and running, as a "
+FIRST_RUN = {FIRST_RUN_MODE: "one call from cleared caches, waited for: tracing, compiling and running, as a "
                           "process's first call does (the file's FIRST_RUN; its jobs keep no persistent cache)"}
 
 

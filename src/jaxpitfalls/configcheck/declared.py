@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import plan, registry
+from ..benchfile.expectations import FIRST_RUN_MODE
 from ..contract.naming import naming_nothing
 
 
@@ -38,7 +39,7 @@ def _lockstep(config: dict[str, Any]) -> Iterator[str]:
         return
     spec = registry.spec(study)
     confs = [conf["id"] for conf in plan.configurations(config["studies"][study])]
-    modes = [m for m in spec.modes if not (registry.is_file(study) and m == "first_run")]  # lockstep times warm ones
+    modes = [m for m in spec.modes if not (registry.is_file(study) and m == FIRST_RUN_MODE)]  # lockstep times warm ones
     rows = [f"{study}/{c}/{v}/{m}" for c in confs for v in spec.variants for m in modes]
     yield from _unmatched("compare.primary", compare["primary"], rows, "study/config_id/variant/mode")
     callable_ = compare["pyperf"]["callable"]
