@@ -178,7 +178,37 @@ def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():
     assert parse_expectation("b faster than a when first-run", VARIANTS).mode == "first_run"
 
 
-@pytest.mark.parametrize("sentence", ["a faster than a", "a within 5% faster than b", "a at least faster than b"])
+@pytest.mark.parametrize("sentence, low, high", [
+    ("a uses less memory than b", None, 1.0),
+    ("a uses at least 40% less memory than b", None, 0.6),  # a peak 0.6 times b's, not 1 / 1.4
+    ("a uses at least 2x less memory than b", None, 0.5),
+    ("a uses no more than 10% more memory than b", None, 1.1),
+    ("a uses more memory than b", 1.0, None),
+])
+def test_a_memory_sentence_bounds_the_planned_peaks_ratio_and_is_decided_exactly(sentence, low, high):
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.judges import judge
+    from jaxpitfalls.contract.verdicts import NOT_REPRODUCED, REPRODUCED
+
+    e = parse_expectation(sentence, VARIANTS)
+    assert e.memory and e.spoken == ("peak(a) / peak(b)", low, high)
+    edge = low or high
+
+    class Planned:
+        base_id = "n8"
+        steps = pd.DataFrame({"config_id": "n8", "mode": "blocked", "variant": ["a", "b"],
+                              "program_peak_bytes": [edge * 2**20, 2**20]})
+
+    at_edge = judge(e, Planned())  # exactly at a sized edge holds; "less than" at 1 does not
+    assert at_edge.verdict == (REPRODUCED if edge != 1 else NOT_REPRODUCED) and not at_edge.headline.has_interval
+    Planned.steps = Planned.steps.assign(program_peak_bytes=[float("nan"), 2**20])  # NumPy: no program
+    assert "no memory plan for ['a']" in judge(e, Planned()).measured
+
+
+@pytest.mark.parametrize("sentence", ["a faster than a", "a within 5% faster than b", "a at least faster than b",
+                                      "a uses at least 100% less memory than b", "a uses less memory than b when "
+                                      "pipelined"])
 def test_a_sentence_that_says_nothing_measurable_is_refused(sentence):
     with pytest.raises(ValueError):
         parse_expectation(sentence, VARIANTS)

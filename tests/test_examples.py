@@ -44,7 +44,9 @@ def examples_run(tmp_path_factory):
 def test_every_example_runs_through_every_rule(examples_run):
     report = (examples_run / "reports/report.md").read_text()
     assert report.startswith("# JAX benchmarks: report") and "## Your expectations" in report
-    assert "**Your 3 expectations**" in report
+    assert "**Your 4 expectations**" in report
+    (memory,) = [line for line in report.splitlines() if "| donated uses at least 40% less memory than" in line]
+    assert [cell.strip() for cell in memory.split("|")[3:5]] == ["peak(donated) / peak(copied) 0.504x", "yes"]
     # no write-up is reproduced: its words are the expectations', not the claims'
     assert "## How each expectation was judged" in report and "write-up" not in report.lower()
     for name, toy in TOY.items():

@@ -30,6 +30,11 @@ def short(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def bytes_unit(largest: float) -> tuple[str, int]:
+    """The binary unit a size of `largest` bytes reads in (`MiB`, 2**20) and its size."""
+    return next((u, s) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1)) if largest >= s)
+
+
 def duration_interval(ms: float, low: float, high: float) -> str:
     """A time in ms and its interval in the unit they read in: ms from 10 µs, else µs or ns (`66.2 ns [-53.4, 186]`)."""
     top = max(abs(ms), abs(low), abs(high))

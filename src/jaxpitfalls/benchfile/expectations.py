@@ -3,7 +3,8 @@ pipelined`, or `when first run` in a file that times first runs):
     A faster than B | A slower than B
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
-    A within N% of B"""
+    A within N% of B
+and on XLA's planned peaks (exact, no `when`): A uses [at least N | no more than N] less|more memory than B"""
 
 from __future__ import annotations
 
@@ -18,12 +19,15 @@ _SENTENCE = re.compile(
     r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
     r"(?P<b>\w+)(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
+_MEMORY = re.compile(
+    r"^(?P<a>\w+)\s+uses\s+(?:(?P<bound>at least|no more than|at most)\s+(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s+)?"
+    r"(?P<direction>less|more)\s+memory\s+than\s+(?P<b>\w+)\s*\.?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Expectation:
     """The paired ratio t(a) / t(b) must lie above `low` and/or below `high`; `faster`: shown as t(b) / t(a);
-    `mode`: the dispatch mode it is judged in."""
+    `mode`: the dispatch mode it is judged in; `memory`: on the planned peaks instead, `faster` meaning less."""
 
     text: str
     a: str
@@ -32,6 +36,7 @@ class Expectation:
     high: float | None
     faster: bool
     mode: str = "blocked"
+    memory: bool = False
 
     @property
     def key(self) -> str:
@@ -52,6 +57,8 @@ class Expectation:
     @property
     def spoken(self) -> tuple[str, float | None, float | None]:
         """The ratio as the sentence speaks (a speed-up where it says faster), with its edges."""
+        if self.memory:
+            return f"peak({self.a}) / peak({self.b})", self.low, self.high
         if not self.faster:
             return f"t({self.a}) / t({self.b})", self.low, self.high
         return f"t({self.b}) / t({self.a})", self.high and 1 / self.high, self.low and 1 / self.low
@@ -60,16 +67,21 @@ class Expectation:
     def rule(self) -> str:
         what, low, high = self.spoken
         edges = " and ".join(filter(None, [f"above {low:.4g}" if low else "", f"below {high:.4g}" if high else ""]))
+        if self.memory:
+            return (f"{what} at the base configuration, XLA's plan of each variant's largest program: exact (no "
+                    f"interval), {edges}{'' if low == 1 or high == 1 else ' or at the edge'}")
         return f"{what} at the base configuration, {self.mode} mode: the 95% interval wholly {edges}"
 
 
 def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     """One sentence as an Expectation, or ValueError."""
-    m = _SENTENCE.match(text.strip())
+    m = _SENTENCE.match(text.strip()) or _MEMORY.match(text.strip())
+    if m is None and re.search(r"\bmemory\b.*\bwhen\b", text, re.IGNORECASE):
+        raise ValueError("memory is judged on XLA's plan of the programs, which no mode changes: leave 'when ...' out")
     if m is None:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
                          "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
-                         "'when pipelined' or 'when first run')")
+                         "'when pipelined' or 'when first run'), 'donated uses at least 40% less memory than copied'")
     a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
     for name in (a, b):
         if name not in variants:
@@ -78,16 +90,27 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
         raise ValueError("compares a variant with itself")
     if (bound == "within") != (m["direction"] is None):
         raise ValueError("say 'faster than' or 'slower than', or 'within N% of' for a band")
-    size = None
-    if m["size"]:
-        size = float(m["size"]) if m["unit"].lower() == "x" else 1 + float(m["size"]) / 100
-        if size <= 1:
-            raise ValueError(f"{m['size']}{m['unit']} is no change: a factor above 1x, or a percentage above 0")
-    faster = (m["direction"] or "").lower() == "faster"
+    memory = m.re is _MEMORY
+    size = _size(m["size"], m["unit"], less=memory and m["direction"].lower() == "less")
+    faster = (m["direction"] or "").lower() in ("faster", "less")
     low, high = _edges(bound, faster, size)
+    if memory:
+        return Expectation(text.strip(), a, b, low, high, faster, memory=True)
     when = (m["when"] or "").lower()
     mode = "blocked" if not when else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
     return Expectation(text.strip(), a, b, low, high, faster, mode)
+
+
+def _size(number: str | None, unit: str | None, less: bool) -> float | None:
+    """The factor a sentence names, above 1: `40% less` memory is 1 / 0.6 (a peak 0.6 times), `40% faster` 1.4."""
+    if not number:
+        return None
+    n = float(number)
+    size = n if unit.lower() == "x" else 1 / (1 - n / 100) if less and n < 100 else 1 + n / 100
+    if size <= 1 or (less and unit == "%" and n >= 100):
+        raise ValueError(f"{number}{unit} is no change: a factor above 1x, or a percentage above 0"
+                         if size <= 1 else f"{number}{unit} less is nothing left: a percentage below 100")
+    return size
 
 
 def _edges(bound: str, faster: bool, size: float | None) -> tuple[float | None, float | None]:

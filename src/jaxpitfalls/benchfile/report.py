@@ -11,6 +11,7 @@ import pandas as pd
 from ..contract.figures import bars, facet_lines, stacked_bars
 from ..contract.interface import StudySpec
 from ..contract.tables import base_config_id, measured, variants_only
+from ..formatting import bytes_unit
 from .expectations import FIRST_RUN_MODE
 
 FIGURES = {
@@ -80,8 +81,7 @@ def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataF
     largest peak reads in."""
     if "program_peak_bytes" not in blocked or blocked.program_peak_bytes.isna().all():
         return []
-    top = blocked.program_peak_bytes.max()
-    unit, size = next((u, s) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1)) if top >= s)
+    unit, size = bytes_unit(blocked.program_peak_bytes.max())
     parts = {f"{part}_{unit.lower()}": blocked[f"program_{part}_bytes"] / size
            for part in ("peak", "argument", "output", "donated", "temporary")}
     floors = blocked[blocked.variant == floor].set_index("config_id").program_peak_bytes

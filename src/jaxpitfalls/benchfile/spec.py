@@ -98,7 +98,7 @@ def schema(setup: tuple[tuple[Axis, ...], bool]) -> dict[str, Any]:
 def spec(name: str, path: Path) -> StudySpec:
     """The study a benchmark file is, named `name` by the config."""
     bench = read(path)
-    pairs = tuple(dict.fromkeys(e.pair for e in bench.expectations if bench.floor not in e.pair))
+    pairs = tuple(dict.fromkeys(e.pair for e in bench.expectations if bench.floor not in e.pair and not e.memory))
     return StudySpec(
         name=name, variants=tuple(bench.variants), floor=bench.floor, traced_mode="blocked",
         modes=MODES | (FIRST_RUN if bench.first_run else {}),

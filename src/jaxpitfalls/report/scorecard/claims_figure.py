@@ -70,7 +70,7 @@ def _panel(ax, points: pd.DataFrame, unit: str) -> None:
             ax.plot(edge, y, marker="|", ms=16, mew=2.5, color="0.35", ls="")
         color = VERDICT_COLORS.get(p.verdict, "black")
         ax.errorbar(p.value, y, xerr=[[max(p.value - p.low, 0)], [max(p.high - p.value, 0)]], fmt="o", capsize=3,
-                    color=color, markerfacecolor="white" if p.supporting else color)
+                    color=color, markerfacecolor="white" if p.supporting else color, clip_on=False)  # on a tick
     ratio = unit == "x"
     ax.axvline(1 if ratio else 0, color="0.3", ls="--", lw=1)
     if ratio:
