@@ -164,7 +164,7 @@ def test_donating_a_buffer_is_a_different_program_on_the_same_python_path_holdin
     copied, donated = (doc["variants"][v]["program_memory"] for v in ("copied", "donated"))
     buffer = 256 * 4  # float32[256]
     assert copied == {"peak_bytes": 2 * buffer, "argument_bytes": buffer, "output_bytes": buffer,
-                      "donated_bytes": 0, "temporary_bytes": 0}
+                      "donated_bytes": 0, "temporary_bytes": 0, "programs": 1}
     assert donated == copied | {"peak_bytes": buffer, "donated_bytes": buffer}
 
 
@@ -511,17 +511,24 @@ def test_the_report_sets_each_variants_planned_peak_beside_the_floors_blank_wher
         def host(x):
             return lambda: np.tanh(np.asarray(x)) * 2
 
-        VARIANTS = {"copied": copied, "host": host}
+        def looped(x):
+            return lambda: [f(row) for row in x]
+
+        VARIANTS = {"copied": copied, "host": host, "looped": looped}
     ''').path
-    plan = {"peak_bytes": [2 * 2**20, None], "argument_bytes": [2**20, None], "output_bytes": [2**20, None],
-            "donated_bytes": [0, None], "temporary_bytes": [0, None]}
-    steps = pd.DataFrame({"config_id": "n8", "variant": ["copied", "host"], "mode": "blocked", "demonstration": "",
-                          "signature_python_calls": 3, "signature_programs_compiled": [1, 0], "compiles_in_warmup": 1,
+    plan = {"peak_bytes": [2 * 2**20, None, 2**20], "argument_bytes": [2**20, None, 2**20],
+            "output_bytes": [2**20, None, 2**19], "donated_bytes": [0, None, 0], "temporary_bytes": [0, None, 0],
+            "programs": [1, None, 3]}
+    steps = pd.DataFrame({"config_id": "n8", "variant": ["copied", "host", "looped"], "mode": "blocked",
+                          "demonstration": "", "signature_python_calls": 3, "signature_programs_compiled": [1, 0, 3],
+                          "compiles_in_warmup": 1,
                           **{f"program_{k}": v for k, v in plan.items()}})
     (_, (title, _, shown)) = Report(spec("bench", path)).tables({"steps": steps})
     assert title == "What each variant's largest program holds"
     assert shown.peak_mib.tolist()[0] == 2.0 and shown.peak_vs_floor.tolist()[0] == 1.0
     assert shown.iloc[1, 2:].isna().all()  # NumPy's call compiled nothing: blank, not 0
+    # three programs a call: the arrays passed between them are in no plan, so no ratio to the floor's
+    assert shown.programs_planned.tolist()[2] == 3 and pd.isna(shown.peak_vs_floor.tolist()[2])
     steps = steps.drop(columns=[f"program_{k}" for k in plan])  # a JAX that keeps no plan: no table
     assert len(Report(spec("bench", path)).tables({"steps": steps})) == 1
 

@@ -198,10 +198,12 @@ def test_a_memory_sentence_bounds_the_planned_peaks_ratio_and_is_decided_exactly
     class Planned:
         base_id = "n8"
         steps = pd.DataFrame({"config_id": "n8", "mode": "blocked", "variant": ["a", "b"],
-                              "program_peak_bytes": [edge * 2**20, 2**20]})
+                              "program_peak_bytes": [edge * 2**20, 2**20], "program_programs": 1})
 
     at_edge = judge(e, Planned())  # exactly at a sized edge holds; "less than" at 1 does not
     assert at_edge.verdict == (REPRODUCED if edge != 1 else NOT_REPRODUCED) and not at_edge.headline.has_interval
+    Planned.steps = Planned.steps.assign(program_programs=[1, 4])  # a loop of calls: arrays between programs
+    assert "b (4)" in judge(e, Planned()).measured and judge(e, Planned()).absent_here
     Planned.steps = Planned.steps.assign(program_peak_bytes=[float("nan"), 2**20])  # NumPy: no program
     assert "no memory plan for ['a']" in judge(e, Planned()).measured
 

@@ -71,12 +71,14 @@ def test_processes_whose_same_code_path_lowered_to_another_text_are_merged_sayin
 
 def test_a_variants_program_plan_stays_whole_bytes_the_largest_any_process_compiled():
     docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
-    plans = [{"peak_bytes": peak, "argument_bytes": 3, "output_bytes": 5, "donated_bytes": 0, "temporary_bytes": 7}
-             for peak in (9, 10)]
+    plans = [{"peak_bytes": peak, "argument_bytes": 3, "output_bytes": 5, "donated_bytes": 0, "temporary_bytes": 7,
+              "programs": 1} for peak in (9, 10)]
     for doc, plan in zip(docs, plans, strict=True):
         doc["variants"]["v"]["program_memory"] = plan
-    assert merge(docs)["variants"]["v"]["program_memory"] == plans[1]  # not a mean's floats
-    assert "program_memory" not in merge(docs)["variants"]["f"]
+    merged = merge(docs)
+    assert merged["variants"]["v"]["program_memory"] == plans[1]  # not a mean's floats
+    assert merged["checks"]["program_plans_apart"] == {"v": [9, 10]}  # another plan in one process: said
+    assert "program_memory" not in merged["variants"]["f"]
 
 
 def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_is_judged_over_processes():

@@ -32,7 +32,7 @@ def short(x: float) -> str:
 
 def bytes_unit(largest: float) -> tuple[str, int]:
     """The binary unit a size of `largest` bytes reads in (`MiB`, 2**20) and its size."""
-    return next((u, s) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("bytes", 1)) if largest >= s)
+    return next(((u, s) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)) if largest >= s), ("bytes", 1))
 
 
 def duration_interval(ms: float, low: float, high: float) -> str:

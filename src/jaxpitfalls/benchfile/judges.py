@@ -26,21 +26,26 @@ def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float, flo
     return (value, low, high, df) if forward else (1 / value, 1 / high, 1 / low, df)
 
 
-def planned_peaks(run: Run, a: str, b: str) -> tuple[float, float]:
-    """XLA's planned peaks of a's and b's largest programs at the base (NaN where none was kept)."""
+def planned(run: Run, variants: tuple[str, str], column: str) -> tuple[float, float]:
+    """A column of XLA's plan (`program_<column>`) for two variants at the base; NaN where none was kept."""
     steps = run.steps[(run.steps.config_id == run.base_id) & (run.steps["mode"] == "blocked")]
-    peaks = steps.groupby("variant")["program_peak_bytes"].first() if "program_peak_bytes" in steps else {}
-    return tuple(float(peaks.get(v, np.nan)) for v in (a, b))
+    found = steps.groupby("variant")[f"program_{column}"].first() if f"program_{column}" in steps else {}
+    return tuple(float(found.get(v, np.nan)) for v in variants)
 
 
 def judge_memory(e: Expectation, run: Run) -> Judged:
-    """A memory expectation on the planned peaks: exact, so it holds or not; a sized edge holds at the edge too."""
+    """A memory expectation on the planned peaks: exact, so it holds or not; a sized edge holds at the edge too.
+    Not testable where a call runs several programs: the arrays between them are in no plan."""
     what, low, high = e.spoken
-    a, b = planned_peaks(run, e.a, e.b)
-    if not (np.isfinite(a) and np.isfinite(b) and b > 0):
-        missing = [v for v, peak in ((e.a, a), (e.b, b)) if not np.isfinite(peak)]
-        return Judged(measured=f"not measured: no memory plan for {missing or [e.b]}", verdict=INCONCLUSIVE,
-                      absent_here="a first call that compiled no program (NumPy), or a JAX that keeps no plan")
+    (a, b), programs = planned(run, e.pair, "peak_bytes"), planned(run, e.pair, "programs")
+    missing = [v for v, peak in zip(e.pair, (a, b), strict=True) if not np.isfinite(peak) or peak <= 0]
+    several = [f"{v} ({n:.0f})" for v, n in zip(e.pair, programs, strict=True) if n > 1]
+    if missing:
+        return Judged(measured=f"not measured: no memory plan for {missing}", verdict=INCONCLUSIVE,
+                      absent_here="a first call compiling no program (NumPy, ahead of time), or a JAX keeping no plan")
+    if several:
+        return Judged(measured=f"not measured: programs a call {', '.join(several)}", verdict=INCONCLUSIVE,
+                      absent_here="a call of several programs holds arrays between them that no plan counts")
     r, sized = a / b, low not in (None, 1.0) or high not in (None, 1.0)
     holds = (low is None or r > low or (sized and r == low)) and (high is None or r < high or (sized and r == high))
     unit, size = bytes_unit(max(a, b))

@@ -48,8 +48,9 @@ def _per_process(steps: pd.DataFrame, checks: pd.DataFrame | None) -> pd.DataFra
 
 def _whole(table: pd.DataFrame) -> pd.DataFrame:
     """Counts that came out whole shown as whole numbers (a mean over processes or steps is a float)."""
-    counts = [c for c in ("jit_calls_traced", "warmup_compiles_per_process")
-              if (pd.to_numeric(table[c]).dropna() % 1 == 0).all()]
+    named = ("jit_calls_traced", "warmup_compiles_per_process", "programs_planned")
+    counts = [c for c in table if (c in named or c.endswith("_bytes"))
+              and (pd.to_numeric(table[c]).dropna() % 1 == 0).all()]
     return table.astype({c: "Int64" for c in counts})
 
 
@@ -84,15 +85,20 @@ def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataF
     unit, size = bytes_unit(blocked.program_peak_bytes.max())
     parts = {f"{part}_{unit.lower()}": blocked[f"program_{part}_bytes"] / size
            for part in ("peak", "argument", "output", "donated", "temporary")}
-    floors = blocked[blocked.variant == floor].set_index("config_id").program_peak_bytes
-    shown = blocked.assign(**parts, peak_vs_floor=blocked.program_peak_bytes / blocked.config_id.map(floors))
+    one = blocked.program_programs == 1
+    floors = blocked[(blocked.variant == floor) & one].set_index("config_id").program_peak_bytes
+    shown = blocked.assign(**parts, programs_planned=blocked.program_programs,
+                           peak_vs_floor=(blocked.program_peak_bytes / blocked.config_id.map(floors)).where(one))
     return [("What each variant's largest program holds",
-             "The program its first call compiled that holds the most at once, as XLA plans it: its peak (arguments, "
-             "outputs and temporaries live together; a donated argument's buffer is its output's, counted once) and "
-             f"those parts, in {unit}, and its peak over the floor's. The compiler's figure for the program, exact and "
-             "the same on every run: no interval. Not what the process holds (the inputs setup made, the "
-             "allocator's caches), and blank where the first call compiled no program (NumPy) or this JAX keeps no "
-             "plan.", shown[["config_id", "variant", *parts, "peak_vs_floor"]].reset_index(drop=True))]
+             "Of the programs its first call compiled (`programs_planned`), the one that holds the most, as XLA plans "
+             "it per device: its peak, the most its buffers hold at any one point (a donated argument's buffer is "
+             f"its output's; the parts, in {unit} too, need not add up to it), and that peak over the floor's where "
+             "each runs one program: a call of several also holds the arrays passed between them, which no plan "
+             "counts. The compiler's figure, the same on every run of one program, backend and XLA version: no "
+             "interval. Not what the process holds (setup's inputs, the allocator's caches); blank where nothing "
+             "compiled in the first call (NumPy, a program compiled ahead of time) or this JAX keeps no plan.",
+             _whole(shown[["config_id", "variant", "programs_planned", *parts, "peak_vs_floor"]]
+                    .reset_index(drop=True)))]
 
 
 def _log(table: pd.DataFrame) -> str:

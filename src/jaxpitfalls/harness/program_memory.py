@@ -1,13 +1,16 @@
-"""What XLA plans each compiled program to hold: its buffer assignment's peak (arguments, outputs and temporaries
-live at once, a donated argument counted once). The compiler's own figure, exact on every run and backend, where a
-process's peak mixes in the allocator's caches. A call to time is any Python, so the block watches the one
-function every compile goes through; a JAX without it records nothing (blank, never zero)."""
+"""What XLA plans each compiled program to hold, per device: its buffer assignment's peak (the most its buffers hold
+at any one point; a donated argument's buffer is its output's). The compiler's figure, deterministic for one
+program on one backend and XLA version, where a process's peak mixes in the allocator's caches. A call to time is
+any Python, so the block watches the function every compile goes through (not one compiled before it)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 FIELDS = {"peak_bytes": "peak_memory_in_bytes", "argument_bytes": "argument_size_in_bytes",
           "output_bytes": "output_size_in_bytes", "donated_bytes": "alias_size_in_bytes",
@@ -17,9 +20,11 @@ FIELDS = {"peak_bytes": "peak_memory_in_bytes", "argument_bytes": "argument_size
 def _plan(executable: Any) -> dict[str, int] | None:
     try:
         stats = executable.get_compiled_memory_stats()
-        return {name: int(getattr(stats, field)) for name, field in FIELDS.items()}
+        plan = {name: int(getattr(stats, field)) for name, field in FIELDS.items()}
     except (AttributeError, RuntimeError, TypeError):  # no plan kept (an older jaxlib, another PJRT plugin)
         return None
+    # an executable loaded without its buffer assignment reads a peak of 0 beside its buffers: unknown, not 0
+    return None if plan["peak_bytes"] == 0 and plan["argument_bytes"] + plan["output_bytes"] > 0 else plan
 
 
 @contextmanager
@@ -30,6 +35,7 @@ def planned_memory() -> Iterator[list[dict[str, int]]]:
         from jax._src import compiler
         compile_ = compiler.compile_or_get_cached
     except (ImportError, AttributeError):
+        log.info("this JAX has no jax._src.compiler.compile_or_get_cached: no program's memory plan is recorded")
         yield plans
         return
 
@@ -47,5 +53,6 @@ def planned_memory() -> Iterator[list[dict[str, int]]]:
 
 
 def largest(plans: list[dict[str, int]]) -> dict[str, int] | None:
-    """The plan of the program holding the most at its peak (programs run one after another); None: none kept."""
-    return max(plans, key=lambda plan: plan["peak_bytes"]) if plans else None
+    """The plan holding the most at its peak, with `programs`, how many were planned; None: none kept. A call of
+    several programs also holds the arrays passed between them, which no plan counts."""
+    return max(plans, key=lambda plan: plan["peak_bytes"]) | {"programs": len(plans)} if plans else None
