@@ -423,3 +423,24 @@ def test_the_machine_speed_line_says_one_ratio_once():
     assert "took 0.73x as long in this run as in the baseline's across 2 timed modes" in line
     (line, _) = machine_speed.section(table.assign(machine_ratio=[0.73, 0.81]))
     assert "took 0.73-0.81x as long" in line
+
+
+def test_a_memory_plan_that_moved_between_runs_is_listed_and_one_that_stayed_counted():
+    from jaxpitfalls.across_runs.comparison import memory_plans
+
+    def planned(peak: int, programs: int = 1) -> dict:
+        return {"peak_bytes": peak, "argument_bytes": 8, "output_bytes": 8, "donated_bytes": 0, "temporary_bytes": 0,
+                "programs": programs}
+
+    baseline, current = _doc("a", _samples(0.01, 0)), _doc("a", _samples(0.01, 1))
+    for doc, peak in ((baseline, 2048), (current, 1024)):
+        doc["variants"]["filter_jit"]["program_memory"] = planned(peak)
+        doc["variants"]["jit_flat"]["program_memory"] = planned(512, programs=2)
+    table = memory_plans.plans({("dispatch", "a"): baseline}, {("dispatch", "a"): current})
+    assert table[["variant", "change"]].values.tolist() == [["filter_jit", 0.5], ["jit_flat", 1.0]]
+    text = compare_report.markdown(*compare.compare({("dispatch", "a"): baseline}, {("dispatch", "a"): current}),
+                                   pd.DataFrame(), "b", 0.05, plans=table)
+    section = text[text.index("## Memory plans"):text.index("## Configurations on one side")]
+    assert "1 of 2 moved" in section and "| filter_jit |" in section and "| jit_flat |" not in section
+    assert "## Memory plans" not in compare_report.markdown(  # no benchmark file on either side: no section
+        *compare.compare({("dispatch", "a"): baseline}, {("dispatch", "a"): current}), pd.DataFrame(), "b", 0.05)

@@ -13,7 +13,12 @@ if not config["compare"]["sides"]:
         input:
             runs=[p for s in STUDIES for p in runs_of(s)],
             baseline=baseline_runs(),
-            sources=code("compare", "across_runs.comparison.compare", "across_runs.comparison.compare_report"),
+            sources=code(
+                "compare",
+                "across_runs.comparison.compare",
+                "across_runs.comparison.compare_report",
+                "across_runs.comparison.memory_plans",
+            ),
         output:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
@@ -23,6 +28,11 @@ if not config["compare"]["sides"]:
                 category="Comparison",
             ),
             ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
+            memory_plans=report(
+                "results/tables/compare_memory_plans.csv",
+                caption="../report/compare_memory_plans.rst",
+                category="Comparison",
+            ),
         log:
             "results/logs/compare.log",
         conda:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from . import familywise, gate, machine_speed
+from . import familywise, gate, machine_speed, memory_plans
 
 VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 
@@ -114,7 +114,7 @@ def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
 
 
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
-             primary: Sequence[str] = ()) -> str:
+             primary: Sequence[str] = (), plans: pd.DataFrame | None = None) -> str:
     shown = _leading(table.drop(columns=["metric"]), "ratio") if len(table) else table
     lines = [
         "# Comparison with a baseline run", "",
@@ -141,6 +141,7 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
         "## Paired ratios: do the runs reach the same conclusions?", "",
         *_ratios_section(ratios, threshold, primary),
+        *memory_plans.section(plans if plans is not None else pd.DataFrame()),
         "## Configurations on one side only", "",
         one_sided.to_markdown(index=False) if len(one_sided) else "_(none: both runs have the same configurations)_",
         "",
