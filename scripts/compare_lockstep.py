@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.across_runs.comparison import lockstep
+from jaxpitfalls.across_runs.comparison import lockstep, memory_plans
 from jaxpitfalls.across_runs.settings import Compare
 from jaxpitfalls.report.tables.run_summary import machine_time_lines
 
@@ -16,9 +16,11 @@ settings = Compare.of(sm.params.compare)
 docs = [json.loads(Path(path).read_text()) for path in sm.input.runs]
 table = lockstep.read_table(sm.input.table)
 sides = docs[0]["sides"] if docs else {}  # as the jobs recorded them
+plans = memory_plans.sides(docs)
+results.write_csv(sm.output.memory_plans, plans)
 summary_lines = machine_time_lines({"lockstep jobs": sum(doc["job_seconds"] for doc in docs)}, sm.params.run_target_s)
 results.write_text(sm.output.report, lockstep.markdown(table, sides, settings.threshold,
                                                      [doc["timed"] for doc in docs], lockstep.set_up_line(docs),
-                                                     settings.primary)
+                                                     settings.primary, plans)
                    + "\n" + "\n".join(summary_lines))
 log.info("%s: %d rows", sm.output.report, len(table))

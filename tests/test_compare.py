@@ -429,7 +429,7 @@ def test_a_memory_plan_that_moved_between_runs_is_listed_and_one_that_stayed_cou
     from jaxpitfalls.across_runs.comparison import memory_plans
 
     def planned(peak: int, programs: int = 1) -> dict:
-        return {"peak_bytes": peak, "argument_bytes": 8, "output_bytes": 8, "donated_bytes": 0, "temporary_bytes": 0,
+        return {"total_bytes": peak, "argument_bytes": 8, "output_bytes": 8, "donated_bytes": 0, "temporary_bytes": 0,
                 "programs": programs}
 
     baseline, current = _doc("a", _samples(0.01, 0)), _doc("a", _samples(0.01, 1))
@@ -444,3 +444,18 @@ def test_a_memory_plan_that_moved_between_runs_is_listed_and_one_that_stayed_cou
     assert "1 of 2 moved" in section and "| filter_jit |" in section and "| jit_flat |" not in section
     assert "## Memory plans" not in compare_report.markdown(  # no benchmark file on either side: no section
         *compare.compare({("dispatch", "a"): baseline}, {("dispatch", "a"): current}), pd.DataFrame(), "b", 0.05)
+
+
+def test_each_lockstep_sides_memory_plans_are_set_against_the_first_sides():
+    from jaxpitfalls.across_runs.comparison import memory_plans
+
+    def described(peak: int) -> list[dict]:  # one worker process's description a side
+        plan = {"total_bytes": peak, "argument_bytes": 8, "output_bytes": 8, "donated_bytes": 0,
+                "temporary_bytes": 0, "programs": 1}
+        return [{"program_memory": {"jitted": plan, "host": None}}]
+
+    doc = {"study": "mine", "config_id": "n8",
+           "timed": {"descriptions": {"base": described(64), "same": described(64), "donated": described(32)}}}
+    table = memory_plans.sides([doc])
+    assert table[["side", "variant", "change"]].values.tolist() == [["same", "jitted", 1.0], ["donated", "jitted", 0.5]]
+    assert "1 of 2 moved" in "\n".join(memory_plans.section(table))  # NumPy's variant planned nothing: no row

@@ -71,7 +71,7 @@ def test_processes_whose_same_code_path_lowered_to_another_text_are_merged_sayin
 
 def test_a_variants_program_plan_stays_whole_bytes_the_largest_any_process_compiled():
     docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
-    plans = [{"peak_bytes": peak, "argument_bytes": 3, "output_bytes": 5, "donated_bytes": 0, "temporary_bytes": 7,
+    plans = [{"total_bytes": peak, "argument_bytes": 3, "output_bytes": 5, "donated_bytes": 0, "temporary_bytes": 7,
               "programs": 1} for peak in (9, 10)]
     for doc, plan in zip(docs, plans, strict=True):
         doc["variants"]["v"]["program_memory"] = plan

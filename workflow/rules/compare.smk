@@ -76,11 +76,21 @@ if config["compare"]["sides"]:
         input:
             table=COMPARE_TABLES["lockstep"],
             runs=runs_of(config["compare"]["study"], "lockstep"),
-            sources=code("compare_lockstep", "across_runs.comparison.lockstep", "report.tables.run_summary"),
+            sources=code(
+                "compare_lockstep",
+                "across_runs.comparison.lockstep",
+                "across_runs.comparison.memory_plans",
+                "report.tables.run_summary",
+            ),
         output:
             report=report(
                 "reports/compare_lockstep.md",
                 caption="../report/compare_lockstep.rst",
+                category="Comparison",
+            ),
+            memory_plans=report(
+                "results/tables/compare_memory_plans.csv",
+                caption="../report/compare_memory_plans.rst",
                 category="Comparison",
             ),
         log:

@@ -4,7 +4,7 @@ pipelined`, or `when first run` in a file that times first runs):
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
     A within N% of B
-and on XLA's planned peaks (exact, no `when`): A uses [at least N | no more than N] less|more memory than B"""
+and on XLA's planned totals (exact, no `when`): A uses [at least N | no more than N] less|more memory than B"""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ _MEMORY = re.compile(
 @dataclass(frozen=True)
 class Expectation:
     """The paired ratio t(a) / t(b) must lie above `low` and/or below `high`; `faster`: shown as t(b) / t(a);
-    `mode`: the dispatch mode it is judged in; `memory`: on the planned peaks instead, `faster` meaning less."""
+    `mode`: the dispatch mode it is judged in; `memory`: on the planned totals instead, `faster` meaning less."""
 
     text: str
     a: str
@@ -58,7 +58,7 @@ class Expectation:
     def spoken(self) -> tuple[str, float | None, float | None]:
         """The ratio as the sentence speaks (a speed-up where it says faster), with its edges."""
         if self.memory:
-            return f"peak({self.a}) / peak({self.b})", self.low, self.high
+            return f"memory({self.a}) / memory({self.b})", self.low, self.high
         if not self.faster:
             return f"t({self.a}) / t({self.b})", self.low, self.high
         return f"t({self.b}) / t({self.a})", self.high and 1 / self.high, self.low and 1 / self.low
@@ -68,8 +68,8 @@ class Expectation:
         what, low, high = self.spoken
         edges = " and ".join(filter(None, [f"above {low:.4g}" if low else "", f"below {high:.4g}" if high else ""]))
         if self.memory:
-            return (f"{what} at the base configuration, XLA's plan of each variant's largest program: exact (no "
-                    f"interval), {edges}{'' if low == 1 or high == 1 else ' or at the edge'}")
+            return (f"{what} at the base configuration, the total XLA plans for each variant's largest program's "
+                    f"buffers: exact (no interval), {edges}{'' if low == 1 or high == 1 else ' or at the edge'}")
         return f"{what} at the base configuration, {self.mode} mode: the 95% interval wholly {edges}"
 
 

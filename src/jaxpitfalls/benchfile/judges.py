@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from ..contract.decisions import decide, interval, ratio_of, verdict
-from ..contract.judging import Judges, Run
-from ..contract.verdicts import INCONCLUSIVE, Estimate, Judged
+from ..contract.judging import NOT_MEASURED_TEXT, Judges, Run
+from ..contract.verdicts import NOT_MEASURED, Estimate, Judged
 from ..formatting import bytes_unit, short
 from .expectations import Expectation
 from .reader import read
@@ -34,18 +34,19 @@ def planned(run: Run, variants: tuple[str, str], column: str) -> tuple[float, fl
 
 
 def judge_memory(e: Expectation, run: Run) -> Judged:
-    """A memory expectation on the planned peaks: exact, so it holds or not; a sized edge holds at the edge too.
-    Not testable where a call runs several programs: the arrays between them are in no plan."""
+    """A memory expectation on the planned totals: exact, so it holds or not; a sized edge holds at the edge too.
+    Not measured where a call runs several programs: the arrays between them are in no plan."""
     what, low, high = e.spoken
-    (a, b), programs = planned(run, e.pair, "peak_bytes"), planned(run, e.pair, "programs")
-    missing = [v for v, peak in zip(e.pair, (a, b), strict=True) if not np.isfinite(peak) or peak <= 0]
-    several = [f"{v} ({n:.0f})" for v, n in zip(e.pair, programs, strict=True) if n > 1]
+    (a, b), programs = planned(run, e.pair, "total_bytes"), planned(run, e.pair, "programs")
+    missing = [v for v, total in zip(e.pair, (a, b), strict=True) if not np.isfinite(total) or total <= 0]
+    several = [f"{v} runs {n:.0f}" for v, n in zip(e.pair, programs, strict=True) if n > 1]
     if missing:
-        return Judged(measured=f"not measured: no memory plan for {missing}", verdict=INCONCLUSIVE,
-                      absent_here="a first call compiling no program (NumPy, ahead of time), or a JAX keeping no plan")
+        return Judged(measured=f"{NOT_MEASURED_TEXT} no memory plan for {missing} (a first call compiling no "
+                               "program: NumPy, or one compiled ahead of time; or a JAX keeping none)",
+                      verdict=NOT_MEASURED)
     if several:
-        return Judged(measured=f"not measured: programs a call {', '.join(several)}", verdict=INCONCLUSIVE,
-                      absent_here="a call of several programs holds arrays between them that no plan counts")
+        return Judged(measured=f"{NOT_MEASURED_TEXT} {' and '.join(several)} programs a call, holding arrays "
+                               "between them that no plan counts", verdict=NOT_MEASURED)
     r, sized = a / b, low not in (None, 1.0) or high not in (None, 1.0)
     holds = (low is None or r > low or (sized and r == low)) and (high is None or r < high or (sized and r == high))
     unit, size = bytes_unit(max(a, b))

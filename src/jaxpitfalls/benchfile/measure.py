@@ -243,4 +243,4 @@ class Measure:
         prepared = prepare(bench, self.name, conf, settings)
         checks = _checks(bench, prepared)
         return mode_samplers(prepared.runners, settings.steps_per_sample), {
-            "signatures": prepared.signatures, "checks": checks}
+            "signatures": prepared.signatures, "checks": checks, "program_memory": prepared.program_memory}

@@ -78,26 +78,27 @@ def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
 
 
 def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataFrame]]:
-    """What XLA plans each variant's largest program to hold at its peak, against the floor's, in the unit its
-    largest peak reads in."""
-    if "program_peak_bytes" not in blocked or blocked.program_peak_bytes.isna().all():
+    """What XLA plans each variant's largest program's buffers to take, against the floor's, in the unit its
+    largest total reads in."""
+    if "program_total_bytes" not in blocked or blocked.program_total_bytes.isna().all():
         return []
-    unit, size = bytes_unit(blocked.program_peak_bytes.max())
+    unit, size = bytes_unit(blocked.program_total_bytes.max())
     parts = {f"{part}_{unit.lower()}": blocked[f"program_{part}_bytes"] / size
-           for part in ("peak", "argument", "output", "donated", "temporary")}
+             for part in ("total", "argument", "output", "donated", "temporary")}
     one = blocked.program_programs == 1
-    floors = blocked[(blocked.variant == floor) & one].set_index("config_id").program_peak_bytes
+    floors = blocked[(blocked.variant == floor) & one].set_index("config_id").program_total_bytes
     shown = blocked.assign(**parts, programs_planned=blocked.program_programs,
-                           peak_vs_floor=(blocked.program_peak_bytes / blocked.config_id.map(floors)).where(one))
+                           total_vs_floor=(blocked.program_total_bytes / blocked.config_id.map(floors)).where(one))
     return [("What each variant's largest program holds",
-             "Of the programs its first call compiled (`programs_planned`), the one that holds the most, as XLA plans "
-             "it per device: its peak, the most its buffers hold at any one point (a donated argument's buffer is "
-             f"its output's; the parts, in {unit} too, need not add up to it), and that peak over the floor's where "
-             "each runs one program: a call of several also holds the arrays passed between them, which no plan "
-             "counts. The compiler's figure, the same on every run of one program, backend and XLA version: no "
-             "interval. Not what the process holds (setup's inputs, the allocator's caches); blank where nothing "
-             "compiled in the first call (NumPy, a program compiled ahead of time) or this JAX keeps no plan.",
-             _whole(shown[["config_id", "variant", "programs_planned", *parts, "peak_vs_floor"]]
+             "Of the programs its first call compiled (`programs_planned`), the one whose buffers take the most, as "
+             f"XLA plans them per device, in {unit}: arguments, outputs (a donated argument's buffer is its "
+             "output's, counted once), temporaries, and their total counted at once (an upper bound on the "
+             "program's peak), over the floor's where each call runs one program: a call of several also holds "
+             "the arrays passed between them, which no plan counts. The compiler's figure, the same on every run "
+             "of one program, backend and XLA version: no interval. Not what the process holds (setup's inputs, "
+             "the allocator's caches); blank where the first call compiled nothing (NumPy, a program compiled "
+             "ahead of time) or this JAX keeps no plan.",
+             _whole(shown[["config_id", "variant", "programs_planned", *parts, "total_vs_floor"]]
                     .reset_index(drop=True)))]
 
 

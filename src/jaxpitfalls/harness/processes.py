@@ -146,9 +146,9 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 variant[key] = sum(p[key] for p in per)
             elif key == "program_memory":  # the compiler's plan, whole bytes: the largest any process compiled
                 plans = [p[key] for p in per if key in p]
-                variant[key] = max(plans, key=lambda plan: plan["peak_bytes"])
-                if len({plan["peak_bytes"] for plan in plans}) > 1:  # another program (autotuned, say): said
-                    merged["checks"].setdefault("program_plans_apart", {})[name] = [p["peak_bytes"] for p in plans]
+                variant[key] = max(plans, key=lambda plan: plan["total_bytes"])
+                if len({plan["total_bytes"] for plan in plans}) > 1:  # another program (autotuned, say): said
+                    merged["checks"].setdefault("program_plans_apart", {})[name] = [p["total_bytes"] for p in plans]
             elif key != "signature":
                 variant[key] = _mean_leaves([p[key] for p in per])
     merged["comparisons"] = [

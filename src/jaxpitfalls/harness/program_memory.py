@@ -1,5 +1,6 @@
-"""What XLA plans each compiled program to hold, per device: its buffer assignment's peak (the most its buffers hold
-at any one point; a donated argument's buffer is its output's). The compiler's figure, deterministic for one
+"""What XLA plans each compiled program's buffers to take, per device: arguments, outputs (a donated argument's
+buffer is its output's), temporaries, and their total, all counted at once (an upper bound on the program's own
+peak: XLA's `peak_memory_in_bytes` leaves temporaries out on a CPU). The compiler's figure, deterministic for one
 program on one backend and XLA version, where a process's peak mixes in the allocator's caches. A call to time is
 any Python, so the block watches the function every compile goes through (not one compiled before it)."""
 
@@ -12,9 +13,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FIELDS = {"peak_bytes": "peak_memory_in_bytes", "argument_bytes": "argument_size_in_bytes",
-          "output_bytes": "output_size_in_bytes", "donated_bytes": "alias_size_in_bytes",
-          "temporary_bytes": "temp_size_in_bytes"}
+FIELDS = {"argument_bytes": "argument_size_in_bytes", "output_bytes": "output_size_in_bytes",
+          "donated_bytes": "alias_size_in_bytes", "temporary_bytes": "temp_size_in_bytes"}
 
 
 def _plan(executable: Any) -> dict[str, int] | None:
@@ -23,8 +23,8 @@ def _plan(executable: Any) -> dict[str, int] | None:
         plan = {name: int(getattr(stats, field)) for name, field in FIELDS.items()}
     except (AttributeError, RuntimeError, TypeError):  # no plan kept (an older jaxlib, another PJRT plugin)
         return None
-    # an executable loaded without its buffer assignment reads a peak of 0 beside its buffers: unknown, not 0
-    return None if plan["peak_bytes"] == 0 and plan["argument_bytes"] + plan["output_bytes"] > 0 else plan
+    return {"total_bytes": plan["argument_bytes"] + plan["output_bytes"] - plan["donated_bytes"]
+            + plan["temporary_bytes"]} | plan
 
 
 @contextmanager
@@ -53,6 +53,6 @@ def planned_memory() -> Iterator[list[dict[str, int]]]:
 
 
 def largest(plans: list[dict[str, int]]) -> dict[str, int] | None:
-    """The plan holding the most at its peak, with `programs`, how many were planned; None: none kept. A call of
-    several programs also holds the arrays passed between them, which no plan counts."""
-    return max(plans, key=lambda plan: plan["peak_bytes"]) | {"programs": len(plans)} if plans else None
+    """The plan of the largest total, with `programs`, how many were planned; None: none kept. A call of several
+    programs also holds the arrays passed between them, which no plan counts."""
+    return max(plans, key=lambda plan: plan["total_bytes"]) | {"programs": len(plans)} if plans else None

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...harness import moderated
-from . import familywise, process_t
+from . import familywise, memory_plans, process_t
 from .compare import environment_changes, verdict
 from .compare_report import could_tell, counts, verdict_rule
 
@@ -156,7 +156,8 @@ def _file_state(environment: dict[str, Any]) -> str:
 
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
-             timed_docs: list[dict[str, Any]] = (), set_up: list[str] = (), primary: Sequence[str] = ()) -> str:
+             timed_docs: list[dict[str, Any]] = (), set_up: list[str] = (), primary: Sequence[str] = (),
+             plans: pd.DataFrame | None = None) -> str:
     """reports/compare_lockstep.md: sides, rule, machine and order checks, verdicts, rows."""
     recorded = timed_docs[0].get("descriptions", {}) if timed_docs else {}
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
@@ -185,4 +186,5 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
                     "spread between processes this run saw"),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
+        *memory_plans.section(plans if plans is not None else pd.DataFrame(), "on the first side and each other"),
     ])
