@@ -24,6 +24,9 @@ FIGURES = {
                          "the others at the base; one panel per axis, with 95% intervals.",
     "ratios_first_run": "Each variant's first call over the floor's (first_run mode) against each swept axis, with 95% "
                         "intervals: above 1, slower than the floor.",
+    "memory": "What XLA plans each variant's largest program's buffers to take (their total) against each swept "
+              "axis, the others at the base: the compiler's figure, exact, so no interval; a call of several "
+              "programs also holds arrays between them (its `programs_planned` in the table).",
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
                   "split by the shares of its traced calls (the profiler's Python tracer inflates Python time, so "
                   "the traced times are not drawn). A split from a few traced calls, without an interval.",
@@ -171,6 +174,13 @@ class Report:
         comp = measured(tables["comparisons"])
         for mode in [m for m in ("blocked", FIRST_RUN_MODE) if m in self.spec.modes]:
             found |= self._swept(steps, comp, mode)
+        planned = swept(steps[steps["mode"] == "blocked"])
+        if not planned.empty and planned.get("program_total_bytes", pd.Series(dtype=float)).notna().any():
+            unit, size = bytes_unit(planned.program_total_bytes.max())
+            found["memory"] = facet_lines(
+                planned.assign(total=planned.program_total_bytes / size), x="value", y="total", hue="variant",
+                col="axis", ylabel=f"planned total ({unit})", sharex=False, hue_order=self.spec.variants,
+                log=_log(planned), title=f"{self.spec.name}: planned memory of the largest program")
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         split = pd.DataFrame() if at_base.empty else at_base.pivot_table(
