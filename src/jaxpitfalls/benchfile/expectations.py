@@ -102,7 +102,7 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
 
 
 def _size(number: str | None, unit: str | None, less: bool) -> float | None:
-    """The factor a sentence names, above 1: `40% less` memory is 1 / 0.6 (a peak 0.6 times), `40% faster` 1.4."""
+    """The factor a sentence names, above 1: `40% less` memory is 1 / 0.6 (a total 0.6 times), `40% faster` 1.4."""
     if not number:
         return None
     n = float(number)
