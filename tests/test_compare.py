@@ -442,6 +442,12 @@ def test_a_memory_plan_that_moved_between_runs_is_listed_and_one_that_stayed_cou
                                    pd.DataFrame(), "b", 0.05, plans=table)
     section = text[text.index("## Memory plans"):text.index("## Configurations on one side")]
     assert "1 of 2 moved" in section and "| filter_jit |" in section and "| jit_flat |" not in section
+    assert "baseline_total_kib" in section  # 2048 bytes read in KiB; the CSV keeps bytes
+    for doc in (baseline,):  # a baseline timed before plans were kept: said, not silent
+        for variant in doc["variants"].values():
+            variant.pop("program_memory")
+    older = memory_plans.plans({("dispatch", "a"): baseline}, {("dispatch", "a"): current})
+    assert "hold no memory plans" in "\n".join(memory_plans.section(older))
     assert "## Memory plans" not in compare_report.markdown(  # no benchmark file on either side: no section
         *compare.compare({("dispatch", "a"): baseline}, {("dispatch", "a"): current}), pd.DataFrame(), "b", 0.05)
 

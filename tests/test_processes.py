@@ -79,6 +79,8 @@ def test_a_variants_program_plan_stays_whole_bytes_the_largest_any_process_compi
     assert merged["variants"]["v"]["program_memory"] == plans[1]  # not a mean's floats
     assert merged["checks"]["program_plans_apart"] == {"v": [9, 10]}  # another plan in one process: said
     assert "program_memory" not in merged["variants"]["f"]
+    del docs[0]["variants"]["v"]["program_memory"]  # the first process kept none: the other's stands
+    assert merge(docs)["variants"]["v"]["program_memory"] == plans[1]
 
 
 def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_is_judged_over_processes():

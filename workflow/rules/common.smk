@@ -15,6 +15,8 @@ COMPARE_TABLES = {
     "ratios": "results/tables/compare_ratios.csv",
     "lockstep": "results/tables/compare_lockstep.csv",
 }
+# Benchmark files' memory plans on both sides, written by either comparison (never gated: exact, told apart).
+MEMORY_PLANS_TABLE = "results/tables/compare_memory_plans.csv"
 
 
 def conf_of(wildcards):

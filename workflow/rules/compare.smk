@@ -29,7 +29,7 @@ if not config["compare"]["sides"]:
             ),
             ratios=report(COMPARE_TABLES["ratios"], caption="../report/compare_ratios.rst", category="Comparison"),
             memory_plans=report(
-                "results/tables/compare_memory_plans.csv",
+                MEMORY_PLANS_TABLE,
                 caption="../report/compare_memory_plans.rst",
                 category="Comparison",
             ),
@@ -89,7 +89,7 @@ if config["compare"]["sides"]:
                 category="Comparison",
             ),
             memory_plans=report(
-                "results/tables/compare_memory_plans.csv",
+                MEMORY_PLANS_TABLE,
                 caption="../report/compare_memory_plans.rst",
                 category="Comparison",
             ),

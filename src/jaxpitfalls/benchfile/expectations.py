@@ -76,8 +76,10 @@ class Expectation:
 def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     """One sentence as an Expectation, or ValueError."""
     m = _SENTENCE.match(text.strip()) or _MEMORY.match(text.strip())
-    if m is None and re.search(r"\bmemory\b.*\bwhen\b", text, re.IGNORECASE):
+    if m is None and re.search(r"\buses\b.*\bmemory\s+than\b.*\bwhen\b", text, re.IGNORECASE):
         raise ValueError("memory is judged on XLA's plan of the programs, which no mode changes: leave 'when ...' out")
+    if m is None and re.search(r"\buses\s+\d", text, re.IGNORECASE):
+        raise ValueError("say 'at least' or 'no more than' before a size: 'a uses at least 40% less memory than b'")
     if m is None:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
                          "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
@@ -105,12 +107,15 @@ def _size(number: str | None, unit: str | None, less: bool) -> float | None:
     """The factor a sentence names, above 1: `40% less` memory is 1 / 0.6 (a total 0.6 times), `40% faster` 1.4."""
     if not number:
         return None
-    n = float(number)
-    size = n if unit.lower() == "x" else 1 / (1 - n / 100) if less and n < 100 else 1 + n / 100
-    if size <= 1 or (less and unit == "%" and n >= 100):
+    n, times = float(number), unit.lower() == "x"
+    if n <= (1 if times else 0):
         raise ValueError(f"{number}{unit} is no change: a factor above 1x, or a percentage above 0"
-                         if size <= 1 else f"{number}{unit} less is nothing left: a percentage below 100")
-    return size
+                         + (" (half is 2x less)" if times and less else ""))
+    if times:
+        return n
+    if less and n >= 100:
+        raise ValueError(f"{number}{unit} less is nothing left: a percentage below 100")
+    return 1 / (1 - n / 100) if less else 1 + n / 100
 
 
 def _edges(bound: str, faster: bool, size: float | None) -> tuple[float | None, float | None]:

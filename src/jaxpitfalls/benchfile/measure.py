@@ -223,14 +223,15 @@ class Measure:
         if bench.first_run:
             try:
                 modes[FIRST_RUN_MODE] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},
-                                                  FIRST_RUN_MODE, bench.floor, settings.sampling, conf["id"], pairs,
-                                                  compiles="required")
+                                                     FIRST_RUN_MODE, bench.floor, settings.sampling, conf["id"],
+                                                     pairs, compiles="required")
             except NotAFirstRun as e:
                 raise NotAFirstRun(f"{bench.path}: {e}") from e
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
-                        "compiles_in_warmup": prepared.compiles[v]}
-                    | ({"program_memory": plan} if (plan := prepared.program_memory[v]) else {})
-                    for v, r in prepared.runners.items()}
+                        "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
+        for v, plan in prepared.program_memory.items():
+            if plan:
+                variants[v]["program_memory"] = plan
         return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:

@@ -97,10 +97,11 @@ def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataF
              f"XLA plans them per device, in {unit}: arguments, outputs (a donated argument's buffer is its "
              "output's, counted once), temporaries, and their total counted at once (an upper bound on the "
              "program's peak), over the floor's where each call runs one program: a call of several also holds "
-             "the arrays passed between them, which no plan counts. The compiler's figure, the same on every run "
-             "of one program, backend and XLA version: no interval. Not what the process holds (setup's inputs, "
-             "the allocator's caches); blank where the first call compiled nothing (NumPy, a program compiled "
-             "ahead of time) or this JAX keeps no plan.",
+             "the arrays passed between them, which no plan counts. The compiler's figure, alike on every run of "
+             "one program, backend and XLA version (a GPU's autotuning aside; processes that planned apart are in "
+             "the checks): no interval. Not what the process holds (setup's inputs, the allocator's caches); blank "
+             "where the first call compiled nothing (NumPy, a program compiled ahead of time) or this JAX keeps no "
+             "plan.",
              _whole(shown[["config_id", "variant", "programs_planned", *parts, "total_vs_floor"]]
                     .reset_index(drop=True)))]
 

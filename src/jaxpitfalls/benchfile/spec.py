@@ -21,7 +21,7 @@ MODES = {
                  "the host does while the device computes",
 }
 FIRST_RUN = {FIRST_RUN_MODE: "one call from cleared caches, waited for: tracing, compiling and running, as a "
-                          "process's first call does (the file's FIRST_RUN; its jobs keep no persistent cache)"}
+                             "process's first call does (the file's FIRST_RUN; its jobs keep no persistent cache)"}
 
 
 def components(file: Path) -> tuple[Component, ...]:

@@ -12,6 +12,7 @@ import numpy as np
 from . import stats
 from .machine import machine_summary
 from .pooled import DIFF_FIELDS, RATIO_FIELDS, pooled_intervals, read_off
+from .program_memory import widest
 
 
 class ProcessesDisagree(RuntimeError):
@@ -119,6 +120,14 @@ def _one_process(doc: dict[str, Any]) -> dict[str, Any]:
                                   for c, ends in zip(doc["comparisons"], read, strict=True)]}
 
 
+def _merge_plans(merged: dict[str, Any], name: str, plans: list[dict[str, int]]) -> None:
+    """A variant's memory plan, whole bytes: the largest any process made; processes that planned apart, said."""
+    if plans:
+        merged["variants"][name]["program_memory"] = widest(plans)
+    if len({plan["total_bytes"] for plan in plans}) > 1:
+        merged["checks"].setdefault("program_plans_apart", {})[name] = [p["total_bytes"] for p in plans]
+
+
 def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
     """The workers' results of one configuration as one."""
     first = docs[0]
@@ -144,13 +153,9 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 variant["modes"] = {mode: _merge_mode([p["modes"][mode] for p in per]) for mode in variant["modes"]}
             elif key in ("calls", "compiles_in_warmup"):
                 variant[key] = sum(p[key] for p in per)
-            elif key == "program_memory":  # the compiler's plan, whole bytes: the largest any process compiled
-                plans = [p[key] for p in per if key in p]
-                variant[key] = max(plans, key=lambda plan: plan["total_bytes"])
-                if len({plan["total_bytes"] for plan in plans}) > 1:  # another program (autotuned, say): said
-                    merged["checks"].setdefault("program_plans_apart", {})[name] = [p["total_bytes"] for p in plans]
-            elif key != "signature":
+            elif key not in ("signature", "program_memory"):
                 variant[key] = _mean_leaves([p[key] for p in per])
+        _merge_plans(merged, name, [p["program_memory"] for p in per if "program_memory" in p])
     merged["comparisons"] = [
         c | found | {"process_ratios": [_own(d, c)["ratio"] for d in docs]}
         for c, found in zip(first["comparisons"], _pooled_comparisons(docs), strict=True)

@@ -52,7 +52,12 @@ def planned_memory() -> Iterator[list[dict[str, int]]]:
         compiler.compile_or_get_cached = compile_
 
 
+def widest(plans: list[dict[str, int]]) -> dict[str, int]:
+    """Of one variant's plans in several processes (a GPU's autotuning may differ), the largest total."""
+    return max(plans, key=lambda plan: plan["total_bytes"])
+
+
 def largest(plans: list[dict[str, int]]) -> dict[str, int] | None:
     """The plan of the largest total, with `programs`, how many were planned; None: none kept. A call of several
     programs also holds the arrays passed between them, which no plan counts."""
-    return max(plans, key=lambda plan: plan["total_bytes"]) | {"programs": len(plans)} if plans else None
+    return widest(plans) | {"programs": len(plans)} if plans else None

@@ -186,5 +186,5 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
                     "spread between processes this run saw"),
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
-        *memory_plans.section(plans if plans is not None else pd.DataFrame(), "on the first side and each other"),
+        *memory_plans.section(plans, "on the first side (`baseline_*`) and each other (`current_*`)"),
     ])

@@ -1,6 +1,6 @@
 """What XLA planned each benchmark-file variant's largest program to hold, in two runs or on two lockstep sides: the
-compiler's figure is the same on every run of one program, so a plan that moved is a changed program (code,
-shapes, flags or XLA), no interval needed."""
+compiler plans one program alike on every run of one backend and XLA version, so a plan that moved is a changed
+program (code, shapes, flags, XLA, the backend; on a GPU, autotuning may move temporaries), no interval needed."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...formatting import bytes_unit
+from ...harness.program_memory import widest
 from ...harness.stats import is_twin
 
 PARTS = ("total", "temporary", "argument", "output", "donated")
@@ -36,31 +38,48 @@ def plans(baseline: dict[tuple[str, str], dict], current: dict[tuple[str, str], 
     for key in sorted(set(baseline) & set(current)):
         before, after = _plans(baseline[key]), _plans(current[key])
         rows += [_row(*key, v, before[v], after[v]) for v in sorted(set(before) & set(after))]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.attrs["planned_here_only"] = not rows and any(_plans(doc) for doc in current.values())
+    return table
+
+
+def _side_plans(workers: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    found: dict[str, list[dict[str, int]]] = {}
+    for described in workers:
+        for variant, plan in (described.get("program_memory") or {}).items():
+            if plan:
+                found.setdefault(variant, []).append(plan)
+    return {variant: widest(plans) for variant, plans in found.items()}
 
 
 def sides(docs: list[dict[str, Any]]) -> pd.DataFrame:
-    """Lockstep jobs: each side's plans (its first worker's) against the first side's, `baseline_*` the first's."""
+    """Lockstep jobs: each side's plans (the largest over its workers) against the first side's, as `baseline_*`."""
     rows = []
     for doc in docs:
         described = doc["timed"]["descriptions"]
         (first, *others) = described
-        planned = {side: {v: p for v, p in (found[0].get("program_memory") or {}).items() if p}
-                   for side, found in described.items()}
-        rows += [_row(doc["study"], doc["config_id"], v, planned[first][v], planned[side][v]) | {"side": side}
+        planned = {side: _side_plans(workers) for side, workers in described.items()}
+        rows += [{"side": side} | _row(doc["study"], doc["config_id"], v, planned[first][v], planned[side][v])
                  for side in others for v in sorted(set(planned[first]) & set(planned[side]))]
-    return pd.DataFrame(rows, columns=[*COLUMNS, "side"])
+    return pd.DataFrame(rows, columns=["side", *COLUMNS])
 
 
-def section(table: pd.DataFrame, sides: str = "in the baseline run and this one") -> list[str]:
-    """The plans that moved (any part), for compare.md; nothing where no benchmark file was planned on both."""
-    if not len(table):
-        return []
+def section(table: pd.DataFrame | None, where: str = "in the baseline run (`baseline_*`) and this one") -> list[str]:
+    """The plans that moved (any part), for compare.md and compare_lockstep.md, in a unit a person reads (the
+    CSV keeps bytes); nothing where no benchmark file was planned on both sides."""
+    if table is None or not len(table):
+        return ["The baseline's results hold no memory plans (timed before they were kept): none compared.", ""] \
+            if table is not None and table.attrs.get("planned_here_only") else []
     moved = table[np.any([table[f"baseline_{p}_bytes"] != table[f"current_{p}_bytes"] for p in PARTS], axis=0)]
+    unit, size = bytes_unit(float(table[["baseline_total_bytes", "current_total_bytes"]].max().max()))
+    shown = moved[[c for c in ("side", "study", "config_id", "variant", "change") if c in moved]].assign(**{
+        f"{side}_{part}_{unit.lower()}": moved[f"{side}_{part}_bytes"] / size
+        for part in ("total", "temporary") for side in ("baseline", "current")})
     return ["## Memory plans: the largest program of each benchmark file's variant", "",
-            f"What XLA plans the buffers of each variant's largest program to take (per device), {sides}: "
-            f"{len(moved)} of {len(table)} moved. The compiler plans one program the same on every run, so a move "
-            "is a changed program (your code, its shapes, XLA flags or XLA itself), with no interval; `change` is "
-            "the totals' (arguments, outputs less donated, temporaries). A call of several programs (`*_programs` "
-            "above 1) also holds arrays between them, in no plan.", "",
-            moved.to_markdown(index=False, floatfmt=".4g") if len(moved) else "_(no plan moved)_", ""]
+            f"What XLA plans the buffers of each variant's largest program to take (per device), {where}: "
+            f"{len(moved)} of {len(table)} moved. One program on one backend and XLA version plans alike on every "
+            "run, so a move is a changed program (your code, its shapes, XLA flags, XLA, the backend; on a GPU, "
+            "autotuning may move temporaries), with no interval; `change` is the totals' (arguments, outputs less "
+            "donated, temporaries). A call of several programs also holds arrays between them, in no plan. Every "
+            "part, in bytes: `results/tables/compare_memory_plans.csv`.", "",
+            shown.to_markdown(index=False, floatfmt=".4g") if len(moved) else "_(no plan moved)_", ""]

@@ -163,8 +163,8 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "process compiles its own, less what the persistent compilation cache served).", "",
         table(checks.assign(outputs_agree=checks.outputs_agree.astype(str).map(plain_numbers))[[
                       "config_id", "outputs_compared", "outputs_agree", "max_abs_difference",
-                       "signatures_distinct", *(["programs_lowered_apart"] if checks.get("programs_lowered_apart",
-                                                                                        pd.Series()).any() else []),
+                       "signatures_distinct", *[apart for apart in ("programs_lowered_apart", "program_plans_apart")
+                                                if checks.get(apart, pd.Series()).any()],
                        "compiles_in_warmup", "compiles_in_timed_region",
                        "compiles_measured_on_purpose", "compiles_demonstrated"]], short), "",
         "Each measuring job's seconds and peak memory in GiB (the host's: the measuring processes' resident "

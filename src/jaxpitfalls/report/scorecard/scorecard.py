@@ -138,9 +138,9 @@ HOW_TO_READ = (
 
 EXPECTATIONS_HOW_TO_READ = (
     "`ours`: the number the verdict rests on, with its 95% interval, as the sentence speaks (a speed-up where it says "
-    "faster; a memory sentence's peak ratio is XLA's plan, exact, without one). `verdict`: `yes` the interval lies "
-    "wholly on the sentence's side of its edge, `**no**` wholly on the other, `inconclusive` it crosses the edge "
-    "(under \"How each expectation was judged\": what would decide it).")
+    "faster; a memory sentence's ratio of totals is XLA's plan, exact, without one). `verdict`: `yes` the interval "
+    "lies wholly on the sentence's side of its edge, `**no**` wholly on the other, `inconclusive` it crosses the "
+    "edge (under \"How each expectation was judged\": what would decide it).")
 
 
 def only_expectations(claims: dict[str, list[dict[str, Any]]]) -> bool:

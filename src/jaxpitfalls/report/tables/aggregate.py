@@ -164,6 +164,7 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "signatures_distinct": distinct(checks),
             # variants whose fresh processes ran one code path lowered to different program texts (processes.merge)
             "programs_lowered_apart": ", ".join(checks.get("programs_lowered_apart", {})),
+            "program_plans_apart": ", ".join(checks.get("program_plans_apart", {})),  # a benchmark file's
             "distinct_signatures": len({str(v["signature"]) for v in _told_apart(doc).values()}),
             "not_timed": "; ".join(f"{name} ({why})" for name, why in doc.get("not_timed", {}).items()),
             "compiles_in_timed_region": timed_compiles(doc, None),
