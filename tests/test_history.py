@@ -25,7 +25,8 @@ def _doc(release: str, filter_jit: float, recorded: str | None = None, jax: str 
                 "ratio_ci_low": ratio * 0.97, "ratio_ci_high": ratio * 1.03}
     return {"study": "dispatch", "config_id": "base",
             "environment": {"packages": {"equinox": recorded or release, "jax": jax, "jaxlib": "0.4.34"}},
-            "comparisons": [pair("filter_jit", filter_jit), pair("jit_partition", 1.01), pair("jit_flat~twin", 1.0)]}
+            "comparisons": [pair("filter_jit", filter_jit), pair("jit_partition", 1.01), pair("jit_flat~twin", 1.0)],
+            "variants": {}}  # no benchmark file's memory plans
 
 
 def _measured(step_at: int = 8) -> dict[str, list[dict]]:
@@ -95,7 +96,7 @@ def _null_doc(release: str, offset: float, rng: np.random.Generator, job: int = 
              for v in ("filter_jit", "jit_partition", "jit_static_arg", "jit_flat2")
              for m in ("blocked", "pipelined")
              for r in [offset * (step if v == "filter_jit" else 1.0) * float(np.exp(rng.normal(0, 0.005)))]]
-    return {"study": "dispatch", "config_id": "base", "comparisons": pairs, "job": job,
+    return {"study": "dispatch", "config_id": "base", "comparisons": pairs, "job": job, "variants": {},
             "environment": {"packages": {"safetensors": release, "jax": "0.4.34"}}}
 
 
@@ -275,7 +276,8 @@ def test_a_lost_job_is_named_and_every_other_job_still_reported(tmp_path, monkey
             paths.append(path)
     block = {"study": "dispatch", "package": "equinox", "versions": [*RELEASES, "0.99"], "with": {}, "pins": {},
              "pythons": {}, "repeats": 2, "configs": "base"}
-    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
+    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report",
+                                                                                  "memory_plans")})
     history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
     report = (tmp_path / "report.out").read_text()
     assert "## Jobs lost" in report and f"- `equinox {RELEASES[2]} job 2 (base)`: ProcessesDisagree" in report
@@ -312,7 +314,8 @@ def test_a_release_result_of_a_later_format_is_refused_naming_both_versions(tmp_
     path.write_text(json.dumps(doc))
     block = {"study": "dispatch", "package": "equinox", "versions": RELEASES, "with": {}, "pins": {}, "pythons": {},
              "repeats": 1, "configs": "base"}
-    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
+    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report",
+                                                                                  "memory_plans")})
     with pytest.raises(results.InvalidResult, match=rf"base.json: result format {results.FORMAT + 1} \(written by "
                                                    r"jaxpitfalls 9\.0\)"):
         history.write_history([str(path)], [], SimpleNamespace(history=block, run_target_s=600), out)
@@ -336,7 +339,8 @@ def test_a_history_where_no_release_measured_anything_says_why_for_each(tmp_path
                                     str(paths[-1]), "", "")
     block = {"study": "dispatch", "package": "equinx", "versions": ["0.98", "0.99"], "with": {}, "pins": {},
              "pythons": {}, "repeats": 1, "configs": "base"}
-    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report")})
+    out = SimpleNamespace(**{name: str(tmp_path / f"{name}.out") for name in ("ratios", "steps", "figure", "report",
+                                                                                  "memory_plans")})
     history.write_history([str(p) for p in paths], [], SimpleNamespace(history=block, run_target_s=600), out)
     report = (tmp_path / "report.out").read_text()
     assert "No equinx release was measured: each one's reason is below." in report
@@ -369,3 +373,22 @@ def test_the_run_ends_naming_each_release_without_a_result(tmp_path, monkeypatch
     assert unmeasured_note(config).splitlines() == [
         "The release history has releases without a result or jobs lost (reports/history.md):",
         "  equinox 0.99: pip install failed: ERROR: No matching distribution found for equinox==0.99"]
+
+
+def test_a_benchmark_files_memory_plans_are_set_release_by_release_and_a_move_named():
+    from jaxpitfalls.across_runs.history import release_plans
+
+    def job(config_id: str, total: int) -> dict:
+        plan = {"total_bytes": total, "temporary_bytes": 0, "argument_bytes": total, "output_bytes": 0,
+                "donated_bytes": 0, "programs": 1}
+        return {"config_id": config_id, "variants": {"jit": {"program_memory": plan}, "jit~twin": {
+            "program_memory": plan}, "host": {}}}
+
+    measured = {"0.9.2": [job("n8", 2**20), job("n8", 2**20)], "0.10.0": [job("n8", 2**20)],
+                "0.10.1": [job("n8", 3 * 2**19), job("n8", 2**20)]}  # the largest of a release's jobs
+    table = release_plans.plans_table(measured)
+    assert table[["release", "variant", "total_bytes"]].values.tolist() == [
+        ["0.9.2", "jit", 2**20], ["0.10.0", "jit", 2**20], ["0.10.1", "jit", 3 * 2**19]]  # no twin, no NumPy
+    text = "\n".join(release_plans.section(table, "jax"))
+    assert "1 of 1 moved" in text and "- `n8` `jit`: jax 0.10.0 -> 0.10.1: 1 -> 1.5 MiB" in text
+    assert release_plans.section(release_plans.plans_table({"0.9.2": [job("n8", 8) | {"variants": {}}]}), "jax") == []

@@ -70,12 +70,15 @@ rule history:
     input:
         runs=history_runs(),
         benchmarks=history_benchmarks(),
-        sources=code("history", "across_runs.history.history"),
+        sources=code("history", "across_runs.history.history", "across_runs.history.release_plans"),
     output:
         report=report("reports/history.md", caption="../report/history.rst", category="History"),
         ratios=report("results/tables/history.csv", caption="../report/history.rst", category="History"),
         steps=report("results/tables/history_steps.csv", caption="../report/history.rst", category="History"),
         figure=report("reports/figures/history.png", caption="../report/history.rst", category="History"),
+        memory_plans=report(
+            "results/tables/history_memory_plans.csv", caption="../report/history.rst", category="History"
+        ),
     log:
         "results/logs/history.log",
     conda:

@@ -17,6 +17,7 @@ from ...harness.stats import is_difference, is_twin
 from ...report.scorecard.audit import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
+from . import release_plans
 from .changepoints import Fit, fit_steps, resting_alone
 from .figure import figure
 from .primary import family_text, matches
@@ -276,10 +277,13 @@ def write_history(run_paths: list[str], benchmark_paths: list[str], params, out)
     ratios = ratios_table(measured, history.package)
     levels = release_levels(ratios)
     steps = steps_table(levels, releases, history.package, environments(measured), history.primary)
+    plans = release_plans.plans_table(measured)
     results.write_csv(out.ratios, ratios)
     results.write_csv(out.steps, steps)
+    results.write_csv(out.memory_plans, plans)
     save(figure(levels, steps, releases, history.package), out.figure)
     twins = twin_sections({history.study: twin_rows(job_comparisons(measured))})
     results.write_text(out.report, markdown(ratios, levels, steps, unavailable, history, lost)
-                       + "\n".join([*(["## Audit", "", *twins] if twins else []),
+                       + "\n".join([*release_plans.section(plans, history.package),
+                                    *(["## Audit", "", *twins] if twins else []),
                                     "## Run summary", "", *run_summary(benchmark_paths, params.run_target_s), ""]))
