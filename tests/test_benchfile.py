@@ -164,7 +164,7 @@ def test_donating_a_buffer_is_a_different_program_on_the_same_python_path_holdin
     copied, donated = (doc["variants"][v]["program_memory"] for v in ("copied", "donated"))
     buffer = 256 * 4  # float32[256]
     assert copied == {"total_bytes": 2 * buffer, "argument_bytes": buffer, "output_bytes": buffer,
-                      "donated_bytes": 0, "temporary_bytes": 0, "programs": 1}
+                      "donated_bytes": 0, "temporary_bytes": 0, "programs": 1, "devices": 1}
     assert donated == copied | {"total_bytes": buffer, "donated_bytes": buffer}
 
 
@@ -518,7 +518,7 @@ def test_the_report_sets_each_variants_planned_peak_beside_the_floors_blank_wher
     ''').path
     plan = {"total_bytes": [2 * 2**20, None, 2**20], "argument_bytes": [2**20, None, 2**20],
             "output_bytes": [2**20, None, 2**19], "donated_bytes": [0, None, 0], "temporary_bytes": [0, None, 0],
-            "programs": [1, None, 3]}
+            "programs": [1, None, 3], "devices": [1, None, 1]}
     steps = pd.DataFrame({"config_id": "n8", "variant": ["copied", "host", "looped"], "mode": "blocked",
                           "demonstration": "", "signature_python_calls": 3, "signature_programs_compiled": [1, 0, 3],
                           "compiles_in_warmup": 1,

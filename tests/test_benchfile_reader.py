@@ -204,15 +204,21 @@ def test_a_memory_sentence_bounds_the_planned_totals_ratio_and_is_decided_exactl
                     f"    return lambda: n\n\nVARIANTS = {{'a': a, 'b': b}}\nEXPECT = [{sentence!r}]\n")
     checks = pd.DataFrame({"config_id": ["n8"], "processes": [2], "demonstration": [""], "axes": ["n"], "n": [8]})
 
-    def judged(totals, programs=(1, 1)) -> tuple[str, str]:
-        steps = pd.DataFrame({"config_id": "n8", "mode": "blocked", "variant": ["a", "b"], "demonstration": "",
-                              "program_total_bytes": totals, "program_programs": list(programs)})
+    def judged(totals, programs=(1, 1), devices=(1, 1)) -> tuple[str, str]:
+        steps = pd.DataFrame({"config_id": ["n8", "n8", "n16", "n16"], "mode": "blocked", "variant": ["a", "b"] * 2,
+                              "demonstration": "", "program_total_bytes": [*totals, 2 * 2**20, 2**20],
+                              "program_programs": [*programs, 1, 1], "program_devices": [*devices, 1, 1]})
         (found,) = judges("bench", path).judge({"checks": checks, "steps": steps, "comparisons": pd.DataFrame(
             columns=["config_id", "variant", "baseline", "mode", "demonstration"])})
         return found.verdict, found.measured
 
     # exactly at a sized edge holds; "less than" at 1 does not
     assert judged([edge * 2**20, 2**20])[0] == (REPRODUCED if edge != 1 else NOT_REPRODUCED)
+    # the other configuration (a twice b's) is said too; a sharded call's plan is each device's, said with its span
+    said = judged([edge * 2**20, 2**20], devices=(2, 1))[1]
+    doubled = (low is None or 2 > low) and (high is None or 2 < high)
+    assert f"at the other configurations it holds at {int(doubled)} of 1" in said
+    assert "per device" in said and "a spans 2 device(s), b 1" in said
     assert judged([2**20, 2**20], programs=(1, 4)) == (  # a loop of calls: arrays between programs
         NOT_MEASURED, "not measured: b runs 4 programs a call, holding arrays between them that no plan counts")
     verdict, said = judged([float("nan"), 2**20])  # NumPy: no program

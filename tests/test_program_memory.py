@@ -14,7 +14,7 @@ from jaxpitfalls.harness.program_memory import largest, planned_memory
 def _executable(temporaries: int):
     stats = SimpleNamespace(peak_memory_in_bytes=12, argument_size_in_bytes=8, output_size_in_bytes=4,
                             alias_size_in_bytes=4 if temporaries == 1 else 0, temp_size_in_bytes=temporaries)
-    return SimpleNamespace(get_compiled_memory_stats=lambda: stats)
+    return SimpleNamespace(get_compiled_memory_stats=lambda: stats, local_devices=lambda: ["cpu:0"])
 
 
 def test_each_compile_in_the_block_is_planned_and_the_function_put_back_even_on_an_error(monkeypatch):

@@ -68,8 +68,9 @@ class Expectation:
         what, low, high = self.spoken
         edges = " and ".join(filter(None, [f"above {low:.4g}" if low else "", f"below {high:.4g}" if high else ""]))
         if self.memory:
+            edge = "" if low == 1 or high == 1 else " or at the edge"
             return (f"{what} at the base configuration, the total XLA plans for each variant's largest program's "
-                    f"buffers: exact (no interval), {edges}{'' if low == 1 or high == 1 else ' or at the edge'}")
+                    f"buffers on a device: exact (no interval), {edges}{edge}")
         return f"{what} at the base configuration, {self.mode} mode: the 95% interval wholly {edges}"
 
 

@@ -34,9 +34,33 @@ def planned(run: Run, variants: tuple[str, str], column: str) -> tuple[float, fl
     return tuple(float(found.get(v, np.nan)) for v in variants)
 
 
+def _holds(e: Expectation, r: float) -> bool:
+    """An exact ratio against the sentence's edges; a sized edge holds at itself (its float may differ in the last
+    bit from the totals')."""
+    _, low, high = e.spoken
+    sized = low not in (None, 1.0) or high not in (None, 1.0)
+
+    def at(edge: float) -> bool:
+        return sized and math.isclose(r, edge, rel_tol=1e-12)
+
+    return (low is None or r > low or at(low)) and (high is None or r < high or at(high))
+
+
+def _elsewhere(e: Expectation, run: Run) -> str:
+    """How the rule fares at the other configurations, where both calls run one program (exact there too)."""
+    steps = run.steps[(run.steps["mode"] == "blocked") & (run.steps.config_id != run.base_id)
+                      & run.steps.variant.isin(e.pair)]
+    if "program_total_bytes" not in steps:
+        return ""
+    one = steps[steps.program_programs == 1].pivot_table(index="config_id", columns="variant",
+                                                         values="program_total_bytes", aggfunc="first")
+    held = [_holds(e, row[e.a] / row[e.b]) for _, row in one.iterrows() if set(e.pair) <= set(row.dropna().index)]
+    return f"; at the other configurations it holds at {sum(held)} of {len(held)}" if held else ""
+
+
 def judge_memory(e: Expectation, run: Run) -> Judged:
-    """A memory expectation on the planned totals: exact, so it holds or not; a sized edge holds at the edge too.
-    Not measured where a call runs several programs: the arrays between them are in no plan."""
+    """A memory expectation on the planned totals per device: exact, so it holds or not. Not measured where a call
+    runs several programs: the arrays between them are in no plan."""
     what, low, high = e.spoken
     (a, b), programs = planned(run, e.pair, "total_bytes"), planned(run, e.pair, "programs")
     missing = [v for v, total in zip(e.pair, (a, b), strict=True) if not np.isfinite(total) or total <= 0]
@@ -48,15 +72,13 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     if several:
         return Judged(measured=f"{NOT_MEASURED_TEXT} {' and '.join(several)} programs a call, holding arrays "
                                "between them that no plan counts", verdict=NOT_MEASURED)
-    r, sized = a / b, low not in (None, 1.0) or high not in (None, 1.0)
-
-    def at(edge: float) -> bool:  # the sentence's edge, whose float may differ from the totals' in the last bit
-        return sized and math.isclose(r, edge, rel_tol=1e-12)
-
-    holds = (low is None or r > low or at(low)) and (high is None or r < high or at(high))
+    r, devices = a / b, planned(run, e.pair, "devices")
     unit, size = bytes_unit(max(a, b))
+    spans = "" if set(devices) <= {1.0} or not np.isfinite(devices).all() else (
+        f"; {e.a} spans {devices[0]:.0f} device(s), {e.b} {devices[1]:.0f}: {short(a * devices[0] / size)} / "
+        f"{short(b * devices[1] / size)} {unit} over them all")
     return Judged(measured=f"{what} = {r:.3f}x at the base configuration ({short(a / size)} / {short(b / size)} "
-                           f"{unit}, XLA's plan)", verdict=verdict(holds),
+                           f"{unit} per device, XLA's plan{spans}){_elsewhere(e, run)}", verdict=verdict(_holds(e, r)),
                   headline=Estimate(r, r, r, "x", what), edges=tuple(x for x in (low, high) if x))
 
 

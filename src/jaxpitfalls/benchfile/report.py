@@ -24,9 +24,9 @@ FIGURES = {
                          "the others at the base; one panel per axis, with 95% intervals.",
     "ratios_first_run": "Each variant's first call over the floor's (first_run mode) against each swept axis, with 95% "
                         "intervals: above 1, slower than the floor.",
-    "memory": "What XLA plans each variant's largest program's buffers to take (their total) against each swept "
-              "axis, the others at the base: the compiler's figure, exact, so no interval; a call of several "
-              "programs also holds arrays between them (its `programs_planned` in the table).",
+    "memory": "What XLA plans each variant's largest program's buffers to take on a device (their total) against "
+              "each swept axis, the others at the base: the compiler's figure, exact, so no interval; a call of "
+              "several programs also holds arrays between them (its `programs_planned` in the table).",
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
                   "split by the shares of its traced calls (the profiler's Python tracer inflates Python time, so "
                   "the traced times are not drawn). A split from a few traced calls, without an interval.",
@@ -51,7 +51,7 @@ def _per_process(steps: pd.DataFrame, checks: pd.DataFrame | None) -> pd.DataFra
 
 def _whole(table: pd.DataFrame) -> pd.DataFrame:
     """Counts that came out whole shown as whole numbers (a mean over processes or steps is a float)."""
-    named = ("jit_calls_traced", "warmup_compiles_per_process", "programs_planned")
+    named = ("jit_calls_traced", "warmup_compiles_per_process", "programs_planned", "devices")
     counts = [c for c in table if (c in named or c.endswith("_bytes"))
               and (pd.to_numeric(table[c]).dropna() % 1 == 0).all()]
     return table.astype({c: "Int64" for c in counts})
@@ -90,19 +90,22 @@ def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataF
              for part in ("total", "argument", "output", "donated", "temporary")}
     one = blocked.program_programs == 1
     floors = blocked[(blocked.variant == floor) & one].set_index("config_id").program_total_bytes
-    shown = blocked.assign(**parts, programs_planned=blocked.program_programs,
+    shown = blocked.assign(**parts, programs_planned=blocked.program_programs, devices=blocked.program_devices,
+                           **{f"all_devices_{unit.lower()}": parts[f"total_{unit.lower()}"] * blocked.program_devices},
                            total_vs_floor=(blocked.program_total_bytes / blocked.config_id.map(floors)).where(one))
     return [("What each variant's largest program holds",
              "Of the programs its first call compiled (`programs_planned`), the one whose buffers take the most, as "
-             f"XLA plans them per device, in {unit}: arguments, outputs (a donated argument's buffer is its "
-             "output's, counted once), temporaries, and their total counted at once (an upper bound on the "
-             "program's peak), over the floor's where each call runs one program: a call of several also holds "
+             f"XLA plans them on each of the `devices` it spans, in {unit}: arguments, outputs (a donated argument's "
+             "buffer is its output's, counted once), temporaries, and their total counted at once (an upper bound "
+             "on the program's peak on a device; `all_devices`: times its devices, what a sharded program holds in "
+             "all), the total over the floor's where each call runs one program: a call of several also holds "
              "the arrays passed between them, which no plan counts. The compiler's figure, alike on every run of "
              "one program, backend and XLA version (a GPU's autotuning aside; processes that planned apart are in "
              "the checks): no interval. Not what the process holds (setup's inputs, the allocator's caches); blank "
              "where the first call compiled nothing (NumPy, a program compiled ahead of time) or this JAX keeps no "
              "plan.",
-             _whole(shown[["config_id", "variant", "programs_planned", *parts, "total_vs_floor"]]
+             _whole(shown[["config_id", "variant", "programs_planned", "devices", *parts, f"all_devices_{unit.lower()}",
+                           "total_vs_floor"]]
                     .reset_index(drop=True)))]
 
 
@@ -180,8 +183,8 @@ class Report:
             unit, size = bytes_unit(planned.program_total_bytes.max())
             found["memory"] = facet_lines(
                 planned.assign(total=planned.program_total_bytes / size), x="value", y="total", hue="variant",
-                col="axis", ylabel=f"planned total ({unit})", sharex=False, hue_order=self.spec.variants,
-                log=_log(planned), title=f"{self.spec.name}: planned memory of the largest program")
+                col="axis", ylabel=f"planned total per device ({unit})", sharex=False, hue_order=self.spec.variants,
+                log=_log(planned), title=f"{self.spec.name}: planned memory of the largest program, per device")
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         split = pd.DataFrame() if at_base.empty else at_base.pivot_table(

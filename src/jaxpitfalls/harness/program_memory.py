@@ -21,10 +21,11 @@ def _plan(executable: Any) -> dict[str, int] | None:
     try:
         stats = executable.get_compiled_memory_stats()
         plan = {name: int(getattr(stats, field)) for name, field in FIELDS.items()}
+        devices = len(executable.local_devices())  # an SPMD program's plan is each device's
     except (AttributeError, RuntimeError, TypeError):  # no plan kept (an older jaxlib, another PJRT plugin)
         return None
     return {"total_bytes": plan["argument_bytes"] + plan["output_bytes"] - plan["donated_bytes"]
-            + plan["temporary_bytes"]} | plan
+            + plan["temporary_bytes"]} | plan | {"devices": devices}
 
 
 @contextmanager

@@ -120,6 +120,7 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "# Comparison with a baseline run", "",
         *in_brief(table, threshold),
         *_ratios_in_brief(table, ratios),
+        *memory_plans.brief(plans),
         *single_process_line(table),
         "Each run is one job a configuration: what a whole job shares (its moment on the machine, its file cache, "
         "its first pass) moves all of its processes alike and is not in these intervals, as one job a release is "

@@ -64,22 +64,38 @@ def sides(docs: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["side", *COLUMNS])
 
 
+def _moved(table: pd.DataFrame) -> pd.DataFrame:
+    return table[np.any([table[f"baseline_{p}_bytes"] != table[f"current_{p}_bytes"] for p in PARTS], axis=0)]
+
+
+def brief(table: pd.DataFrame | None) -> list[str]:
+    """compare.md's "In brief" line on memory: how many plans moved, the largest change first."""
+    if table is None or not len(table):
+        return []
+    moved = _moved(table).sort_values("change", key=lambda c: abs(np.log(c)), ascending=False)
+    first = "" if moved.empty else (f": the most `{moved.variant.iloc[0]}` at {moved.config_id.iloc[0]}, "
+                                    f"{moved.change.iloc[0]:.3f}x")
+    return [f"Memory plans (exact): {len(moved)} of {len(table)} moved{first} (\"Memory plans\" below).", ""]
+
+
 def section(table: pd.DataFrame | None, where: str = "in the baseline run (`baseline_*`) and this one") -> list[str]:
     """The plans that moved (any part), for compare.md and compare_lockstep.md, in a unit a person reads (the
     CSV keeps bytes); nothing where no benchmark file was planned on both sides."""
     if table is None or not len(table):
         return ["The baseline's results hold no memory plans (timed before they were kept): none compared.", ""] \
             if table is not None and table.attrs.get("planned_here_only") else []
-    moved = table[np.any([table[f"baseline_{p}_bytes"] != table[f"current_{p}_bytes"] for p in PARTS], axis=0)]
+    moved = _moved(table)
     unit, size = bytes_unit(float(table[["baseline_total_bytes", "current_total_bytes"]].max().max()))
     shown = moved[[c for c in ("side", "study", "config_id", "variant", "change") if c in moved]].assign(**{
         f"{side}_{part}_{unit.lower()}": moved[f"{side}_{part}_bytes"] / size
-        for part in ("total", "temporary") for side in ("baseline", "current")})
+        for part in ("total", "temporary") for side in ("baseline", "current")},
+        total_difference_bytes=moved.current_total_bytes - moved.baseline_total_bytes)
     return ["## Memory plans: the largest program of each benchmark file's variant", "",
             f"What XLA plans the buffers of each variant's largest program to take (per device), {where}: "
             f"{len(moved)} of {len(table)} moved. One program on one backend and XLA version plans alike on every "
             "run, so a move is a changed program (your code, its shapes, XLA flags, XLA, the backend; on a GPU, "
-            "autotuning may move temporaries), with no interval; `change` is the totals' (arguments, outputs less "
-            "donated, temporaries). A call of several programs also holds arrays between them, in no plan. Every "
+            "autotuning may move temporaries), with no interval; `change` is current / baseline of the totals "
+            "(arguments, outputs less donated, temporaries: 0.82 is 18% less). A call of several programs also "
+            "holds arrays between them, in no plan. Every "
             "part, in bytes: `results/tables/compare_memory_plans.csv`.", "",
             shown.to_markdown(index=False, floatfmt=".4g") if len(moved) else "_(no plan moved)_", ""]

@@ -118,8 +118,10 @@ def claims_figure(points: pd.DataFrame):
                                   label="ours supporting only (smaller structure, another device)"))
     # above the panels, not beside them: the ratio axis keeps the figure's width for its labelled ticks
     height = fig.get_figheight()
-    fig.suptitle(f"Each {'expectation' if yours else 'claim'}'s number here (95% interval)"
-                 + (" beside the write-up's" if theirs else ""), y=1 - 0.1 / height, va="top")
+    exact = (points.low == points.high).any() and yours  # a memory plan's ratio: exact, drawn without one
+    fig.suptitle(f"Each {'expectation' if yours else 'claim'}'s number here (95% interval"
+                 + ("; memory plans: exact)" if exact else ")") + (" beside the write-up's" if theirs else ""),
+                 y=1 - 0.1 / height, va="top")
     legend = fig.legend(handles=handles, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 1 - LEGEND_IN / height))
     fig.canvas.draw()  # the panels start just under the legend as drawn, however many rows it took
     below = fig.transFigure.inverted().transform(legend.get_window_extent().p0)[1]
