@@ -193,7 +193,8 @@ def test_two_revisions_timed_in_lockstep_name_the_slowed_one_regressed(repo, tmp
     assert table.loc[("slowed", "jitted", "blocked"), "verdict"] == "regressed"
     assert not (table.loc["same"].verdict == "regressed").any()
     report = (work / "reports/compare_lockstep.md").read_text()
-    assert "- `slowed`: " in report and "the benchmark file at revision `slowed`" in report
+    slowed = git(repo, "rev-parse", "slowed^{commit}")[:7]
+    assert "- `slowed`: " in report and f"the benchmark file at revision `slowed` (`{slowed}`)" in report
     plans = pd.read_csv(work / "results/tables/compare_memory_plans.csv")  # a sleep added: the same programs
     assert set(plans.side) == {"same", "slowed"} and set(plans.variant) == {"jitted", "eager"}
     assert (plans.change == 1).all() and f"0 of {len(plans)} moved" in report

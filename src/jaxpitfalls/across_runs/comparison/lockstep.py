@@ -160,9 +160,13 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
              plans: pd.DataFrame | None = None) -> str:
     """reports/compare_lockstep.md: sides, rule, machine and order checks, verdicts, rows."""
     recorded = timed_docs[0].get("descriptions", {}) if timed_docs else {}
+    environments = {name: recorded.get(name, [{}])[0].get("environment", {}) for name in sides}
+    commits = {name: ((env.get("study_code") or {}).get("git") or {}).get("commit")
+               for name, env in environments.items()}
     described = [f"- `{name}`: {side.get('python') or 'this environment'}"
-                 + (f", the benchmark file at revision `{side['revision']}`" if side.get("revision") else
-                    _file_state(recorded.get(name, [{}])[0].get("environment", {})))
+                 + (f", the benchmark file at revision `{side['revision']}`"
+                    + (f" (`{commits[name][:7]}`)" if commits[name] else "") if side.get("revision") else
+                    _file_state(environments[name]))
                  + (f", with {', '.join(f'{k}={v}' for k, v in side['env'].items())}" if side.get("env") else "")
                  for name, side in sides.items()]
     uninjected = "injected" in table and (table.injected == 1).all()
