@@ -85,6 +85,9 @@ def test_pyperf_reads_every_jobs_samples(examples_run):
     assert compared.returncode == 0 and "batch4-width8/blocked/loop" in compared.stdout, compared.stderr
     loop = pyperf.BenchmarkSuite.load(str(vmap)).get_benchmark("batch4-width8/blocked/loop")
     assert loop.get_nrun() == 1 and loop.get_nvalue() == QUICK["rounds"] and loop.get_loops() >= 1
+    donated = pyperf.BenchmarkSuite.load(str(examples_run / "results/exported/donation.pyperf.json")).get_benchmark(
+        "rows64-width8/blocked/donated")
+    assert donated.get_metadata()["xla_planned_total_bytes"] == (64 * 8 + 8) * 4  # the buffer and the row, once
 
 
 
