@@ -39,11 +39,13 @@ def plans(baseline: dict[tuple[str, str], dict], current: dict[tuple[str, str], 
         before, after = _plans(baseline[key]), _plans(current[key])
         rows += [_row(*key, v, before[v], after[v]) for v in sorted(set(before) & set(after))]
     table = pd.DataFrame(rows, columns=COLUMNS)
-    table.attrs["planned_here_only"] = not rows and any(_plans(doc) for doc in current.values())
+    table.attrs["planned_here_only"] = (not rows and any(_plans(doc) for doc in current.values())
+                                        and not any(_plans(doc) for doc in baseline.values()))
     return table
 
 
 def _side_plans(workers: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """One lockstep side's plan per variant, the largest over its workers."""
     found: dict[str, list[dict[str, int]]] = {}
     for described in workers:
         for variant, plan in (described.get("program_memory") or {}).items():
@@ -96,6 +98,6 @@ def section(table: pd.DataFrame | None, where: str = "in the baseline run (`base
             "run, so a move is a changed program (your code, its shapes, XLA flags, XLA, the backend; on a GPU, "
             "autotuning may move temporaries), with no interval; `change` is current / baseline of the totals "
             "(arguments, outputs less donated, temporaries: 0.82 is 18% less). A call of several programs also "
-            "holds arrays between them, in no plan. Every "
-            "part, in bytes: `results/tables/compare_memory_plans.csv`.", "",
+            "holds arrays between them, in no plan. Every part, in bytes: `results/tables/compare_memory_plans.csv`.",
+            "",
             shown.to_markdown(index=False, floatfmt=".4g") if len(moved) else "_(no plan moved)_", ""]
