@@ -220,7 +220,8 @@ def test_a_memory_sentence_bounds_the_planned_totals_ratio_and_is_decided_exactl
     assert f"at the other configurations it holds at {int(doubled)} of 1" in said
     assert "per device" in said and "a spans 2 device(s), b 1" in said
     assert judged([2**20, 2**20], programs=(1, 4)) == (  # a loop of calls: arrays between programs
-        NOT_MEASURED, "not measured: b runs 4 programs a call, holding arrays between them that no plan counts")
+        NOT_MEASURED, "not measured: b runs 4 programs a call, holding arrays between them that no plan counts "
+                      "(jitting the whole call plans it as one)")
     verdict, said = judged([float("nan"), 2**20])  # NumPy: no program
     assert verdict == NOT_MEASURED and "no memory plan for ['a']" in said
 

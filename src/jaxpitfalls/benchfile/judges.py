@@ -71,7 +71,8 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
                       verdict=NOT_MEASURED)
     if several:
         return Judged(measured=f"{NOT_MEASURED_TEXT} {' and '.join(several)} programs a call, holding arrays "
-                               "between them that no plan counts", verdict=NOT_MEASURED)
+                               "between them that no plan counts (jitting the whole call plans it as one)",
+                      verdict=NOT_MEASURED)
     r, devices = a / b, planned(run, e.pair, "devices")
     unit, size = bytes_unit(max(a, b))
     spans = "" if set(devices) <= {1.0} or not np.isfinite(devices).all() else (
