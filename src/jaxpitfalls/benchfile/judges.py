@@ -7,6 +7,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..contract.decisions import decide, interval, ratio_of, verdict
 from ..contract.judging import NOT_MEASURED_TEXT, Judges, Run
@@ -27,11 +28,15 @@ def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float, flo
     return (value, low, high, df) if forward else (1 / value, 1 / high, 1 / low, df)
 
 
-def planned(run: Run, variants: tuple[str, str], column: str) -> tuple[float, float]:
-    """A column of XLA's plan (`program_<column>`) for two variants at the base; NaN where none was kept."""
+PLANNED = ("total_bytes", "programs", "devices")
+
+
+def planned(run: Run, variants: tuple[str, str]) -> pd.DataFrame:
+    """XLA's plan (steps.csv's `program_*`) of two variants at the base, a row each; NaN where none was kept."""
     steps = run.steps[(run.steps.config_id == run.base_id) & (run.steps["mode"] == "blocked")]
-    found = steps.groupby("variant")[f"program_{column}"].first() if f"program_{column}" in steps else {}
-    return tuple(float(found.get(v, np.nan)) for v in variants)
+    kept = [f"program_{c}" for c in PLANNED if f"program_{c}" in steps]
+    found = steps.groupby("variant")[kept].first().rename(columns=lambda c: c.removeprefix("program_"))
+    return found.reindex(index=list(variants), columns=list(PLANNED)).astype(float)
 
 
 def _holds(e: Expectation, r: float) -> bool:
@@ -62,7 +67,8 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     """A memory expectation on the planned totals per device: exact, so it holds or not. Not measured where a call
     runs several programs: the arrays between them are in no plan."""
     what, low, high = e.spoken
-    (a, b), programs = planned(run, e.pair, "total_bytes"), planned(run, e.pair, "programs")
+    plans = planned(run, e.pair)
+    (a, b), programs, devices = plans.total_bytes, plans.programs, plans.devices.tolist()
     missing = [v for v, total in zip(e.pair, (a, b), strict=True) if not np.isfinite(total) or total <= 0]
     several = [f"{v} runs {n:.0f}" for v, n in zip(e.pair, programs, strict=True) if n > 1]
     if missing:
@@ -73,7 +79,7 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
         return Judged(measured=f"{NOT_MEASURED_TEXT} {' and '.join(several)} programs a call, holding arrays "
                                "between them that no plan counts (jitting the whole call plans it as one)",
                       verdict=NOT_MEASURED)
-    r, devices = a / b, planned(run, e.pair, "devices")
+    r = a / b
     unit, size = bytes_unit(max(a, b))
     spans = "" if set(devices) <= {1.0} or not np.isfinite(devices).all() else (
         f"; {e.a} spans {devices[0]:.0f} device(s), {e.b} {devices[1]:.0f}: {short(a * devices[0] / size)} / "

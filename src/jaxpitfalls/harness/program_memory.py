@@ -7,7 +7,7 @@ any Python, so the block watches the function every compile goes through (not on
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -56,6 +56,16 @@ def planned_memory() -> Iterator[list[dict[str, int]]]:
 def widest(plans: list[dict[str, int]]) -> dict[str, int]:
     """Of one variant's plans in several processes (a GPU's autotuning may differ), the largest total."""
     return max(plans, key=lambda plan: plan["total_bytes"])
+
+
+def widest_each(found: Iterable[tuple[Hashable, dict[str, int] | None]]) -> dict[Hashable, dict[str, int]]:
+    """Plans gathered under keys (a variant, a configuration and variant) from several processes or jobs: each
+    key's widest; a None (no plan kept) left out."""
+    by_key: dict[Hashable, list[dict[str, int]]] = {}
+    for key, plan in found:
+        if plan:
+            by_key.setdefault(key, []).append(plan)
+    return {key: widest(plans) for key, plans in by_key.items()}
 
 
 def largest(plans: list[dict[str, int]]) -> dict[str, int] | None:

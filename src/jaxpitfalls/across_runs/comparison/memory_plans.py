@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...formatting import bytes_unit
-from ...harness.program_memory import widest
+from ...harness.program_memory import widest_each
 from ...harness.stats import is_twin
 
 PARTS = ("total", "temporary", "argument", "output", "donated")
@@ -44,23 +44,14 @@ def plans(baseline: dict[tuple[str, str], dict], current: dict[tuple[str, str], 
     return table
 
 
-def _side_plans(workers: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """One lockstep side's plan per variant, the largest over its workers."""
-    found: dict[str, list[dict[str, int]]] = {}
-    for described in workers:
-        for variant, plan in (described.get("program_memory") or {}).items():
-            if plan:
-                found.setdefault(variant, []).append(plan)
-    return {variant: widest(plans) for variant, plans in found.items()}
-
-
 def sides(docs: list[dict[str, Any]]) -> pd.DataFrame:
     """Lockstep jobs: each side's plans (the largest over its workers) against the first side's, as `baseline_*`."""
     rows = []
     for doc in docs:
         described = doc["timed"]["descriptions"]
         (first, *others) = described
-        planned = {side: _side_plans(workers) for side, workers in described.items()}
+        planned = {side: widest_each(found for w in workers for found in (w.get("program_memory") or {}).items())
+                   for side, workers in described.items()}
         rows += [{"side": side} | _row(doc["study"], doc["config_id"], v, planned[first][v], planned[side][v])
                  for side in others for v in sorted(set(planned[first]) & set(planned[side]))]
     return pd.DataFrame(rows, columns=["side", *COLUMNS])

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...formatting import bytes_unit
-from ...harness.program_memory import widest
+from ...harness.program_memory import widest_each
 from ...harness.stats import is_twin
 
 COLUMNS = ["release", "config_id", "variant", "total_bytes", "temporary_bytes", "argument_bytes", "output_bytes",
@@ -20,12 +20,9 @@ def plans_table(measured: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
     """Each release's plan per configuration and variant, in the releases' order."""
     rows = []
     for release, docs in measured.items():
-        found: dict[tuple[str, str], list[dict[str, int]]] = {}
-        for doc in docs:
-            for variant, entry in doc["variants"].items():
-                if "program_memory" in entry and not is_twin(variant):
-                    found.setdefault((doc["config_id"], variant), []).append(entry["program_memory"])
-        rows += [{"release": release, "config_id": c, "variant": v} | widest(p) for (c, v), p in found.items()]
+        found = widest_each(((doc["config_id"], variant), entry.get("program_memory")) for doc in docs
+                            for variant, entry in doc["variants"].items() if not is_twin(variant))
+        rows += [{"release": release, "config_id": c, "variant": v} | plan for (c, v), plan in found.items()]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
