@@ -17,7 +17,7 @@ from jaxpitfalls.benchfile.measure import Measure
 from jaxpitfalls.benchfile.reader import BenchFileRefused, read
 from jaxpitfalls.benchfile.spec import Timing
 from jaxpitfalls.configcheck import InvalidConfig, require_valid
-from jaxpitfalls.harness.compiles import CompiledInTimedRegion
+from jaxpitfalls.harness.compiles import CompiledInTimedRegion, NotAFirstRun
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable
 from jaxpitfalls.jobs.study import run_configuration
 
@@ -34,6 +34,11 @@ def setup(n):
 
 def f(x):
     return jnp.tanh(x) * 2
+
+
+def jitted(x):
+    g = jax.jit(f)
+    return lambda: g(x)
 '''
 
 
@@ -55,10 +60,6 @@ def run(measure: Measure, n: int = 8) -> dict:
 
 def test_a_file_is_timed_by_the_protocol_and_its_result_follows_the_schema(tmp_path, files):
     measure = bench(tmp_path, '''
-        def jitted(x):
-            g = jax.jit(f)
-            return lambda: g(x)
-
         def eager(x):
             return lambda: f(x)
 
@@ -230,10 +231,6 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
 ])
 def test_a_call_whose_time_would_not_be_its_work_is_refused(tmp_path, builder, said):
     body = f"""
-def jitted(x):
-    g = jax.jit(f)
-    return lambda: g(x)
-
 def idle(x):
 {builder}
 
@@ -324,8 +321,8 @@ def test_what_a_file_does_wrong_fails_the_job_naming_the_file_and_the_variant(tm
     assert said in str(refused.value)
 
 
-def test_a_variant_that_compiles_on_every_call_fails_the_job(tmp_path):
-    with pytest.raises(CompiledInTimedRegion, match=r"bench\.py: .*growing"):
+def test_a_variant_that_compiles_on_every_call_fails_the_job_unless_the_file_declares_it(tmp_path):
+    with pytest.raises(CompiledInTimedRegion, match=r"bench\.py: .*growing.*name the variant in RECOMPILES"):
         run(bench(tmp_path, '''
             def fixed(x):
                 g = jax.jit(f)
@@ -611,10 +608,6 @@ def test_the_measuring_jobs_parameter_changes_with_the_code_the_jobs_run_and_not
 
 def test_a_file_declaring_first_run_times_each_call_from_cleared_caches_compiling_every_sample(tmp_path, files):
     measure = bench(tmp_path, '''
-        def jitted(x):
-            g = jax.jit(f)
-            return lambda: g(x)
-
         def twice(x):
             g = jax.jit(lambda y: f(f(y) / 2))
             return lambda: g(x)
@@ -647,3 +640,64 @@ VARIANTS = {"jitted": jitted, "twice": twice, "host": host}""")
     with pytest.raises(BenchFileRefused, match=r"EXPECT 'twice within 50% of jitted when first run': first runs "
                                                r"are timed where the file sets FIRST_RUN = True"):
         read(bench(tmp_path, measure.path.read_text().replace("FIRST_RUN = True", ""), name="other").path)
+
+
+def test_a_variant_declared_to_compile_in_every_call_is_timed_compiling_and_must(tmp_path, files):
+    measure = bench(tmp_path, '''
+        def fresh(x):
+            return lambda: jax.jit(lambda y: jnp.tanh(y) * 2)(x)
+
+        VARIANTS = {"jitted": jitted, "fresh": fresh}
+        RECOMPILES = {"fresh": "a new lambda jitted in every call"}
+    ''')
+    doc = run(measure)
+    signatures = {v: doc["variants"][v]["signature"] for v in ("fresh", "jitted")}
+    assert signatures["fresh"]["retraces"] and "retraces" not in signatures["jitted"]
+    for mode in ("blocked", "pipelined"):
+        entry, floor = doc["variants"]["fresh"]["modes"][mode], doc["variants"]["jitted"]["modes"][mode]
+        assert entry["demonstration"] and "demonstration" not in floor and not floor["compiles_in_timed_region"]
+        assert entry["compiles_in_timed_region"] >= len(entry["samples_s"]) >= 2
+        # a call's compiling, as samples_s are a call's: within the call it was part of
+        assert all(0 < c <= s for c, s in zip(entry["compile_seconds"], entry["samples_s"], strict=True))
+    assert ("blocked", "fresh", "jitted") in {(c["mode"], c["variant"], c["baseline"]) for c in doc["comparisons"]}
+    registry.use_files({"bench": measure.path})
+    config = {"xla_flags": "", "jax_cache_dir": "/tmp/cache", "studies": {"bench": {"xla_flags": "",
+                                                                                   "compilation_cache": True}}}
+    assert plan.job_runtime(config, "bench")["jax_cache_dir"] == ""  # a compile read from the cache compiles none
+    steady = measure.path.read_text().replace('jax.jit(lambda y: jnp.tanh(y) * 2)(x)', 'g(x) + 0')
+    steady = steady.replace("def fresh(x):", "def fresh(x):\n    g = jax.jit(f)")
+    with pytest.raises(NotAFirstRun, match=r"steady\.py: .*'fresh' compiled 0 program.*leave it out of RECOMPILES"):
+        run(bench(tmp_path, steady.removeprefix(HEAD), name="steady"))
+
+
+def test_the_report_says_what_compiling_in_every_call_costs_and_why(tmp_path):
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, '''
+        def one(x):
+            g = jax.jit(f)
+            return lambda: g(x)
+
+        def fresh(x):
+            return lambda: jax.jit(f)(x)
+
+        VARIANTS = {"one": one, "fresh": fresh}
+    ''').path
+    steps = pd.DataFrame({"config_id": ["n8"] * 4, "variant": ["one", "fresh"] * 2, "mode": ["blocked"] * 2 +
+                          ["pipelined"] * 2, "demonstration": [""] * 4, "signature_python_calls": [3, 3000] * 2,
+                          "signature_programs_compiled": [1, 1] * 2, "compiles_in_warmup": [1, 2] * 2,
+                          "median_ms": [0.02, 10.0, 0.02, 8.0], "compile_median_ms": [None, 4.0, None, 4.0],
+                          "compiles_in_timed_region": [0, 20, 0, 30]})
+    found = Report(spec("bench", path), recompiles={"fresh": "jits anew"}).tables(
+        {"steps": steps, "checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]}), "overhead": pd.DataFrame()})
+    title, _, table = found[-1]
+    assert title == "What compiling in every call costs"
+    assert table[["mode", "call_ms", "compiling_ms", "compiling_share", "why"]].to_dict("records") == [
+        {"mode": "blocked", "call_ms": 10.0, "compiling_ms": 4.0, "compiling_share": 0.4, "why": "jits anew"},
+        {"mode": "pipelined", "call_ms": 8.0, "compiling_ms": 4.0, "compiling_share": 0.5, "why": "jits anew"}]
+    assert [t for t, _, _ in Report(spec("bench", path)).tables(
+        {"steps": steps, "checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]}),
+         "overhead": pd.DataFrame()})][-1] != title  # no RECOMPILES, no such table

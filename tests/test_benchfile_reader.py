@@ -73,6 +73,10 @@ def test_every_example_reads(examples):
     (lambda s: s + 'EXPECT = ["square at least 0.5x faster than power"]\n', "is no change"),
     (lambda s: s + 'TOLERANCE = {"rtol": 1e-3, "ulp": 2}\n', "TOLERANCE takes rtol and atol"),
     (lambda s: s + 'OUTPUTS_DIFFER = {"square": "it squares"}\n', "OUTPUTS_DIFFER 'square'"),
+    (lambda s: s + 'RECOMPILES = {"square": "the floor"}\n', "RECOMPILES 'square': name a variant other than the "
+     "floor, and say why it compiles in every call"),
+    (lambda s: s + 'RECOMPILES = {"power": ""}\n', "RECOMPILES 'power'"),
+    (lambda s: s + 'RECOMPILES = ["power"]\n', "RECOMPILES must be a dict"),
     (lambda s: s.replace('"power": power}', '"power": square}'), "'square' builds 'square' already"),
     (lambda s: s + "VARIANTS = VARIANTS | {}\n", "VARIANTS must be a dict"),
     (lambda s: s.replace("def setup(n,", "def setup(n, /,"), "passed by name"),

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.across_runs.comparison import lockstep
+from jaxpitfalls.harness.compiles import CompiledInTimedRegion
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
 from jaxpitfalls.harness.machine import Activity, Reading
 
@@ -201,6 +202,10 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
         return 0.01
 
     assert "compilation(s) inside a timed block" in lockstep_worker.block(compiling, 1, 1)["error"]
+    assert lockstep_worker.block(compiling, 2, 1, recompiles=True)["samples"] == [0.01, 0.01]  # RECOMPILES' own
+    assert lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1", ["c"])["blocked"]["c"] >= 1
+    with pytest.raises(CompiledInTimedRegion, match=r"c1 \(blocked\): .*\(c calibrating: 3\)"):
+        lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1")
 
 
 def test_every_side_samples_the_first_sides_calls_per_sample():

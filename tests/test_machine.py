@@ -255,8 +255,9 @@ def test_calibration_that_compiles_fails_like_a_timed_region():
 
     sizes = iter(range(10, 100))
     fresh = {"a": lambda: float(jax.jit(lambda x: x * 3)(jnp.ones(next(sizes))).block_until_ready()[0])}
-    with pytest.raises(CompiledInTimedRegion, match="calibration"):
+    with pytest.raises(CompiledInTimedRegion, match=r"\(a calibrating: \d+\)"):
         protocol.calibrate(fresh, 0.01, "t")
+    assert protocol.calibrate(fresh, 0.01, "t", recompiling=["a"])[1]["a"] >= 1  # declared to compile every call
 
 
 def test_other_processes_share_is_the_busy_time_less_this_process_s_steal_apart():

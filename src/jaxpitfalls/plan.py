@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import registry, sources
-from .benchfile.expectations import FIRST_RUN_MODE
+from .benchfile.spec import compiles_on_purpose
 from .contract.naming import settings_of, value_label
 from .contract.settings import without_idle_share
 from .contract.tables import TABLES
@@ -144,11 +144,10 @@ def traced_configurations(config: dict[str, Any], study: str) -> list[dict[str, 
 
 
 def job_runtime(config: dict[str, Any], study: str) -> dict[str, str]:
-    """What a measuring job sets before JAX starts: XLA flags and the compilation cache ("" for none: a study
-    timing first runs has none, whatever its block says, or they would read programs from it)."""
+    """What a measuring job sets before JAX starts: XLA flags and the compilation cache ("" for none: a file
+    timing first runs or calls that compile has none, whatever its block says, or they would read programs from it)."""
     block = config["studies"][study]
-    first_runs = registry.is_file(study) and FIRST_RUN_MODE in registry.spec(study).modes
-    cached = block["compilation_cache"] and not first_runs
+    cached = block["compilation_cache"] and not (registry.is_file(study) and compiles_on_purpose(registry.where(study)))
     return {
         "xla_flags": " ".join(filter(None, [config["xla_flags"], block["xla_flags"]])),
         "jax_cache_dir": config["jax_cache_dir"] if cached else "",

@@ -211,7 +211,8 @@ def report(name: str) -> Report:
     if is_file(name):
         from .benchfile.report import Report as FileReport  # pandas, seaborn: not at the Snakefile's parse
 
-        return FileReport(spec(name), reader.read(where(name)).outputs_differ)
+        bench = reader.read(where(name))
+        return FileReport(spec(name), bench.outputs_differ, bench.recompiles)
     return _implementing(name, "report", Report)
 
 

@@ -32,6 +32,11 @@ from .reader import BenchFile, BenchFileRefused, read
 from .signature import SecondCallFailed, first_call, makes_calls
 from .spec import Timing, spec
 
+# Said where a warm call compiled: what makes a call compile every time, and how to time that on purpose.
+RECOMPILING = ("A call compiles every time where it traces anew: a jax.jit made inside the call (of a new lambda), "
+               "a new value for a static argument, a new shape or dtype. If that is the cost to time, name the "
+               "variant in RECOMPILES with why.")
+
 
 def load(bench: BenchFile, name: str):
     """The file imported as a module of its own, its folder on the path."""
@@ -217,9 +222,11 @@ class Measure:
                                    "out")
         try:
             modes = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
-                            extra_pairs=pairs)
+                            extra_pairs=pairs, recompiling=tuple(bench.recompiles))
         except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
-            raise CompiledInTimedRegion(f"{bench.path}: {e}") from e
+            raise CompiledInTimedRegion(f"{bench.path}: {e} {RECOMPILING}") from e
+        except NotAFirstRun as e:
+            raise NotAFirstRun(f"{bench.path}: {e}: leave it out of RECOMPILES") from e
         if bench.first_run:
             try:
                 modes[FIRST_RUN_MODE] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},
@@ -244,4 +251,5 @@ class Measure:
         prepared = prepare(bench, self.name, conf, settings)
         checks = _checks(bench, prepared)
         return mode_samplers(prepared.runners, settings.steps_per_sample), {
-            "signatures": prepared.signatures, "checks": checks, "program_memory": prepared.program_memory}
+            "signatures": prepared.signatures, "checks": checks, "program_memory": prepared.program_memory,
+            "recompiling": sorted(bench.recompiles)}

@@ -1,6 +1,6 @@
 """A benchmark file read from its syntax tree, so the Snakefile's parse checks it without JAX. Its vocabulary
 (docs/your-own-code.md): `setup(<axes>)`, `VARIANTS = {"name": builder}`; optional `FLOOR`, `FIRST_RUN`, `EXPECT`,
-`TOLERANCE`, `OUTPUTS_DIFFER`."""
+`TOLERANCE`, `OUTPUTS_DIFFER`, `RECOMPILES`."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ class BenchFile:
     outputs_differ: dict[str, str] = field(default_factory=dict)
     open_axes: bool = False
     first_run: bool = False
+    recompiles: dict[str, str] = field(default_factory=dict)  # variant -> why it compiles in every call
 
 
 def _refuse(path: Path, node: ast.AST | None, what: str) -> BenchFileRefused:
@@ -218,7 +219,10 @@ def read(path: str | Path) -> BenchFile:
     variants, problems = _variants(path, tree, assigned.get("VARIANTS"))  # the rest read on: every problem at once
     floor = _attempt(problems, lambda: _floor(path, assigned.get("FLOOR"), variants))
     tolerance = _attempt(problems, lambda: _tolerance(path, assigned.get("TOLERANCE"))) or {}
-    differ = _attempt(problems, lambda: _differ(path, assigned.get("OUTPUTS_DIFFER"), variants, floor)) or {}
+    differ = _attempt(problems, lambda: _why(path, "OUTPUTS_DIFFER", assigned.get("OUTPUTS_DIFFER"), variants, floor,
+                                             "its output differs")) or {}
+    recompiles = _attempt(problems, lambda: _why(path, "RECOMPILES", assigned.get("RECOMPILES"), variants, floor,
+                                                 "it compiles in every call")) or {}
     first_run = _attempt(problems, lambda: _literal(path, "FIRST_RUN", assigned.get("FIRST_RUN"), False, bool))
     expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants, first_run)) or ()
     if problems:
@@ -226,7 +230,7 @@ def read(path: str | Path) -> BenchFile:
     return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
                      floor=floor, expectations=expectations, rtol=float(tolerance.get("rtol", BenchFile.rtol)),
                      atol=float(tolerance.get("atol", BenchFile.atol)), outputs_differ=differ, open_axes=open_axes,
-                     first_run=bool(first_run))
+                     first_run=bool(first_run), recompiles=recompiles)
 
 
 def _attempt(problems: list[str], read: Callable[[], Any]) -> Any:
@@ -252,11 +256,12 @@ def _tolerance(path: Path, node: ast.expr | None) -> dict[str, float]:
     return tolerance
 
 
-def _differ(path: Path, node: ast.expr | None, variants: dict[str, str], floor: str | None) -> dict[str, str]:
-    """OUTPUTS_DIFFER, checked against the floor where FLOOR was read (None: refused already)."""
-    differ = _literal(path, "OUTPUTS_DIFFER", node, {}, dict)
-    for name, why in differ.items():
-        if name not in variants or name == floor or not isinstance(why, str) or not why:
-            raise _refuse(path, node, f"OUTPUTS_DIFFER {name!r}: name a variant other than the floor, and say why "
-                                      "its output differs")
-    return differ
+def _why(path: Path, name: str, node: ast.expr | None, variants: dict[str, str], floor: str | None,
+         what: str) -> dict[str, str]:
+    """A dict of variant -> why (OUTPUTS_DIFFER, RECOMPILES), none the floor where FLOOR was read (None: refused
+    already): every other variant is compared with the floor's outputs and its warm calls."""
+    found = _literal(path, name, node, {}, dict)
+    for variant, why in found.items():
+        if variant not in variants or variant == floor or not isinstance(why, str) or not why:
+            raise _refuse(path, node, f"{name} {variant!r}: name a variant other than the floor, and say why {what}")
+    return found

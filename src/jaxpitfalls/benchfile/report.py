@@ -80,6 +80,24 @@ def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
              "dispatching and running, with the persistent cache off).", shown[columns].reset_index(drop=True))]
 
 
+def _recompiling(steps: pd.DataFrame, recompiles: Mapping[str, str]) -> list[tuple[str, str, pd.DataFrame]]:
+    """RECOMPILES' variants in the warm modes: a call's median and the median of XLA's compiling in one."""
+    warm = steps[steps.variant.isin(list(recompiles)) & (steps["mode"] != FIRST_RUN_MODE)]
+    if warm.empty or "compile_median_ms" not in warm:
+        return []
+    shown = warm.assign(call_ms=warm.median_ms, compiling_ms=warm.compile_median_ms,
+                        compiling_share=warm.compile_median_ms / warm.median_ms, why=warm.variant.map(recompiles))
+    columns = ["config_id", "variant", "mode", "call_ms", "compiling_ms", "compiling_share",
+               "compiles_in_timed_region", "why"]
+    return [("What compiling in every call costs",
+             "The variants the file declares to compile in every call (`RECOMPILES`, why beside): every timed "
+             "sample of theirs compiled (one that did not fails the job), so a call's median holds tracing, lowering "
+             "and XLA's compiling, with the persistent cache off; `compiling_ms`: the median of XLA's compiling in a "
+             "call (JAX's backend-compile events), the rest tracing, lowering, dispatching and running; "
+             "`compiles_in_timed_region` over every process. Their ratios to the floor are what the recompiling "
+             "costs.", shown[columns].reset_index(drop=True))]
+
+
 def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataFrame]]:
     """What XLA plans each variant's largest program's buffers to take, against the floor's, in the unit its
     largest total reads in."""
@@ -121,6 +139,7 @@ class Report:
 
     spec: StudySpec
     outputs_differ: Mapping[str, str] = field(default_factory=dict)  # the file's OUTPUTS_DIFFER: variant -> why
+    recompiles: Mapping[str, str] = field(default_factory=dict)  # its RECOMPILES: variant -> why
     FIGURES = FIGURES
 
     @property
@@ -142,7 +161,7 @@ class Report:
                 "served).",
                 _whole(_dispatched(_per_process(blocked, tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
-        found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps)]
+        found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps), *_recompiling(steps, self.recompiles)]
         if not self.outputs_differ:
             return found
         differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])

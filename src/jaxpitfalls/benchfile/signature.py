@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import jax
 
 from ..harness.compiles import count_compiles
+from ..harness.processes import RETRACES
 from ..harness.program_memory import largest, planned_memory
 from ..harness.variants import fingerprint
 
@@ -134,7 +135,8 @@ def first_call(call: Callable[[], Any]) -> FirstCall:
         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     unused = next((str(w.message) for w in said if "donated buffers were not usable" in str(w.message)), "")
     try:
-        path = python_path(call)
+        with count_compiles() as again:
+            path = python_path(call)
     except Exception as e:
         raise SecondCallFailed(f"{type(e).__name__} in its second call (its first ran): {e}") from e
     signature = {
@@ -143,5 +145,5 @@ def first_call(call: Callable[[], Any]) -> FirstCall:
         "python": fingerprint("\n".join(sorted(set(path)))),
         "python_calls": len(path),
         "call": fingerprint(call_code(call)),
-    }
+    } | ({RETRACES: True} if again.count else {})
     return FirstCall(signature, counter.count, unused, largest(plans))

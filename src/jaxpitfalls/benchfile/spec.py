@@ -33,7 +33,7 @@ def components(file: Path) -> tuple[Component, ...]:
         Component("equinox", prefixes=("_jit.py", "_compile_utils.py", "_filters.py", "_module.py"),
                   description="Equinox's Python: filter_jit's wrapper, filters, module attribute access"),
         Component("compiling", prefixes=("pxla.py", "compiler.py", "mlir.py", "partial_eval.py"),
-                  description="tracing, lowering and compiling (a warm call has none)"),
+                  description="tracing, lowering and compiling (none in a warm call, but RECOMPILES' variants)"),
         replace(EXECUTABLE, name="dispatch"),
         Component("wait", (("api.py", "block_until_ready"), ("api.py", "try_to_block"),
                            ("array.py", "block_until_ready")), prefixes=("CommonPjRtBuffer::Await",),
@@ -105,6 +105,12 @@ def spec(name: str, path: Path) -> StudySpec:
         trace_components=components(bench.path),
         claims={e.key: e.claim(bench.path.name) for e in bench.expectations},
         schema=schema((bench.axes, bench.open_axes)), extra_pairs=pairs, lockstep=True, timing=Timing, traced=Traced)
+
+
+def compiles_on_purpose(path: Path) -> bool:
+    """Whether a file times compiling (FIRST_RUN, RECOMPILES): its jobs then keep no persistent cache."""
+    bench = read(path)
+    return bench.first_run or bool(bench.recompiles)
 
 
 def measured_code(name: str, path: Path) -> str:

@@ -101,15 +101,16 @@ def require_no_compiles(counts: dict[str, int], where: str) -> None:
 
 
 class NotAFirstRun(RuntimeError):
-    """A sample labelled as measuring compilation did not compile (or loaded the program from a cache)."""
+    """A sample meant to compile (a first run, RECOMPILES) did not, or loaded the program from a cache."""
 
 
-def require_compiled(samples: dict[str, list[CompileCount]], where: str) -> None:
-    """Every sample of a compile-measuring mode compiled, and none came from the persistent cache."""
+def require_compiled(samples: dict[str, list[CompileCount]], where: str,
+                     meant: str = "a first run (turn the study's compilation cache off)") -> None:
+    """Every sample compiled, none from the persistent cache."""
     for name, counts in samples.items():
         for i, c in enumerate(counts):
             if c.count == 0 or c.cache_hits:
                 raise NotAFirstRun(
                     f"{where}: sample {i} of {name!r} compiled {c.count} program(s), {c.cache_hits} from the "
-                    "persistent cache: it did not measure a first run (turn the study's compilation cache off)"
+                    f"persistent cache: it did not measure {meant}"
                 )

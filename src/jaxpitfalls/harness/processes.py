@@ -20,14 +20,16 @@ class ProcessesDisagree(RuntimeError):
 
 
 PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (variants.signature)
+RETRACES = "retraces"  # a signature whose warm call compiled: tracing's Python calls vary from process to process
 
 
 def _code_path(signature: Any) -> Any:
-    """A signature without the programs' text fingerprints, which may differ between processes on one path:
-    recorded, not a reason to lose the job."""
+    """A signature but the programs' text, which may differ between processes on one path, and a retracing call's
+    Python calls: recorded, not a reason to lose the job."""
     if not isinstance(signature, dict):
         return signature
-    return {k: _code_path(v) for k, v in signature.items() if k != PROGRAM}
+    return {k: _code_path(v) for k, v in signature.items()
+            if k != PROGRAM and not (k == "python_calls" and signature.get(RETRACES))}
 
 
 def _programs(signature: Any, at: str = "") -> dict[str, str]:

@@ -12,7 +12,7 @@ import jax
 import numpy as np
 
 from . import memory, stats
-from .compiles import count_compiles, first_calls, require_compiled, require_no_compiles
+from .compiles import CompileCount, count_compiles, first_calls, require_compiled, require_no_compiles
 from .sampling import Sampling
 from .timing import Sampler, gc_paused, interleaved, timed
 
@@ -133,18 +133,22 @@ def _fastest_call(sampler: Sampler, min_sample_s: float) -> float:
 
 
 def calibrate(samplers: dict[str, Sampler], min_sample_s: float, where: str,
-              known_s: Mapping[str, float] | None = None
+              known_s: Mapping[str, float] | None = None, recompiling: Collection[str] = ()
               ) -> tuple[dict[str, Sampler], dict[str, int], dict[str, float]]:
     """Calls per sample so each lasts `min_sample_s` (as pyperf), and each sample's length: equally long samples
-    pair best. Compiling here fails the job. `known_s`: a call's seconds measured before, not rerun past
-    KNOWN_CALL_MARGIN x `min_sample_s`."""
+    pair best. Compiling here fails the job, but in `recompiling`. `known_s`: a call's seconds measured before,
+    not rerun past KNOWN_CALL_MARGIN x `min_sample_s`."""
     if min_sample_s <= 0:
         return samplers, dict.fromkeys(samplers, 1), dict.fromkeys(samplers, 0.0)
     known = {name: t for name, t in (known_s or {}).items() if t >= KNOWN_CALL_MARGIN * min_sample_s}
-    with count_compiles() as counter, gc_paused():
-        seconds = known | {name: _fastest_call(sampler, min_sample_s) for name, sampler in samplers.items()
-                           if name not in known}
-    require_no_compiles({"calibration": counter.count}, where)
+    seconds, compiled = dict(known), {}
+    with gc_paused():
+        for name, sampler in samplers.items():
+            if name not in known:
+                with count_compiles() as counter:
+                    seconds[name] = _fastest_call(sampler, min_sample_s)
+                compiled[f"{name} calibrating"] = 0 if name in recompiling else counter.count
+    require_no_compiles(compiled, where)
     counts = {name: _calls_for(t, min_sample_s) for name, t in seconds.items()}
     return ({name: Repeated(s, counts[name]) if counts[name] > 1 else s for name, s in samplers.items()}, counts,
             {name: seconds[name] * counts[name] for name in samplers})
@@ -159,6 +163,37 @@ def _with_twin(floor: str, samplers: dict[str, Sampler], calls: dict[str, int], 
     return samplers | {twin: samplers[floor]}, calls | {twin: calls[floor]}, seconds | {twin: seconds[floor]}
 
 
+_LABELS = {"required": {"measures_compilation": True}, "recorded": {"demonstration": True}}
+
+
+def _entries(samples: dict[str, list[float]], counts: dict[str, list[CompileCount]], contended: dict[str, list[bool]],
+             calls_per_sample: dict[str, int], compiles: str, recompiling: Collection[str],
+             where: str) -> dict[str, dict[str, Any]]:
+    """Each sampler's entry, once the mode's rule on compiling held; compiling on purpose: per call, labelled."""
+    if compiles == "required":
+        require_compiled(counts, where)
+    elif compiles == "forbidden":
+        require_no_compiles({name: sum(c.count for c in cs) for name, cs in counts.items()
+                             if name not in recompiling}, where)
+        require_compiled({name: counts[name] for name in recompiling}, where,
+                         "a call that compiles (its variant is declared to compile in every call)")
+
+    def label(name: str) -> dict[str, bool] | None:
+        return _LABELS["recorded"] if name in recompiling else _LABELS.get(compiles)
+
+    return {
+        name: {
+            "samples_s": xs,
+            "summary": stats.summarize(xs),
+            "compiles_in_timed_region": sum(c.count for c in counts[name]),
+            "contended": contended[name],
+            "calls_per_sample": calls_per_sample[name],
+        } | ({"compile_seconds": [c.seconds / calls_per_sample[name] for c in counts[name]]} | label(name)
+             if label(name) else {})
+        for name, xs in samples.items()
+    }
+
+
 def measure_mode(
     samplers: dict[str, Sampler],
     mode: str,
@@ -169,40 +204,28 @@ def measure_mode(
     compiles: str = "forbidden",
     beside: Collection[str] = (),
     known_s: Mapping[str, float] | None = None,
+    recompiling: Collection[str] = (),
 ) -> Timed:
     """Time every sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`: another
     model's or setting's samplers, in the same rounds. `compiles`: `forbidden` fails on compilation (the only
-    modes calibrated, primed and given an A/A twin); `required` (a first run) needs every sample to compile, none
-    cached; `recorded` (a pitfall's demonstration) keeps them."""
+    modes calibrated, primed and given an A/A twin) but in `recompiling`, whose every sample must; `required`
+    (a first run) needs every sample to compile, none cached; `recorded` (a pitfall's demonstration) keeps them."""
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
+    if floor in recompiling or (recompiling and compiles != "forbidden"):
+        raise ValueError(f"recompiling={sorted(recompiling)}: not the floor, and in a forbidden mode only")
     where = f"{label} ({mode})"
     calls_per_sample, sample_s = dict.fromkeys(samplers, 1), None
     if compiles == "forbidden":
         samplers, calls_per_sample, sample_s = _with_twin(floor, *calibrate(samplers, sampling.min_sample_s, where,
-                                                                            known_s))
+                                                                            known_s, recompiling))
     pairs = [(name, floor) for name in samplers if name not in (floor, *beside)] + list(extra_pairs)
     untimed = sorted({v for pair in pairs for side in pair for v in stats.side_parts(side)} - set(samplers))
     if untimed:  # before anything is timed: a comparison with a variant the job left out cannot be made
         raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
     memory.reset_host_peak()
     samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", primed=sample_s)
-    if compiles == "required":
-        require_compiled(counts, where)
-    elif compiles == "forbidden":
-        require_no_compiles({name: sum(c.count for c in cs) for name, cs in counts.items()}, where)
-    label_of = {"required": {"measures_compilation": True}, "recorded": {"demonstration": True}}
-    entries = {
-        name: {
-            "samples_s": xs,
-            "summary": stats.summarize(xs),
-            "compiles_in_timed_region": sum(c.count for c in counts[name]),
-            "contended": contended[name],
-            "calls_per_sample": calls_per_sample[name],
-        } | ({"compile_seconds": [c.seconds for c in counts[name]]} | label_of[compiles]
-             if compiles in label_of else {})
-        for name, xs in samples.items()
-    }
+    entries = _entries(samples, counts, contended, calls_per_sample, compiles, recompiling, where)
     comparisons = [
         {"variant": name, "baseline": baseline, "mode": mode}
         | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline),
@@ -221,13 +244,15 @@ def measure(
     extra_pairs: tuple[tuple[str, str], ...] = (),
     beside: Mapping[str, Runner] | None = None,
     blocked_pairs: tuple[tuple[str, str], ...] = (),
+    recompiling: Collection[str] = (),
 ) -> dict[str, Timed]:
     """`measure_mode` for both dispatch modes; `beside` runners and `blocked_pairs` in blocked mode only."""
     beside = beside or {}
     samplers = mode_samplers(runners, steps_per_sample)
     samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
     return {mode: measure_mode(mode_timed, mode, floor, sampling, label,
-                               extra_pairs + (blocked_pairs if mode == "blocked" else ()), beside=tuple(beside))
+                               extra_pairs + (blocked_pairs if mode == "blocked" else ()), beside=tuple(beside),
+                               recompiling=recompiling)
             for mode, mode_timed in samplers.items()}
 
 
