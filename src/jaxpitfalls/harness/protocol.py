@@ -167,8 +167,8 @@ _LABELS = {"required": {"measures_compilation": True}, "recorded": {"demonstrati
 
 
 def _entries(samples: dict[str, list[float]], counts: dict[str, list[CompileCount]], contended: dict[str, list[bool]],
-             calls_per_sample: dict[str, int], compiles: str, recompiling: Collection[str],
-             where: str) -> dict[str, dict[str, Any]]:
+             calls_per_sample: dict[str, int], compiles: str, recompiling: Collection[str], where: str,
+             steps: int) -> dict[str, dict[str, Any]]:
     """Each sampler's entry, once the mode's rule on compiling held; compiling on purpose: per call, labelled."""
     if compiles == "required":
         require_compiled(counts, where)
@@ -188,7 +188,7 @@ def _entries(samples: dict[str, list[float]], counts: dict[str, list[CompileCoun
             "compiles_in_timed_region": sum(c.count for c in counts[name]),
             "contended": contended[name],
             "calls_per_sample": calls_per_sample[name],
-        } | ({"compile_seconds": [c.seconds / calls_per_sample[name] for c in counts[name]]} | label(name)
+        } | ({"compile_seconds": [c.seconds / (calls_per_sample[name] * steps) for c in counts[name]]} | label(name)
              if label(name) else {})
         for name, xs in samples.items()
     }
@@ -205,11 +205,13 @@ def measure_mode(
     beside: Collection[str] = (),
     known_s: Mapping[str, float] | None = None,
     recompiling: Collection[str] = (),
+    steps: int = 1,
 ) -> Timed:
     """Time every sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`: another
-    model's or setting's samplers, in the same rounds. `compiles`: `forbidden` fails on compilation (the only
-    modes calibrated, primed and given an A/A twin) but in `recompiling`, whose every sample must; `required`
-    (a first run) needs every sample to compile, none cached; `recorded` (a pitfall's demonstration) keeps them."""
+    model's or setting's samplers, in the same rounds; `steps`: a sampler's per call. `compiles`: `forbidden`
+    fails on compilation (the only modes calibrated, primed and given an A/A twin) but in `recompiling`, whose
+    every sample must; `required` (a first run) needs every sample to compile, none cached; `recorded` (a
+    pitfall's demonstration) keeps them."""
     if compiles not in ("forbidden", "required", "recorded"):
         raise ValueError(f"compiles={compiles!r}: expected forbidden, required or recorded")
     if floor in recompiling or (recompiling and compiles != "forbidden"):
@@ -225,7 +227,7 @@ def measure_mode(
         raise ValueError(f"{where}: a pair compares {untimed}, not among the variants timed ({sorted(samplers)})")
     memory.reset_host_peak()
     samples, counts, contended, machine = interleaved(samplers, sampling, f"{label} {mode}", primed=sample_s)
-    entries = _entries(samples, counts, contended, calls_per_sample, compiles, recompiling, where)
+    entries = _entries(samples, counts, contended, calls_per_sample, compiles, recompiling, where, steps)
     comparisons = [
         {"variant": name, "baseline": baseline, "mode": mode}
         | stats.paired_comparison(stats.side_samples(samples, name), stats.side_samples(samples, baseline),
@@ -252,7 +254,7 @@ def measure(
     samplers["blocked"] |= mode_samplers(beside, steps_per_sample)["blocked"]
     return {mode: measure_mode(mode_timed, mode, floor, sampling, label,
                                extra_pairs + (blocked_pairs if mode == "blocked" else ()), beside=tuple(beside),
-                               recompiling=recompiling)
+                               recompiling=recompiling, steps=steps_per_sample)
             for mode, mode_timed in samplers.items()}
 
 
