@@ -668,9 +668,10 @@ def test_a_variant_declared_to_compile_in_every_call_is_timed_compiling_and_must
         {"rounds": 2, "min_sample_s": 0.0, "budget_s": 1, "on_contention": "warn", "steps_per_sample": 3}))
     entry = stepped["variants"]["fresh"]["modes"]["blocked"]  # a sample is a step's share of 3: so is its compiling
     assert all(0 < c <= s for c, s in zip(entry["compile_seconds"], entry["samples_s"], strict=True))
+    assert entry["compiles_in_timed_region"] >= 3 * len(entry["samples_s"])  # every step of every sample compiled
     steady = measure.path.read_text().replace('jax.jit(lambda y: jnp.tanh(y) * 2)(x)', 'g(x) + 0')
     steady = steady.replace("def fresh(x):", "def fresh(x):\n    g = jax.jit(f)")
-    with pytest.raises(NotAFirstRun, match=r"steady\.py: .*'fresh' compiled 0 program.*leave it out of RECOMPILES"):
+    with pytest.raises(NotAFirstRun, match=r"steady\.py: .*'fresh' compiled 0 program.*declared to \(RECOMPILES\)"):
         run(bench(tmp_path, steady.removeprefix(HEAD), name="steady"))
 
 

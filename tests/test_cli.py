@@ -57,6 +57,7 @@ def test_a_run_s_results_export_as_one_pyperf_suite(tmp_path):
         "floor": "f", "environment": environment.describe({})}
     doc["checks"]["signatures_distinct"] = {"variants": 2, "pairs_compared": 1, "distinct_signatures": 2}
     doc["machine"]["m"]["policy"] = {"on_contention": "warn", "max_busy_share": 0.2}
+    doc["variants"]["v"]["modes"]["m"]["demonstration"] = True  # compiled in every call on purpose (RECOMPILES)
     (tmp_path / "results/runs/s").mkdir(parents=True)
     (tmp_path / "results/runs/s/c1.json").write_text(json.dumps(doc))
     assert cli.main(["export", "pyperf", str(tmp_path), str(tmp_path / "out.json")]) == 0
@@ -66,6 +67,8 @@ def test_a_run_s_results_export_as_one_pyperf_suite(tmp_path):
     # two revisions' exports read alike: the versions, code and compiles a result records go with its samples
     said = suite.get_benchmark("c1/m/v").get_metadata()
     assert {"jaxlib_version", "equinox_version", "commit", "job_compiles_in_timed_region"} <= set(said), said
+    assert said["compiles_on_purpose"] == "yes" and "compiles_on_purpose" not in suite.get_benchmark(
+        "c1/m/f").get_metadata()  # only where meant: a first run, RECOMPILES
 
 
 def test_a_command_s_help_is_help_and_a_path_that_is_not_there_is_said_in_one_line(tmp_path, monkeypatch, capsys):

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.across_runs.comparison import lockstep
-from jaxpitfalls.harness.compiles import CompiledInTimedRegion
+from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT, CompiledInTimedRegion
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
 from jaxpitfalls.harness.machine import Activity, Reading
 
@@ -203,8 +203,14 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
 
     assert "compilation(s) inside a timed block" in lockstep_worker.block(compiling, 1, 1)["error"]
     assert lockstep_worker.block(compiling, 2, 1, recompiles=True)["samples"] == [0.01, 0.01]  # RECOMPILES' own
-    assert lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1", ["c"])["blocked"]["c"] >= 1
-    with pytest.raises(CompiledInTimedRegion, match=r"c1 \(blocked\): .*\(c calibrating: 3\)"):
+
+    def cached() -> float:  # a side's recompiling call served by the persistent cache: it compiles nothing
+        jax.monitoring.record_event(CACHE_HIT_EVENT)
+        return 0.01
+
+    assert "compilation_cache: false" in lockstep_worker.block(cached, 1, 1, recompiles=True)["error"]
+    lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1", ["c"])  # declared: calibrated
+    with pytest.raises(CompiledInTimedRegion, match=r"c1 \(blocked\): .*\(c calibrating: \d+\)"):
         lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1")
 
 
@@ -220,6 +226,15 @@ def test_every_side_samples_the_first_sides_calls_per_sample():
     timed = in_lockstep([A, B], start, processes=2, rounds=4, samples_per_block=1)
     assert len(started) == 4 and all(w.asked_calls == {4} for w in started)
     assert timed["calls_per_sample"] == {"blocked": dict.fromkeys(BASE_S, 4)}
+
+    def recompiling(side: Side, process: int) -> FakeWorker:  # b compiles one variant in every call (RECOMPILES)
+        worker = start(side, process)
+        worker.description["recompiling"] = [next(iter(BASE_S))] if side.name == "b" else []
+        return worker
+
+    timed = in_lockstep([A, B], recompiling, processes=1, rounds=2, samples_per_block=1)
+    first, *rest = BASE_S  # the fewest either side calibrated, or a fixed side's count makes samples minutes long
+    assert timed["calls_per_sample"] == {"blocked": {first: 2} | dict.fromkeys(rest, 4)}
 
 
 class Neighbour:

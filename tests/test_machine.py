@@ -384,3 +384,40 @@ def test_a_mode_of_whole_passes_known_beforehand_calls_each_only_for_its_samples
     done = protocol.measure_mode(samplers, "extract", "a", sampling, "t", known_s={"a": 2.0, "b": 2.0})
     assert calls == {"a": 6, "b": 3}  # the floor's A/A twin is the floor's own sampler under another name
     assert {name: e["calls_per_sample"] for name, e in done.entries.items()} == {"a": 1, "b": 1, "a~twin": 1}
+
+
+def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_step_and_must_compile_in_each():
+    """Compilations injected as JAX reports them (a backend-compile event of 4 ms in a 12 ms step, 3 steps a
+    sample): kept per step, as a sample's time is; a variant compiling in some steps only, or read from the
+    persistent cache, is no such variant."""
+    import jax
+
+    from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT, COMPILE_EVENT, NotAFirstRun
+
+    def compiling(every: int, cached: bool = False):
+        made = [0]
+
+        def sample() -> float:
+            for _ in range(3):
+                made[0] += 1
+                if made[0] % every == 0:
+                    jax.monitoring.record_event_duration_secs(COMPILE_EVENT, 0.004)
+                if cached:
+                    jax.monitoring.record_event(CACHE_HIT_EVENT)
+            return 0.012
+        return sample
+
+    sampling = Sampling(rounds=3, min_sample_s=0.0, on_contention="warn")
+    done = protocol.measure_mode({"f": lambda: 0.001, "r": compiling(1)}, "blocked", "f", sampling, "t",
+                                 recompiling=["r"], steps=3)
+    entry = done.entries["r"]
+    assert entry["demonstration"] and entry["compile_seconds"] == pytest.approx([0.004] * len(entry["samples_s"]))
+    assert entry["compiles_in_timed_region"] >= 3 * len(entry["samples_s"]) and "demonstration" not in done.entries["f"]
+    for sampler, said in ((compiling(2), r"compiled [12] program\(s\) in 3 call"),
+                          (compiling(1, True), "3 from the persistent cache")):
+        with pytest.raises(NotAFirstRun, match=said):
+            protocol.measure_mode({"f": lambda: 0.001, "r": sampler}, "blocked", "f", sampling, "t",
+                                  recompiling=["r"], steps=3)
+    with pytest.raises(ValueError, match="not the floor"):
+        protocol.measure_mode({"f": lambda: 0.001, "r": compiling(1)}, "blocked", "r", sampling, "t",
+                              recompiling=["r"])

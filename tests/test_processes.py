@@ -122,7 +122,8 @@ def test_a_call_that_traces_every_time_may_count_its_python_calls_apart_but_no_o
     docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
     for doc, calls in zip(docs, (2998, 3007), strict=True):
         doc["variants"]["v"]["signature"] |= {"python_calls": calls, "retraces": True}
-    assert merge(docs)["processes"] == 2
+    merged = merge(docs)
+    assert merged["processes"] == 2 and "programs_lowered_apart" not in merged["checks"]  # one program, lowered alike
     for doc in docs:
         del doc["variants"]["v"]["signature"]["retraces"]
     with pytest.raises(ProcessesDisagree, match="process 1 ran another code path for 'v'"):

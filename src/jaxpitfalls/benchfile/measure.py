@@ -124,7 +124,8 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     calls_of = calls(bench, name, conf)
     for variant, call in calls_of.items():
         with _named(bench, variant, "its first call"):
-            signatures[variant], compiles[variant], unusable[variant], memory[variant] = first_call(call)
+            signatures[variant], compiles[variant], unusable[variant], memory[variant] = first_call(
+                call, variant in bench.recompiles)
         runners[variant] = _runner(variant, call, signatures[variant])
     # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
@@ -226,7 +227,7 @@ class Measure:
         except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
             raise CompiledInTimedRegion(f"{bench.path}: {e} {RECOMPILING}") from e
         except NotAFirstRun as e:
-            raise NotAFirstRun(f"{bench.path}: {e}: leave it out of RECOMPILES") from e
+            raise NotAFirstRun(f"{bench.path}: {e}") from e
         if bench.first_run:
             try:
                 modes[FIRST_RUN_MODE] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},

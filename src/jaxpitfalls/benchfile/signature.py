@@ -124,8 +124,9 @@ class FirstCall(NamedTuple):
     program_memory: dict[str, int] | None
 
 
-def first_call(call: Callable[[], Any]) -> FirstCall:
-    """A variant's first call from cleared caches, then a warm traced one."""
+def first_call(call: Callable[[], Any], recompiles: bool = False) -> FirstCall:
+    """A variant's first call from cleared caches, then a warm traced one (`recompiles`: declared to compile in
+    every call, and marked so where the warm one did)."""
     jax.clear_caches()
     with _dumped_programs() as programs, count_compiles() as counter, planned_memory() as plans, \
             warnings.catch_warnings(record=True) as said:
@@ -145,5 +146,5 @@ def first_call(call: Callable[[], Any]) -> FirstCall:
         "python": fingerprint("\n".join(sorted(set(path)))),
         "python_calls": len(path),
         "call": fingerprint(call_code(call)),
-    } | ({RETRACES: True} if again.count else {})
+    } | ({RETRACES: True} if recompiles and again.count else {})
     return FirstCall(signature, counter.count, unused, largest(plans))

@@ -78,7 +78,7 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
                 workers[side.name] = start(side, process)
             for side in sides:  # every side ready before the first round
                 described[side.name].append(workers[side.name].description)
-            calls = calls or workers[names[0]].description["calls_per_sample"]
+            calls = calls or _shared_calls([workers[name].description for name in names])
             rounds_of, order_of, machine_of = plan.time(
                 workers, _common_modes({name: w.description for name, w in workers.items()}), calls,
                 f"{process + 1}/{processes}" if process < processes else f"{process + 1} (at most {most})")
@@ -158,6 +158,15 @@ def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[lis
     rows = williams(len(names))
     picks = np.concatenate([rng.permutation(len(rows)) for _ in range(-(-rounds // len(rows)))])[:rounds]
     return [[names[k] for k in rows[i]] for i in picks.tolist()]
+
+
+def _shared_calls(descriptions: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """The first side's calls per sample, but a variant some side compiles in every call (a benchmark file's
+    RECOMPILES) gets the fewest any side calibrated: the first side's, if fixed, would make its samples minutes."""
+    recompiling = {v for d in descriptions for v in d.get("recompiling", ())}
+    return {mode: {v: min(d["calls_per_sample"][mode][v] for d in descriptions) if v in recompiling else n
+                   for v, n in by_variant.items()}
+            for mode, by_variant in descriptions[0]["calls_per_sample"].items()}
 
 
 def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str]]:

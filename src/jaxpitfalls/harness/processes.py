@@ -143,7 +143,7 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 raise ProcessesDisagree(
                     f"process {i} ran another code path for {name!r} than process 0: {theirs} vs "
                     f"{variant['signature']}")
-            if theirs != variant["signature"]:
+            if _programs(theirs) != _programs(variant["signature"]):
                 lowered_apart[name] = [_programs(d["variants"][name]["signature"]) for d in docs]
     merged = copy.deepcopy(first)
     if lowered_apart:  # the same code path, its program's text lowered apart: kept, said in the checks

@@ -33,6 +33,9 @@ def block(sampler: Sampler, samples: int, calls: int, recompiles: bool = False) 
                 taken.append(sampler())
     if counter.count and not recompiles:
         return {"error": f"{counter.count} compilation(s) inside a timed block: the warmup missed a shape"}
+    if counter.cache_hits and recompiles:
+        return {"error": f"{counter.cache_hits} program(s) read from the persistent compilation cache where the "
+                         "variant compiles every time (RECOMPILES): set the study's compilation_cache: false"}
     return {"samples": taken, "cpu_s": time.process_time() - cpu}
 
 

@@ -50,6 +50,8 @@ def benchmarks(doc: dict[str, Any]):
         for mode, entry in record["modes"].items():
             name = f"{doc['config_id']}/{mode}/{variant}"
             compiled = {"job_compiles_in_timed_region": entry.get("compiles_in_timed_region", 0)}  # every process
+            if entry.get("measures_compilation") or entry.get("demonstration"):  # a first run, RECOMPILES
+                compiled["compiles_on_purpose"] = "yes"
             compiled |= {f"xla_planned_{part}": record["program_memory"][part]  # a benchmark file's variant
                          for part in ("total_bytes", "temporary_bytes", "devices") if "program_memory" in record}
             runs = [pyperf.Run(p["samples_s"], metadata=_metadata(doc, name, p["calls_per_sample"]) | compiled,
