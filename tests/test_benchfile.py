@@ -599,6 +599,9 @@ def test_the_measuring_jobs_parameter_changes_with_the_code_the_jobs_run_and_not
     assert digest(original.replace("jnp.tanh(w @ x)", "jnp.tanh(w @ x) * 1")) != same
     assert digest(original, "mine.py") != same
     assert digest(original.replace("EXPECT = [", "EXPECT = OTHER = [")) != same
+    declared = original + 'RECOMPILES = {"vmap": "a reason"}\n'
+    assert digest(declared.replace("a reason", "another reason")) == digest(declared) != same  # a why is said only
+    assert digest(declared.replace("RECOMPILES", "OUTPUTS_DIFFER")) != digest(declared)  # another declaration
     again = "def again(w, xs):\n    return vmap(w, xs)\n\n\ndef vmap("
     third = original.replace('"loop": loop}', '"loop": loop, "again": again}').replace("def vmap(", again)
     base = digest(third)

@@ -114,15 +114,23 @@ def compiles_on_purpose(path: Path) -> bool:
 
 
 def measured_code(name: str, path: Path) -> str:
-    """A file's code as its measuring jobs' parameter: its syntax tree but docstring and EXPECT, and the pairs
-    EXPECT adds, digested (an edited expectation times nothing again)."""
+    """A file's code as its measuring jobs' parameter: its syntax tree but docstring, EXPECT and the whys of
+    OUTPUTS_DIFFER and RECOMPILES, and the pairs EXPECT adds, digested (an edited sentence times nothing again)."""
     body = ast.parse(path.read_text()).body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
-    kept = [node for node in body if _assigned(node) != "EXPECT"]
+    kept = [_without_whys(node) for node in body if _assigned(node) != "EXPECT"]
     # its name too: the trace names the file's own frames by it
     text = path.name + ast.dump(ast.Module(kept, type_ignores=[])) + repr(sorted(spec(name, path).extra_pairs))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _without_whys(node: ast.stmt) -> ast.stmt:
+    """A `{variant: why}` assignment (OUTPUTS_DIFFER, RECOMPILES) with its whys blanked: the report says them."""
+    if _assigned(node) in ("OUTPUTS_DIFFER", "RECOMPILES") and isinstance(node.value, ast.Dict):
+        return ast.Assign(node.targets if isinstance(node, ast.Assign) else [node.target],
+                          ast.Dict(node.value.keys, [ast.Constant("")] * len(node.value.keys)))
+    return node
 
 
 def _assigned(node: ast.stmt) -> str | None:
