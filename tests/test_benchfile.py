@@ -17,7 +17,7 @@ from jaxpitfalls.benchfile.measure import Measure
 from jaxpitfalls.benchfile.reader import BenchFileRefused, read
 from jaxpitfalls.benchfile.spec import Timing
 from jaxpitfalls.configcheck import InvalidConfig, require_valid
-from jaxpitfalls.harness.compiles import CompiledInTimedRegion, NotAFirstRun
+from jaxpitfalls.harness.compiles import CompiledInTimedRegion, NotRecompiling
 from jaxpitfalls.harness.variants import VariantOutputsDisagree, VariantsIndistinguishable
 from jaxpitfalls.jobs.study import run_configuration
 
@@ -674,7 +674,7 @@ def test_a_variant_declared_to_compile_in_every_call_is_timed_compiling_and_must
     assert entry["compiles_in_timed_region"] >= 3 * len(entry["samples_s"])  # every step of every sample compiled
     steady = measure.path.read_text().replace('jax.jit(lambda y: jnp.tanh(y) * 2)(x)', 'g(x) + 0')
     steady = steady.replace("def fresh(x):", "def fresh(x):\n    g = jax.jit(f)")
-    with pytest.raises(NotAFirstRun, match=r"steady\.py: .*'fresh' compiled 0 program.*declared to \(RECOMPILES\)"):
+    with pytest.raises(NotRecompiling, match=r"steady\.py: .*'fresh' compiled 0 program.*declared to \(RECOMPILES\)"):
         run(bench(tmp_path, steady.removeprefix(HEAD), name="steady"))
 
 

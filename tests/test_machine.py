@@ -392,7 +392,7 @@ def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_ste
     persistent cache, is no such variant."""
     import jax
 
-    from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT, COMPILE_EVENT, NotAFirstRun
+    from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT, COMPILE_EVENT, NotRecompiling
 
     def compiling(every: int, cached: bool = False):
         made = [0]
@@ -414,8 +414,8 @@ def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_ste
     assert entry["demonstration"] and entry["compile_seconds"] == pytest.approx([0.004] * len(entry["samples_s"]))
     assert entry["compiles_in_timed_region"] >= 3 * len(entry["samples_s"]) and "demonstration" not in done.entries["f"]
     for sampler, said in ((compiling(2), r"compiled [12] program\(s\) in 3 call"),
-                          (compiling(1, True), "3 from the persistent cache")):
-        with pytest.raises(NotAFirstRun, match=said):
+                          (compiling(1, True), "3 read from the persistent compilation cache")):
+        with pytest.raises(NotRecompiling, match=said):
             protocol.measure_mode({"f": lambda: 0.001, "r": sampler}, "blocked", "f", sampling, "t",
                                   recompiling=["r"], steps=3)
     with pytest.raises(ValueError, match="not the floor"):

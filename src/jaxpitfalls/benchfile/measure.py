@@ -35,7 +35,9 @@ from .spec import Timing, spec
 # Said where a warm call compiled: what makes a call compile every time, and how to time that on purpose.
 RECOMPILING = ("A call compiles every time where it traces anew: a jax.jit made inside the call (of a new lambda), "
                "a new value for a static argument, a new shape or dtype. If that is the cost to time, name the "
-               "variant in RECOMPILES with why.")
+               "variant in RECOMPILES with why. One compiling now and then (a shape bucket crossed) has no "
+               "per-call cost: make one call the whole workload and set FIRST_RUN = True to time it from cleared "
+               "caches.")
 
 
 def load(bench: BenchFile, name: str):
@@ -227,7 +229,7 @@ class Measure:
         except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
             raise CompiledInTimedRegion(f"{bench.path}: {e} {RECOMPILING}") from e
         except NotAFirstRun as e:
-            raise NotAFirstRun(f"{bench.path}: {e}") from e
+            raise type(e)(f"{bench.path}: {e}") from e
         if bench.first_run:
             try:
                 modes[FIRST_RUN_MODE] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},

@@ -101,18 +101,22 @@ def require_no_compiles(counts: dict[str, int], where: str) -> None:
 
 
 class NotAFirstRun(RuntimeError):
-    """A sample meant to compile (a first run, RECOMPILES) did not, or loaded the program from a cache."""
+    """A sample meant to compile (a first run) did not, or loaded the program from a cache."""
+
+
+class NotRecompiling(NotAFirstRun):
+    """A variant declared to compile in every call (RECOMPILES) did not in some call of a sample."""
 
 
 def require_compiled(samples: dict[str, list[CompileCount]], where: str,
                      meant: str = "a first run (turn the study's compilation cache off)",
-                     calls: Mapping[str, int] | None = None) -> None:
+                     calls: Mapping[str, int] | None = None, error: type[NotAFirstRun] = NotAFirstRun) -> None:
     """Every sample compiled, at least once a call where `calls` gives a sample's calls, none from the cache."""
     for name, counts in samples.items():
         least = (calls or {}).get(name, 1)
         for i, c in enumerate(counts):
             if c.count < least or c.cache_hits:
-                raise NotAFirstRun(
-                    f"{where}: sample {i} of {name!r} compiled {c.count} program(s) in {least} call(s), "
-                    f"{c.cache_hits} from the persistent cache: it did not measure {meant}"
-                )
+                cached = f", {c.cache_hits} read from the persistent compilation cache (turn it off)" * bool(
+                    c.cache_hits)
+                raise error(f"{where}: sample {i} of {name!r} compiled {c.count} program(s) in {least} call(s)"
+                            f"{cached}: it did not measure {meant}")

@@ -4,7 +4,7 @@ and difference, a reversed pair its first listing mirrored, so the two never dis
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -64,24 +64,29 @@ def _reversed(pairs: list[Pair]) -> dict[int, int]:
 
 
 def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs: list[list[float]],
-                     medians: Medians) -> list[dict[str, Any]]:
+                     medians: Medians, apart: Collection[str] = ()) -> list[dict[str, Any]]:
     """A job's comparisons (`pairs`) from their processes' ratios and differences at the job's `medians`:
     log-ratios pooled across rows, differences read off them, reversed pairs mirrored. Ratios of overheads
     (near 0 or below) are averaged unlogged (none where a process lacks one); A/A twins pool only with each
-    other, or their audit could not fail."""
+    other, or their audit could not fail; so do the rows of variants `apart` (compiling in every call), whose
+    spread would widen the others'."""
     mirrors = _reversed(pairs)
     rows = [i for i in range(len(pairs)) if i not in mirrors]
     real = {i: not stats.is_twin(pairs[i][0]) for i in rows}
+    steady = {i: not set(pairs[i][:2]) & set(apart) for i in rows}
     plain = [i for i in rows if not stats.is_difference(*pairs[i][:2]) and real[i]]
     twins = [i for i in rows if not real[i]]
-    found = {i: _as_ratio(e) for group, pool in ((plain, moderated.pooled), (twins, moderated.pooled_apart))
+    compiling = [i for i in plain if not steady[i]]
+    groups = (([i for i in plain if steady[i]], moderated.pooled), (compiling, moderated.pooled),
+              (twins, moderated.pooled_apart))
+    found = {i: _as_ratio(e) for group, pool in groups
              for i, e in zip(group, pool([np.log(ratios[i]) for i in group]), strict=True)}
     for i in set(rows) - set(plain) - set(twins):
         e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
         found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))
     scales = {i: medians[(stats.side_parts(pairs[i][1])[0], pairs[i][2])] for i in rows}
     relative = moderated.pooled([np.asarray(diffs[i], dtype=float) / scales[i] for i in rows],
-                                [real[i] for i in rows])
+                                [real[i] and steady[i] for i in rows])
     read = read_off([pairs[i] for i in rows], [[found[i][k] for k in RATIO_FIELDS[:3]] for i in rows], medians)
     for i, rel, ends in zip(rows, relative, read, strict=True):
         found[i] |= (dict(zip(DIFF_FIELDS, ends, strict=True)) | {"diff_df": found[i]["ratio_df"]} if ends else

@@ -20,16 +20,16 @@ class ProcessesDisagree(RuntimeError):
 
 
 PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (variants.signature)
-RETRACES = "retraces"  # a signature whose warm call compiled: tracing's Python calls vary from process to process
+RETRACES = "retraces"  # a signature whose warm call compiled: tracing's Python varies from process to process
 
 
 def _code_path(signature: Any) -> Any:
     """A signature but the programs' text, which may differ between processes on one path, and a retracing call's
-    Python calls: recorded, not a reason to lose the job."""
+    Python: recorded, not a reason to lose the job."""
     if not isinstance(signature, dict):
         return signature
     return {k: _code_path(v) for k, v in signature.items()
-            if k != PROGRAM and not (k == "python_calls" and signature.get(RETRACES))}
+            if k != PROGRAM and not (k in ("python", "python_calls") and signature.get(RETRACES))}
 
 
 def _programs(signature: Any, at: str = "") -> dict[str, str]:
@@ -109,8 +109,10 @@ def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     compared = docs[0]["comparisons"]
     pairs = [(c["variant"], c["baseline"], c["mode"]) for c in compared]
     own = [[_own(d, c) for d in docs] for c in compared]
+    recompiling = [v for v, record in docs[0]["variants"].items()
+                   if any(m.get("recompiles") for m in record["modes"].values())]
     return pooled_intervals(pairs, [[o["ratio"] for o in row] for row in own],
-                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs))
+                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs), recompiling)
 
 
 def _one_process(doc: dict[str, Any]) -> dict[str, Any]:
