@@ -17,7 +17,7 @@ import numpy as np
 from ..contract.naming import settings_of
 from ..contract.settings import Traced
 from ..harness import tracing
-from ..harness.compiles import CompiledInTimedRegion, NotAFirstRun
+from ..harness.compiles import CompiledInTimedRegion, NotAFirstRun, count_compiles
 from ..harness.protocol import Runner, measure, measure_mode, mode_samplers, result_document
 from ..harness.timing import timed
 from ..harness.variants import (
@@ -132,11 +132,12 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
     for variant, runner in runners.items():
-        with _named(bench, variant, "a warm-up call"):
+        with _named(bench, variant, "a warm-up call"), count_compiles() as again:
             outputs[variant], structures[variant], idle = _warm_up(runner, settings.warmup_steps,
                                                                    signatures[variant]["programs_compiled"],
                                                                    makes_calls(calls_of[variant]))
             pipelined[variant]()
+        compiles[variant] += again.count
         if idle:
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
     return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory)

@@ -78,6 +78,9 @@ def _spread_ticks(fig, ax) -> None:
         fig.tight_layout()
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")  # a line's own: two lines alike in colour or value stay told apart
+
+
 def facet_lines(
     data: pd.DataFrame,
     x: str,
@@ -101,6 +104,7 @@ def facet_lines(
     panels = list(dict.fromkeys(data[col]))
     order = list(hue_order) or sorted(data[hue].unique())
     palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=False))
+    markers = {h: MARKERS[i % len(MARKERS)] for i, h in enumerate(order)}  # the palette's orange and vermillion
     hues = [h for h in order if h in set(data[hue])]
     ncols = min(wrap, len(panels))
     nrows = -(-len(panels) // ncols)
@@ -119,7 +123,7 @@ def facet_lines(
             err = None
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
-            ax.errorbar(line[x], line[y], yerr=err, marker="o", capsize=3, label=h, color=palette[h],
+            ax.errorbar(line[x], line[y], yerr=err, marker=markers[h], capsize=3, label=h, color=palette[h],
                         ls="-" if len(line) >= LINE_POINTS else "none")
         _scales(ax, log, sorted(set(part[x])), reference)
         ax.tick_params(labelbottom=True)  # every panel says where its points lie, shared axis or not
