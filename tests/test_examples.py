@@ -1,4 +1,4 @@
-"""The examples are the tests of a benchmark file's whole path: examples/config.yaml's three files, at toy sizes, run
+"""The examples are the tests of a benchmark file's whole path: examples/config.yaml's four files, at toy sizes, run
 through every rule of a copy of the workflow (timing jobs, traces and their breakdown, figures over a swept axis,
 the report's expectations, the pyperf suites), and pyperf itself reads what they timed."""
 
@@ -23,6 +23,7 @@ TOY = {
                  "measure": {"processes": 2}},
     "vmap_loop": {"base": {"batch": 4, "width": 8}, "sweep": {"batch": [8]}},
     "donation": {"base": {"rows": 64, "width": 8}, "sweep": {"rows": []}},
+    "retrace": {"base": {"width": 8, "batch": 4}, "sweep": {"width": []}},
 }
 QUICK = {"rounds": 3, "budget_s": 1, "min_sample_s": 0.005, "trace_steps": 1, "on_contention": "warn", "processes": 1,
          "target_precision": 0}
@@ -44,7 +45,7 @@ def examples_run(tmp_path_factory):
 def test_every_example_runs_through_every_rule(examples_run):
     report = (examples_run / "reports/report.md").read_text()
     assert report.startswith("# JAX benchmarks: report") and "## Your expectations" in report
-    assert "**Your 4 expectations**" in report
+    assert "**Your 5 expectations**" in report
     (memory,) = [line for line in report.splitlines() if "| donated uses at least 40% less memory than" in line]
     assert [cell.strip() for cell in memory.split("|")[3:5]] == ["memory(donated) / memory(copied) 0.504x", "yes"]
     # no write-up is reproduced: its words are the expectations', not the claims'
@@ -63,6 +64,9 @@ def test_every_example_runs_through_every_rule(examples_run):
     plan = pd.read_csv(examples_run / "results/tables/donation/steps.csv").query("mode == 'blocked'")
     totals = plan.groupby("variant").program_total_bytes.first()
     assert totals["donated"] < 0.6 * totals["copied"] and (plan.program_donated_bytes > 0).any()
+    assert "### What compiling in every call costs" in report  # RECOMPILES: timed compiling, every call
+    retrace = pd.read_csv(examples_run / "results/tables/retrace/steps.csv").set_index("variant")
+    assert (retrace.loc[["jit_in_call", "new_static"], "compile_median_ms"] > 0).all()
     first = pd.read_csv(examples_run / "results/tables/vmap_loop/steps.csv").query("mode == 'first_run'")
     assert set(first.variant) >= {"vmap", "loop"} and (first.median_ms > 0).all()  # FIRST_RUN: compiled each call
 
