@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from jaxpitfalls.across_runs.comparison import lockstep
+from jaxpitfalls.harness import protocol
 from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT, CompiledInTimedRegion
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
 from jaxpitfalls.harness.machine import Activity, Reading
@@ -174,7 +175,7 @@ def test_the_config_check_knows_which_studies_offer_samplers():
         assert hasattr(measure, "samplers") == registry.spec(name).lockstep, name
 
 
-def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
+def test_a_worker_answers_each_block_and_refuses_one_that_compiled(monkeypatch):
     import io
     import json
 
@@ -209,9 +210,10 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled():
         return 0.01
 
     assert "compilation_cache: false" in lockstep_worker.block(cached, 1, 1, recompiles=True)["error"]
-    lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1", ["c"])  # declared: calibrated
     with pytest.raises(CompiledInTimedRegion, match=r"c1 \(blocked\): .*\(c calibrating: \d+\)"):
         lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1")
+    monkeypatch.setattr(protocol, "timed", lambda fn: (fn(), 0.01)[1])  # a call of 10 ms: 2 a sample of 20
+    assert lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1", ["c"]) == {"blocked": {"c": 2}}
 
 
 def test_every_side_samples_the_first_sides_calls_per_sample():

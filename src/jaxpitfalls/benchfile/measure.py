@@ -18,7 +18,7 @@ from ..contract.naming import settings_of
 from ..contract.settings import Traced
 from ..harness import tracing
 from ..harness.compiles import CompiledInTimedRegion, NotAFirstRun, count_compiles
-from ..harness.protocol import Runner, measure, measure_mode, mode_samplers, result_document
+from ..harness.protocol import NOW_AND_THEN, Runner, measure, measure_mode, mode_samplers, result_document
 from ..harness.timing import timed
 from ..harness.variants import (
     VariantOutputsDisagree,
@@ -33,11 +33,9 @@ from .signature import SecondCallFailed, first_call, makes_calls
 from .spec import Timing, spec
 
 # Said where a warm call compiled: what makes a call compile every time, and how to time that on purpose.
-RECOMPILING = ("A call compiles every time where it traces anew: a jax.jit made inside the call (of a new lambda), "
-               "a new value for a static argument, a new shape or dtype. If that is the cost to time, name the "
-               "variant in RECOMPILES with why. One compiling now and then (a shape bucket crossed) has no "
-               "per-call cost: make one call the whole workload and set FIRST_RUN = True to time it from cleared "
-               "caches.")
+UNDECLARED = ("A call compiles every time where it traces anew: a jax.jit made inside the call (of a new lambda), "
+              "a new value for a static argument, a new shape or dtype. If that is the cost to time, name the "
+              f"variant in RECOMPILES with why. {NOW_AND_THEN}")
 
 
 def load(bench: BenchFile, name: str):
@@ -137,7 +135,8 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
                                                                    signatures[variant]["programs_compiled"],
                                                                    makes_calls(calls_of[variant]))
             pipelined[variant]()
-        compiles[variant] += again.count
+        # a RECOMPILES variant's own; the others' here are the harness's (caches cleared for the next first call)
+        compiles[variant] += again.count if variant in bench.recompiles else 0
         if idle:
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
     return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory)
@@ -227,17 +226,14 @@ class Measure:
         try:
             modes = measure(prepared.runners, bench.floor, settings.sampling, settings.steps_per_sample, conf["id"],
                             extra_pairs=pairs, recompiling=tuple(bench.recompiles))
-        except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
-            raise CompiledInTimedRegion(f"{bench.path}: {e} {RECOMPILING}") from e
-        except NotAFirstRun as e:
-            raise type(e)(f"{bench.path}: {e}") from e
-        if bench.first_run:
-            try:
+            if bench.first_run:
                 modes[FIRST_RUN_MODE] = measure_mode({v: _first_run(r) for v, r in prepared.runners.items()},
                                                      FIRST_RUN_MODE, bench.floor, settings.sampling, conf["id"],
                                                      pairs, compiles="required")
-            except NotAFirstRun as e:
-                raise NotAFirstRun(f"{bench.path}: {e}") from e
+        except CompiledInTimedRegion as e:  # it names the variants and the mode; the file too
+            raise CompiledInTimedRegion(f"{bench.path}: {e} {UNDECLARED}") from e
+        except NotAFirstRun as e:
+            raise type(e)(f"{bench.path}: {e}") from e
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
         for v, plan in prepared.program_memory.items():

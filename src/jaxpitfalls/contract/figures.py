@@ -78,7 +78,8 @@ def _spread_ticks(fig, ax) -> None:
         fig.tight_layout()
 
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")  # a line's own: two lines alike in colour or value stay told apart
+# A line's own marker: lines alike in value, or in colour (the colorblind palette's orange and vermillion), told apart
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def facet_lines(
@@ -104,7 +105,7 @@ def facet_lines(
     panels = list(dict.fromkeys(data[col]))
     order = list(hue_order) or sorted(data[hue].unique())
     palette = dict(zip(order, sns.color_palette("colorblind", len(order)), strict=False))
-    markers = {h: MARKERS[i % len(MARKERS)] for i, h in enumerate(order)}  # the palette's orange and vermillion
+    markers = {h: MARKERS[i % len(MARKERS)] for i, h in enumerate(order)}
     hues = [h for h in order if h in set(data[hue])]
     ncols = min(wrap, len(panels))
     nrows = -(-len(panels) // ncols)

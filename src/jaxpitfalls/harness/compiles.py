@@ -109,7 +109,7 @@ class NotRecompiling(NotAFirstRun):
 
 
 def require_compiled(samples: dict[str, list[CompileCount]], where: str,
-                     meant: str = "a first run (turn the study's compilation cache off)",
+                     meant: str = "a first run",
                      calls: Mapping[str, int] | None = None, error: type[NotAFirstRun] = NotAFirstRun) -> None:
     """Every sample compiled, at least once a call where `calls` gives a sample's calls, none from the cache."""
     for name, counts in samples.items():

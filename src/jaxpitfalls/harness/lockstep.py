@@ -78,9 +78,10 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
                 workers[side.name] = start(side, process)
             for side in sides:  # every side ready before the first round
                 described[side.name].append(workers[side.name].description)
+            modes = _common_modes({name: w.description for name, w in workers.items()})
             calls = calls or _shared_calls([workers[name].description for name in names])
             rounds_of, order_of, machine_of = plan.time(
-                workers, _common_modes({name: w.description for name, w in workers.items()}), calls,
+                workers, modes, calls,
                 f"{process + 1}/{processes}" if process < processes else f"{process + 1} (at most {most})")
             timed.append(rounds_of)
             orders.append(order_of)

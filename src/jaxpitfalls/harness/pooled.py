@@ -63,24 +63,28 @@ def _reversed(pairs: list[Pair]) -> dict[int, int]:
             if first.get((b, v, m), i) < i and not stats.is_difference(v, b)}
 
 
+def apart_in(pair: Pair, apart: Collection[tuple[str, str]]) -> bool:
+    """Whether a pair compares a (variant, mode) `apart`, compiling in every call, on either side."""
+    variant, baseline, mode = pair
+    return any((part, mode) in apart for side in (variant, baseline) for part in stats.side_parts(side))
+
+
 def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs: list[list[float]],
-                     medians: Medians, apart: Collection[str] = ()) -> list[dict[str, Any]]:
+                     medians: Medians, apart: Collection[tuple[str, str]] = ()) -> list[dict[str, Any]]:
     """A job's comparisons (`pairs`) from their processes' ratios and differences at the job's `medians`:
     log-ratios pooled across rows, differences read off them, reversed pairs mirrored. Ratios of overheads
     (near 0 or below) are averaged unlogged (none where a process lacks one); A/A twins pool only with each
-    other, or their audit could not fail; so do the rows of variants `apart` (compiling in every call), whose
-    spread would widen the others'."""
+    other, or their audit could not fail; so do the rows of (variant, mode) `apart`."""
     mirrors = _reversed(pairs)
     rows = [i for i in range(len(pairs)) if i not in mirrors]
     real = {i: not stats.is_twin(pairs[i][0]) for i in rows}
-    steady = {i: not set(pairs[i][:2]) & set(apart) for i in rows}
+    steady = {i: not apart_in(pairs[i], apart) for i in rows}
     plain = [i for i in rows if not stats.is_difference(*pairs[i][:2]) and real[i]]
     twins = [i for i in rows if not real[i]]
-    compiling = [i for i in plain if not steady[i]]
-    groups = (([i for i in plain if steady[i]], moderated.pooled), (compiling, moderated.pooled),
-              (twins, moderated.pooled_apart))
-    found = {i: _as_ratio(e) for group, pool in groups
-             for i, e in zip(group, pool([np.log(ratios[i]) for i in group]), strict=True)}
+    found = {i: _as_ratio(e) for i, e in zip(plain, moderated.in_groups(
+        moderated.pooled, [np.log(ratios[i]) for i in plain], [steady[i] for i in plain]), strict=True)}
+    found |= {i: _as_ratio(e) for i, e in zip(twins, moderated.pooled_apart([np.log(ratios[i]) for i in twins]),
+                                               strict=True)}
     for i in set(rows) - set(plain) - set(twins):
         e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
         found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))

@@ -109,10 +109,14 @@ def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     compared = docs[0]["comparisons"]
     pairs = [(c["variant"], c["baseline"], c["mode"]) for c in compared]
     own = [[_own(d, c) for d in docs] for c in compared]
-    recompiling = [v for v, record in docs[0]["variants"].items()
-                   if any(m.get("recompiles") for m in record["modes"].values())]
     return pooled_intervals(pairs, [[o["ratio"] for o in row] for row in own],
-                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs), recompiling)
+                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs), recompiling(docs[0]))
+
+
+def recompiling(doc: dict[str, Any]) -> set[tuple[str, str]]:
+    """The (variant, mode) a result times compiling in every call (a benchmark file's RECOMPILES)."""
+    return {(v, mode) for v, record in doc["variants"].items() for mode, m in record["modes"].items()
+            if m.get("recompiles")}
 
 
 def _one_process(doc: dict[str, Any]) -> dict[str, Any]:

@@ -170,11 +170,12 @@ def _with_twin(floor: str, samplers: dict[str, Sampler], calls: dict[str, int], 
     return samplers | {twin: samplers[floor]}, calls | {twin: calls[floor]}, seconds | {twin: seconds[floor]}
 
 
-# What a recompiling variant's sample that did not compile in every call failed to measure, and what to do.
-RECOMPILING = ("a call that compiles every time, as its variant is declared to (RECOMPILES). A call compiling now "
-               "and then (a shape bucket crossed, a few static values in turn) has no per-call cost to time, its "
-               "median misses the compiles: price it whole, one call running the whole workload from cleared "
-               "caches (FIRST_RUN = True)")
+# A call compiling now and then has no per-call cost to time, and how to price it instead.
+NOW_AND_THEN = ("A call compiling now and then (a shape bucket crossed, a few static values in turn) has no per-call "
+                "cost to time, its median misses the compiles: price it whole, one call running the whole workload "
+                "from cleared caches (FIRST_RUN = True).")
+# What a recompiling variant's sample with fewer compiles than calls failed to measure.
+RECOMPILING = f"a call that compiles every time, as its variant is declared to (RECOMPILES). {NOW_AND_THEN}"
 _LABELS = {"required": {"measures_compilation": True}, "recorded": {"demonstration": True}}
 
 
@@ -220,7 +221,7 @@ def measure_mode(
     steps: int = 1,
 ) -> Timed:
     """Time every sampler interleaved and compare each with `floor` (and `extra_pairs`); `beside`: another
-    model's or setting's samplers, in the same rounds; `steps`: a sampler's per call. `compiles`: `forbidden`
+    model's or setting's samplers, in the same rounds; `steps`: a sample's steps per call. `compiles`: `forbidden`
     fails on compilation (the only modes calibrated, primed and given an A/A twin) but in `recompiling`, whose
     every sample must; `required` (a first run) needs every sample to compile, none cached; `recorded` (a
     pitfall's demonstration) keeps them."""

@@ -47,8 +47,11 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
             for side in others]
     logs = [process_t.process_logs([p[side][mode][variant] for p in processes],
                                    [p[first][mode][variant] for p in processes]) for mode, variant, side in keys]
+    recompiling = {v for described in timed["descriptions"].values() for d in described
+                   for v in d.get("recompiling", ())}  # a benchmark file's RECOMPILES, on any side
+    pooled = moderated.in_groups(moderated.pooled, logs, [variant in recompiling for _, variant, _ in keys])
     rows = []
-    for (mode, variant, side), own, found in zip(keys, logs, moderated.pooled(logs), strict=True):
+    for (mode, variant, side), own, found in zip(keys, logs, pooled, strict=True):
         c = process_t.as_row(found)
         spread = c.pop("log_sd")
         rows.append({

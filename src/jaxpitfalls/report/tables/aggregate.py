@@ -72,6 +72,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         **{f"program_{k}": x for k, x in v.get("program_memory", {}).items()},  # a benchmark file's: XLA's plan
         "compiles_in_timed_region": pooled["compiles_in_timed_region"],
         "measures_compilation": pooled.get("measures_compilation", False),
+        **({"recompiles": True} if pooled.get("recompiles") else {}),  # a benchmark file's RECOMPILES: pooled apart
         # a process's own where its entry keeps them (a merged job's keeps them pooled only: blank, not the job's)
         "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3 if "compile_seconds" in m else None),
         # a variant's first run: its mode's own where the mode kept one (tree_at's un-jitted start-up), else the

@@ -47,7 +47,9 @@ def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quant
     with np.errstate(divide="ignore"):  # log(0): a row the pool leaves out
         scaled = to_scale(values.to_numpy(dtype=float))
     held = np.isfinite(scaled).all(axis=1)
-    found = iter(pool(scaled[held]) if held.any() else [])
+    apart = job.set_index(keys)["recompiles"].fillna(False) if "recompiles" in job else None
+    groups = [bool(apart[tuple(key)]) if apart is not None else False for _, *key in values.index]
+    found = iter(moderated.in_groups(pool, scaled[held], [g for g, h in zip(groups, held, strict=True) if h]))
     named = {c[0]: c for c in columns}
     for (column, *key), row, in_pool in zip(values.index, scaled, held, strict=True):
         e = next(found) if in_pool else moderated.estimate([float(row.mean())])  # one value: no interval
