@@ -19,9 +19,8 @@ from typing import Any, NamedTuple
 import jax
 
 from ..harness.compiles import count_compiles
-from ..harness.processes import RETRACES
 from ..harness.program_memory import largest, planned_memory
-from ..harness.variants import fingerprint
+from ..harness.variants import RETRACES, fingerprint
 
 _MODULE_NAME = re.compile(r"^module @[\w.$-]+", re.MULTILINE)
 

@@ -13,6 +13,7 @@ from . import stats
 from .machine import machine_summary
 from .pooled import DIFF_FIELDS, RATIO_FIELDS, pooled_intervals, read_off
 from .program_memory import widest
+from .variants import RETRACES
 
 
 class ProcessesDisagree(RuntimeError):
@@ -20,7 +21,6 @@ class ProcessesDisagree(RuntimeError):
 
 
 PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (variants.signature)
-RETRACES = "retraces"  # a signature whose warm call compiled: tracing's Python varies from process to process
 
 
 def _code_path(signature: Any) -> Any:

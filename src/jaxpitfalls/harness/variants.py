@@ -22,6 +22,9 @@ class VariantOutputsDisagree(RuntimeError):
     """Two variants that must compute the same thing gave different outputs."""
 
 
+RETRACES = "retraces"  # a signature whose warm call compiled: tracing's Python varies from process to process
+
+
 def fingerprint(text: str) -> str:
     """Short sha256 of a program text or tree description."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
