@@ -660,8 +660,9 @@ def test_a_variant_declared_to_compile_in_every_call_is_timed_compiling_and_must
         entry, floor = doc["variants"]["fresh"]["modes"][mode], doc["variants"]["jitted"]["modes"][mode]
         assert entry["demonstration"] and "demonstration" not in floor and not floor["compiles_in_timed_region"]
         assert entry["compiles_in_timed_region"] >= len(entry["samples_s"]) >= 2
-        # a call's compiling, as samples_s are a call's: within the call it was part of
-        assert all(0 < c <= s for c, s in zip(entry["compile_seconds"], entry["samples_s"], strict=True))
+        # a call's compiling, tracing and lowering, as samples_s are a call's: within the call they were part of
+        stages = zip(entry["compile_seconds"], entry["tracing_seconds"], entry["lowering_seconds"], strict=True)
+        assert all(0 < c + t + lo <= s for (c, t, lo), s in zip(stages, entry["samples_s"], strict=True))
     assert ("blocked", "fresh", "jitted") in {(c["mode"], c["variant"], c["baseline"]) for c in doc["comparisons"]}
     registry.use_files({"bench": measure.path})
     config = {"xla_flags": "", "jax_cache_dir": "/tmp/cache", "studies": {"bench": {"xla_flags": "",
@@ -698,14 +699,17 @@ def test_the_report_says_what_compiling_in_every_call_costs_and_why(tmp_path):
                           ["pipelined"] * 2, "demonstration": [""] * 4, "signature_python_calls": [3, 3000] * 2,
                           "signature_programs_compiled": [1, 1] * 2, "compiles_in_warmup": [1, 2] * 2,
                           "median_ms": [0.02, 10.0, 0.02, 8.0], "compile_median_ms": [None, 4.0, None, 4.0],
+                          "tracing_median_ms": [None, 1.0, None, 1.0], "lowering_median_ms": [None, 2.0, None, 2.0],
                           "compiles_in_timed_region": [0, 20, 0, 30]})
     found = Report(spec("bench", path), recompiles={"fresh": "jits anew"}).tables(
         {"steps": steps, "checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]}), "overhead": pd.DataFrame()})
     title, _, table = found[-1]
     assert title == "What compiling in every call costs"
-    assert table[["mode", "call_ms", "compiling_ms", "compiling_share", "why"]].to_dict("records") == [
-        {"mode": "blocked", "call_ms": 10.0, "compiling_ms": 4.0, "compiling_share": 0.4, "why": "jits anew"},
-        {"mode": "pipelined", "call_ms": 8.0, "compiling_ms": 4.0, "compiling_share": 0.5, "why": "jits anew"}]
+    assert table[["mode", "call_ms", "tracing_ms", "lowering_ms", "compiling_ms", "compiling_share", "why"]].to_dict(
+        "records") == [{"mode": "blocked", "call_ms": 10.0, "tracing_ms": 1.0, "lowering_ms": 2.0, "compiling_ms": 4.0,
+                        "compiling_share": 0.4, "why": "jits anew"},
+                       {"mode": "pipelined", "call_ms": 8.0, "tracing_ms": 1.0, "lowering_ms": 2.0,
+                        "compiling_ms": 4.0, "compiling_share": 0.5, "why": "jits anew"}]
     assert [t for t, _, _ in Report(spec("bench", path)).tables(
         {"steps": steps, "checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]}),
          "overhead": pd.DataFrame()})][-1] != title  # no RECOMPILES, no such table

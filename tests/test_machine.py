@@ -426,3 +426,18 @@ def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_ste
     with pytest.raises(ValueError, match="not the floor"):
         protocol.measure_mode({"f": lambda: 0.001, "r": compiling(1)}, "blocked", "r", sampling, "t",
                               recompiling=["r"])
+
+
+def test_tracing_and_lowering_are_timed_by_their_spans_each_counted_once():
+    """JAX reports tracing a function to a jaxpr and lowering it as spans; an inner jit traced inside an outer one
+    reports a span inside the outer's, counted once (injected as JAX records them)."""
+    import jax
+
+    from jaxpitfalls.harness.compiles import STAGES, count_compiles
+
+    with count_compiles() as counter:
+        for start, end in ((10.0, 11.0), (10.5, 10.75), (12.0, 12.5)):
+            jax.monitoring.record_event_time_span(STAGES["tracing"], start, end)
+        jax.monitoring.record_event_time_span(STAGES["lowering"], 11.0, 11.25)
+    assert counter.stage_seconds("tracing") == pytest.approx(1.5)
+    assert counter.stage_seconds("lowering") == pytest.approx(0.25) and counter.stage_seconds("compile") == 0.0

@@ -66,37 +66,48 @@ def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFr
                        on=["config_id", "variant"], how="left")
 
 
+def _staged(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Compiling calls' medians by stage (ms): JAX's tracing and lowering where the results kept them, XLA's
+    compiling, and its share of the call."""
+    stages = [s for s in ("tracing", "lowering") if f"{s}_median_ms" in rows]
+    shown = rows.assign(**{f"{s}_ms": rows[f"{s}_median_ms"] for s in stages}, compiling_ms=rows.compile_median_ms,
+                        compiling_share=rows.compile_median_ms / rows.median_ms)
+    return shown, [*(f"{s}_ms" for s in stages), "compiling_ms", "compiling_share"]
+
+
+STAGES_SAID = ("`tracing_ms` and `lowering_ms`: JAX's tracing of the function to a jaxpr and lowering it to a module "
+               "(the medians of its spans in a call, where this run kept them: paid before any persistent cache is "
+               "read, whose key is the lowered module); `compiling_ms`: XLA's compiling (JAX's backend-compile "
+               "events), its share of the call beside; the rest is dispatching and running")
+
+
 def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
-    """A FIRST_RUN file's first calls: their median and the median time XLA spent compiling in one."""
+    """A FIRST_RUN file's first calls: their median, and what tracing, lowering and compiling took in one."""
     first = steps[steps["mode"] == FIRST_RUN_MODE]
     if first.empty or "compile_median_ms" not in first:
         return []
-    shown = first.assign(first_call_ms=first.median_ms, compiling_ms=first.compile_median_ms,
-                         compiling_share=first.compile_median_ms / first.median_ms)
-    columns = ["config_id", "variant", "first_call_ms", "compiling_ms", "compiling_share"]
+    shown, stages = _staged(first.assign(first_call_ms=first.median_ms))
     return [("What a first call costs",
-             "Each variant's first call from cleared caches (`first_run`): its median over processes, and the median "
-             "of the time XLA spent compiling in one (JAX's backend-compile events; the rest is tracing, lowering, "
-             "dispatching and running, with the persistent cache off).", shown[columns].reset_index(drop=True))]
+             f"Each variant's first call from cleared caches (`first_run`): its median over processes; {STAGES_SAID} "
+             "(the persistent cache off).", shown[["config_id", "variant", "first_call_ms", *stages]]
+             .reset_index(drop=True))]
 
 
 def _recompiling(steps: pd.DataFrame, recompiles: Mapping[str, str]) -> list[tuple[str, str, pd.DataFrame]]:
-    """RECOMPILES' variants in the warm modes: a call's median and the median of XLA's compiling in one."""
+    """RECOMPILES' variants in the warm modes: a call's median, and what tracing, lowering and compiling took."""
     warm = steps[steps.variant.isin(list(recompiles)) & (steps["mode"] != FIRST_RUN_MODE)]
     if warm.empty or "compile_median_ms" not in warm:
         return []
-    shown = warm.assign(call_ms=warm.median_ms, compiling_ms=warm.compile_median_ms,
-                        compiling_share=warm.compile_median_ms / warm.median_ms, why=warm.variant.map(recompiles),
-                        compiles_demonstrated=warm.compiles_in_timed_region)
-    columns = ["config_id", "variant", "mode", "call_ms", "compiling_ms", "compiling_share",
-               "compiles_demonstrated", "why"]
+    shown, stages = _staged(warm.assign(call_ms=warm.median_ms, why=warm.variant.map(recompiles),
+                                        compiles_demonstrated=warm.compiles_in_timed_region))
     return [("What compiling in every call costs",
-             "The variants the file declares to compile in every call (`RECOMPILES`, why beside): every timed "
-             "call of theirs compiled (one that did not fails the job), so a call's median holds tracing, lowering "
-             "and XLA's compiling, with the persistent cache off; `compiling_ms`: the median of XLA's compiling in a "
-             "call (JAX's backend-compile events), the rest tracing, lowering, dispatching and running; "
-             "`compiles_demonstrated`: the checks table's, by variant and mode, over every process. Their ratios to "
-             "the floor are what the recompiling costs.", shown[columns].reset_index(drop=True))]
+             "The variants the file declares to compile in every call (`RECOMPILES`, why beside): every timed call of "
+             f"theirs compiled (a sample that did not fails the job), with the persistent cache off; {STAGES_SAID}; "
+             "`compiles_demonstrated`: the checks table's, by variant and mode, over every process. What recompiling "
+             "adds to a call is its difference to the floor (the ratios table); its ratio grows as the floor's own "
+             "call shrinks.",
+             shown[["config_id", "variant", "mode", "call_ms", *stages, "compiles_demonstrated", "why"]]
+             .reset_index(drop=True))]
 
 
 def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataFrame]]:

@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
+# JAX's spans of tracing a function to a jaxpr and lowering it to a module, before XLA compiles it
+STAGES = {"tracing": "/jax/core/compile/jaxpr_trace_duration",
+          "lowering": "/jax/core/compile/jaxpr_to_mlir_module_duration"}
 
 _lock = threading.Lock()
 _open: list[CompileCount] = []
@@ -29,10 +33,22 @@ class CompileCount:
     seconds: float = 0.0
     cache_hits: int = 0
     thread: int | None = None
+    spans: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # STAGES' (start, end)
 
     def sees(self) -> bool:
         """Whether an event reported now, in the calling thread, is this counter's."""
         return self.thread is None or self.thread == threading.get_ident()
+
+    def stage_seconds(self, stage: str) -> float:
+        """A stage's time while open (stats.COMPILING_STAGES): XLA's compiles, or JAX's spans merged (an inner jit
+        traced inside an outer one counts once)."""
+        if stage == "compile":
+            return self.seconds
+        total, reach = 0.0, -math.inf
+        for start, end in sorted(self.spans.get(stage, ())):
+            total += max(0.0, end - max(start, reach))
+            reach = max(reach, end)
+        return total
 
 
 def _listener(event: str, duration_secs: float, **_: object) -> None:
@@ -43,6 +59,16 @@ def _listener(event: str, duration_secs: float, **_: object) -> None:
             if counter.sees():
                 counter.count += 1
                 counter.seconds += duration_secs
+
+
+def _span_listener(event: str, start: float, end: float, **_: object) -> None:
+    stage = next((name for name, named in STAGES.items() if named == event), None)
+    if stage is None:
+        return
+    with _lock:
+        for counter in _open:
+            if counter.sees():
+                counter.spans.setdefault(stage, []).append((start, end))
 
 
 def _hit_listener(event: str, **_: object) -> None:
@@ -62,6 +88,7 @@ def count_compiles(this_thread: bool = False):
         if not _registered:
             jax.monitoring.register_event_duration_secs_listener(_listener)
             jax.monitoring.register_event_listener(_hit_listener)
+            jax.monitoring.register_event_time_span_listener(_span_listener)
             _registered = True
         counter = CompileCount(thread=threading.get_ident() if this_thread else None)
         _open.append(counter)

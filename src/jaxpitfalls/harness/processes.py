@@ -58,8 +58,8 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
     merged["contended"] = [x for e in entries for x in e["contended"]]
     merged["summary"] = stats.summarize(merged["samples_s"])
     merged["compiles_in_timed_region"] = sum(e["compiles_in_timed_region"] for e in entries)
-    if "compile_seconds" in merged:
-        merged["compile_seconds"] = [x for e in entries for x in e["compile_seconds"]]
+    for key in (f"{stage}_seconds" for stage in stats.COMPILING_STAGES if f"{stage}_seconds" in merged):
+        merged[key] = [x for e in entries for x in e[key]]
     if "step_seconds" in merged:  # a mode timed step by step: every process's calls, step by step
         merged["step_seconds"] = {k: [x for e in entries for x in e["step_seconds"][k]] for k in merged["step_seconds"]}
     merged["processes"] = [{"samples_s": e["samples_s"], "summary": e["summary"],

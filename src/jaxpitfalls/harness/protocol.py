@@ -201,8 +201,8 @@ def _entries(samples: dict[str, list[float]], counts: dict[str, list[CompileCoun
             "compiles_in_timed_region": sum(c.count for c in counts[name]),
             "contended": contended[name],
             "calls_per_sample": calls_per_sample[name],
-        } | ({"compile_seconds": [c.seconds / (calls_per_sample[name] * steps) for c in counts[name]]} | label(name)
-             if label(name) else {})
+        } | ({f"{stage}_seconds": [c.stage_seconds(stage) / (calls_per_sample[name] * steps) for c in counts[name]]
+              for stage in stats.COMPILING_STAGES} | label(name) if label(name) else {})
         for name, xs in samples.items()
     }
 

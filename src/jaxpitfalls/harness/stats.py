@@ -11,6 +11,9 @@ import numpy as np
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
+# A compiling sample's time by stage, each kept per call as `<stage>_seconds`: XLA's compile, JAX's tracing, lowering
+COMPILING_STAGES = ("compile", "tracing", "lowering")
+
 
 def summarize(samples: Sequence[float]) -> dict[str, float]:
     x = np.asarray(samples, dtype=float)
