@@ -391,7 +391,8 @@ def test_a_mode_of_whole_passes_known_beforehand_calls_each_only_for_its_samples
     assert {name: e["calls_per_sample"] for name, e in done.entries.items()} == {"a": 1, "b": 1, "a~twin": 1}
 
 
-def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_step_and_must_compile_in_each():
+def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_step_and_must_compile_in_each(
+        monkeypatch):
     """Compilations injected as JAX reports them (a backend-compile event of 4 ms in a 12 ms step, 3 steps a
     sample): kept per step, as a sample's time is; a variant compiling in some steps only, or read from the
     persistent cache, is no such variant."""
@@ -423,6 +424,10 @@ def test_a_variant_declared_to_compile_in_every_call_keeps_its_compiling_per_ste
         with pytest.raises(NotRecompiling, match=said):
             protocol.measure_mode({"f": lambda: 0.001, "r": sampler}, "blocked", "f", sampling, "t",
                                   recompiling=["r"], steps=3)
+    monkeypatch.setattr(protocol, "SPANS", False)  # a JAX reporting no tracing or lowering spans: none kept, no zeros
+    entry = protocol.measure_mode({"f": lambda: 0.001, "r": compiling(1)}, "blocked", "f", sampling, "t",
+                                  recompiling=["r"], steps=3).entries["r"]
+    assert "compile_seconds" in entry and "tracing_seconds" not in entry and "lowering_seconds" not in entry
     with pytest.raises(ValueError, match="not the floor"):
         protocol.measure_mode({"f": lambda: 0.001, "r": compiling(1)}, "blocked", "r", sampling, "t",
                               recompiling=["r"])

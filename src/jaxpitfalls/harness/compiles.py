@@ -16,9 +16,11 @@ import jax
 
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
-# JAX's spans of tracing a function to a jaxpr and lowering it to a module, before XLA compiles it
+# JAX's spans of tracing a function to a jaxpr and lowering it to a module, before XLA compiles it; a JAX that
+# reports no spans (an older release a history times) records neither, never zeros
 STAGES = {"tracing": "/jax/core/compile/jaxpr_trace_duration",
           "lowering": "/jax/core/compile/jaxpr_to_mlir_module_duration"}
+SPANS = hasattr(jax.monitoring, "register_event_time_span_listener")
 
 _lock = threading.Lock()
 _open: list[CompileCount] = []
@@ -88,7 +90,8 @@ def count_compiles(this_thread: bool = False):
         if not _registered:
             jax.monitoring.register_event_duration_secs_listener(_listener)
             jax.monitoring.register_event_listener(_hit_listener)
-            jax.monitoring.register_event_time_span_listener(_span_listener)
+            if SPANS:
+                jax.monitoring.register_event_time_span_listener(_span_listener)
             _registered = True
         counter = CompileCount(thread=threading.get_ident() if this_thread else None)
         _open.append(counter)

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import memory, stats
 from .compiles import (
+    SPANS,
     CompileCount,
     NotRecompiling,
     count_compiles,
@@ -202,7 +203,7 @@ def _entries(samples: dict[str, list[float]], counts: dict[str, list[CompileCoun
             "contended": contended[name],
             "calls_per_sample": calls_per_sample[name],
         } | ({f"{stage}_seconds": [c.stage_seconds(stage) / (calls_per_sample[name] * steps) for c in counts[name]]
-              for stage in stats.COMPILING_STAGES} | label(name) if label(name) else {})
+              for stage in stats.COMPILING_STAGES if stage == "compile" or SPANS} | label(name) if label(name) else {})
         for name, xs in samples.items()
     }
 
