@@ -165,7 +165,8 @@ class Report:
         columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "signature_programs_compiled",
                    "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
-                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips), its calls "
+                "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips; a RECOMPILES "
+                "variant's holds its tracing), its calls "
                 "into jitted functions where the configuration was traced (counted in its trace: a Python loop of "
                 "jitted steps shows each, eager operations count too; blank where untraced), programs its first call "
                 "compiled from cold, and the compilations in a worker process's warm-up (the job's count over its "
