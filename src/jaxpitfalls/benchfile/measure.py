@@ -34,8 +34,9 @@ from .spec import Timing, spec
 
 # Said where a warm call compiled: what makes a call compile every time, and how to time that on purpose.
 UNDECLARED = ("A call compiles every time where it traces anew: a jax.jit made inside the call (of a new lambda), "
-              "a new value for a static argument, a new shape or dtype. If that is the cost to time, name the "
-              f"variant in RECOMPILES with why. {NOW_AND_THEN}")
+              "a new value for a static argument, a new shape or dtype (jax.config.update(\"jax_explain_cache_misses"
+              "\", True) in the file logs why, in the job's log). If that is the cost to time, name the variant in "
+              f"RECOMPILES with why. {NOW_AND_THEN}")
 
 
 def load(bench: BenchFile, name: str):
