@@ -12,6 +12,7 @@ from ..contract.figures import bars, facet_lines, stacked_bars
 from ..contract.interface import StudySpec
 from ..contract.tables import base_config_id, measured, variants_only
 from ..formatting import bytes_unit
+from ..harness.stats import COMPILING_STAGES
 from .expectations import FIRST_RUN_MODE
 
 FIGURES = {
@@ -69,7 +70,7 @@ def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFr
 def _staged(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Compiling calls' medians by stage (ms): JAX's tracing and lowering where the results kept them, XLA's
     compiling, and its share of the call."""
-    stages = [s for s in ("tracing", "lowering") if f"{s}_median_ms" in rows]
+    stages = [s for s in COMPILING_STAGES if s != "compile" and f"{s}_median_ms" in rows]
     shown = rows.assign(**{f"{s}_ms": rows[f"{s}_median_ms"] for s in stages}, compiling_ms=rows.compile_median_ms,
                         compiling_share=rows.compile_median_ms / rows.median_ms)
     return shown, [*(f"{s}_ms" for s in stages), "compiling_ms", "compiling_share"]

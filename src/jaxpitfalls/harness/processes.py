@@ -58,7 +58,7 @@ def _merge_mode(entries: list[dict[str, Any]]) -> dict[str, Any]:
     merged["contended"] = [x for e in entries for x in e["contended"]]
     merged["summary"] = stats.summarize(merged["samples_s"])
     merged["compiles_in_timed_region"] = sum(e["compiles_in_timed_region"] for e in entries)
-    for key in (f"{stage}_seconds" for stage in stats.COMPILING_STAGES if f"{stage}_seconds" in merged):
+    for key in (key for key in stats.STAGE_SECONDS.values() if key in merged):
         merged[key] = [x for e in entries for x in e[key]]
     if "step_seconds" in merged:  # a mode timed step by step: every process's calls, step by step
         merged["step_seconds"] = {k: [x for e in entries for x in e["step_seconds"][k]] for k in merged["step_seconds"]}

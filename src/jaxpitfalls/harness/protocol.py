@@ -202,8 +202,9 @@ def _entries(samples: dict[str, list[float]], counts: dict[str, list[CompileCoun
             "compiles_in_timed_region": sum(c.count for c in counts[name]),
             "contended": contended[name],
             "calls_per_sample": calls_per_sample[name],
-        } | ({f"{stage}_seconds": [c.stage_seconds(stage) / (calls_per_sample[name] * steps) for c in counts[name]]
-              for stage in stats.COMPILING_STAGES if stage == "compile" or SPANS} | label(name) if label(name) else {})
+        } | ({key: [c.stage_seconds(stage) / (calls_per_sample[name] * steps) for c in counts[name]]
+              for stage, key in stats.STAGE_SECONDS.items() if stage == "compile" or SPANS} | label(name)
+             if label(name) else {})
         for name, xs in samples.items()
     }
 

@@ -11,8 +11,9 @@ import numpy as np
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
-# A compiling sample's time by stage, each kept per call as `<stage>_seconds`: XLA's compile, JAX's tracing, lowering
+# A compiling sample's time by stage, each kept per call under its key: XLA's compile, JAX's tracing, lowering
 COMPILING_STAGES = ("compile", "tracing", "lowering")
+STAGE_SECONDS = {stage: f"{stage}_seconds" for stage in COMPILING_STAGES}
 
 
 def summarize(samples: Sequence[float]) -> dict[str, float]:

@@ -128,8 +128,8 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
         yardsticks = _split(record["yardstick_s"], counts)
         places = {name: _split(where, counts) for name, where in record["places"].items()}
         contended = {name: _split(entry["contended"], counts) for name, entry in entries.items()}
-        staged = {(name, key): _split(entry[key], counts) for name, entry in entries.items()
-                  for key in (f"{stage}_seconds" for stage in stats.COMPILING_STAGES) if key in entry}
+        staged = {name: {key: _split(entry[key], counts) for key in stats.STAGE_SECONDS.values() if key in entry}
+                  for name, entry in entries.items()}
         for i, result in enumerate(per):
             k = keep[i]
             result["machine"][mode] = machine_summary(
@@ -142,7 +142,7 @@ def _process_results(doc: dict[str, Any], cut: Cut) -> list[dict[str, Any]]:
                     "samples_s": own["samples_s"][:k], "summary": stats.summarize(own["samples_s"][:k]),
                     "contended": contended[name][i][:k],
                     "compiles_in_timed_region": round(entry["compiles_in_timed_region"] * k / sum(counts)),
-                } | {key: split[i][:k] for (of, key), split in staged.items() if of == name} | (
+                } | {key: split[i][:k] for key, split in staged[name].items()} | (
                     {"step_seconds": {s: xs[:math.ceil(len(xs) * k / max(1, counts[i]))]
                                       for s, xs in own["step_seconds"].items()}} if "step_seconds" in own else {})
                 result["variants"][name]["modes"][mode].pop("processes", None)

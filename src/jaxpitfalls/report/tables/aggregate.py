@@ -14,7 +14,7 @@ from ... import results
 from ...contract.naming import settings_of
 from ...contract.tables import TABLES
 from ...harness.stats import (
-    COMPILING_STAGES,
+    STAGE_SECONDS,
     bootstrap_median_ci,
     is_difference,
     is_twin,
@@ -82,8 +82,8 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         **({"recompiles": True} if pooled.get("recompiles") else {}),  # a benchmark file's RECOMPILES: pooled apart
         # a process's own where its entry keeps them (a merged job's keeps them pooled only: blank, not the job's)
         "compile_median_ms": (float(np.median(m["compile_seconds"])) * 1e3 if "compile_seconds" in m else None),
-        **{f"{stage}_median_ms": float(np.median(m[f"{stage}_seconds"])) * 1e3  # JAX's, where a result kept them
-           for stage in COMPILING_STAGES[1:] if f"{stage}_seconds" in m},
+        **{f"{stage}_median_ms": float(np.median(m[key])) * 1e3  # JAX's, where a result kept them
+           for stage, key in STAGE_SECONDS.items() if stage != "compile" and key in m},
         # a variant's first run: its mode's own where the mode kept one (tree_at's un-jitted start-up), else the
         # variant's (generation's, extraction's first pass)
         **{f"first_run_{k}": x for k, x in (pooled.get("first_run") or v.get("first_run", {})).items()},
