@@ -184,6 +184,24 @@ def test_the_scorecard_figure_has_a_labelled_axis_for_every_unit_and_both_ends_o
         assert labels and not any("e+" in t or "e-" in t or "$" in t for t in labels), labels  # plain numbers
 
 
+def test_a_ratio_interval_reaching_zero_stops_at_the_axis_with_an_arrow_and_the_layout_holds():
+    """A smoke run's share of a gap, [-0.42, 5.4]x: drawn whole on the log axis it ran off the figure's left."""
+    import warnings
+
+    from jaxpitfalls.report.scorecard.claims_figure import claims_figure
+
+    claims = {"s": [_row("a", (), (), Estimate(1.16, -0.42, 5.4)), _row("b", (), (), Estimate(2.0, 1.5, 2.5))]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "Tight layout not applied"
+        fig = claims_figure(claim_points(claims))
+    ratios = fig.axes[0]
+    left = ratios.get_xlim()[0]
+    assert [(float(line.get_xdata()[0]), int(line.get_ydata()[0])) for line in ratios.lines
+            if line.get_marker() == "<"] == [(left, 0)]
+    assert "interval reaches 0 or below" in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert fig.axes[0].get_tightbbox().width < fig.bbox.width
+
+
 def test_a_report_must_return_typed_rows():
     judged = Judged(claim="slower", measured="1.2x", verdict="reproduced", ours=(None,))
     assert judged_rows("dispatch", [judged]) == [{"claim": "slower", "measured": "1.2x", "verdict": "reproduced",

@@ -61,7 +61,9 @@ def claim_points(claims: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
 
 
 def _panel(ax, points: pd.DataFrame, unit: str) -> None:
-    """One unit's claims: the write-up's number (grey), ours by verdict (hollow: supporting), a line at no effect."""
+    """One unit's claims: the write-up's number (grey), ours by verdict (hollow: supporting), a line at no effect.
+    On the ratios' log axis an interval reaching 0 or below stops at the axis's left end, an arrow saying so."""
+    left = _ratio_axis(ax, points) if unit == "x" else -np.inf
     for y, p in enumerate(points.itertuples()):
         if not np.isnan(p.theirs_low):
             ax.plot([p.theirs_low, p.theirs_high], [y, y], color="0.6", lw=7, solid_capstyle="round", alpha=0.6,
@@ -69,23 +71,29 @@ def _panel(ax, points: pd.DataFrame, unit: str) -> None:
         for edge in p.edges:  # an expectation's edge: where its interval must lie wholly beyond or within
             ax.plot(edge, y, marker="|", ms=16, mew=2.5, color="0.35", ls="")
         color = VERDICT_COLORS.get(p.verdict, "black")
-        ax.errorbar(p.value, y, xerr=[[max(p.value - p.low, 0)], [max(p.high - p.value, 0)]], fmt="o", capsize=3,
+        low = max(p.low, left)
+        ax.errorbar(p.value, y, xerr=[[max(p.value - low, 0)], [max(p.high - p.value, 0)]], fmt="o", capsize=3,
                     color=color, markerfacecolor="white" if p.supporting else color, clip_on=False)  # on a tick
-    ratio = unit == "x"
-    ax.axvline(1 if ratio else 0, color="0.3", ls="--", lw=1)
-    if ratio:
-        ends = np.concatenate([points[["low", "high", "theirs_low", "theirs_high"]].to_numpy(dtype=float).ravel(),
-                               [e for edges in points.edges for e in edges]])
-        ends = ends[np.isfinite(ends) & (ends > 0)]
-        ax.set_xscale("log")  # 1-2-5 steps around every point and 1, each labelled
-        ticks = log_ticks(min(ends.min(), 0.9), max(ends.max(), 1.1), most=11)
-        ax.set_xlim(ticks[0], ticks[-1])
-        ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+        if low > p.low:
+            ax.plot(left, y, marker="<", ms=9, color=color, ls="", clip_on=False)
+    ax.axvline(1 if unit == "x" else 0, color="0.3", ls="--", lw=1)
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: short(x)))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_yticks(range(len(points)), points.label)
     ax.set_ylim(len(points) - 0.5, -0.5)
-    ax.set_xlabel("ratio (log scale)" if ratio else unit)
+    ax.set_xlabel("ratio (log scale)" if unit == "x" else unit)
+
+
+def _ratio_axis(ax, points: pd.DataFrame) -> float:
+    """A log axis at 1-2-5 steps around every positive end and 1, each labelled; its left end returned."""
+    ends = np.concatenate([points[["low", "high", "theirs_low", "theirs_high"]].to_numpy(dtype=float).ravel(),
+                           [e for edges in points.edges for e in edges]])
+    ends = ends[np.isfinite(ends) & (ends > 0)]
+    ax.set_xscale("log")
+    ticks = log_ticks(min(ends.min(), 0.9), max(ends.max(), 1.1), most=11)
+    ax.set_xlim(ticks[0], ticks[-1])
+    ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+    return ticks[0]
 
 
 def claims_figure(points: pd.DataFrame):
@@ -113,6 +121,8 @@ def claims_figure(points: pd.DataFrame):
                                       label=EXPECTED.get(v, v).strip("*") if yours else f"ours: {v}"))
     if any(points.edges):
         handles.append(plt.Line2D([], [], color="0.35", marker="|", ms=12, mew=2.5, ls="", label="the sentence's edge"))
+    if ((points.unit == "x") & (points.low <= 0)).any():
+        handles.append(plt.Line2D([], [], color="0.35", marker="<", ms=9, ls="", label="interval reaches 0 or below"))
     if points.supporting.any():
         handles.append(plt.Line2D([], [], color="black", marker="o", markerfacecolor="white", ls="",
                                   label="ours supporting only (smaller structure, another device)"))
