@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import digamma, polygamma, stdtr, stdtrit
+from scipy.special import digamma, stdtr, stdtrit, zeta
 
 LEVEL = 0.95
 
@@ -28,13 +28,18 @@ class Prior:
 NO_PRIOR = Prior()
 
 
+def _trigamma(y):
+    """scipy's polygamma(1, y) to the bit, without its Python."""
+    return zeta(2, y)
+
+
 def _trigamma_inverse(x: float) -> float:
     """y with trigamma(y) = x (limma's limits where unbracketed)."""
     if x < 1e-6:
         return 1 / x
     if x > 1e7:
         return 1 / math.sqrt(x)
-    return float(brentq(lambda y: polygamma(1, y) - x, 1e-8, 1e8))
+    return float(brentq(lambda y: _trigamma(y) - x, 1e-8, 1e8))
 
 
 def fit_prior(variances: Sequence[float], df: float) -> Prior:
@@ -43,7 +48,7 @@ def fit_prior(variances: Sequence[float], df: float) -> Prior:
     if s2.size < 2 or df <= 0:
         return NO_PRIOR
     e = np.log(s2) - digamma(df / 2) + math.log(df / 2)
-    excess = float(e.var(ddof=1) - polygamma(1, df / 2))  # the spread of log s^2 beyond what sampling gives
+    excess = float(e.var(ddof=1) - _trigamma(df / 2))  # the spread of log s^2 beyond what sampling gives
     d0 = 2 * _trigamma_inverse(excess) if excess > 0 else math.inf
     s0 = math.exp(float(e.mean()) + (digamma(d0 / 2) - math.log(d0 / 2) if excess > 0 else 0.0))
     return Prior(s0, min(d0, (s2.size - 1) * df) / 2)
@@ -66,15 +71,17 @@ class Estimate:
         return math.exp(self.mean), math.exp(self.low), math.exp(self.high)
 
 
-def _interval(mean: float, variance: float, df: float, processes: float, sd: float) -> Estimate:
-    """A mean over `processes` with spread `variance` on `df` (for a difference of means over m and n,
-    `processes` is 1 / (1/m + 1/n))."""
-    if not variance > 0 or not df > 0:
-        return Estimate(mean, -math.inf, math.inf, 1.0, sd, float(df))
-    se = math.sqrt(variance / processes)
-    half = float(stdtrit(df, 0.5 + LEVEL / 2)) * se  # t.ppf and t.sf through scipy.special: the same values
-    return Estimate(mean, mean - half, mean + half, float(2 * stdtr(df, -abs(mean) / se)), sd, float(df),
-                    math.sqrt(variance))
+def _intervals(mean, variance, df, processes, sd) -> list[Estimate]:
+    """Rows' means over `processes` (1/(1/m + 1/n) for a difference), spread `variance` on `df`; none: (-inf, inf)."""
+    mean, variance, df, processes, sd = np.broadcast_arrays(*(np.atleast_1d(np.asarray(a, dtype=float)) for a in (
+        mean, variance, df, processes, sd)))
+    known = (variance > 0) & (df > 0)
+    se = np.sqrt(np.where(known, variance, 1.0) / processes)
+    half = stdtrit(np.where(known, df, 1.0), 0.5 + LEVEL / 2) * se  # t.ppf and t.sf through scipy.special
+    p = 2 * stdtr(np.where(known, df, 1.0), -np.abs(mean) / se)
+    return [Estimate(m, m - h, m + h, p_, s, d, math.sqrt(v)) if k else Estimate(m, -math.inf, math.inf, 1.0, s, d)
+            for m, h, p_, s, d, v, k in zip(mean.tolist(), half.tolist(), p.tolist(), sd.tolist(), df.tolist(),
+                                             variance.tolist(), known.tolist(), strict=True)]
 
 
 def _posterior(prior: Prior, variance, df):
@@ -91,7 +98,7 @@ def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
     x = np.asarray(values, dtype=float)
     sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
     variance, df = _posterior(prior, sd ** 2, x.size - 1)
-    return _interval(float(x.mean()), float(variance), float(df), x.size, sd)
+    return _intervals(float(x.mean()), variance, df, x.size, sd)[0]
 
 
 def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None) -> list[Estimate]:
@@ -104,8 +111,7 @@ def pooled(rows: Sequence[Sequence[float]], fitted: Sequence[bool] | None = None
         return [estimate(r) for r in rows]
     k = x.shape[1]
     total, df = _split(x - x.mean(axis=1, keepdims=True), fit, k - 1)
-    return [_interval(float(x[i].mean()), float(total[i]), float(df[i]), k, float(x[i].std(ddof=1)))
-            for i in range(len(x))]
+    return _intervals(x.mean(axis=1), total, df, k, x.std(axis=1, ddof=1))
 
 
 def in_groups(estimate: Callable[[list], list[Estimate]], rows: Sequence, groups: Sequence[Hashable]) -> list[Estimate]:
@@ -165,5 +171,5 @@ def two_sample(current: Sequence[Sequence[float]], baseline: Sequence[Sequence[f
         total, df = _split(np.array(centred), np.ones(len(rows), dtype=bool), dof[0])
     else:
         total, df = own, dof
-    return [_interval(float(a.mean() - b.mean()), float(v), float(d), 1 / (1 / a.size + 1 / b.size),
-                      math.sqrt(float(o))) for (a, b), v, d, o in zip(rows, total, df, own, strict=True)]
+    return _intervals([a.mean() - b.mean() for a, b in rows], total, df,
+                      [1 / (1 / a.size + 1 / b.size) for a, b in rows], np.sqrt(own))

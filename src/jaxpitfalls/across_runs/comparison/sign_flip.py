@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -47,8 +48,16 @@ def global_p(table: pd.DataFrame, threshold: float) -> float | None:
         d = x - math.log1p(threshold)
         weights[i, offsets[job]:offsets[job] + len(x)] = d / (np.sqrt(np.sum(d ** 2)) or 1.0)
     observed = weights.sum()
+    flips = _signs(total) @ weights.sum(axis=0) >= observed - 1e-12
+    return float(np.mean(flips) if total <= EXACT_UP_TO else (1 + np.sum(flips)) / (DRAWS + 1))
+
+
+@cache
+def _signs(total: int) -> np.ndarray:
+    """Every sign of `total` processes, or DRAWS drawn (seed 0): made once."""
     if total <= EXACT_UP_TO:
         signs = np.array(list(itertools.product((1.0, -1.0), repeat=total)))
-        return float(np.mean(signs @ weights.sum(axis=0) >= observed - 1e-12))
-    signs = np.random.default_rng(0).choice((1.0, -1.0), size=(DRAWS, total))
-    return float((1 + np.sum(signs @ weights.sum(axis=0) >= observed - 1e-12)) / (DRAWS + 1))
+    else:
+        signs = np.random.default_rng(0).choice((1.0, -1.0), size=(DRAWS, total))
+    signs.flags.writeable = False
+    return signs
