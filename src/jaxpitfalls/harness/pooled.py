@@ -4,7 +4,7 @@ and difference, a reversed pair its first listing mirrored, so the two never dis
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,34 +63,47 @@ def _reversed(pairs: list[Pair]) -> dict[int, int]:
             if first.get((b, v, m), i) < i and not stats.is_difference(v, b)}
 
 
-def apart_in(pair: Pair, apart: Collection[tuple[str, str]]) -> bool:
-    """Whether a pair compares a (variant, mode) `apart`, compiling in every call, on either side."""
+STEADY = "steady"  # a warm call's row: no compile in its samples
+
+
+def pool_group(entry: Mapping[str, Any]) -> str:
+    """The rows a (variant, mode)'s result entry or steps row pools its spread with: compiling in every call
+    (RECOMPILES), in each sample (a first run), or steady. Compiles pooled with warm calls widen their intervals."""
+    def said(key: str) -> bool:  # a table's blank (NaN) is no
+        return isinstance(entry.get(key), bool | np.bool_) and bool(entry.get(key))
+
+    return "recompiles" if said("recompiles") else "compiling" if said("measures_compilation") else STEADY
+
+
+def group_of(pair: Pair, groups: Mapping[tuple[str, str], str]) -> tuple[str, ...]:
+    """A pair's pool: its sides' groups (steady where `groups` has none)."""
     variant, baseline, mode = pair
-    return any((part, mode) in apart for side in (variant, baseline) for part in stats.side_parts(side))
+    return tuple(sorted({groups.get((part, mode), STEADY) for side in (variant, baseline)
+                         for part in stats.side_parts(side)}))
 
 
 def pooled_intervals(pairs: list[Pair], ratios: list[list[float | None]], diffs: list[list[float]],
-                     medians: Medians, apart: Collection[tuple[str, str]] = ()) -> list[dict[str, Any]]:
+                     medians: Medians, groups: Mapping[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
     """A job's comparisons (`pairs`) from their processes' ratios and differences at the job's `medians`:
     log-ratios pooled across rows, differences read off them, reversed pairs mirrored. Ratios of overheads
     (near 0 or below) are averaged unlogged (none where a process lacks one); A/A twins pool only with each
-    other, or their audit could not fail; so do the rows of (variant, mode) `apart`."""
+    other, or their audit could not fail; rows pool within their `groups` (pool_group)."""
     mirrors = _reversed(pairs)
     rows = [i for i in range(len(pairs)) if i not in mirrors]
     real = {i: not stats.is_twin(pairs[i][0]) for i in rows}
-    steady = {i: not apart_in(pairs[i], apart) for i in rows}
+    group = {i: group_of(pairs[i], groups or {}) for i in rows}
     plain = [i for i in rows if not stats.is_difference(*pairs[i][:2]) and real[i]]
     twins = [i for i in rows if not real[i]]
     found = {i: _as_ratio(e) for i, e in zip(plain, moderated.in_groups(
-        moderated.pooled, [np.log(ratios[i]) for i in plain], [steady[i] for i in plain]), strict=True)}
+        moderated.pooled, [np.log(ratios[i]) for i in plain], [group[i] for i in plain]), strict=True)}
     found |= {i: _as_ratio(e) for i, e in zip(twins, moderated.pooled_apart([np.log(ratios[i]) for i in twins]),
                                                strict=True)}
     for i in set(rows) - set(plain) - set(twins):
         e = moderated.estimate(ratios[i]) if None not in ratios[i] else None
         found[i] = dict(zip(RATIO_FIELDS, (e.mean, e.low, e.high, None, e.df) if e else [None] * 5, strict=True))
     scales = {i: medians[(stats.side_parts(pairs[i][1])[0], pairs[i][2])] for i in rows}
-    relative = moderated.pooled([np.asarray(diffs[i], dtype=float) / scales[i] for i in rows],
-                                [real[i] and steady[i] for i in rows])
+    relative = moderated.in_groups(lambda kept: moderated.pooled(*zip(*kept, strict=True)), [
+        (np.asarray(diffs[i], dtype=float) / scales[i], real[i]) for i in rows], [group[i] for i in rows])
     read = read_off([pairs[i] for i in rows], [[found[i][k] for k in RATIO_FIELDS[:3]] for i in rows], medians)
     for i, rel, ends in zip(rows, relative, read, strict=True):
         found[i] |= (dict(zip(DIFF_FIELDS, ends, strict=True)) | {"diff_df": found[i]["ratio_df"]} if ends else

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import stats
 from .machine import machine_summary
-from .pooled import DIFF_FIELDS, RATIO_FIELDS, pooled_intervals, read_off
+from .pooled import DIFF_FIELDS, RATIO_FIELDS, STEADY, pool_group, pooled_intervals, read_off
 from .program_memory import widest
 from .variants import RETRACES
 
@@ -110,13 +110,13 @@ def _pooled_comparisons(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     pairs = [(c["variant"], c["baseline"], c["mode"]) for c in compared]
     own = [[_own(d, c) for d in docs] for c in compared]
     return pooled_intervals(pairs, [[o["ratio"] for o in row] for row in own],
-                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs), recompiling(docs[0]))
+                            [[o["diff"] for o in row] for row in own], _medians(docs, pairs), pool_groups(docs[0]))
 
 
-def recompiling(doc: dict[str, Any]) -> set[tuple[str, str]]:
-    """The (variant, mode) a result times compiling in every call (a benchmark file's RECOMPILES)."""
-    return {(v, mode) for v, record in doc["variants"].items() for mode, m in record["modes"].items()
-            if m.get("recompiles")}
+def pool_groups(doc: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """A result's (variant, mode)s that pool apart from the steady ones, with their pool_group."""
+    return {(v, mode): group for v, record in doc["variants"].items() for mode, m in record["modes"].items()
+            if (group := pool_group(m)) != STEADY}
 
 
 def _one_process(doc: dict[str, Any]) -> dict[str, Any]:

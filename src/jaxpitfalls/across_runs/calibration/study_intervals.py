@@ -21,6 +21,7 @@ import pandas as pd
 from scipy.special import digamma, polygamma
 
 from ...harness import moderated
+from ...harness.pooled import STEADY, group_of, pool_group
 from ...harness.stats import is_difference, is_twin, wilson
 from ...report.tables.aggregate import POOLED
 from ..reference.reestimate import estimated_job
@@ -48,6 +49,19 @@ def table_jobs(root: Path) -> Iterator[Job]:
         steps = pd.read_csv(comparisons_csv.with_name("steps.csv")).assign(process=lambda t: t.process.astype(str))
         for config, rows in comparisons.groupby("config_id", sort=False):
             yield rows, steps[steps.config_id == config]
+
+
+def pool_parts(jobs: Sequence[Job]) -> tuple[list[Job], list[Job]]:
+    """Each job's comparison rows, then its steps, split as the estimators pool them."""
+    rows_parts, steps_parts = [], []
+    for rows, steps in jobs:
+        merged = steps[steps.process == POOLED]
+        groups = {(r.variant, r.mode): pool_group(r._asdict()) for r in merged.itertuples()}
+        by_pair = [group_of(pair, groups) for pair in zip(rows.variant, rows.baseline, rows["mode"], strict=True)]
+        by_own = [groups.get(key, STEADY) for key in zip(steps.variant, steps["mode"], strict=True)]
+        rows_parts += [(rows[[g == group for g in by_pair]], steps) for group in dict.fromkeys(by_pair)]
+        steps_parts += [(rows, steps[[g == group for g in by_own]]) for group in dict.fromkeys(by_own)]
+    return rows_parts, steps_parts
 
 
 def _processes(rows: pd.DataFrame) -> list[str]:
@@ -160,7 +174,9 @@ def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, p
     """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and medians' coverage,
     and their rows' split-process replication."""
     jobs = [job for root in roots for job in table_jobs(root)]
-    return len(jobs), twin_coverage(jobs), simulated_coverage(jobs), simulated_median_coverage(jobs), replicated(jobs)
+    rows_parts, steps_parts = pool_parts(jobs)
+    return (len(jobs), twin_coverage(jobs), simulated_coverage(rows_parts), simulated_median_coverage(steps_parts),
+            replicated(rows_parts))
 
 
 def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame,

@@ -14,8 +14,8 @@ import pandas as pd
 
 from ... import results
 from ...harness import moderated
-from ...harness.pooled import apart_in
-from ...harness.processes import recompiling
+from ...harness.pooled import STEADY, group_of
+from ...harness.processes import pool_groups
 from ...harness.stats import is_difference, is_twin
 from ...report.tables import bundle
 from ...report.tables.environments import COMPARABLE, code_version
@@ -79,7 +79,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
     for key in sorted(set(baseline) & set(current)):
         before, after = baseline[key], current[key]
         changed = environment_changes(before["environment"], after["environment"])
-        apart = recompiling(before) | recompiling(after)
+        groups = pool_groups(before) | pool_groups(after)
         measured = []
         for variant in sorted(v for v in set(before["variants"]) | set(after["variants"]) if not is_twin(v)):
             modes_before = before["variants"].get(variant, {}).get("modes", {})
@@ -91,7 +91,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
                 measured.append((len(rows), row | _medians(before, after, variant, mode, machine_units)
-                                 | {"_apart": (variant, mode) in apart}))
+                                 | {"_group": groups.get((variant, mode), STEADY)}))
                 rows.append({})  # its place, filled once the configuration's rows are estimated together
         for (place, _), estimated in zip(measured, _estimated([r for _, r in measured], threshold), strict=True):
             rows[place] = estimated
@@ -131,9 +131,9 @@ def _estimated(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, A
     """One configuration's rows judged over fresh processes, spreads pooled, with verdict and detectable change."""
     if not rows:
         return []
-    apart = [r.pop("_apart") for r in rows]
-    raw = moderated.in_groups(_two_sample, [r.pop("_raw") for r in rows], apart)
-    judged = moderated.in_groups(_two_sample, [r.pop("_judged") for r in rows], apart)
+    groups = [r.pop("_group") for r in rows]
+    raw = moderated.in_groups(_two_sample, [r.pop("_raw") for r in rows], groups)
+    judged = moderated.in_groups(_two_sample, [r.pop("_judged") for r in rows], groups)
     out = []
     for row, r, j in zip(rows, raw, judged, strict=True):
         (raw_ratio, raw_low, raw_high), (ratio, low, high) = r.as_ratio(), j.as_ratio()
@@ -183,8 +183,8 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
         both = sorted(set(before) & set(after))
         logs = [(log_medians(_ratio_groups(current[key], *row)), log_medians(_ratio_groups(baseline[key], *row)))
                 for row in both]
-        apart = recompiling(baseline[key]) | recompiling(current[key])
-        found = moderated.in_groups(_two_sample, logs, [apart_in(row, apart) for row in both])
+        groups = pool_groups(baseline[key]) | pool_groups(current[key])
+        found = moderated.in_groups(_two_sample, logs, [group_of(row, groups) for row in both])
         for (variant, against, mode), (a, b), f in zip(both, logs, found, strict=True):
             old, new = before[(variant, against, mode)], after[(variant, against, mode)]
             change, low, high = f.as_ratio()

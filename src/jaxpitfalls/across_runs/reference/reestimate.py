@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...harness.pooled import pooled_intervals, read_off
+from ...harness.pooled import STEADY, pool_group, pooled_intervals, read_off
 from ...report.tables.aggregate import ESTIMATE_COLUMNS, POOLED, overhead_table
 from ...report.tables.over_processes import compile_ratios_over_processes, steps_over_processes
 from .reference import table_paths
@@ -30,13 +30,15 @@ def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """One configuration's job rows from its processes' rows (one process: its ratios as they were, each
     difference read off its ratio)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
-    medians = (steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3).to_dict()
+    merged = steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"])
+    medians = (merged.median_ms / 1e3).to_dict()
+    groups = {key: group for key, row in merged.iterrows() if (group := pool_group(row)) != STEADY}
     pairs = [tuple(r[PAIR]) for _, r in job.iterrows()]
     if own.empty:
         return _read_off(job, pairs, medians)
     mine = [own.merge(pd.DataFrame([r[PAIR]]), on=PAIR).sort_values("process") for _, r in job.iterrows()]
     found = pooled_intervals(pairs, [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
-                             [list(m.diff_ms / 1e3) for m in mine], medians)
+                             [list(m.diff_ms / 1e3) for m in mine], medians, groups)
     new = pd.DataFrame([{MS.get(k, k): v * 1e3 if k in MS else v for k, v in f.items()} for f in found],
                        index=job.index)
     return job.drop(columns=[c for c in new if c in job]).join(new)[[*job.columns, *ESTIMATE_COLUMNS]]

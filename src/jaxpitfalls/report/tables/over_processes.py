@@ -11,6 +11,7 @@ import pandas as pd
 from scipy.special import expit, logit
 
 from ...harness import moderated
+from ...harness.pooled import pool_group
 
 POOLED = "all"  # a job's row, beside each worker process's own (`0`, `1`, ...)
 STEP_KEYS = ["variant", "mode"]
@@ -47,8 +48,8 @@ def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quant
     with np.errstate(divide="ignore"):  # log(0): a row the pool leaves out
         scaled = to_scale(values.to_numpy(dtype=float))
     held = np.isfinite(scaled).all(axis=1)
-    apart = job.set_index(keys)["recompiles"].fillna(False) if "recompiles" in job else None
-    groups = [bool(apart[tuple(key)]) if apart is not None else False for _, *key in values.index]
+    labels = job.set_index(keys)[[c for c in ("recompiles", "measures_compilation") if c in job]]
+    groups = [pool_group(labels.loc[tuple(key)]) for _, *key in values.index]
     found = iter(moderated.in_groups(pool, scaled[held], [g for g, h in zip(groups, held, strict=True) if h]))
     named = {c[0]: c for c in columns}
     for (column, *key), row, in_pool in zip(values.index, scaled, held, strict=True):
