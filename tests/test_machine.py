@@ -100,10 +100,16 @@ def _samplers(scripted: ScriptedMachine, seconds: float = 0.125):
     return {"a": scripted.sample(seconds), "b": scripted.sample(seconds)}
 
 
-def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed():
+def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed(caplog):
+    """The console says how long the wait may last and what keeps the rounds instead, then that it ended (a user
+    waited three minutes on a line that said neither)."""
     scripted = ScriptedMachine(others=[(0.0, 20.0, 0.5)])
-    samples, _, contended, record = interleaved(_samplers(scripted), Sampling(rounds=32), "c1 blocked",
-                                                watch=scripted)
+    with caplog.at_level("WARNING"):
+        samples, _, contended, record = interleaved(_samplers(scripted), Sampling(rounds=32), "c1 blocked",
+                                                    watch=scripted)
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("waiting for 1 s of quiet, up to" in m and "on_contention: warn" in m for m in said), said
+    assert any("c1 blocked: quiet again after 19.0 s" in m for m in said), said
     assert len(samples["a"]) == 32 and not any(contended["a"])
     (wait,) = record["waits"]  # from the first window's end (2 s) until 1 s of quiet after the neighbour stops
     assert wait["quiet"] and wait["quiet_s"] == 1.0 and wait["others_share_max"] == 0.5

@@ -85,13 +85,15 @@ class Contention:
         allowed_s = self.sampling.max_wait_s - self.spent_s
         if allowed_s < quiet_s:  # the quiet stretch asked for cannot fit in what is left
             raise MachineBusy(self._message(activity, self._spent()))
-        log.warning("%s: window re-timed: %s; waiting for %.0f s of quiet", self.label, activity.describe(), quiet_s)
+        log.warning("%s: window re-timed: %s; waiting for %.0f s of quiet, up to %.0f s (measure.max_wait_s; "
+                    "measure.on_contention: warn keeps such rounds, marked, instead)", self.label, activity.describe(),
+                    quiet_s, allowed_s)
         wait = until_quiet(self.watch, self.sampling.max_busy_share, quiet_s, allowed_s)
         self.spent_s += wait.seconds
         self.waits.append(wait)
         if not wait.quiet:
             raise MachineBusy(self._message(activity, self._spent()))
-        log.info("%s: quiet again after %.1f s; re-timing", self.label, wait.seconds)
+        log.warning("%s: quiet again after %.1f s; re-timing", self.label, wait.seconds)  # the wait's end, as its start
         return False
 
     @property
