@@ -15,13 +15,14 @@ from jaxpitfalls.report.tables.study_allocation import allocation_lines, varianc
 PATTERN = np.array([0.1, -0.1, 0.1, -0.1, 0.0])  # every process's round log-ratios: no offset between processes
 
 
-def _doc(processes: int, offsets: list[float] | None = None, walls: bool = True) -> dict:
+def _doc(processes: int, offsets: list[float] | None = None, walls: bool = True, waited_s: float = 0.0) -> dict:
     """A job of `processes` x 5 rounds of one mode, v against f; every round takes 1 s of wall (its samplers 0.8)."""
     offsets = offsets or [0.0] * processes
     f = [{"samples_s": [0.01] * 5} for _ in range(processes)]
     v = [{"samples_s": list(0.01 * np.exp(PATTERN + o))} for o in offsets]
     machine = {"rounds_kept": 5 * processes, "rounds_retried": 0}
-    recorded = {"sampled_s": {"f": 2 * processes, "v": 2 * processes}, "rounds_s": 5.0 * processes}
+    recorded = {"sampled_s": {"f": 2 * processes, "v": 2 * processes}, "rounds_s": 5.0 * processes,
+                "waited_s": waited_s}
     return {"processes": processes, "comparisons": [{"variant": "v", "baseline": "f", "mode": "m"}],
             "variants": {"f": {"modes": {"m": {"processes": f}}}, "v": {"modes": {"m": {"processes": v}}}},
             "machine": {"m": machine | (recorded if walls else {})}}
@@ -53,6 +54,14 @@ def test_processes_that_agree_are_spent_on_rounds_and_the_line_says_so():
     assert line.startswith("`c`: 8 x 5 rounds in 120 s; 3 x 14 reach its variance in about 72 s")
     assert "a process 10.0 s, a round 1.00 s" in line
     assert count == "0 of 1 configurations within 10% of their cheapest plan"
+
+
+def test_waiting_for_a_busy_machine_is_no_process_s_cost():
+    """The same job having waited 180 s for quiet (a user's walk: its plan read a process at 66.8 s, mostly the
+    wait): the same plan, the wait said apart."""
+    (line, _) = allocation_lines(_checks(_doc(8, waited_s=180.0), 300.0))
+    assert line.startswith("`c`: 8 x 5 rounds in 120 s (and 180 s waiting for quiet); 3 x 14 reach its variance in "
+                           "about 72 s") and "a process 10.0 s" in line
 
 
 def test_a_job_near_its_cheapest_plan_is_only_counted():

@@ -32,27 +32,29 @@ def _rows(doc: dict[str, Any]) -> list[list[np.ndarray]]:
 
 
 def variance_columns(doc: dict[str, Any]) -> dict[str, float]:
-    """A job's variance parts, rounds per process (the rows' harmonic mean: a plan scales every mode's alike) and a
-    round's share of all rounds' wall; NaN for one process or an older result."""
+    """A job's variance parts, rounds per process (the rows' harmonic mean: a plan scales every mode's alike), a
+    round's share of all rounds' wall and the seconds it waited for quiet; NaN for one process or an older result."""
     machine = doc["machine"]
     if doc.get("processes", 1) < 2 or any("rounds_s" not in m for m in machine.values()):
-        return dict.fromkeys(COLUMNS, math.nan)
+        return dict.fromkeys((*COLUMNS, "waited_s"), math.nan)
     rows = _rows(doc)
     if not rows:
-        return dict.fromkeys(COLUMNS, math.nan)
+        return dict.fromkeys((*COLUMNS, "waited_s"), math.nan)
     within, between = variance_parts(rows)
     rounds = 1 / float(np.mean([np.mean([1 / len(x) for x in row]) for row in rows]))
     walls = sum(m["rounds_s"] for m in machine.values())
     return {"within_var": within, "between_var": between, "round_s": walls / (rounds * doc["processes"]),
-            "rounds_per_process": rounds}
+            "rounds_per_process": rounds, "waited_s": sum(m.get("waited_s", 0.0) for m in machine.values())}
 
 
 def _plan(row: Any) -> tuple[int, int, float, float] | None:
-    """A job's cheapest plan at the variance it reached (rounds, processes, seconds) and a process's cost."""
+    """A job's cheapest plan at the variance it reached (rounds, processes, seconds) and a process's cost; waiting
+    for a busy machine is no cost of a process or a round."""
     if not all(math.isfinite(getattr(row, c, math.nan)) for c in (*COLUMNS, "job_seconds")):
         return None
     processes, rounds = int(row.processes), float(row.rounds_per_process)
-    process_s = row.job_seconds / processes - rounds * row.round_s
+    waited = getattr(row, "waited_s", 0.0)  # a table from before it was kept: none said
+    process_s = (row.job_seconds - (waited if math.isfinite(waited) else 0.0)) / processes - rounds * row.round_s
     reached = (row.between_var + row.within_var / rounds) / processes
     if not (reached > 0 and process_s > 0):
         return None
@@ -71,11 +73,13 @@ def allocation_lines(checks: pd.DataFrame) -> list[str]:
             continue
         planned += 1
         then_rounds, then_processes, then_s, process_s = found
-        if then_s >= (1 - SAVING) * row.job_seconds:
+        spent = row.processes * (process_s + row.rounds_per_process * row.round_s)  # the job less its waits
+        if then_s >= (1 - SAVING) * spent:
             near += 1
             continue
+        waited = f" (and {row.job_seconds - spent:.0f} s waiting for quiet)" if row.job_seconds - spent >= 0.5 else ""
         lines.append(f"`{row.config_id}`: {int(row.processes)} x {row.rounds_per_process:.3g} rounds in "
-                     f"{row.job_seconds:.0f} s; {then_processes} x {then_rounds} reach its variance in about "
+                     f"{spent:.0f} s{waited}; {then_processes} x {then_rounds} reach its variance in about "
                      f"{then_s:.0f} s (a process {process_s:.1f} s, a round {row.round_s:.2f} s; sd between its "
                      f"{int(row.processes)} processes {math.sqrt(row.between_var):.2%}, within one "
                      f"{math.sqrt(row.within_var):.2%})")
