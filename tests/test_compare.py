@@ -142,6 +142,7 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     medians = text[text.index("## Medians"):].split("\n| study")[1].split("|")
     assert [c.strip() for c in medians[1:8]] == ["config_id", "variant", "mode", "verdict", "ratio", "ratio_ci_low",
                                                   "ratio_ci_high"]  # the number after the row's names
+    assert "`judged_on` raw samples" in text[text.index("## Medians"):].split("\n| study")[0]  # once, above
     calm = table.assign(verdict="unchanged")  # no row moved: the estimates and their intervals still said
     assert re.search(r"- no row moved beyond ±0.05: ratios \d\.\d{3}x to \d\.\d{3}x, their intervals ±[\d.]+% to "
                      r"±[\d.]+%", "\n".join(compare_report.in_brief(calm, 0.05)))

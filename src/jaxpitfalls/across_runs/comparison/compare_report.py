@@ -58,6 +58,7 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float, primary: Sequence[st
     if not len(ratios):
         return ["_(no paired ratio measured on both sides)_", ""]
     per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
+    shown, hoisted = _hoisted(_leading(ratios, "change"))
     return [
         f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
         "(current / baseline over fresh processes, Student's t on their pooled spread, 95%). The runs agree on "
@@ -67,18 +68,29 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float, primary: Sequence[st
         "Verdicts: " + counts(ratios), "",
         *familywise.line(ratios, "change", threshold, primary),
         *could_tell(ratios, threshold),
-        _leading(ratios, "change").to_markdown(index=False, floatfmt=".4g"), "",
+        *hoisted,
+        shown.to_markdown(index=False, floatfmt=".4g"), "",
     ]
+
+
+NAMES = ("study", "config_id", "variant", "against", "mode", "verdict")  # a row's own: kept in it
 
 
 def _leading(table: pd.DataFrame, value: str) -> pd.DataFrame:
     """The row's names, its verdict and its number with its interval first; what they rest on after."""
-    first = [c for c in ("study", "config_id", "variant", "against", "mode", "verdict", value, f"{value}_ci_low",
-                         f"{value}_ci_high") if c in table]
+    first = [c for c in (*NAMES, value, f"{value}_ci_low", f"{value}_ci_high") if c in table]
     return table[first + [c for c in table.columns if c not in first]]
 
 
 BRIEF_ROWS = 20  # rows that moved named in brief; the rest are in the table
+
+
+def _hoisted(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Text columns the same in every row, said once above the table, not down it."""
+    same = [c for c in table.columns if pd.api.types.is_string_dtype(table[c]) and len(table) > 1
+            and table[c].nunique(dropna=False) == 1 and c not in NAMES]
+    said = "; ".join(f"`{c}` {table[c].iloc[0]}" for c in same)
+    return table.drop(columns=same), ([f"In every row: {said}.", ""] if same else [])
 
 
 def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
@@ -115,7 +127,7 @@ def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
 
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
              primary: Sequence[str] = (), plans: pd.DataFrame | None = None) -> str:
-    shown = _leading(table.drop(columns=["metric"]), "ratio") if len(table) else table
+    shown, hoisted = _hoisted(_leading(table.drop(columns=["metric"]), "ratio")) if len(table) else (table, [])
     lines = [
         "# Comparison with a baseline run", "",
         *in_brief(table, threshold),
@@ -139,6 +151,7 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "## Medians", "",
         "Verdicts: " + counts(table), "",
         *could_tell(table, threshold),
+        *hoisted,
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration on both sides)_", "",
         "## Paired ratios: do the runs reach the same conclusions?", "",
         *_ratios_section(ratios, threshold, primary),

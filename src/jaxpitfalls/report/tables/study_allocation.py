@@ -48,8 +48,8 @@ def variance_columns(doc: dict[str, Any]) -> dict[str, float]:
 
 
 def _plan(row: Any) -> tuple[int, int, float, float] | None:
-    """A job's cheapest plan at the variance it reached (rounds, processes, seconds) and a process's cost; waiting
-    for a busy machine is no cost of a process or a round."""
+    """A job's cheapest plan at the variance it reached (rounds, processes, seconds) and a process's cost, waits
+    left out."""
     if not all(math.isfinite(getattr(row, c, math.nan)) for c in (*COLUMNS, "job_seconds")):
         return None
     processes, rounds = int(row.processes), float(row.rounds_per_process)
