@@ -166,13 +166,44 @@ def test_an_expectation_is_judged_and_said_as_its_sentence_speaks():
         tables = {"checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]})}
         base_id = "n8"
 
-        def pair(self, a, b, mode):
+        def pair(self, a, b, config_id=None, mode=None):
             return row
 
     judged = judge(e, OneRow())
     assert judged.measured.startswith("t(b) / t(a) = 4.724x [0.081, 273.977]") and "crosses 20;" in judged.reason
     slower = parse_expectation("a no more than 5% slower than b", VARIANTS)
     assert slower.spoken == ("t(a) / t(b)", None, 1.05) and slower.rule.endswith("wholly below 1.05")
+
+
+def test_a_sentence_at_a_swept_value_is_judged_at_that_configuration_and_an_unknown_one_is_refused(tmp_path):
+    """A user's walk: to say "scan faster than unrolled at the longest length" the length had to be the base."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.judges import configuration, judge
+
+    e = parse_expectation("a faster than b at n=32 when pipelined", VARIANTS)
+    assert (e.at, e.mode) == (("n", "32"), "pipelined") and "t(b) / t(a) at n=32, pipelined mode" in e.rule
+    rows = {"n8": (1.0, 0.9, 1.1), "n32": (0.5, 0.45, 0.55)}  # t(a) / t(b) at each configuration
+
+    class TwoConfigs:
+        comp = pd.DataFrame({"config_id": ["n8", "n32"], "variant": ["a", "a"], "baseline": ["b", "b"],
+                             "n": [8, 32], "axes": ["n", "n"]})
+        tables = {"checks": pd.DataFrame({"config_id": ["n8", "n32"], "processes": [2, 3]})}
+        base_id = "n8"
+
+        def pair(self, a, b, config_id=None, mode=None):
+            return pd.Series(dict(zip(("ratio", "ratio_ci_low", "ratio_ci_high"), rows[config_id], strict=True)))
+
+    assert configuration(e, TwoConfigs()) == "n32" and configuration(parse_expectation(
+        "a faster than b at n=32.0", VARIANTS), TwoConfigs()) == "n32"
+    judged = judge(e, TwoConfigs())
+    assert judged.verdict == "reproduced" and judged.measured.startswith("t(b) / t(a) = 2.000x [1.818, 2.222] at n=32")
+    absent = judge(parse_expectation("a faster than b at n=64", VARIANTS), TwoConfigs())
+    assert absent.verdict == "not measured" and "no configuration at n=64 in this run" in absent.measured
+    with pytest.raises(BenchFileRefused, match=r"'width' is not a parameter of setup \(n, dtype, scale, shape\)"):
+        read(write(tmp_path, GOOD + 'EXPECT = ["square faster than power at width=8"]\n'))
+    with pytest.raises(ValueError, match="leave 'at ...' out"):
+        parse_expectation("a uses less memory than b at n=32", VARIANTS)
 
 
 def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():

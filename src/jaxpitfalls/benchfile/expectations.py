@@ -1,5 +1,5 @@
-"""A benchmark file's expectations, judged like claims. The sentences (`Nx` or `N%`, optionally ending `when
-pipelined`, or `when first run` in a file that times first runs):
+"""A benchmark file's expectations, judged like claims. The sentences (`Nx` or `N%`, optionally ending `at AXIS=VALUE`
+(a configuration other than the base), then `when pipelined`, or `when first run` in a file that times first runs):
     A faster than B | A slower than B
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
@@ -18,7 +18,8 @@ FIRST_RUN_MODE = "first_run"  # a FIRST_RUN file's third mode: a call from clear
 _SENTENCE = re.compile(
     r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
-    r"(?P<b>\w+)(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
+    r"(?P<b>\w+)(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?"
+    r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
 _MEMORY = re.compile(
     r"^(?P<a>\w+)\s+uses\s+(?:(?P<bound>at least|no more than|at most)\s+(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s+)?"
     r"(?P<direction>less|more)\s+memory\s+than\s+(?P<b>\w+)\s*\.?$", re.IGNORECASE)
@@ -37,6 +38,11 @@ class Expectation:
     faster: bool
     mode: str = "blocked"
     memory: bool = False
+    at: tuple[str, str] | None = None  # the configuration judged, by one of setup's values: else the base
+
+    @property
+    def where(self) -> str:
+        return f"at {self.at[0]}={self.at[1]}" if self.at else "at the base configuration"
 
     @property
     def key(self) -> str:
@@ -71,7 +77,7 @@ class Expectation:
             edge = "" if low == 1 or high == 1 else " or at the edge"
             return (f"{what} at the base configuration, the total XLA plans for each variant's largest program's "
                     f"buffers on a device: exact (no interval), {edges}{edge}")
-        return f"{what} at the base configuration, {self.mode} mode: the 95% interval wholly {edges}"
+        return f"{what} {self.where}, {self.mode} mode: the 95% interval wholly {edges}"
 
 
 def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
@@ -79,12 +85,15 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     m = _SENTENCE.match(text.strip()) or _MEMORY.match(text.strip())
     if m is None and re.search(r"\buses\b.*\bmemory\s+than\b.*\bwhen\b", text, re.IGNORECASE):
         raise ValueError("memory is judged on XLA's plan of the programs, which no mode changes: leave 'when ...' out")
+    if m is None and re.search(r"\bmemory\s+than\s+\w+\s+at\b", text, re.IGNORECASE):
+        raise ValueError("memory is judged at the base and counted at every other configuration: leave 'at ...' out")
     if m is None and re.search(r"\buses\s+\d", text, re.IGNORECASE):
         raise ValueError("say 'at least' or 'no more than' before a size: 'a uses at least 40% less memory than b'")
     if m is None:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
                          "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
-                         "'when pipelined' or 'when first run'), 'donated uses at least 40% less memory than copied'")
+                         "'at n=1024', then 'when pipelined' or 'when first run'), 'donated uses at least 40% less "
+                         "memory than copied'")
     a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
     for name in (a, b):
         if name not in variants:
@@ -101,7 +110,8 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
         return Expectation(text.strip(), a, b, low, high, faster, memory=True)
     when = (m["when"] or "").lower()
     mode = "blocked" if not when else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
-    return Expectation(text.strip(), a, b, low, high, faster, mode)
+    at = (m["axis"], m["value"]) if m["axis"] else None
+    return Expectation(text.strip(), a, b, low, high, faster, mode, at=at)
 
 
 def _size(number: str | None, unit: str | None, less: bool) -> float | None:

@@ -18,10 +18,10 @@ from .reader import read
 from .spec import spec
 
 
-def ratio(run: Run, a: str, b: str, mode: str) -> tuple[float, float, float, float | None]:
-    """t(a) / t(b) with its 95% interval at the base, from whichever row times the pair, and its df (or None)."""
+def ratio(run: Run, a: str, b: str, mode: str, config_id: str) -> tuple[float, float, float, float | None]:
+    """t(a) / t(b) with its 95% interval at `config_id`, from whichever row times the pair, and its df (or None)."""
     forward = ((run.comp.variant == a) & (run.comp.baseline == b)).any()
-    row = run.pair(a, b, mode=mode) if forward else run.pair(b, a, mode=mode)
+    row = run.pair(a, b, config_id, mode=mode) if forward else run.pair(b, a, config_id, mode=mode)
     value, low, high = ratio_of(row)
     df = row.get("ratio_df")
     df = float(df) if df is not None and np.isfinite(df) else None
@@ -89,20 +89,49 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
                   headline=Estimate(r, r, r, "x", what), edges=tuple(x for x in (low, high) if x))
 
 
+def configuration(e: Expectation, run: Run) -> str | None:
+    """The configuration an expectation is judged at: the base, or the one whose `at` axis has its value (the
+    nearest the base on the other axes); None where the run has none."""
+    if e.at is None:
+        return run.base_id
+    axis, value = e.at
+    if axis not in run.comp:
+        return None
+    configs = run.comp.drop_duplicates("config_id").set_index("config_id")
+    found = configs[configs[axis].astype(str).map(_same(value))]
+    axes = str(configs.loc[run.base_id, "axes"]) if "axes" in configs and run.base_id in configs.index else ""
+    others = [c for c in axes.split(",") if c in configs and c != axis]
+    return min(found.index, key=lambda c: sum(str(found.loc[c, o]) != str(configs.loc[run.base_id, o])
+                                              for o in others), default=None)
+
+
+def _same(value: str):
+    """Whether a table's value reads as the sentence's (8 as 8.0 too)."""
+    def same(found: str) -> bool:
+        try:
+            return float(found) == float(value)
+        except ValueError:
+            return found == value
+    return same
+
+
 def judge(expectation: Expectation, run: Run) -> Judged:
     """One expectation on this run, shown as its sentence speaks (a speed-up where it says faster)."""
     e = expectation
     if e.memory:
         return judge_memory(e, run)
-    *r, df = ratio(run, e.a, e.b, e.mode)
+    config_id = configuration(e, run)
+    if config_id is None:
+        return Judged(measured=f"{NOT_MEASURED_TEXT} no configuration {e.where} in this run", verdict=NOT_MEASURED)
+    *r, df = ratio(run, e.a, e.b, e.mode, config_id)
     shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else tuple(r)
     what, low, high = e.spoken
     holds = "inside" if low and high else "above" if low else "below"
     checks = run.tables["checks"]
-    processes = int(checks.loc[checks.config_id == run.base_id, "processes"].max())
+    processes = int(checks.loc[checks.config_id == config_id, "processes"].max())
     decision = decide(shown[1], shown[2], *(x for x in (low, high) if x), holds=holds, log=True, df=df,
                       processes=processes)
-    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} at the base configuration ({e.mode})",
+    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} {e.where} ({e.mode})",
                            headline=Estimate(*shown, "x", what), edges=tuple(x for x in (low, high) if x))
 
 

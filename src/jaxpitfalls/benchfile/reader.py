@@ -169,8 +169,9 @@ def _variants(path: Path, tree: ast.Module, node: ast.expr | None) -> tuple[dict
     return variants, problems
 
 
-def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str],
-                  first_run: bool | None) -> tuple[Expectation, ...]:
+def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str], first_run: bool | None,
+                  axes: tuple[str, ...] | None) -> tuple[Expectation, ...]:
+    """EXPECT's sentences (`axes`: setup's parameters an `at` may name; None: any)."""
     lines = _literal(path, "EXPECT", node, [], (list, tuple))
     found, problems = [], []  # every sentence's problem at once, a line each
     for i, line in enumerate(lines):
@@ -183,6 +184,9 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str],
         except ValueError as e:
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {e}")))
             continue
+        if found[-1].at and axes is not None and found[-1].at[0] not in axes:
+            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {found[-1].at[0]!r} is not a parameter of "
+                                                  f"setup ({', '.join(axes) or 'it takes none'})")))
         if found[-1].mode == FIRST_RUN_MODE and first_run is False:  # None: FIRST_RUN refused already
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: first runs are timed where the file sets "
                                                   "FIRST_RUN = True")))
@@ -224,7 +228,9 @@ def read(path: str | Path) -> BenchFile:
     recompiles = _attempt(problems, lambda: _why(path, "RECOMPILES", assigned.get("RECOMPILES"), variants, floor,
                                                  "it compiles in every call")) or {}
     first_run = _attempt(problems, lambda: _literal(path, "FIRST_RUN", assigned.get("FIRST_RUN"), False, bool))
-    expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants, first_run)) or ()
+    names = None if open_axes else tuple(a.name for a in axes)
+    expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants, first_run,
+                                                            names)) or ()
     if problems:
         raise BenchFileRefused("\n".join(problems))
     return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
