@@ -142,6 +142,8 @@ def test_a_workers_warnings_reach_its_jobs_console_and_everything_its_log(tmp_pa
     worker.write_text(ANSWERS + "import sys\nfrom jaxpitfalls import runtime\n"
                       "log = runtime.start(sys.argv[1], append=True)\n"
                       "log.info('round 1/3')\nlog.warning('waiting for 5 s of quiet')\n"
+                      "import logging\n"
+                      "logging.getLogger('jax._src.xla_bridge').info(\"Unable to initialize backend 'tpu'\")\n"
                       "answer_first(replies, lambda: {'ok': 1}, 'measuring')\n")
     job.write_text("import sys\nfrom jaxpitfalls import runtime\nfrom jaxpitfalls.harness.workers import PipeWorker\n"
                    "runtime.start(sys.argv[1]).info('the job starts')\n"
@@ -153,3 +155,4 @@ def test_a_workers_warnings_reach_its_jobs_console_and_everything_its_log(tmp_pa
     assert "the job starts" in proc.stderr and "waiting for 5 s of quiet" in proc.stderr
     assert "round 1/3" not in proc.stderr
     assert all(line in log.read_text() for line in ("the job starts", "round 1/3", "waiting for 5 s of quiet"))
+    assert "initialize backend" not in log.read_text()  # JAX's INFO on each absent platform: in no job's log

@@ -103,6 +103,8 @@ def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str
         level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", handlers=handlers,
         force=True,
     )
+    # JAX's INFO for each platform it finds absent ("Unable to initialize backend 'tpu'") opened every job's log
+    logging.getLogger("jax._src.xla_bridge").setLevel(logging.WARNING)
     log = logging.getLogger("jaxpitfalls")
 
     def log_uncaught(kind, value, tb):
