@@ -713,3 +713,33 @@ def test_the_report_says_what_compiling_in_every_call_costs_and_why(tmp_path):
     assert [t for t, _, _ in Report(spec("bench", path)).tables(
         {"steps": steps, "checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]}),
          "overhead": pd.DataFrame()})][-1] != title  # no RECOMPILES, no such table
+
+
+def test_first_calls_are_drawn_apart_from_the_warm_medians(tmp_path):
+    """A user's walk: first calls of 100-1200 ms on the warm medians' log axis squeezed 0.43 against 0.51 ms into
+    one dot."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, '''
+        def one(x):
+            return lambda: f(x)
+
+        def other(x):
+            g = jax.jit(f)
+            return lambda: g(x)
+
+        VARIANTS = {"one": one, "other": other}
+        FIRST_RUN = True
+    ''').path
+    steps = pd.DataFrame({"config_id": "n8", "axes": "n", "n": 8, "variant": ["one", "other"] * 2,
+                          "mode": ["blocked"] * 2 + ["first_run"] * 2, "demonstration": "",
+                          "median_ms": [0.43, 0.51, 900.0, 1200.0]}).assign(
+        median_ci_low_ms=lambda t: t.median_ms * 0.95, median_ci_high_ms=lambda t: t.median_ms * 1.05)
+    figures = Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(), "comparisons":
+                                                   pd.DataFrame(columns=["config_id", "mode", "variant", "baseline",
+                                                                         "axes", "demonstration"])})
+    warm, first = (figures[name].axes[0] for name in ("medians", "medians_first_run"))
+    assert warm.get_ylim()[1] < 1 and first.get_ylim()[0] > 100

@@ -58,6 +58,7 @@ def test_every_example_runs_through_every_rule(examples_run):
         assert checks.signatures_distinct.all() and checks.outputs_agree.all()
         figures = {p.stem for p in (examples_run / f"reports/figures/{name}").glob("*.png")}
         assert {"medians", "time_split"} <= figures
+        assert ("medians_first_run" in figures) == (name == "vmap_loop")  # its FIRST_RUN: a first call apart
         assert ("scaling" in figures) == ("memory" in figures) == any(toy["sweep"].values())
     # XLA's plan: the donated update writes into its argument's buffer, about half the copy's peak
     assert "### What each variant's largest program holds" in report

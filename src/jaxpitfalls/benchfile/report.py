@@ -16,7 +16,9 @@ from ..harness.stats import COMPILING_STAGES
 from .expectations import FIRST_RUN_MODE
 
 FIGURES = {
-    "medians": "Median time per call at the base configuration, per variant and mode, with 95% intervals.",
+    "medians": "Median time per call at the base configuration, per variant and warm mode, with 95% intervals.",
+    "medians_first_run": "A first call's median at the base configuration, per variant (first_run mode: tracing, "
+                         "compiling, running), with 95% intervals; on its own axis, beside which warm calls vanish.",
     "scaling": "Median time per call (blocked mode) against each swept axis, the others at the base; one panel per "
                "axis, with 95% intervals.",
     "ratios": "Each variant's time over the floor's (blocked mode) against each swept axis, with 95% intervals: "
@@ -205,9 +207,13 @@ class Report:
     def figures(self, tables: dict[str, pd.DataFrame]) -> dict[str, object]:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         base = steps[steps.config_id == base_config_id(steps)]
-        found = {"medians": bars(base, x="variant", y="median_ms", hue="mode", order=self.spec.variants,
-                                 low="median_ci_low_ms", high="median_ci_high_ms", log=True,
-                                 ylabel="median per call (ms)", title=f"{self.spec.name}: time per call")}
+        first = base["mode"] == FIRST_RUN_MODE
+        found = {name: bars(part, x="variant", y="median_ms", hue="mode", order=self.spec.variants,
+                            low="median_ci_low_ms", high="median_ci_high_ms", log=True,
+                            ylabel="median per call (ms)", title=f"{self.spec.name}: {title}")
+                 for name, part, title in (("medians", base[~first], "time per call"),
+                                           ("medians_first_run", base[first], "a first call's time"))
+                 if not part.empty}
         comp = measured(tables["comparisons"])
         for mode in [m for m in ("blocked", FIRST_RUN_MODE) if m in self.spec.modes]:
             found |= self._swept(steps, comp, mode)
