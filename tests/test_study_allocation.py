@@ -29,8 +29,10 @@ def _doc(processes: int, offsets: list[float] | None = None, walls: bool = True,
 
 
 def _checks(doc: dict, job_seconds: float) -> pd.DataFrame:
+    """The checks table's row: the plan's columns, the job's seconds and its waits (job_checks.quietness's)."""
     return pd.DataFrame([{"config_id": "c", "processes": doc["processes"], "job_seconds": job_seconds}
-                         | variance_columns(doc)])
+                         | variance_columns(doc) | {"waited_s": sum(m.get("waited_s", 0.0)
+                                                                  for m in doc["machine"].values())}])
 
 
 def test_the_variance_parts_and_a_rounds_cost_come_from_the_jobs_own_rounds():

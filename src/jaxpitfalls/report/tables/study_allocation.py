@@ -33,18 +33,18 @@ def _rows(doc: dict[str, Any]) -> list[list[np.ndarray]]:
 
 def variance_columns(doc: dict[str, Any]) -> dict[str, float]:
     """A job's variance parts, rounds per process (the rows' harmonic mean: a plan scales every mode's alike), a
-    round's share of all rounds' wall and the seconds it waited for quiet; NaN for one process or an older result."""
+    round's share of all rounds' wall; NaN for one process or an older result."""
     machine = doc["machine"]
     if doc.get("processes", 1) < 2 or any("rounds_s" not in m for m in machine.values()):
-        return dict.fromkeys((*COLUMNS, "waited_s"), math.nan)
+        return dict.fromkeys(COLUMNS, math.nan)
     rows = _rows(doc)
     if not rows:
-        return dict.fromkeys((*COLUMNS, "waited_s"), math.nan)
+        return dict.fromkeys(COLUMNS, math.nan)
     within, between = variance_parts(rows)
     rounds = 1 / float(np.mean([np.mean([1 / len(x) for x in row]) for row in rows]))
     walls = sum(m["rounds_s"] for m in machine.values())
     return {"within_var": within, "between_var": between, "round_s": walls / (rounds * doc["processes"]),
-            "rounds_per_process": rounds, "waited_s": sum(m.get("waited_s", 0.0) for m in machine.values())}
+            "rounds_per_process": rounds}
 
 
 def _plan(row: Any) -> tuple[int, int, float, float] | None:
@@ -53,7 +53,7 @@ def _plan(row: Any) -> tuple[int, int, float, float] | None:
     if not all(math.isfinite(getattr(row, c, math.nan)) for c in (*COLUMNS, "job_seconds")):
         return None
     processes, rounds = int(row.processes), float(row.rounds_per_process)
-    waited = getattr(row, "waited_s", 0.0)  # a table from before it was kept: none said
+    waited = getattr(row, "waited_s", 0.0)  # the checks table's (job_checks.quietness)
     process_s = (row.job_seconds - (waited if math.isfinite(waited) else 0.0)) / processes - rounds * row.round_s
     reached = (row.between_var + row.within_var / rounds) / processes
     if not (reached > 0 and process_s > 0):
