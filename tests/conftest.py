@@ -4,6 +4,7 @@ one smoke run of the real workflow that every test reading it shares."""
 from __future__ import annotations
 
 import fcntl
+import sys
 
 import pytest
 from configs import SMOKE_XLA_FLAGS
@@ -67,6 +68,15 @@ def build_tiny_runners(model_dir):
 def tiny_runners(tiny_bert_dir):
     """The tiny runners built once (their programs compile once), for tests that call them warm."""
     return build_tiny_runners(tiny_bert_dir)
+
+
+@pytest.fixture(autouse=True)
+def _figures_closed():
+    """Each test's figures closed after it: a worker's files run one after another in one process, and pyplot keeps
+    every figure a test drew without closing it (matplotlib warns past 20)."""
+    yield
+    if (pyplot := sys.modules.get("matplotlib.pyplot")) is not None:
+        pyplot.close("all")
 
 
 # The smoke run checks what the jobs compute, never how fast: profiles/smoke runs two timing jobs at a time, one

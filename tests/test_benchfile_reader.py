@@ -196,6 +196,8 @@ def test_a_sentence_at_a_swept_value_is_judged_at_that_configuration_and_an_unkn
 
     assert configuration(e, TwoConfigs()) == "n32" and configuration(parse_expectation(
         "a faster than b at n=32.0", VARIANTS), TwoConfigs()) == "n32"
+    assert parse_expectation("a faster than b at n=-1", VARIANTS).key != parse_expectation(
+        "a faster than b at n=1", VARIANTS).key  # not "states one expectation twice"
     judged = judge(e, TwoConfigs())
     assert judged.verdict == "reproduced" and judged.measured.startswith("t(b) / t(a) = 2.000x [1.818, 2.222] at n=32")
     absent = judge(parse_expectation("a faster than b at n=64", VARIANTS), TwoConfigs())

@@ -39,6 +39,14 @@ def test_halves_differ_beyond_their_interval_in_about_5_percent_where_the_interv
     assert "Target 3%-7%: met by its point, its interval reaching beyond." in between_processes.split_line(found)
 
 
+def test_a_job_s_kinds_estimated_apart_count_as_one_job_of_clustered_rows():
+    """The studies' jobs split by kind (`job#part`) share their processes: one cluster, not two."""
+    jobs = _jobs(np.full(12, 0.02), processes=6)
+    parts = [(f"{name}#{k}", logs[k * 6:(k + 1) * 6]) for name, logs in jobs for k in range(2)]
+    whole, split = (between_processes.split_share(between_processes.split_margins(j)) for j in (jobs, parts))
+    assert split["jobs"] == whole["jobs"] == 16 and split["rows"] == whole["rows"]
+
+
 def test_intervals_narrower_than_the_spread_between_processes_gives_fail_the_check(monkeypatch):
     """An estimator whose intervals are 60% of what the processes' spread gives: the halves differ beyond them far
     more often than 5%, and the page says the target was missed."""

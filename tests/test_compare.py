@@ -466,3 +466,12 @@ def test_each_lockstep_sides_memory_plans_are_set_against_the_first_sides():
     table = memory_plans.sides([doc])
     assert table[["side", "variant", "change"]].values.tolist() == [["same", "jitted", 1.0], ["donated", "jitted", 0.5]]
     assert "1 of 2 moved" in "\n".join(memory_plans.section(table))  # NumPy's variant planned nothing: no row
+
+
+def test_a_column_blank_in_every_row_is_dropped_not_said():
+    """Identical environments: `environment_changes` blank everywhere, nothing to say of it above the table."""
+    table = pd.DataFrame({"study": ["s", "s"], "variant": ["a", "b"], "environment_changes": ["", ""],
+                          "judged_on": ["raw samples", "raw samples"], "ratio": [1.0, 1.1]})
+    shown, said = compare_report._hoisted(table)
+    assert said == ["In every row: `judged_on` raw samples.", ""] and list(shown.columns) == ["study", "variant",
+                                                                                              "ratio"]

@@ -42,6 +42,20 @@ def test_a_job_s_median_is_its_processes_medians_mean_on_the_log_scale_with_t_ov
         assert job.median_ci_low_ms < min(own[variant]) and job.median_ci_high_ms > max(own[variant])
 
 
+def test_a_first_run_s_median_pools_its_spread_apart_from_the_warm_variants():
+    """A variant whose samples compile (`measures_compilation`) is estimated on its own spread, as the job's merge
+    estimates its ratios (pooled.pool_group)."""
+    docs = [process_doc(1.0, seed) for seed in range(3)]
+    for doc in docs:
+        doc["variants"]["v"]["modes"]["m"]["measures_compilation"] = True
+    steps = aggregate.steps_table([merge(docs) | JOB])
+    for variant in ("f", "v"):
+        own = [row(steps, variant=variant, process=str(p)).median_ms for p in range(3)]
+        job = row(steps, variant=variant, process="all")
+        alone = moderated.estimate(np.log(own)).as_ratio()  # nothing else in its kind: its own spread alone
+        assert (job.median_ms, job.median_ci_low_ms, job.median_ci_high_ms) == pytest.approx(alone)
+
+
 def test_a_slow_process_widens_the_job_s_median_interval_as_much_as_the_spread_between_processes_says():
     """Two processes about 20% apart, every row alike: the interval rests on one degree of freedom (t = 12.7) on
     their spread, where a bootstrap over them reached no further than the slower process."""

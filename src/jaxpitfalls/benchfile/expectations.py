@@ -48,7 +48,7 @@ class Expectation:
     def key(self) -> str:
         """The sentence in lower case, words joined by `_`."""
 
-        return re.sub(r"\W+", "_", self.text.lower()).strip("_")
+        return re.sub(r"\W+", "_", self.text.lower().replace("=-", "=minus_")).strip("_")  # x=-1 is not x=1
 
     @property
     def pair(self) -> tuple[str, str]:

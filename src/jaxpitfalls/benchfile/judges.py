@@ -111,7 +111,7 @@ def _same(value: str):
         try:
             return float(found) == float(value)
         except ValueError:
-            return found == value
+            return found.casefold() == value.casefold()  # the sentence is read case-blind: True, true
     return same
 
 

@@ -76,12 +76,13 @@ def split_share(margins: pd.DataFrame) -> dict[str, Any]:
         return {}
     beyond = judged.margin > 0
     rows = judged.job.astype(str) + "/" + judged.row.astype(str)
-    effect = max(clustered.design_effect(judged.margin, beyond, judged.job),
+    jobs = judged.job.astype(str).str.split("#").str[0]  # a job's parts (`job#part`) share its processes
+    effect = max(clustered.design_effect(judged.margin, beyond, jobs),
                  clustered.design_effect(judged.margin, beyond, rows))
-    effective = clustered.effective_rows(len(judged), effect, judged.job.nunique())
+    effective = clustered.effective_rows(len(judged), effect, jobs.nunique())
     low, high = clustered.interval(int(beyond.sum()), len(judged), effective)
     return {"comparisons": len(judged), "processes": tuple(sorted(set(judged.processes))), "rows": rows.nunique(),
-            "splits": int(judged.split.nunique()), "jobs": int(judged.job.nunique()),
+            "splits": int(judged.split.nunique()), "jobs": int(jobs.nunique()),
             "share": float(beyond.mean()), "share_low": low, "share_high": high, "effective": effective}
 
 

@@ -51,17 +51,15 @@ def table_jobs(root: Path) -> Iterator[Job]:
             yield rows, steps[steps.config_id == config]
 
 
-def pool_parts(jobs: Sequence[Job]) -> tuple[list[Job], list[Job]]:
-    """Each job's comparison rows, then its steps, split as the estimators pool them."""
-    rows_parts, steps_parts = [], []
-    for rows, steps in jobs:
-        merged = steps[steps.process == POOLED]
-        groups = {(r.variant, r.mode): pool_group(r._asdict()) for r in merged.itertuples()}
-        by_pair = [group_of(pair, groups) for pair in zip(rows.variant, rows.baseline, rows["mode"], strict=True)]
-        by_own = [groups.get(key, STEADY) for key in zip(steps.variant, steps["mode"], strict=True)]
-        rows_parts += [(rows[[g == group for g in by_pair]], steps) for group in dict.fromkeys(by_pair)]
-        steps_parts += [(rows, steps[[g == group for g in by_own]]) for group in dict.fromkeys(by_own)]
-    return rows_parts, steps_parts
+def pool_parts(job: Job) -> tuple[list[Job], list[Job]]:
+    """A job's comparison rows, then its steps, split as the estimators pool them."""
+    rows, steps = job
+    steps = steps if len(steps.columns) else pd.DataFrame(columns=["variant", "mode", "process"])  # none kept
+    groups = {(r.variant, r.mode): pool_group(r._asdict()) for r in steps[steps.process == POOLED].itertuples()}
+    by_pair = [group_of(pair, groups) for pair in zip(rows.variant, rows.baseline, rows["mode"], strict=True)]
+    by_own = [groups.get(key, STEADY) for key in zip(steps.variant, steps["mode"], strict=True)]
+    return ([(rows[[g == group for g in by_pair]], steps) for group in dict.fromkeys(by_pair)],
+            [(rows, steps[[g == group for g in by_own]]) for group in dict.fromkeys(by_own)])
 
 
 def _processes(rows: pd.DataFrame) -> list[str]:
@@ -99,10 +97,10 @@ def _spreads(rows: pd.DataFrame) -> np.ndarray:
 
 def replicated(jobs: Sequence[Job]) -> dict[str, Any]:
     """Split-process replication of the two-variant rows of every job of enough processes (between_processes.py),
-    each job apart."""
-    logs = [(str(n), np.log(_own(rows).pivot_table(index=["variant", "baseline", "mode"], columns="process",
-                                                   values="ratio").dropna().to_numpy(dtype=float)))
-            for n, (rows, _) in enumerate(jobs)]
+    each job's kinds apart (`job#part`: one cluster)."""
+    logs = [(f"{n}#{part}", np.log(_own(rows).pivot_table(index=["variant", "baseline", "mode"], columns="process",
+                                                          values="ratio").dropna().to_numpy(dtype=float)))
+            for n, job in enumerate(jobs) for part, (rows, _) in enumerate(pool_parts(job)[0])]
     return between_processes.split_share(between_processes.split_margins(logs))
 
 
@@ -174,9 +172,9 @@ def coverages(roots: Sequence[Path]) -> tuple[int, pd.DataFrame, pd.DataFrame, p
     """The jobs of the runs or snapshots named, counted, with their twins', simulated rows' and medians' coverage,
     and their rows' split-process replication."""
     jobs = [job for root in roots for job in table_jobs(root)]
-    rows_parts, steps_parts = pool_parts(jobs)
-    return (len(jobs), twin_coverage(jobs), simulated_coverage(rows_parts), simulated_median_coverage(steps_parts),
-            replicated(rows_parts))
+    parts = [pool_parts(job) for job in jobs]
+    return (len(jobs), twin_coverage(jobs), simulated_coverage([p for rows, _ in parts for p in rows]),
+            simulated_median_coverage([p for _, steps in parts for p in steps]), replicated(jobs))
 
 
 def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulated: pd.DataFrame,

@@ -89,8 +89,8 @@ def _hoisted(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Text columns the same in every row, said once above the table, not down it."""
     same = [c for c in table.columns if pd.api.types.is_string_dtype(table[c]) and len(table) > 1
             and table[c].nunique(dropna=False) == 1 and c not in NAMES]
-    said = "; ".join(f"`{c}` {table[c].iloc[0]}" for c in same)
-    return table.drop(columns=same), ([f"In every row: {said}.", ""] if same else [])
+    said = "; ".join(f"`{c}` {value}" for c in same if pd.notna(value := table[c].iloc[0]) and str(value).strip())
+    return table.drop(columns=same), ([f"In every row: {said}.", ""] if said else [])
 
 
 def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:

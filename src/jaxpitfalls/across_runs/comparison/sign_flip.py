@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -52,7 +52,7 @@ def global_p(table: pd.DataFrame, threshold: float) -> float | None:
     return float(np.mean(flips) if total <= EXACT_UP_TO else (1 + np.sum(flips)) / (DRAWS + 1))
 
 
-@cache
+@lru_cache(maxsize=4)  # 9999 x processes floats each
 def _signs(total: int) -> np.ndarray:
     """Every sign of `total` processes, or DRAWS drawn (seed 0): made once."""
     if total <= EXACT_UP_TO:
