@@ -743,3 +743,17 @@ def test_first_calls_are_drawn_apart_from_the_warm_medians(tmp_path):
                                                                          "axes", "demonstration"])})
     warm, first = (figures[name].axes[0] for name in ("medians", "medians_first_run"))
     assert warm.get_ylim()[1] < 1 and first.get_ylim()[0] > 100
+
+
+def test_an_expectation_at_a_value_no_configuration_times_is_refused_before_any_job(files, tmp_path):
+    """Else it reads "not measured" once every timing job has run."""
+    path = tmp_path / "loop.py"
+    path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
+        'EXPECT = ["vmap at least 2x faster than loop"]',
+        'EXPECT = ["vmap faster than loop at batch=64", "vmap faster than loop at batch=32.0"]'))
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4},
+                                        "sweep": {"batch": [32]}}}), SCHEMA)
+    assert str(refused.value) == ("1 problem in the config:\nconfig studies.mine: EXPECT 'vmap faster than loop at "
+                                  "batch=64' is judged at batch=64, which no configuration of the block times "
+                                  "(batch: 8, 32): add it to `sweep` or `points`")

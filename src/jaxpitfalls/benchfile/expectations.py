@@ -40,6 +40,13 @@ class Expectation:
     memory: bool = False
     at: tuple[str, str] | None = None  # the configuration judged, by one of setup's values: else the base
 
+    def at_value(self, found: object) -> bool:
+        """Whether a configuration's value is the one `at` names (8 as 8.0 too; text case-blind, as the sentence)."""
+        try:
+            return float(found) == float(self.at[1])
+        except (TypeError, ValueError):
+            return str(found).casefold() == self.at[1].casefold()
+
     @property
     def where(self) -> str:
         return f"at {self.at[0]}={self.at[1]}" if self.at else "at the base configuration"

@@ -94,25 +94,15 @@ def configuration(e: Expectation, run: Run) -> str | None:
     nearest the base on the other axes); None where the run has none."""
     if e.at is None:
         return run.base_id
-    axis, value = e.at
+    axis = e.at[0]
     if axis not in run.comp:
         return None
     configs = run.comp.drop_duplicates("config_id").set_index("config_id")
-    found = configs[configs[axis].astype(str).map(_same(value))]
+    found = configs[configs[axis].map(e.at_value)]
     axes = str(configs.loc[run.base_id, "axes"]) if "axes" in configs and run.base_id in configs.index else ""
     others = [c for c in axes.split(",") if c in configs and c != axis]
     return min(found.index, key=lambda c: sum(str(found.loc[c, o]) != str(configs.loc[run.base_id, o])
                                               for o in others), default=None)
-
-
-def _same(value: str):
-    """Whether a table's value reads as the sentence's (8 as 8.0 too)."""
-    def same(found: str) -> bool:
-        try:
-            return float(found) == float(value)
-        except ValueError:
-            return found.casefold() == value.casefold()  # the sentence is read case-blind: True, true
-    return same
 
 
 def judge(expectation: Expectation, run: Run) -> Judged:

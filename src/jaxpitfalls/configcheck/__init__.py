@@ -55,6 +55,20 @@ def _processes_problems(config: dict[str, Any]) -> list[str]:
     return found
 
 
+def _unplaced(config: dict[str, Any]) -> Iterator[str]:
+    """An expectation judged `at` a value no configuration of its block times: refused now, not read as not
+    measured after every timing job."""
+    for name in plan.enabled_studies(config):
+        if not registry.is_file(name):
+            continue
+        confs = plan.configurations(config["studies"][name])
+        for e in reader.read(registry.where(name)).expectations:
+            if e.at and not any(e.at_value(c.get(e.at[0])) for c in confs):
+                timed = ", ".join(dict.fromkeys(str(c.get(e.at[0])) for c in confs))
+                yield (f"config studies.{name}: EXPECT {e.text!r} is judged {e.where}, which no configuration of "
+                       f"the block times ({e.at[0]}: {timed}): add it to `sweep` or `points`")
+
+
 def _unjudged(config: dict[str, Any]) -> Iterator[str]:
     """A study of the user's folders whose claims.py judges not every claim its spec judges, or whose report.py
     lacks a name Report has: refused now, not by the report after every timing job (the packaged studies' are
@@ -101,7 +115,7 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     if not problems:
         fill_defaults(config, schema)
         problems = [*size_problems(config), *path_problems(config, frozenset(refused)), *declared_problems(config),
-                    *_processes_problems(config), *_unjudged(config)]
+                    *_processes_problems(config), *_unjudged(config), *_unplaced(config)]
     problems = [f"config {line}" for lines in refused.values() for line in lines] + problems
     if not problems:
         return
