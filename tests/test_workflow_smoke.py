@@ -87,6 +87,9 @@ def test_a_job_in_several_processes_logs_each_line_once(smoke_run):
     lines = [line for line in log.read_text().splitlines() if line.strip()]
     assert any("process 2 of 2" in line for line in lines) and any("round" in line for line in lines)
     assert len(lines) == len(set(lines))
+    adaptive = (smoke_run / smoke_result("tree_at").replace("results/runs", "results/logs/run_study")).with_suffix(
+        ".log").read_text()  # tree_at's smoke preset: 2 processes, more until its precision, at most 3
+    assert "process 1 of 2, up to 3 for measure.target_precision" in adaptive
 
 
 def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):

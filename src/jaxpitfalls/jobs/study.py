@@ -40,7 +40,8 @@ def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | 
         request_path.write_text(json.dumps(request))
         while not _enough(measured, timing):
             i, most = len(measured), timing.most_processes
-            of = f"{timing.processes}" if most == timing.processes else f"{timing.processes}-{most}"  # 3 of 2-3
+            of = f"{timing.processes}" if most == timing.processes else (
+                f"{timing.processes}, up to {most} for measure.target_precision")  # "3 of 2-3" read as a typo
             log.info("%s %s: process %d of %s", request["study"], request["conf"]["id"], i + 1, of)
             began = time.perf_counter()
             worker = PipeWorker(f"worker process {i + 1} of {of}", python, {},
