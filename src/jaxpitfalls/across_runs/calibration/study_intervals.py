@@ -21,10 +21,10 @@ import pandas as pd
 from scipy.special import digamma, polygamma
 
 from ...harness import moderated
-from ...harness.pooled import STEADY, group_of, pool_group
+from ...harness.pooled import STEADY, group_of
 from ...harness.stats import is_difference, is_twin, wilson
 from ...report.tables.aggregate import POOLED
-from ..reference.reestimate import estimated_job
+from ..reference.reestimate import estimated_job, step_groups
 from . import between_processes
 
 SIMULATED = 400  # simulated jobs per job measured and number of processes
@@ -55,7 +55,7 @@ def pool_parts(job: Job) -> tuple[list[Job], list[Job]]:
     """A job's comparison rows, then its steps, split as the estimators pool them."""
     rows, steps = job
     steps = steps if len(steps.columns) else pd.DataFrame(columns=["variant", "mode", "process"])  # none kept
-    groups = {(r.variant, r.mode): pool_group(r._asdict()) for r in steps[steps.process == POOLED].itertuples()}
+    groups = step_groups(steps)
     by_pair = [group_of(pair, groups) for pair in zip(rows.variant, rows.baseline, rows["mode"], strict=True)]
     by_own = [groups.get(key, STEADY) for key in zip(steps.variant, steps["mode"], strict=True)]
     return ([(rows[[g == group for g in by_pair]], steps) for group in dict.fromkeys(by_pair)],

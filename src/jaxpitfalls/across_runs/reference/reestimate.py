@@ -26,19 +26,26 @@ UNTRACED = ["untraced_step_ms", "untraced_estimate_ms"]  # overhead_table's colu
 MS = {"diff": "diff_ms", "diff_ci_low": "diff_ci_low_ms", "diff_ci_high": "diff_ci_high_ms"}
 
 
+def step_groups(steps: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """A job's steps table's (variant, mode)s that pool apart from the steady ones, with their pool_group (the
+    table's own marks, as processes.pool_groups reads a result's)."""
+    if "process" not in steps:
+        return {}
+    merged = steps[steps.process.astype(str) == POOLED]
+    return {(r.variant, r.mode): group for r in merged.itertuples() if (group := pool_group(r._asdict())) != STEADY}
+
+
 def estimated_job(rows: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """One configuration's job rows from its processes' rows (one process: its ratios as they were, each
     difference read off its ratio)."""
     job, own = rows[rows.process.astype(str) == POOLED], rows[rows.process.astype(str) != POOLED]
-    merged = steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"])
-    medians = (merged.median_ms / 1e3).to_dict()
-    groups = {key: group for key, row in merged.iterrows() if (group := pool_group(row)) != STEADY}
+    medians = (steps[steps.process.astype(str) == POOLED].set_index(["variant", "mode"]).median_ms / 1e3).to_dict()
     pairs = [tuple(r[PAIR]) for _, r in job.iterrows()]
     if own.empty:
         return _read_off(job, pairs, medians)
     mine = [own.merge(pd.DataFrame([r[PAIR]]), on=PAIR).sort_values("process") for _, r in job.iterrows()]
     found = pooled_intervals(pairs, [[None if pd.isna(x) else float(x) for x in m.ratio] for m in mine],
-                             [list(m.diff_ms / 1e3) for m in mine], medians, groups)
+                             [list(m.diff_ms / 1e3) for m in mine], medians, step_groups(steps))
     new = pd.DataFrame([{MS.get(k, k): v * 1e3 if k in MS else v for k, v in f.items()} for f in found],
                        index=job.index)
     return job.drop(columns=[c for c in new if c in job]).join(new)[[*job.columns, *ESTIMATE_COLUMNS]]
