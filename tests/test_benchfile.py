@@ -546,6 +546,17 @@ def test_a_call_that_closes_over_a_class_or_an_odd_shape_has_a_signature():
     assert call_code(bound(np.float32, Odd())) != call_code(bound(np.float16, Odd()))
 
 
+ONE_AND_OTHER = '''def one(x):
+    return lambda: f(x)
+
+def other(x):
+    g = jax.jit(f)
+    return lambda: g(x)
+
+VARIANTS = {"one": one, "other": other}
+'''  # f un-jitted, and jitted once
+
+
 def test_the_time_split_draws_each_median_split_by_its_traced_shares(tmp_path):
     """The bars stand for the untraced blocked medians (with their intervals), not the tracer-inflated traced times
     (a user's read 0.533 ms traced beside a 0.305 ms median)."""
@@ -555,16 +566,7 @@ def test_the_time_split_draws_each_median_split_by_its_traced_shares(tmp_path):
     from jaxpitfalls.benchfile.report import Report
     from jaxpitfalls.benchfile.spec import spec
 
-    path = bench(tmp_path, '''
-        def one(x):
-            return lambda: f(x)
-
-        def other(x):
-            g = jax.jit(f)
-            return lambda: g(x)
-
-        VARIANTS = {"one": one, "other": other}
-    ''').path
+    path = bench(tmp_path, ONE_AND_OTHER).path
     steps = pd.DataFrame({"config_id": "n8", "axes": "n", "n": 8, "variant": ["one", "other"], "mode": "blocked",
                           "demonstration": "", "median_ms": [0.3, 0.2], "median_ci_low_ms": [0.28, 0.19],
                           "median_ci_high_ms": [0.32, 0.21]})
@@ -723,17 +725,7 @@ def test_first_calls_are_drawn_apart_from_the_warm_medians(tmp_path):
     from jaxpitfalls.benchfile.report import Report
     from jaxpitfalls.benchfile.spec import spec
 
-    path = bench(tmp_path, '''
-        def one(x):
-            return lambda: f(x)
-
-        def other(x):
-            g = jax.jit(f)
-            return lambda: g(x)
-
-        VARIANTS = {"one": one, "other": other}
-        FIRST_RUN = True
-    ''').path
+    path = bench(tmp_path, ONE_AND_OTHER + "FIRST_RUN = True\n").path
     steps = pd.DataFrame({"config_id": "n8", "axes": "n", "n": 8, "variant": ["one", "other"] * 2,
                           "mode": ["blocked"] * 2 + ["first_run"] * 2, "demonstration": "",
                           "median_ms": [0.43, 0.51, 900.0, 1200.0]}).assign(
