@@ -475,3 +475,37 @@ def test_a_column_blank_in_every_row_is_dropped_not_said():
     shown, said = compare_report._hoisted(table)
     assert said == ["In every row: `judged_on` raw samples.", ""] and list(shown.columns) == ["study", "variant",
                                                                                               "ratio"]
+
+
+def _with_first_run(doc: dict, spread: float, seed: int) -> dict:
+    """`doc` with a first-run variant `first` beside its warm ones: compiling in each sample, its processes 30x the
+    floor and `spread` apart (a first call moves with each process's compile)."""
+    doc = copy.deepcopy(doc)
+    floor = doc["variants"]["jit_flat"]["modes"]["blocked"]
+    rng = np.random.default_rng(seed)
+    groups = [np.asarray(p["samples_s"]) * 30 * np.exp(rng.normal(0, spread)) for p in floor["processes"]]
+    doc["variants"]["first"] = {"modes": {"blocked": {
+        "samples_s": np.concatenate(groups).tolist(), "processes": [{"samples_s": g.tolist()} for g in groups],
+        "measures_compilation": True}}}
+    return doc
+
+
+def test_two_runs_first_calls_pool_their_spread_apart_from_the_warm_rows():
+    """A first run's processes spread as compiles do: its row and the warm rows are estimated each with their own
+    kind (pooled.pool_group), as if compared apart; pooled together, the warm rows' intervals would move."""
+    baseline = {("dispatch", "c"): _with_first_run(_doc("c", _samples(0.010, 0)), 0.3, 1)}
+    current = {("dispatch", "c"): _with_first_run(_doc("c", _samples(0.010, 2)), 0.3, 3)}
+    both = compare.compare(baseline, current)[0].set_index("variant")
+
+    def alone(keep: set[str], sides: dict) -> dict:
+        return {k: d | {"variants": {v: e for v, e in d["variants"].items() if v in keep}} for k, d in sides.items()}
+
+    warm = compare.compare(alone({"filter_jit", "jit_flat"}, baseline), alone({"filter_jit", "jit_flat"}, current))
+    first = compare.compare(alone({"first"}, baseline), alone({"first"}, current))[0].set_index("variant")
+    columns = ["ratio", "ratio_ci_low", "ratio_ci_high", "df", "verdict"]
+    pd.testing.assert_frame_equal(both.loc[["filter_jit", "jit_flat"], columns], warm[0].set_index("variant")[columns])
+    pd.testing.assert_frame_equal(both.loc[["first"], columns], first[columns])
+    for side in (baseline, current):  # marked steady, the first run's spread widens the warm rows' intervals
+        del side[("dispatch", "c")]["variants"]["first"]["modes"]["blocked"]["measures_compilation"]
+    together = compare.compare(baseline, current)[0].set_index("variant")
+    assert together.loc["jit_flat", "ratio_ci_high"] > both.loc["jit_flat", "ratio_ci_high"] * 1.01
