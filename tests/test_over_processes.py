@@ -4,6 +4,7 @@ the spread between processes, as the job's comparisons are judged; a job of one 
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -103,4 +104,26 @@ def test_a_compile_ratio_is_judged_over_processes():
     job = row(table, variant="v", process="all")
     e = moderated.estimate(np.log([2.0, 2.5, 1.8]))
     assert (job.compile_ratio, job.compile_ratio_ci_low, job.compile_ratio_ci_high) == pytest.approx(e.as_ratio())
-    pd.testing.assert_frame_equal(compile_ratios_over_processes(table), table)
+    pd.testing.assert_frame_equal(compile_ratios_over_processes(table, {"c": {}}), table)
+
+
+def test_compile_ratios_pool_with_their_kind():
+    """Two first runs' compile ratios pool together; a RECOMPILES variant's, against the same floor, alone (its
+    compiles are a warm process's, spread as those are): its interval is its own processes' alone."""
+    docs = [process_doc(1.0, seed) for seed in range(3)]
+    ratios = {"a": (2.0, 2.1, 1.9), "b": (3.0, 3.3, 2.9), "r": (0.5, 0.9, 0.3)}
+    for i, doc in enumerate(docs):
+        floor = doc["variants"]["f"]
+        for name in ratios:
+            doc["variants"][name] = copy.deepcopy(floor)
+            doc["comparisons"].append({**doc["comparisons"][0], "variant": name})
+        for name, entry in doc["variants"].items():
+            mode = entry["modes"]["m"]
+            mode |= {"compile_seconds": [0.1 * (ratios[name][i] if name in ratios else 1.0)] * 8}
+            mode |= {"recompiles": True} if name == "r" else {"measures_compilation": True}
+    table = aggregate.comparisons_table([merge(docs) | JOB])
+    r = row(table, variant="r", process="all")
+    e = moderated.estimate(np.log(ratios["r"]))
+    assert (r.compile_ratio, r.compile_ratio_ci_low, r.compile_ratio_ci_high) == pytest.approx(e.as_ratio())
+    together = compile_ratios_over_processes(table, {"c": {}})  # no marks: all three pooled
+    assert row(together, variant="r", process="all").compile_ratio_ci_high < r.compile_ratio_ci_high * 0.9

@@ -92,7 +92,8 @@ def reestimate(snapshot: Path) -> list[str]:
         steps = steps_over_processes(pd.read_csv(paths["steps"], dtype={"process": str}))
         steps.to_csv(paths["steps"], index=False)
         comparisons = pd.read_csv(paths["comparisons"], dtype={"process": str})
-        compile_ratios_over_processes(reestimated(comparisons, steps)).to_csv(paths["comparisons"], index=False)
+        marks = {config: step_groups(rows) for config, rows in steps.groupby("config_id")}
+        compile_ratios_over_processes(reestimated(comparisons, steps), marks).to_csv(paths["comparisons"], index=False)
         if "overhead" in before:
             untraced_again(paths["overhead"], steps)
         written += [str(paths[name].relative_to(snapshot)) for name, text in before.items()

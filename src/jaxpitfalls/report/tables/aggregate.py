@@ -13,6 +13,7 @@ import pandas as pd
 from ... import results
 from ...contract.naming import settings_of
 from ...contract.tables import TABLES
+from ...harness.processes import pool_groups
 from ...harness.stats import (
     STAGE_SECONDS,
     bootstrap_median_ci,
@@ -145,8 +146,9 @@ def _compile_ratio(doc: dict[str, Any], c: dict[str, Any], process: str) -> dict
 
 def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per configuration, pair and process: median ratio and difference (ms)."""
-    rows = []
+    rows, marks = [], {}
     for doc in docs:
+        marks[doc["config_id"]] = pool_groups(doc)
         by_process = [(POOLED, doc["comparisons"])] + [
             (str(i), cs) for i, cs in enumerate(doc.get("comparisons_by_process", []))]
         for process, comparisons in by_process:
@@ -162,7 +164,7 @@ def comparisons_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     # a job's row over several processes: its p-value and degrees of freedom (harness.moderated)
                     **{k: c.get(k) for k in ESTIMATE_COLUMNS},
                 } | _compile_ratio(doc, c, process)))
-    return compile_ratios_over_processes(pd.DataFrame(rows))
+    return compile_ratios_over_processes(pd.DataFrame(rows), marks)
 
 
 def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
