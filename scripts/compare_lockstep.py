@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from jaxpitfalls import results, runtime
-from jaxpitfalls.across_runs.comparison import lockstep, memory_plans
+from jaxpitfalls.across_runs.comparison import figure, lockstep, memory_plans
 from jaxpitfalls.across_runs.settings import Compare
+from jaxpitfalls.contract.figures import save
 from jaxpitfalls.report.tables.run_summary import machine_time_lines
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -18,6 +19,7 @@ table = lockstep.read_table(sm.input.table)
 sides = docs[0]["sides"] if docs else {}  # as the jobs recorded them
 plans = memory_plans.sides(docs)
 results.write_csv(sm.output.memory_plans, plans)
+save(figure.lockstep(table, settings.threshold), sm.output.figure)
 summary_lines = machine_time_lines({"lockstep jobs": sum(doc["job_seconds"] for doc in docs)}, sm.params.run_target_s)
 results.write_text(sm.output.report, lockstep.markdown(table, sides, settings.threshold,
                                                      [doc["timed"] for doc in docs], lockstep.set_up_line(docs),

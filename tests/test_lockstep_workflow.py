@@ -54,6 +54,8 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
 
     report = (workdir / "reports" / "compare_lockstep.md").read_text()
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
+    assert "(figures/compare_lockstep.png)" in report
+    assert (workdir / "reports" / "figures" / "compare_lockstep.png").stat().st_size > 10_000  # the rows drawn
     assert "Timed: 1 fresh process x 3 rounds x 1 sample per block a side, as the 1 job recorded." in report
     assert [len(rounds) for rounds in recorded["machine"][0].values()] == [3, 3]  # every round of both modes watched
     assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report

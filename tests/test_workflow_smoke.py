@@ -276,6 +276,7 @@ def test_comparing_a_run_with_its_own_bundle_finds_no_change_and_says_where_it_c
         within = (rows[f"{value}_ci_low"] >= 0.95) & (rows[f"{value}_ci_high"] <= 1.05)
         assert (rows.verdict == within.map({True: "unchanged", False: "inconclusive"})).all()
     assert "Verdicts: " in (workdir / "reports" / "compare.md").read_text()
+    assert (workdir / "reports" / "figures" / "compare.png").stat().st_size > 10_000  # the rows drawn
 
 
 def test_up_to_date_tree_has_nothing_to_do(workdir):

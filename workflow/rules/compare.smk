@@ -17,10 +17,12 @@ if not config["compare"]["sides"]:
                 "compare",
                 "across_runs.comparison.compare",
                 "across_runs.comparison.compare_report",
+                "across_runs.comparison.figure",
                 "across_runs.comparison.memory_plans",
             ),
         output:
             report=report("reports/compare.md", caption="../report/compare.rst", category="Comparison"),
+            figure=report("reports/figures/compare.png", caption="../report/compare.rst", category="Comparison"),
             table=report(COMPARE_TABLES["medians"], caption="../report/compare.rst", category="Comparison"),
             one_sided=report(
                 "results/tables/compare_one_sided.csv",
@@ -79,12 +81,18 @@ if config["compare"]["sides"]:
             sources=code(
                 "compare_lockstep",
                 "across_runs.comparison.lockstep",
+                "across_runs.comparison.figure",
                 "across_runs.comparison.memory_plans",
                 "report.tables.run_summary",
             ),
         output:
             report=report(
                 "reports/compare_lockstep.md",
+                caption="../report/compare_lockstep.rst",
+                category="Comparison",
+            ),
+            figure=report(
+                "reports/figures/compare_lockstep.png",
                 caption="../report/compare_lockstep.rst",
                 category="Comparison",
             ),

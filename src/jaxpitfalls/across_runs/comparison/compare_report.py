@@ -132,6 +132,8 @@ def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame,
         "# Comparison with a baseline run", "",
         *in_brief(table, threshold),
         *_ratios_in_brief(table, ratios),
+        "![Each row's change, current / baseline, with its 95% interval, coloured by its verdict]"
+        "(figures/compare.png)", "",
         *memory_plans.brief(plans),
         *single_process_line(table),
         "Each run is one job a configuration: what a whole job shares (its moment on the machine, its file cache, "

@@ -189,6 +189,8 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
+        "![Each row's ratio to the first side with its 95% interval, coloured by its verdict]"
+        "(figures/compare_lockstep.png)", "",
         *familywise.line(table, "ratio", threshold, primary),
         *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
                     "spread between processes this run saw"),
