@@ -509,3 +509,15 @@ def test_two_runs_first_calls_pool_their_spread_apart_from_the_warm_rows():
         del side[("dispatch", "c")]["variants"]["first"]["modes"]["blocked"]["measures_compilation"]
     together = compare.compare(baseline, current)[0].set_index("variant")
     assert together.loc["jit_flat", "ratio_ci_high"] > both.loc["jit_flat", "ratio_ci_high"] * 1.01
+
+
+def test_the_medians_are_what_the_ratio_compares():
+    """Each side's median is its processes' medians' geometric mean (as each run's report gives it), so the
+    columns divide to the row's ratio; pooling the samples would weigh a process by its sample count."""
+    baseline = {("dispatch", "c"): _in_processes("c", 0.010, (0.8, 1.0, 1.3), 0)}
+    current = {("dispatch", "c"): _in_processes("c", 0.010, (1.0, 1.0, 1.6), 1)}
+    row = _medians_of(compare.compare(baseline, current)[0]).loc["c"]
+    assert row.current_median_ms / row.baseline_median_ms == pytest.approx(row.ratio, rel=1e-9)
+    groups = [g["samples_s"] for g in baseline[("dispatch", "c")]["variants"]["filter_jit"]["modes"]["blocked"][
+        "processes"]]
+    assert row.baseline_median_ms == pytest.approx(np.exp(np.mean(np.log(np.median(groups, axis=1)))) * 1e3)
