@@ -521,3 +521,24 @@ def test_the_medians_are_what_the_ratio_compares():
     groups = [g["samples_s"] for g in baseline[("dispatch", "c")]["variants"]["filter_jit"]["modes"]["blocked"][
         "processes"]]
     assert row.baseline_median_ms == pytest.approx(np.exp(np.mean(np.log(np.median(groups, axis=1)))) * 1e3)
+
+
+def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_between_the_runs():
+    """A variant whose signature (programs, call path) is the same in both runs cannot have moved by a change to
+    it: in brief says so beside the row, and what changed between the runs (here the workflow's commit)."""
+    baseline = {("dispatch", "c"): _doc("c", _samples(0.010, 0))}
+    current = {("dispatch", "c"): _doc("c", _samples(0.013, 1))}
+    for side, commit in ((baseline, "aaaaaaa"), (current, "bbbbbbb")):
+        doc = side[("dispatch", "c")]
+        doc["environment"]["git"] = {"commit": commit}
+        for name, variant in doc["variants"].items():
+            variant["signature"] = {"program": name, "call": "x"}
+    current[("dispatch", "c")]["variants"]["jit_flat"]["signature"]["program"] = "changed"
+    table, one_sided = compare.compare(baseline, current)
+    ratios = compare.paired_ratios(baseline, current)
+    assert table.set_index("variant").same_code.to_dict() == {"filter_jit": True, "jit_flat": False}
+    assert not ratios.same_code.any()  # the floor's program changed
+    text = compare_report.markdown(table, one_sided, ratios, "b", 0.05)
+    assert "`filter_jit` (blocked): 1.3" in text and "(the same programs and call path in both runs)" in text
+    assert "- 1 of the 2 rows that moved ran the same programs and call path in both runs" in text
+    assert "Between the runs: code aaaaaaa -> bbbbbbb (`environment_changes` per row)." in text

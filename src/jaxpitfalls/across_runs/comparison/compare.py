@@ -91,13 +91,21 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
                 measured.append((len(rows), row | _medians(before, after, variant, mode, machine_units)
-                                 | {"_group": groups.get((variant, mode), STEADY)}))
+                                 | {"same_code": same_code(before, after, variant),
+                                    "_group": groups.get((variant, mode), STEADY)}))
                 rows.append({})  # its place, filled once the configuration's rows are estimated together
         for (place, _), estimated in zip(measured, _estimated([r for _, r in measured], threshold), strict=True):
             rows[place] = estimated
     one_sided = [{"study": s, "config_id": c, "only_in": "baseline"} for s, c in sorted(set(baseline) - set(current))]
     one_sided += [{"study": s, "config_id": c, "only_in": "current"} for s, c in sorted(set(current) - set(baseline))]
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
+
+
+def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str) -> bool:
+    """Whether each variant ran the same programs and call path in both runs (its signature, harness.variants):
+    where it did, a row that moved measured the runs (or the libraries' compiled code), not a change to it."""
+    signatures = [[doc["variants"].get(v, {}).get("signature") for v in variants] for doc in (before, after)]
+    return None not in signatures[0] and signatures[0] == signatures[1]
 
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
@@ -171,7 +179,7 @@ def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, 
 
 
 RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",
-                 "change_ci_low", "change_ci_high", "df", "agree", "intervals_overlap", "verdict",
+                 "change_ci_low", "change_ci_high", "df", "agree", "intervals_overlap", "same_code", "verdict",
                  "detectable_change", "samples_factor", "processes_needed"]
 
 
@@ -194,6 +202,7 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
                          "baseline_ratio": old["ratio"], "current_ratio": new["ratio"], "change": change,
                          "change_ci_low": low, "change_ci_high": high, "df": f.df,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
+                         "same_code": same_code(baseline[key], current[key], variant, against),
                          "verdict": verdict(low, high, threshold)}
                         | _could_detect(f, f"{len(b)} / {len(a)}", threshold))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)

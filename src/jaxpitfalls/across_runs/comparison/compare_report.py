@@ -93,14 +93,34 @@ def _hoisted(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return table.drop(columns=same), ([f"In every row: {said}.", ""] if said else [])
 
 
+SAME_CODE = " (the same programs and call path in both runs)"
+
+
+def _same_code_mark(row) -> str:
+    return SAME_CODE if getattr(row, "same_code", False) is True else ""
+
+
+def _same_code_moved(table: pd.DataFrame, moved: pd.DataFrame) -> list[str]:
+    """Rows whose code did not change that moved all the same: the runs differ, or the libraries' compiled code."""
+    same = moved[moved.same_code.eq(True)] if "same_code" in moved else moved.iloc[:0]
+    if not len(same):
+        return []
+    alike = int(table.same_code.eq(True).sum())
+    return [f"- {len(same)} of the {len(moved)} rows that moved ran the same programs and call path in both runs "
+            f"(their signatures, {alike} of {len(table)} rows alike): what moved them is the machine, the run or a "
+            "library's compiled code (`environment_changes`), not a change to the code"]
+
+
 def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
     """The number first: every row that moved beyond the threshold, its ratio and interval, then the counts."""
     if not len(table) or "ratio" not in table:
         return []
     moved = table[table.verdict.isin(["regressed", "improved"])]
     rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` ({r.mode}): {r.ratio:.3f}x "
-            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]" for r in moved.head(BRIEF_ROWS).itertuples()]
+            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]{_same_code_mark(r)}"
+            for r in moved.head(BRIEF_ROWS).itertuples()]
     more = [f"- and {len(moved) - BRIEF_ROWS} more under \"Medians\""] if len(moved) > BRIEF_ROWS else []
+    more += _same_code_moved(table, moved)
     more += ["- one job each run: a shift of a whole job is not in these intervals (identical code run twice has "
              "moved rows): confirm a moved row in lockstep (`compare.sides`: benchmark files and dispatch)"
              ] if len(moved) else []
@@ -110,7 +130,16 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
         rows = [f"- no row {told} beyond ±{threshold:g}: ratios {table.ratio.min():.3f}x to {table.ratio.max():.3f}x, "
                 f"their intervals ±{half.min():.1%} to ±{half.max():.1%}"] if len(half) else []
     return ["## In brief", "", f"Median time per call, current / baseline (95% interval), at ±{threshold:g}: "
-            f"{counts(table)}.", "", *rows, *more, *([""] if rows else [])]
+            f"{counts(table)}.", "", *rows, *more, *([""] if rows else []), *_between(table)]
+
+
+def _between(table: pd.DataFrame) -> list[str]:
+    """What changed between the runs (the code, the workflow, libraries, the machine), said before the rows."""
+    changes = sorted({c for c in table.get("environment_changes", pd.Series(dtype=str)).dropna() if str(c).strip()})
+    if not changes:
+        return []
+    said = changes[0] if len(changes) == 1 else f"{len(changes)} different sets across the configurations"
+    return [f"Between the runs: {said} (`environment_changes` per row).", ""]
 
 
 def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
@@ -119,7 +148,8 @@ def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
         return []
     moved = ratios[ratios.verdict.isin(["regressed", "improved"])]
     rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` / `{r.against}` ({r.mode}): {r.change:.3f}x "
-            f"[{r.change_ci_low:.3f}, {r.change_ci_high:.3f}]" for r in moved.head(BRIEF_ROWS).itertuples()]
+            f"[{r.change_ci_low:.3f}, {r.change_ci_high:.3f}]{_same_code_mark(r)}"
+            for r in moved.head(BRIEF_ROWS).itertuples()]
     floors = [f"- **a floor slowed**: {line}" for line in gate.floors_regressed(ratios, table)] if len(table) else []
     return [f"Paired ratios against each floor, current / baseline (the default gate's table): {counts(ratios)}.",
             "", *rows, *floors, *([""] if rows or floors else [])]
