@@ -749,3 +749,16 @@ def test_an_expectation_at_a_value_no_configuration_times_is_refused_before_any_
     assert str(refused.value) == ("1 problem in the config:\nconfig studies.mine: EXPECT 'vmap faster than loop at "
                                   "batch=64' is judged at batch=64, which no configuration of the block times "
                                   "(batch: 8, 32): add it to `sweep` or `points`")
+
+
+def test_an_unplaced_expectation_is_said_beside_a_sentence_that_does_not_read(files, tmp_path):
+    """Every problem at once: the file refused for one sentence, its readable ones still checked for their `at`."""
+    path = tmp_path / "loop.py"
+    path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
+        'EXPECT = ["vmap at least 2x faster than loop"]',
+        'EXPECT = ["vmap faster than loop at batch=64", "vmap 2x slower than lop"]'))
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}}}), SCHEMA)
+    said = str(refused.value)
+    assert said.startswith("2 problems in the config:\n") and "'vmap 2x slower than lop': not an expectation" in said
+    assert "EXPECT 'vmap faster than loop at batch=64' is judged at batch=64, which no configuration" in said

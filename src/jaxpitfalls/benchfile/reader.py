@@ -21,7 +21,11 @@ NO_DEFAULT = object()  # an axis setup takes without a literal default: the conf
 
 
 class BenchFileRefused(ValueError):
-    """A benchmark file that cannot be timed as written."""
+    """A benchmark file that cannot be timed as written; `readable`: its expectations that read all the same."""
+
+    def __init__(self, message: str, readable: tuple = ()) -> None:
+        super().__init__(message)
+        self.readable = readable
 
 
 @dataclass(frozen=True)
@@ -191,7 +195,7 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str], f
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: first runs are timed where the file sets "
                                                   "FIRST_RUN = True")))
     if problems:
-        raise BenchFileRefused("\n".join(problems))
+        raise BenchFileRefused("\n".join(problems), tuple(found))
     keys = [e.key for e in found]
     if len(set(keys)) < len(keys):
         raise _refuse(path, node, "EXPECT states one expectation twice")
@@ -229,10 +233,13 @@ def read(path: str | Path) -> BenchFile:
                                                  "it compiles in every call")) or {}
     first_run = _attempt(problems, lambda: _literal(path, "FIRST_RUN", assigned.get("FIRST_RUN"), False, bool))
     names = None if open_axes else tuple(a.name for a in axes)
-    expectations = _attempt(problems, lambda: _expectations(path, assigned.get("EXPECT"), variants, first_run,
-                                                            names)) or ()
+    try:
+        expectations = _expectations(path, assigned.get("EXPECT"), variants, first_run, names)
+    except BenchFileRefused as e:
+        problems.append(str(e))
+        expectations = e.readable
     if problems:
-        raise BenchFileRefused("\n".join(problems))
+        raise BenchFileRefused("\n".join(problems), expectations)
     return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
                      floor=floor, expectations=expectations, rtol=float(tolerance.get("rtol", BenchFile.rtol)),
                      atol=float(tolerance.get("atol", BenchFile.atol)), outputs_differ=differ, open_axes=open_axes,

@@ -55,14 +55,16 @@ def _processes_problems(config: dict[str, Any]) -> list[str]:
     return found
 
 
-def _unplaced(config: dict[str, Any]) -> Iterator[str]:
+def _unplaced(config: dict[str, Any], files: dict[str, str]) -> Iterator[str]:
     """An expectation judged `at` a value no configuration of its block times: refused now, not read as not
-    measured after every timing job."""
-    for name in plan.enabled_studies(config):
-        if not registry.is_file(name):
-            continue
+    measured after every timing job (a refused file's too, where its sentence reads)."""
+    for name in (n for n in files if config["studies"][n].get("enabled", True)):  # the schema's default
         confs = plan.configurations(config["studies"][name])
-        for e in reader.read(registry.where(name)).expectations:
+        try:
+            expectations = reader.read(Path(files[name]).expanduser()).expectations
+        except reader.BenchFileRefused as refused:
+            expectations = refused.readable
+        for e in expectations:
             if e.at and not any(e.at_value(c.get(e.at[0])) for c in confs):
                 timed = ", ".join(dict.fromkeys(str(c.get(e.at[0])) for c in confs))
                 yield (f"config studies.{name}: EXPECT {e.text!r} is judged {e.where}, which no configuration of "
@@ -115,7 +117,8 @@ def require_valid(config: dict[str, Any], schema_path: str | Path) -> None:
     if not problems:
         fill_defaults(config, schema)
         problems = [*size_problems(config), *path_problems(config, frozenset(refused)), *declared_problems(config),
-                    *_processes_problems(config), *_unjudged(config), *_unplaced(config)]
+                    *_processes_problems(config), *_unjudged(config),
+                    *_unplaced(whole, {n: path for n, path in files.items() if n not in refused or n in setups})]
     problems = [f"config {line}" for lines in refused.values() for line in lines] + problems
     if not problems:
         return
