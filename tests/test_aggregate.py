@@ -328,7 +328,7 @@ def test_an_interval_over_few_processes_says_how_many_processes_would_decide_it(
     assert "processes" not in to_decide(0.5, 2.0, 1.1, log=True, df=0.0, processes=1)  # no spread: no t to read
     pooled = to_decide(0.00365, 12.278, 1.0, log=True, df=6.0, processes=2)  # 5 df from a prior over other rows
     assert "over 2 processes: about" in pooled
-    assert "64 would not decide it" in to_decide(0.9, 1.2, 1.05, log=True, df=2.0, processes=3)
+    assert "even 64 processes would not decide it" in to_decide(0.9, 1.2, 1.05, log=True, df=2.0, processes=3)
     assert "x the samples" in to_decide(0.9, 1.3, 1.05, log=True, df=30.0, processes=4)  # t is near the normal
 
 
