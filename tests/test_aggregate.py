@@ -519,14 +519,23 @@ def test_benchmark_files_without_expectations_are_reported_as_judging_nothing():
     assert scorecard.judging_section(claims, {}) == "" and scorecard.findings(claims) == {}
 
 
-def test_what_to_do_gives_every_expectation_of_a_file():
+def test_what_to_do_counts_a_files_expectations_that_held_and_names_every_other():
+    """The scorecard gives each expectation's verdict: What to do counts those held, not restating each, and names
+    every one not held or undecided, however many."""
     from jaxpitfalls.contract.interface import Advice
     from jaxpitfalls.report.scorecard import scorecard
 
-    rows = [{"expected": True, "verdict": "reproduced", "advice": Advice(f"advice {i}.", "", ""), "claim": f"c{i}"}
-            for i in range(scorecard.FINDINGS_PER_STUDY + 2)]
+    def row(i: int, verdict: str) -> dict:
+        return {"expected": True, "verdict": verdict, "claim": f"c{i}",
+                "advice": Advice(f"held {i}.", f"not held {i}.", f"undecided {i}.")}
+
+    rows = [row(0, "reproduced"), *(row(i, "inconclusive") for i in range(1, scorecard.FINDINGS_PER_STUDY + 2)),
+            row(9, "not reproduced")]
     said = scorecard.findings({"mine": rows})["mine"]
-    assert all(f"advice {i}." in said for i in range(len(rows)))
+    assert said.startswith("1 of 7 held; the rest: undecided 1.") and said.endswith("not held 9.")
+    assert "held 0." not in said and all(f"undecided {i}." in said for i in range(1, 6))
+    assert scorecard.findings({"mine": rows[:1]})["mine"] == "1 of 1 held."
+    assert scorecard.findings({"mine": [row(0, "not measured")]})["mine"] == "nothing decided on this run."
 
 
 def test_an_axis_named_as_a_tables_column_is_refused_and_n_is_an_axis_like_any():

@@ -47,13 +47,23 @@ def _picture(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted((c for c in rows if c.get("picture") is not None), key=lambda c: c["picture"])
 
 
+def _expectations_to_act_on(rows: list[dict[str, Any]]) -> str:
+    """A file's expectations: those held counted (the scorecard has each), the rest each named."""
+    held = sum(c["verdict"] == REPRODUCED for c in rows)
+    rest = [text for c in rows if c["verdict"] != REPRODUCED and (text := _advice(c))]
+    said = " ".join([f"{held} of {len(rows)} held{'; the rest:' if rest else '.'}" if held else "", *rest]).strip()
+    return said or "nothing decided on this run."
+
+
 def findings(claims: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     """What to do, per study: a packaged one's advice (at most FINDINGS_PER_STUDY, `picture` claims first)."""
     out = {}
     for study, rows in ((s, rows) for s, rows in claims.items() if rows):  # a file without EXPECT has none
+        if only_expectations({study: rows}):
+            out[study] = _expectations_to_act_on(rows)
+            continue
         ordered = _picture(rows) or sorted(rows, key=lambda c: c["verdict"] not in (REPRODUCED, NOT_REPRODUCED))
-        limit = None if only_expectations({study: rows}) else FINDINGS_PER_STUDY  # a file's: every expectation
-        said = [text for text in map(_advice, ordered) if text][:limit]
+        said = [text for text in map(_advice, ordered) if text][:FINDINGS_PER_STUDY]
         decided = any(c["verdict"] in (REPRODUCED, NOT_REPRODUCED) for c in rows)
         out[study] = " ".join(said) if said else "no advice given." if decided else "nothing decided on this run."
     return out
@@ -65,8 +75,9 @@ FINDINGS_INTRO = ("Per study, the advice of the claims that make its picture (it
                   "could not decide advises only what holds either way.")
 
 
-EXPECTATIONS_INTRO = ("Per study, how its expectations came out on this run (each one's measurement is in \"How each "
-                      "expectation was judged\").")
+EXPECTATIONS_INTRO = ("Per file, how many of its expectations held on this run (each one's number is in the scorecard, "
+                      "its measurement in \"How each expectation was judged\"), and each that did not or was not "
+                      "decided.")
 
 
 def findings_intro(claims: dict[str, list[dict[str, Any]]]) -> str:
