@@ -54,6 +54,17 @@ def test_every_panel_of_a_log_axis_labels_its_own_points():
     assert [_labels(ax) for ax in panels] == [["24", "48", "96"], ["24", "48", "96"], ["24"]]
 
 
+@pytest.mark.parametrize("log", ["xy", "y"])
+def test_lines_of_equal_points_are_drawn_apart(log):
+    """A user's walk: two variants of equal times drew one marker over the other, one variant lost."""
+    data = pd.DataFrame([{"n": n, "ms": n * 0.5, "variant": v, "mode": "blocked"} for n in (256, 2048)
+                         for v in ("index", "take")])
+    ax = facet_lines(data, x="n", y="ms", hue="variant", col="mode", log=log).axes[0]
+    drawn = [line.get_xdata() for line in ax.lines if len(line.get_xdata()) == 2]
+    assert len(drawn) == 2 and all(a != b for a, b in zip(*drawn, strict=True))
+    assert all(abs(a / n - 1) < 0.06 for xs in drawn for a, n in zip(xs, (256, 2048), strict=True))
+
+
 def test_grouped_bars_keep_their_labels_apart_and_draw_intervals():
     variants = ("eager", "jit", "jit_padded", "jit_padded_stacked", "jit_padded_async", "pipelined", "scanned")
     data = pd.DataFrame([{"variant": v, "configuration": c, "rate": 10.0 * (i + 1), "low": 9.0 * (i + 1),

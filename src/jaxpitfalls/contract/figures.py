@@ -82,6 +82,18 @@ def _spread_ticks(fig, ax) -> None:
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
+DODGE = 0.012  # of a panel's x span (log: a factor) between neighbouring lines, so equal points stay apart
+
+
+def _dodged(xs: pd.Series, panel: pd.Series, step: float, log: bool) -> pd.Series:
+    """`xs` moved `step` dodges aside: two variants of equal times drew one marker over the other."""
+    if not step or not pd.api.types.is_numeric_dtype(panel):
+        return xs
+    if log:
+        return xs * (1 + DODGE * 4) ** step
+    return xs + step * DODGE * ((panel.max() - panel.min()) or 1.0)
+
+
 def facet_lines(
     data: pd.DataFrame,
     x: str,
@@ -117,14 +129,15 @@ def facet_lines(
         ax.set_visible(False)
     for i, (ax, panel) in enumerate(zip(flat_axes, panels, strict=False)):
         part = data[data[col] == panel]
-        for h in hues:
+        for k, h in enumerate(hues):
             line = part[part[hue] == h].sort_values(x)
             if line.empty:
                 continue
             err = None
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
-            ax.errorbar(line[x], line[y], yerr=err, marker=markers[h], capsize=3, label=h, color=palette[h],
+            ax.errorbar(_dodged(line[x], part[x], k - (len(hues) - 1) / 2, "x" in log), line[y], yerr=err,
+                        marker=markers[h], capsize=3, label=h, color=palette[h],
                         ls="-" if len(line) >= LINE_POINTS else "none")
         _scales(ax, log, sorted(set(part[x])), reference)
         ax.tick_params(labelbottom=True)  # every panel says where its points lie, shared axis or not
