@@ -120,12 +120,13 @@ def reach_line(table: pd.DataFrame, value: str, threshold: float, primary: Seque
         return ""
     named = reach.named_at
     among = f"the {m} declared" if primary else f"these {m}"
-    return (f"One row slowed alone among {among}: the gate names it with {POWER:.0%} chance from a slowdown of "
-            f"{named.median():.1%} at the median row ({named.min():.1%} at the most precise, {named.max():.1%} at "
-            f"the least), and a {SPIKE:.0%} slowdown in {reach.power_at_spike.median():.0%} of cases at the median "
-            + (f"row (the correction asks p <= {FDR:g} / {m} of a row slowed alone; every row slowed at once pays "
+    return (f"One row slowed alone among {among}: the gate would name it {POWER:.0%} of the time if it slowed by "
+            f"{named.median():.1%} (the row of median precision; {named.min():.1%} the most precise, "
+            f"{named.max():.1%} the least), and a {SPIKE:.0%} slowdown of that row "
+            f"{reach.power_at_spike.median():.0%} of the time "
+            + (f"(the correction asks p <= {FDR:g} / {m} of a row slowed alone; every row slowed at once pays "
                "far less)." if FDR / m < VERDICT_P else
-               f"row (its own verdict asks p <= {VERDICT_P:g}: its whole 95% interval above the threshold)."))
+               f"(its own verdict asks p <= {VERDICT_P:g}: its whole 95% interval above the threshold)."))
 
 
 def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = ()) -> list[str]:
