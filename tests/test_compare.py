@@ -472,7 +472,7 @@ def test_a_column_blank_in_every_row_is_dropped_not_said():
     """Identical environments: `environment_changes` blank everywhere, nothing to say of it above the table."""
     table = pd.DataFrame({"study": ["s", "s"], "variant": ["a", "b"], "environment_changes": ["", ""],
                           "judged_on": ["raw samples", "raw samples"], "ratio": [1.0, 1.1]})
-    shown, said = compare_report._hoisted(table)
+    shown, said = compare_report.hoisted_columns(table)
     assert said == ["In every row: `judged_on` raw samples.", ""] and list(shown.columns) == ["study", "variant",
                                                                                               "ratio"]
 

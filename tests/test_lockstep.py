@@ -93,6 +93,25 @@ def test_a_ten_percent_slowdown_on_one_side_is_found_through_the_drift():
     assert table.ratio.between(1.07, 1.13).all()
     text = lockstep.markdown(table, {"a": {}, "b": {"env": {"XLA_FLAGS": "--x"}}}, 0.05)
     assert "Verdicts: regressed 2" in text and "with XLA_FLAGS=--x" in text
+    brief = text[text.index("## In brief"):text.index("The sides, each")]  # the rows that moved, first
+    r = table.set_index("variant").loc["filter_jit"]
+    assert (f"- **regressed** `dispatch` base `filter_jit` (blocked): {r.ratio:.3f}x [{r.ratio_ci_low:.3f}, "
+            f"{r.ratio_ci_high:.3f}] (") in brief
+    assert r.side_median_ms / r.against_median_ms == pytest.approx(r.ratio, rel=0.03)  # each side's time per call
+
+
+def test_a_variant_one_side_declares_otherwise_is_said():
+    """A revision that added OUTPUTS_DIFFER (bfloat16, say) or RECOMPILES: its rows compare two computations."""
+    def described(differ: dict, recompiling: list) -> list[dict]:
+        return [{"checks": {"outputs_agree": {"differ_on_purpose": differ}}, "recompiling": recompiling}]
+
+    timed = {"sides": ["base", "head"], "descriptions": {"base": described({}, ["r"]),
+                                                         "head": described({"m": "bfloat16"}, [])}}
+    assert lockstep._declared_apart([timed]) == [
+        "Declared apart: `base` declares RECOMPILES `r` and `head` does not; `head` declares OUTPUTS_DIFFER `m` and "
+        "`base` does not: those rows compare a computation with another.", ""]
+    same = {"sides": ["base", "head"], "descriptions": {"base": described({}, []), "head": described({}, [])}}
+    assert lockstep._declared_apart([same]) == []
 
 
 class FirstIsSlower(Machine):

@@ -3,10 +3,12 @@ with it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
 
+from ...formatting import short
 from . import familywise, gate, machine_speed, memory_plans
 
 VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
@@ -58,7 +60,7 @@ def _ratios_section(ratios: pd.DataFrame, threshold: float, primary: Sequence[st
     if not len(ratios):
         return ["_(no paired ratio measured on both sides)_", ""]
     per_study = "; ".join(f"{study} {part.agree.sum()} of {len(part)}" for study, part in ratios.groupby("study"))
-    shown, hoisted = _hoisted(_leading(ratios, "change"))
+    shown, hoisted = hoisted_columns(_leading(ratios, "change"))
     return [
         f"Each variant's paired ratio against its baseline variant, as each run measured it, and their change "
         "(current / baseline over fresh processes, Student's t on their pooled spread, 95%). The runs agree on "
@@ -85,7 +87,7 @@ def _leading(table: pd.DataFrame, value: str) -> pd.DataFrame:
 BRIEF_ROWS = 20  # rows that moved named in brief; the rest are in the table
 
 
-def _hoisted(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+def hoisted_columns(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Text columns the same in every row, said once above the table, not down it."""
     same = [c for c in table.columns if pd.api.types.is_string_dtype(table[c]) and len(table) > 1
             and table[c].nunique(dropna=False) == 1 and c not in NAMES]
@@ -111,35 +113,55 @@ def _same_code_moved(table: pd.DataFrame, moved: pd.DataFrame) -> list[str]:
             "library's compiled code (`environment_changes`), not a change to the code"]
 
 
-def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
-    """The number first: every row that moved beyond the threshold, its ratio and interval, then the counts."""
-    if not len(table) or "ratio" not in table:
-        return []
+TIMES = (("baseline_median_ms", "current_median_ms"), ("against_median_ms", "side_median_ms"))  # two runs, lockstep
+
+
+def _times(row) -> str:
+    """A row's time per call on each side, where its table has them: ` (37.1 -> 57.4 µs)`."""
+    pair = next(((getattr(row, a), getattr(row, b)) for a, b in TIMES if hasattr(row, a)), None)
+    if pair is None or not all(isinstance(x, float) and math.isfinite(x) for x in pair):
+        return ""
+    scale, unit = (1e3, "µs") if max(pair) < 1 else (1.0, "ms")
+    return f" ({short(pair[0] * scale)} -> {short(pair[1] * scale)} {unit})"
+
+
+def moved_lines(table: pd.DataFrame, threshold: float, where: str) -> tuple[list[str], pd.DataFrame]:
+    """Each row that moved (at most BRIEF_ROWS), its ratio, interval and times, or the range where none did."""
     moved = table[table.verdict.isin(["regressed", "improved"])]
-    rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` ({r.mode}): {r.ratio:.3f}x "
-            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]{_same_code_mark(r)}"
+    side = (lambda r: f", {r.side} / {r.against}") if "side" in table and table.side.nunique() > 1 else (lambda r: "")
+    rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` ({r.mode}{side(r)}): {r.ratio:.3f}x "
+            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]{_times(r)}{_same_code_mark(r)}"
             for r in moved.head(BRIEF_ROWS).itertuples()]
-    more = [f"- and {len(moved) - BRIEF_ROWS} more under \"Medians\""] if len(moved) > BRIEF_ROWS else []
-    more += _same_code_moved(table, moved)
-    more += ["- one job each run: a shift of a whole job is not in these intervals (identical code run twice has "
-             "moved rows): confirm a moved row in lockstep (`compare.sides`: benchmark files and dispatch)"
-             ] if len(moved) else []
+    rows += [f"- and {len(moved) - BRIEF_ROWS} more under \"{where}\""] if len(moved) > BRIEF_ROWS else []
     if not len(moved):
         half = (table.ratio_ci_high / table.ratio_ci_low).dropna() ** 0.5 - 1
         told = "moved" if (table.verdict == "unchanged").all() else "was shown to move"
         rows = [f"- no row {told} beyond ±{threshold:g}: ratios {table.ratio.min():.3f}x to {table.ratio.max():.3f}x, "
                 f"their intervals ±{half.min():.1%} to ±{half.max():.1%}"] if len(half) else []
+    return rows, moved
+
+
+def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
+    """The number first: every row that moved beyond the threshold, its ratio and interval, then the counts."""
+    if not len(table) or "ratio" not in table:
+        return []
+    rows, moved = moved_lines(table, threshold, "Medians")
+    more = _same_code_moved(table, moved)
+    more += ["- one job each run: a shift of a whole job is not in these intervals (identical code run twice has "
+             "moved rows): confirm a moved row in lockstep (`compare.sides`: benchmark files and dispatch)"
+             ] if len(moved) else []
     return ["## In brief", "", f"Median time per call, current / baseline (95% interval), at ±{threshold:g}: "
-            f"{counts(table)}.", "", *rows, *more, *([""] if rows else []), *_between(table)]
+            f"{counts(table)}.", "", *rows, *more, *([""] if rows else []), *between(table, "runs")]
 
 
-def _between(table: pd.DataFrame) -> list[str]:
-    """What changed between the runs (the code, the workflow, libraries, the machine), said before the rows."""
+def between(table: pd.DataFrame, what: str) -> list[str]:
+    """What changed between the runs or sides (the code, the workflow, libraries, the machine), said before the
+    rows."""
     changes = sorted({c for c in table.get("environment_changes", pd.Series(dtype=str)).dropna() if str(c).strip()})
     if not changes:
         return []
     said = changes[0] if len(changes) == 1 else f"{len(changes)} different sets across the configurations"
-    return [f"Between the runs: {said} (`environment_changes` per row).", ""]
+    return [f"Between the {what}: {said} (`environment_changes` per row).", ""]
 
 
 def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
@@ -157,7 +179,7 @@ def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
 
 def markdown(table: pd.DataFrame, one_sided: pd.DataFrame, ratios: pd.DataFrame, baseline: str, threshold: float,
              primary: Sequence[str] = (), plans: pd.DataFrame | None = None) -> str:
-    shown, hoisted = _hoisted(_leading(table.drop(columns=["metric"]), "ratio")) if len(table) else (table, [])
+    shown, hoisted = hoisted_columns(_leading(table.drop(columns=["metric"]), "ratio")) if len(table) else (table, [])
     lines = [
         "# Comparison with a baseline run", "",
         *in_brief(table, threshold),

@@ -12,7 +12,8 @@ from ...formatting import short
 
 MOST_ROWS = 60  # a panel's rows; beyond, those that moved and the farthest from no change (the title says so)
 VERDICT_ORDER = ("regressed", "improved", "unchanged", "inconclusive")
-COLORS = dict(zip(VERDICT_ORDER, ("#c0392b", "#1e8449", "0.45", "#d68910"), strict=True))
+_PALETTE = sns.color_palette("colorblind")  # inconclusive as the scorecard draws it (claims_figure)
+COLORS = dict(zip(VERDICT_ORDER, (_PALETTE[3], _PALETTE[0], "0.45", _PALETTE[2]), strict=True))
 
 
 def rows(table: pd.DataFrame, value: str, labels: list[str]) -> pd.DataFrame:
@@ -72,12 +73,12 @@ def _log_x(axes, values: pd.Series, threshold: float) -> None:
     """One log x axis for all panels, in plain numbers, spanning the intervals drawn and the band: within a
     factor of 3 (most changes) a few even ticks, 1-2-5 steps beyond."""
     finite = values[(values > 0) & (values < math.inf)]
-    low, high = min(finite.min(), 1 - threshold) / 1.02, max(finite.max(), 1 + threshold) * 1.02
-    even = [t for t in ticker.MaxNLocator(6, steps=[1, 2, 2.5, 5, 10]).tick_values(low, high) if low <= t <= high]
-    ticks = even if high / low < 3 else [t for t in log_ticks(low, high) if low <= t <= high]
+    low, high = min(finite.min(), 1 - threshold), max(finite.max(), 1 + threshold)
+    even = [t for t in ticker.MaxNLocator(6, steps=[1, 2, 2.5, 5, 10]).tick_values(low, high) if t > 0]
+    ticks = even if high / low < 3 and even[0] <= low and even[-1] >= high else log_ticks(low, high)  # ends labelled
     for ax in axes:
         ax.set_xscale("log")
-        ax.set_xlim(low, high)
+        ax.set_xlim(ticks[0], ticks[-1])
         ax.set_xticks(ticks, [short(t) for t in ticks])
         ax.minorticks_off()
 

@@ -15,11 +15,12 @@ import pandas as pd
 from ...harness import moderated
 from . import familywise, memory_plans, process_t
 from .compare import environment_changes, verdict
-from .compare_report import could_tell, counts, verdict_rule
+from .compare_report import between, could_tell, counts, hoisted_columns, moved_lines, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
            "p_value", "df", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",
-           "detectable_change", "samples_factor", "processes_needed", "environment_changes", "process_log_ratios"]
+           "detectable_change", "samples_factor", "processes_needed", "against_median_ms", "side_median_ms",
+           "environment_changes", "process_log_ratios"]
 
 
 TEXT = ("environment_changes", "process_log_ratios")
@@ -63,8 +64,15 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
             "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
                                                        timed["descriptions"][side][0]["environment"]),
             "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
+            "against_median_ms": _median_ms([p[first][mode][variant] for p in processes]),
+            "side_median_ms": _median_ms([p[side][mode][variant] for p in processes]),
         } | process_t.detectability(spread, len(processes), threshold, c["df"]))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _median_ms(groups: list[list[float]]) -> float:
+    """A side's time per call: each process's median, their geometric mean (as a run's report gives it)."""
+    return float(np.exp(np.mean(process_t.log_medians(groups)))) * 1e3
 
 
 def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> float | None:
@@ -158,6 +166,42 @@ def _file_state(environment: dict[str, Any]) -> str:
     return ", the benchmark file with uncommitted changes (it or a module beside it that it imports)"
 
 
+def _in_brief(table: pd.DataFrame, threshold: float, timed_docs: list[dict[str, Any]]) -> list[str]:
+    """The rows that moved, what differs between the sides, and the figure, before how they were timed."""
+    if not len(table):
+        return []
+    rows, _ = moved_lines(table, threshold, "the table below")
+    return ["## In brief", "", f"Time per call, each side / the first, paired round by round (95% interval), at "
+            f"±{threshold:g}: {counts(table)}.", "", *rows, "", *between(table, "sides"),
+            *_declared_apart(timed_docs),
+            "![Each row's ratio to the first side with its 95% interval, coloured by its verdict]"
+            "(figures/compare_lockstep.png)", ""]
+
+
+DECLARED = {"differ_on_purpose": "OUTPUTS_DIFFER", "recompiling": "RECOMPILES"}
+
+
+def _declared_apart(timed_docs: list[dict[str, Any]]) -> list[str]:
+    """Variants a side's file declares otherwise than the first's (OUTPUTS_DIFFER, RECOMPILES)."""
+    said = set()
+    for timed in timed_docs:
+        first, *others = timed["sides"]
+        described = timed.get("descriptions", {})  # a result from before sides were described
+        for side in others:
+            for key, name in DECLARED.items():
+                mine, theirs = (_declared(described.get(s, [{}])[0], key) for s in (side, first))
+                said |= {f"`{side}` declares {name} `{v}` and `{first}` does not" for v in sorted(mine - theirs)}
+                said |= {f"`{first}` declares {name} `{v}` and `{side}` does not" for v in sorted(theirs - mine)}
+    return [f"Declared apart: {'; '.join(sorted(said))}: those rows compare a computation with another.", ""] if said \
+        else []
+
+
+def _declared(described: dict[str, Any], key: str) -> set[str]:
+    found = described.get("checks", {}).get("outputs_agree", {}).get(key) if key == "differ_on_purpose" else \
+        described.get(key)
+    return set(found or ())
+
+
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,
              timed_docs: list[dict[str, Any]] = (), set_up: list[str] = (), primary: Sequence[str] = (),
              plans: pd.DataFrame | None = None) -> str:
@@ -174,9 +218,10 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
                  for name, side in sides.items()]
     uninjected = "injected" in table and (table.injected == 1).all()
     hidden = ["against", "process_log_ratios"] + (["injected"] if uninjected else [])
-    shown = table.drop(columns=hidden) if len(table) else table  # `injected`: a calibration's known slowdown
+    shown, hoisted = hoisted_columns(table.drop(columns=hidden)) if len(table) else (table, [])
     return "\n".join([
         "# Lockstep comparison", "",
+        *_in_brief(table, threshold, list(timed_docs)),
         "The sides, each in its own warm worker processes, timed in lockstep: every round asks each side for one "
         "short block of each variant, the sides in a counterbalanced order, so that a round's ratio side / first "
         "side compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: over the "
@@ -189,11 +234,10 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
-        "![Each row's ratio to the first side with its 95% interval, coloured by its verdict]"
-        "(figures/compare_lockstep.png)", "",
         *familywise.line(table, "ratio", threshold, primary),
-        *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side, at the "
-                    "spread between processes this run saw"),
+        *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side "
+                    "(`compare.processes`), at the spread between processes this run saw"),
+        *hoisted,
         shown.to_markdown(index=False, floatfmt=".4g") if len(shown) else "_(no configuration timed)_", "",
         *memory_plans.section(plans, "on the first side (`baseline_*`) and each other (`current_*`)"),
     ])
