@@ -139,6 +139,7 @@ def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[st
             f"{int(measured.sum() - judged.sum())} are reported, not gated)" if primary
             else f"all {int(judged.sum())} measured rows")
     return [f"Across the report: a row is regressed where its whole 95% interval lies above 1 + {threshold:g}; the "
-            f"gate (`compare_gate`, where a run asks for it) names the rows whose test of that survives Benjamini-Hochberg over {over} (at most "
+            f"gate (`compare_gate`, where a run asks for it) names the rows whose test of that survives "
+            f"Benjamini-Hochberg over {over} (at most "
             f"{FDR:.0%} of the named rows expected false): {kept} of the {int(flagged.sum())} regressed do. "
             f"{reach_line(table, value, threshold, primary)}".rstrip(), ""]
