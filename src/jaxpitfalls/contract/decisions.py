@@ -4,7 +4,6 @@ does not, across an edge is inconclusive with its reason."""
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, replace
 from typing import Any
 
