@@ -129,6 +129,10 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
     committed = env | {"git": {"commit": "f09a14f321ec", "dirty": False}}
     assert compare.environment_changes(edited, committed) == "code c711829+dirty -> f09a14f"
     assert compare.environment_changes(env, committed) == "code unknown -> f09a14f"
+    mine = {"sha256": "ee19248aa", "git": {"commit": "5396dd1bb", "dirty": False}}
+    revised = {"sha256": "28e3283cc", "git": {"commit": "8e8288edd", "dirty": True}}
+    assert compare.environment_changes(committed | {"study_code": mine}, committed | {"study_code": revised}) == (
+        "your study's code ee19248@5396dd1 -> 28e3283+dirty")  # the workflow's, the same, not said
     assert sorted(map(tuple, one_sided[["config_id", "only_in"]].values)) == [("gone", "baseline"), ("new", "current")]
     with pytest.raises(gate.Regressions,
                        match=r"(?s)2 regression.*\(medians\).*dispatch a (filter_jit|jit_flat) \(blocked\): 1\.(19|2)"):

@@ -18,7 +18,7 @@ from ...harness.pooled import STEADY, group_of
 from ...harness.processes import pool_groups
 from ...harness.stats import is_difference, is_twin
 from ...report.tables import bundle
-from ...report.tables.environments import COMPARABLE, code_version
+from ...report.tables.environments import COMPARABLE, code_parts
 from . import machine_speed, process_t
 from .process_t import log_medians
 
@@ -65,9 +65,10 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
                         if before.get(name) != after.get(name)]
         elif before != after:
             changes.append(f"{key} {before} -> {after}")
-    code_before, code_after = code_version(baseline), code_version(current)
-    if code_before != code_after:
-        changes.append(f"code {code_before} -> {code_after}")
+    for name, before, after in zip(("code", "your study's code"), code_parts(baseline), code_parts(current),
+                                   strict=True):  # the workflow's and a user's file's apart: what differs, said
+        if before != after:
+            changes.append(f"{name} {before or 'none'} -> {after or 'none'}")
     return "; ".join(changes)
 
 

@@ -29,17 +29,22 @@ def require_comparable(docs: list[dict[str, Any]], paths: list[str]) -> None:
 TEXT_COLUMNS = {"code": str, "git_commit": str, "config_id": str}
 
 
-def code_version(environment: dict[str, Any]) -> str:
-    """The workflow code of a result: short commit, `+dirty`, and `+study:<digest>` for a user's own study, with
-    `@<commit>` where a benchmark file is clean at a commit of its repository (a revision side's, say), else
-    `+dirty` where git saw it or a neighbour edited or untracked."""
+def code_parts(environment: dict[str, Any]) -> tuple[str, str]:
+    """The workflow's code (short commit, `+dirty`) and a user's own study's (`<digest>`, `@<commit>` where a
+    benchmark file is clean at a commit of its repository, `+dirty` where git saw it or a neighbour edited)."""
     git, own = environment.get("git") or {}, environment.get("study_code")
     if not git.get("commit"):
-        return "unknown"
+        return "unknown", ""
     at = (own or {}).get("git") or {}
-    study = f"+study:{own['sha256'][:7]}" + (f"@{at['commit'][:7]}" if at.get("commit") and not at.get("dirty")
-                                             else "+dirty" if at.get("dirty") else "") if own else ""
-    return git["commit"][:7] + ("+dirty" if git.get("dirty") else "") + study
+    study = own["sha256"][:7] + (f"@{at['commit'][:7]}" if at.get("commit") and not at.get("dirty")
+                                 else "+dirty" if at.get("dirty") else "") if own else ""
+    return git["commit"][:7] + ("+dirty" if git.get("dirty") else ""), study
+
+
+def code_version(environment: dict[str, Any]) -> str:
+    """The code of a result in one word: the workflow's, `+study:` a user's own study's (code_parts)."""
+    workflow, study = code_parts(environment)
+    return workflow + (f"+study:{study}" if study else "")
 
 
 def flat_environment(env: dict[str, Any]) -> dict[str, Any]:
