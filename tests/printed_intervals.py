@@ -18,11 +18,13 @@ def printed(text: str) -> list[tuple[str, str, tuple[str, str]]]:
 
 
 def _formatted(value: float, low: float, high: float) -> set[tuple[str, str, str]]:
-    """A table's (value, low, high) as the report may print it: 3, 2 or 1 decimals (or 3 significant digits below a
-    hundredth: formatting.fixed), as a percentage, or a time in ms as µs or ns (formatting.duration_interval)."""
-    from jaxpitfalls.formatting import fixed, short
+    """A table's (value, low, high) as the report may print it: 3, 2 or 1 decimals (3 significant digits below a
+    hundredth, at most 4 from 100 up: formatting.fixed_at_most_four), as a percentage, or a time in ms as µs (a
+    medians table's) or ns (formatting.duration_interval)."""
+    from jaxpitfalls.formatting import fixed, fixed_at_most_four, short
 
-    return {tuple(fixed(x * scale, d) for x in (value, low, high)) for d, scale in ((3, 1), (2, 1), (1, 1), (1, 100))
+    return {tuple(form(x * scale, d) for x in (value, low, high)) for form in (fixed, fixed_at_most_four)
+            for d, scale in ((3, 1), (2, 1), (1, 1), (1, 100), (3, 1e3))
             } | {tuple(short(x * scale) for x in (value, low, high)) for scale in (1e3, 1e6)}
 
 

@@ -19,6 +19,12 @@ def fixed(x: float, decimals: int = 3) -> str:
     return f"{x:.{2 - math.floor(math.log10(abs(x)))}f}"
 
 
+def fixed_at_most_four(x: float, decimals: int = 3) -> str:
+    """`fixed`, in four significant digits at most from 100 up (`924.9`, `1177`): no false precision."""
+    digits = math.floor(math.log10(abs(x))) if math.isfinite(x) and abs(x) >= 100 else 0
+    return fixed(x, min(decimals, max(0, 3 - digits)) if digits else decimals)
+
+
 def short(x: float) -> str:
     """`x` to 3 significant digits in fixed point, trailing zeros dropped (`23.9`, `1550`, `0.00001`):
     `:.3g` without its e-notation."""
@@ -39,7 +45,7 @@ def duration_interval(ms: float, low: float, high: float) -> str:
     """A time in ms and its interval in the unit they read in: ms from 10 µs, else µs or ns (`66.2 ns [-53.4, 186]`)."""
     top = max(abs(ms), abs(low), abs(high))
     if not math.isfinite(top) or top >= 0.01:
-        return f"{fixed(ms)} ms [{fixed(low)}, {fixed(high)}]"
+        return f"{fixed_at_most_four(ms)} ms [{fixed_at_most_four(low)}, {fixed_at_most_four(high)}]"
     scale, unit = (1e3, "µs") if top >= 1e-3 else (1e6, "ns")
     return f"{short(ms * scale)} {unit} [{short(low * scale)}, {short(high * scale)}]"
 

@@ -3,14 +3,13 @@ does not, across an edge is inconclusive with its reason."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..formatting import fixed, short
+from ..formatting import fixed_at_most_four, short
 from ..harness.stats import difference_of_estimates
 from .interface import Number
 from .tables import base_config_id
@@ -158,13 +157,10 @@ def decide(low: float, high: float, *edges: float, holds: str = "above", log: bo
 
 def interval(value: float, low: float, high: float, unit: str = "", signed: bool = False, decimals: int = 3) -> str:
     """`1.234x [1.100, 1.300]`: a value and its 95% interval as every table and claim shows them (`signed`:
-    `+1.234 ms`); a number from 100 up in four significant digits at most (`924.9x [727.1, 1177]`)."""
-    def at_most_four(x: float) -> str:
-        digits = math.floor(math.log10(abs(x))) if math.isfinite(x) and abs(x) >= 100 else 0
-        return fixed(x, min(decimals, max(0, 3 - digits)) if digits else decimals)
-
+    `+1.234 ms`), from 100 up in four digits (formatting.fixed_at_most_four)."""
     sign = "+" if signed and value >= 0 else ""
-    return f"{sign}{at_most_four(value)}{unit} [{at_most_four(low)}, {at_most_four(high)}]"
+    return f"{sign}{fixed_at_most_four(value, decimals)}{unit} [" + ", ".join(
+        fixed_at_most_four(x, decimals) for x in (low, high)) + "]"
 
 
 def rows(table: pd.DataFrame, **where: Any) -> pd.DataFrame:

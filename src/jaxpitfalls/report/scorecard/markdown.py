@@ -94,13 +94,25 @@ def _medians_apart(steps: pd.DataFrame, comp: pd.DataFrame) -> list[str]:
             *apart, ""]
 
 
+def _medians_with_intervals(steps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Each configuration's median per variant and mode, with its interval."""
+    columns = ["median_ms", "median_ci_low_ms", "median_ci_high_ms"]
+    wide = steps.pivot_table(index="config_id", columns=["mode", "variant"], values=columns, sort=False)
+    _, unit = readable_times(wide["median_ms"])
+    scale = 1e3 if unit == "µs" else 1.0
+    none = pd.Series(math.nan, index=wide.index)  # a column of no interval
+    cells = pd.DataFrame({f"{v} ({m})": [
+        "" if pd.isna(x) else interval(x * scale, lo * scale, hi * scale) if pd.notna(lo) else fixed(x * scale)
+        for x, lo, hi in zip(*(wide[c].get((m, v), none) for c in columns), strict=True)]
+        for m, v in wide["median_ms"].columns}, index=wide.index)
+    return cells, unit
+
+
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
                   config: dict[str, Any], figures: list[tuple[str, str]]) -> str:
     """A study's section; `config` needs its block and its family's."""
     steps, comp, checks = (measured(tables[k]) for k in ("steps", "comparisons", "checks"))
-    medians = steps.pivot_table(index="config_id", columns=["mode", "variant"], values="median_ms", sort=False)
-    medians.columns = [f"{v} ({m})" for m, v in medians.columns]
-    medians, unit = readable_times(medians)
+    medians, unit = _medians_with_intervals(steps)
     shares = comp.variant.str.contains(DIFFERENCE, regex=False)  # a share of one difference in another
     comparisons = comp.assign(
         ratio=_with_interval(comp, "ratio", "ratio_ci_low", "ratio_ci_high", "x"),
@@ -135,7 +147,7 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         f"### Time per timed call ({unit})", "",
         "One call of each mode as the setup describes it (a sample averages several calls where they are "
         "short): each process's median, and over a configuration's processes their geometric mean (a median of "
-        "two or three would be one of them); its interval and each process's own are in "
+        "two or three would be one of them) with its 95% interval; each process's own are in "
         "`results/tables/<study>/steps.csv`.", "",
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),
