@@ -112,7 +112,7 @@ def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float 
 
 def first_place(doc: dict[str, Any]) -> str:
     """What opening a round cost, the worst variant named, and how evenly first place went round:
-    `+6.1% (filter_jit, blocked); openings within 1`."""
+    `+6.1% opening a round (filter_jit, blocked); rounds opened within 1 of each other`."""
     worst: tuple[float, str] | None = None
     uneven = 0
     for mode, record in doc["machine"].items():
@@ -136,4 +136,4 @@ def first_place(doc: dict[str, Any]) -> str:
         uneven = max(uneven, max(opened, default=0) - min(opened, default=0))
     if worst is None:
         return "no round of two variants or more"
-    return f"{worst[0]:+.1%} ({worst[1]}); openings within {uneven}"
+    return f"{worst[0]:+.1%} opening a round ({worst[1]}); rounds opened within {uneven} of each other"
