@@ -762,3 +762,14 @@ def test_an_unplaced_expectation_is_said_beside_a_sentence_that_does_not_read(fi
     said = str(refused.value)
     assert said.startswith("2 problems in the config:\n") and "'vmap 2x slower than lop': not an expectation" in said
     assert "EXPECT 'vmap faster than loop at batch=64' is judged at batch=64, which no configuration" in said
+
+
+def test_a_sentence_refused_for_its_axis_is_not_also_judged_for_its_value(files, tmp_path):
+    """`at bath=64` is one problem (no such parameter), not also "no configuration times bath=64"."""
+    path = tmp_path / "loop.py"
+    path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
+        'EXPECT = ["vmap at least 2x faster than loop"]', 'EXPECT = ["vmap faster than loop at bath=64"]'))
+    with pytest.raises(InvalidConfig) as refused:
+        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}}}), SCHEMA)
+    assert str(refused.value).startswith("1 problem in the config:\n") and "'bath' is not a parameter" in str(
+        refused.value)

@@ -528,8 +528,9 @@ def test_the_medians_are_what_the_ratio_compares():
 
 
 def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_between_the_runs():
-    """A variant whose signature (programs, call path) is the same in both runs cannot have moved by a change to
-    it: in brief says so beside the row, and what changed between the runs (here the workflow's commit)."""
+    """A variant whose signature fingerprints (its programs, its call) are the same in both runs moved by something
+    else: in brief says so beside the row, and what changed between the runs (here the workflow's commit); a
+    signature of counts alone says nothing either way."""
     baseline = {("dispatch", "c"): _doc("c", _samples(0.010, 0))}
     current = {("dispatch", "c"): _doc("c", _samples(0.013, 1))}
     for side, commit in ((baseline, "aaaaaaa"), (current, "bbbbbbb")):
@@ -543,6 +544,24 @@ def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_betwe
     assert table.set_index("variant").same_code.to_dict() == {"filter_jit": True, "jit_flat": False}
     assert not ratios.same_code.any()  # the floor's program changed
     text = compare_report.markdown(table, one_sided, ratios, "b", 0.05)
-    assert "`filter_jit` (blocked): 1.3" in text and "(the same programs and call path in both runs)" in text
-    assert "- 1 of the 2 rows that moved ran the same programs and call path in both runs" in text
+    assert "`filter_jit` (blocked): 1.3" in text and compare_report.SAME_CODE in text
+    assert "- 1 of the 2 rows that moved compiled the same programs and made the same call in both runs" in text
     assert "Between the runs: code aaaaaaa -> bbbbbbb (`environment_changes` per row)." in text
+    for side in (baseline, current):  # a packaged study's signature: counts of calls, no fingerprint of what ran
+        for variant in side[("dispatch", "c")]["variants"].values():
+            variant["signature"] = {"compiles_first_pass": 1}
+    assert compare.compare(baseline, current)[0].same_code.isna().all()  # unknown, not "the same"
+    assert compare_report.SAME_CODE not in compare_report.markdown(*compare.compare(baseline, current), ratios, "b",
+                                                                   0.05)
+
+
+def test_in_brief_says_changes_not_alike_for_every_row_and_one_process_has_no_interval():
+    """A change between the runs that holds for some rows is counted, not said of all; one process: no ±inf%."""
+    table = pd.DataFrame({"study": "s", "config_id": ["a", "b", "c"], "variant": "v", "mode": "m", "ratio": 1.0,
+                          "ratio_ci_low": 0.0, "ratio_ci_high": np.inf, "verdict": "inconclusive",
+                          "environment_changes": ["your study's code a -> b", "", ""]})
+    said = "\n".join(compare_report.in_brief(table, 0.05))
+    assert "no interval (one process)" in said and "inf%" not in said
+    assert ("Between the runs, not alike for every row: nothing in 2 of 3 rows; your study's code a -> b in 1 of 3 "
+            "rows") in said
+    assert compare_report.between(table.assign(environment_changes=""), "runs") == []

@@ -177,9 +177,9 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str], f
                   axes: tuple[str, ...] | None) -> tuple[Expectation, ...]:
     """EXPECT's sentences (`axes`: setup's parameters an `at` may name; None: any)."""
     lines = _literal(path, "EXPECT", node, [], (list, tuple))
-    found, problems = [], []  # every sentence's problem at once, a line each
+    found, problems, readable = [], [], []  # every sentence's problem at once, a line each
     for i, line in enumerate(lines):
-        at = node.elts[i] if isinstance(node, ast.List | ast.Tuple) else node
+        at, before = node.elts[i] if isinstance(node, ast.List | ast.Tuple) else node, len(problems)
         if not isinstance(line, str):
             problems.append(str(_refuse(path, at, f"EXPECT holds sentences, not {line!r}")))
             continue
@@ -194,8 +194,10 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str], f
         if found[-1].mode == FIRST_RUN_MODE and first_run is False:  # None: FIRST_RUN refused already
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: first runs are timed where the file sets "
                                                   "FIRST_RUN = True")))
+        if len(problems) == before:  # a sentence with no problem of its own: the config check judges its `at`
+            readable.append(found[-1])
     if problems:
-        raise BenchFileRefused("\n".join(problems), tuple(found))
+        raise BenchFileRefused("\n".join(problems), tuple(readable))
     keys = [e.key for e in found]
     if len(set(keys)) < len(keys):
         raise _refuse(path, node, "EXPECT states one expectation twice")

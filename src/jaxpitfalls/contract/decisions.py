@@ -116,8 +116,8 @@ def _processes_to_decide(half: float, distance: float, df: float, processes: int
                    if stats.t.ppf(0.975, p - 1 + pooled) * spread / np.sqrt(p) < distance), None)
     rests = f"it rests on {df:.3g} degree(s) of freedom over {processes} processes"
     if enough is None:
-        return (f"{rests}, and even {MOST_PROCESSES} processes would not decide it if the estimate holds: it lies too "
-                "near the edge for more processes to tell")
+        return (f"{rests}, and even {MOST_PROCESSES} processes would not decide it if the estimate holds: more than "
+                "that, or another design")
     return (f"{rests}: about {enough} processes (`measure.processes`, and `max_processes` where lower) would "
             "decide it if the estimate holds")
 

@@ -82,16 +82,19 @@ def _spread_ticks(fig, ax) -> None:
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
-DODGE = 0.012  # of a panel's x span (log: a factor) between neighbouring lines, so equal points stay apart
+DODGE = 0.012  # of a panel's x span between lines (log axis: 4x it in log units): equal points stay apart
 
 
-def _dodged(xs: pd.Series, panel: pd.Series, step: float, log: bool) -> pd.Series:
-    """`xs` moved `step` dodges aside: two variants of equal times drew one marker over the other."""
-    if not step or not pd.api.types.is_numeric_dtype(panel):
+def _dodged(xs: pd.Series, panel: pd.Series, k: int, lines: int, log: bool) -> pd.Series:
+    """Line `k` of `lines` moved aside (two variants of equal times drew one marker over the other), all of them
+    together within a third of the panel's closest two x values (1000 and 1024 keep their order)."""
+    if lines < 2 or not pd.api.types.is_numeric_dtype(panel):
         return xs
-    if log:
-        return xs * (1 + DODGE * 4) ** step
-    return xs + step * DODGE * ((panel.max() - panel.min()) or 1.0)
+    where = np.log(np.unique(panel)) if log else np.unique(panel).astype(float)
+    span = (where[-1] - where[0]) or 1.0
+    gap = np.diff(where).min() if len(where) > 1 else span
+    step = min(DODGE * (4.0 if log else span), gap / 3 / (lines - 1)) * (k - (lines - 1) / 2)
+    return xs * np.exp(step) if log else xs + step
 
 
 def facet_lines(
@@ -136,7 +139,7 @@ def facet_lines(
             err = None
             if low and high:
                 err = [line[y] - line[low], line[high] - line[y]]
-            ax.errorbar(_dodged(line[x], part[x], k - (len(hues) - 1) / 2, "x" in log), line[y], yerr=err,
+            ax.errorbar(_dodged(line[x], part[x], k, len(hues), "x" in log), line[y], yerr=err,
                         marker=markers[h], capsize=3, label=h, color=palette[h],
                         ls="-" if len(line) >= LINE_POINTS else "none")
         _scales(ax, log, sorted(set(part[x])), reference)

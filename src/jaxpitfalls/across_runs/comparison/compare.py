@@ -102,11 +102,16 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
     return pd.DataFrame(rows), pd.DataFrame(one_sided, columns=["study", "config_id", "only_in"])
 
 
-def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str) -> bool:
-    """Whether each variant ran the same programs and call path in both runs (its signature, harness.variants):
-    where it did, a row that moved measured the runs (or the libraries' compiled code), not a change to it."""
-    signatures = [[doc["variants"].get(v, {}).get("signature") for v in variants] for doc in (before, after)]
-    return None not in signatures[0] and signatures[0] == signatures[1]
+FINGERPRINTS = ("program", "call")  # a signature's hashes of what ran; a study's counts of calls alone say less
+
+
+def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str) -> bool | None:
+    """Whether each variant compiled the same programs and made the same call in both runs (its signature's
+    fingerprints, benchfile.signature); None where a signature holds none (a packaged study's counts)."""
+    signatures = [[doc["variants"].get(v, {}).get("signature") or {} for v in variants] for doc in (before, after)]
+    if not all(k in sig for side in signatures for sig in side for k in FINGERPRINTS):
+        return None
+    return signatures[0] == signatures[1]
 
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
@@ -121,8 +126,7 @@ def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: 
     raw = (log_medians(groups_a), log_medians(groups_b))
     speed = machine_speed.speed_change(before, after, mode, groups_b, groups_a) or {}
     return {
-        # each process's median, their geometric mean: what the ratio compares, as each run's report gives it
-        "baseline_median_ms": math.exp(np.mean(raw[1])) * 1e3, "current_median_ms": math.exp(np.mean(raw[0])) * 1e3,
+        "baseline_median_ms": process_t.median_ms(groups_b), "current_median_ms": process_t.median_ms(groups_a),
         "machine_ratio": speed.get("machine_ratio"), "machine_ratio_ci_low": speed.get("machine_ratio_ci_low"),
         "machine_ratio_ci_high": speed.get("machine_ratio_ci_high"), "judged_on": judged_on,
         "n_baseline": sum(map(len, groups_b)), "n_current": sum(map(len, groups_a)),

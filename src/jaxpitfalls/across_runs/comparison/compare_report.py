@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from ...formatting import short
@@ -95,7 +96,7 @@ def hoisted_columns(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return table.drop(columns=same), ([f"In every row: {said}.", ""] if said else [])
 
 
-SAME_CODE = " (the same programs and call path in both runs)"
+SAME_CODE = " (the same compiled programs and call in both runs, by their signatures)"
 
 
 def _same_code_mark(row) -> str:
@@ -108,9 +109,10 @@ def _same_code_moved(table: pd.DataFrame, moved: pd.DataFrame) -> list[str]:
     if not len(same):
         return []
     alike = int(table.same_code.eq(True).sum())
-    return [f"- {len(same)} of the {len(moved)} rows that moved ran the same programs and call path in both runs "
-            f"(their signatures, {alike} of {len(table)} rows alike): what moved them is the machine, the run or a "
-            "library's compiled code (`environment_changes`), not a change to the code"]
+    return [f"- {len(same)} of the {len(moved)} rows that moved compiled the same programs and made the same call in "
+            f"both runs (their signatures, {alike} of {len(table)} rows alike): the machine, the run or a library "
+            "(`environment_changes`) moved them, or Python the signature does not fingerprint (the bodies of "
+            "functions the call goes through outside jit)"]
 
 
 TIMES = (("baseline_median_ms", "current_median_ms"), ("against_median_ms", "side_median_ms"))  # two runs, lockstep
@@ -119,6 +121,8 @@ TIMES = (("baseline_median_ms", "current_median_ms"), ("against_median_ms", "sid
 def _times(row) -> str:
     """A row's time per call on each side, where its table has them: ` (37.1 -> 57.4 µs)`."""
     pair = next(((getattr(row, a), getattr(row, b)) for a, b in TIMES if hasattr(row, a)), None)
+    if getattr(row, "judged_on", "") == "yardstick units":  # the ratio is not of these times
+        return ""
     if pair is None or not all(isinstance(x, float) and math.isfinite(x) for x in pair):
         return ""
     scale, unit = (1e3, "µs") if max(pair) < 1 else (1.0, "ms")
@@ -134,10 +138,12 @@ def moved_lines(table: pd.DataFrame, threshold: float, where: str) -> tuple[list
             for r in moved.head(BRIEF_ROWS).itertuples()]
     rows += [f"- and {len(moved) - BRIEF_ROWS} more under \"{where}\""] if len(moved) > BRIEF_ROWS else []
     if not len(moved):
-        half = (table.ratio_ci_high / table.ratio_ci_low).dropna() ** 0.5 - 1
+        half = (table.ratio_ci_high / table.ratio_ci_low) ** 0.5 - 1
+        half = half[np.isfinite(half)]  # one process: no interval
         told = "moved" if (table.verdict == "unchanged").all() else "was shown to move"
+        widths = f"their intervals ±{half.min():.1%} to ±{half.max():.1%}" if len(half) else "no interval (one process)"
         rows = [f"- no row {told} beyond ±{threshold:g}: ratios {table.ratio.min():.3f}x to {table.ratio.max():.3f}x, "
-                f"their intervals ±{half.min():.1%} to ±{half.max():.1%}"] if len(half) else []
+                f"{widths}"] if len(table) else []
     return rows, moved
 
 
@@ -157,11 +163,15 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
 def between(table: pd.DataFrame, what: str) -> list[str]:
     """What changed between the runs or sides (the code, the workflow, libraries, the machine), said before the
     rows."""
-    changes = sorted({c for c in table.get("environment_changes", pd.Series(dtype=str)).dropna() if str(c).strip()})
-    if not changes:
+    rows = table.get("environment_changes", pd.Series(dtype=str)).fillna("").astype(str).str.strip()
+    counted = rows.value_counts()
+    if not (counted.index != "").any():
         return []
-    said = changes[0] if len(changes) == 1 else f"{len(changes)} different sets across the configurations"
-    return [f"Between the {what}: {said} (`environment_changes` per row).", ""]
+    if len(counted) == 1:
+        return [f"Between the {what}: {counted.index[0]} (`environment_changes` per row).", ""]
+    said = "; ".join(f"{change or 'nothing'} in {n} of {len(rows)} rows" for change, n in counted.head(3).items())
+    more = f"; {len(counted) - 3} more" if len(counted) > 3 else ""
+    return [f"Between the {what}, not alike for every row: {said}{more} (`environment_changes` per row).", ""]
 
 
 def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:

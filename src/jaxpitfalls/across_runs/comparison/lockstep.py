@@ -64,15 +64,10 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
             "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
                                                        timed["descriptions"][side][0]["environment"]),
             "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
-            "against_median_ms": _median_ms([p[first][mode][variant] for p in processes]),
-            "side_median_ms": _median_ms([p[side][mode][variant] for p in processes]),
+            "against_median_ms": process_t.median_ms([p[first][mode][variant] for p in processes]),
+            "side_median_ms": process_t.median_ms([p[side][mode][variant] for p in processes]),
         } | process_t.detectability(spread, len(processes), threshold, c["df"]))
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def _median_ms(groups: list[list[float]]) -> float:
-    """A side's time per call: each process's median, their geometric mean (as a run's report gives it)."""
-    return float(np.exp(np.mean(process_t.log_medians(groups)))) * 1e3
 
 
 def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> float | None:

@@ -12,7 +12,7 @@ import pandas as pd
 from ...contract.decisions import interval
 from ...contract.interface import Report, StudySpec
 from ...contract.tables import base_config_id, measured
-from ...formatting import duration_interval, fixed, plain_numbers, readable_times, short
+from ...formatting import duration_interval, fixed, fixed_at_most_four, plain_numbers, readable_times, short
 from ...harness.stats import DIFFERENCE, relative_half_width
 from ..tables.precision import shortfall_lines
 
@@ -98,12 +98,16 @@ def _medians_with_intervals(steps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """Each configuration's median per variant and mode, with its interval."""
     columns = ["median_ms", "median_ci_low_ms", "median_ci_high_ms"]
     wide = steps.pivot_table(index="config_id", columns=["mode", "variant"], values=columns, sort=False)
+    if "median_ms" not in wide:  # every configuration a demonstration
+        return pd.DataFrame(index=wide.index), "ms"
     _, unit = readable_times(wide["median_ms"])
     scale = 1e3 if unit == "µs" else 1.0
     none = pd.Series(math.nan, index=wide.index)  # a column of no interval
     cells = pd.DataFrame({f"{v} ({m})": [
-        "" if pd.isna(x) else interval(x * scale, lo * scale, hi * scale) if pd.notna(lo) else fixed(x * scale)
-        for x, lo, hi in zip(*(wide[c].get((m, v), none) for c in columns), strict=True)]
+        "" if pd.isna(x) else interval(x * scale, lo * scale, hi * scale) if pd.notna(lo)
+        else fixed_at_most_four(x * scale)
+        for x, lo, hi in zip(*((wide[c] if c in wide else pd.DataFrame()).get((m, v), none) for c in columns),
+                             strict=True)]
         for m, v in wide["median_ms"].columns}, index=wide.index)
     return cells, unit
 
@@ -147,7 +151,8 @@ def study_section(name: str, description: str, spec: StudySpec, report: Report, 
         f"### Time per timed call ({unit})", "",
         "One call of each mode as the setup describes it (a sample averages several calls where they are "
         "short): each process's median, and over a configuration's processes their geometric mean (a median of "
-        "two or three would be one of them) with its 95% interval; each process's own are in "
+        "two or three would be one of them) with its 95% interval (one process: a bootstrap over its rounds); each "
+        "process's own are in "
         "`results/tables/<study>/steps.csv`.", "",
         *([f"Configurations that demonstrate a pitfall on purpose ({', '.join(demos)}) are left out of this "
            "table and the next; the study's own tables show them beside the proper ones.", ""] if demos else []),

@@ -33,12 +33,11 @@ def code_parts(environment: dict[str, Any]) -> tuple[str, str]:
     """The workflow's code (short commit, `+dirty`) and a user's own study's (`<digest>`, `@<commit>` where a
     benchmark file is clean at a commit of its repository, `+dirty` where git saw it or a neighbour edited)."""
     git, own = environment.get("git") or {}, environment.get("study_code")
-    if not git.get("commit"):
-        return "unknown", ""
     at = (own or {}).get("git") or {}
     study = own["sha256"][:7] + (f"@{at['commit'][:7]}" if at.get("commit") and not at.get("dirty")
                                  else "+dirty" if at.get("dirty") else "") if own else ""
-    return git["commit"][:7] + ("+dirty" if git.get("dirty") else ""), study
+    workflow = git["commit"][:7] + ("+dirty" if git.get("dirty") else "") if git.get("commit") else "unknown"
+    return workflow, study
 
 
 def code_version(environment: dict[str, Any]) -> str:
