@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ...contract.decisions import interval
 from ...formatting import short
 from . import familywise, gate, machine_speed, memory_plans
 
@@ -129,13 +130,17 @@ def _times(row) -> str:
     return f" ({short(pair[0] * scale)} -> {short(pair[1] * scale)} {unit})"
 
 
+def moved_row(r, named: str, value: str = "ratio") -> str:
+    """One row that moved, as in brief says it: verdict, names, the number with its interval, times, same code."""
+    number = interval(getattr(r, value), getattr(r, f"{value}_ci_low"), getattr(r, f"{value}_ci_high"), "x")
+    return f"- **{r.verdict}** `{r.study}` {r.config_id} {named}: {number}{_times(r)}{_same_code_mark(r)}"
+
+
 def moved_lines(table: pd.DataFrame, threshold: float, where: str) -> tuple[list[str], pd.DataFrame]:
     """Each row that moved (at most BRIEF_ROWS), its ratio, interval and times, or the range where none did."""
     moved = table[table.verdict.isin(["regressed", "improved"])]
     side = (lambda r: f", {r.side} / {r.against}") if "side" in table and table.side.nunique() > 1 else (lambda r: "")
-    rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` ({r.mode}{side(r)}): {r.ratio:.3f}x "
-            f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]{_times(r)}{_same_code_mark(r)}"
-            for r in moved.head(BRIEF_ROWS).itertuples()]
+    rows = [moved_row(r, f"`{r.variant}` ({r.mode}{side(r)})") for r in moved.head(BRIEF_ROWS).itertuples()]
     rows += [f"- and {len(moved) - BRIEF_ROWS} more under \"{where}\""] if len(moved) > BRIEF_ROWS else []
     if not len(moved):
         half = (table.ratio_ci_high / table.ratio_ci_low) ** 0.5 - 1
@@ -179,8 +184,7 @@ def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
     if not len(ratios):
         return []
     moved = ratios[ratios.verdict.isin(["regressed", "improved"])]
-    rows = [f"- **{r.verdict}** `{r.study}` {r.config_id} `{r.variant}` / `{r.against}` ({r.mode}): {r.change:.3f}x "
-            f"[{r.change_ci_low:.3f}, {r.change_ci_high:.3f}]{_same_code_mark(r)}"
+    rows = [moved_row(r, f"`{r.variant}` / `{r.against}` ({r.mode})", "change")
             for r in moved.head(BRIEF_ROWS).itertuples()]
     floors = [f"- **a floor slowed**: {line}" for line in gate.floors_regressed(ratios, table)] if len(table) else []
     return [f"Paired ratios against each floor, current / baseline (the default gate's table): {counts(ratios)}.",
