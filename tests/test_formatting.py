@@ -34,6 +34,7 @@ def test_a_table_of_times_under_a_millisecond_reads_in_microseconds():
     (924.914, 727.102, 1176.542, "924.9x [727.1, 1177]"),  # a RECOMPILES call against a warm one, was 924.914x
     (4.724, 0.081, 273.977, "4.724x [0.081, 274.0]"),      # each number its own digits: the low end kept
     (5.864, 3.573, 9.625, "5.864x [3.573, 9.625]"),
+    (99.9996, 99.95, 100.2, "100.0x [99.950, 100.2]"),     # rounded to 100, four digits as any number there
 ])
 def test_an_interval_prints_no_more_than_four_significant_digits_from_100_up(value, low, high, printed):
     from jaxpitfalls.contract.decisions import interval

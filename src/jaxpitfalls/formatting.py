@@ -21,7 +21,8 @@ def fixed(x: float, decimals: int = 3) -> str:
 
 def fixed_at_most_four(x: float, decimals: int = 3) -> str:
     """`fixed`, in four significant digits at most from 100 up (`924.9`, `1177`): no false precision."""
-    digits = math.floor(math.log10(abs(x))) if math.isfinite(x) and abs(x) >= 100 else 0
+    rounded = abs(round(x, decimals)) if math.isfinite(x) else 0.0  # 99.9996 prints as 100, four digits
+    digits = math.floor(math.log10(rounded)) if rounded >= 100 else 0
     return fixed(x, min(decimals, max(0, 3 - digits)) if digits else decimals)
 
 
