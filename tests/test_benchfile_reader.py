@@ -254,7 +254,8 @@ def test_a_memory_sentence_bounds_the_planned_totals_ratio_and_is_decided_exactl
     # the other configuration (a twice b's) is said too; a sharded call's plan is each device's, said with its span
     said = judged([edge * 2**20, 2**20], devices=(2, 1))[1]
     doubled = (low is None or 2 > low) and (high is None or 2 < high)
-    assert f"at the other configurations it holds at {int(doubled)} of 1" in said
+    assert f"at the other configurations it holds at {int(doubled)} of 1 (n16 2.000x)" in said
+    assert "at the base configuration n8 (" in said  # which configuration the base is, named
     assert "per device" in said and "a spans 2 device(s), b 1" in said
     assert judged([2**20, 2**20], programs=(1, 4)) == (  # a loop of calls: arrays between programs
         NOT_MEASURED, "not measured: b runs 4 programs a call, holding arrays between them that no plan counts "

@@ -59,8 +59,11 @@ def _elsewhere(e: Expectation, run: Run) -> str:
         return ""
     one = steps[steps.program_programs == 1].pivot_table(index="config_id", columns="variant",
                                                          values="program_total_bytes", aggfunc="first")
-    held = [_holds(e, row[e.a] / row[e.b]) for _, row in one.iterrows() if set(e.pair) <= set(row.dropna().index)]
-    return f"; at the other configurations it holds at {sum(held)} of {len(held)}" if held else ""
+    ratios = {config: row[e.a] / row[e.b] for config, row in one.iterrows() if set(e.pair) <= set(row.dropna().index)}
+    said = ", ".join(f"{config} {r:.3f}x" for config, r in list(ratios.items())[:4])
+    said += ", ..." if len(ratios) > 4 else ""
+    held = sum(_holds(e, r) for r in ratios.values())
+    return f"; at the other configurations it holds at {held} of {len(ratios)} ({said})" if ratios else ""
 
 
 def judge_memory(e: Expectation, run: Run) -> Judged:
@@ -84,7 +87,8 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     spans = "" if set(devices) <= {1.0} or not np.isfinite(devices).all() else (
         f"; {e.a} spans {devices[0]:.0f} device(s), {e.b} {devices[1]:.0f}: {short(a * devices[0] / size)} / "
         f"{short(b * devices[1] / size)} {unit} over them all")
-    return Judged(measured=f"{what} = {r:.3f}x at the base configuration ({short(a / size)} / {short(b / size)} "
+    return Judged(measured=f"{what} = {r:.3f}x at the base configuration {run.base_id} ({short(a / size)} / "
+                           f"{short(b / size)} "
                            f"{unit} per device, XLA's plan{spans}){_elsewhere(e, run)}", verdict=verdict(_holds(e, r)),
                   headline=Estimate(r, r, r, "x", what), edges=tuple(x for x in (low, high) if x))
 
@@ -121,7 +125,8 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     processes = int(checks.loc[checks.config_id == config_id, "processes"].max())
     decision = decide(shown[1], shown[2], *(x for x in (low, high) if x), holds=holds, log=True, df=df,
                       processes=processes)
-    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} {e.where} ({e.mode})",
+    where = f"{e.where} ({config_id})" if e.at else f"at the base configuration {config_id}"
+    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} {where} ({e.mode})",
                            headline=Estimate(*shown, "x", what), edges=tuple(x for x in (low, high) if x))
 
 
