@@ -264,6 +264,36 @@ def test_a_memory_sentence_bounds_the_planned_totals_ratio_and_is_decided_exactl
     assert verdict == NOT_MEASURED and "no memory plan for ['a']" in said
 
 
+def test_a_temporary_memory_sentence_is_judged_on_the_temporaries_alone(tmp_path):
+    """A user's remat walk: checkpointing trades temporaries (activations), and a total of weights and gradients
+    it cannot shrink hides it: `less temporary memory than` bounds the temporaries' ratio."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.judges import judges
+    from jaxpitfalls.contract.verdicts import NOT_MEASURED, REPRODUCED
+
+    e = parse_expectation("a uses at least 50% less temporary memory than b", VARIANTS)
+    assert e.memory and e.part == "temporary" and e.spoken == ("temporaries(a) / temporaries(b)", None, 0.5)
+    assert parse_expectation("a uses less memory than b", VARIANTS).part == "total"
+    path = tmp_path / "bench.py"
+    path.write_text("def setup(n):\n    return n\n\ndef a(n):\n    return lambda: n\n\ndef b(n):\n"
+                    "    return lambda: n\n\nVARIANTS = {'a': a, 'b': b}\n"
+                    "EXPECT = ['a uses at least 50% less temporary memory than b']\n")
+    checks = pd.DataFrame({"config_id": ["n8"], "processes": [2], "demonstration": [""], "axes": ["n"], "n": [8]})
+
+    def judged(temporaries: list[float]):
+        steps = pd.DataFrame({"config_id": "n8", "mode": "blocked", "variant": ["a", "b"], "demonstration": "",
+                              "program_total_bytes": [18 * 2**20, 26 * 2**20], "program_temporary_bytes": temporaries,
+                              "program_programs": 1, "program_devices": 1})
+        (found,) = judges("bench", path).judge({"checks": checks, "steps": steps, "comparisons": pd.DataFrame(
+            columns=["config_id", "variant", "baseline", "mode", "demonstration"])})
+        return found
+
+    held = judged([2 * 2**20, 10 * 2**20])  # totals 0.69x: a total sentence of 50% less would be no
+    assert held.verdict == REPRODUCED and held.measured.startswith("temporaries(a) / temporaries(b) = 0.200x")
+    assert judged([0, 0]).verdict == NOT_MEASURED
+
+
 @pytest.mark.parametrize("sentence", ["a faster than a", "a within 5% faster than b", "a at least faster than b",
                                       "a uses at least 100% less memory than b", "a uses less memory than b when "
                                       "pipelined"])

@@ -4,7 +4,7 @@
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
     A within N% of B
-and on XLA's planned totals (exact, no `when`): A uses [at least N | no more than N] less|more memory than B"""
+and on XLA's plans (exact, no `when`): A uses [at least N | no more than N] less|more [temporary] memory than B"""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ _SENTENCE = re.compile(
     r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
 _MEMORY = re.compile(
     r"^(?P<a>\w+)\s+uses\s+(?:(?P<bound>at least|no more than|at most)\s+(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s+)?"
-    r"(?P<direction>less|more)\s+memory\s+than\s+(?P<b>\w+)\s*\.?$", re.IGNORECASE)
+    r"(?P<direction>less|more)\s+(?P<part>temporary\s+)?memory\s+than\s+(?P<b>\w+)\s*\.?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Expectation:
     mode: str = "blocked"
     memory: bool = False
     at: tuple[str, str] | None = None  # the configuration judged, by one of setup's values: else the base
+    part: str = "total"  # a memory sentence's part of the plan: `total`, or `temporary` (what remat trades)
 
     def at_value(self, found: object) -> bool:
         """Whether a configuration's value is the one `at` names (8 as 8.0 too; text case-blind, as the sentence)."""
@@ -71,7 +72,8 @@ class Expectation:
     def spoken(self) -> tuple[str, float | None, float | None]:
         """The ratio as the sentence speaks (a speed-up where it says faster), with its edges."""
         if self.memory:
-            return f"memory({self.a}) / memory({self.b})", self.low, self.high
+            of = "memory" if self.part == "total" else "temporaries"
+            return f"{of}({self.a}) / {of}({self.b})", self.low, self.high
         if not self.faster:
             return f"t({self.a}) / t({self.b})", self.low, self.high
         return f"t({self.b}) / t({self.a})", self.high and 1 / self.high, self.low and 1 / self.low
@@ -82,8 +84,9 @@ class Expectation:
         edges = " and ".join(filter(None, [f"above {low:.4g}" if low else "", f"below {high:.4g}" if high else ""]))
         if self.memory:
             edge = "" if low == 1 or high == 1 else " or at the edge"
-            return (f"{what} at the base configuration, the total XLA plans for each variant's largest program's "
-                    f"buffers on a device: exact (no interval), {edges}{edge}")
+            return (f"{what} at the base configuration, the {'total' if self.part == 'total' else 'temporaries'} "
+                    f"XLA plans for each variant's largest program's buffers on a device: exact (no interval), "
+                    f"{edges}{edge}")
         return f"{what} {self.where}, {self.mode} mode: the 95% interval wholly {edges}"
 
 
@@ -114,7 +117,8 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     faster = (m["direction"] or "").lower() in ("faster", "less")
     low, high = _edges(bound, faster, size)
     if memory:
-        return Expectation(text.strip(), a, b, low, high, faster, memory=True)
+        return Expectation(text.strip(), a, b, low, high, faster, memory=True,
+                           part="temporary" if m["part"] else "total")
     when = (m["when"] or "").lower()
     mode = "blocked" if not when else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
     at = (m["axis"], m["value"]) if m["axis"] else None

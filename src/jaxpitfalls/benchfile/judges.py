@@ -28,7 +28,7 @@ def ratio(run: Run, a: str, b: str, mode: str, config_id: str) -> tuple[float, f
     return (value, low, high, df) if forward else (1 / value, 1 / high, 1 / low, df)
 
 
-PLANNED = ("total_bytes", "programs", "devices")
+PLANNED = ("total_bytes", "temporary_bytes", "programs", "devices")
 
 
 def planned(run: Run, variants: tuple[str, str]) -> pd.DataFrame:
@@ -55,10 +55,10 @@ def _elsewhere(e: Expectation, run: Run) -> str:
     """How the rule fares at the other configurations, where both calls run one program (exact there too)."""
     steps = run.steps[(run.steps["mode"] == "blocked") & (run.steps.config_id != run.base_id)
                       & run.steps.variant.isin(e.pair)]
-    if "program_total_bytes" not in steps:
+    if f"program_{e.part}_bytes" not in steps:
         return ""
     one = steps[steps.program_programs == 1].pivot_table(index="config_id", columns="variant",
-                                                         values="program_total_bytes", aggfunc="first")
+                                                         values=f"program_{e.part}_bytes", aggfunc="first")
     ratios = {config: row[e.a] / row[e.b] for config, row in one.iterrows() if set(e.pair) <= set(row.dropna().index)}
     said = ", ".join(f"{config} {r:.3f}x" for config, r in list(ratios.items())[:4])
     said += ", ..." if len(ratios) > 4 else ""
@@ -71,8 +71,9 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     runs several programs: the arrays between them are in no plan."""
     what, low, high = e.spoken
     plans = planned(run, e.pair)
-    (a, b), programs, devices = plans.total_bytes, plans.programs, plans.devices.tolist()
-    missing = [v for v, total in zip(e.pair, (a, b), strict=True) if not np.isfinite(total) or total <= 0]
+    (a, b), programs, devices = plans[f"{e.part}_bytes"], plans.programs, plans.devices.tolist()
+    missing = [v for v, total, planned_total in zip(e.pair, (a, b), plans.total_bytes, strict=True)
+               if not np.isfinite(total) or not planned_total > 0]
     several = [f"{v} runs {n:.0f}" for v, n in zip(e.pair, programs, strict=True) if n > 1]
     if missing:
         return Judged(measured=f"{NOT_MEASURED_TEXT} no memory plan for {missing} (a first call compiling no "
@@ -81,6 +82,9 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     if several:
         return Judged(measured=f"{NOT_MEASURED_TEXT} {' and '.join(several)} programs a call, holding arrays "
                                "between them that no plan counts (jitting the whole call plans it as one)",
+                      verdict=NOT_MEASURED)
+    if b == 0:  # a program of no temporaries: no ratio to it
+        return Judged(measured=f"{NOT_MEASURED_TEXT} {e.b} plans no temporaries, so no ratio to them",
                       verdict=NOT_MEASURED)
     r = a / b
     unit, size = bytes_unit(max(a, b))
