@@ -628,3 +628,15 @@ def test_a_breakdown_says_how_many_traced_calls_it_rests_on_and_that_dispatch_an
     assert said.startswith("From 3 traced calls a variant") and "`dispatch` and `wait` trade time" in said
     assert _traced_calls(base[base.component == "wait"].iloc[:1]) == \
         "From 3 traced calls a variant (`measure.trace_steps` x `captures`), no interval."
+
+
+def test_the_setup_says_where_a_target_precision_timed_more_processes_than_asked():
+    """A user's walk read `"processes": 3` in Setup where 4 ran (the machine table showed 4)."""
+    import json
+
+    from jaxpitfalls.report.scorecard.markdown import _recorded_settings
+
+    checks = pd.DataFrame({"config_id": ["a", "b"], "settings": [json.dumps({"processes": 3})] * 2,
+                           "processes": [4, 3]})
+    assert _recorded_settings(checks) == '`{"processes": 3}` (a: 4 processes timed, for `target_precision`)'
+    assert _recorded_settings(checks.assign(processes=3)) == '`{"processes": 3}`'

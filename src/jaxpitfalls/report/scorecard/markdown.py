@@ -59,9 +59,14 @@ def _sweeps(study_cfg: dict[str, Any]) -> str:
 def _recorded_settings(checks: pd.DataFrame) -> str:
     """The settings the jobs recorded (not the config's now)."""
     recorded = checks.drop_duplicates("config_id").set_index("config_id")["settings"]
-    if recorded.nunique() == 1:
-        return f"`{recorded.iloc[0]}`"
-    return "; ".join(f"{config_id}: `{text}`" for config_id, text in recorded.items())
+    said = f"`{recorded.iloc[0]}`" if recorded.nunique() == 1 else "; ".join(
+        f"{config_id}: `{text}`" for config_id, text in recorded.items())
+    timed = checks.drop_duplicates("config_id").set_index("config_id").get("processes")
+    asked = pd.to_numeric(recorded.map(lambda text: json.loads(text).get("processes") if str(text).startswith("{")
+                                       else None), errors="coerce")
+    more = timed[timed > asked] if timed is not None else pd.Series(dtype=float)
+    return said + (f" ({', '.join(f'{c}: {n:.0f}' for c, n in more.items())} processes timed, for "
+                   "`target_precision`)" if len(more) else "")
 
 
 def _inputs_from(study: dict[str, Any], config: dict[str, Any]) -> str:
