@@ -773,3 +773,30 @@ def test_a_sentence_refused_for_its_axis_is_not_also_judged_for_its_value(files,
         require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}}}), SCHEMA)
     assert str(refused.value).startswith("1 problem in the config:\n") and "'bath' is not a parameter" in str(
         refused.value)
+
+
+def test_the_plans_are_drawn_in_their_parts_at_the_base(tmp_path):
+    """A user's remat walk: the total (weights, gradients) hid the temporaries remat trades; the base's plans are
+    stacked as arguments, outputs not donated, and temporaries."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, ONE_AND_OTHER).path
+    mib = 2**20
+    steps = pd.DataFrame({"config_id": "n8", "axes": "n", "n": 8, "variant": ["one", "other"], "mode": "blocked",
+                          "demonstration": "", "median_ms": [0.3, 0.2], "median_ci_low_ms": [0.28, 0.19],
+                          "median_ci_high_ms": [0.32, 0.21], "program_argument_bytes": [8 * mib, 8 * mib],
+                          "program_output_bytes": [8 * mib, 8 * mib], "program_donated_bytes": [0, 4 * mib],
+                          "program_temporary_bytes": [10 * mib, 2 * mib], "program_total_bytes": [26 * mib, 14 * mib]})
+    figures = Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(), "comparisons":
+                                                   pd.DataFrame(columns=["config_id", "mode", "variant", "baseline",
+                                                                         "axes", "demonstration"])})
+    ax = figures["memory_parts"].axes[0]
+    assert sorted(round(p.get_height(), 3) for p in ax.patches) == [2, 4, 8, 8, 8, 10]  # MiB, each part a bar
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["arguments", "outputs (not donated)",
+                                                                   "temporaries"]
+    assert "memory_parts" not in Report(spec("bench", path)).figures({"steps": steps.drop(columns=[
+        c for c in steps if c.startswith("program_")]), "overhead": pd.DataFrame(), "comparisons": pd.DataFrame(
+        columns=["config_id", "mode", "variant", "baseline", "axes", "demonstration"])})

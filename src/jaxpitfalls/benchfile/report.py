@@ -30,6 +30,9 @@ FIGURES = {
     "memory": "What XLA plans each variant's largest program's buffers to take on a device (their total) against "
               "each swept axis, the others at the base: the compiler's figure, exact, so no interval; a call of "
               "several programs also holds arrays between them (its `programs_planned` in the table).",
+    "memory_parts": "What XLA plans each variant's largest program to hold on a device at the base configuration: "
+                    "its arguments, its outputs (less what donated arguments hand them) and its temporaries "
+                    "(activations: what `jax.checkpoint` trades); exact, so no interval.",
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
                   "split by the shares of its traced calls (the profiler's Python tracer inflates Python time, so "
                   "the traced times are not drawn). A split from a few traced calls, without an interval.",
@@ -204,6 +207,18 @@ class Report:
                 reference=1.0, title=f"{self.spec.name}: each variant's time over {self.spec.floor}'s ({mode})")
         return found
 
+    def _memory_parts(self, blocked: pd.DataFrame) -> dict[str, object]:
+        """The base's plans as stacked parts: a total hides what remat or donation moves inside it."""
+        if blocked.get("program_total_bytes", pd.Series(dtype=float)).notna().sum() == 0:
+            return {}
+        plans = blocked.set_index("variant").reindex([v for v in self.spec.variants if v in set(blocked.variant)])
+        unit, size = bytes_unit(plans.program_total_bytes.max())
+        parts = pd.DataFrame({"arguments": plans.program_argument_bytes,
+                              "outputs (not donated)": plans.program_output_bytes - plans.program_donated_bytes,
+                              "temporaries": plans.program_temporary_bytes}) / size
+        return {"memory_parts": stacked_bars(parts.dropna(), ylabel=f"planned per device ({unit})",
+                                             title=f"{self.spec.name}: what the largest program holds, at the base")}
+
     def figures(self, tables: dict[str, pd.DataFrame]) -> dict[str, object]:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         base = steps[steps.config_id == base_config_id(steps)]
@@ -224,6 +239,7 @@ class Report:
                 planned.assign(total=planned.program_total_bytes / size), x="value", y="total", hue="variant",
                 col="axis", ylabel=f"planned total per device ({unit})", sharex=False, hue_order=self.spec.variants,
                 log=_log(planned), title=f"{self.spec.name}: planned memory of the largest program, per device")
+        found |= self._memory_parts(base[base["mode"] == "blocked"])
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
         split = pd.DataFrame() if at_base.empty else at_base.pivot_table(

@@ -57,14 +57,13 @@ def _sweeps(study_cfg: dict[str, Any]) -> str:
 
 
 def _recorded_settings(checks: pd.DataFrame) -> str:
-    """The settings the jobs recorded (not the config's now)."""
-    recorded = checks.drop_duplicates("config_id").set_index("config_id")["settings"]
-    said = f"`{recorded.iloc[0]}`" if recorded.nunique() == 1 else "; ".join(
-        f"{config_id}: `{text}`" for config_id, text in recorded.items())
-    timed = checks.drop_duplicates("config_id").set_index("config_id").get("processes")
-    asked = pd.to_numeric(recorded.map(lambda text: json.loads(text).get("processes") if str(text).startswith("{")
-                                       else None), errors="coerce")
-    more = timed[timed > asked] if timed is not None else pd.Series(dtype=float)
+    """The settings the jobs recorded (not the config's now), and where more processes ran for a target."""
+    jobs = checks.drop_duplicates("config_id").set_index("config_id")
+    said = f"`{jobs.settings.iloc[0]}`" if jobs.settings.nunique() == 1 else "; ".join(
+        f"{config_id}: `{text}`" for config_id, text in jobs.settings.items())
+    asked = pd.to_numeric(jobs.settings.map(lambda t: str(t).startswith("{") and json.loads(t).get("processes")),
+                          errors="coerce").where(jobs.settings.str.startswith("{")).fillna(math.inf)  # unrecorded
+    more = jobs.processes[jobs.processes > asked] if "processes" in jobs else []
     return said + (f" ({', '.join(f'{c}: {n:.0f}' for c, n in more.items())} processes timed, for "
                    "`target_precision`)" if len(more) else "")
 
@@ -105,16 +104,13 @@ def _medians_with_intervals(steps: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     wide = steps.pivot_table(index="config_id", columns=["mode", "variant"], values=columns, sort=False)
     if "median_ms" not in wide:  # every configuration a demonstration
         return pd.DataFrame(index=wide.index), "ms"
-    _, unit = readable_times(wide["median_ms"])
-    scale = 1e3 if unit == "µs" else 1.0
-    none = pd.Series(math.nan, index=wide.index)  # a column of no interval
-    cells = pd.DataFrame({f"{v} ({m})": [
-        "" if pd.isna(x) else interval(x * scale, lo * scale, hi * scale) if pd.notna(lo)
-        else fixed_at_most_four(x * scale)
-        for x, lo, hi in zip(*((wide[c] if c in wide else pd.DataFrame()).get((m, v), none) for c in columns),
-                             strict=True)]
-        for m, v in wide["median_ms"].columns}, index=wide.index)
-    return cells, unit
+    unit = readable_times(wide["median_ms"])[1]
+    at = (1e3 if unit == "µs" else 1.0) * pd.concat({c: wide.get(c, pd.DataFrame(index=wide.index)).reindex(
+        columns=wide["median_ms"].columns) for c in columns}, axis=1)  # a column of no interval: blank
+    return pd.DataFrame({f"{v} ({m})": [
+        "" if pd.isna(x) else interval(x, lo, hi) if pd.notna(lo) else fixed_at_most_four(x)
+        for x, lo, hi in zip(*(at[c][(m, v)] for c in columns), strict=True)]
+        for m, v in wide["median_ms"].columns}, index=wide.index), unit
 
 
 def study_section(name: str, description: str, spec: StudySpec, report: Report, tables: dict[str, pd.DataFrame],
