@@ -84,8 +84,9 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
         peak_mb, job, source = largest_peak(summary, checks)
         lines += [f"Peak memory: **{peak_mb / 1024:.1f} GiB** resident, the largest job (`{job}`, {source})"
                   f"{_memory_against(peak_mb / 1024, targets['memory_target_gib'])}; (per job: jobs that ran side "
-                  "by side add up; the table's per rule is Snakemake's, sampled at intervals, so it can miss a "
-                  "brief peak the workers' own high-water mark holds).", ""]
+                  "by side add up; the table's per rule is Snakemake's in MB, sampled at intervals over a job's "
+                  "processes summed, its driver with its worker, so it can exceed a worker's own high-water mark "
+                  "or miss a brief peak of it).", ""]
     for study, (seconds, study_target, split) in parts.items():
         lines.append(f"- study `{study}`: {seconds:.0f} s of jobs{_against(seconds, study_target)} "
                      "(its measuring jobs and the preparations only it needs)" + _split_text(split))
