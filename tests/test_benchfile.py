@@ -737,42 +737,36 @@ def test_first_calls_are_drawn_apart_from_the_warm_medians(tmp_path):
     assert warm.get_ylim()[1] < 1 and first.get_ylim()[0] > 100
 
 
-def test_an_expectation_at_a_value_no_configuration_times_is_refused_before_any_job(files, tmp_path):
-    """Else it reads "not measured" once every timing job has run."""
+def _loop_refused(tmp_path, expect: list[str], **block) -> str:
+    """What the config check says of examples/vmap_loop.py with `expect` for its EXPECT, base batch 8 width 4."""
     path = tmp_path / "loop.py"
     path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
-        'EXPECT = ["vmap at least 2x faster than loop"]',
-        'EXPECT = ["vmap faster than loop at batch=64", "vmap faster than loop at batch=32.0"]'))
+        'EXPECT = ["vmap at least 2x faster than loop"]', f"EXPECT = {expect!r}"))
     with pytest.raises(InvalidConfig) as refused:
-        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4},
-                                        "sweep": {"batch": [32]}}}), SCHEMA)
-    assert str(refused.value) == ("1 problem in the config:\nconfig studies.mine: EXPECT 'vmap faster than loop at "
-                                  "batch=64' is judged at batch=64, which no configuration of the block times "
-                                  "(batch: 8, 32): add it to `sweep` or `points`")
+        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}, **block}}), SCHEMA)
+    return str(refused.value)
+
+
+def test_an_expectation_at_a_value_no_configuration_times_is_refused_before_any_job(files, tmp_path):
+    """Else it reads "not measured" once every timing job has run."""
+    said = _loop_refused(tmp_path, ["vmap faster than loop at batch=64", "vmap faster than loop at batch=32.0"],
+                         sweep={"batch": [32]})
+    assert said == ("1 problem in the config:\nconfig studies.mine: EXPECT 'vmap faster than loop at batch=64' is "
+                    "judged at batch=64, which no configuration of the block times (batch: 8, 32): add it to `sweep` "
+                    "or `points`")
 
 
 def test_an_unplaced_expectation_is_said_beside_a_sentence_that_does_not_read(files, tmp_path):
     """Every problem at once: the file refused for one sentence, its readable ones still checked for their `at`."""
-    path = tmp_path / "loop.py"
-    path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
-        'EXPECT = ["vmap at least 2x faster than loop"]',
-        'EXPECT = ["vmap faster than loop at batch=64", "vmap 2x slower than lop"]'))
-    with pytest.raises(InvalidConfig) as refused:
-        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}}}), SCHEMA)
-    said = str(refused.value)
+    said = _loop_refused(tmp_path, ["vmap faster than loop at batch=64", "vmap 2x slower than lop"])
     assert said.startswith("2 problems in the config:\n") and "'vmap 2x slower than lop': not an expectation" in said
     assert "EXPECT 'vmap faster than loop at batch=64' is judged at batch=64, which no configuration" in said
 
 
 def test_a_sentence_refused_for_its_axis_is_not_also_judged_for_its_value(files, tmp_path):
     """`at bath=64` is one problem (no such parameter), not also "no configuration times bath=64"."""
-    path = tmp_path / "loop.py"
-    path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
-        'EXPECT = ["vmap at least 2x faster than loop"]', 'EXPECT = ["vmap faster than loop at bath=64"]'))
-    with pytest.raises(InvalidConfig) as refused:
-        require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}}}), SCHEMA)
-    assert str(refused.value).startswith("1 problem in the config:\n") and "'bath' is not a parameter" in str(
-        refused.value)
+    said = _loop_refused(tmp_path, ["vmap faster than loop at bath=64"])
+    assert said.startswith("1 problem in the config:\n") and "'bath' is not a parameter" in said
 
 
 def test_the_plans_are_drawn_in_their_parts_at_the_base(tmp_path):
