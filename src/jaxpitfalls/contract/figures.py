@@ -266,6 +266,14 @@ def interval_dots(rows: pd.DataFrame, band: float | None = None, xlabel: str = "
     return fig
 
 
+def message(text: str):
+    """A figure that says only why there is nothing to draw (no row, no release measured)."""
+    fig, ax = plt.subplots(figsize=(6, 1.5))
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center")
+    return fig
+
+
 def save(fig, path: str) -> None:
     """PNG at the HTML report's resolution."""
 

@@ -7,18 +7,18 @@ import math
 
 import pandas as pd
 
-from ...contract.figures import log_ticks, plt, sns, ticker
+from ...contract.figures import log_ticks, message, plt, sns, ticker
 from ...formatting import short
+from .compare_report import VERDICTS
 
 MOST_ROWS = 60  # a panel's rows; beyond, those that moved and the farthest from no change (the title says so)
-VERDICT_ORDER = ("regressed", "improved", "unchanged", "inconclusive")
 _PALETTE = sns.color_palette("colorblind")  # inconclusive as the scorecard draws it (claims_figure)
-COLORS = dict(zip(VERDICT_ORDER, (_PALETTE[3], _PALETTE[0], "0.45", _PALETTE[2]), strict=True))
+COLORS = dict(zip(VERDICTS, (_PALETTE[3], _PALETTE[0], "0.45", _PALETTE[2]), strict=True))
 
 
 def rows(table: pd.DataFrame, value: str, labels: list[str]) -> pd.DataFrame:
     """A table's rows measured on both sides as the figure takes them: label, value, low, high, verdict."""
-    table = table[table.verdict.isin(VERDICT_ORDER)] if len(table) else table
+    table = table[table.verdict.isin(VERDICTS)] if len(table) else table
     if not len(table):
         return pd.DataFrame(columns=["label", "value", "low", "high", "verdict"])
     varying = [c for c in labels if table[c].nunique() > 1] or labels[-1:]  # the same in every row: no label
@@ -88,10 +88,7 @@ def figure(panels: dict[str, pd.DataFrame], threshold: float, xlabel: str):
     sns.set_theme(style="whitegrid", context="notebook")
     shown = {title: _shown(p) for title, p in panels.items() if len(p)}
     if not shown:
-        fig, ax = plt.subplots(figsize=(6, 1.5))
-        ax.axis("off")
-        ax.text(0.5, 0.5, "No row measured on both sides", ha="center", va="center")
-        return fig
+        return message("No row measured on both sides")
     heights = [max(len(p), 2) for p in shown.values()]
     longest = max(len(label) for p in shown.values() for label in p.label) + len(" (no interval)")
     fig, axes = plt.subplots(len(shown), 1, figsize=(max(8.0, 4.5 + 0.08 * longest),
@@ -105,7 +102,7 @@ def figure(panels: dict[str, pd.DataFrame], threshold: float, xlabel: str):
                      "the farthest from 1)", loc="left", fontsize="medium")
     _log_x(axes, pd.concat([p[c] for p in shown.values() for c in ("value", "low", "high")]), threshold)
     axes[-1].set_xlabel(f"{xlabel}, 95% interval, log scale\nshaded: within 1 ± {threshold:g}, no change")
-    present = [v for v in VERDICT_ORDER if any((p.verdict == v).any() for p in shown.values())]
+    present = [v for v in VERDICTS if any((p.verdict == v).any() for p in shown.values())]
     handles = [plt.Line2D([], [], marker="o", ls="", color=COLORS[v], label=v) for v in present]
     fig.legend(handles=handles, loc="upper right", ncol=len(handles), frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_figheight()))

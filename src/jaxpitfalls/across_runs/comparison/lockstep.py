@@ -173,7 +173,9 @@ def _in_brief(table: pd.DataFrame, threshold: float, timed_docs: list[dict[str, 
             "(figures/compare_lockstep.png)", ""]
 
 
-DECLARED = {"differ_on_purpose": "OUTPUTS_DIFFER", "recompiling": "RECOMPILES"}
+DECLARED = {  # what a side's worker described, by the file's name for it
+    "OUTPUTS_DIFFER": lambda described: described.get("checks", {}).get("outputs_agree", {}).get("differ_on_purpose"),
+    "RECOMPILES": lambda described: described.get("recompiling")}
 
 
 def _declared_apart(timed_docs: list[dict[str, Any]]) -> list[str]:
@@ -183,18 +185,12 @@ def _declared_apart(timed_docs: list[dict[str, Any]]) -> list[str]:
         first, *others = timed["sides"]
         described = timed.get("descriptions", {})  # a result from before sides were described
         for side in others:
-            for key, name in DECLARED.items():
-                mine, theirs = (_declared(described.get(s, [{}])[0], key) for s in (side, first))
+            for name, declared in DECLARED.items():
+                mine, theirs = (set(declared(described.get(s, [{}])[0]) or ()) for s in (side, first))
                 said |= {f"`{side}` declares {name} `{v}` and `{first}` does not" for v in sorted(mine - theirs)}
                 said |= {f"`{first}` declares {name} `{v}` and `{side}` does not" for v in sorted(theirs - mine)}
     return [f"Declared apart: {'; '.join(sorted(said))}: those rows compare a computation with another.", ""] if said \
         else []
-
-
-def _declared(described: dict[str, Any], key: str) -> set[str]:
-    found = described.get("checks", {}).get("outputs_agree", {}).get(key) if key == "differ_on_purpose" else \
-        described.get(key)
-    return set(found or ())
 
 
 def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: float,

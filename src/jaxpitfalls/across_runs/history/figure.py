@@ -12,15 +12,10 @@ def _panel(table: pd.DataFrame) -> pd.Series:
 
 def figure(levels: pd.DataFrame, steps: pd.DataFrame, releases: list[str], package: str):
     """Each series' levels with 95% intervals, a panel per variant and mode, a red dashed line at each step."""
-    from ...contract.figures import facet_lines, lay_out_beside_legend
+    from ...contract.figures import facet_lines, lay_out_beside_legend, message
 
     if not len(levels):  # no release measured: the report says why
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 1.5))
-        ax.axis("off")
-        ax.text(0.5, 0.5, f"No {package} release was measured", ha="center", va="center")
-        return fig
+        return message(f"No {package} release was measured")
     shown = [r for r in releases if r in set(levels.release)]
     declared = set(_panel(steps[steps.declared]))
     panels = list(dict.fromkeys(_panel(levels)))  # facet_lines draws them in this order
