@@ -61,8 +61,8 @@ def _recorded_settings(checks: pd.DataFrame) -> str:
     jobs = checks.drop_duplicates("config_id").set_index("config_id")
     said = f"`{jobs.settings.iloc[0]}`" if jobs.settings.nunique() == 1 else "; ".join(
         f"{config_id}: `{text}`" for config_id, text in jobs.settings.items())
-    asked = pd.to_numeric(jobs.settings.map(lambda t: str(t).startswith("{") and json.loads(t).get("processes")),
-                          errors="coerce").where(jobs.settings.str.startswith("{")).fillna(math.inf)  # unrecorded
+    asked = pd.to_numeric(jobs.settings.map(lambda t: json.loads(t).get("processes") if str(t).startswith("{")
+                                            else None), errors="coerce").fillna(math.inf)  # unrecorded: none more
     more = jobs.processes[jobs.processes > asked] if "processes" in jobs else []
     return said + (f" ({', '.join(f'{c}: {n:.0f}' for c, n in more.items())} processes timed, for "
                    "`target_precision`)" if len(more) else "")
