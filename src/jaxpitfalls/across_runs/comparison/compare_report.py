@@ -14,6 +14,7 @@ from ...formatting import short
 from . import familywise, gate, machine_speed, memory_plans
 
 VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
+MOVED = VERDICTS[:2]  # beyond the threshold, either way
 
 
 def single_process_line(table: pd.DataFrame) -> list[str]:
@@ -138,7 +139,7 @@ def moved_row(r, named: str, value: str = "ratio") -> str:
 
 def moved_lines(table: pd.DataFrame, threshold: float, where: str) -> tuple[list[str], pd.DataFrame]:
     """Each row that moved (at most BRIEF_ROWS), its ratio, interval and times, or the range where none did."""
-    moved = table[table.verdict.isin(["regressed", "improved"])]
+    moved = table[table.verdict.isin(MOVED)]
     side = (lambda r: f", {r.side} / {r.against}") if "side" in table and table.side.nunique() > 1 else (lambda r: "")
     rows = [moved_row(r, f"`{r.variant}` ({r.mode}{side(r)})") for r in moved.head(BRIEF_ROWS).itertuples()]
     rows += [f"- and {len(moved) - BRIEF_ROWS} more under \"{where}\""] if len(moved) > BRIEF_ROWS else []
@@ -183,7 +184,7 @@ def _ratios_in_brief(table: pd.DataFrame, ratios: pd.DataFrame) -> list[str]:
     """What the default gate judges: each paired ratio that moved, and a floor that slowed under gains."""
     if not len(ratios):
         return []
-    moved = ratios[ratios.verdict.isin(["regressed", "improved"])]
+    moved = ratios[ratios.verdict.isin(MOVED)]
     rows = [moved_row(r, f"`{r.variant}` / `{r.against}` ({r.mode})", "change")
             for r in moved.head(BRIEF_ROWS).itertuples()]
     floors = [f"- **a floor slowed**: {line}" for line in gate.floors_regressed(ratios, table)] if len(table) else []

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...contract.figures import log_ticks, message, plt, sns, ticker
 from ...formatting import short
-from .compare_report import VERDICTS
+from .compare_report import MOVED, VERDICTS
 
 MOST_ROWS = 60  # a panel's rows; beyond, those that moved and the farthest from no change (the title says so)
 _PALETTE = sns.color_palette("colorblind")  # inconclusive as the scorecard draws it (claims_figure)
@@ -49,7 +49,7 @@ def _shown(panel: pd.DataFrame) -> pd.DataFrame:
     """At most MOST_ROWS rows, in the table's order: those that moved first, then the farthest from 1."""
     if len(panel) <= MOST_ROWS:
         return panel
-    moved = panel.verdict.isin(["regressed", "improved"])
+    moved = panel.verdict.isin(MOVED)
     far = panel.value.map(lambda v: abs(math.log(v)) if v > 0 else math.inf)
     return panel.loc[sorted(pd.DataFrame({"moved": moved, "far": far}).sort_values(
         ["moved", "far"], ascending=False).index[:MOST_ROWS], key=list(panel.index).index)]
