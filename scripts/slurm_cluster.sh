@@ -42,8 +42,7 @@ stop() {
         kill "$(cat "$pidfile")" 2>/dev/null || true
     done
     for pidfile in "$dir"/run/*.pid; do
-        [[ -f $pidfile ]] || continue
-        local pid; pid=$(cat "$pidfile")
+        local pid; pid=$(cat "$pidfile" 2>/dev/null) || continue  # a daemon that exited removes its own file
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null || true
     done
