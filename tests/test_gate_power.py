@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import binom
 
 from jaxpitfalls.across_runs.comparison import familywise, gate, lockstep, sign_flip
 
@@ -52,12 +53,19 @@ def _fails(table: pd.DataFrame) -> bool:
     return False
 
 
+def _at_most(rate: float, count: int, draws: int) -> bool:
+    """`count` of `draws` is what a `rate` can give: more that often has a chance of 5% or more (binomial)."""
+    return binom.sf(count - 1, draws, rate) >= 0.05
+
+
 def test_identical_code_never_fails_the_gate_and_rows_at_the_threshold_seldom_do():
     """At the threshold, the null's edge, each of the gate's two tests holds its 5% and together they fail at most
-    10% of tables (4 of these 40); identical code sits far inside the null (0 of 20)."""
+    10% of tables, as far as 40 tables can tell (a 5% rate names in 3 of 40 a third of the time); identical code
+    sits far inside the null (0 of 20)."""
     edge = [_table(13, 1.05, 100 + seed) for seed in range(40)]
-    assert sum(_named(t).any() for t in edge) <= 2 and sum(sign_flip.global_p(t, 0.05) <= 0.05 for t in edge) <= 2
-    assert sum(map(_fails, edge)) <= 4
+    assert _at_most(0.05, sum(_named(t).any() for t in edge), len(edge))
+    assert _at_most(0.05, sum(sign_flip.global_p(t, 0.05) <= 0.05 for t in edge), len(edge))
+    assert _at_most(0.10, sum(map(_fails, edge)), len(edge))
     assert not any(_fails(_table(13, 1.0, 200 + seed)) for seed in range(20))
 
 

@@ -42,16 +42,18 @@ def _trigamma_inverse(x: float) -> float:
     return float(brentq(lambda y: _trigamma(y) - x, 1e-8, 1e8))
 
 
-def fit_prior(variances: Sequence[float], df: float) -> Prior:
-    """limma's fitFDist at half weight; rows of variance 0 left out, fewer than two: no prior."""
-    s2 = np.asarray([v for v in variances if v > 0 and math.isfinite(v)], dtype=float)
-    if s2.size < 2 or df <= 0:
+def fit_prior(variances: Sequence[float], df: float | Sequence[float]) -> Prior:
+    """limma's fitFDist at half weight, each row on its `df`; rows of variance 0 left out, fewer than two: no prior."""
+    s2, df = (np.asarray(a, dtype=float) for a in np.broadcast_arrays(np.asarray(variances, dtype=float), df))
+    kept = (s2 > 0) & np.isfinite(s2) & (df > 0)
+    s2, df = s2[kept], df[kept]
+    if s2.size < 2:
         return NO_PRIOR
-    e = np.log(s2) - digamma(df / 2) + math.log(df / 2)
-    excess = float(e.var(ddof=1) - _trigamma(df / 2))  # the spread of log s^2 beyond what sampling gives
+    e = np.log(s2) - digamma(df / 2) + np.log(df / 2)
+    excess = float(e.var(ddof=1) - np.mean(_trigamma(df / 2)))  # the spread of log s^2 beyond what sampling gives
     d0 = 2 * _trigamma_inverse(excess) if excess > 0 else math.inf
     s0 = math.exp(float(e.mean()) + (digamma(d0 / 2) - math.log(d0 / 2) if excess > 0 else 0.0))
-    return Prior(s0, min(d0, (s2.size - 1) * df) / 2)
+    return Prior(s0, min(d0, (s2.size - 1) * float(df.mean())) / 2)
 
 
 @dataclass(frozen=True)
@@ -134,26 +136,42 @@ def pooled_apart(rows: Sequence[Sequence[float]]) -> list[Estimate]:
     return [estimate(r, prior) for r in x]
 
 
-def components(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Centred rows (`dof` each) split: the offset common to the `fit` rows, residual variances, their df."""
+def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> np.ndarray:
+    """Each row's share of the offset common to the `fit` rows: its inverse moderated spread about their median (a
+    noisy row would put its noise into every other row's residual), none over half (each keeps a residual); 0 unfit."""
     n = int(fit.sum())
-    common = centred[fit].mean(axis=0)
     residual_df = np.where(fit, dof * (n - 1) / n, dof)
-    return common, ((centred - common) ** 2).sum(axis=1) / residual_df, residual_df
+    residual = ((centred - np.median(centred[fit], axis=0)) ** 2).sum(axis=1) / residual_df
+    own, _ = _posterior(fit_prior(list(residual[fit]), float(residual_df[fit][0])), residual, residual_df)
+    if not (own[fit] > 0).all():  # rows that agree exactly: no spread to weigh by
+        return np.where(fit, 1.0 / n, 0.0)
+    weight = np.where(fit, 1 / np.where(fit, own, 1.0), 0.0)
+    weight = np.minimum(weight, weight.sum() - weight)
+    return weight / weight.sum()
 
 
-def shared_variance(common: np.ndarray, residual: np.ndarray, rows: int, dof: float) -> float:
-    """The shared offset's variance beyond what the rows' `residual` puts in their mean; at least 0."""
-    return max(0.0, float((common ** 2).sum() / dof - float(np.mean(residual)) / rows))
+def components(centred: np.ndarray, fit: np.ndarray, dof: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Centred rows (`dof` each) split: the offset common to the `fit` rows (their weighted mean, `_shares`), the
+    rows' shares in it, residual variances and their degrees of freedom."""
+    share = _shares(centred, fit, dof)
+    common = share @ centred
+    residual_df = dof * (1 - share)
+    return common, share, ((centred - common) ** 2).sum(axis=1) / residual_df, residual_df
+
+
+def shared_variance(common: np.ndarray, share: np.ndarray, residual: np.ndarray, dof: float) -> float:
+    """The shared offset's variance beyond what the rows' `residual`, at their `share`, put in it; at least 0."""
+    return max(0.0, float((common ** 2).sum() / dof - share ** 2 @ residual))
 
 
 def _split(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray]:
     """Each row's variance between processes and degrees of freedom: the part common to the `fit` rows
     plus its moderated residual; a row the split would leave on fewer degrees of freedom keeps its own."""
-    common, residual, residual_df = components(centred, fit, dof)
-    prior = fit_prior(list(residual[fit]), float(residual_df[fit][0]))
+    common, share, residual, residual_df = components(centred, fit, dof)
+    prior = fit_prior(residual[fit], residual_df[fit])
     own, own_df = _posterior(prior, residual, residual_df)
-    shared = shared_variance(common, own[fit], int(fit.sum()), dof)
+    shared = shared_variance(common, share, own, dof)
     total = own + shared
     df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / dof, 1e-300), 0.0)
     fewer = fit & (df < dof * (1 - 1e-9))  # not where rounding alone puts a row's df a hair below its own

@@ -113,9 +113,9 @@ def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float, float]:
     if logs.ndim != 2 or logs.shape[0] < 2 or logs.shape[1] < 2:
         return np.array([]), 0.0, 0.0
     (n, k), centred = logs.shape, logs - logs.mean(axis=1, keepdims=True)
-    common, residual, df = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
-    shared = math.sqrt(moderated.shared_variance(common, residual, n, k - 1))
-    return np.sqrt(residual[residual > 0]), shared, float(df[0])
+    common, share, residual, df = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
+    shared = math.sqrt(moderated.shared_variance(common, share, residual, k - 1))
+    return np.sqrt(residual[residual > 0]), shared, float(df.mean())
 
 
 def true_spreads(sd: np.ndarray, df: float) -> tuple[float, float]:
