@@ -64,8 +64,8 @@ def test_pooling_narrows_the_interval_each_rows_own_t_would_give(processes):
 @pytest.mark.parametrize("processes", [3, 5])
 def test_a_noisy_row_leaves_the_quiet_rows_intervals_near_what_they_are_without_it(processes):
     """Two rows six times as noisy as six others: the offset common to the rows, weighted by each row's spread,
-    keeps their noise out of the quiet rows' residuals (an unweighted mean put it there: 1.75-1.85 times as
-    wide as alone), and the quiet rows still cover."""
+    keeps their noise out of the quiet rows' residuals (an unweighted mean put it there: 1.85x and 1.75x
+    as wide as alone here), and the quiet rows still cover."""
     rng = np.random.default_rng(4)
     beside, alone = [], []
     for _ in range(300):

@@ -43,7 +43,7 @@ def _trigamma_inverse(x: float) -> float:
 
 
 def fit_prior(variances: Sequence[float], df: float | Sequence[float]) -> Prior:
-    """limma's fitFDist at half weight, each row on its `df`; rows of variance 0 left out, fewer than two: no prior."""
+    """limma's fitFDist at half weight, each row on its `df`; rows of variance or df 0 left out, under two: no prior."""
     s2, df = (np.asarray(a, dtype=float) for a in np.broadcast_arrays(np.asarray(variances, dtype=float), df))
     kept = (s2 > 0) & np.isfinite(s2) & (df > 0)
     s2, df = s2[kept], df[kept]
@@ -136,28 +136,34 @@ def pooled_apart(rows: Sequence[Sequence[float]]) -> list[Estimate]:
     return [estimate(r, prior) for r in x]
 
 
-def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> np.ndarray:
-    """Each row's share of the offset common to the `fit` rows: its inverse moderated spread about their median (a
-    noisy row would put its noise into every other row's residual), none over half (each keeps a residual); 0 unfit."""
+def _moderated(residual: np.ndarray, residual_df: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Residual variances and df, moderated by the `fit` rows' prior."""
+    return _posterior(fit_prior(residual[fit], residual_df[fit]), residual, residual_df)
+
+
+def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's share s of the offset common to the `fit` rows, by inverse moderated spread v about their median
+    (a noisy row would put its noise into the others' residuals), none over half, unfit 0; and each fitted row's
+    residual over its variance, 1 - 2s + sum(s^2 v) / v."""
     n = int(fit.sum())
     residual_df = np.where(fit, dof * (n - 1) / n, dof)
-    residual = ((centred - np.median(centred[fit], axis=0)) ** 2).sum(axis=1) / residual_df
-    own, _ = _posterior(fit_prior(list(residual[fit]), float(residual_df[fit][0])), residual, residual_df)
-    if not (own[fit] > 0).all():  # rows that agree exactly: no spread to weigh by
-        return np.where(fit, 1.0 / n, 0.0)
-    weight = np.where(fit, 1 / np.where(fit, own, 1.0), 0.0)
+    spread, _ = _moderated(((centred - np.median(centred[fit], axis=0)) ** 2).sum(axis=1) / residual_df,
+                           residual_df, fit)
+    if not (spread[fit] > 0).all():  # rows that agree exactly: no spread to weigh by
+        return np.where(fit, 1.0 / n, 0.0), np.where(fit, 1 - 1.0 / n, 1.0)
+    weight = np.where(fit, 1 / np.where(fit, spread, 1.0), 0.0)
     weight = np.minimum(weight, weight.sum() - weight)
-    return weight / weight.sum()
+    share = weight / weight.sum()
+    return share, np.where(fit, 1 - 2 * share + share ** 2 @ spread / np.where(fit, spread, 1.0), 1.0)
 
 
 def components(centred: np.ndarray, fit: np.ndarray, dof: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Centred rows (`dof` each) split: the offset common to the `fit` rows (their weighted mean, `_shares`), the
     rows' shares in it, residual variances and their degrees of freedom."""
-    share = _shares(centred, fit, dof)
+    share, scale = _shares(centred, fit, dof)
     common = share @ centred
-    residual_df = dof * (1 - share)
-    return common, share, ((centred - common) ** 2).sum(axis=1) / residual_df, residual_df
+    return common, share, ((centred - common) ** 2).sum(axis=1) / (dof * scale), dof * (1 - share)
 
 
 def shared_variance(common: np.ndarray, share: np.ndarray, residual: np.ndarray, dof: float) -> float:
@@ -169,8 +175,7 @@ def _split(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray
     """Each row's variance between processes and degrees of freedom: the part common to the `fit` rows
     plus its moderated residual; a row the split would leave on fewer degrees of freedom keeps its own."""
     common, share, residual, residual_df = components(centred, fit, dof)
-    prior = fit_prior(residual[fit], residual_df[fit])
-    own, own_df = _posterior(prior, residual, residual_df)
+    own, own_df = _moderated(residual, residual_df, fit)
     shared = shared_variance(common, share, own, dof)
     total = own + shared
     df = np.where(total > 0, total ** 2 / np.maximum(own ** 2 / own_df + shared ** 2 / dof, 1e-300), 0.0)

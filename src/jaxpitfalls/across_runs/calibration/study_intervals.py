@@ -104,7 +104,7 @@ def replicated(jobs: Sequence[Job]) -> dict[str, Any]:
     return between_processes.split_share(between_processes.split_margins(logs))
 
 
-def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float, float]:
+def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float, np.ndarray]:
     """A job's medians' components: each row's spread on its degrees of freedom, and the offset all rows share;
     nothing without two processes."""
     own = steps[steps.process != POOLED]
@@ -115,15 +115,15 @@ def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float, float]:
     (n, k), centred = logs.shape, logs - logs.mean(axis=1, keepdims=True)
     common, share, residual, df = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
     shared = math.sqrt(moderated.shared_variance(common, share, residual, k - 1))
-    return np.sqrt(residual[residual > 0]), shared, float(df.mean())
+    return np.sqrt(residual[residual > 0]), shared, df[residual > 0]
 
 
-def true_spreads(sd: np.ndarray, df: float) -> tuple[float, float]:
-    """A job's true log variances' centre and spread: its rows' log variances, on `df` each, beyond what sampling
-    alone gives (limma's deconvolution)."""
-    e = np.log(sd ** 2)
-    beyond = float(e.var(ddof=1) - polygamma(1, df / 2)) if len(e) > 1 else 0.0
-    return float(e.mean() - digamma(df / 2) + math.log(df / 2)), math.sqrt(max(beyond, 0.0))
+def true_spreads(sd: np.ndarray, df: float | np.ndarray) -> tuple[float, float]:
+    """A job's true log variances' centre and spread: its rows' log variances, each on its `df`, beyond what
+    sampling alone gives (limma's deconvolution)."""
+    e, df = np.log(sd ** 2), np.broadcast_to(df, np.shape(sd))
+    beyond = float(e.var(ddof=1) - np.mean(polygamma(1, df / 2))) if len(e) > 1 else 0.0
+    return float(np.mean(e - digamma(df / 2) + np.log(df / 2))), math.sqrt(max(beyond, 0.0))
 
 
 Truth = tuple[float, float, int, float]  # a job's true log variances' centre and spread, its rows, its shared offset
@@ -151,7 +151,7 @@ def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int) -> pd.D
     return pd.DataFrame(found)
 
 
-def _truth(sd: np.ndarray, df: float, shared: float = 0.0) -> Truth:
+def _truth(sd: np.ndarray, df: float | np.ndarray, shared: float = 0.0) -> Truth:
     return (*true_spreads(sd, df), len(sd), shared)
 
 
