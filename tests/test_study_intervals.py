@@ -81,15 +81,16 @@ def test_coverage_is_also_told_by_third_of_each_jobs_rows_ranked_by_spread():
     assert "**missed**" in study_intervals.thirds_line(found, "rows")
 
 
-@pytest.mark.parametrize("df", [1, 2])
+@pytest.mark.parametrize("df", [1, 2, (1, 2)])
 @pytest.mark.parametrize("spread", [0.0, 1.0])
 def test_true_spreads_are_told_apart_from_what_few_processes_add(df, spread):
-    """Rows' spreads between processes measured on 1 or 2 degrees of freedom spread far more than their truths
-    (by trigamma(df / 2) in log variance): the measured ones taken as truths would make a job's rows look more
-    unlike than they are, the simulation's noisiest third too noisy. Deconvolved, the truths' centre and spread are
-    found again."""
-    rng = np.random.default_rng(df)
+    """Rows' spreads between processes measured on 1 or 2 degrees of freedom (or each row on its own) spread far
+    more than their truths (by trigamma(df / 2) in log variance): the measured ones taken as truths would make a
+    job's rows look more unlike than they are, the simulation's noisiest third too noisy. Deconvolved, the truths'
+    centre and spread are found again."""
+    rng = np.random.default_rng(sum(np.atleast_1d(df)))
     truth = np.log(0.02 ** 2) + spread * rng.standard_normal(20000)
+    df = np.resize(df, truth.size) if isinstance(df, tuple) else df
     measured = np.sqrt(np.exp(truth) * rng.chisquare(df, truth.size) / df)
     centre, found = study_intervals.true_spreads(measured, df)
     assert centre == pytest.approx(np.log(0.02 ** 2), abs=0.15) and found ** 2 == pytest.approx(spread ** 2, abs=0.2)

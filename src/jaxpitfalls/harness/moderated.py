@@ -143,8 +143,8 @@ def _moderated(residual: np.ndarray, residual_df: np.ndarray, fit: np.ndarray) -
 
 def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray]:
     """Each row's share s of the offset common to the `fit` rows, by inverse moderated spread v about their median
-    (a noisy row would put its noise into the others' residuals), none over half, unfit 0; and each fitted row's
-    residual over its variance, 1 - 2s + sum(s^2 v) / v."""
+    (else a noisy row's noise enters the others' residuals), none over half; and each row's expected residual per
+    df over its variance, 1 - 2s + sum(s^2 v) / v (unfit rows: 0 and 1)."""
     n = int(fit.sum())
     residual_df = np.where(fit, dof * (n - 1) / n, dof)
     spread, _ = _moderated(((centred - np.median(centred[fit], axis=0)) ** 2).sum(axis=1) / residual_df,
@@ -159,8 +159,8 @@ def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarra
 
 def components(centred: np.ndarray, fit: np.ndarray, dof: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Centred rows (`dof` each) split: the offset common to the `fit` rows (their weighted mean, `_shares`), the
-    rows' shares in it, residual variances and their degrees of freedom."""
+    """Centred rows (`dof` each) split: the `fit` rows' common offset (their weighted mean, `_shares`), the rows'
+    shares in it, residual variances and their df."""
     share, scale = _shares(centred, fit, dof)
     common = share @ centred
     return common, share, ((centred - common) ** 2).sum(axis=1) / (dof * scale), dof * (1 - share)

@@ -111,7 +111,7 @@ def _median_components(steps: pd.DataFrame) -> tuple[np.ndarray, float, np.ndarr
     logs = np.log(own.pivot_table(index=["variant", "mode"], columns="process", values="median_ms").dropna()
                   .to_numpy(dtype=float))
     if logs.ndim != 2 or logs.shape[0] < 2 or logs.shape[1] < 2:
-        return np.array([]), 0.0, 0.0
+        return np.array([]), 0.0, np.array([])
     (n, k), centred = logs.shape, logs - logs.mean(axis=1, keepdims=True)
     common, share, residual, df = moderated.components(centred, np.ones(n, dtype=bool), k - 1)
     shared = math.sqrt(moderated.shared_variance(common, share, residual, k - 1))
