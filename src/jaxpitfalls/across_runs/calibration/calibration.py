@@ -21,6 +21,7 @@ from ...harness.injected import KNOB, SLOWDOWN_ENV
 from ...harness.stats import wilson
 from ...report.tables.environments import code_version
 from ...report.tables.run_summary import machine_time_lines
+from ..comparison.compare_report import MOVED
 from ..comparison.lockstep import more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
@@ -53,7 +54,7 @@ def _seen(table: pd.DataFrame, threshold: float) -> Iterator[tuple[float, str, p
     for factor, part in table.groupby(table.injected.round(4)):
         margins = clustered.margins(part, float(factor), threshold)
         yield from ((float(factor), quantity, hits, margins[quantity], part) for quantity, hits in {
-            "flagged": part.verdict.isin(["regressed", "improved"]),
+            "flagged": part.verdict.isin(MOVED),
             "regressed": part.verdict == "regressed",
             "excludes_1": (part.ratio_ci_low > 1) | (part.ratio_ci_high < 1),
             "covers": (part.ratio_ci_low <= factor) & (factor <= part.ratio_ci_high)}.items())
