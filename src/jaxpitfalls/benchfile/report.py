@@ -34,8 +34,8 @@ FIGURES = {
                     "its arguments, its outputs (less what donated arguments hand them) and its temporaries "
                     "(activations: what `jax.checkpoint` trades); exact, so no interval.",
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
-                  "split by the shares of its traced calls (the profiler's Python tracer inflates Python time, so "
-                  "the traced times are not drawn). A split from a few traced calls, without an interval.",
+                  "split by the shares of its traced calls (the profiler's Python tracer inflates Python time: "
+                  "Python's parts are upper bounds, the program's lower). From a few traced calls, no interval.",
 }
 
 

@@ -238,8 +238,9 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
     return [
         f"### Trace breakdown (configuration `{base_id}`, mode `{spec.traced_mode}`)", "", *warning,
         "Share of the traced sample per component (innermost match wins, so the shares add up to the sample); "
-        f"in brackets the share applied to the untraced `{spec.traced_mode}` median, which corrects for the "
-        f"tracer's inflation of Python time. {_traced_calls(base)} Per-configuration tables: "
+        f"in brackets the share applied to the untraced `{spec.traced_mode}` median: its total is untraced, but the "
+        "Python tracer inflates Python's share within it, so Python's parts are upper bounds and the compiled "
+        f"program's lower bounds. {_traced_calls(base)} Per-configuration tables: "
         f"`results/tables/{name}/overhead.csv`.", "",
         text.reset_index().to_markdown(index=False), "",
     ]
