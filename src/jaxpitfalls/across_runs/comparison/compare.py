@@ -65,7 +65,7 @@ def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> st
                         if before.get(name) != after.get(name)]
         elif before != after:
             changes.append(f"{key} {before} -> {after}")
-    for name, before, after in zip(("code", "your study's code"), code_parts(baseline), code_parts(current),
+    for name, before, after in zip(("code", "your study's file (digest)"), code_parts(baseline), code_parts(current),
                                    strict=True):  # the workflow's and a user's file's apart: what differs, said
         if before != after:
             changes.append(f"{name} {before or 'none'} -> {after or 'none'}")

@@ -138,8 +138,11 @@ def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[st
     over = (f"the {int(judged.sum())} measured rows compare.primary declares ({', '.join(primary)}; the other "
             f"{int(measured.sum() - judged.sum())} are reported, not gated)" if primary
             else f"all {int(judged.sum())} measured rows")
-    return [f"Across the report: a row is regressed where its whole 95% interval lies above 1 + {threshold:g}; the "
+    unconfirmed = int(flagged.sum()) - kept
+    said = (f"Across the report: a row is regressed where its whole 95% interval lies above 1 + {threshold:g}; the "
             f"gate (`compare_gate`, where a run asks for it) names the rows whose test of that survives "
             f"Benjamini-Hochberg over {over} (at most "
-            f"{FDR:.0%} of the named rows expected false): {kept} of the {int(flagged.sum())} regressed do. "
-            f"{reach_line(table, value, threshold, primary)}".rstrip(), ""]
+            f"{FDR:.0%} of the named rows expected false): {kept} of the {int(flagged.sum())} regressed do"
+            + (f" (the other {unconfirmed} passed the threshold alone, not the correction: time them again before "
+               "acting on them). " if unconfirmed else ". ") + reach_line(table, value, threshold, primary))
+    return [said.rstrip(), ""]
