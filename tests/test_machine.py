@@ -5,7 +5,9 @@ depends on this machine being quiet, nor waits for real); samples calibrated, gc
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -52,6 +54,18 @@ def test_processes_it_starts_are_seen_as_others():
     assert "other processes used" in busy.describe() and "steal" in busy.describe()
 
 
+def test_the_busiest_other_processes_are_named_by_pid_and_command():
+    """A wait for quiet names what it waits on (a user waited 150 s on "other processes used 50%" with nothing of
+    theirs running); this process's own CPU is not among them."""
+    if machine.Reading.now().counters is None:
+        pytest.skip("no /proc: processes are not readable on this system")
+    with busy_neighbours() as neighbours:
+        time.sleep(0.2)
+        said = machine.busiest_others(interval_s=0.5, count=10)
+    assert f"pid {neighbours[0].pid} ({sys.executable} -c import os os.nice(0) " in said, said
+    assert f"pid {os.getpid()} " not in said
+
+
 class ScriptedMachine(machine.Watch):
     """A machine with a clock of its own: it moves only when the job sleeps or a sampler says a sample took
     so long, so no test waits for real. Neighbours are (start, end, share) periods of other processes'
@@ -94,6 +108,9 @@ class ScriptedMachine(machine.Watch):
     def speed(self):
         return 0.008
 
+    def busiest(self):
+        return "pid 7 (python neighbour.py) 50% of a core" if self.others else ""
+
 
 def _samplers(scripted: ScriptedMachine, seconds: float = 0.125):
     """Two variants whose rounds take 0.25 s of the scripted clock (exact in binary): 8 rounds a window."""
@@ -109,6 +126,7 @@ def test_a_neighbour_for_20_s_is_waited_out_and_its_rounds_re_timed(caplog):
                                                     watch=scripted)
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any("waiting for 1 s of quiet, up to" in m and "on_contention: warn" in m for m in said), said
+    assert any("(the busiest now: pid 7 (python neighbour.py) 50% of a core)" in m for m in said), said
     assert any("c1 blocked: quiet again after 19.0 s" in m for m in said), said
     assert len(samples["a"]) == 32 and not any(contended["a"])
     (wait,) = record["waits"]  # from the first window's end (2 s) until 1 s of quiet after the neighbour stops
@@ -160,8 +178,9 @@ def test_waits_back_off_and_fail_after_max_wait_s_naming_the_steal():
 
 def test_a_neighbour_that_never_stops_fails_the_mode_after_max_wait_s_naming_it():
     scripted = ScriptedMachine(others=[(0.0, 1e9, 0.5)])
-    busy = (r"other processes used 50%.*mostly another process.*waited 58 s in 1 wait.*while it waited other "
-            "processes used median 50%")
+    busy = (r"other processes used 50%.*mostly another process on this machine \(the busiest now: pid 7 "
+            r"\(python neighbour.py\) 50% of a core\).*waited 58 s in 1 wait.*while it waited other processes used "
+            "median 50%")
     with pytest.raises(MachineBusy, match=busy):
         interleaved(_samplers(scripted), Sampling(rounds=30, max_wait_s=60), "c1", watch=scripted)
     assert scripted.clock_s == 60

@@ -56,6 +56,31 @@ def load_average() -> float | None:
         return None
 
 
+def _process_times() -> dict[int, tuple[float, str]]:
+    """Other processes' CPU seconds and command lines (/proc)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            head, tail = stat.read_text().rsplit(")", 1)  # the command's name may hold spaces and brackets
+            line = " ".join((stat.parent / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split())
+        except (OSError, ValueError):
+            continue  # gone between the glob and the read
+        utime, stime = tail.split()[11:13]
+        if int(stat.parent.name) != os.getpid():
+            found[int(stat.parent.name)] = ((int(utime) + int(stime)) * _TICK_S, line or head.split("(", 1)[1])
+    return found
+
+
+def busiest_others(interval_s: float = 0.25, count: int = 3) -> str:
+    """The other processes busiest over the next `interval_s`, so a wait names what it waits on; empty without
+    /proc."""
+    before = _process_times()
+    time.sleep(interval_s)
+    used = [(after - before[pid][0], pid, line) for pid, (after, line) in _process_times().items() if pid in before]
+    return ", ".join(f"pid {pid} ({line[:60]}) {cpu / interval_s:.0%} of a core"
+                     for cpu, pid, line in sorted(used, reverse=True)[:count] if cpu > 0)
+
+
 @dataclass(frozen=True)
 class Reading:
     wall: float
@@ -122,6 +147,9 @@ class Watch:
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
+
+    def busiest(self) -> str:
+        return busiest_others()
 
     def speed(self) -> float:
         """Seconds the fixed workload (`yardstick`) takes now: the machine's speed, as a cost."""
