@@ -61,8 +61,8 @@ def test_the_busiest_other_processes_are_named_by_pid_and_command():
         pytest.skip("no /proc: processes are not readable on this system")
     with busy_neighbours() as neighbours:
         time.sleep(0.2)
-        said = machine.busiest_others(interval_s=0.5, count=10)
-    assert f"pid {neighbours[0].pid} ({sys.executable} -c import os os.nice(0) " in said, said
+        said = machine.busiest_others(interval_s=0.5, count=len(neighbours) + 4)  # room for the tests beside it
+    assert any(f"pid {p.pid} ({sys.executable[:40]}" in said for p in neighbours), said
     assert f"pid {os.getpid()} " not in said
 
 

@@ -87,7 +87,7 @@ class Contention:
             raise MachineBusy(self._message(activity, self._spent()))
         log.warning("%s: window re-timed: %s%s; waiting for %.0f s of quiet, up to %.0f s (measure.max_wait_s; "
                     "measure.on_contention: warn keeps such rounds, marked, instead)", self.label, activity.describe(),
-                    self._busiest(), quiet_s, allowed_s)
+                    self._busiest(activity), quiet_s, allowed_s)
         wait = until_quiet(self.watch, self.sampling.max_busy_share, quiet_s, allowed_s)
         self.spent_s += wait.seconds
         self.waits.append(wait)
@@ -112,12 +112,15 @@ class Contention:
                 f"{_shares([p.others_share for p in probes])} of the cores, "
                 f"steal {_shares([p.steal_share for p in probes])}")
 
-    def _busiest(self) -> str:
+    def _busiest(self, activity: Activity) -> str:
+        """The busiest other processes, where they (not steal) made the window busy."""
+        if (activity.others_share or 0) < (activity.steal_share or 0):
+            return ""
         busiest = self.watch.busiest()
         return f" (the busiest now: {busiest})" if busiest else ""
 
     def _message(self, activity: Activity, why: str) -> str:
-        culprit = (f"another process on this machine{self._busiest() or ' (see `top`)'}" if (
+        culprit = (f"another process on this machine{self._busiest(activity) or ' (see `top`)'}" if (
             activity.others_share or 0) >= (activity.steal_share or 0) else
             "the hypervisor giving the cores to other guests (steal)")
         return (f"{self.label}: the machine was busy while samples were timed: {activity.describe()}, more than "

@@ -74,11 +74,12 @@ def _process_times() -> dict[int, tuple[float, str]]:
 def busiest_others(interval_s: float = 0.25, count: int = 3) -> str:
     """The other processes busiest over the next `interval_s`, so a wait names what it waits on; empty without
     /proc."""
-    before = _process_times()
+    before, start = _process_times(), time.perf_counter()
     time.sleep(interval_s)
-    used = [(after - before[pid][0], pid, line) for pid, (after, line) in _process_times().items() if pid in before]
-    return ", ".join(f"pid {pid} ({line[:60]}) {cpu / interval_s:.0%} of a core"
-                     for cpu, pid, line in sorted(used, reverse=True)[:count] if cpu > 0)
+    after, elapsed = _process_times(), time.perf_counter() - start
+    used = sorted(((cpu - before[pid][0]) / elapsed, pid, line) for pid, (cpu, line) in after.items() if pid in before)
+    return ", ".join(f"pid {pid} ({line[:60]}) {share:.0%} of a core"
+                     for share, pid, line in used[::-1][:count] if share >= 0.05)
 
 
 @dataclass(frozen=True)

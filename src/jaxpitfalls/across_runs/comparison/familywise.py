@@ -142,7 +142,9 @@ def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[st
     said = (f"Across the report: a row is regressed where its whole 95% interval lies above 1 + {threshold:g}; the "
             f"gate (`compare_gate`, where a run asks for it) names the rows whose test of that survives "
             f"Benjamini-Hochberg over {over} (at most "
-            f"{FDR:.0%} of the named rows expected false): {kept} of the {int(flagged.sum())} regressed do"
-            + (f" (the other {unconfirmed} passed the threshold alone, not the correction: time them again before "
-               "acting on them). " if unconfirmed else ". ") + reach_line(table, value, threshold, primary))
+            f"{FDR:.0%} of the named rows expected false): "
+            + (f"{kept} of the {int(flagged.sum())} regressed do" if flagged.any() else "no row is regressed")
+            + (f" ({'the other ' if kept else ''}{unconfirmed} passed the threshold alone, not the correction: time "
+               "them again before acting on them). " if unconfirmed else ". ") + reach_line(table, value, threshold,
+                                                                                            primary))
     return [said.rstrip(), ""]

@@ -240,7 +240,7 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
         "Share of the traced sample per component (innermost match wins, so the shares add up to the sample); "
         f"in brackets the share applied to the untraced `{spec.traced_mode}` median: its total is untraced, but the "
         "Python tracer inflates Python's share within it, so Python's parts are upper bounds and the compiled "
-        f"program's lower bounds. {_traced_calls(base)} Per-configuration tables: "
+        f"program's (`executable` or `dispatch`, `wait`) lower. {_traced_calls(base)} Per-configuration tables: "
         f"`results/tables/{name}/overhead.csv`.", "",
         text.reset_index().to_markdown(index=False), "",
     ]
