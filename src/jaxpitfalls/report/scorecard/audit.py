@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...formatting import fixed
+from ...formatting import short
 from ...harness.stats import is_twin, wilson
 from ..tables.run_summary import STARTS
 from ..tables.study_allocation import allocation_lines
@@ -65,7 +65,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
     target_s = targets["run_target_s"]
     per_rule = summary.groupby("rule").agg(jobs=("seconds", "size"), seconds=("seconds", "sum"),
                                            slowest_s=("seconds", "max"),
-                                           sampled_peak_rss_mb=("max_rss_mb", "max")
+                                           sampled_peak_rss_gib=("max_rss_mb", lambda mb: mb.max() / 1024)
                                            ).reset_index()
     span_s, older = span
     lines = ["### Run summary", ""]
@@ -84,7 +84,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
         peak_mb, job, source = largest_peak(summary, checks)
         lines += [f"Peak memory: **{peak_mb / 1024:.1f} GiB** resident, the largest job (`{job}`, {source})"
                   f"{_memory_against(peak_mb / 1024, targets['memory_target_gib'])}; (per job: jobs that ran side "
-                  "by side add up; the table's per rule is Snakemake's in MB, sampled at intervals over a job's "
+                  "by side add up; the table's per rule is Snakemake's, sampled at intervals over a job's "
                   "processes summed, its driver with its worker, so it can exceed a worker's own high-water mark "
                   "or miss a brief peak of it).", ""]
     for study, (seconds, study_target, split) in parts.items():
@@ -101,7 +101,7 @@ def run_summary_section(summary: pd.DataFrame, span: tuple[float | None, int], t
               "than `measure.max_busy_share` of the cores; the yardstick is the machine's speed: a run slower than "
               "another by about its yardstick's ratio was slowed by the machine, beyond it by something else):", ""]
     lines += [f"- study `{study}`: {quietness_line(c)}" for study, c in checks.items()]
-    lines += ["", table(per_rule, lambda x: fixed(x, 1)), ""]
+    lines += ["", table(per_rule, short), ""]
     return "\n".join(lines)
 
 
