@@ -66,6 +66,20 @@ def test_the_busiest_other_processes_are_named_by_pid_and_command():
     assert f"pid {os.getpid()} " not in said
 
 
+def test_a_loop_of_short_lived_processes_is_named_by_its_parent():
+    """Each child lives less than the interval (a build's compilers): the parent that reaps them carries their CPU."""
+    if machine.Reading.now().counters is None:
+        pytest.skip("no /proc: processes are not readable on this system")
+    loop = subprocess.Popen(["bash", "-c", f"while true; do {sys.executable} -c 'sum(range(2000000))'; done"])
+    try:
+        time.sleep(0.3)
+        said = machine.busiest_others(interval_s=1.0, count=6)
+    finally:
+        loop.kill()
+        loop.wait()
+    assert f"pid {loop.pid} (bash -c while true; do " in said, said
+
+
 class ScriptedMachine(machine.Watch):
     """A machine with a clock of its own: it moves only when the job sleeps or a sampler says a sample took
     so long, so no test waits for real. Neighbours are (start, end, share) periods of other processes'

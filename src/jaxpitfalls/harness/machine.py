@@ -65,9 +65,9 @@ def _process_times() -> dict[int, tuple[float, str]]:
             line = " ".join((stat.parent / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split())
         except (OSError, ValueError):
             continue  # gone between the glob and the read
-        utime, stime = tail.split()[11:13]
-        if int(stat.parent.name) != os.getpid():
-            found[int(stat.parent.name)] = ((int(utime) + int(stime)) * _TICK_S, line or head.split("(", 1)[1])
+        ticks = sum(int(t) for t in tail.split()[11:15])  # its own CPU, and its reaped children's (a build's
+        if int(stat.parent.name) != os.getpid():      # compilers each live less than the interval)
+            found[int(stat.parent.name)] = (ticks * _TICK_S, line or head.split("(", 1)[1])
     return found
 
 
