@@ -7,7 +7,6 @@ keep_idle, none with it. CPU time, not wall time, so a busy machine does not cha
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from jaxpitfalls.harness import machine
 from jaxpitfalls.idle_scheduler import keep_idle
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -50,12 +50,6 @@ def test_the_rate_limiter_is_dropped_only_where_jobs_run_on_this_machine():
     assert not keep_idle(SimpleNamespace(local_exec=True))  # another Snakemake's internals: left alone
 
 
-def _cpu_s(pid: int) -> float:
-    """The CPU seconds a process has spent (utime + stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads a process's CPU time from /proc")
 def test_snakemake_spends_no_cpu_while_a_timed_job_runs_and_others_wait(tmp_path):
@@ -67,9 +61,9 @@ def test_snakemake_spends_no_cpu_while_a_timed_job_runs_and_others_wait(tmp_path
         while not (tmp_path / "slow" / "started").exists():
             assert run.poll() is None and time.monotonic() < deadline, run.stderr.read() if run.stderr else ""
             time.sleep(0.1)
-        before = _cpu_s(run.pid)
+        before = machine.cpu_seconds(run.pid)
         time.sleep(3)
-        spent = _cpu_s(run.pid) - before
+        spent = machine.cpu_seconds(run.pid) - before
     finally:
         run.kill()
         run.wait()

@@ -56,18 +56,24 @@ def load_average() -> float | None:
         return None
 
 
+def cpu_seconds(pid: int, reaped: bool = False) -> float:
+    """A process's CPU seconds (utime, stime), its reaped children's too where `reaped`."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # its name may hold spaces, brackets
+    return sum(int(t) for t in fields[11:15 if reaped else 13]) * _TICK_S
+
+
 def _process_times() -> dict[int, tuple[float, str]]:
-    """Other processes' CPU seconds and command lines (/proc)."""
+    """Other processes' CPU seconds (a build's compilers in their parent's) and command lines."""
     found = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for folder in Path("/proc").glob("[0-9]*"):
+        if int(folder.name) == os.getpid():
+            continue
         try:
-            head, tail = stat.read_text().rsplit(")", 1)  # the command's name may hold spaces and brackets
-            line = " ".join((stat.parent / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split())
+            line = " ".join((folder / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split())
+            found[int(folder.name)] = (cpu_seconds(int(folder.name), reaped=True),
+                                       line or (folder / "comm").read_text().strip())
         except (OSError, ValueError):
-            continue  # gone between the glob and the read
-        ticks = sum(int(t) for t in tail.split()[11:15])  # its own CPU, and its reaped children's (a build's
-        if int(stat.parent.name) != os.getpid():      # compilers each live less than the interval)
-            found[int(stat.parent.name)] = (ticks * _TICK_S, line or head.split("(", 1)[1])
+            pass  # gone between the glob and the read
     return found
 
 
@@ -77,9 +83,10 @@ def busiest_others(interval_s: float = 0.25, count: int = 3) -> str:
     before, start = _process_times(), time.perf_counter()
     time.sleep(interval_s)
     after, elapsed = _process_times(), time.perf_counter() - start
-    used = sorted(((cpu - before[pid][0]) / elapsed, pid, line) for pid, (cpu, line) in after.items() if pid in before)
-    return ", ".join(f"pid {pid} ({line[:60]}) {share:.0%} of a core"
-                     for share, pid, line in used[::-1][:count] if share >= 0.05)
+    used = sorted((((cpu - before[pid][0]) / elapsed, pid, line) for pid, (cpu, line) in after.items()
+                   if pid in before), reverse=True)
+    return ", ".join(f"pid {pid} ({line[:60]}) {share:.0%} of a core" for share, pid, line in used[:count]
+                     if share >= 0.05)
 
 
 @dataclass(frozen=True)

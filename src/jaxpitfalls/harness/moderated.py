@@ -157,10 +157,11 @@ def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarra
                            residual_df, fit)
     if not (spread[fit] > 0).all():  # rows that agree exactly: no spread to weigh by
         return np.where(fit, 1.0 / n, 0.0), np.where(fit, 1 - 1.0 / n, 1.0)
-    weight = np.where(fit, 1 / np.where(fit, spread, 1.0), 0.0)
+    spread = np.where(fit, spread, 1.0)  # an unfit row weighs nothing, whatever its spread
+    weight = np.where(fit, 1 / spread, 0.0)
     weight = np.minimum(weight, weight.sum() - weight)
     share = weight / weight.sum()
-    return share, np.where(fit, 1 - 2 * share + share ** 2 @ spread / np.where(fit, spread, 1.0), 1.0)
+    return share, np.where(fit, 1 - 2 * share + share ** 2 @ spread / spread, 1.0)
 
 
 def components(centred: np.ndarray, fit: np.ndarray, dof: float
