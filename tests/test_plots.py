@@ -9,11 +9,13 @@ from itertools import pairwise
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.container import BarContainer, ErrorbarContainer
 
-from jaxpitfalls.contract.figures import _y_label, bars, facet_lines, stacked_bars
+from jaxpitfalls.contract.figures import _y_label, bars, facet_lines
+from jaxpitfalls.contract.stacked_bars import scale_groups, stacked_bars
 from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.report.tables.aggregate import read_tables
 from jaxpitfalls.studies.extraction.report import SPLIT
@@ -174,10 +176,22 @@ def test_dispatch_draws_the_axis_its_compute_claim_is_judged_on():
 
 
 def test_the_time_split_draws_each_pass_s_interval():
-    ax = _seeds_figures("extraction")["time_split"].axes[0]
-    (total,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    assert total.has_yerr and len(total.lines[0].get_xdata()) == 7  # one a variant
-    plt.close(ax.figure)
+    fig = _seeds_figures("extraction")["time_split"]
+    totals = [c for ax in fig.axes for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert all(t.has_yerr for t in totals) and sum(len(t.lines[0].get_xdata()) for t in totals) == 7  # one a variant
+    plt.close(fig)
+
+
+def test_stacked_bars_of_unlike_size_get_panels_of_their_own_scale():
+    """A smoke run's eager pass (70 ms) beside jitted ones (1.3-3 ms) on one axis: the jitted bars' parts unseen."""
+    assert scale_groups(np.array([70.0, 3.0, 2.5, 80.0, 0.0, np.nan])) == [[0, 3], [1, 2, 4, 5]]
+    assert scale_groups(np.array([4.0, 1.0, 0.1])) == [[0, 1], [2]]  # a fifth of its panel's tallest, or apart
+    table = pd.DataFrame({"forward": [70.0, 2.0, 1.2], "transfer": [1.0, 0.5, 0.1]}, index=["eager", "jit", "scan"])
+    fig = stacked_bars(table)
+    assert [[t.get_text() for t in ax.get_xticklabels()] for ax in fig.axes] == [["eager"], ["jit", "scan"]]
+    assert fig.axes[1].get_ylim()[1] < 5  # the jitted panel on its own scale
+    assert len(fig.axes[1].get_legend().get_texts()) == 2  # one legend, beside the last panel
+    plt.close(fig)
 
 
 def test_a_log_axis_over_decades_labels_ticks_around_every_point():
@@ -311,7 +325,7 @@ def test_a_log_axis_says_so_and_a_narrow_ratio_axis_labels_its_reference():
 def test_stacked_bars_write_each_bar_s_total_so_a_short_one_is_read():
     """A donated call's 0.06 ms bar beside a copied call's 5.8 ms could not be seen at all."""
     fig = stacked_bars(pd.DataFrame({"wait": [5.7, 0.0], "dispatch": [0.13, 0.064]}, index=["copied", "donated"]))
-    assert [t.get_text() for t in fig.axes[0].texts] == ["5.83", "0.064"]
+    assert [t.get_text() for ax in fig.axes for t in ax.texts] == ["5.83", "0.064"]
 
 
 def test_a_narrow_log_axis_near_zero_is_labelled_at_its_ends_without_a_zero_tick():

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..contract.figures import bars, facet_lines, stacked_bars
+from ..contract.figures import bars, facet_lines
 from ..contract.interface import StudySpec
+from ..contract.stacked_bars import PANELS, stacked_bars
 from ..contract.tables import base_config_id, measured, variants_only
 from ..formatting import bytes_unit
 from ..harness.stats import COMPILING_STAGES
@@ -32,10 +33,11 @@ FIGURES = {
               "several programs also holds arrays between them (its `programs_planned` in the table).",
     "memory_parts": "What XLA plans each variant's largest program to hold on a device at the base configuration: "
                     "its arguments, its outputs (less what donated arguments hand them) and its temporaries "
-                    "(activations: what `jax.checkpoint` trades); exact, so no interval.",
+                    "(activations: what `jax.checkpoint` trades); exact, so no interval. " + PANELS,
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
                   "split by the shares of its traced calls (the profiler's Python tracer inflates Python time: "
-                  "Python's parts are upper bounds, dispatch and wait lower). From a few traced calls, no interval.",
+                  "Python's parts are upper bounds, dispatch and wait lower). From a few traced calls, no interval. "
+                  + PANELS,
 }
 
 

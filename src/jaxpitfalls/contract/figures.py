@@ -63,19 +63,23 @@ def log_ticks(low: float, high: float, most: int = 9) -> list[float]:
     return ticks if len(ticks) <= most else [10.0 ** e for e in range(first, last + 1)]
 
 
-def _spread_ticks(fig, ax) -> None:
+def spread_ticks(fig, *axes) -> None:
     """Widen the axes where neighbouring x tick labels come closer than an em."""
     fig.tight_layout()
     fig.canvas.draw()
+    crowded = max(_crowding(fig, ax) for ax in axes)
+    if crowded > 1:  # the axes widened, not the legend beside them
+        axes_inches = sum(ax.get_position().width for ax in axes) * fig.get_figwidth()
+        fig.set_figwidth(fig.get_figwidth() + axes_inches * (crowded * 1.15 - 1))
+        fig.tight_layout()
+
+
+def _crowding(fig, ax) -> float:
+    """Closest x tick labels' half-widths and an em over their centres' distance."""
     labels = ax.get_xticklabels()
     boxes = [t.get_window_extent() for t in labels]
     gap = labels[0].get_fontsize() * fig.dpi / 72 if labels else 0  # an em, in pixels
-    crowded = max([(a.width + b.width + 2 * gap) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)],
-                  default=0)  # each pair's half-widths and the gap over the distance between their centres
-    if crowded > 1:  # the axes widened, not the legend beside them
-        axes_inches = ax.get_position().width * fig.get_figwidth()
-        fig.set_figwidth(fig.get_figwidth() + axes_inches * (crowded * 1.15 - 1))
-        fig.tight_layout()
+    return max([(a.width + b.width + 2 * gap) / (b.x0 + b.x1 - a.x0 - a.x1) for a, b in pairwise(boxes)], default=0)
 
 
 # A line's own marker: lines alike in value, or in colour (the colorblind palette's orange and vermillion), told apart
@@ -220,29 +224,7 @@ def bars(data: pd.DataFrame, x: str, y: str, hue: str, order: tuple[str, ...] = 
         ax.set_xlabel(f"{xlabel or x} ({hue}: {hues[0]})")
     if title:
         ax.set_title(title)
-    _spread_ticks(fig, ax)
-    return fig
-
-
-def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: pd.DataFrame | None = None):
-    """One stacked bar per row of `table` (columns: the parts), `total` (value, low, high) as error bars."""
-    sns.set_theme(style="whitegrid", context="notebook")
-    fig, ax = plt.subplots(figsize=(8.5, 4.0))
-    table.plot.bar(stacked=True, ax=ax, color=sns.color_palette("colorblind", len(table.columns)), rot=0)
-    tops = table.sum(axis=1).to_numpy(dtype=float)
-    if total is not None:
-        value, low, high = (total[c].to_numpy(dtype=float) for c in total.columns)
-        ax.errorbar(range(len(total)), value, yerr=[value - low, high - value], fmt="_", color="black", capsize=4,
-                    markersize=14, label="median (95% interval)")
-        tops = np.fmax(tops, high)
-    for i, (top, whole) in enumerate(zip(tops, table.sum(axis=1), strict=True)):  # a bar too short to see is read
-        ax.annotate(short(whole), (i, top), xytext=(0, 3), textcoords="offset points", ha="center", fontsize="small")
-    ax.set_ylabel(ylabel)
-    ax.set_xlabel("")
-    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
-    if title:
-        ax.set_title(title)
-    _spread_ticks(fig, ax)
+    spread_ticks(fig, ax)
     return fig
 
 

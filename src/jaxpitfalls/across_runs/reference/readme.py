@@ -1,13 +1,13 @@
 """The README's numbers filled from the published snapshot's tables, so its prose cannot drift from the report it
 links. Each number sits between markers naming it:
 
-    <!-- tree_at.faster -->5.881x [5.864, 5.897]<!-- / -->  the headline the claim's verdict rests on
-    <!-- tree_at.faster.size -->1.35x smaller<!-- / -->     its size against the write-up's number
-    <!-- tree_at.faster.verdict -->yes<!-- / -->            its verdict, as the scorecard marks it
-    <!-- tally -->...<!-- / -->                             the scorecard's first line
-    <!-- snapshot -->YYYY-MM-DD-N<!-- / -->                 the published snapshot's name
-    <!-- snapshot.link -->[YYYY-MM-DD-N](...)<!-- / -->     a link to its report
-    <!-- published:tree_at.faster -->...<!-- / -->          on another snapshot's page, the published one's
+    <!-- tree_at.faster -->5.881x [5.864, 5.897]<!-- / -->: the headline the claim's verdict rests on
+    <!-- tree_at.faster.size -->1.35x smaller<!-- / -->: its size against the write-up's number
+    <!-- tree_at.faster.verdict -->yes<!-- / -->: its verdict, as the scorecard marks it
+    <!-- tally -->...<!-- / -->: the scorecard's first line
+    <!-- snapshot -->YYYY-MM-DD-N<!-- / -->: the published snapshot's name
+    <!-- snapshot.link -->[YYYY-MM-DD-N](...)<!-- / -->: a link to its report
+    <!-- published:tree_at.faster -->...<!-- / -->: on another snapshot's page, the published one's
 
 `jaxpitfalls readme README.md [--check] [--snapshot DIR]` fills them (or fails naming each that differs).
 """

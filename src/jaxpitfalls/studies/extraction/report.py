@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...contract.decisions import ratio_interval
+from ...contract.stacked_bars import PANELS
 from ...contract.tables import base_config_id, measured, per_second, setting_labels
 from .fixes import FIXES, estimate
 from .spec import SPEC
@@ -15,7 +16,7 @@ FIGURES = {
     "time_split": "Where a pass's time goes per variant (base configuration, ms per pass, means over the timed "
                   "passes): forward, device-to-host transfer, storage. pipelined and scanned dispatch the forward "
                   "without waiting for it, so their parts are the dispatch and the wait for the forward with the "
-                  "transfer after it; the black bar is each pass's median with its 95% interval.",
+                  "transfer after it; the black bar is each pass's median with its 95% interval. " + PANELS,
 }
 
 
@@ -96,7 +97,8 @@ def time_split(base: pd.DataFrame) -> pd.DataFrame:
 
 
 def figures(tables: dict[str, pd.DataFrame]) -> dict[str, object]:
-    from ...contract.figures import bars, stacked_bars
+    from ...contract.figures import bars
+    from ...contract.stacked_bars import stacked_bars
 
     t = throughput(tables["steps"])
     base_id = base_config_id(measured(tables["checks"]))
