@@ -123,6 +123,7 @@ def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_program
     '''))
     signatures = {v: doc["variants"][v]["signature"] for v in ("device", "host", "looped")}
     assert len({s["program"] for s in signatures.values()}) == 1
+    assert len({doc["variants"][v]["executable"] for v in signatures}) == 1  # one optimized program too
     assert len({s["python"] for s in signatures.values()}) == 1
     assert len({s["call"] for s in signatures.values()}) == 3
     with pytest.raises(VariantsIndistinguishable, match="'device' and 'same'"):
@@ -477,6 +478,11 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     steps = pd.DataFrame({"config_id": ["n8", "n8"], "variant": ["one", "other"], "mode": ["blocked"] * 2,
                           "demonstration": ["", ""], "signature_python_calls": [3, 5],
                           "signature_programs_compiled": [1, 1], "compiles_in_warmup": [2, 1]})
+    alike = steps.assign(executable="9f2c")  # two spellings XLA compiled alike say so; a fingerprint read nowhere
+    alike = Report(spec("bench", path)).tables({"steps": alike})[0][2].same_executable_as.tolist()
+    assert alike == ["other", "one"]
+    assert Report(spec("bench", path)).tables({"steps": steps.assign(executable=None)})[0][2].same_executable_as \
+        .tolist() == ["", ""]
     checks = pd.DataFrame({"config_id": ["n8"], "processes": [2]})
     overhead = pd.DataFrame({"config_id": ["n8"] * 3, "variant": ["one", "one", "one"], "capture": [0, 0, 1],
                              "jit_calls": [2.0, 2.0, 2.0]})  # a row per component and capture: one count a variant

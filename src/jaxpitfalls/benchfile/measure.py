@@ -106,6 +106,7 @@ class Prepared:
     structures: dict[str, tuple]
     unusable_donations: dict[str, str]  # JAX's warning where it could not use a variant's donation
     program_memory: dict[str, dict[str, int] | None]  # the plan of the largest program its first call compiled
+    executables: dict[str, str | None]  # a fingerprint of the optimized programs its first call compiled
 
 
 def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
@@ -121,11 +122,11 @@ def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) ->
 def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing | Traced) -> Prepared:
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
-    signatures, compiles, outputs, runners, structures, unusable, memory = {}, {}, {}, {}, {}, {}, {}
+    signatures, compiles, outputs, runners, structures, unusable, memory, built = {}, {}, {}, {}, {}, {}, {}, {}
     calls_of = calls(bench, name, conf)
     for variant, call in calls_of.items():
         with _named(bench, variant, "its first call"):
-            signatures[variant], compiles[variant], unusable[variant], memory[variant] = first_call(
+            signatures[variant], compiles[variant], unusable[variant], memory[variant], built[variant] = first_call(
                 call, variant in bench.recompiles)
         runners[variant] = _runner(variant, call, signatures[variant])
     # the caches were cleared between variants: the earlier ones compile again here, in their warm-up
@@ -140,7 +141,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
         compiles[variant] += again.count if variant in bench.recompiles else 0
         if idle:
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
-    return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory)
+    return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory, built)
 
 
 def _warm_up(runner: Runner, steps: int, programs: int, makes: bool) -> tuple[np.ndarray, tuple, str]:
@@ -238,8 +239,8 @@ class Measure:
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
         for v, plan in prepared.program_memory.items():
-            if plan:
-                variants[v]["program_memory"] = plan
+            variants[v] |= ({"program_memory": plan} if plan else {}) | (
+                {"executable": prepared.executables[v]} if prepared.executables[v] else {})
         return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:

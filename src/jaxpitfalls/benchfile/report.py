@@ -74,6 +74,17 @@ def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFr
                        on=["config_id", "variant"], how="left")
 
 
+def _same_executable(blocked: pd.DataFrame) -> pd.Series:
+    """The other variants of a row's configuration whose first call compiled the same optimized programs."""
+    def alike(row: pd.Series) -> str:
+        if pd.isna(row.executable):  # none read (another jaxlib), or nothing compiled
+            return ""
+        same = (blocked.config_id == row.config_id) & (blocked.executable == row.executable)
+        return ", ".join(blocked.variant[same & (blocked.variant != row.variant)])
+
+    return blocked.apply(alike, axis=1) if "executable" in blocked else pd.Series("", index=blocked.index)
+
+
 def _staged(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Compiling calls' medians by stage (ms): JAX's tracing and lowering where the results kept them, XLA's
     compiling, and its share of the call."""
@@ -171,16 +182,18 @@ class Report:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         blocked = steps[steps["mode"] == "blocked"]
         columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "signature_programs_compiled",
-                   "warmup_compiles_per_process"]
+                   "same_executable_as", "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
                 "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips; a RECOMPILES "
                 "variant's holds its tracing), its calls "
                 "into jitted functions where the configuration was traced (counted in its trace: a Python loop of "
                 "jitted steps shows each, eager operations count too; blank where untraced), programs its first call "
-                "compiled from cold, and the compilations in a worker process's warm-up (the job's count over its "
-                "processes: each fresh process compiles its own, less what the persistent compilation cache "
-                "served).",
-                _whole(_dispatched(_per_process(blocked, tables.get("checks")), tables.get("overhead"))[columns])
+                "compiled from cold, the variants whose first call compiled the same optimized programs (XLA built "
+                "two spellings alike: between them only the Python and the dispatch around the call differ), and "
+                "the compilations in a worker process's warm-up (the job's count over its processes: each fresh "
+                "process compiles its own, less what the persistent compilation cache served).",
+                _whole(_dispatched(_per_process(blocked.assign(same_executable_as=_same_executable(blocked)),
+                                                tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
         found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps), *_recompiling(steps, self.recompiles)]
         if not self.outputs_differ:

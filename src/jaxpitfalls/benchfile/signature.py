@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 
 import jax
 
+from ..harness.compiled import compiled_programs
 from ..harness.compiles import count_compiles
-from ..harness.program_memory import largest, planned_memory
+from ..harness.program_memory import largest
 from ..harness.variants import RETRACES, fingerprint
 
 _MODULE_NAME = re.compile(r"^module @[\w.$-]+", re.MULTILINE)
@@ -115,19 +116,20 @@ class SecondCallFailed(Exception):
 
 class FirstCall(NamedTuple):
     """A first call from cleared caches: signature, compilations, JAX's unusable-donation warning (or ""), the
-    largest program's memory plan (None: none kept)."""
+    largest program's memory plan (None: none kept), its optimized programs' fingerprint."""
 
     signature: dict[str, Any]
     compiles: int
     unused_donation: str
     program_memory: dict[str, int] | None
+    executable: str | None
 
 
 def first_call(call: Callable[[], Any], recompiles: bool = False) -> FirstCall:
     """A variant's first call from cleared caches, then a warm traced one (`recompiles`: declared to compile in
     every call, and marked so where the warm one did)."""
     jax.clear_caches()
-    with _dumped_programs() as programs, count_compiles() as counter, planned_memory() as plans, \
+    with _dumped_programs() as programs, count_compiles() as counter, compiled_programs() as built, \
             warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         jax.block_until_ready(call())
@@ -146,4 +148,6 @@ def first_call(call: Callable[[], Any], recompiles: bool = False) -> FirstCall:
         "python_calls": len(path),
         "call": fingerprint(call_code(call)),
     } | ({RETRACES: True} if recompiles and again.count else {})
-    return FirstCall(signature, counter.count, unused, largest(plans))
+    texts = [c.text for c in built]
+    executable = fingerprint("\n".join(sorted(texts))) if texts and None not in texts else None
+    return FirstCall(signature, counter.count, unused, largest([c.plan for c in built if c.plan]), executable)
