@@ -546,6 +546,11 @@ def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_betwe
     ratios = compare.paired_ratios(baseline, current)
     assert table.set_index("variant").same_code.to_dict() == {"filter_jit": True, "jit_flat": False}
     assert not ratios.same_code.any()  # the floor's program changed
+    for side in (baseline, current):  # a rewrite lowered otherwise that XLA built as the program it replaced
+        side[("dispatch", "c")]["variants"]["jit_flat"]["executable"] = "0123456789abcdef"
+    assert compare.compare(baseline, current)[0].set_index("variant").same_code.jit_flat
+    del baseline[("dispatch", "c")]["variants"]["jit_flat"]["executable"]  # a run that kept none: not the same
+    assert not compare.compare(baseline, current)[0].set_index("variant").same_code.jit_flat
     text = compare_report.markdown(table, one_sided, ratios, "b", 0.05)
     assert "`filter_jit` (blocked): 1.3" in text and compare_report.SAME_CODE in text
     assert "- 1 of the 2 rows that moved compiled the same programs and made the same call in both runs" in text

@@ -106,12 +106,16 @@ FINGERPRINTS = ("program", "call")  # a signature's hashes of what ran; a study'
 
 
 def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str) -> bool | None:
-    """Whether each variant compiled the same programs and made the same call in both runs (its signature's
-    fingerprints, benchfile.signature); None where a signature holds none (a packaged study's counts)."""
-    signatures = [[doc["variants"].get(v, {}).get("signature") or {} for v in variants] for doc in (before, after)]
+    """Whether each variant made the same call and compiled the same programs, lowered or as XLA optimized them,
+    in both runs (benchfile.signature); None where a signature holds no fingerprint."""
+    entries = [[doc["variants"].get(v, {}) for v in variants] for doc in (before, after)]
+    signatures = [[e.get("signature") or {} for e in side] for side in entries]
     if not all(k in sig for side in signatures for sig in side for k in FINGERPRINTS):
         return None
-    return signatures[0] == signatures[1]
+    lowered, built = ([[{k: x for k, x in s.items() if k != "program"} for s in side] for side in signatures],
+                      [[e.get("executable") for e in side] for side in entries])
+    return signatures[0] == signatures[1] or (lowered[0] == lowered[1] and built[0] == built[1]
+                                              and None not in built[0])
 
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
