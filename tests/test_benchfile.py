@@ -96,11 +96,7 @@ def test_two_variants_that_run_the_same_code_fail_the_job_naming_the_file(tmp_pa
         '''))
 
 
-def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_programs(tmp_path):
-    """The pitfalls no program or profiled Python tells apart (the jitted function is C++ to the profiler): the same
-    jitted call on a NumPy array (copied to the device every call), and three calls in a Python loop. The call as
-    written tells them apart, so each is timed; two builders of the same call still fail."""
-    doc = run(bench(tmp_path, '''
+DEVICE_AND_HOST = '''
         import numpy as np
 
         g = jax.jit(f)
@@ -111,6 +107,14 @@ def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_program
         def host(x):
             held = np.asarray(x)
             return lambda: g(held)
+'''  # indented as the tests' bodies are, which bench() dedents
+
+
+def test_a_host_array_or_a_loop_of_calls_is_a_different_call_on_the_same_programs(tmp_path):
+    """The pitfalls no program or profiled Python tells apart (the jitted function is C++ to the profiler): the same
+    jitted call on a NumPy array (copied to the device every call), and three calls in a Python loop. The call as
+    written tells them apart, so each is timed; two builders of the same call still fail."""
+    doc = run(bench(tmp_path, DEVICE_AND_HOST + '''
 
         def looped(x):
             def call():
@@ -220,6 +224,42 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
         run(bench(tmp_path, body))
     doc = run(bench(tmp_path, body + '    OUTPUTS_DIFFER = {"sine": "another function, timed for its cost"}\n'))
     assert doc["checks"]["outputs_agree"]["differ_on_purpose"] == {"sine": "another function, timed for its cost"}
+
+
+def test_two_variants_of_another_computation_are_held_to_each_other_and_timed_as_a_pair(tmp_path):
+    """A walk's file of two questions (NumPy inputs against device ones; a loop reading each step's value against
+    one reading them at the end): OUTPUTS_DIFFER on the loops left them compared with nothing, and a loop that
+    doubled its values passed."""
+    body = DEVICE_AND_HOST + '''
+
+        def loop(x, read):
+            def call():
+                out, seen = x, []
+                for _ in range(3):
+                    out = g(out)
+                    seen.append(read(out))
+                return np.stack([np.asarray(s) for s in seen])
+            return call
+
+        def each_step(x):
+            return loop(x, lambda out: np.asarray(out))
+
+        def at_end(x):
+            return loop(x, lambda out: out)
+
+        VARIANTS = {"device": device, "host": host, "each_step": each_step, "at_end": at_end}
+        OUTPUTS_DIFFER = {"each_step": "three steps' values, not one call's"}
+        SAME_OUTPUTS_AS = {"at_end": "each_step"}
+    '''
+    doc = run(bench(tmp_path, body))
+    agreed = doc["checks"]["outputs_agree"]
+    assert agreed["against"] == {"at_end": "each_step"} and agreed["max_abs_difference"]["at_end"] == 0.0
+    assert ("blocked", "at_end", "each_step") in {(c["mode"], c["variant"], c["baseline"]) for c in doc["comparisons"]}
+    from jaxpitfalls.report.tables.job_checks import agreement
+    assert "1 variant vs device: " in agreement(doc["checks"])["outputs_agree"]
+    assert "; at_end vs each_step: within " in agreement(doc["checks"])["outputs_agree"]
+    with pytest.raises(VariantOutputsDisagree, match="'at_end' and 'each_step' outputs differ"):
+        run(bench(tmp_path, body.replace("lambda out: out)", "lambda out: out * 2)"), name="doubled"))
 
 
 @pytest.mark.parametrize("builder, said", [

@@ -77,6 +77,11 @@ def test_every_example_reads(examples):
      "floor, and say why it compiles in every call"),
     (lambda s: s + 'RECOMPILES = {"power": ""}\n', "RECOMPILES 'power'"),
     (lambda s: s + 'RECOMPILES = ["power"]\n', "RECOMPILES must be a dict"),
+    (lambda s: s + 'SAME_OUTPUTS_AS = {"power": "square"}\n', "SAME_OUTPUTS_AS 'power': name it here or in "
+     "OUTPUTS_DIFFER, not both, and here only against a variant other than the floor"),
+    (lambda s: s + 'SAME_OUTPUTS_AS = {"power": "cube"}\n', "SAME_OUTPUTS_AS 'power': 'cube': name a variant"),
+    (lambda s: s + 'SAME_OUTPUTS_AS = {"square": "power"}\n', "SAME_OUTPUTS_AS 'square': 'power': name a variant "
+     "other than the floor"),
     (lambda s: s.replace('"power": power}', '"power": square}'), "'square' builds 'square' already"),
     (lambda s: s + "VARIANTS = VARIANTS | {}\n", "VARIANTS must be a dict"),
     (lambda s: s.replace("def setup(n,", "def setup(n, /,"), "passed by name"),

@@ -178,19 +178,15 @@ def _named(bench: BenchFile, variant: str, when: str):
 
 
 def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
-    agreeing = {v: out for v, out in prepared.outputs.items() if v not in bench.outputs_differ}
-    try:
-        require_same_structure({v: prepared.structures[v] for v in agreeing}, bench.floor)
-    except VariantOutputsDisagree as e:
-        raise VariantOutputsDisagree(f"{bench.path}: {e} (name the variant in OUTPUTS_DIFFER with why, if on "
-                                     "purpose)") from e
-    try:
-        agreement = require_agree(agreeing, bench.floor, exact=False, rtol=bench.rtol, atol=bench.atol)
-    except VariantOutputsDisagree as e:
-        raise VariantOutputsDisagree(f"{bench.path}: {e} (set TOLERANCE, or name the variant in OUTPUTS_DIFFER "
-                                     "with why)") from e
+    apart = {**bench.outputs_differ, **bench.same_outputs_as}
+    agreement = _agree(bench, prepared, [v for v in prepared.outputs if v not in apart], bench.floor)
+    for variant, other in bench.same_outputs_as.items():
+        found = _agree(bench, prepared, [other, variant], other)
+        for key in ("max_abs_difference", "bitwise_equal"):
+            agreement[key][variant] = found[key][variant]
     agreement |= {"outputs": "every array leaf of each variant's outputs over its warm-up calls",
-                  "differ_on_purpose": dict(bench.outputs_differ)}
+                  "differ_on_purpose": dict(bench.outputs_differ)} | (
+        {"against": dict(bench.same_outputs_as)} if bench.same_outputs_as else {})
     try:
         distinct = require_distinct(prepared.signatures)
     except VariantsIndistinguishable as e:
@@ -201,6 +197,21 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
             "runs per call (under jax.jit, two spellings of one computation, jnp.einsum and @ say, lower to one "
             f"program and cost the same). Keep one of them, or time what differs where it runs.{unusable}") from e
     return {"outputs_agree": agreement, "signatures_distinct": distinct}
+
+
+def _agree(bench: BenchFile, prepared: Prepared, variants: list[str], reference: str) -> dict[str, Any]:
+    """`variants`' outputs held to `reference`'s: their structure, then every leaf within TOLERANCE."""
+    try:
+        require_same_structure({v: prepared.structures[v] for v in variants}, reference)
+    except VariantOutputsDisagree as e:
+        raise VariantOutputsDisagree(f"{bench.path}: {e} (if on purpose, name the variant in OUTPUTS_DIFFER with "
+                                     "why, or in SAME_OUTPUTS_AS with the variant whose outputs it must equal)") from e
+    try:
+        return require_agree({v: prepared.outputs[v] for v in variants}, reference, exact=False, rtol=bench.rtol,
+                             atol=bench.atol)
+    except VariantOutputsDisagree as e:
+        raise VariantOutputsDisagree(f"{bench.path}: {e} (set TOLERANCE, or name the variant in OUTPUTS_DIFFER "
+                                     "with why)") from e
 
 
 @dataclass(frozen=True)

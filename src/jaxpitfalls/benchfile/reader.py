@@ -1,6 +1,6 @@
 """A benchmark file read from its syntax tree, so the Snakefile's parse checks it without JAX. Its vocabulary
 (docs/your-own-code.md): `setup(<axes>)`, `VARIANTS = {"name": builder}`; optional `FLOOR`, `FIRST_RUN`, `EXPECT`,
-`TOLERANCE`, `OUTPUTS_DIFFER`, `RECOMPILES`."""
+`TOLERANCE`, `OUTPUTS_DIFFER`, `SAME_OUTPUTS_AS`, `RECOMPILES`."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ class BenchFile:
     open_axes: bool = False
     first_run: bool = False
     recompiles: dict[str, str] = field(default_factory=dict)  # variant -> why it compiles in every call
+    same_outputs_as: dict[str, str] = field(default_factory=dict)  # variant -> the one its outputs equal, not the floor
 
 
 def _refuse(path: Path, node: ast.AST | None, what: str) -> BenchFileRefused:
@@ -231,6 +232,8 @@ def read(path: str | Path) -> BenchFile:
     tolerance = _attempt(problems, lambda: _tolerance(path, assigned.get("TOLERANCE"))) or {}
     differ = _attempt(problems, lambda: _why(path, "OUTPUTS_DIFFER", assigned.get("OUTPUTS_DIFFER"), variants, floor,
                                              "its output differs")) or {}
+    same = _attempt(problems, lambda: _same_outputs(path, assigned.get("SAME_OUTPUTS_AS"), variants, floor,
+                                                    differ)) or {}
     recompiles = _attempt(problems, lambda: _why(path, "RECOMPILES", assigned.get("RECOMPILES"), variants, floor,
                                                  "it compiles in every call")) or {}
     first_run = _attempt(problems, lambda: _literal(path, "FIRST_RUN", assigned.get("FIRST_RUN"), False, bool))
@@ -245,7 +248,7 @@ def read(path: str | Path) -> BenchFile:
     return BenchFile(path=path.resolve(), doc=ast.get_docstring(tree) or "", axes=axes, variants=variants,
                      floor=floor, expectations=expectations, rtol=float(tolerance.get("rtol", BenchFile.rtol)),
                      atol=float(tolerance.get("atol", BenchFile.atol)), outputs_differ=differ, open_axes=open_axes,
-                     first_run=bool(first_run), recompiles=recompiles)
+                     first_run=bool(first_run), recompiles=recompiles, same_outputs_as=same)
 
 
 def _attempt(problems: list[str], read: Callable[[], Any]) -> Any:
@@ -279,4 +282,19 @@ def _why(path: Path, name: str, node: ast.expr | None, variants: dict[str, str],
     for variant, why in found.items():
         if variant not in variants or variant == floor or not isinstance(why, str) or not why:
             raise _refuse(path, node, f"{name} {variant!r}: name a variant other than the floor, and say why {what}")
+    return found
+
+
+def _same_outputs(path: Path, node: ast.expr | None, variants: dict[str, str], floor: str | None,
+                  differ: dict[str, str]) -> dict[str, str]:
+    """SAME_OUTPUTS_AS: variant -> the variant whose outputs its own must equal, in place of the floor's (a file of
+    two questions: a loop read each step against one read at the end, beside the floor's single call)."""
+    found = _literal(path, "SAME_OUTPUTS_AS", node, {}, dict)
+    for variant, other in found.items():
+        if variant not in variants or other not in variants or other == variant or variant == floor:
+            raise _refuse(path, node, f"SAME_OUTPUTS_AS {variant!r}: {other!r}: name a variant other than the floor "
+                                      "and the variant whose outputs its own must equal")
+        if other == floor or variant in differ:  # the floor's is every other variant's reference already
+            raise _refuse(path, node, f"SAME_OUTPUTS_AS {variant!r}: name it here or in OUTPUTS_DIFFER, not both, "
+                                      "and here only against a variant other than the floor")
     return found

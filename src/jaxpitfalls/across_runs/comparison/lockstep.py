@@ -175,11 +175,12 @@ def _in_brief(table: pd.DataFrame, threshold: float, timed_docs: list[dict[str, 
 
 DECLARED = {  # what a side's worker described, by the file's name for it
     "OUTPUTS_DIFFER": lambda described: described.get("checks", {}).get("outputs_agree", {}).get("differ_on_purpose"),
+    "SAME_OUTPUTS_AS": lambda described: described.get("checks", {}).get("outputs_agree", {}).get("against"),
     "RECOMPILES": lambda described: described.get("recompiling")}
 
 
 def _declared_apart(timed_docs: list[dict[str, Any]]) -> list[str]:
-    """Variants a side's file declares otherwise than the first's (OUTPUTS_DIFFER, RECOMPILES)."""
+    """Variants a side's file declares otherwise than the first's (DECLARED's names)."""
     said = set()
     for timed in timed_docs:
         first, *others = timed["sides"]

@@ -16,9 +16,11 @@ def agreement(checks: dict[str, Any]) -> dict[str, Any]:
         return {"outputs_agree": "yes (recorded as true: an older result)",
                 "outputs_exact": checks.get("outputs_exact"), "outputs_compared": checks.get("outputs_compared"),
                 "max_abs_difference": max(checks.get("max_abs_difference", {0: 0.0}).values())}
-    others = len(found["bitwise_equal"]) - 1  # the reference is among them
+    against = found.get("against", {})  # a file's SAME_OUTPUTS_AS: held to another variant's outputs
+    others = len(found["bitwise_equal"]) - 1 - len(against)  # the reference is among them
     apart = len(found.get("differ_on_purpose") or ())
-    differ = f"; {apart} differ{'s' if apart == 1 else ''} on purpose" if apart else ""
+    differ = "".join(f"; {v} vs {other}: {found['compared']}" for v, other in against.items())
+    differ += f"; {apart} differ{'s' if apart == 1 else ''} on purpose" if apart else ""
     return {"outputs_agree": f"{others} variant{'s' if others != 1 else ''} vs {found['reference']}: "
                              f"{found['compared']} ({found['values']} values each){differ}",
             "outputs_exact": all(found["bitwise_equal"].values()), "outputs_compared": found["outputs"],
