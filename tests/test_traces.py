@@ -47,8 +47,8 @@ def test_filter_jit_pays_pre_and_postprocessing_that_the_floor_does_not(breakdow
 
 
 def test_a_benchmark_files_wait_is_the_wait_and_copies_to_the_host_are_their_own():
-    """Only block_until_ready waits; device_get and NumPy copies go to the host; JAX's other Python (an eager
-    grad's) is no wait."""
+    """Only block_until_ready waits; device_get and NumPy copies go to the host, device_put and a NumPy
+    argument's copy to the device; JAX's other Python (an eager grad's) is no wait."""
     from pathlib import Path
 
     from jaxpitfalls.benchfile.spec import components
@@ -57,6 +57,9 @@ def test_a_benchmark_files_wait_is_the_wait_and_copies_to_the_host_are_their_own
     assert traces.classify("$api.py:3125 block_until_ready", parts) == "wait"
     assert traces.classify("$api.py:2991 device_get", parts) == "to_host"
     assert traces.classify("$array.py:650 _value", parts) == "to_host"
+    # a NumPy argument's copy, inside the jitted call's dispatch (a user's walk read it as dispatch)
+    assert traces.classify("DevicePut", parts) == traces.classify("H2D Dispatch", parts) == "to_device"
+    assert traces.classify("$api.py:2700 device_put", parts) == "to_device"
     assert traces.classify("$api.py:400 grad_f", parts) is None
     assert traces.classify("$mine.py:7 step", parts) == "your_code"
 

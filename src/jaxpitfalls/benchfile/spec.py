@@ -39,6 +39,9 @@ def components(file: Path) -> tuple[Component, ...]:
                            ("array.py", "block_until_ready")), prefixes=("CommonPjRtBuffer::Await",),
                   description="waiting for the program's outputs (the harness's block_until_ready after each call; a "
                               "variant's own x.block_until_ready() leaves no Python frame: your_code)"),
+        Component("to_device", (("api.py", "device_put"),), prefixes=("DevicePut", "H2D Dispatch"),
+                  description="copies to the device (a NumPy argument to a jitted call, jax.device_put; on a CPU a "
+                              "copy in host memory), carved out of the dispatch they run in"),
         Component("to_host", (("api.py", "device_get"), ("api.py", "_device_get"), ("array.py", "__array__"),
                               ("array.py", "_value"), ("array.py", "copy_to_host_async")),
                   prefixes=("$numpy asarray", "$numpy array"),
