@@ -254,6 +254,7 @@ def test_two_variants_of_another_computation_are_held_to_each_other_and_timed_as
     doc = run(bench(tmp_path, body))
     agreed = doc["checks"]["outputs_agree"]
     assert agreed["against"] == {"at_end": "each_step"} and agreed["max_abs_difference"]["at_end"] == 0.0
+    assert [doc["variants"][v].get("returns_host") for v in ("device", "each_step")] == [None, True]  # waits inside
     assert ("blocked", "at_end", "each_step") in {(c["mode"], c["variant"], c["baseline"]) for c in doc["comparisons"]}
     from jaxpitfalls.report.tables.job_checks import agreement
     assert "1 variant vs device: " in agreement(doc["checks"])["outputs_agree"]
@@ -518,9 +519,9 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     steps = pd.DataFrame({"config_id": ["n8", "n8"], "variant": ["one", "other"], "mode": ["blocked"] * 2,
                           "demonstration": ["", ""], "signature_python_calls": [3, 5],
                           "signature_programs_compiled": [1, 1], "compiles_in_warmup": [2, 1]})
-    alike = steps.assign(executable="9f2c")  # two spellings XLA compiled alike say so; a fingerprint read nowhere
-    alike = Report(spec("bench", path)).tables({"steps": alike})[0][2].same_executable_as.tolist()
-    assert alike == ["other", "one"]
+    alike = steps.assign(executable="9f2c", returns_host=[None, True])  # two spellings XLA compiled alike
+    shown = Report(spec("bench", path)).tables({"steps": alike})[0][2]
+    assert shown.same_executable_as.tolist() == ["other", "one"] and shown.returns_host.tolist() == ["", "yes"]
     assert Report(spec("bench", path)).tables({"steps": steps.assign(executable=None)})[0][2].same_executable_as \
         .tolist() == ["", ""]
     checks = pd.DataFrame({"config_id": ["n8"], "processes": [2]})

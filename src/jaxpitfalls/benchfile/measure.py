@@ -27,7 +27,7 @@ from ..harness.variants import (
     require_distinct,
 )
 from .expectations import FIRST_RUN_MODE
-from .outputs import host, idle_call, require_same_structure, structure
+from .outputs import host, idle_call, on_host, require_same_structure, structure
 from .reader import BenchFile, BenchFileRefused, read
 from .signature import SecondCallFailed, first_call, makes_calls
 from .spec import Timing, spec
@@ -107,6 +107,7 @@ class Prepared:
     unusable_donations: dict[str, str]  # JAX's warning where it could not use a variant's donation
     program_memory: dict[str, dict[str, int] | None]  # the plan of the largest program its first call compiled
     executables: dict[str, str | None]  # a fingerprint of the optimized programs its first call compiled
+    host_only: dict[str, bool]  # whether its outputs are all NumPy arrays or numbers: it waited for its work inside
 
 
 def _runner(variant: str, call: Callable[[], Any], signature: dict[str, Any]) -> Runner:
@@ -123,6 +124,7 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     """Each variant's first call from cold, then `warmup_steps` blocked calls and one pipelined sample, so the
     timed region compiles nothing."""
     signatures, compiles, outputs, runners, structures, unusable, memory, built = {}, {}, {}, {}, {}, {}, {}, {}
+    host_only = {}
     calls_of = calls(bench, name, conf)
     for variant, call in calls_of.items():
         with _named(bench, variant, "its first call"):
@@ -133,27 +135,26 @@ def prepare(bench: BenchFile, name: str, conf: dict[str, Any], settings: Timing 
     pipelined = mode_samplers(runners, settings.steps_per_sample)["pipelined"]
     for variant, runner in runners.items():
         with _named(bench, variant, "a warm-up call"), count_compiles() as again:
-            outputs[variant], structures[variant], idle = _warm_up(runner, settings.warmup_steps,
-                                                                   signatures[variant]["programs_compiled"],
-                                                                   makes_calls(calls_of[variant]))
+            outputs[variant], structures[variant], idle, host_only[variant] = _warm_up(
+                runner, settings.warmup_steps, signatures[variant]["programs_compiled"], makes_calls(calls_of[variant]))
             pipelined[variant]()
         # a RECOMPILES variant's own; the others' here are the harness's (caches cleared for the next first call)
         compiles[variant] += again.count if variant in bench.recompiles else 0
         if idle:
             raise BenchFileRefused(f"{bench.path}: variant {variant!r}'s call {idle}.")
-    return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory, built)
+    return Prepared(runners, signatures, compiles, outputs, structures, unusable, memory, built, host_only)
 
 
-def _warm_up(runner: Runner, steps: int, programs: int, makes: bool) -> tuple[np.ndarray, tuple, str]:
-    """`steps` blocked calls: their outputs on the host, one row a call, the first's structure, and idle_call's
-    reading of the last two."""
+def _warm_up(runner: Runner, steps: int, programs: int, makes: bool) -> tuple[np.ndarray, tuple, str, bool]:
+    """`steps` blocked calls: their outputs on the host, one row a call, the first's structure, idle_call's
+    reading of the last two, and whether the last returned host values alone."""
     rows, laid_out, before, idle = [], (), None, ""
     for i in range(steps):
         out = jax.block_until_ready(runner.step())
         rows.append(host(out))
         laid_out = structure(out) if i == 0 else laid_out
         idle, before = idle_call(before, out, programs, makes), out
-    return np.stack(rows), laid_out, idle
+    return np.stack(rows), laid_out, idle, on_host(before)
 
 
 def _first_run(runner: Runner) -> Callable[[], float]:
@@ -251,7 +252,8 @@ class Measure:
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
         for v, plan in prepared.program_memory.items():
             variants[v] |= ({"program_memory": plan} if plan else {}) | (
-                {"executable": prepared.executables[v]} if prepared.executables[v] else {})
+                {"executable": prepared.executables[v]} if prepared.executables[v] else {}) | (
+                {"returns_host": True} if prepared.host_only[v] else {})
         return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))
 
     def trace(self, conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:

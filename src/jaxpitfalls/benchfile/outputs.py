@@ -49,6 +49,12 @@ def idle_call(before: Any, later: Any, programs: int, calls: bool) -> str:
     return ""
 
 
+def on_host(out: Any) -> bool:
+    """Whether a call returned host values alone (NumPy arrays, numbers): it waited for its work inside."""
+    leaves = _arrays(out)
+    return bool(leaves) and not any(isinstance(leaf, jax.Array) for _, leaf in leaves)
+
+
 def host(out: Any) -> np.ndarray:
     """A call's outputs as one flat float64 (or complex128) host array, so two variants' outputs subtract."""
     leaves = [np.ravel(np.asarray(leaf)) for _, leaf in _arrays(out)]

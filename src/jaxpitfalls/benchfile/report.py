@@ -85,6 +85,11 @@ def _same_executable(blocked: pd.DataFrame) -> pd.Series:
     return blocked.apply(alike, axis=1) if "executable" in blocked else pd.Series("", index=blocked.index)
 
 
+def _said(table: pd.DataFrame, flag: str) -> pd.Series:
+    """A flag a result keeps only where true, as "yes" or blank."""
+    return table[flag].map({True: "yes"}).fillna("") if flag in table else pd.Series("", index=table.index)
+
+
 def _staged(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Compiling calls' medians by stage (ms): JAX's tracing and lowering where the results kept them, XLA's
     compiling, and its share of the call."""
@@ -182,17 +187,19 @@ class Report:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         blocked = steps[steps["mode"] == "blocked"]
         columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "signature_programs_compiled",
-                   "same_executable_as", "warmup_compiles_per_process"]
+                   "same_executable_as", "returns_host", "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
                 "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips; a RECOMPILES "
-                "variant's holds its tracing), its calls "
-                "into jitted functions where the configuration was traced (counted in its trace: a Python loop of "
-                "jitted steps shows each, eager operations count too; blank where untraced), programs its first call "
-                "compiled from cold, the variants whose first call compiled the same optimized programs (XLA built "
-                "two spellings alike: between them only the Python and the dispatch around the call differ), and "
-                "the compilations in a worker process's warm-up (the job's count over its processes: each fresh "
-                "process compiles its own, less what the persistent compilation cache served).",
-                _whole(_dispatched(_per_process(blocked.assign(same_executable_as=_same_executable(blocked)),
+                "variant's holds its tracing), its calls into jitted functions where the configuration was traced "
+                "(counted in its trace: a Python loop of jitted steps shows each, eager operations count too; blank "
+                "where untraced), programs its first call compiled from cold, the variants whose first call "
+                "compiled the same optimized programs (XLA built two spellings alike: between them only the Python "
+                "and the dispatch around the call differ), whether it returned NumPy arrays or numbers alone (it "
+                "waited for its work inside: its pipelined calls cannot overlap), and the compilations in a worker "
+                "process's warm-up (the job's count over its processes: each fresh process compiles its own, less "
+                "what the persistent compilation cache served).",
+                _whole(_dispatched(_per_process(blocked.assign(same_executable_as=_same_executable(blocked),
+                                                               returns_host=_said(blocked, "returns_host")),
                                                 tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
         found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps), *_recompiling(steps, self.recompiles)]

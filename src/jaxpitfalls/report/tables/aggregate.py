@@ -78,7 +78,7 @@ def _step_row(doc: dict[str, Any], variant: str, mode: str, pooled: dict[str, An
         **{f"signature_{k}": x for k, x in v["signature"].items() if isinstance(x, int | float)},
         "compiles_in_warmup": v["compiles_in_warmup"],
         **{f"program_{k}": x for k, x in v.get("program_memory", {}).items()},  # a benchmark file's: XLA's plan
-        **({"executable": v["executable"]} if "executable" in v else {}),  # and its optimized programs' fingerprint
+        **{k: v[k] for k in ("executable", "returns_host") if k in v},  # its optimized programs', its outputs' place
         "compiles_in_timed_region": pooled["compiles_in_timed_region"],
         "measures_compilation": pooled.get("measures_compilation", False),
         **({"recompiles": True} if pooled.get("recompiles") else {}),  # a benchmark file's RECOMPILES: pooled apart
