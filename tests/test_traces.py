@@ -60,6 +60,10 @@ def test_a_benchmark_files_wait_is_the_wait_and_copies_to_the_host_are_their_own
     # a NumPy argument's copy, inside the jitted call's dispatch (a user's walk read it as dispatch)
     assert traces.classify("DevicePut", parts) == traces.classify("H2D Dispatch", parts) == "to_device"
     assert traces.classify("$api.py:2700 device_put", parts) == "to_device"
+    # pmap's argument copies, in the file that compiles, and a comprehension within them: its function's
+    assert traces.classify("$pxla.py:86 shard_args", parts) == "to_device"
+    assert traces.classify("$pxla.py:227 <listcomp>", parts) is None
+    assert traces.classify("$pxla.py:2100 lower_sharding_computation", parts) == "compiling"
     assert traces.classify("$api.py:400 grad_f", parts) is None
     assert traces.classify("$mine.py:7 step", parts) == "your_code"
 

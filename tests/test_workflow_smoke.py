@@ -89,7 +89,8 @@ def test_a_job_in_several_processes_logs_each_line_once(smoke_run):
     assert len(lines) == len(set(lines))
     adaptive = (smoke_run / smoke_result("tree_at").replace("results/runs", "results/logs/run_study")).with_suffix(
         ".log").read_text()  # tree_at's smoke preset: 2 processes, more until its precision, at most 3
-    assert "process 1 of 2, up to 3 for measure.target_precision" in adaptive
+    assert "process 1 (2 planned, up to 3 for measure.target_precision)" in adaptive
+    assert "process 3 (2 planned, up to 3 for measure.target_precision)" in adaptive  # never "3 of 2"
 
 
 def test_tree_at_results_prove_their_variants_and_sharding(smoke_run):

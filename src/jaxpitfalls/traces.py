@@ -25,13 +25,17 @@ FALLBACK_FRAME = re.compile(r"^\$pjit\.py:\d+ _infer_params$")
 
 REST = "rest"
 
+_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 _PY_EVENT = re.compile(r"^\$(?P<file>[^:]+):\d+ (?P<function>.+)$")
 
 
 def classify(name: str, components: Sequence[Component]) -> str | None:
-    """The component an event belongs to (the first that matches), or None."""
+    """The component an event belongs to (the first that matches), or None: a comprehension's frame is its
+    enclosing function's (pmap's argument copies run in a list comprehension of the file that compiles)."""
     m = _PY_EVENT.match(name)
     file, function = (m["file"], m["function"]) if m else (None, name)
+    if m and function in _COMPREHENSIONS:
+        return None
     for component in components:
         if component.matches(file, function, name):
             return component.name

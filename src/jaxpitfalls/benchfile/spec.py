@@ -32,6 +32,10 @@ def components(file: Path) -> tuple[Component, ...]:
                   description="flattening and unflattening pytrees in Python"),
         Component("equinox", prefixes=("_jit.py", "_compile_utils.py", "_filters.py", "_module.py"),
                   description="Equinox's Python: filter_jit's wrapper, filters, module attribute access"),
+        Component("to_device", (("api.py", "device_put"), ("pxla.py", "shard_args"), ("pxla.py", "cc_shard_arg"),
+                                ("pxla.py", "batched_device_put")), prefixes=("DevicePut", "H2D Dispatch"),
+                  description="copies to the device (a NumPy argument to a jitted call, jax.device_put, pmap's "
+                              "arguments; on a CPU a copy in host memory), carved out of the dispatch they run in"),
         Component("compiling", prefixes=("pxla.py", "compiler.py", "mlir.py", "partial_eval.py"),
                   description="tracing, lowering and compiling (none in a warm call, but RECOMPILES' variants)"),
         replace(EXECUTABLE, name="dispatch"),
@@ -39,9 +43,6 @@ def components(file: Path) -> tuple[Component, ...]:
                            ("array.py", "block_until_ready")), prefixes=("CommonPjRtBuffer::Await",),
                   description="waiting for the program's outputs (the harness's block_until_ready after each call; a "
                               "variant's own x.block_until_ready() leaves no Python frame: your_code)"),
-        Component("to_device", (("api.py", "device_put"),), prefixes=("DevicePut", "H2D Dispatch"),
-                  description="copies to the device (a NumPy argument to a jitted call, jax.device_put; on a CPU a "
-                              "copy in host memory), carved out of the dispatch they run in"),
         Component("to_host", (("api.py", "device_get"), ("api.py", "_device_get"), ("array.py", "__array__"),
                               ("array.py", "_value"), ("array.py", "copy_to_host_async")),
                   prefixes=("$numpy asarray", "$numpy array"),

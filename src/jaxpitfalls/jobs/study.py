@@ -40,11 +40,11 @@ def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | 
         request_path.write_text(json.dumps(request))
         while not _enough(measured, timing):
             i, most = len(measured), timing.most_processes
-            of = f"{timing.processes}" if most == timing.processes else (
-                f"{timing.processes}, up to {most} for measure.target_precision")  # "3 of 2-3" read as a typo
-            log.info("%s %s: process %d of %s", request["study"], request["conf"]["id"], i + 1, of)
+            of = f"{i + 1} of {timing.processes}" if most == timing.processes else (  # "3 of 2-3" read as a typo,
+                f"{i + 1} ({timing.processes} planned, up to {most} for measure.target_precision)")  # "4 of 3" too
+            log.info("%s %s: process %s", request["study"], request["conf"]["id"], of)
             began = time.perf_counter()
-            worker = PipeWorker(f"worker process {i + 1} of {of}", python, {},
+            worker = PipeWorker(f"worker process {of}", python, {},
                                 ["-m", WORKER, str(request_path), log_path or "", jax_cache_dir])
             try:
                 measured.append(worker.first | {"reply_s": time.perf_counter() - began})
