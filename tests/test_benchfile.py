@@ -259,7 +259,7 @@ def test_two_variants_of_another_computation_are_held_to_each_other_and_timed_as
     from jaxpitfalls.report.tables.job_checks import agreement
     assert "1 variant vs device: " in agreement(doc["checks"])["outputs_agree"]
     assert "; at_end vs each_step: within " in agreement(doc["checks"])["outputs_agree"]
-    with pytest.raises(VariantOutputsDisagree, match="'at_end' and 'each_step' outputs differ"):
+    with pytest.raises(VariantOutputsDisagree, match="'at_end' and 'each_step' outputs differ.*SAME_OUTPUTS_AS entry"):
         run(bench(tmp_path, body.replace("lambda out: out)", "lambda out: out * 2)"), name="doubled"))
 
 
@@ -538,6 +538,9 @@ def test_the_report_lists_the_variants_whose_outputs_differ_on_purpose(tmp_path)
     assert "nan" not in absent and "None" not in absent and "1.500" in absent  # a float column's NaN, an object's
     assert differ[0] == "Outputs not compared" and differ[2].to_dict("records") == [
         {"variant": "other", "why": "the sine, timed for its cost"}]
+    (_, held) = Report(spec("bench", path), same_outputs_as={"other": "one"}).tables({"steps": steps})
+    assert held[2].to_dict("records") == [{"variant": "other", "why": "held to `one`'s outputs instead "
+                                                                      "(SAME_OUTPUTS_AS)"}]
 
 
 def test_the_report_sets_each_variants_planned_peak_beside_the_floors_blank_where_none_compiled(tmp_path):

@@ -78,7 +78,10 @@ def test_every_example_reads(examples):
     (lambda s: s + 'RECOMPILES = {"power": ""}\n', "RECOMPILES 'power'"),
     (lambda s: s + 'RECOMPILES = ["power"]\n', "RECOMPILES must be a dict"),
     (lambda s: s + 'SAME_OUTPUTS_AS = {"power": "square"}\n', "SAME_OUTPUTS_AS 'power': name it here or in "
-     "OUTPUTS_DIFFER, not both, and here only against a variant other than the floor"),
+     "OUTPUTS_DIFFER, not both, and here only against the floor's or an OUTPUTS_DIFFER variant's outputs"),
+    (lambda s: s.replace('"power": power}', '"power": power, "cube": power_too}') + "power_too = power\n"
+     'SAME_OUTPUTS_AS = {"power": "cube", "cube": "power"}\n', "SAME_OUTPUTS_AS 'power': name it here"),  # a cycle
+    (lambda s: s + 'SAME_OUTPUTS_AS = {"power": ["square"]}\n', "SAME_OUTPUTS_AS 'power': ['square']: name"),
     (lambda s: s + 'SAME_OUTPUTS_AS = {"power": "cube"}\n', "SAME_OUTPUTS_AS 'power': 'cube': name a variant"),
     (lambda s: s + 'SAME_OUTPUTS_AS = {"square": "power"}\n', "SAME_OUTPUTS_AS 'square': 'power': name a variant "
      "other than the floor"),

@@ -549,6 +549,7 @@ def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_betwe
     for side in (baseline, current):  # a rewrite lowered otherwise that XLA built as the program it replaced
         side[("dispatch", "c")]["variants"]["jit_flat"]["executable"] = "0123456789abcdef"
     assert compare.compare(baseline, current)[0].set_index("variant").same_code.jit_flat
+    assert compare.paired_ratios(baseline, current).same_code.all()  # beside a floor alike without one
     del baseline[("dispatch", "c")]["variants"]["jit_flat"]["executable"]  # a run that kept none: not the same
     assert not compare.compare(baseline, current)[0].set_index("variant").same_code.jit_flat
     text = compare_report.markdown(table, one_sided, ratios, "b", 0.05)

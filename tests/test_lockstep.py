@@ -114,7 +114,7 @@ def test_a_variant_one_side_declares_otherwise_is_said():
     assert lockstep._declared_apart([same]) == []
     held = described({}, [])
     held[0]["checks"]["outputs_agree"]["against"] = {"a": "b"}  # SAME_OUTPUTS_AS: held to b's, not the floor's
-    assert "`head` declares SAME_OUTPUTS_AS `a` and `base` does not" in lockstep._declared_apart([
+    assert "`head` declares SAME_OUTPUTS_AS `a: b` and `base` does not" in lockstep._declared_apart([
         {"sides": ["base", "head"], "descriptions": {"base": described({}, []), "head": held}}])[0]
 
 

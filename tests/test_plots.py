@@ -186,6 +186,7 @@ def test_stacked_bars_of_unlike_size_get_panels_of_their_own_scale():
     """A smoke run's eager pass (70 ms) beside jitted ones (1.3-3 ms) on one axis: the jitted bars' parts unseen."""
     assert scale_groups(np.array([70.0, 3.0, 2.5, 80.0, 0.0, np.nan])) == [[0, 3], [1, 2, 4, 5]]
     assert scale_groups(np.array([4.0, 1.0, 0.1])) == [[0, 1], [2]]  # a fifth of its panel's tallest, or apart
+    assert scale_groups(np.array([2.0, 70.0, 3.0])) == [[0, 2], [1]]  # the floor's panel first, not the tallest
     table = pd.DataFrame({"forward": [70.0, 2.0, 1.2], "transfer": [1.0, 0.5, 0.1]}, index=["eager", "jit", "scan"])
     fig = stacked_bars(table)
     assert [[t.get_text() for t in ax.get_xticklabels()] for ax in fig.axes] == [["eager"], ["jit", "scan"]]

@@ -83,6 +83,18 @@ def test_a_variants_program_plan_stays_whole_bytes_the_largest_any_process_compi
     assert merge(docs)["variants"]["v"]["program_memory"] == plans[1]
 
 
+def test_a_variants_optimized_programs_and_host_outputs_are_kept_only_where_every_process_agrees():
+    """A GPU's autotuning may build one program apart in two processes, or one process read none: then unknown."""
+    docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
+    for doc in docs:
+        doc["variants"]["v"] |= {"executable": "0123456789abcdef", "returns_host": True}
+    assert {k: merge(docs)["variants"]["v"][k] for k in ("executable", "returns_host")} == {
+        "executable": "0123456789abcdef", "returns_host": True}
+    docs[1]["variants"]["v"]["executable"] = "fedcba9876543210"
+    del docs[1]["variants"]["v"]["returns_host"]
+    assert not {"executable", "returns_host"} & set(merge(docs)["variants"]["v"])
+
+
 def test_a_mode_timed_step_by_step_keeps_each_process_s_steps_and_its_split_is_judged_over_processes():
     """One process spends 20% in `a`, the other 40%: the job's share is their mean on the logit scale, its interval
     Student's t on the spread between the processes, the steps' spreads pooled (moderated.pooled_apart; `b`'s, the

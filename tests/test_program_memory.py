@@ -52,3 +52,7 @@ def test_two_spellings_xla_builds_alike_print_alike_and_another_program_does_not
              for f in (einsum, transposed, scaled)]
     assert jax.jit(einsum).lower(a, b).as_text() != jax.jit(transposed).lower(a, b).as_text()
     assert texts[0] == texts[1] != texts[2] and "einsum" not in texts[0]
+    x = jnp.ones(64)  # two more alike but for the entry's number lowering gave them (`main.1`, `main.2`)
+    relu, maximum = (optimized_text(jax.jit(f).lower(x).compile().runtime_executable())
+                     for f in (jax.nn.relu, lambda x: jnp.maximum(x, 0.0)))
+    assert relu == maximum

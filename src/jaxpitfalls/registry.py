@@ -212,7 +212,7 @@ def report(name: str) -> Report:
         from .benchfile.report import Report as FileReport  # pandas, seaborn: not at the Snakefile's parse
 
         bench = reader.read(where(name))
-        return FileReport(spec(name), bench.outputs_differ, bench.recompiles)
+        return FileReport(spec(name), bench.outputs_differ, bench.recompiles, bench.same_outputs_as)
     return _implementing(name, "report", Report)
 
 

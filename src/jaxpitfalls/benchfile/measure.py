@@ -202,17 +202,18 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
 
 def _agree(bench: BenchFile, prepared: Prepared, variants: list[str], reference: str) -> dict[str, Any]:
     """`variants`' outputs held to `reference`'s: their structure, then every leaf within TOLERANCE."""
+    declared = "check the variant's SAME_OUTPUTS_AS entry" if reference != bench.floor else (
+        "if on purpose, name the variant in OUTPUTS_DIFFER with why, or in SAME_OUTPUTS_AS with the variant whose "
+        "outputs it must equal")
     try:
         require_same_structure({v: prepared.structures[v] for v in variants}, reference)
     except VariantOutputsDisagree as e:
-        raise VariantOutputsDisagree(f"{bench.path}: {e} (if on purpose, name the variant in OUTPUTS_DIFFER with "
-                                     "why, or in SAME_OUTPUTS_AS with the variant whose outputs it must equal)") from e
+        raise VariantOutputsDisagree(f"{bench.path}: {e} ({declared})") from e
     try:
         return require_agree({v: prepared.outputs[v] for v in variants}, reference, exact=False, rtol=bench.rtol,
                              atol=bench.atol)
     except VariantOutputsDisagree as e:
-        raise VariantOutputsDisagree(f"{bench.path}: {e} (set TOLERANCE, or name the variant in OUTPUTS_DIFFER "
-                                     "with why)") from e
+        raise VariantOutputsDisagree(f"{bench.path}: {e} (set TOLERANCE, or {declared})") from e
 
 
 @dataclass(frozen=True)

@@ -291,10 +291,10 @@ def _same_outputs(path: Path, node: ast.expr | None, variants: dict[str, str], f
     two questions: a loop read each step against one read at the end, beside the floor's single call)."""
     found = _literal(path, "SAME_OUTPUTS_AS", node, {}, dict)
     for variant, other in found.items():
-        if variant not in variants or other not in variants or other == variant or variant == floor:
+        if not isinstance(other, str) or variant not in variants or other not in variants or variant in (other, floor):
             raise _refuse(path, node, f"SAME_OUTPUTS_AS {variant!r}: {other!r}: name a variant other than the floor "
                                       "and the variant whose outputs its own must equal")
-        if other == floor or variant in differ:  # the floor's is every other variant's reference already
+        if other == floor or variant in differ or other in found:  # every reference is the floor's or says why
             raise _refuse(path, node, f"SAME_OUTPUTS_AS {variant!r}: name it here or in OUTPUTS_DIFFER, not both, "
-                                      "and here only against a variant other than the floor")
+                                      "and here only against the floor's or an OUTPUTS_DIFFER variant's outputs")
     return found

@@ -176,6 +176,7 @@ class Report:
     spec: StudySpec
     outputs_differ: Mapping[str, str] = field(default_factory=dict)  # the file's OUTPUTS_DIFFER: variant -> why
     recompiles: Mapping[str, str] = field(default_factory=dict)  # its RECOMPILES: variant -> why
+    same_outputs_as: Mapping[str, str] = field(default_factory=dict)  # its SAME_OUTPUTS_AS: variant -> another
     FIGURES = FIGURES
 
     @property
@@ -194,8 +195,9 @@ class Report:
                 "(counted in its trace: a Python loop of jitted steps shows each, eager operations count too; blank "
                 "where untraced), programs its first call compiled from cold, the variants whose first call "
                 "compiled the same optimized programs (XLA built two spellings alike: between them only the Python "
-                "and the dispatch around the call differ), whether it returned NumPy arrays or numbers alone (it "
-                "waited for its work inside: its pipelined calls cannot overlap), and the compilations in a worker "
+                "and the dispatch around the call may differ, and how often a call runs them: `jit_calls_traced`), "
+                "whether it returned NumPy arrays or numbers alone (computed by its programs, they were waited for "
+                "inside the call: its pipelined calls cannot overlap), and the compilations in a worker "
                 "process's warm-up (the job's count over its processes: each fresh process compiles its own, less "
                 "what the persistent compilation cache served).",
                 _whole(_dispatched(_per_process(blocked.assign(same_executable_as=_same_executable(blocked),
@@ -203,9 +205,11 @@ class Report:
                                                 tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
         found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps), *_recompiling(steps, self.recompiles)]
-        if not self.outputs_differ:
+        if not (self.outputs_differ or self.same_outputs_as):
             return found
-        differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()])
+        differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()]
+                              + [{"variant": v, "why": f"held to `{other}`'s outputs instead (SAME_OUTPUTS_AS)"}
+                                 for v, other in self.same_outputs_as.items()])
         return [*found, ("Outputs not compared", f"The file says these variants compute something other than the "
                                                  f"floor (`{self.spec.floor}`), so their outputs are not held to its.",
                          differ)]

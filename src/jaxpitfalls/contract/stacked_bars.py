@@ -43,10 +43,11 @@ def stacked_bars(table: pd.DataFrame, ylabel: str = "", title: str = "", total: 
 
 
 def scale_groups(tops: np.ndarray, factor: float = APART) -> list[list[int]]:
-    """Bars' positions grouped (in order), none under 1/`factor` of its group's tallest; a zero stays put."""
+    """Bars' positions grouped, none under 1/`factor` of its group's tallest (a zero or NaN joins the shortest),
+    the groups in their first bar's order: the floor's panel first."""
     groups: list[list[int]] = []
     for i in np.argsort(-np.nan_to_num(tops), kind="stable"):
         if not groups or 0 < tops[i] * factor < tops[groups[-1][0]]:
             groups.append([])
         groups[-1].append(int(i))
-    return [sorted(g) for g in groups]
+    return sorted(sorted(g) for g in groups)

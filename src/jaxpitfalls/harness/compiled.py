@@ -14,6 +14,7 @@ from .program_memory import plan_of
 
 log = logging.getLogger(__name__)
 _MODULE_NAME = re.compile(r"^HloModule [^\s,]+", re.MULTILINE)  # the jitted function's name: not what runs
+_COMPUTATION = re.compile(r"^(ENTRY )?\S+ \{$", re.MULTILINE)  # `main.2`: numbered by lowering (calls print inline)
 
 
 class Compiled(NamedTuple):
@@ -28,9 +29,10 @@ def optimized_text(executable: Any) -> str | None:
 
         options = _hlo.HloPrintOptions.canonical()
         options.print_metadata = False
-        return _MODULE_NAME.sub("HloModule", "\n".join(m.to_string(options) for m in executable.hlo_modules()))
+        text = "\n".join(m.to_string(options) for m in executable.hlo_modules())
     except (ImportError, AttributeError, RuntimeError, TypeError):  # another jaxlib or PJRT plugin
         return None
+    return _COMPUTATION.sub(r"\1computation {", _MODULE_NAME.sub("HloModule", text))
 
 
 @contextmanager

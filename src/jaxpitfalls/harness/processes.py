@@ -21,6 +21,7 @@ class ProcessesDisagree(RuntimeError):
 
 
 PROGRAM = "program"  # a signature's fingerprint of the lowered program's text (variants.signature)
+AGREED = ("executable", "returns_host")  # a benchfile variant's, kept where every process recorded the same
 
 
 def _code_path(signature: Any) -> Any:
@@ -156,12 +157,14 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
         merged["checks"]["programs_lowered_apart"] = lowered_apart
     for name, variant in merged["variants"].items():
         per = [doc["variants"][name] for doc in docs]
-        for key in variant:
+        for key in list(variant):
             if key == "modes":
                 variant["modes"] = {mode: _merge_mode([p["modes"][mode] for p in per]) for mode in variant["modes"]}
             elif key in ("calls", "compiles_in_warmup"):
                 variant[key] = sum(p[key] for p in per)
-            elif key not in ("signature", "program_memory"):
+            elif key in AGREED and len({str(p.get(key)) for p in per}) > 1:  # a GPU's autotuning, say
+                del variant[key]
+            elif key not in ("signature", "program_memory", *AGREED):
                 variant[key] = _mean_leaves([p[key] for p in per])
         _merge_plans(merged, name, [p["program_memory"] for p in per if "program_memory" in p])
     merged["comparisons"] = [

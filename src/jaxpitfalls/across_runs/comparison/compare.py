@@ -108,14 +108,19 @@ FINGERPRINTS = ("program", "call")  # a signature's hashes of what ran; a study'
 def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str) -> bool | None:
     """Whether each variant made the same call and compiled the same programs, lowered or as XLA optimized them,
     in both runs (benchfile.signature); None where a signature holds no fingerprint."""
-    entries = [[doc["variants"].get(v, {}) for v in variants] for doc in (before, after)]
-    signatures = [[e.get("signature") or {} for e in side] for side in entries]
-    if not all(k in sig for side in signatures for sig in side for k in FINGERPRINTS):
+    pairs = [tuple(doc["variants"].get(v, {}) for doc in (before, after)) for v in variants]
+    if not all(k in (e.get("signature") or {}) for pair in pairs for e in pair for k in FINGERPRINTS):
         return None
-    lowered, built = ([[{k: x for k, x in s.items() if k != "program"} for s in side] for side in signatures],
-                      [[e.get("executable") for e in side] for side in entries])
-    return signatures[0] == signatures[1] or (lowered[0] == lowered[1] and built[0] == built[1]
-                                              and None not in built[0])
+    return all(_ran_alike(*pair) for pair in pairs)
+
+
+def _ran_alike(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """One variant's two runs: the same signature, or the same but its lowered text, and its optimized programs'
+    fingerprint alike."""
+    lowered = [{k: x for k, x in e["signature"].items() if k != "program"} for e in (before, after)]
+    return before["signature"] == after["signature"] or (
+        lowered[0] == lowered[1] and before.get("executable") is not None
+        and before.get("executable") == after.get("executable"))
 
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,

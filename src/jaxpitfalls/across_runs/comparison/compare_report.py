@@ -98,7 +98,7 @@ def hoisted_columns(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return table.drop(columns=same), ([f"In every row: {said}.", ""] if said else [])
 
 
-SAME_CODE = " (the same compiled programs and call in both runs, by their signatures)"
+SAME_CODE = " (the same compiled programs and call in both runs, by their fingerprints)"
 
 
 def _same_code_mark(row) -> str:
@@ -112,7 +112,7 @@ def _same_code_moved(table: pd.DataFrame, moved: pd.DataFrame) -> list[str]:
         return []
     alike = int(table.same_code.eq(True).sum())
     return [f"- {len(same)} of the {len(moved)} rows that moved compiled the same programs and made the same call in "
-            f"both runs (their signatures, {alike} of {len(table)} rows alike): the machine, the run or a library "
+            f"both runs (their fingerprints, {alike} of {len(table)} rows alike): the machine, the run or a library "
             "(`environment_changes`) moved them, or Python the signature does not fingerprint (the bodies of "
             "functions the call goes through outside jit)"]
 

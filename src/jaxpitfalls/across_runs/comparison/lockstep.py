@@ -175,7 +175,8 @@ def _in_brief(table: pd.DataFrame, threshold: float, timed_docs: list[dict[str, 
 
 DECLARED = {  # what a side's worker described, by the file's name for it
     "OUTPUTS_DIFFER": lambda described: described.get("checks", {}).get("outputs_agree", {}).get("differ_on_purpose"),
-    "SAME_OUTPUTS_AS": lambda described: described.get("checks", {}).get("outputs_agree", {}).get("against"),
+    "SAME_OUTPUTS_AS": lambda described: [f"{v}: {other}" for v, other in described.get("checks", {}).get(
+        "outputs_agree", {}).get("against", {}).items()],
     "RECOMPILES": lambda described: described.get("recompiling")}
 
 
