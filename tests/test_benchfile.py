@@ -787,6 +787,28 @@ def test_first_calls_are_drawn_apart_from_the_warm_medians(tmp_path):
     assert warm.get_ylim()[1] < 1 and first.get_ylim()[0] > 100
 
 
+def test_a_pair_compared_apart_from_the_floor_gets_its_own_figure(tmp_path):
+    """A walk's loops, synced each step and at the end, were drawn only over the floor's single call."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, ONE_AND_OTHER.replace('"other": other}', '"other": other, "third": third}')
+                 + "third = other\nEXPECT = ['third faster than other']\n").path
+    configs = {"n8": 8, "n16": 16}
+    steps = pd.DataFrame([{"config_id": c, "axes": "n", "n": n, "variant": v, "mode": "blocked", "demonstration": "",
+                           "median_ms": 1.0, "median_ci_low_ms": 0.9, "median_ci_high_ms": 1.1}
+                          for c, n in configs.items() for v in ("one", "other", "third")])
+    comp = pd.DataFrame([{"config_id": c, "axes": "n", "n": n, "mode": "blocked", "variant": v, "baseline": b,
+                          "demonstration": "", "ratio": 1.2, "ratio_ci_low": 1.1, "ratio_ci_high": 1.3}
+                         for c, n in configs.items() for v, b in (("other", "one"), ("third", "one"),
+                                                                   ("third", "other"))])
+    figures = Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(), "comparisons": comp})
+    (pair,) = [t.get_text() for t in figures["pair_ratios"].legends[0].get_texts()]
+    assert pair == "third / other" and "pair_ratios" in Report.FIGURES
+
+
 def _loop_refused(tmp_path, expect: list[str], **block) -> str:
     """What the config check says of examples/vmap_loop.py with `expect` for its EXPECT, base batch 8 width 4."""
     path = tmp_path / "loop.py"

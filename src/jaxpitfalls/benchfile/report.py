@@ -24,6 +24,10 @@ FIGURES = {
                "axis, with 95% intervals.",
     "ratios": "Each variant's time over the floor's (blocked mode) against each swept axis, with 95% intervals: "
               "above 1, slower than the floor.",
+    "pair_ratios": "The pairs an expectation or SAME_OUTPUTS_AS compares without the floor, one's time over the "
+                   "other's (blocked mode) against each swept axis, with 95% intervals.",
+    "pair_ratios_first_run": "The same pairs' first calls (first_run mode) against each swept axis, with 95% "
+                             "intervals.",
     "scaling_first_run": "A first call's time (first_run mode: tracing, compiling, running) against each swept axis, "
                          "the others at the base; one panel per axis, with 95% intervals.",
     "ratios_first_run": "Each variant's first call over the floor's (first_run mode) against each swept axis, with 95% "
@@ -224,13 +228,21 @@ class Report:
             on_axes, x="value", y="median_ms", hue="variant", col="axis", low="median_ci_low_ms",
             high="median_ci_high_ms", ylabel="median (ms)", sharex=False, hue_order=self.spec.variants,
             log=_log(on_axes), title=f"{self.spec.name}: time per call over each swept axis ({mode})")
-        comp = swept(comp[(comp["mode"] == mode) & (comp.baseline == self.spec.floor)
-                          & comp.variant.isin(self.spec.variants)])
-        if not comp.empty:
+        in_mode = comp[(comp["mode"] == mode) & comp.variant.isin(self.spec.variants)]
+        floor = swept(in_mode[in_mode.baseline == self.spec.floor])
+        if not floor.empty:
             found[f"ratios{suffix}"] = facet_lines(
-                comp, x="value", y="ratio", hue="variant", col="axis", low="ratio_ci_low", high="ratio_ci_high",
-                sharex=False, ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants, log=_log(comp),
+                floor, x="value", y="ratio", hue="variant", col="axis", low="ratio_ci_low", high="ratio_ci_high",
+                sharex=False, ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants, log=_log(floor),
                 reference=1.0, title=f"{self.spec.name}: each variant's time over {self.spec.floor}'s ({mode})")
+        named = [f"{a} / {b}" for a, b in self.spec.extra_pairs]  # EXPECT's and SAME_OUTPUTS_AS' other pairs
+        labelled = in_mode.assign(pair=in_mode.variant + " / " + in_mode.baseline)
+        pairs = swept(labelled[labelled.pair.isin(named)])
+        if not pairs.empty:
+            found[f"pair_ratios{suffix}"] = facet_lines(
+                pairs, x="value", y="ratio", hue="pair", col="axis", low="ratio_ci_low", high="ratio_ci_high",
+                sharex=False, ylabel="time ratio", hue_order=tuple(named), log=_log(pairs), reference=1.0,
+                title=f"{self.spec.name}: the pairs compared apart from {self.spec.floor} ({mode})")
         return found
 
     def _memory_parts(self, blocked: pd.DataFrame) -> dict[str, object]:
