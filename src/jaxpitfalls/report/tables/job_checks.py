@@ -16,11 +16,10 @@ def agreement(checks: dict[str, Any]) -> dict[str, Any]:
         return {"outputs_agree": "yes (recorded as true: an older result)",
                 "outputs_exact": checks.get("outputs_exact"), "outputs_compared": checks.get("outputs_compared"),
                 "max_abs_difference": max(checks.get("max_abs_difference", {0: 0.0}).values())}
-    against = found.get("against", {})  # a file's SAME_OUTPUTS_AS: held to another variant's outputs
-    others = len(found["bitwise_equal"]) - 1 - len(against)  # the reference is among them
-    apart = len(found.get("differ_on_purpose") or ())
-    differ = "".join(f"; {v} vs {other}: {found['compared']}" for v, other in against.items())
-    differ += f"; {apart} differ{'s' if apart == 1 else ''} on purpose" if apart else ""
+    against = found.get("against", {})  # SAME_OUTPUTS_AS: held to another's outputs; the reference's counted too
+    others, apart = len(found["bitwise_equal"]) - 1 - len(against), len(found.get("differ_on_purpose") or ())
+    differ = "".join(f"; {v} vs {other}: {found['compared']}" for v, other in against.items()) + (
+        f"; {apart} differ{'s' if apart == 1 else ''} on purpose" if apart else "")
     return {"outputs_agree": f"{others} variant{'s' if others != 1 else ''} vs {found['reference']}: "
                              f"{found['compared']} ({found['values']} values each){differ}",
             "outputs_exact": all(found["bitwise_equal"].values()), "outputs_compared": found["outputs"],
@@ -29,9 +28,8 @@ def agreement(checks: dict[str, Any]) -> dict[str, Any]:
 
 def distinct(checks: dict[str, Any]) -> str:
     found = checks["signatures_distinct"]
-    if found is True:
-        return "yes (recorded as true: an older result)"
-    return f"{found['distinct_signatures']} of {found['variants']} ({found['pairs_compared']} pairs compared)"
+    return "yes (recorded as true: an older result)" if found is True else (
+        f"{found['distinct_signatures']} of {found['variants']} ({found['pairs_compared']} pairs compared)")
 
 
 def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
@@ -106,8 +104,7 @@ def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float 
     """The highest peak over the timed modes: the device's allocator and the process (VmHWM)."""
 
     def peak(key: str) -> float | None:
-        values = [m[key] for m in memory.values() if m.get(key) is not None]
-        return max(values) / 2**20 if values else None
+        return max((m[key] / 2**20 for m in memory.values() if m.get(key) is not None), default=None)
 
     return {"device_peak_mb": peak("device_peak_bytes"), "host_peak_mb": peak("host_peak_bytes")}
 
