@@ -556,6 +556,8 @@ def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_betwe
     assert "`filter_jit` (blocked): 1.3" in text and compare_report.SAME_CODE in text
     assert "- 1 of the 2 rows that moved compiled the same programs and made the same call in both runs" in text
     assert "Between the runs: code aaaaaaa -> bbbbbbb (`environment_changes` per row)." in text
+    assert ("Compiled programs and call, between the runs (their fingerprints): the same for `filter_jit`; changed "
+            "for `jit_flat`.") in text  # moved or not
     for side in (baseline, current):  # a packaged study's signature: counts of calls, no fingerprint of what ran
         for variant in side[("dispatch", "c")]["variants"].values():
             variant["signature"] = {"compiles_first_pass": 1}

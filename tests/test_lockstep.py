@@ -5,6 +5,8 @@ effect of going first is shown and cancels; sides that cannot be paired are refu
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -330,6 +332,24 @@ def test_an_undecided_lockstep_row_says_how_many_processes_would_tell():
     assert set(one.verdict) == {"inconclusive"} and one.processes_needed.isna().all()
     with pytest.raises(gate.Regressions, match="one process: their spread not measured"):
         gate.require_no_regressions(one, "lockstep", fail_on_inconclusive=True)
+    passed = gate.require_no_regressions(undecided, "lockstep")  # a pass says what it could not have told
+    assert re.search(r"; \d+ of them inconclusive, able to tell changes of \d+%-\d+% only", passed)
+
+
+def test_a_lockstep_row_says_whether_its_sides_compiled_the_same_programs():
+    """A walk's revisions: einsum rewritten as `q @ k.T` lowered otherwise and compiled to one program; the page
+    said only that the file's digest changed."""
+    timed = in_lockstep([A, B], lambda side, process: FakeWorker(Machine(), 1.0), processes=2, rounds=8,
+                        samples_per_block=1, seed=1)
+    for side, program in (("a", "p1"), ("b", "p2")):
+        for described in timed["descriptions"][side]:
+            described |= {"signatures": {v: {"program": program, "call": "c"} for v in BASE_S},
+                          "executables": dict.fromkeys(BASE_S, "0123456789abcdef")}
+    timed["descriptions"]["b"][0]["executables"]["jit_partition"] = "fedcba9876543210"
+    table = lockstep.side_by_side(_doc(timed))
+    assert table.set_index("variant").same_code.to_dict() == {"filter_jit": True, "jit_partition": False}
+    assert ("Compiled programs and call, between the sides (their fingerprints): the same for `filter_jit`; "
+            "changed for `jit_partition`.") in lockstep.markdown(table, {"a": {}, "b": {}}, 0.05, [timed])
 
 
 class OffsetPerProcess(FakeWorker):

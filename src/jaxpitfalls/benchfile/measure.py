@@ -268,4 +268,5 @@ class Measure:
         checks = _checks(bench, prepared)
         return mode_samplers(prepared.runners, settings.steps_per_sample), {
             "signatures": prepared.signatures, "checks": checks, "program_memory": prepared.program_memory,
+            "executables": prepared.executables,
             "recompiling": sorted(bench.recompiles)}

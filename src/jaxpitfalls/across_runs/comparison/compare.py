@@ -87,7 +87,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
             modes_after = after["variants"].get(variant, {}).get("modes", {})
             for mode in sorted(set(modes_before) | set(modes_after)):
                 row = {"study": key[0], "config_id": key[1], "variant": variant, "mode": mode,
-                       "metric": "seconds per sample", "environment_changes": changed}
+                       "metric": "time per call", "environment_changes": changed}
                 if mode not in modes_before or mode not in modes_after:
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue

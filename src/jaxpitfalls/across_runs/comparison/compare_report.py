@@ -163,7 +163,20 @@ def in_brief(table: pd.DataFrame, threshold: float) -> list[str]:
              "moved rows): confirm a moved row in lockstep (`compare.sides`: benchmark files and dispatch)"
              ] if len(moved) else []
     return ["## In brief", "", f"Median time per call, current / baseline (95% interval), at ±{threshold:g}: "
-            f"{counts(table)}.", "", *rows, *more, *([""] if rows else []), *between(table, "runs")]
+            f"{counts(table)}.", "", *rows, *more, *([""] if rows else []), *between(table, "runs"),
+            *code_alike(table, "runs")]
+
+
+def code_alike(table: pd.DataFrame, what: str) -> list[str]:
+    """Which variants compiled the same programs and made the same call in both runs or on both sides, moved or
+    not: a rewrite XLA compiles into the program it replaced changed no code."""
+    known = table[table.same_code.isin([True, False])] if "same_code" in table else ()
+    if not len(known):  # a packaged study's signatures: counts, no fingerprint
+        return []
+    by_variant = known.groupby("variant", sort=False).same_code.all()
+    names = [", ".join(f"`{v}`" for v in by_variant.index[by_variant == alike]) or "none" for alike in (True, False)]
+    return [f"Compiled programs and call, between the {what} (their fingerprints): the same for {names[0]}; "
+            f"changed for {names[1]}.", ""]
 
 
 def between(table: pd.DataFrame, what: str) -> list[str]:

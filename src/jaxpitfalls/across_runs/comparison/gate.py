@@ -100,4 +100,12 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
     unjudged = f" ({len(others)} other rows not judged, {int((others.verdict == 'regressed').sum())} of them " \
         "regressed)" if len(others) else ""
     return (f"no regressions over {over}{', none inconclusive' if fail_on_inconclusive else ''} against the "
-            f"baseline ({gate_on}){unjudged}")
+            f"baseline ({gate_on}){unjudged}{_blind(undecided)}")
+
+
+def _blind(undecided: pd.DataFrame) -> str:
+    """What a pass cannot see: its inconclusive rows and the changes they could have told (a pass at +-20% is no
+    evidence of no 5% change)."""
+    sizes = undecided.get("detectable_change", pd.Series(dtype=float)).dropna()
+    return f"; {len(undecided)} of them inconclusive, able to tell changes of {sizes.min():.0%}-{sizes.max():.0%} " \
+        "only (time them again, or set compare.fail_on_inconclusive)" if len(sizes) else ""

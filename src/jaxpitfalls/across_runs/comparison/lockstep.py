@@ -14,13 +14,13 @@ import pandas as pd
 
 from ...harness import moderated
 from . import familywise, memory_plans, process_t
-from .compare import environment_changes, verdict
-from .compare_report import between, could_tell, counts, hoisted_columns, moved_lines, verdict_rule
+from .compare import environment_changes, same_code, verdict
+from .compare_report import between, code_alike, could_tell, counts, hoisted_columns, moved_lines, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
            "p_value", "df", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",
            "detectable_change", "samples_factor", "processes_needed", "against_median_ms", "side_median_ms",
-           "environment_changes", "process_log_ratios"]
+           "environment_changes", "process_log_ratios", "same_code"]
 
 
 TEXT = ("environment_changes", "process_log_ratios")
@@ -66,8 +66,16 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
             "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
             "against_median_ms": process_t.median_ms([p[first][mode][variant] for p in processes]),
             "side_median_ms": process_t.median_ms([p[side][mode][variant] for p in processes]),
+            "same_code": same_code(*(_ran(timed["descriptions"][s][0]) for s in (first, side)), variant),
         } | process_t.detectability(spread, len(processes), threshold, c["df"]))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _ran(described: dict[str, Any]) -> dict[str, Any]:
+    """A side's first worker's description as two runs compared read a result: each variant's fingerprints."""
+    built = described.get("executables") or {}
+    return {"variants": {v: {"signature": s} | ({"executable": built[v]} if built.get(v) else {})
+                         for v, s in (described.get("signatures") or {}).items()}}
 
 
 def order_effect(timed: dict[str, Any], side: str, mode: str, variant: str) -> float | None:
@@ -167,7 +175,7 @@ def _in_brief(table: pd.DataFrame, threshold: float, timed_docs: list[dict[str, 
         return []
     rows, _ = moved_lines(table, threshold, "the table below")
     return ["## In brief", "", f"Time per call, each side / the first, paired round by round (95% interval), at "
-            f"±{threshold:g}: {counts(table)}.", "", *rows, "", *between(table, "sides"),
+            f"±{threshold:g}: {counts(table)}.", "", *rows, "", *between(table, "sides"), *code_alike(table, "sides"),
             *_declared_apart(timed_docs),
             "![Each row's ratio to the first side with its 95% interval, coloured by its verdict]"
             "(figures/compare_lockstep.png)", ""]
