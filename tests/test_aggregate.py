@@ -563,11 +563,15 @@ def test_the_setup_of_a_study_without_a_model_says_where_its_inputs_come_from():
     assert _inputs_from({"base": {"n": 32}}, {"models": {}}) == "Inputs built by the study's `measure.py` (no model)."
 
 
-def test_a_trace_breakdown_gives_each_variant_s_times_in_one_unit():
-    """A file's breakdown put `0.794 µs` beside `0.011 ms` in one column."""
+def test_a_trace_breakdown_gives_its_times_in_one_unit():
+    """A file's breakdown put `0.794 µs` beside `0.011 ms` in one column, and a walk's `0.684 µs` in one variant's
+    column beside `0.000843 ms` in the next."""
     from jaxpitfalls.report.scorecard.markdown import _in_one_unit
-    assert list(_in_one_unit(pd.Series([0.330, 0.011, 0.000794]))) == [" (330 µs)", " (11 µs)", " (0.794 µs)"]
-    assert list(_in_one_unit(pd.Series([5.7, 0.0092]))) == [" (5.700 ms)", " (0.00920 ms)"]
+    assert _in_one_unit(pd.DataFrame({"a": [0.330, 0.011, 0.000794]})).a.tolist() == [" (330 µs)", " (11 µs)",
+                                                                                       " (0.794 µs)"]
+    both = _in_one_unit(pd.DataFrame({"a": [0.000684, 0.0092], "b": [5.7, 0.000843]}))
+    assert both.a.tolist() == [" (0.000684 ms)", " (0.00920 ms)"] and both.b.tolist() == [" (5.700 ms)",
+                                                                                        " (0.000843 ms)"]
 
 
 def test_the_report_page_renders_its_tables_and_embeds_its_figures(tmp_path):

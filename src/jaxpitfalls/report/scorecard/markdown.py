@@ -211,9 +211,9 @@ def _process_spread(comp: pd.DataFrame) -> pd.Series:
                       f"{r['process_ratio_min']:.3f}-{r['process_ratio_max']:.3f}x", axis=1)
 
 
-def _in_one_unit(ms: pd.Series) -> pd.Series:
-    """A variant's times in brackets, all in µs where the largest is under a millisecond, else all in ms."""
-    if ms.abs().max() < 1:
+def _in_one_unit(ms: pd.DataFrame) -> pd.DataFrame:
+    """The table's times in brackets, all in µs where the largest is under a millisecond, else all in ms."""
+    if ms.abs().max().max() < 1:
         return ms.map(lambda v: f" ({short(v * 1e3)} µs)")
     return ms.map(lambda v: f" ({fixed(v)} ms)")  # three decimals, a smaller one written out
 
@@ -227,7 +227,7 @@ def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)
-    text = breakdown.map(lambda v: f"{v:.1%}") + estimate.apply(_in_one_unit)
+    text = breakdown.map(lambda v: f"{v:.1%}") + _in_one_unit(estimate)
     described = {c.name: c.description for c in spec.trace_components} | {"rest": "everything else"}
     text.insert(0, "what", [described.get(c, "") for c in text.index])
     unnamed = breakdown.loc["rest"] if "rest" in breakdown.index else pd.Series(dtype=float)
