@@ -195,7 +195,7 @@ def audit_section(name: str, checks: pd.DataFrame) -> str:
         "their samples are marked in the JSON), and the largest shares seen: other processes' (a neighbour "
         "you can see with `top`) and steal (the hypervisor's, given to other guests of a VM). `first_place`: "
         "what opening a round cost, the largest over variants of its median when first over its median elsewhere "
-        "(a variant opening a round runs slower even after the round's untimed call, so each variant opens as "
+        "(a variant opening a round can run slower, or faster, after the round's untimed call, so each opens as "
         "many rounds as the others, to the number after `within`). `yardstick_ms`: the median of a fixed "
         "Python and numpy workload timed once a round, the machine's speed while the job timed.", "",
         table(checks[[c for c in ("config_id", "processes", "on_contention", "rounds_kept", "rounds_retried",

@@ -111,9 +111,8 @@ def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float 
 
 def first_place(doc: dict[str, Any]) -> str:
     """What opening a round cost, the worst variant named, and how evenly first place went round:
-    `+6.1% opening a round (filter_jit, blocked); rounds opened within 1 of each other`."""
-    worst: tuple[float, str] | None = None
-    uneven = 0
+    `6.1% slower opening a round (filter_jit, blocked); rounds opened within 1 of each other`."""
+    worst, uneven = None, 0  # the largest (cost, "variant, mode"), how unevenly rounds were opened
     for mode, record in doc["machine"].items():
         places = record.get("places")
         if places is None:
@@ -135,4 +134,5 @@ def first_place(doc: dict[str, Any]) -> str:
         uneven = max(uneven, max(opened, default=0) - min(opened, default=0))
     if worst is None:
         return "no round of two variants or more"
-    return f"{worst[0]:+.1%} opening a round ({worst[1]}); rounds opened within {uneven} of each other"
+    return (f"{abs(worst[0]):.1%} {'slower' if worst[0] > 0 else 'faster'} opening a round ({worst[1]}); rounds "
+            f"opened within {uneven} of each other")
