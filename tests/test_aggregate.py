@@ -272,7 +272,8 @@ def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went
     overhead = tmp_path / "overhead.csv"
     overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
     checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"].set_index("config_id")
-    assert checks.loc["c1"].first_place == "7.3% slower opening a round (a, blocked); rounds opened within 0 of each other"
+    assert checks.loc["c1"].first_place == ("7.3% slower opening a round (a, blocked); rounds opened within 0 of "
+                                            "each other")
     assert checks.loc["c0"].first_place == "not recorded (an older result)"
 
 
