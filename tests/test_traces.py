@@ -138,3 +138,22 @@ def test_a_traced_step_counts_the_jitted_calls_it_dispatched(tmp_path):
     [xplane] = find_xplanes(tracing.capture(runners, 2, tmp_path / "trace"))
     calls = {r["variant"]: r["jit_calls"] for r in traces.parse(xplane, COMPONENTS)}
     assert calls == {"loop": 3, "fused": 1, "callback": 1}
+
+
+def test_the_devices_collectives_inside_a_traced_step_are_summed_apart_from_the_step_thread(monkeypatch):
+    """A walk's data-parallel step over two CPU devices: its all-reduce ran on the devices' threads, outside the
+    traced thread the breakdown reads, and no page showed it."""
+    from types import SimpleNamespace as Ns
+
+    def event(name, start, end, **stats):
+        return Ns(name=name, start_ns=start, duration_ns=end - start, stats=stats)
+
+    python = Ns(name="python", events=[event(traces.STEP_EVENT, 0, 1000, variant="sharded"),
+                                       event("$mine.py:3 step", 10, 990)])
+    devices = [Ns(name=f"XLAEigen/{i}", events=[event("all-reduce", 200, 500), event("end: all-reduce", 500, 500),
+                                               event("fusion.2", 500, 900), event("all-reduce.7", 900, 1200)])
+               for i in range(2)]
+    trace = Ns(planes=[Ns(name="/host:CPU", lines=[python, *devices])])
+    monkeypatch.setattr(traces, "_profile_data", lambda: Ns(from_file=lambda path: trace))
+    (row, *_) = traces.parse("trace.xplane.pb", COMPONENTS)
+    assert row["collectives_ms"] == pytest.approx(2 * (300 + 100) / 1e6)  # both devices, clipped to the step

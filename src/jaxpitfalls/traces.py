@@ -21,6 +21,8 @@ DISPATCH_EVENT = "ParseArguments"
 # JAX's Python path for a call the C++ one hands back (effects, callbacks, a cache miss) parses the arguments
 # again: one call, not two
 FALLBACK_FRAME = re.compile(r"^\$pjit\.py:\d+ _infer_params$")
+# A sharded program's collectives run on the devices' threads (a CPU's XLA pool, a GPU's streams), outside the step's
+COLLECTIVE = re.compile(r"all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute|nccl", re.IGNORECASE)
 
 
 REST = "rest"
@@ -60,16 +62,20 @@ def _profile_data():
     return ProfileData
 
 
-def _step_thread_events(xplane: str | os.PathLike) -> list[_Event]:
+def _step_thread_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event]]:
     """Events of the thread that ran the annotated steps, found by its annotations (its name differs
-    between `python`, `python3` and embedding processes)."""
+    between `python`, `python3` and embedding processes), and the collectives of the devices' lines (a device
+    plane's where the trace has one, else the host's other threads)."""
     data = _profile_data().from_file(str(xplane))
-    for plane in data.planes:
-        for line in plane.lines:
-            events = [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in line.events]
-            if any(e.name == STEP_EVENT for e in events):
-                return events
-    raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
+    lines = [(plane.name, [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in line.events])
+             for plane in data.planes for line in plane.lines]
+    steps = next((events for _, events in lines if any(e.name == STEP_EVENT for e in events)), None)
+    if steps is None:
+        raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
+    on_device = any(name.startswith("/device:") for name, _ in lines)
+    collectives = [e for name, events in lines if events is not steps and name.startswith("/device:") == on_device
+                   for e in events if COLLECTIVE.search(e.name) and not e.name.startswith("end: ")]
+    return steps, collectives
 
 
 def _breakdown(step: _Event, events: list[_Event], components: Sequence[Component]) -> dict[str, object]:
@@ -113,9 +119,9 @@ def _dispatches(events: list[_Event]) -> list[_Event]:
 
 
 def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[dict[str, object]]:
-    """Rows (variant, component, inclusive_ms, exclusive_ms, share, jit_calls) averaged over each variant's
-    traced steps."""
-    events = _step_thread_events(xplane)
+    """Rows (variant, component, inclusive_ms, exclusive_ms, share, jit_calls, collectives_ms) averaged over each
+    variant's traced steps."""
+    events, collectives = _step_thread_events(xplane)
     steps = [e for e in events if e.name == STEP_EVENT]
     if not any(e.name.startswith("$") for e in events):
         raise ValueError(f"{xplane}: no Python events on the step thread (was the Python tracer off?)")
@@ -123,6 +129,7 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
     step_ns: dict[str, float] = defaultdict(float)
     n_steps: dict[str, int] = defaultdict(int)
     dispatched: dict[str, int] = defaultdict(int)
+    collective_ns: dict[str, float] = defaultdict(float)
     dispatches = _dispatches(events)
     for step in steps:
         variant = str(step.stats["variant"])
@@ -134,6 +141,7 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
         step_ns[variant] += parts["step"]
         n_steps[variant] += 1
         dispatched[variant] += sum(step.start <= e.start and e.end <= step.end for e in dispatches)
+        collective_ns[variant] += sum(max(0, min(e.end, step.end) - max(e.start, step.start)) for e in collectives)
     rows = []
     for variant, acc in totals.items():
         for comp in [c.name for c in components] + [REST]:
@@ -149,5 +157,6 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
                 "share": acc["exclusive"].get(comp, 0.0) / step_ns[variant],
                 # none where this jaxlib marks no dispatch at all: unknown, not zero
                 "jit_calls": dispatched[variant] / n if dispatches else None,
+                "collectives_ms": collective_ns[variant] / n / 1e6,  # summed over the devices
             })
     return rows

@@ -70,12 +70,14 @@ def _whole(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dispatched(steps: pd.DataFrame, overhead: pd.DataFrame | None) -> pd.DataFrame:
-    """`jit_calls_traced`: a traced step's calls into jitted functions (the first capture's), where one was traced."""
-    if overhead is None or "jit_calls" not in overhead or overhead.empty:
-        return steps.assign(jit_calls_traced=None)
-    first = overhead[overhead.capture == 0].drop_duplicates(["config_id", "variant"])
-    return steps.merge(first[["config_id", "variant", "jit_calls"]].rename(columns={"jit_calls": "jit_calls_traced"}),
-                       on=["config_id", "variant"], how="left")
+    """A traced step's calls into jitted functions and its devices' time in collectives (the first capture's, where
+    one was traced: `jit_calls_traced`, `collectives_ms_traced`; blank where a trace kept no count)."""
+    kept = [c for c in ("jit_calls", "collectives_ms") if overhead is not None and not overhead.empty and c in overhead]
+    first = overhead[overhead.capture == 0].drop_duplicates(["config_id", "variant"]) if kept else None
+    shown = steps.merge(first[["config_id", "variant", *kept]], on=["config_id", "variant"], how="left") if kept \
+        else steps
+    return shown.rename(columns={c: f"{c}_traced" for c in kept}).reindex(
+        columns=[*steps.columns, "jit_calls_traced", "collectives_ms_traced"])
 
 
 def _same_executable(blocked: pd.DataFrame) -> pd.Series:
@@ -191,19 +193,21 @@ class Report:
     def tables(self, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
         steps = variants_only(measured(tables["steps"]), self.spec.variants)
         blocked = steps[steps["mode"] == "blocked"]
-        columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "signature_programs_compiled",
-                   "same_executable_as", "returns_host", "warmup_compiles_per_process"]
+        columns = ["config_id", "variant", "signature_python_calls", "jit_calls_traced", "collectives_ms_traced",
+                   "signature_programs_compiled", "same_executable_as", "returns_host", "warmup_compiles_per_process"]
         runs = ("What each variant runs per call",
                 "Python function calls in one warm call (the Python a jitted call's C++ dispatch skips; a RECOMPILES "
                 "variant's holds its tracing), its calls into jitted functions where the configuration was traced "
                 "(counted in its trace: a Python loop of jitted steps shows each, eager operations count too; blank "
-                "where untraced), programs its first call compiled from cold, the variants whose first call "
-                "compiled the same optimized programs (XLA built two spellings alike: between them only the Python "
-                "and the dispatch around the call may differ, and how often a call runs them: `jit_calls_traced`), "
-                "whether it returned NumPy arrays or numbers alone (computed by its programs, they were waited for "
-                "inside the call: its pipelined calls cannot overlap), and the compilations in a worker "
-                "process's warm-up (the job's count over its processes: each fresh process compiles its own, less "
-                "what the persistent compilation cache served).",
+                "where untraced), its devices' time in collectives in a traced call (all-reduce, all-gather and the "
+                "like on each device's threads or streams, their waits for each other included, summed over the "
+                "devices; 0 on one device), programs its first call compiled from cold, the variants whose first "
+                "call compiled the same optimized programs (XLA built two spellings alike: between them only the "
+                "Python and the dispatch around the call may differ, and how often a call runs them: "
+                "`jit_calls_traced`), whether it returned NumPy arrays or numbers alone (computed by its programs, "
+                "they were waited for inside the call: its pipelined calls cannot overlap), and the compilations in "
+                "a worker process's warm-up (the job's count over its processes: each fresh process compiles its "
+                "own, less what the persistent compilation cache served).",
                 _whole(_dispatched(_per_process(blocked.assign(same_executable_as=_same_executable(blocked),
                                                                returns_host=_said(blocked, "returns_host")),
                                                 tables.get("checks")), tables.get("overhead"))[columns])
