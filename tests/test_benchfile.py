@@ -807,6 +807,10 @@ def test_a_pair_compared_apart_from_the_floor_gets_its_own_figure(tmp_path):
     figures = Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(), "comparisons": comp})
     (pair,) = [t.get_text() for t in figures["pair_ratios"].legends[0].get_texts()]
     assert pair == "third / other" and "pair_ratios" in Report.FIGURES
+    plain = bench(tmp_path, ONE_AND_OTHER, name="plain").path  # every pair with the floor: no such figure, no error
+    assert "pair_ratios" not in Report(spec("plain", plain)).figures(
+        {"steps": steps[steps.variant != "third"], "overhead": pd.DataFrame(),
+         "comparisons": comp[comp.variant == "other"]})
 
 
 def _loop_refused(tmp_path, expect: list[str], **block) -> str:
