@@ -576,3 +576,11 @@ def test_in_brief_says_changes_not_alike_for_every_row_and_one_process_has_no_in
     assert ("Between the runs, not alike for every row: nothing in 2 of 3 rows; your study's file (digest) a -> b "
             "in 1 of 3 rows") in said
     assert compare_report.between(table.assign(environment_changes=""), "runs") == []
+
+
+def test_which_variants_ran_the_same_code_is_said_per_study_and_per_side():
+    """Two files' `loop` variants read as one, one study's change marking both; three sides did not say which."""
+    runs = pd.DataFrame({"study": ["a", "b"], "variant": "loop", "same_code": [True, False]})
+    assert compare_report.code_alike(runs, "runs")[0].endswith("the same for `a loop`; changed for `b loop`.")
+    sides = pd.DataFrame({"study": "a", "variant": "loop", "side": ["b", "c"], "same_code": [True, False]})
+    assert compare_report.code_alike(sides, "sides")[0].endswith("the same for `loop b`; changed for `loop c`.")

@@ -333,7 +333,9 @@ def test_an_undecided_lockstep_row_says_how_many_processes_would_tell():
     with pytest.raises(gate.Regressions, match="one process: their spread not measured"):
         gate.require_no_regressions(one, "lockstep", fail_on_inconclusive=True)
     passed = gate.require_no_regressions(undecided, "lockstep")  # a pass says what it could not have told
-    assert re.search(r"; \d+ of them inconclusive, able to tell changes of \d+%-\d+% only", passed)
+    assert re.search(r"; (\d+) of the \1 judged rows inconclusive, able to tell changes of \d+%-\d+% only \(", passed)
+    alone = gate.require_no_regressions(one, "lockstep")  # one process: no size, never "inf%"
+    assert "2 of the 2 judged rows inconclusive, 2 of them no size (one process)" in alone and "inf" not in alone
 
 
 def test_a_lockstep_row_says_whether_its_sides_compiled_the_same_programs():

@@ -62,6 +62,7 @@ def test_a_benchmark_files_wait_is_the_wait_and_copies_to_the_host_are_their_own
     assert traces.classify("$api.py:2700 device_put", parts) == "to_device"
     # pmap's argument copies, in the file that compiles, and a comprehension within them: its function's
     assert traces.classify("$pxla.py:86 shard_args", parts) == "to_device"
+    assert traces.classify("$pxla.py:177 _shard_np_array", parts) == "to_device"  # a NumPy argument's
     assert traces.classify("$pxla.py:227 <listcomp>", parts) is None
     assert traces.classify("$pxla.py:2100 lower_sharding_computation", parts) == "compiling"
     assert traces.classify("$api.py:400 grad_f", parts) is None
@@ -150,10 +151,19 @@ def test_the_devices_collectives_inside_a_traced_step_are_summed_apart_from_the_
 
     python = Ns(name="python", events=[event(traces.STEP_EVENT, 0, 1000, variant="sharded"),
                                        event("$mine.py:3 step", 10, 990)])
-    devices = [Ns(name=f"XLAEigen/{i}", events=[event("all-reduce", 200, 500), event("end: all-reduce", 500, 500),
+    devices = [Ns(name=f"XLAEigen/{i}", events=[event("all-reduce", 200, 500), event("end: all-reduce", 500, 700),
+                                               event("AllReduce rendezvous", 300, 400),  # nested: counted once
                                                event("fusion.2", 500, 900), event("all-reduce.7", 900, 1200)])
                for i in range(2)]
     trace = Ns(planes=[Ns(name="/host:CPU", lines=[python, *devices])])
     monkeypatch.setattr(traces, "_profile_data", lambda: Ns(from_file=lambda path: trace))
     (row, *_) = traces.parse("trace.xplane.pb", COMPONENTS)
     assert row["collectives_ms"] == pytest.approx(2 * (300 + 100) / 1e6)  # both devices, clipped to the step
+    # a GPU's trace: the device planes' kernels, not the host's thunks beside them (counted once, not twice)
+    gpu = Ns(name="/device:GPU:0", lines=[Ns(name="stream 7", events=[event("ncclDevKernel_AllReduce", 100, 350)])])
+    trace.planes.append(gpu)
+    (row, *_) = traces.parse("trace.xplane.pb", COMPONENTS)
+    assert row["collectives_ms"] == pytest.approx(250 / 1e6)
+    gpu.lines[0].events.clear()  # an idle GPU plane beside a CPU's devices: the CPU's threads still read
+    (row, *_) = traces.parse("trace.xplane.pb", COMPONENTS)
+    assert row["collectives_ms"] == pytest.approx(2 * (300 + 100) / 1e6)

@@ -22,7 +22,7 @@ DISPATCH_EVENT = "ParseArguments"
 # again: one call, not two
 FALLBACK_FRAME = re.compile(r"^\$pjit\.py:\d+ _infer_params$")
 # A sharded program's collectives run on the devices' threads (a CPU's XLA pool, a GPU's streams), outside the step's
-COLLECTIVE = re.compile(r"all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute|nccl", re.IGNORECASE)
+COLLECTIVE = re.compile(r"all[-_]?(reduce|gather|to[-_]?all)|reduce[-_]?scatter|collective[-_]?permute|nccl", re.I)
 
 
 REST = "rest"
@@ -67,15 +67,28 @@ def _step_thread_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_
     between `python`, `python3` and embedding processes), and the collectives of the devices' lines (a device
     plane's where the trace has one, else the host's other threads)."""
     data = _profile_data().from_file(str(xplane))
-    lines = [(plane.name, [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in line.events])
-             for plane in data.planes for line in plane.lines]
-    steps = next((events for _, events in lines if any(e.name == STEP_EVENT for e in events)), None)
-    if steps is None:
+    lines = [(plane.name, line) for plane in data.planes for line in plane.lines]
+    found = next((line for _, line in lines if any(e.name == STEP_EVENT for e in line.events)), None)
+    if found is None:
         raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
-    on_device = any(name.startswith("/device:") for name, _ in lines)
-    collectives = [e for name, events in lines if events is not steps and name.startswith("/device:") == on_device
-                   for e in events if COLLECTIVE.search(e.name) and not e.name.startswith("end: ")]
-    return steps, collectives
+    steps = [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in found.events]
+    named = [(plane, _union([(e.start_ns, e.start_ns + e.duration_ns) for e in line.events
+                             if COLLECTIVE.search(e.name) and not e.name.startswith("end: ")]))
+             for plane, line in lines if line is not found]
+    on_device = any(plane.startswith("/device:") and spans for plane, spans in named)  # else a CPU's threads
+    return steps, [_Event("collective", *span, {}) for plane, spans in named
+                   if plane.startswith("/device:") == on_device for span in spans]
+
+
+def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """One line's time spans merged where they overlap: a collective nested in another counts once."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end) for start, end in merged]
 
 
 def _breakdown(step: _Event, events: list[_Event], components: Sequence[Component]) -> dict[str, object]:

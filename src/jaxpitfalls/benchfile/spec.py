@@ -32,8 +32,9 @@ def components(file: Path) -> tuple[Component, ...]:
                   description="flattening and unflattening pytrees in Python"),
         Component("equinox", prefixes=("_jit.py", "_compile_utils.py", "_filters.py", "_module.py"),
                   description="Equinox's Python: filter_jit's wrapper, filters, module attribute access"),
-        Component("to_device", (("api.py", "device_put"), ("pxla.py", "shard_args"), ("pxla.py", "cc_shard_arg"),
-                                ("pxla.py", "batched_device_put")), prefixes=("DevicePut", "H2D Dispatch"),
+        Component("to_device", (("api.py", "device_put"), *(("pxla.py", f) for f in (
+            "shard_args", "cc_shard_arg", "batched_device_put", "_shard_np_array", "_shard_python_scalar",
+            "_shard_typed_scalar", "_shard_mutable_array"))), prefixes=("DevicePut", "H2D Dispatch"),
                   description="copies to the device (a NumPy argument to a jitted call, jax.device_put, pmap's "
                               "arguments; on a CPU a copy in host memory), carved out of the dispatch they run in"),
         Component("compiling", prefixes=("pxla.py", "compiler.py", "mlir.py", "partial_eval.py"),

@@ -98,7 +98,7 @@ def hoisted_columns(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return table.drop(columns=same), ([f"In every row: {said}.", ""] if said else [])
 
 
-SAME_CODE = " (the same compiled programs and call in both runs, by their fingerprints)"
+SAME_CODE = " (the same compiled programs and call on both sides of it, by their fingerprints)"
 
 
 def _same_code_mark(row) -> str:
@@ -173,8 +173,10 @@ def code_alike(table: pd.DataFrame, what: str) -> list[str]:
     known = table[table.same_code.isin([True, False])] if "same_code" in table else ()
     if not len(known):  # a packaged study's signatures: counts, no fingerprint
         return []
-    by_variant = known.groupby("variant", sort=False).same_code.all()
-    names = [", ".join(f"`{v}`" for v in by_variant.index[by_variant == alike]) or "none" for alike in (True, False)]
+    keys = [k for k in ("study", "variant", "side") if k in known and (k == "variant" or known[k].nunique() > 1)]
+    by_row = known.groupby(keys, sort=False).same_code.all()  # a study's, and a side's where several are
+    names = [", ".join("`" + " ".join(map(str, k if isinstance(k, tuple) else (k,))) + "`"
+                       for k in by_row.index[by_row == alike]) or "none" for alike in (True, False)]
     return [f"Compiled programs and call, between the {what} (their fingerprints): the same for {names[0]}; "
             f"changed for {names[1]}.", ""]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from .familywise import FDR, declared, surviving, unmatched
@@ -100,12 +101,14 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
     unjudged = f" ({len(others)} other rows not judged, {int((others.verdict == 'regressed').sum())} of them " \
         "regressed)" if len(others) else ""
     return (f"no regressions over {over}{', none inconclusive' if fail_on_inconclusive else ''} against the "
-            f"baseline ({gate_on}){unjudged}{_blind(undecided)}")
+            f"baseline ({gate_on}){unjudged}{_blind(undecided, len(table))}")
 
 
-def _blind(undecided: pd.DataFrame) -> str:
+def _blind(undecided: pd.DataFrame, judged: int) -> str:
     """What a pass cannot see: its inconclusive rows and the changes they could have told (a pass at +-20% is no
-    evidence of no 5% change)."""
-    sizes = undecided.get("detectable_change", pd.Series(dtype=float)).dropna()
-    return f"; {len(undecided)} of them inconclusive, able to tell changes of {sizes.min():.0%}-{sizes.max():.0%} " \
-        "only (time them again, or set compare.fail_on_inconclusive)" if len(sizes) else ""
+    evidence of no 5% change); a row of one process or no spread tells none."""
+    sizes = undecided.detectable_change[np.isfinite(undecided.detectable_change.astype(float))]
+    told = f", able to tell changes of {sizes.min():.0%}-{sizes.max():.0%} only" if len(sizes) else ""
+    unknown = f", {len(undecided) - len(sizes)} of them no size (one process)" if len(sizes) < len(undecided) else ""
+    return f"; {len(undecided)} of the {judged} judged rows inconclusive{told}{unknown} (time them again, or set " \
+        "compare.fail_on_inconclusive)" if len(undecided) else ""
