@@ -155,6 +155,25 @@ def test_a_job_that_xla_aborts_leaves_the_reason_in_its_log(tmp_path):
     assert text.count("starting JAX") == 1
 
 
+def test_a_job_whose_worker_failed_logs_the_worker_s_traceback_alone(tmp_path):
+    """A walk's failing job printed three tracebacks: the worker's, then the job's own through the pipe's
+    plumbing (the worker's error in one line), then the log again; the job's is left out now."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "job.log"
+    job = (f"from jaxpitfalls import runtime; runtime.start({str(log)!r})\n"
+           "from jaxpitfalls.harness.workers import WorkerFailed\n"
+           "raise WorkerFailed('worker process 1 of 2: ValueError: bad shapes')")
+    proc = subprocess.run([sys.executable, "-c", job], capture_output=True, text=True, timeout=60)
+    text = log.read_text()
+    assert proc.returncode == 1 and "CRITICAL failed: WorkerFailed: worker process 1 of 2: ValueError" in text
+    assert "Traceback" not in text
+    other = (f"from jaxpitfalls import runtime; runtime.start({str(log)!r})\nraise ValueError('a job of its own')")
+    subprocess.run([sys.executable, "-c", other], capture_output=True, text=True, timeout=60)
+    assert "Traceback" in log.read_text()  # any other failure keeps its traceback
+
+
 def _imported_fresh(modules: list[str]) -> set[str]:
     """Every module a fresh interpreter holds once it has imported `modules` (under jaxpitfalls)."""
     import json

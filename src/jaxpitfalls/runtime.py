@@ -108,7 +108,8 @@ def start(log_path: str | None, jax_cache_dir: str | None = None, xla_flags: str
     log = logging.getLogger("jaxpitfalls")
 
     def log_uncaught(kind, value, tb):
-        log.critical("failed: %s: %s", kind.__name__, value, exc_info=(kind, value, tb))
+        said = None if getattr(value, "traceback_logged", False) else (kind, value, tb)  # one traceback a failure
+        log.critical("failed: %s: %s", kind.__name__, value, exc_info=said)
 
     sys.excepthook = log_uncaught  # the traceback lands in the rule's log file, not only on stderr
     if jax_cache_dir:

@@ -27,6 +27,8 @@ LIFELINE = "JAXPITFALLS_LIFELINE_FD"  # the pipe a worker reads to learn that it
 class WorkerFailed(RuntimeError):
     """A worker exited or answered with an error (its log has the traceback)."""
 
+    traceback_logged = True  # the job's own traceback is plumbing (runtime.start logs its message alone)
+
 
 @functools.cache
 def _lifeline() -> int:
