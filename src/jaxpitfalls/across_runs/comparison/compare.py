@@ -92,7 +92,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
                 measured.append((len(rows), row | _medians(before, after, variant, mode, machine_units)
-                                 | {"same_code": same_code(before, after, variant),
+                                 | {"same_code": same_code(before, after, variant, warm=(variant, mode) not in groups),
                                     "_group": groups.get((variant, mode), STEADY)}))
                 rows.append({})  # its place, filled once the configuration's rows are estimated together
         for (place, _), estimated in zip(measured, _estimated([r for _, r in measured], threshold), strict=True):
@@ -105,13 +105,14 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
 FINGERPRINTS = ("program", "call")  # a signature's hashes of what ran; a study's counts of calls alone say less
 
 
-def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str) -> bool | None:
-    """Whether each variant made the same call and compiled the same programs, lowered or as XLA optimized them,
-    in both runs (benchfile.signature); None where a signature holds no fingerprint."""
+def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str, warm: bool = True) -> bool | None:
+    """Whether each variant made the same call and compiled the same programs, lowered or (`warm` rows: a first
+    run traces and lowers the new code) as XLA optimized them, in both runs (benchfile.signature); None where a
+    signature holds no fingerprint."""
     pairs = [tuple(doc["variants"].get(v, {}) for doc in (before, after)) for v in variants]
     if not all(k in (e.get("signature") or {}) for pair in pairs for e in pair for k in FINGERPRINTS):
         return None
-    return all(_ran_alike(*pair) for pair in pairs)
+    return all(_ran_alike(a, b) if warm else a["signature"] == b["signature"] for a, b in pairs)
 
 
 def _ran_alike(before: dict[str, Any], after: dict[str, Any]) -> bool:
@@ -216,7 +217,8 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
                          "baseline_ratio": old["ratio"], "current_ratio": new["ratio"], "change": change,
                          "change_ci_low": low, "change_ci_high": high, "df": f.df,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
-                         "same_code": same_code(baseline[key], current[key], variant, against),
+                         "same_code": same_code(baseline[key], current[key], variant, against,
+                                                warm=group_of((variant, against, mode), groups) == (STEADY,)),
                          "verdict": verdict(low, high, threshold)}
                         | _could_detect(f, f"{len(b)} / {len(a)}", threshold))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
