@@ -62,7 +62,7 @@ def _profile_data():
     return ProfileData
 
 
-def _step_thread_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event]]:
+def _trace_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event]]:
     """Events of the thread that ran the annotated steps, found by its annotations (its name differs
     between `python`, `python3` and embedding processes), and the collectives of the devices' lines (a device
     plane's where the trace has one, else the host's other threads)."""
@@ -134,7 +134,7 @@ def _dispatches(events: list[_Event]) -> list[_Event]:
 def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[dict[str, object]]:
     """Rows (variant, component, inclusive_ms, exclusive_ms, share, jit_calls, collectives_ms) averaged over each
     variant's traced steps."""
-    events, collectives = _step_thread_events(xplane)
+    events, collectives = _trace_events(xplane)
     steps = [e for e in events if e.name == STEP_EVENT]
     if not any(e.name.startswith("$") for e in events):
         raise ValueError(f"{xplane}: no Python events on the step thread (was the Python tracer off?)")

@@ -251,8 +251,8 @@ class Measure:
             raise type(e)(f"{bench.path}: {e}") from e
         variants = {v: {"signature": prepared.signatures[v], "calls": r.calls[0],
                         "compiles_in_warmup": prepared.compiles[v]} for v, r in prepared.runners.items()}
-        for v, plan in prepared.program_memory.items():
-            variants[v] |= ({"program_memory": plan} if plan else {}) | (
+        for v, kept in variants.items():  # what a variant's result keeps only where known
+            kept |= ({"program_memory": prepared.program_memory[v]} if prepared.program_memory[v] else {}) | (
                 {"executable": prepared.executables[v]} if prepared.executables[v] else {}) | (
                 {"returns_host": True} if prepared.host_only[v] else {})
         return result_document(bench.floor, modes, variants, checks, benchmark_file=str(bench.path))

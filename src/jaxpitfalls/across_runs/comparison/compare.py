@@ -91,9 +91,10 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                 if mode not in modes_before or mode not in modes_after:
                     rows.append(row | {"verdict": "only in " + ("current" if mode in modes_after else "baseline")})
                     continue
+                group = groups.get((variant, mode), STEADY)
                 measured.append((len(rows), row | _medians(before, after, variant, mode, machine_units)
-                                 | {"same_code": same_code(before, after, variant, warm=(variant, mode) not in groups),
-                                    "_group": groups.get((variant, mode), STEADY)}))
+                                 | {"same_code": same_code(before, after, variant, warm=group == STEADY),
+                                    "_group": group}))
                 rows.append({})  # its place, filled once the configuration's rows are estimated together
         for (place, _), estimated in zip(measured, _estimated([r for _, r in measured], threshold), strict=True):
             rows[place] = estimated
