@@ -261,7 +261,7 @@ def test_the_checks_table_names_the_variants_whose_processes_lowered_apart(tmp_p
 def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went_round(tmp_path):
     from jaxpitfalls.harness import stats
 
-    older, recorded = _doc("c0"), _doc("c1")
+    older, recorded, even = _doc("c0"), _doc("c1"), _doc("c2")
     del older["machine"]["blocked"]["places"]
     slow_first = [0.012, 0.010, 0.0105, 0.010]  # first in rounds 0 and 3: median 11 ms against 10.25 elsewhere
     recorded["variants"]["a"]["modes"] = {"blocked": recorded["variants"]["a"]["modes"]["blocked"] | {
@@ -269,9 +269,14 @@ def test_the_checks_table_shows_what_opening_a_round_cost_and_how_evenly_it_went
     recorded["variants"]["b"]["modes"] = {"blocked": recorded["variants"]["b"]["modes"]["blocked"] | {
         "samples_s": [0.01] * 4, "summary": stats.summarize([0.01] * 4), "contended": [False] * 4}}
     recorded["machine"]["blocked"]["places"] = {"a": [0, 1, 1, 0], "b": [1, 0, 0, 1]}
+    for name in ("a", "b"):  # every sample alike: no cost, said as none ("0.0% faster" read as a gain)
+        even["variants"][name]["modes"]["blocked"] |= {"samples_s": [0.01] * 4, "contended": [False] * 4}
+    even["machine"]["blocked"]["places"] = {"a": [0, 1, 1, 0], "b": [1, 0, 0, 1]}
     overhead = tmp_path / "overhead.csv"
     overhead.write_text("config_id,variant,mode,component,share\nc0,a,blocked,rest,1.0\n")
-    checks = aggregate(_write(tmp_path, [older, recorded]), [str(overhead)])["checks"].set_index("config_id")
+    checks = aggregate(_write(tmp_path, [older, recorded, even]), [str(overhead)])["checks"].set_index(
+        "config_id")
+    assert checks.loc["c2"].first_place.startswith("no slower opening a round (")
     assert checks.loc["c1"].first_place == ("7.3% slower opening a round (a, blocked); rounds opened within 0 of "
                                             "each other")
     assert checks.loc["c0"].first_place == "not recorded (an older result)"

@@ -167,3 +167,6 @@ def test_the_devices_collectives_inside_a_traced_step_are_summed_apart_from_the_
     gpu.lines[0].events.clear()  # an idle GPU plane beside a CPU's devices: the CPU's threads still read
     (row, *_) = traces.parse("trace.xplane.pb", COMPONENTS)
     assert row["collectives_ms"] == pytest.approx(2 * (300 + 100) / 1e6)
+    trace.planes[:] = [Ns(name="/host:CPU", lines=[python, Ns(name="idle", events=[])])]  # only the step's thread
+    (row, *_) = traces.parse("trace.xplane.pb", COMPONENTS)
+    assert row["collectives_ms"] is None  # unknown, not none found

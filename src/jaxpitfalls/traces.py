@@ -62,10 +62,10 @@ def _profile_data():
     return ProfileData
 
 
-def _trace_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event]]:
+def _trace_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event] | None]:
     """Events of the thread that ran the annotated steps, found by its annotations (its name differs
     between `python`, `python3` and embedding processes), and the collectives of the devices' lines (a device
-    plane's where the trace has one, else the host's other threads)."""
+    plane's where the trace has one, else the host's other threads; None where no other line holds an event)."""
     data = _profile_data().from_file(str(xplane))
     lines = [(plane.name, line) for plane in data.planes for line in plane.lines]
     found = next((line for _, line in lines if any(e.name == STEP_EVENT for e in line.events)), None)
@@ -75,6 +75,8 @@ def _trace_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event]
     named = [(plane, _union([(e.start_ns, e.start_ns + e.duration_ns) for e in line.events
                              if COLLECTIVE.search(e.name) and not e.name.startswith("end: ")]))
              for plane, line in lines if line is not found]
+    if not any(line.events for _, line in lines if line is not found):
+        return steps, None
     on_device = any(plane.startswith("/device:") and spans for plane, spans in named)  # else a CPU's threads
     return steps, [_Event("collective", *span, {}) for plane, spans in named
                    if plane.startswith("/device:") == on_device for span in spans]
@@ -154,7 +156,8 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
         step_ns[variant] += parts["step"]
         n_steps[variant] += 1
         dispatched[variant] += sum(step.start <= e.start and e.end <= step.end for e in dispatches)
-        collective_ns[variant] += sum(max(0, min(e.end, step.end) - max(e.start, step.start)) for e in collectives)
+        collective_ns[variant] += sum(max(0, min(e.end, step.end) - max(e.start, step.start))
+                                      for e in collectives or [])
     rows = []
     for variant, acc in totals.items():
         for comp in [c.name for c in components] + [REST]:
@@ -170,6 +173,7 @@ def parse(xplane: str | os.PathLike, components: Sequence[Component]) -> list[di
                 "share": acc["exclusive"].get(comp, 0.0) / step_ns[variant],
                 # none where this jaxlib marks no dispatch at all: unknown, not zero
                 "jit_calls": dispatched[variant] / n if dispatches else None,
-                "collectives_ms": collective_ns[variant] / n / 1e6,  # summed over the devices
+                # summed over the devices; none where the trace shows no device's or other thread's work
+                "collectives_ms": collective_ns[variant] / n / 1e6 if collectives is not None else None,
             })
     return rows

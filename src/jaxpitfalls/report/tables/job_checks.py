@@ -134,5 +134,5 @@ def first_place(doc: dict[str, Any]) -> str:
         uneven = max(uneven, max(opened, default=0) - min(opened, default=0))
     if worst is None:
         return "no round of two variants or more"
-    return (f"{abs(worst[0]):.1%} {'slower' if worst[0] > 0 else 'faster'} opening a round ({worst[1]}); rounds "
-            f"opened within {uneven} of each other")
+    cost = f"{abs(worst[0]):.1%} {'slower' if worst[0] > 0 else 'faster'}" if round(worst[0], 3) else "no slower"
+    return f"{cost} opening a round ({worst[1]}); rounds opened within {uneven} of each other"
