@@ -27,4 +27,4 @@ def loop(w, xs):
 VARIANTS = {"vmap": vmap, "loop": loop}
 FLOOR = "loop"
 FIRST_RUN = True
-EXPECT = ["vmap at least 2x faster than loop"]
+EXPECT = ["vmap at least 2x faster than loop", "vmap compiles faster than loop"]  # the loop's stack compiles too

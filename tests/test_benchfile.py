@@ -787,6 +787,28 @@ def test_first_calls_are_drawn_apart_from_the_warm_medians(tmp_path):
     assert warm.get_ylim()[1] < 1 and first.get_ylim()[0] > 100
 
 
+def test_a_first_calls_compiling_is_set_against_the_floors_with_its_interval(tmp_path):
+    """A walk's "does scan compile faster?": the ratio and its interval were in comparisons.csv alone."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, ONE_AND_OTHER + "FIRST_RUN = True\n").path
+    steps = pd.DataFrame({"config_id": "n8", "axes": "n", "n": 8, "variant": ["one", "other"], "mode": "first_run",
+                          "demonstration": "", "median_ms": [900.0, 1200.0], "compile_median_ms": [600.0, 300.0],
+                          "signature_python_calls": 3, "signature_programs_compiled": 1, "compiles_in_warmup": 1})
+    comparisons = pd.DataFrame({"config_id": "n8", "variant": ["other"], "baseline": ["one"], "mode": ["first_run"],
+                                "demonstration": "", "compile_ratio": 0.5, "compile_ratio_ci_low": 0.4,
+                                "compile_ratio_ci_high": 0.6})
+    found = {title: table for title, _, table in Report(spec("bench", path)).tables(
+        {"steps": steps, "checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]}), "overhead": pd.DataFrame(),
+         "comparisons": comparisons})}
+    first = found["What a first call costs"].set_index("variant")
+    assert first.compiling_vs_one.to_dict() == {"one": "", "other": "0.500x [0.400, 0.600]"}
+    assert first.compiling_share.to_dict() == {"one": 600 / 900, "other": 0.25}
+
+
 def test_a_pair_compared_apart_from_the_floor_gets_its_own_figure(tmp_path):
     """A walk's loops, synced each step and at the end, were drawn only over the floor's single call."""
     import pandas as pd
@@ -817,7 +839,7 @@ def _loop_refused(tmp_path, expect: list[str], **block) -> str:
     """What the config check says of examples/vmap_loop.py with `expect` for its EXPECT, base batch 8 width 4."""
     path = tmp_path / "loop.py"
     path.write_text((ROOT / "examples/vmap_loop.py").read_text().replace(
-        'EXPECT = ["vmap at least 2x faster than loop"]', f"EXPECT = {expect!r}"))
+        'EXPECT = ["vmap at least 2x faster than loop", "vmap compiles faster than loop"]', f"EXPECT = {expect!r}"))
     with pytest.raises(InvalidConfig) as refused:
         require_valid(_config({"mine": {"file": str(path), "base": {"batch": 8, "width": 4}, **block}}), SCHEMA)
     return str(refused.value)

@@ -223,6 +223,40 @@ def test_a_sentence_ending_when_pipelined_is_judged_in_that_mode():
     assert parse_expectation("b faster than a when first-run", VARIANTS).mode == "first_run"
 
 
+def test_a_compiles_sentence_judges_xla_compile_times_in_first_runs_and_only_there(tmp_path):
+    """A walk's question, "does scan compile faster than the unrolled loop?", had its ratio with an interval in
+    comparisons.csv but no sentence to judge it and no column in the report."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.judges import judge
+
+    e = parse_expectation("a compiles at least 20% faster than b at n=32", VARIANTS)
+    assert (e.compiling, e.mode, e.at, e.faster) == (True, "first_run", ("n", "32"), True)
+    assert e.rule == ("compiling(b) / compiling(a) at n=32, XLA's compile time in first runs: the 95% interval "
+                      "wholly above 1.2")
+    assert parse_expectation("a compiles within 10% of b", VARIANTS).mode == "first_run"
+    row = pd.Series({"ratio": 9.0, "ratio_ci_low": 8.0, "ratio_ci_high": 10.0,  # the first call's whole time
+                     "compile_ratio": 0.5, "compile_ratio_ci_low": 0.4, "compile_ratio_ci_high": 0.6})
+
+    class OneRow:
+        comp = pd.DataFrame({"config_id": ["n32"], "variant": ["a"], "baseline": ["b"], "n": [32], "axes": ["n"]})
+        tables = {"checks": pd.DataFrame({"config_id": ["n32"], "processes": [3]})}
+        base_id = "n32"
+
+        def pair(self, a, b, config_id=None, mode=None):
+            assert mode == "first_run"
+            return row
+
+    judged = judge(e, OneRow())
+    assert judged.verdict == "reproduced" and judged.measured.startswith("compiling(b) / compiling(a) = 2.000x")
+    row["compile_ratio"] = float("nan")  # a side whose first calls XLA compiled in no time it counted
+    assert judge(e, OneRow()).verdict == "not measured"
+    with pytest.raises(ValueError, match="leave 'when ...' out"):
+        parse_expectation("a compiles faster than b when pipelined", VARIANTS)
+    with pytest.raises(BenchFileRefused, match=r"compiling is timed where the file sets FIRST_RUN = True"):
+        read(write(tmp_path, GOOD + 'EXPECT = ["square compiles faster than power"]\n'))
+
+
 @pytest.mark.parametrize("sentence, low, high", [
     ("a uses less memory than b", None, 1.0),
     ("a uses at least 40% less memory than b", None, 0.6),  # a peak 0.6 times b's, not 1 / 1.4

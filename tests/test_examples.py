@@ -45,7 +45,7 @@ def examples_run(tmp_path_factory):
 def test_every_example_runs_through_every_rule(examples_run):
     report = (examples_run / "reports/report.md").read_text()
     assert report.startswith("# JAX benchmarks: report") and "## Your expectations" in report
-    assert "**Your 5 expectations**" in report
+    assert "**Your 6 expectations**" in report
     (memory,) = [line for line in report.splitlines() if "| donated uses at least 40% less memory than" in line]
     assert [cell.strip() for cell in memory.split("|")[3:5]] == ["memory(donated) / memory(copied) 0.504x", "yes"]
     # no write-up is reproduced: its words are the expectations', not the claims'
@@ -70,6 +70,8 @@ def test_every_example_runs_through_every_rule(examples_run):
     assert (retrace.loc[["jit_in_call", "new_static"], "compile_median_ms"] > 0).all()
     first = pd.read_csv(examples_run / "results/tables/vmap_loop/steps.csv").query("mode == 'first_run'")
     assert set(first.variant) >= {"vmap", "loop"} and (first.median_ms > 0).all()  # FIRST_RUN: compiled each call
+    (compiling,) = [line for line in report.splitlines() if "| vmap compiles faster than loop" in line]
+    assert "compiling(loop) / compiling(vmap)" in compiling and "compiling_vs_loop" in report  # XLA's compile time
 
 
 def test_a_merged_job_keeps_each_processs_samples(examples_run):

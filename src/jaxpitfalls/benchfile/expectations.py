@@ -4,7 +4,8 @@
     A at least N faster than B | A at least N slower than B
     A no more than N faster than B | A no more than N slower than B   (or: at most)
     A within N% of B
-and on XLA's plans (exact, no `when`): A uses [at least N | no more than N] less|more [temporary] memory than B"""
+(`A compiles ...` judges XLA's compile time in first runs, FIRST_RUN's), and on XLA's plans (exact, no `when`):
+    A uses [at least N | no more than N] less|more [temporary] memory than B"""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..contract.interface import Advice, Claim
 FIRST_RUN_MODE = "first_run"  # a FIRST_RUN file's third mode: a call from cleared caches
 
 _SENTENCE = re.compile(
-    r"^(?P<a>\w+)\s+(?:is\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
+    r"^(?P<a>\w+)\s+(?:is\s+|(?P<compiles>compiles)\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
     r"(?P<b>\w+)(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?"
     r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
@@ -28,7 +29,8 @@ _MEMORY = re.compile(
 @dataclass(frozen=True)
 class Expectation:
     """The paired ratio t(a) / t(b) must lie above `low` and/or below `high`; `faster`: shown as t(b) / t(a);
-    `mode`: the dispatch mode it is judged in; `memory`: on the planned totals instead, `faster` meaning less."""
+    `mode`: the dispatch mode it is judged in; `memory`: on the planned totals instead, `faster` meaning less;
+    `compiling`: on XLA's compile times in first runs."""
 
     text: str
     a: str
@@ -40,6 +42,7 @@ class Expectation:
     memory: bool = False
     at: tuple[str, str] | None = None  # the configuration judged, by one of setup's values: else the base
     part: str = "total"  # a memory sentence's part of the plan: `total`, or `temporary` (what remat trades)
+    compiling: bool = False
 
     def at_value(self, found: object) -> bool:
         """Whether a configuration's value is the one `at` names (8 as 8.0 too; text case-blind, as the sentence)."""
@@ -74,9 +77,10 @@ class Expectation:
         if self.memory:
             of = "memory" if self.part == "total" else "temporaries"
             return f"{of}({self.a}) / {of}({self.b})", self.low, self.high
+        t = "compiling" if self.compiling else "t"
         if not self.faster:
-            return f"t({self.a}) / t({self.b})", self.low, self.high
-        return f"t({self.b}) / t({self.a})", self.high and 1 / self.high, self.low and 1 / self.low
+            return f"{t}({self.a}) / {t}({self.b})", self.low, self.high
+        return f"{t}({self.b}) / {t}({self.a})", self.high and 1 / self.high, self.low and 1 / self.low
 
     @property
     def rule(self) -> str:
@@ -87,7 +91,8 @@ class Expectation:
             return (f"{what} at the base configuration, the {'total' if self.part == 'total' else 'temporaries'} "
                     f"XLA plans for each variant's largest program's buffers on a device: exact (no interval), "
                     f"{edges}{edge}")
-        return f"{what} {self.where}, {self.mode} mode: the 95% interval wholly {edges}"
+        how = "XLA's compile time in first runs" if self.compiling else f"{self.mode} mode"
+        return f"{what} {self.where}, {how}: the 95% interval wholly {edges}"
 
 
 def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
@@ -102,8 +107,8 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     if m is None:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
                          "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
-                         "'at n=1024', then 'when pipelined' or 'when first run'), 'donated uses at least 40% less "
-                         "memory than copied'")
+                         "'at n=1024', then 'when pipelined' or 'when first run'), 'scan compiles at least 2x "
+                         "faster than unrolled', 'donated uses at least 40% less [temporary] memory than copied'")
     a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
     for name in (a, b):
         if name not in variants:
@@ -119,10 +124,12 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     if memory:
         return Expectation(text.strip(), a, b, low, high, faster, memory=True,
                            part="temporary" if m["part"] else "total")
-    when = (m["when"] or "").lower()
-    mode = "blocked" if not when else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
+    when, compiling = (m["when"] or "").lower(), bool(m["compiles"])
+    if compiling and when:
+        raise ValueError("compiling is timed in first runs (FIRST_RUN): leave 'when ...' out")
+    mode = "blocked" if not (when or compiling) else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
     at = (m["axis"], m["value"]) if m["axis"] else None
-    return Expectation(text.strip(), a, b, low, high, faster, mode, at=at)
+    return Expectation(text.strip(), a, b, low, high, faster, mode, at=at, compiling=compiling)
 
 
 def _size(number: str | None, unit: str | None, less: bool) -> float | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..contract.decisions import decide, interval, ratio_of, verdict
+from ..contract.decisions import decide, interval, verdict
 from ..contract.judging import NOT_MEASURED_TEXT, Judges, Run
 from ..contract.verdicts import NOT_MEASURED, Estimate, Judged
 from ..formatting import bytes_unit, short
@@ -18,12 +18,14 @@ from .reader import read
 from .spec import spec
 
 
-def ratio(run: Run, a: str, b: str, mode: str, config_id: str) -> tuple[float, float, float, float | None]:
-    """t(a) / t(b) with its 95% interval at `config_id`, from whichever row times the pair, and its df (or None)."""
+def ratio(run: Run, a: str, b: str, mode: str, config_id: str,
+          of: str = "") -> tuple[float, float, float, float | None]:
+    """t(a) / t(b) (`of="compile_"`: compile times) with its 95% interval at `config_id`, from whichever row
+    times the pair, and its df (or None)."""
     forward = ((run.comp.variant == a) & (run.comp.baseline == b)).any()
     row = run.pair(a, b, config_id, mode=mode) if forward else run.pair(b, a, config_id, mode=mode)
-    value, low, high = ratio_of(row)
-    df = row.get("ratio_df")
+    value, low, high = (row.get(f"{of}ratio{c}", math.nan) for c in ("", "_ci_low", "_ci_high"))
+    df = row.get(f"{of}ratio_df")
     df = float(df) if df is not None and np.isfinite(df) else None
     return (value, low, high, df) if forward else (1 / value, 1 / high, 1 / low, df)
 
@@ -121,7 +123,10 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     config_id = configuration(e, run)
     if config_id is None:
         return Judged(measured=f"{NOT_MEASURED_TEXT} no configuration {e.where} in this run", verdict=NOT_MEASURED)
-    *r, df = ratio(run, e.a, e.b, e.mode, config_id)
+    where = f"{e.where} ({config_id})" if e.at else f"at the base configuration {config_id}"
+    *r, df = ratio(run, e.a, e.b, e.mode, config_id, of="compile_" if e.compiling else "")
+    if not np.isfinite(r).all():  # a side whose first calls compiled in no time XLA counted
+        return Judged(measured=f"{NOT_MEASURED_TEXT} no compile-time ratio {where}", verdict=NOT_MEASURED)
     shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else tuple(r)
     what, low, high = e.spoken
     holds = "inside" if low and high else "above" if low else "below"
@@ -129,7 +134,6 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     processes = int(checks.loc[checks.config_id == config_id, "processes"].max())
     decision = decide(shown[1], shown[2], *(x for x in (low, high) if x), holds=holds, log=True, df=df,
                       processes=processes)
-    where = f"{e.where} ({config_id})" if e.at else f"at the base configuration {config_id}"
     return decision.judged(measured=f"{what} = {interval(*shown, 'x')} {where} ({e.mode})",
                            headline=Estimate(*shown, "x", what), edges=tuple(x for x in (low, high) if x))
 

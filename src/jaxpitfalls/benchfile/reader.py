@@ -77,7 +77,6 @@ def _assignments(tree: ast.Module) -> dict[str, ast.expr]:
 
 def _defined(tree: ast.Module) -> set[str]:
     """Every name the module binds at its top level."""
-
     names = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -193,7 +192,8 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str], f
             problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {found[-1].at[0]!r} is not a parameter of "
                                                   f"setup ({', '.join(axes) or 'it takes none'})")))
         if found[-1].mode == FIRST_RUN_MODE and first_run is False:  # None: FIRST_RUN refused already
-            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: first runs are timed where the file sets "
+            said = "compiling is" if found[-1].compiling else "first runs are"
+            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {said} timed where the file sets "
                                                   "FIRST_RUN = True")))
         if len(problems) == before:  # a sentence with no problem of its own: the config check judges its `at`
             readable.append(found[-1])

@@ -13,7 +13,7 @@ from ..contract.interface import StudySpec
 from ..contract.stacked_bars import PANELS, stacked_bars
 from ..contract.tables import base_config_id, measured, variants_only
 from ..formatting import bytes_unit
-from ..harness.stats import COMPILING_STAGES
+from .compiling_tables import first_runs, recompiling
 from .expectations import FIRST_RUN_MODE
 
 FIGURES = {
@@ -96,50 +96,6 @@ def _said(table: pd.DataFrame, flag: str) -> pd.Series:
     return table[flag].map({True: "yes"}).fillna("") if flag in table else pd.Series("", index=table.index)
 
 
-def _staged(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Compiling calls' medians by stage (ms): JAX's tracing and lowering where the results kept them, XLA's
-    compiling, and its share of the call."""
-    stages = [s for s in COMPILING_STAGES if s != "compile" and f"{s}_median_ms" in rows]
-    shown = rows.assign(**{f"{s}_ms": rows[f"{s}_median_ms"] for s in stages}, compiling_ms=rows.compile_median_ms,
-                        compiling_share=rows.compile_median_ms / rows.median_ms)
-    return shown, [*(f"{s}_ms" for s in stages), "compiling_ms", "compiling_share"]
-
-
-STAGES_SAID = ("`tracing_ms` and `lowering_ms`: JAX's tracing of the function to a jaxpr and lowering it to a module "
-               "(the medians of its spans in a call, where this run kept them: paid before any persistent cache is "
-               "read, whose key is the lowered module); `compiling_ms`: XLA's compiling (JAX's backend-compile "
-               "events), its share of the call beside; the rest is dispatching and running")
-
-
-def _first_runs(steps: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
-    """A FIRST_RUN file's first calls: their median, and what tracing, lowering and compiling took in one."""
-    first = steps[steps["mode"] == FIRST_RUN_MODE]
-    if first.empty or "compile_median_ms" not in first:
-        return []
-    shown, stages = _staged(first.assign(first_call_ms=first.median_ms))
-    return [("What a first call costs",
-             f"Each variant's first call from cleared caches (`first_run`): its median over processes; {STAGES_SAID} "
-             "(the persistent cache off).", shown[["config_id", "variant", "first_call_ms", *stages]]
-             .reset_index(drop=True))]
-
-
-def _recompiling(steps: pd.DataFrame, recompiles: Mapping[str, str]) -> list[tuple[str, str, pd.DataFrame]]:
-    """RECOMPILES' variants in the warm modes: a call's median, and what tracing, lowering and compiling took."""
-    warm = steps[steps.variant.isin(list(recompiles)) & (steps["mode"] != FIRST_RUN_MODE)]
-    if warm.empty or "compile_median_ms" not in warm:
-        return []
-    shown, stages = _staged(warm.assign(call_ms=warm.median_ms, why=warm.variant.map(recompiles),
-                                        compiles_demonstrated=warm.compiles_in_timed_region))
-    return [("What compiling in every call costs",
-             "The variants the file declares to compile in every call (`RECOMPILES`, why beside): every timed call of "
-             f"theirs compiled (a sample that did not fails the job), with the persistent cache off; {STAGES_SAID}; "
-             "`compiles_demonstrated`: the checks table's, by variant and mode, over every process. What recompiling "
-             "adds to a call is its difference to the floor (the ratios table); its ratio grows as the floor's own "
-             "call shrinks.",
-             shown[["config_id", "variant", "mode", "call_ms", *stages, "compiles_demonstrated", "why"]]
-             .reset_index(drop=True))]
-
-
 def _planned(blocked: pd.DataFrame, floor: str) -> list[tuple[str, str, pd.DataFrame]]:
     """What XLA plans each variant's largest program's buffers to take, against the floor's, in the unit its
     largest total reads in."""
@@ -212,7 +168,9 @@ class Report:
                                                                returns_host=_said(blocked, "returns_host")),
                                                 tables.get("checks")), tables.get("overhead"))[columns])
                 .reset_index(drop=True))
-        found = [runs, *_planned(blocked, self.spec.floor), *_first_runs(steps), *_recompiling(steps, self.recompiles)]
+        found = [runs, *_planned(blocked, self.spec.floor), *first_runs(steps, tables.get("comparisons"),
+                                                                         self.spec.floor),
+                 *recompiling(steps, self.recompiles)]
         if not (self.outputs_differ or self.same_outputs_as):
             return found
         differ = pd.DataFrame([{"variant": v, "why": why} for v, why in self.outputs_differ.items()]
