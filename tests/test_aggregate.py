@@ -306,7 +306,7 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     reason = to_decide(1.043, 1.075, 1.05, log=True)
     assert "the interval crosses 1.05; about 3.2x the samples would decide it" in reason
     assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; about 2.2x the samples")
-    assert "centred on 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
+    assert "centred on the edge 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
     assert "a run's" not in reason  # 3.2x: more rounds could do it
     # a reference run's first_run_linear, 1.394x [0.188, 10.362] against 0.8-1.25: hundreds of times the samples
     far = to_decide(0.188, 10.362, 0.8, 1.25, log=True)
@@ -315,7 +315,7 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     mid_band = to_decide(0.010, 99.765, 0.8, 1.25, log=True)
     assert mid_band.startswith("undecided: the interval crosses 0.8, 1.25; about 430x the samples")
     assert "centred" not in mid_band
-    assert "centred on 1.25" in to_decide(1.0, 1.56, 0.8, 1.25, log=True)  # its middle on the upper edge
+    assert "centred on the edge 1.25" in to_decide(1.0, 1.56, 0.8, 1.25, log=True)  # its middle on the upper edge
     assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
         "undecided: the shift crosses -1 ms, 1 ms; about 25x the samples")  # the nearer edge, 1, sets the distance
     decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)

@@ -253,6 +253,9 @@ def test_a_compiles_sentence_judges_xla_compile_times_in_first_runs_and_only_the
     assert judge(e, OneRow()).verdict == "not measured"
     with pytest.raises(ValueError, match="leave 'when ...' out"):
         parse_expectation("a compiles faster than b when pipelined", VARIANTS)
+    with pytest.raises(ValueError, match=r"'unroled' is not one of the variants \['unrolled', 'scan'\]: did you mean "
+                                         r"'unrolled'\?"):  # a walk's typo
+        parse_expectation("scan compiles faster than unroled", ("unrolled", "scan"))
     with pytest.raises(BenchFileRefused, match=r"compiling is timed where the file sets FIRST_RUN = True"):
         read(write(tmp_path, GOOD + 'EXPECT = ["square compiles faster than power"]\n'))
 

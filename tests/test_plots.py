@@ -361,3 +361,15 @@ def test_one_panel_under_a_figure_title_has_no_panel_title_of_its_own():
     two = facet_lines(pd.concat([data, data.assign(variant="other")]), x="value", y="ratio", hue="mode", col="variant",
                       title="Two")
     assert [ax.get_title() for ax in two.axes[:2]] == ["variant = unbatched", "variant = other"]
+
+
+def test_a_long_figure_title_over_one_panel_is_drawn_whole_inside_the_figure():
+    """A walk's memory figure, one panel: "remat_scan: planned memory of the largest program, per device" lost its
+    first and last letters at both edges."""
+    data = pd.DataFrame({"axis": "depth", "value": [2, 8], "total": [0.3, 0.9], "variant": "remat"})
+    fig = facet_lines(data, x="value", y="total", hue="variant", col="axis",
+                      title="remat_scan: planned memory of the largest program, per device")
+    fig.canvas.draw()
+    box = fig._suptitle.get_window_extent()
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width
+    plt.close(fig)

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -112,7 +113,8 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
     for name in (a, b):
         if name not in variants:
-            raise ValueError(f"{name!r} is not one of the variants {list(variants)}")
+            close = "".join(f": did you mean {c!r}?" for c in difflib.get_close_matches(name, variants, n=1))
+            raise ValueError(f"{name!r} is not one of the variants {list(variants)}{close}")
     if a == b:
         raise ValueError("compares a variant with itself")
     if (bound == "within") != (m["direction"] is None):

@@ -203,8 +203,9 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
 def _agree(bench: BenchFile, prepared: Prepared, variants: list[str], reference: str) -> dict[str, Any]:
     """`variants`' outputs held to `reference`'s: their structure, then every leaf within TOLERANCE."""
     declared = "check the variant's SAME_OUTPUTS_AS entry" if reference != bench.floor else (
-        "if on purpose, name the variant in OUTPUTS_DIFFER with why, or in SAME_OUTPUTS_AS with the variant whose "
-        "outputs it must equal")
+        "if it computes something else on purpose, name it in OUTPUTS_DIFFER with why, or in SAME_OUTPUTS_AS with "
+        "the variant whose outputs it must equal; if it should compute the floor's, does each call compute its "
+        "result anew (nothing computed before the timer), carrying state as the floor does?")
     try:
         require_same_structure({v: prepared.structures[v] for v in variants}, reference)
     except VariantOutputsDisagree as e:

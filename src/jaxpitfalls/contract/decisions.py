@@ -87,8 +87,8 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     # edges the interval both crosses, against the band's (1.009x [0.010, 99.8] across 0.8-1.25 sits mid-band)
     inside = len(crossed) == 2 and scale(min(crossed)) < middle < scale(max(crossed))
     if distance < 0.05 * ((scale(max(crossed)) - scale(min(crossed))) / 2 if inside else half):
-        return (f"undecided: {of} is centred on {short(nearest)}{unit}; more samples decide it only if the estimate "
-                "moves")
+        return (f"undecided: {of} is centred on the edge {short(nearest)}{unit}; more samples decide it only if the "
+                "estimate moves")
     crosses = f"undecided: {of} crosses {', '.join(f'{short(e)}{unit}' for e in crossed)}"
     if scatter > 1:
         return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their intervals allow: "

@@ -21,6 +21,7 @@ from ..formatting import short  # noqa: E402
 
 LABEL_CHARS = 70  # an axis label's line, at the figures' widths
 Y_LABEL_CHARS = 34  # a y label's line, at a panel's height
+TITLE_CHARS_PER_INCH = 8  # a figure title's characters (matplotlib's "large") an inch of width holds
 LINE_POINTS = 3  # fewer points than this are drawn as points: two make no trend worth a line
 
 
@@ -152,9 +153,10 @@ def facet_lines(
             ax.set_title(f"{col} = {panel}")
         ax.set_xlabel(xlabel or (panel if x == "value" else x))
         ax.set_ylabel(_y_label(ylabel or y, "y" in log, reference) if i % ncols == 0 else "")
-    if title:
-        fig.suptitle(title)
     _legend_beside(fig, flat_axes[:len(panels)], hue)
+    if title:  # in lines of the figure's width: a single panel's long title ran past both edges
+        fig.suptitle("\n".join(textwrap.wrap(title, int(TITLE_CHARS_PER_INCH * fig.get_figwidth()))))
+        lay_out_beside_legend(fig)
     return fig
 
 
