@@ -892,3 +892,30 @@ def test_the_plans_are_drawn_in_their_parts_at_the_base(tmp_path):
     assert "memory_parts" not in Report(spec("bench", path)).figures({"steps": steps.drop(columns=[
         c for c in steps if c.startswith("program_")]), "overhead": pd.DataFrame(), "comparisons": pd.DataFrame(
         columns=["config_id", "mode", "variant", "baseline", "axes", "demonstration"])})
+
+
+def test_the_planned_temporaries_are_drawn_over_each_swept_axis_beside_the_totals(tmp_path):
+    """A walk's remat over depth: the totals were drawn over the sweep, the temporaries it trades at the base only."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, ONE_AND_OTHER).path
+    kib = 2**10
+    steps = pd.DataFrame({"config_id": ["n8", "n8", "n16", "n16"], "axes": "n", "n": [8, 8, 16, 16],
+                          "variant": ["one", "other"] * 2, "mode": "blocked", "demonstration": "",
+                          "median_ms": 0.3, "median_ci_low_ms": 0.28, "median_ci_high_ms": 0.32,
+                          "program_temporary_bytes": [10 * kib, 2 * kib, 40 * kib, 8 * kib],
+                          "program_total_bytes": [30 * kib, 22 * kib, 90 * kib, 58 * kib],
+                          "program_argument_bytes": 10 * kib, "program_output_bytes": 10 * kib,
+                          "program_donated_bytes": 0})
+    comparisons = pd.DataFrame({"config_id": ["n8", "n16"], "axes": "n", "n": [8, 16], "variant": "other",
+                                "baseline": "one", "mode": "blocked", "demonstration": "", "ratio": 1.0,
+                                "ratio_ci_low": 0.9, "ratio_ci_high": 1.1})
+    figures = Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(),
+                                                   "comparisons": comparisons})
+    (ax,) = [a for a in figures["memory_temporaries"].axes if a.get_lines()]
+    drawn = sorted(round(y) for line in ax.get_lines() for y in line.get_ydata() if len(line.get_ydata()) == 2)
+    assert drawn == [2, 8, 10, 40]  # KiB, one line a variant
+    assert "temporaries" in ax.get_ylabel() and "memory" in figures

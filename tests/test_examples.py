@@ -59,7 +59,8 @@ def test_every_example_runs_through_every_rule(examples_run):
         figures = {p.stem for p in (examples_run / f"reports/figures/{name}").glob("*.png")}
         assert {"medians", "time_split"} <= figures
         assert ("medians_first_run" in figures) == (name == "vmap_loop")  # its FIRST_RUN: a first call apart
-        assert ("scaling" in figures) == ("memory" in figures) == any(toy["sweep"].values())
+        assert ("scaling" in figures) == ("memory" in figures) == ("memory_temporaries" in figures) == any(
+            toy["sweep"].values())
     # XLA's plan: the donated update writes into its argument's buffer, about half the copy's peak
     assert "### What each variant's largest program holds" in report
     plan = pd.read_csv(examples_run / "results/tables/donation/steps.csv").query("mode == 'blocked'")

@@ -5,7 +5,7 @@
     A no more than N faster than B | A no more than N slower than B   (or: at most)
     A within N% of B
 (`A compiles ...` judges XLA's compile time in first runs, FIRST_RUN's), and on XLA's plans (exact, no `when`):
-    A uses [at least N | no more than N] less|more [temporary] memory than B"""
+    A uses [at least N | no more than N] less|more [temporary] memory than B [at AXIS=VALUE]"""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ _SENTENCE = re.compile(
     r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
 _MEMORY = re.compile(
     r"^(?P<a>\w+)\s+uses\s+(?:(?P<bound>at least|no more than|at most)\s+(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s+)?"
-    r"(?P<direction>less|more)\s+(?P<part>temporary\s+)?memory\s+than\s+(?P<b>\w+)\s*\.?$", re.IGNORECASE)
+    r"(?P<direction>less|more)\s+(?P<part>temporary\s+)?memory\s+than\s+(?P<b>\w+)"
+    r"(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?\s*\.?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class Expectation:
         edges = " and ".join(filter(None, [f"above {low:.4g}" if low else "", f"below {high:.4g}" if high else ""]))
         if self.memory:
             edge = "" if low == 1 or high == 1 else " or at the edge"
-            return (f"{what} at the base configuration, the {'total' if self.part == 'total' else 'temporaries'} "
+            return (f"{what} {self.where}, the {'total' if self.part == 'total' else 'temporaries'} "
                     f"XLA plans for each variant's largest program's buffers on a device: exact (no interval), "
                     f"{edges}{edge}")
         how = "XLA's compile time in first runs" if self.compiling else f"{self.mode} mode"
@@ -101,8 +102,6 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     m = _SENTENCE.match(text.strip()) or _MEMORY.match(text.strip())
     if m is None and re.search(r"\buses\b.*\bmemory\s+than\b.*\bwhen\b", text, re.IGNORECASE):
         raise ValueError("memory is judged on XLA's plan of the programs, which no mode changes: leave 'when ...' out")
-    if m is None and re.search(r"\bmemory\s+than\s+\w+\s+at\b", text, re.IGNORECASE):
-        raise ValueError("memory is judged at the base and counted at every other configuration: leave 'at ...' out")
     if m is None and re.search(r"\buses\s+\d", text, re.IGNORECASE):
         raise ValueError("say 'at least' or 'no more than' before a size: 'a uses at least 40% less memory than b'")
     if m is None:
@@ -123,14 +122,14 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
     size = _size(m["size"], m["unit"], less=memory and m["direction"].lower() == "less")
     faster = (m["direction"] or "").lower() in ("faster", "less")
     low, high = _edges(bound, faster, size)
+    at = (m["axis"], m["value"]) if m["axis"] else None
     if memory:
-        return Expectation(text.strip(), a, b, low, high, faster, memory=True,
+        return Expectation(text.strip(), a, b, low, high, faster, memory=True, at=at,
                            part="temporary" if m["part"] else "total")
     when, compiling = (m["when"] or "").lower(), bool(m["compiles"])
     if compiling and when:
         raise ValueError("compiling is timed in first runs (FIRST_RUN): leave 'when ...' out")
     mode = "blocked" if not (when or compiling) else "pipelined" if when == "pipelined" else FIRST_RUN_MODE
-    at = (m["axis"], m["value"]) if m["axis"] else None
     return Expectation(text.strip(), a, b, low, high, faster, mode, at=at, compiling=compiling)
 
 

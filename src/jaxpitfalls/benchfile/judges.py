@@ -33,9 +33,9 @@ def ratio(run: Run, a: str, b: str, mode: str, config_id: str,
 PLANNED = ("total_bytes", "temporary_bytes", "programs", "devices")
 
 
-def planned(run: Run, variants: tuple[str, str]) -> pd.DataFrame:
-    """XLA's plan (steps.csv's `program_*`) of two variants at the base, a row each; NaN where none was kept."""
-    steps = run.steps[(run.steps.config_id == run.base_id) & (run.steps["mode"] == "blocked")]
+def planned(run: Run, variants: tuple[str, str], config_id: str) -> pd.DataFrame:
+    """XLA's plan (steps.csv's `program_*`) of two variants at `config_id`, a row each; NaN where none was kept."""
+    steps = run.steps[(run.steps.config_id == config_id) & (run.steps["mode"] == "blocked")]
     kept = [f"program_{c}" for c in PLANNED if f"program_{c}" in steps]
     found = steps.groupby("variant")[kept].first().rename(columns=lambda c: c.removeprefix("program_"))
     return found.reindex(index=list(variants), columns=list(PLANNED)).astype(float)
@@ -53,9 +53,9 @@ def _holds(e: Expectation, r: float) -> bool:
     return (low is None or r > low or at(low)) and (high is None or r < high or at(high))
 
 
-def _elsewhere(e: Expectation, run: Run) -> str:
+def _elsewhere(e: Expectation, run: Run, judged: str) -> str:
     """How the rule fares at the other configurations, where both calls run one program (exact there too)."""
-    steps = run.steps[(run.steps["mode"] == "blocked") & (run.steps.config_id != run.base_id)
+    steps = run.steps[(run.steps["mode"] == "blocked") & (run.steps.config_id != judged)
                       & run.steps.variant.isin(e.pair)]
     if f"program_{e.part}_bytes" not in steps:
         return ""
@@ -72,7 +72,10 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     """A memory expectation on the planned totals per device: exact, so it holds or not. Not measured where a call
     runs several programs: the arrays between them are in no plan."""
     what, low, high = e.spoken
-    plans = planned(run, e.pair)
+    config_id = configuration(e, run)
+    if config_id is None:
+        return Judged(measured=f"{NOT_MEASURED_TEXT} no configuration {e.where} in this run", verdict=NOT_MEASURED)
+    plans = planned(run, e.pair, config_id)
     (a, b), programs, devices = plans[f"{e.part}_bytes"], plans.programs, plans.devices.tolist()
     missing = [v for v, total, planned_total in zip(e.pair, (a, b), plans.total_bytes, strict=True)
                if not np.isfinite(total) or not planned_total > 0]
@@ -93,9 +96,9 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     spans = "" if set(devices) <= {1.0} or not np.isfinite(devices).all() else (
         f"; {e.a} spans {devices[0]:.0f} device(s), {e.b} {devices[1]:.0f}: {short(a * devices[0] / size)} / "
         f"{short(b * devices[1] / size)} {unit} over them all")
-    return Judged(measured=f"{what} = {r:.3f}x at the base configuration {run.base_id} ({short(a / size)} / "
-                           f"{short(b / size)} "
-                           f"{unit} per device, XLA's plan{spans}){_elsewhere(e, run)}", verdict=verdict(_holds(e, r)),
+    where = f"{e.where} ({config_id})" if e.at else f"at the base configuration {config_id}"
+    return Judged(measured=f"{what} = {r:.3f}x {where} ({short(a / size)} / {short(b / size)} {unit} per device, "
+                           f"XLA's plan{spans}){_elsewhere(e, run, config_id)}", verdict=verdict(_holds(e, r)),
                   headline=Estimate(r, r, r, "x", what), edges=tuple(x for x in (low, high) if x))
 
 

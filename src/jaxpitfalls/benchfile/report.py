@@ -35,6 +35,8 @@ FIGURES = {
     "memory": "What XLA plans each variant's largest program's buffers to take on a device (their total) against "
               "each swept axis, the others at the base: the compiler's figure, exact, so no interval; a call of "
               "several programs also holds arrays between them (its `programs_planned` in the table).",
+    "memory_temporaries": "The temporaries alone of the same plans (activations and scratch: what `jax.checkpoint` "
+                          "and scans trade) against each swept axis; exact, so no interval.",
     "memory_parts": "What XLA plans each variant's largest program to hold on a device at the base configuration: "
                     "its arguments, its outputs (less what donated arguments hand them) and its temporaries "
                     "(activations: what `jax.checkpoint` trades); exact, so no interval. " + PANELS,
@@ -234,12 +236,15 @@ class Report:
         for mode in [m for m in ("blocked", FIRST_RUN_MODE) if m in self.spec.modes]:
             found |= self._swept(steps, comp, mode)
         planned = swept(steps[steps["mode"] == "blocked"])
-        if not planned.empty and planned.get("program_total_bytes", pd.Series(dtype=float)).notna().any():
-            unit, size = bytes_unit(planned.program_total_bytes.max())
-            found["memory"] = facet_lines(
-                planned.assign(total=planned.program_total_bytes / size), x="value", y="total", hue="variant",
-                col="axis", ylabel=f"planned total per device ({unit})", sharex=False, hue_order=self.spec.variants,
-                log=_log(planned), title=f"{self.spec.name}: planned memory of the largest program, per device")
+        for name, part, said in (("memory", "total", "memory"), ("memory_temporaries", "temporary", "temporaries")):
+            column = f"program_{part}_bytes"
+            if planned.empty or not planned.get(column, pd.Series(dtype=float)).notna().any():
+                continue
+            unit, size = bytes_unit(planned[column].max())
+            found[name] = facet_lines(
+                planned.assign(planned=planned[column] / size), x="value", y="planned", hue="variant", col="axis",
+                ylabel=f"planned {said} per device ({unit})", sharex=False, hue_order=self.spec.variants,
+                log=_log(planned), title=f"{self.spec.name}: planned {said} of the largest program, per device")
         found |= self._memory_parts(base[base["mode"] == "blocked"])
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead
