@@ -635,7 +635,7 @@ def test_the_measuring_jobs_parameter_changes_with_the_code_the_jobs_run_and_not
     """EXPECT's wording, comments and the docstring are not run: the same digest; the code, a new pair EXPECT has
     the jobs compare, another assignment beside EXPECT's, or the file's name (the trace names its frames by it): a
     new one."""
-    from jaxpitfalls.benchfile.spec import measured_code
+    from jaxpitfalls.benchfile.spec import measured_code, spec
 
     original = (ROOT / "examples/vmap_loop.py").read_text()
 
@@ -659,6 +659,12 @@ def test_the_measuring_jobs_parameter_changes_with_the_code_the_jobs_run_and_not
     base = digest(third)
     assert digest(third.replace('"vmap at least 2x', '"vmap at least 3x')) == base  # the floor's pair either way
     assert digest(third.replace('EXPECT = ["', 'EXPECT = ["again within 5% of vmap", "')) != base  # a pair to time
+    assert digest(third.replace('EXPECT = ["', 'EXPECT = ["again compiles within 5% of vmap", "')) != base  # too
+    assert digest(third.replace('EXPECT = ["', 'EXPECT = ["again uses less memory than vmap at batch=8", "')) == base
+    both = third.replace('EXPECT = ["', 'EXPECT = ["again within 5% of vmap", "vmap compiles faster than again", "')
+    (tmp_path / "both").mkdir()
+    (tmp_path / "both" / "bench.py").write_text(both)
+    assert spec("bench", tmp_path / "both" / "bench.py").extra_pairs == (("again", "vmap"),)  # named both ways: once
 
 
 def test_a_file_declaring_first_run_times_each_call_from_cleared_caches_compiling_every_sample(tmp_path, files):
@@ -693,7 +699,8 @@ VARIANTS = {"jitted": jitted, "twice": twice, "host": host}""")
                                                r"program in theirs"):  # before anything is timed
         run(bench(tmp_path, host, name="host_file"))
     with pytest.raises(BenchFileRefused, match=r"EXPECT 'twice within 50% of jitted when first run': first runs "
-                                               r"are timed where the file sets FIRST_RUN = True"):
+                                               r"are timed only where a file sets FIRST_RUN = True, which this one "
+                                               r"does not"):
         read(bench(tmp_path, measure.path.read_text().replace("FIRST_RUN = True", ""), name="other").path)
 
 
@@ -847,10 +854,12 @@ def _loop_refused(tmp_path, expect: list[str], **block) -> str:
 
 def test_an_expectation_at_a_value_no_configuration_times_is_refused_before_any_job(files, tmp_path):
     """Else it reads "not measured" once every timing job has run."""
-    said = _loop_refused(tmp_path, ["vmap faster than loop at batch=64", "vmap faster than loop at batch=32.0"],
-                         sweep={"batch": [32]})
-    assert said == ("1 problem in the config:\nconfig studies.mine: EXPECT 'vmap faster than loop at batch=64' is "
+    said = _loop_refused(tmp_path, ["vmap faster than loop at batch=64", "vmap faster than loop at batch=32.0",
+                                    "vmap uses less memory than loop at batch=16"], sweep={"batch": [32]})
+    assert said == ("2 problems in the config:\nconfig studies.mine: EXPECT 'vmap faster than loop at batch=64' is "
                     "judged at batch=64, which no configuration of the block times (batch: 8, 32): add it to `sweep` "
+                    "or `points`\nconfig studies.mine: EXPECT 'vmap uses less memory than loop at batch=16' is "
+                    "judged at batch=16, which no configuration of the block times (batch: 8, 32): add it to `sweep` "
                     "or `points`")
 
 
@@ -918,4 +927,10 @@ def test_the_planned_temporaries_are_drawn_over_each_swept_axis_beside_the_total
     (ax,) = [a for a in figures["memory_temporaries"].axes if a.get_lines()]
     drawn = sorted(round(y) for line in ax.get_lines() for y in line.get_ydata() if len(line.get_ydata()) == 2)
     assert drawn == [2, 8, 10, 40]  # KiB, one line a variant
-    assert "temporaries" in ax.get_ylabel() and "memory" in figures
+    assert "temporaries" in ax.get_ylabel() and "memory" in figures and ax.get_yscale() == "log"
+    steps.loc[steps.variant == "other", "program_temporary_bytes"] = 0  # an elementwise call plans none: drawn
+    (ax,) = [a for a in Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(),
+                                                              "comparisons": comparisons})["memory_temporaries"].axes
+             if a.get_lines()]
+    assert ax.get_yscale() == "linear" and sorted(y for line in ax.get_lines() for y in line.get_ydata()
+                                                   if len(line.get_ydata()) == 2) == [0, 0, 10, 40]

@@ -233,28 +233,55 @@ def test_a_compiles_sentence_judges_xla_compile_times_in_first_runs_and_only_the
     assert e.rule == ("compiling(b) / compiling(a) at n=32, XLA's compile time in first runs: the 95% interval "
                       "wholly above 1.2")
     assert parse_expectation("a compiles within 10% of b", VARIANTS).mode == "first_run"
+    assert parse_expectation("a compile within 10% of b", VARIANTS).compiling  # a walk's "scan compile ..."
     row = pd.Series({"ratio": 9.0, "ratio_ci_low": 8.0, "ratio_ci_high": 10.0,  # the first call's whole time
                      "compile_ratio": 0.5, "compile_ratio_ci_low": 0.4, "compile_ratio_ci_high": 0.6})
 
-    class OneRow:
-        comp = pd.DataFrame({"config_id": ["n32"], "variant": ["a"], "baseline": ["b"], "n": [32], "axes": ["n"]})
+    class Stored:
+        """One row of the pair, stored as t(a) / t(b) or, `reversed`, as t(b) / t(a)."""
+
         tables = {"checks": pd.DataFrame({"config_id": ["n32"], "processes": [3]})}
         base_id = "n32"
 
-        def pair(self, a, b, config_id=None, mode=None):
-            assert mode == "first_run"
-            return row
+        def __init__(self, reversed_: bool):
+            first, second = ("b", "a") if reversed_ else ("a", "b")
+            self.comp = pd.DataFrame({"config_id": ["n32"], "variant": [first], "baseline": [second], "n": [32],
+                                      "axes": ["n"]})
+            self.row = row.copy()
+            if reversed_:
+                for of in ("", "compile_"):
+                    self.row[[f"{of}ratio", f"{of}ratio_ci_low", f"{of}ratio_ci_high"]] = [
+                        1 / row[f"{of}ratio"], 1 / row[f"{of}ratio_ci_high"], 1 / row[f"{of}ratio_ci_low"]]
 
-    judged = judge(e, OneRow())
-    assert judged.verdict == "reproduced" and judged.measured.startswith("compiling(b) / compiling(a) = 2.000x")
-    row["compile_ratio"] = float("nan")  # a side whose first calls XLA compiled in no time it counted
-    assert judge(e, OneRow()).verdict == "not measured"
+        def pair(self, a, b, config_id=None, mode=None):
+            assert (a, b) == tuple(self.comp.iloc[0][["variant", "baseline"]])
+            self.mode = mode
+            return self.row
+
+    for reversed_ in (False, True):
+        judged = judge(e, stored := Stored(reversed_))
+        assert stored.mode == "first_run" and judged.verdict == "reproduced" and judged.measured.startswith(
+            "compiling(b) / compiling(a) = 2.000x [1.667, 2.500]"), judged.measured
+    for nothing in (0.0, float("nan"), float("inf")):  # a side that compiled in no time XLA counted: either way
+        for reversed_ in (False, True):
+            stored = Stored(reversed_)
+            stored.row["compile_ratio"] = nothing
+            judged = judge(e, stored)
+            assert (judged.verdict, judged.measured) == ("not measured", "not measured: no compile-time ratio at "
+                                                         "n=32 (n32)"), (nothing, reversed_)
+    row["ratio"] = float("nan")
+    assert judge(parse_expectation("a faster than b", VARIANTS), Stored(False)).measured.endswith(
+        "no ratio at the base configuration n32")  # a time sentence's, not said a compile time's
+    row[["compile_ratio", "compile_ratio_ci_low", "compile_ratio_ci_high"]] = [0.72, 0.6, 0.85]
+    row["compile_ratio_df"] = 2.0  # two processes, their own spread: processes decide it, not rounds
+    assert "2 degree(s) of freedom over 3 processes: about" in judge(e, Stored(False)).reason
     with pytest.raises(ValueError, match="leave 'when ...' out"):
         parse_expectation("a compiles faster than b when pipelined", VARIANTS)
     with pytest.raises(ValueError, match=r"'unroled' is not one of the variants \['unrolled', 'scan'\]: did you mean "
                                          r"'unrolled'\?"):  # a walk's typo
         parse_expectation("scan compiles faster than unroled", ("unrolled", "scan"))
-    with pytest.raises(BenchFileRefused, match=r"compiling is timed where the file sets FIRST_RUN = True"):
+    with pytest.raises(BenchFileRefused, match=r"compiling is timed only where a file sets FIRST_RUN = True, "
+                                                 r"which this one does not"):
         read(write(tmp_path, GOOD + 'EXPECT = ["square compiles faster than power"]\n'))
 
 

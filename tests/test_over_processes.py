@@ -104,6 +104,7 @@ def test_a_compile_ratio_is_judged_over_processes():
     job = row(table, variant="v", process="all")
     e = moderated.estimate(np.log([2.0, 2.5, 1.8]))
     assert (job.compile_ratio, job.compile_ratio_ci_low, job.compile_ratio_ci_high) == pytest.approx(e.as_ratio())
+    assert job.compile_ratio_df == pytest.approx(e.df)  # what an undecided compile sentence says would decide it
     pd.testing.assert_frame_equal(compile_ratios_over_processes(table, {"c": {}}), table)
 
 

@@ -1,5 +1,5 @@
 """`measure.target_precision` reached over fresh processes (jobs/study.py `_enough`, harness.processes
-.precise_enough): `processes` first, then one more at a time until every ratio of two variants' times is known to
+.half_widths): `processes` first, then one more at a time until every ratio of two variants' times is known to
 the target (or `target_share` of them), or `max_processes` (three times `processes` unless set) have timed it;
 refused over one process."""
 
@@ -9,7 +9,7 @@ import pytest
 from results_docs import process_doc
 
 from jaxpitfalls.contract.settings import Timing
-from jaxpitfalls.harness.processes import precise_enough
+from jaxpitfalls.harness.processes import half_widths
 from jaxpitfalls.harness.sampling import Sampling
 from jaxpitfalls.harness.stats import enough_within
 from jaxpitfalls.jobs.study import _enough
@@ -26,10 +26,18 @@ def _timing(**fields) -> Timing:
 
 def test_a_third_process_that_agrees_brings_the_interval_within_the_target():
     two, three = _measured(1.10, 1.11), _measured(1.10, 1.11, 1.105)
-    assert not precise_enough([m["doc"] for m in two], 0.05)  # t on 1 degree of freedom: 12.7
-    assert precise_enough([m["doc"] for m in three], 0.05)
+    assert half_widths([m["doc"] for m in two])["v / f (m)"] > 0.05  # t on 1 degree of freedom: 12.7
+    assert half_widths([m["doc"] for m in three])["v / f (m)"] < 0.05
     timing = _timing(processes=2, target_precision=0.05)
     assert [_enough(two[:1], timing), _enough(two, timing), _enough(three, timing)] == [False, False, True]
+
+
+def test_a_job_says_which_ratios_a_further_process_is_for(caplog):
+    """A walk's job ran to its most processes, its log saying only "process 4 (3 planned, up to 4 ...)"."""
+    caplog.set_level("INFO", logger="jaxpitfalls.jobs.study")
+    assert not _enough(_measured(1.10, 1.11), _timing(processes=2, target_precision=0.05))
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert said.startswith("0 of 1 ratios within +-5.0% after 2 process(es); the widest: v / f (m) +-")
 
 
 def test_processes_stop_at_the_most_and_without_a_target_at_the_first():

@@ -18,7 +18,7 @@ from ..contract.interface import Advice, Claim
 FIRST_RUN_MODE = "first_run"  # a FIRST_RUN file's third mode: a call from cleared caches
 
 _SENTENCE = re.compile(
-    r"^(?P<a>\w+)\s+(?:is\s+|(?P<compiles>compiles)\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
+    r"^(?P<a>\w+)\s+(?:is\s+|(?P<compiles>compiles?)\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
     r"(?P<b>\w+)(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?"
     r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
@@ -56,6 +56,9 @@ class Expectation:
     @property
     def where(self) -> str:
         return f"at {self.at[0]}={self.at[1]}" if self.at else "at the base configuration"
+
+    def judged_at(self, config_id: str) -> str:
+        return f"{self.where} ({config_id})" if self.at else f"at the base configuration {config_id}"
 
     @property
     def key(self) -> str:

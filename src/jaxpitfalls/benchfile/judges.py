@@ -24,10 +24,12 @@ def ratio(run: Run, a: str, b: str, mode: str, config_id: str,
     times the pair, and its df (or None)."""
     forward = ((run.comp.variant == a) & (run.comp.baseline == b)).any()
     row = run.pair(a, b, config_id, mode=mode) if forward else run.pair(b, a, config_id, mode=mode)
-    value, low, high = (row.get(f"{of}ratio{c}", math.nan) for c in ("", "_ci_low", "_ci_high"))
+    value, low, high = (float(row.get(f"{of}ratio{c}", math.nan)) for c in ("", "_ci_low", "_ci_high"))
+    if not 0 < value < math.inf:  # a side that took no time XLA counted: no ratio, whichever way it is stored
+        return math.nan, math.nan, math.nan, None
     df = row.get(f"{of}ratio_df")
     df = float(df) if df is not None and np.isfinite(df) else None
-    return (value, low, high, df) if forward else (1 / value, 1 / high, 1 / low, df)
+    return (value, low, high, df) if forward else (1 / value, 1 / high, 1 / low if low else math.inf, df)
 
 
 PLANNED = ("total_bytes", "temporary_bytes", "programs", "devices")
@@ -96,9 +98,9 @@ def judge_memory(e: Expectation, run: Run) -> Judged:
     spans = "" if set(devices) <= {1.0} or not np.isfinite(devices).all() else (
         f"; {e.a} spans {devices[0]:.0f} device(s), {e.b} {devices[1]:.0f}: {short(a * devices[0] / size)} / "
         f"{short(b * devices[1] / size)} {unit} over them all")
-    where = f"{e.where} ({config_id})" if e.at else f"at the base configuration {config_id}"
-    return Judged(measured=f"{what} = {r:.3f}x {where} ({short(a / size)} / {short(b / size)} {unit} per device, "
-                           f"XLA's plan{spans}){_elsewhere(e, run, config_id)}", verdict=verdict(_holds(e, r)),
+    return Judged(measured=f"{what} = {r:.3f}x {e.judged_at(config_id)} ({short(a / size)} / {short(b / size)} "
+                           f"{unit} per device, XLA's plan{spans}){_elsewhere(e, run, config_id)}",
+                  verdict=verdict(_holds(e, r)),
                   headline=Estimate(r, r, r, "x", what), edges=tuple(x for x in (low, high) if x))
 
 
@@ -126,10 +128,11 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     config_id = configuration(e, run)
     if config_id is None:
         return Judged(measured=f"{NOT_MEASURED_TEXT} no configuration {e.where} in this run", verdict=NOT_MEASURED)
-    where = f"{e.where} ({config_id})" if e.at else f"at the base configuration {config_id}"
+    where = e.judged_at(config_id)
     *r, df = ratio(run, e.a, e.b, e.mode, config_id, of="compile_" if e.compiling else "")
-    if not np.isfinite(r).all():  # a side whose first calls compiled in no time XLA counted
-        return Judged(measured=f"{NOT_MEASURED_TEXT} no compile-time ratio {where}", verdict=NOT_MEASURED)
+    if not np.isfinite(r[0]):
+        return Judged(measured=f"{NOT_MEASURED_TEXT} no {'compile-time ' if e.compiling else ''}ratio {where}",
+                      verdict=NOT_MEASURED)
     shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else tuple(r)
     what, low, high = e.spoken
     holds = "inside" if low and high else "above" if low else "below"

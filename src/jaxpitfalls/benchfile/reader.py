@@ -193,8 +193,8 @@ def _expectations(path: Path, node: ast.expr | None, variants: dict[str, str], f
                                                   f"setup ({', '.join(axes) or 'it takes none'})")))
         if found[-1].mode == FIRST_RUN_MODE and first_run is False:  # None: FIRST_RUN refused already
             said = "compiling is" if found[-1].compiling else "first runs are"
-            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {said} timed where the file sets "
-                                                  "FIRST_RUN = True")))
+            problems.append(str(_refuse(path, at, f"EXPECT {line!r}: {said} timed only where a file sets "
+                                                  "FIRST_RUN = True, which this one does not")))
         if len(problems) == before:  # a sentence with no problem of its own: the config check judges its `at`
             readable.append(found[-1])
     if problems:

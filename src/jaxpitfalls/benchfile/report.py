@@ -36,7 +36,8 @@ FIGURES = {
               "each swept axis, the others at the base: the compiler's figure, exact, so no interval; a call of "
               "several programs also holds arrays between them (its `programs_planned` in the table).",
     "memory_temporaries": "The temporaries alone of the same plans (activations and scratch: what `jax.checkpoint` "
-                          "and scans trade) against each swept axis; exact, so no interval.",
+                          "and scans trade) against each swept axis (a linear axis where a variant plans none); "
+                          "exact, no interval.",
     "memory_parts": "What XLA plans each variant's largest program to hold on a device at the base configuration: "
                     "its arguments, its outputs (less what donated arguments hand them) and its temporaries "
                     "(activations: what `jax.checkpoint` trades); exact, so no interval. " + PANELS,
@@ -159,9 +160,10 @@ class Report:
                 "(counted in its trace: a Python loop of jitted steps shows each, eager operations count too; blank "
                 "where untraced), its devices' time in collectives in a traced call (all-reduce, all-gather and the "
                 "like on each device's threads or streams, their waits for each other included, summed over the "
-                "devices; 0 on one device), programs its first call compiled from cold, the variants whose first "
-                "call compiled the same optimized programs (XLA built two spellings alike: between them only the "
-                "Python and the dispatch around the call may differ, and how often a call runs them: "
+                "devices; 0 on one device, blank where the trace shows no thread but the traced one), programs its "
+                "first call compiled from cold, the variants whose first call compiled the same optimized programs "
+                "(XLA built two spellings alike: between them only the Python and the dispatch around the call may "
+                "differ, and how often a call runs them: "
                 "`jit_calls_traced`), whether it returned NumPy arrays or numbers alone (computed by its programs, "
                 "they were waited for inside the call: its pipelined calls cannot overlap), and the compilations in "
                 "a worker process's warm-up (the job's count over its processes: each fresh process compiles its "
@@ -238,13 +240,14 @@ class Report:
         planned = swept(steps[steps["mode"] == "blocked"])
         for name, part, said in (("memory", "total", "memory"), ("memory_temporaries", "temporary", "temporaries")):
             column = f"program_{part}_bytes"
-            if planned.empty or not planned.get(column, pd.Series(dtype=float)).notna().any():
+            if planned.empty or not (planned.get(column, pd.Series(dtype=float)) > 0).any():
                 continue
             unit, size = bytes_unit(planned[column].max())
+            log = _log(planned) if (planned[column].dropna() > 0).all() else _log(planned).replace("y", "")
             found[name] = facet_lines(
                 planned.assign(planned=planned[column] / size), x="value", y="planned", hue="variant", col="axis",
                 ylabel=f"planned {said} per device ({unit})", sharex=False, hue_order=self.spec.variants,
-                log=_log(planned), title=f"{self.spec.name}: planned {said} of the largest program, per device")
+                log=log, title=f"{self.spec.name}: planned {said} of the largest program, per device")
         found |= self._memory_parts(base[base["mode"] == "blocked"])
         overhead = tables["overhead"]
         at_base = overhead[overhead.config_id == base_config_id(steps)] if not overhead.empty else overhead

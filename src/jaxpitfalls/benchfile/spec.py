@@ -103,8 +103,10 @@ def schema(setup: tuple[tuple[Axis, ...], bool]) -> dict[str, Any]:
 def spec(name: str, path: Path) -> StudySpec:
     """The study a benchmark file is, named `name` by the config."""
     bench = read(path)
-    pairs = tuple(dict.fromkeys(e.pair for e in bench.expectations if bench.floor not in e.pair and not e.memory))
-    pairs += tuple(p for p in bench.same_outputs_as.items() if {p, p[::-1]}.isdisjoint(pairs))  # timed as a pair
+    pairs: tuple[tuple[str, str], ...] = ()
+    named = [e.pair for e in bench.expectations if bench.floor not in e.pair and not e.memory]
+    for p in [*named, *bench.same_outputs_as.items()]:  # each pair timed once, whichever way a sentence names it
+        pairs += (p,) if {p, p[::-1]}.isdisjoint(pairs) else ()
     return StudySpec(
         name=name, variants=tuple(bench.variants), floor=bench.floor, traced_mode="blocked",
         modes=MODES | (FIRST_RUN if bench.first_run else {}),

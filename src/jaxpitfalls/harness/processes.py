@@ -210,11 +210,11 @@ def _merge_agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
                          "bitwise_equal": {k: all(r["bitwise_equal"][k] for r in records) for k in names}}
 
 
-def precise_enough(docs: list[dict[str, Any]], target: float, share: float = 1.0) -> bool:
-    """Whether `share` of the ratios of two variants' times (every one at 1) are known within `target` either way
-    so far."""
-    return stats.enough_within([stats.relative_half_width(found)
-                                for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
-                                if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"])],
-                               target, share)
+def half_widths(docs: list[dict[str, Any]]) -> dict[str, float]:
+    """How closely each ratio of two variants' times is known so far (its relative half-width), by
+    `variant / baseline (mode)`."""
+    return {f"{c['variant']} / {c['baseline']} ({c['mode']})": stats.relative_half_width(found)
+            for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
+            if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"])}
+
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from .. import registry, results
 from ..contract.settings import Timing
-from ..harness.processes import merge, precise_enough
+from ..harness.processes import half_widths, merge
+from ..harness.stats import enough_within
 from ..harness.workers import PipeWorker, WorkerFailed
 from .study_worker import measure_here
 
@@ -22,11 +23,16 @@ WORKER = "jaxpitfalls.jobs.study_worker"
 
 def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
     """Whether the processes so far suffice: `processes`, then `target_precision` reached by `target_share` of the
-    ratios, or `max_processes` timed."""
-    if len(measured) < timing.processes:
-        return False
-    return not timing.target_precision or len(measured) >= timing.most_processes or precise_enough(
-        [m["doc"] for m in measured], timing.target_precision, timing.target_share)
+    ratios (the widest logged: what a further process is for), or `max_processes` timed."""
+    if len(measured) < timing.processes or not timing.target_precision:
+        return len(measured) >= timing.processes
+    half = half_widths([m["doc"] for m in measured])
+    wide = sorted(((h, name) for name, h in half.items() if not h <= timing.target_precision), reverse=True)
+    log.info("%d of %d ratios within +-%.1f%% after %d process(es)%s", len(half) - len(wide), len(half),
+             100 * timing.target_precision, len(measured),
+             "; the widest: " + ", ".join(f"{name} +-{100 * h:.1f}%" for h, name in wide[:3]) if wide else "")
+    return len(measured) >= timing.most_processes or enough_within(list(half.values()), timing.target_precision,
+                                                                   timing.target_share)
 
 
 def measure_in_workers(request: dict[str, Any], timing: Timing, log_path: str | None, jax_cache_dir: str,

@@ -64,11 +64,12 @@ def _fill(job: pd.DataFrame, own: pd.DataFrame, keys: list[str], quantity: Quant
     for (column, *key), row, in_pool in zip(values.index, scaled, held, strict=True):
         e = next(found) if in_pool else moderated.estimate([float(row.mean())])  # one value: no interval
         job.loc[where[tuple(key)], list(named[column])] = [back(x) for x in (e.mean, e.low, e.high)]
+        if f"{column}_df" in job:  # where the table keeps one: what an undecided rule says would decide it
+            job.loc[where[tuple(key)], f"{column}_df"] = e.df
 
 
 def _estimated(table: pd.DataFrame, keys: list[str], quantities: list[Quantity], kinds: Kinds) -> pd.DataFrame:
     """`table` with each job's rows (process `all`) estimated from its processes' rows."""
-
     jobs = []
     for _, rows in table.groupby("config_id", sort=False):
         is_job = rows.process.astype(str) == POOLED
@@ -93,5 +94,5 @@ def compile_ratios_over_processes(comparisons: pd.DataFrame, marks: Marks) -> pd
     def kinds(job: pd.DataFrame) -> Callable[[tuple], Hashable]:
         return lambda pair: group_of(pair, marks.get(job.config_id.iat[0], {}))
 
-    return _estimated(comparisons, COMPARISON_KEYS, [([_with_interval("compile_ratio")], LOG, moderated.pooled)],
-                      kinds)
+    return _estimated(comparisons.assign(compile_ratio_df=math.nan), COMPARISON_KEYS,
+                      [([_with_interval("compile_ratio")], LOG, moderated.pooled)], kinds)
