@@ -934,3 +934,31 @@ def test_the_planned_temporaries_are_drawn_over_each_swept_axis_beside_the_total
              if a.get_lines()]
     assert ax.get_yscale() == "linear" and sorted(y for line in ax.get_lines() for y in line.get_ydata()
                                                    if len(line.get_ydata()) == 2) == [0, 0, 10, 40]
+
+
+def test_first_runs_compile_ratios_are_drawn_over_each_swept_axis(tmp_path):
+    """A re-walk: the compile-time ratios a sentence judges were in a table only, not drawn over the sweep."""
+    import pandas as pd
+
+    from jaxpitfalls.benchfile.report import Report
+    from jaxpitfalls.benchfile.spec import spec
+
+    path = bench(tmp_path, ONE_AND_OTHER + "FIRST_RUN = True\n").path
+    steps = pd.DataFrame({"config_id": ["n8", "n8", "n16", "n16"] * 2, "axes": "n", "n": [8, 8, 16, 16] * 2,
+                          "variant": ["one", "other"] * 4, "mode": ["first_run"] * 4 + ["blocked"] * 4,
+                          "demonstration": "", "median_ms": 300.0, "median_ci_low_ms": 280.0,
+                          "median_ci_high_ms": 320.0})
+    comparisons = pd.DataFrame({"config_id": ["n8", "n16"] * 2, "axes": "n", "n": [8, 16] * 2, "variant": "other",
+                                "baseline": "one", "mode": ["first_run"] * 2 + ["blocked"] * 2, "demonstration": "",
+                                "ratio": 1.0, "ratio_ci_low": 0.9, "ratio_ci_high": 1.1,
+                                "compile_ratio": [1.6, 0.6, None, None], "compile_ratio_ci_low": [1.5, 0.5, None, None],
+                                "compile_ratio_ci_high": [1.7, 0.7, None, None]})
+    figures = Report(spec("bench", path)).figures({"steps": steps, "overhead": pd.DataFrame(),
+                                                   "comparisons": comparisons})
+    (ax,) = [a for a in figures["compile_ratios"].axes if a.get_lines()]
+    (drawn,) = [container.lines[0].get_ydata() for container in ax.containers if container.get_label() == "other"]
+    assert sorted(drawn) == [0.6, 1.6]
+    assert "compiling / one's" in ax.get_ylabel()
+    assert "compile_ratios" not in Report(spec("bench", path)).figures(
+        {"steps": steps, "overhead": pd.DataFrame(), "comparisons": comparisons.drop(columns=[
+            c for c in comparisons if c.startswith("compile_")])})

@@ -32,6 +32,9 @@ FIGURES = {
                          "the others at the base; one panel per axis, with 95% intervals.",
     "ratios_first_run": "Each variant's first call over the floor's (first_run mode) against each swept axis, with 95% "
                         "intervals: above 1, slower than the floor.",
+    "compile_ratios": "Each variant's XLA compile time over the floor's in the same first runs (first_run mode, "
+                      "paired round by round) against each swept axis, with 95% intervals over processes: what "
+                      "`a compiles ... than b` judges.",
     "memory": "What XLA plans each variant's largest program's buffers to take on a device (their total) against "
               "each swept axis, the others at the base: the compiler's figure, exact, so no interval; a call of "
               "several programs also holds arrays between them (its `programs_planned` in the table).",
@@ -201,6 +204,13 @@ class Report:
                 floor, x="value", y="ratio", hue="variant", col="axis", low="ratio_ci_low", high="ratio_ci_high",
                 sharex=False, ylabel=f"time / {self.spec.floor}'s", hue_order=self.spec.variants, log=_log(floor),
                 reference=1.0, title=f"{self.spec.name}: each variant's time over {self.spec.floor}'s ({mode})")
+        compiled = floor[floor.compile_ratio > 0] if mode == FIRST_RUN_MODE and "compile_ratio" in floor else []
+        if len(compiled):
+            found["compile_ratios"] = facet_lines(
+                compiled, x="value", y="compile_ratio", hue="variant", col="axis", low="compile_ratio_ci_low",
+                high="compile_ratio_ci_high", sharex=False, ylabel=f"compiling / {self.spec.floor}'s",
+                hue_order=self.spec.variants, log=_log(compiled), reference=1.0,
+                title=f"{self.spec.name}: each variant's XLA compile time over {self.spec.floor}'s (first runs)")
         named = [f"{a} / {b}" for a, b in self.spec.extra_pairs]  # EXPECT's and SAME_OUTPUTS_AS' other pairs
         labelled = in_mode.assign(pair=in_mode.variant + " / " + in_mode.baseline)
         pairs = labelled[labelled.pair.isin(named)]
