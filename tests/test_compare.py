@@ -152,6 +152,11 @@ def test_a_slowdown_names_its_environment_change_and_one_sided_configurations_ar
                      r"±[\d.]+%", "\n".join(compare_report.in_brief(calm, 0.05)))
     undecided = "\n".join(compare_report.in_brief(table.assign(verdict="inconclusive"), 0.05))
     assert "- no row was shown to move beyond ±0.05" in undecided  # not "moved": none was decided
+    slower = pd.DataFrame({"ratio": [1.031, 1.055, 1.027], "ratio_ci_low": [0.989, 1.023, 1.008],
+                           "ratio_ci_high": [1.075, 1.087, 1.046], "verdict": "inconclusive"})  # a walk's release
+    assert compare_report.moved_lines(slower, 0.05, "Medians")[0][0].endswith(
+        "; every row reads slower, 2 of 3 with intervals that leave 1 out")
+    assert "every row" not in compare_report.moved_lines(slower.assign(ratio=[0.99, 1.05, 1.02]), 0.05, "M")[0][0]
 
 
 def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_request():
@@ -556,8 +561,7 @@ def test_a_row_that_moved_with_its_code_unchanged_says_so_and_what_changed_betwe
     assert "`filter_jit` (blocked): 1.3" in text and compare_report.SAME_CODE in text
     assert "- 1 of the 2 rows that moved compiled the same programs and made the same call in both runs" in text
     assert "Between the runs: code aaaaaaa -> bbbbbbb (`environment_changes` per row)." in text
-    assert ("Compiled programs and call, between the runs (their fingerprints): the same for `filter_jit`; changed "
-            "for `jit_flat`.") in text  # moved or not
+    assert "the same for `filter_jit`; changed for `jit_flat` (programs)." in text  # moved or not
     for side in (baseline, current):  # a packaged study's signature: counts of calls, no fingerprint of what ran
         for variant in side[("dispatch", "c")]["variants"].values():
             variant["signature"] = {"compiles_first_pass": 1}
@@ -591,6 +595,29 @@ def test_a_rewrite_xla_built_alike_is_the_same_code_for_warm_calls_not_for_first
     def doc(program):
         return {"variants": {"v": {"signature": {"program": program, "call": "c"}, "executable": "0123456789abcdef"}}}
 
-    assert compare.same_code(doc("einsum"), doc("matmul"), "v")
-    assert not compare.same_code(doc("einsum"), doc("matmul"), "v", warm=False)
-    assert compare.same_code(doc("einsum"), doc("einsum"), "v", warm=False)
+    assert compare.code_changes(doc("einsum"), doc("matmul"), "v") == ""
+    assert compare.code_changes(doc("einsum"), doc("matmul"), "v", warm=False) == "programs"
+    assert compare.code_changes(doc("einsum"), doc("einsum"), "v", warm=False) == ""
+
+
+def test_what_changed_of_a_variants_code_is_named_and_another_jaxlib_said():
+    """A walk timing one file on two JAX releases in lockstep read "changed for `eager_update`" where only JAX's
+    own Python on the call's path differed, and "the same" beside a jaxlib whose XLA may compile otherwise."""
+    def doc(python, executable=None):
+        return {"variants": {"v": {"signature": {"program": "p", "call": "c", "python": python, "python_calls": 9},
+                                   "executable": executable}}}
+
+    assert compare.code_columns(doc("jax 0.9"), doc("jax 0.10"), "v") == {"same_code": False,
+                                                                         "code_changed": "python"}
+    assert compare.code_columns(doc("a"), doc("a"), "v") == {"same_code": True, "code_changed": ""}
+    assert compare.code_columns({"variants": {"v": {"signature": {}}}}, doc("a"), "v") == {
+        "same_code": None, "code_changed": ""}
+    sides = pd.DataFrame({"study": "mine", "variant": ["fused", "eager_update"], "side": "new",
+                          "same_code": [True, False], "code_changed": ["", "python"],
+                          "environment_changes": "jax 0.9.2 -> 0.10.2; jaxlib 0.9.2 -> 0.10.2"})
+    (said, _) = compare_report.code_alike(sides, "sides")
+    assert said.endswith("the same for `fused`; changed for `eager_update` (python). jaxlib differs between them: "
+                         "XLA may compile the same lowered programs otherwise.")
+    assert compare.environment_changes({"packages": {"optax": None, "jax": "1"}},
+                                       {"packages": {"optax": "0.2.8", "jax": "1", "ml_dtypes": "0.5.3"}}) == (
+        "ml_dtypes not recorded -> 0.5.3; optax not installed -> 0.2.8")  # an older run's record had no ml_dtypes

@@ -13,7 +13,8 @@ from pathlib import Path
 from .. import sources
 from ..results import installed_version
 
-PACKAGES = ("jax", "jaxlib", "equinox", "optax", "transformers", "torch", "numpy", "snakemake")
+PACKAGES = ("jax", "jaxlib", "equinox", "optax", "transformers", "torch", "numpy", "snakemake",
+            "ml_dtypes", "opt_einsum", "scipy")  # JAX's own dependencies too: ml_dtypes moves a process's start
 
 
 def cpu_model() -> str:

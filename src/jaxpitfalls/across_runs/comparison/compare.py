@@ -55,14 +55,19 @@ def verdict(low: float, high: float, threshold: float) -> str:
     return "inconclusive"
 
 
+def _version(packages: dict[str, str | None], name: str) -> str:
+    """A package's recorded version, said where there is none: not installed, or not recorded (an older run)."""
+    return (packages[name] or "not installed") if name in packages else "not recorded"
+
+
 def environment_changes(baseline: dict[str, Any], current: dict[str, Any]) -> str:
     """What differs between two environments: versions, machine, flags, commit."""
     changes = []
     for key in COMPARABLE:
         before, after = baseline.get(key), current.get(key)
         if key == "packages":
-            changes += [f"{name} {before.get(name)} -> {after.get(name)}" for name in sorted(set(before) | set(after))
-                        if before.get(name) != after.get(name)]
+            changes += [f"{name} {_version(before, name)} -> {_version(after, name)}"
+                        for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
         elif before != after:
             changes.append(f"{key} {before} -> {after}")
     for name, before, after in zip(("code", "your study's file (digest)"), code_parts(baseline), code_parts(current),
@@ -93,8 +98,7 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
                     continue
                 group = groups.get((variant, mode), STEADY)
                 measured.append((len(rows), row | _medians(before, after, variant, mode, machine_units)
-                                 | {"same_code": same_code(before, after, variant, warm=group == STEADY),
-                                    "_group": group}))
+                                 | code_columns(before, after, variant, warm=group == STEADY) | {"_group": group}))
                 rows.append({})  # its place, filled once the configuration's rows are estimated together
         for (place, _), estimated in zip(measured, _estimated([r for _, r in measured], threshold), strict=True):
             rows[place] = estimated
@@ -104,25 +108,29 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
 
 
 FINGERPRINTS = ("program", "call")  # a signature's hashes of what ran; a study's counts of calls alone say less
+PARTS = {"program": "programs", "programs_compiled": "programs", "python": "python", "python_calls": "python"}
 
 
-def same_code(before: dict[str, Any], after: dict[str, Any], *variants: str, warm: bool = True) -> bool | None:
-    """Whether each variant made the same call and compiled the same programs, lowered or (`warm` rows: a first
-    run traces and lowers the new code) as XLA optimized them, in both runs (benchfile.signature); None where a
-    signature holds no fingerprint."""
+def code_changes(before: dict[str, Any], after: dict[str, Any], *variants: str, warm: bool = True) -> str | None:
+    """What of each variant's code differs between two runs (benchfile.signature): `programs` (lowered, or for
+    `warm` rows as XLA optimized them: a first run traces and lowers the new code), `python` (the functions a warm
+    call goes through, a library's own among them), `call` (as written); "" where none, None where a signature
+    holds no fingerprint."""
     pairs = [tuple(doc["variants"].get(v, {}) for doc in (before, after)) for v in variants]
     if not all(k in (e.get("signature") or {}) for pair in pairs for e in pair for k in FINGERPRINTS):
         return None
-    return all(_ran_alike(a, b) if warm else a["signature"] == b["signature"] for a, b in pairs)
+    changed = set()
+    for a, b in pairs:
+        rebuilt = warm and a.get("executable") is not None and a.get("executable") == b.get("executable")
+        changed |= {PARTS.get(k, k) for k in set(a["signature"]) | set(b["signature"])
+                    if a["signature"].get(k) != b["signature"].get(k) and not (rebuilt and k == "program")}
+    return ", ".join(sorted(changed))
 
 
-def _ran_alike(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    """One variant's two runs: the same signature, or the same but its lowered text, and its optimized programs'
-    fingerprint alike."""
-    lowered = [{k: x for k, x in e["signature"].items() if k != "program"} for e in (before, after)]
-    return before["signature"] == after["signature"] or (
-        lowered[0] == lowered[1] and before.get("executable") is not None
-        and before.get("executable") == after.get("executable"))
+def code_columns(before: dict[str, Any], after: dict[str, Any], *variants: str, warm: bool = True) -> dict[str, Any]:
+    """A row's `same_code` (None: unknown) and `code_changed` (what differs, blank where nothing or unknown)."""
+    changes = code_changes(before, after, *variants, warm=warm)
+    return {"same_code": None if changes is None else not changes, "code_changed": changes or ""}
 
 
 def _medians(before: dict[str, Any], after: dict[str, Any], variant: str, mode: str,
@@ -195,7 +203,8 @@ def _ratios_by_key(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, 
 
 
 RATIO_COLUMNS = ["study", "config_id", "variant", "against", "mode", "baseline_ratio", "current_ratio", "change",
-                 "change_ci_low", "change_ci_high", "df", "agree", "intervals_overlap", "same_code", "verdict",
+                 "change_ci_low", "change_ci_high", "df", "agree", "intervals_overlap", "same_code", "code_changed",
+                 "verdict",
                  "detectable_change", "samples_factor", "processes_needed"]
 
 
@@ -218,8 +227,8 @@ def paired_ratios(baseline: dict[Key, dict], current: dict[Key, dict], threshold
                          "baseline_ratio": old["ratio"], "current_ratio": new["ratio"], "change": change,
                          "change_ci_low": low, "change_ci_high": high, "df": f.df,
                          "agree": abs(change - 1) <= threshold, "intervals_overlap": overlap,
-                         "same_code": same_code(baseline[key], current[key], variant, against,
-                                                warm=group_of((variant, against, mode), groups) == (STEADY,)),
+                         **code_columns(baseline[key], current[key], variant, against,
+                                        warm=group_of((variant, against, mode), groups) == (STEADY,)),
                          "verdict": verdict(low, high, threshold)}
                         | _could_detect(f, f"{len(b)} / {len(a)}", threshold))
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)

@@ -14,16 +14,16 @@ import pandas as pd
 
 from ...harness import moderated
 from . import familywise, memory_plans, process_t
-from .compare import environment_changes, same_code, verdict
+from .compare import code_columns, environment_changes, verdict
 from .compare_report import between, code_alike, could_tell, counts, hoisted_columns, moved_lines, verdict_rule
 
 COLUMNS = ["study", "config_id", "variant", "mode", "side", "against", "ratio", "ratio_ci_low", "ratio_ci_high",
            "p_value", "df", "rounds", "processes", "contended_rounds", "order_effect", "injected", "verdict",
            "detectable_change", "samples_factor", "processes_needed", "against_median_ms", "side_median_ms",
-           "environment_changes", "process_log_ratios", "same_code"]
+           "environment_changes", "process_log_ratios", "same_code", "code_changed"]
 
 
-TEXT = ("environment_changes", "process_log_ratios")
+TEXT = ("environment_changes", "process_log_ratios", "code_changed")
 
 
 def read_table(path) -> pd.DataFrame:
@@ -66,7 +66,7 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
             "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
             "against_median_ms": process_t.median_ms([p[first][mode][variant] for p in processes]),
             "side_median_ms": process_t.median_ms([p[side][mode][variant] for p in processes]),
-            "same_code": same_code(*(_ran(timed["descriptions"][s][0]) for s in (first, side)), variant),
+            **code_columns(*(_ran(timed["descriptions"][s][0]) for s in (first, side)), variant),
         } | process_t.detectability(spread, len(processes), threshold, c["df"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
