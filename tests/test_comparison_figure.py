@@ -51,3 +51,13 @@ def test_a_lockstep_names_its_sides_and_an_empty_comparison_says_so():
     assert fig.axes[0].get_xlabel().startswith("head / base")
     empty = figure.lockstep(table.iloc[:0], 0.05)
     assert [t.get_text() for t in empty.axes[0].texts] == ["No row measured on both sides"]
+
+
+def test_rows_inside_the_band_keep_a_close_axis():
+    """A walk's four rows within 0.99-1.09 were drawn on 0.5-2: the locator's tick at the band's edge, 0.95, came
+    out a float's last bit above it, and the axis fell back to 1-2-5 steps."""
+    table = pd.DataFrame({"study": "s", "config_id": "c", "variant": ["fused", "eager"], "mode": "blocked",
+                          "ratio": [1.031, 1.055], "ratio_ci_low": [0.989, 1.023], "ratio_ci_high": [1.075, 1.0867],
+                          "verdict": "inconclusive"})
+    low, high = figure.two_runs(table, pd.DataFrame(), 0.05).axes[0].get_xlim()
+    assert 0.9 <= low <= 0.95 + 1e-9 and 1.0867 <= high <= 1.15  # the band's edge, a last bit either way

@@ -75,7 +75,9 @@ def _log_x(axes, values: pd.Series, threshold: float) -> None:
     finite = values[(values > 0) & (values < math.inf)]
     low, high = min(finite.min(), 1 - threshold), max(finite.max(), 1 + threshold)
     even = [t for t in ticker.MaxNLocator(6, steps=[1, 2, 2.5, 5, 10]).tick_values(low, high) if t > 0]
-    ticks = even if high / low < 3 and even[0] <= low and even[-1] >= high else log_ticks(low, high)  # ends labelled
+    close = 1e-9  # a tick at the band's edge computed a float's last bit past it (0.9500000000000001)
+    ticks = even if high / low < 3 and even[0] <= low * (1 + close) and even[-1] >= high * (1 - close) else log_ticks(
+        low, high)  # ends labelled
     for ax in axes:
         ax.set_xscale("log")
         ax.set_xlim(ticks[0], ticks[-1])

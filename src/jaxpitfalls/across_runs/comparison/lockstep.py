@@ -228,8 +228,9 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         "side compares blocks a fraction of a second apart on the same machine (drift cancels). Ratio: over the "
         "fresh processes, the mean of each one's median log-ratio, with Student's t 95% interval on the spread "
         "between processes, pooled with the job's other rows (`df`: its degrees of freedom; a process shifts all "
-        "its rounds alike: the processes are the independent units; one process gives no interval). "
-        + verdict_rule(threshold), "",
+        "its rounds alike: the processes are the independent units; one process gives no interval); "
+        "`against_median_ms` and `side_median_ms` are each side's own median, which may read otherwise than the "
+        "ratio of rounds paired. " + verdict_rule(threshold), "",
         *described, "",
         *set_up,
         *_machine_line(list(timed_docs)),
