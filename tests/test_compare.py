@@ -610,6 +610,12 @@ def test_what_changed_of_a_variants_code_is_named_and_another_jaxlib_said():
     assert compare.code_columns(doc("jax 0.9"), doc("jax 0.10"), "v") == {"same_code": False,
                                                                          "code_changed": "python"}
     assert compare.code_columns(doc("a"), doc("a"), "v") == {"same_code": True, "code_changed": ""}
+    retraced = [doc(python) for python in ("one trace", "another")]
+    for d in retraced:  # RECOMPILES: tracing's Python varies from process to process, so from run to run too
+        d["variants"]["v"]["signature"]["retraces"] = True
+    assert compare.code_columns(*retraced, "v") == {"same_code": True, "code_changed": ""}
+    retraced[0]["variants"]["v"]["signature"]["retraces"] = False  # one run's warm call compiled, the other's not
+    assert compare.code_changes(*retraced, "v") == "programs"
     assert compare.code_columns({"variants": {"v": {"signature": {}}}}, doc("a"), "v") == {
         "same_code": None, "code_changed": ""}
     sides = pd.DataFrame({"study": "mine", "variant": ["fused", "eager_update"], "side": "new",

@@ -111,7 +111,8 @@ def parse_expectation(text: str, variants: tuple[str, ...]) -> Expectation:
         raise ValueError("not an expectation this reads: write e.g. 'vmap at least 2x faster than loop', "
                          "'filter_jit no more than 5% slower than jit', 'a within 3% of b' (optionally ending "
                          "'at n=1024', then 'when pipelined' or 'when first run'), 'scan compiles at least 2x "
-                         "faster than unrolled', 'donated uses at least 40% less [temporary] memory than copied'")
+                         "faster than unrolled', 'donated uses at least 40% less [temporary] memory than copied "
+                         "[at n=1024]'")
     a, b, bound = m["a"], m["b"], (m["bound"] or "").lower()
     for name in (a, b):
         if name not in variants:

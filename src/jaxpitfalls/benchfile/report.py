@@ -34,7 +34,7 @@ FIGURES = {
                         "intervals: above 1, slower than the floor.",
     "compile_ratios": "Each variant's XLA compile time over the floor's in the same first runs (first_run mode, "
                       "paired round by round) against each swept axis, with 95% intervals over processes: what "
-                      "`a compiles ... than b` judges.",
+                      "`a compiles ... than b` judges against the floor.",
     "memory": "What XLA plans each variant's largest program's buffers to take on a device (their total) against "
               "each swept axis, the others at the base: the compiler's figure, exact, so no interval; a call of "
               "several programs also holds arrays between them (its `programs_planned` in the table).",
