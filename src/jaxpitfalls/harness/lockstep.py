@@ -162,11 +162,12 @@ def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[lis
 
 
 def _shared_calls(descriptions: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """The first side's calls per sample, but a variant some side compiles in every call (a benchmark file's
-    RECOMPILES) gets the fewest any side calibrated: the first side's, if fixed, would make its samples minutes."""
+    """Calls per sample every side is asked for: the most any side's first worker calibrated (a sub-millisecond
+    call's count varies 3x between workers: the first side's alone left samples a third of `min_sample_s`), but a
+    variant some side compiles in every call (a benchmark file's RECOMPILES) the fewest: its samples, minutes."""
     recompiling = {v for d in descriptions for v in d.get("recompiling", ())}
-    return {mode: {v: min(d["calls_per_sample"][mode][v] for d in descriptions) if v in recompiling else n
-                   for v, n in by_variant.items()}
+    return {mode: {v: (min if v in recompiling else max)(d["calls_per_sample"][mode][v] for d in descriptions)
+                   for v in by_variant}
             for mode, by_variant in descriptions[0]["calls_per_sample"].items()}
 
 
