@@ -315,10 +315,12 @@ def test_the_machine_is_watched_round_by_round_with_the_workers_own_cpu_taken_ou
     assert "2 of 10 rounds contended beyond 20% of the cores, kept" in text
     assert "machine not watched" in lockstep.markdown(table, {"a": {}, "b": {}}, 0.05, [{"sides": ["a", "b"]}])
     files = {side: [{"environment": {"study_code": {"git": git}}}] for side, git in
-             (("a", {"commit": "0123456789", "dirty": False}), ("b", {"commit": None, "dirty": True}))}
-    text = lockstep.markdown(table, {"a": {}, "b": {}}, 0.05, [timed | {"descriptions": files}])
+             (("a", {"commit": "0123456789", "dirty": False}), ("b", {"commit": "0123456789", "dirty": True}),
+              ("c", {"commit": None, "dirty": True}))}
+    text = lockstep.markdown(table, {"a": {}, "b": {}, "c": {}}, 0.05, [timed | {"descriptions": files}])
     assert "- `a`: this environment, the benchmark file as committed at `0123456`" in text
     assert "- `b`: this environment, the benchmark file with uncommitted changes" in text
+    assert "- `c`: this environment, the benchmark file as it is on disk (in no commit)" in text  # a walk's, untracked
 
 
 

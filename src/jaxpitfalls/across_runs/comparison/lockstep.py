@@ -166,6 +166,8 @@ def _file_state(environment: dict[str, Any]) -> str:
         return ""
     if git.get("commit") and not git.get("dirty"):
         return f", the benchmark file as committed at `{git['commit'][:7]}`"
+    if not git.get("commit"):  # a repository's file git does not track, or none
+        return ", the benchmark file as it is on disk (in no commit)"
     return ", the benchmark file with uncommitted changes (it or a module beside it that it imports)"
 
 
