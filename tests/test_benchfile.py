@@ -220,7 +220,8 @@ def test_outputs_that_differ_fail_the_job_unless_the_file_says_why(tmp_path):
 
         VARIANTS = {"tanh": tanh, "sine": sine}
     '''
-    with pytest.raises(VariantOutputsDisagree, match=r"OUTPUTS_DIFFER.*does each call compute its result anew"):
+    with pytest.raises(VariantOutputsDisagree,
+                       match=r"does each call compute its result anew.*OUTPUTS_DIFFER.*rounding alone: set TOLERANCE"):
         run(bench(tmp_path, body))  # a walk's call returning a precomputed result, told to declare it, timed
     doc = run(bench(tmp_path, body + '    OUTPUTS_DIFFER = {"sine": "another function, timed for its cost"}\n'))
     assert doc["checks"]["outputs_agree"]["differ_on_purpose"] == {"sine": "another function, timed for its cost"}

@@ -208,6 +208,8 @@ def test_a_sentence_at_a_swept_value_is_judged_at_that_configuration_and_an_unkn
         "a faster than b at n=1", VARIANTS).key  # not "states one expectation twice"
     judged = judge(e, TwoConfigs())
     assert judged.verdict == "reproduced" and judged.measured.startswith("t(b) / t(a) = 2.000x [1.818, 2.222] at n=32")
+    # a walk's: a sync's cost gone at the wider size was said nowhere; the rule at the others, as memory's is
+    assert judged.measured.endswith("; at the other configurations it holds at 0 of 1 (n8 1.000x [0.909, 1.111])")
     absent = judge(parse_expectation("a faster than b at n=64", VARIANTS), TwoConfigs())
     assert absent.verdict == "not measured" and "no configuration at n=64 in this run" in absent.measured
     with pytest.raises(BenchFileRefused, match=r"'width' is not a parameter of setup \(n, dtype, scale, shape\)"):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..contract.decisions import decide, interval, verdict
+from ..contract.decisions import Decision, decide, interval, verdict
 from ..contract.judging import NOT_MEASURED_TEXT, Judges, Run
 from ..contract.verdicts import NOT_MEASURED, Estimate, Judged
 from ..formatting import bytes_unit, short
@@ -120,6 +120,32 @@ def configuration(e: Expectation, run: Run) -> str | None:
                                               for o in others), default=None)
 
 
+def _decided(e: Expectation, run: Run, config_id: str) -> tuple[tuple[float, float, float], Decision] | None:
+    """The sentence's ratio at `config_id` as it speaks, and its rule's decision; None where there is no ratio."""
+    try:
+        *r, df = ratio(run, e.a, e.b, e.mode, config_id, of="compile_" if e.compiling else "")
+    except LookupError:  # the pair not timed in that mode there
+        return None
+    if not np.isfinite(r[0]):
+        return None
+    shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else tuple(r)
+    _, low, high = e.spoken
+    checks = run.tables["checks"]
+    processes = int(checks.loc[checks.config_id == config_id, "processes"].max())
+    return shown, decide(shown[1], shown[2], *(x for x in (low, high) if x), log=True, df=df, processes=processes,
+                         holds="inside" if low and high else "above" if low else "below")
+
+
+def _time_elsewhere(e: Expectation, run: Run, judged: str) -> str:
+    """How the rule fares at the other configurations that time the pair, as a memory sentence says it."""
+    others = [c for c in dict.fromkeys(run.comp.get("config_id", ())) if c != judged]
+    found = [(c, d) for c in others if (d := _decided(e, run, c))]
+    said = ", ".join(f"{c} {interval(*shown, 'x')}" for c, (shown, _) in found[:4])
+    said += ", ..." if len(found) > 4 else ""
+    held = sum(decision.outcome is True for _, (_, decision) in found)
+    return f"; at the other configurations it holds at {held} of {len(found)} ({said})" if found else ""
+
+
 def judge(expectation: Expectation, run: Run) -> Judged:
     """One expectation on this run, shown as its sentence speaks (a speed-up where it says faster)."""
     e = expectation
@@ -128,19 +154,13 @@ def judge(expectation: Expectation, run: Run) -> Judged:
     config_id = configuration(e, run)
     if config_id is None:
         return Judged(measured=f"{NOT_MEASURED_TEXT} no configuration {e.where} in this run", verdict=NOT_MEASURED)
-    where = e.judged_at(config_id)
-    *r, df = ratio(run, e.a, e.b, e.mode, config_id, of="compile_" if e.compiling else "")
-    if not np.isfinite(r[0]):
+    where, found = e.judged_at(config_id), _decided(e, run, config_id)
+    if found is None:
         return Judged(measured=f"{NOT_MEASURED_TEXT} no {'compile-time ' if e.compiling else ''}ratio {where}",
                       verdict=NOT_MEASURED)
-    shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else tuple(r)
-    what, low, high = e.spoken
-    holds = "inside" if low and high else "above" if low else "below"
-    checks = run.tables["checks"]
-    processes = int(checks.loc[checks.config_id == config_id, "processes"].max())
-    decision = decide(shown[1], shown[2], *(x for x in (low, high) if x), holds=holds, log=True, df=df,
-                      processes=processes)
-    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} {where} ({e.mode})",
+    (shown, decision), (what, low, high) = found, e.spoken
+    return decision.judged(measured=f"{what} = {interval(*shown, 'x')} {where} ({e.mode})"
+                                    f"{_time_elsewhere(e, run, config_id)}",
                            headline=Estimate(*shown, "x", what), edges=tuple(x for x in (low, high) if x))
 
 

@@ -203,9 +203,9 @@ def _checks(bench: BenchFile, prepared: Prepared) -> dict[str, Any]:
 def _agree(bench: BenchFile, prepared: Prepared, variants: list[str], reference: str) -> dict[str, Any]:
     """`variants`' outputs held to `reference`'s: their structure, then every leaf within TOLERANCE."""
     declared = "check the variant's SAME_OUTPUTS_AS entry" if reference != bench.floor else (
-        "if it computes something else on purpose, name it in OUTPUTS_DIFFER with why, or in SAME_OUTPUTS_AS with "
-        "the variant whose outputs it must equal; if it should compute the floor's, does each call compute its "
-        "result anew (nothing computed before the timer), carrying state as the floor does?")
+        "if it should compute the floor's: does each call compute its result anew (nothing computed before the "
+        "timer), carrying state as the floor does? If it computes something else on purpose, name it in "
+        "OUTPUTS_DIFFER with why, or in SAME_OUTPUTS_AS with the variant whose outputs it must equal")
     try:
         require_same_structure({v: prepared.structures[v] for v in variants}, reference)
     except VariantOutputsDisagree as e:
@@ -214,7 +214,8 @@ def _agree(bench: BenchFile, prepared: Prepared, variants: list[str], reference:
         return require_agree({v: prepared.outputs[v] for v in variants}, reference, exact=False, rtol=bench.rtol,
                              atol=bench.atol)
     except VariantOutputsDisagree as e:
-        raise VariantOutputsDisagree(f"{bench.path}: {e} (set TOLERANCE, or {declared})") from e
+        raise VariantOutputsDisagree(f"{bench.path}: {e} ({declared}; a difference of rounding alone: set "
+                                     "TOLERANCE)") from e
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ FIGURES = {
                     "(activations: what `jax.checkpoint` trades); exact, so no interval. " + PANELS,
     "time_split": "Where a call's time goes at the base configuration, per variant: its untraced blocked median "
                   "split by the shares of its traced calls (the profiler's Python tracer inflates Python time: "
-                  "Python's parts are upper bounds, dispatch and wait lower). From a few traced calls, no interval. "
+                  "Python's parts are upper bounds, dispatch and wait lower; on a CPU, dispatch and wait trade a short "
+                  "program's run between them: read them together). From a few traced calls, no interval. "
                   + PANELS,
 }
 
