@@ -306,6 +306,8 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     reason = to_decide(1.043, 1.075, 1.05, log=True)
     assert "the interval crosses 1.05; about 3.2x the samples would decide it" in reason
     assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; about 2.2x the samples")
+    assert to_decide(0.0, float("inf"), 1.0, log=True) == ("undecided: the interval is unbounded (one process, or none "
+                                                     "over processes)")  # no log(0) to divide by
     assert "centred on the edge 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
     assert "a run's" not in reason  # 3.2x: more rounds could do it
     # a reference run's first_run_linear, 1.394x [0.188, 10.362] against 0.8-1.25: hundreds of times the samples

@@ -170,7 +170,7 @@ def test_an_expectation_is_judged_and_said_as_its_sentence_speaks():
     row = pd.Series({"ratio": 1 / 4.724, "ratio_ci_low": 1 / 273.977, "ratio_ci_high": 1 / 0.081})
 
     class OneRow:
-        comp = pd.DataFrame({"variant": ["a"], "baseline": ["b"]})
+        comp = pd.DataFrame({"config_id": ["n8"], "variant": ["a"], "baseline": ["b"], "mode": ["blocked"]})
         tables = {"checks": pd.DataFrame({"config_id": ["n8"], "processes": [2]})}
         base_id = "n8"
 
@@ -195,7 +195,7 @@ def test_a_sentence_at_a_swept_value_is_judged_at_that_configuration_and_an_unkn
 
     class TwoConfigs:
         comp = pd.DataFrame({"config_id": ["n8", "n32"], "variant": ["a", "a"], "baseline": ["b", "b"],
-                             "n": [8, 32], "axes": ["n", "n"]})
+                             "mode": "pipelined", "n": [8, 32], "axes": ["n", "n"]})
         tables = {"checks": pd.DataFrame({"config_id": ["n8", "n32"], "processes": [2, 3]})}
         base_id = "n8"
 
@@ -209,7 +209,12 @@ def test_a_sentence_at_a_swept_value_is_judged_at_that_configuration_and_an_unkn
     judged = judge(e, TwoConfigs())
     assert judged.verdict == "reproduced" and judged.measured.startswith("t(b) / t(a) = 2.000x [1.818, 2.222] at n=32")
     # a walk's: a sync's cost gone at the wider size was said nowhere; the rule at the others, as memory's is
-    assert judged.measured.endswith("; at the other configurations it holds at 0 of 1 (n8 1.000x [0.909, 1.111])")
+    assert judged.measured.endswith("; at the other configurations it holds at 0, fails at 0, undecided at 1 of 1 "
+                                    "(n8 1.000x [0.909, 1.111])")  # crossing 1 there: undecided, not failed
+    rows["n8"] = (1.0, 0.0, math.inf)  # one process there: no interval, a speed-up's ends flipped without a fault
+    assert judge(e, TwoConfigs()).measured.endswith("undecided at 1 of 1 (n8 1.000x [0.000, inf])")
+    rows["n8"] = (2.0, 1.8, 2.2)  # slower there: fails
+    assert judge(e, TwoConfigs()).measured.endswith("holds at 0 of 1 (n8 0.500x [0.455, 0.556])")
     absent = judge(parse_expectation("a faster than b at n=64", VARIANTS), TwoConfigs())
     assert absent.verdict == "not measured" and "no configuration at n=64 in this run" in absent.measured
     with pytest.raises(BenchFileRefused, match=r"'width' is not a parameter of setup \(n, dtype, scale, shape\)"):
@@ -247,7 +252,8 @@ def test_a_compiles_sentence_judges_xla_compile_times_in_first_runs_and_only_the
 
         def __init__(self, reversed_: bool):
             first, second = ("b", "a") if reversed_ else ("a", "b")
-            self.comp = pd.DataFrame({"config_id": ["n32"], "variant": [first], "baseline": [second], "n": [32],
+            self.comp = pd.DataFrame({"config_id": ["n32"], "variant": [first], "baseline": [second],
+                                      "mode": "first_run", "n": [32],
                                       "axes": ["n"]})
             self.row = row.copy()
             if reversed_:

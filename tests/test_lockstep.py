@@ -320,7 +320,7 @@ def test_the_machine_is_watched_round_by_round_with_the_workers_own_cpu_taken_ou
     text = lockstep.markdown(table, {"a": {}, "b": {}, "c": {}}, 0.05, [timed | {"descriptions": files}])
     assert "- `a`: this environment, the benchmark file as committed at `0123456`" in text
     assert "- `b`: this environment, the benchmark file with uncommitted changes" in text
-    assert "- `c`: this environment, the benchmark file as it is on disk (in no commit)" in text  # a walk's, untracked
+    assert "- `c`: this environment, the benchmark file as it is on disk (it or a module beside it" in text  # untracked
 
 
 
@@ -357,6 +357,8 @@ def test_a_lockstep_row_says_whether_its_sides_compiled_the_same_programs():
     assert table.set_index("variant").same_code.to_dict() == {"filter_jit": True, "jit_partition": False}
     assert "the same for `filter_jit`; changed for `jit_partition` (programs)." in lockstep.markdown(
         table, {"a": {}, "b": {}}, 0.05, [timed])
+    timed["descriptions"]["b"][0]["recompiling"] = ["filter_jit"]  # compiles in every call: its lowered code, timed
+    assert not lockstep.side_by_side(_doc(timed)).set_index("variant").same_code.filter_jit  # as two runs judge it
 
 
 class OffsetPerProcess(FakeWorker):

@@ -64,10 +64,19 @@ def _elsewhere(e: Expectation, run: Run, judged: str) -> str:
     one = steps[steps.program_programs == 1].pivot_table(index="config_id", columns="variant",
                                                          values=f"program_{e.part}_bytes", aggfunc="first")
     ratios = {config: row[e.a] / row[e.b] for config, row in one.iterrows() if set(e.pair) <= set(row.dropna().index)}
-    said = ", ".join(f"{config} {r:.3f}x" for config, r in list(ratios.items())[:4])
-    said += ", ..." if len(ratios) > 4 else ""
-    held = sum(_holds(e, r) for r in ratios.values())
-    return f"; at the other configurations it holds at {held} of {len(ratios)} ({said})" if ratios else ""
+    return _at_others([(config, f"{r:.3f}x", _holds(e, r)) for config, r in ratios.items()])
+
+
+def _at_others(found: list[tuple[str, str, bool | None]]) -> str:
+    """`; at the other configurations it holds at 1, fails at 0, undecided at 1 of 2 (c1 0.9x, c2 1.1x)`: each
+    configuration's number and its rule's outcome (None: undecided, said apart from "fails")."""
+    if not found:
+        return ""
+    said = ", ".join(f"{config} {number}" for config, number, _ in found[:4]) + (", ..." if len(found) > 4 else "")
+    held, failed = (sum(outcome is way for _, _, outcome in found) for way in (True, False))
+    counts = f"{held} of" if held + failed == len(found) else (
+        f"{held}, fails at {failed}, undecided at {len(found) - held - failed} of")
+    return f"; at the other configurations it holds at {counts} {len(found)} ({said})"
 
 
 def judge_memory(e: Expectation, run: Run) -> Judged:
@@ -121,29 +130,25 @@ def configuration(e: Expectation, run: Run) -> str | None:
 
 
 def _decided(e: Expectation, run: Run, config_id: str) -> tuple[tuple[float, float, float], Decision] | None:
-    """The sentence's ratio at `config_id` as it speaks, and its rule's decision; None where there is no ratio."""
-    try:
-        *r, df = ratio(run, e.a, e.b, e.mode, config_id, of="compile_" if e.compiling else "")
-    except LookupError:  # the pair not timed in that mode there
+    """The sentence's ratio at `config_id` as it speaks (t(b) / t(a) where it says faster), and its rule's
+    decision; None where there is no ratio."""
+    *shown, df = ratio(run, *(e.pair[::-1] if e.faster else e.pair), e.mode, config_id,
+                       of="compile_" if e.compiling else "")
+    if not np.isfinite(shown[0]):
         return None
-    if not np.isfinite(r[0]):
-        return None
-    shown = (1 / r[0], 1 / r[2], 1 / r[1]) if e.faster else tuple(r)
     _, low, high = e.spoken
     checks = run.tables["checks"]
     processes = int(checks.loc[checks.config_id == config_id, "processes"].max())
-    return shown, decide(shown[1], shown[2], *(x for x in (low, high) if x), log=True, df=df, processes=processes,
-                         holds="inside" if low and high else "above" if low else "below")
+    return tuple(shown), decide(shown[1], shown[2], *(x for x in (low, high) if x), log=True, df=df,
+                                processes=processes, holds="inside" if low and high else "above" if low else "below")
 
 
 def _time_elsewhere(e: Expectation, run: Run, judged: str) -> str:
     """How the rule fares at the other configurations that time the pair, as a memory sentence says it."""
-    others = [c for c in dict.fromkeys(run.comp.get("config_id", ())) if c != judged]
-    found = [(c, d) for c in others if (d := _decided(e, run, c))]
-    said = ", ".join(f"{c} {interval(*shown, 'x')}" for c, (shown, _) in found[:4])
-    said += ", ..." if len(found) > 4 else ""
-    held = sum(decision.outcome is True for _, (_, decision) in found)
-    return f"; at the other configurations it holds at {held} of {len(found)} ({said})" if found else ""
+    comp = run.comp
+    timed = comp[comp.variant.isin(e.pair) & comp.baseline.isin(e.pair) & (comp["mode"] == e.mode)]
+    found = [(c, d) for c in dict.fromkeys(timed.config_id) if c != judged and (d := _decided(e, run, c))]
+    return _at_others([(c, interval(*shown, "x"), decision.outcome) for c, (shown, decision) in found])
 
 
 def judge(expectation: Expectation, run: Run) -> Judged:

@@ -79,6 +79,8 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     crossed = [e for e in edges if low < e < high]
     if not crossed:
         return ""
+    if log and not 0 < low <= high < np.inf:  # one process: no spread, so no interval to narrow
+        return f"undecided: {of} is unbounded (one process, or none over processes)"
     lo, hi = scale(low), scale(high)
     middle, half = (lo + hi) / 2, (hi - lo) / 2
     nearest = min(crossed, key=lambda e: abs(middle - scale(e)))

@@ -49,8 +49,8 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
                 samples_per_block: int, seed: int = 0, watch: Watch = REAL, max_busy_share: float = 0.2,
                 enough: Callable[[dict[str, Any]], bool] | None = None, most: int = 0) -> dict[str, Any]:
     """Per process one warm worker per side, per mode `rounds` rounds of one block per variant and side in a
-    Williams order, all with the first side's calls per sample so a per-sample cost weighs alike. Every round is
-    kept, its machine watched. Given `enough`, processes are added until it holds or `most` ran.
+    Williams order, all with one count of calls per sample (_shared_calls) so a per-sample cost weighs alike.
+    Every round is kept, its machine watched. Given `enough`, processes are added until it holds or `most` ran.
 
     Returns block medians by process, side, mode, variant and round, the orders, each round's machine, the calls
     per sample and the sides."""

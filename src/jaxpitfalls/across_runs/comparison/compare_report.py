@@ -193,9 +193,9 @@ def code_alike(table: pd.DataFrame, what: str) -> list[str]:
                        for k in by_row.index[by_row == alike]) or "none" for alike in (True, False)]
     xla = " jaxlib differs between them: XLA may compile the same lowered programs otherwise." if table.get(
         "environment_changes", pd.Series(dtype=str)).astype(str).str.contains("jaxlib ").any() else ""
-    return [f"Your code between the {what} (fingerprints of the programs each variant compiled, lowered or as XLA "
-            f"optimized them, of the Python a warm call goes through, a library's own among it, and of the call as "
-            f"written): the same for {names[0]}; changed for {names[1]}.{xla}", ""]
+    return [f"What each variant ran, between the {what} (fingerprints of the programs it compiled, lowered or as XLA "
+            f"optimized them; `python`: the functions a warm call goes through, a library's own among them; the call "
+            f"as written): the same for {names[0]}; changed for {names[1]}.{xla}", ""]
 
 
 def between(table: pd.DataFrame, what: str) -> list[str]:

@@ -66,7 +66,8 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
             "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
             "against_median_ms": process_t.median_ms([p[first][mode][variant] for p in processes]),
             "side_median_ms": process_t.median_ms([p[side][mode][variant] for p in processes]),
-            **code_columns(*(_ran(timed["descriptions"][s][0]) for s in (first, side)), variant),
+            **code_columns(*(_ran(timed["descriptions"][s][0]) for s in (first, side)), variant,
+                           warm=variant not in recompiling),  # a call compiling anew: its lowered code, as two runs
         } | process_t.detectability(spread, len(processes), threshold, c["df"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -166,8 +167,8 @@ def _file_state(environment: dict[str, Any]) -> str:
         return ""
     if git.get("commit") and not git.get("dirty"):
         return f", the benchmark file as committed at `{git['commit'][:7]}`"
-    if not git.get("commit"):  # a repository's file git does not track, or none
-        return ", the benchmark file as it is on disk (in no commit)"
+    if not git.get("commit"):  # the file, or a module beside it that it imports, untracked
+        return ", the benchmark file as it is on disk (it or a module beside it that it imports in no commit)"
     return ", the benchmark file with uncommitted changes (it or a module beside it that it imports)"
 
 
