@@ -12,7 +12,7 @@ from jaxpitfalls.contract.tables import TABLES
 from jaxpitfalls.harness import stats
 from jaxpitfalls.harness.processes import merge
 from jaxpitfalls.harness.variants import VariantsIndistinguishable, require_distinct
-from jaxpitfalls.report.scorecard.audit import twin_rows, twin_sections
+from jaxpitfalls.report.scorecard.audit import twin_rows, twin_sections, twin_warning
 from jaxpitfalls.report.tables import aggregate
 
 TWIN = stats.twin_side("f")
@@ -64,3 +64,8 @@ def test_the_tables_hide_the_twins_and_the_audit_counts_their_misses(tmp_path):
     assert "**1 of 20** twin rows excluded 1 (5.0%" in text
     assert "| 4.0% " in text and "| 2.0% " in text and "| other" not in text  # largest miss, median half-width
     assert twin_sections({"s": found.iloc[:0]}) == []  # results measured before the twins: no section
+    assert twin_warning({"s": found}) == twin_warning({"s": found.iloc[:0]}) == []  # 1 of 20: as 95% allows
+    # a walk's base: both twin rows of a file's two modes excluded 1, said in the audit alone
+    (said, _) = twin_warning({"s": found.iloc[-4:].assign(ratio_ci_low=[1.001, 0.98, 1.003, 0.98])})
+    assert said.startswith("**The floor timed against itself (its A/A twin) excluded 1 in 2 of 4 rows, more than "
+                           "the 5%") and "changes within 4.0% as identical code showed" in said

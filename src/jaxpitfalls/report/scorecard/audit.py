@@ -140,6 +140,16 @@ def _row(study: str, rows: pd.DataFrame) -> dict[str, object]:
             "median half-width": f"{np.median((rows.ratio_ci_high - rows.ratio_ci_low) / 2 / rows.ratio):.1%}"}
 
 
+def twin_warning(rows: Mapping[str, pd.DataFrame]) -> list[str]:
+    """Above every verdict: the floor against itself excluded 1 more often than 95% intervals allow."""
+    every = pd.concat(found) if (found := [r for r in rows.values() if len(r)]) else None
+    if every is None or wilson(alarms := _missed(every), len(every))[0] <= 0.05:
+        return []
+    return [f"**The floor timed against itself (its A/A twin) excluded 1 in {alarms} of {len(every)} rows, more than "
+            f"the 5% its 95% intervals allow: read this run's intervals as too narrow, and changes within "
+            f"{np.max(np.abs(every.ratio - 1)):.1%} as identical code showed.** The audit's \"A/A twins\".", ""]
+
+
 def twin_sections(rows: Mapping[str, pd.DataFrame]) -> list[str]:
     """The audit's section on every study's twins (`rows`: by study); none where no job had one."""
     found = {study: r for study, r in rows.items() if len(r)}
@@ -153,8 +163,7 @@ def twin_sections(rows: Mapping[str, pd.DataFrame]) -> list[str]:
             f"is 1, so an interval that excludes it is a false alarm of this run's own intervals. **{alarms} of "
             f"{len(every)}** twin rows excluded 1 ({alarms / len(every):.1%}, Wilson 95% [{low:.1%}, {high:.1%}]; "
             "5% expected at the 95% level: each twin is judged on its own spread between processes (a one-process "
-            "job's on its rounds'), pooled with "
-            "its job's other twins only). The rows of one job share its processes, so that interval is too "
-            "narrow; and a twin runs the same code, so it cannot show a real pair whose ratio moves from process "
-            "to process (docs/decisions.md#a-twin-judged-on-its-own-spread).", "",
+            "job's on its rounds'), pooled with its job's other twins only). The rows of one job share its "
+            "processes, so that interval is too narrow; and a twin runs the same code, so it cannot show a real pair "
+            "whose ratio moves from process to process (docs/decisions.md#a-twin-judged-on-its-own-spread).", "",
             table(pd.DataFrame([_row(study, r) for study, r in found.items()])), ""])]

@@ -16,7 +16,7 @@ from ...contract.verdicts import CHECKED, NOT_MEASURED, NOT_REPRODUCED, NOT_TEST
 from ..tables.aggregate import processes_of, read_tables, without_twins
 from ..tables.run_summary import span_seconds, study_seconds, study_split
 from . import audit, markdown, scorecard
-from .audit import twin_rows, twin_sections
+from .audit import twin_rows, twin_sections, twin_warning
 from .magnitude import device_here
 
 DECIDED = (REPRODUCED, NOT_REPRODUCED)
@@ -124,7 +124,6 @@ def build_report(
 ) -> str:
     """The report from its tables alone, so a snapshot renders again from what it keeps; `judged`: claims judged
     already, else judged here."""
-
     from ...contract.figures import save
     from .claims_figure import claim_points, claims_figure
     from .landing import landing_rst
@@ -150,7 +149,7 @@ def build_report(
     claims = claims if judged is None else judged
     save(claims_figure(claim_points(claims)), out_figure)
     title = "JAX benchmarks: report" if scorecard.only_expectations(claims) else markdown.TITLE
-    busy = busy_warning(checks) + one_process_warning(checks)
+    busy = busy_warning(checks) + one_process_warning(checks) + twin_warning(twins)
     text = markdown.render([
         *busy,
         scorecard.brief_section(claims),

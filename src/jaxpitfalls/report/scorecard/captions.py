@@ -36,7 +36,6 @@ def describe_environment(env: pd.Series) -> str:
 @dataclass(frozen=True, repr=False)
 class StudyCaption:
     """A study's figures, configuration and `environment.csv`, described when the caption is rendered."""
-
     name: str
     study: dict[str, Any]
     environment_table: str

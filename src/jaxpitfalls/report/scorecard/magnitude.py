@@ -28,7 +28,6 @@ RULE = (f"size compares effects, our 95% interval against the write-up's number 
 @dataclass(frozen=True)
 class Size:
     """One write-up number against ours: the cell, whether it held by our point (None: not judged), both numbers."""
-
     cell: str
     held: bool | None
     side_by_side: str
@@ -193,7 +192,6 @@ def _where(cell: str) -> str:
 def size_cell(claim: dict[str, Any]) -> str:
     """The first number's size, or the hardware's ceiling where not testable; below the write-up's structure, only
     against a number the structure sets."""
-
     if claim["verdict"] == NOT_TESTABLE:  # a size this hardware cannot reach says nothing of the write-up's
         ceiling = claim.get("ceiling")
         if not ceiling:

@@ -223,7 +223,6 @@ REST_LIMIT = 0.2  # above this share of a traced step, unattributed time is call
 
 def _breakdown_lines(name: str, spec: StudySpec, overhead: pd.DataFrame, base_id: str) -> list[str]:
     """The base configuration's traced breakdown."""
-
     base = overhead[overhead.config_id == base_id]
     breakdown = base.pivot_table(index="component", columns="variant", values="share", sort=False)
     estimate = base.pivot_table(index="component", columns="variant", values="untraced_estimate_ms", sort=False)

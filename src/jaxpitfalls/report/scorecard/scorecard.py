@@ -221,7 +221,6 @@ def judging_section(claims: dict[str, list[dict[str, Any]]], here: dict[str, str
 
 def _side_by_side(claim: dict[str, Any], here: str) -> str:
     """Each write-up number beside ours but the row's, and what differs, once."""
-
     headline = claim.get("headline")
     shown = None if headline is None else (headline.value, headline.low, headline.high)
     told = list(zip(claim["numbers"], claim["ours"], strict=True))

@@ -114,7 +114,6 @@ def expectations_line(rows: list[Row]) -> str:
 
 def tally(claims: dict[str, list[Row]], judged_at: str = JUDGED_AT) -> str:
     """Numbers held in size, then effects by verdict, ours beyond the write-ups' and supporting-only ones apart."""
-
     yours = [r for rows in claims.values() for r in rows if r.get("expected")]
     claims = {s: [r for r in rows if not r.get("expected")] for s, rows in claims.items()}
     if not any(claims.values()):

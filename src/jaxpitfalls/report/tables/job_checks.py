@@ -43,7 +43,6 @@ def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
     """Machine time in the timed samples (each sampler's wall; an older result's from its samples, short where a
     sample is a step's share), the A/A twins' and the first runs' apart (a compiling mode's samples among them):
     for the run summary."""
-
     def spent(name: str, mode_name: str, mode: dict[str, Any]) -> float:
         walls = doc["machine"][mode_name].get("sampled_s")
         if walls is not None:
@@ -102,7 +101,6 @@ def yardstick_ms(machine: dict[str, dict[str, Any]]) -> float | None:
 
 def peak_memory_mb(memory: dict[str, dict[str, int | None]]) -> dict[str, float | None]:
     """The highest peak over the timed modes: the device's allocator and the process (VmHWM)."""
-
     def peak(key: str) -> float | None:
         return max((m[key] / 2**20 for m in memory.values() if m.get(key) is not None), default=None)
 
