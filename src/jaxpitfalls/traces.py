@@ -72,11 +72,11 @@ def _trace_events(xplane: str | os.PathLike) -> tuple[list[_Event], list[_Event]
     if found is None:
         raise ValueError(f"{xplane}: no '{STEP_EVENT}' annotations: not a trace of this workflow")
     steps = [_Event(e.name, e.start_ns, e.start_ns + e.duration_ns, dict(e.stats)) for e in found.events]
+    if all(next(iter(line.events), None) is None for _, line in lines if line is not found):  # jaxlib: iterators
+        return steps, None
     named = [(plane, _union([(e.start_ns, e.start_ns + e.duration_ns) for e in line.events
                              if COLLECTIVE.search(e.name) and not e.name.startswith("end: ")]))
              for plane, line in lines if line is not found]
-    if all(next(iter(line.events), None) is None for _, line in lines if line is not found):  # jaxlib: iterators
-        return steps, None
     on_device = any(plane.startswith("/device:") and spans for plane, spans in named)  # else a CPU's threads
     return steps, [_Event("collective", *span, {}) for plane, spans in named
                    if plane.startswith("/device:") == on_device for span in spans]

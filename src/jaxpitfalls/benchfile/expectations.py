@@ -17,15 +17,14 @@ from ..contract.interface import Advice, Claim
 
 FIRST_RUN_MODE = "first_run"  # a FIRST_RUN file's third mode: a call from cleared caches
 
+_AT = r"(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?"  # a configuration other than the base
 _SENTENCE = re.compile(
     r"^(?P<a>\w+)\s+(?:is\s+|(?P<compiles>compiles?)\s+)?(?:(?P<bound>at least|no more than|at most|within)\s+"
     r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s*)?(?:(?P<direction>faster|slower)\s+than|of)\s+"
-    r"(?P<b>\w+)(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?"
-    r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
+    r"(?P<b>\w+)" + _AT + r"(?:\s+when\s+(?P<when>pipelined|first[\s_-]+run))?\s*\.?$", re.IGNORECASE)
 _MEMORY = re.compile(
     r"^(?P<a>\w+)\s+uses\s+(?:(?P<bound>at least|no more than|at most)\s+(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>x|%)\s+)?"
-    r"(?P<direction>less|more)\s+(?P<part>temporary\s+)?memory\s+than\s+(?P<b>\w+)"
-    r"(?:\s+at\s+(?P<axis>\w+)\s*=\s*(?P<value>[\w.+-]+))?\s*\.?$", re.IGNORECASE)
+    r"(?P<direction>less|more)\s+(?P<part>temporary\s+)?memory\s+than\s+(?P<b>\w+)" + _AT + r"\s*\.?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

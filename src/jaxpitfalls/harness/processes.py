@@ -13,7 +13,7 @@ from . import stats
 from .machine import machine_summary
 from .pooled import DIFF_FIELDS, RATIO_FIELDS, STEADY, pool_group, pooled_intervals, read_off
 from .program_memory import widest
-from .variants import RETRACES
+from .variants import PYTHON_KEYS, RETRACES
 
 
 class ProcessesDisagree(RuntimeError):
@@ -30,7 +30,7 @@ def _code_path(signature: Any) -> Any:
     if not isinstance(signature, dict):
         return signature
     return {k: _code_path(v) for k, v in signature.items()
-            if k != PROGRAM and not (k in ("python", "python_calls") and signature.get(RETRACES))}
+            if k != PROGRAM and not (k in PYTHON_KEYS and signature.get(RETRACES))}
 
 
 def _programs(signature: Any, at: str = "") -> dict[str, str]:
@@ -216,5 +216,3 @@ def half_widths(docs: list[dict[str, Any]]) -> dict[str, float]:
     return {f"{c['variant']} / {c['baseline']} ({c['mode']})": stats.relative_half_width(found)
             for c, found in zip(docs[0]["comparisons"], _pooled_comparisons(docs), strict=True)
             if found["ratio"] is not None and not stats.is_difference(c["variant"], c["baseline"])}
-
-

@@ -23,6 +23,7 @@ class VariantOutputsDisagree(RuntimeError):
 
 
 RETRACES = "retraces"  # a signature whose warm call compiled: tracing's Python varies from process to process
+PYTHON_KEYS = ("python", "python_calls")  # a signature's fingerprint of the Python a warm call goes through
 
 
 def fingerprint(text: str) -> str:

@@ -17,7 +17,7 @@ from ...harness import moderated
 from ...harness.pooled import STEADY, group_of
 from ...harness.processes import pool_groups
 from ...harness.stats import is_difference, is_twin
-from ...harness.variants import RETRACES
+from ...harness.variants import PYTHON_KEYS, RETRACES
 from ...report.tables import bundle
 from ...report.tables.environments import COMPARABLE, code_parts
 from . import machine_speed, process_t
@@ -109,8 +109,8 @@ def compare(baseline: dict[Key, dict], current: dict[Key, dict], threshold: floa
 
 
 FINGERPRINTS = ("program", "call")  # a signature's hashes of what ran; a study's counts of calls alone say less
-PARTS = {"program": "programs", "programs_compiled": "programs", RETRACES: "programs", "python": "python",
-         "python_calls": "python"}
+PARTS = {"program": "programs", "programs_compiled": "programs", RETRACES: "programs"} | dict.fromkeys(
+    PYTHON_KEYS, "python")
 
 
 def code_changes(before: dict[str, Any], after: dict[str, Any], *variants: str, warm: bool = True) -> str | None:
@@ -127,7 +127,7 @@ def code_changes(before: dict[str, Any], after: dict[str, Any], *variants: str, 
         traced = a["signature"].get(RETRACES) or b["signature"].get(RETRACES)  # its Python varies with each trace
         changed |= {PARTS.get(k, k) for k in set(a["signature"]) | set(b["signature"])
                     if a["signature"].get(k) != b["signature"].get(k) and not (rebuilt and k == "program")
-                    and not (traced and PARTS.get(k) == "python")}
+                    and not (traced and k in PYTHON_KEYS)}
     return ", ".join(sorted(changed))
 
 
