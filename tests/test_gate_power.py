@@ -2,7 +2,7 @@
 processes x 30 rounds (3% noise a round; each process of the second side off by 2% in every row alike and 1.5% in
 each row, as fresh processes are), 2 jobs (16 rows) or 13 (104, the calibration's table). A 10% regression in every
 row is named in at least 90% of the rows after the correction; identical code never fails the gate, and tables whose
-every row sits at the threshold (the null's edge, where false fails are likeliest) in at most 10% of runs;
+every row sits at the threshold (the null's edge, where false fails are likeliest) in at most 5% of runs;
 rows each just beyond the threshold, too close for any row alone, fail it as a whole (sign_flip.py)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from scipy.stats import binom
 
 from jaxpitfalls.across_runs.comparison import familywise, gate, lockstep, sign_flip
 
+NAMING, WHOLE = familywise.gate_rate("lockstep"), familywise.WHOLE  # the two tests' shares of the gate's 5%
 ROWS = [("blocked", f"v{i}") for i in range(8)]
 
 
@@ -36,7 +37,7 @@ def _table(jobs: int, factor: float, seed: int) -> pd.DataFrame:
 
 
 def _named(table: pd.DataFrame) -> pd.Series:
-    return table.verdict.eq("regressed") & familywise.surviving(table, "ratio", 0.05)
+    return table.verdict.eq("regressed") & familywise.surviving(table, "ratio", 0.05, rate=NAMING)
 
 
 @pytest.mark.parametrize("jobs", [2, 13])
@@ -59,20 +60,28 @@ def _at_most(rate: float, count: int, draws: int) -> bool:
 
 
 def test_identical_code_never_fails_the_gate_and_rows_at_the_threshold_seldom_do():
-    """At the threshold, the null's edge, each of the gate's two tests holds its 5% and together they fail at most
-    10% of tables, as far as 40 tables tell: a 5% rate names in 3 or more of 40 a third of the time, so this test
-    catches a fourfold rate (20% passes in 8% of draws), not a doubled one; the calibration measures the rate.
-    Identical code sits far inside the null (0 of 20)."""
+    """At the threshold, the null's edge, each of the gate's two tests holds its rate (4% and 1%) and together they
+    fail at most 5% of tables, as far as 40 tables tell: this catches a fourfold rate, not a doubled one (a 20% rate
+    passes 4 or fewer of 40 in 8% of draws); docs/decisions.md has the rate over 1800 tables. Identical code sits far
+    inside the null (0 of 20)."""
     edge = [_table(13, 1.05, 100 + seed) for seed in range(40)]
-    assert _at_most(0.05, sum(_named(t).any() for t in edge), len(edge))
-    assert _at_most(0.05, sum(sign_flip.global_p(t, 0.05) <= 0.05 for t in edge), len(edge))
-    assert _at_most(0.10, sum(map(_fails, edge)), len(edge))
+    assert _at_most(NAMING, sum(_named(t).any() for t in edge), len(edge))
+    assert _at_most(WHOLE, sum(sign_flip.global_p(t, 0.05) <= WHOLE for t in edge), len(edge))
+    assert _at_most(0.05, sum(map(_fails, edge)), len(edge))
     assert not any(_fails(_table(13, 1.0, 200 + seed)) for seed in range(20))
 
 
 def test_rows_each_just_beyond_the_threshold_fail_the_gate_as_a_whole():
     table = _table(13, 1.062, 7)
-    assert sign_flip.global_p(table, 0.05) <= 0.05
+    assert sign_flip.global_p(table, 0.05) <= WHOLE
     with pytest.raises(gate.Regressions, match="as a whole|regression"):
         gate.require_no_regressions(table, "lockstep")
     assert sign_flip.global_p(_table(13, 1.0, 8), 0.05) > 0.5  # identical code: far from it
+
+
+def test_good_code_at_the_threshold_is_not_failed_by_the_whole_rows_test_at_the_rate_it_shares():
+    """The whole rows' test has 1% of the gate's 5%: a table at the threshold whose rows as a whole read p = 0.035
+    (failing at 5%, as before the split, when the two tests' rates added up to 10%) passes, saying nothing named."""
+    table = _table(13, 1.05, 5001)
+    assert WHOLE < sign_flip.global_p(table, 0.05) <= 0.05 and not _named(table).any()
+    assert gate.require_no_regressions(table, "lockstep").startswith("no regressions over 104 rows")

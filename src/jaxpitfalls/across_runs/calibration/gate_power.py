@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from ...harness import clustered
-from ..comparison.familywise import FDR, KEY, SPIKE, one_row_reach, surviving
+from ..comparison.familywise import KEY, SPIKE, WHOLE, gate_rate, one_row_reach, surviving
 from ..comparison.sign_flip import global_p
 
 SUBSET, SUBSETS = 16, 200
+RATE = gate_rate("lockstep")  # the rate at which the lockstep gate names rows
 # A power target's verdict in words (clustered.against): a miss whose interval still reaches the target says so.
 _MET = {**clustered.IN_WORDS,
         "cannot tell": "cannot tell: below 90% by its point, its interval reaching it"}
@@ -22,14 +23,14 @@ COLUMNS = ["side", "injected", "rows", "named", "named_share", "named_low", "nam
 
 
 def _named(rows: pd.DataFrame, threshold: float) -> pd.Series:
-    return (rows.verdict == "regressed") & surviving(rows, "ratio", threshold)
+    return (rows.verdict == "regressed") & surviving(rows, "ratio", threshold, rate=RATE)
 
 
 def judged(rows: pd.DataFrame, threshold: float) -> tuple[int, bool]:
     """How many rows the gate names, and whether it fails (a row named, or the rows as a whole slower)."""
     named = int(_named(rows, threshold).sum())
     whole = global_p(rows, threshold)
-    return named, bool(named or (whole is not None and whole <= FDR))
+    return named, bool(named or (whole is not None and whole <= WHOLE))
 
 
 def _half_width(rows: pd.DataFrame) -> float:
@@ -60,10 +61,11 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
     """The page's section: the gate per side, and the page's targets read from it."""
     lines = ["## The gate, after its correction", "",
              f"Each side judged as `compare.fail_on_regression` would judge it alone, at the threshold {threshold:g}: "
-             f"`named`, the rows it names (regressed, surviving Benjamini-Hochberg at {FDR:.0%} over the side's "
+             f"`named`, the rows it names (regressed, surviving Benjamini-Hochberg at {RATE:.0%} over the side's "
              "rows); `gate_fails`, whether it fails (a row named, or the rows as a whole slower by sign flips of "
-             f"whole processes); the same over {SUBSETS} random subsets of {SUBSET} rows (overlapping: not "
-             "independent draws); `named_low`-`named_high`, the named share's 95% interval over its effective rows (a "
+             f"whole processes, at {WHOLE:.0%}); the same over {SUBSETS} random subsets of {SUBSET} rows "
+             "(overlapping: not independent draws); `named_low`-`named_high`, the named share's 95% interval over "
+             "its effective rows (a "
              "configuration's rows share its processes).", "", gates.to_markdown(index=False, floatfmt=".3f"), ""]
     for g in gates.itertuples():
         if round(g.injected, 2) >= 1.10:
@@ -100,8 +102,9 @@ def _trial(table: pd.DataFrame, slowed: pd.Series, at: int, threshold: float, sp
     spiked.iloc[at] = slowed[spiked.columns]
     index = spiked.index[at]
     primary = (glob.escape("/".join(str(spiked[c].iat[at]) for c in KEY[:2])) + "/*",) if declared else ()
-    named = bool(spiked.verdict.at[index] == "regressed" and surviving(spiked, "ratio", threshold, primary).at[index])
-    reach = one_row_reach(spiked, "ratio", threshold, spike, primary)
+    named = bool(spiked.verdict.at[index] == "regressed"
+                 and surviving(spiked, "ratio", threshold, primary, RATE).at[index])
+    reach = one_row_reach(spiked, "ratio", threshold, spike, primary, RATE)
     return named, float(reach.power_at_spike.get(index, 0.0))
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .familywise import FDR, declared, surviving, unmatched
+from .familywise import WHOLE, declared, gate_rate, surviving, unmatched
 from .sign_flip import global_p
 
 
@@ -78,7 +78,8 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
     table = table[declared(table, primary)]
     over = f"{len(table)} rows" + (" compare.primary declares" if primary else "")
     flagged = table.verdict == "regressed"
-    regressed = table[flagged & surviving(table, rank, threshold)].sort_values(rank, ascending=False)
+    named = surviving(table, rank, threshold, rate=gate_rate(gate_on))
+    regressed = table[flagged & named].sort_values(rank, ascending=False)
     undecided = table[table.verdict == "inconclusive"].sort_values("detectable_change", ascending=False)
     whole = global_p(table, threshold) if gate_on == "lockstep" else None
     problems = []
@@ -86,7 +87,7 @@ def require_no_regressions(table: pd.DataFrame, gate_on: str = "medians", fail_o
         problems.append(f"{len(regressed)} regression(s) beyond {threshold:g} against the baseline ({gate_on}), "
                         f"surviving Benjamini-Hochberg over {over} ({int(flagged.sum())} regressed one by "
                         "one); the worst:\n  " + "\n  ".join(describe(r) for r in regressed.head(worst).itertuples()))
-    elif whole is not None and whole <= FDR:
+    elif whole is not None and whole <= WHOLE:
         problems.append(f"the {over} as a whole are slower than {threshold:g} (sign flips of whole "
                         f"processes: p = {whole:.3f}), though no single row is named")
     if floors := floors_regressed(table, medians, primary) if gate_on == "ratios" and medians is not None else []:

@@ -239,7 +239,7 @@ def markdown(table: pd.DataFrame, sides: dict[str, dict[str, Any]], threshold: f
         *_machine_line(list(timed_docs)),
         *_order_line(table, threshold),
         "Verdicts: " + counts(table), "",
-        *familywise.line(table, "ratio", threshold, primary),
+        *familywise.line(table, "ratio", threshold, primary, familywise.gate_rate("lockstep")),
         *could_tell(table, threshold, "`processes_needed` per row: that many fresh processes a side "
                     "(`compare.processes`), at the spread between processes this run saw"),
         *hoisted,
