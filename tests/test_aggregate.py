@@ -399,8 +399,9 @@ def test_the_peak_memory_headline_is_the_highest_of_the_benchmark_polls_and_the_
 
 def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     """Samples over every process (each sampler's recorded wall; an older result's samples times their calls), the
-    twin's and the first runs' apart, waits, the rest of the timing job; traces and the study's own preparations;
-    an older checks table without the samples' seconds keeps the plain line."""
+    twin's and the first runs' apart, waits, the rounds between samples, the workers' starts and their time outside
+    rounds, the rest of the timing job; traces and the study's own preparations; an older checks table without the
+    samples' seconds keeps the plain line."""
     from jaxpitfalls.report.tables.run_summary import study_split
 
     doc = _doc("c0")
@@ -445,6 +446,16 @@ def test_the_run_summary_splits_a_studys_time_by_what_it_bought(tmp_path):
     assert "the rest of its timing jobs 2 s (models loaded, warm-up and compiles, checks)" in audit.\
         run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                             {"dispatch": (18.0, None, started)}, {"dispatch": walls})
+    doc["machine"]["blocked"]["rounds_s"] = 3.5  # the rounds' whole wall: 0.5 s of it between samples
+    doc["worker_measure_s"] = 8.0  # its workers' measuring, from the study's start to its result
+    measured = study_split(summary, "dispatch", [], aggregate(_write(tmp_path, [doc]), [str(overhead)])["checks"])
+    assert measured == pytest.approx({
+        "timed samples": 2.5, "A/A twins": 0.5, "first runs": 1.5, "waiting for quiet": 2.0, "between samples": 0.5,
+        "worker starts and imports": 1.25, "models, compiles, warm-up and checks": 8.0 - 3.5 - 2.0 - 1.5,
+        "the rest of its timing jobs": 10 - 9.25, "traces": 4.0, "preparations": 0.0})
+    assert "the rest of its timing jobs 1 s (the job's own process: its imports, its workers' launch" in audit.\
+        run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
+                            {"dispatch": (18.0, None, measured)}, {"dispatch": walls})
     line = audit.run_summary_section(summary, (18.0, 0), {"run_target_s": 0, "memory_target_gib": 0},
                                            {"dispatch": (18.0, None, split)}, {"dispatch": checks})
     assert "(its measuring jobs and the preparations only it needs): timed samples 1 s, A/A twins 0 s, first runs " \

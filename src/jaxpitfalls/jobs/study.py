@@ -90,6 +90,7 @@ def run_configuration(
         "settings": settings,
         "job_seconds": time.perf_counter() - start,
         "worker_starts_s": sum(m["reply_s"] - m["measure_s"] for m in measured if "reply_s" in m),
+        "worker_measure_s": sum(m["measure_s"] for m in measured),
         "model_spec": model_spec,
         "environment": measured[0]["environment"],
     }

@@ -168,7 +168,7 @@ def thin(doc: dict[str, Any], cut: Cut) -> dict[str, Any]:
     if not processes or min(processes) < 0 or max(processes) >= n or len(set(processes)) != len(processes):
         raise ValueError(f"{doc['config_id']}: processes {processes} of {n}")
     per = _process_results(doc, cut)
-    return merge([per[i] for i in processes])
+    return merge([per[i] for i in processes]) | {"worker_measure_s": None}  # the uncut workers': no split of it
 
 
 def judged_thinned(run: Path, out: Path, cuts: dict[str, Cut]) -> pd.DataFrame:

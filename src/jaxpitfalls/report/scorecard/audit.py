@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...formatting import short
 from ...harness.stats import is_twin, wilson
-from ..tables.run_summary import STARTS
+from ..tables.run_summary import PREPARING, STARTS
 from ..tables.study_allocation import allocation_lines
 from .markdown import table
 
@@ -109,7 +109,8 @@ def _split_text(split: dict[str, float] | None) -> str:
     if split is None:
         return ""
     rest = "the rest of its timing jobs"
-    what = ("models loaded, warm-up and compiles, checks" if STARTS in split else
+    what = ("the job's own process: its imports, its workers' launch, merging, writing" if PREPARING in split else
+            "models loaded, warm-up and compiles, checks" if STARTS in split else
             "process starts, imports, models loaded, warm-up and compiles, checks")
     return ": " + ", ".join(f"{name} {seconds:.0f} s" + (f" ({what})" if name == rest else "")
                             for name, seconds in split.items())

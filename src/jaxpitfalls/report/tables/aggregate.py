@@ -23,17 +23,8 @@ from ...harness.stats import (
     relative_iqr_ci,
 )
 from ...harness.variants import VariantsIndistinguishable, require_distinct
+from . import job_checks as job
 from .environments import TEXT_COLUMNS, code_version, flat_environment, require_comparable
-from .job_checks import (
-    agreement,
-    distinct,
-    first_place,
-    peak_memory_mb,
-    quietness,
-    ran_on,
-    sample_seconds,
-    timed_compiles,
-)
 from .over_processes import POOLED, compile_ratios_over_processes, steps_over_processes
 from .study_allocation import variance_columns
 
@@ -173,28 +164,28 @@ def checks_table(docs: Iterable[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for doc in docs:
         checks, env = doc["checks"], doc["environment"]
-        rows.append(_row(doc, agreement(checks) | {
-            "signatures_distinct": distinct(checks),
+        rows.append(_row(doc, job.agreement(checks) | {
+            "signatures_distinct": job.distinct(checks),
             # variants whose fresh processes ran one code path lowered to different program texts (processes.merge)
             "programs_lowered_apart": ", ".join(checks.get("programs_lowered_apart", {})),
             "program_plans_apart": ", ".join(checks.get("program_plans_apart", {})),  # a benchmark file's
             "distinct_signatures": len({str(v["signature"]) for v in _told_apart(doc).values()}),
             "not_timed": "; ".join(f"{name} ({why})" for name, why in doc.get("not_timed", {}).items()),
-            "compiles_in_timed_region": timed_compiles(doc, None),
-            "compiles_measured_on_purpose": timed_compiles(doc, "measures_compilation"),
-            "compiles_demonstrated": timed_compiles(doc, "demonstration"),
+            "compiles_in_timed_region": job.timed_compiles(doc, None),
+            "compiles_measured_on_purpose": job.timed_compiles(doc, "measures_compilation"),
+            "compiles_demonstrated": job.timed_compiles(doc, "demonstration"),
             "compiles_in_warmup": sum(v["compiles_in_warmup"] for v in _told_apart(doc).values()),
             "job_seconds": doc.get("job_seconds"),
             "starts_s": doc.get("worker_starts_s"),  # its workers' starts: interpreter, imports, set-up
-            **sample_seconds(doc),
+            **job.sample_seconds(doc),
             **variance_columns(doc),
-            "ran_on": ran_on(env),
+            "ran_on": job.ran_on(env),
             "code": code_version(env),
             "processes": doc.get("processes", 1),
             "settings": json.dumps(doc["settings"], sort_keys=True),  # what the timing job read, as it recorded it
-            **quietness(doc["machine"]),
-            "first_place": first_place(doc),
-            **peak_memory_mb(doc["memory"]),
+            **job.quietness(doc["machine"]),
+            "first_place": job.first_place(doc),
+            **job.peak_memory_mb(doc["memory"]),
             "backend": env["backend"], "device_kind": env["device_kind"],
         } | {f"{name}_{key}": value for name, found in checks.get("findings", {}).items()
              for key, value in found.items()}))

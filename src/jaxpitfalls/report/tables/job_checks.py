@@ -39,25 +39,33 @@ def timed_compiles(doc: dict[str, Any], label: str | None) -> int:
                if (m.get(label) if label else not any(m.get(x) for x in labels)))
 
 
-def sample_seconds(doc: dict[str, Any]) -> dict[str, float]:
+def sample_seconds(doc: dict[str, Any]) -> dict[str, float | None]:
     """Machine time in the timed samples (each sampler's wall; an older result's from its samples, short where a
-    sample is a step's share), the A/A twins' and the first runs' apart (a compiling mode's samples among them):
-    for the run summary."""
+    sample is a step's share), the A/A twins' and the first runs' apart (a compiling mode's samples among them); where
+    recorded, the rounds' time between samples and the workers' outside rounds and waits: for the run summary."""
     def spent(name: str, mode_name: str, mode: dict[str, Any]) -> float:
         walls = doc["machine"][mode_name].get("sampled_s")
         if walls is not None:
             return walls[name]
         return sum(sum(p["samples_s"]) * p.get("calls_per_sample", 1) for p in mode.get("processes") or [mode])
 
-    seconds = {"samples_s": 0.0, "twins_s": 0.0, "first_runs_s": 0.0}
+    seconds: dict[str, float | None] = {"samples_s": 0.0, "twins_s": 0.0, "first_runs_s": 0.0}
+    records = 0.0
     for name, variant in doc["variants"].items():
         for mode_name, mode in variant["modes"].items():
             kind = "twins_s" if "twin_of" in variant else "first_runs_s" if mode.get("measures_compilation") \
                 else "samples_s"
             seconds[kind] += spent(name, mode_name, mode)
         if "first_run" in variant and "twin_of" not in variant:  # merged: the processes' mean
-            seconds["first_runs_s"] += variant["first_run"]["seconds"] * doc.get("processes", 1)
-    return seconds
+            records += variant["first_run"]["seconds"] * doc.get("processes", 1)
+    in_rounds = sum(seconds.values())
+    seconds["first_runs_s"] += records
+    rounds = [m.get("rounds_s") for m in doc["machine"].values()]
+    measured = doc.get("worker_measure_s")  # jobs from before it was recorded have none
+    known = measured is not None and None not in rounds
+    waited = sum(m.get("waited_s", 0.0) for m in doc["machine"].values())
+    return seconds | {"between_samples_s": sum(rounds) - in_rounds if known else None,
+                      "preparing_s": measured - sum(rounds) - waited - records if known else None}
 
 
 def ran_on(env: dict[str, Any]) -> str:

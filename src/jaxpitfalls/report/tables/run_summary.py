@@ -74,23 +74,23 @@ def study_seconds(summary: pd.DataFrame, study: str, own_preparations: list[str]
 
 
 TRACE_RULES = ("capture_trace", "parse_trace")
-STARTS = "worker starts and imports"
+STARTS, PREPARING = "worker starts and imports", "models, compiles, warm-up and checks"
+PARTS = {"timed samples": "samples_s", "A/A twins": "twins_s", "first runs": "first_runs_s",
+         "waiting for quiet": "waited_s", "between samples": "between_samples_s",  # primers, set-ups, the yardstick
+         STARTS: "starts_s", PREPARING: "preparing_s"}  # the last in a worker, outside its rounds and waits
 
 
 def study_split(summary: pd.DataFrame, study: str, own_preparations: list[str],
                 checks: pd.DataFrame) -> dict[str, float] | None:
-    """A study's part of the run by what it bought (samples, twins, first runs, waits, worker starts, the rest of
-    its timing jobs, traces, preparations); None for a checks table without the samples' seconds."""
+    """A study's part of the run by what it bought (PARTS as its checks recorded them, the rest of its timing jobs,
+    traces, preparations); None for a checks table without the samples' seconds."""
     if summary.empty or "samples_s" not in checks:
         return None
     jobs, prepared = _own_jobs(summary, study, own_preparations)
     mine = summary[jobs]
     timing = float(mine.loc[mine.rule == "run_study", "seconds"].sum())
-    started = "starts_s" in checks and bool(checks.starts_s.notna().all())
-    spent = {"timed samples": float(checks.samples_s.sum()), "A/A twins": float(checks.twins_s.sum())} | (
-        {"first runs": float(checks.first_runs_s.sum())} if "first_runs_s" in checks else {}) | {
-        "waiting for quiet": float(checks.waited_s.sum())} | (
-        {STARTS: float(checks.starts_s.sum())} if started else {})
+    spent = {name: float(checks[column].sum()) for name, column in PARTS.items()
+             if column in checks and checks[column].notna().all()}  # an older result's: what it recorded
     return spent | {"the rest of its timing jobs": timing - sum(spent.values()),
                     "traces": float(mine.loc[mine.rule.isin(TRACE_RULES), "seconds"].sum()),
                     "preparations": float(summary.loc[prepared, "seconds"].sum())}
