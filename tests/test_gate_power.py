@@ -85,3 +85,15 @@ def test_good_code_at_the_threshold_is_not_failed_by_the_whole_rows_test_at_the_
     table = _table(13, 1.05, 5001)
     assert WHOLE < sign_flip.global_p(table, 0.05) <= 0.05 and not _named(table).any()
     assert gate.require_no_regressions(table, "lockstep").startswith("no regressions over 104 rows")
+
+
+def test_runs_at_the_edge_made_from_a_tables_alike_rows_fail_the_gate_about_as_often_as_its_rate():
+    """The calibration page's rate over runs (gate_power.edge_runs): runs built from the A/A rows' per-process
+    log-ratios, their signs flipped by process and every row slowed by the threshold, fail the gate as a 5% rate
+    can; a table without rows of two processes has no such runs."""
+    from jaxpitfalls.across_runs.calibration import gate_power
+
+    fails, runs, low, high = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
+    assert runs == gate_power.EDGE_RUNS and _at_most(0.05, fails, runs) and low <= fails / runs <= high
+    assert "target at most 5%" in gate_power.edge_words((fails, runs, low, high))
+    assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None

@@ -12,7 +12,7 @@ from scipy.stats import fisher_exact
 from ...harness import clustered
 from .allocation import PRECISE_ROWS
 from .between_processes import SPLIT_TARGET
-from .gate_power import SUBSET, among
+from .gate_power import SUBSET, among, edge_words
 from .null_histories import DECLARED
 from .study_intervals import COVERAGE_TARGET, THIRD_TARGET, THIRDS, thirds_met
 
@@ -34,6 +34,7 @@ class Measured:
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
     at_gate: tuple[int, int, float, float, float] | None = None  # allocation.at_gate: rows within the gate's width
+    edge: tuple[int, int, float, float] | None = None  # gate_power.edge_runs: good code at the threshold's edge
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -59,8 +60,8 @@ def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None) -> str:
             f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')}{halves}.")
 
 
-def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None,
-          at_gate: tuple[int, int, float, float, float] | None) -> str:
+def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, int, float, float, float] | None,
+          edge: tuple[int, int, float, float] | None) -> str:
     slowed, same = gates[gates.injected.round(2) >= 1.10], gates[gates.injected.round(4) == 1]
     parts = [f"a 10% slowdown in every row named in {g.named} of {g.rows} rows after its correction "
              f"({g.named_share:.1%} [{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"
@@ -77,8 +78,9 @@ def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None,
               f"{100 * s.named_less_stated_high:+.0f}] trial by trial: {s.agrees})"
               for s in (spikes.itertuples() if spikes is not None else [])]
     parts += [f"on its one A/A run it {'**failed**' if g.gate_fails else 'passed'} "
-              f"({getattr(g, f'gate_fails_{SUBSET}'):.0%} of that run's subsets of {SUBSET} rows failed; a rate over "
-              "runs is not estimated)" for g in same.itertuples()]
+              f"({getattr(g, f'gate_fails_{SUBSET}'):.0%} of that run's subsets of {SUBSET} rows failed)"
+              for g in same.itertuples()]
+    parts += [edge_words(edge)] if edge else []
     return "- **The gate**: " + "; ".join(parts) + "."
 
 
@@ -148,7 +150,7 @@ def brief(measured: Measured) -> list[str]:
     """The page's "In brief" section, a line per decision the run measured."""
     m = measured
     lines = [_lockstep(m.found, m.replicated)] if len(m.found) else []
-    lines += [_gate(m.gates, m.spikes, m.at_gate)] if m.gates is not None and len(m.gates) else []
+    lines += [_gate(m.gates, m.spikes, m.at_gate, m.edge)] if m.gates is not None and len(m.gates) else []
     lines += [_studies(m.twins, m.simulated, m.medians)] if m.twins is not None and m.simulated is not None else []
     lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []
     lines += [_history(m.null_series, m.null_rates, m.null_power)] if m.null_series or m.null_rates is not None else []

@@ -5,11 +5,14 @@ rates do not show. Subsets of SUBSET rows stand for a small project's table.
 from __future__ import annotations
 
 import glob
+import math
 
 import numpy as np
 import pandas as pd
 
-from ...harness import clustered
+from ...harness import clustered, moderated, stats
+from ..comparison import process_t
+from ..comparison.compare import verdict
 from ..comparison.familywise import KEY, SPIKE, WHOLE, gate_rate, one_row_reach, surviving
 from ..comparison.sign_flip import global_p
 
@@ -57,7 +60,8 @@ def gate_table(table: pd.DataFrame, threshold: float, seed: int = 0) -> pd.DataF
     return pd.DataFrame(found, columns=COLUMNS)
 
 
-def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
+def gate_lines(gates: pd.DataFrame, threshold: float, edge: tuple[int, int, float, float] | None = None
+               ) -> list[str]:
     """The page's section: the gate per side, and the page's targets read from it."""
     lines = ["## The gate, after its correction", "",
              f"Each side judged as `compare.fail_on_regression` would judge it alone, at the threshold {threshold:g}: "
@@ -78,7 +82,55 @@ def gate_lines(gates: pd.DataFrame, threshold: float) -> list[str]:
                          f"{g.rows} rows, and failed on {getattr(g, f'gate_fails_{SUBSET}'):.1%} of its {SUBSETS} "
                          f"subsets of {SUBSET} (the target, at most 5% of A/A runs, is a rate over runs: one run's "
                          "overlapping subsets do not estimate it)")
+    if edge:
+        lines.append(f"- {edge_words(edge)}: each job's A/A rows' per-process log-ratios, each process's two sides "
+                     "swapped or not at random (its rows' signs flipped together), every row then slowed by exactly "
+                     "the threshold, each job's rows pooled alone as a lockstep of two sides pools them. The whole "
+                     "rows' test holds its 1% here by construction (these runs are its own sign flips); the rest is "
+                     "the naming's rate on the timed rows' spreads, conditional on their processes as timed")
     return [*lines, ""]
+
+
+EDGE_RUNS = 500
+
+
+def _edge_run(jobs: dict[tuple[str, str], np.ndarray], threshold: float, rng: np.random.Generator) -> pd.DataFrame:
+    """One run at the threshold's edge from the A/A rows' per-process log-ratios: each process's sides swapped or
+    not at random (its rows' signs flipped together), every row then slowed by exactly the threshold."""
+    rows = []
+    for (study, config_id), logs in jobs.items():
+        shifted = logs * rng.choice((-1.0, 1.0), logs.shape[1]) + math.log1p(threshold)
+        for found, own in zip(moderated.pooled(shifted), shifted, strict=True):
+            c = process_t.as_row(found)
+            rows.append({"study": study, "config_id": config_id, **c,
+                         "verdict": verdict(c["ratio_ci_low"], c["ratio_ci_high"], threshold),
+                         "process_log_ratios": ";".join(f"{x:.6g}" for x in own)})
+    return pd.DataFrame(rows)
+
+
+def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> tuple[int, int, float, float] | None:
+    """How many of EDGE_RUNS runs of good code at the threshold's edge fail the gate, made from the A/A side's
+    timed rows (each job's rows pooled alone, as a lockstep of two sides pools them), with the share's Wilson
+    interval; None without A/A rows of two processes or more."""
+    if not {"study", "config_id", "processes", "process_log_ratios"} <= set(table.columns):
+        return None
+    same = table[(table.injected.round(4) == 1) & (table.processes > 1)]
+    if same.empty:
+        return None
+    jobs = {job: np.array([[float(x) for x in r.split(";")] for r in rows.process_log_ratios])
+            for job, rows in same.groupby(["study", "config_id"], sort=False)}
+    rng = np.random.default_rng(seed)
+    fails = sum(judged(_edge_run(jobs, threshold, rng), threshold)[1] for _ in range(EDGE_RUNS))
+    return fails, EDGE_RUNS, *stats.wilson(fails, EDGE_RUNS)
+
+
+def edge_words(edge: tuple[int, int, float, float]) -> str:
+    """The edge runs' share against the target, for the brief and the section."""
+    fails, runs, low, high = edge
+    met = clustered.IN_WORDS[clustered.against(fails / runs, low, high, (0.0, 0.05))]
+    return (f"{runs} runs of good code at the threshold's edge (every row slowed by exactly the threshold), made "
+            f"from the A/A rows, failed it in {fails} ({fails / runs:.1%} [{low:.1%}, {high:.1%}]; target at most "
+            f"5%: {met})")
 
 
 def _why_not(g, threshold: float) -> str:
