@@ -97,3 +97,30 @@ def test_runs_at_the_edge_made_from_a_tables_alike_rows_fail_the_gate_about_as_o
     assert runs == gate_power.EDGE_RUNS and _at_most(0.05, fails, runs) and low <= fails / runs <= high
     assert "target at most 5%" in gate_power.edge_words((fails, runs, low, high))
     assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None
+
+
+def _one_row_at(p_value_like: float) -> pd.DataFrame:
+    """Ten lockstep rows, one regressed at a change whose one-sided p against 1.05 is `p_value_like`'s size (normal:
+    1.10 with its interval's half-width set so), nine unchanged."""
+    from scipy.stats import norm
+
+    se = (np.log(1.10) - np.log(1.05)) / norm.isf(p_value_like)
+    low, high = np.exp(np.log(1.10) + np.array([-1.96, 1.96]) * se)
+    rows = [dict(ratio=1.10, ratio_ci_low=low, ratio_ci_high=high, verdict="regressed")] + [
+        dict(ratio=1.0, ratio_ci_low=0.98, ratio_ci_high=1.02, verdict="unchanged")] * 9
+    return pd.DataFrame([r | {"study": "s", "config_id": "c", "variant": f"v{i}", "mode": "blocked", "df": np.inf,
+                              "side": "b", "against": "a", "detectable_change": 0.04} for i, r in enumerate(rows)])
+
+
+def test_the_lockstep_gate_names_at_4_percent_and_two_runs_gates_at_5():
+    """One row at p = 0.0045 among ten survives Benjamini-Hochberg at 5% (0.005) but not at 4% (0.004): the gate on
+    two runs' medians names it, the lockstep gate does not (its other 1% is the rows as a whole), and each report's
+    line states its own rate."""
+    table = _one_row_at(0.0045)
+    assert gate.require_no_regressions(table, "lockstep").startswith("no regressions over 10 rows")
+    with pytest.raises(gate.Regressions, match="1 regression"):
+        gate.require_no_regressions(table, "medians")
+    said = "".join(familywise.line(table.assign(processes=5), "ratio", 0.05, rate=NAMING))
+    assert "at most 4% of the named rows expected false; the rows as a whole tested at the other 1%" in said
+    assert "p <= 0.04 / 10" in said and "at most 5% of the named rows expected false):" in "".join(
+        familywise.line(table, "ratio", 0.05))

@@ -29,7 +29,7 @@ def test_the_share_named_is_set_against_the_share_stated_with_its_interval():
     spikes = spike_table(table, 0.05)
     assert list(spikes.rows) == [48, 16, 48] and list(spikes.spiked_tables) == [48, 200, 48]
     assert list(spikes.declared) == [False, False, True]
-    assert spikes.stated_share.iloc[2] > spikes.stated_share.iloc[1]  # its configuration's 4 rows declared: 0.05 / 4
+    assert spikes.stated_share.iloc[2] > spikes.stated_share.iloc[1]  # its configuration's 4 rows declared: 0.04 / 4
     assert (spikes.named_low <= spikes.named_share).all() and (spikes.named_share <= spikes.named_high).all()
     assert (abs(spikes.named_share - spikes.stated_share) < 0.15).all()  # honest intervals: they agree
     assert spikes.stated_share.iloc[1] > spikes.stated_share.iloc[0]  # fewer rows, a lighter correction

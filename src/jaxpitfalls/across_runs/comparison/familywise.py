@@ -155,8 +155,9 @@ def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[st
             f"gate (`compare_gate`, where a run asks for it) names the rows whose test of that survives "
             f"Benjamini-Hochberg over {over} (at most "
             f"{rate * 100:g}% of the named rows expected false"
-            + (f"; the rows as a whole tested at the other {FDR - rate:.0%}, so that good code at the threshold fails "
-               f"it in at most {FDR:.0%} of runs" if rate < FDR else "") + "): "
+            + (f"; the rows as a whole tested at the other {FDR - rate:.0%}, the two tests' rates adding up to "
+               f"{FDR:.0%}" if rate < FDR and (table.get("processes", pd.Series(dtype=float)) > 1).any() else "")
+            + "): "
             + (f"{kept} of the {int(flagged.sum())} regressed do" if flagged.any() else "no row is regressed")
             + (f" ({'the other ' if kept else ''}{unconfirmed} passed the threshold alone, not the correction: time "
                "them again before acting on them). " if unconfirmed else ". ")
