@@ -304,8 +304,10 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     from jaxpitfalls.contract.decisions import decide, to_decide
     # 1.057x [1.043, 1.075] against "at most 1.05": half-width 0.016, its middle 0.009 above the edge (log scale)
     reason = to_decide(1.043, 1.075, 1.05, log=True)
-    assert "the interval crosses 1.05; about 3.2x the samples would decide it" in reason
-    assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2; about 2.2x the samples")
+    assert "the interval crosses 1.05 (centred above it); about 3.2x the samples would decide it" in reason
+    assert "crosses 1.05 (centred below it)" in to_decide(0.95, 1.06, 1.05, log=True)  # which way it leans
+    assert to_decide(-3.0, 3.0, -2.0, 2.0).startswith("undecided: the interval crosses -2, 2 (centred between them); "
+                                                      "about 2.2x the samples")
     assert to_decide(0.0, float("inf"), 1.0, log=True) == ("undecided: the interval is unbounded (one process, or none "
                                                      "over processes)")  # no log(0) to divide by
     assert "centred on the edge 1;" in to_decide(0.9, 1.1, 1.0)  # no number of samples decides it where it sits
@@ -315,11 +317,12 @@ def test_an_undecided_interval_says_how_much_narrower_would_decide_it():
     assert "x the samples" in far and "over 10x a run's: another design, not more rounds" in far
     # a reference run's, 1.009x [0.010, 99.765]: mid-band, not "centred on 1.25" (its middle is 1.0)
     mid_band = to_decide(0.010, 99.765, 0.8, 1.25, log=True)
-    assert mid_band.startswith("undecided: the interval crosses 0.8, 1.25; about 430x the samples")
-    assert "centred" not in mid_band
+    assert mid_band.startswith("undecided: the interval crosses 0.8, 1.25 (centred between them); about 430x the "
+                               "samples")
+    assert "centred on" not in mid_band
     assert "centred on the edge 1.25" in to_decide(1.0, 1.56, 0.8, 1.25, log=True)  # its middle on the upper edge
     assert to_decide(-2.0, 3.0, -1.0, 1.0, of="the shift", unit=" ms").startswith(
-        "undecided: the shift crosses -1 ms, 1 ms; about 25x the samples")  # the nearer edge, 1, sets the distance
+        "undecided: the shift crosses -1 ms, 1 ms (centred between them); about 25x the samples")  # the nearer edge
     decided, undecided = decide(1.1, 1.2, 1.0), decide(0.8, 1.3, 1.0)
     assert decided.reason == "" and undecided.reason == to_decide(0.8, 1.3, 1.0)
     assert (decided.verdict(), undecided.verdict()) == ("reproduced", "inconclusive")
@@ -331,8 +334,8 @@ def test_an_interval_over_few_processes_says_how_many_processes_would_decide_it(
     rounds. At 3 processes the quantile is 4.3: its spread as measured decides it there."""
     from jaxpitfalls.contract.decisions import to_decide
     assert to_decide(0.00365, 12.278, 1.0, log=True, df=1.0, processes=2).endswith(
-        "crosses 1; it rests on 1 degree(s) of freedom over 2 processes: about 3 processes (`measure.processes`, "
-        "and `max_processes` where lower) would decide it if the estimate holds")
+        "crosses 1 (centred below it); it rests on 1 degree(s) of freedom over 2 processes: about 3 processes "
+        "(`measure.processes`, and `max_processes` where lower) would decide it if the estimate holds")
     assert "processes" not in to_decide(0.5, 2.0, 1.1, log=True, df=0.0, processes=1)  # no spread: no t to read
     pooled = to_decide(0.00365, 12.278, 1.0, log=True, df=6.0, processes=2)  # 5 df from a prior over other rows
     assert "over 2 processes: about" in pooled

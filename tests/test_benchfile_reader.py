@@ -178,7 +178,8 @@ def test_an_expectation_is_judged_and_said_as_its_sentence_speaks():
             return row
 
     judged = judge(e, OneRow())
-    assert judged.measured.startswith("t(b) / t(a) = 4.724x [0.081, 274.0]") and "crosses 20;" in judged.reason
+    assert judged.measured.startswith("t(b) / t(a) = 4.724x [0.081, 274.0]")
+    assert "crosses 20 (centred below it);" in judged.reason
     slower = parse_expectation("a no more than 5% slower than b", VARIANTS)
     assert slower.spoken == ("t(a) / t(b)", None, 1.05) and slower.rule.endswith("wholly below 1.05")
 

@@ -91,7 +91,9 @@ def to_decide(low: float, high: float, *edges: float, log: bool = False, of: str
     if distance < 0.05 * ((scale(max(crossed)) - scale(min(crossed))) / 2 if inside else half):
         return (f"undecided: {of} is centred on the edge {short(nearest)}{unit}; more samples decide it only if the "
                 "estimate moves")
-    crosses = f"undecided: {of} crosses {', '.join(f'{short(e)}{unit}' for e in crossed)}"
+    leans = "between them" if inside else \
+        f"{'above' if middle > scale(nearest) else 'below'} {'it' if len(crossed) == 1 else short(nearest) + unit}"
+    crosses = f"undecided: {of} crosses {', '.join(f'{short(e)}{unit}' for e in crossed)} (centred {leans})"
     if scatter > 1:
         return (f"{crosses}; its points lie {scatter:.1f}x farther from one power law than their intervals allow: "
                 "the sizes follow no one law, and more samples per point would not narrow it")
