@@ -20,7 +20,7 @@ sides = docs[0]["sides"] if docs else {}  # as the jobs recorded them
 plans = memory_plans.sides(docs)
 results.write_csv(sm.output.memory_plans, plans)
 save(figure.lockstep(table, settings.threshold), sm.output.figure)
-summary_lines = machine_time_lines({"lockstep jobs": sum(doc["job_seconds"] for doc in docs)}, sm.params.run_target_s)
+summary_lines = machine_time_lines(lockstep.machine_parts(docs), sm.params.run_target_s)
 results.write_text(sm.output.report, lockstep.markdown(table, sides, settings.threshold,
                                                      [doc["timed"] for doc in docs], lockstep.set_up_line(docs),
                                                      settings.primary, plans)

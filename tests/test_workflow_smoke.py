@@ -188,8 +188,9 @@ def test_tables_figures_and_report(smoke_run):
     assert "figures/dispatch/overhead_vs_leaves.png" in report and "figures/tree_at/time_vs_transforms.png" in report
     assert "scorecard.png" in report and (smoke_run / "reports" / "scorecard.png").stat().st_size > 5_000
     assert "study `tree_at`:" in report  # its part of the smoke_run, against its target, by what it bought
-    assert "needs): timed samples " in report and "warm-up and compiles, checks), traces " in report
+    assert "needs): timed samples " in report and "merging, writing), traces " in report
     assert "worker starts and imports " in report  # its workers' seconds to their replies less their measuring
+    assert "between samples " in report and "models, compiles, warm-up and checks " in report  # in its workers
     assert re.search(r"- study `dispatch`: .*configurations within 10% of their cheapest plan", report)
     assert "Peak memory: **" in report
     # its two timing jobs at once keep contended rounds (on_contention: warn): said above the findings where any was

@@ -22,7 +22,7 @@ from ...harness.stats import wilson
 from ...report.tables.environments import code_version
 from ...report.tables.run_summary import machine_time_lines
 from ..comparison.compare_report import MOVED
-from ..comparison.lockstep import more_processes
+from ..comparison.lockstep import machine_parts, more_processes
 from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
 from ..settings import PYPERF_OPTIONS, Compare, History
@@ -235,7 +235,7 @@ def write(timed: Timed, out: str, reference: str = "") -> None:
     sections = [*allocation.allocation_section(allocation.allocation_table(jobs, table, ran["threshold"]),
                                                       ran["threshold"]),
                 *(study_intervals.section([label], *studies) if studies else []), *null,
-                *machine_time_lines({"lockstep jobs": machine_s, "pyperf's pairs": pyperf_s,
+                *machine_time_lines({**machine_parts(jobs), "pyperf's pairs": pyperf_s,
                                      "the null history (its environments built)": timed.history_machine_s},
                                     timed.run_target_s)]
     results.write_text(out, markdown(table, found, machine_s, ran, pairs, _commits(jobs), _proportional(jobs),

@@ -117,6 +117,17 @@ def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
             "neighbour slows its sides alike; `contended_rounds` per row).", ""]
 
 
+def machine_parts(docs: list[dict[str, Any]]) -> dict[str, float]:
+    """Lockstep jobs' machine time by what it bought: the sides' timed samples (about: each block's median call
+    times its calls and samples) and the rest (workers' starts, imports, warm-up, calibration, the rounds' own)."""
+    total = sum(doc["job_seconds"] for doc in docs)
+    sampled = sum(value * t["calls_per_sample"][mode][variant] * t["samples_per_block"]
+                  for t in (doc["timed"] for doc in docs) for process in t["processes"] for side in process.values()
+                  for mode, variants in side.items() for variant, values in variants.items() for value in values)
+    return {"lockstep jobs' timed samples (about)": sampled,
+            "the rest of the lockstep jobs (workers' starts, imports, warm-up, calibration)": total - sampled}
+
+
 def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
     effects = table.order_effect.dropna() if len(table) else pd.Series(dtype=float)
     if not len(effects):
