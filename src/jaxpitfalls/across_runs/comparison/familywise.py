@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.special import stdtr, stdtrit  # t.sf's and t.ppf's values, at a fraction of scipy.stats' cost
 
 from ...contract.naming import named_by, naming_nothing
+from .sign_flip import global_p
 
 FDR = 0.05
 # The lockstep gate fails on either of two tests, the rows it names and the rows as a whole (sign_flip.py): their
@@ -140,6 +141,15 @@ def reach_line(table: pd.DataFrame, value: str, threshold: float, primary: Seque
                f"(its own verdict asks p <= {VERDICT_P:g}: its whole 95% interval above the threshold)."))
 
 
+def _whole(table: pd.DataFrame, threshold: float, rate: float) -> str:
+    """The lockstep gate's other test, as the gate runs it on the judged rows (sign_flip.py), and what it found."""
+    p = global_p(table, threshold) if len(table) else None
+    found = "not run (no row of two processes or more)" if p is None else f"p = {p:.3g}" + (
+        ", **slower as a whole**" if p <= FDR - rate else "")
+    return f"; the rows as a whole tested at the other {FDR - rate:.0%} ({found}), the two tests' rates adding up to " \
+        f"{FDR:.0%}"
+
+
 def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[str] = (),
          rate: float = FDR) -> list[str]:
     """The report's statement of the control at `rate`, and what it kept of the rows called regressed one by one."""
@@ -155,9 +165,7 @@ def line(table: pd.DataFrame, value: str, threshold: float, primary: Sequence[st
             f"gate (`compare_gate`, where a run asks for it) names the rows whose test of that survives "
             f"Benjamini-Hochberg over {over} (at most "
             f"{rate * 100:g}% of the named rows expected false"
-            + (f"; the rows as a whole tested at the other {FDR - rate:.0%}, the two tests' rates adding up to "
-               f"{FDR:.0%}" if rate < FDR and (table.get("processes", pd.Series(dtype=float)) > 1).any() else "")
-            + "): "
+            + (_whole(table[mine], threshold, rate) if rate < FDR else "") + "): "
             + (f"{kept} of the {int(flagged.sum())} regressed do" if flagged.any() else "no row is regressed")
             + (f" ({'the other ' if kept else ''}{unconfirmed} passed the threshold alone, not the correction: time "
                "them again before acting on them). " if unconfirmed else ". ")
