@@ -64,6 +64,8 @@ def test_the_tables_hide_the_twins_and_the_audit_counts_their_misses(tmp_path):
     assert "**1 of 20** twin rows excluded 1 (5.0%" in text
     assert "| 4.0% " in text and "| 2.0% " in text and "| other" not in text  # largest miss, median half-width
     assert twin_sections({"s": found.iloc[:0]}) == []  # results measured before the twins: no section
+    one_df = found.assign(ratio_ci_low=1e-5, ratio_ci_high=3.2e5)  # a walk's 2 processes: t on 1 df, 16032331.7%
+    assert "| over 1000% (few processes) " in twin_sections({"s": one_df})[0]
     assert twin_warning({"s": found}) == twin_warning({"s": found.iloc[:0]}) == []  # 1 of 20: as 95% allows
     # a walk's base: both twin rows of a file's two modes excluded 1, said in the audit alone
     (said, _) = twin_warning({"s": found.iloc[-4:].assign(ratio_ci_low=[1.001, 0.98, 1.003, 0.98])})
