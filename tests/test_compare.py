@@ -182,7 +182,8 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     with pytest.raises(gate.Regressions, match=r"(?s)2 row\(s\) inconclusive.*detectable change \d+%"):
         gate.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
     text = compare_report.markdown(undecided, one_sided, ratios, "b", 0.05)
-    assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows could detect changes of" in text
+    assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows (0 reading slower, 2 faster) could detect " \
+        "changes of" in text  # which way they lean: both read 0.866x
 
 
 def test_a_floor_that_slowed_fails_the_ratios_gate_though_its_ratios_read_as_gains():

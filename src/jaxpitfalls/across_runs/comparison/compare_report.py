@@ -44,8 +44,9 @@ def could_tell(table: pd.DataFrame, threshold: float,
     undecided = table[table.verdict == "inconclusive"] if len(table) else table
     if not len(undecided):
         return []
-    detectable = undecided.detectable_change
-    return [f"The {len(undecided)} inconclusive rows could detect changes of {detectable.min():.0%}-"
+    detectable, value = undecided.detectable_change, undecided.get("ratio", undecided.get("change"))
+    leans = "" if value is None else f" ({int((value > 1).sum())} reading slower, {int((value < 1).sum())} faster)"
+    return [f"The {len(undecided)} inconclusive rows{leans} could detect changes of {detectable.min():.0%}-"
             f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
             f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; {per_row}), or a "
             "quieter machine.", ""]
