@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ...harness import clustered, moderated, stats
-from ..comparison import process_t
-from ..comparison.compare import verdict
 from ..comparison.familywise import KEY, SPIKE, WHOLE, gate_rate, one_row_reach, surviving
+from ..comparison.lockstep import estimated
 from ..comparison.sign_flip import global_p
+from .between_processes import lockstep_jobs
 
 SUBSET, SUBSETS = 16, 200
 RATE = gate_rate("lockstep")  # the rate at which the lockstep gate names rows
@@ -69,8 +69,8 @@ def gate_lines(gates: pd.DataFrame, threshold: float, edge: tuple[int, int, floa
              "rows); `gate_fails`, whether it fails (a row named, or the rows as a whole slower by sign flips of "
              f"whole processes, at {WHOLE:.0%}); the same over {SUBSETS} random subsets of {SUBSET} rows "
              "(overlapping: not independent draws); `named_low`-`named_high`, the named share's 95% interval over "
-             "its effective rows (a "
-             "configuration's rows share its processes).", "", gates.to_markdown(index=False, floatfmt=".3f"), ""]
+             "its effective rows (a configuration's rows share its processes).", "",
+             gates.to_markdown(index=False, floatfmt=".3f"), ""]
     for g in gates.itertuples():
         if round(g.injected, 2) >= 1.10:
             met = _MET[clustered.against(g.named_share, g.named_low, g.named_high, (0.9, 1.0))]
@@ -100,11 +100,8 @@ def _edge_run(jobs: dict[tuple[str, str], np.ndarray], threshold: float, rng: np
     rows = []
     for (study, config_id), logs in jobs.items():
         shifted = logs * rng.choice((-1.0, 1.0), logs.shape[1]) + math.log1p(threshold)
-        for found, own in zip(moderated.pooled(shifted), shifted, strict=True):
-            c = process_t.as_row(found)
-            rows.append({"study": study, "config_id": config_id, **c,
-                         "verdict": verdict(c["ratio_ci_low"], c["ratio_ci_high"], threshold),
-                         "process_log_ratios": ";".join(f"{x:.6g}" for x in own)})
+        rows += [{"study": study, "config_id": config_id, **estimated(found, own, threshold)}
+                 for found, own in zip(moderated.pooled(shifted), shifted, strict=True)]
     return pd.DataFrame(rows)
 
 
@@ -118,8 +115,8 @@ def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> tuple[int
     if same.empty:
         return None
     same = same[same.side == same.side.iloc[0]] if "side" in same else same  # one A/A side, as gate_table judges
-    jobs = {job: np.array([[float(x) for x in r.split(";")] for r in rows.process_log_ratios])
-            for job, rows in same.groupby(["study", "config_id"], sort=False)}
+    jobs = {(study, config_id): logs for study, rows in same.groupby("study", sort=False)
+            for config_id, logs in lockstep_jobs(rows)}
     rng = np.random.default_rng(seed)
     fails = sum(judged(_edge_run(jobs, threshold, rng), threshold)[1] for _ in range(EDGE_RUNS))
     return fails, EDGE_RUNS, *stats.wilson(fails, EDGE_RUNS)

@@ -16,8 +16,8 @@ from .sign_flip import global_p
 
 FDR = 0.05
 # The lockstep gate fails on either of two tests, the rows it names and the rows as a whole (sign_flip.py): their
-# rates add up to FDR (Bonferroni), so that good code at the threshold fails it in at most FDR of runs, not twice
-# that; most of it goes to naming rows, whose power a single regression needs.
+# rates add up to FDR (Bonferroni, where each test holds its own rate), not twice it; most of it goes to naming
+# rows, whose power a single regression needs.
 WHOLE = 0.01
 
 

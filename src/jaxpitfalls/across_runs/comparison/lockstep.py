@@ -38,6 +38,14 @@ def _injected(timed: dict[str, Any], side: str) -> float:
     return (1 + fraction[side]) / (1 + fraction[first])
 
 
+def estimated(found: moderated.Estimate, own: Sequence[float], threshold: float) -> dict[str, Any]:
+    """A row's estimate as the lockstep table holds it (process_t.as_row's, `log_sd` among them), its verdict and
+    its processes' log-ratios, which the gate's sign flips read back."""
+    c = process_t.as_row(found)
+    return c | {"verdict": verdict(c["ratio_ci_low"], c["ratio_ci_high"], threshold),
+                "process_log_ratios": ";".join(f"{x:.6g}" for x in own)}
+
+
 def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
     """One lockstep result's rows: each later side's paired ratio to the first with its verdict, spreads pooled over
     the job's processes."""
@@ -53,17 +61,15 @@ def side_by_side(doc: dict[str, Any], threshold: float = 0.05) -> pd.DataFrame:
     pooled = moderated.in_groups(moderated.pooled, logs, [variant in recompiling for _, variant, _ in keys])
     rows = []
     for (mode, variant, side), own, found in zip(keys, logs, pooled, strict=True):
-        c = process_t.as_row(found)
+        c = estimated(found, own, threshold)
         spread = c.pop("log_sd")
         rows.append({
             "study": doc["study"], "config_id": doc["config_id"], "variant": variant, "mode": mode,
             "side": side, "against": first, **c, "rounds": timed["rounds"], "processes": len(processes),
             "contended_rounds": contended_rounds(timed, mode),
             "order_effect": order_effect(timed, side, mode, variant), "injected": _injected(timed, side),
-            "verdict": verdict(c["ratio_ci_low"], c["ratio_ci_high"], threshold),
             "environment_changes": environment_changes(timed["descriptions"][first][0]["environment"],
                                                        timed["descriptions"][side][0]["environment"]),
-            "process_log_ratios": ";".join(f"{x:.6g}" for x in own),
             "against_median_ms": process_t.median_ms([p[first][mode][variant] for p in processes]),
             "side_median_ms": process_t.median_ms([p[side][mode][variant] for p in processes]),
             **code_columns(*(_ran(timed["descriptions"][s][0]) for s in (first, side)), variant,
