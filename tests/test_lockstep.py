@@ -424,11 +424,13 @@ def test_the_report_says_how_many_jobs_timed_more_processes_for_their_target():
     assert "1 of the 1 jobs with a target took more (6 processes)" in lockstep.set_up_line(mixed)[0]
 
 
-def test_the_run_summary_splits_lockstep_jobs_into_timed_samples_and_the_rest():
-    """Each block's median call times its calls and samples per block, over every process, side, mode, variant and
-    round: what the sides' timed samples took; the jobs' seconds less that, the workers' starts and warm-up."""
-    timed = {"calls_per_sample": {"blocked": {"v": 2}}, "samples_per_block": 3,
-             "processes": [{"a": {"blocked": {"v": [0.1, 0.2]}}, "b": {"blocked": {"v": [0.1, 0.1]}}}] * 2}
+def test_the_run_summary_splits_lockstep_jobs_into_their_rounds_and_the_rest():
+    """The rounds' windows as timed, over every process and mode: what the sides' blocks took, whatever a sample
+    records (a dispatch sample is a step's share of its call); the jobs' seconds less that, the workers' starts."""
+    machine = [{"blocked": [{"wall_s": 1.5}, {"wall_s": 0.5}], "pipelined": [{"wall_s": 1.0}]}] * 2
+    timed = {"calls_per_sample": {"blocked": {"v": 2}}, "samples_per_block": 3, "machine": machine,
+             "processes": [{"a": {"blocked": {"v": [0.001]}}}] * 2}
     parts = lockstep.machine_parts([{"job_seconds": 10.0, "timed": timed}, {"job_seconds": 5.0, "timed": timed}])
-    sampled = 2 * 2 * (0.5 * 2 * 3)  # two jobs of two processes, each process's blocks 0.5 s of calls per call
-    assert list(parts.values()) == pytest.approx([sampled, 15.0 - sampled])
+    assert list(parts.values()) == pytest.approx([12.0, 3.0])
+
+

@@ -124,14 +124,15 @@ def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
 
 
 def machine_parts(docs: list[dict[str, Any]]) -> dict[str, float]:
-    """Lockstep jobs' machine time by what it bought: the sides' timed samples (about: each block's median call
-    times its calls and samples) and the rest (workers' starts, imports, warm-up, calibration, the rounds' own)."""
+    """Lockstep jobs' machine time by what it bought: the rounds (every side's blocks in turn, as each round's
+    window timed them; a sample's recorded value may be a step's share of it) and the rest (workers' starts,
+    imports, models, compiles, warm-up, calibration)."""
     total = sum(doc["job_seconds"] for doc in docs)
-    sampled = sum(value * t["calls_per_sample"][mode][variant] * t["samples_per_block"]
-                  for t in (doc["timed"] for doc in docs) for process in t["processes"] for side in process.values()
-                  for mode, variants in side.items() for variant, values in variants.items() for value in values)
-    return {"lockstep jobs' timed samples (about)": sampled,
-            "the rest of the lockstep jobs (workers' starts, imports, warm-up, calibration)": total - sampled}
+    rounds = sum(window["wall_s"] for doc in docs for process in doc["timed"].get("machine", [])
+                 for windows in process.values() for window in windows)
+    return {"lockstep jobs' rounds (the sides' blocks in turn)": rounds,
+            "the rest of the lockstep jobs (workers' starts, imports, models, compiles, warm-up, calibration)":
+                total - rounds}
 
 
 def _order_line(table: pd.DataFrame, threshold: float) -> list[str]:
