@@ -182,8 +182,20 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
     with pytest.raises(gate.Regressions, match=r"(?s)2 row\(s\) inconclusive.*detectable change \d+%"):
         gate.require_no_regressions(undecided, "medians", fail_on_inconclusive=True)
     text = compare_report.markdown(undecided, one_sided, ratios, "b", 0.05)
-    assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows (0 reading slower, 2 faster) could detect " \
-        "changes of" in text  # which way they lean: both read 0.866x
+    assert "Verdicts: inconclusive 2" in text and "2 inconclusive rows (0 reading slower, 2 faster) could detect a " \
+        "change of" in text and "2 need more: about" in text  # which way they lean: both read 0.866x
+
+
+def test_an_inconclusive_row_that_had_the_power_is_not_told_more_samples_would_tell():
+    """A row whose interval was narrow enough for the threshold but lies across its edge: more samples are not
+    its remedy (its samples_factor is 1), so the line says the change is near the edge or chance put it there."""
+    rows = pd.DataFrame({"verdict": ["inconclusive", "inconclusive", "unchanged"], "ratio": [1.024, 0.97, 1.0],
+                         "detectable_change": [0.04, 0.09, 0.02], "samples_factor": [1.0, 3.2, 1.0]})
+    one = compare_report.could_tell(rows.iloc[:1], 0.05)[0]
+    assert one.startswith("The 1 inconclusive row (1 reading slower, 0 faster) could detect a change of 4% at 80% "
+                          "power, against ±5%: 1 had that power already") and "would tell" not in one
+    both = compare_report.could_tell(rows, 0.05)[0]
+    assert "changes of 4%-9% (median 6%)" in both and "1 needs more: about 3.2x the samples would tell" in both
 
 
 def test_a_floor_that_slowed_fails_the_ratios_gate_though_its_ratios_read_as_gains():

@@ -40,16 +40,22 @@ def counts(table: pd.DataFrame) -> str:
 def could_tell(table: pd.DataFrame, threshold: float,
                per_row: str = "`processes_needed` per row: that many fresh processes a run, at the spread "
                               "between processes these runs saw") -> list[str]:
-    """What the inconclusive rows could have detected (`per_row`: what the table's own column says would tell)."""
+    """What the inconclusive rows could have detected, and what would tell (`per_row`: the table's own column)."""
     undecided = table[table.verdict == "inconclusive"] if len(table) else table
     if not len(undecided):
         return []
     detectable, value = undecided.detectable_change, undecided.get("ratio", undecided.get("change"))
     leans = "" if value is None else f" ({int((value > 1).sum())} reading slower, {int((value < 1).sum())} faster)"
-    return [f"The {len(undecided)} inconclusive rows{leans} could detect changes of {detectable.min():.0%}-"
-            f"{detectable.max():.0%} (median {detectable.median():.0%}) at 80% power, not ±{threshold:.0%}: "
-            f"about {undecided.samples_factor.median():.1f}x the samples would tell (median; {per_row}), or a "
-            "quieter machine.", ""]
+    low, high = f"{detectable.min():.0%}", f"{detectable.max():.0%}"
+    sizes = f"a change of {low}" if low == high else f"changes of {low}-{high} (median {detectable.median():.0%})"
+    short = undecided[undecided.samples_factor > 1]
+    said = [f"{len(short)} {'needs' if len(short) == 1 else 'need'} more: about {short.samples_factor.median():.1f}x "
+            f"the samples would tell (median; {per_row}), or a quieter machine"] if len(short) else []
+    if len(short) < len(undecided):
+        said.append(f"{len(undecided) - len(short)} had that power already, an interval across the threshold's edge: "
+                    "the change is near it or chance put it there, and another run tells which")
+    return [f"The {len(undecided)} inconclusive row{'s' * (len(undecided) > 1)}{leans} could detect {sizes} at 80% "
+            f"power, against ±{threshold:.0%}: {'; '.join(said)}.", ""]
 
 
 def verdict_rule(threshold: float) -> str:

@@ -124,9 +124,8 @@ def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
 
 
 def machine_parts(docs: list[dict[str, Any]]) -> dict[str, float]:
-    """Lockstep jobs' machine time by what it bought: the rounds (every side's blocks in turn, as each round's
-    window timed them; a sample's recorded value may be a step's share of it) and the rest (workers' starts,
-    imports, models, compiles, warm-up, calibration)."""
+    """Lockstep jobs' machine time: the rounds, as each round's window timed them (a sample may record a step's
+    share of its call), and the rest."""
     total = sum(doc["job_seconds"] for doc in docs)
     rounds = sum(window["wall_s"] for doc in docs for process in doc["timed"].get("machine", [])
                  for windows in process.values() for window in windows)
