@@ -159,7 +159,15 @@ MALFORMED = [
                                        "run measures (study/config_id/variant/mode"),
     ("pyperf's callable that is not measured", {"compare": {"sides": {"a": {}, "b": {}},
                                                             "pyperf": {"callable": "blocked/filter_jitt"}}},
-     "config compare.pyperf.callable = 'blocked/filter_jitt': not a mode/variant of dispatch"),
+     "config compare.pyperf.callable = 'blocked/filter_jitt': not a mode/variant the sides time of dispatch"),
+    ("a lockstep variant the study has not", {"compare": {"sides": {"a": {}, "b": {}}, "variants": ["jit_flatt"]}},
+     "config compare.variants[0] = 'jit_flatt': not a variant of dispatch (filter_jit, jit_partition, jit_flat, "),
+    ("a gate's row on a variant the sides do not time", {"compare": {
+        "sides": {"a": {}, "b": {}}, "variants": ["jit_flat"], "primary": ["dispatch/*/filter_jit/*"]}},
+     "config compare.primary[0] = 'dispatch/*/filter_jit/*': matches nothing this run measures"),
+    ("pyperf's callable on a variant the sides do not time", {"compare": {
+        "sides": {"a": {}, "b": {}}, "variants": ["jit_flat"], "pyperf": {"callable": "blocked/filter_jit"}}},
+     "config compare.pyperf.callable = 'blocked/filter_jit': not a mode/variant the sides time of dispatch (modes: "),
     ("every benchmark file's every problem", _two_bad_files,
      "odd.py:11: EXPECT 'a faster than c': 'c' is not one of the variants ['a', 'b']\nconfig studies.gone.file: "),
     ("a gate with nothing to compare", {"compare": {"fail_on_regression": True}},

@@ -28,7 +28,7 @@ def _sides(tmp_path, rounds: int, allocated: int) -> Path:
         "studies": {"dispatch": {"sweep": {"layers": []}}}  # its base only
         | {name: {"enabled": False} for name in ("tree_at", "extraction", "generation")},
         "compare": {"sides": {"a": {}, "b": {"env": {"XLA_FLAGS": ONE_DEVICE}}}, "rounds": rounds,
-                    "samples_per_block": 1, "processes": 1,
+                    "samples_per_block": 1, "processes": 1, "variants": ["jit_flat", "filter_jit"],
                     "allocation": {Path(smoke_result("dispatch")).stem: {"rounds": allocated}}}}))
     return overlay
 
@@ -48,6 +48,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     rounds = recorded["processes"][0]
     for side in ("a", "b"):
         assert set(rounds[side]) == {"blocked", "pipelined"}
+        assert all(list(mode) == ["filter_jit", "jit_flat"] for mode in rounds[side].values())  # compare.variants
         assert all(len(xs) == 3 and min(xs) > 0 for mode in rounds[side].values() for xs in mode.values())
     signatures = {side: described[0]["signatures"] for side, described in recorded["descriptions"].items()}
     assert signatures["a"] == signatures["b"]  # the same code on both sides
@@ -56,7 +57,8 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report
     assert "(figures/compare_lockstep.png)" in report
     assert (workdir / "reports" / "figures" / "compare_lockstep.png").stat().st_size > 10_000  # the rows drawn
-    assert "Timed: 1 fresh process x 3 rounds x 1 sample per block a side, as the 1 job recorded." in report
+    assert "Timed: 1 fresh process x 3 rounds x 1 sample per block a side, as the 1 job recorded. Only the " \
+        "variants compare.variants names: filter_jit, jit_flat." in report
     assert [len(rounds) for rounds in recorded["machine"][0].values()] == [3, 3]  # every round of both modes watched
     assert "Machine, round by round (the workers' own CPU taken out)" in report or "not measurable here" in report
     assert "survives Benjamini-Hochberg over all" in report

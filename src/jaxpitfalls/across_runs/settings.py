@@ -53,11 +53,12 @@ class Lockstep:
     target_precision: float = 0.0  # 0: `processes` only
     target_share: float = 1.0  # of a job's rows, to reach target_precision
     max_processes: int = 0  # with target_precision: 0, twice `processes`
+    variants: tuple[str, ...] = ()  # the study's variants timed (empty: all)
 
     @classmethod
     def of(cls, block: Mapping[str, Any]) -> Lockstep:
         named = {f.name: block[f.name] for f in fields(cls) if f.name in block}
-        return cls(**named | {"sides": _sides(named["sides"])})
+        return cls(**named | {"sides": _sides(named["sides"]), "variants": tuple(named.get("variants", ()))})
 
     @property
     def most_processes(self) -> int:
@@ -69,7 +70,8 @@ class Lockstep:
     def recorded(self) -> dict[str, Any]:
         return {"sides": list(self.sides), "rounds": self.rounds, "samples_per_block": self.samples_per_block,
                 "processes": self.processes, "target_precision": self.target_precision,
-                "target_share": self.target_share, "max_processes": self.most_processes}
+                "target_share": self.target_share, "max_processes": self.most_processes,
+                **({"variants": list(self.variants)} if self.variants else {})}
 
 
 def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
@@ -112,11 +114,13 @@ class Compare:
     fail_on_inconclusive: bool
     gate_on: str
     primary: tuple[str, ...] = ()  # the rows the gate judges (patterns); none: every row
+    variants: tuple[str, ...] = ()  # the variants the sides time (none: all)
 
     @classmethod
     def of(cls, block: Mapping[str, Any]) -> Compare:
         named = _refuse_unknown(cls, block)
         return cls(**named | {"sides": _sides(named["sides"]), "primary": tuple(named.get("primary", ())),
+                              "variants": tuple(named.get("variants", ())),
                               "pyperf": Pyperf(named["pyperf"]["callable"], tuple(named["pyperf"]["options"]),
                                                named["pyperf"].get("published", False))})
 

@@ -40,12 +40,16 @@ def _lockstep(config: dict[str, Any]) -> Iterator[str]:
     spec = registry.spec(study)
     confs = [conf["id"] for conf in plan.configurations(config["studies"][study])]
     modes = [m for m in spec.modes if not (registry.is_file(study) and m == FIRST_RUN_MODE)]  # lockstep times warm ones
-    rows = [f"{study}/{c}/{v}/{m}" for c in confs for v in spec.variants for m in modes]
+    for i, name in enumerate(compare["variants"]):
+        if name not in spec.variants:
+            yield f"config compare.variants[{i}] = {name!r}: not a variant of {study} ({', '.join(spec.variants)})"
+    variants = [v for v in spec.variants if v in compare["variants"]] or list(spec.variants)
+    rows = [f"{study}/{c}/{v}/{m}" for c in confs for v in variants for m in modes]
     yield from _unmatched("compare.primary", compare["primary"], rows, "study/config_id/variant/mode")
     callable_ = compare["pyperf"]["callable"]
-    if callable_ and callable_ not in [f"{m}/{v}" for m in modes for v in spec.variants]:
-        yield (f"config compare.pyperf.callable = {callable_!r}: not a mode/variant of {study} (modes: "
-               f"{', '.join(modes)}; variants: {', '.join(spec.variants)})")
+    if callable_ and callable_ not in [f"{m}/{v}" for m in modes for v in variants]:
+        yield (f"config compare.pyperf.callable = {callable_!r}: not a mode/variant the sides time of {study} "
+               f"(modes: {', '.join(modes)}; variants: {', '.join(variants)})")
 
 
 def _history(config: dict[str, Any]) -> Iterator[str]:

@@ -66,7 +66,8 @@ def run_lockstep(study: str, conf: dict[str, Any], settings: dict[str, Any], mod
     log.info("%s %s: sides %s in lockstep, %d process(es) x %d rounds x %d samples per block", study, conf["id"],
              ", ".join(s.name for s in sides), compare.processes, compare.rounds, compare.samples_per_block)
     start = time.perf_counter()
-    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs}
+    request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,
+               "variants": list(compare.variants)}
     with tempfile.TemporaryDirectory(prefix="lockstep-") as tmp:
         request_path = Path(tmp) / "request.json"
         request_path.write_text(json.dumps(request))

@@ -49,11 +49,15 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
 
 
 def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sampler]], dict[str, Any], float]:
-    """The request, its one-call samplers per mode and variant, what the study said, and the shortest sample."""
+    """The request, its one-call samplers per mode and variant (those it names, where it names some), what the study
+    said, and the shortest sample."""
     with open(request_path) as f:
         request = json.load(f)
     settings = registry.spec(request["study"]).timing.of(request["settings"])
     samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
+    if request.get("variants"):
+        samplers = {mode: {v: s for v, s in by_variant.items() if v in request["variants"]}
+                    for mode, by_variant in samplers.items()}
     return request, samplers, described, settings.sampling.min_sample_s
 
 

@@ -154,8 +154,10 @@ def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
     said = "; ".join(f"{p} fresh process{'es' * (p > 1)} x {r} rounds x {s} sample{'s' * (s > 1)} per block a side"
                      for p, r, s in recorded)
     more = more_processes(docs)
-    return [f"Timed: {said}, as the {len(docs)} job{'s' * (len(docs) > 1)} recorded{'; ' + more if more else ''}.",
-            ""] if recorded else []
+    chosen = sorted({v for doc in docs for v in doc.get("lockstep", {}).get("variants", [])})
+    only = f" Only the variants compare.variants names: {', '.join(chosen)}." if chosen else ""
+    return [f"Timed: {said}, as the {len(docs)} job{'s' * (len(docs) > 1)} recorded{'; ' + more if more else ''}."
+            f"{only}", ""] if recorded else []
 
 
 def more_processes(docs: list[dict[str, Any]]) -> str:
