@@ -188,14 +188,17 @@ def test_the_gate_judges_the_table_it_is_told_to_and_inconclusive_rows_on_reques
 
 def test_an_inconclusive_row_that_had_the_power_is_not_told_more_samples_would_tell():
     """A row whose interval was narrow enough for the threshold but lies across its edge: more samples are not
-    its remedy (its samples_factor is 1), so the line says the change is near the edge or chance put it there."""
+    told (its samples_factor is 1): the estimate lies near the edge, and more processes pooled resolve it."""
     rows = pd.DataFrame({"verdict": ["inconclusive", "inconclusive", "unchanged"], "ratio": [1.024, 0.97, 1.0],
                          "detectable_change": [0.04, 0.09, 0.02], "samples_factor": [1.0, 3.2, 1.0]})
     one = compare_report.could_tell(rows.iloc[:1], 0.05)[0]
     assert one.startswith("The 1 inconclusive row (1 reading slower, 0 faster) could detect a change of 4% at 80% "
-                          "power, against ±5%: 1 had that power already") and "would tell" not in one
+                          "power, against ±5%: 1 had that power already") and "more processes pooled" in one
     both = compare_report.could_tell(rows, 0.05)[0]
     assert "changes of 4%-9% (median 6%)" in both and "1 needs more: about 3.2x the samples would tell" in both
+    told = rows.assign(processes_needed=[3, 16, 2])  # the gate's message on a failing inconclusive row alike
+    assert gate._would_tell(next(told.itertuples())).startswith("the power to tell was there")
+    assert gate._would_tell(list(told.itertuples())[1]) == "about 16 processes a side would tell"
 
 
 def test_a_floor_that_slowed_fails_the_ratios_gate_though_its_ratios_read_as_gains():
@@ -491,6 +494,7 @@ def test_each_lockstep_sides_memory_plans_are_set_against_the_first_sides():
     table = memory_plans.sides([doc])
     assert table[["side", "variant", "change"]].values.tolist() == [["same", "jitted", 1.0], ["donated", "jitted", 0.5]]
     assert "1 of 2 moved" in "\n".join(memory_plans.section(table))  # NumPy's variant planned nothing: no row
+    assert memory_plans.sides([doc | {"lockstep": {"variants": ["host"]}}]).empty  # compare.variants: jitted untimed
 
 
 def test_a_column_blank_in_every_row_is_dropped_not_said():

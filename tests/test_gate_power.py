@@ -93,9 +93,10 @@ def test_runs_at_the_edge_made_from_a_tables_alike_rows_fail_the_gate_about_as_o
     can; a table without rows of two processes has no such runs."""
     from jaxpitfalls.across_runs.calibration import gate_power
 
-    fails, runs, low, high = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
+    fails, runs, rows, low, high = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
     assert runs == gate_power.EDGE_RUNS and _at_most(0.05, fails, runs) and low <= fails / runs <= high
-    assert "target at most 5%" in gate_power.edge_words((fails, runs, low, high))
+    assert "target at most 5%" in gate_power.edge_words((fails, runs, rows, low, high))
+    assert f"{runs} runs of {rows} rows of good code" in gate_power.edge_words((fails, runs, rows, low, high))
     assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None
 
 

@@ -111,3 +111,15 @@ def test_a_share_that_changes_nothing_is_handed_to_no_job(config):
     assert "target_share" not in allocated(block | {"target_precision": 0}, "deep")
     bare = {k: v for k, v in block.items() if k != "target_share"}
     assert allocated(bare, "deep")["target_share"] == 0.8  # an allocation's own key, absent from the block
+
+
+def test_the_schemas_empty_variants_is_handed_to_no_job_and_named_ones_are(config):
+    """`compare.variants: []` (every variant) is left out of a lockstep job's settings and the calibration's, so a
+    results folder timed before the key existed reruns nothing; variants named are handed on, and rerun."""
+    from jaxpitfalls.across_runs.settings import Lockstep, allocated, calibrated
+
+    block = config["compare"] | {"sides": {"a": {}, "b": {}}}
+    assert block["variants"] == [] and "variants" not in allocated(block, "base") | calibrated(block)
+    assert Lockstep.of(allocated(block, "base")).variants == ()
+    named = block | {"variants": ["jit_flat"]}
+    assert allocated(named, "base")["variants"] == calibrated(named)["variants"] == ["jit_flat"]

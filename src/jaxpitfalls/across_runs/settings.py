@@ -75,9 +75,11 @@ class Lockstep:
 
 
 def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
-    """`Lockstep`'s fields of a `compare` block, `config_id`'s own processes and rounds (`allocation`) over them."""
+    """`Lockstep`'s fields of a `compare` block, `config_id`'s own processes and rounds (`allocation`) over them;
+    no `variants` where it names none (all), as jobs timed before the key existed ran."""
     named = dict(block) | block.get("allocation", {}).get(config_id, {})
-    return without_idle_share({f.name: named[f.name] for f in fields(Lockstep) if f.name in named})
+    return without_idle_share({f.name: named[f.name] for f in fields(Lockstep)
+                               if f.name in named and (f.name != "variants" or named[f.name])})
 
 
 # Read by the gate and the comparison's report alone: editing them reruns no calibration page.
@@ -85,7 +87,7 @@ GATE_ONLY = ("primary", "fail_on_regression")
 
 
 def calibrated(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in block.items() if key not in GATE_ONLY}
+    return {key: value for key, value in block.items() if key not in GATE_ONLY and (key != "variants" or value)}
 
 
 def _sides(block: Mapping[str, Mapping[str, Any]]) -> dict[str, Side]:

@@ -65,8 +65,9 @@ def _sides(config: dict[str, Any], refused: frozenset[str]) -> Iterator[str]:
         if compare["pyperf"]["callable"]:
             yield ("config compare.pyperf.callable: pyperf is timed beside sides in lockstep (the calibration); "
                    "compare.sides is empty")
-        if compare["allocation"]:
-            yield "config compare.allocation: it allocates lockstep jobs, and compare.sides is empty"
+        for key in ("allocation", "variants"):
+            if compare[key]:
+                yield f"config compare.{key}: it shapes lockstep jobs, and compare.sides is empty"
         return
     if compare["baseline"]:
         yield ("config compare.baseline and compare.sides: one comparison at a time (a baseline run, or sides timed "

@@ -34,7 +34,7 @@ class Measured:
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
     at_gate: tuple[int, int, float, float, float] | None = None  # allocation.at_gate: rows within the gate's width
-    edge: tuple[int, int, float, float] | None = None  # gate_power.edge_runs: good code at the threshold's edge
+    edge: tuple[int, int, int, float, float] | None = None  # gate_power.edge_runs: good code at the threshold's edge
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:

@@ -87,7 +87,9 @@ def gate_lines(gates: pd.DataFrame, threshold: float, edge: tuple[int, int, floa
                      "swapped or not at random (its rows' signs flipped together), every row then slowed by exactly "
                      "the threshold, each job's rows pooled alone as a lockstep of two sides pools them. The whole "
                      "rows' test holds its 1% here by construction (these runs are its own sign flips); the rest is "
-                     "the naming's rate on the timed rows' spreads, conditional on their processes as timed")
+                     "the naming's rate on the timed rows' spreads, conditional on their processes as timed. It grows "
+                     "with the rows a run judges (each row whose interval is too narrow is one more chance): it holds "
+                     "for runs of this many rows")
     return [*lines, ""]
 
 
@@ -105,10 +107,10 @@ def _edge_run(jobs: dict[tuple[str, str], np.ndarray], threshold: float, rng: np
     return pd.DataFrame(rows)
 
 
-def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> tuple[int, int, float, float] | None:
+def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> tuple[int, int, int, float, float] | None:
     """How many of EDGE_RUNS runs of good code at the threshold's edge fail the gate, made from the A/A side's
-    timed rows (each job's rows pooled alone, as a lockstep of two sides pools them), with the share's Wilson
-    interval; None without A/A rows of two processes or more."""
+    timed rows (each job's rows pooled alone, as a lockstep of two sides pools them), the rows a run judges, and the
+    share's Wilson interval; None without A/A rows of two processes or more."""
     if not {"study", "config_id", "processes", "process_log_ratios"} <= set(table.columns):
         return None
     same = table[(table.injected.round(4) == 1) & (table.processes > 1)]
@@ -119,14 +121,15 @@ def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> tuple[int
             for config_id, logs in lockstep_jobs(rows)}
     rng = np.random.default_rng(seed)
     fails = sum(judged(_edge_run(jobs, threshold, rng), threshold)[1] for _ in range(EDGE_RUNS))
-    return fails, EDGE_RUNS, *stats.wilson(fails, EDGE_RUNS)
+    return fails, EDGE_RUNS, len(same), *stats.wilson(fails, EDGE_RUNS)
 
 
-def edge_words(edge: tuple[int, int, float, float]) -> str:
+def edge_words(edge: tuple[int, int, int, float, float]) -> str:
     """The edge runs' share against the target, for the brief and the section."""
-    fails, runs, low, high = edge
+    fails, runs, rows, low, high = edge
     met = clustered.IN_WORDS[clustered.against(fails / runs, low, high, (0.0, 0.05))]
-    return (f"{runs} runs of good code at the threshold's edge (every row slowed by exactly the threshold), made "
+    return (f"{runs} runs of {rows} rows of good code at the threshold's edge (every row slowed by exactly the "
+            "threshold), made "
             f"from the A/A rows' processes as timed, re-signed, failed it in {fails} ({fails / runs:.1%} [{low:.1%}, "
             f"{high:.1%}]; target at most 5%: {met})")
 

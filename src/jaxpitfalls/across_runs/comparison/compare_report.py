@@ -53,7 +53,8 @@ def could_tell(table: pd.DataFrame, threshold: float,
             f"the samples would tell (median; {per_row}), or a quieter machine"] if len(short) else []
     if len(short) < len(undecided):
         said.append(f"{len(undecided) - len(short)} had that power already, an interval across the threshold's edge: "
-                    "the change is near it or chance put it there, and another run tells which")
+                    "the estimate lies near it (a change near the threshold, or chance), and more processes pooled "
+                    "narrow the interval toward a verdict (`samples_factor` cannot say how many)")
     return [f"The {len(undecided)} inconclusive row{'s' * (len(undecided) > 1)}{leans} could detect {sizes} at 80% "
             f"power, against ±{threshold:.0%}: {'; '.join(said)}.", ""]
 

@@ -45,6 +45,9 @@ def _inconclusive_row(r, value: str) -> str:
 def _would_tell(r) -> str:
     if pd.isna(r.processes_needed):
         return "no number of processes known to tell (one process: their spread not measured)"
+    if r.samples_factor <= 1:
+        return ("the power to tell was there: the estimate lies near the threshold (a change near it, or chance), "
+                "more processes pooled narrow its interval")
     return f"about {r.processes_needed:.0f} processes a side would tell"
 
 

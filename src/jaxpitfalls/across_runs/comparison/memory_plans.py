@@ -52,8 +52,9 @@ def sides(docs: list[dict[str, Any]]) -> pd.DataFrame:
         (first, *others) = described
         planned = {side: widest_each(found for w in workers for found in (w.get("program_memory") or {}).items())
                    for side, workers in described.items()}
+        timed = set(doc.get("lockstep", {}).get("variants") or planned[first])  # compare.variants, where named
         rows += [{"side": side} | _row(doc["study"], doc["config_id"], v, planned[first][v], planned[side][v])
-                 for side in others for v in sorted(set(planned[first]) & set(planned[side]))]
+                 for side in others for v in sorted(set(planned[first]) & set(planned[side]) & timed)]
     return pd.DataFrame(rows, columns=["side", *COLUMNS])
 
 
