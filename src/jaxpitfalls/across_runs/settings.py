@@ -77,9 +77,8 @@ class Lockstep:
 def allocated(block: Mapping[str, Any], config_id: str) -> dict[str, Any]:
     """`Lockstep`'s fields of a `compare` block, `config_id`'s own processes and rounds (`allocation`) over them;
     no `variants` where it names none (all), as jobs timed before the key existed ran."""
-    named = dict(block) | block.get("allocation", {}).get(config_id, {})
-    return without_idle_share({f.name: named[f.name] for f in fields(Lockstep)
-                               if f.name in named and (f.name != "variants" or named[f.name])})
+    named = calibrated(block) | block.get("allocation", {}).get(config_id, {})
+    return without_idle_share({f.name: named[f.name] for f in fields(Lockstep) if f.name in named})
 
 
 # Read by the gate and the comparison's report alone: editing them reruns no calibration page.

@@ -127,14 +127,15 @@ def machine_parts(docs: list[dict[str, Any]]) -> dict[str, float]:
     """Lockstep jobs' machine time: the rounds, as each round's window timed them (a sample may record a step's
     share of its call), the rest, and jobs with no windows apart."""
     windowed = [doc for doc in docs if doc["timed"].get("machine")]
+    unwindowed = [doc for doc in docs if not doc["timed"].get("machine")]  # timed before windows were recorded
     rounds = sum(window["wall_s"] for doc in windowed for process in doc["timed"]["machine"]
                  for windows in process.values() for window in windows)
     parts = {"lockstep jobs' rounds (the sides' blocks in turn)": rounds,
              "the rest of the lockstep jobs (workers' starts, imports, models, compiles, warm-up, calibration)":
                  sum(doc["job_seconds"] for doc in windowed) - rounds}
-    if len(windowed) < len(docs):  # timed before rounds' windows were recorded
-        parts[f"{len(docs) - len(windowed)} lockstep job(s) with no rounds' windows recorded"] = sum(
-            doc["job_seconds"] for doc in docs if not doc["timed"].get("machine"))
+    if unwindowed:
+        parts[f"{len(unwindowed)} lockstep job(s) with no rounds' windows recorded"] = sum(
+            doc["job_seconds"] for doc in unwindowed)
     return parts
 
 
