@@ -51,7 +51,10 @@ class SlowedWorker:
     def __init__(self, machine: Machine, fraction: float) -> None:
         self.machine, self.fraction, self.cpu_s = machine, fraction, 0.0
         self.description = {"modes": {"blocked": list(BASE_S)}, "environment": {"packages": {}},
-                            "injected_slowdown": fraction, "calls_per_sample": {"blocked": dict.fromkeys(BASE_S, 1)}}
+                            "injected_slowdown": fraction}
+
+    def calls_per_sample(self) -> dict[str, dict[str, int]]:
+        return {"blocked": dict.fromkeys(BASE_S, 1)}
 
     def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
         return [self.machine.sample(BASE_S[variant] * (1 + self.fraction)) for _ in range(samples)]

@@ -13,7 +13,7 @@ import pytest
 
 from jaxpitfalls.across_runs.comparison import lockstep
 from jaxpitfalls.harness import protocol
-from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT, CompiledInTimedRegion
+from jaxpitfalls.harness.compiles import CACHE_HIT_EVENT
 from jaxpitfalls.harness.lockstep import Side, SidesDiffer, in_lockstep
 from jaxpitfalls.harness.machine import Activity, Reading
 
@@ -40,9 +40,12 @@ class FakeWorker:
     def __init__(self, machine: Machine, slowdown: float = 1.0, variants: tuple[str, ...] = tuple(BASE_S),
                  calls: int = 1) -> None:
         self.machine, self.slowdown, self.cpu_s = machine, slowdown, 0.0
-        self.description = {"modes": {"blocked": list(variants)}, "environment": {"packages": {}},
-                            "calls_per_sample": {"blocked": dict.fromkeys(variants, calls)}}
-        self.closed, self.asked_calls = False, set()
+        self.description = {"modes": {"blocked": list(variants)}, "environment": {"packages": {}}}
+        self.closed, self.asked_calls, self.calls, self.calibrated = False, set(), calls, 0
+
+    def calls_per_sample(self) -> dict[str, dict[str, int]]:
+        self.calibrated += 1
+        return {"blocked": dict.fromkeys(self.description["modes"]["blocked"], self.calls)}
 
     def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
         self.asked_calls.add(calls)
@@ -235,24 +238,51 @@ def test_a_worker_answers_each_block_and_refuses_one_that_compiled(monkeypatch):
         return 0.01
 
     assert "compilation_cache: false" in lockstep_worker.block(cached, 1, 1, recompiles=True)["error"]
-    with pytest.raises(CompiledInTimedRegion, match=r"c1 \(blocked\): .*\(c calibrating: \d+\)"):
-        lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1")
+    calibrate = io.StringIO(json.dumps({"calibrate": True}) + "\n")
+    replies = io.StringIO()
+    lockstep_worker.serve({"blocked": {"c": compiling}}, calibrate, replies, (), 0.02, "c1")
+    assert re.search(r"c1 \(blocked\): .*\(c calibrating: \d+\)", json.loads(replies.getvalue())["error"])
     monkeypatch.setattr(protocol, "timed", lambda fn: (fn(), 0.01)[1])  # a call of 10 ms: 2 a sample of 20
-    assert lockstep_worker.calls_per_sample({"blocked": {"c": compiling}}, 0.02, "c1", ["c"]) == {"blocked": {"c": 2}}
+    replies = io.StringIO()
+    lockstep_worker.serve({"blocked": {"c": compiling}}, io.StringIO(calibrate.getvalue()), replies, ["c"], 0.02, "c1")
+    assert json.loads(replies.getvalue()) == {"calls_per_sample": {"blocked": {"c": 2}}}
+
+
+class ReadyFirst(FakeWorker):
+    """A worker that checks, when asked to calibrate, that every side started has said it is ready."""
+
+    def __init__(self, started: list[ReadyFirst], calls: int) -> None:
+        super().__init__(Machine(), calls=calls)
+        self.started, self.ready, self.described = started, False, self.description
+
+    @property
+    def description(self) -> dict:
+        self.ready = True
+        return self.described
+
+    @description.setter
+    def description(self, value: dict) -> None:
+        self.described = value
+
+    def calls_per_sample(self) -> dict[str, dict[str, int]]:
+        assert all(w.ready for w in self.started), "calibrated while another side was still preparing"
+        return super().calls_per_sample()
 
 
 def test_every_side_samples_the_most_calls_per_sample_any_side_calibrated():
-    """Each worker calibrates its own count (here a: 4, b: 2); every block of every side and process is asked
-    for the most the sides' first workers calibrated (a walk's first side calibrated 62 calls of a 0.28 ms call,
-    the other 181: samples of 17 ms against a 50 ms `min_sample_s`), and the result records it."""
-    started: list[FakeWorker] = []
+    """Each side's first worker calibrates its own count (here a: 4, b: 2) once every side is ready, so none
+    calibrates while another compiles; every block of every side and process is asked for the most any
+    calibrated (a walk's first side calibrated 62 calls of a 0.28 ms call, the other 181: samples of 17 ms against
+    a 50 ms `min_sample_s`), and the result records it."""
+    started: list[ReadyFirst] = []
 
-    def start(side: Side, process: int) -> FakeWorker:
-        started.append(FakeWorker(Machine(), calls=4 if side.name == "a" else 2))
+    def start(side: Side, process: int) -> ReadyFirst:
+        started.append(ReadyFirst(started, calls=4 if side.name == "a" else 2))
         return started[-1]
 
     timed = in_lockstep([A, B], start, processes=2, rounds=4, samples_per_block=1)
     assert len(started) == 4 and all(w.asked_calls == {4} for w in started)
+    assert [w.calibrated for w in started] == [1, 1, 0, 0]  # the first process's, once: one count for the job
     assert timed["calls_per_sample"] == {"blocked": dict.fromkeys(BASE_S, 4)}
     assert in_lockstep([B, A], start, processes=1, rounds=2, samples_per_block=1)["calls_per_sample"] == {
         "blocked": dict.fromkeys(BASE_S, 4)}  # the first side's 2 no longer sets it

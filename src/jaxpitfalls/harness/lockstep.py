@@ -30,11 +30,13 @@ class Side:
 
 
 class Worker(Protocol):
-    """A warm process of one side: `description` (modes, variants, signatures); `block` returns seconds per
-    call, adding its CPU time to `cpu_s`."""
+    """A warm process of one side: `description` (modes, variants, signatures); `calls_per_sample` calibrates
+    now, per mode and variant; `block` returns seconds per call, adding its CPU time to `cpu_s`."""
 
-    description: dict[str, Any]  # with `calls_per_sample`: per mode and variant, its own calibration's count
+    description: dict[str, Any]
     cpu_s: float  # CPU seconds its blocks used so far, all its threads (the rest of the machine's is others')
+
+    def calls_per_sample(self) -> dict[str, dict[str, int]]: ...
 
     def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]: ...
 
@@ -79,7 +81,7 @@ def in_lockstep(sides: Sequence[Side], start: Callable[[Side, int], Worker], pro
             for side in sides:  # every side ready before the first round
                 described[side.name].append(workers[side.name].description)
             modes = _common_modes({name: w.description for name, w in workers.items()})
-            calls = calls or _shared_calls([workers[name].description for name in names])
+            calls = calls or _shared_calls([workers[name] for name in names])
             rounds_of, order_of, machine_of = plan.time(
                 workers, modes, calls,
                 f"{process + 1}/{processes}" if process < processes else f"{process + 1} (at most {most})")
@@ -161,14 +163,15 @@ def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[lis
     return [[names[k] for k in rows[i]] for i in picks.tolist()]
 
 
-def _shared_calls(descriptions: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Calls per sample every side is asked for: the most any side's first worker calibrated (a sub-millisecond
-    call's count varies 3x between workers: the first side's alone left samples a third of `min_sample_s`), but a
-    variant some side compiles in every call (a benchmark file's RECOMPILES) the fewest: its samples, minutes."""
-    recompiling = {v for d in descriptions for v in d.get("recompiling", ())}
-    return {mode: {v: (min if v in recompiling else max)(d["calls_per_sample"][mode][v] for d in descriptions)
-                   for v in by_variant}
-            for mode, by_variant in descriptions[0]["calls_per_sample"].items()}
+def _shared_calls(workers: list[Worker]) -> dict[str, dict[str, int]]:
+    """Calls per sample every side is asked for, each side's first worker calibrating in turn once all are ready
+    (one calibrating while another compiles counted too few, samples under `min_sample_s`): the most any found (a
+    sub-millisecond call's count varies 3x between workers), but a variant some side compiles in every call (a
+    benchmark file's RECOMPILES) the fewest: its samples, minutes."""
+    counts = [w.calls_per_sample() for w in workers]
+    recompiling = {v for w in workers for v in w.description.get("recompiling", ())}
+    return {mode: {v: (min if v in recompiling else max)(c[mode][v] for c in counts) for v in by_variant}
+            for mode, by_variant in counts[0].items()}
 
 
 def _common_modes(descriptions: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
@@ -191,6 +194,9 @@ class ProcessWorker(PipeWorker):
     @property
     def description(self) -> dict[str, Any]:
         return self.first
+
+    def calls_per_sample(self) -> dict[str, dict[str, int]]:
+        return self.ask({"calibrate": True})["calls_per_sample"]
 
     def block(self, mode: str, variant: str, samples: int, calls: int) -> list[float]:
         reply = self.ask({"mode": mode, "variant": variant, "samples": samples, "calls": calls})

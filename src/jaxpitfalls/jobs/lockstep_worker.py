@@ -1,8 +1,8 @@
-"""A warm worker of one lockstep side: prepares a configuration's variants once, calibrates calls per sample, then
-times blocks on request until input closes.
+"""A warm worker of one lockstep side: prepares a configuration's variants once, then calibrates calls per sample
+and times blocks on request until input closes.
 
 `python -m jaxpitfalls.jobs.lockstep_worker REQUEST.json LOG_PATH JAX_CACHE_DIR`: the first reply says ready or why
-not; then one reply per `{"mode", "variant", "samples", "calls"}` request."""
+not; then one reply per `{"calibrate": true}` or `{"mode", "variant", "samples", "calls"}` request."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from .. import registry, runtime
 from ..harness import environment
-from ..harness.compiles import count_compiles
+from ..harness.compiles import CompiledInTimedRegion, count_compiles
 from ..harness.injected import KNOB, inject, injected_fraction
 from ..harness.protocol import Repeated, calibrate
 from ..harness.timing import Sampler, gc_paused
@@ -40,10 +40,17 @@ def block(sampler: Sampler, samples: int, calls: int, recompiles: bool = False) 
 
 
 def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: TextIO,
-          recompiling: Collection[str] = ()) -> None:
-    """Answer block requests until the requests end."""
+          recompiling: Collection[str] = (), min_sample_s: float = 0.0, where: str = "") -> None:
+    """Answer requests until they end: calls per sample (asked once every side is ready, one side at a time, so no
+    side's compiling shortens another's calls), or a block."""
     for line in requests:
         asked = json.loads(line)
+        if asked.get("calibrate"):
+            try:
+                send(replies, {"calls_per_sample": calls_per_sample(samplers, min_sample_s, where, recompiling)})
+            except CompiledInTimedRegion as error:
+                send(replies, {"error": str(error)})
+            continue
         send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]), int(asked["calls"]),
                             asked["variant"] in recompiling))
 
@@ -77,18 +84,14 @@ def main(request_path: str, log_path: str, jax_cache_dir: str = "") -> None:
     def prepare() -> dict[str, Any]:
         request, samplers, described, min_sample_s = prepared(request_path)
         fraction = injected_fraction()  # a calibration's known slowdown, where the side's environment asks for one
-        ready["samplers"] = inject(samplers, fraction)
-        # calibrated while the other sides may still be preparing: a busy machine only shortens the samples,
-        # and every side samples the same count (the driver's)
-        ready["recompiling"] = described.get("recompiling", [])  # a benchmark file's RECOMPILES
-        calls = calls_per_sample(ready["samplers"], min_sample_s, request["conf"]["id"], ready["recompiling"])
+        ready.update(samplers=inject(samplers, fraction), min_sample_s=min_sample_s, where=request["conf"]["id"],
+                     recompiling=described.get("recompiling", []))  # a benchmark file's RECOMPILES
         return described | {"modes": {mode: list(by_variant) for mode, by_variant in ready["samplers"].items()},
-                            "calls_per_sample": calls,
                             "environment": environment.of_request(request), "injected_slowdown": fraction,
                             "injected_kind": KNOB}
 
     answer_first(replies, prepare, f"lockstep worker: preparing {request_path}")
-    serve(ready["samplers"], sys.stdin, replies, ready["recompiling"])
+    serve(ready["samplers"], sys.stdin, replies, ready["recompiling"], ready["min_sample_s"], ready["where"])
     leave()
 
 
