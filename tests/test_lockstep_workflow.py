@@ -52,6 +52,7 @@ def test_sides_timed_in_lockstep_pair_every_round_and_name_what_differs(smoke_ru
         assert all(len(xs) == 3 and min(xs) > 0 for mode in rounds[side].values() for xs in mode.values())
     signatures = {side: described[0]["signatures"] for side, described in recorded["descriptions"].items()}
     assert signatures["a"] == signatures["b"]  # the same code on both sides
+    assert set(signatures["a"]) == {"filter_jit", "jit_flat"}  # the variants not named not even compiled
 
     report = (workdir / "reports" / "compare_lockstep.md").read_text()
     assert "# Lockstep comparison" in report and "Verdicts: " in report and "Side order: counterbalanced" in report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -263,12 +263,14 @@ class Measure:
         prepared = prepare(self.bench, self.name, conf, settings)
         return tracing.capture(prepared.runners, settings.trace_steps, out_dir, settings.captures)
 
-    def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
-                 settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    def samplers(self, conf: dict[str, Any], inputs: dict[str, str], settings: Timing,
+                 variants: Sequence[str] = ()) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        """Every variant prepared, as its checks pair them; only `variants`' samplers where it names some."""
         bench = self.bench
         prepared = prepare(bench, self.name, conf, settings)
         checks = _checks(bench, prepared)
-        return mode_samplers(prepared.runners, settings.steps_per_sample), {
+        runners = {v: r for v, r in prepared.runners.items() if not variants or v in variants}
+        return mode_samplers(runners, settings.steps_per_sample), {
             "signatures": prepared.signatures, "checks": checks, "program_memory": prepared.program_memory,
             "executables": prepared.executables,
             "recompiling": sorted(bench.recompiles)}

@@ -5,7 +5,7 @@ the report shows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -168,10 +168,10 @@ class Measure(Protocol):
 class Lockstep(Protocol):
     """A study's measuring code timed in lockstep against other environments: variants prepared once, then sampled."""
 
-    def samplers(self, conf: dict[str, Any], inputs: dict[str, str],
-                 settings: Timing) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        """Per mode and variant, a warm sampler of one compilation-free call (seconds), after `run`'s checks; and
-        what to record of the preparation."""
+    def samplers(self, conf: dict[str, Any], inputs: dict[str, str], settings: Timing,
+                 variants: Sequence[str] = ()) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        """Per mode and variant (only `variants` where it names some), a warm sampler of one compilation-free call
+        (seconds), after `run`'s checks; and what to record of the preparation."""
 
 
 @runtime_checkable

@@ -7,6 +7,7 @@ not; then one reply per `{"calibrate": true}` or `{"mode", "variant", "samples",
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from collections.abc import Collection
@@ -19,6 +20,8 @@ from ..harness.injected import KNOB, inject, injected_fraction
 from ..harness.protocol import Repeated, calibrate
 from ..harness.timing import Sampler, gc_paused
 from ..harness.workers import answer_first, leave, reply_channel, send
+
+log = logging.getLogger(__name__)
 
 
 def block(sampler: Sampler, samples: int, calls: int, recompiles: bool = False) -> dict[str, Any]:
@@ -49,7 +52,8 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
             try:
                 send(replies, {"calls_per_sample": calls_per_sample(samplers, min_sample_s, where, recompiling)})
             except CompiledInTimedRegion as error:
-                send(replies, {"error": str(error)})
+                log.exception("lockstep worker: calibrating failed")
+                send(replies, {"error": f"{type(error).__name__}: {error}"})
             continue
         send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]), int(asked["calls"]),
                             asked["variant"] in recompiling))
@@ -61,10 +65,8 @@ def prepared(request_path: str) -> tuple[dict[str, Any], dict[str, dict[str, Sam
     with open(request_path) as f:
         request = json.load(f)
     settings = registry.spec(request["study"]).timing.of(request["settings"])
-    samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings)
-    if request.get("variants"):
-        samplers = {mode: {v: s for v, s in by_variant.items() if v in request["variants"]}
-                    for mode, by_variant in samplers.items()}
+    samplers, described = registry.lockstep(request["study"]).samplers(request["conf"], request["inputs"], settings,
+                                                                       request.get("variants") or ())
     return request, samplers, described, settings.sampling.min_sample_s
 
 

@@ -1,6 +1,7 @@
 """dispatch's timed and traced runs, and their checks."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -220,11 +221,14 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     )
 
 
-def samplers(conf: dict[str, Any], inputs: dict[str, str],
-             settings: Timing) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
-    """The training modes' samplers after `run`'s checks, for a lockstep comparison."""
-    ready = _ready(conf, inputs["model"], settings)
-    return mode_samplers(ready.runners, settings.steps_per_sample), {"signatures": ready.signatures}
+def samplers(conf: dict[str, Any], inputs: dict[str, str], settings: Timing,
+             variants: Sequence[str] = ()) -> tuple[dict[str, dict[str, Sampler]], dict[str, Any]]:
+    """The training modes' samplers after `run`'s checks, for a lockstep; only `variants` (where it names some) and
+    the floor, the outputs' reference, compiled: compiling is most of a worker's start."""
+    kept = [v for v in SPEC.variants if not variants or v in variants]
+    ready = _ready(conf, inputs["model"], settings, {v: v for v in SPEC.variants if v in kept or v == SPEC.floor})
+    runners = {v: ready.runners[v] for v in kept}
+    return mode_samplers(runners, settings.steps_per_sample), {"signatures": {v: ready.signatures[v] for v in kept}}
 
 
 def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_dir: str) -> str:
