@@ -88,15 +88,21 @@ def test_good_code_at_the_threshold_is_not_failed_by_the_whole_rows_test_at_the_
 
 
 def test_runs_at_the_edge_made_from_a_tables_alike_rows_fail_the_gate_about_as_often_as_its_rate():
-    """The calibration page's rate over runs (gate_power.edge_runs): runs built from the A/A rows' per-process
-    log-ratios, their signs flipped by process and every row slowed by the threshold, fail the gate as a 5% rate
-    can; a table without rows of two processes has no such runs."""
+    """The calibration page's rate over runs (gate_power.edge_runs): runs of whole jobs drawn from the A/A rows'
+    per-process log-ratios, their signs flipped by process and every row slowed by the threshold, fail the gate as a
+    5% rate can; every table's runs judge EDGE_ROWS rows, whatever its own size (the rate grows with the rows); a
+    table without rows of two processes has no such runs."""
     from jaxpitfalls.across_runs.calibration import gate_power
 
-    fails, runs, rows, low, high = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
-    assert runs == gate_power.EDGE_RUNS and _at_most(0.05, fails, runs) and low <= fails / runs <= high
-    assert "target at most 5%" in gate_power.edge_words((fails, runs, rows, low, high))
-    assert f"{runs} runs of {rows} rows of good code" in gate_power.edge_words((fails, runs, rows, low, high))
+    edge = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
+    assert edge.runs == gate_power.EDGE_RUNS and _at_most(0.05, edge.fails, edge.runs)
+    assert edge.low <= edge.fails / edge.runs <= edge.high and edge.rows == edge.source == gate_power.EDGE_ROWS
+    assert "target at most 5%" in gate_power.edge_words(edge)
+    assert "500 runs of 104 rows of good code" in gate_power.edge_words(edge)
+    assert "made from the 104 A/A rows'" in gate_power.edge_words(edge)
+    small = gate_power.edge_runs(_table(2, 1.0, 302), 0.05)  # 16 rows, each job in 7 passes
+    assert (small.rows, small.source) == (112, 16) and "made from 7 passes of the 16 A/A rows'" in (
+        gate_power.edge_words(small))
     assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None
 
 

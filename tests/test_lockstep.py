@@ -455,6 +455,10 @@ def test_the_report_says_how_many_jobs_timed_more_processes_for_their_target():
         "Timed: 3 fresh processes x 20 rounds x 1 sample per block a side, as the 1 job recorded.")
     mixed = without + docs[1:2]  # a job without a target is not counted among those that could grow
     assert "1 of the 1 jobs with a target took more (6 processes)" in lockstep.set_up_line(mixed)[0]
+    chosen = [{"lockstep": recorded | {"target_precision": 0, "variants": ["f", "g"]}, "timed": {}}]
+    assert lockstep.set_up_line(chosen)[0].endswith(" Only the variants compare.variants names: f, g.")
+    assert lockstep.set_up_line(chosen + without)[0].endswith(  # a job timed before the key timed every variant
+        " Only the variants compare.variants names: f, g (in 1 of 2 jobs; the others timed all).")
 
 
 def test_the_run_summary_splits_lockstep_jobs_into_their_rounds_and_the_rest():

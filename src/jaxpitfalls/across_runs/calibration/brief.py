@@ -12,7 +12,7 @@ from scipy.stats import fisher_exact
 from ...harness import clustered
 from .allocation import PRECISE_ROWS
 from .between_processes import SPLIT_TARGET
-from .gate_power import SUBSET, among, edge_words
+from .gate_power import SUBSET, EdgeRuns, among, edge_words
 from .null_histories import DECLARED
 from .study_intervals import COVERAGE_TARGET, THIRD_TARGET, THIRDS, thirds_met
 
@@ -34,7 +34,7 @@ class Measured:
     spikes: pd.DataFrame | None = None  # gate_power.spike_table: one row slowed among unchanged ones
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
     at_gate: tuple[int, int, float, float, float] | None = None  # allocation.at_gate: rows within the gate's width
-    edge: tuple[int, int, int, float, float] | None = None  # gate_power.edge_runs: good code at the threshold's edge
+    edge: EdgeRuns | None = None  # gate_power.edge_runs: good code at the threshold's edge
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -61,7 +61,7 @@ def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None) -> str:
 
 
 def _gate(gates: pd.DataFrame, spikes: pd.DataFrame | None, at_gate: tuple[int, int, float, float, float] | None,
-          edge: tuple[int, int, float, float] | None) -> str:
+          edge: EdgeRuns | None) -> str:
     slowed, same = gates[gates.injected.round(2) >= 1.10], gates[gates.injected.round(4) == 1]
     parts = [f"a 10% slowdown in every row named in {g.named} of {g.rows} rows after its correction "
              f"({g.named_share:.1%} [{g.named_low:.1%}, {g.named_high:.1%}]; target at least 90%)"

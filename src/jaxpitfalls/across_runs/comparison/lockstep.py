@@ -159,8 +159,10 @@ def set_up_line(docs: list[dict[str, Any]]) -> list[str]:
     said = "; ".join(f"{p} fresh process{'es' * (p > 1)} x {r} rounds x {s} sample{'s' * (s > 1)} per block a side"
                      for p, r, s in recorded)
     more = more_processes(docs)
-    chosen = sorted({v for doc in docs for v in doc.get("lockstep", {}).get("variants", [])})
-    only = f" Only the variants compare.variants names: {', '.join(chosen)}." if chosen else ""
+    named = [doc["lockstep"].get("variants", []) for doc in docs if "lockstep" in doc]
+    chosen, naming = sorted({v for vs in named for v in vs}), sum(map(bool, named))
+    partly = f" (in {naming} of {len(named)} jobs; the others timed all)" if naming < len(named) else ""
+    only = f" Only the variants compare.variants names: {', '.join(chosen)}{partly}." if chosen else ""
     return [f"Timed: {said}, as the {len(docs)} job{'s' * (len(docs) > 1)} recorded{'; ' + more if more else ''}."
             f"{only}", ""] if recorded else []
 
