@@ -92,7 +92,12 @@ def gate_lines(gates: pd.DataFrame, threshold: float, edge: EdgeRuns | None = No
                      "with the rows a run judges (each row whose interval is too narrow is one more chance), so a run "
                      f"holds every job as often as makes {EDGE_ROWS} rows or more, whatever the calibration's rows per "
                      "configuration, a job's second pass re-signed as another job (its spreads the same: a narrow "
-                     "row's chances are not independent, so the rate is of these rows, not of fresh ones)")
+                     "row's chances are not independent, so the rate is of these rows, not of fresh ones). Its "
+                     "interval is conditional on the processes this calibration drew, and the rate moves between "
+                     "calibrations by more than it: a row whose few processes' magnitudes happen to be near-equal "
+                     "makes its one-sign re-signings extreme, and Gaussian draws of the same spreads read lower than "
+                     "the gate's true rate (docs/decisions.md, the edge runs against a known truth); read the verdict "
+                     "with that")
     return [*lines, ""]
 
 
