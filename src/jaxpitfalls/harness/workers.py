@@ -78,15 +78,22 @@ def send(replies: TextIO, reply: dict[str, Any]) -> None:
     replies.flush()
 
 
-def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: str) -> None:
-    """The worker's first reply: `compute`'s result or its error, then exit."""
+def answer(replies: TextIO, compute: Callable[[], dict[str, Any]], what: str) -> bool:
+    """`compute`'s result as a reply, or its error (logged with its traceback); whether it answered."""
     try:
         reply = compute()
     except Exception as error:
         log.exception("%s failed", what)
         send(replies, {"error": f"{type(error).__name__}: {error}"})
-        raise SystemExit(1) from error
+        return False
     send(replies, reply)
+    return True
+
+
+def answer_first(replies: TextIO, compute: Callable[[], dict[str, Any]], what: str) -> None:
+    """The worker's first reply: `compute`'s result or its error, then exit."""
+    if not answer(replies, compute, what):
+        raise SystemExit(1)
 
 
 def leave() -> NoReturn:

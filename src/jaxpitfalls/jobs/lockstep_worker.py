@@ -7,7 +7,6 @@ not; then one reply per `{"calibrate": true}` or `{"mode", "variant", "samples",
 from __future__ import annotations
 
 import json
-import logging
 import sys
 import time
 from collections.abc import Collection
@@ -15,13 +14,11 @@ from typing import Any, TextIO
 
 from .. import registry, runtime
 from ..harness import environment
-from ..harness.compiles import CompiledInTimedRegion, count_compiles
+from ..harness.compiles import count_compiles
 from ..harness.injected import KNOB, inject, injected_fraction
 from ..harness.protocol import Repeated, calibrate
 from ..harness.timing import Sampler, gc_paused
-from ..harness.workers import answer_first, leave, reply_channel, send
-
-log = logging.getLogger(__name__)
+from ..harness.workers import answer, answer_first, leave, reply_channel, send
 
 
 def block(sampler: Sampler, samples: int, calls: int, recompiles: bool = False) -> dict[str, Any]:
@@ -49,11 +46,8 @@ def serve(samplers: dict[str, dict[str, Sampler]], requests: TextIO, replies: Te
     for line in requests:
         asked = json.loads(line)
         if asked.get("calibrate"):
-            try:
-                send(replies, {"calls_per_sample": calls_per_sample(samplers, min_sample_s, where, recompiling)})
-            except CompiledInTimedRegion as error:
-                log.exception("lockstep worker: calibrating failed")
-                send(replies, {"error": f"{type(error).__name__}: {error}"})
+            answer(replies, lambda: {"calls_per_sample": calls_per_sample(samplers, min_sample_s, where, recompiling)},
+                   "lockstep worker: calibrating")
             continue
         send(replies, block(samplers[asked["mode"]][asked["variant"]], int(asked["samples"]), int(asked["calls"]),
                             asked["variant"] in recompiling))

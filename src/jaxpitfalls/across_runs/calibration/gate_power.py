@@ -118,13 +118,13 @@ class EdgeRuns(NamedTuple):
     high: float
 
 
-def _edge_run(jobs: list[tuple[tuple[str, str], np.ndarray]], threshold: float, rng: np.random.Generator
-              ) -> pd.DataFrame:
+def _edge_run(jobs: list[tuple[tuple[str, str], np.ndarray]], passes: int, threshold: float,
+              rng: np.random.Generator) -> pd.DataFrame:
     """One run at the threshold's edge: the A/A jobs' per-process log-ratios, each process's sides swapped or not at
     random (its rows' signs flipped together), every row then slowed by exactly the threshold; every job once a
-    pass, as many passes as make EDGE_ROWS rows, a job's second pass another job (its own signs)."""
+    pass, a job's second pass another job (its own signs)."""
     rows: list[dict] = []
-    while len(rows) < EDGE_ROWS:
+    for _ in range(passes):
         for (study, config_id), logs in jobs:
             shifted = logs * rng.choice((-1.0, 1.0), logs.shape[1]) + math.log1p(threshold)
             drawn = f"{config_id}#{len(rows)}"
@@ -145,10 +145,9 @@ def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> EdgeRuns 
     same = same[same.side == same.side.iloc[0]] if "side" in same else same  # one A/A side, as gate_table judges
     jobs = [((study, config_id), logs) for study, rows in same.groupby("study", sort=False)
             for config_id, logs in lockstep_jobs(rows)]
-    rng = np.random.default_rng(seed)
-    runs = [_edge_run(jobs, threshold, rng) for _ in range(EDGE_RUNS)]
-    fails = sum(judged(run, threshold)[1] for run in runs)
-    return EdgeRuns(fails, EDGE_RUNS, len(runs[0]), len(same), *stats.wilson(fails, EDGE_RUNS))
+    passes, rng = -(-EDGE_ROWS // len(same)), np.random.default_rng(seed)  # as many as make EDGE_ROWS rows
+    fails = sum(judged(_edge_run(jobs, passes, threshold, rng), threshold)[1] for _ in range(EDGE_RUNS))
+    return EdgeRuns(fails, EDGE_RUNS, passes * len(same), len(same), *stats.wilson(fails, EDGE_RUNS))
 
 
 def edge_words(edge: EdgeRuns) -> str:
