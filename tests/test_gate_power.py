@@ -87,11 +87,11 @@ def test_good_code_at_the_threshold_is_not_failed_by_the_whole_rows_test_at_the_
     assert gate.require_no_regressions(table, "lockstep").startswith("no regressions over 104 rows")
 
 
-def test_runs_at_the_edge_made_from_a_tables_alike_rows_fail_the_gate_about_as_often_as_its_rate():
-    """The calibration page's rate over runs (gate_power.edge_runs): runs of whole jobs drawn from the A/A rows'
-    per-process log-ratios, their signs flipped by process and every row slowed by the threshold, fail the gate as a
-    5% rate can; every table's runs judge EDGE_ROWS rows, whatever its own size (the rate grows with the rows); a
-    table without rows of two processes has no such runs."""
+def test_runs_at_the_edge_drawn_from_a_tables_alike_rows_fail_the_gate_about_as_often_as_its_rate():
+    """The calibration page's rate over runs (gate_power.edge_runs): every A/A job drawn afresh as Gaussian
+    processes of its spreads as timed, every row slowed by the threshold, fails the gate as a 5% rate can; every
+    table's runs judge EDGE_ROWS rows, whatever its own size (the rate grows with the rows); a table without rows of
+    two processes has no such runs."""
     from jaxpitfalls.across_runs.calibration import gate_power
 
     edge = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
@@ -99,11 +99,23 @@ def test_runs_at_the_edge_made_from_a_tables_alike_rows_fail_the_gate_about_as_o
     assert edge.low <= edge.fails / edge.runs <= edge.high and edge.rows == edge.source == gate_power.EDGE_ROWS
     assert "target at most 5%" in gate_power.edge_words(edge)
     assert "500 runs of 104 rows of good code" in gate_power.edge_words(edge)
-    assert "made from the 104 A/A rows'" in gate_power.edge_words(edge)
+    assert "Gaussian draws of the 104 A/A rows' spreads as timed, failed" in gate_power.edge_words(edge)
     small = gate_power.edge_runs(_table(2, 1.0, 302), 0.05)  # 16 rows, each job in 7 passes
-    assert (small.rows, small.source) == (112, 16) and "made from 7 passes of the 16 A/A rows'" in (
+    assert (small.rows, small.source) == (112, 16) and "each job drawn 7 times a run" in (
         gate_power.edge_words(small))
     assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None
+
+
+@pytest.mark.parametrize("own", [(0.01, 0.04), (0.01, 0.01, 0.01, 0.04)])
+def test_edge_runs_draw_each_row_with_its_own_spread_and_the_offset_its_rows_share(own):
+    """The spreads the edge runs draw from (gate_power._spreads), read off a job of many processes: the offset its
+    rows share and each row's own about it, a noisy row's apart from the quiet ones' even in a job of two rows."""
+    from jaxpitfalls.across_runs.calibration import gate_power
+
+    rng = np.random.default_rng(3)
+    logs = 0.02 * rng.standard_normal(20000) + rng.standard_normal((len(own), 20000)) * np.array(own)[:, None] + 0.05
+    shared, found = gate_power._spreads(logs)
+    assert shared == pytest.approx(0.02, rel=0.05) and list(found) == pytest.approx(own, rel=0.1)
 
 
 def _one_row_at(p_value_like: float) -> pd.DataFrame:

@@ -84,20 +84,16 @@ def gate_lines(gates: pd.DataFrame, threshold: float, edge: EdgeRuns | None = No
                          f"subsets of {SUBSET} (the target, at most 5% of A/A runs, is a rate over runs: one run's "
                          "overlapping subsets do not estimate it)")
     if edge:
-        lines.append(f"- {edge_words(edge)}: each job's A/A rows' per-process log-ratios, each process's two sides "
-                     "swapped or not at random (its rows' signs flipped together), every row then slowed by exactly "
-                     "the threshold, each job's rows pooled alone as a lockstep of two sides pools them. The whole "
-                     "rows' test holds its 1% here by construction (these runs are its own sign flips); the rest is "
-                     "the naming's rate on the timed rows' spreads, conditional on their processes as timed. It grows "
-                     "with the rows a run judges (each row whose interval is too narrow is one more chance), so a run "
-                     f"holds every job as often as makes {EDGE_ROWS} rows or more, whatever the calibration's rows per "
-                     "configuration, a job's second pass re-signed as another job (its spreads the same: a narrow "
-                     "row's chances are not independent, so the rate is of these rows, not of fresh ones). Its "
-                     "interval is conditional on the processes this calibration drew, and the rate moves between "
-                     "calibrations by more than it: a row whose few processes' magnitudes happen to be near-equal "
-                     "makes its one-sign re-signings extreme, and Gaussian draws of the same spreads read lower than "
-                     "the gate's true rate (docs/decisions.md, the edge runs against a known truth); read the verdict "
-                     "with that")
+        lines.append(f"- {edge_words(edge)}: each A/A job drawn afresh, run by run, as Gaussian process means "
+                     "with its spreads as timed (the offset its rows share, each row's own about it), every row "
+                     "slowed by exactly the threshold, each job's rows pooled alone as a lockstep of two sides pools "
+                     f"them. A run holds every job as often as makes {EDGE_ROWS} rows or more, whatever the "
+                     "calibration's rows per configuration: the rate grows with the rows a run judges (each row whose "
+                     "interval is too narrow is one more chance). Each row's spread as timed carries its own sampling "
+                     "error: drawn rows are more varied than the truth's and the prior fitted to them weaker, so the "
+                     "rate is that of a world with these spreads, not a bound on the gate's; and Gaussian, where a "
+                     "process's values may have heavier tails. The interval is over runs, given those spreads "
+                     "(docs/decisions.md, the edge runs drawn from the calibration's spreads)")
     return [*lines, ""]
 
 
@@ -118,45 +114,55 @@ class EdgeRuns(NamedTuple):
     high: float
 
 
-def _edge_run(jobs: list[tuple[tuple[str, str], np.ndarray]], passes: int, threshold: float,
+def _spreads(logs: np.ndarray) -> tuple[float, np.ndarray]:
+    """A job's spreads (rows x processes; rows not finite left out): the sd of the offset its rows share (their
+    mean cross-product) and each row's own about it, unbiased row by row; 0 where sampling puts one below 0."""
+    logs = logs[np.isfinite(logs).all(axis=1)]
+    centred = logs - logs.mean(axis=1, keepdims=True)
+    products = centred @ centred.T / (logs.shape[1] - 1)
+    n = len(logs)
+    shared = max(0.0, float((products.sum() - np.trace(products)) / (n * (n - 1)))) if n > 1 else 0.0
+    return math.sqrt(shared), np.sqrt(np.maximum(np.diag(products) - shared, 0.0))
+
+
+def _edge_run(jobs: list[tuple[tuple[str, str], int, float, np.ndarray]], passes: int, threshold: float,
               rng: np.random.Generator) -> pd.DataFrame:
-    """One run at the threshold's edge: the A/A jobs' per-process log-ratios, each process's sides swapped or not at
-    random (its rows' signs flipped together), every row then slowed by exactly the threshold; every job once a
-    pass, a job's second pass another job (its own signs)."""
+    """One run at the threshold's edge: every job drawn `passes` times as Gaussian process means of its spreads,
+    every row slowed by exactly the threshold, each draw pooled as a lockstep job pools its rows."""
     rows: list[dict] = []
     for _ in range(passes):
-        for (study, config_id), logs in jobs:
-            shifted = logs * rng.choice((-1.0, 1.0), logs.shape[1]) + math.log1p(threshold)
-            drawn = f"{config_id}#{len(rows)}"
-            rows += [{"study": study, "config_id": drawn, **estimated(found, own, threshold)}
-                     for found, own in zip(moderated.pooled(shifted), shifted, strict=True)]
+        for (study, config_id), processes, shared, own in jobs:
+            drawn = (rng.normal(0.0, shared, processes) + rng.standard_normal((len(own), processes)) * own[:, None]
+                     + math.log1p(threshold))
+            label = f"{config_id}#{len(rows)}"
+            rows += [{"study": study, "config_id": label, **estimated(found, values, threshold)}
+                     for found, values in zip(moderated.pooled(drawn), drawn, strict=True)]
     return pd.DataFrame(rows)
 
 
-def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0) -> EdgeRuns | None:
-    """EDGE_RUNS runs of good code at the threshold's edge judged by the gate, made from the A/A side's timed rows
-    (each job's rows pooled alone, as a lockstep of two sides pools them); None without A/A rows of two processes
-    or more."""
+def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0, runs: int = EDGE_RUNS) -> EdgeRuns | None:
+    """`runs` runs of good code at the threshold's edge judged by the gate, each A/A job drawn afresh from its
+    rows' spreads as timed; None without A/A rows of two processes or more."""
     if not {"study", "config_id", "processes", "process_log_ratios"} <= set(table.columns):
         return None
     same = table[(table.injected.round(4) == 1) & (table.processes > 1)]
     if same.empty:
         return None
     same = same[same.side == same.side.iloc[0]] if "side" in same else same  # one A/A side, as gate_table judges
-    jobs = [((study, config_id), logs) for study, rows in same.groupby("study", sort=False)
+    jobs = [((study, config_id), logs.shape[1], *_spreads(logs)) for study, rows in same.groupby("study", sort=False)
             for config_id, logs in lockstep_jobs(rows)]
     passes, rng = -(-EDGE_ROWS // len(same)), np.random.default_rng(seed)  # as many as make EDGE_ROWS rows
-    fails = sum(judged(_edge_run(jobs, passes, threshold, rng), threshold)[1] for _ in range(EDGE_RUNS))
-    return EdgeRuns(fails, EDGE_RUNS, passes * len(same), len(same), *stats.wilson(fails, EDGE_RUNS))
+    fails = sum(judged(_edge_run(jobs, passes, threshold, rng), threshold)[1] for _ in range(runs))
+    return EdgeRuns(fails, runs, passes * len(same), len(same), *stats.wilson(fails, runs))
 
 
 def edge_words(edge: EdgeRuns) -> str:
     """The edge runs' share against the target, for the brief and the section."""
     met = clustered.IN_WORDS[clustered.against(edge.fails / edge.runs, edge.low, edge.high, (0.0, 0.05))]
     passes = edge.rows // edge.source
-    made = "the" if passes == 1 else f"{passes} passes of the"
+    times = "" if passes == 1 else f", each job drawn {passes} times a run"
     return (f"{edge.runs} runs of {edge.rows} rows of good code at the threshold's edge (every row slowed by exactly "
-            f"the threshold), made from {made} {edge.source} A/A rows' processes as timed, re-signed, failed it in "
+            f"the threshold), Gaussian draws of the {edge.source} A/A rows' spreads as timed{times}, failed it in "
             f"{edge.fails} ({edge.fails / edge.runs:.1%} [{edge.low:.1%}, {edge.high:.1%}]; target at most 5%: "
             f"{met})")
 
