@@ -95,27 +95,50 @@ def test_runs_at_the_edge_drawn_from_a_tables_alike_rows_fail_the_gate_about_as_
     from jaxpitfalls.across_runs.calibration import gate_power
 
     edge = gate_power.edge_runs(_table(13, 1.0, 300), 0.05)
-    assert edge.runs == gate_power.EDGE_RUNS and _at_most(0.05, edge.fails, edge.runs)
+    assert edge.runs == gate_power.EDGE_RUNS and _at_most(0.05, edge.fails, edge.runs) and edge.fails >= 10
     assert edge.low <= edge.fails / edge.runs <= edge.high and edge.rows == edge.source == gate_power.EDGE_ROWS
     assert "target at most 5%" in gate_power.edge_words(edge)
     assert "500 runs of 104 rows of good code" in gate_power.edge_words(edge)
     assert "Gaussian draws of the 104 A/A rows' spreads as timed, failed" in gate_power.edge_words(edge)
-    small = gate_power.edge_runs(_table(2, 1.0, 302), 0.05)  # 16 rows, each job in 7 passes
+    small = gate_power.edge_runs(_table(2, 1.0, 302), 0.05, runs=20)  # 16 rows, each job in 7 passes
     assert (small.rows, small.source) == (112, 16) and "each job drawn 7 times a run" in (
         gate_power.edge_words(small))
     assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None
 
 
+def _job(own: tuple[float, ...], processes: int, rng: np.random.Generator) -> np.ndarray:
+    """A job's per-process log-ratios: an offset of sd 2% every row shares, each row's own of sd `own`."""
+    spread = np.array(own)[:, None]
+    return 0.02 * rng.standard_normal(processes) + 0.05 + rng.standard_normal((len(own), processes)) * spread
+
+
 @pytest.mark.parametrize("own", [(0.01, 0.04), (0.01, 0.01, 0.01, 0.04)])
 def test_edge_runs_draw_each_row_with_its_own_spread_and_the_offset_its_rows_share(own):
     """The spreads the edge runs draw from (gate_power._spreads), read off a job of many processes: the offset its
-    rows share and each row's own about it, a noisy row's apart from the quiet ones' even in a job of two rows."""
+    rows share and each row's own about it, a noisy row's apart from a quiet one's even in a job of two rows."""
+    from jaxpitfalls.across_runs.calibration import gate_power
+
+    shared, found = gate_power._spreads(_job(own, 20000, np.random.default_rng(3)))
+    assert shared == pytest.approx(0.02, rel=0.05) and list(found) == pytest.approx(own, rel=0.1)
+
+
+def test_edge_runs_read_the_shared_and_a_noisy_rows_variance_without_bias_at_5_processes():
     from jaxpitfalls.across_runs.calibration import gate_power
 
     rng = np.random.default_rng(3)
-    logs = 0.02 * rng.standard_normal(20000) + rng.standard_normal((len(own), 20000)) * np.array(own)[:, None] + 0.05
-    shared, found = gate_power._spreads(logs)
-    assert shared == pytest.approx(0.02, rel=0.05) and list(found) == pytest.approx(own, rel=0.1)
+    found = [gate_power._spreads(_job((0.01, 0.01, 0.01, 0.04), 5, rng)) for _ in range(4000)]
+    assert np.mean([s ** 2 for s, _ in found]) == pytest.approx(0.02 ** 2, rel=0.08)
+    assert np.mean([o[-1] ** 2 for _, o in found]) == pytest.approx(0.04 ** 2, rel=0.08)
+
+
+def test_edge_runs_leave_out_a_row_with_a_value_not_finite():
+    """A row whose process values are not all finite is not drawn, nor counted among the rows a run judges."""
+    from jaxpitfalls.across_runs.calibration import gate_power
+
+    table = _table(2, 1.0, 302)
+    table.loc[0, "process_log_ratios"] = "nan;" + table.process_log_ratios[0].split(";", 1)[1]
+    edge = gate_power.edge_runs(table, 0.05, runs=20)
+    assert (edge.rows, edge.source) == (105, 15)
 
 
 def _one_row_at(p_value_like: float) -> pd.DataFrame:

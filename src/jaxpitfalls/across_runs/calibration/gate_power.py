@@ -115,9 +115,8 @@ class EdgeRuns(NamedTuple):
 
 
 def _spreads(logs: np.ndarray) -> tuple[float, np.ndarray]:
-    """A job's spreads (rows x processes; rows not finite left out): the sd of the offset its rows share (their
-    mean cross-product) and each row's own about it, unbiased row by row; 0 where sampling puts one below 0."""
-    logs = logs[np.isfinite(logs).all(axis=1)]
+    """A job's spreads (rows x processes): the sd of the offset its rows share (their mean cross-product) and each
+    row's own about it, unbiased but where sampling puts one below 0, read as 0."""
     centred = logs - logs.mean(axis=1, keepdims=True)
     products = centred @ centred.T / (logs.shape[1] - 1)
     n = len(logs)
@@ -149,11 +148,15 @@ def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0, runs: int = 
     if same.empty:
         return None
     same = same[same.side == same.side.iloc[0]] if "side" in same else same  # one A/A side, as gate_table judges
-    jobs = [((study, config_id), logs.shape[1], *_spreads(logs)) for study, rows in same.groupby("study", sort=False)
-            for config_id, logs in lockstep_jobs(rows)]
-    passes, rng = -(-EDGE_ROWS // len(same)), np.random.default_rng(seed)  # as many as make EDGE_ROWS rows
+    timed = [((study, config_id), logs[np.isfinite(logs).all(axis=1)])
+             for study, rows in same.groupby("study", sort=False) for config_id, logs in lockstep_jobs(rows)]
+    jobs = [(key, logs.shape[1], *_spreads(logs)) for key, logs in timed if logs.size and logs.shape[1] > 1]
+    source = sum(len(own) for *_, own in jobs)
+    if not source:
+        return None
+    passes, rng = -(-EDGE_ROWS // source), np.random.default_rng(seed)  # as many as make EDGE_ROWS rows
     fails = sum(judged(_edge_run(jobs, passes, threshold, rng), threshold)[1] for _ in range(runs))
-    return EdgeRuns(fails, runs, passes * len(same), len(same), *stats.wilson(fails, runs))
+    return EdgeRuns(fails, runs, passes * source, source, *stats.wilson(fails, runs))
 
 
 def edge_words(edge: EdgeRuns) -> str:
