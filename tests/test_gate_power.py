@@ -89,7 +89,7 @@ def test_good_code_at_the_threshold_is_not_failed_by_the_whole_rows_test_at_the_
 
 def test_runs_at_the_edge_drawn_from_a_tables_alike_rows_fail_the_gate_about_as_often_as_its_rate():
     """The calibration page's rate over runs (gate_power.edge_runs): every A/A job drawn afresh as Gaussian
-    processes of its spreads as timed, every row slowed by the threshold, fails the gate as a 5% rate can; every
+    process means of its spreads as timed, every row slowed by the threshold, fails the gate as a 5% rate can; every
     table's runs judge EDGE_ROWS rows, whatever its own size (the rate grows with the rows); a table without rows of
     two processes has no such runs."""
     from jaxpitfalls.across_runs.calibration import gate_power
