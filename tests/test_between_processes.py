@@ -1,6 +1,7 @@
 """Split-process replication (across_runs/calibration/between_processes.py): a job's rows estimated on disjoint
 halves of its processes differ beyond their interval in about 5% of rows where the intervals hold, and in more where
-they are too narrow."""
+they are too narrow; and the A/A rows' coverage by third of their own spread: alike rows cover about 95% in every
+third, a row three times as noisy as its job's others less, which the coverage over all rows hides."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.linalg import helmert
 
 from jaxpitfalls.across_runs.calibration import between_processes
+from jaxpitfalls.across_runs.calibration.between_processes import THIRD_TARGET, THIRDS
 
 
 def _table(spreads: np.ndarray, processes: int, configs: int = 16, seed: int = 0) -> pd.DataFrame:
@@ -86,3 +89,64 @@ def test_a_job_of_many_processes_is_judged_on_as_many_splits_as_one_of_eight():
 def test_a_table_that_kept_no_process_values_is_not_judged():
     assert between_processes.split_measured(pd.DataFrame({"config_id": ["c0"], "ratio": [1.0]})) is None
     assert between_processes.split_measured(_table(np.full(4, 0.02), processes=4))["splits"] == 3
+
+
+def _exact(own: tuple[float, ...], processes: int) -> np.ndarray:
+    """A job's rows x processes whose spreads read exactly `own` and no shared offset: orthogonal contrasts."""
+    return np.sqrt(processes - 1) * helmert(processes)[:len(own)] * np.array(own)[:, None]
+
+
+def _aa_table(logs: np.ndarray, jobs: int = 4, injected: float = 1.0) -> pd.DataFrame:
+    return pd.DataFrame([{"study": "s", "config_id": f"c{j}", "side": "b", "injected": injected,
+                          "processes": logs.shape[1], "process_log_ratios": ";".join(f"{x:.9g}" for x in row)}
+                         for j in range(jobs) for row in logs])
+
+
+def test_the_spreads_of_exact_contrasts_read_as_given():
+    shared, own = between_processes.spreads(_exact((0.01, 0.02, 0.03), 5))
+    assert shared == pytest.approx(0.0, abs=1e-9) and list(own) == pytest.approx([0.01, 0.02, 0.03])
+
+
+def _job(own: tuple[float, ...], processes: int, rng: np.random.Generator) -> np.ndarray:
+    """A job's per-process log-ratios: an offset of sd 2% every row shares, each row's own of sd `own`."""
+    spread = np.array(own)[:, None]
+    return 0.02 * rng.standard_normal(processes) + 0.05 + rng.standard_normal((len(own), processes)) * spread
+
+
+@pytest.mark.parametrize("own", [(0.01, 0.04), (0.01, 0.01, 0.01, 0.04)])
+def test_spreads_read_each_rows_own_and_the_offset_its_rows_share(own):
+    """The spreads the edge runs and the thirds draw from, read off a job of many processes: the offset its rows
+    share and each row's own about it, a noisy row's apart from a quiet one's even in a job of two rows."""
+    shared, found = between_processes.spreads(_job(own, 20000, np.random.default_rng(3)))
+    assert shared == pytest.approx(0.02, rel=0.05) and list(found) == pytest.approx(own, rel=0.1)
+
+
+def test_spreads_read_the_shared_and_a_noisy_rows_variance_without_bias_at_5_processes():
+    rng = np.random.default_rng(3)
+    found = [between_processes.spreads(_job((0.01, 0.01, 0.01, 0.04), 5, rng)) for _ in range(4000)]
+    assert np.mean([s ** 2 for s, _ in found]) == pytest.approx(0.02 ** 2, rel=0.08)
+    assert np.mean([o[-1] ** 2 for _, o in found]) == pytest.approx(0.04 ** 2, rel=0.08)
+
+
+def test_alike_rows_cover_about_95_percent_in_every_third():
+    thirds = between_processes.row_thirds(_aa_table(_exact((0.02, 0.02, 0.02), 5)), draws=400)
+    assert list(thirds.index) == list(THIRDS) and thirds.between(0.93, 0.97).all(), thirds
+    assert "(target 92%-98% in each: met)" in between_processes.thirds_words(thirds)
+
+
+def test_a_row_three_times_as_noisy_as_its_jobs_others_is_under_covered_and_said_so():
+    """Pooling pulls the noisy row's spread toward its job's: its interval too narrow, the quiet rows' too wide."""
+    thirds = between_processes.row_thirds(_aa_table(_exact((0.01, 0.01, 0.03), 5)))
+    assert thirds[THIRDS[2]] < THIRD_TARGET[0] and thirds[THIRDS[0]] > 0.95, thirds
+    line = between_processes.thirds_line(thirds)
+    assert "**missed**" in line and f"the noisiest {thirds[THIRDS[2]]:.1%}" in line
+
+
+@pytest.mark.parametrize(("rows", "thirds"), [(2, [0, 2]), (3, [0, 1, 2]), (4, [0, 1, 1, 2]), (6, [0, 0, 1, 1, 2, 2])])
+def test_a_jobs_rows_fall_in_thirds_alike_from_either_end(rows, thirds):
+    assert list(between_processes.thirds_of(np.arange(rows)[::-1])) == thirds[::-1]
+
+
+def test_no_a_a_job_of_two_processes_gives_no_thirds():
+    assert between_processes.row_thirds(_aa_table(_exact((0.02, 0.02), 5), injected=1.1)) is None
+    assert between_processes.row_thirds(_aa_table(_exact((0.02, 0.02), 5)).drop(columns="process_log_ratios")) is None

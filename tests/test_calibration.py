@@ -94,6 +94,8 @@ def test_false_alarms_coverage_and_power_are_counted_against_their_targets():
     text = calibration.markdown(table, calibration.summary(table), 1234.0, compare)
     assert "over 50 rows" in text and "1234 s (20.6 min)" in text and "pyperf" not in text
     assert re.search(r"## In brief\n\n- \*\*Lockstep rows\*\* \(A/A\): \d+ of 50 \(.*\) flagged", text)
+    thirds = re.search(r"by third of each job's rows ranked by own spread .* the noisiest (\d+\.\d)%", text)
+    assert thirds and 85 <= float(thirds[1]) <= 99 and "**Rows by their own spread.** The A/A rows, by third" in text
     assert re.search(r"- \*\*The gate\*\*: a 10% slowdown in every row named in \d+ of 50 rows", text)
     gate = re.search(r"- injected 1\.1: (\d+) of 50 rows named .*target at least 90%: met by its point, its "
                      r"interval reaching beyond\)", text)  # 25 configurations cannot confirm 90%

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import configs
+import pandas as pd
 import pytest
 from configs import ROOT
 
@@ -116,7 +117,8 @@ def test_lockstep_rows_are_estimated_again_from_the_kept_jobs(tmp_path):
     table.loc[0, "ratio_ci_high"] += 0.01
     table.to_csv(kept / timed.LOCKSTEP, index=False)
     assert timed.estimated_now(kept, tmp_path / "now")
-    assert timed.read(tmp_path / "now").table.equals(timed.read(DOCS / published.TIMED).table)
+    pd.testing.assert_frame_equal(timed.read(tmp_path / "now").table, timed.read(DOCS / published.TIMED).table,
+                                  check_exact=False, rtol=1e-9, atol=0.0)  # BLAS rounds the last bits by CPU
 
 
 def _pyperf_run(root: Path, pairs: list[dict]) -> Path:

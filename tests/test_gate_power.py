@@ -106,31 +106,6 @@ def test_runs_at_the_edge_drawn_from_a_tables_alike_rows_fail_the_gate_about_as_
     assert gate_power.edge_runs(_table(2, 1.0, 301).assign(processes=1), 0.05) is None
 
 
-def _job(own: tuple[float, ...], processes: int, rng: np.random.Generator) -> np.ndarray:
-    """A job's per-process log-ratios: an offset of sd 2% every row shares, each row's own of sd `own`."""
-    spread = np.array(own)[:, None]
-    return 0.02 * rng.standard_normal(processes) + 0.05 + rng.standard_normal((len(own), processes)) * spread
-
-
-@pytest.mark.parametrize("own", [(0.01, 0.04), (0.01, 0.01, 0.01, 0.04)])
-def test_edge_runs_draw_each_row_with_its_own_spread_and_the_offset_its_rows_share(own):
-    """The spreads the edge runs draw from (gate_power._spreads), read off a job of many processes: the offset its
-    rows share and each row's own about it, a noisy row's apart from a quiet one's even in a job of two rows."""
-    from jaxpitfalls.across_runs.calibration import gate_power
-
-    shared, found = gate_power._spreads(_job(own, 20000, np.random.default_rng(3)))
-    assert shared == pytest.approx(0.02, rel=0.05) and list(found) == pytest.approx(own, rel=0.1)
-
-
-def test_edge_runs_read_the_shared_and_a_noisy_rows_variance_without_bias_at_5_processes():
-    from jaxpitfalls.across_runs.calibration import gate_power
-
-    rng = np.random.default_rng(3)
-    found = [gate_power._spreads(_job((0.01, 0.01, 0.01, 0.04), 5, rng)) for _ in range(4000)]
-    assert np.mean([s ** 2 for s, _ in found]) == pytest.approx(0.02 ** 2, rel=0.08)
-    assert np.mean([o[-1] ** 2 for _, o in found]) == pytest.approx(0.04 ** 2, rel=0.08)
-
-
 def test_edge_runs_leave_out_a_row_with_a_value_not_finite():
     """A row whose process values are not all finite is not drawn, nor counted among the rows a run judges."""
     from jaxpitfalls.across_runs.calibration import gate_power

@@ -11,10 +11,10 @@ from scipy.stats import fisher_exact
 
 from ...harness import clustered
 from .allocation import PRECISE_ROWS
-from .between_processes import SPLIT_TARGET
+from .between_processes import SPLIT_TARGET, THIRD_TARGET, THIRDS, thirds_words
 from .gate_power import SUBSET, EdgeRuns, among, edge_words
 from .null_histories import DECLARED
-from .study_intervals import COVERAGE_TARGET, THIRD_TARGET, THIRDS, thirds_met
+from .study_intervals import COVERAGE_TARGET, thirds_met
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Measured:
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
     at_gate: tuple[int, int, float, float, float] | None = None  # allocation.at_gate: rows within the gate's width
     edge: EdgeRuns | None = None  # gate_power.edge_runs: good code at the threshold's edge
+    thirds: pd.Series | None = None  # between_processes.row_thirds: A/A rows' coverage by third of their spread
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -53,8 +54,8 @@ def _halves(replicated: dict[str, Any]) -> str:
             f"{clustered.against(share, low, high, SPLIT_TARGET)})")
 
 
-def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None) -> str:
-    halves = _halves(replicated) if replicated else ""
+def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None, thirds: pd.Series | None) -> str:
+    halves = (_halves(replicated) if replicated else "") + (f"; {thirds_words(thirds)}" if thirds is not None else "")
     return (f"- **Lockstep rows** (A/A): {_share(found, 1.0, 'flagged')} flagged, their intervals covering 1 in "
             f"{_share(found, 1.0, 'covers')}; a 10% slowdown called regressed in {_share(found, 1.1, 'regressed')}; "
             f"a 5% one, at the threshold's edge, in {_share(found, 1.05, 'regressed')}{halves}.")
@@ -149,7 +150,7 @@ def _history(series: tuple[int, int] | None, rates: pd.DataFrame | None, power: 
 def brief(measured: Measured) -> list[str]:
     """The page's "In brief" section, a line per decision the run measured."""
     m = measured
-    lines = [_lockstep(m.found, m.replicated)] if len(m.found) else []
+    lines = [_lockstep(m.found, m.replicated, m.thirds)] if len(m.found) else []
     lines += [_gate(m.gates, m.spikes, m.at_gate, m.edge)] if m.gates is not None and len(m.gates) else []
     lines += [_studies(m.twins, m.simulated, m.medians)] if m.twins is not None and m.simulated is not None else []
     lines += [_harnesses(m.costs, m.like)] if m.costs is not None else []

@@ -27,6 +27,7 @@ from ..history.history import SERIES, jobs_line
 from ..history.rejudge import rejudged
 from ..settings import PYPERF_OPTIONS, Compare, History
 from . import allocation, between_processes, null_histories, study_intervals
+from .between_processes import row_thirds, thirds_line
 from .brief import Measured, brief, reach_lines
 from .gate_power import edge_runs, gate_lines, gate_table, spike_lines, spike_table
 from .pyperf_beside import beside, cost_summary, pyperf_section, same_configuration
@@ -152,6 +153,7 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         shown.drop(columns=["share_low", "share_high"]).to_markdown(index=False, floatfmt=".3f"), "",
         *knob_lines(table, proportional),
         *([between_processes.split_line(measured.replicated), ""] if measured.replicated is not None else []),
+        *([thirds_line(measured.thirds), ""] if measured.thirds is not None else []),
         f"Machine time of the calibration's lockstep jobs: {machine_s:.0f} s ({machine_s / 60:.1f} min)"
         + (f"; timed with the workflow at {', '.join(commits)}." if commits else "."), "",
         *(gate_lines(measured.gates, ran["threshold"], measured.edge) if measured.gates is not None else []),
@@ -255,7 +257,8 @@ def _measured(table: pd.DataFrame, found: pd.DataFrame, threshold: float, pairs:
                     spikes=spike_table(table, threshold) if len(table) else None,
                     replicated=between_processes.split_measured(table),
                     at_gate=allocation.at_gate(table, threshold) if len(table) else None,
-                    edge=edge_runs(table, threshold) if len(table) else None)
+                    edge=edge_runs(table, threshold) if len(table) else None,
+                    thirds=row_thirds(table) if len(table) else None)
 
 
 def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[str]]:

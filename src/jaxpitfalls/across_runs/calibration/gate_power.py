@@ -15,7 +15,7 @@ from ...harness import clustered, moderated, stats
 from ..comparison.familywise import KEY, SPIKE, WHOLE, gate_rate, one_row_reach, surviving
 from ..comparison.lockstep import estimated
 from ..comparison.sign_flip import global_p
-from .between_processes import lockstep_jobs
+from .between_processes import aa_jobs, drawn, spreads
 
 SUBSET, SUBSETS = 16, 200
 RATE = gate_rate("lockstep")  # the rate at which the lockstep gate names rows
@@ -114,16 +114,6 @@ class EdgeRuns(NamedTuple):
     high: float
 
 
-def _spreads(logs: np.ndarray) -> tuple[float, np.ndarray]:
-    """A job's spreads (rows x processes): the sd of the offset its rows share (their mean cross-product) and each
-    row's own about it, unbiased but where sampling puts one below 0, read as 0."""
-    centred = logs - logs.mean(axis=1, keepdims=True)
-    products = centred @ centred.T / (logs.shape[1] - 1)
-    n = len(logs)
-    shared = max(0.0, float((products.sum() - np.trace(products)) / (n * (n - 1)))) if n > 1 else 0.0
-    return math.sqrt(shared), np.sqrt(np.maximum(np.diag(products) - shared, 0.0))
-
-
 def _edge_run(jobs: list[tuple[tuple[str, str], int, float, np.ndarray]], passes: int, threshold: float,
               rng: np.random.Generator) -> pd.DataFrame:
     """One run at the threshold's edge: every job drawn `passes` times as Gaussian process means of its spreads,
@@ -131,26 +121,17 @@ def _edge_run(jobs: list[tuple[tuple[str, str], int, float, np.ndarray]], passes
     rows: list[dict] = []
     for _ in range(passes):
         for (study, config_id), processes, shared, own in jobs:
-            drawn = (rng.normal(0.0, shared, processes) + rng.standard_normal((len(own), processes)) * own[:, None]
-                     + math.log1p(threshold))
+            values = drawn(shared, own, processes, rng) + math.log1p(threshold)
             label = f"{config_id}#{len(rows)}"
-            rows += [{"study": study, "config_id": label, **estimated(found, values, threshold)}
-                     for found, values in zip(moderated.pooled(drawn), drawn, strict=True)]
+            rows += [{"study": study, "config_id": label, **estimated(found, row, threshold)}
+                     for found, row in zip(moderated.pooled(values), values, strict=True)]
     return pd.DataFrame(rows)
 
 
 def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0, runs: int = EDGE_RUNS) -> EdgeRuns | None:
     """`runs` runs of good code at the threshold's edge judged by the gate, each A/A job drawn afresh from its
     rows' spreads as timed; None without A/A rows of two processes or more."""
-    if not {"study", "config_id", "processes", "process_log_ratios"} <= set(table.columns):
-        return None
-    same = table[(table.injected.round(4) == 1) & (table.processes > 1)]
-    if same.empty:
-        return None
-    same = same[same.side == same.side.iloc[0]] if "side" in same else same  # one A/A side, as gate_table judges
-    timed = [((study, config_id), logs[np.isfinite(logs).all(axis=1)])
-             for study, rows in same.groupby("study", sort=False) for config_id, logs in lockstep_jobs(rows)]
-    jobs = [(key, logs.shape[1], *_spreads(logs)) for key, logs in timed if logs.size and logs.shape[1] > 1]
+    jobs = [(key, logs.shape[1], *spreads(logs)) for key, logs in aa_jobs(table)]
     source = sum(len(own) for *_, own in jobs)
     if not source:
         return None

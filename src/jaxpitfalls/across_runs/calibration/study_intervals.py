@@ -26,12 +26,11 @@ from ...harness.stats import is_difference, is_twin, wilson
 from ...report.tables.aggregate import POOLED
 from ..reference.reestimate import estimated_job, step_groups
 from . import between_processes
+from .between_processes import THIRD_TARGET, THIRDS, thirds_of
 
 SIMULATED = 400  # simulated jobs per job measured and number of processes
 SHARE_FORMAT = ("g", "g", "g", ".3f", ".3f", ".3f", ".3f", ".3f", ".3f")  # processes, rows, covered; the shares
-THIRDS = ("quietest third", "middle third", "noisiest third")  # of each job's rows, ranked by their spread
 COVERAGE_TARGET = (0.93, 0.97)  # the rows' coverage of their true ratio, about 95%
-THIRD_TARGET = (0.92, 0.98)  # each third's coverage, as the rows' on average
 Job = tuple[pd.DataFrame, pd.DataFrame]  # one configuration's comparisons rows (its own and its processes'), steps
 
 
@@ -139,7 +138,7 @@ def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int) -> pd.D
         for centre, spread, rows, shared in truths:
             for _ in range(SIMULATED):
                 sd = np.exp((centre + spread * rng.standard_normal(rows)) / 2)
-                third = np.argsort(np.argsort(sd, kind="stable"), kind="stable") * 3 // rows
+                third = thirds_of(sd)
                 values = rng.standard_normal((rows, size)) * sd[:, None]
                 if shared:  # drawn only where there is one
                     values += shared * rng.standard_normal(size)
