@@ -6,6 +6,7 @@ third, a row three times as noisy as its job's others less, which the coverage o
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -140,6 +141,17 @@ def test_a_row_three_times_as_noisy_as_its_jobs_others_is_under_covered_and_said
     assert thirds[THIRDS[2]] < THIRD_TARGET[0] and thirds[THIRDS[0]] > 0.95, thirds
     line = between_processes.thirds_line(thirds)
     assert "**missed**" in line and f"the noisiest {thirds[THIRDS[2]]:.1%}" in line
+
+
+@pytest.mark.parametrize("processes", [4, 5, 9, 12, 16])
+def test_splits_are_every_partition_once_or_a_seeded_draw_of_them_as_if_enumerated(processes):
+    """Drawn by rank, not enumerated (a job of 26 processes has 5 million): the same splits an enumeration draws."""
+    every = [(list(h), [i for i in range(processes) if i not in h])
+             for h in itertools.combinations(range(processes), processes // 2) if processes % 2 or 0 in h]
+    if len(every) > between_processes.MAX_SPLITS:
+        drawn = np.random.default_rng(processes).choice(len(every), between_processes.MAX_SPLITS, replace=False)
+        every = [every[i] for i in sorted(drawn)]
+    assert between_processes.splits(processes) == every
 
 
 @pytest.mark.parametrize(("rows", "thirds"), [(2, [0, 2]), (3, [0, 1, 2]), (4, [0, 1, 1, 2]), (6, [0, 0, 1, 1, 2, 2])])

@@ -5,7 +5,6 @@ where the intervals hold), and the A/A rows' coverage by third of their own spre
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -40,19 +39,30 @@ def _beyond(first: moderated.Estimate, second: moderated.Estimate) -> float:
     return abs(first.mean - second.mean) / half - 1
 
 
+def _unranked(index: int, n: int, k: int) -> tuple[int, ...]:
+    """The `index`-th k-combination of range(n) in itertools' order."""
+    found: list[int] = []
+    for left in range(k, 0, -1):
+        x = found[-1] + 1 if found else 0
+        while index >= (count := math.comb(n - x - 1, left - 1)):
+            index, x = index - count, x + 1
+        found.append(x)
+    return tuple(found)
+
+
 def splits(processes: int) -> list[tuple[list[int], list[int]]]:
     """A job's processes split into processes // 2 and the rest, each partition once: every split, or MAX_SPLITS
-    drawn (seeded) so a job of many processes does not outweigh the others."""
-    every = [(list(half), [i for i in range(processes) if i not in half])
-             for half in itertools.combinations(range(processes), processes // 2)
-             if processes % 2 or 0 in half]
-    if len(every) <= MAX_SPLITS:
-        return every
-    return [every[i] for i in sorted(np.random.default_rng(processes).choice(len(every), MAX_SPLITS, replace=False))]
+    drawn (seeded, by rank) so a job of many processes does not outweigh the others."""
+    half = processes // 2
+    total = math.comb(processes, half) if processes % 2 else math.comb(processes - 1, half - 1)
+    chosen = range(total) if total <= MAX_SPLITS else sorted(
+        np.random.default_rng(processes).choice(total, MAX_SPLITS, replace=False))
+    return [(list(first), [i for i in range(processes) if i not in first])
+            for first in (_unranked(int(i), processes, half) for i in chosen)]
 
 
 def job_margins(logs: np.ndarray) -> np.ndarray:
-    """Per split (rows) and row of the job (columns): `_beyond` for its halves; `logs`: rows x processes."""
+    """Per split (rows) and job row (columns): `_beyond` for its halves; `logs`: rows x processes."""
     return np.array([[_beyond(x, y) for x, y in zip(moderated.pooled(logs[:, first]),
                                                      moderated.pooled(logs[:, rest]), strict=True)]
                      for first, rest in splits(logs.shape[1])])
@@ -190,7 +200,7 @@ def thirds_words(thirds: pd.Series) -> str:
 
 
 def thirds_line(thirds: pd.Series) -> str:
-    """The page's paragraph on the thirds."""
+    """The page's paragraph."""
     return (f"**Rows by their own spread.** The A/A rows, {thirds_words(thirds)}: each A/A job drawn {DRAWS} times "
             "at its own processes as Gaussian process means, with the offset its rows share and each row's own "
             "spread as timed (as the edge runs below draw them; true ratio 1), and pooled as the job pools its rows. "
