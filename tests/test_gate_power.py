@@ -7,6 +7,8 @@ rows each just beyond the threshold, too close for any row alone, fail it as a w
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -98,6 +100,9 @@ def test_runs_at_the_edge_drawn_from_a_tables_alike_rows_fail_the_gate_about_as_
     assert edge.runs == gate_power.EDGE_RUNS and _at_most(0.05, edge.fails, edge.runs) and edge.fails >= 10
     assert edge.low <= edge.fails / edge.runs <= edge.high and edge.rows == edge.source == gate_power.EDGE_ROWS
     assert "target at most 5%" in gate_power.edge_words(edge)
+    assert max(edge.named, edge.whole) <= edge.fails <= edge.named + edge.whole  # each test's runs, told apart
+    assert re.search(rf"a row named in {edge.named / edge.runs:.1%} \[.*\] \(the naming's share 4%\), the rows as a "
+                     rf"whole slower in {edge.whole / edge.runs:.1%} \[.*\] \(its 1%\)", gate_power.edge_words(edge))
     assert "500 runs of 104 rows of good code" in gate_power.edge_words(edge)
     assert "Gaussian draws of the 104 A/A rows' spreads as timed, failed" in gate_power.edge_words(edge)
     small = gate_power.edge_runs(_table(2, 1.0, 302), 0.05, runs=20)  # 16 rows, each job in 7 passes

@@ -19,7 +19,7 @@ from ...harness.stats import welch_df
 SPLIT_TARGET = (0.03, 0.07)  # rows whose halves differ beyond their interval; 5% expected
 SPLIT_MIN_PROCESSES = 4  # two processes a half at least: one alone has no spread to pool
 MAX_SPLITS = 35  # a job's splits judged at most: every one up to 8 processes
-DRAWS = 1000  # simulated jobs per A/A job, for the thirds
+DRAWS = 400  # simulated jobs per A/A job, for the thirds (as the studies' SIMULATED)
 THIRDS = ("quietest third", "middle third", "noisiest third")  # of each job's rows, ranked by their spread
 THIRD_TARGET = (0.92, 0.98)  # each third's coverage, as the rows' on average
 Job = tuple[tuple[str, str], np.ndarray]  # (study, configuration), its rows x processes of log-ratios

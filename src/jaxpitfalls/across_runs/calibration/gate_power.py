@@ -30,11 +30,16 @@ def _named(rows: pd.DataFrame, threshold: float) -> pd.Series:
     return (rows.verdict == "regressed") & surviving(rows, "ratio", threshold, rate=RATE)
 
 
+def _tests(rows: pd.DataFrame, threshold: float) -> tuple[int, bool]:
+    """Rows named, and whether the rows as a whole read slower."""
+    whole = global_p(rows, threshold)
+    return int(_named(rows, threshold).sum()), whole is not None and whole <= WHOLE
+
+
 def judged(rows: pd.DataFrame, threshold: float) -> tuple[int, bool]:
     """How many rows the gate names, and whether it fails (a row named, or the rows as a whole slower)."""
-    named = int(_named(rows, threshold).sum())
-    whole = global_p(rows, threshold)
-    return named, bool(named or (whole is not None and whole <= WHOLE))
+    named, whole = _tests(rows, threshold)
+    return named, bool(named or whole)
 
 
 def _half_width(rows: pd.DataFrame) -> float:
@@ -104,7 +109,8 @@ EDGE_ROWS = 104
 
 
 class EdgeRuns(NamedTuple):
-    """Edge runs: failed, runs, rows a run, the A/A rows they came from, the failed share's Wilson interval."""
+    """Edge runs: failed, runs, rows a run, the A/A rows drawn, the failed share's Wilson interval; each test's
+    failed runs."""
 
     fails: int
     runs: int
@@ -112,6 +118,8 @@ class EdgeRuns(NamedTuple):
     source: int
     low: float
     high: float
+    named: int
+    whole: int
 
 
 def _edge_run(jobs: list[tuple[tuple[str, str], int, float, np.ndarray]], passes: int, threshold: float,
@@ -136,8 +144,9 @@ def edge_runs(table: pd.DataFrame, threshold: float, seed: int = 0, runs: int = 
     if not source:
         return None
     passes, rng = -(-EDGE_ROWS // source), np.random.default_rng(seed)  # as many as make EDGE_ROWS rows
-    fails = sum(judged(_edge_run(jobs, passes, threshold, rng), threshold)[1] for _ in range(runs))
-    return EdgeRuns(fails, runs, passes * source, source, *stats.wilson(fails, runs))
+    tests = np.array([_tests(_edge_run(jobs, passes, threshold, rng), threshold) for _ in range(runs)], dtype=bool)
+    fails = int(tests.any(axis=1).sum())
+    return EdgeRuns(fails, runs, passes * source, source, *stats.wilson(fails, runs), *map(int, tests.sum(axis=0)))
 
 
 def edge_words(edge: EdgeRuns) -> str:
@@ -148,7 +157,13 @@ def edge_words(edge: EdgeRuns) -> str:
     return (f"{edge.runs} runs of {edge.rows} rows of good code at the threshold's edge (every row slowed by exactly "
             f"the threshold), Gaussian draws of the {edge.source} A/A rows' spreads as timed{times}, failed it in "
             f"{edge.fails} ({edge.fails / edge.runs:.1%} [{edge.low:.1%}, {edge.high:.1%}]; target at most 5%: "
-            f"{met})")
+            f"{met}): a row named in {_runs_share(edge.named, edge.runs)} (the naming's share {RATE:.0%}), the rows "
+            f"as a whole slower in {_runs_share(edge.whole, edge.runs)} (its {WHOLE:.0%})")
+
+
+def _runs_share(count: int, runs: int) -> str:
+    low, high = stats.wilson(count, runs)
+    return f"{count / runs:.1%} [{low:.1%}, {high:.1%}]"
 
 
 def _why_not(g, threshold: float) -> str:
