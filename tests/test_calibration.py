@@ -353,9 +353,10 @@ def test_the_brief_gives_each_decision_its_number_and_interval():
     like = ("layers1", 2.0, 42.0, 17.0)  # the lockstep's pair there, pyperf's with and without its preparation
     text = "\n".join(brief(Measured(found, None, costs, twins, simulated, (0, 10), rates, medians=medians,
                                     like=like)))
-    assert "- **The studies' intervals** (published reference; target 93%-97% covered, each third 92%-98%): A/A " \
-           "twins covered 1 in 62 of 62, 100.0% [94.0%, 100.0%] at 2 processes: cannot tell; rows simulated from " \
-           "each job's spreads covered in 95.0% [89.0%, 98.0%] at 2 processes: by its point; " in text
+    assert "- **The studies' intervals** (published reference; target 93%-97% covered, the quietest and noisiest " \
+           "third 92%-98%): A/A twins covered 1 in 62 of 62, 100.0% [94.0%, 100.0%] at 2 processes: cannot tell; " \
+           "rows simulated from each job's spreads covered in 95.0% [89.0%, 98.0%] at 2 processes: by its point; " \
+           in text
     assert "medians, 96.0% [89.0%, 98.0%] at 2 processes: by its point; " in text
     assert re.search(r"- \*\*Lockstep rows\*\* \(A/A\): \d+ of \d+ \([\d.]+% \[[\d.]+%, [\d.]+%\]; target 0%-5%: "
                      r"(yes|by its point|cannot tell|no)\) flagged", text)  # each rate with the table's word

@@ -40,7 +40,7 @@ def run_pyperf(study: str, conf: dict[str, Any], settings: dict[str, Any], model
                jax_cache_dir: str = "", options: Sequence[str] = ()) -> dict[str, Any]:
     """Both pyperf runs of `variant` in `mode` at `conf` as one JSON; `options`: beyond pyperf's defaults."""
     request = {"study": study, "conf": conf, "settings": settings, "model_spec": model_spec, "inputs": inputs,
-               "variants": [variant]}  # a worker prepares the variant it times (and the study's floor), no other
+               "variants": [variant]}  # samplers prepare no variant they need not (dispatch: it and the floor)
     runs = {}
     with tempfile.TemporaryDirectory(prefix="pyperf-") as tmp:
         request_path = Path(tmp) / "request.json"

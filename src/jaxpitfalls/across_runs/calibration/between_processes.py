@@ -14,7 +14,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ...harness import clustered, moderated
-from ...harness.stats import welch_df
+from ...harness.stats import welch_df, wilson
 
 SPLIT_TARGET = (0.03, 0.07)  # rows whose halves differ beyond their interval; 5% expected
 SPLIT_MIN_PROCESSES = 4  # two processes a half at least: one alone has no spread to pool
@@ -174,11 +174,12 @@ def thirds_of(spread: np.ndarray) -> np.ndarray:
     return (rank * 3 + 1) // len(spread)
 
 
-def row_thirds(table: pd.DataFrame, seed: int = 0, draws: int = DRAWS) -> pd.Series | None:
-    """Per third of each A/A job's rows by own spread: the share of rows covering their truth, each job drawn
-    `draws` times at its own processes and pooled as the lockstep pools it; None without A/A jobs."""
+def row_thirds(table: pd.DataFrame, seed: int = 0, draws: int = DRAWS) -> pd.DataFrame | None:
+    """Per third of each A/A job's rows by own spread: rows covering their truth, of how many, the share and its
+    Wilson interval, each job drawn `draws` times at its own processes and pooled alone, as a lockstep of two sides
+    pools it; None without a quietest and a noisiest third."""
     rng = np.random.default_rng(seed)
-    held, total = np.zeros(3), np.zeros(3)
+    held, total = np.zeros(3, dtype=int), np.zeros(3, dtype=int)
     for _, logs in aa_jobs(table):
         shared, own = spreads(logs)
         rows, processes = logs.shape
@@ -187,24 +188,38 @@ def row_thirds(table: pd.DataFrame, seed: int = 0, draws: int = DRAWS) -> pd.Ser
             found = moderated.pooled(drawn(shared, own, processes, rng))
             np.add.at(held, third, [e.low <= 0 <= e.high for e in found])
             np.add.at(total, third, 1)
-    return pd.Series([h / t if t else np.nan for h, t in zip(held, total, strict=True)], index=list(THIRDS)) \
-        if total.any() else None
+    if not (total[0] and total[2]):
+        return None
+    return pd.DataFrame([{"covered": h, "rows": t, "share": h / t if t else np.nan, **dict(zip(
+        ("low", "high"), wilson(h, t), strict=True))} for h, t in zip(held, total, strict=True)], index=list(THIRDS))
 
 
-def thirds_words(thirds: pd.Series) -> str:
-    """The thirds against THIRD_TARGET."""
-    met = "met" if thirds.between(*THIRD_TARGET).all() else "**missed**"
-    return (f"by third of each job's rows ranked by own spread (simulated from the spreads as timed), the quietest "
-            f"covered in {thirds[THIRDS[0]]:.1%}, the middle {thirds[THIRDS[1]]:.1%}, the noisiest "
-            f"{thirds[THIRDS[2]]:.1%} (target {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%} in each: {met})")
+def shown(share: float, target: tuple[float, float]) -> str:
+    """A share in percent, to two decimals where one would print the target's bound it lies beyond."""
+    said = f"{share:.1%}"
+    beyond = not target[0] <= share <= target[1]
+    return f"{share:.2%}" if beyond and said in {f"{bound:.1%}" for bound in target} else said
 
 
-def thirds_line(thirds: pd.Series) -> str:
+def thirds_words(thirds: pd.DataFrame) -> str:
+    """The thirds against THIRD_TARGET, each with its interval; met where every third's is."""
+    found = [t for t in thirds.itertuples() if np.isfinite(t.share)]
+    words = {clustered.against(t.share, t.low, t.high, THIRD_TARGET) for t in found}
+    met = next(w for w in ("no", "cannot tell", "by its point", "yes") if w in words)
+    said = ", ".join(f"the {t.Index.split()[0]} {shown(t.share, THIRD_TARGET)} [{t.low:.1%}, {t.high:.1%}]"
+                     for t in found)
+    return (f"by third of each job's rows ranked by own spread (simulated from the spreads as timed), {said} "
+            f"covered (target {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%} in each: {clustered.IN_WORDS[met]})")
+
+
+def thirds_line(thirds: pd.DataFrame) -> str:
     """The page's paragraph."""
     return (f"**Rows by their own spread.** The A/A rows, {thirds_words(thirds)}: each A/A job drawn {DRAWS} times "
             "at its own processes as Gaussian process means, with the offset its rows share and each row's own "
-            "spread as timed (as the edge runs below draw them; true ratio 1), and pooled as the job pools its rows. "
+            "spread as timed (as the edge runs below draw them; true ratio 1), and pooled alone, as a lockstep of "
+            "two sides pools it (this calibration pooled each configuration's sides together, on more rows). "
             "Pooling pulls a noisy row's spread toward its job's, so its interval is narrower than its own and a "
-            "quiet row's wider; the coverage over all rows averages the two. Each spread as timed carries its own "
-            "sampling error: the figures are of a world with these spreads, whose rows differ more than the "
-            "truth's.")
+            "quiet row's wider; the coverage over all rows averages the two. Each interval is the draws' own "
+            "error. Each spread as timed carries its own sampling error: the figures are of a world with these "
+            "spreads, whose rows differ more than the truth's, and a row whose own spread reads 0 (sampling put "
+            "it below 0) is drawn with the shared offset alone, among the quietest.")

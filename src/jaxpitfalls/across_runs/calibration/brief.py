@@ -11,7 +11,7 @@ from scipy.stats import fisher_exact
 
 from ...harness import clustered
 from .allocation import PRECISE_ROWS
-from .between_processes import SPLIT_TARGET, THIRD_TARGET, THIRDS, thirds_words
+from .between_processes import SPLIT_TARGET, THIRD_TARGET, THIRDS, shown, thirds_words
 from .gate_power import SUBSET, EdgeRuns, among, edge_words
 from .null_histories import DECLARED
 from .study_intervals import COVERAGE_TARGET, thirds_met
@@ -94,14 +94,15 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame, medians: pd.DataFrame
     held = "; ".join(f"{r.covered} of {r.rows}, {against(r)}" for r in twins.itertuples())
 
     def covered(table: pd.DataFrame) -> str:
-        thirds = (f"; the noisiest third of each job's {', '.join(f'{x:.1%}' for x in table[THIRDS[2]])}, the "
-                  f"quietest {', '.join(f'{x:.1%}' for x in table[THIRDS[0]])}: "
+        thirds = (f"; the noisiest third of each job's {', '.join(shown(x, THIRD_TARGET) for x in table[THIRDS[2]])}, "
+                  f"the quietest {', '.join(shown(x, THIRD_TARGET) for x in table[THIRDS[0]])}: "
                   f"{'met' if thirds_met(table) else '**missed**'}" if THIRDS[2] in table else "")
         return "; ".join(against(r) for r in table.itertuples()) + thirds
 
     of_medians = "" if medians is None else f"; medians, {covered(medians)}"
     return (f"- **The studies' intervals** (published reference; target {COVERAGE_TARGET[0]:.0%}-"
-            f"{COVERAGE_TARGET[1]:.0%} covered, each third {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%}): A/A twins "
+            f"{COVERAGE_TARGET[1]:.0%} covered, the quietest and noisiest third "
+            f"{THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%}): A/A twins "
             f"covered 1 in {held}; rows simulated from each job's spreads covered in "
             f"{covered(simulated)}{of_medians}.")
 

@@ -168,8 +168,9 @@ def pyperf_section(pairs: pd.DataFrame, pyperf: dict, costs: pd.DataFrame,
         *_same_configuration_line(pairs, like),
         "Each pair: `machine_s` is the machine time the pair took, process starts and each worker's preparation "
         "included (pyperf's `timing_s`: what its runs recorded timing; `prepare_s`: what its workers spent "
-        "preparing the configuration as a lockstep worker does, every variant checked, more than a hand-written "
-        "pyperf script would); for the lockstep, its job's time for one pair of sides and one row. "
+        "preparing the configuration as a lockstep worker does, the floor built beside the variant to check its "
+        "outputs, more than a hand-written pyperf script would); for the lockstep, its job's time for one pair of "
+        "sides and one row. "
         "`machine_s_to_5pct`: `machine_s` x (half-width / 5%)^2, the samples an interval of +-5% would need, all "
         "of it scaled (each added process starts and prepares anew); `unprepared_s_to_5pct`: the same without the "
         "preparation, pyperf's lower bound.", "",

@@ -26,7 +26,7 @@ from ...harness.stats import is_difference, is_twin, wilson
 from ...report.tables.aggregate import POOLED
 from ..reference.reestimate import estimated_job, step_groups
 from . import between_processes
-from .between_processes import THIRD_TARGET, THIRDS, thirds_of
+from .between_processes import THIRD_TARGET, THIRDS, shown, thirds_of
 
 SIMULATED = 400  # simulated jobs per job measured and number of processes
 SHARE_FORMAT = ("g", "g", "g", ".3f", ".3f", ".3f", ".3f", ".3f", ".3f")  # processes, rows, covered; the shares
@@ -214,11 +214,11 @@ def thirds_line(coverage: pd.DataFrame, what: str) -> str:
     noisiest = coverage[THIRDS[2]]
     met = "met" if thirds_met(coverage) else "**missed**"
     return (f"By third of each job's {what} ranked by their spread: the noisiest third covered in "
-            f"{', '.join(f'{x:.1%}' for x in noisiest)} and the quietest in "
-            f"{', '.join(f'{x:.1%}' for x in coverage[THIRDS[0]])} at {', '.join(map(str, coverage.processes))} "
-            f"processes (target {THIRD_TARGET[0]:.0%}-{THIRD_TARGET[1]:.0%} in each third: {met}): pooling pulls a "
-            "noisy row's spread toward the others', so its interval is narrower than its own and a quiet row's "
-            "wider.")
+            f"{', '.join(shown(x, THIRD_TARGET) for x in noisiest)} and the quietest in "
+            f"{', '.join(shown(x, THIRD_TARGET) for x in coverage[THIRDS[0]])} at "
+            f"{', '.join(map(str, coverage.processes))} processes (target {THIRD_TARGET[0]:.0%}-"
+            f"{THIRD_TARGET[1]:.0%} in the quietest and the noisiest third: {met}): pooling pulls a noisy row's "
+            "spread toward the others', so its interval is narrower than its own and a quiet row's wider.")
 
 
 def main(argv: list[str]) -> int:
