@@ -182,10 +182,9 @@ def row_thirds(table: pd.DataFrame, seed: int = 0, draws: int = DRAWS) -> pd.Dat
     held, total = np.zeros(3, dtype=int), np.zeros(3, dtype=int)
     for _, logs in aa_jobs(table):
         shared, own = spreads(logs)
-        rows, processes = logs.shape
         third = thirds_of(own)
         for _ in range(draws):
-            found = moderated.pooled(drawn(shared, own, processes, rng))
+            found = moderated.pooled(drawn(shared, own, logs.shape[1], rng))
             np.add.at(held, third, [e.low <= 0 <= e.high for e in found])
             np.add.at(total, third, 1)
     if not (total[0] and total[2]):

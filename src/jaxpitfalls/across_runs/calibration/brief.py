@@ -35,7 +35,7 @@ class Measured:
     replicated: dict[str, Any] | None = None  # between_processes.split_share: rows on halves of processes
     at_gate: tuple[int, int, float, float, float] | None = None  # allocation.at_gate: rows within the gate's width
     edge: EdgeRuns | None = None  # gate_power.edge_runs: good code at the threshold's edge
-    thirds: pd.Series | None = None  # between_processes.row_thirds: A/A rows' coverage by third of their spread
+    thirds: pd.DataFrame | None = None  # between_processes.row_thirds: A/A rows' coverage by third of their spread
 
 
 def _share(found: pd.DataFrame, factor: float, quantity: str) -> str:
@@ -54,7 +54,7 @@ def _halves(replicated: dict[str, Any]) -> str:
             f"{clustered.against(share, low, high, SPLIT_TARGET)})")
 
 
-def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None, thirds: pd.Series | None) -> str:
+def _lockstep(found: pd.DataFrame, replicated: dict[str, Any] | None, thirds: pd.DataFrame | None) -> str:
     halves = (_halves(replicated) if replicated else "") + (f"; {thirds_words(thirds)}" if thirds is not None else "")
     return (f"- **Lockstep rows** (A/A): {_share(found, 1.0, 'flagged')} flagged, their intervals covering 1 in "
             f"{_share(found, 1.0, 'covers')}; a 10% slowdown called regressed in {_share(found, 1.1, 'regressed')}; "
