@@ -3,6 +3,7 @@ the real tokens, signatures that tell the variants apart, and the negative contr
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
 import jax.numpy as jnp
@@ -112,3 +113,26 @@ def test_first_passes_open_with_an_untimed_round_then_time_their_own_rounds(inpu
     assert timed.entries["jit"]["compiles_in_timed_region"] == 2 * 3  # the full batches' shape and the ragged one's
     assert timed.entries["jit_padded"]["compiles_in_timed_region"] == 3
     assert sorted(p.name for p in (tmp_path / "first_pass" / "jit").iterdir()) == ["pass3"]  # 1 untimed + 3 timed
+
+
+def test_passes_store_in_memory_where_it_has_room_and_keep_only_the_latest(tmp_path, monkeypatch):
+    """A disk's writeback set fresh processes' storing passes 2-3x apart: the OS's memory filesystem where it holds
+    ROOM passes of every variant, else the temp dir; a sampler removes its previous pass before the next."""
+    monkeypatch.setattr(extraction, "MEMORY", tmp_path / "memory")
+    assert extraction.make_scratch("x-", 1)[1] == "disk"  # no such filesystem
+    (tmp_path / "memory").mkdir()
+    where, said = extraction.make_scratch("x-", 1)
+    assert said == "memory" and where.parent == tmp_path / "memory"
+    free = shutil.disk_usage(tmp_path).free
+    where, said = extraction.make_scratch("x-", free // extraction.ROOM)
+    assert said == "disk" and where.parent != tmp_path / "memory"
+    shutil.rmtree(where)
+
+    class Storing:
+        def run(self, data, out):
+            (out / "rows.npy").write_bytes(b"x")
+
+    sampler = extraction._Pass("v", Storing(), [], tmp_path / "memory")
+    for _ in range(3):
+        sampler()
+    assert [p.name for p in (tmp_path / "memory" / "v").iterdir()] == ["pass2"]

@@ -1,6 +1,7 @@
 """extraction's timed and traced runs, and their checks."""
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -57,8 +58,28 @@ def dataset_batches(sequences: list[np.ndarray], conf: dict[str, Any], padded: b
     return batches(sequences, conf["batch"], conf["max_len"], padded)
 
 
+# Linux's filesystem in memory: the passes store there where it has room. On a disk, its writeback set each fresh
+# process's speed at the storing variants 2-3x apart (docs/decisions.md#extraction-stores-into-memory); the
+# write-up stores into a Python structure in memory.
+MEMORY = Path("/dev/shm")
+ROOM = 4  # stored passes of every variant a scratch directory must hold (a sampler keeps one at a time)
+
+
+def make_scratch(prefix: str, per_pass: int) -> tuple[Path, str]:
+    """A fresh directory for passes: "memory" where it has ROOM, else "disk" (the temp dir)."""
+    need = ROOM * per_pass * (len(EXTRACTORS) + len(FIRST_PASS_VARIANTS))
+    if MEMORY.is_dir() and os.access(MEMORY, os.W_OK) and shutil.disk_usage(MEMORY).free >= need:
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=MEMORY)), "memory"
+    return Path(tempfile.mkdtemp(prefix=prefix)), "disk"
+
+
+def pass_bytes(model, layers: tuple[int, ...], sequences: list[np.ndarray]) -> int:
+    """Bytes one pass stores (float32 at most)."""
+    return sum(len(s) for s in sequences) * int(model.embed_tokens.shape[1]) * len(layers) * 4
+
+
 class _Pass:
-    """A sampler: one whole pass of a variant over the dataset into a fresh directory."""
+    """A sampler: one whole pass of a variant over the dataset into a fresh directory (the last one kept)."""
 
     def __init__(self, name: str, extractor: Extractor, data: list, scratch: Path) -> None:
         self.extractor, self.data, self.root = extractor, data, scratch / name
@@ -69,10 +90,8 @@ class _Pass:
         path.mkdir(parents=True)
         return path
 
-    def setup(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)  # keep one pass on disk
-
     def __call__(self) -> float:
+        shutil.rmtree(self.root / f"pass{self.passes - 1}", ignore_errors=True)  # untimed
         out = self.out_dir()
         start = time.perf_counter()
         self.extractor.run(self.data, out)
@@ -88,7 +107,6 @@ class _FreshPass(_Pass):
         self.make = make
 
     def setup(self) -> None:
-        super().setup()
         self.extractor = self.make()
 
 
@@ -132,7 +150,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     data = {padded: dataset_batches(sequences, conf, padded) for padded in (False, True)}
-    scratch = Path(tempfile.mkdtemp(prefix="extraction-"))
+    scratch, storage = make_scratch("extraction-", pass_bytes(model, layers, sequences))
     try:
         samplers = {name: _Pass(name, cls(model, layers), data[cls.padded], scratch)
                     for name, cls in EXTRACTORS.items()}
@@ -176,7 +194,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     return result_document(SPEC.floor, modes, variants, checks, structure={
         "sequences": len(sequences), "tokens": int(sum(len(s) for s in sequences)), "batches": len(data[False]),
         "last_batch": len(data[False][-1][2]), "layers_extracted": len(layers), "length": conf["max_len"],
-        "hidden": int(model.embed_tokens.shape[1])})
+        "hidden": int(model.embed_tokens.shape[1]), "storage": storage})
 
 
 TRACED_BATCHES = 3  # the full batches a traced pass covers, besides the ragged last one
@@ -186,7 +204,7 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     """The traced pass: a few warm passes per variant over the first TRACED_BATCHES batches and the ragged last one."""
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
-    scratch = Path(tempfile.mkdtemp(prefix="extraction-trace-"))
+    scratch = make_scratch("extraction-trace-", pass_bytes(model, layers, sequences))[0]
     try:
         samplers = {}
         for name, cls in EXTRACTORS.items():
@@ -194,7 +212,7 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
             samplers[name] = _Pass(name, cls(model, layers),
                                    data[:TRACED_BATCHES] + data[max(TRACED_BATCHES, len(data) - 1):], scratch)
         first_calls(samplers)  # warm (every shape compiled), side by side
-        runners = {name: Runner(name=name, step=lambda s=s: (s.setup(), s()), signature=dict)
+        runners = {name: Runner(name=name, step=s, signature=dict)
                    for name, s in samplers.items()}
         return tracing.capture(runners, settings.trace_steps, out_dir, settings.captures)
     finally:
