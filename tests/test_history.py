@@ -11,7 +11,7 @@ import pytest
 
 from jaxpitfalls.across_runs.history import history
 from jaxpitfalls.across_runs.history.primary import family_text
-from jaxpitfalls.across_runs.history.release_levels import between_jobs, moderated_between_jobs, release_levels
+from jaxpitfalls.across_runs.history.release_levels import between_jobs, release_levels
 from jaxpitfalls.across_runs.history.runs import unmeasured_note
 
 RELEASES = [f"0.11.{i}" for i in range(10)]
@@ -179,23 +179,6 @@ def test_the_spread_between_jobs_is_estimated_beyond_their_own_intervals():
         spread, df = between_jobs(y, se ** 2, [np.flatnonzero(release == r) for r in range(30)])
         assert low <= spread <= high and df == 60  # 30 releases of 3 jobs: 2 degrees of freedom each
     assert between_jobs(np.array([0.0, 0.1]), np.array([1e-4, 1e-4]), [np.array([0]), np.array([1])]) is None
-
-
-def test_the_spread_between_jobs_borrows_degrees_of_freedom_from_the_other_series():
-    """Ten series of six releases in two jobs, alike in their spread between jobs (3%, their own errors 1%): each
-    series' own rests on 6 df, moderated across the series on more; its estimate stays near 3%; a series never
-    timed twice stays unestimated."""
-    rng = np.random.default_rng(5)
-    releases = [np.array([2 * r, 2 * r + 1]) for r in range(6)]
-    var = np.full(12, 1e-4)
-    series = [(rng.normal(0, np.hypot(0.01, 0.03), 12), var, releases, 0) for _ in range(10)]
-    once = (np.zeros(2), var[:2], [np.array([0]), np.array([1])], 0)
-    found = moderated_between_jobs([*series, once])
-    assert found[-1] is None
-    own = [between_jobs(*s) for s in series]
-    assert all(df == 6 for _, df in own) and all(df > 6 for _, df in found[:-1])
-    assert 0.02 <= np.median([spread for spread, _ in found[:-1]]) <= 0.04
-    assert np.std([s for s, _ in found[:-1]]) < np.std([s for s, _ in own])  # pulled toward one another
 
 
 def test_a_spread_between_jobs_counts_on_the_degrees_of_freedom_it_was_estimated_from():

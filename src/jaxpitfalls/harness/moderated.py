@@ -92,7 +92,7 @@ def _intervals(mean, variance, df, processes, sd) -> list[Estimate]:
                                              variance.tolist(), known.tolist(), strict=True)]
 
 
-def posterior(prior: Prior, variance, df):
+def _posterior(prior: Prior, variance, df):
     """Moderated variance and its degrees of freedom."""
     variance, df = np.asarray(variance, dtype=float), np.asarray(df, dtype=float)
     if math.isinf(prior.df):
@@ -105,7 +105,7 @@ def estimate(values: Sequence[float], prior: Prior = NO_PRIOR) -> Estimate:
     """One row's mean by Student's t on the moderated spread; no spread known: (-inf, inf), p = 1."""
     x = np.asarray(values, dtype=float)
     sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
-    variance, df = posterior(prior, sd ** 2, x.size - 1)
+    variance, df = _posterior(prior, sd ** 2, x.size - 1)
     return _intervals(float(x.mean()), variance, df, x.size, sd)[0]
 
 
@@ -144,7 +144,7 @@ def pooled_apart(rows: Sequence[Sequence[float]]) -> list[Estimate]:
 
 def _moderated(residual: np.ndarray, residual_df: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Residual variances and df, moderated by the `fit` rows' prior."""
-    return posterior(fit_prior(residual[fit], residual_df[fit]), residual, residual_df)
+    return _posterior(fit_prior(residual[fit], residual_df[fit]), residual, residual_df)
 
 
 def _shares(centred: np.ndarray, fit: np.ndarray, dof: float) -> tuple[np.ndarray, np.ndarray]:

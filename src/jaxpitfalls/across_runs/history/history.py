@@ -192,8 +192,8 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
               "differed beyond the jobs' scatter (a slower hour, a run stopped and resumed): each block's offset "
               "was taken out first." if taken else "")
     return (f"Each release timed in {repeats} jobs: between jobs of one release, beyond their own intervals, a "
-            f"spread of {spread.median():.1%} in median over the series (largest {spread.max():.1%}; each series' "
-            f"moderated toward the others'), added to every release's interval before the fit.{blocks}")
+            f"spread of {spread.median():.1%} in median over the series (largest {spread.max():.1%}), added to "
+            f"every release's interval before the fit.{blocks}")
 
 
 def environments_line(history: History) -> list[str]:

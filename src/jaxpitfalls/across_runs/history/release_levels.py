@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 from scipy.special import fdtrc  # the F distribution's upper tail: scipy.stats' f.sf without its checks
 
-from ...harness import moderated
 from ...harness.stats import log_standard_error
 from .changepoints import upper_quantile
 
@@ -89,37 +88,16 @@ def _without_blocks(y: np.ndarray, releases: np.ndarray, blocks: np.ndarray) -> 
     return means + (adjusted - means) * np.sqrt(dof / (dof - (k - 1))), k - 1
 
 
-def _pooled(y: np.ndarray, var: np.ndarray, releases: list[np.ndarray],
-            taken: int) -> tuple[float, float, float] | None:
-    """`between_jobs`' variances (between jobs, their own) pooled over releases, and df."""
-    repeated = [rows for rows in releases if rows.size > 1]
-    if not repeated:
-        return None
-    dof = np.array([rows.size - 1 for rows in repeated])
-    spread = float((np.array([np.var(y[rows], ddof=1) for rows in repeated]) * dof).sum() / dof.sum())
-    own = float((np.array([var[rows].mean() for rows in repeated]) * dof).sum() / dof.sum())
-    return spread, own, float(dof.sum() - taken)
-
-
 def between_jobs(y: np.ndarray, var: np.ndarray, releases: list[np.ndarray],
                  taken: int = 0) -> tuple[float, float] | None:
     """The pooled sd between a release's jobs beyond their intervals (log scale; `releases`: each one's positions),
     and its df less `taken`; None where no release was timed twice."""
-    pooled = _pooled(y, var, releases, taken)
-    return None if pooled is None else (float(np.sqrt(max(0.0, pooled[0] - pooled[1]))), pooled[2])
-
-
-def moderated_between_jobs(series: list[tuple[np.ndarray, np.ndarray, list[np.ndarray], int]]
-                           ) -> list[tuple[float, float] | None]:
-    """`between_jobs` of each series (its arguments), the variance moderated across the series: few releases, few df."""
-    pooled = [_pooled(*s) for s in series]
-    found = [p for p in pooled if p is not None]
-    if not found:
-        return [None] * len(series)
-    spread, own, df = (np.array(column) for column in zip(*found, strict=True))
-    spread, df = moderated.posterior(moderated.fit_prior(spread, df), spread, df)
-    it = iter(zip(np.sqrt(np.maximum(0.0, spread - own)).tolist(), df.tolist(), strict=True))
-    return [None if p is None else next(it) for p in pooled]
+    repeated = [rows for rows in releases if rows.size > 1]
+    if not repeated:
+        return None
+    dof = np.array([rows.size - 1 for rows in repeated])
+    excess = float((np.array([_excess(y[rows], var[rows]) for rows in repeated]) * dof).sum() / dof.sum())
+    return float(np.sqrt(max(0.0, excess))), float(dof.sum() - taken)
 
 
 def _level(y: np.ndarray, var: np.ndarray, measured: tuple[float, float, float],
@@ -167,10 +145,10 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     var_all = jobs["var"].to_numpy()
     measured_all = jobs[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
     release_all, versions_all = jobs.release.to_numpy(), jobs.versions.to_numpy()
-    rows, logged = [], list(series_logs(jobs))
-    spreads = moderated_between_jobs([(y, var_all[at], releases, taken) for _, at, y, taken, releases in logged])
-    for (key, at, y, taken, releases), spread in zip(logged, spreads, strict=True):
+    rows = []
+    for key, at, y, taken, releases in series_logs(jobs):
         var, measured = var_all[at], measured_all[at]
+        spread = between_jobs(y, var, releases, taken)
         rows += [{"release": release_all[at[where[0]]],
                   **_level(y[where], var[where], tuple(measured[where[0]]), spread),
                   **dict(zip(SERIES, key, strict=True)), "blocks_taken": taken,
