@@ -3,7 +3,8 @@ the real tokens, signatures that tell the variants apart, and the negative contr
 
 from __future__ import annotations
 
-import shutil
+import os
+import tempfile
 from dataclasses import replace
 
 import jax.numpy as jnp
@@ -12,7 +13,7 @@ import pytest
 
 from jaxpitfalls.harness.variants import VariantsIndistinguishable
 from jaxpitfalls.models import checkpoint
-from jaxpitfalls.studies.extraction import extractors
+from jaxpitfalls.studies.extraction import extractors, scratch
 from jaxpitfalls.studies.extraction import measure as extraction
 from jaxpitfalls.studies.extraction.spec import Timing
 
@@ -117,22 +118,27 @@ def test_first_passes_open_with_an_untimed_round_then_time_their_own_rounds(inpu
 
 def test_passes_store_in_memory_where_it_has_room_and_keep_only_the_latest(tmp_path, monkeypatch):
     """A disk's writeback set fresh processes' storing passes 2-3x apart: the OS's memory filesystem where it holds
-    ROOM passes of every variant, else the temp dir; a sampler removes its previous pass before the next."""
-    monkeypatch.setattr(extraction, "MEMORY", tmp_path / "memory")
-    assert extraction.make_scratch("x-", 1)[1] == "disk"  # no such filesystem
-    (tmp_path / "memory").mkdir()
-    where, said = extraction.make_scratch("x-", 1)
-    assert said == "memory" and where.parent == tmp_path / "memory"
-    free = shutil.disk_usage(tmp_path).free
-    where, said = extraction.make_scratch("x-", free // extraction.ROOM)
-    assert said == "disk" and where.parent != tmp_path / "memory"
-    shutil.rmtree(where)
+    ROOM times what the passes keep, else the temp dir; a killed worker's directory is removed there by the next;
+    a sampler removes its previous pass before the next."""
+    memory, temp = tmp_path / "memory", tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(scratch, "MEMORY", memory)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    assert scratch.make_scratch("extraction-", 1)[1] == "temp dir"  # no such filesystem
+    memory.mkdir()
+    orphan = memory / "extraction-999999999-abc"  # no such process
+    orphan.mkdir()
+    where, said = scratch.make_scratch("extraction-", 1)
+    assert said == "memory" and where.parent == memory and not orphan.exists()
+    assert where.name.startswith(f"extraction-{os.getpid()}-")
+    monkeypatch.setattr(scratch, "_available", lambda: scratch.ROOM - 1)  # the OS short of memory
+    assert scratch.make_scratch("extraction-", 1)[1] == "temp dir"
 
     class Storing:
         def run(self, data, out):
             (out / "rows.npy").write_bytes(b"x")
 
-    sampler = extraction._Pass("v", Storing(), [], tmp_path / "memory")
+    sampler = extraction._Pass("v", Storing(), [], memory)
     for _ in range(3):
         sampler()
-    assert [p.name for p in (tmp_path / "memory" / "v").iterdir()] == ["pass2"]
+    assert [p.name for p in (memory / "v").iterdir()] == ["pass2"]

@@ -165,9 +165,8 @@ def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[lis
 
 def _shared_calls(workers: list[Worker]) -> dict[str, dict[str, int]]:
     """Calls per sample every side is asked for, each side's first worker calibrating in turn once all are ready
-    (one calibrating while another compiles counted too few, samples under `min_sample_s`): the most any found (a
-    sub-millisecond call's count varies 3x between workers), but a variant some side compiles in every call (a
-    benchmark file's RECOMPILES) the fewest: its samples, minutes."""
+    (else one compiling starves another's count): the most any found, the fewest for a variant compiling in every
+    call (RECOMPILES)."""
     counts = [w.calls_per_sample() for w in workers]
     recompiling = {v for w in workers for v in w.description.get("recompiling", ())}
     return {mode: {v: (min if v in recompiling else max)(c[mode][v] for c in counts) for v in by_variant}

@@ -128,9 +128,8 @@ def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
 
 def series_logs(jobs: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray, np.ndarray, int, list[np.ndarray]]]:
     """Per series of a `job_logs` table: its key, its rows' positions, their log ratios less their block's offset
-    (the k-th `job` runs in block k), the df that took, and each release's positions among its rows (in the order
-    they first appear). Blocks are left in (0 taken) where their F test is not significant at `POOL_BELOW` or
-    they cannot be told."""
+    (the k-th `job` runs in block k; left in where not significant at `POOL_BELOW`), the df that took, and each
+    release's positions among its rows."""
     y_all, release_all = jobs.y.to_numpy(), jobs.release.to_numpy()
     job_all = jobs.job.to_numpy() if "job" in jobs else None
     for key, at in series_rows(jobs):

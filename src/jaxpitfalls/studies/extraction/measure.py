@@ -1,9 +1,7 @@
 """extraction's timed and traced runs, and their checks."""
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -22,6 +20,7 @@ from ...harness.variants import require_agree, require_distinct
 from . import decode_step, device_get, donation, flax_apply
 from .extractors import EXTRACTORS, Extractor, batches, hidden_states
 from .fixes import FIRST_PASS_VARIANTS
+from .scratch import make_scratch
 from .spec import SPEC, Timing
 
 if tuple(EXTRACTORS) != SPEC.variants:  # the spec names them for the plan and the report
@@ -58,24 +57,10 @@ def dataset_batches(sequences: list[np.ndarray], conf: dict[str, Any], padded: b
     return batches(sequences, conf["batch"], conf["max_len"], padded)
 
 
-# Linux's filesystem in memory: the passes store there where it has room. On a disk, its writeback set each fresh
-# process's speed at the storing variants 2-3x apart (docs/decisions.md#extraction-stores-into-memory); the
-# write-up stores into a Python structure in memory.
-MEMORY = Path("/dev/shm")
-ROOM = 4  # stored passes of every variant a scratch directory must hold (a sampler keeps one at a time)
-
-
-def make_scratch(prefix: str, per_pass: int) -> tuple[Path, str]:
-    """A fresh directory for passes: "memory" where it has ROOM, else "disk" (the temp dir)."""
-    need = ROOM * per_pass * (len(EXTRACTORS) + len(FIRST_PASS_VARIANTS))
-    if MEMORY.is_dir() and os.access(MEMORY, os.W_OK) and shutil.disk_usage(MEMORY).free >= need:
-        return Path(tempfile.mkdtemp(prefix=prefix, dir=MEMORY)), "memory"
-    return Path(tempfile.mkdtemp(prefix=prefix)), "disk"
-
-
-def pass_bytes(model, layers: tuple[int, ...], sequences: list[np.ndarray]) -> int:
-    """Bytes one pass stores (float32 at most)."""
-    return sum(len(s) for s in sequences) * int(model.embed_tokens.shape[1]) * len(layers) * 4
+def kept_bytes(model, layers: tuple[int, ...], sequences: list[np.ndarray]) -> int:
+    """Bytes the passes keep at once: one of each variant (float32 at most)."""
+    one = sum(len(s) for s in sequences) * int(model.embed_tokens.shape[1]) * len(layers) * 4
+    return one * (len(EXTRACTORS) + len(FIRST_PASS_VARIANTS))
 
 
 class _Pass:
@@ -150,7 +135,7 @@ def run(conf: dict[str, Any], inputs: dict[str, str], settings: Timing) -> dict[
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
     data = {padded: dataset_batches(sequences, conf, padded) for padded in (False, True)}
-    scratch, storage = make_scratch("extraction-", pass_bytes(model, layers, sequences))
+    scratch, storage = make_scratch("extraction-", kept_bytes(model, layers, sequences))
     try:
         samplers = {name: _Pass(name, cls(model, layers), data[cls.padded], scratch)
                     for name, cls in EXTRACTORS.items()}
@@ -204,7 +189,7 @@ def trace(conf: dict[str, Any], inputs: dict[str, str], settings: Traced, out_di
     """The traced pass: a few warm passes per variant over the first TRACED_BATCHES batches and the ragged last one."""
     model, config, sequences = prepare(conf, inputs)
     layers = tuple(range(config.num_hidden_layers + 1))
-    scratch = make_scratch("extraction-trace-", pass_bytes(model, layers, sequences))[0]
+    scratch = make_scratch("extraction-trace-", kept_bytes(model, layers, sequences))[0]
     try:
         samplers = {}
         for name, cls in EXTRACTORS.items():

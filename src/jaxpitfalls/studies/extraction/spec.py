@@ -45,8 +45,7 @@ class Timing(settings.Timing):
 
 
 COMPONENTS = (
-    Component("store", (("extractors.py", "store"),),
-              description="writing the real tokens' rows (np.save, in memory where it has room)"),
+    Component("store", (("extractors.py", "store"),), description="writing the real tokens' rows (np.save)"),
     Component("to_host", (("extractors.py", "to_host"),), description="device-to-host copies (and waiting)"),
     EXECUTABLE,
     Component("dispatch", (("extractors.py", "dispatch"),), description="preparing and dispatching a batch"),
