@@ -126,8 +126,9 @@ def _machine_line(timed_docs: list[dict[str, Any]]) -> list[str]:
 def machine_parts(docs: list[dict[str, Any]]) -> dict[str, float]:
     """Lockstep jobs' machine time: the rounds, as each round's window timed them (a sample may record a step's
     share of its call), the rest, and jobs with no windows apart."""
-    windowed = [doc for doc in docs if doc["timed"].get("machine")]
-    unwindowed = [doc for doc in docs if not doc["timed"].get("machine")]  # timed before windows were recorded
+    windowed, unwindowed = [], []  # the second: timed before windows were recorded
+    for doc in docs:
+        (windowed if doc["timed"].get("machine") else unwindowed).append(doc)
     rounds = sum(window["wall_s"] for doc in windowed for process in doc["timed"]["machine"]
                  for windows in process.values() for window in windows)
     parts = {"lockstep jobs' rounds (the sides' blocks in turn)": rounds,
