@@ -48,6 +48,14 @@ def test_one_process_is_its_own_result_its_differences_read_off_its_ratios():
     assert found["ratio"] == own["ratio"] and found["diff"] == pytest.approx(own["diff"])  # a plain pair: as it was
 
 
+def test_what_processes_chose_apart_is_said_whole():
+    """extraction's processes each choose where their passes store: a job whose processes chose apart says both."""
+    docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
+    for doc, storage in zip(docs, ("memory", "temp dir"), strict=True):
+        doc["structure"] |= {"storage": storage}
+    assert merge(docs)["structure"] == {"leaves": 5, "storage": "memory / temp dir"}
+
+
 def test_processes_that_ran_different_code_are_refused():
     with pytest.raises(ProcessesDisagree, match="process 1 ran another code path"):
         merge([process_doc(1.0, 0), process_doc(1.0, 1, signature="other")])
