@@ -49,11 +49,15 @@ def test_one_process_is_its_own_result_its_differences_read_off_its_ratios():
 
 
 def test_what_processes_chose_apart_is_said_whole():
-    """extraction's processes each choose where their passes store: a job whose processes chose apart says both."""
+    """extraction's processes each choose where their passes store: a job whose processes chose apart says both;
+    a size that differs is another workload, refused."""
     docs = [process_doc(1.0, 0), process_doc(1.0, 1)]
     for doc, storage in zip(docs, ("memory", "temp dir"), strict=True):
         doc["structure"] |= {"storage": storage}
     assert merge(docs)["structure"] == {"leaves": 5, "storage": "memory / temp dir"}
+    docs[1]["structure"]["leaves"] = 6  # another workload altogether: refused
+    with pytest.raises(ProcessesDisagree, match="structure 'leaves'"):
+        merge(docs)
 
 
 def test_processes_that_ran_different_code_are_refused():
