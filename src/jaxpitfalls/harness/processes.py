@@ -154,10 +154,12 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 lowered_apart[name] = [_programs(d["variants"][name]["signature"]) for d in docs]
     merged = copy.deepcopy(first)
     for key in merged.get("structure", {}):  # a choice each process made (extraction's storage): every one said
-        chosen = sorted({str(d.get("structure", {}).get(key)) for d in docs})
-        if len(chosen) > 1 and not all(isinstance(d.get("structure", {}).get(key), str) for d in docs):
-            raise ProcessesDisagree(f"the processes timed different workloads: structure {key!r} {chosen}")
-        merged["structure"][key] = " / ".join(chosen) if len(chosen) > 1 else merged["structure"][key]
+        values = [d.get("structure", {}).get(key) for d in docs]
+        chosen = sorted({str(v) for v in values})
+        if len(chosen) > 1:
+            if not all(isinstance(v, str) for v in values):
+                raise ProcessesDisagree(f"the processes timed different workloads: structure {key!r} {chosen}")
+            merged["structure"][key] = " / ".join(chosen)
     if lowered_apart:  # the same code path, its program's text lowered apart: kept, said in the checks
         merged["checks"]["programs_lowered_apart"] = lowered_apart
     for name, variant in merged["variants"].items():
