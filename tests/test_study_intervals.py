@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from results_docs import process_doc
 
@@ -79,6 +80,23 @@ def test_coverage_is_also_told_by_third_of_each_jobs_rows_ranked_by_spread():
     quiet, noisy = found[study_intervals.THIRDS[0]].iat[0], found[study_intervals.THIRDS[2]].iat[0]
     assert noisy < 0.9 < 0.97 < quiet
     assert "**missed**" in study_intervals.thirds_line(found, "rows")
+
+
+def test_a_third_just_beyond_its_target_by_its_point_alone_cannot_tell():
+    """The quietest third at 98.02% over draws whose interval reaches back inside 92-98% is judged as every other
+    share on the page: cannot tell, not missed; wholly beyond, it is missed."""
+    def coverage(covered: int, rows: int) -> pd.DataFrame:
+        low, high = stats.wilson(covered, rows)
+        thirds = {name: 0.95 for name in study_intervals.THIRDS} | {f"{name} {end}": bound for name in
+                                                                    study_intervals.THIRDS
+                                                                    for end, bound in (("low", 0.94), ("high", 0.96))}
+        return pd.DataFrame([{"processes": 2, **thirds, study_intervals.THIRDS[0]: covered / rows,
+                              f"{study_intervals.THIRDS[0]} low": low, f"{study_intervals.THIRDS[0]} high": high}])
+
+    assert study_intervals.thirds_met(coverage(4901, 5000)) == "cannot tell"
+    assert "98.02% [97.6%, 98.4%]" in study_intervals.thirds_line(coverage(4901, 5000), "medians")
+    assert study_intervals.thirds_met(coverage(49900, 50000)) == "**missed**"
+    assert study_intervals.thirds_met(coverage(4800, 5000)) == "met"
 
 
 @pytest.mark.parametrize("df", [1, 2, (1, 2)])

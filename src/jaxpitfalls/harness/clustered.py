@@ -100,6 +100,11 @@ def against(share: float, low: float, high: float, target: tuple[float, float]) 
     return "yes" if target[0] <= low and high <= target[1] else "by its point"
 
 
+def least(words: set[str]) -> str:
+    """The weakest of several `against` words: a set of targets is met no better than its worst."""
+    return next(w for w in ("no", "cannot tell", "by its point", "yes") if w in words)
+
+
 # `against` in a sentence: a target met by its point alone is not called met outright.
 IN_WORDS = {"yes": "met", "by its point": "met by its point, its interval reaching beyond", "no": "**missed**",
             "cannot tell": "cannot tell"}
