@@ -101,7 +101,7 @@ def against(share: float, low: float, high: float, target: tuple[float, float]) 
 
 
 def least(words: set[str]) -> str:
-    """The weakest of several `against` words: a set of targets is met no better than its worst."""
+    """The weakest of several `against` words."""
     return next(w for w in ("no", "cannot tell", "by its point", "yes") if w in words)
 
 

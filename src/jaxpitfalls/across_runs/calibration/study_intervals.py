@@ -208,8 +208,7 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
 
 
 def thirds_met(coverage: pd.DataFrame) -> str:
-    """The noisiest and the quietest third against THIRD_TARGET at every number of processes, each judged with its
-    draws' Wilson interval as every other share on the page, in words."""
+    """The outer thirds against THIRD_TARGET at every number of processes, with their draws' intervals, in words."""
     return clustered.IN_WORDS[clustered.least({
         clustered.against(r[name], r[f"{name} low"], r[f"{name} high"], THIRD_TARGET)
         for _, r in coverage.iterrows() for name in (THIRDS[0], THIRDS[2])})]

@@ -70,7 +70,7 @@ def _fix(run: Run, key: str, fix: tuple[str, str] | None = None) -> Judged:
         headline=Estimate(*ratio_of(r), "x", f"{slow} / {fast}"),
         measured=(f"{ratio_interval(r)} {where} ({config_id}), over {passes} timed passes per variant; first pass "
                   f"{first_gain:.2f}x (one pass each){SEVERAL_HOSTS.get(key, '')}"),
-        bound=bound(row(speeds(run), config_id=config_id, variant=slow), fix),
+        bound=bound(*(row(speeds(run), config_id=config_id, variant=v) for v in fix), fix),
     )
 
 
