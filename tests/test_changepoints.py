@@ -201,3 +201,27 @@ def test_a_fit_its_birge_ratio_widens_is_tested_on_the_degrees_of_freedom_that_r
     for multiple, found in ((3.5, []), (5.0, [("0.11.2", "0.11.3")])):
         step = multiple * flat * scale
         assert named([*jitter, *(step + j for j in jitter)]) == found, multiple
+
+
+def test_each_step_on_its_own_releases_df_where_they_are_known():
+    """The same 6% step (standard errors 1.5%), one release far from it measured on 2 degrees of freedom, the rest
+    on 30: on the fewest df the step is not told apart (t's tail on 2 df at the Bonferroni level); each step on its
+    own releases' df (Satterthwaite: the far release weighs a sixth of its side), it is, its size as where every
+    df is known."""
+    ratios, _, _ = _series([1.0] * 6 + [1.06] * 6, seed=1)
+    dfs = [2.0] + [30.0] * 11
+    halves = [np.exp(0.015 * stats.t.ppf(0.975, df)) for df in dfs]
+    lows, highs = [r / h for r, h in zip(ratios, halves, strict=True)], [r * h for r, h in zip(ratios, halves,
+                                                                                              strict=True)]
+    assert fit_steps(RELEASES, ratios, lows, highs, df=dfs).steps == ()
+    (own,) = fit_steps(RELEASES, ratios, lows, highs, df=dfs, each_step=True).steps
+    (known,) = fit_steps(RELEASES, ratios, [r / np.exp(0.015 * 1.96) for r in ratios],
+                         [r * np.exp(0.015 * 1.96) for r in ratios]).steps
+    assert own.ratio == pytest.approx(known.ratio) and own.low == pytest.approx(known.low, rel=1e-3)
+
+
+def test_a_mean_of_releases_on_their_own_df_pools_them_as_satterthwaite_does():
+    se, dfs = np.full(4, 0.01), np.array([5.0, 5.0, 5.0, 5.0])
+    assert changepoints._pooled_df(se, dfs, 0, 4, 4) == pytest.approx(20.0)  # four alike: their df add up
+    assert changepoints._pooled_df(se, dfs, 0, 2, 4) == pytest.approx(20.0)  # a difference of two means of two
+    assert changepoints._pooled_df(se, np.array([5.0, np.inf, np.inf, np.inf]), 0, 4, 4) == pytest.approx(80.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from jaxpitfalls.across_runs.history import history
 from jaxpitfalls.across_runs.history.primary import family_text
@@ -197,6 +198,24 @@ def test_a_spread_between_jobs_counts_on_the_degrees_of_freedom_it_was_estimated
     assert np.allclose(half, 2.447 * np.sqrt(variance), rtol=1e-3)  # t(0.975, 6), not 1.96
     agreeing = pd.DataFrame(rows).assign(ratio=1.0, ratio_ci_low=np.exp(-0.0196), ratio_ci_high=np.exp(0.0196))
     assert np.isinf(release_levels(agreeing).df).all()
+
+
+def test_each_job_s_interval_is_read_on_its_own_df_and_a_level_pools_them():
+    """Two jobs a release whose intervals were built on t(5) (a job's rows rest on a few processes): read on the
+    normal quantile, their errors would be 1.3x too wide and the spread between jobs hidden. Read on their own df,
+    a level of two agreeing jobs rests on their 10 df together (Satterthwaite); a table without `ratio_df` is read
+    as before (normal, and the levels' df infinite)."""
+    t5 = stats.t.ppf(0.975, 5)
+    rows = [{"release": f"r{r}", "job": j, "config_id": "base", "variant": "v", "baseline": "floor", "mode": "m",
+             "ratio": 1.0, "ratio_ci_low": np.exp(-t5 * 0.01), "ratio_ci_high": np.exp(t5 * 0.01), "ratio_df": 5.0,
+             "versions": ""} for r in range(6) for j in (1, 2)]
+    levels = release_levels(pd.DataFrame(rows))
+    assert np.allclose(levels.df, 10.0) and levels.jobs_df_known.all()
+    half = np.log(levels.ratio_ci_high / levels.ratio)
+    assert np.allclose(half, stats.t.ppf(0.975, 10) * 0.01 / np.sqrt(2), rtol=1e-6)
+    legacy = release_levels(pd.DataFrame(rows).drop(columns="ratio_df"))
+    assert np.isinf(legacy.df).all() and not legacy.jobs_df_known.any()
+    assert np.allclose(np.log(legacy.ratio_ci_high / legacy.ratio), t5 * 0.01 / np.sqrt(2), rtol=1e-6)
 
 
 def test_a_lone_release_that_hid_a_step_is_set_apart_and_the_step_named():

@@ -8,6 +8,7 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from jaxpitfalls.across_runs.calibration import null_histories
 from jaxpitfalls.across_runs.history import null_drawn
@@ -27,6 +28,18 @@ def test_the_components_of_a_measured_history_are_recovered():
     assert np.sqrt(found.jobs) == pytest.approx(0.02, rel=0.1)
     assert np.sqrt(found.releases) == pytest.approx(0.01, rel=0.3)
     assert set(np.round(found.reported, 4)) == {0.01}
+
+
+def test_drawn_jobs_report_their_errors_on_their_own_df_as_the_measured_ones_did():
+    """A measured history whose jobs' intervals rest on 4 df: its components keep each error with its df, and a
+    drawn history builds every job's interval on t(4) about its error, so the fit reads it as the timed one."""
+    truth = [Components(jobs=0.02 ** 2, releases=0.0, reported=(0.01,), dfs=(4.0,))]
+    table = null_drawn.history(np.random.default_rng(3), truth, releases=40, repeats=2)
+    assert set(table.ratio_df) == {4.0}
+    half = np.log(table.ratio_ci_high / table.ratio)
+    assert np.allclose(half, stats.t.ppf(0.975, 4) * 0.01)
+    (found,) = components(table)
+    assert set(found.dfs) == {4.0} and set(np.round(found.reported, 6)) == {0.01}
 
 
 def test_one_job_a_release_cannot_give_the_spread_between_jobs():

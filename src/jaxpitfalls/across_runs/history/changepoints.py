@@ -9,7 +9,7 @@ as noise, and a widened fit is tested on the few degrees of freedom that ratio r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -152,34 +152,49 @@ def upper_quantile(p: float, df: float) -> float:
 
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
               highs: Sequence[float], max_steps: int = 3, series: int = 1,
-              single: Sequence[bool] | None = None, df: float | Sequence[float] = np.inf) -> Fit:
+              single: Sequence[bool] | None = None, df: float | Sequence[float] = np.inf,
+              each_step: bool = False) -> Fit:
     """The steps in `ratios` (release order, 95% intervals `lows`..`highs`), one of `series` in a report. A fit
     splitting a `single`-job release off alone gives way to one that does not
-    (docs/decisions.md#single-job-releases); each interval is read on its own `df`, steps tested on the fewest
-    (`_tested_on`)."""
+    (docs/decisions.md#single-job-releases); each interval is read on its own `df`, each step tested and sized on
+    its own (`each_step`) or on the fewest."""
     y = np.log(np.asarray(ratios, dtype=float))
     dfs = np.broadcast_to(np.asarray(df, dtype=float), y.shape)
     quantiles = np.array([upper_quantile(0.025, d) for d in dfs])
     se = np.maximum(log_standard_error(lows, highs) * Z_95 / quantiles, 1e-6)  # each built on its own t(df)
-    df = float(dfs.min()) if dfs.size else np.inf
+    fewest = float(dfs.min()) if dfs.size else np.inf
     n = y.size
     if n == 0:
         raise ValueError("no releases to fit")
+
+    def df_of(start: int, split: int, end: int) -> float:
+        return _pooled_df(se, dfs, start, split, end) if each_step else fewest
+
     signal = np.column_stack([y, 1 / se ** 2])
     cost = _WeightedLevel().fit(signal)
     told_apart = [[0, n]]  # the fits, by steps, whose every step is told apart
     for k, candidate in _best_fits(cost, n, min(max_steps, n - 1)).items():
         scale = _scale(cost, candidate)
-        z = upper_quantile(0.025 / (max(n - 1, 1) * series), _tested_on(df, scale, n, k))  # Bonferroni: n - 1 places
-        if all(abs(d) > z * s for d, s in (_difference(y, se * scale, *candidate[i:i + 3]) for i in range(k))):
-            told_apart.append(candidate)
+        places = [candidate[i:i + 3] for i in range(k)]
+        if all(abs(d) > s * upper_quantile(0.025 / (max(n - 1, 1) * series), _tested_on(df_of(*at), scale, n, k))
+               for at, (d, s) in zip(places, (_difference(y, se * scale, *at) for at in places), strict=True)):
+            told_apart.append(candidate)  # Bonferroni over n - 1 places and the series
     alone = [tuple(labels[i] for i in _alone(bounds, single)) for bounds in told_apart]
     kept = next((b for b, a in zip(reversed(told_apart), reversed(alone), strict=True) if not a), [0, n])
     chosen, apart = (kept, {"set_apart": alone[-1]}) if alone[-1] and len(kept) > 2 else (told_apart[-1],
                                                                                           {"alone": alone[-1]})
     scale = _scale(cost, chosen)
-    return replace(_described(list(labels), y, se * scale, chosen, _tested_on(df, scale, n, len(chosen) - 2)),
-                   **apart)
+    return replace(_described(list(labels), y, se * scale, chosen,
+                              lambda *at: _tested_on(df_of(*at), scale, n, len(chosen) - 2)), **apart)
+
+
+def _pooled_df(se: np.ndarray, dfs: np.ndarray, start: int, split: int, end: int) -> float:
+    """Satterthwaite's df of start..split's weighted mean less split..end's (split == end: the mean alone)."""
+    w = 1 / se[start:end] ** 2
+    first = np.arange(start, end) < split
+    parts = (w / np.where(first, w[first].sum(), w[~first].sum() or 1.0) * se[start:end]) ** 2
+    spread = float(np.sum(parts ** 2 / dfs[start:end]))
+    return float(parts.sum()) ** 2 / spread if spread > 0 else np.inf
 
 
 def _tested_on(df: float, scale: float, n: int, steps: int) -> float:
@@ -205,17 +220,20 @@ def _exp(log_value: float, log_se: float, t: float) -> tuple[float, float, float
     return tuple(float(np.exp(log_value + k * t * log_se)) for k in (0, -1, 1))
 
 
-def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[int], df: float) -> Fit:
-    t = upper_quantile(0.025, df)
+def _described(labels: list[str], y: np.ndarray, se: np.ndarray, bounds: list[int],
+               df_of: Callable[[int, int, int], float]) -> Fit:
     steps = []
     for start, split, end in zip(bounds, bounds[1:], bounds[2:], strict=False):
         d, d_se = _difference(y, se, start, split, end)
-        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se, t),
+        steps.append(Step(labels[split - 1], labels[split], *_exp(d, d_se, upper_quantile(0.025, df_of(start, split,
+                                                                                                        end))),
                           tuple((labels[s - 1], labels[s]) for s in _locations(y, se, start, split, end))))
     segments = []
     for start, end in zip(bounds, bounds[1:], strict=False):
         level, level_se = _level(y[start:end], se[start:end])
-        segments.append(Segment(labels[start], labels[end - 1], *_exp(level, level_se, t)))
-    inner = [abs(d) + t * s for start, end in zip(bounds, bounds[1:], strict=False)
-             for d, s in (_difference(y, se, start, split, end) for split in range(start + 1, end))]
+        segments.append(Segment(labels[start], labels[end - 1],
+                                *_exp(level, level_se, upper_quantile(0.025, df_of(start, end, end)))))
+    inner = [abs(d) + upper_quantile(0.025, df_of(start, split, end)) * s
+             for start, end in zip(bounds, bounds[1:], strict=False) for split in range(start + 1, end)
+             for d, s in [_difference(y, se, start, split, end)]]
     return Fit(tuple(steps), tuple(segments), float(np.expm1(max(inner))) if inner else 0.0)

@@ -24,8 +24,8 @@ from .primary import family_text, matches
 from .release_levels import SERIES, detectable_change, release_levels, series_rows
 from .runs import cause_line, read_runs
 
-COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "detectable_change", "versions",
-           "ran_at"]
+COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "ratio_df", "detectable_change",
+           "versions", "ran_at"]
 STEP_COLUMNS = [*SERIES, "step", "before", "after", "ratio", "ratio_ci_low", "ratio_ci_high", "or_between",
                 "also_changed", "one_release", "set_apart", "releases", "ruled_out", "detectable_change",
                 "between_jobs", "blocks_taken", "declared"]
@@ -50,7 +50,8 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
     return [{"release": release, "job": doc.get("job", 1), **{k: c[k] for k in SERIES[1:]},
              "config_id": doc["config_id"],
              "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
-             "detectable_change": detectable_change(c["ratio_ci_low"], c["ratio_ci_high"]),
+             "ratio_df": c.get("ratio_df", np.inf),
+             "detectable_change": detectable_change(c["ratio_ci_low"], c["ratio_ci_high"], c.get("ratio_df", np.inf)),
              "versions": _versions(doc["environment"]), "ran_at": doc["environment"].get("timestamp", "")}
             for c in doc["comparisons"]
             if not is_difference(c["variant"], c["baseline"]) and not is_twin(c["variant"])]
@@ -128,18 +129,19 @@ def fitted(levels: pd.DataFrame, releases: list[str],
 def fits(levels: pd.DataFrame, releases: list[str],
          primary: Sequence[str] = ()) -> Iterator[tuple[tuple, np.ndarray, Fit]]:
     """Per series: its key, its rows' positions in release order (releases not listed left out), and fit; in numpy,
-    as simulated histories fit thousands of series; a series `primary` declares corrected over those alone."""
+    as simulated histories fit thousands of series; a series `primary` declares corrected over those alone; each
+    step on its own df where its jobs' df are known (docs/decisions.md#the-jobs-own-degrees-of-freedom)."""
     every = list(series_rows(levels))
     declared = {key for key, _ in every if matches(key, primary)}
     place = levels.release.map({r: i for i, r in enumerate(releases)}).to_numpy(dtype=float)
-    label, ratio, low, high, jobs, df = (levels[c].to_numpy() for c in (
-        "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df"))
+    label, ratio, low, high, jobs, df, known = (levels[c].to_numpy() for c in (
+        "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df", "jobs_df_known"))
     for key, mine in every:
         at = mine[~np.isnan(place[mine])]
         at = at[np.argsort(place[at], kind="stable")]
         family = len(declared) if key in declared else len(every)
         yield key, at, fit_steps(list(label[at]), ratio[at], low[at], high[at], series=family,
-                                 single=list(jobs[at] == 1), df=list(df[at]))
+                                 single=list(jobs[at] == 1), df=list(df[at]), each_step=bool(known[at].all()))
 
 
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
@@ -181,8 +183,8 @@ def jobs_line(steps: pd.DataFrame, repeats: int) -> str:
         return (f"**Each release timed in {repeats} job(s): read a step named here as a lead, not a finding.** "
                 "The spread between jobs of one release is not estimated, so each release's interval is its one "
                 "job's and misses what a fresh job would move; the calibration's simulated null histories name a "
-                "step where nothing changed several times as often at one job a release as at two, at the edge of "
-                "its 5% target (docs/results/calibration.md). A step resting on one release's job is not named; "
+                "step where nothing changed more often at one job a release than at two (docs/results/"
+                "calibration.md). A step resting on one release's job is not named; "
                 "`history.repeats: 2` times every release twice and puts that spread into every release's "
                 "interval.")
     series = steps.drop_duplicates(SERIES)

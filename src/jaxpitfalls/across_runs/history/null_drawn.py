@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...harness.stats import Z_95
-from .changepoints import Step, resting_alone
+from .changepoints import Step, resting_alone, upper_quantile
 from .history import fits
 from .primary import series_name
 from .release_levels import SERIES, job_logs, release_levels, series_logs
@@ -45,12 +44,13 @@ class Components:
     jobs: float
     releases: float
     reported: tuple[float, ...]
+    dfs: tuple[float, ...] = ()  # each reported error's degrees of freedom; none: read as normal
 
 
 def components(ratios: pd.DataFrame) -> list[Components]:
     """Per series of a job table, its components by moments, blocks taken out; raises where no release ran twice."""
     jobs, found = job_logs(ratios), []
-    reported = np.sqrt(jobs["var"].to_numpy())
+    reported, dfs = np.sqrt(jobs["var"].to_numpy()), jobs.job_df.to_numpy()
     for _, at, y, _, by_release in series_logs(jobs):
         repeated = [rows for rows in by_release if rows.size > 1]
         if not repeated:
@@ -61,26 +61,28 @@ def components(ratios: pd.DataFrame) -> list[Components]:
         counts = np.array([rows.size for rows in by_release])
         releases_var = (max(0.0, float(np.var(means, ddof=1)) - jobs_var * float((1 / counts).mean()))
                         if means.size > 1 else 0.0)
-        found.append(Components(jobs_var, releases_var, tuple(reported[at])))
+        found.append(Components(jobs_var, releases_var, tuple(reported[at]), tuple(dfs[at])))
     return found
 
 
 def history(rng: np.random.Generator, measured: list[Components], releases: int, repeats: int) -> pd.DataFrame:
     """One simulated null history's job table: every ratio's truth 1."""
-    y, half = [], []
+    y, half, dfs = [], [], []
     for c in measured:
         offsets = rng.normal(0, np.sqrt(c.releases), releases)
         for release in range(releases):
             for _ in range(repeats):
                 y.append(offsets[release] + rng.normal(0, np.sqrt(c.jobs)))
-                half.append(Z_95 * rng.choice(c.reported))
+                chosen = rng.integers(len(c.reported))
+                dfs.append(c.dfs[chosen] if c.dfs else np.inf)
+                half.append(upper_quantile(0.025, dfs[-1]) * c.reported[chosen])
     y, half, n = np.array(y), np.array(half), len(measured)
     return pd.DataFrame({
         "release": np.tile(np.repeat([f"r{r}" for r in range(releases)], repeats), n),
         "job": np.tile(np.arange(1, repeats + 1), n * releases), "config_id": "base",
         "variant": np.repeat([f"s{index}" for index in range(n)], releases * repeats), "baseline": "floor",
         "mode": "m", "ratio": np.exp(y), "ratio_ci_low": np.exp(y - half), "ratio_ci_high": np.exp(y + half),
-        "versions": ""})
+        "ratio_df": dfs, "versions": ""})
 
 
 def _order(releases: int) -> list[str]:

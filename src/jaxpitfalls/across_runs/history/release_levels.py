@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 from scipy.special import fdtrc  # the F distribution's upper tail: scipy.stats' f.sf without its checks
 
-from ...harness.stats import log_standard_error
+from ...harness.stats import Z_95, log_standard_error
 from .changepoints import upper_quantile
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
 LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_high", "between_jobs", "df",
-                 "blocks_taken", "detectable_change", "versions"]
+                 "jobs_df_known", "blocks_taken", "detectable_change", "versions"]
 
 
 Z_POWER_80 = 0.84
@@ -100,30 +100,40 @@ def between_jobs(y: np.ndarray, var: np.ndarray, releases: list[np.ndarray],
     return float(np.sqrt(max(0.0, excess))), float(dof.sum() - taken)
 
 
-def _level(y: np.ndarray, var: np.ndarray, measured: tuple[float, float, float],
+def satterthwaite(variances: np.ndarray, dfs: np.ndarray) -> float:
+    """The df of a sum of variance estimates, each on its own df."""
+    spread = float(np.sum(variances ** 2 / dfs))
+    return float(np.sum(variances)) ** 2 / spread if spread > 0 else np.inf
+
+
+def _level(y: np.ndarray, var: np.ndarray, dfs: np.ndarray, measured: tuple[float, float, float],
            spread: tuple[float, float] | None) -> dict:
-    """A release's level from its jobs: one job's interval `measured` where no spread is known, else their mean with
-    the spread added, on `df`."""
-    tau, df = spread if spread is not None else (None, np.inf)
+    """A release's level from its jobs: one job's interval `measured` where no spread is known, else their mean
+    with the spread added, on their df and the spread's together."""
+    tau, tau_df = spread if spread is not None else (None, np.inf)
     if y.size == 1 and tau is None:
-        ratio, low, high = measured
+        (ratio, low, high), df = measured, float(dfs[0])
     else:
         added = max((tau or 0.0) ** 2, _excess(y, var) if y.size > 1 else 0.0)
-        df = df if added > 0 else np.inf
+        df = (satterthwaite(np.append(var, added * y.size) / y.size ** 2, np.append(dfs, tau_df if added > 0 else 1))
+              if np.isfinite(dfs).all() else tau_df if added > 0 else np.inf)  # jobs' df unknown: the spread's
         level, level_se = float(y.mean()), float(np.sqrt((var.mean() + added) / y.size))
         t = upper_quantile(0.025, df)
         ratio, low, high = (float(np.exp(level + k * t * level_se)) for k in (0, -1, 1))
     return {"jobs": y.size, "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
             "between_jobs": None if tau is None else float(np.expm1(tau)), "df": df,
-            "detectable_change": detectable_change(low, high, df)}
+            "jobs_df_known": bool(np.isfinite(dfs).all()), "detectable_change": detectable_change(low, high, df)}
 
 
 def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
-    """A job table with each job's log ratio `y` and variance `var`; jobs without a finite ratio and interval left
-    out."""
+    """A job table with each job's log ratio `y`, variance `var` (read on its `ratio_df`, else normal) and `job_df`;
+    jobs without a finite ratio and interval left out."""
     ratios = ratios.astype({c: float for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})  # none: object columns
-    y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
-    return ratios.assign(y=y, var=se ** 2)[np.isfinite(y) & np.isfinite(se)]
+    dfs = ratios.ratio_df.astype(float).fillna(np.inf) if "ratio_df" in ratios else pd.Series(np.inf, ratios.index)
+    quantiles = np.array([upper_quantile(0.025, df) for df in dfs])
+    y = np.log(ratios.ratio)
+    se = log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high) * Z_95 / quantiles
+    return ratios.assign(y=y, var=se ** 2, job_df=dfs.to_numpy())[np.isfinite(y) & np.isfinite(se)]
 
 
 def series_logs(jobs: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray, np.ndarray, int, list[np.ndarray]]]:
@@ -141,7 +151,7 @@ def series_logs(jobs: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray, np.ndar
 def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
     """Per series and release, its level with a 95% interval, with `between_jobs` and `blocks_taken`."""
     jobs = job_logs(ratios)
-    var_all = jobs["var"].to_numpy()
+    var_all, df_all = jobs["var"].to_numpy(), jobs.job_df.to_numpy()
     measured_all = jobs[["ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy(dtype=float)
     release_all, versions_all = jobs.release.to_numpy(), jobs.versions.to_numpy()
     rows = []
@@ -149,7 +159,7 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
         var, measured = var_all[at], measured_all[at]
         spread = between_jobs(y, var, releases, taken)
         rows += [{"release": release_all[at[where[0]]],
-                  **_level(y[where], var[where], tuple(measured[where[0]]), spread),
+                  **_level(y[where], var[where], df_all[at][where], tuple(measured[where[0]]), spread),
                   **dict(zip(SERIES, key, strict=True)), "blocks_taken": taken,
                   "versions": versions_all[at[where[0]]]} for where in releases]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
