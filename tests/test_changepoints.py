@@ -214,14 +214,28 @@ def test_each_step_on_its_own_releases_df_where_they_are_known():
     lows, highs = [r / h for r, h in zip(ratios, halves, strict=True)], [r * h for r, h in zip(ratios, halves,
                                                                                               strict=True)]
     assert fit_steps(RELEASES, ratios, lows, highs, df=dfs).steps == ()
-    (own,) = fit_steps(RELEASES, ratios, lows, highs, df=dfs, each_step=True).steps
+    parts = changepoints.Parts(np.zeros(12), np.array(dfs), np.full(12, np.inf))  # no spread: the jobs' df alone
+    (own,) = fit_steps(RELEASES, ratios, lows, highs, df=dfs, parts=parts).steps
     (known,) = fit_steps(RELEASES, ratios, [r / np.exp(0.015 * 1.96) for r in ratios],
                          [r * np.exp(0.015 * 1.96) for r in ratios]).steps
     assert own.ratio == pytest.approx(known.ratio) and own.low == pytest.approx(known.low, rel=1e-3)
 
 
 def test_a_mean_of_releases_on_their_own_df_pools_them_as_satterthwaite_does():
-    se, dfs = np.full(4, 0.01), np.array([5.0, 5.0, 5.0, 5.0])
-    assert changepoints._pooled_df(se, dfs, 0, 4, 4) == pytest.approx(20.0)  # four alike: their df add up
-    assert changepoints._pooled_df(se, dfs, 0, 2, 4) == pytest.approx(20.0)  # a difference of two means of two
-    assert changepoints._pooled_df(se, np.array([5.0, np.inf, np.inf, np.inf]), 0, 4, 4) == pytest.approx(80.0)
+    """Weighted by their errors, each release's part of a mean on its own df; the spread between jobs, one estimate
+    every release of a series shares, counts once on its own df, not once a release."""
+    def pooled(se, share, jobs_df, spread_df, split=None):
+        n = len(se)
+        parts = changepoints.Parts(*(np.array(p, dtype=float) for p in (share, jobs_df, spread_df)))
+        return changepoints._pooled_df(np.array(se), parts, 0, split or n, n)
+
+    assert pooled([0.01] * 4, [0] * 4, [5] * 4, [np.inf] * 4) == pytest.approx(20.0)  # four alike: df add up
+    assert pooled([0.01] * 4, [0] * 4, [5] * 4, [np.inf] * 4, split=2) == pytest.approx(20.0)  # two means of two
+    # weights 0.8 and 0.2: parts 0.008^2 and 0.004^2 on 5 and 10 df
+    assert pooled([0.01, 0.02], [0, 0], [5, 10], [np.inf] * 2) == pytest.approx(
+        (0.008 ** 2 + 0.004 ** 2) ** 2 / (0.008 ** 4 / 5 + 0.004 ** 4 / 10))
+    # half of each release's variance the shared spread on 6 df: 20.9 df, not the 60 of four spreads apart
+    shared = pooled([0.01] * 4, [0.5] * 4, [10] * 4, [6] * 4)
+    assert shared == pytest.approx((4 * 0.0025 ** 2) ** 2 / (4 * (0.0025 ** 2 / 2) ** 2 / 10
+                                                             + (4 * 0.0025 ** 2 / 2) ** 2 / 6))
+    assert 20 < shared < 21

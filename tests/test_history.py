@@ -213,6 +213,14 @@ def test_each_job_s_interval_is_read_on_its_own_df_and_a_level_pools_them():
     assert np.allclose(levels.df, 10.0) and levels.jobs_df_known.all()
     half = np.log(levels.ratio_ci_high / levels.ratio)
     assert np.allclose(half, stats.t.ppf(0.975, 10) * 0.01 / np.sqrt(2), rtol=1e-6)
+    apart = [r | {"ratio": np.exp(y), "ratio_ci_low": np.exp(y - t5 * 0.01), "ratio_ci_high": np.exp(y + t5 * 0.01)}
+             for r, y in zip(rows, [0.03 * (-1) ** (r + j) for r in range(6) for j in (1, 2)], strict=True)]
+    disagreeing = release_levels(pd.DataFrame(apart))  # six pairs 6% apart: a spread on 6 df beyond their 1%
+    own, added = 0.01 ** 2 / 2, (0.06 ** 2 / 2 - 0.01 ** 2) / 2
+    assert np.allclose(disagreeing.df, (own + added) ** 2 / (own ** 2 / 10 + added ** 2 / 6))
+    assert np.allclose(disagreeing.spread_share, added / (own + added)) and set(disagreeing.spread_df) == {6.0}
+    mixed = release_levels(pd.DataFrame([r | {"ratio_df": np.nan} if i == 0 else r for i, r in enumerate(rows)]))
+    assert not mixed.jobs_df_known.any()  # one job without its df: every job read as before
     legacy = release_levels(pd.DataFrame(rows).drop(columns="ratio_df"))
     assert np.isinf(legacy.df).all() and not legacy.jobs_df_known.any()
     assert np.allclose(np.log(legacy.ratio_ci_high / legacy.ratio), t5 * 0.01 / np.sqrt(2), rtol=1e-6)

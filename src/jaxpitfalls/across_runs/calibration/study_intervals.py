@@ -3,8 +3,7 @@ twins (truth 1) over subsets of each job's processes, and rows and medians simul
 
     jaxpitfalls calibration intervals RUN_OR_SNAPSHOT [...]
 
-Twin subsets and a job's rows share processes, so their Wilson intervals are too narrow; simulated rows are
-independent.
+Twin subsets and a job's rows share processes, so their Wilson intervals are too narrow.
 """
 
 from __future__ import annotations
@@ -131,26 +130,36 @@ Truth = tuple[float, float, int, float]  # a job's true log variances' centre an
 
 def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int) -> pd.DataFrame:
     """Per number of processes, the coverage of jobs simulated SIMULATED times from `truths` (true ratio 1), their
-    true spreads drawn afresh, also per third of rows by true spread: pooling can hide a noisy row's misses."""
+    true spreads drawn afresh, also per third of rows by true spread (pooling can hide a noisy row's misses)."""
     rng = np.random.default_rng(seed)
     found = []
     for size in sizes:
-        held, total = np.zeros(3), np.zeros(3)  # by third of each job's rows by spread
+        covered, third, job = [], [], []
         for centre, spread, rows, shared in truths:
             for _ in range(SIMULATED):
                 sd = np.exp((centre + spread * rng.standard_normal(rows)) / 2)
-                third = thirds_of(sd)
                 values = rng.standard_normal((rows, size)) * sd[:, None]
                 if shared:  # drawn only where there is one
                     values += shared * rng.standard_normal(size)
-                covered = [e.low <= 0 <= e.high for e in moderated.pooled(values)]
-                np.add.at(held, third, covered)
-                np.add.at(total, third, 1)
-        found.append({"processes": size, **_share(int(held.sum()), int(total.sum())),
-                      **{name: h / t if t else np.nan for name, h, t in zip(THIRDS, held, total, strict=True)},
-                      **{f"{name} {end}": bound for name, h, t in zip(THIRDS, held, total, strict=True)
-                         for end, bound in zip(("low", "high"), wilson(int(h), int(t)), strict=True)}})
+                covered += [e.low <= 0 <= e.high for e in moderated.pooled(values)]
+                third += list(thirds_of(sd))
+                job += [job[-1] + 1 if job else 0] * rows
+        table = pd.DataFrame({"covered": np.array(covered, dtype=float), "third": third, "job": job})
+        row = {"processes": size, **_clustered_share(table)}
+        for k, name in enumerate(THIRDS):
+            mine = _clustered_share(table[table.third == k])
+            row |= {name: mine["share"], f"{name} low": mine["share_low"], f"{name} high": mine["share_high"]}
+        found.append(row)
     return pd.DataFrame(found)
+
+
+def _clustered_share(table: pd.DataFrame) -> dict[str, Any]:
+    """The share of `covered` rows, its interval over the simulated jobs as clusters (they share a pooled spread)."""
+    if table.empty:
+        return {"rows": 0, "covered": 0, "share": np.nan, "share_low": np.nan, "share_high": np.nan}
+    share, low, high = clustered.mean_interval(table.covered, table.job)
+    return {"rows": len(table), "covered": int(table.covered.sum()), "share": share,
+            "share_low": max(low, 0.0), "share_high": min(high, 1.0)}
 
 
 def _truth(sd: np.ndarray, df: float | np.ndarray, shared: float = 0.0) -> Truth:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import norm
@@ -31,6 +32,14 @@ class Step:
     low: float
     high: float
     also_between: tuple[tuple[str, str], ...] = ()
+
+
+class Parts(NamedTuple):
+    """Per release: the spread between jobs' share of its variance, its jobs' df, the spread's."""
+
+    spread_share: np.ndarray
+    jobs_df: np.ndarray
+    spread_df: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -144,7 +153,7 @@ def _scale(cost: _WeightedLevel, bounds: list[int]) -> float:
     return float(np.sqrt(max(1.0, scatter / expected_scatter(cost.y.size, len(bounds) - 2))))
 
 
-@cache  # a history's levels and fits ask for a few quantiles thousands of times; scipy takes ~0.1 ms each
+@lru_cache(maxsize=1 << 16)  # a history's fits ask for quantiles thousands of times; scipy takes ~0.1 ms each
 def upper_quantile(p: float, df: float) -> float:
     """The upper `p` quantile of Student's t on `df` (the normal's where infinite)."""
     return float(norm.isf(p) if np.isinf(df) else student_t.isf(p, df))
@@ -153,11 +162,11 @@ def upper_quantile(p: float, df: float) -> float:
 def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[float],
               highs: Sequence[float], max_steps: int = 3, series: int = 1,
               single: Sequence[bool] | None = None, df: float | Sequence[float] = np.inf,
-              each_step: bool = False) -> Fit:
+              parts: Parts | None = None) -> Fit:
     """The steps in `ratios` (release order, 95% intervals `lows`..`highs`), one of `series` in a report. A fit
     splitting a `single`-job release off alone gives way to one that does not
     (docs/decisions.md#single-job-releases); each interval is read on its own `df`, each step tested and sized on
-    its own (`each_step`) or on the fewest."""
+    its own where its `parts` are known (`_pooled_df`), else on the fewest."""
     y = np.log(np.asarray(ratios, dtype=float))
     dfs = np.broadcast_to(np.asarray(df, dtype=float), y.shape)
     quantiles = np.array([upper_quantile(0.025, d) for d in dfs])
@@ -168,7 +177,7 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
         raise ValueError("no releases to fit")
 
     def df_of(start: int, split: int, end: int) -> float:
-        return _pooled_df(se, dfs, start, split, end) if each_step else fewest
+        return fewest if parts is None else _pooled_df(se, parts, start, split, end)
 
     signal = np.column_stack([y, 1 / se ** 2])
     cost = _WeightedLevel().fit(signal)
@@ -188,13 +197,17 @@ def fit_steps(labels: Sequence[str], ratios: Sequence[float], lows: Sequence[flo
                               lambda *at: _tested_on(df_of(*at), scale, n, len(chosen) - 2)), **apart)
 
 
-def _pooled_df(se: np.ndarray, dfs: np.ndarray, start: int, split: int, end: int) -> float:
-    """Satterthwaite's df of start..split's weighted mean less split..end's (split == end: the mean alone)."""
+def _pooled_df(se: np.ndarray, parts: Parts, start: int, split: int, end: int) -> float:
+    """Satterthwaite's df of start..split's weighted mean less split..end's (split == end: the mean alone), the
+    series' one spread counted once."""
+    share, jobs_df, spread_df = (np.asarray(p, dtype=float)[start:end] for p in parts)
     w = 1 / se[start:end] ** 2
     first = np.arange(start, end) < split
-    parts = (w / np.where(first, w[first].sum(), w[~first].sum() or 1.0) * se[start:end]) ** 2
-    spread = float(np.sum(parts ** 2 / dfs[start:end]))
-    return float(parts.sum()) ** 2 / spread if spread > 0 else np.inf
+    var = (w / np.where(first, w[first].sum(), w[~first].sum() or 1.0) * se[start:end]) ** 2
+    shared = float(np.sum(var * share))
+    spread = float(np.sum((var * (1 - share)) ** 2 / jobs_df)) + (shared ** 2 / spread_df[share > 0].min()
+                                                                 if shared > 0 else 0.0)
+    return float(var.sum()) ** 2 / spread if spread > 0 else np.inf
 
 
 def _tested_on(df: float, scale: float, n: int, steps: int) -> float:

@@ -18,10 +18,10 @@ from ...report.scorecard.audit import twin_rows, twin_sections
 from ..comparison.compare import environment_changes
 from ..settings import History
 from . import release_plans
-from .changepoints import Fit, fit_steps, resting_alone
+from .changepoints import Fit, Parts, fit_steps, resting_alone
 from .figure import figure
 from .primary import family_text, matches
-from .release_levels import SERIES, detectable_change, release_levels, series_rows
+from .release_levels import FIT_PARTS, SERIES, detectable_change, release_levels, series_rows
 from .runs import cause_line, read_runs
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "ratio_df", "detectable_change",
@@ -129,19 +129,21 @@ def fitted(levels: pd.DataFrame, releases: list[str],
 def fits(levels: pd.DataFrame, releases: list[str],
          primary: Sequence[str] = ()) -> Iterator[tuple[tuple, np.ndarray, Fit]]:
     """Per series: its key, its rows' positions in release order (releases not listed left out), and fit; in numpy,
-    as simulated histories fit thousands of series; a series `primary` declares corrected over those alone; each
-    step on its own df where its jobs' df are known (docs/decisions.md#the-jobs-own-degrees-of-freedom)."""
+    as simulated histories fit thousands of series; a series `primary` declares corrected over those alone
+    (docs/decisions.md#the-jobs-own-degrees-of-freedom)."""
     every = list(series_rows(levels))
     declared = {key for key, _ in every if matches(key, primary)}
     place = levels.release.map({r: i for i, r in enumerate(releases)}).to_numpy(dtype=float)
     label, ratio, low, high, jobs, df, known = (levels[c].to_numpy() for c in (
         "release", "ratio", "ratio_ci_low", "ratio_ci_high", "jobs", "df", "jobs_df_known"))
+    parts = Parts(*(levels[c].to_numpy(dtype=float) for c in Parts._fields))
     for key, mine in every:
         at = mine[~np.isnan(place[mine])]
         at = at[np.argsort(place[at], kind="stable")]
         family = len(declared) if key in declared else len(every)
         yield key, at, fit_steps(list(label[at]), ratio[at], low[at], high[at], series=family,
-                                 single=list(jobs[at] == 1), df=list(df[at]), each_step=bool(known[at].all()))
+                                 single=list(jobs[at] == 1), df=list(df[at]),
+                                 parts=Parts(*(p[at] for p in parts)) if known[at].all() else None)
 
 
 def summary_lines(steps: pd.DataFrame, package: str) -> list[str]:
@@ -251,7 +253,8 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "## Steps", "", "`ruled_out`, where a series has no step: the change its releases rule out either way, as a "
         "share (0.505: beyond 1/1.505x-1.505x, as \"What changed\" says).", "",
         steps.to_markdown(index=False, floatfmt=".3f"), "",
-        "## Each release's ratios", "", levels.to_markdown(index=False, floatfmt=".3f"), "",
+        "## Each release's ratios", "",
+        levels.drop(columns=FIT_PARTS).to_markdown(index=False, floatfmt=".3f"), "",
         *(["## Each job's ratios", "", ratios.to_markdown(index=False, floatfmt=".3f"), ""]
           if history.repeats > 1 else []),
     ])

@@ -15,11 +15,12 @@ import pandas as pd
 from scipy.special import fdtrc  # the F distribution's upper tail: scipy.stats' f.sf without its checks
 
 from ...harness.stats import Z_95, log_standard_error
-from .changepoints import upper_quantile
+from .changepoints import Parts, upper_quantile
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
+FIT_PARTS = ["jobs_df_known", *Parts._fields]  # what each step's df is counted from
 LEVEL_COLUMNS = ["release", *SERIES, "jobs", "ratio", "ratio_ci_low", "ratio_ci_high", "between_jobs", "df",
-                 "jobs_df_known", "blocks_taken", "detectable_change", "versions"]
+                 "blocks_taken", "detectable_change", "versions", *FIT_PARTS]
 
 
 Z_POWER_80 = 0.84
@@ -109,27 +110,32 @@ def satterthwaite(variances: np.ndarray, dfs: np.ndarray) -> float:
 def _level(y: np.ndarray, var: np.ndarray, dfs: np.ndarray, measured: tuple[float, float, float],
            spread: tuple[float, float] | None) -> dict:
     """A release's level from its jobs: one job's interval `measured` where no spread is known, else their mean
-    with the spread added, on their df and the spread's together."""
+    with the spread added, on their df and the spread's together (its share kept: the releases share it)."""
     tau, tau_df = spread if spread is not None else (None, np.inf)
+    known = bool(np.isfinite(dfs).all())
+    jobs_df = satterthwaite(var / y.size ** 2, dfs)
     if y.size == 1 and tau is None:
-        (ratio, low, high), df = measured, float(dfs[0])
+        (ratio, low, high), df, added = measured, jobs_df, 0.0
     else:
         added = max((tau or 0.0) ** 2, _excess(y, var) if y.size > 1 else 0.0)
-        df = (satterthwaite(np.append(var, added * y.size) / y.size ** 2, np.append(dfs, tau_df if added > 0 else 1))
-              if np.isfinite(dfs).all() else tau_df if added > 0 else np.inf)  # jobs' df unknown: the spread's
-        level, level_se = float(y.mean()), float(np.sqrt((var.mean() + added) / y.size))
+        parts = np.array([var.mean(), added]) / y.size
+        df = (satterthwaite(parts, np.array([jobs_df, tau_df if added > 0 else 1])) if known
+              else tau_df if added > 0 else np.inf)  # jobs' df unknown: the spread's
+        level, level_se = float(y.mean()), float(np.sqrt(parts.sum()))
         t = upper_quantile(0.025, df)
         ratio, low, high = (float(np.exp(level + k * t * level_se)) for k in (0, -1, 1))
     return {"jobs": y.size, "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
-            "between_jobs": None if tau is None else float(np.expm1(tau)), "df": df,
-            "jobs_df_known": bool(np.isfinite(dfs).all()), "detectable_change": detectable_change(low, high, df)}
+            "between_jobs": None if tau is None else float(np.expm1(tau)), "df": df, "jobs_df_known": known,
+            "jobs_df": jobs_df, "spread_share": added / (var.mean() + added) if added > 0 else 0.0,
+            "spread_df": tau_df if added > 0 else np.inf, "detectable_change": detectable_change(low, high, df)}
 
 
 def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
-    """A job table with each job's log ratio `y`, variance `var` (read on its `ratio_df`, else normal) and `job_df`;
-    jobs without a finite ratio and interval left out."""
+    """A job table with each job's log ratio `y`, variance `var` (read on its `ratio_df`, normal in a table where a
+    job has none) and `job_df`; jobs without a finite ratio and interval left out."""
     ratios = ratios.astype({c: float for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})  # none: object columns
-    dfs = ratios.ratio_df.astype(float).fillna(np.inf) if "ratio_df" in ratios else pd.Series(np.inf, ratios.index)
+    dfs = ratios.ratio_df.astype(float) if "ratio_df" in ratios else pd.Series(np.inf, ratios.index)
+    dfs = dfs if dfs.notna().all() else pd.Series(np.inf, ratios.index)  # any job without: every job read as before
     quantiles = np.array([upper_quantile(0.025, df) for df in dfs])
     y = np.log(ratios.ratio)
     se = log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high) * Z_95 / quantiles
