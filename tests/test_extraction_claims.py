@@ -343,3 +343,16 @@ def test_a_ranking_in_the_write_up_s_order_reproduces_and_overlaps_cannot_tell()
              "pipelining": (1.6, 1.5, 1.7), "vectorizing": (1.3, 1.25, 1.35), "scan": (1.1, 1.05, 1.15)}
     assert ranked(order).verdict == "reproduced"
     assert ranked(order | {"scan": (1.28, 1.2, 1.3)}).verdict == "inconclusive"  # overlaps vectorizing's
+
+
+def test_the_throughput_table_says_where_each_configuration_stored_its_passes():
+    """One kind everywhere is said once; kinds apart are named by configuration, a job whose processes chose apart
+    (`memory / temp dir`, as merge joins them) said so; a table from before the column says nothing."""
+    from jaxpitfalls.studies.extraction.report import stored_where
+
+    steps = pd.DataFrame({"config_id": ["a", "a", "b", "b"], "structure_storage": ["memory"] * 4})
+    assert stored_where(steps) == " Passes stored in (`structure_storage`): memory, at every configuration."
+    mixed = steps.assign(structure_storage=["memory", "memory", "memory / temp dir", "memory / temp dir"])
+    said = stored_where(mixed)
+    assert "memory at a; memory / temp dir (its processes chose apart) at b" in said and "disk is slower" in said
+    assert stored_where(steps.drop(columns="structure_storage")) == ""

@@ -67,12 +67,25 @@ def gains(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def stored_where(steps: pd.DataFrame) -> str:
+    """Where each configuration's passes stored their activations (a disk's storing moves process to process)."""
+    if "structure_storage" not in steps or steps.structure_storage.isna().all():
+        return ""
+    where = steps.dropna(subset=["structure_storage"]).groupby("structure_storage", sort=True).config_id.unique()
+    if len(where) == 1:
+        return f" Passes stored in (`structure_storage`): {where.index[0]}, at every configuration."
+    said = "; ".join(f"{kind}{' (its processes chose apart)' if ' / ' in kind else ''} at {', '.join(configs)}"
+                     for kind, configs in where.items())
+    return f" Passes stored in (`structure_storage`): {said}; a pass stored to disk is slower and moves more between " \
+        "processes."
+
+
 def tables(tables: dict[str, pd.DataFrame]) -> list[tuple[str, str, pd.DataFrame]]:
     return [
         ("Throughput and where a pass's time goes",
          "Per configuration and variant, from the median pass: sequences and tokens per second, the pass "
          "split into forward, transfer and storage (ms per pass), and the first pass (the warmup) with its "
-         "compilations.", throughput(tables["steps"])),
+         "compilations." + stored_where(tables["steps"]), throughput(tables["steps"])),
         ("Gains phase by phase",
          "Each fix against the variant before it (time before / time after, paired by round, 95% "
          "interval), beside the write-up's estimate, and the same ratio for first passes (compilations "
