@@ -9,6 +9,7 @@ them freed, and the fixes' ranking on their intervals in the write-up's order.""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from hand_tables import run_on
@@ -356,3 +357,11 @@ def test_the_throughput_table_says_where_each_configuration_stored_its_passes():
     said = stored_where(mixed)
     assert "memory at a; memory / temp dir (its processes chose apart) at b" in said and "disk is slower" in said
     assert stored_where(steps.drop(columns="structure_storage")) == ""
+
+
+def test_a_missing_phase_leaves_pipelining_s_bound_unknown_not_zero():
+    from jaxpitfalls.studies.extraction.derived import overlap_ms
+
+    before = pd.Series({"forward_ms": float("nan"), "pass_ms": 1938.0})
+    assert np.isnan(overlap_ms(before, pd.Series({"forward_ms": 477.0})))
+    assert overlap_ms(pd.Series({"forward_ms": 400.0, "pass_ms": 500.0}), pd.Series({"forward_ms": 450.0})) == 0.0

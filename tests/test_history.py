@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from jaxpitfalls.across_runs.history import history
+from jaxpitfalls.across_runs.history import changepoints, history
+from jaxpitfalls.across_runs.history.changepoints import Parts
 from jaxpitfalls.across_runs.history.primary import family_text
+from jaxpitfalls.across_runs.history.rejudge import read_table
 from jaxpitfalls.across_runs.history.release_levels import between_jobs, release_levels
 from jaxpitfalls.across_runs.history.runs import unmeasured_note
 
@@ -200,7 +202,7 @@ def test_a_spread_between_jobs_counts_on_the_degrees_of_freedom_it_was_estimated
     assert np.isinf(release_levels(agreeing).df).all()
 
 
-def test_each_job_s_interval_is_read_on_its_own_df_and_a_level_pools_them():
+def test_each_job_s_interval_is_read_on_its_own_df_and_a_level_pools_them(tmp_path):
     """Two jobs a release whose intervals were built on t(5) (a job's rows rest on a few processes): read on the
     normal quantile, their errors would be 1.3x too wide and the spread between jobs hidden. Read on their own df,
     a level of two agreeing jobs rests on their 10 df together (Satterthwaite); a table without `ratio_df` is read
@@ -219,8 +221,15 @@ def test_each_job_s_interval_is_read_on_its_own_df_and_a_level_pools_them():
     own, added = 0.01 ** 2 / 2, (0.06 ** 2 / 2 - 0.01 ** 2) / 2
     assert np.allclose(disagreeing.df, (own + added) ** 2 / (own ** 2 / 10 + added ** 2 / 6))
     assert np.allclose(disagreeing.spread_share, added / (own + added)) and set(disagreeing.spread_df) == {6.0}
-    mixed = release_levels(pd.DataFrame([r | {"ratio_df": np.nan} if i == 0 else r for i, r in enumerate(rows)]))
-    assert not mixed.jobs_df_known.any()  # one job without its df: every job read as before
+    for i in range(6):  # a release's level and its own df, as a step's df counts them
+        se = np.log(disagreeing.ratio_ci_high / disagreeing.ratio).to_numpy() / stats.t.ppf(0.975, disagreeing.df)
+        parts = Parts(*(disagreeing[c].to_numpy(dtype=float) for c in Parts._fields))
+        assert changepoints._pooled_df(se, parts, i, i + 1, i + 1) == pytest.approx(disagreeing.df.iat[i])
+    mixed = pd.DataFrame([r | {"ratio_df": np.nan} if i == 0 else r for i, r in enumerate(rows)])
+    assert not release_levels(mixed).jobs_df_known.any()  # one job without its df: every job read as before
+    path = tmp_path / "history.csv"
+    mixed.to_csv(path, index=False)  # a blank cell, as a table joined from an older one holds
+    assert not release_levels(read_table(path)).jobs_df_known.any()
     legacy = release_levels(pd.DataFrame(rows).drop(columns="ratio_df"))
     assert np.isinf(legacy.df).all() and not legacy.jobs_df_known.any()
     assert np.allclose(np.log(legacy.ratio_ci_high / legacy.ratio), t5 * 0.01 / np.sqrt(2), rtol=1e-6)

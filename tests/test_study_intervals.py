@@ -82,6 +82,14 @@ def test_coverage_is_also_told_by_third_of_each_jobs_rows_ranked_by_spread():
     assert "**missed**" in study_intervals.thirds_line(found, "rows")
 
 
+def test_simulated_shares_are_judged_over_the_simulated_jobs_not_their_rows():
+    """Rows of one simulated job share its pooled spread and here a large process offset, so their coverage moves
+    together: the interval over the jobs as clusters is wider than Wilson's over the rows would be."""
+    found = study_intervals._simulated([(np.log(0.01 ** 2), 0.5, 6, 0.05)], [2], seed=0).iloc[0]
+    low, high = stats.wilson(int(found.covered), int(found.rows))
+    assert found.share_high - found.share_low > 1.5 * (high - low)
+
+
 def test_a_third_just_beyond_its_target_by_its_point_alone_cannot_tell():
     """The quietest third at 98.02% over draws whose interval reaches back inside 92-98% is judged as every other
     share on the page: cannot tell, not missed; wholly beyond, it is missed; so is the noisiest wholly below, and

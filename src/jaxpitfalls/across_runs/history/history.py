@@ -50,7 +50,7 @@ def release_rows(release: str, package: str, doc: dict[str, Any]) -> list[dict[s
     return [{"release": release, "job": doc.get("job", 1), **{k: c[k] for k in SERIES[1:]},
              "config_id": doc["config_id"],
              "ratio": c["ratio"], "ratio_ci_low": c["ratio_ci_low"], "ratio_ci_high": c["ratio_ci_high"],
-             "ratio_df": c.get("ratio_df", np.inf),
+             "ratio_df": c.get("ratio_df", np.nan),  # a result from before it: the table read as before
              "detectable_change": detectable_change(c["ratio_ci_low"], c["ratio_ci_high"], c.get("ratio_df", np.inf)),
              "versions": _versions(doc["environment"]), "ran_at": doc["environment"].get("timestamp", "")}
             for c in doc["comparisons"]

@@ -28,7 +28,7 @@ def recorded_environments(ratios: pd.DataFrame) -> dict[str, dict[str, Any]]:
 def read_table(path: str | Path) -> pd.DataFrame:
     """A history's job table, its releases as written (a release such as 0.5 is not a number)."""
     return pd.read_csv(path, dtype={"release": str, "versions": str}, keep_default_na=False,
-                       na_values={c: [""] for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})
+                       na_values={c: [""] for c in ("ratio", "ratio_ci_low", "ratio_ci_high", "ratio_df")})
 
 
 def rejudged(ratios: pd.DataFrame, package: str, primary: tuple[str, ...] = ()) -> pd.DataFrame:

@@ -134,12 +134,13 @@ def job_logs(ratios: pd.DataFrame) -> pd.DataFrame:
     """A job table with each job's log ratio `y`, variance `var` (read on its `ratio_df`, normal in a table where a
     job has none) and `job_df`; jobs without a finite ratio and interval left out."""
     ratios = ratios.astype({c: float for c in ("ratio", "ratio_ci_low", "ratio_ci_high")})  # none: object columns
+    y, se = np.log(ratios.ratio), log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high)
+    kept = np.isfinite(y) & np.isfinite(se)
+    ratios, se = ratios.assign(y=y)[kept], se[kept]
     dfs = ratios.ratio_df.astype(float) if "ratio_df" in ratios else pd.Series(np.inf, ratios.index)
     dfs = dfs if dfs.notna().all() else pd.Series(np.inf, ratios.index)  # any job without: every job read as before
     quantiles = np.array([upper_quantile(0.025, df) for df in dfs])
-    y = np.log(ratios.ratio)
-    se = log_standard_error(ratios.ratio_ci_low, ratios.ratio_ci_high) * Z_95 / quantiles
-    return ratios.assign(y=y, var=se ** 2, job_df=dfs.to_numpy())[np.isfinite(y) & np.isfinite(se)]
+    return ratios.assign(var=(se * Z_95 / quantiles) ** 2, job_df=dfs.to_numpy())
 
 
 def series_logs(jobs: pd.DataFrame) -> Iterator[tuple[tuple, np.ndarray, np.ndarray, int, list[np.ndarray]]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...contract.decisions import row
@@ -19,7 +20,8 @@ def host_ms(phases: pd.Series) -> float:
 def overlap_ms(before: pd.Series, after: pd.Series) -> float:
     """What pipelining can hide at best: the smaller of the device's and the host's work, the dispatch (pipelined's
     forward) the host's (docs/decisions.md#pipelinings-bound)."""
-    return max(0.0, min(before.forward_ms - after.forward_ms, before.pass_ms - before.forward_ms + after.forward_ms))
+    sides = np.minimum(before.forward_ms - after.forward_ms, before.pass_ms - before.forward_ms + after.forward_ms)
+    return float(np.clip(sides, 0.0, None))  # a missing phase: nan, as before
 
 
 # What a fix removes at best, from the pass's phases of the variants before and after it (ms per pass): the
