@@ -14,7 +14,7 @@ from jaxpitfalls.across_runs.history import changepoints, history
 from jaxpitfalls.across_runs.history.changepoints import Parts
 from jaxpitfalls.across_runs.history.primary import family_text
 from jaxpitfalls.across_runs.history.rejudge import read_table
-from jaxpitfalls.across_runs.history.release_levels import between_jobs, release_levels
+from jaxpitfalls.across_runs.history.release_levels import between_jobs, df_words, release_levels
 from jaxpitfalls.across_runs.history.runs import unmeasured_note
 
 RELEASES = [f"0.11.{i}" for i in range(10)]
@@ -428,3 +428,11 @@ def test_a_benchmark_files_memory_plans_are_set_release_by_release_and_a_move_na
     text = "\n".join(release_plans.section(table, "jax"))
     assert "1 of 1 moved" in text and "- `n8` `jit`: jax 0.10.0 -> 0.10.1: 1 -> 1.5 MiB" in text
     assert release_plans.section(release_plans.plans_table({"0.9.2": [job("n8", 8) | {"variants": {}}]}), "jax") == []
+
+
+def test_the_report_says_on_which_degrees_of_freedom_it_read_the_jobs():
+    rows = pd.DataFrame([{"release": f"r{r}", "job": 1, "config_id": "base", "variant": "v", "baseline": "floor",
+                          "mode": "m", "ratio": 1.0, "ratio_ci_low": 0.97, "ratio_ci_high": 1.03, "ratio_df": 5.0,
+                          "versions": ""} for r in range(4)])
+    assert "own degrees of freedom (`ratio_df`)" in df_words(release_levels(rows))
+    assert "A job lacks `ratio_df`" in df_words(release_levels(rows.drop(columns="ratio_df")))

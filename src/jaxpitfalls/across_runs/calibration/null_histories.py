@@ -100,7 +100,8 @@ def section(ratios: pd.DataFrame, drawn: pd.DataFrame, found: pd.DataFrame, powe
         f"Drawn from the measured history's components, per series ({len(measured)} series, "
         f"{ratios.release.nunique()} releases): between jobs of one release a spread of {np.median(jobs_sd):.1%} in "
         f"median (largest {jobs_sd.max():.1%}) against the {np.median(reported):.1%} the jobs' own intervals "
-        f"reported (median standard error); between releases beyond that {np.median(releases_sd):.1%} in median "
+        f"reported (median standard error, each drawn job's with the df of the timed job it came from); between "
+        f"releases beyond that {np.median(releases_sd):.1%} in median "
         f"(largest {releases_sd.max():.1%}; histories simulated without it estimate as much in "
         f"{offset_by_chance(drawn):.0%}). Each simulated history goes through the history's own fit; one naming "
         f"a step in any series is a false alarm (target: at most {TARGET[0]:.0%}, the upper Wilson bound at most "
@@ -130,8 +131,9 @@ def power_lines(power: pd.DataFrame) -> list[str]:
     lines = [f"Power: histories simulated as above at {simulated.repeats.iloc[0]} jobs a release, one series (drawn) "
              "slowed from a release (drawn) on, every other series unchanged; the fit named the step at its place "
              f"(or where it cannot tell that place from) in: {_shares(simulated)}. Its correction over every series "
-             "and release, the offsets between releases it must not take for steps, and the few degrees of freedom "
-             "a fit its Birge ratio widens rests on (releases less steps less one) cost what is missing.", ""]
+             "and release, the offsets between releases it must not take for steps, the jobs' own few degrees of "
+             "freedom, and the few a fit its Birge ratio widens rests on (releases less steps less one) cost what is "
+             "missing.", ""]
     if len(timed):
         lines += [f"Planted in the timed null history itself ({timed.repeats.iloc[0]} jobs a release), each of its "
                   "series slowed from each later release on in turn, the other series as timed: its own noise, "

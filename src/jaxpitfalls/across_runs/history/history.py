@@ -21,7 +21,7 @@ from . import release_plans
 from .changepoints import Fit, Parts, fit_steps, resting_alone
 from .figure import figure
 from .primary import family_text, matches
-from .release_levels import FIT_PARTS, SERIES, detectable_change, release_levels, series_rows
+from .release_levels import FIT_PARTS, SERIES, detectable_change, df_words, release_levels, series_rows
 from .runs import cause_line, read_runs
 
 COLUMNS = ["release", "job", *SERIES, "ratio", "ratio_ci_low", "ratio_ci_high", "ratio_df", "detectable_change",
@@ -240,7 +240,8 @@ def markdown(ratios: pd.DataFrame, levels: pd.DataFrame, steps: pd.DataFrame, un
         "most steps whose every step is told apart at 95% after a Bonferroni correction over the places a step "
         f"could be {family_text(steps, history.primary)}; each step's size with its 95% interval; a step beside a "
         "segment of one release timed in one job rests on that job alone and is not named one. Where there is "
-        "none, the change ruled out.", "", *environments_line(history), jobs_line(steps, history.repeats), "",
+        f"none, the change ruled out. {df_words(levels)}", "", *environments_line(history),
+        jobs_line(steps, history.repeats), "",
         *order_line(ratios, list(history.versions)),
         *(["## Jobs lost", "", "Their measurement failed (the reason below; the job's log has the rest): their "
             "release's other jobs stand and the steps are fit without them. To time one again, delete its result "

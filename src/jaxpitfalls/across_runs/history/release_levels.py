@@ -170,3 +170,12 @@ def release_levels(ratios: pd.DataFrame) -> pd.DataFrame:
                   **dict(zip(SERIES, key, strict=True)), "blocks_taken": taken,
                   "versions": versions_all[at[where[0]]]} for where in releases]
     return pd.DataFrame(rows, columns=LEVEL_COLUMNS)
+
+
+def df_words(levels: pd.DataFrame) -> str:
+    """On which degrees of freedom the intervals and steps were read: the jobs' own, or as before them."""
+    if levels.jobs_df_known.all():
+        return ("Each job's interval is read on its own degrees of freedom (`ratio_df`), a release's on its jobs' "
+                "and the spread's together (Satterthwaite: the table's `df`), each step on the levels it compares.")
+    return ("A job lacks `ratio_df` (a result from before it): every interval is read on the normal quantile and "
+            "each series' steps tested on its fewest degrees of freedom.")
