@@ -275,6 +275,9 @@ def test_a_null_history_counts_the_series_it_names_a_step_in():
     assert "2 of 4 series with a step named" in text
     assert "Each release timed in 2 jobs: between jobs of one release, beyond their own intervals, a spread of " \
            "1.5% in median over the series (largest 3.0%)" in text
+    ran = pd.Series(["2026-12-07T19:56:40+00:00", "2026-12-07T19:50:02+00:00", ""])  # timed apart from the lockstep
+    text = "\n".join(calibration.null_history(twice, 600.0, History.of(block | {"repeats": 2}), ran))
+    assert "600 s (10.0 min); its jobs ran 2026-12-07 19:50 to 2026-12-07 19:56 UTC." in text
 
 
 def test_a_kept_null_history_is_judged_by_this_checkout_s_fit_from_its_job_table():

@@ -168,11 +168,12 @@ def markdown(table: pd.DataFrame, found: pd.DataFrame, machine_s: float, ran: di
         history_repeats, measured.twins is not None)])
 
 
-def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> list[str]:
+def null_history(steps: pd.DataFrame, machine_s: float, history: History, ran: pd.Series | None = None) -> list[str]:
     """The null history's section: every step it names is a false alarm (its package is never called); steps resting
-    on one job are listed apart."""
+    on one job are listed apart; `ran`: its jobs' start times, said (it may be timed apart from the lockstep)."""
     named, series, alone = null_series(steps)
     low, high = wilson(named, series)
+    ran = sorted(str(t)[:16].replace("T", " ") for t in (ran if ran is not None else []) if str(t) not in ("", "nan"))
     return [
         "## A null release history", "",
         f"The base of {history.study} timed in an environment per release of {history.package} "
@@ -182,7 +183,8 @@ def null_history(steps: pd.DataFrame, machine_s: float, history: History) -> lis
         f"target: none in any series, at most 5% across the calibration's null series); {alone} step(s) "
         "resting on one release's job listed, not named. "
         f"{jobs_line(steps, history.repeats)} Machine time (environments built and timed): "
-        f"{machine_s:.0f} s ({machine_s / 60:.1f} min).", "",
+        f"{machine_s:.0f} s ({machine_s / 60:.1f} min){f'; its jobs ran {ran[0]} to {ran[-1]} UTC' if ran else ''}.",
+        "",
     ]
 
 
@@ -268,7 +270,7 @@ def _null_history(timed: Timed, history: History) -> tuple[dict[str, Any], list[
         return {}, []
     if ratios is not None:  # by this checkout's fit: a published calibration rejudged restates its steps too
         steps = rejudged(ratios, history.package)
-    lines = null_history(steps, timed.history_machine_s, history)
+    lines = null_history(steps, timed.history_machine_s, history, None if ratios is None else ratios.get("ran_at"))
     if history.repeats < 2 or ratios is None:
         return {"null_series": null_series(steps)[:2]}, [
             *lines, "No null history simulated: one job a release cannot give the spread between jobs the "
