@@ -103,12 +103,12 @@ def test_a_third_just_beyond_its_target_by_its_point_alone_cannot_tell():
         return pd.DataFrame([{"processes": 2, **thirds, named: covered / rows, f"{named} low": low,
                               f"{named} high": high}])
 
-    assert study_intervals.thirds_met(coverage(4901, 5000)) == "cannot tell"
+    assert study_intervals.thirds_judged(coverage(4901, 5000)) == "cannot tell"
     assert "98.02% [97.6%, 98.4%]" in study_intervals.thirds_line(coverage(4901, 5000), "medians")
-    assert study_intervals.thirds_met(coverage(49900, 50000)) == "**missed**"
-    assert study_intervals.thirds_met(coverage(4800, 5000)) == "met"
-    assert study_intervals.thirds_met(coverage(4400, 5000, third=2)) == "**missed**"  # 88%, wholly below
-    assert study_intervals.thirds_met(coverage(4400, 5000, third=1)) == "met"
+    assert study_intervals.thirds_judged(coverage(49900, 50000)) == "**missed**"
+    assert study_intervals.thirds_judged(coverage(4800, 5000)) == "met"
+    assert study_intervals.thirds_judged(coverage(4400, 5000, third=2)) == "**missed**"  # 88%, wholly below
+    assert study_intervals.thirds_judged(coverage(4400, 5000, third=1)) == "met"
 
 
 @pytest.mark.parametrize("df", [1, 2, (1, 2)])

@@ -269,6 +269,12 @@ def welch_df(se_a: float, df_a: float, se_b: float, df_b: float) -> float:
     return (se_a ** 2 + se_b ** 2) ** 2 / (se_a ** 4 / df_a + se_b ** 4 / df_b)
 
 
+def satterthwaite(variances: np.ndarray, dfs: np.ndarray) -> float:
+    """The df of a sum of variance estimates, each on its own df."""
+    spread = float(np.sum(variances ** 2 / dfs))
+    return float(np.sum(variances)) ** 2 / spread if spread > 0 else np.inf
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score 95% interval of k / n (sound near 0 and 1)."""
     if n == 0:

@@ -14,7 +14,7 @@ from .allocation import PRECISE_ROWS
 from .between_processes import SPLIT_TARGET, THIRD_TARGET, THIRDS, shown, thirds_words
 from .gate_power import SUBSET, EdgeRuns, among, edge_words
 from .null_histories import DECLARED
-from .study_intervals import COVERAGE_TARGET, thirds_met
+from .study_intervals import COVERAGE_TARGET, thirds_judged
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _studies(twins: pd.DataFrame, simulated: pd.DataFrame, medians: pd.DataFrame
     def covered(table: pd.DataFrame) -> str:
         thirds = (f"; the noisiest third of each job's {', '.join(shown(x, THIRD_TARGET) for x in table[THIRDS[2]])}, "
                   f"the quietest {', '.join(shown(x, THIRD_TARGET) for x in table[THIRDS[0]])}: "
-                  f"{thirds_met(table)}" if THIRDS[2] in table else "")
+                  f"{thirds_judged(table)}" if THIRDS[2] in table else "")
         return "; ".join(against(r) for r in table.itertuples()) + thirds
 
     of_medians = "" if medians is None else f"; medians, {covered(medians)}"

@@ -135,15 +135,14 @@ def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int) -> pd.D
     found = []
     for size in sizes:
         covered, third, job = [], [], []
-        for centre, spread, rows, shared in truths:
-            for _ in range(SIMULATED):
-                sd = np.exp((centre + spread * rng.standard_normal(rows)) / 2)
-                values = rng.standard_normal((rows, size)) * sd[:, None]
-                if shared:  # drawn only where there is one
-                    values += shared * rng.standard_normal(size)
-                covered += [e.low <= 0 <= e.high for e in moderated.pooled(values)]
-                third += list(thirds_of(sd))
-                job += [job[-1] + 1 if job else 0] * rows
+        for drawn, (centre, spread, rows, shared) in enumerate(t for t in truths for _ in range(SIMULATED)):
+            sd = np.exp((centre + spread * rng.standard_normal(rows)) / 2)
+            values = rng.standard_normal((rows, size)) * sd[:, None]
+            if shared:  # drawn only where there is one
+                values += shared * rng.standard_normal(size)
+            covered += [e.low <= 0 <= e.high for e in moderated.pooled(values)]
+            third += list(thirds_of(sd))
+            job += [drawn] * rows
         table = pd.DataFrame({"covered": np.array(covered, dtype=float), "third": third, "job": job})
         row = {"processes": size, **_clustered_share(table)}
         for k, name in enumerate(THIRDS):
@@ -216,7 +215,7 @@ def section(roots: Sequence[str | Path], jobs: int, twins: pd.DataFrame, simulat
     ]
 
 
-def thirds_met(coverage: pd.DataFrame) -> str:
+def thirds_judged(coverage: pd.DataFrame) -> str:
     """The outer thirds against THIRD_TARGET at every number of processes, with their draws' intervals, in words."""
     return clustered.IN_WORDS[clustered.least({
         clustered.against(r[name], r[f"{name} low"], r[f"{name} high"], THIRD_TARGET)
@@ -233,7 +232,7 @@ def thirds_line(coverage: pd.DataFrame, what: str) -> str:
     return (f"By third of each job's {what} ranked by their spread: the noisiest third covered in "
             f"{_with_bounds(coverage, THIRDS[2])} and the quietest in {_with_bounds(coverage, THIRDS[0])} at "
             f"{', '.join(map(str, coverage.processes))} processes (target {THIRD_TARGET[0]:.0%}-"
-            f"{THIRD_TARGET[1]:.0%} in the quietest and the noisiest third: {thirds_met(coverage)}): pooling pulls "
+            f"{THIRD_TARGET[1]:.0%} in the quietest and the noisiest third: {thirds_judged(coverage)}): pooling pulls "
             "a noisy row's spread toward the others', so its interval is narrower than its own and a quiet row's "
             "wider.")
 

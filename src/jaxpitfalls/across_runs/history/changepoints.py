@@ -18,7 +18,7 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from ...harness.stats import Z_95, log_standard_error
+from ...harness.stats import Z_95, log_standard_error, satterthwaite
 
 
 @dataclass(frozen=True)
@@ -205,9 +205,8 @@ def _pooled_df(se: np.ndarray, parts: Parts, start: int, split: int, end: int) -
     first = np.arange(start, end) < split
     var = (w / np.where(first, w[first].sum(), w[~first].sum() or 1.0) * se[start:end]) ** 2
     shared = float(np.sum(var * share))
-    spread = float(np.sum((var * (1 - share)) ** 2 / jobs_df)) + (shared ** 2 / spread_df[share > 0].min()
-                                                                 if shared > 0 else 0.0)
-    return float(var.sum()) ** 2 / spread if spread > 0 else np.inf
+    return satterthwaite(np.append(var * (1 - share), shared),
+                         np.append(jobs_df, spread_df[share > 0].min() if shared > 0 else np.inf))
 
 
 def _tested_on(df: float, scale: float, n: int, steps: int) -> float:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import fdtrc  # the F distribution's upper tail: scipy.stats' f.sf without its checks
 
-from ...harness.stats import Z_95, log_standard_error
+from ...harness.stats import Z_95, log_standard_error, satterthwaite
 from .changepoints import Parts, upper_quantile
 
 SERIES = ["config_id", "variant", "baseline", "mode"]
@@ -99,12 +99,6 @@ def between_jobs(y: np.ndarray, var: np.ndarray, releases: list[np.ndarray],
     dof = np.array([rows.size - 1 for rows in repeated])
     excess = float((np.array([_excess(y[rows], var[rows]) for rows in repeated]) * dof).sum() / dof.sum())
     return float(np.sqrt(max(0.0, excess))), float(dof.sum() - taken)
-
-
-def satterthwaite(variances: np.ndarray, dfs: np.ndarray) -> float:
-    """The df of a sum of variance estimates, each on its own df."""
-    spread = float(np.sum(variances ** 2 / dfs))
-    return float(np.sum(variances)) ** 2 / spread if spread > 0 else np.inf
 
 
 def _level(y: np.ndarray, var: np.ndarray, dfs: np.ndarray, measured: tuple[float, float, float],
