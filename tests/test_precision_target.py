@@ -48,6 +48,15 @@ def test_processes_stop_at_the_most_and_without_a_target_at_the_first():
     assert _enough(apart[:2], _timing(processes=2)) and _timing(processes=2).most_processes == 2
 
 
+def test_a_demonstration_keeps_its_processes_however_wide():
+    """The warmup demonstration compiles in its timed region by design: a further process would buy no decision."""
+    apart, timing = _measured(1.0, 1.3), _timing(processes=2, target_precision=0.05)
+    assert not _enough(apart, timing)
+    for m in apart:
+        m["doc"]["demonstration"] = "insufficient warmup"
+    assert _enough(apart, timing) and not _enough(apart[:1], timing)
+
+
 def test_a_target_over_one_process_or_a_most_below_the_first_is_refused():
     with pytest.raises(ValueError, match="target_precision: 0.05 is reached over fresh processes"):
         _timing(processes=1, target_precision=0.05)

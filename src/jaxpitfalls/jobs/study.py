@@ -23,8 +23,9 @@ WORKER = "jaxpitfalls.jobs.study_worker"
 
 def _enough(measured: list[dict[str, Any]], timing: Timing) -> bool:
     """Whether the processes so far suffice: `processes`, then `target_precision` reached by `target_share` of the
-    ratios (the widest logged: what a further process is for), or `max_processes` timed."""
-    if len(measured) < timing.processes or not timing.target_precision:
+    ratios (the widest logged: what a further process is for), or `max_processes` timed; a demonstration (wide
+    by design) keeps `processes`."""
+    if len(measured) < timing.processes or not timing.target_precision or measured[0]["doc"].get("demonstration"):
         return len(measured) >= timing.processes
     half = half_widths([m["doc"] for m in measured])
     wide = sorted(((h, name) for name, h in half.items() if not h <= timing.target_precision), reverse=True)
