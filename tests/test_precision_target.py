@@ -48,13 +48,17 @@ def test_processes_stop_at_the_most_and_without_a_target_at_the_first():
     assert _enough(apart[:2], _timing(processes=2)) and _timing(processes=2).most_processes == 2
 
 
-def test_a_demonstration_keeps_its_processes_however_wide():
-    """The warmup demonstration compiles in its timed region by design: a further process would buy no decision."""
+def test_a_demonstration_keeps_its_processes_however_wide(caplog):
+    """The warmup demonstration compiles in its timed region by design: a further process would buy no decision,
+    and its log says why none follows where the first line said "up to 3"."""
     apart, timing = _measured(1.0, 1.3), _timing(processes=2, target_precision=0.05)
     assert not _enough(apart, timing)
     for m in apart:
         m["doc"]["demonstration"] = "insufficient warmup"
+    caplog.set_level("INFO", logger="jaxpitfalls.jobs.study")
     assert _enough(apart, timing) and not _enough(apart[:1], timing)
+    assert [r.getMessage() for r in caplog.records] == [
+        "a demonstration keeps its 2 processes: its ratios are wide by design"]
 
 
 def test_a_target_over_one_process_or_a_most_below_the_first_is_refused():
