@@ -266,7 +266,7 @@ def geometric_mean_ratio(ratios: Sequence[float], lows: Sequence[float],
 def welch_df(se_a: float, df_a: float, se_b: float, df_b: float) -> float:
     """The degrees of freedom of a difference of two estimates with standard errors `se_a`, `se_b` on their own
     degrees of freedom (Welch-Satterthwaite)."""
-    return (se_a ** 2 + se_b ** 2) ** 2 / (se_a ** 4 / df_a + se_b ** 4 / df_b)
+    return satterthwaite(np.array([se_a ** 2, se_b ** 2]), np.array([df_a, df_b], dtype=float))
 
 
 def satterthwaite(variances: np.ndarray, dfs: np.ndarray) -> float:
