@@ -83,7 +83,8 @@ def test_the_published_equinox_table_still_gives_the_steps_docs_history_states()
     named = steps[steps.step > 0]
     assert sorted(named[["variant", "baseline", "mode", "after"]].itertuples(index=False, name=None)) == [
         ("filter_jit", "jit_flat", "blocked", "0.11.8"), ("filter_jit", "jit_flat", "pipelined", "0.11.8"),
-        ("filter_jit", "jit_partition", "blocked", "0.11.8"), ("filter_jit", "jit_partition", "pipelined", "0.11.8"),
+        ("filter_jit", "jit_partition", "blocked", "0.11.8"), ("filter_jit", "jit_partition", "infer", "0.11.8"),
+        ("filter_jit", "jit_partition", "pipelined", "0.11.8"),
         ("jit_partition", "jit_flat", "flatten", "0.11.11")]
     page = " ".join((DOCS / "history.md").read_text().split())
     for r in named.itertuples():
