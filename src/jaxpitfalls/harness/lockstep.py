@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .machine import REAL, Activity, Watch
+from .timing import williams
 from .workers import PipeWorker
 
 log = logging.getLogger(__name__)
@@ -140,20 +141,6 @@ def round_window(activity: Activity, workers_cpu_s: float, max_busy_share: float
     others = max(0.0, activity.others_share - workers_cpu_s / (activity.wall_s * activity.cores))
     return {"wall_s": activity.wall_s, "others_share": others, "steal_share": activity.steal_share,
             "contended": replace(activity, others_share=others).contended(max_busy_share)}
-
-
-def williams(n: int) -> list[list[int]]:
-    """Rows of a Williams design for `n` sides: each side first equally often and right before each other
-    in one row (mirrored for odd n), so what one side leaves behind falls on every other alike."""
-    first, low, high = [0], 1, n - 1
-    while len(first) < n:  # 0, 1, n-1, 2, n-2, ...
-        first.append(low)
-        low += 1
-        if len(first) < n:
-            first.append(high)
-            high -= 1
-    rows = [[(k + i) % n for k in first] for i in range(n)]
-    return rows + [row[::-1] for row in rows] if n % 2 else rows
 
 
 def _orders(names: list[str], rounds: int, rng: np.random.Generator) -> list[list[str]]:

@@ -106,12 +106,25 @@ def _round(samplers: dict[str, Sampler], order: list[str], watch: Watch, last: d
         return taken, watch.speed()
 
 
+def williams(n: int) -> list[list[int]]:
+    """Rows of a Williams design for `n` sides: each side first equally often and right before each other
+    in one row (mirrored for odd n), so what one side leaves behind falls on every other alike."""
+    first, low, high = [0], 1, n - 1
+    while len(first) < n:  # 0, 1, n-1, 2, n-2, ...
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    rows = [[(k + i) % n for k in first] for i in range(n)]
+    return rows + [row[::-1] for row in rows] if n % 2 else rows
+
+
 def round_order(names: list[str], index: int) -> list[str]:
-    """Round `index`'s order: rotated a place a round, reversed in every other run of `len(names)` rounds,
-    so each place's cost falls on all alike; `interleaved` starts at random (docs/decisions.md#rotating-order)."""
-    turn = index % len(names)
-    turned = names[turn:] + names[:turn]
-    return turned if (index // len(names)) % 2 == 0 else turned[::-1]
+    """Round `index`'s order: the Williams rows in turn, so each sampler opens as often and follows each other
+    as often; `interleaved` starts at a random row (docs/decisions.md#rotating-order)."""
+    rows = williams(len(names))
+    return [names[k] for k in rows[index % len(rows)]]
 
 
 class _Kept:
@@ -147,7 +160,7 @@ def interleaved(
     closed by the yardstick and, where `primed` (calibrated sample lengths) and short, opened by an untimed call; a
     budget stops new rounds once `min_rounds` are kept. Windows of `WINDOW_S` are judged by `Contention`."""
     names, last = list(samplers), None if primed is None else dict(primed)
-    offset = random.randrange(2 * len(names)) if first_round is None else first_round
+    offset = random.randrange(len(williams(len(names)))) if first_round is None else first_round
     kept = _Kept(names)
     windows: list[dict[str, Any]] = []
     pending: list[Round] = []
