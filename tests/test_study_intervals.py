@@ -149,3 +149,26 @@ def test_a_studys_jobs_of_four_processes_or_more_are_replicated_on_halves_of_the
     # two snapshots' jobs of one configuration id are still two jobs, whatever their processes
     same = study_intervals.replicated([job(6), job(4)])
     assert same["jobs"] == 2 and same["processes"] == (4, 6)
+
+
+def test_a_third_process_rule_that_never_stops_early_is_the_fixed_third_and_one_always_met_takes_none():
+    """jobs/study.py's rule simulated: precision 0 is never reached (every job takes its third: the same draws as
+    three fixed processes); a precision every row meets stops at two."""
+    truths = [(np.log(0.02 ** 2), 0.5, 6, 0.0)]
+    fixed = study_intervals._simulated(truths, [3], seed=2)
+    never = study_intervals._simulated(truths, [2], seed=2, rule=(0.0, 1.0, 3))
+    assert never.processes.iat[0] == "2-3" and never["took more"].iat[0] == 1.0
+    assert never.covered.iat[0] == fixed.covered.iat[0]
+    always = study_intervals._simulated(truths, [2], seed=2, rule=(1e9, 1.0, 3))
+    assert always["took more"].iat[0] == 0.0 and 0.9 < always.share.iat[0] < 0.99
+
+
+def test_the_command_simulates_one_studys_rule_and_refuses_a_rule_it_cannot_read(tmp_path, capsys):
+    root = _snapshot(tmp_path, 1.0, 1.1, 1.3, twin=False)
+    assert study_intervals.main(["--rule", "s:0.5:1:3", str(root)]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"^\|\s+2\s+\|", printed, re.M) and re.search(r"^\|\s+3\s+\|", printed, re.M)
+    assert re.search(r"^\|\s+2-3\s+\|", printed, re.M)
+    with pytest.raises(SystemExit) as refused:
+        study_intervals.main(["--rule", "s:0.5", str(root)])
+    assert "STUDY:PRECISION:SHARE:MOST" in str(refused.value.code)

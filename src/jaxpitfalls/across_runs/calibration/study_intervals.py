@@ -2,6 +2,9 @@
 twins (truth 1) over subsets of each job's processes, and rows and medians simulated from each job's spreads.
 
     jaxpitfalls calibration intervals RUN_OR_SNAPSHOT [...]
+    jaxpitfalls calibration intervals --rule STUDY:PRECISION:SHARE:MOST RUN_OR_SNAPSHOT [...]
+
+`--rule`: a study's rows simulated under measure.target_precision's third process.
 
 Twin subsets and a job's rows share processes, so their Wilson intervals are too narrow.
 """
@@ -21,7 +24,7 @@ from scipy.special import digamma, polygamma
 
 from ...harness import clustered, moderated
 from ...harness.pooled import STEADY, group_of
-from ...harness.stats import is_difference, is_twin, wilson
+from ...harness.stats import enough_within, is_difference, is_twin, relative_half_width, wilson
 from ...report.tables.aggregate import POOLED
 from ..reference.reestimate import estimated_job, step_groups
 from . import between_processes
@@ -40,10 +43,10 @@ def _share(covered: int, rows: int) -> dict[str, Any]:
             "share_low": low, "share_high": high}
 
 
-def table_jobs(root: Path) -> Iterator[Job]:
+def table_jobs(root: Path, study: str = "*") -> Iterator[Job]:
     """Every job of a finished run (results/tables/<study>/) or a published snapshot (tables/<study>/)."""
     tables = root / "tables" if (root / "tables").is_dir() else root / "results" / "tables"
-    for comparisons_csv in sorted(tables.glob("*/comparisons.csv")):
+    for comparisons_csv in sorted(tables.glob(f"{study}/comparisons.csv")):
         comparisons = pd.read_csv(comparisons_csv).assign(process=lambda t: t.process.astype(str))
         steps = pd.read_csv(comparisons_csv.with_name("steps.csv")).assign(process=lambda t: t.process.astype(str))
         for config, rows in comparisons.groupby("config_id", sort=False):
@@ -126,25 +129,42 @@ def true_spreads(sd: np.ndarray, df: float | np.ndarray) -> tuple[float, float]:
 
 
 Truth = tuple[float, float, int, float]  # a job's true log variances' centre and spread, its rows, its shared offset
+Rule = tuple[float, float, int]  # jobs/study.py's third process: target_precision, target_share, max_processes
 
 
-def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int) -> pd.DataFrame:
-    """Per number of processes, the coverage of jobs simulated SIMULATED times from `truths` (true ratio 1), their
-    true spreads drawn afresh, also per third of rows by true spread (pooling can hide a noisy row's misses)."""
+def _taken(values: np.ndarray, first: int, rule: Rule | None) -> tuple[list[moderated.Estimate], int]:
+    """A job's estimates at `first` processes, more by `rule` while too few rows are within its precision."""
+    k = first
+    while True:
+        found = moderated.pooled(values[:, :k])
+        halves = [relative_half_width({"ratio": math.exp(e.mean), "ratio_ci_low": math.exp(e.low),
+                                       "ratio_ci_high": math.exp(e.high)}) for e in found]
+        if rule is None or k >= values.shape[1] or enough_within(halves, rule[0], rule[1]):
+            return found, k
+        k += 1
+
+
+def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int, rule: Rule | None = None) -> pd.DataFrame:
+    """Per number of processes (the first, by `rule`), the coverage of jobs simulated SIMULATED times from
+    `truths` (true ratio 1), spreads drawn afresh, also per third of rows by true spread."""
     rng = np.random.default_rng(seed)
     found = []
     for size in sizes:
-        covered, third, job = [], [], []
+        covered, third, job, more = [], [], [], []
+        most = size if rule is None else max(size, rule[2])
         for drawn, (centre, spread, rows, shared) in enumerate(t for t in truths for _ in range(SIMULATED)):
             sd = np.exp((centre + spread * rng.standard_normal(rows)) / 2)
-            values = rng.standard_normal((rows, size)) * sd[:, None]
+            values = rng.standard_normal((rows, most)) * sd[:, None]
             if shared:  # drawn only where there is one
-                values += shared * rng.standard_normal(size)
-            covered += [e.low <= 0 <= e.high for e in moderated.pooled(values)]
+                values += shared * rng.standard_normal(most)
+            estimates, k = _taken(values, size, rule)
+            covered += [e.low <= 0 <= e.high for e in estimates]
             third += list(thirds_of(sd))
             job += [drawn] * rows
+            more.append(k > size)
         table = pd.DataFrame({"covered": np.array(covered, dtype=float), "third": third, "job": job})
-        row = {"processes": size, **_clustered_share(table)}
+        row = {"processes": size if rule is None else f"{size}-{most}", **_clustered_share(table),
+               "took more": float(np.mean(more))}
         for k, name in enumerate(THIRDS):
             mine = _clustered_share(table[table.third == k])
             row |= {name: mine["share"], f"{name} low": mine["share_low"], f"{name} high": mine["share_high"]}
@@ -165,10 +185,21 @@ def _truth(sd: np.ndarray, df: float | np.ndarray, shared: float = 0.0) -> Truth
     return (*true_spreads(sd, df), len(sd), shared)
 
 
-def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
-    """Per number of processes, the coverage of jobs simulated from the measured rows' spreads (true ratio 1)."""
+def _row_truths(jobs: Sequence[Job]) -> list[Truth]:
     spreads = [(_spreads(rows), len(_processes(_own(rows))) - 1) for rows, _ in jobs]
-    return _simulated([_truth(sd, df) for sd, df in spreads if len(sd)], sizes, seed)
+    return [_truth(sd, df) for sd, df in spreads if len(sd)]
+
+
+def simulated_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
+    """Per number of processes, the coverage of jobs simulated from the rows' spreads (true ratio 1)."""
+    return _simulated(_row_truths(jobs), sizes, seed)
+
+
+def sequential_coverage(jobs: Sequence[Job], rule: Rule, first: int = 2, seed: int = 0) -> pd.DataFrame:
+    """Rows simulated as `simulated_coverage`'s at `first` processes, at the rule's most, and by `rule`: what
+    stopping where rows look precise (by chance?) costs."""
+    truths = _row_truths(jobs)
+    return pd.concat([_simulated(truths, [first, rule[2]], seed), _simulated(truths, [first], seed, rule)])
 
 
 def simulated_median_coverage(jobs: Sequence[Job], sizes: Sequence[int] = (2, 3, 5), seed: int = 0) -> pd.DataFrame:
@@ -237,13 +268,27 @@ def thirds_line(coverage: pd.DataFrame, what: str) -> str:
             "wider.")
 
 
+def _rule(text: str) -> tuple[str, Rule]:
+    try:
+        study, precision, share, most = text.split(":")
+        return study, (float(precision), float(share), int(most))
+    except ValueError:
+        sys.exit(f"jaxpitfalls calibration intervals: --rule wants STUDY:PRECISION:SHARE:MOST "
+                 f"(generation:0.5:0.5:3), not {text!r}")
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         return 0 if argv else 2
-    roots = [Path(a) for a in argv]
+    study, rule = _rule(argv[1]) if argv[0] == "--rule" else ("*", None)
+    roots = [Path(a) for a in (argv[2:] if rule else argv)]
     missing = [str(r) for r in roots if not r.is_dir()]
-    if missing:
+    if missing or not roots:
         sys.exit(f"jaxpitfalls calibration intervals: not a run or snapshot directory: {', '.join(missing)}")
-    print("\n".join(section(roots, *coverages(roots))))
+    if rule:
+        jobs = [p for root in roots for job in table_jobs(root, study) for p in pool_parts(job)[0]]
+        print(sequential_coverage(jobs, rule).to_markdown(index=False, floatfmt=".3f"))
+    else:
+        print("\n".join(section(roots, *coverages(roots))))
     return 0
