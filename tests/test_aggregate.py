@@ -109,6 +109,15 @@ def test_the_jobs_of_this_invocation_are_those_started_after_its_log(tmp_path):
     assert "this_invocation" not in run_summary(paths)
 
 
+def test_claims_are_judged_per_process_on_the_processes_every_job_ran():
+    """A job given a third process by measure.target_precision beside jobs of two: judged alone, its third
+    process's rows would lack every other configuration (the report failed on the base's missing row)."""
+    from jaxpitfalls.report.tables.aggregate import processes_of
+
+    assert processes_of({"checks": pd.DataFrame({"processes": [2, 3, 2]})}) == ["0", "1"]
+    assert processes_of({"checks": pd.DataFrame({"processes": [1, 3]})}) == []
+
+
 def test_several_processes_give_pooled_and_per_process_rows_and_opposite_claims_are_unstable(tmp_path):
     from jaxpitfalls import plan
     from jaxpitfalls.harness.processes import merge

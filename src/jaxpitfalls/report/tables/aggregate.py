@@ -249,6 +249,6 @@ def without_twins(tables: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]
 
 
 def processes_of(tables: Mapping[str, pd.DataFrame]) -> list[str]:
-    """The worker processes the results have rows for (none where each job ran in one)."""
-    n = int(tables["checks"]["processes"].max())
+    """The worker processes every job ran (none where one ran in one)."""
+    n = int(tables["checks"]["processes"].min())
     return [str(i) for i in range(n)] if n > 1 else []
