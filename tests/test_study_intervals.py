@@ -169,6 +169,7 @@ def test_the_command_simulates_one_studys_rule_and_refuses_a_rule_it_cannot_read
     printed = capsys.readouterr().out
     assert re.search(r"^\|\s+2\s+\|", printed, re.M) and re.search(r"^\|\s+3\s+\|", printed, re.M)
     assert re.search(r"^\|\s+2-3\s+\|", printed, re.M)
-    with pytest.raises(SystemExit) as refused:
-        study_intervals.main(["--rule", "s:0.5", str(root)])
-    assert "STUDY:PRECISION:SHARE:MOST" in str(refused.value.code)
+    for wrong in (["--rule", "s:0.5", str(root)], ["--rule"]):
+        with pytest.raises(SystemExit) as refused:
+            study_intervals.main(wrong)
+        assert "STUDY:PRECISION:SHARE:MOST" in str(refused.value.code)

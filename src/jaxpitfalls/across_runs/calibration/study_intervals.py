@@ -281,7 +281,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         return 0 if argv else 2
-    study, rule = _rule(argv[1]) if argv[0] == "--rule" else ("*", None)
+    study, rule = _rule(argv[1] if len(argv) > 1 else "") if argv[0] == "--rule" else ("*", None)
     roots = [Path(a) for a in (argv[2:] if rule else argv)]
     missing = [str(r) for r in roots if not r.is_dir()]
     if missing or not roots:
