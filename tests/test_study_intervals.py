@@ -152,15 +152,16 @@ def test_a_studys_jobs_of_four_processes_or_more_are_replicated_on_halves_of_the
 
 
 def test_a_third_process_rule_that_never_stops_early_is_the_fixed_third_and_one_always_met_takes_none():
-    """jobs/study.py's rule simulated: precision 0 is never reached (every job takes its third: the same draws as
-    three fixed processes); a precision every row meets stops at two."""
+    """jobs/study.py's rule simulated: a precision never reached gives every job its third (the same draws as
+    three fixed processes); a precision every row meets stops at two; precision 0 is off, as in config.yaml."""
     truths = [(np.log(0.02 ** 2), 0.5, 6, 0.0)]
     fixed = study_intervals._simulated(truths, [3], seed=2)
-    never = study_intervals._simulated(truths, [2], seed=2, rule=(0.0, 1.0, 3))
+    never = study_intervals._simulated(truths, [2], seed=2, rule=(1e-12, 1.0, 3))
     assert never.processes.iat[0] == "2-3" and never["took more"].iat[0] == 1.0
     assert never.covered.iat[0] == fixed.covered.iat[0]
     always = study_intervals._simulated(truths, [2], seed=2, rule=(1e9, 1.0, 3))
     assert always["took more"].iat[0] == 0.0 and 0.9 < always.share.iat[0] < 0.99
+    assert study_intervals._simulated(truths, [2], seed=2, rule=(0.0, 1.0, 3))["took more"].iat[0] == 0.0
 
 
 def test_the_command_simulates_one_studys_rule_and_refuses_a_rule_it_cannot_read(tmp_path, capsys):
@@ -173,3 +174,8 @@ def test_the_command_simulates_one_studys_rule_and_refuses_a_rule_it_cannot_read
         with pytest.raises(SystemExit) as refused:
             study_intervals.main(wrong)
         assert "STUDY:PRECISION:SHARE:MOST" in str(refused.value.code)
+    for wrong, said in ((["--rule", "t:0.5:1:3", str(root)], "no job of study 't'"),
+                        (["--rule", "s:0.5:1:3"], "(none named)")):
+        with pytest.raises(SystemExit) as refused:
+            study_intervals.main(wrong)
+        assert said in str(refused.value.code)

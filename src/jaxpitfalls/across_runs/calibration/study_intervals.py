@@ -139,7 +139,7 @@ def _taken(values: np.ndarray, first: int, rule: Rule | None) -> tuple[list[mode
         found = moderated.pooled(values[:, :k])
         halves = [relative_half_width({"ratio": math.exp(e.mean), "ratio_ci_low": math.exp(e.low),
                                        "ratio_ci_high": math.exp(e.high)}) for e in found]
-        if rule is None or k >= values.shape[1] or enough_within(halves, rule[0], rule[1]):
+        if rule is None or not rule[0] or k >= values.shape[1] or enough_within(halves, rule[0], rule[1]):
             return found, k
         k += 1
 
@@ -285,9 +285,12 @@ def main(argv: list[str]) -> int:
     roots = [Path(a) for a in (argv[2:] if rule else argv)]
     missing = [str(r) for r in roots if not r.is_dir()]
     if missing or not roots:
-        sys.exit(f"jaxpitfalls calibration intervals: not a run or snapshot directory: {', '.join(missing)}")
+        named = ", ".join(missing) or "(none named)"
+        sys.exit(f"jaxpitfalls calibration intervals: not a run or snapshot directory: {named}")
     if rule:
         jobs = [p for root in roots for job in table_jobs(root, study) for p in pool_parts(job)[0]]
+        if not jobs:
+            sys.exit(f"jaxpitfalls calibration intervals: no job of study {study!r} in {', '.join(map(str, roots))}")
         print(sequential_coverage(jobs, rule).to_markdown(index=False, floatfmt=".3f"))
     else:
         print("\n".join(section(roots, *coverages(roots))))
