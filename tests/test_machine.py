@@ -313,16 +313,19 @@ class ColdAfterYardstick(ScriptedMachine):
 
     def __init__(self, penalty: float):
         super().__init__()
-        self.penalty, self.cold = penalty, True
+        self.penalty, self.previous = penalty, None  # the sampler that ran last in this round, None after the yardstick
+
+    def pays(self) -> bool:
+        return self.previous is None
 
     def speed(self):
-        self.cold = True
+        self.previous = None
         return super().speed()
 
-    def sample(self, seconds: float):
+    def sample(self, seconds: float, name: str = ""):
         def run() -> float:
-            taken = seconds + (self.penalty if self.cold else 0.0)
-            self.cold = False
+            taken = seconds + (self.penalty if self.pays() else 0.0)
+            self.previous = name
             self.clock_s += taken
             self.ran += taken
             return taken
@@ -358,26 +361,12 @@ def test_round_order_shares_the_first_place_and_each_predecessor_and_times_every
     assert before == {(a, b) for a in names for b in names if a != b}
 
 
-class LeftBehind(ScriptedMachine):
+class LeftBehind(ColdAfterYardstick):
     """A machine on which a call right after `heavy`'s, in the same round, pays `penalty` seconds (what one
     variant leaves in the caches falls on the next)."""
 
-    def __init__(self, penalty: float):
-        super().__init__()
-        self.penalty, self.previous = penalty, None
-
-    def speed(self):
-        self.previous = None
-        return super().speed()
-
-    def sample(self, seconds: float, name: str = ""):
-        def run() -> float:
-            taken = seconds + (self.penalty if self.previous == "heavy" else 0.0)
-            self.previous = name
-            self.clock_s += taken
-            self.ran += taken
-            return taken
-        return run
+    def pays(self) -> bool:
+        return self.previous == "heavy"
 
 
 def test_an_a_a_pair_pays_the_same_carry_over_because_each_follows_each_other_sampler_as_often():

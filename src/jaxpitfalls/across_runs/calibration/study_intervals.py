@@ -132,16 +132,18 @@ Truth = tuple[float, float, int, float]  # a job's true log variances' centre an
 Rule = tuple[float, float, int]  # jobs/study.py's third process: target_precision, target_share, max_processes
 
 
+def _half_widths(found: list[moderated.Estimate]) -> list[float]:
+    return [relative_half_width({"ratio": math.exp(e.mean), "ratio_ci_low": math.exp(e.low),
+                                 "ratio_ci_high": math.exp(e.high)}) for e in found]
+
+
 def _taken(values: np.ndarray, first: int, rule: Rule | None) -> tuple[list[moderated.Estimate], int]:
     """A job's estimates at `first` processes, more by `rule` while too few rows are within its precision."""
-    k = first
-    while True:
-        found = moderated.pooled(values[:, :k])
-        halves = [relative_half_width({"ratio": math.exp(e.mean), "ratio_ci_low": math.exp(e.low),
-                                       "ratio_ci_high": math.exp(e.high)}) for e in found]
-        if rule is None or not rule[0] or k >= values.shape[1] or enough_within(halves, rule[0], rule[1]):
-            return found, k
+    k, found = first, moderated.pooled(values[:, :first])
+    while rule and rule[0] and k < values.shape[1] and not enough_within(_half_widths(found), rule[0], rule[1]):
         k += 1
+        found = moderated.pooled(values[:, :k])
+    return found, k
 
 
 def _simulated(truths: Sequence[Truth], sizes: Sequence[int], seed: int, rule: Rule | None = None) -> pd.DataFrame:
